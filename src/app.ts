@@ -1,0 +1,181 @@
+// The server as a value: createApp(loaded) -> {listen, close, reload}. Tests start many on port 0
+// in one process; `svc serve` adds signals and file watching around one.
+
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Config, LoadedConfig } from './config/types.js';
+import { StaticTokens } from './auth/credentials.js';
+import type { Authenticator } from './auth/principal.js';
+import { Broker } from './events/broker.js';
+import { createLogger, type Logger } from './log.js';
+import type { Hooks, NetworkContext } from './network/context.js';
+import { applyDeclared, declaredFromConfig } from './network/apply.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/types.js';
+import { Router, type Route } from './http/router.js';
+import { createHttpHandler, type HttpDeps } from './http/server.js';
+import { healthRoutes } from './http/routes/health.js';
+import { networkRoutes } from './http/routes/network.js';
+import { roomRoutes } from './http/routes/rooms.js';
+import { threadRoutes } from './http/routes/threads.js';
+import { dmRoutes } from './http/routes/dms.js';
+import { artifactRoutes } from './http/routes/artifacts.js';
+import { messageRoutes } from './http/routes/messages.js';
+import { agentRoutes } from './http/routes/agents.js';
+import { applyRoutes } from './http/routes/apply.js';
+import { VERSION } from './version.js';
+import { FEATURES } from './features.js';
+
+/** Handles a WebSocket upgrade; returns false when the path is not its own. */
+export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+
+/** A part of the server that plugs in routes, upgrades and lifecycle (live, console, pairings). */
+export interface Feature {
+  routes?: Route[];
+  upgrade?: UpgradeHandler;
+  /** Called after listen with the bound address. */
+  started?: (addr: { host: string; port: number }) => void;
+  reloaded?: (config: Config) => void;
+  close?: () => Promise<void> | void;
+}
+
+export type FeatureFactory = (app: App) => Feature;
+
+/** The mutable network context: `config` is swapped on reload. */
+class Network implements NetworkContext {
+  readonly hooks: Hooks = {};
+  constructor(
+    public config: Config,
+    readonly store: Store,
+    readonly broker: Broker,
+    readonly log: Logger,
+    public configWarnings: LoadedConfig['warnings'],
+    readonly version = VERSION,
+  ) {}
+}
+
+export interface App {
+  readonly net: NetworkContext;
+  readonly router: Router;
+  readonly http: HttpDeps;
+  readonly server: http.Server;
+  readonly file: string | undefined;
+  /** The authenticator for the current config (rebuilt on reload). */
+  auth(): Authenticator;
+  listen(addr?: string): Promise<{ host: string; port: number }>;
+  reload(loaded: LoadedConfig): Promise<void>;
+  close(): Promise<void>;
+  address(): { host: string; port: number } | undefined;
+}
+
+export interface AppOptions {
+  log?: Logger;
+  features?: readonly FeatureFactory[];
+}
+
+function authenticatorFor(config: Config, store: Store): Authenticator {
+  return {
+    mode: config.auth.mode,
+    tokens: new StaticTokens(config.auth.tokens),
+    agentByCredential: (key) => (key.startsWith('agent:') ? store.findAgentsByCredential(key)[0]?.id : undefined),
+  };
+}
+
+export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Promise<App> {
+  const log = opts.log ?? createLogger();
+  const config = loaded.config;
+  const store = await openStore(config.store, (msg) => log("info", msg));
+  const net = new Network(config, store, new Broker(), log, loaded.warnings);
+  await applyDeclared(net, declaredFromConfig(config), false);
+
+  let authenticator = authenticatorFor(config, store);
+  const router = new Router().add(
+    ...healthRoutes,
+    ...networkRoutes,
+    ...roomRoutes,
+    ...threadRoutes,
+    ...dmRoutes,
+    ...artifactRoutes,
+    ...messageRoutes,
+    ...agentRoutes,
+    ...applyRoutes,
+  );
+  const deps: HttpDeps = { net, router, auth: () => authenticator };
+  const server = http.createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, createHttpHandler(deps));
+  const sockets = new Set<Duplex>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  let bound: { host: string; port: number } | undefined;
+  let closing: Promise<void> | undefined;
+  const features: Feature[] = [];
+
+  const app: App = {
+    net,
+    router,
+    http: deps,
+    server,
+    file: loaded.file,
+    auth: () => authenticator,
+    address: () => bound,
+    async listen(addr = config.server.listen_addr) {
+      const { host, port } = splitAddr(addr);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const a = server.address();
+      bound = { host, port: typeof a === 'object' && a ? a.port : port };
+      for (const f of features) f.started?.(bound);
+      return bound;
+    },
+    async reload(next: LoadedConfig) {
+      if (next.config.network.id !== net.config.network.id) {
+        throw new Error(`network.id changed from ${net.config.network.id} to ${next.config.network.id}; restart to change it`);
+      }
+      // Keep what needs a restart (listen address, store) from the running config.
+      net.config = { ...next.config, store: net.config.store, server: { ...next.config.server, listen_addr: net.config.server.listen_addr } };
+      net.configWarnings = next.warnings;
+      authenticator = authenticatorFor(net.config, store);
+      await applyDeclared(net, declaredFromConfig(net.config), false);
+      for (const f of features) f.reloaded?.(net.config);
+      log('info', 'config reloaded', { file: next.file });
+    },
+    close() {
+      closing ??= (async () => {
+        server.close();
+        for (const f of [...features].reverse()) await f.close?.();
+        for (const s of sockets) s.destroy();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+
+  for (const factory of opts.features ?? FEATURES) {
+    const f = factory(app);
+    features.push(f);
+    if (f.routes) router.add(...f.routes);
+  }
+  server.on('upgrade', (req, socket, head) => {
+    for (const f of features) if (f.upgrade?.(req, socket, head)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
+  return app;
+}
+
+/** `host:port`, `[::1]:port` or `:port`. */
+export function splitAddr(addr: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr);
+  if (!m) throw new Error(`listen address ${JSON.stringify(addr)} must be host:port`);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port: Number(m[3]) };
+}

@@ -1,0 +1,77 @@
+// Route checks of SPEC.md (Authentication > Route checks) as data, and the one function that
+// decides them. Routes ask `authorize`; visibility of individual rooms/DMs is visibility.ts.
+
+import type { Scope } from '../protocol/types.js';
+import type { Principal } from './principal.js';
+
+export type Action =
+  | 'metrics'
+  | 'network.read'
+  | 'topology.list' // GET /v1/rooms, /v1/agents
+  | 'topology.get' // GET /v1/rooms/{id}, /v1/agents/{id}
+  | 'history.read' // room and thread history and listings
+  | 'dm.read'
+  | 'artifacts.read'
+  | 'events.stream'
+  | 'pairings.read'
+  | 'message.send'
+  | 'admin' // create room, members, delete room/agent, apply
+  | 'agent.register'
+  | 'attach'
+  | 'console'
+  | 'doc.llms'
+  | 'doc.skill'
+  | 'doc.install';
+
+interface Rule {
+  scopes: readonly Scope[];
+  /** When an anonymous caller is let through. */
+  anonymous: 'never' | 'public_read' | 'open_registration';
+  /** Self-registered agent tokens are refused even when they carry a listed scope. */
+  refuseAgentTokens?: boolean;
+}
+
+export const RULES: Readonly<Record<Action, Rule>> = {
+  metrics: { scopes: ['admin'], anonymous: 'never' },
+  'network.read': { scopes: ['observe', 'admin', 'pair', 'attach'], anonymous: 'public_read' },
+  'topology.list': { scopes: ['observe', 'admin', 'pair'], anonymous: 'public_read' },
+  'topology.get': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'history.read': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'dm.read': { scopes: ['observe', 'admin'], anonymous: 'never' },
+  'artifacts.read': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'events.stream': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'pairings.read': { scopes: ['observe', 'admin'], anonymous: 'never', refuseAgentTokens: true },
+  'message.send': { scopes: ['write', 'pair'], anonymous: 'never' },
+  admin: { scopes: ['admin'], anonymous: 'never' },
+  'agent.register': { scopes: ['admin', 'attach'], anonymous: 'open_registration' },
+  attach: { scopes: ['attach'], anonymous: 'open_registration' },
+  console: { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'doc.llms': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'doc.skill': { scopes: ['observe', 'write', 'admin', 'attach'], anonymous: 'public_read' },
+  'doc.install': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+};
+
+export interface PolicySettings {
+  public_read: boolean;
+  agent_registration: 'open' | 'token' | 'disabled';
+}
+
+export type Decision = { allow: true } | { allow: false; status: 401 | 403; reason: string };
+
+const ALLOW: Decision = { allow: true };
+
+/** Route x principal -> allow, or the status and reason of the refusal. */
+export function authorize(p: Principal, action: Action, s: PolicySettings): Decision {
+  const rule = RULES[action];
+  if (p.kind === 'trusted') return ALLOW;
+  if (p.kind === 'anonymous') {
+    if (rule.anonymous === 'public_read' && s.public_read) return ALLOW;
+    if (rule.anonymous === 'open_registration' && s.agent_registration === 'open') return ALLOW;
+    return { allow: false, status: 401, reason: `this route needs a bearer token with one of the scopes: ${rule.scopes.join(', ')}` };
+  }
+  if (rule.refuseAgentTokens && p.kind === 'agent') {
+    return { allow: false, status: 403, reason: 'self-registered agent tokens may not use this route' };
+  }
+  if (rule.scopes.some((sc) => p.scopes.has(sc))) return ALLOW;
+  return { allow: false, status: 403, reason: `the token lacks a required scope (one of: ${rule.scopes.join(', ')})` };
+}

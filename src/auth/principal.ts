@@ -1,0 +1,110 @@
+// Who is calling. `authenticate` turns a request's credential into a Principal or a 401 reason;
+// nothing else reads Authorization headers.
+
+import type { Scope } from '../protocol/types.js';
+import type { AuthMode } from '../config/types.js';
+import { AGENT_TOKEN_PREFIX, agentCredentialKey, staticCredentialKey, type StaticTokens } from './credentials.js';
+
+export type Principal =
+  /** auth.mode none: no authorization checks at all. */
+  | { kind: 'trusted'; credentialKey: 'anonymous' }
+  | { kind: 'anonymous' }
+  | {
+      kind: 'static';
+      tokenId: string;
+      scopes: ReadonlySet<Scope>;
+      /** Allowlist of local agent ids the token may assert; undefined = unrestricted. */
+      agents?: ReadonlySet<string>;
+      credentialKey: string;
+    }
+  | { kind: 'agent'; agentId: string; scopes: ReadonlySet<Scope>; credentialKey: string };
+
+export const AGENT_TOKEN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['write', 'attach', 'observe']);
+
+export interface Authenticator {
+  mode: AuthMode;
+  tokens: StaticTokens;
+  /** Finds the agent owning a generated-token credential key. */
+  agentByCredential(key: string): string | undefined;
+}
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: string };
+
+/** Parses `Authorization: Bearer <token>`; a present header of another form is invalid. */
+export function bearerOf(header: string | undefined): { present: boolean; token?: string } {
+  if (header === undefined) return { present: false };
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m ? { present: true, token: m[1]! } : { present: true };
+}
+
+/** Resolves a bearer token (from the header or a console session) to a principal. */
+export function authenticate(auth: Authenticator, credential: { present: boolean; token?: string }): AuthResult {
+  if (auth.mode === 'none') return { ok: true, principal: { kind: 'trusted', credentialKey: 'anonymous' } };
+  if (!credential.present) return { ok: true, principal: { kind: 'anonymous' } };
+  const token = credential.token;
+  if (!token) return { ok: false, reason: 'the Authorization header must be "Bearer <token>"' };
+  return principalForToken(auth, token);
+}
+
+export function principalForToken(auth: Authenticator, token: string): AuthResult {
+  if (token.startsWith(AGENT_TOKEN_PREFIX)) {
+    const key = agentCredentialKey(token);
+    const agentId = auth.agentByCredential(key);
+    if (agentId === undefined) return { ok: false, reason: 'the agent token is not valid (unknown or its agent was removed)' };
+    return { ok: true, principal: { kind: 'agent', agentId, scopes: AGENT_TOKEN_SCOPES, credentialKey: key } };
+  }
+  const t = auth.tokens.find(token);
+  if (!t) return { ok: false, reason: 'the bearer token is not valid' };
+  return {
+    ok: true,
+    principal: {
+      kind: 'static',
+      tokenId: t.id,
+      scopes: new Set(t.scopes),
+      ...(t.agents ? { agents: new Set(t.agents) } : {}),
+      credentialKey: staticCredentialKey(t.id),
+    },
+  };
+}
+
+export function hasScope(p: Principal, ...scopes: Scope[]): boolean {
+  if (p.kind === 'trusted') return true;
+  if (p.kind === 'anonymous') return false;
+  return scopes.some((s) => p.scopes.has(s));
+}
+
+/** The credential identity that owns agent registrations (SPEC.md, Credential identity). */
+export function credentialKeyOf(p: Principal): string | undefined {
+  return p.kind === 'anonymous' ? undefined : p.credentialKey;
+}
+
+/** Whether the principal may assert (act as) local agent `id`. */
+export function mayAssertAgent(p: Principal, id: string): boolean {
+  if (p.kind === 'agent') return p.agentId === id;
+  if (p.kind === 'static' && p.agents) return p.agents.has(id);
+  return p.kind !== 'anonymous';
+}
+
+/** Static write-capable credentials are operators (the `operators` write policy). */
+export function isOperator(p: Principal): boolean {
+  return p.kind === 'trusted' || (p.kind === 'static' && p.scopes.has('write'));
+}
+
+/** An operator holding both admin and write may write into `members` rooms. */
+export function isAdminWriter(p: Principal): boolean {
+  return p.kind === 'trusted' || (p.kind === 'static' && p.scopes.has('write') && p.scopes.has('admin'));
+}
+
+/** A short, token-free description for logs. */
+export function describePrincipal(p: Principal): string {
+  switch (p.kind) {
+    case 'trusted':
+      return 'trusted';
+    case 'anonymous':
+      return 'anonymous';
+    case 'static':
+      return `token:${p.tokenId}`;
+    case 'agent':
+      return `agent:${p.agentId}`;
+  }
+}

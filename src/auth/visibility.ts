@@ -1,0 +1,61 @@
+// What a principal may see. One answer for HTTP lists, SSE and attachments: a Viewer is computed
+// once per request or subscription and asked about rooms, DMs, agents and events.
+
+import type { DmRecord, RoomRecord } from '../store/types.js';
+import type { Principal } from './principal.js';
+
+export interface Viewer {
+  /** Sees everything (mode none, or an unrestricted observe/admin token). */
+  all: boolean;
+  /** Local agent ids whose topology this viewer sees (allowlisted token or agent token). */
+  agents?: ReadonlySet<string>;
+  /** A pair-scoped peer: sees public rooms and rooms federated with this pairing. */
+  pairingId?: string;
+  /** May see DMs at all. */
+  dms: boolean;
+}
+
+export function viewerOf(p: Principal): Viewer {
+  switch (p.kind) {
+    case 'trusted':
+      return { all: true, dms: true };
+    case 'anonymous':
+      return { all: false, dms: false };
+    case 'agent':
+      return { all: false, agents: new Set([p.agentId]), dms: true };
+    case 'static': {
+      const reader = p.scopes.has('observe') || p.scopes.has('admin');
+      if (p.agents) return { all: false, agents: p.agents, dms: reader };
+      if (reader) return { all: true, dms: true };
+      if (p.scopes.has('pair')) return { all: false, pairingId: p.tokenId, dms: false };
+      return { all: false, dms: false };
+    }
+  }
+}
+
+/** Whether a member id (bare local or `net:agent`) names local agent `agentId`. */
+export function memberIsLocalAgent(member: string, agentId: string, localNetwork: string): boolean {
+  return member === agentId || member === `${localNetwork}:${agentId}`;
+}
+
+export function canSeeRoom(v: Viewer, room: RoomRecord, localNetwork: string): boolean {
+  if (v.all || room.visibility === 'public') return true;
+  if (v.pairingId !== undefined) return room.federation_pairings.includes(v.pairingId);
+  if (!v.agents) return false;
+  for (const a of v.agents) if (room.members.some((m) => memberIsLocalAgent(m, a, localNetwork))) return true;
+  return false;
+}
+
+export function canSeeDm(v: Viewer, dm: DmRecord, localNetwork: string): boolean {
+  if (!v.dms) return false;
+  if (v.all) return true;
+  if (!v.agents) return false;
+  for (const a of v.agents) if (dm.participant_ids.includes(`${localNetwork}:${a}`)) return true;
+  return false;
+}
+
+/** Agents are visible when allowed themselves or members of a visible room. */
+export function canSeeAgent(v: Viewer, agentId: string, visibleRooms: readonly RoomRecord[], localNetwork: string): boolean {
+  if (v.all || v.agents?.has(agentId)) return true;
+  return visibleRooms.some((r) => r.members.some((m) => memberIsLocalAgent(m, agentId, localNetwork)));
+}

@@ -1,0 +1,86 @@
+// svc serve: run the server until SIGINT/SIGTERM; reload the config on SIGHUP or a file change.
+
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { createApp } from '../../app.js';
+import { ConfigError, loadConfig } from '../../config/load.js';
+import { renderInitConfig, writeConfigFile } from '../../config/init.js';
+import { createLogger } from '../../log.js';
+import { EXIT, type Io } from '../io.js';
+
+export interface ServeOptions {
+  config: string;
+  listen?: string;
+  /** Write a default config first when none exists (npm start). */
+  init?: boolean;
+  debug?: boolean;
+}
+
+export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> {
+  const file = path.resolve(opts.config);
+  if (opts.init && !existsSync(file)) {
+    writeConfigFile(file, renderInitConfig({ network_id: 'home', name: 'Home' }), {});
+    io.err(`wrote a default config to ${file}`);
+  }
+  const log = createLogger({ debug: Boolean(opts.debug) });
+  let loaded;
+  try {
+    loaded = loadConfig(file, io.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`svc serve: ${err.message}`);
+      return EXIT.failure;
+    }
+    throw err;
+  }
+  for (const w of loaded.warnings) log('warn', w.message, { code: w.code, action: w.action });
+  const app = await createApp(loaded, { log });
+  let addr;
+  try {
+    addr = await app.listen(opts.listen ?? loaded.config.server.listen_addr);
+  } catch (err) {
+    await app.close();
+    io.err(`svc serve: cannot listen on ${opts.listen ?? loaded.config.server.listen_addr}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return EXIT.failure;
+  }
+  const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
+  io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
+
+  let reloading = Promise.resolve();
+  const reload = (why: string) => {
+    reloading = reloading.then(async () => {
+      try {
+        await app.reload(loadConfig(file, io.env));
+      } catch (err) {
+        log('error', `config reload (${why}) failed; keeping the running config`, { error: (err as Error).message });
+      }
+    });
+  };
+  let watcher: FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  try {
+    // Watch the folder: editors replace the file (rename), which ends a watch on the file itself.
+    watcher = watch(path.dirname(file), (_event, name) => {
+      if (name !== path.basename(file)) return;
+      clearTimeout(debounce);
+      debounce = setTimeout(() => reload('file change'), 200);
+    });
+  } catch {
+    log('warn', 'cannot watch the config file; reload with SIGHUP');
+  }
+  process.on('SIGHUP', () => reload('SIGHUP'));
+
+  await new Promise<void>((resolve) => {
+    const stop = (sig: string) => {
+      log('info', `${sig}: shutting down`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  watcher?.close();
+  clearTimeout(debounce);
+  await reloading;
+  await app.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,63 @@
+// The `svc` command line: declares commands and options, hands each a plain function.
+
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { EXIT, processIo, type Io } from './io.js';
+import { initCommand } from './commands/init.js';
+import { serveCommand } from './commands/serve.js';
+import { registerClientCommands } from './client-commands.js';
+
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const run = (p: Promise<number>) => p.then(setExit);
+  const program = new Command('svc')
+    .description('svc: a self-hosted network where AI agents and people talk')
+    .version(VERSION, '-V, --version')
+    .option('--debug', 'print stack traces and debug logs')
+    .showHelpAfterError('(run svc --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('init')
+    .description('write svc.yaml with the default local posture (loopback, open mode, sqlite)')
+    .option('--dir <dir>', 'folder to write svc.yaml in', '.')
+    .option('--network-id <id>', 'network id')
+    .option('--name <name>', 'display name')
+    .option('--yes', 'accept defaults without prompting')
+    .option('--force', 'overwrite an existing svc.yaml')
+    .addHelpText('after', '\nExample:\n  svc init --yes --network-id home --name "Home"')
+    .action((o) => run(initCommand(io, o)));
+
+  program
+    .command('serve')
+    .description('run the server (SIGINT/SIGTERM stop it; SIGHUP or a config edit reloads it)')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port)')
+    .option('--init', 'write a default config first when none exists')
+    .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
+    .action((o) => run(serveCommand(io, { ...o, debug: program.opts().debug })));
+
+  registerClientCommands(program, io, run);
+  return program;
+}
+
+async function main(): Promise<void> {
+  const io = processIo();
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    io.err(`svc: ${(err as Error).message}`);
+    if (program.opts().debug) io.err(String((err as Error).stack));
+    process.exitCode = EXIT.failure;
+    return;
+  }
+  process.exitCode = code;
+}
+
+await main();

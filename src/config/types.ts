@@ -1,0 +1,98 @@
+// The resolved configuration: what `loadConfig` returns after validation, defaults and secrets.
+
+import type { Scope, Visibility, WritePolicy } from '../protocol/types.js';
+
+export type AuthMode = 'none' | 'bearer' | 'open';
+export type Registration = 'open' | 'token' | 'disabled';
+
+export interface TokenConfig {
+  /** Stable credential identity; derived from the value's hash when omitted in the file. */
+  id: string;
+  /** Plaintext bearer value (from `value` or `value_env`). */
+  value: string;
+  scopes: Scope[];
+  /** Optional allowlist of local agent ids the token may assert. */
+  agents?: string[];
+}
+
+export interface RoomConfig {
+  id: string;
+  name?: string;
+  members?: string[];
+  visibility?: Visibility;
+  write_policy?: WritePolicy;
+  federation?: { pairings: string[] };
+}
+
+export interface RelayConfig {
+  url: string;
+  room: string;
+  /** Opens the relay WebSocket; the pairing's token when omitted. */
+  token?: string;
+}
+
+export interface PairingConfig {
+  id: string;
+  remote_network_id: string;
+  remote_network_name?: string;
+  remote_base_url?: string;
+  token: string;
+  /** Whether the peer's network id was known when the pairing was made (joining side). */
+  bound?: boolean;
+  relay?: RelayConfig;
+}
+
+export interface LimitsConfig {
+  /** Requests per second per credential (0 = off). */
+  per_credential_rps: number;
+  /** Requests per second per client address (0 = off). */
+  per_address_rps: number;
+}
+
+export interface LoopGuardConfig {
+  enabled: boolean;
+  /** Consecutive agent-only messages between agents in one conversation before sends are refused. */
+  max_consecutive: number;
+  /** A pause longer than this (ms) resets the count. */
+  pause_ms: number;
+}
+
+export interface Config {
+  network: { id: string; name: string };
+  server: {
+    listen_addr: string;
+    allowed_origins?: string[];
+    human_ingress: boolean;
+    direct_messages: boolean;
+    debug_events: boolean;
+    heartbeat_interval_ms: number;
+    event_buffer: number;
+    limits: LimitsConfig;
+    loop_guard: LoopGuardConfig;
+  };
+  store: {
+    backend: 'sqlite' | 'memory';
+    /** Absolute path (resolved against the config file's folder). */
+    path: string;
+    /** Journal size that triggers a background checkpoint. */
+    checkpoint_bytes: number;
+  };
+  auth: {
+    mode: AuthMode;
+    public_read: boolean;
+    agent_registration: Registration;
+    tokens: TokenConfig[];
+  };
+  rooms: RoomConfig[];
+  pairings: PairingConfig[];
+  require_pair_network_binding: boolean;
+}
+
+/** Where the config came from, for reloads, `svc doctor` and the secret-file rules. */
+export interface LoadedConfig {
+  config: Config;
+  /** Absolute path of the file, or undefined for the embedded default. */
+  file?: string;
+  /** Operator-facing warnings found while loading (the bind posture warning, ...). */
+  warnings: import('../protocol/types.js').Warning[];
+}

@@ -1,0 +1,39 @@
+// The only place that writes JSON responses and error envelopes.
+
+import type { ServerResponse } from 'node:http';
+import { AppError, CATALOGUE } from '../errors.js';
+import { StoreError } from '../store/types.js';
+import { UnknownCursor } from '../protocol/pagination.js';
+import type { ErrorBody } from '../protocol/types.js';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Maps anything thrown to a catalogue error; unknown errors become a sanitized 500. */
+export function toAppError(err: unknown): { error: AppError; internal: boolean } {
+  if (err instanceof AppError) return { error: err, internal: false };
+  if (err instanceof UnknownCursor) return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
+  if (err instanceof StoreError) {
+    if (err.code === 'unknown_cursor') return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
+    if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: true };
+    if (err.code === 'conflict') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
+  }
+  return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };
+}
+
+export function sendError(res: ServerResponse, err: AppError, requestId?: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body: ErrorBody = { error: err.message, code: err.code, ...(requestId ? { request_id: requestId } : {}) };
+  sendJson(res, err.status, body, err.headers);
+}

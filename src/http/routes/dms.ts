@@ -1,0 +1,29 @@
+import { dmMessages, getDm, listDms } from '../../network/history.js';
+import { requireDirectMessages } from '../../network/access.js';
+import { windowOf } from '../query.js';
+import type { Route } from '../router.js';
+
+// DMs off answers 403 before anything else, whoever asks (precheck).
+export const dmRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/dms',
+    action: 'dm.read',
+    precheck: requireDirectMessages,
+    handler: ({ net, principal, url }) => ({ body: listDms(net, principal, windowOf(url.searchParams)) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/dms/:dm_id',
+    action: 'dm.read',
+    precheck: requireDirectMessages,
+    handler: ({ net, principal, params }) => ({ body: getDm(net, principal, params.dm_id!) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/dms/:dm_id/messages',
+    action: 'dm.read',
+    precheck: requireDirectMessages,
+    handler: ({ net, principal, params, url }) => ({ body: dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)) }),
+  },
+];

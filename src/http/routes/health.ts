@@ -1,0 +1,14 @@
+import { AppError } from '../../errors.js';
+import type { Route } from '../router.js';
+
+export const healthRoutes: Route[] = [
+  { method: 'GET', path: '/healthz', handler: () => ({ body: { status: 'ok' } }) },
+  {
+    method: 'GET',
+    path: '/readyz',
+    handler: ({ net }) => {
+      if (!net.store.ping()) throw new AppError('service_unavailable', 'the store is not ready');
+      return { body: { status: 'ready' } };
+    },
+  },
+];

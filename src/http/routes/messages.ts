@@ -1,0 +1,7 @@
+import { sendMessage } from '../../network/messages.js';
+import type { SendRequest } from '../../protocol/types.js';
+import type { Route } from '../router.js';
+
+export const messageRoutes: Route[] = [
+  { method: 'POST', path: '/v1/messages', action: 'message.send', schema: 'send-message', handler: async ({ net, principal, body }) => ({ body: await sendMessage(net, principal, body as SendRequest) }) },
+];

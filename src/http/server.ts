@@ -1,0 +1,104 @@
+// The HTTP server as a value: createHttpHandler(deps) -> (req, res). Order per request:
+// request id -> route match (404/405) -> precheck -> authenticate (401) -> authorize (401/403)
+// -> body (413/400) -> handler -> one JSON reply, or one error envelope.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../errors.js';
+import { authorize } from '../auth/policy.js';
+import { authenticate, bearerOf, type Authenticator, type Principal } from '../auth/principal.js';
+import type { NetworkContext } from '../network/context.js';
+import { newId } from '../protocol/ids.js';
+import { check } from '../schemas.js';
+import { parseJsonObject, readBody } from './body.js';
+import { sendError, sendJson, toAppError } from './respond.js';
+import type { Route, Router } from './router.js';
+
+export interface HttpDeps {
+  net: NetworkContext;
+  router: Router;
+  auth: () => Authenticator;
+  /** Resolves a console session cookie to its bearer token (set by the console). */
+  sessionToken?: (req: IncomingMessage) => string | undefined;
+  /** Called once per finished request (metrics). */
+  observe?: (route: string, method: string, status: number, seconds: number) => void;
+  /** Called before routing; throws AppError (429) to refuse (request limits). */
+  admit?: (req: IncomingMessage, principal: Principal | undefined) => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The principal of a request: header first, then console cookie; invalid header is a 401. */
+export function principalOf(deps: HttpDeps, req: IncomingMessage): { principal?: Principal; error?: string } {
+  const header = req.headers.authorization;
+  const auth = deps.auth();
+  if (header === undefined) {
+    const token = deps.sessionToken?.(req);
+    if (token !== undefined) {
+      const r = authenticate(auth, { present: true, token });
+      if (r.ok) return { principal: r.principal };
+    }
+  }
+  const r = authenticate(auth, bearerOf(header));
+  return r.ok ? { principal: r.principal } : { error: r.reason };
+}
+
+export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+    res.setHeader('x-request-id', requestId);
+    let routeLabel = 'unmatched';
+    res.on('finish', () => deps.observe?.(routeLabel, req.method ?? 'GET', res.statusCode, Number(process.hrtime.bigint() - started) / 1e9));
+    handle(deps, req, res, requestId, (r) => (routeLabel = r.path)).catch((err: unknown) => {
+      const { error, internal } = toAppError(err);
+      if (internal) deps.net.log('error', 'request failed', { request_id: requestId, method: req.method, path: safePath(req), error: String((err as Error)?.stack ?? err) });
+      sendError(res, error, requestId);
+      // A body we refused may still be arriving; drain it so the socket is not left hanging.
+      if (!req.complete) req.resume();
+    });
+  };
+}
+
+const safePath = (req: IncomingMessage) => (req.url ?? '/').split('?')[0];
+
+async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, onRoute: (r: Route) => void): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://svc.invalid');
+  } catch {
+    throw new AppError('bad_request', 'the request target is not a valid URL');
+  }
+  const m = deps.router.match(req.method ?? 'GET', url.pathname);
+  if (m.kind === 'none') throw new AppError('not_found', `no route for ${url.pathname}`);
+  if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${url.pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
+  const route = m.route;
+  onRoute(route);
+  route.precheck?.(deps.net);
+
+  const who = principalOf(deps, req);
+  if (who.error !== undefined && !route.lenientAuth) throw new AppError('unauthorized', who.error);
+  const principal: Principal = who.principal ?? { kind: 'anonymous' };
+  deps.admit?.(req, who.principal);
+  if (route.action) {
+    const d = authorize(principal, route.action, deps.net.config.auth);
+    if (!d.allow) throw new AppError(d.status === 401 ? 'unauthorized' : 'forbidden', d.reason);
+  }
+
+  let body: unknown;
+  if (route.schema) {
+    body = parseJsonObject(await readBody(req));
+    const problem = check(route.schema, body, 'body');
+    if (problem) throw new AppError('bad_request', problem);
+  }
+
+  const reply = await route.handler({ req, res, url, params: m.params, principal, body, requestId, net: deps.net });
+  if (route.raw || res.writableEnded || res.headersSent) return;
+  const r = reply ?? {};
+  if (req.method === 'HEAD') {
+    res.writeHead(r.status ?? 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers });
+    res.end();
+    return;
+  }
+  sendJson(res, r.status ?? 200, r.body ?? {}, r.headers);
+}

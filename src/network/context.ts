@@ -1,0 +1,53 @@
+// What the network's rules need: the current config (reloadable), the store, the broker.
+
+import type { Config } from '../config/types.js';
+import type { Broker } from '../events/broker.js';
+import type { Logger } from '../log.js';
+import type { Message, ServiceEvent, Warning } from '../protocol/types.js';
+import { newId } from '../protocol/ids.js';
+import type { Store, StoredEvent, WriteOp, WriteResult } from '../store/types.js';
+import type { Principal } from '../auth/principal.js';
+import type { SendRequest } from '../protocol/types.js';
+
+/** Extension points filled by other parts (pairings, loop guard). Each is optional. */
+export interface Hooks {
+  /** Called after a message is durable and published (outbound relay). */
+  afterMessage?: (m: Message) => void;
+  /** Decides an inbound message from a remote-origin sender; throws AppError to refuse. */
+  checkRemoteSender?: (p: Principal, req: SendRequest, target: { room_id?: string }) => void;
+  /** Decides whether an agent send is refused by the loop guard; throws AppError to refuse. */
+  checkLoop?: (conv: string, m: Message) => void;
+  /** Records an accepted message for the loop guard. */
+  recordLoop?: (conv: string, m: Message) => void;
+  /** Operator warnings contributed by other parts (pairing compatibility, ...). */
+  warnings?: () => Warning[];
+}
+
+export interface NetworkContext {
+  /** The current config; replaced on reload. */
+  readonly config: Config;
+  readonly store: Store;
+  readonly broker: Broker;
+  readonly log: Logger;
+  readonly version: string;
+  /** Warnings found while loading the config. */
+  readonly configWarnings: Warning[];
+  readonly hooks: Hooks;
+}
+
+export const now = (): string => new Date().toISOString();
+
+/** A new event envelope of this network. */
+export function newEvent(ctx: NetworkContext, type: ServiceEvent['type'], fields: Partial<ServiceEvent> = {}): ServiceEvent {
+  return { id: newId('evt'), type, network_id: ctx.config.network.id, created_at: now(), ...fields };
+}
+
+/** Writes a batch durably, then publishes its events with their sequence numbers. */
+export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<StoredEvent[]> {
+  const result: WriteResult = await ctx.store.write(ops);
+  const stored: StoredEvent[] = [];
+  let i = 0;
+  for (const op of ops) if (op.op === 'event.append') stored.push({ seq: result.event_seqs[i++]!, event: op.event });
+  ctx.broker.publish(stored);
+  return stored;
+}

@@ -1,0 +1,36 @@
+// GET /v1/network: the network document, partly viewer-specific (console.can_send_human).
+
+import type { Principal } from '../auth/principal.js';
+import { ATTACH_PROTOCOL, HTTP_PROTOCOL, PAIR_PROTOCOL, type NetworkDocument, type Warning } from '../protocol/types.js';
+import type { NetworkContext } from './context.js';
+
+/** Whether this principal may send `from.type: human` messages at all. */
+export function canSendHuman(ctx: NetworkContext, p: Principal): boolean {
+  if (!ctx.config.server.human_ingress) return false;
+  if (p.kind === 'trusted') return true;
+  return p.kind === 'static' && p.scopes.has('write') && !p.agents;
+}
+
+export function warnings(ctx: NetworkContext): Warning[] {
+  return [...ctx.configWarnings, ...(ctx.hooks.warnings?.() ?? [])];
+}
+
+export function networkDocument(ctx: NetworkContext, p: Principal): NetworkDocument {
+  const c = ctx.config;
+  return {
+    id: c.network.id,
+    name: c.network.name,
+    version: ctx.version,
+    protocols: { http: [HTTP_PROTOCOL], attach: [ATTACH_PROTOCOL], pair: [PAIR_PROTOCOL] },
+    capabilities: {
+      event_stream: 'sse',
+      attachment_protocol: 'websocket',
+      human_ingress: c.server.human_ingress,
+      direct_messages: c.server.direct_messages,
+      message_pagination: 'cursor',
+      pairings: true,
+    },
+    console: { can_send_human: canSendHuman(ctx, p) },
+    warnings: warnings(ctx),
+  };
+}

@@ -1,0 +1,58 @@
+// Identifiers: local ids, scoped ids (`net:agent`), FQIDs (`svc://net/kind/id`) and generated ids.
+
+import { randomBytes } from 'node:crypto';
+
+/** Local ids of networks, rooms, agents, threads and DMs (CONTRACT.md). */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Client-chosen message ids (idempotency keys) may be longer and carry `:`. */
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export const isId = (s: string): boolean => ID_PATTERN.test(s);
+
+export type FqidKind = 'agents' | 'rooms' | 'threads' | 'dms' | 'artifacts';
+
+export const fqid = (networkId: string, kind: FqidKind, id: string): string => `svc://${networkId}/${kind}/${id}`;
+
+/** Parses `svc://net/kind/id`; undefined when it is not one. */
+export function parseFqid(s: string): { network_id: string; kind: FqidKind; id: string } | undefined {
+  const m = /^svc:\/\/([^/]+)\/(agents|rooms|threads|dms|artifacts)\/([^/]+)$/.exec(s);
+  if (!m || !isId(m[1]!) || !isId(m[3]!)) return undefined;
+  return { network_id: m[1]!, kind: m[2] as FqidKind, id: m[3]! };
+}
+
+/** `net:agent` for an id that may already be scoped; bare ids belong to `localNetwork`. */
+export function scoped(localNetwork: string, id: string): string {
+  return id.includes(':') ? id : `${localNetwork}:${id}`;
+}
+
+/** Splits a scoped id; a bare id belongs to `localNetwork`. */
+export function splitScoped(localNetwork: string, id: string): { network_id: string; id: string } {
+  const i = id.indexOf(':');
+  return i < 0 ? { network_id: localNetwork, id } : { network_id: id.slice(0, i), id: id.slice(i + 1) };
+}
+
+/** The form a member id takes in a room of `localNetwork`: bare when local, scoped when remote. */
+export function memberForm(localNetwork: string, id: string): string {
+  const s = splitScoped(localNetwork, id);
+  return s.network_id === localNetwork ? s.id : `${s.network_id}:${s.id}`;
+}
+
+// Crockford base32 keeps generated ids readable and sortable by time.
+const B32 = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** A time-ordered random id: `<prefix>_<10 chars of ms time><16 chars of randomness>`. */
+export function newId(prefix: string, now = Date.now()): string {
+  let t = '';
+  let n = now;
+  for (let i = 0; i < 10; i++) {
+    t = B32[n % 32] + t;
+    n = Math.floor(n / 32);
+  }
+  const bytes = randomBytes(10);
+  let r = '';
+  for (let i = 0; i < 16; i++) r += B32[bytes[i % 10]! >> (i < 10 ? 0 : 3) & 31];
+  return `${prefix}_${t}${r}`;
+}
+
+/** A high-entropy secret in base64url. */
+export const secret = (bytes = 32): string => randomBytes(bytes).toString('base64url');

@@ -1,0 +1,255 @@
+// Wire shapes of SPEC.md, shared by the server, the typed client and the tests.
+
+export const HTTP_PROTOCOL = 'service.http.v1';
+export const ATTACH_PROTOCOL = 'service.attach.v1';
+export const PAIR_PROTOCOL = 'service.pair.v1';
+
+export type Visibility = 'public' | 'private';
+export type WritePolicy = 'members' | 'registered_agents' | 'operators';
+export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair';
+export const SCOPES: readonly Scope[] = ['observe', 'write', 'admin', 'attach', 'pair'];
+
+export type Target =
+  | { kind: 'room'; room_id: string }
+  | { kind: 'thread'; room_id: string; thread_id: string; parent_message_id?: string }
+  | { kind: 'dm'; dm_id: string; participant_ids: string[] };
+
+export interface Actor {
+  type: string;
+  id: string;
+  name?: string;
+  network_id: string;
+  fqid: string;
+}
+
+export type PartKind = 'text' | 'url' | 'data' | 'file' | 'image' | 'audio';
+
+export interface Part {
+  kind: PartKind;
+  text?: string;
+  url?: string;
+  media_type?: string;
+  filename?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface MessageOrigin {
+  network_id: string;
+  message_id: string;
+}
+
+export interface Message {
+  id: string;
+  network_id: string;
+  origin?: MessageOrigin;
+  target: Target;
+  from: Actor;
+  parts: Part[];
+  mentions: string[];
+  created_at: string;
+}
+
+export interface Artifact {
+  id: string;
+  network_id: string;
+  fqid: string;
+  message_id: string;
+  target: Target;
+  part_index: number;
+  kind: string;
+  media_type?: string;
+  filename?: string;
+  url?: string;
+  created_at: string;
+}
+
+export interface Room {
+  id: string;
+  network_id: string;
+  fqid: string;
+  name: string;
+  members: string[];
+  visibility: Visibility;
+  write_policy: WritePolicy;
+  created_at: string;
+}
+
+export interface Thread {
+  id: string;
+  network_id: string;
+  fqid: string;
+  room_id: string;
+  parent_message_id?: string;
+  message_count: number;
+  last_message_at: string;
+}
+
+export interface DirectConversation {
+  id: string;
+  network_id: string;
+  fqid: string;
+  participant_ids: string[];
+  message_count: number;
+  last_message_at: string;
+}
+
+export interface AgentSummary {
+  id: string;
+  name?: string;
+  actor_uid: string;
+  fqid: string;
+  network_id: string;
+  rooms: string[];
+}
+
+export interface AgentRegistration {
+  network_id: string;
+  agent_id: string;
+  actor_uid: string;
+  actor_uri: string;
+  display_name: string;
+  agent_token?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Page {
+  has_more: boolean;
+  next_before?: string;
+}
+
+export interface Warning {
+  severity: 'info' | 'warning' | 'error';
+  code: string;
+  message: string;
+  action?: string;
+  docs_url?: string;
+}
+
+export interface NetworkDocument {
+  id: string;
+  name: string;
+  version: string;
+  protocols: { http: string[]; attach: string[]; pair: string[] };
+  capabilities: {
+    event_stream: 'sse';
+    attachment_protocol: 'websocket';
+    human_ingress: boolean;
+    direct_messages: boolean;
+    message_pagination: 'cursor';
+    pairings: boolean;
+  };
+  console: { can_send_human: boolean };
+  warnings: Warning[];
+}
+
+export type PairingStatus = 'connected' | 'degraded' | 'incompatible' | 'error' | 'pending' | 'unknown';
+
+export interface PairingDiagnostics {
+  checked_at?: string;
+  remote_version?: string;
+  remote_network_id?: string;
+  remote_protocols?: { http?: string[]; pair?: string[] };
+  reason?: string;
+  message?: string;
+}
+
+export interface Pairing {
+  id: string;
+  remote_network_id: string;
+  remote_network_name: string;
+  remote_base_url: string;
+  status: PairingStatus;
+  diagnostics?: PairingDiagnostics;
+}
+
+export interface AgentEvent {
+  agent_id: string;
+  network_id: string;
+  fqid?: string;
+  name?: string;
+  message_id?: string;
+  reason?: string;
+  target?: Target;
+  error?: string;
+}
+
+export type EventType =
+  | 'message.created'
+  | 'thread.created'
+  | 'dm.created'
+  | 'room.created'
+  | 'room.members.updated'
+  | 'room.removed'
+  | 'agent.removed'
+  | 'agent.connected'
+  | 'agent.disconnected'
+  | 'agent.wake.delivered'
+  | 'agent.wake.failed'
+  | 'pairing.updated'
+  | 'stream.replay_gap'
+  | 'conversation.loop_guard';
+
+/** The event envelope. Payload keys beyond `message` and `agent` are ours (SPEC leaves them open). */
+export interface ServiceEvent {
+  id: string;
+  type: EventType;
+  network_id: string;
+  created_at: string;
+  message?: Message;
+  agent?: AgentEvent;
+  room?: Room;
+  thread?: Thread;
+  dm?: DirectConversation;
+  pairing?: Pairing;
+  /** Room membership delta for `room.members.updated`. */
+  added?: string[];
+  removed?: string[];
+  /** For removal events: the removed entity id. */
+  room_id?: string;
+  agent_id?: string;
+}
+
+export interface SendRequest {
+  id?: string;
+  target: Target | { kind: 'dm'; dm_id?: string; participant_ids?: string[] };
+  from: { type: string; id: string; name?: string; network_id?: string };
+  parts: Part[];
+  mentions?: string[];
+  origin?: MessageOrigin;
+}
+
+export interface SendResponse {
+  message_id: string;
+  event_id: string;
+  accepted: true;
+  thread_created: boolean;
+  dm_created: boolean;
+}
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  request_id?: string;
+}
+
+export interface RemovedResponse {
+  removed: true;
+  kind: 'room' | 'agent';
+  id: string;
+  mode: 'soft';
+}
+
+export interface ApplyRequest {
+  network_id: string;
+  agents: { id: string; credential_key: string }[];
+  rooms: { id: string; name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy }[];
+}
+
+export interface ApplyResponse {
+  applied: boolean;
+  agents: { network_id: string; agent_id: string; actor_uid: string; actor_uri: string }[];
+  rooms: { id: string; network_id: string; fqid: string; name: string; members: string[]; visibility: Visibility; write_policy: WritePolicy }[];
+  /** Ours: what the call changed, so `svc apply` can report it. */
+  changes?: { kind: 'room' | 'agent'; id: string; action: 'created' | 'updated' | 'unchanged' }[];
+}

@@ -1,0 +1,339 @@
+// The append-only journal of the sqlite backend. One line per record: `<crc32 hex>\t<json>\n`
+// (JSON never holds a raw newline, so a line is a record). Records are written synchronously with
+// writeSync and made durable by a group fdatasync: one in flight at a time, covering every record
+// written before it started. The journal spans generations (`<db>.journal.<gen>`): after a
+// checkpoint switches files, the old one stays in the sync set until its records are durable, so a
+// record is acknowledged only once every record before it, in any file, is on disk.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+// ---- framing (pure) ----
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE, as zlib) of some bytes. */
+export function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const CRC_HEX = 8;
+
+/** Frames one JSON payload as a journal line. */
+export function encodeRecord(json: string): Buffer {
+  const body = Buffer.from(json, 'utf8');
+  const head = Buffer.from(crc32(body).toString(16).padStart(CRC_HEX, '0') + '\t', 'latin1');
+  return Buffer.concat([head, body, Buffer.from([NEWLINE])]);
+}
+
+export interface Decoded {
+  /** Parsed payloads of the leading run of valid records. */
+  records: unknown[];
+  /** Byte length of that run: where the file should end. */
+  validBytes: number;
+  /** Why decoding stopped early, when it did (torn or corrupt record at `validBytes`). */
+  problem?: string;
+}
+
+/** Decodes journal bytes, stopping at the first torn or invalid record. */
+export function decodeRecords(buf: Uint8Array): Decoded {
+  const records: unknown[] = [];
+  let pos = 0;
+  const stop = (problem: string): Decoded => ({ records, validBytes: pos, problem });
+  while (pos < buf.length) {
+    const nl = buf.indexOf(NEWLINE, pos);
+    if (nl < 0) return stop(`torn record (${buf.length - pos} bytes without a line end)`);
+    if (nl - pos < CRC_HEX + 1 || buf[pos + CRC_HEX] !== TAB) return stop('malformed record line');
+    const hex = Buffer.from(buf.subarray(pos, pos + CRC_HEX)).toString('latin1');
+    const body = buf.subarray(pos + CRC_HEX + 1, nl);
+    if (!/^[0-9a-f]{8}$/.test(hex) || parseInt(hex, 16) !== crc32(body)) return stop('checksum mismatch');
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(body).toString('utf8'));
+    } catch {
+      return stop('record is not JSON');
+    }
+    records.push(value);
+    pos = nl + 1;
+  }
+  return { records, validBytes: pos };
+}
+
+// ---- files ----
+
+/** Path of the journal of generation `gen` for database file `dbPath`. */
+export function journalPath(dbPath: string, gen: number): string {
+  return `${dbPath}.journal.${gen}`;
+}
+
+/** Journal files present for `dbPath`, oldest generation first. */
+export function listJournals(dbPath: string): { gen: number; path: string }[] {
+  const dir = path.dirname(dbPath);
+  const prefix = `${path.basename(dbPath)}.journal.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .map((n) => ({ gen: Number(n.slice(prefix.length)), path: path.join(dir, n) }))
+    .sort((a, b) => a.gen - b.gen);
+}
+
+/** Reads and decodes one journal file (a missing file is empty). */
+export function readJournal(file: string): Decoded & { fileBytes: number } {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validBytes: 0, fileBytes: 0 };
+    throw err;
+  }
+  return { ...decodeRecords(buf), fileBytes: buf.length };
+}
+
+/** fsyncs a directory so renames, creations and deletions in it survive a crash. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(dir, 'r');
+    await handle.sync();
+  } catch (err) {
+    // Some platforms cannot fsync a directory; there the rename is as durable as it gets.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw err;
+  } finally {
+    await handle?.close();
+  }
+}
+
+// ---- the writer ----
+
+export interface JournalFaults {
+  /** When it returns true, the next append writes half its record and fails with ENOSPC. */
+  failWrites?: () => boolean;
+  /** When it returns true, the next group fdatasync fails with EIO. */
+  failSyncs?: () => boolean;
+}
+
+interface JournalFile {
+  gen: number;
+  path: string;
+  fd: number;
+  /** Bytes of complete records: where the next record goes. */
+  size: number;
+  /** Written since the last successful fdatasync. */
+  dirty: boolean;
+  /** Newly created: its directory entry still needs an fsync. */
+  dirSync: boolean;
+  /** A failed append may have left bytes past `size` that could not be cut off yet. */
+  broken: boolean;
+  /** Superseded and covered by a durable checkpoint: close without syncing. */
+  obsolete: boolean;
+}
+
+interface Waiter {
+  upto: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+function errnoError(code: string, message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`${code}: ${message}`);
+  err.code = code;
+  return err;
+}
+
+function writeAll(fd: number, buf: Uint8Array, position: number): void {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, position + off);
+}
+
+/** Appends records to the current generation's file and group-commits them. */
+export class JournalWriter {
+  private files: JournalFile[] = [];
+  private appended = 0;
+  private synced = 0;
+  private waiters: Waiter[] = [];
+  private flight: Promise<void> | undefined;
+  private scheduled = false;
+
+  constructor(private readonly faults: JournalFaults = {}) {}
+
+  /** Starts appending to `file` (generation `gen`), keeping `size` bytes of it. Synchronous. */
+  switchTo(gen: number, file: string, size = 0): void {
+    const existed = fs.existsSync(file);
+    const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+    try {
+      if (fs.fstatSync(fd).size !== size) fs.ftruncateSync(fd, size);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+    this.files.push({ gen, path: file, fd, size, dirty: true, dirSync: !existed, broken: false, obsolete: false });
+  }
+
+  private get current(): JournalFile {
+    const f = this.files[this.files.length - 1];
+    if (!f) throw errnoError('EBADF', 'the journal is closed');
+    return f;
+  }
+
+  /** Bytes in the current generation's file. */
+  get currentBytes(): number {
+    return this.files[this.files.length - 1]?.size ?? 0;
+  }
+
+  /** Bytes in every journal file still open. */
+  get totalBytes(): number {
+    return this.files.reduce((n, f) => n + f.size, 0);
+  }
+
+  /** Writes one record (not yet durable) and returns its framed size. Throws the fs error, leaving the file as before. */
+  append(json: string): number {
+    const f = this.current;
+    if (f.broken) {
+      fs.ftruncateSync(f.fd, f.size);
+      f.broken = false;
+    }
+    const buf = encodeRecord(json);
+    try {
+      if (this.faults.failWrites?.()) {
+        writeAll(f.fd, buf.subarray(0, buf.length >> 1), f.size);
+        throw errnoError('ENOSPC', 'no space left on device (injected)');
+      }
+      writeAll(f.fd, buf, f.size);
+    } catch (err) {
+      // Cut off whatever part of the record reached the file, so the next record follows a
+      // complete one; if even that fails, retry before the next append.
+      try {
+        fs.ftruncateSync(f.fd, f.size);
+      } catch {
+        f.broken = true;
+      }
+      throw err;
+    }
+    f.size += buf.length;
+    f.dirty = true;
+    this.appended += 1;
+    return buf.length;
+  }
+
+  /** Removes the record just appended (its batch could not be committed). */
+  unappend(bytes: number): void {
+    const f = this.current;
+    f.size -= bytes;
+    try {
+      fs.ftruncateSync(f.fd, f.size);
+    } catch {
+      f.broken = true;
+    }
+  }
+
+  /** Resolves once every record appended so far is durable; rejects with the fs error if not. */
+  sync(): Promise<void> {
+    const upto = this.appended;
+    if (this.synced >= upto) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ upto, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Resolves when no fdatasync is in flight. */
+  async idle(): Promise<void> {
+    while (this.flight) await this.flight;
+  }
+
+  /** Drops files of generations below `gen` (their records are in a durable checkpoint). */
+  dropBefore(gen: number): void {
+    for (const f of this.files) if (f.gen < gen && f !== this.files[this.files.length - 1]) f.obsolete = true;
+    if (!this.flight) this.closeRetired();
+  }
+
+  /** Closes every file. Pending waiters are rejected. */
+  async close(): Promise<void> {
+    await this.idle();
+    for (const f of this.files) fs.closeSync(f.fd);
+    this.files = [];
+    const err = errnoError('EBADF', 'the journal is closed');
+    for (const w of this.waiters.splice(0)) w.reject(err);
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.run();
+    });
+  }
+
+  private run(): void {
+    if (this.flight || this.waiters.length === 0) return;
+    const target = this.appended;
+    const batch = this.files.filter((f) => !f.obsolete && (f.dirty || f.dirSync));
+    for (const f of batch) f.dirty = false;
+    const flight = this.flush(batch, target);
+    this.flight = flight;
+    void flight.then(() => {
+      this.flight = undefined;
+      this.closeRetired();
+      if (this.waiters.length > 0) this.schedule();
+    });
+  }
+
+  /** One group commit: makes `batch` durable and settles the waiters up to `target`. Never rejects. */
+  private async flush(batch: JournalFile[], target: number): Promise<void> {
+    const dirs = [...new Set(batch.filter((f) => f.dirSync).map((f) => path.dirname(f.path)))];
+    try {
+      if (this.faults.failSyncs?.()) throw errnoError('EIO', 'i/o error (injected)');
+      await Promise.all(batch.map((f) => fdatasync(f.fd)));
+      await Promise.all(dirs.map(fsyncDir));
+      for (const f of batch) f.dirSync = false;
+      this.synced = Math.max(this.synced, target);
+      this.settle(target, undefined);
+    } catch (err) {
+      for (const f of batch) f.dirty = true;
+      this.settle(target, err as Error);
+    }
+  }
+
+  private settle(target: number, err: Error | undefined): void {
+    const rest: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.upto > target) rest.push(w);
+      else if (err) w.reject(err);
+      else w.resolve();
+    }
+    this.waiters = rest;
+  }
+
+  /** Closes superseded files that are durable or obsolete. Only while no fdatasync is in flight. */
+  private closeRetired(): void {
+    const last = this.files[this.files.length - 1];
+    this.files = this.files.filter((f) => {
+      if (f === last || (!f.obsolete && (f.dirty || f.dirSync))) return true;
+      fs.closeSync(f.fd);
+      return false;
+    });
+  }
+}
+
+function fdatasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}

@@ -1,0 +1,132 @@
+// The sqlite schema as versioned migrations. `meta` holds `schema_version` (the last migration
+// applied) and `journal_gen` (the journal generation whose records the database file does not hold).
+// Migrations run at open, before the journal is replayed; they are not journaled, so they must be
+// deterministic: replaying them over the same file gives the same database.
+
+import type { Database } from 'sql.js';
+import { StoreError } from '../types.js';
+
+interface Migration {
+  version: number;
+  sql: string;
+}
+
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE rooms (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        removed INTEGER NOT NULL DEFAULT 0,
+        body TEXT NOT NULL
+      );
+      CREATE TABLE agents (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        credential_key TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX agents_by_credential ON agents (credential_key, seq);
+      CREATE TABLE messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        conv TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX messages_by_conv ON messages (conv, seq);
+      CREATE TABLE threads (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        room_id TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX threads_by_room ON threads (room_id, seq);
+      CREATE TABLE dms (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        body TEXT NOT NULL
+      );
+      CREATE TABLE artifacts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        room_id TEXT,
+        thread_id TEXT,
+        dm_id TEXT,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX artifacts_by_id ON artifacts (id, seq);
+      CREATE INDEX artifacts_by_room ON artifacts (room_id, seq);
+      CREATE INDEX artifacts_by_thread ON artifacts (thread_id, seq);
+      CREATE INDEX artifacts_by_dm ON artifacts (dm_id, seq);
+      -- body is the event without its message when message_id is set: the message is read back
+      -- from the messages table rather than stored twice.
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT,
+        body TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+function readMeta(db: Database, key: string): string | undefined {
+  const rows = db.exec('SELECT value FROM meta WHERE key = ?', [key]);
+  const v = rows[0]?.values[0]?.[0];
+  return v === undefined || v === null ? undefined : String(v);
+}
+
+function writeMeta(db: Database, key: string, value: string): void {
+  db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+    key,
+    value,
+  ]);
+}
+
+/** Brings a database to SCHEMA_VERSION; returns whether anything changed. Throws StoreError('corrupt'). */
+export function migrate(db: Database): boolean {
+  db.run('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  const current = Number(readMeta(db, 'schema_version') ?? 0);
+  if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
+    throw new StoreError('corrupt', `database schema version ${current} is newer than this svc supports (${SCHEMA_VERSION})`);
+  }
+  const pending = MIGRATIONS.filter((m) => m.version > current);
+  if (pending.length === 0) return false;
+  db.run('BEGIN');
+  try {
+    for (const m of pending) {
+      db.exec(m.sql);
+      writeMeta(db, 'schema_version', String(m.version));
+    }
+    if (readMeta(db, 'journal_gen') === undefined) writeMeta(db, 'journal_gen', '1');
+    db.run('COMMIT');
+  } catch (err) {
+    db.run('ROLLBACK');
+    throw new StoreError('corrupt', `schema migration failed: ${(err as Error).message}`);
+  }
+  return true;
+}
+
+/** The journal generation recorded in the database. */
+export function readJournalGen(db: Database): number {
+  const gen = Number(readMeta(db, 'journal_gen') ?? 1);
+  if (!Number.isInteger(gen) || gen < 0) throw new StoreError('corrupt', `bad journal_gen in meta`);
+  return gen;
+}
+
+/** Records the journal generation (outside the journal: checkpoints only). */
+export function writeJournalGen(db: Database, gen: number): void {
+  writeMeta(db, 'journal_gen', String(gen));
+}
+
+/** Per-connection settings; the database lives in memory, sqlite's own journal can too. */
+export function configure(db: Database): void {
+  db.run('PRAGMA journal_mode = MEMORY');
+  db.run('PRAGMA synchronous = OFF');
+  db.run('PRAGMA temp_store = MEMORY');
+}

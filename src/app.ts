@@ -25,6 +25,7 @@ import { agentRoutes } from './http/routes/agents.js';
 import { applyRoutes } from './http/routes/apply.js';
 import { VERSION } from './version.js';
 import { FEATURES } from './features.js';
+import { createMetrics, type Metrics } from './metrics.js';
 
 /** Handles a WebSocket upgrade; returns false when the path is not its own. */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
@@ -56,6 +57,7 @@ class Network implements NetworkContext {
 
 export interface App {
   readonly net: NetworkContext;
+  readonly metrics: Metrics;
   readonly router: Router;
   readonly http: HttpDeps;
   readonly server: http.Server;
@@ -116,8 +118,10 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
   let closing: Promise<void> | undefined;
   const features: Feature[] = [];
 
+  const metrics = createMetrics();
   const app: App = {
     net,
+    metrics,
     router,
     http: deps,
     server,

@@ -1,0 +1,215 @@
+// Starts a real `svc serve` process on 127.0.0.1 port 0 with a real sqlite file in a temp folder,
+// and talks HTTP to it. Every black-box test uses this; run `npm run build` before a single file.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SVC_BIN = path.join(ROOT, 'bin/svc.js');
+
+/** Static tokens most tests use (bearer mode). */
+export const TOKENS = {
+  admin: { id: 'admin', value: 'tok-admin-0123456789', scopes: ['observe', 'write', 'admin', 'attach'] },
+  observer: { id: 'observer', value: 'tok-observer-0123456789', scopes: ['observe'] },
+  writer: { id: 'writer', value: 'tok-writer-0123456789', scopes: ['write'] },
+  attacher: { id: 'attacher', value: 'tok-attacher-0123456789', scopes: ['attach'] },
+  pair: { id: 'pair', value: 'tok-pair-0123456789', scopes: ['pair'] },
+  adminOnly: { id: 'admin-only', value: 'tok-adminonly-0123456789', scopes: ['admin'] },
+  alphaOnly: { id: 'alpha-only', value: 'tok-alphaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['alpha'] },
+} as const;
+
+export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface Res {
+  status: number;
+  body: Json;
+  text: string;
+  headers: Headers;
+}
+
+export interface ReqOptions {
+  token?: string;
+  body?: unknown;
+  /** Raw body text (sent as is). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dir: string;
+  configFile: string;
+  networkId: string;
+  proc: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  req(method: string, p: string, o?: ReqOptions): Promise<Res>;
+  get(p: string, token?: string): Promise<Res>;
+  post(p: string, body: unknown, token?: string): Promise<Res>;
+  /** SIGTERM (graceful) and wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill9(): Promise<void>;
+  /** Starts the process again on the same folder and config (a new port). */
+  restart(): Promise<void>;
+  /** Stops the process if running and removes the folder. */
+  dispose(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Config object merged over the test defaults (top-level keys replace, `server`/`auth`/`store`/`network` merge). */
+  config?: Record<string, Json>;
+  /** Reuse an existing folder (its svc.yaml is rewritten unless keepConfig). */
+  dir?: string;
+  keepConfig?: boolean;
+  env?: Record<string, string>;
+  /** Extra arguments for `svc serve`. */
+  args?: string[];
+}
+
+/** The test default config: bearer mode with TOKENS, DMs and human ingress on, sqlite store. */
+export function testConfig(overrides: Record<string, Json> = {}): Record<string, Json> {
+  const base: Record<string, Json> = {
+    network: { id: 'testnet', name: 'Test Net' },
+    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000 },
+    store: { backend: 'sqlite', path: '.svc/svc.db' },
+    auth: { mode: 'bearer', public_read: false, agent_registration: 'token', tokens: Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })) },
+    rooms: [],
+    pairings: [],
+  };
+  for (const [k, v] of Object.entries(overrides)) {
+    base[k] = ['server', 'auth', 'store', 'network'].includes(k) && v && typeof v === 'object' && !Array.isArray(v) ? { ...base[k], ...v } : v;
+  }
+  return base;
+}
+
+export function writeConfig(dir: string, config: Record<string, Json>): string {
+  const file = path.join(dir, 'svc.yaml');
+  writeFileSync(file, stringify(config), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  const config = testConfig(opts.config);
+  const configFile = opts.keepConfig ? path.join(dir, 'svc.yaml') : writeConfig(dir, config);
+  let out = '';
+  let proc!: ChildProcess;
+  let port = 0;
+
+  const launch = async () => {
+    proc = spawn(process.execPath, [SVC_BIN, 'serve', '--config', configFile, ...(opts.args ?? [])], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    port = await new Promise<number>((resolve, reject) => {
+      let first = '';
+      const timer = setTimeout(() => reject(new Error(`svc serve did not start in 15s:\n${out}`)), 15_000);
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        first += d.toString();
+        const m = /svc listening on http:\/\/[^:]+:(\d+)/.exec(first);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      });
+      proc.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`svc serve exited with ${code} before listening:\n${out}`));
+      });
+    });
+  };
+  await launch();
+
+  const exited = () =>
+    new Promise<number | null>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
+      proc.once('exit', (code) => resolve(code));
+    });
+
+  const server: TestServer = {
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    dir,
+    configFile,
+    networkId: String((config.network as { id: string }).id),
+    get proc() {
+      return proc;
+    },
+    output: () => out,
+    async req(method, p, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: string | Buffer | undefined;
+      if (o.raw !== undefined) body = o.raw;
+      else if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const r = await fetch(`${server.url}${p}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await r.text();
+      let parsed: Json = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: r.status, body: parsed, text, headers: r.headers };
+    },
+    get: (p, token) => server.req('GET', p, token ? { token } : {}),
+    post: (p, body, token) => server.req('POST', p, { body, ...(token ? { token } : {}) }),
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      return exited();
+    },
+    async kill9() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGKILL');
+      await exited();
+    },
+    async restart() {
+      await server.stop();
+      await launch();
+    },
+    async dispose() {
+      await server.stop();
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+/** A message send body for a room. */
+export function roomMessage(room: string, from: string, text: string, extra: Record<string, Json> = {}): Record<string, Json> {
+  return { target: { kind: 'room', room_id: room }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }], ...extra };
+}
+
+/** Waits until `fn` returns a truthy value, polling; throws after `ms`. */
+export async function eventually<T>(fn: () => T | Promise<T>, ms = 5000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

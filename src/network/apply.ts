@@ -117,7 +117,10 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
 /** What a config file declares: its rooms and its tokens' agent allowlists as bindings. */
 export function declaredFromConfig(c: Config): { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] } {
   return {
-    agents: c.auth.tokens.flatMap((t) => (t.agents ?? []).map((id) => ({ id, credential_key: `token:${t.id}` }))),
+    // One binding per agent id: the first token that lists it owns it.
+    agents: c.auth.tokens
+      .flatMap((t) => (t.agents ?? []).map((id) => ({ id, credential_key: `token:${t.id}` })))
+      .filter((b, i, all) => all.findIndex((x) => x.id === b.id) === i),
     rooms: c.rooms.map((r) => ({
       id: r.id,
       ...(r.name !== undefined ? { name: r.name } : {}),

@@ -119,7 +119,6 @@ export class SqliteStore implements Store {
     const SQL = await loadSql();
     const file = path.resolve(opts.path);
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    await fs.promises.rm(`${file}.tmp`, { force: true });
     let image: Buffer | undefined;
     try {
       image = await fs.promises.readFile(file);

@@ -8,7 +8,7 @@ export function windowOf(q: URLSearchParams): Window {
   const raw = q.get('limit');
   let limit = DEFAULT_LIMIT;
   if (raw !== null) {
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw badRequest(`query.limit: must be an integer from 1 to ${MAX_LIMIT}`);
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badRequest(`query.limit: must be an integer from 1 to ${MAX_LIMIT}`);
     limit = Math.min(Number(raw), MAX_LIMIT);
   }
   const w: Window = { limit };

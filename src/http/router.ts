@@ -32,7 +32,7 @@ export interface Route {
   schema?: string;
   /** Skip the 401 for an invalid Authorization header (only /install.md's loopback carve-out). */
   lenientAuth?: boolean;
-  /** Runs before authentication: refusals that hold whoever asks (DMs disabled). */
+  /** Runs after the invalid-credential 401, before the route check: refusals that hold whoever asks (DMs disabled). */
   precheck?: (net: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */
   raw?: boolean;

@@ -1,5 +1,5 @@
 // The HTTP server as a value: createHttpHandler(deps) -> (req, res). Order per request:
-// request id -> route match (404/405) -> precheck -> authenticate (401) -> authorize (401/403)
+// request id -> route match (404/405) -> authenticate (401) -> precheck -> authorize (401/403)
 // -> body (413/400) -> handler -> one JSON reply, or one error envelope.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,7 +8,7 @@ import { authorize } from '../auth/policy.js';
 import { authenticate, bearerOf, type Authenticator, type Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { newId } from '../protocol/ids.js';
-import { check } from '../schemas.js';
+import { check, compileRequestSchemas } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
 import { sendError, sendJson, toAppError } from './respond.js';
 import type { Route, Router } from './router.js';
@@ -43,6 +43,8 @@ export function principalOf(deps: HttpDeps, req: IncomingMessage): { principal?:
 }
 
 export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  // At boot, not on the first request of each kind (a compile takes ~100 ms).
+  compileRequestSchemas();
   return (req, res) => {
     const started = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
@@ -74,12 +76,14 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse,
   if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${url.pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
   const route = m.route;
   onRoute(route);
-  route.precheck?.(deps.net);
 
   const who = principalOf(deps, req);
-  if (who.error !== undefined && !route.lenientAuth) throw new AppError('unauthorized', who.error);
-  const principal: Principal = who.principal ?? { kind: 'anonymous' };
+  // Limits come before the 401 so that guessing tokens is limited per address too.
   deps.admit?.(req, who.principal);
+  if (who.error !== undefined && !route.lenientAuth) throw new AppError('unauthorized', who.error);
+  // After the 401: an invalid Authorization header is never answered with anything else (SPEC.md).
+  route.precheck?.(deps.net);
+  const principal: Principal = who.principal ?? { kind: 'anonymous' };
   if (route.action) {
     const d = authorize(principal, route.action, deps.net.config.auth);
     if (!d.allow) throw new AppError(d.status === 401 ? 'unauthorized' : 'forbidden', d.reason);

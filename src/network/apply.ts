@@ -25,8 +25,10 @@ type Change = NonNullable<ApplyResponse['changes']>[number];
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[]): WriteOp[] {
+function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[], at: string): WriteOp[] {
   const net = ctx.config.network.id;
+  // Checked here so a bad member is reported at its place in the request (`body.rooms[1].members[0]`).
+  const members = d.members ? normalizeMembers(net, d.members, `${at}.members`) : undefined;
   const existing = ctx.store.getRoom(d.id);
   if (!existing || existing.removed_at) {
     changes.push({ kind: 'room', id: d.id, action: 'created' });
@@ -35,7 +37,7 @@ function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[]): Write
   const next: RoomRecord = {
     ...existing,
     name: d.name ?? existing.name,
-    members: d.members ? normalizeMembers(net, d.members, `rooms.${d.id}.members`) : existing.members,
+    members: members ?? existing.members,
     visibility: d.visibility ?? existing.visibility,
     write_policy: d.write_policy ?? existing.write_policy,
     federation_pairings: d.federation_pairings ?? existing.federation_pairings,
@@ -67,12 +69,12 @@ function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[]): Write
 }
 
 /** Binds agent ids to static-token credentials. A binding owned by another credential conflicts. */
-function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes: Change[], strict: boolean): WriteOp[] {
+function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes: Change[], strict: boolean, root: string): WriteOp[] {
   const ops: WriteOp[] = [];
   const tokenIds = new Set(ctx.config.auth.tokens.map((t) => t.id));
-  for (const b of bindings) {
+  for (const [i, b] of bindings.entries()) {
     if (!/^token:/.test(b.credential_key) || !tokenIds.has(b.credential_key.slice(6))) {
-      throw new AppError('unprocessable_entity', `agents.${b.id}.credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`);
+      throw new AppError('unprocessable_entity', `${root}agents[${i}].credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`);
     }
     const existing = ctx.store.getAgent(b.id);
     if (existing) {
@@ -89,10 +91,11 @@ function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes
   return ops;
 }
 
-export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, strict = true): Promise<ApplyResponse> {
+/** `root` prefixes error paths: `body.` for a request. */
+export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, strict = true, root = ''): Promise<ApplyResponse> {
   const net = ctx.config.network.id;
   const changes: Change[] = [];
-  const ops = [...agentOps(ctx, req.agents, changes, strict), ...req.rooms.flatMap((r) => roomOps(ctx, r, changes))];
+  const ops = [...agentOps(ctx, req.agents, changes, strict, root), ...req.rooms.flatMap((r, i) => roomOps(ctx, r, changes, `${root}rooms[${i}]`))];
   if (ops.length > 0) await commit(ctx, ops);
   const agents = req.agents
     .map((b) => ctx.store.getAgent(b.id))
@@ -111,7 +114,7 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
   if (req.network_id !== ctx.config.network.id) {
     throw new AppError('unprocessable_entity', `body.network_id: ${req.network_id} is not this network (${ctx.config.network.id})`);
   }
-  return applyDeclared(ctx, req, true);
+  return applyDeclared(ctx, req, true, 'body.');
 }
 
 /** What a config file declares: its rooms and its tokens' agent allowlists as bindings. */

@@ -7,7 +7,7 @@ import { mayAssertAgent, type Principal } from '../auth/principal.js';
 import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentions } from '../protocol/mentions.js';
-import type { Actor, Artifact, Message, SendRequest, SendResponse, Target } from '../protocol/types.js';
+import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
 import { convKeyOf, type DmRecord, type RoomRecord, type ThreadRecord, type WriteOp } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
@@ -137,6 +137,15 @@ function place(ctx: NetworkContext, req: SendRequest, sender: Sender, at: string
   return { target: { kind: 'dm', dm_id: existing.id, participant_ids: existing.participant_ids }, dm: { record, created: false }, mentionScope: existing.participant_ids };
 }
 
+const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data'] as const;
+
+/** A part with only its wire fields: unknown request fields are ignored, not stored or relayed. */
+function wirePart(part: Part): Part {
+  const out: Partial<Record<(typeof PART_FIELDS)[number], unknown>> = {};
+  for (const k of PART_FIELDS) if (part[k] !== undefined) out[k] = part[k];
+  return out as Part;
+}
+
 function artifactsOf(net: string, m: Message): Artifact[] {
   const out: Artifact[] = [];
   m.parts.forEach((part, i) => {
@@ -165,6 +174,9 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   if (req.id !== undefined && !MESSAGE_ID_PATTERN.test(req.id)) {
     throw badRequest('body.id: must be 1-128 characters: letters, digits, . _ : - starting with a letter or digit');
   }
+  if (req.target.kind === 'dm') requireDirectMessages(ctx);
+  // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
+  const sender = resolveSender(ctx, p, req);
   if (req.id !== undefined) {
     const prior = ctx.store.getMessage(req.id);
     if (prior) {
@@ -173,8 +185,6 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
       return { message_id: prior.message.id, event_id: prior.event_id, accepted: true, thread_created: false, dm_created: false };
     }
   }
-  if (req.target.kind === 'dm') requireDirectMessages(ctx);
-  const sender = resolveSender(ctx, p, req);
   const at = now();
   const placed = place(ctx, req, sender, at);
   if (placed.room) {
@@ -186,14 +196,14 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   }
 
   const texts = req.parts.filter((x) => x.kind === 'text' && typeof x.text === 'string').map((x) => x.text!);
-  const aliases = new Map<string, string>(ctx.config.pairings.map((pr) => [pr.id, pr.remote_network_id]));
+  const aliases = new Map<string, string>(ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])));
   const message: Message = {
     id: req.id ?? newId('msg'),
     network_id: net,
-    ...(req.origin ? { origin: req.origin } : {}),
+    ...(req.origin ? { origin: { network_id: req.origin.network_id, message_id: req.origin.message_id } } : {}),
     target: placed.target,
     from: sender.actor,
-    parts: req.parts,
+    parts: req.parts.map(wirePart),
     mentions: resolveMentions(texts, req.mentions ?? [], { localNetwork: net, members: placed.mentionScope, aliases }),
     created_at: at,
   };

@@ -3,7 +3,7 @@ import { requireDirectMessages } from '../../network/access.js';
 import { windowOf } from '../query.js';
 import type { Route } from '../router.js';
 
-// DMs off answers 403 before anything else, whoever asks (precheck).
+// DMs off answers 403 whoever asks, once an invalid Authorization header has had its 401 (precheck).
 export const dmRoutes: Route[] = [
   {
     method: 'GET',

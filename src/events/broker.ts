@@ -1,24 +1,150 @@
-// The in-process publisher of stored events. Subscribers are called synchronously in publish
-// order; each subscriber owns its own bounded queue (see src/live).
+// The in-process publisher of stored events. Plain subscribers are called synchronously in publish
+// order. Queued subscribers (SSE streams, attachments) each own a bounded queue that is handed over
+// once per event-loop turn; one that cannot keep up is dropped, never left to grow, and counted.
 
 import type { StoredEvent } from '../store/types.js';
 
 export type Subscriber = (e: StoredEvent) => void;
 
+export interface QueueOptions {
+  /** Most events that may wait while the subscriber is paused; one more drops it. */
+  max: number;
+  /** Most bytes (by `sizeOf`) that may wait while paused; more drops it. */
+  maxBytes?: number;
+  /** The size of an event in the subscriber's encoding (cached by the caller). */
+  sizeOf?: (e: StoredEvent) => number;
+  /** Label of the drop counter (`sse`, `attach`). */
+  surface: string;
+  /** Receives the events queued since the last hand-over, oldest first. */
+  deliver: (batch: StoredEvent[]) => void;
+  /** Called once when the broker lets this subscriber go (it fell behind, or its delivery threw). */
+  dropped: () => void;
+}
+
+/** A queued subscriber: pause it while its socket is congested, resume it on drain. */
+export class Subscription {
+  /** @internal */ queue: StoredEvent[] = [];
+  /** @internal */ queuedBytes = 0;
+  private isPaused = false;
+  private isClosed = false;
+
+  constructor(
+    /** @internal */ readonly opts: QueueOptions,
+    private readonly owner: Broker,
+  ) {}
+
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Events waiting for the next hand-over. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  pause(): void {
+    this.isPaused = true;
+  }
+
+  resume(): void {
+    if (this.isClosed || !this.isPaused) return;
+    this.isPaused = false;
+    if (this.queue.length > 0) this.owner.scheduleFlush();
+  }
+
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.owner.detach(this);
+  }
+}
+
 export class Broker {
   private readonly subscribers = new Set<Subscriber>();
+  private readonly queued = new Set<Subscription>();
+  private flushScheduled = false;
+  private dropCount = 0;
+  /** Told about every drop (the broker drops metric). */
+  onDrop?: (surface: string) => void;
 
-  /** Registers a subscriber; returns its clean-up. */
+  /** Registers a synchronous subscriber; returns its clean-up. */
   subscribe(fn: Subscriber): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);
   }
 
-  publish(events: readonly StoredEvent[]): void {
-    for (const e of events) for (const fn of this.subscribers) fn(e);
+  /** Registers a subscriber with its own bounded queue, flushed once per event-loop turn. */
+  open(opts: QueueOptions): Subscription {
+    const sub = new Subscription(opts, this);
+    this.queued.add(sub);
+    return sub;
   }
 
+  /** O(subscribers) per event: a queued subscriber gets a reference pushed, nothing more. */
+  publish(events: readonly StoredEvent[]): void {
+    if (events.length === 0) return;
+    for (const e of events) for (const fn of this.subscribers) fn(e);
+    if (this.queued.size === 0) return;
+    for (const sub of this.queued) {
+      for (const e of events) sub.queue.push(e);
+      const { sizeOf, maxBytes } = sub.opts;
+      if (sizeOf) for (const e of events) sub.queuedBytes += sizeOf(e);
+      // A subscriber that is not paused is emptied this very turn, so only a paused one can fall behind.
+      if (sub.paused && (sub.queue.length > sub.opts.max || (maxBytes !== undefined && sub.queuedBytes > maxBytes))) this.drop(sub);
+    }
+    this.scheduleFlush();
+  }
+
+  /** Subscribers of both kinds. */
   get size(): number {
-    return this.subscribers.size;
+    return this.subscribers.size + this.queued.size;
+  }
+
+  /** Queued subscribers dropped since start. */
+  get drops(): number {
+    return this.dropCount;
+  }
+
+  /** @internal */
+  scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** @internal */
+  detach(sub: Subscription): void {
+    this.queued.delete(sub);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const sub of this.queued) {
+      if (sub.paused || sub.queue.length === 0) continue;
+      const batch = sub.queue;
+      sub.queue = [];
+      sub.queuedBytes = 0;
+      try {
+        sub.opts.deliver(batch);
+      } catch {
+        // One subscriber's failure must not keep the others from their events; it is let go as if
+        // dropped (so it can recover), but it did not fall behind, so it is not counted.
+        sub.close();
+        sub.opts.dropped();
+      }
+    }
+  }
+
+  private drop(sub: Subscription): void {
+    sub.close();
+    this.dropCount++;
+    this.onDrop?.(sub.opts.surface);
+    sub.opts.dropped();
   }
 }

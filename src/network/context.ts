@@ -19,6 +19,8 @@ export interface Hooks {
   checkLoop?: (conv: string, m: Message) => void;
   /** Records an accepted message for the loop guard. */
   recordLoop?: (conv: string, m: Message) => void;
+  /** Observes the latency of each durable write (metrics). */
+  observeWrite?: (seconds: number) => void;
   /** Operator warnings contributed by other parts (pairing compatibility, ...). */
   warnings?: () => Warning[];
 }
@@ -44,7 +46,9 @@ export function newEvent(ctx: NetworkContext, type: ServiceEvent['type'], fields
 
 /** Writes a batch durably, then publishes its events with their sequence numbers. */
 export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<StoredEvent[]> {
+  const started = performance.now();
   const result: WriteResult = await ctx.store.write(ops);
+  ctx.hooks.observeWrite?.((performance.now() - started) / 1000);
   const stored: StoredEvent[] = [];
   let i = 0;
   for (const op of ops) if (op.op === 'event.append') stored.push({ seq: result.event_seqs[i++]!, event: op.event });

@@ -1,0 +1,73 @@
+// Presence and wake events (AgentEvent payloads). Lifecycle reasons and error details appear only
+// with server.debug_events: they may expose infrastructure details to every stream reader.
+
+import { fqid } from '../protocol/ids.js';
+import type { AgentEvent, EventType, ServiceEvent, Target } from '../protocol/types.js';
+import { newEvent, type NetworkContext } from '../network/context.js';
+
+/** SPEC.md's lifecycle reason values for agent.connected / agent.disconnected. */
+export type LifecycleReason =
+  | 'attachment_ready'
+  | 'client_closed'
+  | 'client_going_away'
+  | 'client_error'
+  | 'read_timeout'
+  | 'read_error'
+  | 'heartbeat_write_failed'
+  | 'event_write_failed'
+  | 'event_stream_closed'
+  | 'request_context_done';
+
+export interface AttachedAgent {
+  id: string;
+  name?: string;
+}
+
+/** A targeted wake: a message that names the agent (mention) or reaches it in a DM. */
+export interface Wake {
+  message_id: string;
+  reason: 'mention' | 'dm';
+  target: Target;
+}
+
+function agentPayload(ctx: NetworkContext, a: AttachedAgent, extra: Partial<AgentEvent>): AgentEvent {
+  const net = ctx.config.network.id;
+  return { agent_id: a.id, network_id: net, fqid: fqid(net, 'agents', a.id), ...(a.name ? { name: a.name } : {}), ...extra };
+}
+
+/** agent.connected or agent.disconnected, with the reason and detail only in debug mode. */
+export function presenceEvent(ctx: NetworkContext, type: 'agent.connected' | 'agent.disconnected', a: AttachedAgent, reason: LifecycleReason, detail?: string): ServiceEvent {
+  const debug = ctx.config.server.debug_events;
+  const extra: Partial<AgentEvent> = debug ? { reason, ...(detail ? { error: detail } : {}) } : {};
+  return newEvent(ctx, type, { agent: agentPayload(ctx, a, extra) });
+}
+
+/** agent.wake.delivered or agent.wake.failed (with its error). */
+export function wakeEvent(ctx: NetworkContext, type: Extract<EventType, 'agent.wake.delivered' | 'agent.wake.failed'>, a: AttachedAgent, w: Wake, error?: string): ServiceEvent {
+  return newEvent(ctx, type, {
+    agent: agentPayload(ctx, a, { message_id: w.message_id, reason: w.reason, target: w.target, ...(error ? { error } : {}) }),
+  });
+}
+
+/** The forms an agent is named by in messages, computed once per attachment. */
+export interface AgentNames {
+  id: string;
+  network_id: string;
+  /** `net:id`, as in DM participant ids. */
+  scoped: string;
+  fqid: string;
+}
+
+export function agentNames(net: string, id: string): AgentNames {
+  return { id, network_id: net, scoped: `${net}:${id}`, fqid: fqid(net, 'agents', id) };
+}
+
+/** The wake an event is for this agent, if any. Passive room traffic and the agent's own messages wake nobody. */
+export function wakeOf(e: ServiceEvent, self: AgentNames): Wake | undefined {
+  const m = e.message;
+  if (e.type !== 'message.created' || !m) return undefined;
+  if (m.from.id === self.id && m.from.network_id === self.network_id && m.from.type === 'agent') return undefined;
+  if (m.target.kind === 'dm' && m.target.participant_ids.includes(self.scoped)) return { message_id: m.id, reason: 'dm', target: m.target };
+  if (m.mentions.includes(self.fqid)) return { message_id: m.id, reason: 'mention', target: m.target };
+  return undefined;
+}

@@ -1,0 +1,131 @@
+// Feeds one attachment in sequence order with no gap and no duplicate: first from the durable store
+// (resume from a cursor, or catch-up after falling behind), then live from a bounded broker queue.
+// The switch happens in one synchronous step, so every event comes from exactly one of the two.
+
+import type { Duplex } from 'node:stream';
+import type { Subscription } from '../../events/broker.js';
+import type { StoredEvent } from '../../store/types.js';
+import { eventJson } from '../encode.js';
+import type { LiveHub } from '../hub.js';
+
+/** Most events, and bytes of event JSON, waiting for a congested attachment before it is moved back to store catch-up. */
+export const ATTACH_QUEUE_MAX = 1024;
+export const ATTACH_QUEUE_MAX_BYTES = 4 * 1024 * 1024;
+/** Socket bytes waiting beyond which an attachment counts as congested. */
+export const CONGESTED_BYTES = 512 * 1024;
+/** Events read per store page during catch-up. */
+const PAGE = 64;
+
+export interface FeedSink {
+  /** Sends what the attachment wants of these events (all newer than anything given before). */
+  write(events: readonly StoredEvent[]): void;
+}
+
+export class Feed {
+  private seq = 0;
+  private sub: Subscription | undefined;
+  private waiting = false;
+  private stopped = false;
+  private readonly onDrain = () => {
+    this.waiting = false;
+    if (this.stopped) return;
+    if (this.sub) this.sub.resume();
+    else this.pump();
+  };
+
+  constructor(
+    private readonly hub: LiveHub,
+    private readonly socket: Duplex,
+    private readonly sink: FeedSink,
+  ) {}
+
+  /** The highest sequence handed to the sink (or skipped as before the start). */
+  get position(): number {
+    return this.seq;
+  }
+
+  /**
+   * Sets where delivery starts: after `cursor`, or at the live head when there is none or it is
+   * ahead of this server (a store that was reset). Returns the cursor actually used.
+   */
+  from(cursor: number | undefined): number {
+    const head = this.hub.publishedSeq;
+    this.seq = cursor === undefined || cursor > head ? head : cursor;
+    return this.seq;
+  }
+
+  /** Starts delivering. */
+  run(): void {
+    this.pump();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.sub?.close();
+    this.sub = undefined;
+    this.socket.off('drain', this.onDrain);
+  }
+
+  private congested(): boolean {
+    return this.socket.writableLength > CONGESTED_BYTES;
+  }
+
+  private waitForDrain(): void {
+    if (this.waiting) return;
+    this.waiting = true;
+    this.socket.once('drain', this.onDrain);
+  }
+
+  private give(events: readonly StoredEvent[]): void {
+    let from = 0;
+    while (from < events.length && events[from]!.seq <= this.seq) from++;
+    if (from === events.length) return;
+    const fresh = from === 0 ? events : events.slice(from);
+    this.seq = fresh[fresh.length - 1]!.seq;
+    this.sink.write(fresh);
+  }
+
+  /** Store catch-up until the live head, then the broker queue. */
+  private pump(): void {
+    // Already live: the queue feeds it.
+    if (this.sub) return;
+    while (!this.stopped) {
+      if (this.congested()) return this.waitForDrain();
+      // Only what the broker has published is durable; newer rows may still be awaiting their fsync.
+      const head = this.hub.publishedSeq;
+      if (this.seq >= head) return this.subscribe();
+      const page = this.hub.net.store.eventsAfter(this.seq, PAGE).filter((e) => e.seq <= head);
+      if (page.length === 0) {
+        this.seq = head;
+        continue;
+      }
+      for (const e of page) {
+        this.give([e]);
+        if (this.stopped || this.congested()) break;
+      }
+    }
+  }
+
+  private subscribe(): void {
+    const sub = this.hub.net.broker.open({
+      max: ATTACH_QUEUE_MAX,
+      maxBytes: ATTACH_QUEUE_MAX_BYTES,
+      sizeOf: (e) => eventJson(e.event).length,
+      surface: 'attach',
+      deliver: (batch) => {
+        this.give(batch);
+        if (!this.stopped && this.congested()) {
+          sub.pause();
+          this.waitForDrain();
+        }
+      },
+      // Let go (it fell behind): nothing is lost, the store has every event; catch up from it once drained.
+      dropped: () => {
+        this.sub = undefined;
+        if (this.congested()) this.waitForDrain();
+        else setImmediate(() => this.pump());
+      },
+    });
+    this.sub = sub;
+  }
+}

@@ -1,0 +1,294 @@
+// One attachment, as a state machine: awaiting IDENTIFY -> identifying -> ready -> closed.
+// HELLO on open; IDENTIFY registers or resolves the agent (rejections travel in an ERROR frame
+// before READY); then EVENT frames from the feed, ACKs that settle wakes, PING/PONG and a read
+// deadline of two heartbeat intervals.
+
+import type { Duplex } from 'node:stream';
+import type { RawData, WebSocket } from 'ws';
+import { AppError } from '../../errors.js';
+import { mayAssertAgent, type Principal } from '../../auth/principal.js';
+import { registerAgent, type Registered } from '../../network/agents.js';
+import type { StoredEvent } from '../../store/types.js';
+import { agentNames, presenceEvent, wakeEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason, type Wake } from '../agent-events.js';
+import { attachFrame } from '../encode.js';
+import type { Closable, LiveHub } from '../hub.js';
+import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
+import { Feed } from './feed.js';
+import {
+  capabilitiesOf,
+  cursorOf,
+  errorFrame,
+  FrameError,
+  helloFrame,
+  parseClientFrame,
+  PING_FRAME,
+  PONG_FRAME,
+  readyFrame,
+  type AttachErrorCode,
+  type ClientFrame,
+} from './frames.js';
+import { WakeLedger } from './wakes.js';
+
+type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
+
+/** WebSocket close codes (README, Attachment errors). */
+export const CLOSE = { normal: 1000, goingAway: 1001, rejected: 1008, readTimeout: 4000 } as const;
+
+const TEXT = { binary: false } as const;
+/** After we start a close, a peer that does not finish the handshake is cut off. */
+const CLOSE_GRACE_MS = 1000;
+
+export interface SessionOptions {
+  hub: LiveHub;
+  ws: WebSocket;
+  /** The upgraded socket, for corking batches and watching congestion. */
+  socket: Duplex;
+  principal: Principal;
+}
+
+export class AttachSession implements Closable {
+  private state: State = 'awaiting_identify';
+  private lastSeen = Date.now();
+  private readonly heartbeatMs: number;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private agent: AttachedAgent | undefined;
+  private names: AgentNames | undefined;
+  private entry: { credentialKey: string } | undefined;
+  private caps: Capabilities = ALL_CAPABILITIES;
+  private acked = 0;
+  private readonly wakes = new WakeLedger();
+  private readonly feed: Feed;
+  private reason: LifecycleReason | undefined;
+  private detail: string | undefined;
+  private finished: Promise<void> | undefined;
+
+  constructor(private readonly o: SessionOptions) {
+    this.heartbeatMs = o.hub.net.config.server.heartbeat_interval_ms;
+    this.feed = new Feed(o.hub, o.socket, { write: (events) => this.deliver(events) });
+  }
+
+  /** Sends HELLO and starts the heartbeat. */
+  start(): void {
+    const { ws, hub } = this.o;
+    hub.open.add(this);
+    const touch = () => (this.lastSeen = Date.now());
+    ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+    ws.on('ping', touch);
+    ws.on('pong', touch);
+    ws.on('error', (err) => this.note('read_error', err.message));
+    ws.on('close', (code, reason) => this.onClose(code, reason.toString()));
+    this.send(helloFrame(this.heartbeatMs));
+    this.heartbeat = setInterval(() => this.tick(), this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Server shutdown. */
+  close(): Promise<void> {
+    this.end('request_context_done', 'the server is shutting down', CLOSE.goingAway, 'server shutting down');
+    return this.finished ?? Promise.resolve();
+  }
+
+  private closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  private send(text: string): void {
+    this.o.ws.send(text);
+  }
+
+  private tick(): void {
+    if (Date.now() - this.lastSeen > 2 * this.heartbeatMs) {
+      this.reject('read_timeout', `no frame from the client in ${2 * this.heartbeatMs} ms (two heartbeat intervals)`, 'read_timeout', CLOSE.readTimeout);
+      return;
+    }
+    this.o.ws.send(PING_FRAME, (err) => err && this.end('heartbeat_write_failed', err.message, CLOSE.goingAway, 'write failed'));
+  }
+
+  private onFrame(data: RawData, isBinary: boolean): void {
+    this.lastSeen = Date.now();
+    if (this.state === 'closed') return;
+    let f: ClientFrame;
+    try {
+      f = parseClientFrame(data, isBinary);
+    } catch (err) {
+      if (err instanceof FrameError) return this.reject(err.code, err.message, 'read_error');
+      throw err;
+    }
+    switch (f.op) {
+      case 'PING':
+        return this.send(PONG_FRAME);
+      case 'PONG':
+        return;
+      case 'ERROR':
+        return this.end('client_error', f.error || 'the client reported an error', CLOSE.normal, 'client error');
+      case 'IDENTIFY':
+        if (this.state !== 'awaiting_identify') return this.reject('unexpected_frame', 'IDENTIFY: this session has already sent IDENTIFY', 'read_error');
+        this.identify(f).catch((err: unknown) => {
+          this.o.hub.net.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
+          this.reject('internal_error', 'the attachment could not be set up', 'read_error');
+        });
+        return;
+      case 'ACK':
+        if (this.state !== 'ready') return this.reject('unexpected_frame', 'ACK: wait for READY before acknowledging events', 'read_error');
+        return this.ack(cursorOf(f.cursor) ?? 0);
+    }
+  }
+
+  private async identify(f: Extract<ClientFrame, { op: 'IDENTIFY' }>): Promise<void> {
+    this.state = 'identifying';
+    const { hub, principal: p } = this.o;
+    const net = hub.net;
+    const networkId = net.config.network.id;
+    if (f.network_id !== networkId) return this.reject('network_mismatch', `IDENTIFY.network_id: this is network ${networkId}, not ${f.network_id}`);
+    const id = f.agent.id;
+    if (p.kind !== 'anonymous' && !mayAssertAgent(p, id)) {
+      const why = p.kind === 'agent' ? `this agent token belongs to agent ${p.agentId}` : `this token may not assert agent ${id} (not in its agents allowlist)`;
+      return this.reject('forbidden', `IDENTIFY.agent.id: ${why}`);
+    }
+    let reg: Registered;
+    try {
+      reg = await registerAgent(net, p, { requested_agent_id: id, ...(f.agent.name ? { name: f.agent.name } : {}) });
+    } catch (err) {
+      if (this.closed()) return;
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'conflict') {
+        return this.reject('conflict', p.kind === 'anonymous' ? `agent ${id} is already registered; attach with its agent token` : err.message);
+      }
+      return this.reject(err.code === 'bad_request' ? 'bad_frame' : 'forbidden', err.message);
+    }
+    // The client may have left (or the server begun to stop) while the registration was stored.
+    if (this.closed()) return;
+
+    const mine = p.kind === 'anonymous' ? reg.record.credential_key : p.credentialKey;
+    const active = hub.attached.get(id);
+    if (active) {
+      return active.credentialKey === mine
+        ? this.reject('session_in_use', `agent ${id} already has an active attachment (one runtime per agent); close it first`)
+        : this.reject('conflict', `agent ${id} is attached with another credential`);
+    }
+    this.entry = { credentialKey: mine };
+    hub.attached.set(id, this.entry);
+    const name = reg.record.name ?? f.agent.name;
+    this.agent = { id, ...(name ? { name } : {}) };
+    this.names = agentNames(networkId, id);
+    this.caps = capabilitiesOf(f.capabilities);
+    const start = this.feed.from(cursorOf(f.cursor));
+    this.state = 'ready';
+    const r = reg.registration;
+    this.send(
+      readyFrame({
+        network_id: networkId,
+        agent_id: id,
+        actor_uid: r.actor_uid,
+        actor_uri: r.actor_uri,
+        ...(r.agent_token ? { agent_token: r.agent_token } : {}),
+        cursor: String(start),
+      }),
+    );
+    hub.metrics.attachClients.inc();
+    void hub.emit([presenceEvent(net, 'agent.connected', this.agent, 'attachment_ready')]);
+    this.feed.run();
+  }
+
+  private ack(cursor: number): void {
+    const at = this.feed.position;
+    if (cursor > at) return this.reject('bad_cursor', `ACK.cursor: ${cursor} is beyond the last delivered cursor ${at}`, 'read_error');
+    if (cursor <= this.acked) return;
+    this.acked = cursor;
+    const done = this.wakes.ackUpTo(cursor);
+    if (done.length > 0) void this.o.hub.emit(done.map((w) => wakeEvent(this.o.hub.net, 'agent.wake.delivered', this.agent!, w)));
+  }
+
+  /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */
+  private deliver(events: readonly StoredEvent[]): void {
+    if (this.state !== 'ready' || !this.agent || !this.names) return;
+    const { hub, ws, socket } = this.o;
+    const names = this.names;
+    const agentId = this.agent.id;
+    const networkId = hub.net.config.network.id;
+    const frames: Buffer[] = [];
+    const evicted: Wake[] = [];
+    let removed = false;
+    for (const e of events) {
+      const ev = e.event;
+      if (ev.type === 'agent.removed' && (ev.agent?.agent_id ?? ev.agent_id) === agentId) {
+        removed = true;
+        break;
+      }
+      if (!attachmentWants(hub.audienceOf(e), ev, agentId, this.caps, networkId)) continue;
+      const frame = attachFrame(e, this.caps.artifacts);
+      if (!frame) continue;
+      frames.push(frame);
+      const w = wakeOf(ev, names);
+      if (w) evicted.push(...this.wakes.add(e.seq, w));
+    }
+    if (frames.length > 0) {
+      socket.cork();
+      const lastIndex = frames.length - 1;
+      frames.forEach((frame, i) =>
+        ws.send(frame, TEXT, i === lastIndex ? (err) => err && this.end('event_write_failed', err.message, CLOSE.goingAway, 'write failed') : undefined),
+      );
+      socket.uncork();
+    }
+    if (evicted.length > 0) {
+      void hub.emit(evicted.map((w) => wakeEvent(hub.net, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')));
+    }
+    if (removed) this.reject('agent_removed', `agent ${agentId} was removed from the network`, 'event_stream_closed');
+  }
+
+  /** Sends an ERROR frame, then closes. */
+  private reject(code: AttachErrorCode, message: string, reason: LifecycleReason = 'read_error', closeCode: number = CLOSE.rejected): void {
+    if (this.state === 'closed') return;
+    this.send(errorFrame(code, message));
+    this.end(reason, message, closeCode, code);
+  }
+
+  /** Records why the session ends (the first cause wins). */
+  private note(reason: LifecycleReason, detail: string): void {
+    this.reason ??= reason;
+    this.detail ??= detail;
+  }
+
+  private end(reason: LifecycleReason, detail: string, code: number, closeReason: string): void {
+    if (this.state === 'closed') return;
+    this.note(reason, detail);
+    try {
+      this.o.ws.close(code, closeReason.slice(0, 120));
+    } catch {
+      this.o.ws.terminate();
+    }
+    this.killTimer = setTimeout(() => this.o.ws.terminate(), CLOSE_GRACE_MS);
+    this.killTimer.unref();
+    void this.finish();
+  }
+
+  private onClose(code: number, reason: string): void {
+    clearTimeout(this.killTimer);
+    const detail = `connection closed (code ${code}${reason ? `: ${reason}` : ''})`;
+    if (code === 1001) this.note('client_going_away', detail);
+    else if (code === 1000 || code === 1005) this.note('client_closed', detail);
+    else this.note('read_error', detail);
+    void this.finish();
+  }
+
+  /** Releases everything once; after READY, emits agent.disconnected and fails unacknowledged wakes. */
+  private finish(): Promise<void> {
+    if (this.finished) return this.finished;
+    const wasReady = this.state === 'ready';
+    this.state = 'closed';
+    clearInterval(this.heartbeat);
+    this.feed.stop();
+    const { hub } = this.o;
+    hub.open.delete(this);
+    if (!wasReady || !this.agent) return (this.finished = Promise.resolve());
+    if (hub.attached.get(this.agent.id) === this.entry) hub.attached.delete(this.agent.id);
+    hub.metrics.attachClients.dec();
+    const reason = this.reason ?? 'read_error';
+    const events = [presenceEvent(hub.net, 'agent.disconnected', this.agent, reason, this.detail)];
+    for (const w of this.wakes.drain()) {
+      events.push(wakeEvent(hub.net, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`));
+    }
+    return (this.finished = hub.emit(events));
+  }
+}

@@ -1,0 +1,81 @@
+// GET /v1/attach: checks the browser Origin and the credential (header or console cookie, exactly
+// as HTTP does) before upgrading; a refusal is an ordinary HTTP error envelope.
+
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { UpgradeHandler } from '../../app.js';
+import { authorize } from '../../auth/policy.js';
+import type { Principal } from '../../auth/principal.js';
+import { AppError } from '../../errors.js';
+import { sendError, toAppError } from '../../http/respond.js';
+import { principalOf, type HttpDeps } from '../../http/server.js';
+import { newId } from '../../protocol/ids.js';
+import type { LiveHub } from '../hub.js';
+import { defaultOrigins, originAllowed } from '../origin.js';
+import { AttachSession } from './session.js';
+
+/** SPEC.md, Limits: WebSocket frames are capped at 1 MiB. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+export const ATTACH_PATH = '/v1/attach';
+
+export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host: string; port: number } | undefined): UpgradeHandler {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false });
+  return (req, socket, head) => {
+    if ((req.url ?? '/').split('?')[0] !== ATTACH_PATH) return false;
+    socket.on('error', () => socket.destroy());
+    try {
+      if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
+      // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
+      if (!validHandshake(req)) throw new AppError('bad_request', 'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)');
+      const origin = req.headers.origin;
+      if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
+        throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
+      }
+      const who = principalOf(http, req);
+      if (who.error !== undefined) throw new AppError('unauthorized', who.error);
+      const principal: Principal = who.principal ?? { kind: 'anonymous' };
+      http.admit?.(req, who.principal);
+      const d = authorize(principal, 'attach', hub.net.config.auth);
+      if (!d.allow) throw new AppError(d.status === 401 ? 'unauthorized' : 'forbidden', d.reason);
+      wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
+    } catch (err) {
+      refuse(req, socket, toAppError(err).error);
+    }
+    return true;
+  };
+}
+
+/** The RFC 6455 handshake headers ws checks in handleUpgrade. */
+function validHandshake(req: IncomingMessage): boolean {
+  const key = req.headers['sec-websocket-key'];
+  const version = req.headers['sec-websocket-version'];
+  return (
+    req.method === 'GET' &&
+    req.headers.upgrade?.toLowerCase() === 'websocket' &&
+    typeof key === 'string' &&
+    /^[+/0-9A-Za-z]{22}==$/.test(key.trim()) &&
+    (version === '13' || version === '8')
+  );
+}
+
+function allowedOrigins(hub: LiveHub, addr: { host: string; port: number } | undefined): readonly string[] {
+  // An empty list reads as omitted (the documented sample config writes `allowed_origins: []`).
+  const configured = hub.net.config.server.allowed_origins;
+  if (configured && configured.length > 0) return configured;
+  if (!addr) return [];
+  return defaultOrigins(addr.host, addr.port);
+}
+
+/** Answers the upgrade request with the usual error envelope and closes the socket. */
+function refuse(req: IncomingMessage, socket: Duplex, err: AppError): void {
+  const res = new ServerResponse(req);
+  res.assignSocket(socket as Socket);
+  res.shouldKeepAlive = false;
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  sendError(res, err, newId('req'));
+}

@@ -1,0 +1,27 @@
+// The live feature: SSE at /v1/events/stream, the WebSocket attachment at /v1/attach, presence and
+// wake events, and GET /metrics with the HTTP observer.
+
+import type { FeatureFactory } from '../app.js';
+import { metricsRoutes, observeHttp } from '../http/routes/metrics.js';
+import { validatorFor } from '../schemas.js';
+import { attachUpgrade } from './attach/upgrade.js';
+import { LiveHub } from './hub.js';
+import { sseRoute } from './sse.js';
+
+export const liveFeature: FeatureFactory = (app) => {
+  // Compiled now, so a broken frame schema stops the start instead of the first IDENTIFY.
+  validatorFor('attach-frames');
+  const hub = new LiveHub(app.net, app.metrics);
+  app.http.observe = observeHttp(app.metrics);
+  app.net.hooks.observeWrite = (seconds) => app.metrics.storeWriteDuration.observe(seconds);
+  let bound: { host: string; port: number } | undefined;
+  return {
+    routes: [sseRoute(hub), ...metricsRoutes(app.metrics)],
+    upgrade: attachUpgrade(hub, app.http, () => bound),
+    started: (addr) => {
+      bound = addr;
+    },
+    reloaded: (config) => hub.buffer.resize(config.server.event_buffer),
+    close: () => hub.close(),
+  };
+};

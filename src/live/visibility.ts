@@ -1,0 +1,159 @@
+// Which live subscriber may receive an event. An event's audience (its room, DM or agent) is
+// resolved once per event; each subscriber then asks the same questions as HTTP reads
+// (src/auth/visibility.ts) about that audience.
+
+import { authorize, type PolicySettings } from '../auth/policy.js';
+import type { Principal } from '../auth/principal.js';
+import { canSeeAgent, canSeeDm, canSeeRoom, memberIsLocalAgent, viewerOf, type Viewer } from '../auth/visibility.js';
+import type { ServiceEvent, Target } from '../protocol/types.js';
+import type { DmRecord, RoomRecord, Store } from '../store/types.js';
+
+export type ConversationKind = 'room' | 'thread' | 'dm';
+
+/** What an event concerns. */
+export interface Audience {
+  kind: 'conversation' | 'agent' | 'pairing';
+  /** The room of a room or thread event, or of an agent event's target. */
+  room?: RoomRecord;
+  /** The DM of a DM event, or of an agent event's target. */
+  dm?: DmRecord;
+  /** For conversation events: which attachment capability covers it. */
+  conv?: ConversationKind;
+  /** For agent events: the agent it is about. */
+  agentId?: string;
+  /** Anonymous public readers may receive it when its room is public (public room and thread events). */
+  publicKind: boolean;
+  /** Local agent ids taking part: room members or DM participants. */
+  locals: ReadonlySet<string>;
+  /** Active rooms, read once per event and only when a restricted viewer asks about an agent. */
+  rooms: () => RoomRecord[];
+}
+
+/** A subscriber's standing: the HTTP viewer plus what the live surfaces add. */
+export interface LiveViewer {
+  viewer: Viewer;
+  anonymous: boolean;
+  /** May read pairing metadata (the pairings routes' rule). */
+  pairings: boolean;
+}
+
+export function liveViewerOf(p: Principal, settings: PolicySettings): LiveViewer {
+  return { viewer: viewerOf(p), anonymous: p.kind === 'anonymous', pairings: authorize(p, 'pairings.read', settings).allow };
+}
+
+function localsOf(net: string, ids: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  const prefix = `${net}:`;
+  for (const m of ids) {
+    if (!m.includes(':')) out.add(m);
+    else if (m.startsWith(prefix)) out.add(m.slice(prefix.length));
+  }
+  return out;
+}
+
+function roomFor(store: Store, id: string, fallback?: ServiceEvent['room']): RoomRecord | undefined {
+  const r = store.getRoom(id);
+  if (r || !fallback) return r;
+  return { ...fallback, federation_pairings: [], updated_at: fallback.created_at };
+}
+
+function dmFor(store: Store, id: string, participants: readonly string[] = []): DmRecord {
+  return store.getDm(id) ?? { id, participant_ids: [...participants], message_count: 0, last_message_at: '', created_at: '' };
+}
+
+/** Resolves the room or DM of a conversation target. */
+function targetParts(store: Store, net: string, t: Target | undefined): Pick<Audience, 'room' | 'dm' | 'conv' | 'locals'> {
+  if (!t) return { locals: new Set() };
+  if (t.kind === 'dm') {
+    const dm = dmFor(store, t.dm_id, t.participant_ids);
+    return { dm, conv: 'dm', locals: localsOf(net, dm.participant_ids) };
+  }
+  const room = roomFor(store, t.room_id);
+  return { ...(room ? { room } : {}), conv: t.kind, locals: localsOf(net, room?.members ?? []) };
+}
+
+/** The audience of one event, read from the store as it is now. */
+export function resolveAudience(store: Store, net: string, e: ServiceEvent): Audience {
+  let rooms: RoomRecord[] | undefined;
+  const base = { rooms: () => (rooms ??= store.listRooms()), locals: new Set<string>() as ReadonlySet<string> };
+  switch (e.type) {
+    case 'message.created':
+      return { ...base, kind: 'conversation', publicKind: true, ...targetParts(store, net, e.message?.target) };
+    case 'thread.created': {
+      const room = e.thread ? roomFor(store, e.thread.room_id) : undefined;
+      return { ...base, kind: 'conversation', publicKind: true, conv: 'thread', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
+    }
+    case 'dm.created': {
+      const dm = e.dm ? dmFor(store, e.dm.id, e.dm.participant_ids) : undefined;
+      return { ...base, kind: 'conversation', publicKind: false, conv: 'dm', ...(dm ? { dm } : {}), locals: localsOf(net, dm?.participant_ids ?? []) };
+    }
+    case 'room.created':
+    case 'room.members.updated':
+    case 'room.removed': {
+      const id = e.room?.id ?? e.room_id;
+      const room = id !== undefined ? roomFor(store, id, e.room) : undefined;
+      // Membership changes and removals are admin events: never for anonymous readers.
+      return { ...base, kind: 'conversation', publicKind: e.type === 'room.created', conv: 'room', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
+    }
+    case 'agent.removed':
+    case 'agent.connected':
+    case 'agent.disconnected':
+    case 'agent.wake.delivered':
+    case 'agent.wake.failed': {
+      const agentId = e.agent?.agent_id ?? e.agent_id;
+      const t = targetParts(store, net, e.agent?.target);
+      return { ...base, kind: 'agent', publicKind: false, ...(agentId !== undefined ? { agentId } : {}), ...(t.room ? { room: t.room } : {}), ...(t.dm ? { dm: t.dm } : {}) };
+    }
+    case 'pairing.updated':
+      return { ...base, kind: 'pairing', publicKind: false };
+    case 'conversation.loop_guard':
+      // An operator notice about one conversation (src/reliability.ts): for whoever may see that conversation, never anonymous.
+      return { ...base, kind: 'conversation', publicKind: false, ...targetParts(store, net, e.agent?.target) };
+    default:
+      // Events this table does not know (loop guard notices, ...) follow their message, if any, and are never public.
+      if (e.message) return { ...base, kind: 'conversation', publicKind: false, ...targetParts(store, net, e.message.target) };
+      return { ...base, kind: 'pairing', publicKind: false };
+  }
+}
+
+/** Whether an SSE subscriber may receive an event with this audience. */
+export function viewerSees(lv: LiveViewer, a: Audience, net: string): boolean {
+  if (a.kind === 'pairing') return lv.pairings;
+  const v = lv.viewer;
+  if (v.all) return true;
+  if (!v.agents) {
+    // Anonymous public read (and any credential without a topology): public room and thread events only.
+    return a.publicKind && a.room !== undefined && !a.dm && canSeeRoom(v, a.room, net);
+  }
+  if (a.kind === 'agent') {
+    if (a.agentId === undefined) return false;
+    const visibleRooms = a.rooms().filter((r) => canSeeRoom(v, r, net));
+    if (!canSeeAgent(v, a.agentId, visibleRooms, net)) return false;
+  }
+  if (a.room) return canSeeRoom(v, a.room, net);
+  if (a.dm) return canSeeDm(v, a.dm, net);
+  return a.kind === 'agent';
+}
+
+export interface Capabilities {
+  rooms: boolean;
+  threads: boolean;
+  dms: boolean;
+  artifacts: boolean;
+}
+
+export const ALL_CAPABILITIES: Capabilities = { rooms: true, threads: true, dms: true, artifacts: true };
+
+const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms', thread: 'threads', dm: 'dms' };
+
+/**
+ * Whether an attached agent receives an event: conversation events of rooms it is a member of,
+ * their threads and DMs it takes part in, as its capabilities allow. Membership implies the
+ * agent's own visibility, so no further viewer check is needed.
+ */
+export function attachmentWants(a: Audience, e: ServiceEvent, agentId: string, caps: Capabilities, net: string): boolean {
+  if (a.kind !== 'conversation' || a.conv === undefined || !caps[CAPABILITY[a.conv]]) return false;
+  if (a.locals.has(agentId)) return true;
+  // An agent taken out of a room still hears about it once.
+  return e.type === 'room.members.updated' && (e.removed ?? []).some((m) => memberIsLocalAgent(m, agentId, net));
+}

@@ -3,9 +3,9 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT, processIo, type Io } from './io.js';
-import { initCommand } from './commands/init.js';
-import { serveCommand } from './commands/serve.js';
 import { registerClientCommands } from './client-commands.js';
+import { registerInviteCommands } from './commands/invite.js';
+import { registerRelayCommand } from './commands/relay.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
@@ -26,7 +26,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--yes', 'accept defaults without prompting')
     .option('--force', 'overwrite an existing svc.yaml')
     .addHelpText('after', '\nExample:\n  svc init --yes --network-id home --name "Home"')
-    .action((o) => run(initCommand(io, o)));
+    .action(async (o) => run((await import('./commands/init.js')).initCommand(io, o)));
 
   program
     .command('serve')
@@ -35,9 +35,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port)')
     .option('--init', 'write a default config first when none exists')
     .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
-    .action((o) => run(serveCommand(io, { ...o, debug: program.opts().debug })));
+    // Loaded on use: the server's modules would slow every client command's start.
+    .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
   registerClientCommands(program, io, run);
+  registerInviteCommands(program, io, run);
+  registerRelayCommand(program, io, run);
   return program;
 }
 

@@ -1,0 +1,49 @@
+// Runs a client command: resolves the target, opens the client, turns every known failure into one
+// line on stderr and an exit code (1 failure, 2 usage), and closes the client.
+
+import { ClientError, SvcClient } from '../client/index.js';
+import { EXIT, type Io } from './io.js';
+import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } from './target.js';
+
+/** Flags every client command takes. */
+export interface ClientFlags {
+  url?: string;
+  token?: string;
+  config?: string;
+  json?: boolean;
+  debug?: boolean;
+}
+
+/** Calls `fn` with a client for the resolved target; returns its exit code or the failure's. */
+export async function withClient(
+  io: Io,
+  name: string,
+  flags: ClientFlags,
+  fn: (client: SvcClient, target: Target) => Promise<number>,
+): Promise<number> {
+  let client: SvcClient | undefined;
+  try {
+    const target = resolveTarget(flags, io.env);
+    client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
+    return await fn(client, target);
+  } catch (err) {
+    return reportFailure(io, name, err, flags.debug);
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+}
+
+/** Prints a known failure as one line and returns its exit code; rethrows anything else (main prints it). */
+export function reportFailure(io: Io, name: string, err: unknown, debug?: boolean): number {
+  if (err instanceof UsageError) {
+    io.err(`svc ${name}: ${err.message}`);
+    return EXIT.usage;
+  }
+  // ConfigError is known by name: importing its class would load the config schema for every command.
+  if (err instanceof ClientError || err instanceof TargetError || (err instanceof Error && err.name === 'ConfigError')) {
+    io.err(`svc ${name}: ${err.message}`);
+    if (debug && err.cause) io.err(String((err.cause as Error).stack ?? String(err.cause)));
+    return EXIT.failure;
+  }
+  throw err;
+}

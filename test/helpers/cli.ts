@@ -1,0 +1,63 @@
+// Runs the built `svc` CLI as a process (as an operator would) and collects its exit code and output.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { SVC_BIN } from './server.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  /** Added to a clean environment (SVC_* of the test runner are removed). */
+  env?: Record<string, string | undefined>;
+}
+
+/** The runner's environment without SVC_URL/SVC_TOKEN/SVC_CONFIG, with colour off. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const k of ['SVC_URL', 'SVC_TOKEN', 'SVC_CONFIG', 'FORCE_COLOR']) delete env[k];
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Spawns `svc ...args`; the process starts as it would from a shell (stdin closed, not a TTY). */
+export function spawnCli(args: string[], o: CliOptions = {}): ChildProcess {
+  return spawn(process.execPath, [SVC_BIN, ...args], { cwd: o.cwd ?? process.cwd(), env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs `svc ...args` to its end. */
+export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const p = spawnCli(args, o);
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.once('error', reject);
+    p.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A port that was free a moment ago (for a server that must come back on the same address). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A URL where nothing listens: a port just released. */
+export async function deadUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}

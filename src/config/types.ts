@@ -22,6 +22,8 @@ export interface RoomConfig {
   visibility?: Visibility;
   write_policy?: WritePolicy;
   federation?: { pairings: string[] };
+  /** Overrides server.loop_guard for this room and its threads, field by field. */
+  loop_guard?: Partial<LoopGuardConfig>;
 }
 
 export interface RelayConfig {
@@ -33,7 +35,8 @@ export interface RelayConfig {
 
 export interface PairingConfig {
   id: string;
-  remote_network_id: string;
+  /** Absent on the inviting side: the peer's id is learned (process-locally) when it first answers. */
+  remote_network_id?: string;
   remote_network_name?: string;
   remote_base_url?: string;
   token: string;
@@ -67,6 +70,8 @@ export interface Config {
     debug_events: boolean;
     heartbeat_interval_ms: number;
     event_buffer: number;
+    /** How often each pairing re-checks the remote /v1/network. */
+    pairing_check_interval_ms: number;
     limits: LimitsConfig;
     loop_guard: LoopGuardConfig;
   };

@@ -1,0 +1,192 @@
+// svc invite create / accept: one code links two networks. Both write the pairing, its pair-scoped
+// token and the shared rooms (federation allowing the pairing) into the local svc.yaml; a running
+// server reloads the file by itself. Room membership is left to the operators (SPEC.md).
+
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { isScalar, isSeq, type Document } from 'yaml';
+import { appendTo, editConfigFile, indexById } from '../../config/edit.js';
+import { ConfigError, loadConfig } from '../../config/load.js';
+import { isId, secret } from '../../protocol/ids.js';
+import { DEFAULT_INVITE_TTL_MS, encodeInvite, InviteError, INVITE_VERSION, normalizeRelayUrl, parseDuration, validateInvite, type Invite } from '../../pairing/invite.js';
+import { EXIT, type Io } from '../io.js';
+
+export interface InviteCreateOptions {
+  config?: string;
+  relayUrl?: string;
+  rooms?: string;
+  expires?: string;
+  json?: boolean;
+}
+
+export interface InviteAcceptOptions {
+  config?: string;
+  json?: boolean;
+}
+
+class UsageError extends Error {}
+
+const configFile = (io: Io, given?: string): string => path.resolve(given ?? io.env.SVC_CONFIG ?? 'svc.yaml');
+
+/** Writes the pairing, its pair token and the shared rooms' federation into the document. */
+function wirePairing(doc: Document, pairing: Record<string, unknown>, token: string, rooms: readonly string[]): void {
+  const id = pairing.id as string;
+  if (indexById(doc, ['pairings'], id) >= 0) throw new ConfigError(`pairings: a pairing with id ${id} already exists (was this invite accepted before?)`);
+  if (indexById(doc, ['auth', 'tokens'], id) >= 0) throw new ConfigError(`auth.tokens: a token with id ${id} already exists; it would collide with the pairing's credential`);
+  appendTo(doc, ['auth', 'tokens'], { id, value: token, scopes: ['pair'] });
+  appendTo(doc, ['pairings'], pairing);
+  for (const room of rooms) {
+    const i = indexById(doc, ['rooms'], room);
+    if (i < 0) {
+      appendTo(doc, ['rooms'], { id: room, federation: { pairings: [id] } });
+      continue;
+    }
+    const list = doc.getIn(['rooms', i, 'federation', 'pairings'], true);
+    const has = isSeq(list) && list.items.some((it) => (isScalar(it) ? it.value : it) === id);
+    if (!has) appendTo(doc, ['rooms', i, 'federation', 'pairings'], id);
+  }
+}
+
+function parseRooms(text: string | undefined): string[] {
+  if (!text) return [];
+  const rooms = [...new Set(text.split(',').map((r) => r.trim()).filter(Boolean))];
+  for (const r of rooms) if (!isId(r)) throw new UsageError(`--rooms: ${JSON.stringify(r)} is not a room id (letters, digits, . _ -)`);
+  return rooms;
+}
+
+function fail(io: Io, err: unknown, what: string): number {
+  if (err instanceof UsageError) {
+    io.err(`svc invite ${what}: ${err.message}`);
+    return EXIT.usage;
+  }
+  if (err instanceof InviteError || err instanceof ConfigError) {
+    io.err(`svc invite ${what}: ${err.message}`);
+    return EXIT.failure;
+  }
+  throw err;
+}
+
+/** svc invite create: generates the secrets, writes this side and prints the code. */
+export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<number> {
+  const file = configFile(io, opts.config);
+  try {
+    const relay = opts.relayUrl ?? io.env.SVC_RELAY_URL;
+    if (!relay) throw new UsageError('--relay-url is required (or env SVC_RELAY_URL): the ws:// or wss:// address of a relay both networks can reach (see svc relay)');
+    let relayUrl: string;
+    try {
+      relayUrl = normalizeRelayUrl(relay);
+    } catch (err) {
+      throw new UsageError(`--relay-url: ${(err as Error).message}`);
+    }
+    const rooms = parseRooms(opts.rooms);
+    let ttl = DEFAULT_INVITE_TTL_MS;
+    if (opts.expires !== undefined) {
+      try {
+        ttl = parseDuration(opts.expires);
+      } catch (err) {
+        throw new UsageError(`--expires: ${(err as Error).message}`);
+      }
+    }
+    const current = loadConfig(file, io.env).config;
+    const invite: Invite = {
+      v: INVITE_VERSION,
+      relay_url: relayUrl,
+      room: secret(24),
+      relay_token: secret(32),
+      pairing_token: secret(32),
+      pairing_id: `pair-${randomBytes(8).toString('hex')}`,
+      network_id: current.network.id,
+      network_name: current.network.name,
+      shared_rooms: rooms,
+      exp: new Date(Date.now() + ttl).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    // The inviting side does not know the peer's network id yet: it is learned when the peer first answers.
+    editConfigFile(
+      file,
+      (doc) =>
+        wirePairing(
+          doc,
+          { id: invite.pairing_id, token: invite.pairing_token, relay: { url: invite.relay_url, room: invite.room, token: invite.relay_token } },
+          invite.pairing_token,
+          rooms,
+        ),
+      io.env,
+    );
+    const code = encodeInvite(invite);
+    if (opts.json) {
+      io.out(JSON.stringify({ pairing_id: invite.pairing_id, network_id: invite.network_id, shared_rooms: rooms, expires_at: invite.exp, config: file, code }));
+      return EXIT.ok;
+    }
+    io.err(`invite for pairing ${invite.pairing_id} written to ${file}; a running server picks it up by itself`);
+    io.err(`shared rooms: ${rooms.length ? rooms.join(', ') : '(none; add --rooms to share some)'}; expires ${invite.exp}`);
+    io.err('the code below is a secret (it holds the pairing and relay tokens): send it privately; the other operator runs: svc invite accept CODE');
+    io.out(code);
+    return EXIT.ok;
+  } catch (err) {
+    return fail(io, err, 'create');
+  }
+}
+
+/** svc invite accept CODE: validates the code and writes the mirror pairing. */
+export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions): Promise<number> {
+  const file = configFile(io, opts.config);
+  try {
+    const current = loadConfig(file, io.env).config;
+    const inv = validateInvite(code, { network_id: current.network.id });
+    editConfigFile(
+      file,
+      (doc) =>
+        wirePairing(
+          doc,
+          {
+            id: inv.pairing_id,
+            remote_network_id: inv.network_id,
+            remote_network_name: inv.network_name,
+            token: inv.pairing_token,
+            // The inviter's network id is in the invite: this side's credential is bound to it.
+            bound: true,
+            relay: { url: inv.relay_url, room: inv.room, token: inv.relay_token },
+          },
+          inv.pairing_token,
+          inv.shared_rooms,
+        ),
+      io.env,
+    );
+    if (opts.json) {
+      io.out(JSON.stringify({ pairing_id: inv.pairing_id, remote_network_id: inv.network_id, remote_network_name: inv.network_name, shared_rooms: inv.shared_rooms, config: file }));
+      return EXIT.ok;
+    }
+    io.out(`paired with ${inv.network_name} (${inv.network_id}) as pairing ${inv.pairing_id}; written to ${file}`);
+    io.out(`shared rooms: ${inv.shared_rooms.length ? inv.shared_rooms.join(', ') : '(none)'} (federation allows the pairing; a running server picks it up by itself)`);
+    if (inv.shared_rooms.length > 0) {
+      io.out(`next: membership is not granted by the invite: add ${inv.network_id}:<agent_id> to the members of ${inv.shared_rooms[0]} (rooms[].members in svc.yaml, or svc rooms members ${inv.shared_rooms[0]} --add ${inv.network_id}:<agent_id> for a room that declares no members)`);
+    }
+    return EXIT.ok;
+  } catch (err) {
+    return fail(io, err, 'accept');
+  }
+}
+
+/** Declares `svc invite create` and `svc invite accept`. */
+export function registerInviteCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
+  const invite = program.command('invite').description('link this network with another one through a relay: create an invite code, or accept one');
+  invite
+    .command('create')
+    .description('generate a pairing and its secrets, write them to svc.yaml and print the invite code')
+    .option('--relay-url <url>', 'ws:// or wss:// address of the relay both networks reach (env SVC_RELAY_URL)')
+    .option('--rooms <ids>', 'comma-separated rooms to share (created if absent, federation allows the pairing)')
+    .option('--expires <duration>', 'how long the code is valid: 7d, 12h, 30m', '7d')
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--json', 'print JSON (pairing_id, expires_at, code)')
+    .addHelpText('after', '\nExample:\n  svc invite create --relay-url wss://relay.example/v1/relay --rooms general')
+    .action((o: InviteCreateOptions) => run(inviteCreate(io, o)));
+  invite
+    .command('accept')
+    .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
+    .argument('<code>', 'the service-invite:... code')
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'")
+    .action((code: string, o: InviteAcceptOptions) => run(inviteAccept(io, code, o)));
+}

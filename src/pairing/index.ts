@@ -1,0 +1,97 @@
+// The pairings feature: one PairingManager per configured pairing, reconciled on reload; the
+// inbound relay rules, outbound relay and aggregate warnings as network hooks; the pairing routes.
+
+import type { FeatureFactory } from '../app.js';
+import type { Config, PairingConfig } from '../config/types.js';
+import type { Message, Warning } from '../protocol/types.js';
+import { pairingRoutes } from '../http/routes/pairings.js';
+import { SelfForwarder } from './inbound.js';
+import { remoteSenderCheck } from './inbound-rules.js';
+import { PairingManager } from './manager.js';
+import { needsAttention } from './status.js';
+
+/** Two configs of one pairing that need a new manager (new transport, credentials or identity). */
+const sameWiring = (a: PairingConfig, b: PairingConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+export const pairingFeature: FeatureFactory = (app) => {
+  const ctx = app.net;
+  const managers = new Map<string, PairingManager>();
+  const forwarder = new SelfForwarder(() => app.address());
+  let started = false;
+
+  const make = (c: PairingConfig): PairingManager => new PairingManager(c, { ctx, metrics: app.metrics, answer: (f) => forwarder.answer(f) });
+
+  const reconcile = async (config: Config): Promise<void> => {
+    const wanted = new Map(config.pairings.map((p) => [p.id, p]));
+    for (const [id, m] of managers) {
+      const next = wanted.get(id);
+      if (next && sameWiring(m.config, next)) continue;
+      managers.delete(id);
+      await m.close({ forget: !next });
+      ctx.log('info', next ? 'pairing changed; reconnecting' : 'pairing removed', { pairing: id });
+    }
+    for (const [id, c] of wanted) {
+      if (managers.has(id)) continue;
+      const m = make(c);
+      managers.set(id, m);
+      if (started) m.start();
+      ctx.log('info', 'pairing added', { pairing: id, transport: c.relay ? 'relay' : 'direct' });
+    }
+  };
+  let reconciling: Promise<void> = reconcile(ctx.config);
+
+  const lookup = {
+    list: () => [...managers.values()],
+    get: (id: string) => managers.get(id),
+    byRemoteNetwork: (networkId: string) => [...managers.values()].find((m) => m.remoteNetworkId === networkId),
+  };
+
+  const hooks = ctx.hooks;
+  hooks.checkRemoteSender = remoteSenderCheck(ctx, lookup);
+  const prevAfter = hooks.afterMessage;
+  hooks.afterMessage = (m: Message) => {
+    prevAfter?.(m);
+    // Messages that arrived by relay are never relayed again (no multi-hop, no echo).
+    if (m.origin || m.from.network_id !== ctx.config.network.id) return;
+    for (const mgr of managers.values()) mgr.notify();
+  };
+  const prevWarnings = hooks.warnings;
+  hooks.warnings = (): Warning[] => [...(prevWarnings?.() ?? []), ...pairingWarnings([...managers.values()])];
+
+  return {
+    routes: pairingRoutes(lookup),
+    started() {
+      started = true;
+      void reconciling.then(() => {
+        for (const m of managers.values()) m.start();
+      });
+    },
+    reloaded(config) {
+      reconciling = reconciling.then(() => reconcile(config));
+    },
+    async close() {
+      await reconciling;
+      await Promise.all([...managers.values()].map((m) => m.close()));
+      managers.clear();
+      await forwarder.close();
+    },
+  };
+};
+
+/** One aggregate warning for the pairings that need an operator (error or incompatible). */
+export function pairingWarnings(managers: readonly PairingManager[]): Warning[] {
+  const bad = managers.filter((m) => needsAttention(m.currentStatus));
+  if (bad.length === 0) return [];
+  const parts = bad.map((m) => {
+    const reason = m.view().diagnostics?.reason;
+    return `${m.id} (${m.currentStatus}${reason ? `: ${reason}` : ''})`;
+  });
+  return [
+    {
+      severity: bad.some((m) => m.currentStatus === 'incompatible') ? 'error' : 'warning',
+      code: 'pairing_compatibility',
+      message: `${bad.length} of ${managers.length} pairing${managers.length === 1 ? '' : 's'} need attention: ${parts.join(', ')}`,
+      action: 'see GET /v1/pairings for each pairing\'s diagnostics; incompatible peers need a matching svc version, failing ones a reachable peer and matching pair token',
+    },
+  ];
+}

@@ -1,0 +1,53 @@
+// Which local messages go to a pairing, and the POST /v1/messages body that carries one there
+// (SPEC.md, POST /v1/messages rule 6). Pure.
+
+import type { Message, SendRequest } from '../protocol/types.js';
+
+export interface RelayFacts {
+  localNetworkId: string;
+  /** The remote network id, configured or learned; undefined before the peer first answers. */
+  remoteNetworkId?: string;
+  /** The remote advertises capabilities.direct_messages: true. */
+  remoteDirectMessages: boolean;
+  /** The local room exists and its federation allows this pairing. */
+  roomFederated: (roomId: string) => boolean;
+}
+
+/** Whether `m` is relayed to this pairing: originated here, never arrived by relay, target shared. */
+export function isRelayable(m: Message, f: RelayFacts): boolean {
+  if (m.origin || m.from.network_id !== f.localNetworkId) return false;
+  const t = m.target;
+  if (t.kind === 'room' || t.kind === 'thread') return f.roomFederated(t.room_id);
+  if (!f.remoteNetworkId || !f.remoteDirectMessages) return false;
+  const prefix = `${f.remoteNetworkId}:`;
+  return t.participant_ids.some((p) => p.startsWith(prefix));
+}
+
+/**
+ * The send request that relays `m`: same id (the remote's idempotency key, so a resend is a no-op),
+ * `origin` naming this network, the sender with its home network, mentions as canonical FQIDs.
+ */
+export function relayRequestFor(m: Message, localNetworkId: string, opts: { withParent?: boolean } = {}): SendRequest {
+  const t = m.target;
+  let target: SendRequest['target'];
+  if (t.kind === 'room') target = { kind: 'room', room_id: t.room_id };
+  else if (t.kind === 'thread') {
+    target = { kind: 'thread', room_id: t.room_id, thread_id: t.thread_id, ...(t.parent_message_id && opts.withParent !== false ? { parent_message_id: t.parent_message_id } : {}) };
+  } else target = { kind: 'dm', participant_ids: [...t.participant_ids] };
+  return {
+    id: m.id,
+    target,
+    from: { type: m.from.type, id: m.from.id, ...(m.from.name ? { name: m.from.name } : {}), network_id: m.from.network_id },
+    parts: m.parts,
+    ...(m.mentions.length > 0 ? { mentions: m.mentions } : {}),
+    origin: { network_id: localNetworkId, message_id: m.id },
+  };
+}
+
+/** How a relay answer is handled: taken, refused for good (logged, skipped), or try again later. */
+export function classifyRelayAnswer(status: number): 'delivered' | 'refused' | 'retry' {
+  if (status >= 200 && status < 300) return 'delivered';
+  // 401: our pairing token is not (yet) accepted there; 408/425/429/5xx: passing trouble.
+  if (status === 401 || status === 408 || status === 425 || status === 429 || status >= 500) return 'retry';
+  return 'refused';
+}

@@ -4,8 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT, processIo, type Io } from './io.js';
 import { registerClientCommands } from './client-commands.js';
-import { registerInviteCommands } from './commands/invite.js';
-import { registerRelayCommand } from './commands/relay.js';
+import { registerPairingCommands } from './pairing-commands.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
@@ -39,8 +38,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
   registerClientCommands(program, io, run);
-  registerInviteCommands(program, io, run);
-  registerRelayCommand(program, io, run);
+  registerPairingCommands(program, io, run);
   return program;
 }
 

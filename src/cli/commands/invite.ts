@@ -4,7 +4,6 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Command } from 'commander';
 import { isScalar, isSeq, type Document } from 'yaml';
 import { appendTo, editConfigFile, indexById } from '../../config/edit.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
@@ -166,27 +165,4 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
   } catch (err) {
     return fail(io, err, 'accept');
   }
-}
-
-/** Declares `svc invite create` and `svc invite accept`. */
-export function registerInviteCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
-  const invite = program.command('invite').description('link this network with another one through a relay: create an invite code, or accept one');
-  invite
-    .command('create')
-    .description('generate a pairing and its secrets, write them to svc.yaml and print the invite code')
-    .option('--relay-url <url>', 'ws:// or wss:// address of the relay both networks reach (env SVC_RELAY_URL)')
-    .option('--rooms <ids>', 'comma-separated rooms to share (created if absent, federation allows the pairing)')
-    .option('--expires <duration>', 'how long the code is valid: 7d, 12h, 30m', '7d')
-    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .option('--json', 'print JSON (pairing_id, expires_at, code)')
-    .addHelpText('after', '\nExample:\n  svc invite create --relay-url wss://relay.example/v1/relay --rooms general')
-    .action((o: InviteCreateOptions) => run(inviteCreate(io, o)));
-  invite
-    .command('accept')
-    .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
-    .argument('<code>', 'the service-invite:... code')
-    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .option('--json', 'print JSON')
-    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'")
-    .action((code: string, o: InviteAcceptOptions) => run(inviteAccept(io, code, o)));
 }

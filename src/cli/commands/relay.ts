@@ -1,6 +1,5 @@
 // svc relay: runs the standalone WebSocket rendezvous until SIGINT/SIGTERM.
 
-import type { Command } from 'commander';
 import { createLogger } from '../../log.js';
 import { parseDuration } from '../../pairing/invite.js';
 import { createRelayServer, RELAY_DEFAULTS, RELAY_PATH } from '../../relay/server.js';
@@ -52,17 +51,4 @@ export async function relayCommand(io: Io, opts: RelayCommandOptions): Promise<n
   log('info', 'relay shutting down', relay.hub.stats());
   await relay.close();
   return EXIT.ok;
-}
-
-/** Declares `svc relay`. */
-export function registerRelayCommand(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
-  program
-    .command('relay')
-    .description('run a relay: a WebSocket rendezvous where two paired servers meet (two peers per room)')
-    .option('--listen <addr>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:8788')
-    .option('--max-frame-bytes <n>', `largest frame a peer may send (default ${RELAY_DEFAULTS.maxFrameBytes})`)
-    .option('--idle-timeout <duration>', 'close the peers of a room with no frames for this long (default 15m)')
-    .option('--max-rooms <n>', `most rooms open at once (default ${RELAY_DEFAULTS.maxRooms})`)
-    .addHelpText('after', '\nExample:\n  svc relay --listen 0.0.0.0:8788   # behind a TLS proxy for wss://')
-    .action((o: RelayCommandOptions) => run(relayCommand(io, { ...o, debug: Boolean(program.opts().debug) })));
 }

@@ -1,0 +1,40 @@
+// Declares `svc invite create|accept` and `svc relay`. The work lives in commands/invite.ts and
+// commands/relay.ts, loaded only when the command runs: the config schema and ws cost every other
+// command start-up time otherwise.
+
+import type { Command } from 'commander';
+import type { Io } from './io.js';
+
+type Run = (p: Promise<number>) => Promise<void>;
+
+export function registerPairingCommands(program: Command, io: Io, run: Run): void {
+  const invite = program.command('invite').description('link this network with another one through a relay: create an invite code, or accept one');
+  invite
+    .command('create')
+    .description('generate a pairing and its secrets, write them to svc.yaml and print the invite code')
+    .option('--relay-url <url>', 'ws:// or wss:// address of the relay both networks reach (env SVC_RELAY_URL)')
+    .option('--rooms <ids>', 'comma-separated rooms to share (created if absent, federation allows the pairing)')
+    .option('--expires <duration>', 'how long the code is valid: 7d, 12h, 30m', '7d')
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--json', 'print JSON (pairing_id, expires_at, code)')
+    .addHelpText('after', '\nExample:\n  svc invite create --relay-url wss://relay.example/v1/relay --rooms general')
+    .action(async (o) => run((await import('./commands/invite.js')).inviteCreate(io, o)));
+  invite
+    .command('accept')
+    .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
+    .argument('<code>', 'the service-invite:... code')
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'")
+    .action(async (code: string, o) => run((await import('./commands/invite.js')).inviteAccept(io, code, o)));
+
+  program
+    .command('relay')
+    .description('run a relay: a WebSocket rendezvous where two paired servers meet (two peers per room)')
+    .option('--listen <addr>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:8788')
+    .option('--max-frame-bytes <n>', 'largest frame a peer may send (default 2097152)')
+    .option('--idle-timeout <duration>', 'close the peers of a room with no frames for this long (default 15m)')
+    .option('--max-rooms <n>', 'most rooms open at once (default 1000)')
+    .addHelpText('after', '\nExample:\n  svc relay --listen 0.0.0.0:8788   # behind a TLS proxy for wss://')
+    .action(async (o) => run((await import('./commands/relay.js')).relayCommand(io, { ...o, debug: Boolean(program.opts().debug) })));
+}

@@ -1,0 +1,65 @@
+// The console's static files, served from templates/console/ with their content types. Only flat
+// file names with a known extension; the resolved path must stay inside the folder.
+
+import { createHash } from 'node:crypto';
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CONSOLE_DIR = fileURLToPath(new URL('../../templates/console/', import.meta.url));
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** Content type of a served file name, or undefined when the extension is not served. */
+export function contentTypeOf(name: string): string | undefined {
+  return TYPES[path.extname(name).toLowerCase()];
+}
+
+/** Whether `name` is a plain file name inside the folder (no separators, dots-only or hidden names). */
+export function isSafeAssetName(name: string): boolean {
+  return NAME.test(name) && !name.includes('..') && contentTypeOf(name) !== undefined;
+}
+
+/** Reads one asset, or undefined when it does not exist or would leave the folder. */
+export async function loadAsset(name: string, dir: string = CONSOLE_DIR): Promise<Asset | undefined> {
+  if (!isSafeAssetName(name)) return undefined;
+  const root = path.resolve(dir);
+  const file = path.resolve(root, name);
+  if (path.dirname(file) !== root) return undefined;
+  let body: Buffer;
+  try {
+    // A symlink pointing out of the folder is refused like a traversal.
+    const real = await realpath(file);
+    const realRoot = await realpath(root);
+    if (!real.startsWith(realRoot + path.sep)) return undefined;
+    body = await readFile(real);
+  } catch {
+    return undefined;
+  }
+  return { body, type: contentTypeOf(name)!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+/** Whether an If-None-Match header matches the entity tag. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim().replace(/^W\//, '');
+    return v === etag || v === '*';
+  });
+}

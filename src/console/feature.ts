@@ -1,0 +1,27 @@
+// The console as a Feature: its routes, the session cookie as a credential for every HTTP route
+// and the SSE stream, and presence fed from the broker.
+
+import type { FeatureFactory } from '../app.js';
+import { cookieMayAuthenticate } from './csrf.js';
+import { parseCookies, SESSION_COOKIE } from './cookies.js';
+import { Presence } from './presence.js';
+import { consoleRoutes } from './routes.js';
+import { SessionStore } from './sessions.js';
+
+export const consoleFeature: FeatureFactory = (app) => {
+  const sessions = new SessionStore();
+  const presence = new Presence();
+  const unsubscribe = app.net.broker.subscribe((e) => presence.observe(e));
+  app.http.sessionToken = (req) => {
+    const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+    if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
+    return sessions.tokenOf(id);
+  };
+  return {
+    routes: consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    close() {
+      unsubscribe();
+      sessions.clear();
+    },
+  };
+};

@@ -1,0 +1,87 @@
+// The console: a read view of the network (rooms, threads, DMs, agents, history, artifacts) kept
+// current by the SSE feed, and a composer that sends as a human when the session may.
+
+import { api, ApiError } from './api.js';
+import { clear, toast } from './dom.js';
+import { follow } from './live.js';
+import { warningNode } from './render.js';
+import { loadOlder, route, send } from './conversation.js';
+import { onEvent, onLiveState, setLive } from './events.js';
+import { loadAgents, loadDms, loadPresence, loadRooms } from './sidebar.js';
+import { $, state } from './state.js';
+
+async function boot() {
+  bindUi();
+  try {
+    [state.network, state.session] = await Promise.all([api('/v1/network'), api('/console/api/session')]);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      location.replace('/console/');
+      return;
+    }
+    toast(`cannot load the network: ${err.message}`);
+    return;
+  }
+  renderHeader();
+  await Promise.all([loadRooms(), loadAgents(), loadPresence(), loadDms()]);
+  if (state.network.capabilities?.event_stream === 'sse') follow(onEvent, onLiveState);
+  else setLive('off', 'no live feed');
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+function bindUi() {
+  $('load-older').addEventListener('click', loadOlder);
+  $('composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send();
+  });
+  $('composer-text').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  });
+  $('composer-name').addEventListener('change', () => {
+    try {
+      localStorage.setItem('svc.console.name', $('composer-name').value.trim());
+    } catch {
+      // storage off: the name lasts for this page only
+    }
+  });
+  $('sign-out').addEventListener('click', async () => {
+    try {
+      await api('/console/api/sign-out', { method: 'POST', body: {} });
+    } finally {
+      location.assign('/console/');
+    }
+  });
+}
+
+function renderHeader() {
+  const n = state.network;
+  const s = state.session;
+  document.title = `${n.name} · svc console`;
+  $('network-name').textContent = n.name;
+  $('network-id').textContent = n.id;
+  $('network-version').textContent = `svc ${n.version}`;
+  const info = s.signed_in ? `signed in · ${s.scopes.join(', ') || 'no scopes'}` : s.principal === 'trusted' ? 'open access (auth off)' : 'public view';
+  $('session-info').textContent = info;
+  $('sign-out').hidden = !s.signed_in;
+  $('sign-in').hidden = s.signed_in || s.principal === 'trusted';
+  const ws = $('warnings');
+  clear(ws);
+  for (const w of n.warnings ?? []) ws.append(warningNode(w));
+  ws.hidden = !(n.warnings ?? []).length;
+  let name = '';
+  try {
+    name = localStorage.getItem('svc.console.name') ?? '';
+  } catch {
+    name = '';
+  }
+  $('composer-name').value = name || s.human?.name || 'Console';
+}
+
+
+
+boot();

@@ -1,0 +1,238 @@
+// The conversation in view: its history (with "load older" through the cursor pages), catching up
+// after a send or a reconnect, its artifacts, and the composer that sends as a human.
+
+import { api, messageId, qs } from './api.js';
+import { clear, el, toast } from './dom.js';
+import { artifactNode, messageNode } from './render.js';
+import { dmLabel, loadThreads, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
+import { $, PAGE, state } from './state.js';
+
+export function route() {
+  const m = /^#\/(room|thread|dm)\/(.+)$/.exec(location.hash);
+  if (!m) {
+    const first = state.rooms.values().next().value;
+    if (first) location.replace(`#/room/${encodeURIComponent(first.id)}`);
+    else showEmpty('No rooms are visible to this session.');
+    return;
+  }
+  let id;
+  try {
+    id = decodeURIComponent(m[2]);
+  } catch {
+    return showEmpty('That address does not name a conversation.');
+  }
+  open(m[1], id);
+}
+
+export function showEmpty(text) {
+  state.current = null;
+  $('conversation').hidden = true;
+  $('empty').hidden = false;
+  $('empty').textContent = text;
+}
+
+export async function open(kind, id) {
+  const epoch = ++state.epoch;
+  let roomId = kind === 'room' ? id : undefined;
+  if (kind === 'thread') {
+    const t = state.threads.get(id) ?? (await api(`/v1/threads/${encodeURIComponent(id)}`).catch(() => undefined));
+    if (epoch !== state.epoch) return;
+    roomId = t?.room_id;
+  }
+  state.current = { kind, id, roomId };
+  state.messages = [];
+  state.seen = new Set();
+  state.pending = [];
+  state.nextBefore = undefined;
+  state.hasMore = false;
+  state.unread.delete(`${kind}:${id}`);
+  $('empty').hidden = true;
+  $('conversation').hidden = false;
+  renderTitle();
+  clear($('messages'));
+  $('load-older').hidden = true;
+  $('history-start').hidden = true;
+  renderComposer();
+  renderRooms();
+  renderDms();
+  if (roomId && state.threadsRoom !== roomId) loadThreads(roomId);
+  else renderThreads();
+  loadArtifacts();
+  state.loading = true;
+  try {
+    const r = await api(`${historyPath()}${qs({ limit: PAGE })}`);
+    if (epoch !== state.epoch) return;
+    addMessages(r.messages, 'end');
+    setPage(r.page);
+  } catch (err) {
+    if (epoch === state.epoch) {
+      $('messages').append(el('li', { class: 'muted' }, `cannot load this conversation: ${err.message}`));
+    }
+  } finally {
+    if (epoch === state.epoch) {
+      state.loading = false;
+      addMessages(state.pending, 'end');
+      state.pending = [];
+      scrollToEnd();
+    }
+  }
+}
+
+function historyPath() {
+  const c = state.current;
+  const id = encodeURIComponent(c.id);
+  return c.kind === 'room' ? `/v1/rooms/${id}/messages` : c.kind === 'thread' ? `/v1/threads/${id}/messages` : `/v1/dms/${id}/messages`;
+}
+
+function renderTitle() {
+  const c = state.current;
+  const t = $('conv-title');
+  if (c.kind === 'room') t.textContent = `# ${state.rooms.get(c.id)?.name ?? c.id}`;
+  else if (c.kind === 'thread') t.textContent = `Thread ${c.id} in #${c.roomId ?? '?'}`;
+  else t.textContent = `DM: ${state.dms.get(c.id) ? dmLabel(state.dms.get(c.id)) : c.id}`;
+  renderMembers();
+}
+
+export function renderMembers() {
+  const ul = $('conv-members');
+  clear(ul);
+  const c = state.current;
+  const room = c?.roomId ? state.rooms.get(c.roomId) : undefined;
+  if (!room) return;
+  for (const m of room.members) ul.append(el('li', { testid: 'member' }, presenceDot(m), m));
+}
+
+function setPage(page) {
+  state.nextBefore = page?.next_before;
+  state.hasMore = Boolean(page?.has_more && page?.next_before);
+  $('load-older').hidden = !state.hasMore;
+  $('history-start').hidden = state.hasMore || state.messages.length === 0;
+}
+
+function repliesOf(m) {
+  if (state.current?.kind !== 'room') return undefined;
+  for (const t of state.threads.values()) if (t.parent_message_id === m.id) return t;
+  return undefined;
+}
+
+/** Adds messages not shown yet, at the start (older page) or the end (new). */
+export function addMessages(list, where) {
+  const fresh = list.filter((m) => m && m.id && !state.seen.has(m.id));
+  if (fresh.length === 0) return;
+  for (const m of fresh) state.seen.add(m.id);
+  const nodes = fresh.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) }));
+  const ol = $('messages');
+  if (where === 'start') {
+    state.messages = [...fresh, ...state.messages];
+    ol.prepend(...nodes);
+  } else {
+    state.messages.push(...fresh);
+    ol.append(...nodes);
+  }
+  $('history-start').hidden = state.hasMore || state.messages.length === 0;
+}
+
+export function rerenderMessages() {
+  const ol = $('messages');
+  clear(ol);
+  ol.append(...state.messages.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) })));
+}
+
+export function scrollToEnd() {
+  const h = $('history');
+  h.scrollTop = h.scrollHeight;
+}
+
+export function nearEnd() {
+  const h = $('history');
+  return h.scrollHeight - h.scrollTop - h.clientHeight < 80;
+}
+
+export async function loadOlder() {
+  if (!state.nextBefore) return;
+  const epoch = state.epoch;
+  const btn = $('load-older');
+  btn.disabled = true;
+  try {
+    const r = await api(`${historyPath()}${qs({ limit: PAGE, before: state.nextBefore })}`);
+    if (epoch !== state.epoch) return;
+    const h = $('history');
+    const fromBottom = h.scrollHeight - h.scrollTop;
+    addMessages(r.messages, 'start');
+    setPage(r.page);
+    // Keep the message that was at the top where it was.
+    h.scrollTop = h.scrollHeight - fromBottom;
+  } catch (err) {
+    toast(`cannot load older messages: ${err.message}`);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+/** Fetches messages newer than the last shown one (after a send or a reconnect). */
+export async function catchUp() {
+  const c = state.current;
+  if (!c || state.loading) return;
+  const epoch = state.epoch;
+  const last = state.messages[state.messages.length - 1];
+  try {
+    const r = await api(`${historyPath()}${qs({ limit: 500, ...(last ? { after: last.id } : {}) })}`);
+    if (epoch !== state.epoch) return;
+    const stick = nearEnd();
+    addMessages(r.messages, 'end');
+    if (stick) scrollToEnd();
+  } catch {
+    // the live feed or the next action will show it
+  }
+}
+
+export async function loadArtifacts() {
+  const c = state.current;
+  const ul = $('artifacts');
+  clear(ul);
+  if (!c) return;
+  const epoch = state.epoch;
+  const filter = c.kind === 'room' ? { room_id: c.id } : c.kind === 'thread' ? { thread_id: c.id } : { dm_id: c.id };
+  const r = await api(`/v1/artifacts${qs({ ...filter, limit: 100 })}`).catch(() => undefined);
+  if (epoch !== state.epoch) return;
+  clear(ul);
+  if (!r || r.artifacts.length === 0) {
+    ul.append(el('li', { class: 'muted' }, r ? 'none in this conversation' : 'not available'));
+    return;
+  }
+  for (const a of [...r.artifacts].reverse()) ul.append(artifactNode(a));
+}
+
+// ---------- composer ----------
+
+export function renderComposer() {
+  const c = state.current;
+  const allowed = Boolean(state.network?.console?.can_send_human) && (c?.kind === 'room' || c?.kind === 'thread');
+  $('composer').hidden = !allowed;
+  $('composer-status').textContent = '';
+}
+
+export async function send() {
+  const c = state.current;
+  const box = $('composer-text');
+  const text = box.value;
+  if (!c || text.trim() === '' || $('composer-send').disabled) return;
+  const target = c.kind === 'room' ? { kind: 'room', room_id: c.id } : { kind: 'thread', room_id: c.roomId, thread_id: c.id };
+  const human = state.session.human;
+  const name = $('composer-name').value.trim() || human.name;
+  $('composer-send').disabled = true;
+  $('composer-status').textContent = 'sending…';
+  try {
+    await api('/v1/messages', { method: 'POST', body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts: [{ kind: 'text', text }] } });
+    box.value = '';
+    $('composer-status').textContent = '';
+    await catchUp();
+    scrollToEnd();
+  } catch (err) {
+    $('composer-status').textContent = `not sent: ${err.message}`;
+  } finally {
+    $('composer-send').disabled = false;
+    box.focus();
+  }
+}
+

@@ -14,6 +14,7 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/types.js';
 import { Router, type Route } from './http/router.js';
 import { createHttpHandler, type HttpDeps } from './http/server.js';
+import { clientErrorResponse } from './http/respond.js';
 import { healthRoutes } from './http/routes/health.js';
 import { networkRoutes } from './http/routes/network.js';
 import { roomRoutes } from './http/routes/rooms.js';
@@ -26,6 +27,7 @@ import { applyRoutes } from './http/routes/apply.js';
 import { VERSION } from './version.js';
 import { FEATURES } from './features.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { postureWarnings } from './config/posture.js';
 
 /** Handles a WebSocket upgrade; returns false when the path is not its own. */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
@@ -86,9 +88,10 @@ function authenticatorFor(config: Config, store: Store): Authenticator {
 export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger();
   const config = loaded.config;
-  const store = await openStore(config.store, (msg) => log("info", msg));
+  // openStore takes a Logger (level first); it logs recoveries and failures as warnings.
+  const store = await openStore(config.store, log);
   const net = new Network(config, store, new Broker(), log, loaded.warnings);
-  await applyDeclared(net, declaredFromConfig(config), false);
+  await applyDeclared(net, declaredFromConfig(config), 'config');
 
   let authenticator = authenticatorFor(config, store);
   const router = new Router().add(
@@ -109,8 +112,8 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable) socket.end(clientErrorResponse(err.code));
     else socket.destroy();
   });
 
@@ -139,6 +142,9 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
       });
       const a = server.address();
       bound = { host, port: typeof a === 'object' && a ? a.port : port };
+      // `--listen` may widen the bind beyond the file's listen_addr: judge the posture on what is bound.
+      net.config = { ...net.config, server: { ...net.config.server, listen_addr: addr } };
+      net.configWarnings = withBindWarnings(net.configWarnings, net.config);
       for (const f of features) f.started?.(bound);
       return bound;
     },
@@ -148,9 +154,9 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
       }
       // Keep what needs a restart (listen address, store) from the running config.
       net.config = { ...next.config, store: net.config.store, server: { ...next.config.server, listen_addr: net.config.server.listen_addr } };
-      net.configWarnings = next.warnings;
+      net.configWarnings = withBindWarnings(next.warnings, net.config);
       authenticator = authenticatorFor(net.config, store);
-      await applyDeclared(net, declaredFromConfig(net.config), false);
+      await applyDeclared(net, declaredFromConfig(net.config), 'config');
       for (const f of features) f.reloaded?.(net.config);
       log('info', 'config reloaded', { file: next.file });
     },
@@ -175,6 +181,13 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
   return app;
+}
+
+/** The file's warnings with the bind-posture warning recomputed for the running config. */
+function withBindWarnings(warnings: LoadedConfig['warnings'], config: Config): LoadedConfig['warnings'] {
+  const posture = postureWarnings(config);
+  const codes = new Set(posture.map((w) => w.code).concat('insecure_bind'));
+  return [...warnings.filter((w) => !codes.has(w.code)), ...posture];
 }
 
 /** `host:port`, `[::1]:port` or `:port`. */

@@ -212,7 +212,8 @@ const PUBLIC_CASES: [string, string, number][] = [
   ['GET', '/v1/threads/t-priv/messages', 401],
   ['GET', '/v1/agents', 200],
   ['GET', '/v1/agents/alpha', 200],
-  ['GET', '/v1/artifacts?room_id=pub', 200],
+  // SPEC Route checks: GET /v1/artifacts is observe or admin; public read does not list artifacts.
+  ['GET', '/v1/artifacts?room_id=pub', 401],
   ['GET', '/v1/artifacts?room_id=priv', 401],
   ['GET', '/v1/artifacts?thread_id=t-priv', 401],
   ['GET', '/v1/dms', 401],
@@ -244,7 +245,7 @@ pub('an anonymous caller reads public rooms, threads, history, agents, events an
 pub('public reads show only public rooms and their members to an anonymous caller', async (c) => {
   const rooms = await c.s.get('/v1/rooms');
   assert.equal(rooms.body.rooms.map((r: { id: string }) => r.id), ['pub']);
-  const arts = await c.s.get('/v1/artifacts?room_id=pub');
+  const arts = await c.s.get('/v1/artifacts?room_id=pub', TOKENS.observer.value);
   assert.is(arts.body.artifacts.length, 1);
 });
 

@@ -56,6 +56,7 @@ test('a file with only network.id gets every default filled in', () => {
     debug_events: false,
     heartbeat_interval_ms: 30000,
     event_buffer: 10000,
+    pairing_check_interval_ms: 30000,
     limits: { per_credential_rps: 0, per_address_rps: 0 },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });

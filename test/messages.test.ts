@@ -424,6 +424,21 @@ send('a human send needs a static write token without an agents allowlist', asyn
   assert.is((await s.post('/v1/messages', human('operators-room'), gen)).status, 403);
 });
 
+send('a person named like a member agent is not that member: members rooms still refuse a write-only token', async ({ s }) => {
+  const asHuman = (room: string, id: string) => ({ target: { kind: 'room', room_id: room }, from: { type: 'human', id }, parts: [{ kind: 'text', text: 'x' }] });
+  const r = await s.post('/v1/messages', asHuman('members-room', 'alpha'), WRITER);
+  assert.is(r.status, 403, r.text);
+  assert.match(r.body.error, /not a member/);
+  // An admin+write token may still write as a person into a members room.
+  assert.is((await s.post('/v1/messages', asHuman('members-room', 'alpha'), ADMIN)).status, 200);
+});
+
+send('a person cannot send into a DM, where participants are agents', async ({ s }) => {
+  const r = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'beta' }, parts: [{ kind: 'text', text: 'x' }] }, ADMIN);
+  assert.is(r.status, 403, r.text);
+  assert.match(r.body.error, /DMs are between agents/);
+});
+
 send('a sender claiming another network or a relay origin is refused without a pairing', async ({ s }) => {
   const remote = await s.post('/v1/messages', { ...roomMessage('general', 'beta', 'x'), from: { type: 'agent', id: 'beta', network_id: 'other' } }, ADMIN);
   assert.is(remote.status, 403);

@@ -81,8 +81,8 @@ rules('an anonymous caller gets 401 on every route when reads are private and re
   for (const action of Object.keys(RULES) as Action[]) assert.is(status('anonymous', action), 401, action);
 });
 
-rules('public read lets anonymous callers read public data, never DMs, pairings, metrics or admin', () => {
-  const open = ['network.read', 'topology.list', 'topology.get', 'history.read', 'artifacts.read', 'events.stream', 'console', 'doc.llms', 'doc.skill', 'doc.install'];
+rules('public read lets anonymous callers read public data, never DMs, artifacts, pairings, metrics or admin', () => {
+  const open = ['network.read', 'topology.list', 'topology.get', 'history.read', 'events.stream', 'console', 'doc.llms', 'doc.skill', 'doc.install'];
   for (const action of Object.keys(RULES) as Action[]) {
     assert.is(status('anonymous', action, publicRead), open.includes(action) ? 200 : 401, action);
   }

@@ -38,7 +38,7 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   'topology.get': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'history.read': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'dm.read': { scopes: ['observe', 'admin'], anonymous: 'never' },
-  'artifacts.read': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  'artifacts.read': { scopes: ['observe', 'admin'], anonymous: 'never' },
   'events.stream': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'pairings.read': { scopes: ['observe', 'admin'], anonymous: 'never', refuseAgentTokens: true },
   'message.send': { scopes: ['write', 'pair'], anonymous: 'never' },

@@ -25,11 +25,23 @@ type Change = NonNullable<ApplyResponse['changes']>[number];
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[], at: string): WriteOp[] {
+/**
+ * How declarations meet runtime changes. `request` (POST /v1/apply, `svc apply`): the declaration is
+ * exact, members are set as declared and a soft-removed room is revived. `config` (start-up and
+ * reload of svc.yaml): operator actions stand, so declared members are added but never removed, and
+ * a room an admin removed stays removed until created or applied again.
+ */
+export type ApplyMode = 'request' | 'config';
+
+function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[], at: string, mode: ApplyMode): WriteOp[] {
   const net = ctx.config.network.id;
   // Checked here so a bad member is reported at its place in the request (`body.rooms[1].members[0]`).
   const members = d.members ? normalizeMembers(net, d.members, `${at}.members`) : undefined;
   const existing = ctx.store.getRoom(d.id);
+  if (existing?.removed_at && mode === 'config') {
+    changes.push({ kind: 'room', id: d.id, action: 'unchanged' });
+    return [];
+  }
   if (!existing || existing.removed_at) {
     changes.push({ kind: 'room', id: d.id, action: 'created' });
     return roomCreateOps(ctx, d, existing).ops;
@@ -37,7 +49,7 @@ function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[], at: st
   const next: RoomRecord = {
     ...existing,
     name: d.name ?? existing.name,
-    members: members ?? existing.members,
+    members: !members ? existing.members : mode === 'request' ? members : [...existing.members, ...members.filter((m) => !existing.members.includes(m))],
     visibility: d.visibility ?? existing.visibility,
     write_policy: d.write_policy ?? existing.write_policy,
     federation_pairings: d.federation_pairings ?? existing.federation_pairings,
@@ -92,10 +104,10 @@ function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes
 }
 
 /** `root` prefixes error paths: `body.` for a request. */
-export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, strict = true, root = ''): Promise<ApplyResponse> {
+export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, mode: ApplyMode, root = ''): Promise<ApplyResponse> {
   const net = ctx.config.network.id;
   const changes: Change[] = [];
-  const ops = [...agentOps(ctx, req.agents, changes, strict, root), ...req.rooms.flatMap((r, i) => roomOps(ctx, r, changes, `${root}rooms[${i}]`))];
+  const ops = [...agentOps(ctx, req.agents, changes, mode === 'request', root), ...req.rooms.flatMap((r, i) => roomOps(ctx, r, changes, `${root}rooms[${i}]`, mode))];
   if (ops.length > 0) await commit(ctx, ops);
   const agents = req.agents
     .map((b) => ctx.store.getAgent(b.id))
@@ -114,7 +126,7 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
   if (req.network_id !== ctx.config.network.id) {
     throw new AppError('unprocessable_entity', `body.network_id: ${req.network_id} is not this network (${ctx.config.network.id})`);
   }
-  return applyDeclared(ctx, req, true, 'body.');
+  return applyDeclared(ctx, req, 'request', 'body.');
 }
 
 /** What a config file declares: its rooms and its tokens' agent allowlists as bindings. */

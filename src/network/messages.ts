@@ -37,9 +37,12 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
   if (!isId(from.id)) throw badRequest('body.from.id: must be an id: letters, digits, . _ - (max 64), starting with a letter or digit');
   if (!isId(home)) throw badRequest('body.from.network_id: must be a network id');
   const actor: Actor = { type: from.type, id: from.id, ...(from.name ? { name: from.name } : {}), network_id: home, fqid: fqid(home, 'agents', from.id) };
+  const human = from.type !== 'agent';
+  if (human && !ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
+  if (human && req.target.kind === 'dm') throw forbidden('DMs are between agents; human messages go to rooms and threads');
   if (home !== net) {
     if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
-    return { actor, scopedId: `${home}:${from.id}`, memberId: `${home}:${from.id}`, local: false, registered: false };
+    return { actor, scopedId: `${home}:${from.id}`, memberId: human ? humanMemberId(`${home}:${from.id}`) : `${home}:${from.id}`, local: false, registered: false };
   }
   if (req.origin && p.kind !== 'trusted') throw forbidden('origin is only accepted on messages relayed from a paired network');
   if (p.kind === 'static' && !p.scopes.has('write')) throw forbidden('pair credentials relay remote-origin messages only; this sender is local');
@@ -52,12 +55,14 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
     return { actor, scopedId: `${net}:${from.id}`, memberId: from.id, local: true, registered: agent !== undefined };
   }
   // Every non-agent actor is human ingress.
-  if (!ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
   if (p.kind === 'agent') throw forbidden('an agent token sends only as its own agent');
   if (p.kind === 'static' && p.agents) throw forbidden('a token with an agents allowlist cannot send human messages');
   actor.fqid = `svc://${net}/humans/${from.id}`;
-  return { actor, scopedId: `${net}:${from.id}`, memberId: from.id, local: true, registered: false };
+  return { actor, scopedId: `${net}:${from.id}`, memberId: humanMemberId(from.id), local: true, registered: false };
 }
+
+/** Room members are agent ids, so a person named `alpha` must never count as member agent `alpha`. */
+const humanMemberId = (id: string): string => `~human/${id}`;
 
 interface Placement {
   target: Target;
@@ -180,7 +185,9 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   if (req.id !== undefined) {
     const prior = ctx.store.getMessage(req.id);
     if (prior) {
-      if (prior.message.from.id !== req.from.id) throw conflict(`message id ${req.id} is already used by another sender`);
+      if (prior.message.from.id !== req.from.id || prior.message.from.network_id !== sender.actor.network_id) {
+        throw conflict(`message id ${req.id} is already used by another sender`);
+      }
       await ctx.store.sync();
       return { message_id: prior.message.id, event_id: prior.event_id, accepted: true, thread_created: false, dm_created: false };
     }

@@ -159,7 +159,7 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
     io.out(`paired with ${inv.network_name} (${inv.network_id}) as pairing ${inv.pairing_id}; written to ${file}`);
     io.out(`shared rooms: ${inv.shared_rooms.length ? inv.shared_rooms.join(', ') : '(none)'} (federation allows the pairing; a running server picks it up by itself)`);
     if (inv.shared_rooms.length > 0) {
-      io.out(`next: membership is not granted by the invite: add ${inv.network_id}:<agent_id> to the members of ${inv.shared_rooms[0]} (rooms[].members in svc.yaml, or svc rooms members ${inv.shared_rooms[0]} --add ${inv.network_id}:<agent_id> for a room that declares no members)`);
+      io.out(`next: membership is not granted by the invite: add ${inv.network_id}:<agent_id> to the members of ${inv.shared_rooms[0]} (svc rooms members ${inv.shared_rooms[0]} --add ${inv.network_id}:<agent_id>, or rooms[].members in svc.yaml)`);
     }
     return EXIT.ok;
   } catch (err) {

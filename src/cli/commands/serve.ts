@@ -33,7 +33,6 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     }
     throw err;
   }
-  for (const w of loaded.warnings) log('warn', w.message, { code: w.code, action: w.action });
   const app = await createApp(loaded, { log });
   let addr;
   try {
@@ -45,6 +44,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   }
   const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
   io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
+  for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
 
   let reloading = Promise.resolve();
   const reload = (why: string) => {

@@ -105,7 +105,8 @@ export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
     const follower = client.followEvents({
       ...(flags.since !== undefined ? { lastEventId: flags.since } : {}),
       onEvent: (e) => {
-        if (!matches(e, filter)) return;
+        // Frames already parsed keep arriving after close(): stop at exactly --count.
+        if (!matches(e, filter) || (flags.count !== undefined && printed >= flags.count)) return;
         io.out(flags.json ? JSON.stringify(e) : eventLine(io, e));
         printed++;
         if (flags.count !== undefined && printed >= flags.count) follower.close();

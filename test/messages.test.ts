@@ -426,17 +426,23 @@ send('a human send needs a static write token without an agents allowlist', asyn
 
 send('a person named like a member agent is not that member: members rooms still refuse a write-only token', async ({ s }) => {
   const asHuman = (room: string, id: string) => ({ target: { kind: 'room', room_id: room }, from: { type: 'human', id }, parts: [{ kind: 'text', text: 'x' }] });
-  const r = await s.post('/v1/messages', asHuman('members-room', 'alpha'), WRITER);
+  // beta is a member of general (members policy) but not a registered agent.
+  const r = await s.post('/v1/messages', asHuman('general', 'beta'), WRITER);
   assert.is(r.status, 403, r.text);
   assert.match(r.body.error, /not a member/);
   // An admin+write token may still write as a person into a members room.
-  assert.is((await s.post('/v1/messages', asHuman('members-room', 'alpha'), ADMIN)).status, 200);
+  assert.is((await s.post('/v1/messages', asHuman('general', 'beta'), ADMIN)).status, 200);
 });
 
-send('a person cannot send into a DM, where participants are agents', async ({ s }) => {
-  const r = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'beta' }, parts: [{ kind: 'text', text: 'x' }] }, ADMIN);
-  assert.is(r.status, 403, r.text);
-  assert.match(r.body.error, /DMs are between agents/);
+send('a person cannot borrow a registered agent id, in a room or a DM', async ({ s }) => {
+  const asHuman = (target: Json) => ({ target, from: { type: 'human', id: 'gen' }, parts: [{ kind: 'text', text: 'x' }] });
+  for (const target of [{ kind: 'room', room_id: 'general' }, { kind: 'dm', participant_ids: ['alpha'] }]) {
+    const r = await s.post('/v1/messages', asHuman(target), ADMIN);
+    assert.is(r.status, 403, r.text);
+    assert.match(r.body.error, /registered agent id/);
+  }
+  const dm = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'psst' }] }, ADMIN);
+  assert.is(dm.status, 200, dm.text);
 });
 
 send('a sender claiming another network or a relay origin is refused without a pairing', async ({ s }) => {

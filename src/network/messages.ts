@@ -39,7 +39,6 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
   const actor: Actor = { type: from.type, id: from.id, ...(from.name ? { name: from.name } : {}), network_id: home, fqid: fqid(home, 'agents', from.id) };
   const human = from.type !== 'agent';
   if (human && !ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
-  if (human && req.target.kind === 'dm') throw forbidden('DMs are between agents; human messages go to rooms and threads');
   if (home !== net) {
     if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
     return { actor, scopedId: `${home}:${from.id}`, memberId: human ? humanMemberId(`${home}:${from.id}`) : `${home}:${from.id}`, local: false, registered: false };
@@ -57,6 +56,8 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
   // Every non-agent actor is human ingress.
   if (p.kind === 'agent') throw forbidden('an agent token sends only as its own agent');
   if (p.kind === 'static' && p.agents) throw forbidden('a token with an agents allowlist cannot send human messages');
+  // A person must not borrow a registered agent's identity (DM participation, mentions, wakes).
+  if (ctx.store.getAgent(from.id)) throw forbidden(`${from.id} is a registered agent id; a person sends under another id`);
   actor.fqid = `svc://${net}/humans/${from.id}`;
   return { actor, scopedId: `${net}:${from.id}`, memberId: humanMemberId(from.id), local: true, registered: false };
 }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
@@ -28,30 +29,26 @@ import {
 } from '../types.js';
 import { JournalWriter, fsyncDir, journalPath, listJournals, readJournal, type JournalFaults } from './journal.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
+import { applyOps, type EventBody, type JournalOp, type JournalRecord } from './apply.js';
+import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 
 export interface SqliteStoreOptions {
   /** The database file (`svc.db`); journals sit beside it as `<path>.journal.<gen>`. */
   path: string;
   /** Journal size that triggers a background checkpoint (default 64 MiB). */
   checkpointBytes?: number;
+  /**
+   * Database size from which checkpoints run in a worker thread (default 32 MiB, where the
+   * export would stall the main thread for ~50 ms); smaller ones export in place.
+   */
+  workerCheckpointBytes?: number;
   log?: (msg: string) => void;
   /** Test hooks that make journal writes or fsyncs fail. */
   faults?: JournalFaults;
 }
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
-
-/** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
-type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
-
-/** A journaled op: a WriteOp with its event seq assigned and its event message by reference. */
-type JournalOp =
-  | Exclude<WriteOp, { op: 'event.append' }>
-  | { op: 'event.append'; seq: number; event: EventBody; message_id?: string };
-
-interface JournalRecord {
-  ops: JournalOp[];
-}
+const DEFAULT_WORKER_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 
 let sqlModule: Promise<SqlJsStatic> | undefined;
 
@@ -79,6 +76,64 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Free space given to an opened database image: a quarter of its size, at least 16 MiB. */
+const HEADROOM_FRACTION = 0.25;
+const MIN_HEADROOM = 16 * 1024 * 1024;
+
+/**
+ * Reads the database file followed by zeroed headroom. sql.js keeps the file in a typed array
+ * that grows by 12.5% with a copy of the whole file (two seconds of stall at a million messages);
+ * SQLite trusts the page count in a valid header, so new pages land in the headroom and the array
+ * is not copied until it is used up. Only a file whose header count is valid and exact is padded.
+ */
+async function readImage(file: string): Promise<{ data: Buffer; size: number } | undefined> {
+  let fh: fs.promises.FileHandle;
+  try {
+    fh = await fs.promises.open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(100);
+    if (size >= 100) await fh.read(head, 0, 100, 0);
+    const data = Buffer.alloc(size + headroomFor(head, size));
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await fh.read(data, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return { data, size: at };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Bytes of headroom for a database file of `size` bytes with this header (0: not padded). */
+export function headroomFor(head: Buffer, size: number): number {
+  if (size < 100 || head.length < 100) return 0;
+  const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
+  const pages = head.readUInt32BE(28);
+  const valid = pageSize >= 512 && pages > 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * pageSize === size;
+  if (!valid) return 0;
+  return Math.ceil(Math.max(MIN_HEADROOM, size * HEADROOM_FRACTION) / pageSize) * pageSize;
+}
+
+/** Starts the worker thread that writes one checkpoint (checkpoint-worker.ts). */
+function checkpointWorker(job: CheckpointJob): Worker {
+  if (import.meta.url.endsWith('.ts')) {
+    // Run from source (tests, bench tools under tsx): a worker does not inherit the TypeScript
+    // loader, so it registers it before importing the entry.
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./checkpoint-worker.ts', import.meta.url).href;
+    const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+    return new Worker(code, { eval: true, workerData: job });
+  }
+  return new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: job });
+}
+
 /** Clamps a page size to what both backends treat alike and SQLite's LIMIT accepts. */
 function clampLimit(n: number): number {
   if (!(n > 0)) return 0;
@@ -88,6 +143,8 @@ function clampLimit(n: number): number {
 export class SqliteStore implements Store {
   readonly backend = 'sqlite' as const;
   private readonly stmts = new Map<string, Statement>();
+  /** JSON of messages being written, computed once for both the row and the journal record. */
+  private readonly messageJson = new WeakMap<Message, string>();
   private readonly journal: JournalWriter;
   private readonly log: (msg: string) => void;
   private readonly checkpointBytes: number;
@@ -95,6 +152,9 @@ export class SqliteStore implements Store {
   private messageCount = 0;
   private eventCount = 0;
   private dbBytes = 0;
+  /** Writes committed since open (tells whether a worker checkpoint covered everything). */
+  private writes = 0;
+  private readonly workerBytes: number;
   private checkpoints = 0;
   /** The database differs from `svc.db` on disk. */
   private dirty = false;
@@ -111,6 +171,7 @@ export class SqliteStore implements Store {
   ) {
     this.log = opts.log ?? (() => {});
     this.checkpointBytes = opts.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES;
+    this.workerBytes = opts.workerCheckpointBytes ?? DEFAULT_WORKER_CHECKPOINT_BYTES;
     this.journal = new JournalWriter(opts.faults);
   }
 
@@ -119,20 +180,15 @@ export class SqliteStore implements Store {
     const SQL = await loadSql();
     const file = path.resolve(opts.path);
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    let image: Buffer | undefined;
-    try {
-      image = await fs.promises.readFile(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    const db = image ? new SQL.Database(image) : new SQL.Database();
+    const image = await readImage(file);
+    const db = image ? new SQL.Database(image.data) : new SQL.Database();
     let store: SqliteStore;
     try {
       configure(db);
       const migrated = migrate(db);
       store = new SqliteStore(db, file, readJournalGen(db), opts);
       store.dirty = migrated || !image;
-      store.dbBytes = image?.length ?? 0;
+      store.dbBytes = image?.size ?? 0;
       await store.recover();
     } catch (err) {
       db.close();
@@ -159,7 +215,7 @@ export class SqliteStore implements Store {
         continue;
       }
       const d = readJournal(j.path);
-      d.records.forEach((rec, i) => this.replay(rec, `${j.path} record ${i + 1}`));
+      this.replayAll(d.records, j.path);
       if (d.records.length > 0) this.dirty = true;
       appendGen = j.gen;
       appendSize = d.validBytes;
@@ -179,16 +235,27 @@ export class SqliteStore implements Store {
     this.messageCount = Number(this.one('SELECT count(*) FROM messages')![0]);
   }
 
-  private replay(rec: unknown, where: string): void {
-    const ops = (rec as Partial<JournalRecord> | null)?.ops;
-    if (!Array.isArray(ops)) throw new StoreError('corrupt', `${where}: not a write batch`);
-    this.db.run('BEGIN');
-    try {
-      this.applyOps(ops);
-      this.db.run('COMMIT');
-    } catch (err) {
-      this.db.run('ROLLBACK');
-      throw new StoreError('corrupt', `${where}: ${messageOf(err)}`);
+  /**
+   * Replays one journal file's records. Any failure makes the whole open fail (corrupt), so the
+   * records can share transactions: one commit per thousand records instead of one each, which
+   * is most of the replay time.
+   */
+  private replayAll(records: unknown[], file: string): void {
+    const CHUNK = 1000;
+    for (let start = 0; start < records.length; start += CHUNK) {
+      this.run('BEGIN');
+      let i = start;
+      try {
+        for (; i < Math.min(records.length, start + CHUNK); i++) {
+          const ops = (records[i] as Partial<JournalRecord> | null)?.ops;
+          if (!Array.isArray(ops)) throw new Error('not a write batch');
+          this.applyOps(ops);
+        }
+        this.run('COMMIT');
+      } catch (err) {
+        this.run('ROLLBACK');
+        throw new StoreError('corrupt', `${file} record ${i + 1}: ${messageOf(err)}`);
+      }
     }
   }
 
@@ -203,6 +270,8 @@ export class SqliteStore implements Store {
     }
     return s;
   }
+
+  private readonly runner = (sql: string, params?: SqlValue[]): void => this.run(sql, params);
 
   private run(sql: string, params: SqlValue[] = []): void {
     const s = this.stmt(sql);
@@ -251,28 +320,29 @@ export class SqliteStore implements Store {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     if (ops.length === 0) return { event_seqs: [] };
     const { jops, event_seqs, messages } = this.normalize(ops);
-    this.db.run('BEGIN');
+    // Prepared (cached) transaction statements: db.run would parse the SQL on every write.
+    this.run('BEGIN');
     try {
       this.applyOps(jops);
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.run('ROLLBACK');
       if (err instanceof StoreError) throw err;
       if (/UNIQUE constraint failed/.test(messageOf(err))) throw new StoreError('conflict', messageOf(err));
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
     let bytes: number;
     try {
-      bytes = this.journal.append(JSON.stringify({ ops: jops } satisfies JournalRecord));
+      bytes = this.journal.append(this.recordJson(jops));
     } catch (err) {
       // Never acknowledge (or keep visible) what did not reach the journal.
-      this.db.run('ROLLBACK');
+      this.run('ROLLBACK');
       this.log(`store: journal append failed: ${messageOf(err)}`);
       throw unavailable(err);
     }
     try {
-      this.db.run('COMMIT');
+      this.run('COMMIT');
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.run('ROLLBACK');
       this.journal.unappend(bytes);
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
@@ -280,6 +350,7 @@ export class SqliteStore implements Store {
     this.eventCount += event_seqs.length;
     this.messageCount += messages;
     this.dirty = true;
+    this.writes += 1;
     this.maybeCheckpoint();
     await this.durable();
     return { event_seqs };
@@ -287,18 +358,15 @@ export class SqliteStore implements Store {
 
   /** Checks conflicts like the memory backend, assigns event seqs and turns event messages into references. */
   private normalize(ops: WriteOp[]): { jops: JournalOp[]; event_seqs: number[]; messages: number } {
-    const inserted = new Map<string, string>();
-    for (const op of ops) {
-      if (op.op !== 'message.insert') continue;
-      const id = op.record.message.id;
-      if (this.one('SELECT 1 FROM messages WHERE id = ?', [id])) {
-        throw new StoreError('conflict', `message ${id} exists`);
-      }
-    }
+    // A duplicate message id is caught by the UNIQUE index when the batch is applied (write()
+    // turns it into `conflict` and rolls the whole batch back): no lookup per message here.
+    const inserted = new Map<string, { message: Message; json: string }>();
     const event_seqs: number[] = [];
     const jops = ops.map((op): JournalOp => {
       if (op.op === 'message.insert') {
-        inserted.set(op.record.message.id, JSON.stringify(op.record.message));
+        const json = JSON.stringify(op.record.message);
+        inserted.set(op.record.message.id, { message: op.record.message, json });
+        this.messageJson.set(op.record.message, json);
         return op;
       }
       if (op.op !== 'event.append') return op;
@@ -307,8 +375,10 @@ export class SqliteStore implements Store {
       const m = op.event.message;
       if (m) {
         // Only a message identical to the stored one is kept by reference, so reads give back
-        // exactly the event that was appended.
-        const stored = inserted.get(m.id) ?? (this.one('SELECT body FROM messages WHERE id = ?', [m.id])?.[0] as string);
+        // exactly the event that was appended (the very object inserted in this batch is).
+        const ins = inserted.get(m.id);
+        if (ins?.message === m) return { op: 'event.append', seq, event: { ...op.event, message: null }, message_id: m.id };
+        const stored = ins?.json ?? (this.one('SELECT body FROM messages WHERE id = ?', [m.id])?.[0] as string);
         if (stored === JSON.stringify(m)) {
           return { op: 'event.append', seq, event: { ...op.event, message: null }, message_id: m.id };
         }
@@ -318,77 +388,19 @@ export class SqliteStore implements Store {
     return { jops, event_seqs, messages: inserted.size };
   }
 
-  /** Applies journal ops inside the caller's transaction (live writes and replay alike). */
+  /** The journal record of a batch: `JSON.stringify({ops})`, reusing each message's JSON. */
+  private recordJson(jops: JournalOp[]): string {
+    const parts = jops.map((op) => {
+      if (op.op !== 'message.insert') return JSON.stringify(op);
+      const r = op.record;
+      const m = this.messageJson.get(r.message) ?? JSON.stringify(r.message);
+      return `{"op":"message.insert","record":{"message":${m},"conv":${JSON.stringify(r.conv)},"event_id":${JSON.stringify(r.event_id)}}}`;
+    });
+    return `{"ops":[${parts.join(',')}]}`;
+  }
+
   private applyOps(ops: JournalOp[]): void {
-    for (const op of ops) {
-      switch (op.op) {
-        case 'room.put':
-          this.run(
-            'INSERT INTO rooms (id, removed, body) VALUES (?, ?, ?) ' +
-              'ON CONFLICT (id) DO UPDATE SET removed = excluded.removed, body = excluded.body',
-            [op.room.id, op.room.removed_at ? 1 : 0, JSON.stringify(op.room)],
-          );
-          break;
-        case 'agent.put':
-          this.run(
-            'INSERT INTO agents (id, credential_key, body) VALUES (?, ?, ?) ' +
-              'ON CONFLICT (id) DO UPDATE SET credential_key = excluded.credential_key, body = excluded.body',
-            [op.agent.id, op.agent.credential_key, JSON.stringify(op.agent)],
-          );
-          break;
-        case 'agent.delete':
-          this.run('DELETE FROM agents WHERE id = ?', [op.id]);
-          break;
-        case 'message.insert': {
-          const r = op.record;
-          this.run('INSERT INTO messages (id, conv, event_id, body) VALUES (?, ?, ?, ?)', [
-            r.message.id,
-            r.conv,
-            r.event_id,
-            JSON.stringify(r.message),
-          ]);
-          break;
-        }
-        case 'thread.put':
-          this.run(
-            'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +
-              'ON CONFLICT (id) DO UPDATE SET room_id = excluded.room_id, body = excluded.body',
-            [op.thread.id, op.thread.room_id, JSON.stringify(op.thread)],
-          );
-          break;
-        case 'dm.put':
-          this.run('INSERT INTO dms (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body', [
-            op.dm.id,
-            JSON.stringify(op.dm),
-          ]);
-          break;
-        case 'artifact.insert': {
-          const a = op.artifact;
-          const t = a.target;
-          this.run(
-            'INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, body) VALUES (?, ?, ?, ?, ?, ?)',
-            [
-              a.id,
-              t.kind,
-              t.kind === 'dm' ? null : (t.room_id ?? null),
-              t.kind === 'thread' ? (t.thread_id ?? null) : null,
-              t.kind === 'dm' ? (t.dm_id ?? null) : null,
-              JSON.stringify(a),
-            ],
-          );
-          break;
-        }
-        case 'event.append':
-          this.run('INSERT INTO events (seq, message_id, body) VALUES (?, ?, ?)', [
-            op.seq,
-            op.message_id ?? null,
-            JSON.stringify(op.event),
-          ]);
-          break;
-        default:
-          throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
-      }
-    }
+    applyOps(this.runner, ops, (m) => this.messageJson.get(m));
   }
 
   private async durable(): Promise<void> {
@@ -412,6 +424,8 @@ export class SqliteStore implements Store {
       .catch((err: unknown) => this.log(`store: checkpoint failed (the journal keeps every write): ${messageOf(err)}`))
       .finally(() => {
         this.checkpointing = undefined;
+        // The journal may have outgrown the threshold again while this one ran.
+        this.maybeCheckpoint();
       });
   }
 
@@ -425,6 +439,7 @@ export class SqliteStore implements Store {
     await this.journal.idle();
     const prev = this.gen;
     const next = prev + 1;
+    if (!final && this.liveBytes() >= this.workerBytes) return this.checkpointInWorker(prev, next);
     writeJournalGen(this.db, next);
     if (!final) {
       try {
@@ -457,6 +472,47 @@ export class SqliteStore implements Store {
       if (j.gen < next) await fs.promises.rm(j.path, { force: true });
     }
     this.dbBytes = image.length;
+    this.checkpoints += 1;
+  }
+
+  /** Size of the in-memory database (what an export would copy). */
+  private liveBytes(): number {
+    const pages = Number(this.one('PRAGMA page_count')?.[0] ?? 0);
+    const size = Number(this.one('PRAGMA page_size')?.[0] ?? 0);
+    return pages * size;
+  }
+
+  /**
+   * The checkpoint of a large database: appends move to generation `next` now, and a worker
+   * thread rebuilds `svc.db` from the last one plus the generations up to `prev` (checkpoint-
+   * worker.ts). The main thread keeps serving; only the worker pays the O(database) export.
+   */
+  private async checkpointInWorker(prev: number, next: number): Promise<void> {
+    this.journal.switchTo(next, journalPath(this.file, next));
+    this.gen = next;
+    const writes = this.writes;
+    const job: CheckpointJob = { file: this.file, upto: prev, next };
+    const reply = await new Promise<CheckpointReply>((resolve) => {
+      const worker = checkpointWorker(job);
+      let settled = false;
+      const settle = (r: CheckpointReply) => {
+        if (settled) return;
+        settled = true;
+        resolve(r);
+        void worker.terminate();
+      };
+      worker.once('message', (r: CheckpointReply) => settle(r));
+      worker.once('error', (err) => settle({ ok: false, error: err.message }));
+      worker.once('exit', (code) => settle({ ok: false, error: `checkpoint worker exited with ${code}` }));
+    });
+    if (!reply.ok) throw new Error(reply.error);
+    // Writes made while the worker ran are only in the journal of `next`.
+    if (this.writes === writes) this.dirty = false;
+    this.journal.dropBefore(next);
+    for (const j of listJournals(this.file)) {
+      if (j.gen < next) await fs.promises.rm(j.path, { force: true });
+    }
+    this.dbBytes = reply.bytes;
     this.checkpoints += 1;
   }
 

@@ -7,6 +7,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 // ---- framing (pure) ----
 
@@ -20,8 +21,12 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
+// zlib's own crc32 (Node >= 20.15) is native and ~10x faster than the table loop on large records.
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
 /** CRC-32 (IEEE, as zlib) of some bytes. */
 export function crc32(bytes: Uint8Array): number {
+  if (nativeCrc32) return nativeCrc32(bytes) >>> 0;
   let c = 0xffffffff;
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
@@ -33,9 +38,14 @@ const CRC_HEX = 8;
 
 /** Frames one JSON payload as a journal line. */
 export function encodeRecord(json: string): Buffer {
-  const body = Buffer.from(json, 'utf8');
-  const head = Buffer.from(crc32(body).toString(16).padStart(CRC_HEX, '0') + '\t', 'latin1');
-  return Buffer.concat([head, body, Buffer.from([NEWLINE])]);
+  // One buffer: the body is encoded in place after room for the checksum, then the head filled in.
+  const len = Buffer.byteLength(json, 'utf8');
+  const buf = Buffer.allocUnsafe(CRC_HEX + 1 + len + 1);
+  buf.write(json, CRC_HEX + 1, len, 'utf8');
+  buf.write(crc32(buf.subarray(CRC_HEX + 1, CRC_HEX + 1 + len)).toString(16).padStart(CRC_HEX, '0'), 0, CRC_HEX, 'latin1');
+  buf[CRC_HEX] = TAB;
+  buf[CRC_HEX + 1 + len] = NEWLINE;
+  return buf;
 }
 
 export interface Decoded {

@@ -1,0 +1,114 @@
+// Child processes of the benchmark: every one is registered here and stopped by stopAll(), also
+// on a signal or an uncaught error, so a run never leaves a server behind.
+
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+
+const children = new Set<ChildProcess>();
+
+/** Spawns and registers a child. */
+export function launch(cmd: string, args: string[], opts: SpawnOptions = {}): ChildProcess {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Resolves with the child's exit code once it has exited. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+export async function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited(child);
+  clearTimeout(timer);
+}
+
+/** Stops every child still running. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stop(c, 3000)));
+}
+
+/** Kills every child at once, synchronously (process exit path). */
+export function killAll(): void {
+  for (const c of children) c.kill('SIGKILL');
+}
+
+/** Waits for a line matching `re` on the child's stdout; rejects on exit or after `ms`. */
+export function waitForLine(child: ChildProcess, re: RegExp, ms: number, what: string): Promise<RegExpExecArray> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`${what} did not start in ${ms / 1000}s:\n${out.slice(-2000)}`)), ms);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = re.exec(out);
+      if (m) done(undefined, m);
+    };
+    const onExit = (code: number | null) => done(new Error(`${what} exited with ${code} before it was ready:\n${out.slice(-2000)}`));
+    const done = (err?: Error, m?: RegExpExecArray) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(m!);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** Drains a child's output into a bounded tail (so a full pipe never blocks it). */
+export function tail(child: ChildProcess, keep = 8000): () => string {
+  let out = '';
+  const add = (d: Buffer) => {
+    out = (out + d.toString()).slice(-keep);
+  };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
+  return () => out;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in MB (from /proc), or null when unreadable. */
+export function rssMb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc; null when unreadable. */
+export function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,77 @@
+// Starts `svc serve` (the built dist, sqlite store, bearer auth) in a folder of the benchmark's.
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { launch, stop, tail, waitForLine, rssMb } from './procs.js';
+import { nowMs } from './stats.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SVC_BIN = path.join(ROOT, 'bin/svc.js');
+
+export const NETWORK = 'bench';
+/** One static token with every scope a benchmark client needs (no agents allowlist). */
+export const TOKEN = 'bench-token-0123456789abcdef';
+export const PUBLISHER = 'pub';
+
+export interface SvcOptions {
+  dir: string;
+  rooms: { id: string; members: string[] }[];
+  /** Extra node flags for the server (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+  checkpointBytes?: number;
+}
+
+export interface SvcServer {
+  port: number;
+  pid: number | undefined;
+  /** Milliseconds from spawn to the listening line. */
+  startupMs: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** The benchmark's svc.yaml: bearer auth, sqlite (durable), no rate limits. */
+export function svcConfig(o: SvcOptions): Record<string, unknown> {
+  return {
+    network: { id: NETWORK, name: 'Bench' },
+    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000 },
+    store: { backend: 'sqlite', path: 'svc.db', ...(o.checkpointBytes ? { checkpoint_bytes: o.checkpointBytes } : {}) },
+    auth: {
+      mode: 'bearer',
+      public_read: false,
+      agent_registration: 'token',
+      tokens: [{ id: 'bench', value: TOKEN, scopes: ['observe', 'write', 'admin', 'attach'] }],
+    },
+    rooms: o.rooms.map((r) => ({ id: r.id, members: r.members })),
+    pairings: [],
+  };
+}
+
+/** Spawns svc serve on 127.0.0.1:0 and waits for its listening line. */
+export async function startSvc(o: SvcOptions): Promise<SvcServer> {
+  const file = path.join(o.dir, 'svc.yaml');
+  writeFileSync(file, stringify(svcConfig(o)), { mode: 0o600 });
+  const t0 = nowMs();
+  const child = launch(process.execPath, [...(o.nodeArgs ?? []), SVC_BIN, 'serve', '--config', file], {
+    cwd: o.dir,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  const out = tail(child);
+  const m = await waitForLine(child, /svc listening on http:\/\/[^\s]+:(\d+)/, 120_000, 'svc serve');
+  return {
+    port: Number(m[1]),
+    pid: child.pid,
+    startupMs: nowMs() - t0,
+    output: out,
+    stop: () => stop(child, 60_000),
+  };
+}
+
+/** A room send body as a string. */
+export function sendBody(room: string, text: string): string {
+  return JSON.stringify({ target: { kind: 'room', room_id: room }, from: { type: 'agent', id: PUBLISHER }, parts: [{ kind: 'text', text }] });
+}
+
+export { rssMb };

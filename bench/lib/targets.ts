@@ -1,0 +1,77 @@
+// The three systems under test behind one shape: svc serve, the baseline, NATS JetStream.
+
+import type { JetStreamClient, NatsConnection } from 'nats';
+import { closedLoop, paced, postBytes } from './http.js';
+import { natsIngest, natsPublish, type NatsServer } from './nats.js';
+import { SubscriberPool } from './pool.js';
+import { NETWORK, sendBody, TOKEN, type SvcServer } from './svc.js';
+import type { BaselineServer } from './baseline-proc.js';
+import type { SubscriberKind } from '../subscribers.js';
+import type { Samples } from './stats.js';
+
+export type TargetName = 'svc' | 'baseline' | 'nats';
+
+export interface PublishResult {
+  sent: number;
+  ok: number;
+  errors: number;
+  firstError?: string;
+  rate: number;
+  seconds: number;
+}
+
+export interface Target {
+  name: TargetName;
+  pid: number | undefined;
+  /** Closed-loop ingest into a room nobody follows. */
+  ingest(clients: number, seconds: number): Promise<{ rate: number; ok: number; errors: number; firstError?: string; latency: Samples }>;
+  /** Forks `n` subscribers of `kind` that follow the fan-out room. */
+  subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
+  /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */
+  publish(opts: { rate: number; seconds: number; inflight: number }, text: (i: number, t: number) => string): Promise<PublishResult>;
+  stop(): Promise<void>;
+}
+
+const INGEST_TEXT = 'ingest: a room message of ordinary length, about as long as a sentence';
+
+/** svc serve, publishing as the member agent `pub` with the bench token. */
+export function svcTarget(s: SvcServer): Target {
+  const ingestReq = postBytes('/v1/messages', sendBody('ingest', INGEST_TEXT), TOKEN);
+  return {
+    name: 'svc',
+    pid: s.pid,
+    ingest: (clients, seconds) => closedLoop(s.port, clients, seconds, () => ingestReq),
+    subscribe: (kind, n) => SubscriberPool.start({ kind, port: s.port, n, token: TOKEN, network: NETWORK }),
+    publish: (opts, text) => paced(s.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),
+    stop: () => s.stop(),
+  };
+}
+
+/** The baseline server: same request bodies, no token. */
+export function baselineTarget(b: BaselineServer): Target {
+  const ingestReq = postBytes('/v1/messages', sendBody('ingest', INGEST_TEXT));
+  return {
+    name: 'baseline',
+    pid: b.pid,
+    ingest: (clients, seconds) => closedLoop(b.port, clients, seconds, () => ingestReq),
+    subscribe: (_kind, n) => SubscriberPool.start({ kind: 'baseline', port: b.port, n }),
+    publish: (opts, text) => paced(b.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)))),
+    stop: () => b.stop(),
+  };
+}
+
+/** NATS JetStream: publishes the same JSON bodies with a durable ack. */
+export function natsTarget(n: NatsServer, nc: NatsConnection, js: JetStreamClient): Target {
+  const body = sendBody('ingest', INGEST_TEXT);
+  return {
+    name: 'nats',
+    pid: n.pid,
+    ingest: (clients, seconds) => natsIngest(js, clients, seconds, () => body),
+    subscribe: (_kind, count) => SubscriberPool.start({ kind: 'nats', port: n.port, n: count, subject: 'bench.fanout' }),
+    publish: (opts, text) => natsPublish(js, opts, (i, t) => sendBody('fanout', text(i, t))),
+    stop: async () => {
+      await nc.close();
+      await n.stop();
+    },
+  };
+}

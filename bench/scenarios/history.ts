@@ -1,0 +1,156 @@
+// Scenarios 4 and 5: a store of N messages over R rooms (filled by bench/loader.ts through the
+// store), then svc serve on it: start-up time, history pages at random cursors, resident memory,
+// file size, and closed-loop ingest on the big store (write cost versus size, longest stall).
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Conn, getBytes } from '../lib/http.js';
+import { launch, exited, rssMb, tail } from '../lib/procs.js';
+import type { Sizes } from '../lib/sizes.js';
+import { nowMs, round, Samples } from '../lib/stats.js';
+import { ROOT, PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
+import { svcTarget } from '../lib/targets.js';
+
+export interface HistoryResult {
+  messages: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  startup_s: number;
+  /** Resident memory of svc serve after start-up and the history pages (MB). */
+  rss_mb: number | null;
+  /** Resident memory right after start-up (MB). */
+  rss_idle_mb: number | null;
+  /** Peak resident memory over scenarios 4 and 5, checkpoints included (MB). */
+  rss_peak_mb: number | null;
+  db_mb: number;
+  /** Longest request latency seen during ingest on the big store (checkpoint stalls show here). */
+  max_pause_ms: number | null;
+  /** Ingest rate on the big store (messages/s). */
+  ingest_rate: number;
+  ingest_p99_ms: number | null;
+  /** Checkpoints of the whole database that started during that ingest. */
+  checkpoints_during_ingest: number;
+  /** svc's own longest event-loop stall during that ingest (prom-client's lag max; null if unread). */
+  event_loop_max_ms: number | null;
+  fill_s: number;
+  /** Time svc serve took to stop (its final checkpoint of the whole database). */
+  shutdown_s: number;
+}
+
+const CHECKPOINT_BYTES = 16 * 1024 * 1024;
+
+/** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
+async function loopMaxMs(port: number): Promise<number | null> {
+  const c = await Conn.open(port);
+  try {
+    const r = await c.request(getBytes('/metrics', TOKEN));
+    if (r.status !== 200) return null;
+    const m = /^svc_process_nodejs_eventloop_lag_max_seconds\s+(\S+)/m.exec(r.body.toString());
+    return m ? Number(m[1]) * 1000 : null;
+  } finally {
+    c.close();
+  }
+}
+
+/** The newest journal generation next to the database (each checkpoint starts a new one). */
+function lastGeneration(dbFile: string): number {
+  const prefix = `${path.basename(dbFile)}.journal.`;
+  const gens = readdirSync(path.dirname(dbFile))
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => Number(n.slice(prefix.length)))
+    .filter(Number.isFinite);
+  return gens.length ? Math.max(...gens) : 0;
+}
+
+interface LoaderOutput {
+  seconds: number;
+  messages: number;
+  db_bytes: number;
+  cursors_file: string;
+}
+
+async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
+  const child = launch(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', dir, '--messages', String(s.history.messages), '--rooms', String(s.history.rooms)], {
+    cwd: ROOT,
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const errTail = tail(child);
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
+  const code = await exited(child);
+  if (code !== 0) throw new Error(`loader exited with ${code}: ${errTail()}`);
+  return JSON.parse(out.trim().split('\n').pop()!) as LoaderOutput;
+}
+
+/** Runs scenario 4 and the big-store half of scenario 5. */
+export async function runHistory(dir: string, s: Sizes, log: (m: string) => void, note: (m: string) => void): Promise<HistoryResult> {
+  log(`history: loading ${s.history.messages} messages over ${s.history.rooms} rooms`);
+  const loaded = await load(dir, s);
+  log(`history: loaded in ${loaded.seconds.toFixed(1)} s, ${(loaded.db_bytes / 1048576).toFixed(0)} MB; starting svc serve`);
+  const dbFile = path.join(dir, 'svc.db');
+  // A 16 MiB journal threshold (default 64) so the ten seconds of ingest on the big store include
+  // at least one checkpoint of the whole database: its stall is what scenario 5 looks for.
+  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes: CHECKPOINT_BYTES });
+  let shutdownS = 0;
+  // Resident memory is sampled all along, so the peak (a checkpoint's copy included) is what counts.
+  const idleRss = rssMb(svc.pid);
+  let peakRss = idleRss ?? 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(svc.pid) ?? 0)), 100);
+  try {
+    const startup_s = svc.startupMs / 1000;
+
+    const cursors = JSON.parse(readFileSync(loaded.cursors_file, 'utf8')) as Record<string, string[]>;
+    const pool = Object.entries(cursors).flatMap(([room, ids]) => ids.map((id) => ({ room, id })));
+    const conn = await Conn.open(svc.port);
+    const latency = new Samples();
+    const warmup = Math.min(50, s.history.queries);
+    for (let q = 0; q < warmup + s.history.queries; q++) {
+      const c = pool[Math.floor(Math.random() * pool.length)]!;
+      const t0 = nowMs();
+      const r = await conn.request(getBytes(`/v1/rooms/${c.room}/messages?before=${encodeURIComponent(c.id)}&limit=100`, TOKEN));
+      const ms = nowMs() - t0;
+      if (r.status !== 200) throw new Error(`history page: ${r.status} ${r.body.toString().slice(0, 200)}`);
+      if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100) note('history: a page held fewer than 100 messages');
+      if (q >= warmup) latency.push(ms);
+    }
+    conn.close();
+    // Steady state: after start-up and the history pages, before ingest and its checkpoint.
+    const steadyRss = rssMb(svc.pid);
+    const db_mb = statSync(dbFile).size / 1048576;
+
+    log('history: ingest on the big store');
+    const gen0 = lastGeneration(dbFile);
+    await loopMaxMs(svc.port); // resets the server's event-loop delay histogram
+    const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+    const loopMax = await loopMaxMs(svc.port);
+    const checkpoints = lastGeneration(dbFile) - gen0;
+    if (ing.errors > 0) note(`svc ingest on the big store: ${ing.errors} failed requests (first: ${ing.firstError})`);
+    const il = ing.latency.summary();
+    clearInterval(sampler);
+
+    const t0 = nowMs();
+    await svc.stop();
+    shutdownS = (nowMs() - t0) / 1000;
+    const h = latency.summary();
+    return {
+      messages: loaded.messages,
+      p50_ms: h.p50_ms,
+      p99_ms: h.p99_ms,
+      startup_s: round(startup_s),
+      rss_mb: steadyRss === null ? null : Math.round(steadyRss),
+      rss_idle_mb: idleRss === null ? null : Math.round(idleRss),
+      rss_peak_mb: peakRss > 0 ? Math.round(peakRss) : null,
+      db_mb: Math.round(db_mb),
+      max_pause_ms: il.max_ms,
+      ingest_rate: Math.round(ing.rate),
+      ingest_p99_ms: il.p99_ms,
+      checkpoints_during_ingest: checkpoints,
+      event_loop_max_ms: loopMax === null ? null : round(loopMax),
+      fill_s: round(loaded.seconds),
+      shutdown_s: round(shutdownS),
+    };
+  } finally {
+    clearInterval(sampler);
+    await svc.stop();
+  }
+}

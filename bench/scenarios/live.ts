@@ -1,0 +1,105 @@
+// Scenarios 1-3: ingest, fan-out paced and unpaced (attach / baseline WebSocket / NATS push), SSE.
+
+import { cpuMs } from '../lib/procs.js';
+import type { Sizes } from '../lib/sizes.js';
+import { nowMs, round } from '../lib/stats.js';
+import type { Target } from '../lib/targets.js';
+import type { SubscriberKind } from '../subscribers.js';
+
+export interface IngestResult {
+  rate: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+  errors: number;
+  /** Server CPU time per accepted message (µs): robust to other load on the machine. */
+  cpu_us_per_msg: number | null;
+}
+
+/** Scenario 1: closed-loop ingest. */
+export async function runIngest(t: Target, s: Sizes, note: (m: string) => void): Promise<IngestResult> {
+  // A warm-up outside the numbers, so JIT compilation is not counted against whoever runs first.
+  await t.ingest(s.ingest.clients, Math.min(2, s.ingest.seconds / 4));
+  const cpu0 = cpuMs(t.pid);
+  const r = await t.ingest(s.ingest.clients, s.ingest.seconds);
+  const cpu1 = cpuMs(t.pid);
+  if (r.errors > 0) note(`${t.name} ingest: ${r.errors} failed requests (first: ${r.firstError})`);
+  const l = r.latency.summary();
+  const cpu = cpu0 !== null && cpu1 !== null && r.ok > 0 ? round(((cpu1 - cpu0) * 1000) / r.ok) : null;
+  return { rate: Math.round(r.rate), p50_ms: l.p50_ms, p99_ms: l.p99_ms, max_ms: l.max_ms, errors: r.errors, cpu_us_per_msg: cpu };
+}
+
+export interface PacedResult {
+  rate: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  /** Every subscriber got every message. */
+  complete: boolean;
+  delivered: number;
+  expected: number;
+}
+
+export interface MaxResult {
+  deliveries_per_s: number | null;
+  /** Server CPU time per delivery (µs) in the run that counted. */
+  cpu_us_per_delivery: number | null;
+  /** Messages per second published in the run that counted. */
+  publish_rate: number;
+  complete: boolean;
+  attempts: number;
+}
+
+export interface FanoutResult {
+  paced: PacedResult;
+  max: MaxResult;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** Scenarios 2/3: `n` subscribers of `kind`, paced publishing, then the highest complete rate. */
+export async function runFanout(t: Target, kind: SubscriberKind, s: Sizes, note: (m: string) => void): Promise<FanoutResult> {
+  const n = s.fanout.subscribers;
+  const pool = await t.subscribe(kind, n);
+  const label = `${t.name} ${kind}`;
+  try {
+    // A short warm-up so connection set-up and JIT are not in the numbers.
+    await pool.phase('w', false);
+    const w = await t.publish({ rate: s.fanout.rate, seconds: Math.min(1, s.fanout.seconds / 2), inflight: 16 }, (i, at) => `b w ${i} ${at}`);
+    await pool.waitFor(w.ok, 5000);
+
+    await pool.phase('p');
+    const pub = await t.publish({ rate: s.fanout.rate, seconds: s.fanout.seconds, inflight: 16 }, (i, at) => `b p ${i} ${at}`);
+    if (pub.errors > 0) note(`${label} paced: ${pub.errors} failed publishes (first: ${pub.firstError})`);
+    const rep = await pool.waitFor(pub.ok, 15_000);
+    for (const e of rep.errors) note(`${label}: ${e}`);
+    const delivered = sum(rep.received);
+    if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
+    const paced: PacedResult = { rate: Math.round(pub.rate), p50_ms: rep.p50_ms, p99_ms: rep.p99_ms, complete: rep.complete, delivered, expected: pub.ok * n };
+
+    // Unpaced first; if some subscriber missed messages, retry paced below what was delivered.
+    let rate = 0;
+    let max: MaxResult = { deliveries_per_s: null, cpu_us_per_delivery: null, publish_rate: 0, complete: false, attempts: 0 };
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const phase = `m${attempt}`;
+      await pool.phase(phase, false);
+      const t0 = nowMs();
+      const c0 = cpuMs(t.pid);
+      const p = await t.publish({ rate, seconds: s.fanout.maxSeconds, inflight: s.fanout.inflight }, (i, at) => `b ${phase} ${i} ${at}`);
+      if (p.errors > 0) note(`${label} max attempt ${attempt}: ${p.errors} failed publishes (first: ${p.firstError})`);
+      const r = await pool.waitFor(p.ok, 30_000);
+      const got = sum(r.received);
+      const c1 = cpuMs(t.pid);
+      const cpu = c0 !== null && c1 !== null && got > 0 ? round(((c1 - c0) * 1000) / got) : null;
+      const seconds = Math.max(p.seconds, (r.lastAt - t0) / 1000);
+      max = { deliveries_per_s: Math.round(got / seconds), cpu_us_per_delivery: cpu, publish_rate: Math.round(p.rate), complete: r.complete, attempts: attempt };
+      if (r.complete) break;
+      note(`${label} max attempt ${attempt} (${rate ? `${Math.round(rate)}/s` : 'unpaced'}): ${got} of ${p.ok * n} deliveries arrived`);
+      rate = (0.7 * got) / n / seconds;
+    }
+    return { paced, max };
+  } finally {
+    await pool.close();
+  }
+}
+
+export { round };

@@ -1,0 +1,48 @@
+// Profiles svc serve under one load (node --cpu-prof) and prints where its CPU went.
+//
+//   node --import tsx bench/tools/profile.ts ingest|fanout|history [seconds]
+
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpuMs, stopAll } from '../lib/procs.js';
+import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
+import { svcTarget } from '../lib/targets.js';
+import { QUICK } from '../lib/sizes.js';
+import { runFanout } from '../scenarios/live.js';
+
+const what = process.argv[2] ?? 'ingest';
+const seconds = Number(process.argv[3] ?? 5);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-prof-'));
+const prof = path.join(dir, 'prof');
+mkdirSync(prof);
+const subscribers = 100;
+const svc = await startSvc({
+  dir,
+  rooms: [
+    { id: 'ingest', members: [PUBLISHER] },
+    { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: subscribers }, (_, k) => `a${k}`)] },
+  ],
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`],
+});
+const t = svcTarget(svc);
+const c0 = cpuMs(svc.pid);
+if (what === 'ingest') {
+  const r = await t.ingest(50, seconds);
+  console.log(`ingest ${Math.round(r.rate)}/s`, r.latency.summary(), `cpu ${(((cpuMs(svc.pid)! - c0!) * 1000) / r.ok).toFixed(1)} us/msg`);
+} else {
+  const sizes = { ...QUICK, fanout: { subscribers, rate: 1000, seconds, maxSeconds: seconds, inflight: 8 } };
+  const r = await runFanout(t, what === 'sse' ? 'svc-sse' : 'svc-attach', sizes, (m) => console.log('note', m));
+  console.log(JSON.stringify(r));
+}
+await svc.stop();
+await stopAll();
+const file = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
+console.log(execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/tools/profile-summary.ts'), path.join(prof, file), '--top', '40'], { encoding: 'utf8' }));
+// Keep the profile for a closer look (chrome://inspect or profile-summary.ts --match).
+const kept = path.join(ROOT, 'bench/profiles');
+mkdirSync(kept, { recursive: true });
+renameSync(path.join(prof, file), path.join(kept, `${what}.cpuprofile`));
+console.log(`profile: bench/profiles/${what}.cpuprofile`);
+rmSync(dir, { recursive: true, force: true });

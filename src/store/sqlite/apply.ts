@@ -1,0 +1,95 @@
+// What each journaled write op does in SQL: one function shared by live writes, start-up replay
+// and the checkpoint worker, so the three cannot drift apart. The memory backend defines what each
+// op means; this mirrors it.
+
+import type { SqlValue } from 'sql.js';
+import type { Message, ServiceEvent } from '../../protocol/types.js';
+import { StoreError, type WriteOp } from '../types.js';
+
+/** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
+export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
+
+/** A journaled op: a WriteOp with its event seq assigned and its event message by reference. */
+export type JournalOp =
+  | Exclude<WriteOp, { op: 'event.append' }>
+  | { op: 'event.append'; seq: number; event: EventBody; message_id?: string };
+
+export interface JournalRecord {
+  ops: JournalOp[];
+}
+
+/** Runs one (cached, prepared) statement with parameters. */
+export type Run = (sql: string, params?: SqlValue[]) => void;
+
+/** Applies journal ops inside the caller's transaction (live writes, replay and checkpoints alike). */
+export function applyOps(run: Run, ops: JournalOp[], jsonOf: (m: Message) => string | undefined = () => undefined): void {
+  for (const op of ops) {
+    switch (op.op) {
+      case 'room.put':
+        run(
+          'INSERT INTO rooms (id, removed, body) VALUES (?, ?, ?) ' +
+            'ON CONFLICT (id) DO UPDATE SET removed = excluded.removed, body = excluded.body',
+          [op.room.id, op.room.removed_at ? 1 : 0, JSON.stringify(op.room)],
+        );
+        break;
+      case 'agent.put':
+        run(
+          'INSERT INTO agents (id, credential_key, body) VALUES (?, ?, ?) ' +
+            'ON CONFLICT (id) DO UPDATE SET credential_key = excluded.credential_key, body = excluded.body',
+          [op.agent.id, op.agent.credential_key, JSON.stringify(op.agent)],
+        );
+        break;
+      case 'agent.delete':
+        run('DELETE FROM agents WHERE id = ?', [op.id]);
+        break;
+      case 'message.insert': {
+        const r = op.record;
+        run('INSERT INTO messages (id, conv, event_id, body) VALUES (?, ?, ?, ?)', [
+          r.message.id,
+          r.conv,
+          r.event_id,
+          jsonOf(r.message) ?? JSON.stringify(r.message),
+        ]);
+        break;
+      }
+      case 'thread.put':
+        run(
+          'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +
+            'ON CONFLICT (id) DO UPDATE SET room_id = excluded.room_id, body = excluded.body',
+          [op.thread.id, op.thread.room_id, JSON.stringify(op.thread)],
+        );
+        break;
+      case 'dm.put':
+        run('INSERT INTO dms (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body', [
+          op.dm.id,
+          JSON.stringify(op.dm),
+        ]);
+        break;
+      case 'artifact.insert': {
+        const a = op.artifact;
+        const t = a.target;
+        run(
+          'INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, body) VALUES (?, ?, ?, ?, ?, ?)',
+          [
+            a.id,
+            t.kind,
+            t.kind === 'dm' ? null : (t.room_id ?? null),
+            t.kind === 'thread' ? (t.thread_id ?? null) : null,
+            t.kind === 'dm' ? (t.dm_id ?? null) : null,
+            JSON.stringify(a),
+          ],
+        );
+        break;
+      }
+      case 'event.append':
+        run('INSERT INTO events (seq, message_id, body) VALUES (?, ?, ?)', [
+          op.seq,
+          op.message_id ?? null,
+          JSON.stringify(op.event),
+        ]);
+        break;
+      default:
+        throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// The benchmark's smoke run (tiny sizes, ~20 s) so it cannot rot: `bench/run.ts --quick --smoke`
+// must start everything, run every scenario and write a results file of the published shape.
+// Only the shape is asserted: speed lives in the benchmark, never in tests.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './helpers/server.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const t = suite<{ dir: string; results: Json; output: string; code: number | null }>('the benchmark smoke run');
+
+t.before(async (ctx) => {
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-smoke-'));
+  const out = path.join(ctx.dir, 'results.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--out', out], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  // The run bounds itself (50 s); this is the backstop that keeps npm test from hanging.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  ctx.code = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  clearTimeout(timer);
+  ctx.output = output;
+  try {
+    ctx.results = JSON.parse(readFileSync(out, 'utf8'));
+  } catch {
+    ctx.results = undefined;
+  }
+});
+t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+const isNum = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+const numbers = (o: Json, keys: string[], where: string) => {
+  assert.type(o, 'object', `${where} is missing`);
+  assert.ok(o !== null, `${where} is null`);
+  for (const k of keys) assert.ok(isNum(o[k]), `${where}.${k} is not a number: ${JSON.stringify(o[k])}`);
+};
+/** A reference that could not run is null with a note saying why. */
+const numbersOrNoted = (section: Json, name: string, keys: string[], where: string) => {
+  if (section[name] === null) assert.type(section.note, 'string', `${where}.${name} is null without a note`);
+  else numbers(section[name], keys, `${where}.${name}`);
+};
+
+t('exits on its own and writes a results file', ({ code, results, output }) => {
+  assert.is(code, 0, output.slice(-3000));
+  assert.type(results, 'object', output.slice(-3000));
+});
+
+t('describes the date and the machine', ({ results }) => {
+  assert.ok(!Number.isNaN(Date.parse(results.date)));
+  numbers(results.machine, ['cores', 'memory_gb'], 'machine');
+  assert.match(results.machine.node, /^v\d+\./);
+});
+
+t('measures ingest on svc and the baseline, and NATS or says why not', ({ results }) => {
+  numbers(results.ingest.svc, ['rate', 'p50_ms', 'p99_ms'], 'ingest.svc');
+  numbers(results.ingest.baseline, ['rate', 'p50_ms', 'p99_ms'], 'ingest.baseline');
+  numbersOrNoted(results.ingest, 'nats', ['rate', 'p50_ms', 'p99_ms'], 'ingest');
+});
+
+t('measures paced and unpaced fan-out on every target', ({ results }) => {
+  numbers(results.fanout_paced.svc, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.svc');
+  numbers(results.fanout_paced.baseline, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.baseline');
+  numbersOrNoted(results.fanout_paced, 'nats', ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced');
+  numbers(results.fanout_max.svc, ['deliveries_per_s'], 'fanout_max.svc');
+  numbers(results.fanout_max.baseline, ['deliveries_per_s'], 'fanout_max.baseline');
+  numbersOrNoted(results.fanout_max, 'nats', ['deliveries_per_s'], 'fanout_max');
+});
+
+t('measures SSE fan-out on svc', ({ results }) => {
+  numbers(results.sse_fanout.svc, ['deliveries_per_s', 'p50_ms', 'p99_ms'], 'sse_fanout.svc');
+});
+
+t('measures history, start-up, memory and size on a filled store, and the write cost ratio', ({ results }) => {
+  numbers(results.history.svc, ['messages', 'p50_ms', 'p99_ms', 'startup_s', 'rss_mb', 'db_mb', 'max_pause_ms'], 'history.svc');
+  assert.ok(results.history.svc.messages > 0);
+  assert.ok(isNum(results.write_cost_ratio.svc), `write_cost_ratio.svc: ${JSON.stringify(results.write_cost_ratio)}`);
+});
+
+t.run();

@@ -1,6 +1,6 @@
 // The only place that writes JSON responses and error envelopes.
 
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { AppError, CATALOGUE } from '../errors.js';
 import { StoreError } from '../store/types.js';
 import { UnknownCursor } from '../protocol/pagination.js';
@@ -36,4 +36,22 @@ export function sendError(res: ServerResponse, err: AppError, requestId?: string
   }
   const body: ErrorBody = { error: err.message, code: err.code, ...(requestId ? { request_id: requestId } : {}) };
   sendJson(res, err.status, body, err.headers);
+}
+
+/**
+ * The whole HTTP/1.1 response for a connection the HTTP parser gave up on (the server's
+ * clientError): no request reached a route, so it is written straight to the socket.
+ */
+export function clientErrorResponse(parserCode: string | undefined): string {
+  const message =
+    parserCode === 'HPE_HEADER_OVERFLOW'
+      ? 'the request headers are too large'
+      : parserCode === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'the request did not arrive in time'
+        : 'the request is not valid HTTP/1.1';
+  const body = JSON.stringify({ error: message, code: 'bad_request' } satisfies ErrorBody);
+  return (
+    `HTTP/1.1 400 ${STATUS_CODES[400]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`
+  );
 }

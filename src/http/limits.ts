@@ -1,0 +1,121 @@
+// Optional request limits (server.limits): a token bucket per credential and one per client
+// address. SPEC.md defines no rate limits, so both are off (0) by default. Each key has its own
+// bucket, so a client that floods only drains its own and gets cheap 429s while others are served.
+
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { LimitsConfig } from '../config/types.js';
+
+export type Take = { ok: true } | { ok: false; retryAfterMs: number };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Keys idle long enough to be full again are forgotten once the map holds this many. */
+const SWEEP_AT = 10_000;
+
+/** Token buckets keyed by string: `rate` tokens per second, at most `burst` saved up. Pure (time is passed in). */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    readonly rate: number,
+    readonly burst: number,
+  ) {
+    if (!(rate > 0) || !(burst >= 1)) throw new RangeError('rate must be > 0 and burst >= 1');
+  }
+
+  /** Takes one token from `key`'s bucket, or says how long until one is available. */
+  take(key: string, now: number): Take {
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size >= SWEEP_AT) this.sweep(now);
+      b = { tokens: this.burst, at: now };
+      this.buckets.set(key, b);
+    } else {
+      b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) * this.rate) / 1000);
+      b.at = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return { ok: true };
+    }
+    return { ok: false, retryAfterMs: Math.ceil(((1 - b.tokens) * 1000) / this.rate) };
+  }
+
+  /** Forgets buckets that have refilled completely (they behave exactly like new ones). */
+  sweep(now: number): void {
+    for (const [key, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) * this.rate) / 1000 >= this.burst) this.buckets.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+/** The burst a rate allows: two seconds' worth, at least one request. */
+export const burstFor = (rps: number): number => Math.max(1, Math.ceil(rps * 2));
+
+/** Paths never limited: load balancers and orchestrators probe them. */
+const EXEMPT = new Set(['/healthz', '/readyz']);
+
+/** The client address of a request, IPv4-mapped IPv6 folded to IPv4. */
+export function clientAddress(req: IncomingMessage): string {
+  const a = req.socket.remoteAddress ?? 'unknown';
+  return a.startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+/** The per-credential and per-address limiter that `app.http.admit` calls for every routed request. */
+export class RequestLimits {
+  private perCredential: TokenBuckets | undefined;
+  private perAddress: TokenBuckets | undefined;
+  private current: LimitsConfig = { per_credential_rps: 0, per_address_rps: 0 };
+
+  constructor(
+    cfg: LimitsConfig,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.configure(cfg);
+  }
+
+  /** Applies new settings; buckets are kept while their rate is unchanged. */
+  configure(cfg: LimitsConfig): void {
+    if (cfg.per_credential_rps !== this.current.per_credential_rps) {
+      this.perCredential = cfg.per_credential_rps > 0 ? new TokenBuckets(cfg.per_credential_rps, burstFor(cfg.per_credential_rps)) : undefined;
+    }
+    if (cfg.per_address_rps !== this.current.per_address_rps) {
+      this.perAddress = cfg.per_address_rps > 0 ? new TokenBuckets(cfg.per_address_rps, burstFor(cfg.per_address_rps)) : undefined;
+    }
+    this.current = { ...cfg };
+  }
+
+  get enabled(): boolean {
+    return this.perCredential !== undefined || this.perAddress !== undefined;
+  }
+
+  /** Throws a 429 AppError with Retry-After when the request's address or credential is over its limit. */
+  admit(req: IncomingMessage, principal: Principal | undefined): void {
+    if (!this.enabled) return;
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (EXEMPT.has(path)) return;
+    const now = this.clock();
+    if (this.perAddress) refuse(this.perAddress.take(clientAddress(req), now), 'client address', this.current.per_address_rps);
+    // Only real credentials have an identity to limit; anonymous callers share their address's bucket.
+    if (this.perCredential && principal && (principal.kind === 'static' || principal.kind === 'agent')) {
+      refuse(this.perCredential.take(principal.credentialKey, now), 'credential', this.current.per_credential_rps);
+    }
+  }
+}
+
+function refuse(t: Take, what: string, rps: number): void {
+  if (t.ok) return;
+  const seconds = Math.max(1, Math.ceil(t.retryAfterMs / 1000));
+  throw new AppError('too_many_requests', `too many requests from this ${what} (limit ${rps} per second); retry after ${seconds} s`, {
+    'retry-after': String(seconds),
+  });
+}

@@ -1,0 +1,77 @@
+// Wires the loop guard (server.loop_guard, rooms[].loop_guard) into message sends and the
+// optional request limits (server.limits) into the HTTP handler. The decisions themselves are
+// pure: src/network/loop-guard.ts and src/http/limits.ts.
+
+import { Counter } from 'prom-client';
+import type { FeatureFactory } from './app.js';
+import type { Config, LoopGuardConfig } from './config/types.js';
+import { AppError } from './errors.js';
+import { RequestLimits } from './http/limits.js';
+import { commit, newEvent } from './network/context.js';
+import { LoopGuard, loopSettingsFor, type LoopSettings } from './network/loop-guard.js';
+import type { Message } from './protocol/types.js';
+
+/** Per-room overrides by room id, rebuilt when the config object changes (reload). */
+function roomOverrides(): (config: Config, roomId: string | undefined) => Partial<LoopGuardConfig> | undefined {
+  let seen: Config | undefined;
+  let byRoom = new Map<string, Partial<LoopGuardConfig>>();
+  return (config, roomId) => {
+    if (config !== seen) {
+      seen = config;
+      byRoom = new Map(config.rooms.flatMap((r) => (r.loop_guard ? [[r.id, r.loop_guard] as const] : [])));
+    }
+    return roomId === undefined ? undefined : byRoom.get(roomId);
+  };
+}
+
+const speakerOf = (m: Message) => ({ type: m.from.type, id: `${m.from.network_id}:${m.from.id}` });
+
+export const reliabilityFeature: FeatureFactory = (app) => {
+  const net = app.net;
+  const guard = new LoopGuard();
+  const overrides = roomOverrides();
+  const settingsOf = (m: Message): LoopSettings =>
+    loopSettingsFor(net.config.server.loop_guard, overrides(net.config, m.target.kind === 'dm' ? undefined : m.target.room_id));
+
+  const loopRefusals = new Counter({ name: 'svc_loop_guard_refusals_total', help: 'Agent sends refused by the loop guard', registers: [app.metrics.registry] });
+  const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });
+
+  net.hooks.checkLoop = (conv, m) => {
+    const s = settingsOf(m);
+    const d = guard.check(conv, speakerOf(m), Date.now(), s);
+    if (d.allow) return;
+    loopRefusals.inc();
+    const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+    const who = d.speakers.map((x) => x.replace(`${net.config.network.id}:`, '')).join(', ');
+    const text =
+      `agents ${who} exchanged ${d.turns} consecutive messages in ${conv} with no human message ` +
+      `(limit ${s.max_consecutive}); agent sends here are refused until a human writes or ${Math.ceil(s.pause_ms / 1000)} s pass without messages`;
+    if (d.tripped) {
+      net.log('warn', 'loop guard tripped', { conversation: conv, agents: who, turns: d.turns });
+      const event = newEvent(net, 'conversation.loop_guard', {
+        agent: { agent_id: m.from.id, network_id: m.from.network_id, fqid: m.from.fqid, target: m.target, reason: 'loop_guard', error: text },
+        ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }),
+      });
+      // The refusal does not wait for the operator event; a store that cannot write it logs why.
+      commit(net, [{ op: 'event.append', event }]).catch((err: unknown) =>
+        net.log('warn', 'loop guard event not stored', { error: (err as Error).message }),
+      );
+    }
+    throw new AppError('loop_detected', text, { 'retry-after': String(seconds) });
+  };
+  net.hooks.recordLoop = (conv, m) => guard.record(conv, speakerOf(m), Date.now(), settingsOf(m));
+
+  const limits = new RequestLimits(net.config.server.limits);
+  app.http.admit = (req, principal) => {
+    try {
+      limits.admit(req, principal);
+    } catch (err) {
+      limitRefusals.inc();
+      throw err;
+    }
+  };
+
+  return {
+    reloaded: (config) => limits.configure(config.server.limits),
+  };
+};

@@ -16,7 +16,9 @@ export function processIo(): Io {
   return {
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(`${l}\n`),
-    color: useColor ? chalk : new Chalk({ level: 0 }),
+    // The decision is ours (a TTY and no NO_COLOR): chalk's own detection also turns colour off
+    // whenever CI is set, even on a real terminal. Keep its level when it found more than basic.
+    color: new Chalk({ level: useColor ? Math.max(chalk.level, 1) as 1 | 2 | 3 : 0 }),
     isTTY: tty && Boolean(process.stdin.isTTY),
     env: process.env,
   };

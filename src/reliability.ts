@@ -26,6 +26,7 @@ function roomOverrides(): (config: Config, roomId: string | undefined) => Partia
 
 const speakerOf = (m: Message) => ({ type: m.from.type, id: `${m.from.network_id}:${m.from.id}` });
 
+/** Installs the loop guard hooks and `app.http.admit`; follows config reloads. */
 export const reliabilityFeature: FeatureFactory = (app) => {
   const net = app.net;
   const guard = new LoopGuard();

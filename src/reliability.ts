@@ -38,6 +38,9 @@ export const reliabilityFeature: FeatureFactory = (app) => {
   const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });
 
   net.hooks.checkLoop = (conv, m) => {
+    // A relayed message counts toward the run (recordLoop) but is never refused here: its own
+    // network guards its agents, and a refusal would only stall the pairing's outbox.
+    if (m.origin) return;
     const s = settingsOf(m);
     const d = guard.check(conv, speakerOf(m), Date.now(), s);
     if (d.allow) return;

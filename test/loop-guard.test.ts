@@ -2,6 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type Json, type TestServer } from './helpers/server.js';
 import { SseClient } from './helpers/live.js';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config/load.js';
+import { silentLogger } from '../src/log.js';
+import type { Message } from '../src/protocol/types.js';
+import { tmpdir } from 'node:os';
 
 // alpha is bound to the alpha-only token by its allowlist; beta is unregistered, so the admin
 // token may speak as it.
@@ -131,3 +136,42 @@ t('tells operators in the log, once per run, without a token', async ({ s }) => 
 });
 
 t.run();
+
+// ---- relayed messages -------------------------------------------------------------------------------
+
+
+const relayed = suite('relayed messages and the loop guard');
+
+relayed('relayed messages count toward a run but are never refused; the local agent answering them is', async () => {
+  const loaded = parseConfig(
+    { network: { id: 'home' }, store: { backend: 'memory' }, auth: { mode: 'none' }, server: { loop_guard: { max_consecutive: 3 } } },
+    { baseDir: tmpdir(), env: {} },
+  );
+  const app = await createApp(loaded, { log: silentLogger });
+  try {
+    const { checkLoop, recordLoop } = app.net.hooks;
+    assert.ok(checkLoop && recordLoop);
+    const msg = (id: string, from: string, net: string, origin?: boolean): Message => ({
+      id,
+      network_id: 'home',
+      ...(origin ? { origin: { network_id: net, message_id: id } } : {}),
+      target: { kind: 'room', room_id: 'general' },
+      from: { type: 'agent', id: from, network_id: net, fqid: `svc://${net}/agents/${from}` },
+      parts: [{ kind: 'text', text: 'x' }],
+      mentions: [],
+      created_at: new Date().toISOString(),
+    });
+    // Two remote agents alternate far past the limit: each relayed message is accepted.
+    for (let i = 0; i < 6; i++) {
+      const m = msg(`r${i}`, i % 2 ? 'bob' : 'carol', 'away', true);
+      checkLoop('room:general', m);
+      recordLoop('room:general', m);
+    }
+    // A local agent joining that run is refused with the stable code.
+    assert.throws(() => checkLoop('room:general', msg('l1', 'alpha', 'home')), (err: { code?: string }) => err.code === 'loop_detected');
+  } finally {
+    await app.close();
+  }
+});
+
+relayed.run();

@@ -2,7 +2,7 @@
 // request to its bound address: authentication, scopes, visibility and write rules are exactly those
 // of a direct request. Only the routes a pair credential uses travel this way.
 
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { RequestFrame } from './relay-client.js';
 import { parseBody, type PairResponse } from './transport.js';
 
@@ -25,7 +25,8 @@ export function isRelayable(method: string, path: string): boolean {
 
 /** Answers relayed requests by calling this server's own HTTP address. */
 export class SelfForwarder {
-  private readonly agent = new Agent({ connections: 8, keepAliveTimeout: 10_000 });
+  // undici loads on first use: most servers have no pairing, and it costs every start-up.
+  private agent?: Agent;
 
   constructor(private readonly address: () => { host: string; port: number } | undefined) {}
 
@@ -43,6 +44,8 @@ export class SelfForwarder {
     headers['x-forwarded-for'] = 'pairing-relay';
     const body = frame.body === undefined ? undefined : typeof frame.body === 'string' ? frame.body : JSON.stringify(frame.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const { Agent: UndiciAgent, request } = await import('undici');
+    this.agent ??= new UndiciAgent({ connections: 8, keepAliveTimeout: 10_000 });
     const res = await request(origin + frame.path, {
       method: frame.method as 'GET' | 'POST',
       dispatcher: this.agent,
@@ -55,6 +58,6 @@ export class SelfForwarder {
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => {});
+    await this.agent?.destroy().catch(() => {});
   }
 }

@@ -1,7 +1,7 @@
 // How one server reaches its peer: one interface, two ways (direct HTTP with undici, or frames over
 // a relay). Both send the pairing token as the bearer credential; the remote applies its own rules.
 
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 
 export interface PairResponse {
   status: number;
@@ -60,7 +60,8 @@ export function displayUrl(url: string): string {
 /** Direct pairing over HTTP(S) to `remote_base_url`. */
 export class DirectTransport implements PairTransport {
   readonly kind = 'direct' as const;
-  private readonly agent = new Agent({ connections: 4, keepAliveTimeout: 10_000, connect: { timeout: 5_000 } });
+  // undici loads on first use: it costs every start-up otherwise.
+  private agent?: Agent;
   private closed = false;
 
   constructor(
@@ -76,6 +77,8 @@ export class DirectTransport implements PairTransport {
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PairResponse> {
     if (this.closed) throw new TransportError('closed', 'the pairing is closing');
     const url = this.baseUrl.replace(/\/+$/, '') + path;
+    const { Agent: UndiciAgent, request } = await import('undici');
+    this.agent ??= new UndiciAgent({ connections: 4, keepAliveTimeout: 10_000, connect: { timeout: 5_000 } });
     try {
       const res = await request(url, {
         method,
@@ -97,6 +100,6 @@ export class DirectTransport implements PairTransport {
   async close(): Promise<void> {
     this.closed = true;
     // destroy, not close: close would wait for a request the remote may never answer.
-    await this.agent.destroy().catch(() => {});
+    await this.agent?.destroy().catch(() => {});
   }
 }

@@ -613,6 +613,27 @@ durable('a crash after checkpoints loses nothing', async () => {
   assert.equal(logs, []);
 });
 
+durable('checkpoints done in the worker thread keep everything, also across a crash', async () => {
+  // workerCheckpointBytes 0 sends every checkpoint to the worker (large databases use it by default).
+  const a = await open({ checkpointBytes: 2048, workerCheckpointBytes: 0 });
+  const ms = await populate(a, 40);
+  await waitFor(() => a.stats().checkpoints! >= 2, 'two worker checkpoints');
+  let seen = -1;
+  await waitFor(() => {
+    const now = a.stats().checkpoints!;
+    const still = now === seen && listJournals(dbPath).length === 1;
+    seen = now;
+    return still;
+  }, 'checkpoints to settle');
+  const crashed = await open();
+  assertPopulated(crashed, ms);
+  await crashed.close();
+  await a.close();
+  const b = await open();
+  assertPopulated(b, ms);
+  assert.equal(logs, []);
+});
+
 durable('a journal write failure rejects the batch, shows none of it, and later writes succeed', async () => {
   let full = false;
   const a = await open({ faults: { failWrites: () => full } });

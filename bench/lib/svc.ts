@@ -21,6 +21,8 @@ export interface SvcOptions {
   /** Extra node flags for the server (e.g. --cpu-prof). */
   nodeArgs?: string[];
   checkpointBytes?: number;
+  /** Another build's `bin/svc.js` (A/B comparisons of two trees); default this tree's. */
+  bin?: string;
 }
 
 export interface SvcServer {
@@ -36,7 +38,7 @@ export interface SvcServer {
 export function svcConfig(o: SvcOptions): Record<string, unknown> {
   return {
     network: { id: NETWORK, name: 'Bench' },
-    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000 },
+    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000, ...((o as { eventBuffer?: number }).eventBuffer !== undefined ? { event_buffer: (o as { eventBuffer?: number }).eventBuffer } : {}) },
     store: { backend: 'sqlite', path: 'svc.db', ...(o.checkpointBytes ? { checkpoint_bytes: o.checkpointBytes } : {}) },
     auth: {
       mode: 'bearer',
@@ -54,7 +56,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
   const file = path.join(o.dir, 'svc.yaml');
   writeFileSync(file, stringify(svcConfig(o)), { mode: 0o600 });
   const t0 = nowMs();
-  const child = launch(process.execPath, [...(o.nodeArgs ?? []), SVC_BIN, 'serve', '--config', file], {
+  const child = launch(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file], {
     cwd: o.dir,
     env: { ...process.env, NO_COLOR: '1' },
   });

@@ -1,13 +1,14 @@
 // Credentials: static tokens looked up by SHA-256 in constant time, generated agent tokens
 // stored only as a derived key.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { TokenConfig } from '../config/types.js';
 import { secret } from '../protocol/ids.js';
 
 export const AGENT_TOKEN_PREFIX = 'agt_v1_';
 
-export const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
+// One-shot hash: no Hash object per call (every authenticated request hashes its token).
+export const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /** The credential key stored for an agent that owns a generated token. */
 export const agentCredentialKey = (token: string): string => `agent:${sha256(token).toString('hex')}`;

@@ -2,7 +2,7 @@
 // nothing else reads Authorization headers.
 
 import type { Scope } from '../protocol/types.js';
-import type { AuthMode } from '../config/types.js';
+import type { AuthMode, TokenConfig } from '../config/types.js';
 import { AGENT_TOKEN_PREFIX, agentCredentialKey, staticCredentialKey, type StaticTokens } from './credentials.js';
 
 export type Principal =
@@ -55,16 +55,26 @@ export function principalForToken(auth: Authenticator, token: string): AuthResul
   }
   const t = auth.tokens.find(token);
   if (!t) return { ok: false, reason: 'the bearer token is not valid' };
-  return {
-    ok: true,
-    principal: {
+  return { ok: true, principal: { ...staticPrincipal(t) } };
+}
+
+type StaticPrincipal = Extract<Principal, { kind: 'static' }>;
+/** The principal of each configured token, built once per config (its sets are read-only). */
+const staticPrincipals = new WeakMap<TokenConfig, StaticPrincipal>();
+
+function staticPrincipal(t: TokenConfig): StaticPrincipal {
+  let p = staticPrincipals.get(t);
+  if (!p) {
+    p = {
       kind: 'static',
       tokenId: t.id,
       scopes: new Set(t.scopes),
       ...(t.agents ? { agents: new Set(t.agents) } : {}),
       credentialKey: staticCredentialKey(t.id),
-    },
-  };
+    };
+    staticPrincipals.set(t, p);
+  }
+  return p;
 }
 
 export function hasScope(p: Principal, ...scopes: Scope[]): boolean {

@@ -70,13 +70,29 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
     throw badRequest('body: is not valid UTF-8');
   }
   // Deeper values parse, but every later JSON.stringify (store, events) would overflow the stack.
-  if (nestingDepth(text) > MAX_JSON_DEPTH) throw badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  // The depth of a parsed value is the nesting of its text, and far cheaper to find; a text
+  // that does not parse is scanned, so the deeper-than error still wins over the syntax error.
+  const tooDeep = () => badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
+    if (nestingDepth(text) > MAX_JSON_DEPTH) throw tooDeep();
     throw badRequest(`body: is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 120)})`);
   }
+  if (deeperThan(value, MAX_JSON_DEPTH)) throw tooDeep();
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body: must be exactly one JSON object');
   return value as Record<string, unknown>;
+}
+
+/** Whether a parsed JSON value nests arrays and objects more than `limit` levels (stops as soon as it does). */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (deeperThan(v, limit - 1)) return true;
+  } else {
+    for (const k in value) if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
+  }
+  return false;
 }

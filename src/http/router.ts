@@ -41,47 +41,60 @@ export interface Route {
 
 interface Compiled {
   route: Route;
-  segments: string[];
+  /** Literal segments by position. */
+  literals: [number, string][];
+  /** Parameter segments by position, with their names. */
+  names: [number, string][];
 }
 
 export type Match = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
 
+const NONE: Match = { kind: 'none' };
+
 export class Router {
-  private readonly routes: Compiled[] = [];
+  /** Routes by segment count, each list in the order the routes were added. */
+  private readonly bySize = new Map<number, Compiled[]>();
 
   add(...routes: Route[]): this {
-    for (const route of routes) this.routes.push({ route, segments: route.path.split('/') });
+    for (const route of routes) {
+      const segments = route.path.split('/');
+      const c: Compiled = { route, literals: [], names: [] };
+      segments.forEach((p, i) => (p.startsWith(':') ? c.names.push([i, p.slice(1)]) : c.literals.push([i, p])));
+      const list = this.bySize.get(segments.length) ?? [];
+      list.push(c);
+      this.bySize.set(segments.length, list);
+    }
     return this;
   }
 
   match(method: string, pathname: string): Match {
     const parts = pathname.split('/');
-    const allow: string[] = [];
-    for (const c of this.routes) {
-      const params = matchSegments(c.segments, parts);
+    const candidates = this.bySize.get(parts.length);
+    if (!candidates) return NONE;
+    let allow: string[] | undefined;
+    for (const c of candidates) {
+      const params = matchSegments(c, parts);
       if (!params) continue;
       if (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')) return { kind: 'found', route: c.route, params };
-      allow.push(c.route.method);
+      (allow ??= []).push(c.route.method);
     }
-    return allow.length > 0 ? { kind: 'method', allow: [...new Set(allow)] } : { kind: 'none' };
+    return allow ? { kind: 'method', allow: [...new Set(allow)] } : NONE;
   }
 }
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
-  if (pattern.length !== parts.length) return undefined;
+/** The route's parameters when `parts` matches it (literals exactly, parameters non-empty and decodable). */
+function matchSegments(c: Compiled, parts: string[]): Record<string, string> | undefined {
+  for (const [i, literal] of c.literals) if (parts[i] !== literal) return undefined;
   const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i]!;
-    if (p.startsWith(':')) {
-      let v: string;
-      try {
-        v = decodeURIComponent(parts[i]!);
-      } catch {
-        return undefined;
-      }
-      if (!v) return undefined;
-      params[p.slice(1)] = v;
-    } else if (p !== parts[i]) return undefined;
+  for (const [i, name] of c.names) {
+    let v: string;
+    try {
+      v = decodeURIComponent(parts[i]!);
+    } catch {
+      return undefined;
+    }
+    if (!v) return undefined;
+    params[name] = v;
   }
   return params;
 }

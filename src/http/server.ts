@@ -11,7 +11,7 @@ import { newId } from '../protocol/ids.js';
 import { check, compileRequestSchemas } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
 import { sendError, sendJson, toAppError } from './respond.js';
-import type { Route, Router } from './router.js';
+import type { RequestContext, Router } from './router.js';
 
 export interface HttpDeps {
   net: NetworkContext;
@@ -26,6 +26,31 @@ export interface HttpDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BASE = 'http://svc.invalid';
+/**
+ * Request targets whose WHATWG pathname is the target itself: a path of characters URL parsing
+ * neither percent-encodes nor rewrites, no query, no dot segment, no leading `//` (that would be
+ * an authority). Nearly every request is one; the rest are parsed with `new URL`.
+ */
+const PLAIN_TARGET = /^\/(?!\/)(?!.*\/\.)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+
+/** What a handler sees; the URL object is only built when a handler asks for it (queries). */
+class Context implements RequestContext {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    private parsed: URL | undefined,
+    readonly params: Record<string, string>,
+    readonly principal: Principal,
+    readonly body: unknown,
+    readonly requestId: string,
+    readonly net: NetworkContext,
+  ) {}
+
+  get url(): URL {
+    return (this.parsed ??= new URL(this.req.url ?? '/', BASE));
+  }
+}
 
 /** The principal of a request: header first, then console cookie; invalid header is a 401. */
 export function principalOf(deps: HttpDeps, req: IncomingMessage): { principal?: Principal; error?: string } {
@@ -46,13 +71,13 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
   // At boot, not on the first request of each kind (a compile takes ~100 ms).
   compileRequestSchemas();
   return (req, res) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
     res.setHeader('x-request-id', requestId);
-    let routeLabel = 'unmatched';
-    res.on('finish', () => deps.observe?.(routeLabel, req.method ?? 'GET', res.statusCode, Number(process.hrtime.bigint() - started) / 1e9));
-    handle(deps, req, res, requestId, (r) => (routeLabel = r.path)).catch((err: unknown) => {
+    const state: RequestState = { route: 'unmatched' };
+    res.on('finish', () => deps.observe?.(state.route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
+    handle(deps, req, res, requestId, state).catch((err: unknown) => {
       const { error, internal } = toAppError(err);
       if (internal) deps.net.log('error', 'request failed', { request_id: requestId, method: req.method, path: safePath(req), error: String((err as Error)?.stack ?? err) });
       sendError(res, error, requestId);
@@ -62,21 +87,31 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
   };
 }
 
+/** Per-request facts the finish observer reads (the route pattern, once matched). */
+interface RequestState {
+  route: string;
+}
+
 const safePath = (req: IncomingMessage) => (req.url ?? '/').split('?')[0];
 
-async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, onRoute: (r: Route) => void): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(req.url ?? '/', 'http://svc.invalid');
-  } catch {
-    throw new AppError('bad_request', 'the request target is not a valid URL');
+async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
+  const target = req.url ?? '/';
+  let url: URL | undefined;
+  let pathname: string;
+  if (PLAIN_TARGET.test(target)) pathname = target;
+  else {
+    try {
+      url = new URL(target, BASE);
+    } catch {
+      throw new AppError('bad_request', 'the request target is not a valid URL');
+    }
+    pathname = url.pathname;
   }
-  const m = deps.router.match(req.method ?? 'GET', url.pathname);
-  if (m.kind === 'none') throw new AppError('not_found', `no route for ${url.pathname}`);
-  if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${url.pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
+  const m = deps.router.match(req.method ?? 'GET', pathname);
+  if (m.kind === 'none') throw new AppError('not_found', `no route for ${pathname}`);
+  if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
   const route = m.route;
-  onRoute(route);
-
+  state.route = route.path;
   const who = principalOf(deps, req);
   // Limits come before the 401 so that guessing tokens is limited per address too.
   deps.admit?.(req, who.principal);
@@ -96,7 +131,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse,
     if (problem) throw new AppError('bad_request', problem);
   }
 
-  const reply = await route.handler({ req, res, url, params: m.params, principal, body, requestId, net: deps.net });
+  const reply = await route.handler(new Context(req, res, url, m.params, principal, body, requestId, deps.net));
   if (route.raw || res.writableEnded || res.headersSent) return;
   const r = reply ?? {};
   if (req.method === 'HEAD') {

@@ -1,22 +1,15 @@
 // Serialize each event once for every subscriber: the JSON of the envelope and the attachment EVENT
 // frame are cached on the event object that the broker hands to all of them (SSE frames: sse.ts).
 
+import { jsonOf } from '../protocol/json-cache.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
 
-const json = new WeakMap<ServiceEvent, string>();
 const attach = new WeakMap<StoredEvent, Buffer>();
 const attachTextOnly = new WeakMap<StoredEvent, Buffer | null>();
 
-/** The envelope as JSON, computed once per event object. */
-export function eventJson(e: ServiceEvent): string {
-  let s = json.get(e);
-  if (s === undefined) {
-    s = JSON.stringify(e);
-    json.set(e, s);
-  }
-  return s;
-}
+/** The envelope as JSON, computed once per event object (and shared with the replay buffer). */
+export const eventJson = (e: ServiceEvent): string => jsonOf(e);
 
 const frameOf = (seq: number, eventText: string): Buffer => Buffer.from(`{"op":"EVENT","cursor":"${seq}","event":${eventText}}`);
 

@@ -37,7 +37,17 @@ export interface NetworkContext {
   readonly hooks: Hooks;
 }
 
-export const now = (): string => new Date().toISOString();
+let nowMs = -1;
+let nowIso = '';
+/** The current time as an ISO string (formatted once per millisecond: every send stamps it twice). */
+export const now = (): string => {
+  const ms = Date.now();
+  if (ms !== nowMs) {
+    nowMs = ms;
+    nowIso = new Date(ms).toISOString();
+  }
+  return nowIso;
+};
 
 /** A new event envelope of this network. */
 export function newEvent(ctx: NetworkContext, type: ServiceEvent['type'], fields: Partial<ServiceEvent> = {}): ServiceEvent {

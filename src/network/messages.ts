@@ -154,6 +154,7 @@ function wirePart(part: Part): Part {
 
 function artifactsOf(net: string, m: Message): Artifact[] {
   const out: Artifact[] = [];
+  if (m.parts.every((part) => part.kind === 'text')) return out;
   m.parts.forEach((part, i) => {
     if (part.kind === 'text') return;
     const id = newId('art');
@@ -172,6 +173,22 @@ function artifactsOf(net: string, m: Message): Artifact[] {
     });
   });
   return out;
+}
+
+/** The message's resolved mentions: from its text parts and the explicit field. */
+function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): string[] {
+  const texts: string[] = [];
+  let marked = false;
+  for (const x of req.parts) {
+    if (x.kind !== 'text' || typeof x.text !== 'string') continue;
+    texts.push(x.text);
+    // Every text form of a mention (`@agent`, `@alias:agent`, `<@svc://...>`) has an `@`.
+    if (!marked && x.text.includes('@')) marked = true;
+  }
+  const explicit = req.mentions ?? [];
+  if (!marked && explicit.length === 0) return [];
+  const aliases = new Map<string, string>(ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])));
+  return resolveMentions(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases });
 }
 
 /** Accepts one message. The caller has already authorized `message.send`. */
@@ -203,8 +220,6 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     ctx.hooks.checkRemoteSender!(p, req, {});
   }
 
-  const texts = req.parts.filter((x) => x.kind === 'text' && typeof x.text === 'string').map((x) => x.text!);
-  const aliases = new Map<string, string>(ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])));
   const message: Message = {
     id: req.id ?? newId('msg'),
     network_id: net,
@@ -212,7 +227,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     target: placed.target,
     from: sender.actor,
     parts: req.parts.map(wirePart),
-    mentions: resolveMentions(texts, req.mentions ?? [], { localNetwork: net, members: placed.mentionScope, aliases }),
+    mentions: mentionsOf(ctx, req, placed.mentionScope),
     created_at: at,
   };
   const conv = convKeyOf(placed.target);

@@ -44,28 +44,51 @@ const B32 = '0123456789abcdefghjkmnpqrstvwxyz';
 // (a hot path: each message send makes three ids).
 const POOL = Buffer.alloc(4096);
 let poolAt = POOL.length;
-function randomTen(): Buffer {
+/** Where the next 10 random bytes start in POOL (read in place: no view object per id). */
+function randomTen(): number {
   if (poolAt + 10 > POOL.length) {
     randomFillSync(POOL);
     poolAt = 0;
   }
   poolAt += 10;
-  return POOL.subarray(poolAt - 10, poolAt);
+  return poolAt - 10;
 }
 
-/** A time-ordered random id: `<prefix>_<10 chars of ms time><16 chars of randomness>`. */
-export function newId(prefix: string, now = Date.now()): string {
+let stampMs = -1;
+let stamp = '';
+
+/** The 10-character time part of an id (the clock's is computed once per millisecond). */
+function timePart(now: number): string {
+  if (now === stampMs) return stamp;
   let t = '';
   let n = now;
   for (let i = 0; i < 10; i++) {
     t = B32[n % 32] + t;
     n = Math.floor(n / 32);
   }
-  const bytes = randomTen();
-  let r = '';
-  for (let i = 0; i < 16; i++) r += B32[bytes[i % 10]! >> (i < 10 ? 0 : 3) & 31];
-  return `${prefix}_${t}${r}`;
+  return t;
 }
+
+/** A time-ordered random id: `<prefix>_<10 chars of ms time><16 chars of randomness>`. */
+export function newId(prefix: string, now?: number): string {
+  let t: string;
+  if (now === undefined) {
+    const ms = Date.now();
+    if (ms !== stampMs) {
+      stamp = timePart(ms);
+      stampMs = ms;
+    }
+    t = stamp;
+  } else t = timePart(now);
+  const at = randomTen();
+  // Character codes into a scratch buffer, then one string: appending char by char would make a
+  // new string per character.
+  for (let i = 0; i < 16; i++) RANDOM_CHARS[i] = B32_CODES[POOL[at + (i % 10)]! >> (i < 10 ? 0 : 3) & 31]!;
+  return `${prefix}_${t}${RANDOM_CHARS.toString('latin1', 0, 16)}`;
+}
+
+const B32_CODES = Uint8Array.from(B32, (c) => c.charCodeAt(0));
+const RANDOM_CHARS = Buffer.alloc(16);
 
 /** A high-entropy secret in base64url. */
 export const secret = (bytes = 32): string => randomBytes(bytes).toString('base64url');

@@ -21,9 +21,23 @@ export interface JournalRecord {
 /** Runs one (cached, prepared) statement with parameters. */
 export type Run = (sql: string, params?: SqlValue[]) => void;
 
-/** Applies journal ops inside the caller's transaction (live writes, replay and checkpoints alike). */
-export function applyOps(run: Run, ops: JournalOp[], jsonOf: (m: Message) => string | undefined = () => undefined): void {
-  for (const op of ops) {
+/**
+ * A JSON body as its UTF-8 bytes, stored with `CAST(? AS TEXT)`: the column holds exactly the
+ * same TEXT, but sql.js copies bytes into wasm memory natively where a string would be encoded
+ * by a JavaScript loop (twice: once to measure it). JSON.stringify output is well-formed UTF-16,
+ * so Buffer.from encodes it exactly as sql.js would.
+ */
+const utf8 = (json: string | Uint8Array): Uint8Array => (typeof json === 'string' ? Buffer.from(json, 'utf8') : json);
+
+/**
+ * Applies journal ops inside the caller's transaction (live writes, replay and checkpoints alike).
+ * `jsonOf(i)` may give the body JSON of op i when it is a message insert (the message) or an
+ * event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
+ * not done twice.
+ */
+export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => string | Uint8Array | undefined = () => undefined): void {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     switch (op.op) {
       case 'room.put':
         run(
@@ -44,11 +58,11 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (m: Message) => str
         break;
       case 'message.insert': {
         const r = op.record;
-        run('INSERT INTO messages (id, conv, event_id, body) VALUES (?, ?, ?, ?)', [
+        run('INSERT INTO messages (id, conv, event_id, body) VALUES (?, ?, ?, CAST(? AS TEXT))', [
           r.message.id,
           r.conv,
           r.event_id,
-          jsonOf(r.message) ?? JSON.stringify(r.message),
+          utf8(jsonOf(i) ?? JSON.stringify(r.message)),
         ]);
         break;
       }
@@ -82,10 +96,10 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (m: Message) => str
         break;
       }
       case 'event.append':
-        run('INSERT INTO events (seq, message_id, body) VALUES (?, ?, ?)', [
+        run('INSERT INTO events (seq, message_id, body) VALUES (?, ?, CAST(? AS TEXT))', [
           op.seq,
           op.message_id ?? null,
-          JSON.stringify(op.event),
+          utf8(jsonOf(i) ?? JSON.stringify(op.event)),
         ]);
         break;
       default:

@@ -11,6 +11,7 @@ import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
 import { UnknownCursor } from '../../protocol/pagination.js';
+import { rememberJson } from '../../protocol/json-cache.js';
 import {
   StoreError,
   type AgentRecord,
@@ -27,7 +28,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../types.js';
-import { JournalWriter, fsyncDir, journalPath, listJournals, readJournal, type JournalFaults } from './journal.js';
+import { FrameBuilder, JournalWriter, fsyncDir, journalPath, listJournals, readJournal, type JournalFaults } from './journal.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
 import { applyOps, type EventBody, type JournalOp, type JournalRecord } from './apply.js';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
@@ -47,7 +48,20 @@ export interface SqliteStoreOptions {
   faults?: JournalFaults;
 }
 
+/** A batch ready to apply and journal: seqs assigned, and each body serialized once (by op index). */
+interface Prepared {
+  jops: JournalOp[];
+  /** The JSON of op i's message (insert) or event (append); undefined for other ops. */
+  bodies: (string | undefined)[];
+  /** For an event append whose message is kept by reference: that message's JSON. */
+  messageJson: (string | undefined)[];
+  event_seqs: number[];
+  messages: number;
+}
+
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+/** Most room or agent bodies kept in memory by id. */
+const READ_CACHE_MAX = 4096;
 const DEFAULT_WORKER_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 
 let sqlModule: Promise<SqlJsStatic> | undefined;
@@ -143,9 +157,14 @@ function clampLimit(n: number): number {
 export class SqliteStore implements Store {
   readonly backend = 'sqlite' as const;
   private readonly stmts = new Map<string, Statement>();
-  /** JSON of messages being written, computed once for both the row and the journal record. */
-  private readonly messageJson = new WeakMap<Message, string>();
+  /**
+   * Room and agent bodies by id (null: no such row), read on every message send. Entries are
+   * dropped before any write that touches their id, so a rolled-back write leaves no trace.
+   */
+  private readonly roomBodies = new Map<string, string | null>();
+  private readonly agentBodies = new Map<string, string | null>();
   private readonly journal: JournalWriter;
+  private readonly frame = new FrameBuilder();
   private readonly log: (msg: string) => void;
   private readonly checkpointBytes: number;
   private lastSeq = 0;
@@ -161,6 +180,14 @@ export class SqliteStore implements Store {
   private closed = false;
   private closing: Promise<void> | undefined;
   private checkpointing: Promise<void> | undefined;
+  /** The turn's transaction is open (see openTurn). */
+  private turnOpen = false;
+  /** The writes applied in the open turn, oldest first. */
+  private turn: { jops: JournalOp[]; bodies: (string | undefined)[] }[] = [];
+  /** Statements run successfully since open (tells whether a failed batch changed anything). */
+  private statements = 0;
+  /** Set for good when a turn's COMMIT failed. */
+  private broken: StoreError | undefined;
 
   private constructor(
     private readonly db: Database,
@@ -278,6 +305,7 @@ export class SqliteStore implements Store {
     try {
       s.bind(params);
       s.step();
+      this.statements++;
     } finally {
       s.reset();
     }
@@ -314,38 +342,50 @@ export class SqliteStore implements Store {
     return r && (JSON.parse(r[0] as string) as T);
   }
 
+  /** A row body by id through `cache`; every call parses, so callers never share an object. */
+  private cachedBody<T>(cache: Map<string, string | null>, sql: string, id: string): T | undefined {
+    let json = cache.get(id);
+    if (json === undefined) {
+      json = (this.one(sql, [id])?.[0] as string | undefined) ?? null;
+      // Lookups of ids that do not exist are cached too; the bound keeps that from growing.
+      if (cache.size >= READ_CACHE_MAX) cache.clear();
+      cache.set(id, json);
+    }
+    return json === null ? undefined : (JSON.parse(json) as T);
+  }
+
   // ---- writes ----
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     if (ops.length === 0) return { event_seqs: [] };
-    const { jops, event_seqs, messages } = this.normalize(ops);
-    // Prepared (cached) transaction statements: db.run would parse the SQL on every write.
-    this.run('BEGIN');
+    const { jops, bodies, messageJson, event_seqs, messages } = this.normalize(ops);
+    this.forgetCached(jops);
+    // Prepared (cached) statements: db.run would parse the SQL on every write.
+    this.openTurn();
+    // The journal record is encoded first; the rows take their bodies' bytes from it.
+    const frame = this.frame;
+    const ranges = frameRecord(frame, jops, bodies);
+    const ran = this.statements;
     try {
-      this.applyOps(jops);
+      applyOps(this.runner, jops, (i) => (ranges[2 * i]! >= 0 ? frame.bytes(ranges[2 * i]!, ranges[2 * i + 1]!) : undefined));
     } catch (err) {
-      this.run('ROLLBACK');
+      // A batch whose first statement failed changed nothing (sqlite undoes a failed statement).
+      if (this.statements !== ran) this.undoLast();
       if (err instanceof StoreError) throw err;
       if (/UNIQUE constraint failed/.test(messageOf(err))) throw new StoreError('conflict', messageOf(err));
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
-    let bytes: number;
     try {
-      bytes = this.journal.append(this.recordJson(jops));
+      this.journal.appendFrame(frame.finish());
     } catch (err) {
       // Never acknowledge (or keep visible) what did not reach the journal.
-      this.run('ROLLBACK');
+      this.undoLast();
       this.log(`store: journal append failed: ${messageOf(err)}`);
       throw unavailable(err);
     }
-    try {
-      this.run('COMMIT');
-    } catch (err) {
-      this.run('ROLLBACK');
-      this.journal.unappend(bytes);
-      throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
-    }
+    this.turn.push({ jops, bodies });
+    rememberEventJson(ops, bodies, messageJson);
     this.lastSeq += event_seqs.length;
     this.eventCount += event_seqs.length;
     this.messageCount += messages;
@@ -353,54 +393,135 @@ export class SqliteStore implements Store {
     this.writes += 1;
     this.maybeCheckpoint();
     await this.durable();
+    // The turn's COMMIT failed: the database no longer holds this write (the journal does).
+    if (this.broken) throw this.broken;
     return { event_seqs };
   }
 
-  /** Checks conflicts like the memory backend, assigns event seqs and turns event messages into references. */
-  private normalize(ops: WriteOp[]): { jops: JournalOp[]; event_seqs: number[]; messages: number } {
+  /**
+   * Opens the transaction of this event-loop turn: every write of the turn is applied in it and
+   * it is committed once, after them (a COMMIT writes each changed page to the in-memory file:
+   * once per turn instead of once per write). Writes are visible to reads at once either way,
+   * and durability is the journal's. A write that fails after changing the database is undone
+   * by rolling the turn back and applying the turn's earlier writes again (undoLast): failures
+   * are rare, and this keeps savepoints (two more statements) off every write.
+   */
+  private openTurn(): void {
+    if (this.broken) throw this.broken;
+    if (this.turnOpen) return;
+    this.run('BEGIN');
+    this.turnOpen = true;
+    setImmediate(this.endTurn);
+  }
+
+  private readonly endTurn = (): void => this.commitTurn();
+
+  /** Commits the turn's transaction; called at the end of the turn and before exports and close. */
+  private commitTurn(): void {
+    if (!this.turnOpen) return;
+    this.turnOpen = false;
+    this.turn = [];
+    try {
+      this.run('COMMIT');
+    } catch (err) {
+      this.fail(`the database could not commit (${messageOf(err)})`);
+    }
+  }
+
+  /** Undoes the write being applied: the turn is rolled back and its earlier writes applied again. */
+  private undoLast(): void {
+    try {
+      this.run('ROLLBACK');
+      this.run('BEGIN');
+      for (const b of this.turn) applyOps(this.runner, b.jops, (i) => b.bodies[i]);
+    } catch (err) {
+      this.turnOpen = false;
+      this.turn = [];
+      this.fail(`the database could not undo a failed write (${messageOf(err)})`);
+    }
+    // Bodies read during the turn are still right, but a failure path need not be fast.
+    this.roomBodies.clear();
+    this.agentBodies.clear();
+  }
+
+  /**
+   * Only an exhausted memory gets here. The journal holds writes the database just lost, so no
+   * later write may build on it: every write fails until a restart replays the journal.
+   */
+  private fail(why: string): void {
+    try {
+      this.run('ROLLBACK');
+    } catch {
+      // no transaction left to roll back
+    }
+    this.roomBodies.clear();
+    this.agentBodies.clear();
+    this.broken = new StoreError('unavailable', `${why}; restart to recover from the journal`);
+    this.log(`store: ${this.broken.message}`);
+  }
+
+  /**
+   * Checks conflicts like the memory backend, assigns event seqs and turns event messages into
+   * references. `json` holds the body JSON of each message insert and event append, serialized
+   * once for both the row and the journal record.
+   */
+  private normalize(ops: WriteOp[]): Prepared {
     // A duplicate message id is caught by the UNIQUE index when the batch is applied (write()
     // turns it into `conflict` and rolls the whole batch back): no lookup per message here.
-    const inserted = new Map<string, { message: Message; json: string }>();
+    const jops: JournalOp[] = [];
+    const bodies: (string | undefined)[] = [];
+    const messageJson: (string | undefined)[] = [];
     const event_seqs: number[] = [];
-    const jops = ops.map((op): JournalOp => {
+    let messages = 0;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
       if (op.op === 'message.insert') {
-        const json = JSON.stringify(op.record.message);
-        inserted.set(op.record.message.id, { message: op.record.message, json });
-        this.messageJson.set(op.record.message, json);
-        return op;
+        jops.push(op);
+        bodies.push(JSON.stringify(op.record.message));
+        messages++;
+        continue;
       }
-      if (op.op !== 'event.append') return op;
+      if (op.op !== 'event.append') {
+        jops.push(op);
+        bodies.push(undefined);
+        continue;
+      }
       const seq = this.lastSeq + event_seqs.length + 1;
       event_seqs.push(seq);
       const m = op.event.message;
+      let jop: JournalOp = { op: 'event.append', seq, event: op.event };
       if (m) {
         // Only a message identical to the stored one is kept by reference, so reads give back
-        // exactly the event that was appended (the very object inserted in this batch is).
-        const ins = inserted.get(m.id);
-        if (ins?.message === m) return { op: 'event.append', seq, event: { ...op.event, message: null }, message_id: m.id };
-        const stored = ins?.json ?? (this.one('SELECT body FROM messages WHERE id = ?', [m.id])?.[0] as string);
-        if (stored === JSON.stringify(m)) {
-          return { op: 'event.append', seq, event: { ...op.event, message: null }, message_id: m.id };
+        // exactly the event that was appended (the very object inserted in this batch is). The
+        // insert that counts is the last one of that id earlier in the batch.
+        let k = i - 1;
+        while (k >= 0 && !(jops[k]!.op === 'message.insert' && (jops[k] as { record: { message: Message } }).record.message.id === m.id)) k--;
+        const ins = k >= 0 ? (jops[k] as { record: { message: Message } }).record.message : undefined;
+        const stored = ins ? bodies[k] : (this.one('SELECT body FROM messages WHERE id = ?', [m.id])?.[0] as string | undefined);
+        if (ins === m || stored === JSON.stringify(m)) {
+          jop = { op: 'event.append', seq, event: { ...op.event, message: null }, message_id: m.id };
+          messageJson[i] = stored;
         }
       }
-      return { op: 'event.append', seq, event: op.event };
-    });
-    return { jops, event_seqs, messages: inserted.size };
+      jops.push(jop);
+      bodies.push(JSON.stringify(jop.event));
+    }
+    return { jops, bodies, messageJson, event_seqs, messages };
   }
 
-  /** The journal record of a batch: `JSON.stringify({ops})`, reusing each message's JSON. */
-  private recordJson(jops: JournalOp[]): string {
-    const parts = jops.map((op) => {
-      if (op.op !== 'message.insert') return JSON.stringify(op);
-      const r = op.record;
-      const m = this.messageJson.get(r.message) ?? JSON.stringify(r.message);
-      return `{"op":"message.insert","record":{"message":${m},"conv":${JSON.stringify(r.conv)},"event_id":${JSON.stringify(r.event_id)}}}`;
-    });
-    return `{"ops":[${parts.join(',')}]}`;
+  /** Drops the cached rows a batch is about to change. */
+  private forgetCached(jops: JournalOp[]): void {
+    for (const op of jops) {
+      if (op.op === 'room.put') this.roomBodies.delete(op.room.id);
+      else if (op.op === 'agent.put') this.agentBodies.delete(op.agent.id);
+      else if (op.op === 'agent.delete') this.agentBodies.delete(op.id);
+    }
   }
 
   private applyOps(ops: JournalOp[]): void {
-    applyOps(this.runner, ops, (m) => this.messageJson.get(m));
+    this.roomBodies.clear();
+    this.agentBodies.clear();
+    applyOps(this.runner, ops);
   }
 
   private async durable(): Promise<void> {
@@ -440,6 +561,9 @@ export class SqliteStore implements Store {
     const prev = this.gen;
     const next = prev + 1;
     if (!final && this.liveBytes() >= this.workerBytes) return this.checkpointInWorker(prev, next);
+    // The export below must see committed pages only, and the generation switch must not be
+    // undone with a turn.
+    this.commitTurn();
     writeJournalGen(this.db, next);
     if (!final) {
       try {
@@ -546,6 +670,7 @@ export class SqliteStore implements Store {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
+    this.commitTurn();
     await this.checkpointing;
     try {
       await this.journal.sync();
@@ -568,7 +693,7 @@ export class SqliteStore implements Store {
   // ---- reads ----
 
   getRoom(id: string): RoomRecord | undefined {
-    return this.body('SELECT body FROM rooms WHERE id = ?', [id]);
+    return this.cachedBody(this.roomBodies, 'SELECT body FROM rooms WHERE id = ?', id);
   }
 
   listRooms(): RoomRecord[] {
@@ -576,7 +701,7 @@ export class SqliteStore implements Store {
   }
 
   getAgent(id: string): AgentRecord | undefined {
-    return this.body('SELECT body FROM agents WHERE id = ?', [id]);
+    return this.cachedBody(this.agentBodies, 'SELECT body FROM agents WHERE id = ?', id);
   }
 
   listAgents(): AgentRecord[] {
@@ -684,4 +809,51 @@ export class SqliteStore implements Store {
   lastEventSeq(): number {
     return this.lastSeq;
   }
+}
+
+/**
+ * Records the JSON of each appended event (as published: with its message) from the text already
+ * made for the journal, so live streams and the replay buffer do not serialize it again.
+ */
+function rememberEventJson(ops: WriteOp[], bodies: (string | undefined)[], messageJson: (string | undefined)[]): void {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.op !== 'event.append') continue;
+    const body = bodies[i]!;
+    const m = messageJson[i];
+    if (m === undefined) rememberJson(op.event, body);
+    // `{...event, message: null}` keeps the message key where it was: the last key (newEvent's
+    // order) leaves `null}` at the very end, to be replaced by the message. Else leave it be.
+    else if (body.endsWith(',"message":null}')) rememberJson(op.event, `${body.slice(0, -5)}${m}}`);
+  }
+}
+
+/**
+ * Writes the journal record of a batch, `JSON.stringify({ops})`, into `frame`, reusing each body
+ * already serialized; returns the byte range of op i's body at [2i, 2i+1] (-1 when it has none).
+ */
+function frameRecord(frame: FrameBuilder, jops: JournalOp[], bodies: (string | undefined)[]): number[] {
+  const ranges: number[] = [];
+  frame.start();
+  frame.text('{"ops":[');
+  for (let i = 0; i < jops.length; i++) {
+    const op = jops[i]!;
+    if (i > 0) frame.text(',');
+    const body = bodies[i];
+    if (op.op === 'message.insert' && body !== undefined) {
+      const r = op.record;
+      frame.text('{"op":"message.insert","record":{"message":');
+      ranges.push(frame.body(body), frame.offset);
+      frame.text(`,"conv":${JSON.stringify(r.conv)},"event_id":${JSON.stringify(r.event_id)}}}`);
+    } else if (op.op === 'event.append' && body !== undefined) {
+      frame.text(`{"op":"event.append","seq":${op.seq},"event":`);
+      ranges.push(frame.body(body), frame.offset);
+      frame.text(`${op.message_id !== undefined ? `,"message_id":${JSON.stringify(op.message_id)}` : ''}}`);
+    } else {
+      frame.text(JSON.stringify(op));
+      ranges.push(-1, -1);
+    }
+  }
+  frame.text(']}');
+  return ranges;
 }

@@ -48,6 +48,74 @@ export function encodeRecord(json: string): Buffer {
   return buf;
 }
 
+/**
+ * Builds one journal line from pieces of its JSON in a reused buffer, so each piece is UTF-8
+ * encoded once and a body's bytes (a stored row) can be handed on without encoding it again.
+ * Short pieces are joined first, so a record costs a few encoder calls. A frame and the bytes of
+ * its bodies are valid until the next `start()`: use them synchronously.
+ */
+export class FrameBuilder {
+  private buf = Buffer.allocUnsafe(64 * 1024);
+  private at = 0;
+  private pending = '';
+
+  /** Starts a new line. */
+  start(): void {
+    this.at = CRC_HEX + 1;
+    this.pending = '';
+  }
+
+  /** Appends JSON text. */
+  text(piece: string): void {
+    this.pending += piece;
+  }
+
+  /** Appends a body's JSON; returns the byte offset it starts at (it ends at `offset`). */
+  body(json: string): number {
+    this.flush();
+    const start = this.at;
+    this.write(json);
+    return start;
+  }
+
+  /** Where the bytes written so far end (pending text excluded). */
+  get offset(): number {
+    return this.at;
+  }
+
+  /** The bytes from `start` to `end` (a view: valid until the next start). */
+  bytes(start: number, end: number): Buffer {
+    return this.buf.subarray(start, end);
+  }
+
+  /** Closes the line (checksum, tab, newline) and returns it, exactly as encodeRecord would frame the same JSON. */
+  finish(): Buffer {
+    this.flush();
+    const end = this.at;
+    this.buf.write(crc32(this.buf.subarray(CRC_HEX + 1, end)).toString(16).padStart(CRC_HEX, '0'), 0, CRC_HEX, 'latin1');
+    this.buf[CRC_HEX] = TAB;
+    this.buf[end] = NEWLINE;
+    return this.buf.subarray(0, end + 1);
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    this.write(this.pending);
+    this.pending = '';
+  }
+
+  private write(piece: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit; one more byte for the line end.
+    const need = this.at + piece.length * 3 + 1;
+    if (need > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(bigger, 0, 0, this.at);
+      this.buf = bigger;
+    }
+    this.at += this.buf.write(piece, this.at, 'utf8');
+  }
+}
+
 export interface Decoded {
   /** Parsed payloads of the leading run of valid records. */
   records: unknown[];
@@ -156,8 +224,11 @@ interface JournalFile {
   obsolete: boolean;
 }
 
+/** The writes waiting for the same group commit share one of these (one promise per turn, not per write). */
 interface Waiter {
+  /** Every record up to this count must be durable. */
   upto: number;
+  promise: Promise<void>;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -179,6 +250,8 @@ export class JournalWriter {
   private appended = 0;
   private synced = 0;
   private waiters: Waiter[] = [];
+  /** The newest group, while no fdatasync has started since it was made. */
+  private open: Waiter | undefined;
   private flight: Promise<void> | undefined;
   private scheduled = false;
 
@@ -215,12 +288,16 @@ export class JournalWriter {
 
   /** Writes one record (not yet durable) and returns its framed size. Throws the fs error, leaving the file as before. */
   append(json: string): number {
+    return this.appendFrame(encodeRecord(json));
+  }
+
+  /** `append` for a line already framed (encodeRecord or FrameBuilder). */
+  appendFrame(buf: Uint8Array): number {
     const f = this.current;
     if (f.broken) {
       fs.ftruncateSync(f.fd, f.size);
       f.broken = false;
     }
-    const buf = encodeRecord(json);
     try {
       if (this.faults.failWrites?.()) {
         writeAll(f.fd, buf.subarray(0, buf.length >> 1), f.size);
@@ -258,10 +335,23 @@ export class JournalWriter {
   sync(): Promise<void> {
     const upto = this.appended;
     if (this.synced >= upto) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ upto, resolve, reject });
-      this.schedule();
+    // No fdatasync has started since the open group was made: this record will be in the same one.
+    const open = this.open;
+    if (open) {
+      open.upto = upto;
+      return open.promise;
+    }
+    let resolve!: () => void;
+    let reject!: (err: Error) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const w: Waiter = { upto, promise, resolve, reject };
+    this.waiters.push(w);
+    this.open = w;
+    this.schedule();
+    return promise;
   }
 
   /** Resolves when no fdatasync is in flight. */
@@ -281,6 +371,7 @@ export class JournalWriter {
     for (const f of this.files) fs.closeSync(f.fd);
     this.files = [];
     const err = errnoError('EBADF', 'the journal is closed');
+    this.open = undefined;
     for (const w of this.waiters.splice(0)) w.reject(err);
   }
 
@@ -296,6 +387,8 @@ export class JournalWriter {
   private run(): void {
     if (this.flight || this.waiters.length === 0) return;
     const target = this.appended;
+    // Every waiting group is covered by this fdatasync; later syncs start a new group.
+    this.open = undefined;
     const batch = this.files.filter((f) => !f.obsolete && (f.dirty || f.dirSync));
     for (const f of batch) f.dirty = false;
     const flight = this.flush(batch, target);

@@ -1,0 +1,192 @@
+// The sqlite store applies every write of one event-loop turn in one transaction (committed once)
+// and undoes a failed write by replaying the turn's earlier writes. These tests start writes in
+// the same turn (no await between them) and check that only the failed one is missing, in memory
+// and after a reopen, and that room and agent reads follow writes and rollbacks.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Message, ServiceEvent } from '../src/protocol/types.js';
+import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
+import { FrameBuilder, encodeRecord, listJournals, readJournal } from '../src/store/sqlite/journal.js';
+import { jsonOf } from '../src/protocol/json-cache.js';
+import { StoreError, type AgentRecord, type RoomRecord, type WriteOp } from '../src/store/types.js';
+
+const NET = 'net1';
+const AT = '2024-05-01T00:00:00.000Z';
+
+function msg(id: string, room = 'r1'): Message {
+  return {
+    id,
+    network_id: NET,
+    target: { kind: 'room', room_id: room },
+    from: { type: 'agent', id: 'a1', network_id: NET, fqid: `svc://${NET}/agents/a1` },
+    parts: [{ kind: 'text', text: `text of ${id}` }],
+    mentions: [],
+    created_at: AT,
+  };
+}
+
+const created = (m: Message): ServiceEvent => ({ id: `ev-${m.id}`, type: 'message.created', network_id: NET, created_at: AT, message: m });
+const send = (m: Message): WriteOp[] => [
+  { op: 'message.insert', record: { message: m, conv: `room:${m.target.kind === 'dm' ? '' : m.target.room_id}`, event_id: `ev-${m.id}` } },
+  { op: 'event.append', event: created(m) },
+];
+const room = (id: string, name = `Room ${id}`): RoomRecord => ({
+  id,
+  name,
+  members: ['a1'],
+  visibility: 'public',
+  write_policy: 'members',
+  federation_pairings: [],
+  created_at: AT,
+  updated_at: AT,
+});
+const agent = (id: string, credential_key = `token:${id}`): AgentRecord => ({ id, actor_uid: `uid-${id}`, credential_key, created_at: AT, updated_at: AT });
+
+/** Settles every promise; returns each one's StoreError code, or 'ok'. */
+async function outcomes(ps: Promise<unknown>[]): Promise<string[]> {
+  const rs = await Promise.allSettled(ps);
+  return rs.map((r) => (r.status === 'fulfilled' ? 'ok' : r.reason instanceof StoreError ? r.reason.code : String(r.reason)));
+}
+
+const test = suite('sqlite store: writes sharing a turn');
+let dir = '';
+let path = '';
+let opened: SqliteStore[] = [];
+
+async function open(opts: Partial<Parameters<typeof openSqliteStore>[0]> = {}): Promise<SqliteStore> {
+  const s = await openSqliteStore({ path, ...opts });
+  opened.push(s);
+  return s;
+}
+
+test.before.each(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-turns-'));
+  path = join(dir, 'svc.db');
+  opened = [];
+});
+test.after.each(async () => {
+  for (const s of opened) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a conflict after earlier statements of its batch undoes only that batch', async () => {
+  const a = await open();
+  await a.write(send(msg('m0')));
+  const results = await outcomes([
+    a.write(send(msg('m1'))),
+    // The room is written before the duplicate message fails: the batch must vanish entirely.
+    a.write([{ op: 'room.put', room: room('lost') }, ...send(msg('m0'))]),
+    a.write(send(msg('m2'))),
+  ]);
+  assert.equal(results, ['ok', 'conflict', 'ok']);
+  assert.is(a.getRoom('lost'), undefined);
+  assert.equal(a.listMessages('room:r1', { limit: 10 }).items.map((m) => m.id), ['m0', 'm1', 'm2']);
+  assert.equal(a.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+  await a.close();
+  const b = await open();
+  assert.is(b.getRoom('lost'), undefined);
+  assert.equal(b.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+});
+
+test('a journal write failure in the middle of a turn keeps the writes around it', async () => {
+  let failNext = false;
+  const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
+  const first = a.write([{ op: 'room.put', room: room('kept') }, ...send(msg('m1'))]);
+  failNext = true;
+  const second = a.write([{ op: 'room.put', room: room('lost') }, ...send(msg('m2'))]);
+  const third = a.write(send(msg('m3')));
+  assert.equal(await outcomes([first, second, third]), ['ok', 'unavailable', 'ok']);
+  assert.is(a.getRoom('kept')?.id, 'kept');
+  assert.is(a.getRoom('lost'), undefined);
+  assert.is(a.getMessage('m2'), undefined);
+  assert.equal(a.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm1'], [2, 'm3']]);
+  assert.is(a.stats().messages, 2);
+  await a.close();
+  const b = await open();
+  assert.equal(b.listRooms().map((r) => r.id), ['kept']);
+  assert.equal(b.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm1'], [2, 'm3']]);
+});
+
+test('room and agent reads see writes of the same turn and forget undone ones', async () => {
+  const a = await open();
+  await a.write([{ op: 'room.put', room: room('r1', 'before') }, { op: 'agent.put', agent: agent('a1') }]);
+  // Read (and cache) first, then change within one turn.
+  assert.is(a.getRoom('r1')?.name, 'before');
+  assert.is(a.getAgent('missing'), undefined);
+  const renamed = a.write([{ op: 'room.put', room: room('r1', 'after') }, { op: 'agent.put', agent: agent('missing') }]);
+  assert.is(a.getRoom('r1')?.name, 'after');
+  assert.is(a.getAgent('missing')?.id, 'missing');
+  const undone = a.write([{ op: 'room.put', room: room('r1', 'undone') }, { op: 'agent.delete', id: 'a1' }, ...send(msg('m1')), ...send(msg('m1'))]);
+  assert.equal(await outcomes([renamed, undone]), ['ok', 'conflict']);
+  assert.is(a.getRoom('r1')?.name, 'after');
+  assert.is(a.getAgent('a1')?.id, 'a1');
+  // Every read is a copy: changing one does not change the next.
+  const r = a.getRoom('r1')!;
+  r.members.push('intruder');
+  assert.equal(a.getRoom('r1')?.members, ['a1']);
+});
+
+test('a checkpoint in the middle of a busy turn exports committed writes and loses none', async () => {
+  const a = await open({ checkpointBytes: 4096 });
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < 60; i++) writes.push(a.write(send(msg(`m${i}`))));
+  assert.equal(new Set(await outcomes(writes)), new Set(['ok']));
+  await a.close();
+  const b = await open();
+  assert.is(b.stats().messages, 60);
+  assert.is(b.lastEventSeq(), 60);
+});
+
+test('the journal line and the stored rows hold the exact JSON, whatever the text', async () => {
+  const a = await open();
+  const texts = ['plain', 'accents: é ü ø, CJK: 漢字, emoji: 🦜🧪', 'line\u2028sep "quotes" \\ back\nslash', 'big '.repeat(30000) + '末'];
+  const ms = texts.map((t, i) => ({ ...msg(`u${i}`), parts: [{ kind: 'text' as const, text: t }] }));
+  for (const m of ms) await a.write(send(m));
+  for (const m of ms) assert.equal(a.getMessage(m.id)?.message, m);
+  assert.equal(a.eventsAfter(0, 10).map((e) => e.event.message), ms);
+  const records = listJournals(path).flatMap((j) => readJournal(j.path).records) as { ops: { op: string; record?: { message: Message } }[] }[];
+  assert.equal(records.map((r) => r.ops[0]!.record!.message), ms);
+  await a.close();
+  const b = await open();
+  assert.equal(b.eventsAfter(0, 10).map((e) => e.event.message), ms);
+});
+
+test('the event JSON a write leaves for live streams is exactly the JSON of the event', async () => {
+  const a = await open();
+  const m1 = { ...msg('j1'), parts: [{ kind: 'text' as const, text: 'é 🦜 "q" \\ \u2028' }] };
+  await a.write(send(m1));
+  const events: ServiceEvent[] = [
+    created(m1), // its message is stored: kept by reference
+    { ...created(m1), id: 'ev-copy', message: { ...m1 } }, // an equal copy: also by reference
+    { ...created(m1), id: 'ev-changed', message: { ...m1, parts: [] } }, // differs: stored whole
+    { id: 'ev-order', type: 'message.created', message: m1, network_id: NET, created_at: AT }, // message not last
+    { id: 'ev-plain', type: 'room.created', network_id: NET, created_at: AT, room_id: 'r1' },
+  ];
+  const m2 = msg('j2');
+  const sameBatch = created(m2);
+  await a.write([...events.map((event) => ({ op: 'event.append' as const, event })), send(m2)[0]!, { op: 'event.append', event: sameBatch }]);
+  for (const e of [...events, sameBatch]) assert.is(jsonOf(e), JSON.stringify(e));
+  assert.equal(a.eventsAfter(1, 10).map((e) => e.event), [...events, sameBatch]);
+});
+
+test('a frame built from pieces is the line encodeRecord makes of the joined JSON', () => {
+  const f = new FrameBuilder();
+  for (const pieces of [['{"a":', '"é🦜"', '}'], ['{"x":[', JSON.stringify('ü'.repeat(40000)), ']}'], ['{}']]) {
+    f.start();
+    f.text(pieces[0]!);
+    const ranges = pieces.slice(1, -1).map((p) => {
+      const start = f.body(p);
+      return [p, start, f.offset] as const;
+    });
+    if (pieces.length > 1) f.text(pieces[pieces.length - 1]!);
+    const line = Buffer.from(f.finish());
+    assert.equal(line, encodeRecord(pieces.join('')));
+    for (const [p, start, end] of ranges) assert.is(f.bytes(start, end).toString('utf8'), p);
+  }
+});
+
+test.run();

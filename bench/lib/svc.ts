@@ -23,6 +23,8 @@ export interface SvcOptions {
   checkpointBytes?: number;
   /** Another build's `bin/svc.js` (A/B comparisons of two trees); default this tree's. */
   bin?: string;
+  /** server.event_buffer (the SSE replay buffer); default the config default. */
+  eventBuffer?: number;
 }
 
 export interface SvcServer {
@@ -38,7 +40,13 @@ export interface SvcServer {
 export function svcConfig(o: SvcOptions): Record<string, unknown> {
   return {
     network: { id: NETWORK, name: 'Bench' },
-    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000, ...((o as { eventBuffer?: number }).eventBuffer !== undefined ? { event_buffer: (o as { eventBuffer?: number }).eventBuffer } : {}) },
+    server: {
+      listen_addr: '127.0.0.1:0',
+      human_ingress: true,
+      direct_messages: true,
+      heartbeat_interval_ms: 30000,
+      ...(o.eventBuffer !== undefined ? { event_buffer: o.eventBuffer } : {}),
+    },
     store: { backend: 'sqlite', path: 'svc.db', ...(o.checkpointBytes ? { checkpoint_bytes: o.checkpointBytes } : {}) },
     auth: {
       mode: 'bearer',

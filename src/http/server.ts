@@ -32,7 +32,7 @@ const BASE = 'http://svc.invalid';
  * neither percent-encodes nor rewrites, no query, no dot segment, no leading `//` (that would be
  * an authority). Nearly every request is one; the rest are parsed with `new URL`.
  */
-const PLAIN_TARGET = /^\/(?!\/)(?!.*\/\.)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+const PLAIN_TARGET = /^(?!.*\/\.)\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
 
 /** What a handler sees; the URL object is only built when a handler asks for it (queries). */
 class Context implements RequestContext {
@@ -94,19 +94,20 @@ interface RequestState {
 
 const safePath = (req: IncomingMessage) => (req.url ?? '/').split('?')[0];
 
-async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
-  const target = req.url ?? '/';
-  let url: URL | undefined;
-  let pathname: string;
-  if (PLAIN_TARGET.test(target)) pathname = target;
-  else {
-    try {
-      url = new URL(target, BASE);
-    } catch {
-      throw new AppError('bad_request', 'the request target is not a valid URL');
-    }
-    pathname = url.pathname;
+/** The pathname of a request target, and its URL when one had to be built for it. */
+export function parseTarget(target: string): { pathname: string; url?: URL } {
+  if (PLAIN_TARGET.test(target)) return { pathname: target };
+  let url: URL;
+  try {
+    url = new URL(target, BASE);
+  } catch {
+    throw new AppError('bad_request', 'the request target is not a valid URL');
   }
+  return { pathname: url.pathname, url };
+}
+
+async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
+  const { pathname, url } = parseTarget(req.url ?? '/');
   const m = deps.router.match(req.method ?? 'GET', pathname);
   if (m.kind === 'none') throw new AppError('not_found', `no route for ${pathname}`);
   if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });

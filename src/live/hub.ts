@@ -35,10 +35,11 @@ export class LiveHub {
     metrics.brokerDrops.inc({ surface: 'sse' }, 0);
     metrics.brokerDrops.inc({ surface: 'attach' }, 0);
     net.broker.onDrop = (surface) => metrics.brokerDrops.inc({ surface });
+    const published = metrics.eventsPublished.series();
     this.unsubscribe = net.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
-      metrics.eventsPublished.inc();
+      published.inc();
     });
   }
 

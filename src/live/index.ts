@@ -13,7 +13,8 @@ export const liveFeature: FeatureFactory = (app) => {
   validatorFor('attach-frames');
   const hub = new LiveHub(app.net, app.metrics);
   app.http.observe = observeHttp(app.metrics);
-  app.net.hooks.observeWrite = (seconds) => app.metrics.storeWriteDuration.observe(seconds);
+  const writes = app.metrics.storeWriteDuration.series();
+  app.net.hooks.observeWrite = (seconds) => writes.observe(seconds);
   let bound: { host: string; port: number } | undefined;
   return {
     routes: [sseRoute(hub), ...metricsRoutes(app.metrics)],

@@ -54,41 +54,34 @@ function randomTen(): number {
   return poolAt - 10;
 }
 
+const B32_CODES = Uint8Array.from(B32, (c) => c.charCodeAt(0));
+const RANDOM_CHARS = Buffer.alloc(16);
 let stampMs = -1;
 let stamp = '';
 
-/** The 10-character time part of an id (the clock's is computed once per millisecond). */
-function timePart(now: number): string {
-  if (now === stampMs) return stamp;
-  let t = '';
-  let n = now;
-  for (let i = 0; i < 10; i++) {
-    t = B32[n % 32] + t;
-    n = Math.floor(n / 32);
+/** The 10-character time part of an id; the last one is kept (ids of one millisecond share it). */
+function timePart(ms: number): string {
+  if (ms !== stampMs) {
+    let t = '';
+    let n = ms;
+    for (let i = 0; i < 10; i++) {
+      t = B32[n % 32] + t;
+      n = Math.floor(n / 32);
+    }
+    stamp = t;
+    stampMs = ms;
   }
-  return t;
+  return stamp;
 }
 
 /** A time-ordered random id: `<prefix>_<10 chars of ms time><16 chars of randomness>`. */
-export function newId(prefix: string, now?: number): string {
-  let t: string;
-  if (now === undefined) {
-    const ms = Date.now();
-    if (ms !== stampMs) {
-      stamp = timePart(ms);
-      stampMs = ms;
-    }
-    t = stamp;
-  } else t = timePart(now);
+export function newId(prefix: string, now = Date.now()): string {
   const at = randomTen();
   // Character codes into a scratch buffer, then one string: appending char by char would make a
   // new string per character.
   for (let i = 0; i < 16; i++) RANDOM_CHARS[i] = B32_CODES[POOL[at + (i % 10)]! >> (i < 10 ? 0 : 3) & 31]!;
-  return `${prefix}_${t}${RANDOM_CHARS.toString('latin1', 0, 16)}`;
+  return `${prefix}_${timePart(now)}${RANDOM_CHARS.toString('latin1', 0, 16)}`;
 }
-
-const B32_CODES = Uint8Array.from(B32, (c) => c.charCodeAt(0));
-const RANDOM_CHARS = Buffer.alloc(16);
 
 /** A high-entropy secret in base64url. */
 export const secret = (bytes = 32): string => randomBytes(bytes).toString('base64url');

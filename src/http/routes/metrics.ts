@@ -1,6 +1,6 @@
 // GET /metrics (admin): Prometheus text exposition of the app's registry.
 
-import type { Metrics } from '../../metrics.js';
+import type { CounterSeries, HistogramSeries, Metrics } from '../../metrics.js';
 import type { Route } from '../router.js';
 
 export function metricsRoutes(metrics: Metrics): Route[] {
@@ -23,8 +23,17 @@ export function metricsRoutes(metrics: Metrics): Route[] {
 
 /** The HTTP observer (app.http.observe): requests and latency by route pattern, method and status. */
 export function observeHttp(metrics: Metrics): (route: string, method: string, status: number, seconds: number) => void {
+  // Series by route pattern, method and status, found with map lookups on strings the server
+  // reuses (route patterns, parsed method names) instead of a labels object per request.
+  const byRoute = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>>();
   return (route, method, status, seconds) => {
-    metrics.httpRequests.inc({ route, method, status: String(status) });
-    metrics.httpDuration.observe({ route, method }, seconds);
+    let byMethod = byRoute.get(route);
+    if (!byMethod) byRoute.set(route, (byMethod = new Map()));
+    let s = byMethod.get(method);
+    if (!s) byMethod.set(method, (s = { duration: metrics.httpDuration.series(route, method), byStatus: new Map() }));
+    let requests = s.byStatus.get(status);
+    if (!requests) s.byStatus.set(status, (requests = metrics.httpRequests.series(route, method, String(status))));
+    requests.inc();
+    s.duration.observe(seconds);
   };
 }

@@ -1,0 +1,73 @@
+// Scenario 5's big-store ingest alone, repeated on fresh copies of one loaded store: closed-loop
+// ingest on a store of N messages with a 16 MiB checkpoint threshold, reporting rate, CPU per
+// message (svc serve with its checkpoint worker, and its main thread alone) and checkpoints in the
+// window.
+//
+//   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR] [--profile DIR] [--checkpoint-mib N]
+//
+// The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
+
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpuMs, stopAll } from '../lib/procs.js';
+import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
+import { svcTarget } from '../lib/targets.js';
+
+const argv = process.argv.slice(2);
+const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
+const nums = argv.filter((a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib'].includes(argv[i - 1]!)).map(Number);
+/** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
+const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
+const [messages = 1_000_000, rounds = 2, seconds = 10] = nums;
+const abBin = opt('--ab') && path.resolve(opt('--ab')!);
+const keep = opt('--keep') && path.resolve(opt('--keep')!);
+/** --profile DIR: svc serve runs with --cpu-prof, profiles land in DIR. */
+const profile = opt('--profile') && path.resolve(opt('--profile')!);
+const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
+const source = keep ?? path.join(work, 'source');
+
+if (!existsSync(path.join(source, 'svc.db'))) {
+  mkdirSync(source, { recursive: true });
+  process.stderr.write(`loading ${messages} messages into ${source}\n`);
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', source, '--messages', String(messages), '--rooms', '100'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** CPU ms of a process's main thread (the checkpoint worker is another thread of it). */
+function mainThreadMs(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+const lastGen = (dir: string) => Math.max(0, ...readdirSync(dir).filter((n) => n.startsWith('svc.db.journal.')).map((n) => Number(n.split('.').pop())));
+
+try {
+  for (let i = 0; i < rounds; i++) {
+    const line: string[] = [];
+    const builds: [string, string | undefined][] = [['svc', undefined], ...(abBin ? [['svc-ab', abBin] as [string, string]] : [])];
+    if (i % 2 === 1) builds.reverse();
+    for (const [who, bin] of builds) {
+      const dir = path.join(work, `${who}-${i}`);
+      cpSync(source, dir, { recursive: true });
+      const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+      const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes, nodeArgs, ...(bin ? { bin } : {}) });
+      const gen0 = lastGen(dir);
+      const c0 = cpuMs(svc.pid)!;
+      const m0 = mainThreadMs(svc.pid);
+      const r = await svcTarget(svc).ingest(50, seconds);
+      const c1 = cpuMs(svc.pid)!;
+      const m1 = mainThreadMs(svc.pid);
+      const l = r.latency.summary();
+      const per = (ms: number) => ((ms * 1000) / r.ok).toFixed(0);
+      line.push(`${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} checkpoints ${lastGen(dir) - gen0}`);
+      await svc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    process.stderr.write(`round ${i + 1}: ${line.join(' | ')}\n`);
+  }
+} finally {
+  await stopAll();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -455,6 +455,17 @@ let opened: SqliteStore[] = [];
 let logs: string[] = [];
 
 /** Opens a store on the temp path; every store opened here is closed after the test, in order. */
+/** Waits until no background checkpoint is running: two stores must not share files mid-checkpoint. */
+async function checkpointsSettled(a: SqliteStore): Promise<void> {
+  let seen = -1;
+  await waitFor(() => {
+    const now = a.stats().checkpoints!;
+    const still = now === seen && listJournals(dbPath).length === 1;
+    seen = now;
+    return still;
+  }, 'checkpoints to settle');
+}
+
 async function open(opts: Partial<Parameters<typeof openSqliteStore>[0]> = {}): Promise<SqliteStore> {
   const s = await openSqliteStore({ path: dbPath, log: (m) => logs.push(m), ...opts });
   opened.push(s);
@@ -601,13 +612,7 @@ durable('a crash after checkpoints loses nothing', async () => {
   const ms = await populate(a, 40);
   await waitFor(() => a.stats().checkpoints! >= 2, 'two checkpoints');
   // Let the last background checkpoint finish: two processes must not share the files mid-checkpoint.
-  let seen = -1;
-  await waitFor(() => {
-    const now = a.stats().checkpoints!;
-    const still = now === seen && listJournals(dbPath).length === 1;
-    seen = now;
-    return still;
-  }, 'checkpoints to settle');
+  await checkpointsSettled(a);
   const b = await open();
   assertPopulated(b, ms);
   assert.equal(logs, []);
@@ -618,13 +623,7 @@ durable('checkpoints done in the worker thread keep everything, also across a cr
   const a = await open({ checkpointBytes: 2048, workerCheckpointBytes: 0 });
   const ms = await populate(a, 40);
   await waitFor(() => a.stats().checkpoints! >= 2, 'two worker checkpoints');
-  let seen = -1;
-  await waitFor(() => {
-    const now = a.stats().checkpoints!;
-    const still = now === seen && listJournals(dbPath).length === 1;
-    seen = now;
-    return still;
-  }, 'checkpoints to settle');
+  await checkpointsSettled(a);
   const crashed = await open();
   assertPopulated(crashed, ms);
   await crashed.close();

@@ -37,6 +37,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     // Loaded on use: the server's modules would slow every client command's start.
     .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
+  program
+    .command('store')
+    .description('maintain the local store')
+    .command('recover')
+    .description('repair a sqlite journal damaged in the middle: keep intact records, skip damaged ones, keep a copy (server stopped)')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .action(async (o) => run((await import('./commands/store.js')).storeRecoverCommand(io, o)));
+
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);
   return program;

@@ -11,16 +11,15 @@ import { SessionStore } from './sessions.js';
 export const consoleFeature: FeatureFactory = (app) => {
   const sessions = new SessionStore();
   const presence = new Presence();
-  const unsubscribe = app.net.broker.subscribe((e) => presence.observe(e));
-  app.http.sessionToken = (req) => {
-    const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
-    if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
-    return sessions.tokenOf(id);
-  };
   return {
     routes: consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    sessionToken: (req) => {
+      const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+      if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
+      return sessions.tokenOf(id);
+    },
+    observe: { event: (e) => presence.observe(e) },
     close() {
-      unsubscribe();
       sessions.clear();
     },
   };

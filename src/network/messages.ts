@@ -219,7 +219,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     created_at: at,
   };
   const conv = convKeyOf(placed.target);
-  ctx.hooks.checkLoop?.(conv, message);
+  for (const h of ctx.hooks.send) h.check?.(conv, message);
 
   const created = newEvent(ctx, 'message.created', { message });
   const op: MessageInsertOp = {
@@ -240,8 +240,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
   // A concurrent send of the same id won the race: answer as a retry.
   if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
-  ctx.hooks.recordLoop?.(conv, message);
-  ctx.hooks.afterMessage?.(message);
+  for (const h of ctx.hooks.send) h.stored?.(conv, message);
   return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
 }
 

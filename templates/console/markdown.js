@@ -26,6 +26,15 @@ export function isAllowedLink(url) {
 const BLOCK = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'pre', 'hr']);
 const INLINE = new Set(['em', 'strong', 's', 'code', 'br']);
 
+/**
+ * Longer texts show as plain text (mentions still highlighted): markdown-it takes seconds on a
+ * crafted 1 MiB text (and ~0.2 s at 32 KiB), and one message must not freeze every open console.
+ */
+export const MARKDOWN_MAX_CHARS = 32 * 1024;
+
+/** Highlighted mentions per text; later ones stay plain (a text of 100,000 mentions is an attack). */
+export const MAX_MENTION_SPANS = 100;
+
 /** Whether Markdown rendering is available (the vendored parser loaded). */
 export function markdownReady() {
   return md !== null;
@@ -36,12 +45,12 @@ export function markdownReady() {
  * `@id`, `@network:id` and `<@svc://…>` forms in plain text become highlighted spans.
  */
 export function renderMarkdown(container, text, mentions = []) {
-  if (!md) {
-    container.append(document.createTextNode(text));
+  const ctx = { mentions: mentionIndex(mentions), inLink: 0, spans: 0 };
+  if (!md || text.length > MARKDOWN_MAX_CHARS) {
+    appendText(container, text, ctx);
     return container;
   }
   container.classList.add('md');
-  const ctx = { mentions: mentionIndex(mentions), inLink: 0 };
   build(md.parse(text, {}), container, ctx);
   return container;
 }
@@ -179,13 +188,14 @@ const BEFORE_MENTION = /[A-Za-z0-9._%+\-@]/;
 /** Appends text, with mentions as spans. One left-to-right pass: linear in the text, no backtracking. */
 function appendText(parent, text, ctx) {
   const { ids, scoped, fqids } = ctx.mentions;
-  if (ctx.inLink > 0 || fqids.size === 0 || !text.includes('@')) {
+  if (ctx.inLink > 0 || fqids.size === 0 || ctx.spans >= MAX_MENTION_SPANS || !text.includes('@')) {
     parent.append(document.createTextNode(text));
     return;
   }
   let plainFrom = 0;
   let i = 0;
   const emit = (at, end, fqid) => {
+    ctx.spans++;
     if (at > plainFrom) parent.append(document.createTextNode(text.slice(plainFrom, at)));
     const span = elText('span', text.slice(at, end));
     span.className = 'mention';
@@ -194,10 +204,11 @@ function appendText(parent, text, ctx) {
     parent.append(span);
     plainFrom = end;
   };
-  while ((i = text.indexOf('@', i)) !== -1) {
+  // The next '>' after i, found once and reused until passed: many unclosed "<@svc://" stay linear.
+  let close = -2;
+  while (ctx.spans < MAX_MENTION_SPANS && (i = text.indexOf('@', i)) !== -1) {
     if (text[i - 1] === '<' && text.startsWith('svc://', i + 1)) {
-      // <@svc://net/agents/id>: the closing bracket within a bounded distance.
-      const close = text.indexOf('>', i);
+      if (close !== -1 && close < i) close = text.indexOf('>', i);
       if (close !== -1 && close - i < 300) {
         const f = text.slice(i + 1, close);
         if (fqids.has(f) && i - 1 >= plainFrom) {

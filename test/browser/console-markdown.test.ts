@@ -186,6 +186,47 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
   await check('history');
 });
 
+t('a crafted text renders well within a second: Markdown up to 32 KiB, plain text with mentions up to 1 MiB', async (ctx) => {
+  const KiB = 1024;
+  const MiB = 1024 * KiB;
+  const crafted = (size: number): Record<string, string> => ({
+    dashes: `@alpha${'-'.repeat(size - 8)}b`,
+    unclosed: '<@svc://'.repeat(size / 8),
+    mentions: '@alpha. '.repeat(size / 8),
+    colons: '@testnet:alpha-'.repeat(Math.floor(size / 15)),
+    emphasis: '*a _b '.repeat(Math.floor(size / 6)),
+    brackets: '[a]('.repeat(size / 4),
+    backticks: '`a '.repeat(Math.floor(size / 3)),
+    table: `${'|a'.repeat(size / 8)}\n${'|-'.repeat(size / 8)}\n${'|b'.repeat(size / 8)}`,
+    links: '[a](https://x.example/) '.repeat(Math.floor(size / 24)),
+  });
+  const cases = { ...prefixed('md', crafted(32 * KiB)), ...prefixed('plain', crafted(MiB)) };
+  // The browser side is plain JS, evaluated as a string so the test's types stay Node's.
+  const measure = `(async (texts) => {
+    const { renderMarkdown } = await import('/console/markdown.js');
+    const out = {};
+    for (const [name, text] of Object.entries(texts)) {
+      const node = document.createElement('div');
+      const started = performance.now();
+      renderMarkdown(node, text, ['svc://testnet/agents/alpha']);
+      out[name] = { ms: performance.now() - started, md: node.classList.contains('md'), mentions: node.querySelectorAll('.mention').length };
+    }
+    return out;
+  })(${JSON.stringify(cases)})`;
+  const results = (await ctx.page.evaluate(measure)) as Record<string, { ms: number; md: boolean; mentions: number }>;
+  for (const [name, r] of Object.entries(results)) {
+    assert.ok(r.ms < 1000, `${name}: ${Math.round(r.ms)} ms`);
+    assert.is(r.md, name.startsWith('md.'), `${name}: rendered as ${r.md ? 'Markdown' : 'plain text'}`);
+  }
+  assert.is(results['md.mentions']!.mentions, 100, 'Markdown highlights mentions, at most 100 per text');
+  assert.is(results['plain.mentions']!.mentions, 100, 'plain text highlights mentions too, at most 100 per text');
+  assert.is(results['plain.dashes']!.mentions, 0, 'a name run into other characters is no mention');
+});
+
+function prefixed(prefix: string, o: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}.${k}`, v]));
+}
+
 t('without the Markdown bundle the text still shows, as plain text', async (ctx) => {
   const page = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
   await page.route('**/console/markdown-it.min.js', (r) => r.fulfill({ status: 404, body: '' }));

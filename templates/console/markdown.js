@@ -86,7 +86,7 @@ function openNode(t, ctx) {
   }
   const tag = BLOCK.has(t.tag) || INLINE.has(t.tag) ? t.tag : 'span';
   const node = document.createElement(tag);
-  if (tag === 'ol') {
+  if (tag === 'ol' && t.attrGet('start') !== null) {
     const start = Number(t.attrGet('start'));
     if (Number.isInteger(start) && start >= 0 && start < 1e9) node.start = start;
   }

@@ -53,6 +53,13 @@ const RICH = [
   '- first item',
   '- second item',
   '',
+  '1. step one',
+  '2. step two',
+  '',
+  'Then:',
+  '',
+  '7. step seven',
+  '',
   '> quoted line',
   '',
   '| check | result |',
@@ -105,6 +112,7 @@ t('bold, code blocks, lists, quotes, tables and https links render as formatted 
     assert.is(await block.getAttribute('class'), 'language-ts');
     assert.match(await block.evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).fontFamily), /monospace/, `${where}: code is monospace`);
     assert.equal(await body.locator('ul > li').allTextContents(), ['first item', 'second item'], `${where}: list`);
+    assert.equal(await body.locator('ol').evaluateAll((ols) => ols.map((o) => (o as unknown as { start: number }).start)), [1, 7], `${where}: ordered lists keep their first number`);
     assert.is((await body.locator('blockquote').textContent())?.trim(), 'quoted line', `${where}: quote`);
     assert.equal(await body.locator('th').allTextContents(), ['check', 'result'], `${where}: table head`);
     assert.is(await body.locator('td').nth(1).getAttribute('class'), 'align-right', `${where}: alignment as a class, not a style`);

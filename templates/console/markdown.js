@@ -127,7 +127,7 @@ function leaf(t, parent, ctx) {
       parent.append(document.createElement('hr'));
       return;
     case 'image':
-      parent.append(imageLink(t));
+      parent.append(imageLink(t, ctx.inLink > 0));
       return;
     default:
       // html_inline/html_block never appear with html off; anything unknown shows as its text.
@@ -136,9 +136,10 @@ function leaf(t, parent, ctx) {
 }
 
 /** An image never loads (no request leaves the browser for it): it becomes a link to open by choice. */
-function imageLink(t) {
+function imageLink(t, insideLink) {
   const alt = t.content || (t.children ?? []).map((c) => c.content).join('') || 'image';
-  const href = linkHref(t.attrGet('src'));
+  // Inside a link the outer link is what a click opens; a nested anchor would be invalid.
+  const href = insideLink ? undefined : linkHref(t.attrGet('src'));
   const node = document.createElement(href ? 'a' : 'span');
   node.className = 'image-link';
   node.setAttribute('data-testid', 'image-link');

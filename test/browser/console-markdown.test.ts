@@ -159,6 +159,7 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
     '<a href="javascript:alert(5)">raw anchor</a>',
     `![beacon](${beacon})`,
     `![ref beacon][b]`,
+    `[![badge](${beacon}?badge)](https://example.com/ci)`,
     '',
     `[b]: ${beacon}?ref`,
     '[r]: javascript:alert(6)',
@@ -180,7 +181,9 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
     for (const h of hrefs) assert.ok(h === null || /^https?:\/\//.test(h), `${where}: only http(s) hrefs, got ${h}`);
     assert.is(await msg.locator('[data-testid=message-from]').textContent(), 'alpha', 'an agent registered without a name shows by its id');
     const images = body.locator('[data-testid=image-link]');
-    assert.equal(await images.allTextContents(), ['image: beacon', 'image: ref beacon'], `${where}: images become links`);
+    assert.equal(await images.allTextContents(), ['image: beacon', 'image: ref beacon', 'image: badge'], `${where}: images become links`);
+    assert.is(await body.locator('a[href="https://example.com/ci"] span[data-testid=image-link]').count(), 1, `${where}: an image inside a link is text inside it`);
+    assert.is(await body.locator('a a').count(), 0, `${where}: no nested links`);
     assert.is(await images.first().getAttribute('rel'), 'noopener noreferrer');
     for (const a of await body.locator('a:not([href])').all()) await a.click();
     await ctx.page.waitForTimeout(500); // let anything that was going to run or load, run or load

@@ -35,11 +35,6 @@ export const MARKDOWN_MAX_CHARS = 32 * 1024;
 /** Highlighted mentions per text; later ones stay plain (a text of 100,000 mentions is an attack). */
 export const MAX_MENTION_SPANS = 100;
 
-/** Whether Markdown rendering is available (the vendored parser loaded). */
-export function markdownReady() {
-  return md !== null;
-}
-
 /**
  * Renders `text` into `container` as Markdown. `mentions` are the message's mention FQIDs; their
  * `@id`, `@network:id` and `<@svc://…>` forms in plain text become highlighted spans.
@@ -65,7 +60,7 @@ function build(tokens, root, ctx) {
       if (node !== top) top.append(node);
       stack.push(node);
     } else if (t.nesting === -1) {
-      if (t.type === 'link_close' && ctx.inLink > 0) ctx.inLink--;
+      if (t.type === 'link_close') ctx.inLink--;
       if (stack.length > 1) stack.pop();
     } else {
       leaf(t, top, ctx);
@@ -75,9 +70,9 @@ function build(tokens, root, ctx) {
 
 function openNode(t, ctx) {
   if (t.type === 'link_open') {
+    ctx.inLink++;
     const href = linkHref(t.attrGet('href'));
     if (!href) return document.createElement('span');
-    ctx.inLink++;
     const a = document.createElement('a');
     a.setAttribute('href', href);
     a.setAttribute('target', '_blank');

@@ -47,3 +47,13 @@ export function reportFailure(io: Io, name: string, err: unknown, debug?: boolea
   }
   throw err;
 }
+
+/**
+ * What an anonymous listing hides, for lists the server filters by who asks: the CLI is anonymous
+ * exactly when it sends no token (no --token, no SVC_TOKEN, no operator token of the config for
+ * this server). Undefined when a token was sent.
+ */
+export function anonymousHint(target: Target, hidden: string): string | undefined {
+  if (target.token !== undefined) return undefined;
+  return `no token was sent, so this shows only what an anonymous caller may see (${hidden}); to see more pass --token with the observe scope (env SVC_TOKEN), or run it with the server's own svc.yaml (--config) whose operator token is used`;
+}

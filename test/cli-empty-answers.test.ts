@@ -15,10 +15,10 @@ t.before(async (ctx) => {
   ctx.s = await startServer({ config: { auth: { mode: 'open', public_read: true, agent_registration: 'open' } } });
   // A folder with no svc.yaml: nothing supplies a token.
   ctx.cwd = mkdtempSync(path.join(tmpdir(), 'svc-empty-answers-'));
-  const reg = await cli(['agents', 'register', '--id', 'alpha', '--url', ctx.s.url], { cwd: ctx.cwd });
+  const reg = await cli(['agents', 'register', '--id', 'gamma', '--url', ctx.s.url], { cwd: ctx.cwd });
   assert.is(reg.code, 0, reg.stderr);
-  const room = await ctx.s.post('/v1/rooms', { id: 'hidden', visibility: 'private', members: ['alpha'] }, TOKENS.admin.value);
-  assert.is(room.status, 201, room.text);
+  const room = await ctx.s.post('/v1/rooms', { id: 'hidden', visibility: 'private', members: ['gamma'] }, TOKENS.admin.value);
+  assert.ok(room.status < 300, room.text);
 });
 t.after(async (ctx) => {
   await ctx.s.dispose();
@@ -36,7 +36,7 @@ t('svc agents list with no token says the empty answer is the anonymous view and
 t('with an observe token the same listing shows the agent and no hint', async ({ s, cwd }) => {
   const r = await cli(['agents', 'list', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^alpha\s/m);
+  assert.match(r.stdout, /^gamma\s/m);
   assert.is(r.stderr, '');
 });
 

@@ -155,7 +155,7 @@ t('names from the server reach the terminal without escapes or bidi characters; 
   try {
     const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
     const created = await s.post('/v1/rooms', { id: 'trick', name }, TOKENS.admin.value);
-    assert.is(created.status, 201, created.text);
+    assert.ok(created.status < 300, created.text);
     const r = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', TOKENS.admin.value]);
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /ops\?txt\.exe\?\[31m\?\?/);

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bindTarget, postureWarnings } from '../src/config/posture.js';
 import { cleanEnv } from './helpers/cli.js';
-import { SVC_BIN, testConfig, writeConfig } from './helpers/server.js';
+import { eventually, SVC_BIN, testConfig, writeConfig } from './helpers/server.js';
 import type { Config } from '../src/config/types.js';
 
 const u = suite('bindTarget (pure)');
@@ -64,7 +64,8 @@ p('svc serve --listen :0 binds every interface, says so, warns, and answers on l
   const { first, output } = await run(ctx, ['serve', '--config', file, '--listen', ':0'], ctx.dir);
   const m = /^svc listening on http:\/\/(\[::\]|0\.0\.0\.0):(\d+) \(network testnet\)$/.exec(first);
   assert.ok(m, first);
-  assert.match(output(), /insecure_bind/);
+  // The warning is logged just after the listening line.
+  await eventually(() => /insecure_bind/.test(output()), 5000, 'the bind warning');
   const r = await fetch(`http://127.0.0.1:${m![2]}/healthz`);
   assert.is(r.status, 200);
 });

@@ -155,6 +155,8 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
     const current = loadConfig(file, io.env).config;
     const inv = validateInvite(code, { network_id: current.network.id });
     const name = checkedName(inv.network_name);
+    // Before asking the server anything: the same invite twice is refused as wirePairing would.
+    if (current.pairings.some((p) => p.id === inv.pairing_id)) throw new ConfigError(`pairings: a pairing with id ${inv.pairing_id} already exists (was this invite accepted before?)`);
     const allowed = new Set(parseRooms((opts.allowPrivate ?? []).join(',')));
     for (const r of allowed) if (!inv.shared_rooms.includes(r)) throw new UsageError(`--allow-private ${r}: the invite does not share room ${r} (it shares: ${inv.shared_rooms.join(', ') || 'none'})`);
     const rooms = await lookUpRooms(inv.shared_rooms, current, file, io.env);

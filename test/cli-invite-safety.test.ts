@@ -12,6 +12,9 @@ import { oneLine } from '../src/cli/format.js';
 import { terminalSafe } from '../src/cli/io.js';
 import { roomsNeedingConsent } from '../src/cli/commands/invite-rooms.js';
 import { encodeInvite } from '../src/pairing/invite.js';
+import { inviteAccept } from '../src/cli/commands/invite.js';
+import type { Io } from '../src/cli/io.js';
+import { Chalk } from 'chalk';
 import { cli, freePort } from './helpers/cli.js';
 import { startServer, TOKENS } from './helpers/server.js';
 
@@ -93,6 +96,26 @@ t('a private room declared in svc.yaml is refused without --allow-private, nothi
   assert.is(c.rooms.find((r: { id: string }) => r.id === 'ops').visibility, 'private');
 });
 
+t('on a terminal the operator is asked, and only a yes writes the pairing', async ({ dir }) => {
+  const home = await init(dir, 'home5');
+  const away = await init(dir, 'away5');
+  edit(away, (c) => c.rooms.push({ id: 'ops', visibility: 'private', members: [] }));
+  const code = await invite(home, 'ops');
+  const before = readFileSync(away, 'utf8');
+  const tty = (): Io & { errors: string[] } => {
+    const errors: string[] = [];
+    return { out: () => {}, err: (l) => errors.push(l), color: new Chalk({ level: 0 }), isTTY: true, env: {}, errors };
+  };
+  const asked: string[] = [];
+  const no = tty();
+  assert.is(await inviteAccept(no, code, { config: away }, async (q) => (asked.push(q), false)), 1);
+  assert.equal(asked, ['Share ops with home5 (home5)?']);
+  assert.is(readFileSync(away, 'utf8'), before);
+  const yes = tty();
+  assert.is(await inviteAccept(yes, code, { config: away }, async () => true), 0, yes.errors.join('\n'));
+  assert.is(parse(readFileSync(away, 'utf8')).pairings.length, 1);
+});
+
 t('a private room created through the API is found by asking the running server with the operator token', async ({ dir }) => {
   const home = await init(dir, 'home2');
   const away = await init(dir, 'away2');
@@ -148,6 +171,28 @@ t('an invite whose network_name holds escape sequences or U+202E is refused and 
     assert.not.match(r.stdout + r.stderr, UNSAFE);
     assert.is(readFileSync(away, 'utf8'), before);
   }
+});
+
+t('an invite whose relay room or tokens hold anything but base64url-like text is refused', async ({ dir }) => {
+  const away = await init(dir, 'away4');
+  const before = readFileSync(away, 'utf8');
+  const code = encodeInvite({
+    v: 1,
+    relay_url: 'ws://127.0.0.1:9/v1/relay',
+    room: 'room\x1b]0;title\x07',
+    relay_token: 't'.repeat(43),
+    pairing_token: 'p'.repeat(43),
+    pairing_id: 'pair-evil2',
+    network_id: 'evil',
+    network_name: 'Evil',
+    shared_rooms: [],
+    exp: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+  const r = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /the invite room must be 1-256 characters/);
+  assert.not.match(r.stdout + r.stderr, UNSAFE);
+  assert.is(readFileSync(away, 'utf8'), before);
 });
 
 t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async () => {

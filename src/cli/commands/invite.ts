@@ -148,6 +148,16 @@ function checkedName(name: string): string {
   return name;
 }
 
+// Secrets and the relay room name are generated base64url text; anything else is a forged code.
+const SECRET_TEXT = /^[A-Za-z0-9._~-]{1,256}$/;
+
+/** The invite's other free-text fields, held to what `svc invite create` writes. */
+function checkSecrets(inv: Invite): void {
+  for (const key of ['room', 'relay_token', 'pairing_token'] as const) {
+    if (!SECRET_TEXT.test(inv[key])) throw new InviteError('malformed', `the invite ${key} must be 1-256 characters of A-Z a-z 0-9 . _ ~ -; ask the inviter for a new invite`);
+  }
+}
+
 /** svc invite accept CODE: validates the code, shows the rooms it shares and writes the mirror pairing. */
 export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
   const file = configFile(io, opts.config);
@@ -155,6 +165,7 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
     const current = loadConfig(file, io.env).config;
     const inv = validateInvite(code, { network_id: current.network.id });
     const name = checkedName(inv.network_name);
+    checkSecrets(inv);
     // Before asking the server anything: the same invite twice is refused as wirePairing would.
     if (current.pairings.some((p) => p.id === inv.pairing_id)) throw new ConfigError(`pairings: a pairing with id ${inv.pairing_id} already exists (was this invite accepted before?)`);
     const allowed = new Set(parseRooms((opts.allowPrivate ?? []).join(',')));

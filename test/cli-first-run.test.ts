@@ -104,6 +104,8 @@ t('svc console prints a sign-in link that works once, gives a write session, and
   assert.match(link, new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/console/sign-in\\?code=[A-Za-z0-9_-]{43}$`));
   const token = parse(readFileSync(path.join(dir, 'svc.yaml'), 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
   assert.not.ok(link.includes(token), 'the long-lived token is not in the URL');
+  const head = await fetch(link, { method: 'HEAD', redirect: 'manual' });
+  assert.is(head.status, 200, 'a HEAD does not use the link up');
   const first = await openLink(link);
   assert.is(first.status, 303);
   assert.is(first.headers.get('location'), '/console/');

@@ -107,8 +107,10 @@ export function signInCodeRoutes(deps: SignInDeps): Route[] {
       path: SIGN_IN_PATH,
       raw: true,
       handler: ({ req, res, url }) => {
-        const token = deps.codes.consume(url.searchParams.get('code'));
         const headers = { 'cache-control': 'no-store', 'content-type': HTML, 'referrer-policy': 'no-referrer' };
+        // A HEAD (a link preview, a checker) must not use up the one sign-in.
+        if (req.method === 'HEAD') return sendPage(req, res, 200, '', headers);
+        const token = deps.codes.consume(url.searchParams.get('code'));
         if (token === undefined) return sendPage(req, res, 401, usedOrExpiredPage(), headers);
         const location = '/console/';
         if (token === '') return sendPage(req, res, 303, redirectBody(location), { ...headers, location });

@@ -60,6 +60,16 @@ t('anonymous HTTP callers still cannot create rooms or see the private one', asy
   assert.not.ok(rooms.body.rooms.some((x: { id: string }) => x.id === 'ops'));
 });
 
+t('svc doctor and svc agents list use the operator token too (pairing status readable, no anonymous hint)', async ({ dir }) => {
+  const doctor = await cli(['doctor'], { cwd: dir });
+  assert.is(doctor.code, 0, doctor.stdout + doctor.stderr);
+  assert.match(doctor.stdout, /pairings\s+none configured/);
+  assert.not.match(doctor.stdout, /cannot read pairing status/);
+  const agents = await cli(['agents', 'list'], { cwd: dir });
+  assert.is(agents.code, 0, agents.stderr);
+  assert.not.match(agents.stdout + agents.stderr, /anonymous/);
+});
+
 t('--token and SVC_TOKEN win over the operator token', async ({ dir }) => {
   const flag = await cli(['rooms', 'create', 'x1', '--token', 'not-a-real-token'], { cwd: dir });
   assert.is(flag.code, 1);

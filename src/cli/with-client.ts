@@ -22,11 +22,17 @@ export async function withClient(
   fn: (client: SvcClient, target: Target) => Promise<number>,
 ): Promise<number> {
   let client: SvcClient | undefined;
+  let target: Target | undefined;
   try {
-    const target = resolveTarget(flags, io.env);
+    target = resolveTarget(flags, io.env);
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target);
   } catch (err) {
+    // An agent outside public rooms is a 404 to an anonymous caller: say so on the same one line.
+    if (err instanceof ClientError && err.status === 404 && target && target.token === undefined) {
+      const hint = 'no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope to look again';
+      return reportFailure(io, name, new ClientError(`${err.message}; ${hint}`, err.status, err.code, err.requestId, { cause: err }), flags.debug);
+    }
     return reportFailure(io, name, err, flags.debug);
   } finally {
     await client?.close().catch(() => undefined);

@@ -152,7 +152,8 @@ function wirePart(part: Part): Part {
   return out as Part;
 }
 
-function artifactsOf(net: string, m: Message): Artifact[] {
+/** The artifacts a message carries: one per non-text part. */
+export function artifactsOf(net: string, m: Message): Artifact[] {
   const out: Artifact[] = [];
   if (m.parts.every((part) => part.kind === 'text')) return out;
   m.parts.forEach((part, i) => {

@@ -5,7 +5,7 @@
 
 import WebSocket from 'ws';
 import { newId } from '../protocol/ids.js';
-import { parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
+import { describeNetworkError, parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
 
 export interface RequestFrame {
   op: 'request';
@@ -86,7 +86,7 @@ export class RelayClient implements PairTransport {
     if (this.closed) return Promise.reject(new TransportError('closed', 'the pairing is closing'));
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new TransportError('unreachable', `not connected to the relay${this.lastError ? ` (${this.lastError})` : ''}`));
+      return Promise.reject(new TransportError('unreachable', `not connected to the relay${this.lastError ? `: ${relayWords(this.lastError)}` : ''}`, this.lastError));
     }
     if (!this.peerPresent) return Promise.reject(new TransportError('peer_absent', 'the peer is not connected to the relay room'));
     const id = newId('rq');
@@ -244,4 +244,11 @@ export function asRequest(f: Record<string, unknown>): RequestFrame | undefined 
     for (const [k, v] of Object.entries(f.headers as Record<string, unknown>)) if (typeof v === 'string') headers[k.toLowerCase()] = v;
   }
   return { op: 'request', id: f.id, method: f.method.toUpperCase(), path: f.path, headers, ...(f.body !== undefined ? { body: f.body } : {}) };
+}
+
+/** Why the relay connection failed, in words (the raw code stays in `lastError` for the log). */
+function relayWords(lastError: string): string {
+  const refused = /^relay refused the connection: HTTP (\d+)$/.exec(lastError);
+  if (refused) return refused[1] === '401' || refused[1] === '403' ? 'the relay refused the access token' : `the relay refused the connection (HTTP ${refused[1]})`;
+  return describeNetworkError(lastError, 'the relay');
 }

@@ -270,6 +270,7 @@ export function plaintextSecretPaths(raw: unknown): string[] {
   list(root?.pairings).forEach((p, i) => {
     if (has(obj(p)?.token)) out.push(`pairings[${i}].token`);
     if (has(obj(obj(p)?.relay)?.token)) out.push(`pairings[${i}].relay.token`);
+    if (has(obj(obj(p)?.relay)?.access_token)) out.push(`pairings[${i}].relay.access_token`);
   });
   return out;
 }

@@ -68,6 +68,7 @@ export class PairingManager {
         url: c.relay.url,
         room: c.relay.room,
         relayToken: c.relay.token ?? c.token,
+        ...(c.relay.access_token ? { accessToken: c.relay.access_token } : {}),
         pairingToken: c.token,
         answer: d.answer,
         onPeer: (present) => this.onPeer(present),

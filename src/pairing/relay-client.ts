@@ -5,6 +5,7 @@
 
 import WebSocket from 'ws';
 import { newId } from '../protocol/ids.js';
+import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
 import { describeNetworkError, parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
 
 export interface RequestFrame {
@@ -29,6 +30,8 @@ export interface RelayClientOptions {
   room: string;
   /** Opens the relay socket. */
   relayToken: string;
+  /** The relay-wide access token, when the relay requires one. */
+  accessToken?: string;
   /** Bearer credential put on outbound request frames. */
   pairingToken: string;
   answer: (frame: RequestFrame) => Promise<PairResponse>;
@@ -136,7 +139,7 @@ export class RelayClient implements PairTransport {
     const u = new URL(this.o.url);
     u.searchParams.set('room', this.o.room);
     const ws = new WebSocket(u, {
-      headers: { authorization: `Bearer ${this.o.relayToken}` },
+      headers: { authorization: `Bearer ${this.o.relayToken}`, ...(this.o.accessToken ? { [RELAY_ACCESS_HEADER]: this.o.accessToken } : {}) },
       maxPayload: this.o.maxFrameBytes ?? 4 * 1024 * 1024,
       handshakeTimeout: 10_000,
       perMessageDeflate: false,

@@ -26,7 +26,7 @@ t('a cross-site Origin is refused with 403 and the session stays open', async ({
   const cookie = await signIn(s);
   const r = await signOut(s, { cookie, origin: 'http://evil.example' });
   assert.is(r.status, 403);
-  const body = await r.json();
+  const body = (await r.json()) as { code: string; error: string };
   assert.is(body.code, 'forbidden');
   assert.match(body.error, /cross-site/);
   assert.is(r.headers.get('set-cookie'), null);

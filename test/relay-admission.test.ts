@@ -37,7 +37,9 @@ async function relayOn(opts: Parameters<typeof createRelayServer>[0]): Promise<{
 }
 
 const rate = suite<{ relay: RelayServer; url: string }>('room creation per address');
-rate.before(async (ctx) => Object.assign(ctx, await relayOn({ roomsPerAddressPerMinute: 3 })));
+rate.before(async (ctx) => {
+  Object.assign(ctx, await relayOn({ roomsPerAddressPerMinute: 3 }));
+});
 rate.after(async (ctx) => ctx.relay.close());
 
 rate('an address that creates rooms past its rate gets 429 with Retry-After; joining is not limited', async ({ url }) => {
@@ -66,7 +68,9 @@ rate('the default rate is 10 new rooms per minute per address', () => {
 });
 
 const access = suite<{ relay: RelayServer; url: string }>('a relay with an access token');
-access.before(async (ctx) => Object.assign(ctx, await relayOn({ accessToken: 'relay-access-0123456789', roomsPerAddressPerMinute: 4 })));
+access.before(async (ctx) => {
+  Object.assign(ctx, await relayOn({ accessToken: 'relay-access-0123456789', roomsPerAddressPerMinute: 4 }));
+});
 access.after(async (ctx) => ctx.relay.close());
 
 access('refuses peers without the token or with a wrong one, and admits the token', async ({ url }) => {

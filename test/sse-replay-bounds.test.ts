@@ -28,7 +28,6 @@ function stalledStream(s: TestServer, lastEventId: string): Promise<net.Socket> 
       sock.pause();
       resolve(sock);
     });
-    sock.setRecvBufferSize?.(4096);
     sock.on('error', reject);
   });
 }

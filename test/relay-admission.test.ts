@@ -150,9 +150,18 @@ e2e('the invite carries the access token and both sides connect through the rela
   assert.not.match((await a.get('/v1/pairings', TOKENS.admin.value)).text, /relay-access-abcdef/);
 });
 
-e2e('an invite without the token cannot use that relay', async ({ relay }) => {
+e2e('a pairing without the token cannot use that relay, and says so in words', async ({ relay }) => {
   const r = await attempt(relay.url!, 'no-token-room', {});
   assert.is(r.status, 401);
+  const s = await startServer({ config: { pairings: [{ id: 'tokenless', remote_network_id: 'far', token: 'tok-tokenless-0123456789', bound: true, relay: { url: relay.url, room: 'tokenless-room' } }] } });
+  try {
+    await eventually(async () => {
+      const proxied = await s.get('/v1/pairings/tokenless/network', TOKENS.admin.value);
+      return proxied.status === 502 && /access token is missing or wrong/.test(proxied.body.error);
+    }, 10_000, 'a 502 naming the missing access token');
+  } finally {
+    await s.dispose();
+  }
 });
 
 e2e.run();

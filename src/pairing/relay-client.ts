@@ -252,6 +252,9 @@ export function asRequest(f: Record<string, unknown>): RequestFrame | undefined 
 /** Why the relay connection failed, in words (the raw code stays in `lastError` for the log). */
 function relayWords(lastError: string): string {
   const refused = /^relay refused the connection: HTTP (\d+)$/.exec(lastError);
-  if (refused) return refused[1] === '401' || refused[1] === '403' ? 'the relay refused the access token' : `the relay refused the connection (HTTP ${refused[1]})`;
+  if (refused?.[1] === '401') return 'the relay refused the connection: its access token is missing or wrong';
+  if (refused?.[1] === '403') return 'the relay room is bound to another token';
+  if (refused?.[1] === '429') return 'the relay limits new rooms from this address; retrying';
+  if (refused) return `the relay refused the connection (HTTP ${refused[1]})`;
   return describeNetworkError(lastError, 'the relay');
 }

@@ -167,7 +167,10 @@ function openStream(hub: LiveHub, c: RequestContext): void {
         return;
       }
     }
-    if (chunk) res.write(chunk);
+    if (chunk && !res.write(chunk)) {
+      res.once('drain', onDrain);
+      return;
+    }
     sub.resume();
   };
   if (replay.next < replay.end) {

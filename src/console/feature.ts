@@ -7,12 +7,18 @@ import { parseCookies, SESSION_COOKIE } from './cookies.js';
 import { Presence } from './presence.js';
 import { consoleRoutes } from './routes.js';
 import { SessionStore } from './sessions.js';
+import { SignInCodes, signInCodeRoutes } from './sign-in-codes.js';
 
 export const consoleFeature: FeatureFactory = (app) => {
   const sessions = new SessionStore();
   const presence = new Presence();
+  const codes = new SignInCodes();
   return {
-    routes: consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    // Sign-in first: the router takes the first match, and /console/:file would match /console/sign-in.
+    routes: [
+      ...signInCodeRoutes({ codes, sessions, address: () => app.address() }),
+      ...consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    ],
     sessionToken: (req) => {
       const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
       if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
@@ -20,6 +26,7 @@ export const consoleFeature: FeatureFactory = (app) => {
     },
     observe: { event: (e) => presence.observe(e) },
     close() {
+      codes.clear();
       sessions.clear();
     },
   };

@@ -35,7 +35,7 @@ t.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-attach-client-'));
 });
 
-t.after.each(closeAll);
+t.after.each(async () => void (await closeAll()));
 
 t.after(async ({ s, dir }) => {
   await s.dispose();

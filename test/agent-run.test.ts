@@ -21,7 +21,7 @@ const ADMIN = TOKENS.admin.value;
 
 t.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', name: 'General', members: ['ada', 'beta', 'bob', 'carol', 'dora'], write_policy: 'members' }] },
+    config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', name: 'General', members: ['ada', 'beta', 'bob', 'carol', 'dora', 'erin'], write_policy: 'members' }] },
   });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-agent-run-'));
   ctx.bot = writeBot(ctx.dir);
@@ -122,6 +122,25 @@ t('a SIGKILL mid-run re-delivers the wake on restart and the reply is posted onc
   await eventually(async () => by(await messages(s, '/v1/rooms/general/messages'), 'carol').length === 2, 20_000, 'the next reply');
   assert.equal(runsOf(third.runs).map((x) => x.ids).slice(2), [runsOf(third.runs).at(-1)!.ids]);
   assert.is(runsOf(third.runs).filter((x) => x.ids === wake).length, 2);
+});
+
+t('a wake whose reply is stored never runs again, even when a slower conversation held the cursor back', async (ctx) => {
+  const { s } = ctx;
+  const args = ['--agent', 'erin'];
+  const first = await run(ctx, 'erin', args, { SVC_TOKEN: ADMIN, DELAY_MS: '60000', SLOW_CONV: 'thread:slow-1' });
+  const slow = await send(s, { target: { kind: 'thread', room_id: 'general', thread_id: 'slow-1' }, parts: [{ kind: 'text', text: '@erin think hard' }] });
+  await eventually(() => runsOf(first.runs).length === 1, 20_000, 'the slow run to start');
+  const quick = await send(s, room('@erin quick one'));
+  await first.p.waitLog(new RegExp(`run room:general \\(1 wake: ${quick}\\) exit 0 in \\S+; replied`), 20_000);
+  // The slow wake is unfinished, so the stored cursor is still before both wakes.
+  await first.p.kill9();
+  process.kill(runsOf(first.runs)[0]!.pid, 'SIGKILL');
+
+  const again = await run(ctx, 'erin', args, { SVC_TOKEN: ADMIN, DELAY_MS: '0' });
+  await eventually(async () => by(await messages(s, '/v1/threads/slow-1/messages'), 'erin').length === 1, 20_000, 'the slow reply after the restart');
+  await new Promise((res) => setTimeout(res, 500));
+  assert.equal(runsOf(again.runs).map((x) => x.ids), [slow, quick, slow], 'the quick wake ran once');
+  assert.is(by(await messages(s, '/v1/rooms/general/messages'), 'erin').length, 1, 'and was answered once');
 });
 
 t('the timeout kills a hanging command and says so', async (ctx) => {

@@ -7,13 +7,14 @@ import path from 'node:path';
 import { spawnCli } from './cli.js';
 import { eventually } from './server.js';
 
-/** The per-wake command: appends {pid, env, prompt} to $RUNS_FILE, waits $DELAY_MS, prints $REPLY_TEXT (or an answer naming the ids). */
+/** The per-wake command: appends {pid, env, prompt} to $RUNS_FILE, waits $DELAY_MS (in $SLOW_CONV only, when set), prints $REPLY_TEXT (or an answer naming the ids). */
 export const BOT = `import { appendFileSync } from 'node:fs';
 let input = '';
 for await (const c of process.stdin) input += c;
 const e = process.env;
 appendFileSync(e.RUNS_FILE, JSON.stringify({ pid: process.pid, conv: e.SVC_CONVERSATION, key: e.SVC_SESSION_KEY, ids: e.SVC_MESSAGE_IDS, reply: e.SVC_REPLY_ID, from: e.SVC_FROM, prompt: input }) + '\\n');
-await new Promise((r) => setTimeout(r, Number(e.DELAY_MS ?? 0)));
+// SLOW_CONV: only that conversation waits DELAY_MS.
+await new Promise((r) => setTimeout(r, e.SLOW_CONV && e.SLOW_CONV !== e.SVC_CONVERSATION ? 0 : Number(e.DELAY_MS ?? 0)));
 process.stdout.write(e.REPLY_TEXT ?? 'answer to ' + e.SVC_MESSAGE_IDS);
 `;
 

@@ -59,11 +59,13 @@ export class AgentRunner {
   readonly #convs = new Map<string, Conversation>();
   readonly #running = new Set<Running>();
   #attachment: Attachment | undefined;
+  #token: string | undefined;
   #stopping = false;
   #contextWarned = false;
 
   constructor(o: RunnerOptions) {
     this.#o = o;
+    this.#token = o.token;
     this.#state = openRunState(o.stateDir);
   }
 
@@ -78,6 +80,12 @@ export class AgentRunner {
       cursorStore: path.join(o.stateDir, 'cursor.json'),
       ackMode: 'manual',
       onEvent: (e) => this.#onEvent(e),
+      // A first claim under open registration: the token is shown once, so it is kept before anything runs.
+      onAgentToken: (token) => {
+        this.#state.saveToken(token);
+        this.#token = token;
+        o.log(`registered ${o.agent.id}; its agent token is kept in ${path.join(o.stateDir, 'agent-token')}`);
+      },
       onStatus: (s) => {
         if (s.state === 'disconnected' && s.retryInMs > 0) o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
         else if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
@@ -146,7 +154,7 @@ export class AgentRunner {
       ? presetPlan(o.runtime, { sessionKey, extra: o.command, replyFile, ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}) })
       : { argv: o.command };
     const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent };
-    const token = o.token;
+    const token = this.#token;
     const running = runProcess(plan.argv, {
       input: promptOf(input),
       env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }) },

@@ -29,7 +29,8 @@ export interface RunnerOptions {
   runtime?: Runtime;
   stateDir: string;
   log: (line: string) => void;
-  json: boolean;
+  /** Each finished run (default: a line through `log`). */
+  report?: (r: RunRecord) => void;
 }
 
 /** What one run did, for the log. */
@@ -212,7 +213,8 @@ export class AgentRunner {
   #finish(batch: AttachedEvent[], rec: RunRecord, replyId: string | undefined): void {
     this.#state.markAnswered(rec.message_ids, replyId);
     for (const e of batch) e.ack();
-    this.#o.log(this.#o.json ? JSON.stringify(rec) : describeRun(rec));
+    if (this.#o.report) this.#o.report(rec);
+    else this.#o.log(describeRun(rec));
   }
 
   async #recent(client: SvcClient, t: Target): Promise<Message[]> {

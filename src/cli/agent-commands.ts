@@ -53,7 +53,7 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
       .command('run')
       .argument('[command...]', 'the command to run per wake (after --); the prompt is on its stdin')
       .description('attach as one agent and run COMMAND for each wake (mention or DM), posting its stdout as the reply'),
-    'log one JSON object per run instead of a line',
+    'print one JSON record per run on stdout instead of a log line',
   )
     .option('--agent <id>', 'the agent to act as (default: the agent of an agent token)')
     .option('--name <name>', 'display name when the agent is registered now')

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { agentOfToken, AttachError } from '../../client/index.js';
 import { parseDuration, parseWake, RunOptionError } from '../../agent-run/options.js';
-import { AgentRunner } from '../../agent-run/runner.js';
+import { AgentRunner, type RunRecord } from '../../agent-run/runner.js';
 import { savedToken } from '../../agent-run/state.js';
 import type { Runtime } from '../../agent-run/presets.js';
 import { EXIT, type Io } from '../io.js';
@@ -60,7 +60,8 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       ...(flags.runtime ? { runtime: flags.runtime } : {}),
       stateDir,
       log,
-      json: Boolean(flags.json),
+      // --json: one run record per line on stdout, for scripts; the other log lines stay on stderr.
+      ...(flags.json ? { report: (r: RunRecord) => io.out(JSON.stringify(r)) } : {}),
     });
     try {
       await runner.start();

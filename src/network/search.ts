@@ -6,8 +6,8 @@ import type { Principal } from '../auth/principal.js';
 import { canSeeDm, canSeeRoom, viewerOf } from '../auth/visibility.js';
 import { badRequest } from '../errors.js';
 import { parseFqid, scoped } from '../protocol/ids.js';
-import { MAX_QUERY_LENGTH, parseQuery, snippetOf } from '../protocol/search-text.js';
-import type { Message, Page } from '../protocol/types.js';
+import { MAX_QUERY_LENGTH, parseQuery, snippetOf, type SearchHit } from '../protocol/search-text.js';
+import type { Page } from '../protocol/types.js';
 import type { SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
 import type { NetworkContext } from './context.js';
@@ -25,9 +25,6 @@ export interface SearchRequest {
   limit: number;
   before?: string;
 }
-
-/** A search hit: the message as history returns it, plus a short extract with the matches marked. */
-export type SearchHit = Message & { snippet: string };
 
 export interface SearchResult {
   messages: SearchHit[];

@@ -9,6 +9,9 @@ export const MAX_QUERY_WORDS = 16;
 /** Longest accepted `q`, in characters. */
 export const MAX_QUERY_LENGTH = 512;
 
+/** A search hit on the wire: the message as history returns it, plus a short extract with the matches marked. */
+export type SearchHit = Message & { snippet: string };
+
 /** The words of a search: every one must match; the last matches as a prefix when `prefix`. */
 export interface SearchTerms {
   words: string[];

@@ -16,7 +16,7 @@ interface Ctx {
   bulk: string[];
 }
 
-const search = (s: TestServer, query: string, token = ADMIN) => s.get(`/v1/search?${query}`, token);
+const search = (s: TestServer, query: string, token: string = ADMIN) => s.get(`/v1/search?${query}`, token);
 const idsOf = (r: { body: Json }) => (r.body.messages as { id: string }[]).map((m) => m.id);
 
 /** Sends a message; returns its id. */

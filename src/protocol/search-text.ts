@@ -48,8 +48,15 @@ function runWords(run: string): string[] {
   return fold(run).match(WORD) ?? [];
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+
 /** The words of a text, folded (lower case, no accents), in order. */
 export function wordsOf(text: string): string[] {
+  // Most text is ASCII, where folding is lower-casing: the same words, several times faster
+  // (this runs on every message write).
+  if (ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
   const out: string[] = [];
   for (const m of text.matchAll(RUN)) for (const w of runWords(m[0])) out.push(w);
   return out;

@@ -30,6 +30,15 @@ t('a query keeps at most 16 words, and none is no query', () => {
   assert.is(parseQuery(Array.from({ length: 20 }, (_, i) => `w${i}`).join(' '))!.words.length, 16);
 });
 
+t('a last word shorter than three characters matches whole, not as a prefix', () => {
+  assert.equal(parseQuery('plan a'), { words: ['plan', 'a'], prefix: false });
+  assert.equal(parseQuery('日本'), { words: ['日本'], prefix: false });
+  assert.equal(parseQuery('mig'), { words: ['mig'], prefix: true });
+  assert.is(ftsMatch(parseQuery('plan a')!), '"plan" "a"');
+  assert.not.ok(matchesAll(parseQuery('at')!, ['atlas']));
+  assert.ok(matchesAll(parseQuery('at')!, ['at']));
+});
+
 t('the FTS expression quotes each word and makes the last a prefix', () => {
   assert.is(ftsMatch(parseQuery('or NEAR migr')!), '"or" "near" "migr*"');
 });

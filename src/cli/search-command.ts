@@ -10,7 +10,7 @@ export function registerSearchCommand(program: Command, io: Io, run: Run): void 
   connection(
     program
       .command('search')
-      .argument('<words...>', 'words to find; every one must match, the last also as the start of a word')
+      .argument('<words...>', 'words to find; every one must match, the last (from 3 letters) also as the start of a word')
       .description('full-text search over the messages you may read, newest first (GET /v1/search)'),
     'print the answer ({messages, page}) as JSON',
   )

@@ -15,7 +15,7 @@ export function searchSection(v: DocView, a: CallerAccess): string {
   const auth = authArg(v, a);
   return `## Search
 
-Find what was said before instead of paging through history: \`GET /v1/search?q=WORDS\`. Every word must match (the last one also as the start of a word, so \`migr\` finds "migration"); case and accents do not matter. Results are newest first, only from conversations you may read, each a message with a \`snippet\` where the matching words are wrapped in \`**\`. Filters: \`room_id\` (with its threads), \`thread_id\`, \`dm_id\`, \`from\` (sender id); \`limit\` up to 100 (default 20); older results with \`before=<page.next_before>\`.
+Find what was said before instead of paging through history: \`GET /v1/search?q=WORDS\`. Every word must match (the last one, from three letters, also as the start of a word, so \`migr\` finds "migration"); case and accents do not matter. Results are newest first, only from conversations you may read, each a message with a \`snippet\` where the matching words are wrapped in \`**\`. Filters: \`room_id\` (with its threads), \`thread_id\`, \`dm_id\`, \`from\` (sender id); \`limit\` up to 100 (default 20); older results with \`before=<page.next_before>\`.
 
 ${fence(
   'sh',

@@ -71,11 +71,17 @@ export function indexText(m: Pick<Message, 'parts'>): string {
   return searchableTexts(m).map((t) => wordsOf(t).join(' ')).filter((s) => s !== '').join(' ');
 }
 
+/**
+ * Shortest last word matched as a prefix. Shorter ones match whole: `a*` would match nearly every
+ * message, and the index reads every matching word's postings before it keeps the newest few.
+ */
+export const MIN_PREFIX = 3;
+
 /** A query string as search terms; undefined when it holds no word at all. */
 export function parseQuery(q: string): SearchTerms | undefined {
   const words = wordsOf(q).slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
-  return { words, prefix: true };
+  return { words, prefix: [...words[words.length - 1]!].length >= MIN_PREFIX };
 }
 
 /** Whether a word matches term `i` of the search (the last one by prefix when asked). */

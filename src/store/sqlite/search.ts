@@ -10,9 +10,12 @@ import { ftsMatch, indexText } from '../../protocol/search-text.js';
 import { StoreError, type PageResult, type SearchQuery } from '../types.js';
 import type { Run } from './apply.js';
 
-/** The tables of schema version 2; `order=DESC` because every search reads newest first. */
+/**
+ * The tables of schema version 2: `order=DESC` because every search reads newest first,
+ * `matchinfo=fts3` because nothing ranks by it (no per-document size rows to write).
+ */
 export const SEARCH_SCHEMA = `
-  CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC);
+  CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC, matchinfo=fts3);
   CREATE TABLE search_scope (
     seq INTEGER PRIMARY KEY,
     room_id TEXT,
@@ -25,7 +28,9 @@ export const SEARCH_SCHEMA = `
 const INSERT_SCOPE = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (?, ?, ?, ?, ?)';
 const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, ?)';
 const INSERT_SCOPE_LAST = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (last_insert_rowid(), ?, ?, ?, ?)';
-const INSERT_WORDS_LAST = 'INSERT INTO search_index (docid, words) VALUES (last_insert_rowid(), ?)';
+// The words go in as UTF-8 bytes cast to TEXT: sql.js copies bytes natively where it would
+// encode a string in a JavaScript loop (see apply.ts).
+const INSERT_WORDS_LAST = 'INSERT INTO search_index (docid, words) VALUES (last_insert_rowid(), CAST(? AS TEXT))';
 
 function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
   const t = m.target;
@@ -47,7 +52,7 @@ export function indexMessage(run: Run, m: Message): void {
   if (words === '') return;
   // The scope row takes the message's seq, which is then the last inserted rowid in turn.
   run(INSERT_SCOPE_LAST, scopeRow(null, m).slice(1));
-  run(INSERT_WORDS_LAST, [words]);
+  run(INSERT_WORDS_LAST, [Buffer.from(words, 'utf8')]);
 }
 
 /** Indexes every message already stored (the migration to schema version 2). */

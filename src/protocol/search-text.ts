@@ -126,26 +126,17 @@ const SPAN = 160;
  */
 export function snippetOf(m: Pick<Message, 'parts'>, t: SearchTerms): string {
   const texts = searchableTexts(m);
-  // The text holding the first match (a message may match with its words spread over parts).
-  let text = texts[0] ?? '';
-  let first = -1;
-  for (const candidate of texts) {
-    const at = firstMatch(candidate, t);
-    if (at >= 0) {
-      text = candidate;
-      first = at;
-      break;
-    }
-  }
+  // The part holding the first match (the words of a match may be spread over parts).
+  const text = texts.find((x) => firstMatch(x, t) >= 0) ?? texts[0] ?? '';
   const flat = text.replace(/\s+/g, ' ');
-  // Whitespace folding never moves a run's start by more than the whitespace removed before it.
-  const anchor = first < 0 ? 0 : Math.max(0, firstMatch(flat, t));
+  const anchor = Math.max(0, firstMatch(flat, t));
   // Start at a word boundary at most LEAD characters before the match.
   let start = 0;
   if (anchor > LEAD) {
     const space = flat.indexOf(' ', anchor - LEAD);
     start = space >= 0 && space < anchor ? space + 1 : anchor;
   }
+  // End at the last word boundary within SPAN, unless that would cut the match off.
   let end = Math.min(flat.length, start + SPAN);
   if (end < flat.length) {
     const space = flat.lastIndexOf(' ', end);
@@ -154,8 +145,8 @@ export function snippetOf(m: Pick<Message, 'parts'>, t: SearchTerms): string {
   let out = '';
   let at = start;
   for (const r of flat.slice(start, end).matchAll(RUN)) {
+    if (!runMatches(r[0], t)) continue;
     const s = start + r.index!;
-    if (!runWords(r[0]).some((w) => t.words.some((_, i) => termMatches(t, i, w)))) continue;
     out += flat.slice(at, s) + MARK_OPEN + r[0] + MARK_CLOSE;
     at = s + r[0].length;
   }
@@ -163,10 +154,13 @@ export function snippetOf(m: Pick<Message, 'parts'>, t: SearchTerms): string {
   return `${start > 0 ? '…' : ''}${out.trim()}${end < flat.length ? '…' : ''}`;
 }
 
+/** Whether a run of the text holds a word matching some term. */
+function runMatches(run: string, t: SearchTerms): boolean {
+  return runWords(run).some((w) => t.words.some((_, i) => termMatches(t, i, w)));
+}
+
 /** The index of the first run of `text` holding a matching word, or -1. */
 function firstMatch(text: string, t: SearchTerms): number {
-  for (const r of text.matchAll(RUN)) {
-    if (runWords(r[0]).some((w) => t.words.some((_, i) => termMatches(t, i, w)))) return r.index!;
-  }
+  for (const r of text.matchAll(RUN)) if (runMatches(r[0], t)) return r.index!;
   return -1;
 }

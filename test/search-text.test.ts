@@ -2,7 +2,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ftsMatch, indexText, matchesAll, parseQuery, snippetOf, wordsOf } from '../src/protocol/search-text.js';
+import { ftsMatch, indexText, matchesAll, parseQuery, snippetOf, tsQuery, wordsOf } from '../src/protocol/search-text.js';
 
 const t = suite('search text');
 const m = (text: string) => ({ parts: [{ kind: 'text' as const, text }] });
@@ -41,6 +41,11 @@ t('a last word shorter than three characters matches whole, not as a prefix', ()
 
 t('the FTS expression quotes each word and makes the last a prefix', () => {
   assert.is(ftsMatch(parseQuery('or NEAR migr')!), '"or" "near" "migr*"');
+});
+
+t('the Postgres tsquery ANDs the words and makes the last a prefix', () => {
+  assert.is(tsQuery(parseQuery('Or NOT migr')!), 'or & not & migr:*');
+  assert.is(tsQuery(parseQuery('plan a')!), 'plan & a');
 });
 
 t('every word must match; only the last as a prefix', () => {

@@ -113,6 +113,15 @@ export function ftsMatch(t: SearchTerms): string {
   return t.words.map((w, i) => `"${w}${t.prefix && i === t.words.length - 1 ? '*' : ''}"`).join(' ');
 }
 
+/**
+ * The Postgres `to_tsquery('simple', ...)` text of the terms, for a backend that indexes
+ * `to_tsvector('simple', indexText(m))`: every word ANDed, the last one a prefix (`wor:*`). Words
+ * hold only letters and digits, so none reads as an operator.
+ */
+export function tsQuery(t: SearchTerms): string {
+  return t.words.map((w, i) => `${w}${t.prefix && i === t.words.length - 1 ? ':*' : ''}`).join(' & ');
+}
+
 const MARK_OPEN = '**';
 const MARK_CLOSE = '**';
 /** Characters of context kept before the first match. */

@@ -1,5 +1,6 @@
 // GET /v1/search over HTTP, on every backend: words, filters, paging, snippets and bad input.
 
+import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type Json, type TestServer } from './helpers/server.js';
@@ -148,6 +149,25 @@ for (const backend of ['sqlite', 'memory'] as const) {
       const r = await search(s, q);
       assert.is(r.status, 400, q);
       assert.match(r.body.error, re);
+    }
+  });
+
+  t('any query text is answered with results or a 400 naming the field, never a failure', async ({ s }) => {
+    // A fixed seed: the same strings every run (full Unicode, control characters, lone surrogates
+    // escaped by URLSearchParams, operator-looking text, very long words).
+    const texts = fc.sample(
+      fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.constantFrom('"', '*', 'NEAR', 'a OR b', 'x AND NOT y', '-neg', '"unterminated', '(((', 'mig*', '^', ':', 'ß', 'İ', '\u0000', '\ud800'),
+        fc.string({ unit: 'grapheme', minLength: 300, maxLength: 600 }),
+      ),
+      { numRuns: 120, seed: 15 },
+    );
+    for (const q of texts) {
+      const r = await search(s, new URLSearchParams({ q, limit: '5' }).toString());
+      assert.ok(r.status === 200 || r.status === 400, `${JSON.stringify(q)}: ${r.status} ${r.text}`);
+      if (r.status === 400) assert.match(r.body.error, /^query\.q: /);
+      else assert.ok(Array.isArray(r.body.messages) && r.body.messages.every((m: Json) => typeof m.snippet === 'string'));
     }
   });
 

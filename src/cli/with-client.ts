@@ -2,6 +2,7 @@
 // line on stderr and an exit code (1 failure, 2 usage), and closes the client.
 
 import { ClientError, SvcClient } from '../client/index.js';
+import { oneLine } from './format.js';
 import { EXIT, type Io } from './io.js';
 import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } from './target.js';
 
@@ -47,7 +48,9 @@ export function reportFailure(io: Io, name: string, err: unknown, debug?: boolea
   }
   // ConfigError is known by name: importing its class would load the config schema for every command.
   if (err instanceof ClientError || err instanceof TargetError || (err instanceof Error && err.name === 'ConfigError')) {
-    io.err(`svc ${name}: ${err.message}`);
+    // The message may quote the server's error text: the io guard lets colour codes through (ours),
+    // so a server's own escape sequences are removed here.
+    io.err(`svc ${name}: ${oneLine(err.message)}`);
     if (debug && err.cause) io.err(String((err.cause as Error).stack ?? String(err.cause)));
     return EXIT.failure;
   }

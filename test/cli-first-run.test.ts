@@ -70,6 +70,18 @@ t('svc doctor and svc agents list use the operator token too (pairing status rea
   assert.not.match(agents.stdout + agents.stderr, /anonymous/);
 });
 
+t('svc agents register claims anonymously (not with the operator token), so the agent gets its own token and can send', async ({ dir, s }) => {
+  const r = await cli(['agents', 'register', '--id', 'scout', '--json'], { cwd: dir });
+  assert.is(r.code, 0, r.stderr);
+  const reg = JSON.parse(r.stdout);
+  assert.is(reg.agent_id, 'scout');
+  assert.match(reg.agent_token, /^agt_v1_/);
+  const room = await cli(['rooms', 'create', 'lobby', '--write-policy', 'registered_agents'], { cwd: dir });
+  assert.is(room.code, 0, room.stderr);
+  const sent = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'lobby' }, from: { type: 'agent', id: 'scout' }, parts: [{ kind: 'text', text: 'hello' }] }, reg.agent_token);
+  assert.ok(sent.status === 200 || sent.status === 201, `${sent.status} ${sent.text}`);
+});
+
 t('--token and SVC_TOKEN win over the operator token', async ({ dir }) => {
   const flag = await cli(['rooms', 'create', 'x1', '--token', 'not-a-real-token'], { cwd: dir });
   assert.is(flag.code, 1);

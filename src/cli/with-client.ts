@@ -21,11 +21,13 @@ export async function withClient(
   name: string,
   flags: ClientFlags,
   fn: (client: SvcClient, target: Target) => Promise<number>,
+  opts: { operatorToken?: boolean } = {},
 ): Promise<number> {
   let client: SvcClient | undefined;
   let target: Target | undefined;
   try {
     target = resolveTarget(flags, io.env);
+    if (opts.operatorToken === false && target.tokenSource === 'config') target = withoutToken(target);
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target);
   } catch (err) {
@@ -38,6 +40,11 @@ export async function withClient(
   } finally {
     await client?.close().catch(() => undefined);
   }
+}
+
+function withoutToken(t: Target): Target {
+  const { token: _token, tokenSource: _source, ...rest } = t;
+  return rest;
 }
 
 /** Prints a known failure as one line and returns its exit code; rethrows anything else (main prints it). */

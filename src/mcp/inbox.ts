@@ -24,6 +24,11 @@ export interface InboxOptions {
   failure?: () => Error | undefined;
 }
 
+/** A burst (a replay after a restart, several mentions at once) is returned whole: a wait that has
+ * something returns once arrivals have been quiet this long, or after SETTLE_MAX_MS at most. */
+const QUIET_MS = 150;
+const SETTLE_MAX_MS = 1000;
+
 const inScope = (m: Message, self: Self, scope: Scope): boolean => !isOwn(m, self) && (scope === 'all' || forMe(m, self) !== null);
 
 export class Inbox {
@@ -32,6 +37,7 @@ export class Inbox {
   #wakeWaiters = new Set<() => void>();
   #listeners = new Set<(m: Message) => void>();
   #lock: Promise<unknown> = Promise.resolve();
+  #lastArrival = 0;
 
   constructor(private readonly o: InboxOptions) {}
 
@@ -41,6 +47,7 @@ export class Inbox {
     if (this.#seen.has(d.cursor)) return;
     this.#seen.add(d.cursor);
     this.#buffer.push(d);
+    this.#lastArrival = Date.now();
     const m = d.event.type === 'message.created' ? d.event.message : undefined;
     if (m && forMe(m, this.o.self) !== null) for (const l of this.#listeners) l(m);
     this.#wake();
@@ -78,7 +85,11 @@ export class Inbox {
       if (signal?.aborted) throw new Error('wait_for_messages was cancelled');
       const failure = this.o.failure?.();
       if (failure) throw failure;
-      if (this.#matching(scope).length > 0) return { messages: await this.#consume(scope), timedOut: false };
+      if (this.#matching(scope).length > 0) {
+        await this.#settle(signal);
+        if (signal?.aborted) throw new Error('wait_for_messages was cancelled');
+        return { messages: await this.#consume(scope), timedOut: false };
+      }
       const left = deadline - Date.now();
       if (left <= 0) {
         // Out-of-scope traffic that arrived meanwhile is consumed too: the next call starts from now.
@@ -86,6 +97,15 @@ export class Inbox {
         return { messages: [], timedOut: true };
       }
       await this.#nextArrival(left, signal);
+    }
+  }
+
+  async #settle(signal?: AbortSignal): Promise<void> {
+    const until = Date.now() + SETTLE_MAX_MS;
+    for (;;) {
+      const quiet = Date.now() - this.#lastArrival;
+      if (quiet >= QUIET_MS || Date.now() >= until || signal?.aborted) return;
+      await this.#nextArrival(Math.min(QUIET_MS - quiet, until - Date.now()), signal);
     }
   }
 

@@ -147,14 +147,15 @@ unread('a marker no longer in the window falls back to its time, and a full unre
 const snippets = suite('registration snippets');
 const reg = { name: 'svc', command: 'svc', args: ['mcp', '--url', 'http://127.0.0.1:8787', '--agent', 'alpha'], env: { SVC_TOKEN: 'tok' } };
 
-snippets('claude: a claude mcp add line and the .mcp.json entry', () => {
-  const lines = registrationSnippet('claude', reg);
-  assert.is(lines[1], 'claude mcp add --scope project -e SVC_TOKEN=tok svc -- svc mcp --url http://127.0.0.1:8787 --agent alpha');
-  assert.equal(JSON.parse(lines.slice(3).join('\n')), { mcpServers: { svc: { command: 'svc', args: reg.args, env: { SVC_TOKEN: 'tok' } } } });
+snippets('claude: the .mcp.json entry, and where it goes with the claude mcp add alternative', () => {
+  const { snippet, where } = registrationSnippet('claude', reg);
+  assert.equal(JSON.parse(snippet.join('\n')), { mcpServers: { svc: { command: 'svc', args: reg.args, env: { SVC_TOKEN: 'tok' } } } });
+  assert.match(snippet.join('\n'), /"args": \["mcp", "--url", "http:\/\/127.0.0.1:8787", "--agent", "alpha"\],/);
+  assert.is(where[1], '  claude mcp add --scope project -e SVC_TOKEN=tok svc -- svc mcp --url http://127.0.0.1:8787 --agent alpha');
 });
 
 snippets('codex: an mcp_servers table with a tool timeout above the longest wait', () => {
-  assert.equal(registrationSnippet('codex', reg).slice(1), [
+  assert.equal(registrationSnippet('codex', reg).snippet, [
     '[mcp_servers.svc]',
     'command = "svc"',
     'args = ["mcp", "--url", "http://127.0.0.1:8787", "--agent", "alpha"]',
@@ -166,8 +167,9 @@ snippets('codex: an mcp_servers table with a tool timeout above the longest wait
 });
 
 snippets('cursor: the mcpServers JSON, without env when there is no token', () => {
-  const lines = registrationSnippet('cursor', { ...reg, env: {} });
-  assert.equal(JSON.parse(lines.slice(1).join('\n')), { mcpServers: { svc: { command: 'svc', args: reg.args } } });
+  const { snippet, where } = registrationSnippet('cursor', { ...reg, env: {} });
+  assert.equal(JSON.parse(snippet.join('\n')), { mcpServers: { svc: { command: 'svc', args: reg.args } } });
+  assert.match(where[0]!, /\.cursor\/mcp\.json/);
 });
 
 args.run();

@@ -302,6 +302,20 @@ t('a room it cannot write gives a tool error with the server\'s message, and the
   }
 });
 
+t('a token that may not attach still reads, and wait_for_messages is a tool error that says why', async (ctx) => {
+  const m = await startMcp(['--url', ctx.s.url, '--agent', 'beta', '--state-dir', ctx.stateDir()], { SVC_TOKEN: TOKENS.observer.value });
+  try {
+    await m.waitFor(/live delivery stopped/);
+    const read = await m.call('read_messages', { room_id: 'general', limit: 1 });
+    assert.not.ok(read.isError, read.text);
+    const r = await m.call('wait_for_messages', { timeout_s: 1 });
+    assert.is(r.isError, true);
+    assert.match(r.text, /^live delivery stopped: .*403/);
+  } finally {
+    await m.close();
+  }
+});
+
 t('an agent token names the agent without --agent', async (ctx) => {
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'gamma', name: 'Gamma' });
   assert.is(reg.status, 200, reg.text);
@@ -322,9 +336,10 @@ t('a static token without --agent is a usage error naming what to pass; --print-
   assert.is(r.stdout, '');
   const p = await cli(['mcp', '--print-config', 'cursor', '--url', ctx.s.url, '--agent', 'beta'], { env: { SVC_TOKEN: BETA.value } });
   assert.is(p.code, 0, p.stderr);
-  const cfg = JSON.parse(p.stdout.split('\n').slice(1).join('\n'));
+  const cfg = JSON.parse(p.stdout);
   assert.equal(cfg.mcpServers.svc.args.slice(-5), ['mcp', '--url', ctx.s.url, '--agent', 'beta']);
   assert.equal(cfg.mcpServers.svc.env, { SVC_TOKEN: BETA.value });
+  assert.match(p.stderr, /\.cursor\/mcp\.json/);
   assert.match(p.stderr, /holds the token/);
   const bad = await cli(['mcp', '--print-config', 'vim']);
   assert.is(bad.code, 2);

@@ -17,7 +17,8 @@ export interface Registration {
   env: Record<string, string>;
 }
 
-const json = (v: unknown) => JSON.stringify(v, null, 2);
+// Arrays of strings stay on one line: the entry reads like the command it runs.
+const json = (v: unknown) => JSON.stringify(v, null, 2).replace(/\[\n\s*((?:"[^"\n]*",?\n\s*)+)\]/g, (_m, items: string) => `[${items.split(/,?\n\s*/).filter(Boolean).join(', ')}]`);
 const tomlString = (s: string) => JSON.stringify(s);
 const shellWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -26,21 +27,16 @@ function mcpServersJson(r: Registration): string {
   return json({ mcpServers: { [r.name]: { command: r.command, args: r.args, ...(Object.keys(r.env).length > 0 ? { env: r.env } : {}) } } });
 }
 
-/** The lines to print for one client. */
-export function registrationSnippet(client: McpClientName, r: Registration): string[] {
+/** What to print for one client: the snippet (stdout, so it can be redirected into the file) and where it goes (stderr). */
+export function registrationSnippet(client: McpClientName, r: Registration): { snippet: string[]; where: string[] } {
   switch (client) {
     case 'claude': {
       const envFlags = Object.entries(r.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-      return [
-        '# Claude Code: run this once (or put the JSON below in .mcp.json at the project root)',
-        ['claude', 'mcp', 'add', '--scope', 'project', ...envFlags, r.name, '--', r.command, ...r.args].map(shellWord).join(' '),
-        '',
-        mcpServersJson(r),
-      ];
+      const add = ['claude', 'mcp', 'add', '--scope', 'project', ...envFlags, r.name, '--', r.command, ...r.args].map(shellWord).join(' ');
+      return { snippet: [mcpServersJson(r)], where: ['Claude Code: put this in .mcp.json at the project root, or run:', `  ${add}`] };
     }
     case 'codex': {
       const lines = [
-        '# Codex: add to ~/.codex/config.toml (or .codex/config.toml of a trusted project)',
         `[mcp_servers.${r.name}]`,
         `command = ${tomlString(r.command)}`,
         `args = [${r.args.map(tomlString).join(', ')}]`,
@@ -49,9 +45,9 @@ export function registrationSnippet(client: McpClientName, r: Registration): str
       ];
       const env = Object.entries(r.env);
       if (env.length > 0) lines.push('', `[mcp_servers.${r.name}.env]`, ...env.map(([k, v]) => `${k} = ${tomlString(v)}`));
-      return lines;
+      return { snippet: lines, where: ['Codex: add this to ~/.codex/config.toml (or .codex/config.toml of a trusted project)'] };
     }
     case 'cursor':
-      return ['// Cursor: .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project)', mcpServersJson(r)];
+      return { snippet: [mcpServersJson(r)], where: ['Cursor: put this in .cursor/mcp.json of the project (or ~/.cursor/mcp.json for every project)'] };
   }
 }

@@ -39,7 +39,9 @@ function printConfig(io: Io, flags: McpFlags): number {
   const svc = svcCommand(io.env);
   const args = [...svc.args, 'mcp', '--url', target.url, ...(agent ? ['--agent', agent] : []), ...(flags.stateDir ? ['--state-dir', path.resolve(flags.stateDir)] : [])];
   const env: Record<string, string> = target.token !== undefined ? { SVC_TOKEN: target.token } : {};
-  for (const line of registrationSnippet(which, { name: flags.name ?? 'svc', command: svc.command, args, env })) io.out(line);
+  const { snippet, where } = registrationSnippet(which, { name: flags.name ?? 'svc', command: svc.command, args, env });
+  for (const line of snippet) io.out(line);
+  for (const line of where) io.err(`svc mcp: ${line}`);
   if (target.token !== undefined) io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
   else io.err('svc mcp: no token given (--token / SVC_TOKEN): add SVC_TOKEN to the env block if the server needs one');
   return EXIT.ok;

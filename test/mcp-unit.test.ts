@@ -7,6 +7,7 @@ import { ArgumentError, readTarget, sendBody, sendPlan } from '../src/mcp/args.j
 import { groupedLines, messageView, selfOf, textOf } from '../src/mcp/format.js';
 import { dmOfParticipants } from '../src/mcp/messages.js';
 import { registrationSnippet } from '../src/mcp/print-config.js';
+import { Inbox, type Delivered } from '../src/mcp/inbox.js';
 import { unreadIn } from '../src/mcp/read-markers.js';
 import type { Message } from '../src/protocol/types.js';
 
@@ -172,7 +173,71 @@ snippets('cursor: the mcpServers JSON, without env when there is no token', () =
   assert.match(where[0]!, /\.cursor\/mcp\.json/);
 });
 
+const inbox = suite('the inbox of wait_for_messages');
+
+function delivered(cursor: number, m: Message, acks: number[]): Delivered {
+  return { cursor: String(cursor), event: { id: `ev${cursor}`, type: 'message.created', network_id: 'home', created_at: m.created_at, message: m }, ack: () => acks.push(cursor) };
+}
+const mention = (id: string) => msg({ id, mentions: ['svc://home/agents/beta'] });
+
+inbox('a call returns at once what is waiting in scope, acknowledging everything it consumed', async () => {
+  const acks: number[] = [];
+  const box = new Inbox({ self, flush: async () => undefined });
+  box.push(delivered(1, msg({ id: 'chatter' }), acks));
+  box.push(delivered(2, mention('m2'), acks));
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  const r = await box.wait('mentions', 5000);
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(r.messages.map((m) => m.id), ['m2']);
+  assert.equal(acks, [1, 2]);
+  assert.equal((await box.wait('all', 0)).messages, [], 'nothing twice');
+});
+
+inbox('a timeout consumes out-of-scope traffic, so the next call starts from now', async () => {
+  const acks: number[] = [];
+  const box = new Inbox({ self, flush: async () => undefined });
+  box.push(delivered(1, msg({ id: 'chatter' }), acks));
+  const r = await box.wait('mentions', 50);
+  assert.equal(r, { messages: [], timedOut: true });
+  assert.equal(acks, [1]);
+});
+
+inbox('a wait returns on arrival, with the rest of the burst, and never its own messages', async () => {
+  const acks: number[] = [];
+  const box = new Inbox({ self, flush: async () => undefined });
+  const waiting = box.wait('all', 5000);
+  setTimeout(() => {
+    box.push(delivered(1, mention('a'), acks));
+    box.push(delivered(1, mention('a'), acks));
+    box.push(delivered(2, msg({ id: 'own', from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' } }), acks));
+    setTimeout(() => box.push(delivered(3, msg({ id: 'b' }), acks)), 40);
+  }, 20);
+  const r = await waiting;
+  assert.equal(r.messages.map((m) => m.id), ['a', 'b'], 'a repeated cursor counts once');
+  assert.equal(acks, [1, 2, 3]);
+});
+
+inbox('an aborted wait consumes nothing, and a failed attachment fails the wait with its reason', async () => {
+  const acks: number[] = [];
+  let failure: Error | undefined;
+  const box = new Inbox({ self, flush: async () => undefined, failure: () => failure });
+  box.push(delivered(1, msg({ id: 'chatter' }), acks));
+  const ac = new AbortController();
+  const waiting = box.wait('mentions', 5000, ac.signal);
+  setTimeout(() => ac.abort(), 20);
+  assert.match(await waiting.then(() => 'resolved', (e: Error) => e.message), /cancelled/);
+  assert.equal(acks, []);
+  const failing = box.wait('mentions', 5000);
+  setTimeout(() => {
+    failure = new Error('live delivery stopped: 403');
+    box.interrupt();
+  }, 20);
+  assert.match(await failing.then(() => 'resolved', (e: Error) => e.message), /live delivery stopped: 403/);
+});
+
 args.run();
 fmt.run();
 unread.run();
 snippets.run();
+inbox.run();

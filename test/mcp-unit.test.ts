@@ -7,7 +7,7 @@ import { ArgumentError, readTarget, sendBody, sendPlan } from '../src/mcp/args.j
 import { groupedLines, messageView, selfOf, textOf } from '../src/mcp/format.js';
 import { dmOfParticipants } from '../src/mcp/messages.js';
 import { registrationSnippet } from '../src/mcp/print-config.js';
-import { Inbox, type Delivered } from '../src/mcp/inbox.js';
+import { BUFFER_MAX, Inbox, type Delivered } from '../src/mcp/inbox.js';
 import { unreadIn } from '../src/mcp/read-markers.js';
 import type { Message } from '../src/protocol/types.js';
 
@@ -234,6 +234,16 @@ inbox('an aborted wait consumes nothing, and a failed attachment fails the wait 
     box.interrupt();
   }, 20);
   assert.match(await failing.then(() => 'resolved', (e: Error) => e.message), /live delivery stopped: 403/);
+});
+
+inbox('an agent that never waits keeps at most BUFFER_MAX events, shedding room traffic before mentions', () => {
+  const acks: number[] = [];
+  const box = new Inbox({ self, flush: async () => undefined });
+  box.push(delivered(0, mention('kept'), acks));
+  for (let i = 1; i <= BUFFER_MAX + 2; i++) box.push(delivered(i, msg({ id: `c${i}` }), acks));
+  assert.equal(acks, [1, 2, 3]);
+  assert.equal(box.pending('mentions').map((m) => m.id), ['kept']);
+  assert.is(box.pending('all').length, BUFFER_MAX);
 });
 
 args.run();

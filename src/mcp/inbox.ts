@@ -29,6 +29,9 @@ export interface InboxOptions {
 const QUIET_MS = 150;
 const SETTLE_MAX_MS = 1000;
 
+/** Unreturned events kept at most; beyond, the oldest traffic that is no mention or DM is dropped. */
+export const BUFFER_MAX = 5000;
+
 const inScope = (m: Message, self: Self, scope: Scope): boolean => !isOwn(m, self) && (scope === 'all' || forMe(m, self) !== null);
 
 export class Inbox {
@@ -48,6 +51,7 @@ export class Inbox {
     this.#seen.add(d.cursor);
     this.#buffer.push(d);
     this.#lastArrival = Date.now();
+    if (this.#buffer.length > BUFFER_MAX) this.#shed();
     const m = d.event.type === 'message.created' ? d.event.message : undefined;
     if (m && forMe(m, this.o.self) !== null) for (const l of this.#listeners) l(m);
     this.#wake();
@@ -131,6 +135,18 @@ export class Inbox {
     }
     await this.o.flush();
     return messages;
+  }
+
+  /** Keeps memory bounded for an agent that never waits: room traffic goes first, mentions and DMs stay. */
+  #shed(): void {
+    const i = this.#buffer.findIndex((d) => {
+      const m = d.event.type === 'message.created' ? d.event.message : undefined;
+      return !m || forMe(m, this.o.self) === null;
+    });
+    if (i < 0) return;
+    const [d] = this.#buffer.splice(i, 1);
+    d!.ack();
+    this.#seen.delete(d!.cursor);
   }
 
   #wake(): void {

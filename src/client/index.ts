@@ -26,6 +26,15 @@ import { followEvents, type EventFollower, type FollowOptions } from './events.j
 
 export { ClientError } from './errors.js';
 export type { EventFollower, FollowOptions } from './events.js';
+// The package's public client surface (`svc/client`): the attachment client and its parts.
+export { attach, AttachError } from './attach.js';
+export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach.js';
+export { CursorFileError, defaultCursorFile, fileCursorStore, memoryCursorStore } from './cursor-store.js';
+export type { CursorKey, CursorStore } from './cursor-store.js';
+export { conversationOf, sessionKeyOf, wakeReasonOf } from './attach-wake.js';
+export type { AgentIdentity, WakeReason } from './attach-wake.js';
+export { preflightProblem } from './attach-preflight.js';
+export type * from '../protocol/types.js';
 
 /** `limit`, `before`, `after` of every list endpoint. */
 export interface ListQuery {

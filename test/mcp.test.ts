@@ -8,7 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cli } from './helpers/cli.js';
+import { cli, freePort } from './helpers/cli.js';
 import { startMcp, type McpSession } from './helpers/mcp.js';
 import { startServer, TOKENS, type Json, type TestServer } from './helpers/server.js';
 
@@ -30,18 +30,18 @@ interface Ctx {
   say(target: Json, text: string, extra?: Json): Promise<string>;
 }
 
+const CONFIG: Json = {
+  auth: { agent_registration: 'open', tokens: [...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })), BETA] },
+  rooms: [
+    { id: 'general', name: 'General', members: ['alpha', 'beta'] },
+    { id: 'lobby', name: 'Lobby', members: ['alpha'] },
+  ],
+};
+
 const t = suite<Ctx>('svc mcp as agent beta, through a real MCP client');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
-    config: {
-      auth: { agent_registration: 'open', tokens: [...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })), BETA] },
-      rooms: [
-        { id: 'general', name: 'General', members: ['alpha', 'beta'] },
-        { id: 'lobby', name: 'Lobby', members: ['alpha'] },
-      ],
-    },
-  });
+  ctx.s = await startServer({ config: CONFIG });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-mcp-'));
   ctx.n = 0;
   ctx.stateDir = () => path.join(ctx.dir, `state-${++ctx.n}`);
@@ -313,6 +313,26 @@ t('a token that may not attach still reads, and wait_for_messages is a tool erro
     assert.match(r.text, /^live delivery stopped: .*403/);
   } finally {
     await m.close();
+  }
+});
+
+t('started before the network answers, tool calls are errors saying so, and it serves once the server is up', async (ctx) => {
+  const port = await freePort();
+  const m = await startMcp(['--url', `http://127.0.0.1:${port}`, '--agent', 'beta', '--state-dir', ctx.stateDir()], { SVC_TOKEN: BETA.value });
+  let late: TestServer | undefined;
+  try {
+    const r = await m.call('whoami');
+    assert.is(r.isError, true);
+    assert.match(r.text, /^no svc server is running at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
+    assert.equal((await m.client.listResources()).resources, []);
+    late = await startServer({ config: { ...CONFIG, server: { listen_addr: `127.0.0.1:${port}` } } });
+    await m.waitFor(/attached as beta/);
+    const ok = await m.call('whoami');
+    assert.not.ok(ok.isError, ok.text);
+    assert.equal((await m.client.listResources()).resources.map((x) => x.uri), ['svc://testnet/agents/beta/inbox']);
+  } finally {
+    await m.close();
+    await late?.dispose();
   }
 });
 

@@ -3,9 +3,8 @@
 // which agent a token owns: IDENTIFY under another id is refused, before READY and without any
 // registration, with "this agent token belongs to agent <id>".
 
+import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
 import { attach, AttachError } from '../client/attach.js';
-
-export const AGENT_TOKEN_PREFIX = 'agt_v1_';
 
 /** An id no agent token is refused for when it is its own: then READY names it directly. */
 const PROBE_ID = 'svc-mcp-whoami';

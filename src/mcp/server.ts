@@ -15,10 +15,18 @@ import { readMessages, sendMessage } from './messages.js';
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
 
-export interface McpDeps {
+/** What the tools work with once the network answered: the agent, its client, its inbox. */
+export interface Session {
   ctx: ToolContext;
   inbox: Inbox;
   dmsEnabled: boolean;
+}
+
+export interface McpDeps {
+  /** The session, started on first use and retried while the network does not answer. */
+  session: () => Promise<Session>;
+  /** The agent id when known before the network answers (`--agent`), for the instructions. */
+  agent?: string;
 }
 
 /** The URI of this agent's inbox resource. */
@@ -31,15 +39,18 @@ export function result(lines: string[], structured: Record<string, unknown>): Ca
 
 const id = (what: string) => z.string().min(1).describe(what);
 
-export function createMcpServer(deps: McpDeps): McpServer {
-  const { ctx, inbox } = deps;
-  const self = ctx.self;
+/**
+ * The server with its tools. It answers MCP at once; the tools reach the network through
+ * `deps.session()`, so a network that is not up yet makes tool errors, not a failed start. The inbox
+ * resource is added by `addInbox` once the session exists (its URI names the agent).
+ */
+export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (session: Session) => void } {
   const server = new McpServer(
-    { name: 'svc', version: VERSION, title: `svc agent ${self.agent_id}` },
+    { name: 'svc', version: VERSION, title: deps.agent ? `svc agent ${deps.agent}` : 'svc agent' },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: false } },
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
       instructions:
-        `You are agent ${self.agent_id} on the svc network ${self.network_id}. Call wait_for_messages to receive mentions and DMs, ` +
+        `You are ${deps.agent ? `agent ${deps.agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
         'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).',
     },
   );
@@ -48,6 +59,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
     'whoami',
     { title: 'Who am I', description: 'The network, this agent (id, FQID, name) and the rooms it belongs to.', annotations: { readOnlyHint: true } },
     async () => {
+      const { ctx } = await deps.session();
       const w = await whoami(ctx);
       return result(
         [
@@ -68,7 +80,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
       annotations: { readOnlyHint: true },
     },
     async () => {
-      const entries = await listConversations(ctx, deps.dmsEnabled);
+      const { ctx, dmsEnabled } = await deps.session();
+      const entries = await listConversations(ctx, dmsEnabled);
       return result(conversationLines(entries), { conversations: entries });
     },
   );
@@ -88,6 +101,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
       annotations: { readOnlyHint: true },
     },
     async (a) => {
+      const { ctx } = await deps.session();
+      const self = ctx.self;
       const r = await readMessages(ctx, a);
       const views = r.messages.map((m) => messageView(m, self));
       const head = `${conversationLabel(r.conversation, self)} · ${views.length} message${views.length === 1 ? '' : 's'}, oldest first · reply with ${replyHint(r.conversation)}`;
@@ -115,6 +130,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
       },
     },
     async (a) => {
+      const { ctx } = await deps.session();
+      const self = ctx.self;
       const r = await sendMessage(ctx, a);
       const made = r.thread_created ? ' (new thread)' : r.dm_created ? ' (new DM)' : '';
       return result([`sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`], { ...r });
@@ -134,6 +151,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
       },
     },
     async (a, extra) => {
+      const { ctx, inbox } = await deps.session();
+      const self = ctx.self;
       const scope = a.scope as Scope;
       const token = extra._meta?.progressToken;
       let beat: NodeJS.Timeout | undefined;
@@ -164,13 +183,24 @@ export function createMcpServer(deps: McpDeps): McpServer {
     },
   );
 
-  registerInbox(server, deps);
-  return server;
+  const subscribed = new Set<string>();
+  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+    const self = (await deps.session().catch(() => undefined))?.ctx.self;
+    const mine = self ? inboxUri(self) : undefined;
+    if (req.params.uri !== mine) throw new Error(`no such resource: ${req.params.uri}${mine ? ` (subscribe to ${mine})` : ''}`);
+    subscribed.add(req.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+    subscribed.delete(req.params.uri);
+    return {};
+  });
+  return { server, addInbox: (session) => registerInbox(server, session, subscribed) };
 }
 
-/** The inbox as a subscribable resource: updated whenever a mention or DM arrives. */
-function registerInbox(server: McpServer, deps: McpDeps): void {
-  const { ctx, inbox } = deps;
+/** Adds the inbox as a subscribable resource: updated whenever a mention or DM arrives. */
+function registerInbox(server: McpServer, session: Session, subscribed: ReadonlySet<string>): void {
+  const { ctx, inbox } = session;
   const self = ctx.self;
   const uri = inboxUri(self);
   server.registerResource(
@@ -192,16 +222,6 @@ function registerInbox(server: McpServer, deps: McpDeps): void {
       };
     },
   );
-  const subscribed = new Set<string>();
-  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-    if (req.params.uri !== uri) throw new Error(`no such resource: ${req.params.uri} (subscribe to ${uri})`);
-    subscribed.add(req.params.uri);
-    return {};
-  });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
-    subscribed.delete(req.params.uri);
-    return {};
-  });
   inbox.onArrival(() => {
     if (subscribed.has(uri) && server.isConnected()) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
   });

@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCP_CLIENTS, registrationSnippet, type McpClientName } from '../../mcp/print-config.js';
+import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
 import { EXIT, type Io } from '../io.js';
 import { resolveTarget, startCommandOf, UsageError } from '../target.js';
 import { reportFailure, type ClientFlags } from '../with-client.js';
@@ -52,9 +53,14 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
   try {
     if (flags.printConfig !== undefined) return printConfig(io, flags);
     const target = resolveTarget(flags, io.env);
+    const agent = flags.agent ?? io.env.SVC_AGENT;
+    // Decided before serving: no network answer changes it.
+    if (!agent && !target.token?.startsWith(AGENT_TOKEN_PREFIX)) {
+      io.err("svc mcp: say which agent to act as: pass --agent ID (or SVC_AGENT), or use the agent's own agt_v1_ token");
+      return EXIT.usage;
+    }
     // Loaded here: the SDK and the attachment client are needed only when serving.
     const [{ runMcp }, { StdioServerTransport }] = await Promise.all([import('../../mcp/run.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
-    const agent = flags.agent ?? io.env.SVC_AGENT;
     const handle = await runMcp({
       url: target.url,
       ...(target.token !== undefined ? { token: target.token } : {}),
@@ -64,7 +70,6 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });
-    io.err(`svc mcp: serving agent ${handle.agentId} of network ${handle.networkId} on stdio (state in ${handle.stateDir})`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.stdin.once('end', stop);
@@ -75,10 +80,6 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
     await handle.close();
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof Error && (err.name === 'IdentityError' || err.name === 'AttachError')) {
-      io.err(`svc mcp: ${err.message}`);
-      return err.name === 'IdentityError' ? EXIT.usage : EXIT.failure;
-    }
     return reportFailure(io, 'mcp', err, flags.debug);
   }
 }

@@ -59,6 +59,7 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       io.err("svc mcp: say which agent to act as: pass --agent ID (or SVC_AGENT), or use the agent's own agt_v1_ token");
       return EXIT.usage;
     }
+    if (io.isTTY) io.err('svc mcp: this speaks MCP on stdin/stdout for an MCP client; to register it with one: svc mcp --print-config claude|codex|cursor');
     // Loaded here: the SDK and the attachment client are needed only when serving.
     const [{ runMcp }, { StdioServerTransport }] = await Promise.all([import('../../mcp/run.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
     const handle = await runMcp({

@@ -34,6 +34,7 @@ export type { CursorKey, CursorStore } from './cursor-store.js';
 export { conversationOf, sessionKeyOf, wakeReasonOf } from './attach-wake.js';
 export type { AgentIdentity, WakeReason } from './attach-wake.js';
 export { preflightProblem } from './attach-preflight.js';
+export { agentOfToken } from './attach-whoami.js';
 export type * from '../protocol/types.js';
 
 /** `limit`, `before`, `after` of every list endpoint. */

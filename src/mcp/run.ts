@@ -46,7 +46,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
 
   const start = async (): Promise<Session> => {
     const doc = await client.network();
-    const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token });
+    const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token, networkId: doc.id });
     const self = selfOf(doc.id, agentId);
     const stateDir = path.resolve(o.stateDir ?? defaultStateDir(doc.id, agentId));
     const markers = ReadMarkers.open(path.join(stateDir, 'read.json'));

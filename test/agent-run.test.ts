@@ -86,7 +86,7 @@ t('a mention and a DM each produce one run and one reply in their conversation; 
 
 t('wakes that arrive during a slow run are batched into the next run', async (ctx) => {
   const { s } = ctx;
-  const { runs } = await run(ctx, 'bob', ['--agent', 'bob'], { SVC_TOKEN: ADMIN, DELAY_MS: '1500' });
+  const { p, runs } = await run(ctx, 'bob', ['--agent', 'bob', '--json'], { SVC_TOKEN: ADMIN, DELAY_MS: '1500' });
   const first = await send(s, room('@bob first'));
   await eventually(() => runsOf(runs).length === 1, 20_000, 'the first run to start');
   const second = await send(s, room('@bob second'));
@@ -97,6 +97,13 @@ t('wakes that arrive during a slow run are batched into the next run', async (ct
   assert.match(r[1]!.prompt, /New messages for you \(2\):\n.*@bob second\n.*@bob third/);
   await new Promise((res) => setTimeout(res, 500));
   assert.is(runsOf(runs).length, 2, 'no third run');
+  // --json: one record per run on stdout.
+  const records = p.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  assert.equal(records.map((r) => [r.conversation, r.message_ids, r.exit_code, r.reply]), [
+    ['room:general', [first], 0, 'posted'],
+    ['room:general', [second, third], 0, 'posted'],
+  ]);
+  assert.ok(records.every((r) => r.duration_ms >= 1500 && /^re-bob-/.test(r.reply_id)));
 });
 
 t('a SIGKILL mid-run re-delivers the wake on restart and the reply is posted once', async (ctx) => {

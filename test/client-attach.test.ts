@@ -193,3 +193,38 @@ open('a first claim hands its token to onAgentToken and reconnects with it', asy
 });
 
 open.run();
+
+const beat = suite('heartbeats');
+
+beat('a slow handler does not look like a dead connection: PINGs are answered outside the event queue', async () => {
+  const s = await startServer({ config: { server: { heartbeat_interval_ms: 200 }, rooms: [{ id: 'general', name: 'General', members: ['beta'] }] } });
+  try {
+    const statuses: AttachStatus[] = [];
+    let handled = 0;
+    const a = attach({
+      url: s.url,
+      token: TOKENS.admin.value,
+      agent: { id: 'beta' },
+      cursorStore: false,
+      onStatus: (st) => statuses.push(st),
+      onEvent: async (e) => {
+        if (e.event.type !== 'message.created') return;
+        await new Promise((r) => setTimeout(r, 1500)); // several heartbeat intervals
+        handled++;
+      },
+    });
+    await a.ready;
+    const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'take your time' }] }, TOKENS.admin.value);
+    assert.is(r.status, 200, r.text);
+    await eventually(() => handled === 1 && a.cursor() !== undefined, 10_000, 'the slow event to be handled');
+    await new Promise((res) => setTimeout(res, 600));
+    assert.is(statuses.filter((st) => st.state === 'disconnected').length, 0, 'never dropped');
+    assert.ok(a.connected);
+    await a.close();
+  } finally {
+    await closeAll();
+    await s.dispose();
+  }
+});
+
+beat.run();

@@ -7,7 +7,7 @@ export type WakeKind = 'mentions' | 'dms' | 'all';
 export class RunOptionError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
+    this.name = 'RunOptionError';
   }
 }
 

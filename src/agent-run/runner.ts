@@ -29,7 +29,8 @@ export interface RunnerOptions {
   runtime?: Runtime;
   stateDir: string;
   log: (line: string) => void;
-  json: boolean;
+  /** Each finished run (default: a line through `log`). */
+  report?: (r: RunRecord) => void;
 }
 
 /** What one run did, for the log. */
@@ -59,11 +60,13 @@ export class AgentRunner {
   readonly #convs = new Map<string, Conversation>();
   readonly #running = new Set<Running>();
   #attachment: Attachment | undefined;
+  #token: string | undefined;
   #stopping = false;
   #contextWarned = false;
 
   constructor(o: RunnerOptions) {
     this.#o = o;
+    this.#token = o.token;
     this.#state = openRunState(o.stateDir);
   }
 
@@ -78,6 +81,12 @@ export class AgentRunner {
       cursorStore: path.join(o.stateDir, 'cursor.json'),
       ackMode: 'manual',
       onEvent: (e) => this.#onEvent(e),
+      // A first claim under open registration: the token is shown once, so it is kept before anything runs.
+      onAgentToken: (token) => {
+        this.#state.saveToken(token);
+        this.#token = token;
+        o.log(`registered ${o.agent.id}; its agent token is kept in ${path.join(o.stateDir, 'agent-token')}`);
+      },
       onStatus: (s) => {
         if (s.state === 'disconnected' && s.retryInMs > 0) o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
         else if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
@@ -146,7 +155,7 @@ export class AgentRunner {
       ? presetPlan(o.runtime, { sessionKey, extra: o.command, replyFile, ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}) })
       : { argv: o.command };
     const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent };
-    const token = o.token;
+    const token = this.#token;
     const running = runProcess(plan.argv, {
       input: promptOf(input),
       env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }) },
@@ -204,7 +213,8 @@ export class AgentRunner {
   #finish(batch: AttachedEvent[], rec: RunRecord, replyId: string | undefined): void {
     this.#state.markAnswered(rec.message_ids, replyId);
     for (const e of batch) e.ack();
-    this.#o.log(this.#o.json ? JSON.stringify(rec) : describeRun(rec));
+    if (this.#o.report) this.#o.report(rec);
+    else this.#o.log(describeRun(rec));
   }
 
   async #recent(client: SvcClient, t: Target): Promise<Message[]> {

@@ -15,6 +15,18 @@ export interface RunState {
   markAnswered(messageIds: readonly string[], replyId: string | undefined): void;
   session(sessionKey: string): string | undefined;
   setSession(sessionKey: string, id: string): void;
+  /** Keeps a claimed agent token (mode 0600, fsynced). */
+  saveToken(token: string): void;
+}
+
+/** The agent token an earlier first claim kept in `dir`, if any. */
+export function savedToken(dir: string): string | undefined {
+  try {
+    const t = readFileSync(path.join(dir, 'agent-token'), 'utf8').trim();
+    return t === '' ? undefined : t;
+  } catch {
+    return undefined;
+  }
 }
 
 export function openRunState(dir: string): RunState {
@@ -62,6 +74,17 @@ export function openRunState(dir: string): RunState {
       for (const m of ids) answered.set(m, replyId ?? '');
     },
     session: (k) => sessions[k],
+    saveToken(token) {
+      const file = path.join(dir, 'agent-token');
+      const fd = openSync(`${file}.tmp`, 'w', 0o600);
+      try {
+        writeFileSync(fd, `${token}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(`${file}.tmp`, file);
+    },
     setSession(k, id) {
       if (sessions[k] === id) return;
       sessions = { ...sessions, [k]: id };

@@ -47,12 +47,13 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .action(async (o) => run((await import('./commands/read.js')).readCommand(io, flags(o))));
 
   const agent = program.command('agent').description('run a command-line agent on the network');
+  agent.addHelpText('after', example('svc agent run --agent alpha -- ./answer.sh'));
   connection(
     agent
       .command('run')
       .argument('[command...]', 'the command to run per wake (after --); the prompt is on its stdin')
       .description('attach as one agent and run COMMAND for each wake (mention or DM), posting its stdout as the reply'),
-    'log one JSON object per run instead of a line',
+    'print one JSON record per run on stdout instead of a log line',
   )
     .option('--agent <id>', 'the agent to act as (default: the agent of an agent token)')
     .option('--name <name>', 'display name when the agent is registered now')
@@ -66,8 +67,8 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .addHelpText(
       'after',
       `${example(
-        'SVC_TOKEN=agt_v1_... svc agent run -- ./answer.sh',
         'svc agent run --agent alpha --wake mentions --rooms general -- node bot.js',
+        'SVC_TOKEN=agt_v1_... svc agent run -- ./answer.sh',
         'svc agent run --agent alpha --runtime claude -- --model sonnet',
       )}\n\nPer run, COMMAND gets the prompt on stdin and SVC_CONVERSATION, SVC_SESSION_KEY, SVC_MESSAGE_IDS, SVC_REPLY_ID (and more) in its environment.`,
     )

@@ -6,6 +6,7 @@ import { EXIT, processIo, type Io } from './io.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerPairingCommands } from './pairing-commands.js';
 import { registerAgentCommands } from './agent-commands.js';
+import { registerSearchCommand } from './search-command.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
@@ -32,7 +33,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('serve')
     .description('run the server (SIGINT/SIGTERM stop it; SIGHUP or a config edit reloads it)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
-    .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port)')
+    .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port; :PORT means every interface)')
     .option('--init', 'write a default config first when none exists')
     .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
     // Loaded on use: the server's modules would slow every client command's start.
@@ -54,6 +55,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);
   registerAgentCommands(program, io, run);
+  registerSearchCommand(program, io, run);
   return program;
 }
 

@@ -21,6 +21,7 @@ import type {
   Visibility,
   WritePolicy,
 } from '../protocol/types.js';
+import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
@@ -50,6 +51,17 @@ export interface ArtifactQuery extends ListQuery {
   dm_id?: string;
 }
 
+/** GET /v1/search: `q` (every word must match, the last as a prefix) and optional filters. */
+export interface SearchParams {
+  q: string;
+  room_id?: string;
+  thread_id?: string;
+  dm_id?: string;
+  from?: string;
+  limit?: number;
+  before?: string;
+}
+
 export interface CreateRoomRequest {
   id: string;
   name?: string;
@@ -75,6 +87,8 @@ export type ThreadList = { threads: Thread[]; page: Page };
 export type DmList = { dms: DirectConversation[]; page: Page };
 export type ArtifactList = { artifacts: Artifact[]; page: Page };
 export type PairingList = { pairings: Pairing[]; page: Page };
+export type SearchPage = { messages: SearchHit[]; page: Page };
+export type { SearchHit };
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
@@ -187,6 +201,11 @@ export class SvcClient {
     return this.#json('GET', '/v1/artifacts', { query: { ...q } });
   }
 
+  /** GET /v1/search: matching messages the caller may read, newest first. */
+  search(q: SearchParams): Promise<SearchPage> {
+    return this.#json('GET', '/v1/search', { query: { ...q } });
+  }
+
   // Messages
   /** POST /v1/messages. */
   send(body: SendRequest): Promise<SendResponse> {
@@ -215,6 +234,11 @@ export class SvcClient {
   /** POST /v1/apply (admin). */
   apply(body: ApplyRequest): Promise<ApplyResponse> {
     return this.#json('POST', '/v1/apply', { body });
+  }
+
+  /** POST /console/api/sign-in-codes (admin): a one-time console sign-in link. */
+  consoleSignInLink(ttlSeconds?: number): Promise<{ url: string; expires_at: string }> {
+    return this.#json('POST', '/console/api/sign-in-codes', { body: ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {} });
   }
 
   // Pairings

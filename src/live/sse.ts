@@ -1,5 +1,6 @@
-// GET /v1/events/stream: pure frame formatting, and the stream (replay from the in-memory buffer,
-// then live events from a bounded broker queue, keep-alive comments, drop when it falls behind).
+// GET /v1/events/stream: pure frame formatting, and the stream (replay from the in-memory buffer
+// as the socket drains, then live events from a bounded broker queue, keep-alive comments, drop
+// when it falls behind).
 
 import type { ServerResponse } from 'node:http';
 import { newId } from '../protocol/ids.js';
@@ -15,6 +16,10 @@ export const RETRY_MS = 3000;
 /** Most events, and bytes of event JSON, waiting for a paused (congested) stream before it is dropped. */
 export const SSE_QUEUE_MAX = 1024;
 export const SSE_QUEUE_MAX_BYTES = 4 * 1024 * 1024;
+/** Replay frames are handed to the socket in chunks of about this size. */
+const REPLAY_CHUNK_BYTES = 64 * 1024;
+/** Replay bytes formatted per event-loop turn before yielding. */
+const REPLAY_TURN_BYTES = 1024 * 1024;
 /** Keep-alive comments at least this often, so proxies keep an idle stream open. */
 const KEEPALIVE_MAX_MS = 15_000;
 
@@ -91,23 +96,26 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     return matches(filter, e.event, a) && viewerSees(lv, a, localNet);
   };
 
-  // Replay and subscription happen in one turn: what was published before is in the buffer,
-  // what is published after lands in the queue; nothing falls between or arrives twice.
-  let out = formatRetry(RETRY_MS);
+  // The replay range and the subscription are fixed in one turn: what was published before is in
+  // the buffer below `end`, what is published after lands in the queue; nothing falls between or
+  // arrives twice.
+  let head = formatRetry(RETRY_MS);
   const header = req.headers['last-event-id'];
   const last = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('last_event_id') ?? undefined;
+  const buffer = hub.buffer;
+  let from = buffer.end;
   if (last) {
-    let replay = hub.buffer.after(last.trim());
-    if (!replay) {
+    const after = buffer.indexAfter(last.trim());
+    if (after === undefined) {
       const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
-      out += formatEvent(gap, JSON.stringify(gap), false);
-      replay = hub.buffer.all();
+      head += formatEvent(gap, JSON.stringify(gap), false);
     }
-    for (const e of replay) if (sees(e, true)) out += sseFrame(e);
+    from = after ?? buffer.start;
   } else {
-    out += formatComment('connected');
+    head += formatComment('connected');
   }
-  res.write(out);
+  const replay = { next: from, end: buffer.end, generation: buffer.generation };
+  res.write(head);
 
   const onDrain = () => sub.resume();
   const sub = net.broker.open({
@@ -126,6 +134,50 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     // Fell behind: cut it; the client reconnects with Last-Event-ID and replays from the buffer.
     dropped: () => res.destroy(),
   });
+
+  // The replay is written as the socket drains, one event parsed at a time, with live events
+  // waiting in the queue meanwhile (under the same cap as any paused stream). A replay whose next
+  // event has left the buffer cannot continue without a hole: cut, and the client resumes.
+  const pump = () => {
+    if (res.destroyed || res.writableEnded || sub.closed) return;
+    let chunk = '';
+    let turnBytes = 0;
+    while (replay.next < replay.end) {
+      const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
+      if (!e) {
+        res.destroy();
+        return;
+      }
+      replay.next++;
+      if (!sees(e, true)) continue;
+      const frame = sseFrame(e);
+      chunk += frame;
+      turnBytes += frame.length;
+      if (chunk.length >= REPLAY_CHUNK_BYTES || replay.next === replay.end) {
+        const more = res.write(chunk);
+        chunk = '';
+        if (!more) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      // Long replays yield so one stream cannot hold the event loop (health probes, other sends).
+      if (turnBytes >= REPLAY_TURN_BYTES) {
+        setImmediate(pump);
+        return;
+      }
+    }
+    if (chunk && !res.write(chunk)) {
+      res.once('drain', onDrain);
+      return;
+    }
+    sub.resume();
+  };
+  if (replay.next < replay.end) {
+    sub.pause();
+    pump();
+  }
+
   const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
   const keepAlive = setInterval(() => {
     if (!sub.paused) res.write(formatComment('keep-alive'));

@@ -41,7 +41,7 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
   if (human && !ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
   if (home !== net) {
     if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
-    return { actor, scopedId: `${home}:${from.id}`, memberId: human ? humanMemberId(`${home}:${from.id}`) : `${home}:${from.id}`, local: false, registered: false };
+    return { actor, scopedId: `${home}:${from.id}`, memberId: `${home}:${from.id}`, local: false, registered: false };
   }
   if (req.origin && p.kind !== 'trusted') throw forbidden('origin is only accepted on messages relayed from a paired network');
   if (p.kind === 'static' && !p.scopes.has('write')) throw forbidden('pair credentials relay remote-origin messages only; this sender is local');
@@ -59,11 +59,10 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
   // A person must not borrow a registered agent's identity (DM participation, mentions, wakes).
   if (ctx.store.getAgent(from.id)) throw forbidden(`${from.id} is a registered agent id; a person sends under another id`);
   actor.fqid = `svc://${net}/humans/${from.id}`;
-  return { actor, scopedId: `${net}:${from.id}`, memberId: humanMemberId(from.id), local: true, registered: false };
+  // Members are matched by id whatever the actor type: since a person cannot take a registered
+  // agent's id (above), a member id that is not a registered agent names that person.
+  return { actor, scopedId: `${net}:${from.id}`, memberId: from.id, local: true, registered: false };
 }
-
-/** Room members are agent ids, so a person named `alpha` must never count as member agent `alpha`. */
-const humanMemberId = (id: string): string => `~human/${id}`;
 
 interface Placement {
   target: Target;
@@ -152,7 +151,8 @@ function wirePart(part: Part): Part {
   return out as Part;
 }
 
-function artifactsOf(net: string, m: Message): Artifact[] {
+/** The artifacts a message carries: one per non-text part. */
+export function artifactsOf(net: string, m: Message): Artifact[] {
   const out: Artifact[] = [];
   if (m.parts.every((part) => part.kind === 'text')) return out;
   m.parts.forEach((part, i) => {

@@ -66,7 +66,7 @@ export async function startAgentRun(args: string[], env: Record<string, string>,
       eventually(
         () => {
           if (proc.exitCode !== null) throw new Error(`svc agent run exited ${proc.exitCode}:\n${err}`);
-          return err.split('\n').find((l) => re.test(l));
+          return err.split('\n').find((l) => re.test(l)) ?? '';
         },
         ms,
         `log line ${re} in:\n${err}`,

@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { agentOfToken, AttachError } from '../../client/index.js';
 import { parseDuration, parseWake, RunOptionError } from '../../agent-run/options.js';
-import { AgentRunner } from '../../agent-run/runner.js';
+import { AgentRunner, type RunRecord } from '../../agent-run/runner.js';
+import { savedToken } from '../../agent-run/state.js';
 import type { Runtime } from '../../agent-run/presets.js';
 import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
@@ -43,10 +44,12 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       });
     }
     const stateDir = path.resolve(flags.stateDir ?? path.join('.svc', 'agent-run'), network.id, agentId);
+    // Without a token: the one an earlier first claim kept, else attach anonymously (a first claim).
+    const token = target.token ?? savedToken(stateDir);
     const log = (line: string) => io.err(`svc agent run: ${line}`);
     const runner = new AgentRunner({
       url: target.url,
-      ...(target.token !== undefined ? { token: target.token } : {}),
+      ...(token !== undefined ? { token } : {}),
       agent: { id: agentId, ...(flags.name ? { name: flags.name } : {}) },
       networkId: network.id,
       filter: { wake, rooms: splitList(flags.rooms ? [flags.rooms] : []) },
@@ -57,7 +60,8 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       ...(flags.runtime ? { runtime: flags.runtime } : {}),
       stateDir,
       log,
-      json: Boolean(flags.json),
+      // --json: one run record per line on stdout, for scripts; the other log lines stay on stderr.
+      ...(flags.json ? { report: (r: RunRecord) => io.out(JSON.stringify(r)) } : {}),
     });
     try {
       await runner.start();

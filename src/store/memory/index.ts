@@ -14,6 +14,7 @@ import {
   type PageQuery,
   type PageResult,
   type RoomRecord,
+  type SearchQuery,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -21,6 +22,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../types.js';
+import { MemorySearch } from './search.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -37,6 +39,7 @@ export class MemoryStore implements Store {
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
+  private readonly search = new MemorySearch();
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
@@ -68,6 +71,7 @@ export class MemoryStore implements Store {
           let list = this.convs.get(rec.conv);
           if (!list) this.convs.set(rec.conv, (list = []));
           list.push(rec.message);
+          this.search.add(rec.message);
           break;
         }
         case 'thread.put': {
@@ -163,6 +167,10 @@ export class MemoryStore implements Store {
   listArtifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {
     const matching = this.artifacts.filter((a) => artifactMatches(a, filter));
     return cursorPage(matching, (a) => a.id, q);
+  }
+
+  async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
+    return this.search.search(q);
   }
 
   eventsAfter(seq: number, limit: number): StoredEvent[] {

@@ -5,6 +5,7 @@
 import type { SqlValue } from 'sql.js';
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import { StoreError, type WriteOp } from '../types.js';
+import { indexMessage } from './search.js';
 
 /** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
 export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
@@ -64,6 +65,7 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           r.event_id,
           utf8(jsonOf(i) ?? JSON.stringify(r.message)),
         ]);
+        indexMessage(run, r.message);
         break;
       }
       case 'thread.put':

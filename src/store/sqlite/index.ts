@@ -21,6 +21,7 @@ import {
   type PageQuery,
   type PageResult,
   type RoomRecord,
+  type SearchQuery,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -32,6 +33,7 @@ import { FrameBuilder, JournalWriter, fsyncDir, journalPath, listJournals, readJ
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
 import { applyOps, type EventBody, type JournalOp, type JournalRecord } from './apply.js';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
+import { searchPage } from './search.js';
 
 export interface SqliteStoreOptions {
   /** The database file (`svc.db`); journals sit beside it as `<path>.journal.<gen>`. */
@@ -753,6 +755,10 @@ export class SqliteStore implements Store {
       params.push(filter.dm_id);
     }
     return this.page('artifacts', conds.length > 0 ? conds.join(' AND ') : '1 = 1', params, q);
+  }
+
+  async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
+    return searchPage((sql, params) => this.all(sql, params), q);
   }
 
   /**

@@ -63,7 +63,7 @@ t.after(async (ctx) => {
 
 const GENERAL = { kind: 'room', room_id: 'general' };
 
-t('initialize names the server and advertises tools and subscribable resources; tools/list has the five tools with JSON schemas', async (ctx) => {
+t('initialize names the server and advertises tools and subscribable resources; tools/list has the six tools with JSON schemas', async (ctx) => {
   const m = await ctx.beta(ctx.stateDir());
   try {
     assert.is(m.client.getServerVersion()?.name, 'svc');
@@ -72,7 +72,7 @@ t('initialize names the server and advertises tools and subscribable resources; 
     assert.is(caps?.resources?.subscribe, true);
     assert.match(m.client.getInstructions() ?? '', /agent beta/);
     const { tools } = await m.client.listTools();
-    assert.equal(tools.map((x) => x.name).sort(), ['list_conversations', 'read_messages', 'send_message', 'wait_for_messages', 'whoami']);
+    assert.equal(tools.map((x) => x.name).sort(), ['list_conversations', 'read_messages', 'search_messages', 'send_message', 'wait_for_messages', 'whoami']);
     const read = tools.find((x) => x.name === 'read_messages')!;
     assert.equal(Object.keys(read.inputSchema.properties ?? {}).sort(), ['before', 'dm_id', 'limit', 'room_id', 'thread_id']);
     const send = tools.find((x) => x.name === 'send_message')!;
@@ -152,6 +152,27 @@ t('read_messages shows who, when, what and the ids to reply with, oldest first, 
     assert.match(r.text, new RegExp(`older messages: read_messages with before="${ids[1]}"`));
     const older = await m.call('read_messages', { room_id: 'general', limit: 1, before: ids[1] });
     assert.equal((older.structuredContent as Json).messages.map((x: Json) => x.id), [ids[0]]);
+  } finally {
+    await m.close();
+  }
+});
+
+t('search_messages finds what was said where this agent can read, newest first, with the ids to reply with', async (ctx) => {
+  const m = await ctx.beta(ctx.stateDir());
+  try {
+    const old = await ctx.say(GENERAL, 'the zeppelin migration plan is drafted');
+    const recent = await ctx.say(GENERAL, 'zeppelin migration moved to Friday');
+    await ctx.say(GENERAL, 'unrelated words');
+    const r = await m.call('search_messages', { query: 'zeppelin migration' });
+    assert.not.ok(r.isError, r.text);
+    const sc = r.structuredContent as Json;
+    assert.equal(sc.messages.map((x: Json) => x.id), [recent, old]);
+    assert.type(sc.messages[0].snippet, 'string');
+    assert.match(r.text, /^2 matches for "zeppelin migration", newest first:/);
+    assert.match(r.text, new RegExp(`room general · reply with send_message room_id="general"\\n- ${recent} · .* · alpha:\\n  zeppelin migration moved to Friday`));
+    const none = await m.call('search_messages', { query: 'zeppelin', room_id: 'lobby' });
+    assert.equal((none.structuredContent as Json).messages, []);
+    assert.match(none.text, /^No messages match "zeppelin"\./);
   } finally {
     await m.close();
   }

@@ -3,7 +3,7 @@
 // a tool error carrying the server's message (the SDK turns a thrown error into one).
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { conversationLines, listConversations, whoami, type ToolContext } from './conversations.js';
@@ -11,6 +11,8 @@ import { conversationKey, conversationLabel, groupedLines, messageView, replyHin
 import type { Inbox, Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
+import { result } from './result.js';
+import { registerSearch } from './search.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
@@ -32,10 +34,6 @@ export interface McpDeps {
 /** The URI of this agent's inbox resource. */
 export const inboxUri = (self: Self): string => `svc://${self.network_id}/agents/${self.agent_id}/inbox`;
 
-/** A tool result: text for the model, the same facts as structured content. */
-export function result(lines: string[], structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured };
-}
 
 const id = (what: string) => z.string().min(1).describe(what);
 
@@ -182,6 +180,8 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       return result(lines, { messages: views, scope, timed_out: r.timedOut });
     },
   );
+
+  registerSearch(server, deps.session);
 
   const subscribed = new Set<string>();
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {

@@ -4,15 +4,14 @@
 // which on the main thread would stall every request for a second at a million messages.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
-import initSqlJs from 'sql.js';
 import type { SqlValue, Statement } from 'sql.js';
 import { applyOps, type JournalRecord } from './apply.js';
-import { listJournals, readJournal } from './journal.js';
-import { writeFileDurably } from './image.js';
+import { listJournals } from './journal.js';
+import { damagedJournalError, judgeJournal } from './recovery.js';
+import { loadSql, writeFileDurably } from './image.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
@@ -38,7 +37,7 @@ function collectGarbage(): void {
 
 /** Builds and writes the checkpoint; returns its size in bytes. */
 export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+  const SQL = await loadSql();
   let image: Buffer | undefined;
   try {
     image = await fs.promises.readFile(job.file);
@@ -69,8 +68,11 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
     const from = readJournalGen(db);
     for (const j of listJournals(job.file)) {
       if (j.gen < from || j.gen > job.upto) continue;
-      // Closed generations: a torn tail there was never acknowledged, the valid records are all.
-      const { records } = readJournal(j.path);
+      // Closed generations: a torn tail there was never acknowledged, the valid records are all. A
+      // damaged record with intact ones after it fails the checkpoint, so the journal is kept.
+      const v = judgeJournal(j.path);
+      if (v.damage) throw damagedJournalError(j.path, v.damage);
+      const { records } = v;
       for (let start = 0; start < records.length; start += CHUNK) {
         run('BEGIN');
         try {

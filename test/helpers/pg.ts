@@ -189,7 +189,9 @@ export async function freshSchema(cluster?: PgCluster): Promise<PgSchema> {
   return {
     url: c.url,
     schema,
-    drop: () => sql(c.url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+    drop: async () => {
+      await sql(c.url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    },
   };
 }
 

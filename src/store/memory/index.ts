@@ -1,18 +1,23 @@
-// The memory backend: plain maps and arrays, nothing kept across restarts. It is also the
-// reference for what each write op means; the sqlite backend must behave the same way
-// (test/store.test.ts runs one suite against both).
+// The memory backend: plain maps and arrays, nothing kept across restarts. Intents resolve against
+// its maps (intents.ts) and their effects are applied here; the sqlite backend applies the same
+// effects in SQL, and test/store*.test.ts runs one suite against both.
 
 import type { Artifact, Message } from '../../protocol/types.js';
-import { paginate, UnknownCursor } from '../../protocol/pagination.js';
+import { resolveIntents, type Effect, type StateView } from '../intents.js';
+import { LocalFeed } from '../local-feed.js';
+import { LocalLeases } from '../local-leases.js';
+import { artifactMatches, cursorPage, dmMatches, roomMatches } from '../filters.js';
 import {
   StoreError,
-  convKeyOf,
   type AgentRecord,
   type ArtifactFilter,
+  type DmFilter,
   type DmRecord,
   type MessageRecord,
   type PageQuery,
   type PageResult,
+  type PairingState,
+  type RoomFilter,
   type RoomRecord,
   type Store,
   type StoreStats,
@@ -25,7 +30,9 @@ import {
 const clone = <T>(v: T): T => structuredClone(v);
 
 export class MemoryStore implements Store {
-  readonly backend = 'memory' as const;
+  readonly backend = 'memory';
+  readonly feed: LocalFeed;
+  readonly leases = new LocalLeases();
   private rooms = new Map<string, RoomRecord>();
   private agents = new Map<string, AgentRecord>();
   private messages = new Map<string, MessageRecord>();
@@ -34,36 +41,50 @@ export class MemoryStore implements Store {
   private threadsByRoom = new Map<string, ThreadRecord[]>();
   private dms = new Map<string, DmRecord>();
   private artifacts: Artifact[] = [];
+  private pairings = new Map<string, PairingState>();
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
 
-  async write(ops: WriteOp[]): Promise<WriteResult> {
-    if (this.closed) throw new StoreError('unavailable', 'store is closed');
-    return this.apply(ops);
+  private readonly view: StateView = {
+    room: (id) => this.rooms.get(id),
+    rooms: () => [...this.rooms.values()].filter((r) => !r.removed_at),
+    agent: (id) => this.agents.get(id),
+    hasMessage: (id) => this.messages.has(id),
+    message: (id) => this.messages.get(id),
+    thread: (id) => this.threads.get(id),
+    dm: (id) => this.dms.get(id),
+    pairing: (id) => this.pairings.get(id),
+  };
+
+  constructor() {
+    this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
   }
 
-  /** Applies a batch synchronously. Validation happens before any mutation, so a batch is atomic. */
-  apply(ops: WriteOp[]): WriteResult {
-    for (const op of ops) {
-      if (op.op === 'message.insert' && this.messages.has(op.record.message.id)) {
-        throw new StoreError('conflict', `message ${op.record.message.id} exists`);
-      }
-    }
-    const event_seqs: number[] = [];
-    for (const op of ops) {
-      switch (op.op) {
+  async write(ops: WriteOp[]): Promise<WriteResult> {
+    if (this.closed) throw new StoreError('unavailable', 'store is closed');
+    const { effects, outcomes } = resolveIntents(this.view, ops);
+    const events = this.apply(effects);
+    this.feed.publish(events);
+    return { outcomes: clone(outcomes), events };
+  }
+
+  /** Applies resolved effects; they cannot fail. */
+  private apply(effects: Effect[]): StoredEvent[] {
+    const events: StoredEvent[] = [];
+    for (const e of effects) {
+      switch (e.op) {
         case 'room.put':
-          this.rooms.set(op.room.id, clone(op.room));
+          this.rooms.set(e.room.id, clone(e.room));
           break;
         case 'agent.put':
-          this.agents.set(op.agent.id, clone(op.agent));
+          this.agents.set(e.agent.id, clone(e.agent));
           break;
         case 'agent.delete':
-          this.agents.delete(op.id);
+          this.agents.delete(e.id);
           break;
         case 'message.insert': {
-          const rec = clone(op.record);
+          const rec = clone(e.record);
           this.messages.set(rec.message.id, rec);
           let list = this.convs.get(rec.conv);
           if (!list) this.convs.set(rec.conv, (list = []));
@@ -71,7 +92,7 @@ export class MemoryStore implements Store {
           break;
         }
         case 'thread.put': {
-          const t = clone(op.thread);
+          const t = clone(e.thread);
           const existing = this.threads.get(t.id);
           this.threads.set(t.id, t);
           let list = this.threadsByRoom.get(t.room_id);
@@ -81,29 +102,37 @@ export class MemoryStore implements Store {
           break;
         }
         case 'dm.put':
-          this.dms.set(op.dm.id, clone(op.dm));
+          this.dms.set(e.dm.id, clone(e.dm));
           break;
         case 'artifact.insert':
-          this.artifacts.push(clone(op.artifact));
+          this.artifacts.push(clone(e.artifact));
           break;
         case 'event.append': {
           this.seq += 1;
-          this.events.push({ seq: this.seq, event: clone(op.event) });
-          event_seqs.push(this.seq);
+          const stored = { seq: this.seq, event: clone(e.event) };
+          this.events.push(stored);
+          // Subscribers get the appended object itself (as before: no copy on the hot path).
+          events.push({ seq: this.seq, event: e.event });
           break;
         }
+        case 'pairing.put':
+          this.pairings.set(e.pairing_id, { ...e.state });
+          break;
+        case 'pairing.delete':
+          this.pairings.delete(e.pairing_id);
+          break;
       }
     }
-    return { event_seqs };
+    return events;
   }
 
   async sync(): Promise<void> {}
 
-  ping(): boolean {
+  async ping(): Promise<boolean> {
     return !this.closed;
   }
 
-  stats(): StoreStats {
+  async stats(): Promise<StoreStats> {
     return { backend: 'memory', messages: this.messages.size, events: this.events.length, last_event_seq: this.seq };
   }
 
@@ -111,87 +140,79 @@ export class MemoryStore implements Store {
     this.closed = true;
   }
 
-  getRoom(id: string): RoomRecord | undefined {
+  async getRoom(id: string): Promise<RoomRecord | undefined> {
     const r = this.rooms.get(id);
     return r && clone(r);
   }
 
-  listRooms(): RoomRecord[] {
-    return [...this.rooms.values()].filter((r) => !r.removed_at).map(clone);
+  async listRooms(): Promise<RoomRecord[]> {
+    return this.view.rooms().map(clone);
   }
 
-  getAgent(id: string): AgentRecord | undefined {
+  async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
+    return cursorPage(this.view.rooms().filter((r) => roomMatches(r, filter)), (r) => r.id, q);
+  }
+
+  async getAgent(id: string): Promise<AgentRecord | undefined> {
     const a = this.agents.get(id);
     return a && clone(a);
   }
 
-  listAgents(): AgentRecord[] {
+  async listAgents(): Promise<AgentRecord[]> {
     return [...this.agents.values()].map(clone);
   }
 
-  findAgentsByCredential(credentialKey: string): AgentRecord[] {
-    return this.listAgents().filter((a) => a.credential_key === credentialKey);
+  async findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]> {
+    return [...this.agents.values()].filter((a) => a.credential_key === credentialKey).map(clone);
   }
 
-  getMessage(id: string): MessageRecord | undefined {
+  async getMessage(id: string): Promise<MessageRecord | undefined> {
     const m = this.messages.get(id);
     return m && clone(m);
   }
 
-  listMessages(conv: string, q: PageQuery): PageResult<Message> {
+  async listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
     return cursorPage(this.convs.get(conv) ?? [], (m) => m.id, q);
   }
 
-  getThread(id: string): ThreadRecord | undefined {
+  async getThread(id: string): Promise<ThreadRecord | undefined> {
     const t = this.threads.get(id);
     return t && clone(t);
   }
 
-  listThreads(roomId: string, q: PageQuery): PageResult<ThreadRecord> {
+  async listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
     return cursorPage(this.threadsByRoom.get(roomId) ?? [], (t) => t.id, q);
   }
 
-  getDm(id: string): DmRecord | undefined {
+  async getDm(id: string): Promise<DmRecord | undefined> {
     const d = this.dms.get(id);
     return d && clone(d);
   }
 
-  listDms(): DmRecord[] {
+  async listDms(): Promise<DmRecord[]> {
     return [...this.dms.values()].map(clone);
   }
 
-  listArtifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {
+  async pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
+    return cursorPage([...this.dms.values()].filter((d) => dmMatches(d, filter)), (d) => d.id, q);
+  }
+
+  async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     const matching = this.artifacts.filter((a) => artifactMatches(a, filter));
     return cursorPage(matching, (a) => a.id, q);
   }
 
-  eventsAfter(seq: number, limit: number): StoredEvent[] {
-    // Seqs are dense from 1, so the event with seq s sits at index s - 1.
-    return this.events.slice(Math.max(0, seq), Math.max(0, seq) + limit).map(clone);
+  async getPairingState(pairingId: string): Promise<PairingState | undefined> {
+    const s = this.pairings.get(pairingId);
+    return s && { ...s };
   }
 
-  lastEventSeq(): number {
+  async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
+    // Seqs are dense from 1, so the event with seq s sits at index s - 1.
+    return this.events.slice(Math.max(0, seq), Math.max(0, seq) + Math.max(0, limit)).map(clone);
+  }
+
+  async lastEventSeq(): Promise<number> {
     return this.seq;
   }
 }
-
-/** Whether an artifact belongs to every conversation named by the filter. */
-export function artifactMatches(a: Artifact, f: ArtifactFilter): boolean {
-  const t = a.target;
-  if (f.room_id !== undefined && !((t.kind === 'room' || t.kind === 'thread') && t.room_id === f.room_id)) return false;
-  if (f.thread_id !== undefined && !(t.kind === 'thread' && t.thread_id === f.thread_id)) return false;
-  if (f.dm_id !== undefined && !(t.kind === 'dm' && t.dm_id === f.dm_id)) return false;
-  return true;
-}
-
-function cursorPage<T>(items: readonly T[], idOf: (item: T) => string, q: PageQuery): PageResult<T> {
-  try {
-    const s = paginate(items, idOf, q);
-    return { items: s.items.map(clone), has_more: s.has_more, has_older: s.has_older };
-  } catch (err) {
-    if (err instanceof UnknownCursor) throw new StoreError('unknown_cursor', err.message);
-    throw err;
-  }
-}
-
-export { convKeyOf };

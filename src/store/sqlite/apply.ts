@@ -1,17 +1,18 @@
-// What each journaled write op does in SQL: one function shared by live writes, start-up replay
-// and the checkpoint worker, so the three cannot drift apart. The memory backend defines what each
-// op means; this mirrors it.
+// What each journaled effect does in SQL: one function shared by live writes, start-up replay
+// and the checkpoint worker, so the three cannot drift apart. Journal records hold effects
+// (intents.ts), never intents: a replay applies what was decided, it does not decide again.
 
 import type { SqlValue } from 'sql.js';
 import type { Message, ServiceEvent } from '../../protocol/types.js';
-import { StoreError, type WriteOp } from '../types.js';
+import { StoreError } from '../types.js';
+import type { Effect } from '../intents.js';
 
 /** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
 export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
 
-/** A journaled op: a WriteOp with its event seq assigned and its event message by reference. */
+/** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
-  | Exclude<WriteOp, { op: 'event.append' }>
+  | Exclude<Effect, { op: 'event.append' }>
   | { op: 'event.append'; seq: number; event: EventBody; message_id?: string };
 
 export interface JournalRecord {
@@ -101,6 +102,15 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           op.message_id ?? null,
           utf8(jsonOf(i) ?? JSON.stringify(op.event)),
         ]);
+        break;
+      case 'pairing.put':
+        run('INSERT INTO pairings (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body', [
+          op.pairing_id,
+          JSON.stringify(op.state),
+        ]);
+        break;
+      case 'pairing.delete':
+        run('DELETE FROM pairings WHERE id = ?', [op.pairing_id]);
         break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);

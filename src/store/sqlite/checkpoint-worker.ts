@@ -4,7 +4,6 @@
 // which on the main thread would stall every request for a second at a million messages.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -12,7 +11,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import initSqlJs from 'sql.js';
 import type { SqlValue, Statement } from 'sql.js';
 import { applyOps, type JournalRecord } from './apply.js';
-import { fsyncDir, listJournals, readJournal } from './journal.js';
+import { listJournals, readJournal } from './journal.js';
+import { writeFileDurably } from './image.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
@@ -90,16 +90,7 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
     for (const s of stmts.values()) s.free();
     stmts.clear();
     const out = db.export();
-    const tmp = `${job.file}.tmp`;
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(out);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, job.file);
-    await fsyncDir(path.dirname(job.file));
+    await writeFileDurably(job.file, out);
     return out.length;
   } finally {
     db.close();

@@ -70,6 +70,11 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    // Pairing outbox state (was a file beside the database).
+    sql: `CREATE TABLE pairings (id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -1,0 +1,330 @@
+// How the in-process backends (memory, sqlite) apply intents: a batch is resolved against the
+// current state, read synchronously, into effects (whole records to put, events to append) and
+// outcomes. Nothing else runs between the reads and the application of the effects, so the
+// batch is atomic. The memory backend applies the effects to maps; the sqlite backend journals and
+// applies them (its journal records are effects, so a replay never re-decides anything).
+// A networked backend does the same in SQL inside one transaction.
+
+import type { Artifact, ServiceEvent } from '../protocol/types.js';
+import {
+  StoreError,
+  type AgentRecord,
+  type DmRecord,
+  type MembersEvent,
+  type MessageInsertOp,
+  type MessageRecord,
+  type OpOutcome,
+  type PairingState,
+  type RoomRecord,
+  type RoomSpec,
+  type ThreadRecord,
+  type WriteOp,
+} from './types.js';
+
+/** What a batch does to stored state, in order. */
+export type Effect =
+  | { op: 'room.put'; room: RoomRecord }
+  | { op: 'agent.put'; agent: AgentRecord }
+  | { op: 'agent.delete'; id: string }
+  | { op: 'message.insert'; record: MessageRecord }
+  | { op: 'thread.put'; thread: ThreadRecord }
+  | { op: 'dm.put'; dm: DmRecord }
+  | { op: 'artifact.insert'; artifact: Artifact }
+  | { op: 'event.append'; event: ServiceEvent }
+  | { op: 'pairing.put'; pairing_id: string; state: PairingState }
+  | { op: 'pairing.delete'; pairing_id: string };
+
+/** Synchronous reads of the current state (records are the backend's own: not mutated here). */
+export interface StateView {
+  /** A room, removed or not. */
+  room(id: string): RoomRecord | undefined;
+  /** Active rooms in creation order. */
+  rooms(): RoomRecord[];
+  agent(id: string): AgentRecord | undefined;
+  hasMessage(id: string): boolean;
+  message(id: string): MessageRecord | undefined;
+  thread(id: string): ThreadRecord | undefined;
+  dm(id: string): DmRecord | undefined;
+  pairing(id: string): PairingState | undefined;
+}
+
+export interface Resolved {
+  effects: Effect[];
+  outcomes: OpOutcome[];
+}
+
+/**
+ * Resolves a batch. Later ops see the effects of earlier ones. Throws StoreError before returning
+ * any effect, so a refused batch changes nothing.
+ */
+export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolved {
+  const view = new Overlay(base);
+  const effects: Effect[] = [];
+  const outcomes: OpOutcome[] = [];
+  const put = (e: Effect) => {
+    effects.push(e);
+    view.note(e);
+  };
+  for (const op of ops) {
+    switch (op.op) {
+      case 'room.create': {
+        const existing = view.room(op.room.id);
+        if (existing && !existing.removed_at) throw new StoreError('room_exists', `room ${op.room.id} already exists`);
+        const room = newRoom(op.room, op.at, existing);
+        put({ op: 'room.put', room });
+        put({ op: 'event.append', event: op.event(room) });
+        outcomes.push({ op: 'room.create', room, revived: existing !== undefined });
+        break;
+      }
+      case 'room.declare': {
+        const existing = view.room(op.room.id);
+        const d = op.room;
+        if (existing?.removed_at && op.keep_removed) {
+          outcomes.push({ op: 'room.declare', room: existing, action: 'unchanged' });
+          break;
+        }
+        if (!existing || existing.removed_at) {
+          const spec: RoomSpec = {
+            id: d.id,
+            ...(d.name !== undefined ? { name: d.name } : {}),
+            members: d.members ?? [],
+            visibility: d.visibility ?? 'public',
+            write_policy: d.write_policy ?? 'members',
+            ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
+          };
+          const room = newRoom(spec, op.at, existing);
+          put({ op: 'room.put', room });
+          put({ op: 'event.append', event: op.events.created(room) });
+          outcomes.push({ op: 'room.declare', room, action: 'created' });
+          break;
+        }
+        const members = !d.members ? existing.members : op.members_mode === 'set' ? [...d.members] : [...existing.members, ...d.members.filter((m) => !existing.members.includes(m))];
+        const next: RoomRecord = {
+          ...existing,
+          name: d.name ?? existing.name,
+          members,
+          visibility: d.visibility ?? existing.visibility,
+          write_policy: d.write_policy ?? existing.write_policy,
+          federation_pairings: d.federation_pairings ? [...d.federation_pairings] : existing.federation_pairings,
+        };
+        const membersChanged = !sameList(next.members, existing.members);
+        const changed =
+          next.name !== existing.name ||
+          membersChanged ||
+          next.visibility !== existing.visibility ||
+          next.write_policy !== existing.write_policy ||
+          !sameList(next.federation_pairings, existing.federation_pairings);
+        if (!changed) {
+          outcomes.push({ op: 'room.declare', room: existing, action: 'unchanged' });
+          break;
+        }
+        next.updated_at = op.at;
+        put({ op: 'room.put', room: next });
+        if (membersChanged) {
+          const added = next.members.filter((m) => !existing.members.includes(m));
+          const removed = existing.members.filter((m) => !next.members.includes(m));
+          put({ op: 'event.append', event: op.events.members(next, added, removed) });
+        }
+        outcomes.push({ op: 'room.declare', room: next, action: 'updated' });
+        break;
+      }
+      case 'room.remove': {
+        const room = view.room(op.id);
+        if (!room || room.removed_at) throw new StoreError('not_found', `room ${op.id}`);
+        put({ op: 'room.put', room: { ...room, removed_at: op.at, updated_at: op.at } });
+        put({ op: 'event.append', event: op.event(room) });
+        outcomes.push({ op: 'room.remove', room });
+        break;
+      }
+      case 'room.members.change': {
+        const room = view.room(op.room_id);
+        if (!room || room.removed_at) throw new StoreError('not_found', `room ${op.room_id}`);
+        const r = changeMembers(room, op.add, op.remove, op.at, op.event);
+        if (r.effects.length > 0) for (const e of r.effects) put(e);
+        outcomes.push({ op: 'room.members.change', room: r.room, added: r.added, removed: r.removed });
+        break;
+      }
+      case 'agent.claim': {
+        const existing = view.agent(op.agent.id);
+        if (existing) {
+          if (existing.credential_key !== op.agent.credential_key) {
+            throw new StoreError('agent_taken', `agent id ${op.agent.id} is already registered to another credential`);
+          }
+          outcomes.push({ op: 'agent.claim', agent: existing, created: false });
+          break;
+        }
+        put({ op: 'agent.put', agent: { ...op.agent } });
+        outcomes.push({ op: 'agent.claim', agent: op.agent, created: true });
+        break;
+      }
+      case 'agent.remove': {
+        const agent = view.agent(op.id);
+        const memberOf = view.rooms().filter((r) => r.members.includes(op.id));
+        if (!agent && memberOf.length === 0) throw new StoreError('not_found', `agent ${op.id}`);
+        if (agent) put({ op: 'agent.delete', id: op.id });
+        for (const room of memberOf) for (const e of changeMembers(room, [], [op.id], op.at, op.events.members).effects) put(e);
+        put({ op: 'event.append', event: op.events.removed(agent) });
+        outcomes.push({ op: 'agent.remove', agent });
+        break;
+      }
+      case 'message.insert':
+        outcomes.push(insertMessage(view, op, put));
+        break;
+      case 'event.append':
+        put({ op: 'event.append', event: op.event });
+        outcomes.push({ op: 'event.append' });
+        break;
+      case 'pairing.state': {
+        if (op.delete) put({ op: 'pairing.delete', pairing_id: op.pairing_id });
+        else {
+          const prev = view.pairing(op.pairing_id) ?? { seq: 0, answered: false };
+          put({ op: 'pairing.put', pairing_id: op.pairing_id, state: { ...prev, ...op.set } });
+        }
+        outcomes.push({ op: 'pairing.state' });
+        break;
+      }
+      default:
+        throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
+    }
+  }
+  return { effects, outcomes };
+}
+
+function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => void): OpOutcome {
+  const id = op.record.message.id;
+  if (view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
+  const at = op.record.message.created_at;
+  let thread_created = false;
+  let dm_created = false;
+  if (op.thread) {
+    const t = op.thread;
+    const existing = view.thread(t.id);
+    if (existing && existing.room_id !== t.room_id) throw new StoreError('thread_room', `thread ${t.id} belongs to room ${existing.room_id}`);
+    if (existing) put({ op: 'thread.put', thread: { ...existing, message_count: existing.message_count + 1, last_message_at: at } });
+    else {
+      const thread: ThreadRecord = { id: t.id, room_id: t.room_id, ...(t.parent_message_id !== undefined ? { parent_message_id: t.parent_message_id } : {}), message_count: 1, last_message_at: at, created_at: at };
+      put({ op: 'thread.put', thread });
+      put({ op: 'event.append', event: t.created(thread) });
+      thread_created = true;
+    }
+  }
+  if (op.dm) {
+    const d = op.dm;
+    const existing = view.dm(d.id);
+    if (existing) put({ op: 'dm.put', dm: { ...existing, message_count: existing.message_count + 1, last_message_at: at } });
+    else {
+      const dm: DmRecord = { id: d.id, participant_ids: [...d.participant_ids], message_count: 1, last_message_at: at, created_at: at };
+      put({ op: 'dm.put', dm });
+      put({ op: 'event.append', event: d.created(dm) });
+      dm_created = true;
+    }
+  }
+  put({ op: 'message.insert', record: op.record });
+  for (const a of op.artifacts) put({ op: 'artifact.insert', artifact: a });
+  put({ op: 'event.append', event: op.event });
+  return { op: 'message.insert', status: 'stored', record: op.record, thread_created, dm_created };
+}
+
+function newRoom(spec: RoomSpec, at: string, removed: RoomRecord | undefined): RoomRecord {
+  return {
+    id: spec.id,
+    name: spec.name ?? removed?.name ?? spec.id,
+    members: [...spec.members],
+    visibility: spec.visibility,
+    write_policy: spec.write_policy,
+    federation_pairings: [...(spec.federation_pairings ?? removed?.federation_pairings ?? [])],
+    created_at: removed?.created_at ?? at,
+    updated_at: at,
+  };
+}
+
+/** A membership change against the room's current list (see RoomMembersOp). */
+function changeMembers(room: RoomRecord, add: readonly string[], remove: readonly string[], at: string, event: MembersEvent): { room: RoomRecord; added: string[]; removed: string[]; effects: Effect[] } {
+  const added = [...new Set(add)].filter((m) => !room.members.includes(m));
+  const removed = [...new Set(remove)].filter((m) => room.members.includes(m) && !added.includes(m));
+  if (added.length === 0 && removed.length === 0) return { room, added, removed, effects: [] };
+  const next: RoomRecord = { ...room, members: [...room.members.filter((m) => !removed.includes(m)), ...added], updated_at: at };
+  return { room: next, added, removed, effects: [{ op: 'room.put', room: next }, { op: 'event.append', event: event(next, added, removed) }] };
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The base state with the batch's earlier effects laid over it. */
+class Overlay implements StateView {
+  private readonly rooms_ = new Map<string, RoomRecord>();
+  private readonly agents = new Map<string, AgentRecord | null>();
+  private readonly messages = new Map<string, MessageRecord>();
+  private readonly threads = new Map<string, ThreadRecord>();
+  private readonly dms = new Map<string, DmRecord>();
+  private readonly pairings = new Map<string, PairingState | null>();
+
+  constructor(private readonly base: StateView) {}
+
+  note(e: Effect): void {
+    switch (e.op) {
+      case 'room.put':
+        this.rooms_.set(e.room.id, e.room);
+        break;
+      case 'agent.put':
+        this.agents.set(e.agent.id, e.agent);
+        break;
+      case 'agent.delete':
+        this.agents.set(e.id, null);
+        break;
+      case 'message.insert':
+        this.messages.set(e.record.message.id, e.record);
+        break;
+      case 'thread.put':
+        this.threads.set(e.thread.id, e.thread);
+        break;
+      case 'dm.put':
+        this.dms.set(e.dm.id, e.dm);
+        break;
+      case 'pairing.put':
+        this.pairings.set(e.pairing_id, e.state);
+        break;
+      case 'pairing.delete':
+        this.pairings.set(e.pairing_id, null);
+        break;
+      default:
+        break;
+    }
+  }
+
+  room(id: string): RoomRecord | undefined {
+    return this.rooms_.get(id) ?? this.base.room(id);
+  }
+
+  rooms(): RoomRecord[] {
+    if (this.rooms_.size === 0) return this.base.rooms();
+    const out = this.base.rooms().map((r) => this.rooms_.get(r.id) ?? r);
+    for (const r of this.rooms_.values()) if (!out.some((x) => x.id === r.id)) out.push(r);
+    return out.filter((r) => !r.removed_at);
+  }
+
+  agent(id: string): AgentRecord | undefined {
+    const a = this.agents.get(id);
+    return a === null ? undefined : (a ?? this.base.agent(id));
+  }
+
+  hasMessage(id: string): boolean {
+    return this.messages.has(id) || this.base.hasMessage(id);
+  }
+
+  message(id: string): MessageRecord | undefined {
+    return this.messages.get(id) ?? this.base.message(id);
+  }
+
+  thread(id: string): ThreadRecord | undefined {
+    return this.threads.get(id) ?? this.base.thread(id);
+  }
+
+  dm(id: string): DmRecord | undefined {
+    return this.dms.get(id) ?? this.base.dm(id);
+  }
+
+  pairing(id: string): PairingState | undefined {
+    const s = this.pairings.get(id);
+    return s === null ? undefined : (s ?? this.base.pairing(id));
+  }
+}

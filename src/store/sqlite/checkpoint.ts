@@ -1,0 +1,151 @@
+// Checkpoints: the database exported to `svc.db` and the journal generations it covers retired.
+// Small databases export in place; large ones are rebuilt by a worker thread from the last
+// `svc.db` plus the journals (checkpoint-worker.ts), so the main thread never pays the export.
+
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
+import type { Db } from './db.js';
+import { writeFileDurably } from './image.js';
+import { journalPath, listJournals, type JournalWriter } from './journal.js';
+import { writeJournalGen } from './schema.js';
+import { messageOf } from './turn.js';
+
+/** What the checkpointer needs of the store it serves. */
+export interface CheckpointHost {
+  readonly db: Db;
+  readonly file: string;
+  readonly journal: JournalWriter;
+  /** The journal generation appends go to. */
+  gen: number;
+  /** The database differs from `svc.db` on disk. */
+  dirty: boolean;
+  /** Writes committed since open (tells whether a worker checkpoint covered everything). */
+  readonly writes: number;
+  /** Commits the open turn (the export must see committed pages only). */
+  commitTurn(): void;
+  log(msg: string): void;
+}
+
+/** Starts the worker thread that writes one checkpoint (checkpoint-worker.ts). */
+function checkpointWorker(job: CheckpointJob): Worker {
+  if (import.meta.url.endsWith('.ts')) {
+    // Run from source (tests, bench tools under tsx): a worker does not inherit the TypeScript
+    // loader, so it registers it before importing the entry.
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./checkpoint-worker.ts', import.meta.url).href;
+    const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+    return new Worker(code, { eval: true, workerData: job });
+  }
+  return new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: job });
+}
+
+export class Checkpointer {
+  /** The running background checkpoint. */
+  running: Promise<void> | undefined;
+  count = 0;
+  dbBytes: number;
+
+  constructor(
+    private readonly host: CheckpointHost,
+    private readonly thresholdBytes: number,
+    private readonly workerBytes: number,
+    initialDbBytes: number,
+  ) {
+    this.dbBytes = initialDbBytes;
+  }
+
+  /** Starts a background checkpoint when the journal has outgrown the threshold. */
+  maybe(closed: boolean): void {
+    if (this.running || closed || this.host.journal.currentBytes < this.thresholdBytes) return;
+    this.running = this.run(false)
+      .catch((err: unknown) => this.host.log(`store: checkpoint failed (the journal keeps every write): ${messageOf(err)}`))
+      .finally(() => {
+        this.running = undefined;
+        // The journal may have outgrown the threshold again while this one ran.
+        this.maybe(closed);
+      });
+  }
+
+  /**
+   * Snapshots the database into `svc.db` and deletes the journals it covers. The snapshot and the
+   * switch of appends to the next generation happen in one tick, so every record is either in the
+   * snapshot or in a journal the snapshot's `journal_gen` says to replay. `final` (close) keeps the
+   * current journal file, as no write follows.
+   */
+  async run(final: boolean): Promise<void> {
+    const h = this.host;
+    await h.journal.idle();
+    const prev = h.gen;
+    const next = prev + 1;
+    if (!final && this.liveBytes() >= this.workerBytes) return this.inWorker(prev, next);
+    h.commitTurn();
+    writeJournalGen(h.db.raw, next);
+    if (!final) {
+      try {
+        h.journal.switchTo(next, journalPath(h.file, next));
+      } catch (err) {
+        writeJournalGen(h.db.raw, prev);
+        throw err;
+      }
+    }
+    h.gen = next;
+    const image = h.db.raw.export();
+    h.dirty = false;
+    try {
+      await writeFileDurably(h.file, image);
+    } catch (err) {
+      h.dirty = true;
+      throw err;
+    }
+    await this.retire(next);
+    this.dbBytes = image.length;
+    this.count += 1;
+  }
+
+  /** Size of the in-memory database (what an export would copy). */
+  private liveBytes(): number {
+    const pages = Number(this.host.db.one('PRAGMA page_count')?.[0] ?? 0);
+    const size = Number(this.host.db.one('PRAGMA page_size')?.[0] ?? 0);
+    return pages * size;
+  }
+
+  /**
+   * The checkpoint of a large database: appends move to generation `next` now, and a worker
+   * thread rebuilds `svc.db` from the last one plus the generations up to `prev`.
+   */
+  private async inWorker(prev: number, next: number): Promise<void> {
+    const h = this.host;
+    h.journal.switchTo(next, journalPath(h.file, next));
+    h.gen = next;
+    const writes = h.writes;
+    const job: CheckpointJob = { file: h.file, upto: prev, next };
+    const reply = await new Promise<CheckpointReply>((resolve) => {
+      const worker = checkpointWorker(job);
+      let settled = false;
+      const settle = (r: CheckpointReply) => {
+        if (settled) return;
+        settled = true;
+        resolve(r);
+        void worker.terminate();
+      };
+      worker.once('message', (r: CheckpointReply) => settle(r));
+      worker.once('error', (err) => settle({ ok: false, error: err.message }));
+      worker.once('exit', (code) => settle({ ok: false, error: `checkpoint worker exited with ${code}` }));
+    });
+    if (!reply.ok) throw new Error(reply.error);
+    // Writes made while the worker ran are only in the journal of `next`.
+    if (h.writes === writes) h.dirty = false;
+    await this.retire(next);
+    this.dbBytes = reply.bytes;
+    this.count += 1;
+  }
+
+  private async retire(next: number): Promise<void> {
+    const h = this.host;
+    h.journal.dropBefore(next);
+    for (const j of listJournals(h.file)) {
+      if (j.gen < next) await fs.promises.rm(j.path, { force: true });
+    }
+  }
+}

@@ -1,0 +1,220 @@
+// The sqlite backend's reads, synchronous against the in-memory database: the store's read methods
+// wrap them in resolved promises, and intents resolve against them (as a StateView) inside a write.
+
+import type { SqlValue } from 'sql.js';
+import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
+import { UnknownCursor } from '../../protocol/pagination.js';
+import type { StateView } from '../intents.js';
+import { cursorPage, dmMatches, roomMatches } from '../filters.js';
+
+import {
+  StoreError,
+  type AgentRecord,
+  type ArtifactFilter,
+  type DmFilter,
+  type DmRecord,
+  type MessageRecord,
+  type PageQuery,
+  type PageResult,
+  type PairingState,
+  type RoomFilter,
+  type RoomRecord,
+  type StoredEvent,
+  type ThreadRecord,
+} from '../types.js';
+import type { EventBody, JournalOp } from './apply.js';
+import type { Db } from './db.js';
+
+/** Most room or agent bodies kept in memory by id. */
+const READ_CACHE_MAX = 4096;
+
+/** Clamps a page size to what both backends treat alike and SQLite's LIMIT accepts. */
+function clampLimit(n: number): number {
+  if (!(n > 0)) return 0;
+  return Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER - 1);
+}
+
+export class SqliteReads implements StateView {
+  /**
+   * Room and agent bodies by id (null: no such row), read on every message send. Entries are
+   * dropped before any write that touches their id, so a rolled-back write leaves no trace.
+   */
+  private readonly roomBodies = new Map<string, string | null>();
+  private readonly agentBodies = new Map<string, string | null>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Drops the cached rows a batch is about to change. */
+  forget(jops: readonly JournalOp[]): void {
+    for (const op of jops) {
+      if (op.op === 'room.put') this.roomBodies.delete(op.room.id);
+      else if (op.op === 'agent.put') this.agentBodies.delete(op.agent.id);
+      else if (op.op === 'agent.delete') this.agentBodies.delete(op.id);
+    }
+  }
+
+  forgetAll(): void {
+    this.roomBodies.clear();
+    this.agentBodies.clear();
+  }
+
+  /** A row body by id through `cache`; every call parses, so callers never share an object. */
+  private cachedBody<T>(cache: Map<string, string | null>, sql: string, id: string): T | undefined {
+    let json = cache.get(id);
+    if (json === undefined) {
+      json = (this.db.one(sql, [id])?.[0] as string | undefined) ?? null;
+      // Lookups of ids that do not exist are cached too; the bound keeps that from growing.
+      if (cache.size >= READ_CACHE_MAX) cache.clear();
+      cache.set(id, json);
+    }
+    return json === null ? undefined : (JSON.parse(json) as T);
+  }
+
+  // ---- StateView (and the store's reads) ----
+
+  room(id: string): RoomRecord | undefined {
+    return this.cachedBody(this.roomBodies, 'SELECT body FROM rooms WHERE id = ?', id);
+  }
+
+  rooms(): RoomRecord[] {
+    return this.db.bodies('SELECT body FROM rooms WHERE removed = 0 ORDER BY seq');
+  }
+
+  agent(id: string): AgentRecord | undefined {
+    return this.cachedBody(this.agentBodies, 'SELECT body FROM agents WHERE id = ?', id);
+  }
+
+  hasMessage(id: string): boolean {
+    return this.db.one('SELECT 1 FROM messages WHERE id = ?', [id]) !== undefined;
+  }
+
+  message(id: string): MessageRecord | undefined {
+    const r = this.db.one('SELECT body, conv, event_id FROM messages WHERE id = ?', [id]);
+    return r && { message: JSON.parse(r[0] as string) as Message, conv: r[1] as string, event_id: r[2] as string };
+  }
+
+  /** A stored message's body JSON, as stored. */
+  messageJson(id: string): string | undefined {
+    return this.db.one('SELECT body FROM messages WHERE id = ?', [id])?.[0] as string | undefined;
+  }
+
+  thread(id: string): ThreadRecord | undefined {
+    return this.db.body('SELECT body FROM threads WHERE id = ?', [id]);
+  }
+
+  dm(id: string): DmRecord | undefined {
+    return this.db.body('SELECT body FROM dms WHERE id = ?', [id]);
+  }
+
+  pairing(id: string): PairingState | undefined {
+    return this.db.body('SELECT body FROM pairings WHERE id = ?', [id]);
+  }
+
+  // ---- listings ----
+
+  pageRooms(filter: RoomFilter, q: PageQuery): PageResult<RoomRecord> {
+    // Rooms are few and their visibility is decided on the member list: filtered here, not in SQL.
+    return cursorPage(this.rooms().filter((r) => roomMatches(r, filter)), (r) => r.id, q);
+  }
+
+  agents(): AgentRecord[] {
+    return this.db.bodies('SELECT body FROM agents ORDER BY seq');
+  }
+
+  agentsByCredential(credentialKey: string): AgentRecord[] {
+    return this.db.bodies('SELECT body FROM agents WHERE credential_key = ? ORDER BY seq', [credentialKey]);
+  }
+
+  messages(conv: string, q: PageQuery): PageResult<Message> {
+    return this.page('messages', 'conv = ?', [conv], q);
+  }
+
+  threads(roomId: string, q: PageQuery): PageResult<ThreadRecord> {
+    return this.page('threads', 'room_id = ?', [roomId], q);
+  }
+
+  dms(): DmRecord[] {
+    return this.db.bodies('SELECT body FROM dms ORDER BY seq');
+  }
+
+  pageDms(filter: DmFilter, q: PageQuery): PageResult<DmRecord> {
+    return cursorPage(this.dms().filter((d) => dmMatches(d, filter)), (d) => d.id, q);
+  }
+
+  artifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {
+    const conds: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.room_id !== undefined) {
+      conds.push("target_kind IN ('room', 'thread') AND room_id = ?");
+      params.push(filter.room_id);
+    }
+    if (filter.thread_id !== undefined) {
+      conds.push("target_kind = 'thread' AND thread_id = ?");
+      params.push(filter.thread_id);
+    }
+    if (filter.dm_id !== undefined) {
+      conds.push("target_kind = 'dm' AND dm_id = ?");
+      params.push(filter.dm_id);
+    }
+    return this.page('artifacts', conds.length > 0 ? conds.join(' AND ') : '1 = 1', params, q);
+  }
+
+  /**
+   * One page of `table` rows matching `where`, in seq (creation) order, with the memory backend's
+   * cursor semantics (protocol/pagination.ts) but reading at most limit + 1 rows.
+   */
+  private page<T>(table: string, where: string, params: SqlValue[], q: PageQuery): PageResult<T> {
+    const seqOf = (cursor: string): number => {
+      const r = this.db.one(`SELECT seq FROM ${table} WHERE id = ? AND ${where} ORDER BY seq LIMIT 1`, [cursor, ...params]);
+      if (!r) throw new StoreError('unknown_cursor', new UnknownCursor(cursor).message);
+      return Number(r[0]);
+    };
+    const lo = q.after !== undefined ? seqOf(q.after) : undefined;
+    const hi = q.before !== undefined ? seqOf(q.before) : undefined;
+    const limit = clampLimit(q.limit);
+    let sql = `SELECT body FROM ${table} WHERE ${where}`;
+    const args = [...params];
+    if (lo !== undefined) {
+      sql += ' AND seq > ?';
+      args.push(lo);
+    }
+    if (hi !== undefined) {
+      sql += ' AND seq < ?';
+      args.push(hi);
+    }
+    args.push(limit + 1);
+    if (lo !== undefined) {
+      // Oldest `limit` newer than `after`; everything up to `after` is older.
+      const rows = this.db.bodies<T>(`${sql} ORDER BY seq ASC LIMIT ?`, args);
+      return { items: rows.slice(0, limit), has_more: rows.length > limit, has_older: true };
+    }
+    // Newest `limit` (older than `before`, if given); a row beyond them is the only older one.
+    const rows = this.db.bodies<T>(`${sql} ORDER BY seq DESC LIMIT ?`, args);
+    const more = rows.length > limit;
+    return { items: rows.slice(0, limit).reverse(), has_more: more, has_older: more };
+  }
+
+  eventsAfter(seq: number, limit: number): StoredEvent[] {
+    const rows = this.db.all(
+      'SELECT e.seq, e.message_id, e.body, m.body FROM events e LEFT JOIN messages m ON m.id = e.message_id ' +
+        'WHERE e.seq > ? ORDER BY e.seq LIMIT ?',
+      [Math.max(0, seq), clampLimit(limit)],
+    );
+    return rows.map((r) => {
+      const event = JSON.parse(r[2] as string) as EventBody;
+      if (r[1] !== null) {
+        if (r[3] !== null) event.message = JSON.parse(r[3] as string) as Message;
+        else delete event.message;
+      }
+      return { seq: Number(r[0]), event: event as ServiceEvent };
+    });
+  }
+
+  count(table: 'events' | 'messages'): number {
+    return Number(this.db.one(`SELECT count(*) FROM ${table}`)![0]);
+  }
+
+  maxSeq(): number {
+    return Number(this.db.one('SELECT coalesce(max(seq), 0) FROM events')![0]);
+  }
+}

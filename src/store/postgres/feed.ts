@@ -47,6 +47,7 @@ export class PgFeed implements EventFeed {
   private readonly timers = new Set<NodeJS.Timeout>();
   private poll: NodeJS.Timeout | undefined;
   private closed = false;
+  private readFailing = false;
   /** Whether the listening connection is up (doctor, tests). */
   listening = false;
 
@@ -157,9 +158,13 @@ export class PgFeed implements EventFeed {
           if (page.length < PAGE) break;
         }
       } while (this.again && !this.closed);
+      if (this.readFailing) this.o.log('store: event feed reads new events again');
+      this.readFailing = false;
     } catch (err) {
-      // The database is unreachable: try again shortly; nothing is skipped meanwhile.
-      this.o.log(`store: event feed could not read new events (will retry): ${(err as Error).message}`);
+      // The database is unreachable: try again shortly; nothing is skipped meanwhile. One line
+      // per outage, not one per attempt.
+      if (!this.readFailing) this.o.log(`store: event feed cannot read new events (retrying): ${(err as Error).message}`);
+      this.readFailing = true;
       this.later(() => this.wake(), 500);
     } finally {
       this.pumping = false;
@@ -210,7 +215,7 @@ export class PgFeed implements EventFeed {
       this.listening = false;
       client.end().catch(() => {});
       if (this.closed) return;
-      this.o.log(`store: event feed lost its listening connection (${why}); reconnecting`);
+      if (this.reconnectMs === RECONNECT_MIN_MS) this.o.log(`store: event feed lost its listening connection (${why}); reconnecting`);
       this.later(() => void this.reconnect(), this.reconnectMs);
       this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
     };

@@ -57,6 +57,9 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
   const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client whose server went away emits here; unhandled, it would end the process.
   pool.on('error', (err) => log(`store: idle database connection failed: ${err.message}`));
+  // A checked-out client whose connection drops between queries emits 'error' too; the query in
+  // flight (if any) already fails with it, and the pool discards the client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const T = tablesOf(schema);
   try {
     const client = await pool.connect();

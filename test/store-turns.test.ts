@@ -12,7 +12,7 @@ import type { Message, ServiceEvent } from '../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
 import { FrameBuilder, encodeRecord, listJournals, readJournal } from '../src/store/sqlite/journal.js';
 import { jsonOf } from '../src/protocol/json-cache.js';
-import { StoreError, type AgentRecord, type RoomRecord, type WriteOp } from '../src/store/types.js';
+import { StoreError, type MessageInsertOp, type WriteOp } from '../src/store/types.js';
 
 const NET = 'net1';
 const AT = '2024-05-01T00:00:00.000Z';
@@ -31,20 +31,18 @@ function msg(id: string, room = 'r1'): Message {
 
 const created = (m: Message): ServiceEvent => ({ id: `ev-${m.id}`, type: 'message.created', network_id: NET, created_at: AT, message: m });
 const send = (m: Message): WriteOp[] => [
-  { op: 'message.insert', record: { message: m, conv: `room:${m.target.kind === 'dm' ? '' : m.target.room_id}`, event_id: `ev-${m.id}` } },
-  { op: 'event.append', event: created(m) },
+  { op: 'message.insert', record: { message: m, conv: `room:${m.target.kind === 'dm' ? '' : m.target.room_id}`, event_id: `ev-${m.id}` }, event: created(m), artifacts: [] },
 ];
-const room = (id: string, name = `Room ${id}`): RoomRecord => ({
-  id,
-  name,
-  members: ['a1'],
-  visibility: 'public',
-  write_policy: 'members',
-  federation_pairings: [],
-  created_at: AT,
-  updated_at: AT,
+const room = (id: string, name = `Room ${id}`): WriteOp => ({
+  op: 'room.declare',
+  room: { id, name, members: ['a1'] },
+  members_mode: 'set',
+  keep_removed: false,
+  at: AT,
+  events: { created: (r) => ({ id: `ev-${r.id}-${r.name}`, type: 'room.created', network_id: NET, created_at: AT, room_id: r.id }), members: (r) => ({ id: `ev-m-${r.id}`, type: 'room.members.updated', network_id: NET, created_at: AT, room_id: r.id }) },
 });
-const agent = (id: string, credential_key = `token:${id}`): AgentRecord => ({ id, actor_uid: `uid-${id}`, credential_key, created_at: AT, updated_at: AT });
+const claim = (id: string, credential_key = `token:${id}`): WriteOp => ({ op: 'agent.claim', agent: { id, actor_uid: `uid-${id}`, credential_key, created_at: AT, updated_at: AT } });
+const messagesOf = async (s: SqliteStore) => (await s.eventsAfter(0, 10)).filter((e) => e.event.type === 'message.created').map((e) => e.event.message?.id);
 
 /** Settles every promise; returns each one's StoreError code, or 'ok'. */
 async function outcomes(ps: Promise<unknown>[]): Promise<string[]> {
@@ -73,61 +71,63 @@ test.after.each(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('a conflict after earlier statements of its batch undoes only that batch', async () => {
+test('a refused intent after earlier ops of its batch leaves the writes around it', async () => {
   const a = await open();
-  await a.write(send(msg('m0')));
+  await a.write([...send(msg('m0')), claim('x', 'token:a')]);
   const results = await outcomes([
     a.write(send(msg('m1'))),
-    // The room is written before the duplicate message fails: the batch must vanish entirely.
-    a.write([{ op: 'room.put', room: room('lost') }, ...send(msg('m0'))]),
+    // The room comes before the refused claim: the batch must vanish entirely.
+    a.write([room('lost'), ...send(msg('lost')), claim('x', 'token:b')]),
     a.write(send(msg('m2'))),
   ]);
-  assert.equal(results, ['ok', 'conflict', 'ok']);
-  assert.is(a.getRoom('lost'), undefined);
-  assert.equal(a.listMessages('room:r1', { limit: 10 }).items.map((m) => m.id), ['m0', 'm1', 'm2']);
-  assert.equal(a.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+  assert.equal(results, ['ok', 'agent_taken', 'ok']);
+  assert.is(await a.getRoom('lost'), undefined);
+  assert.equal((await a.listMessages('room:r1', { limit: 10 })).items.map((m) => m.id), ['m0', 'm1', 'm2']);
+  assert.equal((await a.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
   await a.close();
   const b = await open();
-  assert.is(b.getRoom('lost'), undefined);
-  assert.equal(b.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+  assert.is(await b.getRoom('lost'), undefined);
+  assert.equal((await b.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
 });
 
 test('a journal write failure in the middle of a turn keeps the writes around it', async () => {
   let failNext = false;
   const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
-  const first = a.write([{ op: 'room.put', room: room('kept') }, ...send(msg('m1'))]);
+  const first = a.write([room('kept'), ...send(msg('m1'))]);
   failNext = true;
-  const second = a.write([{ op: 'room.put', room: room('lost') }, ...send(msg('m2'))]);
+  const second = a.write([room('lost'), ...send(msg('m2'))]);
   const third = a.write(send(msg('m3')));
   assert.equal(await outcomes([first, second, third]), ['ok', 'unavailable', 'ok']);
-  assert.is(a.getRoom('kept')?.id, 'kept');
-  assert.is(a.getRoom('lost'), undefined);
-  assert.is(a.getMessage('m2'), undefined);
-  assert.equal(a.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm1'], [2, 'm3']]);
-  assert.is(a.stats().messages, 2);
+  assert.is((await a.getRoom('kept'))?.id, 'kept');
+  assert.is(await a.getRoom('lost'), undefined);
+  assert.is(await a.getMessage('m2'), undefined);
+  assert.equal(await messagesOf(a), ['m1', 'm3']);
+  assert.is((await a.stats()).messages, 2);
   await a.close();
   const b = await open();
-  assert.equal(b.listRooms().map((r) => r.id), ['kept']);
-  assert.equal(b.eventsAfter(0, 10).map((e) => [e.seq, e.event.message?.id]), [[1, 'm1'], [2, 'm3']]);
+  assert.equal((await b.listRooms()).map((r) => r.id), ['kept']);
+  assert.equal(await messagesOf(b), ['m1', 'm3']);
 });
 
 test('room and agent reads see writes of the same turn and forget undone ones', async () => {
-  const a = await open();
-  await a.write([{ op: 'room.put', room: room('r1', 'before') }, { op: 'agent.put', agent: agent('a1') }]);
+  let failNext = false;
+  const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
+  await a.write([room('r1', 'before'), claim('a1')]);
   // Read (and cache) first, then change within one turn.
-  assert.is(a.getRoom('r1')?.name, 'before');
-  assert.is(a.getAgent('missing'), undefined);
-  const renamed = a.write([{ op: 'room.put', room: room('r1', 'after') }, { op: 'agent.put', agent: agent('missing') }]);
-  assert.is(a.getRoom('r1')?.name, 'after');
-  assert.is(a.getAgent('missing')?.id, 'missing');
-  const undone = a.write([{ op: 'room.put', room: room('r1', 'undone') }, { op: 'agent.delete', id: 'a1' }, ...send(msg('m1')), ...send(msg('m1'))]);
-  assert.equal(await outcomes([renamed, undone]), ['ok', 'conflict']);
-  assert.is(a.getRoom('r1')?.name, 'after');
-  assert.is(a.getAgent('a1')?.id, 'a1');
+  assert.is((await a.getRoom('r1'))?.name, 'before');
+  assert.is(await a.getAgent('missing'), undefined);
+  const renamed = a.write([room('r1', 'after'), claim('missing')]);
+  assert.is((await a.getRoom('r1'))?.name, 'after');
+  assert.is((await a.getAgent('missing'))?.id, 'missing');
+  failNext = true;
+  const undone = a.write([room('r1', 'undone'), claim('other'), ...send(msg('m1'))]);
+  assert.equal(await outcomes([renamed, undone]), ['ok', 'unavailable']);
+  assert.is((await a.getRoom('r1'))?.name, 'after');
+  assert.is(await a.getAgent('other'), undefined);
   // Every read is a copy: changing one does not change the next.
-  const r = a.getRoom('r1')!;
+  const r = (await a.getRoom('r1'))!;
   r.members.push('intruder');
-  assert.equal(a.getRoom('r1')?.members, ['a1']);
+  assert.equal((await a.getRoom('r1'))?.members, ['a1']);
 });
 
 test('a checkpoint in the middle of a busy turn exports committed writes and loses none', async () => {
@@ -137,8 +137,8 @@ test('a checkpoint in the middle of a busy turn exports committed writes and los
   assert.equal(new Set(await outcomes(writes)), new Set(['ok']));
   await a.close();
   const b = await open();
-  assert.is(b.stats().messages, 60);
-  assert.is(b.lastEventSeq(), 60);
+  assert.is((await b.stats()).messages, 60);
+  assert.is(await b.lastEventSeq(), 60);
 });
 
 test('the journal line and the stored rows hold the exact JSON, whatever the text', async () => {
@@ -146,13 +146,13 @@ test('the journal line and the stored rows hold the exact JSON, whatever the tex
   const texts = ['plain', 'accents: é ü ø, CJK: 漢字, emoji: 🦜🧪', 'line\u2028sep "quotes" \\ back\nslash', 'big '.repeat(30000) + '末'];
   const ms = texts.map((t, i) => ({ ...msg(`u${i}`), parts: [{ kind: 'text' as const, text: t }] }));
   for (const m of ms) await a.write(send(m));
-  for (const m of ms) assert.equal(a.getMessage(m.id)?.message, m);
-  assert.equal(a.eventsAfter(0, 10).map((e) => e.event.message), ms);
+  for (const m of ms) assert.equal((await a.getMessage(m.id))?.message, m);
+  assert.equal((await a.eventsAfter(0, 10)).map((e) => e.event.message), ms);
   const records = listJournals(path).flatMap((j) => readJournal(j.path).records) as { ops: { op: string; record?: { message: Message } }[] }[];
   assert.equal(records.map((r) => r.ops[0]!.record!.message), ms);
   await a.close();
   const b = await open();
-  assert.equal(b.eventsAfter(0, 10).map((e) => e.event.message), ms);
+  assert.equal((await b.eventsAfter(0, 10)).map((e) => e.event.message), ms);
 });
 
 test('the event JSON a write leaves for live streams is exactly the JSON of the event', async () => {
@@ -168,9 +168,9 @@ test('the event JSON a write leaves for live streams is exactly the JSON of the 
   ];
   const m2 = msg('j2');
   const sameBatch = created(m2);
-  await a.write([...events.map((event) => ({ op: 'event.append' as const, event })), send(m2)[0]!, { op: 'event.append', event: sameBatch }]);
+  await a.write([...events.map((event) => ({ op: 'event.append' as const, event })), { ...(send(m2)[0] as MessageInsertOp), event: sameBatch }]);
   for (const e of [...events, sameBatch]) assert.is(jsonOf(e), JSON.stringify(e));
-  assert.equal(a.eventsAfter(1, 10).map((e) => e.event), [...events, sameBatch]);
+  assert.equal((await a.eventsAfter(1, 10)).map((e) => e.event), [...events, sameBatch]);
 });
 
 test('a frame built from pieces is the line encodeRecord makes of the joined JSON', () => {

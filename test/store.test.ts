@@ -1,134 +1,39 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// The store contract, one suite for every backend: reads are promises, writes are intents that the
+// backend applies atomically against its current state, including when they race.
+
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import initSqlJs from 'sql.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Artifact, Message, ServiceEvent, Target } from '../src/protocol/types.js';
+import type { Message, Target } from '../src/protocol/types.js';
 import { openStore } from '../src/store/open.js';
-import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
-import { encodeRecord, listJournals } from '../src/store/sqlite/journal.js';
+import type { PageQuery, Store, StoredEvent, WriteOp } from '../src/store/types.js';
 import {
-  StoreError,
-  convKeyOf,
-  type AgentRecord,
-  type DmRecord,
-  type PageQuery,
-  type RoomRecord,
-  type Store,
-  type ThreadRecord,
-  type WriteOp,
-} from '../src/store/types.js';
+  appendOp,
+  artifact,
+  at,
+  claim,
+  codeOf,
+  createRoom,
+  event,
+  ids,
+  inDm,
+  inRoom,
+  inThread,
+  members,
+  membersEvent,
+  msg,
+  removeAgent,
+  removeRoom,
+  send,
+  settled,
+  waitFor,
+} from './helpers/store-fixtures.js';
 
-// ---- fixtures ----
+export const BACKENDS = ['memory', 'sqlite'] as const;
 
-const NET = 'net1';
-const T0 = Date.parse('2024-05-01T00:00:00.000Z');
-let clock = 0;
-const at = (): string => new Date(T0 + ++clock * 1000).toISOString();
-
-const inRoom = (room_id = 'r1'): Target => ({ kind: 'room', room_id });
-const inThread = (thread_id: string, room_id = 'r1'): Target => ({ kind: 'thread', room_id, thread_id });
-const inDm = (dm_id: string): Target => ({ kind: 'dm', dm_id, participant_ids: ['net1:a', 'net1:b'] });
-
-function msg(id: string, target: Target = inRoom()): Message {
-  return {
-    id,
-    network_id: NET,
-    target,
-    from: { type: 'agent', id: 'a1', network_id: NET, fqid: 'net1:agent:a1' },
-    parts: [{ kind: 'text', text: `text of ${id}` }],
-    mentions: [],
-    created_at: at(),
-  };
-}
-
-const insert = (m: Message): WriteOp => ({
-  op: 'message.insert',
-  record: { message: m, conv: convKeyOf(m.target), event_id: `ev-${m.id}` },
-});
-
-const createdEvent = (m: Message): ServiceEvent => ({
-  id: `ev-${m.id}`,
-  type: 'message.created',
-  network_id: NET,
-  created_at: m.created_at,
-  message: m,
-});
-
-/** The ops a send makes: the message and its `message.created` event. */
-const send = (m: Message): WriteOp[] => [insert(m), { op: 'event.append', event: createdEvent(m) }];
-
-function room(id: string, extra: Partial<RoomRecord> = {}): RoomRecord {
-  const t = at();
-  return {
-    id,
-    name: `Room ${id}`,
-    members: ['a1'],
-    visibility: 'public',
-    write_policy: 'members',
-    federation_pairings: [],
-    created_at: t,
-    updated_at: t,
-    ...extra,
-  };
-}
-
-function agent(id: string, credential_key = `token:${id}`): AgentRecord {
-  const t = at();
-  return { id, actor_uid: `uid-${id}`, credential_key, created_at: t, updated_at: t };
-}
-
-function thread(id: string, room_id = 'r1', message_count = 1): ThreadRecord {
-  const t = at();
-  return { id, room_id, message_count, last_message_at: t, created_at: t };
-}
-
-function dm(id: string, message_count = 1): DmRecord {
-  const t = at();
-  return { id, participant_ids: ['net1:a', 'net1:b'], message_count, last_message_at: t, created_at: t };
-}
-
-function artifact(id: string, target: Target): Artifact {
-  return {
-    id,
-    network_id: NET,
-    fqid: `${NET}:artifact:${id}`,
-    message_id: `m-${id}`,
-    target,
-    part_index: 0,
-    kind: 'url',
-    url: `https://example.test/${id}`,
-    created_at: at(),
-  };
-}
-
-const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
-
-/** The StoreError code `fn` fails with (fails the test when it does not). */
-async function codeOf(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, StoreError);
-    return (err as StoreError).code;
-  }
-  assert.unreachable('expected a StoreError');
-  return '';
-}
-
-async function waitFor(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) assert.unreachable(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-// ---- the shared suite: same assertions for every backend ----
-
-function storeSuite(backend: 'memory' | 'sqlite'): void {
+function storeSuite(backend: (typeof BACKENDS)[number]): void {
   const test = suite(`store (${backend})`);
   let dir = '';
   let store: Store;
@@ -142,558 +47,386 @@ function storeSuite(backend: 'memory' | 'sqlite'): void {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Writes the messages of one conversation, one send per batch. */
   async function conversation(n: number, target: Target = inRoom(), prefix = 'm'): Promise<Message[]> {
     const out: Message[] = [];
     for (let i = 1; i <= n; i++) {
       const m = msg(`${prefix}${i}`, target);
-      await store.write(send(m));
+      await store.write([send(m)]);
       out.push(m);
     }
     return out;
   }
 
-  test('a new store is empty and healthy', () => {
+  const seqs = (r: { events: StoredEvent[] }) => r.events.map((e) => e.seq);
+
+  test('a new store is empty and healthy', async () => {
     assert.is(store.backend, backend);
-    assert.ok(store.ping());
-    assert.equal(store.listRooms(), []);
-    assert.equal(store.listAgents(), []);
-    assert.equal(store.listDms(), []);
-    assert.is(store.getRoom('r1'), undefined);
-    assert.is(store.getMessage('m1'), undefined);
-    assert.equal(store.eventsAfter(0, 10), []);
-    assert.is(store.lastEventSeq(), 0);
-    const s = store.stats();
+    assert.ok(await store.ping());
+    assert.equal(await store.listRooms(), []);
+    assert.equal(await store.listAgents(), []);
+    assert.equal(await store.listDms(), []);
+    assert.is(await store.getRoom('r1'), undefined);
+    assert.is(await store.getMessage('m1'), undefined);
+    assert.is(await store.getPairingState('p1'), undefined);
+    assert.equal(await store.eventsAfter(0, 10), []);
+    assert.is(await store.lastEventSeq(), 0);
+    assert.is(store.feed.head, 0);
+    const s = await store.stats();
     assert.equal([s.backend, s.messages, s.events, s.last_event_seq], [backend, 0, 0, 0]);
   });
 
   test('an empty batch applies nothing and resolves', async () => {
-    assert.equal(await store.write([]), { event_seqs: [] });
-    assert.is(store.lastEventSeq(), 0);
+    assert.equal(await store.write([]), { outcomes: [], events: [] });
   });
 
-  test('room.put stores a room and a second put updates it in place', async () => {
-    const a = room('a');
-    const b = room('b');
-    await store.write([{ op: 'room.put', room: a }, { op: 'room.put', room: b }]);
-    const a2 = { ...a, name: 'Renamed', members: ['a1', 'a2'], updated_at: at() };
-    await store.write([{ op: 'room.put', room: a2 }]);
-    assert.equal(store.getRoom('a'), a2);
-    assert.equal(ids(store.listRooms()), ['a', 'b']);
+  // ---- rooms ----
+
+  test('room.create stores the room with its event and refuses an active id', async () => {
+    const r = await store.write([createRoom('a', { members: ['x', 'y'] }), createRoom('b')]);
+    assert.equal(seqs(r), [1, 2]);
+    assert.equal(r.events.map((e) => [e.event.type, e.event.room_id]), [['room.created', 'a'], ['room.created', 'b']]);
+    const a = (await store.getRoom('a'))!;
+    assert.equal([a.name, a.members, a.federation_pairings], ['Room a', ['x', 'y'], []]);
+    assert.equal(r.outcomes[0], { op: 'room.create', room: a, revived: false });
+    assert.equal(ids(await store.listRooms()), ['a', 'b']);
+    assert.is(await codeOf(() => store.write([createRoom('c'), createRoom('a')])), 'room_exists');
+    assert.is(await store.getRoom('c'), undefined);
   });
 
-  test('removed rooms leave listings but stay readable by id', async () => {
-    await store.write([{ op: 'room.put', room: room('a') }, { op: 'room.put', room: room('b') }]);
-    const removed = { ...store.getRoom('a')!, removed_at: at() };
-    await store.write([{ op: 'room.put', room: removed }]);
-    assert.equal(ids(store.listRooms()), ['b']);
-    assert.equal(store.getRoom('a'), removed);
+  test('a removed room leaves listings, stays readable, and is revived with its creation time', async () => {
+    await store.write([createRoom('a', { federation_pairings: ['p1'] }), createRoom('b')]);
+    const before = (await store.getRoom('a'))!;
+    const r = await store.write([removeRoom('a')]);
+    assert.equal(r.outcomes[0], { op: 'room.remove', room: before });
+    assert.equal(ids(await store.listRooms()), ['b']);
+    assert.ok((await store.getRoom('a'))!.removed_at);
+    assert.is(await codeOf(() => store.write([removeRoom('a')])), 'not_found');
+    await store.write([{ op: 'room.create', room: { id: 'a', members: [], visibility: 'private', write_policy: 'members' }, at: at(), event: (room) => event('room.created', { room_id: room.id }) }]);
+    const revived = (await store.getRoom('a'))!;
+    assert.equal([revived.name, revived.created_at, revived.federation_pairings, revived.removed_at], ['Room a', before.created_at, ['p1'], undefined]);
   });
 
-  test('agents are listed in registration order and found by credential', async () => {
-    await store.write([
-      { op: 'agent.put', agent: agent('x', 'token:t1') },
-      { op: 'agent.put', agent: { ...agent('y', 'token:t2'), name: 'Why' } },
-      { op: 'agent.put', agent: agent('z', 'token:t1') },
-    ]);
-    assert.equal(ids(store.listAgents()), ['x', 'y', 'z']);
-    assert.equal(ids(store.findAgentsByCredential('token:t1')), ['x', 'z']);
-    assert.equal(store.findAgentsByCredential('token:none'), []);
-    assert.is(store.getAgent('y')?.name, 'Why');
+  test('room.members.change applies against the current members and skips no-ops', async () => {
+    await store.write([createRoom('r1', { members: ['a1', 'a2'] })]);
+    const r = await store.write([members('r1', ['a3', 'a1'], ['a2', 'zz'])]);
+    assert.equal(r.outcomes[0], { op: 'room.members.change', room: (await store.getRoom('r1'))!, added: ['a3'], removed: ['a2'] });
+    assert.equal((await store.getRoom('r1'))!.members, ['a1', 'a3']);
+    assert.equal(r.events.map((e) => [e.event.added, e.event.removed]), [[['a3'], ['a2']]]);
+    const none = await store.write([members('r1', ['a1'], ['nobody'])]);
+    assert.equal(none.events, []);
+    assert.is(await codeOf(() => store.write([members('nope', ['a1'])])), 'not_found');
   });
 
-  test('agent.put of a known id updates it in place, including its credential', async () => {
-    await store.write([{ op: 'agent.put', agent: agent('x', 'token:t1') }, { op: 'agent.put', agent: agent('y') }]);
-    await store.write([{ op: 'agent.put', agent: { ...store.getAgent('x')!, credential_key: 'anonymous' } }]);
-    assert.equal(ids(store.listAgents()), ['x', 'y']);
-    assert.equal(store.findAgentsByCredential('token:t1'), []);
-    assert.equal(ids(store.findAgentsByCredential('anonymous')), ['x']);
+  test('concurrent member changes of one room all land', async () => {
+    await store.write([createRoom('r1', { members: [] })]);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((m) => store.write([members('r1', [m])])));
+    assert.equal([...(await store.getRoom('r1'))!.members].sort(), ['a', 'b', 'c', 'd', 'e']);
   });
 
-  test('agent.delete removes the agent and a re-registration goes last', async () => {
-    await store.write([{ op: 'agent.put', agent: agent('x') }, { op: 'agent.put', agent: agent('y') }]);
-    await store.write([{ op: 'agent.delete', id: 'x' }]);
-    assert.is(store.getAgent('x'), undefined);
-    assert.equal(store.findAgentsByCredential('token:x'), []);
-    await store.write([{ op: 'agent.put', agent: agent('x') }]);
-    assert.equal(ids(store.listAgents()), ['y', 'x']);
-    await store.write([{ op: 'agent.delete', id: 'nobody' }]);
-    assert.equal(ids(store.listAgents()), ['y', 'x']);
+  test('room.declare creates, updates only what is given, adds or sets members, and keeps a removed room removed when asked', async () => {
+    const declare = (room: Parameters<typeof declareOp>[0], mode: 'set' | 'add' = 'set', keep = false) => store.write([declareOp(room, mode, keep)]);
+    const r1 = await declare({ id: 'd', members: ['a'] });
+    assert.equal(r1.outcomes[0]!.op === 'room.declare' && r1.outcomes[0]!.action, 'created');
+    assert.equal((await store.getRoom('d'))!.visibility, 'public');
+    const same = await declare({ id: 'd', members: ['a'] });
+    assert.equal([same.outcomes[0]!.op === 'room.declare' && same.outcomes[0]!.action, same.events], ['unchanged', []]);
+    const added = await declare({ id: 'd', members: ['b'], visibility: 'private' }, 'add');
+    assert.equal((await store.getRoom('d'))!.members, ['a', 'b']);
+    assert.equal(added.events.map((e) => [e.event.type, e.event.added, e.event.removed]), [['room.members.updated', ['b'], []]]);
+    await declare({ id: 'd', members: ['b'] }, 'set');
+    assert.equal((await store.getRoom('d'))!.members, ['b']);
+    assert.is((await store.getRoom('d'))!.visibility, 'private');
+    await store.write([removeRoom('d')]);
+    const kept = await declare({ id: 'd', members: ['c'] }, 'add', true);
+    assert.equal([kept.outcomes[0]!.op === 'room.declare' && kept.outcomes[0]!.action, kept.events], ['unchanged', []]);
+    const revived = await declare({ id: 'd', members: ['c'] }, 'set', false);
+    assert.equal(revived.outcomes[0]!.op === 'room.declare' && revived.outcomes[0]!.action, 'created');
+    assert.equal(ids(await store.listRooms()), ['d']);
   });
 
-  test('message.insert stores the message with its conversation and event id', async () => {
-    const m = msg('m1', inThread('t1'));
-    await store.write([insert(m)]);
-    assert.equal(store.getMessage('m1'), { message: m, conv: 'thread:t1', event_id: 'ev-m1' });
-    assert.equal(store.listMessages('thread:t1', { limit: 10 }).items, [m]);
-    assert.equal(store.listMessages('room:r1', { limit: 10 }).items, []);
-    assert.is(store.stats().messages, 1);
+  // ---- agents ----
+
+  test('agent.claim stores a free id, is idempotent for its credential and refuses another', async () => {
+    const r = await store.write([claim('x', 'token:t1', 'Ex')]);
+    assert.equal(r.outcomes[0]!.op === 'agent.claim' && r.outcomes[0]!.created, true);
+    const again = await store.write([claim('x', 'token:t1')]);
+    assert.equal(again.outcomes[0], { op: 'agent.claim', agent: (await store.getAgent('x'))!, created: false });
+    assert.is((await store.getAgent('x'))!.name, 'Ex');
+    assert.is(await codeOf(() => store.write([claim('x', 'token:t2')])), 'agent_taken');
+    await store.write([claim('y', 'token:t2'), claim('z', 'token:t1')]);
+    assert.equal(ids(await store.listAgents()), ['x', 'y', 'z']);
+    assert.equal(ids(await store.findAgentsByCredential('token:t1')), ['x', 'z']);
+    assert.equal(await store.findAgentsByCredential('token:none'), []);
   });
 
-  test('a duplicate message id is a conflict and nothing of its batch is applied', async () => {
+  test('concurrent claims of one agent id by two credentials: one wins, one conflicts', async () => {
+    const results = await settled([store.write([claim('dup', 'agent:one')]), store.write([claim('dup', 'agent:two')])]);
+    assert.equal([...results].sort(), ['agent_taken', 'ok']);
+    const winner = results[0] === 'ok' ? 'agent:one' : 'agent:two';
+    assert.is((await store.getAgent('dup'))!.credential_key, winner);
+    assert.equal(ids(await store.listAgents()), ['dup']);
+  });
+
+  test('agent.remove deletes the registration and takes the agent out of every room', async () => {
+    await store.write([claim('x'), claim('y'), createRoom('r1', { members: ['x', 'y'] }), createRoom('r2', { members: ['x'] }), createRoom('r3', { members: ['y'] })]);
+    const r = await store.write([removeAgent('x')]);
+    assert.equal(r.events.map((e) => [e.event.type, e.event.room_id ?? e.event.agent_id]), [['room.members.updated', 'r1'], ['room.members.updated', 'r2'], ['agent.removed', 'x']]);
+    assert.is(await store.getAgent('x'), undefined);
+    assert.equal((await store.listRooms()).map((room) => room.members), [['y'], [], ['y']]);
+    assert.is(await codeOf(() => store.write([removeAgent('x')])), 'not_found');
+    await store.write([claim('x')]);
+    assert.equal(ids(await store.listAgents()), ['y', 'x']);
+  });
+
+  // ---- messages ----
+
+  test('message.insert stores a room message with its event and artifacts', async () => {
     const m = msg('m1');
-    await store.write(send(m));
-    const before = store.stats();
-    const code = await codeOf(() =>
-      store.write([
-        { op: 'room.put', room: room('new') },
-        { op: 'agent.put', agent: agent('new') },
-        insert(msg('m2')),
-        { op: 'event.append', event: createdEvent(msg('m2')) },
-        insert({ ...m, parts: [{ kind: 'text', text: 'retry' }] }),
-        { op: 'event.append', event: createdEvent(m) },
-      ]),
-    );
-    assert.is(code, 'conflict');
-    assert.is(store.getRoom('new'), undefined);
-    assert.is(store.getAgent('new'), undefined);
-    assert.is(store.getMessage('m2'), undefined);
-    assert.equal(store.getMessage('m1')?.message, m);
-    assert.is(store.lastEventSeq(), 1);
-    assert.equal(store.stats(), before);
-    assert.equal(ids(store.listMessages('room:r1', { limit: 10 }).items), ['m1']);
-    // The store keeps working, and seqs stay dense.
-    assert.equal(await store.write(send(msg('m3'))), { event_seqs: [2] });
+    const r = await store.write([send(m, [artifact('art1', m.target, 'm1')])]);
+    assert.equal(r.outcomes[0], { op: 'message.insert', status: 'stored', record: { message: m, conv: 'room:r1', event_id: 'ev-m1' }, thread_created: false, dm_created: false });
+    assert.equal(r.events.map((e) => [e.seq, e.event.type, e.event.message]), [[1, 'message.created', m]]);
+    assert.equal(await store.getMessage('m1'), { message: m, conv: 'room:r1', event_id: 'ev-m1' });
+    assert.equal(ids((await store.listArtifacts({ room_id: 'r1' }, { limit: 10 })).items), ['art1']);
+    assert.is((await store.stats()).messages, 1);
+  });
+
+  test('the first message of a thread creates it and later ones count on it', async () => {
+    const r1 = await store.write([send(msg('m1', inThread('t1')))]);
+    assert.equal(r1.events.map((e) => e.event.type), ['thread.created', 'message.created']);
+    assert.ok(r1.outcomes[0]!.op === 'message.insert' && r1.outcomes[0]!.status === 'stored' && r1.outcomes[0]!.thread_created);
+    const m2 = msg('m2', inThread('t1'));
+    const r2 = await store.write([send(m2)]);
+    assert.equal(r2.events.map((e) => e.event.type), ['message.created']);
+    const t = (await store.getThread('t1'))!;
+    assert.equal([t.room_id, t.message_count, t.last_message_at], ['r1', 2, m2.created_at]);
+    assert.equal(ids((await store.listMessages('thread:t1', { limit: 10 })).items), ['m1', 'm2']);
+    assert.is(await codeOf(() => store.write([send(msg('m3', inThread('t1', 'r2')))])), 'thread_room');
+    assert.is(await store.getMessage('m3'), undefined);
+  });
+
+  test('two concurrent first messages into one new thread make one thread counting both', async () => {
+    const results = await Promise.all([store.write([send(msg('x1', inThread('new')))]), store.write([send(msg('x2', inThread('new')))])]);
+    const created = results.map((r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.thread_created);
+    assert.equal([...created].sort(), [false, true]);
+    assert.is((await store.getThread('new'))!.message_count, 2);
+    assert.equal(ids((await store.listThreads('r1', { limit: 10 })).items), ['new']);
+    assert.equal((await store.eventsAfter(0, 10)).filter((e) => e.event.type === 'thread.created').length, 1);
+  });
+
+  test('a DM is created by its first message and counted by the next, also when they race', async () => {
+    const results = await Promise.all(['d1', 'd2', 'd3'].map((id) => store.write([send(msg(id, inDm('dm1')))])));
+    assert.equal(results.filter((r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.dm_created).length, 1);
+    const d = (await store.getDm('dm1'))!;
+    assert.equal([d.participant_ids, d.message_count], [['net1:a', 'net1:b'], 3]);
+    assert.equal(ids(await store.listDms()), ['dm1']);
+  });
+
+  test('a retried message id reports the stored message and applies nothing', async () => {
+    const m = msg('m1', inThread('t1'));
+    await store.write([send(m)]);
+    const before = await store.lastEventSeq();
+    const retry = { ...m, parts: [{ kind: 'text' as const, text: 'retry' }] };
+    const r = await store.write([send(retry)]);
+    assert.equal(r.outcomes[0], { op: 'message.insert', status: 'exists', record: { message: m, conv: 'thread:t1', event_id: 'ev-m1' } });
+    assert.equal(r.events, []);
+    assert.is(await store.lastEventSeq(), before);
+    assert.is((await store.getThread('t1'))!.message_count, 1);
+  });
+
+  test('concurrent identical retries store one message', async () => {
+    const m = msg('same', inThread('t9'));
+    const results = await Promise.all(Array.from({ length: 5 }, () => store.write([send(m)])));
+    const statuses = results.map((r) => (r.outcomes[0] as { status: string }).status);
+    assert.equal(statuses.filter((s) => s === 'stored').length, 1);
+    assert.equal(statuses.filter((s) => s === 'exists').length, 4);
+    assert.equal(ids((await store.listMessages('thread:t9', { limit: 10 })).items), ['same']);
+    assert.is((await store.getThread('t9'))!.message_count, 1);
+    assert.is((await store.stats()).messages, 1);
+  });
+
+  test('a refused op refuses its whole batch', async () => {
+    await store.write([claim('x', 'token:a')]);
+    const code = await codeOf(() => store.write([createRoom('new'), send(msg('m1', inThread('t1'))), claim('x', 'token:b')]));
+    assert.is(code, 'agent_taken');
+    assert.is(await store.getRoom('new'), undefined);
+    assert.is(await store.getMessage('m1'), undefined);
+    assert.is(await store.getThread('t1'), undefined);
+    assert.is(await store.lastEventSeq(), 0);
+    assert.equal(seqs(await store.write([appendOp()])), [1]);
   });
 
   test('event seqs are dense from 1 across batches and returned in order', async () => {
-    const e = (id: string): WriteOp => ({
-      op: 'event.append',
-      event: { id, type: 'room.created', network_id: NET, created_at: at(), room_id: 'r1' },
-    });
-    assert.equal(await store.write([e('e1')]), { event_seqs: [1] });
-    assert.equal(await store.write([e('e2'), { op: 'room.put', room: room('r1') }, e('e3')]), { event_seqs: [2, 3] });
-    const results = await Promise.all([store.write([e('e4')]), store.write([e('e5'), e('e6')])]);
-    assert.equal(results, [{ event_seqs: [4] }, { event_seqs: [5, 6] }]);
-    assert.is(store.lastEventSeq(), 6);
-    assert.equal(
-      store.eventsAfter(0, 100).map((s) => [s.seq, s.event.id]),
-      [1, 2, 3, 4, 5, 6].map((n) => [n, `e${n}`]),
-    );
-    assert.equal(ids(store.eventsAfter(2, 2).map((s) => s.event)), ['e3', 'e4']);
-    assert.equal(ids(store.eventsAfter(-5, 1).map((s) => s.event)), ['e1']);
-    assert.equal(store.eventsAfter(6, 10), []);
-    assert.equal(store.eventsAfter(0, 0), []);
-    const s = store.stats();
-    assert.equal([s.events, s.last_event_seq], [6, 6]);
+    assert.equal(seqs(await store.write([appendOp()])), [1]);
+    assert.equal(seqs(await store.write([appendOp(), createRoom('r1'), appendOp()])), [2, 3, 4]);
+    const results = await Promise.all([store.write([appendOp()]), store.write([appendOp(), appendOp()])]);
+    assert.equal(results.map(seqs), [[5], [6, 7]]);
+    assert.is(await store.lastEventSeq(), 7);
+    assert.equal((await store.eventsAfter(2, 2)).map((e) => e.seq), [3, 4]);
+    assert.equal((await store.eventsAfter(-5, 1)).map((e) => e.seq), [1]);
+    assert.equal(await store.eventsAfter(7, 10), []);
+    assert.equal(await store.eventsAfter(0, 0), []);
   });
 
   test('events come back with their messages exactly as appended', async () => {
     const [m1, m2] = [msg('m1'), msg('m2', inDm('d1'))];
-    await store.write(send(m1));
-    await store.write(send(m2));
-    // An event whose message is not stored, and one whose message differs from the stored one.
-    const loose = msg('loose');
+    await store.write([send(m1)]);
+    await store.write([send(m2)]);
     const edited = { ...m1, parts: [{ kind: 'text' as const, text: 'edited copy' }] };
-    await store.write([{ op: 'event.append', event: createdEvent(loose) }]);
-    await store.write([{ op: 'event.append', event: { ...createdEvent(m1), id: 'ev-edited', message: edited } }]);
-    const events = store.eventsAfter(0, 10);
-    assert.equal(
-      events.map((s) => s.event),
-      [createdEvent(m1), createdEvent(m2), createdEvent(loose), { ...createdEvent(m1), id: 'ev-edited', message: edited }],
-    );
-    assert.equal(Object.keys(events[0]!.event), Object.keys(createdEvent(m1)));
+    await store.write([{ op: 'event.append', event: { ...event('message.created'), message: edited } }]);
+    const events = await store.eventsAfter(0, 10);
+    assert.equal(events.map((s) => s.event.message?.id), ['m1', undefined, 'm2', 'm1']);
+    assert.equal(events[0]!.event, send(m1).event);
+    assert.equal(events[3]!.event.message, edited);
   });
 
-  test('an event appended before its message in the same batch still carries it', async () => {
-    const m = msg('m1');
-    await store.write([{ op: 'event.append', event: createdEvent(m) }, insert(m)]);
-    assert.equal(store.eventsAfter(0, 1)[0]?.event, createdEvent(m));
-  });
+  // ---- listings ----
 
-  test('thread.put keeps creation order per room and updates in place', async () => {
+  test('room and DM pages filter before paging and refuse cursors outside the filter', async () => {
     await store.write([
-      { op: 'thread.put', thread: thread('t1', 'r1') },
-      { op: 'thread.put', thread: thread('t2', 'r2') },
-      { op: 'thread.put', thread: thread('t3', 'r1') },
+      createRoom('pub1'),
+      createRoom('priv1', { visibility: 'private', members: ['a1'] }),
+      createRoom('priv2', { visibility: 'private', members: ['net1:b1'] }),
+      createRoom('fed', { visibility: 'private', members: [], federation_pairings: ['p1'] }),
+      createRoom('pub2'),
     ]);
-    const t1 = { ...store.getThread('t1')!, message_count: 7, last_message_at: at() };
-    await store.write([{ op: 'thread.put', thread: t1 }]);
-    assert.equal(store.getThread('t1'), t1);
-    const page = store.listThreads('r1', { limit: 10 });
-    assert.equal(page, { items: [t1, store.getThread('t3')!], has_more: false, has_older: false });
-    assert.equal(ids(store.listThreads('r2', { limit: 10 }).items), ['t2']);
-    assert.equal(store.listThreads('none', { limit: 10 }), { items: [], has_more: false, has_older: false });
+    const page = async (f: Parameters<Store['pageRooms']>[0], q: PageQuery = { limit: 10 }) => ids((await store.pageRooms(f, q)).items);
+    assert.equal(await page({ all: true }), ['pub1', 'priv1', 'priv2', 'fed', 'pub2']);
+    assert.equal(await page({}), ['pub1', 'pub2']);
+    assert.equal(await page({ members: ['b1', 'net1:b1'] }), ['pub1', 'priv2', 'pub2']);
+    assert.equal(await page({ pairing: 'p1' }), ['pub1', 'fed', 'pub2']);
+    assert.equal(await page({}, { limit: 1 }), ['pub2']);
+    assert.equal(await page({}, { limit: 1, before: 'pub2' }), ['pub1']);
+    assert.is(await codeOf(() => store.pageRooms({}, { limit: 1, before: 'priv1' })), 'unknown_cursor');
+    for (const id of ['d1', 'd2']) await store.write([send(msg(`m-${id}`, inDm(id, id === 'd1' ? ['net1:a', 'net1:b'] : ['net1:c', 'net1:d'])))]);
+    assert.equal(ids((await store.pageDms({ all: true }, { limit: 10 })).items), ['d1', 'd2']);
+    assert.equal(ids((await store.pageDms({ participants: ['net1:c'] }, { limit: 10 })).items), ['d2']);
+    assert.equal(ids((await store.pageDms({}, { limit: 10 })).items), []);
   });
 
   test('threads page by id cursors within their room', async () => {
-    for (const id of ['t1', 't2', 't3', 't4']) await store.write([{ op: 'thread.put', thread: thread(id) }]);
-    await store.write([{ op: 'thread.put', thread: thread('other', 'r2') }]);
-    const page = (q: PageQuery) => {
-      const p = store.listThreads('r1', q);
+    for (const id of ['t1', 't2', 't3', 't4']) await store.write([send(msg(`m-${id}`, inThread(id)))]);
+    await store.write([send(msg('m-other', inThread('other', 'r2')))]);
+    const page = async (q: PageQuery) => {
+      const p = await store.listThreads('r1', q);
       return [ids(p.items), p.has_more, p.has_older];
     };
-    assert.equal(page({ limit: 2 }), [['t3', 't4'], true, true]);
-    assert.equal(page({ limit: 2, before: 't3' }), [['t1', 't2'], false, false]);
-    assert.equal(page({ limit: 2, after: 't1' }), [['t2', 't3'], true, true]);
+    assert.equal(await page({ limit: 2 }), [['t3', 't4'], true, true]);
+    assert.equal(await page({ limit: 2, before: 't3' }), [['t1', 't2'], false, false]);
+    assert.equal(await page({ limit: 2, after: 't1' }), [['t2', 't3'], true, true]);
     assert.is(await codeOf(() => store.listThreads('r1', { limit: 2, before: 'other' })), 'unknown_cursor');
   });
 
-  test('dm.put stores DMs in creation order and updates in place', async () => {
-    await store.write([{ op: 'dm.put', dm: dm('d1') }, { op: 'dm.put', dm: dm('d2') }]);
-    const d1 = { ...store.getDm('d1')!, message_count: 2 };
-    await store.write([{ op: 'dm.put', dm: d1 }]);
-    assert.equal(store.getDm('d1'), d1);
-    assert.equal(ids(store.listDms()), ['d1', 'd2']);
-    assert.is(store.getDm('d3'), undefined);
-  });
-
   test('artifacts filter by room (room and thread targets), thread and dm, combined with and', async () => {
-    const all = [
-      artifact('a1', inRoom('r1')),
-      artifact('a2', inThread('t1', 'r1')),
-      artifact('a3', inRoom('r2')),
-      artifact('a4', inDm('d1')),
-      artifact('a5', inThread('t2', 'r2')),
-      artifact('a6', inThread('t1', 'r1')),
-    ];
-    await store.write(all.map((a) => ({ op: 'artifact.insert', artifact: a }) as WriteOp));
-    const list = (f: Parameters<Store['listArtifacts']>[0]) => ids(store.listArtifacts(f, { limit: 100 }).items);
-    assert.equal(list({}), ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
-    assert.equal(list({ room_id: 'r1' }), ['a1', 'a2', 'a6']);
-    assert.equal(list({ room_id: 'r2' }), ['a3', 'a5']);
-    assert.equal(list({ thread_id: 't1' }), ['a2', 'a6']);
-    assert.equal(list({ dm_id: 'd1' }), ['a4']);
-    assert.equal(list({ room_id: 'r1', thread_id: 't1' }), ['a2', 'a6']);
-    assert.equal(list({ room_id: 'r2', thread_id: 't1' }), []);
-    assert.equal(list({ room_id: 'r1', dm_id: 'd1' }), []);
-    assert.equal(list({ dm_id: 'nope' }), []);
-    assert.equal(store.listArtifacts({ room_id: 'r1' }, { limit: 100 }).items[1], all[1]);
+    const targets: [string, Target][] = [['a1', inRoom('r1')], ['a2', inThread('t1', 'r1')], ['a3', inRoom('r2')], ['a4', inDm('d1')], ['a5', inThread('t2', 'r2')], ['a6', inThread('t1', 'r1')]];
+    for (const [id, t] of targets) await store.write([send(msg(`m-${id}`, t), [artifact(id, t)])]);
+    const list = async (f: Parameters<Store['listArtifacts']>[0]) => ids((await store.listArtifacts(f, { limit: 100 })).items);
+    assert.equal(await list({}), ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+    assert.equal(await list({ room_id: 'r1' }), ['a1', 'a2', 'a6']);
+    assert.equal(await list({ thread_id: 't1' }), ['a2', 'a6']);
+    assert.equal(await list({ dm_id: 'd1' }), ['a4']);
+    assert.equal(await list({ room_id: 'r2', thread_id: 't1' }), []);
+    const p = await store.listArtifacts({ room_id: 'r1' }, { limit: 1, before: 'a6' });
+    assert.equal([ids(p.items), p.has_more, p.has_older], [['a2'], true, true]);
+    assert.is(await codeOf(() => store.listArtifacts({ room_id: 'r1' }, { limit: 5, after: 'a3' })), 'unknown_cursor');
   });
 
-  test('artifact pages use cursors from the filtered list', async () => {
-    const all = ['a1', 'a2', 'a3', 'a4', 'a5'].map((id, i) => artifact(id, i % 2 ? inRoom('r2') : inRoom('r1')));
-    await store.write(all.map((a) => ({ op: 'artifact.insert', artifact: a }) as WriteOp));
-    const p = store.listArtifacts({ room_id: 'r1' }, { limit: 1, before: 'a5' });
-    assert.equal([ids(p.items), p.has_more, p.has_older], [['a3'], true, true]);
-    const q = store.listArtifacts({ room_id: 'r1' }, { limit: 5, after: 'a1' });
-    assert.equal([ids(q.items), q.has_more, q.has_older], [['a3', 'a5'], false, true]);
-    assert.is(await codeOf(() => store.listArtifacts({ room_id: 'r1' }, { limit: 5, after: 'a2' })), 'unknown_cursor');
-  });
-
-  test('an empty conversation gives an empty page', () => {
-    assert.equal(store.listMessages('room:r1', { limit: 10 }), { items: [], has_more: false, has_older: false });
-  });
-
-  test('exactly limit messages fit one page with nothing more', async () => {
-    const ms = await conversation(3);
-    assert.equal(store.listMessages('room:r1', { limit: 3 }), { items: ms, has_more: false, has_older: false });
-  });
-
-  test('one more than limit gives the newest limit, oldest first, with more older', async () => {
-    const ms = await conversation(4);
-    assert.equal(store.listMessages('room:r1', { limit: 3 }), { items: ms.slice(1), has_more: true, has_older: true });
-  });
-
-  test('pages walk by before, after and both, with the memory backend flags', async () => {
+  test('message pages walk by before, after and both', async () => {
     await conversation(6);
     await conversation(2, inRoom('r2'), 'x');
-    const page = (q: PageQuery) => {
-      const p = store.listMessages('room:r1', q);
+    const page = async (q: PageQuery) => {
+      const p = await store.listMessages('room:r1', q);
       return [ids(p.items), p.has_more, p.has_older];
     };
-    assert.equal(page({ limit: 2, before: 'm5' }), [['m3', 'm4'], true, true]);
-    assert.equal(page({ limit: 2, before: 'm3' }), [['m1', 'm2'], false, false]);
-    assert.equal(page({ limit: 5, before: 'm3' }), [['m1', 'm2'], false, false]);
-    assert.equal(page({ limit: 2, before: 'm1' }), [[], false, false]);
-    assert.equal(page({ limit: 2, after: 'm2' }), [['m3', 'm4'], true, true]);
-    assert.equal(page({ limit: 2, after: 'm4' }), [['m5', 'm6'], false, true]);
-    assert.equal(page({ limit: 2, after: 'm6' }), [[], false, true]);
-    assert.equal(page({ limit: 2, after: 'm1', before: 'm6' }), [['m2', 'm3'], true, true]);
-    assert.equal(page({ limit: 9, after: 'm1', before: 'm6' }), [['m2', 'm3', 'm4', 'm5'], false, true]);
-    assert.equal(page({ limit: 2, after: 'm3', before: 'm4' }), [[], false, true]);
-    assert.equal(page({ limit: 2, after: 'm5', before: 'm2' }), [[], false, true]);
-    assert.equal(page({ limit: 0 }), [[], true, true]);
-    assert.equal(ids(store.listMessages('room:r2', { limit: 10 }).items), ['x1', 'x2']);
-  });
-
-  test('an unknown cursor or one from another conversation is refused', async () => {
-    await conversation(3);
-    await conversation(1, inRoom('r2'), 'x');
-    assert.is(await codeOf(() => store.listMessages('room:r1', { limit: 2, before: 'nope' })), 'unknown_cursor');
+    assert.equal(await page({ limit: 3 }), [['m4', 'm5', 'm6'], true, true]);
+    assert.equal(await page({ limit: 6 }), [['m1', 'm2', 'm3', 'm4', 'm5', 'm6'], false, false]);
+    assert.equal(await page({ limit: 2, before: 'm5' }), [['m3', 'm4'], true, true]);
+    assert.equal(await page({ limit: 2, before: 'm3' }), [['m1', 'm2'], false, false]);
+    assert.equal(await page({ limit: 2, after: 'm2' }), [['m3', 'm4'], true, true]);
+    assert.equal(await page({ limit: 2, after: 'm6' }), [[], false, true]);
+    assert.equal(await page({ limit: 9, after: 'm1', before: 'm6' }), [['m2', 'm3', 'm4', 'm5'], false, true]);
+    assert.equal(await page({ limit: 0 }), [[], true, true]);
     assert.is(await codeOf(() => store.listMessages('room:r1', { limit: 2, after: 'x1' })), 'unknown_cursor');
-    assert.is(await codeOf(() => store.listMessages('room:r2', { limit: 2, before: 'm1' })), 'unknown_cursor');
-    assert.is(await codeOf(() => store.listMessages('room:empty', { limit: 2, after: 'm1' })), 'unknown_cursor');
+    assert.is(await codeOf(() => store.listMessages('room:r2', { limit: 2, before: 'nope' })), 'unknown_cursor');
   });
 
   test('reads hand out copies the caller may change', async () => {
     const m = msg('m1');
-    await store.write([...send(m), { op: 'room.put', room: room('r1') }]);
-    store.getRoom('r1')!.members.push('intruder');
-    store.listMessages('room:r1', { limit: 1 }).items[0]!.parts.push({ kind: 'text', text: 'x' });
-    (store.eventsAfter(0, 1)[0]!.event.message as Message).mentions.push('x');
-    assert.equal(store.getRoom('r1')!.members, ['a1']);
-    assert.equal(store.getMessage('m1')!.message, m);
-    assert.equal(store.eventsAfter(0, 1)[0]!.event.message, m);
+    await store.write([send(m), createRoom('r1')]);
+    (await store.getRoom('r1'))!.members.push('intruder');
+    (await store.listMessages('room:r1', { limit: 1 })).items[0]!.parts.push({ kind: 'text', text: 'x' });
+    ((await store.eventsAfter(0, 1))[0]!.event.message as Message).mentions.push('x');
+    assert.equal((await store.getRoom('r1'))!.members, ['a1']);
+    assert.equal((await store.getMessage('m1'))!.message, m);
+    assert.equal((await store.eventsAfter(0, 1))[0]!.event.message, m);
   });
 
-  test('sync resolves once earlier writes are durable', async () => {
-    await store.write(send(msg('m1')));
-    await store.sync();
-    assert.is(store.stats().messages, 1);
+  test('pairing state is kept, merged and forgotten', async () => {
+    await store.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 5, answered: false } }]);
+    await store.write([{ op: 'pairing.state', pairing_id: 'p1', set: { answered: true } }]);
+    assert.equal(await store.getPairingState('p1'), { seq: 5, answered: true });
+    await store.write([{ op: 'pairing.state', pairing_id: 'p1', delete: true }]);
+    assert.is(await store.getPairingState('p1'), undefined);
+  });
+
+  // ---- the feed and leases ----
+
+  test('the feed delivers every stored event once in order to a late subscriber, then live', async () => {
+    for (let i = 0; i < 700; i++) await store.write([appendOp()]);
+    const got: number[] = [];
+    const sub = store.feed.subscribe(0, (events) => got.push(...events.map((e) => e.seq)));
+    // Writes while the backlog is being read.
+    const writes = Promise.all(Array.from({ length: 50 }, () => store.write([appendOp(), appendOp()])));
+    await writes;
+    await waitFor(() => got.length >= 800, 'the feed to catch up');
+    await store.write([send(msg('live'))]);
+    await waitFor(() => got.length >= 801, 'a live event');
+    sub.close();
+    await store.write([appendOp()]);
+    assert.equal(got, Array.from({ length: 801 }, (_, i) => i + 1));
+    assert.is(store.feed.head, 802);
+  });
+
+  test('a feed subscriber from a cursor gets only what follows it, and a write resolves after its events reached the feed', async () => {
+    for (let i = 0; i < 5; i++) await store.write([appendOp()]);
+    const got: StoredEvent[] = [];
+    store.feed.subscribe(3, (events) => got.push(...events));
+    await waitFor(() => got.length === 2, 'the backlog');
+    const r = await store.write([createRoom('r1')]);
+    assert.equal(got.map((e) => e.seq), [4, 5, 6]);
+    assert.is(got[2]!.event, r.events[0]!.event);
+  });
+
+  test('a lease has one holder until it is released or expires', async () => {
+    const a = await store.leases.acquire('attach:x', 'cred:a', 60_000);
+    assert.ok(a.ok);
+    assert.equal(await store.leases.acquire('attach:x', 'cred:b', 60_000), { ok: false, owner: 'cred:a' });
+    assert.equal(await store.leases.acquire('attach:x', 'cred:a', 60_000), { ok: false, owner: 'cred:a' });
+    assert.ok((await store.leases.acquire('attach:y', 'cred:b', 60_000)).ok);
+    if (!a.ok) return;
+    assert.ok(await a.lease.renew());
+    await a.lease.release();
+    const b = await store.leases.acquire('attach:x', 'cred:b', 20);
+    assert.ok(b.ok);
+    assert.not.ok(await a.lease.renew());
+    await new Promise((r) => setTimeout(r, 40));
+    const c = await store.leases.acquire('attach:x', 'cred:c', 60_000);
+    assert.ok(c.ok);
+    if (b.ok) assert.not.ok(await b.lease.renew());
   });
 
   test('after close, writes are refused, ping fails, and close again is harmless', async () => {
-    await store.write(send(msg('m1')));
+    await store.write([send(msg('m1'))]);
     await store.close();
-    assert.not.ok(store.ping());
-    assert.is(await codeOf(() => store.write([{ op: 'room.put', room: room('late') }])), 'unavailable');
+    assert.not.ok(await store.ping());
+    assert.is(await codeOf(() => store.write([createRoom('late')])), 'unavailable');
     await store.close();
   });
 
   test.run();
 }
 
-for (const backend of ['memory', 'sqlite'] as const) storeSuite(backend);
-
-// ---- sqlite only: files, crashes and faults ----
-
-const durable = suite('store (sqlite durability)');
-let dir = '';
-let dbPath = '';
-let opened: SqliteStore[] = [];
-let logs: string[] = [];
-
-/** Opens a store on the temp path; every store opened here is closed after the test, in order. */
-/** Waits until no background checkpoint is running: two stores must not share files mid-checkpoint. */
-async function checkpointsSettled(a: SqliteStore): Promise<void> {
-  let seen = -1;
-  await waitFor(() => {
-    const now = a.stats().checkpoints!;
-    const still = now === seen && listJournals(dbPath).length === 1;
-    seen = now;
-    return still;
-  }, 'checkpoints to settle');
+function declareOp(room: { id: string; members?: string[]; visibility?: 'public' | 'private' }, mode: 'set' | 'add', keep: boolean): WriteOp {
+  return { op: 'room.declare', room, members_mode: mode, keep_removed: keep, at: at(), events: { created: (r) => event('room.created', { room_id: r.id }), members: membersEvent } };
 }
 
-async function open(opts: Partial<Parameters<typeof openSqliteStore>[0]> = {}): Promise<SqliteStore> {
-  const s = await openSqliteStore({ path: dbPath, log: (m) => logs.push(m), ...opts });
-  opened.push(s);
-  return s;
-}
-
-durable.before.each(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
-  dbPath = join(dir, 'nested', 'dir', 'svc.db');
-  opened = [];
-  logs = [];
-});
-durable.after.each(async () => {
-  for (const s of opened) await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** Writes a little of everything; returns what a reopened store must show. */
-async function populate(s: Store, n = 5): Promise<Message[]> {
-  await s.write([
-    { op: 'room.put', room: room('r1') },
-    { op: 'room.put', room: room('r2') },
-    { op: 'agent.put', agent: agent('a1') },
-    { op: 'dm.put', dm: dm('d1') },
-    { op: 'thread.put', thread: thread('t1') },
-    { op: 'artifact.insert', artifact: artifact('art1', inThread('t1')) },
-  ]);
-  const ms: Message[] = [];
-  for (let i = 1; i <= n; i++) {
-    const m = msg(`m${i}`, i % 2 ? inRoom('r1') : inThread('t1'));
-    await s.write(send(m));
-    ms.push(m);
-  }
-  return ms;
-}
-
-function assertPopulated(s: Store, ms: Message[]): void {
-  assert.equal(ids(s.listRooms()), ['r1', 'r2']);
-  assert.equal(ids(s.listAgents()), ['a1']);
-  assert.equal(ids(s.listDms()), ['d1']);
-  assert.equal(s.getThread('t1')?.room_id, 'r1');
-  assert.equal(ids(s.listArtifacts({ room_id: 'r1' }, { limit: 10 }).items), ['art1']);
-  assert.equal(
-    s.listMessages('room:r1', { limit: 100 }).items,
-    ms.filter((m) => m.target.kind === 'room'),
-  );
-  assert.equal(
-    s.eventsAfter(0, 1000).map((e) => [e.seq, e.event.message]),
-    ms.map((m, i) => [i + 1, m]),
-  );
-  assert.is(s.lastEventSeq(), ms.length);
-  assert.is(s.stats().messages, ms.length);
-}
-
-durable('data survives close and reopen, and seqs continue', async () => {
-  const a = await open();
-  const ms = await populate(a);
-  await a.close();
-  assert.ok(existsSync(dbPath));
-  assert.equal(listJournals(dbPath), []);
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.equal(await b.write(send(msg('next'))), { event_seqs: [ms.length + 1] });
-  assert.ok(b.stats().db_bytes! > 0);
-});
-
-durable('acknowledged writes survive a crash', async () => {
-  const a = await open();
-  const ms = await populate(a, 20);
-  // A second store on the same files, while the first never closed: what a restart after a crash sees.
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.equal(logs, []);
-});
-
-durable('concurrent writes all survive a crash', async () => {
-  const a = await open();
-  const ms = Array.from({ length: 50 }, (_, i) => msg(`c${i}`));
-  const results = await Promise.all(ms.map((m) => a.write(send(m))));
-  assert.equal(
-    results.map((r) => r.event_seqs[0]),
-    ms.map((_, i) => i + 1),
-  );
-  const b = await open();
-  assert.equal(b.listMessages('room:r1', { limit: 100 }).items, ms);
-  assert.is(b.lastEventSeq(), 50);
-});
-
-durable('a torn last journal record is dropped and the database opens', async () => {
-  const a = await open();
-  const ms = await populate(a, 3);
-  const [journal] = listJournals(dbPath);
-  const good = statSync(journal!.path).size;
-  const half = encodeRecord(JSON.stringify({ ops: [insert(msg('torn'))] }));
-  appendFileSync(journal!.path, half.subarray(0, half.length >> 1));
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.is(b.getMessage('torn'), undefined);
-  assert.is(statSync(journal!.path).size, good);
-  assert.is(logs.length, 1);
-  assert.match(logs[0]!, /torn record.*truncating/);
-  // Writes after recovery land after the last good record and survive another crash.
-  await b.write(send(msg('after')));
-  const c = await open();
-  assert.ok(c.getMessage('after'));
-  assert.is(c.lastEventSeq(), ms.length + 1);
-});
-
-durable('a journal of only garbage is emptied and the database opens', async () => {
-  const a = await open();
-  await a.write([{ op: 'room.put', room: room('r1') }]);
-  await a.close();
-  await (await open()).close(); // leaves an empty journal for the current generation
-  const [journal] = listJournals(dbPath);
-  appendFileSync(journal!.path, 'not a record at all');
-  const b = await open();
-  assert.equal(ids(b.listRooms()), ['r1']);
-  assert.is(statSync(journal!.path).size, 0);
-  assert.is(logs.length, 1);
-});
-
-durable('checkpoints retire old journals and a reopen keeps everything', async () => {
-  const a = await open({ checkpointBytes: 2048 });
-  const ms = await populate(a, 40);
-  await waitFor(() => a.stats().checkpoints! >= 2, 'two checkpoints');
-  // Generation 1 is gone; at most the current journal and one being retired remain.
-  const gens = listJournals(dbPath).map((j) => j.gen);
-  assert.ok(gens.length <= 2, `journals ${gens}`);
-  assert.not.ok(gens.includes(1));
-  assert.ok(a.stats().db_bytes! > 0);
-  await a.close();
-  // Everything is in svc.db; at most an empty journal of the current generation is left.
-  assert.equal(
-    listJournals(dbPath).map((j) => statSync(j.path).size),
-    listJournals(dbPath).length ? [0] : [],
-  );
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.equal(logs, []);
-});
-
-durable('a crash after checkpoints loses nothing', async () => {
-  const a = await open({ checkpointBytes: 2048 });
-  const ms = await populate(a, 40);
-  await waitFor(() => a.stats().checkpoints! >= 2, 'two checkpoints');
-  // Let the last background checkpoint finish: two processes must not share the files mid-checkpoint.
-  await checkpointsSettled(a);
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.equal(logs, []);
-});
-
-durable('checkpoints done in the worker thread keep everything, also across a crash', async () => {
-  // workerCheckpointBytes 0 sends every checkpoint to the worker (large databases use it by default).
-  const a = await open({ checkpointBytes: 2048, workerCheckpointBytes: 0 });
-  const ms = await populate(a, 40);
-  await waitFor(() => a.stats().checkpoints! >= 2, 'two worker checkpoints');
-  await checkpointsSettled(a);
-  const crashed = await open();
-  assertPopulated(crashed, ms);
-  await crashed.close();
-  await a.close();
-  const b = await open();
-  assertPopulated(b, ms);
-  assert.equal(logs, []);
-});
-
-durable('a journal write failure rejects the batch, shows none of it, and later writes succeed', async () => {
-  let full = false;
-  const a = await open({ faults: { failWrites: () => full } });
-  await a.write(send(msg('m1')));
-  const before = a.stats();
-  full = true;
-  let err: unknown;
-  try {
-    await a.write([{ op: 'room.put', room: room('lost') }, ...send(msg('m2'))]);
-  } catch (e) {
-    err = e;
-  }
-  assert.instance(err, StoreError);
-  assert.is((err as StoreError).code, 'unavailable');
-  assert.match((err as StoreError).message, /ENOSPC/);
-  assert.is(a.getRoom('lost'), undefined);
-  assert.is(a.getMessage('m2'), undefined);
-  assert.is(a.lastEventSeq(), 1);
-  assert.equal(a.stats().messages, before.messages);
-  full = false;
-  assert.equal(await a.write(send(msg('m3'))), { event_seqs: [2] });
-  const b = await open();
-  assert.equal(ids(b.listMessages('room:r1', { limit: 10 }).items), ['m1', 'm3']);
-  assert.equal(b.eventsAfter(0, 10).map((e) => e.event.message?.id), ['m1', 'm3']);
-  assert.equal(logs.filter((l) => /torn|truncat/.test(l)), []);
-});
-
-durable('an fsync failure rejects the waiting writes and the next write retries', async () => {
-  let broken = false;
-  const a = await open({ faults: { failSyncs: () => broken } });
-  broken = true;
-  const err = await a.write(send(msg('m1'))).catch((e: unknown) => e);
-  assert.instance(err, StoreError);
-  assert.is((err as StoreError).code, 'unavailable');
-  broken = false;
-  await a.write(send(msg('m2')));
-  await a.sync();
-});
-
-durable('events keep their message by reference, not a second copy', async () => {
-  const a = await open();
-  await a.write(send(msg('m1')));
-  await a.close();
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
-  const db = new SQL.Database(readFileSync(dbPath));
-  const [row] = db.exec('SELECT message_id, body FROM events')[0]!.values;
-  db.close();
-  assert.is(row![0], 'm1');
-  assert.is(JSON.parse(row![1] as string).message, null);
-});
-
-durable('a reopen without writes leaves the files as they were', async () => {
-  const a = await open();
-  await populate(a, 2);
-  await a.close();
-  const size = statSync(dbPath).size;
-  const mtime = statSync(dbPath).mtimeMs;
-  const b = await open();
-  await b.close();
-  assert.is(statSync(dbPath).size, size);
-  assert.is(statSync(dbPath).mtimeMs, mtime);
-});
-
-durable.run();
+for (const backend of BACKENDS) storeSuite(backend);

@@ -37,6 +37,17 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     // Loaded on use: the server's modules would slow every client command's start.
     .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
+  program
+    .command('store')
+    .description('operate on the configured store')
+    .command('copy')
+    .description('copy the network of the configured store (server stopped) into an empty Postgres schema')
+    .requiredOption('--to <url>', 'target database URL (postgres://user:password@host:5432/db)')
+    .option('--schema <name>', 'target schema (default public)')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .addHelpText('after', '\nExample:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home')
+    .action(async (o) => run((await import('./commands/store-copy.js')).storeCopyCommand(io, { ...o, debug: program.opts().debug })));
+
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);
   return program;

@@ -81,7 +81,7 @@ function authenticatorFor(config: Config, store: Store): Authenticator {
   return {
     mode: config.auth.mode,
     tokens: new StaticTokens(config.auth.tokens),
-    agentByCredential: (key) => (key.startsWith('agent:') ? store.findAgentsByCredential(key)[0]?.id : undefined),
+    agentByCredential: async (key) => (key.startsWith('agent:') ? (await store.findAgentsByCredential(key))[0]?.id : undefined),
   };
 }
 

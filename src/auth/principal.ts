@@ -24,8 +24,8 @@ export const AGENT_TOKEN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['write', '
 export interface Authenticator {
   mode: AuthMode;
   tokens: StaticTokens;
-  /** Finds the agent owning a generated-token credential key. */
-  agentByCredential(key: string): string | undefined;
+  /** Finds the agent owning a generated-token credential key (a store read). */
+  agentByCredential(key: string): Promise<string | undefined>;
 }
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: string };
@@ -38,7 +38,7 @@ export function bearerOf(header: string | undefined): { present: boolean; token?
 }
 
 /** Resolves a bearer token (from the header or a console session) to a principal. */
-export function authenticate(auth: Authenticator, credential: { present: boolean; token?: string }): AuthResult {
+export async function authenticate(auth: Authenticator, credential: { present: boolean; token?: string }): Promise<AuthResult> {
   if (auth.mode === 'none') return { ok: true, principal: { kind: 'trusted', credentialKey: 'anonymous' } };
   if (!credential.present) return { ok: true, principal: { kind: 'anonymous' } };
   const token = credential.token;
@@ -46,10 +46,10 @@ export function authenticate(auth: Authenticator, credential: { present: boolean
   return principalForToken(auth, token);
 }
 
-export function principalForToken(auth: Authenticator, token: string): AuthResult {
+export async function principalForToken(auth: Authenticator, token: string): Promise<AuthResult> {
   if (token.startsWith(AGENT_TOKEN_PREFIX)) {
     const key = agentCredentialKey(token);
-    const agentId = auth.agentByCredential(key);
+    const agentId = await auth.agentByCredential(key);
     if (agentId === undefined) return { ok: false, reason: 'the agent token is not valid (unknown or its agent was removed)' };
     return { ok: true, principal: { kind: 'agent', agentId, scopes: AGENT_TOKEN_SCOPES, credentialKey: key } };
   }

@@ -1,7 +1,7 @@
 // What a principal may see. One answer for HTTP lists, SSE and attachments: a Viewer is computed
 // once per request or subscription and asked about rooms, DMs, agents and events.
 
-import type { DmRecord, RoomRecord } from '../store/types.js';
+import type { DmFilter, DmRecord, RoomFilter, RoomRecord } from '../store/types.js';
 import type { Principal } from './principal.js';
 
 export interface Viewer {
@@ -58,4 +58,20 @@ export function canSeeDm(v: Viewer, dm: DmRecord, localNetwork: string): boolean
 export function canSeeAgent(v: Viewer, agentId: string, visibleRooms: readonly RoomRecord[], localNetwork: string): boolean {
   if (v.all || v.agents?.has(agentId)) return true;
   return visibleRooms.some((r) => r.members.some((m) => memberIsLocalAgent(m, agentId, localNetwork)));
+}
+
+/** The store filter that lists exactly the rooms canSeeRoom allows (filtered before paging). */
+export function roomFilterOf(v: Viewer, localNetwork: string): RoomFilter {
+  if (v.all) return { all: true };
+  if (v.pairingId !== undefined) return { pairing: v.pairingId };
+  if (!v.agents) return {};
+  return { members: [...v.agents].flatMap((a) => [a, `${localNetwork}:${a}`]) };
+}
+
+/** The store filter that lists exactly the DMs canSeeDm allows; undefined: none at all. */
+export function dmFilterOf(v: Viewer, localNetwork: string): DmFilter | undefined {
+  if (!v.dms) return undefined;
+  if (v.all) return { all: true };
+  if (!v.agents) return undefined;
+  return { participants: [...v.agents].map((a) => `${localNetwork}:${a}`) };
 }

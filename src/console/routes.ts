@@ -34,7 +34,7 @@ function baseOf(req: IncomingMessage, deps: ConsoleDeps): string {
 }
 
 /** `?access_token=T`: a session with exactly T's scopes, then a redirect that drops T from the URL. */
-function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMessage, res: ServerResponse, token: string): void {
+async function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
   const auth = deps.auth();
   const secure = cameOverHttps(req);
   if (auth.mode === 'none') {
@@ -42,7 +42,7 @@ function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMessage,
     sendPage(req, res, 303, redirectBody('/console/'), { ...NO_STORE, 'content-type': HTML, location: '/console/' });
     return;
   }
-  const r = token === '' ? { ok: false as const, reason: 'empty token' } : principalForToken(auth, token);
+  const r = token === '' ? { ok: false as const, reason: 'empty token' } : await principalForToken(auth, token);
   if (!r.ok) {
     sendPage(req, res, 401, invalidLinkPage(baseOf(req, deps)), { ...NO_STORE, 'content-type': HTML });
     return;
@@ -126,12 +126,12 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       method: 'GET',
       path: '/console/api/presence',
       action: 'console',
-      handler: ({ net, principal }) => {
+      handler: async ({ net, principal }) => {
         // Presence is private: anonymous public readers get none (SPEC.md, Anonymous stream filtering).
         if (principal.kind === 'anonymous') return { body: { agents: [] } };
         const id = net.config.network.id;
         const v = viewerOf(principal);
-        const rooms = net.store.listRooms().filter((r) => canSeeRoom(v, r, id));
+        const rooms = (await net.store.listRooms()).filter((r) => canSeeRoom(v, r, id));
         return { body: { agents: deps.presence.snapshot((a) => canSeeAgent(v, a, rooms, id)) } };
       },
     },

@@ -53,17 +53,17 @@ class Context implements RequestContext {
 }
 
 /** The principal of a request: header first, then console cookie; invalid header is a 401. */
-export function principalOf(deps: HttpDeps, req: IncomingMessage): { principal?: Principal; error?: string } {
+export async function principalOf(deps: HttpDeps, req: IncomingMessage): Promise<{ principal?: Principal; error?: string }> {
   const header = req.headers.authorization;
   const auth = deps.auth();
   if (header === undefined) {
     const token = deps.sessionToken?.(req);
     if (token !== undefined) {
-      const r = authenticate(auth, { present: true, token });
+      const r = await authenticate(auth, { present: true, token });
       if (r.ok) return { principal: r.principal };
     }
   }
-  const r = authenticate(auth, bearerOf(header));
+  const r = await authenticate(auth, bearerOf(header));
   return r.ok ? { principal: r.principal } : { error: r.reason };
 }
 
@@ -113,7 +113,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse,
   if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
   const route = m.route;
   state.route = route.path;
-  const who = principalOf(deps, req);
+  const who = await principalOf(deps, req);
   // Limits come before the 401 so that guessing tokens is limited per address too.
   deps.admit?.(req, who.principal);
   if (who.error !== undefined && !route.lenientAuth) throw new AppError('unauthorized', who.error);

@@ -11,27 +11,27 @@ function hidden(p: Principal, what: string): AppError {
   return p.kind === 'anonymous' ? unauthorized(`${what} is not public; send a bearer token`) : notFound(what);
 }
 
-export function visibleRoom(ctx: NetworkContext, p: Principal, roomId: string, v: Viewer = viewerOf(p)): RoomRecord {
-  const room = ctx.store.getRoom(roomId);
+export async function visibleRoom(ctx: NetworkContext, p: Principal, roomId: string, v: Viewer = viewerOf(p)): Promise<RoomRecord> {
+  const room = await ctx.store.getRoom(roomId);
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   if (!canSeeRoom(v, room, ctx.config.network.id)) throw hidden(p, `room ${roomId}`);
   return room;
 }
 
-export function visibleThread(ctx: NetworkContext, p: Principal, threadId: string): { thread: ThreadRecord; room: RoomRecord } {
-  const thread = ctx.store.getThread(threadId);
+export async function visibleThread(ctx: NetworkContext, p: Principal, threadId: string): Promise<{ thread: ThreadRecord; room: RoomRecord }> {
+  const thread = await ctx.store.getThread(threadId);
   if (!thread) throw notFound(`thread ${threadId}`);
-  const room = ctx.store.getRoom(thread.room_id);
+  const room = await ctx.store.getRoom(thread.room_id);
   if (!room || room.removed_at) throw notFound(`thread ${threadId}`);
   if (!canSeeRoom(viewerOf(p), room, ctx.config.network.id)) throw hidden(p, `thread ${threadId}`);
   return { thread, room };
 }
 
 /** DM routes: 403 when DMs are off, 401 anonymous, 404 unknown or not a participant's. */
-export function visibleDm(ctx: NetworkContext, p: Principal, dmId: string): DmRecord {
+export async function visibleDm(ctx: NetworkContext, p: Principal, dmId: string): Promise<DmRecord> {
   requireDirectMessages(ctx);
   if (p.kind === 'anonymous') throw unauthorized('direct messages need a bearer token');
-  const dm = ctx.store.getDm(dmId);
+  const dm = await ctx.store.getDm(dmId);
   if (!dm || !canSeeDm(viewerOf(p), dm, ctx.config.network.id)) throw notFound(`dm ${dmId}`);
   return dm;
 }

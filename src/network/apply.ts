@@ -4,11 +4,11 @@
 import { AppError, conflict } from '../errors.js';
 import { fqid, newId } from '../protocol/ids.js';
 import type { ApplyRequest, ApplyResponse, Visibility, WritePolicy } from '../protocol/types.js';
-import type { AgentRecord, RoomRecord, WriteOp } from '../store/types.js';
+import { StoreError, type AgentRecord, type OpOutcome, type RoomDeclareOp, type WriteOp } from '../store/types.js';
 import type { Config } from '../config/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { normalizeMembers } from './members.js';
-import { roomCreateOps } from './rooms.js';
+import { membersEvent } from './rooms.js';
 import { roomView } from './views.js';
 
 export interface DeclaredRoom {
@@ -23,8 +23,6 @@ export interface DeclaredRoom {
 
 type Change = NonNullable<ApplyResponse['changes']>[number];
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
 /**
  * How declarations meet runtime changes. `request` (POST /v1/apply, `svc apply`): the declaration is
  * exact, members are set as declared and a soft-removed room is revived. `config` (start-up and
@@ -33,72 +31,44 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  */
 export type ApplyMode = 'request' | 'config';
 
-function roomOps(ctx: NetworkContext, d: DeclaredRoom, changes: Change[], at: string, mode: ApplyMode): WriteOp[] {
+/** The declaration of one room as an intent; the store compares it with the room it holds. */
+function roomOp(ctx: NetworkContext, d: DeclaredRoom, at: string, mode: ApplyMode): RoomDeclareOp {
   const net = ctx.config.network.id;
   // Checked here so a bad member is reported at its place in the request (`body.rooms[1].members[0]`).
   const members = d.members ? normalizeMembers(net, d.members, `${at}.members`) : undefined;
-  const existing = ctx.store.getRoom(d.id);
-  if (existing?.removed_at && mode === 'config') {
-    changes.push({ kind: 'room', id: d.id, action: 'unchanged' });
-    return [];
-  }
-  if (!existing || existing.removed_at) {
-    changes.push({ kind: 'room', id: d.id, action: 'created' });
-    return roomCreateOps(ctx, d, existing).ops;
-  }
-  const next: RoomRecord = {
-    ...existing,
-    name: d.name ?? existing.name,
-    members: !members ? existing.members : mode === 'request' ? members : [...existing.members, ...members.filter((m) => !existing.members.includes(m))],
-    visibility: d.visibility ?? existing.visibility,
-    write_policy: d.write_policy ?? existing.write_policy,
-    federation_pairings: d.federation_pairings ?? existing.federation_pairings,
+  return {
+    op: 'room.declare',
+    room: {
+      id: d.id,
+      ...(d.name !== undefined ? { name: d.name } : {}),
+      ...(members !== undefined ? { members } : {}),
+      ...(d.visibility !== undefined ? { visibility: d.visibility } : {}),
+      ...(d.write_policy !== undefined ? { write_policy: d.write_policy } : {}),
+      ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
+    },
+    members_mode: mode === 'request' ? 'set' : 'add',
+    keep_removed: mode === 'config',
+    at: now(),
+    events: { created: (room) => newEvent(ctx, 'room.created', { room: roomView(net, room) }), members: membersEvent(ctx) },
   };
-  const changed =
-    next.name !== existing.name ||
-    !sameList(next.members, existing.members) ||
-    next.visibility !== existing.visibility ||
-    next.write_policy !== existing.write_policy ||
-    !sameList(next.federation_pairings, existing.federation_pairings);
-  if (!changed) {
-    changes.push({ kind: 'room', id: d.id, action: 'unchanged' });
-    return [];
-  }
-  changes.push({ kind: 'room', id: d.id, action: 'updated' });
-  next.updated_at = now();
-  const ops: WriteOp[] = [{ op: 'room.put', room: next }];
-  if (!sameList(next.members, existing.members)) {
-    ops.push({
-      op: 'event.append',
-      event: newEvent(ctx, 'room.members.updated', {
-        room: roomView(net, next),
-        added: next.members.filter((m) => !existing.members.includes(m)),
-        removed: existing.members.filter((m) => !next.members.includes(m)),
-      }),
-    });
-  }
-  return ops;
 }
 
 /** Binds agent ids to static-token credentials. A binding owned by another credential conflicts. */
-function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes: Change[], strict: boolean, root: string): WriteOp[] {
+async function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], strict: boolean, root: string): Promise<WriteOp[]> {
   const ops: WriteOp[] = [];
   const tokenIds = new Set(ctx.config.auth.tokens.map((t) => t.id));
   for (const [i, b] of bindings.entries()) {
     if (!/^token:/.test(b.credential_key) || !tokenIds.has(b.credential_key.slice(6))) {
       throw new AppError('unprocessable_entity', `${root}agents[${i}].credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`);
     }
-    const existing = ctx.store.getAgent(b.id);
-    if (existing) {
-      if (existing.credential_key === b.credential_key) changes.push({ kind: 'agent', id: b.id, action: 'unchanged' });
-      else if (strict) throw conflict(`agent ${b.id} is registered to another credential; remove it first to rebind`);
-      else ctx.log('warn', 'declared agent binding skipped: id registered to another credential', { agent: b.id });
+    const existing = await ctx.store.getAgent(b.id);
+    if (existing && existing.credential_key !== b.credential_key) {
+      if (strict) throw conflict(`agent ${b.id} is registered to another credential; remove it first to rebind`);
+      ctx.log('warn', 'declared agent binding skipped: id registered to another credential', { agent: b.id });
       continue;
     }
     const t = now();
-    const record: AgentRecord = { id: b.id, actor_uid: newId('act'), credential_key: b.credential_key, created_at: t, updated_at: t };
-    ops.push({ op: 'agent.put', agent: record });
-    changes.push({ kind: 'agent', id: b.id, action: 'created' });
+    ops.push({ op: 'agent.claim', agent: { id: b.id, actor_uid: newId('act'), credential_key: b.credential_key, created_at: t, updated_at: t } });
   }
   return ops;
 }
@@ -106,19 +76,31 @@ function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], changes
 /** `root` prefixes error paths: `body.` for a request. */
 export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, mode: ApplyMode, root = ''): Promise<ApplyResponse> {
   const net = ctx.config.network.id;
+  const ops = [...(await agentOps(ctx, req.agents, mode === 'request', root)), ...req.rooms.map((r, i) => roomOp(ctx, r, `${root}rooms[${i}]`, mode))];
+  let outcomes: OpOutcome[] = [];
+  if (ops.length > 0) {
+    try {
+      outcomes = (await commit(ctx, ops)).outcomes;
+    } catch (err) {
+      // A binding claimed by another credential since it was read.
+      if (err instanceof StoreError && err.code === 'agent_taken') throw conflict(`${err.message}; remove it first to rebind`);
+      throw err;
+    }
+  }
   const changes: Change[] = [];
-  const ops = [...agentOps(ctx, req.agents, changes, mode === 'request', root), ...req.rooms.flatMap((r, i) => roomOps(ctx, r, changes, `${root}rooms[${i}]`, mode))];
-  if (ops.length > 0) await commit(ctx, ops);
-  const agents = req.agents
-    .map((b) => ctx.store.getAgent(b.id))
+  for (const o of outcomes) {
+    if (o.op === 'agent.claim') changes.push({ kind: 'agent', id: o.agent.id, action: o.created ? 'created' : 'unchanged' });
+  }
+  for (const o of outcomes) {
+    if (o.op === 'room.declare') changes.push({ kind: 'room', id: o.room!.id, action: o.action });
+  }
+  const agents = (await Promise.all(req.agents.map((b) => ctx.store.getAgent(b.id))))
     .filter((a): a is AgentRecord => a !== undefined)
     .map((a) => ({ network_id: net, agent_id: a.id, actor_uid: a.actor_uid, actor_uri: fqid(net, 'agents', a.id) }));
-  const rooms = req.rooms
-    .map((r) => ctx.store.getRoom(r.id)!)
-    .map((r) => {
-      const v = roomView(net, r);
-      return { id: v.id, network_id: net, fqid: v.fqid, name: v.name, members: v.members, visibility: v.visibility, write_policy: v.write_policy };
-    });
+  const rooms = (await Promise.all(req.rooms.map(async (r) => (await ctx.store.getRoom(r.id))!))).map((r) => {
+    const v = roomView(net, r);
+    return { id: v.id, network_id: net, fqid: v.fqid, name: v.name, members: v.members, visibility: v.visibility, write_policy: v.write_policy };
+  });
   return { applied: true, agents, rooms, changes };
 }
 

@@ -5,7 +5,7 @@ import type { Broker } from '../events/broker.js';
 import type { Logger } from '../log.js';
 import type { Message, ServiceEvent, Warning } from '../protocol/types.js';
 import { newId } from '../protocol/ids.js';
-import type { Store, StoredEvent, WriteOp, WriteResult } from '../store/types.js';
+import type { Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { SendRequest } from '../protocol/types.js';
 
@@ -54,14 +54,13 @@ export function newEvent(ctx: NetworkContext, type: ServiceEvent['type'], fields
   return { id: newId('evt'), type, network_id: ctx.config.network.id, created_at: now(), ...fields };
 }
 
-/** Writes a batch durably, then publishes its events with their sequence numbers. */
-export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<StoredEvent[]> {
+/**
+ * Writes a batch of intents durably. Its events reach live delivery through the store's feed (as
+ * everyone else's writes do), before this resolves.
+ */
+export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<WriteResult> {
   const started = performance.now();
-  const result: WriteResult = await ctx.store.write(ops);
+  const result = await ctx.store.write(ops);
   ctx.hooks.observeWrite?.((performance.now() - started) / 1000);
-  const stored: StoredEvent[] = [];
-  let i = 0;
-  for (const op of ops) if (op.op === 'event.append') stored.push({ seq: result.event_seqs[i++]!, event: op.event });
-  ctx.broker.publish(stored);
-  return stored;
+  return result;
 }

@@ -1,14 +1,13 @@
 // GET /v1/network: the network document, partly viewer-specific (console.can_send_human).
 
+import { canSendHuman as canSendHumanFor } from '../auth/senders.js';
 import type { Principal } from '../auth/principal.js';
 import { ATTACH_PROTOCOL, HTTP_PROTOCOL, PAIR_PROTOCOL, type NetworkDocument, type Warning } from '../protocol/types.js';
 import type { NetworkContext } from './context.js';
 
 /** Whether this principal may send `from.type: human` messages at all. */
 export function canSendHuman(ctx: NetworkContext, p: Principal): boolean {
-  if (!ctx.config.server.human_ingress) return false;
-  if (p.kind === 'trusted') return true;
-  return p.kind === 'static' && p.scopes.has('write') && !p.agents;
+  return canSendHumanFor(ctx.config.server.human_ingress, p);
 }
 
 export function warnings(ctx: NetworkContext): Warning[] {

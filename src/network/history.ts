@@ -2,8 +2,8 @@
 
 import { badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, viewerOf } from '../auth/visibility.js';
-import { paginate, pageOf, type Window } from '../protocol/pagination.js';
+import { dmFilterOf, viewerOf } from '../auth/visibility.js';
+import { pageOf, type Window } from '../protocol/pagination.js';
 import type { Artifact, DirectConversation, Message, Page, Thread } from '../protocol/types.js';
 import type { ArtifactFilter, PageResult } from '../store/types.js';
 import type { NetworkContext } from './context.js';
@@ -14,25 +14,25 @@ import { unauthorized } from '../errors.js';
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
 export function roomMessages(ctx: NetworkContext, p: Principal, roomId: string, w: Window): { messages: Message[]; page: Page } {
-  visibleRoom(ctx, p, roomId);
-  const r = ctx.store.listMessages(`room:${roomId}`, w);
+  await visibleRoom(ctx, p, roomId);
+  const r = await ctx.store.listMessages(`room:${roomId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
 export function roomThreads(ctx: NetworkContext, p: Principal, roomId: string, w: Window): { threads: Thread[]; page: Page } {
-  visibleRoom(ctx, p, roomId);
-  const r = ctx.store.listThreads(roomId, w);
+  await visibleRoom(ctx, p, roomId);
+  const r = await ctx.store.listThreads(roomId, w);
   const net = ctx.config.network.id;
   return { threads: r.items.map((t) => threadView(net, t)), page: toPage(r) };
 }
 
-export function getThread(ctx: NetworkContext, p: Principal, threadId: string): Thread {
-  return threadView(ctx.config.network.id, visibleThread(ctx, p, threadId).thread);
+export async function getThread(ctx: NetworkContext, p: Principal, threadId: string): Promise<Thread> {
+  return threadView(ctx.config.network.id, (await visibleThread(ctx, p, threadId)).thread);
 }
 
 export function threadMessages(ctx: NetworkContext, p: Principal, threadId: string, w: Window): { messages: Message[]; page: Page } {
-  visibleThread(ctx, p, threadId);
-  const r = ctx.store.listMessages(`thread:${threadId}`, w);
+  await visibleThread(ctx, p, threadId);
+  const r = await ctx.store.listMessages(`thread:${threadId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
@@ -41,18 +41,18 @@ export function listDms(ctx: NetworkContext, p: Principal, w: Window): { dms: Di
   if (p.kind === 'anonymous') throw unauthorized('direct messages need a bearer token');
   const net = ctx.config.network.id;
   const v = viewerOf(p);
-  const visible = ctx.store.listDms().filter((d) => canSeeDm(v, d, net));
-  const s = paginate(visible, (d) => d.id, w);
-  return { dms: s.items.map((d) => dmView(net, d)), page: pageOf(s, (d) => d.id) };
+  const filter = dmFilterOf(v, net);
+  const s = filter ? await ctx.store.pageDms(filter, w) : { items: [], has_more: false, has_older: false };
+  return { dms: s.items.map((d) => dmView(net, d)), page: toPage(s) };
 }
 
-export function getDm(ctx: NetworkContext, p: Principal, dmId: string): DirectConversation {
-  return dmView(ctx.config.network.id, visibleDm(ctx, p, dmId));
+export async function getDm(ctx: NetworkContext, p: Principal, dmId: string): Promise<DirectConversation> {
+  return dmView(ctx.config.network.id, await visibleDm(ctx, p, dmId));
 }
 
 export function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): { messages: Message[]; page: Page } {
-  visibleDm(ctx, p, dmId);
-  const r = ctx.store.listMessages(`dm:${dmId}`, w);
+  await visibleDm(ctx, p, dmId);
+  const r = await ctx.store.listMessages(`dm:${dmId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
@@ -61,9 +61,9 @@ export function listArtifacts(ctx: NetworkContext, p: Principal, f: ArtifactFilt
   if (f.room_id === undefined && f.thread_id === undefined && f.dm_id === undefined) {
     throw badRequest('query: one of room_id, thread_id or dm_id is required');
   }
-  if (f.dm_id !== undefined) visibleDm(ctx, p, f.dm_id);
-  if (f.room_id !== undefined) visibleRoom(ctx, p, f.room_id);
-  if (f.thread_id !== undefined) visibleThread(ctx, p, f.thread_id);
-  const r = ctx.store.listArtifacts(f, w);
+  if (f.dm_id !== undefined) await visibleDm(ctx, p, f.dm_id);
+  if (f.room_id !== undefined) await visibleRoom(ctx, p, f.room_id);
+  if (f.thread_id !== undefined) await visibleThread(ctx, p, f.thread_id);
+  const r = await ctx.store.listArtifacts(f, w);
   return { artifacts: r.items, page: toPage(r) };
 }

@@ -3,12 +3,13 @@
 
 import { createHash } from 'node:crypto';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { mayAssertAgent, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { agentSenderRefusal, humanSenderRefusal, localSenderRefusal } from '../auth/senders.js';
 import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentions } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
-import { convKeyOf, type DmRecord, type RoomRecord, type ThreadRecord, type WriteOp } from '../store/types.js';
+import { StoreError, convKeyOf, type MessageInsertOp, type RoomRecord } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
@@ -30,7 +31,7 @@ interface Sender {
 }
 
 /** Checks that the caller may speak as `from`; returns the full actor. */
-function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sender {
+async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Promise<Sender> {
   const net = ctx.config.network.id;
   const from = req.from;
   const home = from.network_id ?? net;
@@ -43,21 +44,17 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
     if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
     return { actor, scopedId: `${home}:${from.id}`, memberId: human ? humanMemberId(`${home}:${from.id}`) : `${home}:${from.id}`, local: false, registered: false };
   }
-  if (req.origin && p.kind !== 'trusted') throw forbidden('origin is only accepted on messages relayed from a paired network');
-  if (p.kind === 'static' && !p.scopes.has('write')) throw forbidden('pair credentials relay remote-origin messages only; this sender is local');
+  const local = localSenderRefusal(p, req.origin !== undefined);
+  if (local) throw forbidden(local);
+  const agent = await ctx.store.getAgent(from.id);
   if (from.type === 'agent') {
-    if (!mayAssertAgent(p, from.id)) throw forbidden(`this credential may not send as agent ${from.id}`);
-    const agent = ctx.store.getAgent(from.id);
-    if (agent && p.kind !== 'trusted' && agent.credential_key !== (p.kind === 'anonymous' ? '' : p.credentialKey)) {
-      throw forbidden(`agent ${from.id} is registered to another credential; send with its own token`);
-    }
+    const refusal = agentSenderRefusal(p, from.id, agent?.credential_key);
+    if (refusal) throw forbidden(refusal);
     return { actor, scopedId: `${net}:${from.id}`, memberId: from.id, local: true, registered: agent !== undefined };
   }
   // Every non-agent actor is human ingress.
-  if (p.kind === 'agent') throw forbidden('an agent token sends only as its own agent');
-  if (p.kind === 'static' && p.agents) throw forbidden('a token with an agents allowlist cannot send human messages');
-  // A person must not borrow a registered agent's identity (DM participation, mentions, wakes).
-  if (ctx.store.getAgent(from.id)) throw forbidden(`${from.id} is a registered agent id; a person sends under another id`);
+  const refusal = humanSenderRefusal(p, from.id, agent !== undefined);
+  if (refusal) throw forbidden(refusal);
   actor.fqid = `svc://${net}/humans/${from.id}`;
   return { actor, scopedId: `${net}:${from.id}`, memberId: humanMemberId(from.id), local: true, registered: false };
 }
@@ -65,46 +62,47 @@ function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Sen
 /** Room members are agent ids, so a person named `alpha` must never count as member agent `alpha`. */
 const humanMemberId = (id: string): string => `~human/${id}`;
 
+/**
+ * Where a message lands. Thread and DM records are read only for what never changes once stored
+ * (a thread's room and parent, a DM's participants); creating and counting them is the store's
+ * message.insert intent.
+ */
 interface Placement {
   target: Target;
   room?: RoomRecord;
-  thread?: { record: ThreadRecord; created: boolean };
-  dm?: { record: DmRecord; created: boolean };
+  thread?: { id: string; room_id: string; parent_message_id?: string };
+  dm?: { id: string; participant_ids: string[] };
   /** Scoped ids that mentions resolve against. */
   mentionScope: string[];
 }
 
-function placeInRoom(ctx: NetworkContext, roomId: string): RoomRecord {
-  const room = ctx.store.getRoom(roomId);
+async function placeInRoom(ctx: NetworkContext, roomId: string): Promise<RoomRecord> {
+  const room = await ctx.store.getRoom(roomId);
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;
 }
 
-function place(ctx: NetworkContext, req: SendRequest, sender: Sender, at: string): Placement {
+async function place(ctx: NetworkContext, req: SendRequest, sender: Sender): Promise<Placement> {
   const net = ctx.config.network.id;
   const t = req.target;
   if (t.kind === 'room') {
-    const room = placeInRoom(ctx, t.room_id);
+    const room = await placeInRoom(ctx, t.room_id);
     return { target: { kind: 'room', room_id: room.id }, room, mentionScope: scopedMembers(net, room.members) };
   }
   if (t.kind === 'thread') {
-    const room = placeInRoom(ctx, t.room_id);
+    const room = await placeInRoom(ctx, t.room_id);
     if (!isId(t.thread_id)) throw badRequest('body.target.thread_id: must be an id: letters, digits, . _ - (max 64)');
-    const existing = ctx.store.getThread(t.thread_id);
+    const existing = await ctx.store.getThread(t.thread_id);
     if (existing && existing.room_id !== room.id) throw conflict(`thread ${t.thread_id} belongs to room ${existing.room_id}`);
-    let thread: ThreadRecord;
-    if (existing) {
-      thread = { ...existing, message_count: existing.message_count + 1, last_message_at: at };
-    } else {
-      const parent = t.parent_message_id;
-      if (parent !== undefined) {
-        const pm = ctx.store.getMessage(parent);
-        if (!pm || pm.conv !== `room:${room.id}`) throw notFound(`parent message ${parent} in room ${room.id}`);
-      }
-      thread = { id: t.thread_id, room_id: room.id, ...(parent ? { parent_message_id: parent } : {}), message_count: 1, last_message_at: at, created_at: at };
+    let parent = existing ? existing.parent_message_id : t.parent_message_id;
+    if (!existing && parent !== undefined) {
+      const pm = await ctx.store.getMessage(parent);
+      if (!pm || pm.conv !== `room:${room.id}`) throw notFound(`parent message ${parent} in room ${room.id}`);
     }
+    if (parent === '') parent = undefined;
+    const thread = { id: t.thread_id, room_id: room.id, ...(parent ? { parent_message_id: parent } : {}) };
     const target: Target = { kind: 'thread', room_id: room.id, thread_id: thread.id, ...(thread.parent_message_id ? { parent_message_id: thread.parent_message_id } : {}) };
-    return { target, room, thread: { record: thread, created: !existing }, mentionScope: scopedMembers(net, room.members) };
+    return { target, room, thread, mentionScope: scopedMembers(net, room.members) };
   }
   // DM
   requireDirectMessages(ctx);
@@ -119,28 +117,23 @@ function place(ctx: NetworkContext, req: SendRequest, sender: Sender, at: string
     participants = [...set].sort();
     if (participants.length < 2) throw badRequest('body.target.participant_ids: a DM needs at least one participant besides the sender');
   }
-  let existing: DmRecord | undefined;
   if (participants) {
     const derived = dmIdFor(participants);
     if (t.dm_id !== undefined && t.dm_id !== derived) {
-      const named = ctx.store.getDm(t.dm_id);
+      const named = await ctx.store.getDm(t.dm_id);
       if (named) throw conflict(`dm ${t.dm_id} has other participants than body.target.participant_ids`);
       throw badRequest('body.target.dm_id: does not match participant_ids (one participant set is one DM)');
     }
-    existing = ctx.store.getDm(derived);
-    participants = existing?.participant_ids ?? participants;
-    if (!existing) {
-      const record: DmRecord = { id: derived, participant_ids: participants, message_count: 1, last_message_at: at, created_at: at };
-      return { target: { kind: 'dm', dm_id: derived, participant_ids: participants }, dm: { record, created: true }, mentionScope: participants };
-    }
-  } else {
-    if (t.dm_id === undefined) throw badRequest('body.target: a DM target needs dm_id or participant_ids');
-    existing = ctx.store.getDm(t.dm_id);
-    if (!existing) throw notFound(`dm ${t.dm_id}`);
+    // The id is derived from the participant set, so a stored DM of this id has these participants.
+    const dm = { id: derived, participant_ids: participants };
+    return { target: { kind: 'dm', dm_id: derived, participant_ids: participants }, dm, mentionScope: participants };
   }
+  if (t.dm_id === undefined) throw badRequest('body.target: a DM target needs dm_id or participant_ids');
+  const existing = await ctx.store.getDm(t.dm_id);
+  if (!existing) throw notFound(`dm ${t.dm_id}`);
   if (!existing.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${existing.id}`);
-  const record = { ...existing, message_count: existing.message_count + 1, last_message_at: at };
-  return { target: { kind: 'dm', dm_id: existing.id, participant_ids: existing.participant_ids }, dm: { record, created: false }, mentionScope: existing.participant_ids };
+  const dm = { id: existing.id, participant_ids: existing.participant_ids };
+  return { target: { kind: 'dm', dm_id: existing.id, participant_ids: existing.participant_ids }, dm, mentionScope: existing.participant_ids };
 }
 
 const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data'] as const;
@@ -199,19 +192,13 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   }
   if (req.target.kind === 'dm') requireDirectMessages(ctx);
   // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
-  const sender = resolveSender(ctx, p, req);
+  const sender = await resolveSender(ctx, p, req);
   if (req.id !== undefined) {
-    const prior = ctx.store.getMessage(req.id);
-    if (prior) {
-      if (prior.message.from.id !== req.from.id || prior.message.from.network_id !== sender.actor.network_id) {
-        throw conflict(`message id ${req.id} is already used by another sender`);
-      }
-      await ctx.store.sync();
-      return { message_id: prior.message.id, event_id: prior.event_id, accepted: true, thread_created: false, dm_created: false };
-    }
+    // A retry answers without re-deciding anything; the store re-checks inside the write too.
+    const prior = await ctx.store.getMessage(req.id);
+    if (prior) return retried(ctx, req, sender, prior.message, prior.event_id, true);
   }
-  const at = now();
-  const placed = place(ctx, req, sender, at);
+  const placed = await place(ctx, req, sender);
   if (placed.room) {
     if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room_id: placed.room.id });
     const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
@@ -220,6 +207,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     ctx.hooks.checkRemoteSender!(p, req, {});
   }
 
+  const at = now();
   const message: Message = {
     id: req.id ?? newId('msg'),
     network_id: net,
@@ -233,27 +221,35 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   const conv = convKeyOf(placed.target);
   ctx.hooks.checkLoop?.(conv, message);
 
-  const ops: WriteOp[] = [];
-  if (placed.thread) {
-    ops.push({ op: 'thread.put', thread: placed.thread.record });
-    if (placed.thread.created) ops.push({ op: 'event.append', event: newEvent(ctx, 'thread.created', { thread: threadView(net, placed.thread.record) }) });
-  }
-  if (placed.dm) {
-    ops.push({ op: 'dm.put', dm: placed.dm.record });
-    if (placed.dm.created) ops.push({ op: 'event.append', event: newEvent(ctx, 'dm.created', { dm: dmView(net, placed.dm.record) }) });
-  }
   const created = newEvent(ctx, 'message.created', { message });
-  ops.push({ op: 'message.insert', record: { message, conv, event_id: created.id } });
-  for (const a of artifactsOf(net, message)) ops.push({ op: 'artifact.insert', artifact: a });
-  ops.push({ op: 'event.append', event: created });
-  await commit(ctx, ops);
+  const op: MessageInsertOp = {
+    op: 'message.insert',
+    record: { message, conv, event_id: created.id },
+    event: created,
+    artifacts: artifactsOf(net, message),
+    ...(placed.thread ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } } : {}),
+    ...(placed.dm ? { dm: { ...placed.dm, created: (d) => newEvent(ctx, 'dm.created', { dm: dmView(net, d) }) } } : {}),
+  };
+  let outcome;
+  try {
+    outcome = (await commit(ctx, [op])).outcomes[0]!;
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'thread_room') throw conflict(err.message);
+    throw err;
+  }
+  if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
+  // A concurrent send of the same id won the race: answer as a retry.
+  if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
   ctx.hooks.recordLoop?.(conv, message);
   ctx.hooks.afterMessage?.(message);
-  return {
-    message_id: message.id,
-    event_id: created.id,
-    accepted: true,
-    thread_created: placed.thread?.created ?? false,
-    dm_created: placed.dm?.created ?? false,
-  };
+  return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
+}
+
+/** The answer to a send whose id is stored: the stored message, if this sender sent it. */
+async function retried(ctx: NetworkContext, req: SendRequest, sender: Sender, stored: Message, eventId: string, sync: boolean): Promise<SendResponse> {
+  if (stored.from.id !== req.from.id || stored.from.network_id !== sender.actor.network_id) {
+    throw conflict(`message id ${req.id} is already used by another sender`);
+  }
+  if (sync) await ctx.store.sync();
+  return { message_id: stored.id, event_id: eventId, accepted: true, thread_created: false, dm_created: false };
 }

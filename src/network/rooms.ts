@@ -1,11 +1,11 @@
-// Rooms: create, read, list, soft removal and membership.
+// Rooms: create, read, list, soft removal and membership, as store intents.
 
 import { conflict, notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeRoom, viewerOf } from '../auth/visibility.js';
-import { paginate, pageOf, type Window } from '../protocol/pagination.js';
+import { roomFilterOf, viewerOf } from '../auth/visibility.js';
+import { pageOf, type Window } from '../protocol/pagination.js';
 import type { Page, RemovedResponse, Room, Visibility, WritePolicy } from '../protocol/types.js';
-import type { RoomRecord, WriteOp } from '../store/types.js';
+import { StoreError, type MembersEvent, type RoomCreateOp } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { visibleRoom } from './access.js';
 import { normalizeMembers } from './members.js';
@@ -20,75 +20,69 @@ export interface RoomInput {
   federation_pairings?: string[];
 }
 
-/** The op (and event) that creates a room or revives a soft-removed one. */
-export function roomCreateOps(ctx: NetworkContext, input: RoomInput, existing?: RoomRecord): { record: RoomRecord; ops: WriteOp[] } {
+/** The intent that creates a room (or revives a soft-removed one); members checked here. */
+export function roomCreateOp(ctx: NetworkContext, input: RoomInput): RoomCreateOp {
   const net = ctx.config.network.id;
-  const t = now();
-  const record: RoomRecord = {
-    id: input.id,
-    name: input.name ?? existing?.name ?? input.id,
-    members: normalizeMembers(net, input.members ?? [], 'body.members'),
-    visibility: input.visibility ?? 'public',
-    write_policy: input.write_policy ?? 'members',
-    federation_pairings: input.federation_pairings ?? existing?.federation_pairings ?? [],
-    created_at: existing?.created_at ?? t,
-    updated_at: t,
+  return {
+    op: 'room.create',
+    room: {
+      id: input.id,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      members: normalizeMembers(net, input.members ?? [], 'body.members'),
+      visibility: input.visibility ?? 'public',
+      write_policy: input.write_policy ?? 'members',
+      ...(input.federation_pairings !== undefined ? { federation_pairings: input.federation_pairings } : {}),
+    },
+    at: now(),
+    event: (room) => newEvent(ctx, 'room.created', { room: roomView(net, room) }),
   };
-  return { record, ops: [{ op: 'room.put', room: record }, { op: 'event.append', event: newEvent(ctx, 'room.created', { room: roomView(net, record) }) }] };
+}
+
+/** The event of a membership change, built from the room as stored. */
+export function membersEvent(ctx: NetworkContext): MembersEvent {
+  const net = ctx.config.network.id;
+  return (room, added, removed) => newEvent(ctx, 'room.members.updated', { room: roomView(net, room), added, removed });
 }
 
 export async function createRoom(ctx: NetworkContext, input: RoomInput): Promise<Room> {
-  const existing = ctx.store.getRoom(input.id);
-  if (existing && !existing.removed_at) throw conflict(`room ${input.id} already exists`);
-  const { record, ops } = roomCreateOps(ctx, input, existing);
-  await commit(ctx, ops);
-  return roomView(ctx.config.network.id, record);
+  const { outcomes } = await commit(ctx, [roomCreateOp(ctx, input)]).catch(storeRefusal);
+  const o = outcomes[0]!;
+  if (o.op !== 'room.create') throw new Error('unexpected outcome');
+  return roomView(ctx.config.network.id, o.room);
 }
 
-export function getRoom(ctx: NetworkContext, p: Principal, id: string): Room {
-  return roomView(ctx.config.network.id, visibleRoom(ctx, p, id));
+export async function getRoom(ctx: NetworkContext, p: Principal, id: string): Promise<Room> {
+  return roomView(ctx.config.network.id, await visibleRoom(ctx, p, id));
 }
 
-/** Rooms the principal may see, filtered before pagination. */
-export function listRooms(ctx: NetworkContext, p: Principal, w: Window): { rooms: Room[]; page: Page } {
+/** Rooms the principal may see, filtered before pagination (by the store). */
+export async function listRooms(ctx: NetworkContext, p: Principal, w: Window): Promise<{ rooms: Room[]; page: Page }> {
   const net = ctx.config.network.id;
-  const v = viewerOf(p);
-  const visible = ctx.store.listRooms().filter((r) => canSeeRoom(v, r, net));
-  const s = paginate(visible, (r) => r.id, w);
+  const s = await ctx.store.pageRooms(roomFilterOf(viewerOf(p), net), w);
   return { rooms: s.items.map((r) => roomView(net, r)), page: pageOf(s, (r) => r.id) };
 }
 
 export async function removeRoom(ctx: NetworkContext, id: string): Promise<RemovedResponse> {
-  const room = ctx.store.getRoom(id);
-  if (!room || room.removed_at) throw notFound(`room ${id}`);
-  const t = now();
-  await commit(ctx, [
-    { op: 'room.put', room: { ...room, removed_at: t, updated_at: t } },
-    { op: 'event.append', event: newEvent(ctx, 'room.removed', { room_id: id, room: roomView(ctx.config.network.id, room) }) },
-  ]);
+  const net = ctx.config.network.id;
+  await commit(ctx, [{ op: 'room.remove', id, at: now(), event: (room) => newEvent(ctx, 'room.removed', { room_id: id, room: roomView(net, room) }) }]).catch(storeRefusal);
   return { removed: true, kind: 'room', id, mode: 'soft' };
 }
 
-/** The ops that change a room's members, or none when nothing changes. */
-export function membershipOps(ctx: NetworkContext, room: RoomRecord, add: readonly string[], remove: readonly string[]): { record: RoomRecord; ops: WriteOp[] } {
+export async function updateMembers(ctx: NetworkContext, id: string, add: readonly string[], remove: readonly string[]): Promise<Room> {
   const net = ctx.config.network.id;
-  const toAdd = normalizeMembers(net, add, 'body.add').filter((m) => !room.members.includes(m));
-  const toRemove = normalizeMembers(net, remove, 'body.remove').filter((m) => room.members.includes(m) && !toAdd.includes(m));
-  if (toAdd.length === 0 && toRemove.length === 0) return { record: room, ops: [] };
-  const record: RoomRecord = { ...room, members: [...room.members.filter((m) => !toRemove.includes(m)), ...toAdd], updated_at: now() };
-  return {
-    record,
-    ops: [
-      { op: 'room.put', room: record },
-      { op: 'event.append', event: newEvent(ctx, 'room.members.updated', { room: roomView(net, record), added: toAdd, removed: toRemove }) },
-    ],
-  };
+  const op = { op: 'room.members.change' as const, room_id: id, add: normalizeMembers(net, add, 'body.add'), remove: normalizeMembers(net, remove, 'body.remove'), at: now(), event: membersEvent(ctx) };
+  const { outcomes } = await commit(ctx, [op]).catch(storeRefusal);
+  const o = outcomes[0]!;
+  if (o.op !== 'room.members.change') throw new Error('unexpected outcome');
+  return roomView(net, o.room);
 }
 
-export async function updateMembers(ctx: NetworkContext, id: string, add: readonly string[], remove: readonly string[]): Promise<Room> {
-  const room = ctx.store.getRoom(id);
-  if (!room || room.removed_at) throw notFound(`room ${id}`);
-  const { record, ops } = membershipOps(ctx, room, add, remove);
-  if (ops.length > 0) await commit(ctx, ops);
-  return roomView(ctx.config.network.id, record);
+/** Turns the store's refusals of room intents into catalogue errors. */
+export function storeRefusal(err: unknown): never {
+  if (err instanceof StoreError) {
+    if (err.code === 'not_found') throw notFound(err.message);
+    if (err.code === 'room_exists') throw conflict(err.message);
+  }
+  throw err;
 }
+

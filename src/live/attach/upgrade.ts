@@ -25,6 +25,8 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
   return (req, socket, head) => {
     if ((req.url ?? '/').split('?')[0] !== ATTACH_PATH) return false;
     socket.on('error', () => socket.destroy());
+    // Authentication reads the store: the upgrade is answered once it has.
+    void (async () => {
     try {
       if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
       // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
@@ -33,7 +35,7 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
       if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
         throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
       }
-      const who = principalOf(http, req);
+      const who = await principalOf(http, req);
       if (who.error !== undefined) throw new AppError('unauthorized', who.error);
       const principal: Principal = who.principal ?? { kind: 'anonymous' };
       http.admit?.(req, who.principal);
@@ -43,6 +45,7 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
     } catch (err) {
       refuse(req, socket, toAppError(err).error);
     }
+    })();
     return true;
   };
 }

@@ -7,6 +7,7 @@ import type { Config, LoadedConfig } from './config/types.js';
 import { StaticTokens } from './auth/credentials.js';
 import type { Authenticator } from './auth/principal.js';
 import { Broker } from './events/broker.js';
+import { FeedPump, type Preparer } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
 import type { Hooks, NetworkContext } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
@@ -36,6 +37,8 @@ export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: B
 export interface Feature {
   routes?: Route[];
   upgrade?: UpgradeHandler;
+  /** Readies each batch of stored events before live delivery (it may read the store). */
+  prepare?: Preparer;
   /** Called after listen with the bound address. */
   started?: (addr: { host: string; port: number }) => void;
   reloaded?: (config: Config) => void;
@@ -165,6 +168,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
         server.close();
         for (const f of [...features].reverse()) await f.close?.();
         for (const s of sockets) s.destroy();
+        pump.close();
         await store.close();
       })();
       return closing;
@@ -176,6 +180,11 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     features.push(f);
     if (f.routes) router.add(...f.routes);
   }
+  // Stored events (whoever wrote them) reach the broker through the store's feed.
+  const pump = new FeedPump(store.feed, net.broker, features.flatMap((f) => (f.prepare ? [f.prepare] : [])), (err) =>
+    log('warn', 'live delivery could not read the store', { error: err.message }),
+  );
+  pump.start();
   server.on('upgrade', (req, socket, head) => {
     for (const f of features) if (f.upgrade?.(req, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');

@@ -37,9 +37,9 @@ function send(req: IncomingMessage, res: ServerResponse, type: string, text: str
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-function render(deps: DiscoveryDeps, req: IncomingMessage, res: ServerResponse, net: NetworkContext, p: Principal, access: CallerAccess, type: string, fn: Renderer): void {
+async function render(deps: DiscoveryDeps, req: IncomingMessage, res: ServerResponse, net: NetworkContext, p: Principal, access: CallerAccess, type: string, fn: Renderer): Promise<void> {
   const base = baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), deps.address() ?? { host: '127.0.0.1', port: 0 });
-  send(req, res, type, fn(docView(net, p, access), access, base));
+  send(req, res, type, fn(await docView(net, p, access), access, base));
 }
 
 /** The principal /install.md renders for, or the refusal (SPEC.md, Route checks). */
@@ -69,7 +69,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
       raw: true,
       handler: ({ req, res, net, principal }) => {
         const p = installPrincipal(net, req, principal);
-        render(deps, req, res, net, p, p.kind === 'anonymous' ? ANONYMOUS : accessOf(p), MARKDOWN, renderInstall);
+        return render(deps, req, res, net, p, p.kind === 'anonymous' ? ANONYMOUS : accessOf(p), MARKDOWN, renderInstall);
       },
     },
     doc('/skill.md', 'doc.skill', MARKDOWN, renderSkill, deps),

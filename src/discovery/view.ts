@@ -5,6 +5,7 @@
 import type { Principal } from '../auth/principal.js';
 import { canSeeRoom, viewerOf } from '../auth/visibility.js';
 import type { AuthMode, Registration } from '../config/types.js';
+import type { RoomRecord } from '../store/types.js';
 import type { NetworkContext } from '../network/context.js';
 import type { Visibility, WritePolicy } from '../protocol/types.js';
 
@@ -66,9 +67,9 @@ export function accessOf(p: Principal): CallerAccess {
 }
 
 /** The rooms a caller can observe: its visible rooms with a reading credential, else public rooms under public read. */
-export function observableRooms(ctx: NetworkContext, p: Principal, access: CallerAccess) {
+export async function observableRooms(ctx: NetworkContext, p: Principal, access: CallerAccess): Promise<RoomRecord[]> {
   const net = ctx.config.network.id;
-  const rooms = ctx.store.listRooms();
+  const rooms = await ctx.store.listRooms();
   if (access.observe) {
     const v = viewerOf(p);
     return rooms.filter((r) => canSeeRoom(v, r, net));
@@ -79,12 +80,12 @@ export function observableRooms(ctx: NetworkContext, p: Principal, access: Calle
 }
 
 /** The document view for a caller. `p` decides which rooms are listed. */
-export function docView(ctx: NetworkContext, p: Principal, access: CallerAccess = accessOf(p)): DocView {
+export async function docView(ctx: NetworkContext, p: Principal, access: CallerAccess = accessOf(p)): Promise<DocView> {
   const c = ctx.config;
   return {
     network: { id: c.network.id, name: c.network.name, version: ctx.version },
     auth: { mode: c.auth.mode, public_read: c.auth.public_read, agent_registration: c.auth.agent_registration },
     server: { human_ingress: c.server.human_ingress, direct_messages: c.server.direct_messages, heartbeat_interval_ms: c.server.heartbeat_interval_ms },
-    rooms: observableRooms(ctx, p, access).map((r) => ({ id: r.id, name: r.name, visibility: r.visibility, write_policy: r.write_policy, members: [...r.members] })),
+    rooms: (await observableRooms(ctx, p, access)).map((r) => ({ id: r.id, name: r.name, visibility: r.visibility, write_policy: r.write_policy, members: [...r.members] })),
   };
 }

@@ -6,7 +6,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
-import { resolveAudience, type Audience } from './visibility.js';
+import { UNKNOWN_AUDIENCE, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
 export interface Closable {
@@ -31,7 +31,7 @@ export class LiveHub {
     readonly metrics: Metrics,
   ) {
     this.buffer = new ReplayBuffer(net.config.server.event_buffer);
-    this.publishedSeq = net.store.lastEventSeq();
+    this.publishedSeq = net.store.feed.head;
     metrics.brokerDrops.inc({ surface: 'sse' }, 0);
     metrics.brokerDrops.inc({ surface: 'attach' }, 0);
     net.broker.onDrop = (surface) => metrics.brokerDrops.inc({ surface });
@@ -47,15 +47,24 @@ export class LiveHub {
     return this.closing;
   }
 
-  /** The event's audience; cached per live event, or read fresh for replays (`fresh`). */
-  audienceOf(e: StoredEvent, fresh = false): Audience {
-    if (fresh) return resolveAudience(this.net.store, this.net.config.network.id, e.event);
-    let a = this.audiences.get(e);
-    if (!a) {
-      a = resolveAudience(this.net.store, this.net.config.network.id, e.event);
-      this.audiences.set(e, a);
+  /**
+   * Resolves and caches the audiences of events before they are delivered (the feed pump runs this
+   * before publishing; store catch-up runs it on each page).
+   */
+  readonly prepare = async (events: readonly StoredEvent[]): Promise<void> => {
+    for (const e of events) {
+      if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(this.net.store, this.net.config.network.id, e.event));
     }
-    return a;
+  };
+
+  /** The audience of a prepared event. */
+  audienceOf(e: StoredEvent): Audience {
+    return this.audiences.get(e) ?? UNKNOWN_AUDIENCE;
+  }
+
+  /** The audience as the store says now (replays: membership may have changed since). */
+  freshAudienceOf(e: StoredEvent): Promise<Audience> {
+    return resolveAudience(this.net.store, this.net.config.network.id, e.event);
   }
 
   /** Stores and publishes agent events; a store failure is logged, never thrown at a socket. */

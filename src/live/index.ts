@@ -18,6 +18,7 @@ export const liveFeature: FeatureFactory = (app) => {
   let bound: { host: string; port: number } | undefined;
   return {
     routes: [sseRoute(hub), ...metricsRoutes(app.metrics)],
+    prepare: hub.prepare,
     upgrade: attachUpgrade(hub, app.http, () => bound),
     started: (addr) => {
       bound = addr;

@@ -86,28 +86,26 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   const lv = liveViewerOf(principal, net.config.auth);
   const filter = filterOf(url.searchParams);
   const localNet = net.config.network.id;
-  const sees = (e: StoredEvent, fresh: boolean) => {
-    const a = hub.audienceOf(e, fresh);
-    return matches(filter, e.event, a) && viewerSees(lv, a, localNet);
-  };
+  const seesWith = (e: StoredEvent, a: Audience) => matches(filter, e.event, a) && viewerSees(lv, a, localNet);
+  const sees = (e: StoredEvent) => seesWith(e, hub.audienceOf(e));
 
-  // Replay and subscription happen in one turn: what was published before is in the buffer,
-  // what is published after lands in the queue; nothing falls between or arrives twice.
+  // Replay and subscription start in one turn: what was published before is in the buffer, what
+  // is published after lands in the queue (held paused until the replay is written); nothing
+  // falls between or arrives twice.
   let out = formatRetry(RETRY_MS);
   const header = req.headers['last-event-id'];
   const last = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('last_event_id') ?? undefined;
+  let replay: readonly StoredEvent[] = [];
   if (last) {
-    let replay = hub.buffer.after(last.trim());
-    if (!replay) {
+    const after = hub.buffer.after(last.trim());
+    if (!after) {
       const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
       out += formatEvent(gap, JSON.stringify(gap), false);
-      replay = hub.buffer.all();
     }
-    for (const e of replay) if (sees(e, true)) out += sseFrame(e);
+    replay = after ?? hub.buffer.all();
   } else {
     out += formatComment('connected');
   }
-  res.write(out);
 
   const onDrain = () => sub.resume();
   const sub = net.broker.open({
@@ -117,7 +115,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     surface: 'sse',
     deliver: (batch) => {
       let chunk = '';
-      for (const e of batch) if (sees(e, false)) chunk += sseFrame(e);
+      for (const e of batch) if (sees(e)) chunk += sseFrame(e);
       if (chunk && !res.write(chunk)) {
         sub.pause();
         res.once('drain', onDrain);
@@ -126,6 +124,22 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     // Fell behind: cut it; the client reconnects with Last-Event-ID and replays from the buffer.
     dropped: () => res.destroy(),
   });
+  if (replay.length === 0) res.write(out);
+  else {
+    // Replayed events are judged by the rooms and DMs as they are now: read them first.
+    sub.pause();
+    void Promise.all(replay.map((e) => hub.freshAudienceOf(e))).then(
+      (audiences) => {
+        replay.forEach((e, i) => {
+          if (seesWith(e, audiences[i]!)) out += sseFrame(e);
+        });
+        if (res.destroyed) return;
+        if (res.write(out)) sub.resume();
+        else res.once('drain', onDrain);
+      },
+      () => res.destroy(),
+    );
+  }
   const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
   const keepAlive = setInterval(() => {
     if (!sub.paused) res.write(formatComment('keep-alive'));

@@ -25,8 +25,8 @@ export interface Audience {
   publicKind: boolean;
   /** Local agent ids taking part: room members or DM participants. */
   locals: ReadonlySet<string>;
-  /** Active rooms, read once per event and only when a restricted viewer asks about an agent. */
-  rooms: () => RoomRecord[];
+  /** Active rooms, read for agent events only (a restricted viewer sees agents through rooms). */
+  rooms: readonly RoomRecord[];
 }
 
 /** A subscriber's standing: the HTTP viewer plus what the live surfaces add. */
@@ -51,47 +51,46 @@ function localsOf(net: string, ids: readonly string[]): Set<string> {
   return out;
 }
 
-function roomFor(store: Store, id: string, fallback?: ServiceEvent['room']): RoomRecord | undefined {
-  const r = store.getRoom(id);
+async function roomFor(store: Store, id: string, fallback?: ServiceEvent['room']): Promise<RoomRecord | undefined> {
+  const r = await store.getRoom(id);
   if (r || !fallback) return r;
   return { ...fallback, federation_pairings: [], updated_at: fallback.created_at };
 }
 
-function dmFor(store: Store, id: string, participants: readonly string[] = []): DmRecord {
-  return store.getDm(id) ?? { id, participant_ids: [...participants], message_count: 0, last_message_at: '', created_at: '' };
+async function dmFor(store: Store, id: string, participants: readonly string[] = []): Promise<DmRecord> {
+  return (await store.getDm(id)) ?? { id, participant_ids: [...participants], message_count: 0, last_message_at: '', created_at: '' };
 }
 
 /** Resolves the room or DM of a conversation target. */
-function targetParts(store: Store, net: string, t: Target | undefined): Pick<Audience, 'room' | 'dm' | 'conv' | 'locals'> {
+async function targetParts(store: Store, net: string, t: Target | undefined): Promise<Pick<Audience, 'room' | 'dm' | 'conv' | 'locals'>> {
   if (!t) return { locals: new Set() };
   if (t.kind === 'dm') {
-    const dm = dmFor(store, t.dm_id, t.participant_ids);
+    const dm = await dmFor(store, t.dm_id, t.participant_ids);
     return { dm, conv: 'dm', locals: localsOf(net, dm.participant_ids) };
   }
-  const room = roomFor(store, t.room_id);
+  const room = await roomFor(store, t.room_id);
   return { ...(room ? { room } : {}), conv: t.kind, locals: localsOf(net, room?.members ?? []) };
 }
 
 /** The audience of one event, read from the store as it is now. */
-export function resolveAudience(store: Store, net: string, e: ServiceEvent): Audience {
-  let rooms: RoomRecord[] | undefined;
-  const base = { rooms: () => (rooms ??= store.listRooms()), locals: new Set<string>() as ReadonlySet<string> };
+export async function resolveAudience(store: Store, net: string, e: ServiceEvent): Promise<Audience> {
+  const base = { rooms: [] as readonly RoomRecord[], locals: new Set<string>() as ReadonlySet<string> };
   switch (e.type) {
     case 'message.created':
-      return { ...base, kind: 'conversation', publicKind: true, ...targetParts(store, net, e.message?.target) };
+      return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.message?.target)) };
     case 'thread.created': {
-      const room = e.thread ? roomFor(store, e.thread.room_id) : undefined;
+      const room = e.thread ? await roomFor(store, e.thread.room_id) : undefined;
       return { ...base, kind: 'conversation', publicKind: true, conv: 'thread', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
     }
     case 'dm.created': {
-      const dm = e.dm ? dmFor(store, e.dm.id, e.dm.participant_ids) : undefined;
+      const dm = e.dm ? await dmFor(store, e.dm.id, e.dm.participant_ids) : undefined;
       return { ...base, kind: 'conversation', publicKind: false, conv: 'dm', ...(dm ? { dm } : {}), locals: localsOf(net, dm?.participant_ids ?? []) };
     }
     case 'room.created':
     case 'room.members.updated':
     case 'room.removed': {
       const id = e.room?.id ?? e.room_id;
-      const room = id !== undefined ? roomFor(store, id, e.room) : undefined;
+      const room = id !== undefined ? await roomFor(store, id, e.room) : undefined;
       // Membership changes and removals are admin events: never for anonymous readers.
       return { ...base, kind: 'conversation', publicKind: e.type === 'room.created', conv: 'room', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
     }
@@ -101,20 +100,23 @@ export function resolveAudience(store: Store, net: string, e: ServiceEvent): Aud
     case 'agent.wake.delivered':
     case 'agent.wake.failed': {
       const agentId = e.agent?.agent_id ?? e.agent_id;
-      const t = targetParts(store, net, e.agent?.target);
-      return { ...base, kind: 'agent', publicKind: false, ...(agentId !== undefined ? { agentId } : {}), ...(t.room ? { room: t.room } : {}), ...(t.dm ? { dm: t.dm } : {}) };
+      const t = await targetParts(store, net, e.agent?.target);
+      return { ...base, rooms: await store.listRooms(), kind: 'agent', publicKind: false, ...(agentId !== undefined ? { agentId } : {}), ...(t.room ? { room: t.room } : {}), ...(t.dm ? { dm: t.dm } : {}) };
     }
     case 'pairing.updated':
       return { ...base, kind: 'pairing', publicKind: false };
     case 'conversation.loop_guard':
       // An operator notice about one conversation (src/reliability.ts): for whoever may see that conversation, never anonymous.
-      return { ...base, kind: 'conversation', publicKind: false, ...targetParts(store, net, e.agent?.target) };
+      return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.agent?.target)) };
     default:
       // Events this table does not know (loop guard notices, ...) follow their message, if any, and are never public.
-      if (e.message) return { ...base, kind: 'conversation', publicKind: false, ...targetParts(store, net, e.message.target) };
+      if (e.message) return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.message.target)) };
       return { ...base, kind: 'pairing', publicKind: false };
   }
 }
+
+/** What an event whose audience could not be read concerns: nobody but full viewers. */
+export const UNKNOWN_AUDIENCE: Audience = { kind: 'pairing', publicKind: false, locals: new Set(), rooms: [] };
 
 /** Whether an SSE subscriber may receive an event with this audience. */
 export function viewerSees(lv: LiveViewer, a: Audience, net: string): boolean {
@@ -127,7 +129,7 @@ export function viewerSees(lv: LiveViewer, a: Audience, net: string): boolean {
   }
   if (a.kind === 'agent') {
     if (a.agentId === undefined) return false;
-    const visibleRooms = a.rooms().filter((r) => canSeeRoom(v, r, net));
+    const visibleRooms = a.rooms.filter((r) => canSeeRoom(v, r, net));
     if (!canSeeAgent(v, a.agentId, visibleRooms, net)) return false;
   }
   if (a.room) return canSeeRoom(v, a.room, net);

@@ -5,7 +5,7 @@ import type { Broker } from '../events/broker.js';
 import type { Logger } from '../log.js';
 import type { Message, ServiceEvent, Warning } from '../protocol/types.js';
 import { newId } from '../protocol/ids.js';
-import type { Store, WriteOp, WriteResult } from '../store/types.js';
+import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { SendRequest } from '../protocol/types.js';
 
@@ -14,7 +14,7 @@ export interface Hooks {
   /** Called after a message is durable and published (outbound relay). */
   afterMessage?: (m: Message) => void;
   /** Decides an inbound message from a remote-origin sender; throws AppError to refuse. */
-  checkRemoteSender?: (p: Principal, req: SendRequest, target: { room_id?: string }) => void;
+  checkRemoteSender?: (p: Principal, req: SendRequest, target: { room?: RoomRecord }) => void;
   /** Decides whether an agent send is refused by the loop guard; throws AppError to refuse. */
   checkLoop?: (conv: string, m: Message) => void;
   /** Records an accepted message for the loop guard. */

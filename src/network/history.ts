@@ -13,13 +13,13 @@ import { unauthorized } from '../errors.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
-export function roomMessages(ctx: NetworkContext, p: Principal, roomId: string, w: Window): { messages: Message[]; page: Page } {
+export async function roomMessages(ctx: NetworkContext, p: Principal, roomId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
   const r = await ctx.store.listMessages(`room:${roomId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
-export function roomThreads(ctx: NetworkContext, p: Principal, roomId: string, w: Window): { threads: Thread[]; page: Page } {
+export async function roomThreads(ctx: NetworkContext, p: Principal, roomId: string, w: Window): Promise<{ threads: Thread[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
   const r = await ctx.store.listThreads(roomId, w);
   const net = ctx.config.network.id;
@@ -30,13 +30,13 @@ export async function getThread(ctx: NetworkContext, p: Principal, threadId: str
   return threadView(ctx.config.network.id, (await visibleThread(ctx, p, threadId)).thread);
 }
 
-export function threadMessages(ctx: NetworkContext, p: Principal, threadId: string, w: Window): { messages: Message[]; page: Page } {
+export async function threadMessages(ctx: NetworkContext, p: Principal, threadId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleThread(ctx, p, threadId);
   const r = await ctx.store.listMessages(`thread:${threadId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
-export function listDms(ctx: NetworkContext, p: Principal, w: Window): { dms: DirectConversation[]; page: Page } {
+export async function listDms(ctx: NetworkContext, p: Principal, w: Window): Promise<{ dms: DirectConversation[]; page: Page }> {
   requireDirectMessages(ctx);
   if (p.kind === 'anonymous') throw unauthorized('direct messages need a bearer token');
   const net = ctx.config.network.id;
@@ -50,14 +50,14 @@ export async function getDm(ctx: NetworkContext, p: Principal, dmId: string): Pr
   return dmView(ctx.config.network.id, await visibleDm(ctx, p, dmId));
 }
 
-export function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): { messages: Message[]; page: Page } {
+export async function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleDm(ctx, p, dmId);
   const r = await ctx.store.listMessages(`dm:${dmId}`, w);
   return { messages: r.items, page: toPage(r) };
 }
 
 /** Artifacts of the named conversations; at least one of room_id, thread_id, dm_id. */
-export function listArtifacts(ctx: NetworkContext, p: Principal, f: ArtifactFilter, w: Window): { artifacts: Artifact[]; page: Page } {
+export async function listArtifacts(ctx: NetworkContext, p: Principal, f: ArtifactFilter, w: Window): Promise<{ artifacts: Artifact[]; page: Page }> {
   if (f.room_id === undefined && f.thread_id === undefined && f.dm_id === undefined) {
     throw badRequest('query: one of room_id, thread_id or dm_id is required');
   }

@@ -200,7 +200,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   }
   const placed = await place(ctx, req, sender);
   if (placed.room) {
-    if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room_id: placed.room.id });
+    if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
     const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
     if (!d.allow) throw new AppError('forbidden', d.reason);
   } else if (!sender.local) {

@@ -1,38 +1,48 @@
-// A pairing's small durable state next to the database (`pairing-<id>.cursor`): the last event
-// sequence number its outbox has dealt with, and whether the peer has ever answered. Writes are
-// temp file + fsync + rename, off the request path: after a delivery they are awaited by the
-// outbox; moving past messages that are not this pairing's is only written within a second, since
-// re-reading those after a crash sends nothing.
+// A pairing's small durable state, kept in the store (any instance can resume the relay): the last
+// event sequence number its outbox has dealt with, and whether the peer has ever answered. After a
+// delivery the outbox awaits the write; moving past messages that are not this pairing's is only
+// written within a second, since re-reading those after a crash sends nothing.
 
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type { PairingState, Store } from '../store/types.js';
 
-export interface CursorState {
-  /** Last event sequence number relayed or passed over. */
-  seq: number;
-  /** The peer has answered a compatibility check at least once. */
-  answered: boolean;
-}
+export type CursorState = PairingState;
 
 const LAZY_SAVE_MS = 1000;
 
-/** Where a pairing's cursor lives: a file (sqlite backend) or only memory (memory backend). */
-export class CursorFile {
+export class PairingCursor {
   private state: CursorState;
   private written: string;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private forgotten = false;
+  /** Resolves once the stored state is loaded (a new pairing starts at the end of the log). */
+  readonly loaded: Promise<void>;
 
-  /** Loads the cursor; a pairing seen for the first time starts at `initialSeq` (no backfill). */
+  /**
+   * `legacyFile`: where releases before the store kept it wrote this cursor; read once when the
+   * store has none, then removed.
+   */
   constructor(
-    private readonly path: string | undefined,
-    initialSeq: number,
+    private readonly store: Store,
+    private readonly pairingId: string,
+    legacyFile?: string,
   ) {
-    const loaded = path ? readCursor(path) : undefined;
-    this.state = loaded ?? { seq: initialSeq, answered: false };
-    this.written = JSON.stringify(this.state);
-    if (!loaded && path) writeFileSync(path, this.written, { mode: 0o600 });
+    this.state = { seq: 0, answered: false };
+    this.written = '';
+    this.loaded = this.load(legacyFile);
+  }
+
+  private async load(legacyFile: string | undefined): Promise<void> {
+    const stored = await this.store.getPairingState(this.pairingId);
+    if (stored) {
+      this.state = stored;
+      this.written = JSON.stringify(stored);
+      return;
+    }
+    this.state = (legacyFile && readLegacy(legacyFile)) || { seq: await this.store.lastEventSeq(), answered: false };
+    await this.write();
+    if (legacyFile) rmSync(legacyFile, { force: true });
   }
 
   get seq(): number {
@@ -43,11 +53,11 @@ export class CursorFile {
     return this.state.answered;
   }
 
-  /** Moves the cursor in memory; the file follows within a second (or at the next commit or flush). */
+  /** Moves the cursor in memory; the store follows within a second (or at the next commit or flush). */
   advance(seq: number): void {
     if (seq === this.state.seq) return;
     this.state = { ...this.state, seq };
-    if (this.path && !this.timer) {
+    if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         void this.flush().catch(() => {});
@@ -62,7 +72,7 @@ export class CursorFile {
     await this.flush();
   }
 
-  /** Writes the current state if the file is behind; writes never overlap. */
+  /** Writes the current state if the store is behind; writes never overlap. */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -70,47 +80,30 @@ export class CursorFile {
     return this.chain;
   }
 
-  /** Deletes the file (the pairing was removed): a re-added pairing starts at the end of the log. */
+  /** Forgets the state (the pairing was removed): a re-added pairing starts at the end of the log. */
   async forget(): Promise<void> {
     this.forgotten = true;
     clearTimeout(this.timer);
     await this.chain.catch(() => {});
-    if (this.path) await rm(this.path, { force: true });
+    await this.loaded.catch(() => {});
+    await this.store.write([{ op: 'pairing.state', pairing_id: this.pairingId, delete: true }]);
   }
 
   private async write(): Promise<void> {
     const text = JSON.stringify(this.state);
-    if (!this.path || this.forgotten || text === this.written) return;
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    try {
-      const fh = await open(tmp, 'w', 0o600);
-      try {
-        await fh.writeFile(text);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, this.path);
-      this.written = text;
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    if (this.forgotten || text === this.written) return;
+    await this.store.write([{ op: 'pairing.state', pairing_id: this.pairingId, set: { ...this.state } }]);
+    this.written = text;
   }
 }
 
-function readCursor(path: string): CursorState | undefined {
-  let text: string;
+function readLegacy(file: string): CursorState | undefined {
+  if (!existsSync(file)) return undefined;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const v = JSON.parse(text) as Partial<CursorState>;
+    const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<CursorState>;
     if (typeof v.seq === 'number' && Number.isSafeInteger(v.seq) && v.seq >= 0) return { seq: v.seq, answered: v.answered === true };
   } catch {
-    // A torn or hand-edited file: start over at the end of the log (below).
+    // A torn or hand-edited file: start over at the end of the log.
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { splitScoped } from '../protocol/ids.js';
 import type { SendRequest } from '../protocol/types.js';
+import type { RoomRecord } from '../store/types.js';
 import type { PairingManager } from './manager.js';
 
 export interface ManagerLookup {
@@ -17,7 +18,7 @@ export interface ManagerLookup {
 
 /** The checkRemoteSender hook for this network's pairings. */
 export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) {
-  return (p: Principal, req: SendRequest, target: { room_id?: string }): void => {
+  return (p: Principal, req: SendRequest, target: { room?: RoomRecord }): void => {
     const home = req.from.network_id ?? ctx.config.network.id;
     let mgr: PairingManager | undefined;
     if (p.kind === 'static') {
@@ -37,10 +38,9 @@ export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) 
     }
     mgr.admitOrigin(home);
     const net = ctx.config.network.id;
-    if (target.room_id !== undefined) {
-      const room = ctx.store.getRoom(target.room_id);
-      if (!room?.federation_pairings.includes(mgr.id)) {
-        throw forbidden(`room ${target.room_id} does not federate with pairing ${mgr.id} (rooms[].federation.pairings)`);
+    if (target.room !== undefined) {
+      if (!target.room.federation_pairings.includes(mgr.id)) {
+        throw forbidden(`room ${target.room.id} does not federate with pairing ${mgr.id} (rooms[].federation.pairings)`);
       }
       return;
     }

@@ -3,7 +3,7 @@
 
 import type { FeatureFactory } from '../app.js';
 import type { Config, PairingConfig } from '../config/types.js';
-import type { Message, Warning } from '../protocol/types.js';
+import type { Warning } from '../protocol/types.js';
 import { pairingRoutes } from '../http/routes/pairings.js';
 import { SelfForwarder } from './inbound.js';
 import { remoteSenderCheck } from './inbound-rules.js';
@@ -48,13 +48,13 @@ export const pairingFeature: FeatureFactory = (app) => {
 
   const hooks = ctx.hooks;
   hooks.checkRemoteSender = remoteSenderCheck(ctx, lookup);
-  const prevAfter = hooks.afterMessage;
-  hooks.afterMessage = (m: Message) => {
-    prevAfter?.(m);
+  // The outboxes follow the event feed: a message stored by any process sharing the store wakes them.
+  const unsubscribe = ctx.broker.subscribe((e) => {
+    const m = e.event.type === 'message.created' ? e.event.message : undefined;
     // Messages that arrived by relay are never relayed again (no multi-hop, no echo).
-    if (m.origin || m.from.network_id !== ctx.config.network.id) return;
+    if (!m || m.origin || m.from.network_id !== ctx.config.network.id) return;
     for (const mgr of managers.values()) mgr.notify();
-  };
+  });
   const prevWarnings = hooks.warnings;
   hooks.warnings = (): Warning[] => [...(prevWarnings?.() ?? []), ...pairingWarnings([...managers.values()])];
 
@@ -70,6 +70,7 @@ export const pairingFeature: FeatureFactory = (app) => {
       reconciling = reconciling.then(() => reconcile(config));
     },
     async close() {
+      unsubscribe();
       await reconciling;
       await Promise.all([...managers.values()].map((m) => m.close()));
       managers.clear();

@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import type { Message, Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
 import { evaluateRemote } from './compat.js';
-import { CursorFile } from './cursor.js';
+import { PairingCursor } from './cursor.js';
 import { Outbox, type Delivery } from './outbox.js';
 import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
 import { backoffDelay, RelayClient, type RequestFrame } from './relay-client.js';
@@ -45,7 +45,7 @@ export class PairingManager {
   private pinned: string | undefined;
   private readonly transport: PairTransport;
   private readonly relay: RelayClient | undefined;
-  private readonly cursor: CursorFile;
+  private readonly cursor: PairingCursor;
   private readonly outbox: Outbox;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -79,11 +79,12 @@ export class PairingManager {
     } else {
       this.transport = new DirectTransport(c.remote_base_url!, c.token);
     }
-    const dir = ctx.store.backend === 'sqlite' ? path.dirname(ctx.config.store.path) : undefined;
-    this.cursor = new CursorFile(dir ? path.join(dir, `pairing-${c.id}.cursor`) : undefined, ctx.store.lastEventSeq());
+    // Earlier releases kept the cursor in a file beside the database: read once, then dropped.
+    this.cursor = new PairingCursor(ctx.store, c.id, path.join(path.dirname(ctx.config.store.path), `pairing-${c.id}.cursor`));
     this.outbox = new Outbox({
       store: ctx.store,
       cursor: this.cursor,
+      leaseKey: `pairing:${c.id}`,
       eligible: (m) => this.eligible(m),
       deliver: (m) => this.deliver(m),
       canSend: () => !this.closed && canRelay(this.status) && this.transport.ready(),
@@ -272,16 +273,14 @@ export class PairingManager {
     else this.failed('peer_absent', 'the peer is not connected to the relay room');
   }
 
-  private eligible(m: Message): boolean {
+  private async eligible(m: Message): Promise<boolean> {
     const ctx = this.d.ctx;
+    const room = m.target.kind === 'dm' ? undefined : await ctx.store.getRoom(m.target.room_id);
     return isRelayable(m, {
       localNetworkId: ctx.config.network.id,
       ...(this.remoteNetworkId ? { remoteNetworkId: this.remoteNetworkId } : {}),
       remoteDirectMessages: this.remote?.direct_messages === true,
-      roomFederated: (roomId) => {
-        const room = ctx.store.getRoom(roomId);
-        return room !== undefined && !room.removed_at && room.federation_pairings.includes(this.id);
-      },
+      roomFederated: (roomId) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(this.id),
     });
   }
 

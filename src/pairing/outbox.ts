@@ -1,21 +1,24 @@
 // Durable outbound relay without tables of its own: the event log already holds every accepted
 // message durably, so a pairing only keeps the sequence number of the last event it has dealt with
-// (cursor.ts, a small fsynced file next to the database). Draining reads events after it, in order, and sends
-// the eligible messages; the cursor moves past a message only once the remote has answered it.
-// The remote is idempotent by message id, so a message resent after a crash lands once.
+// (cursor.ts, in the store). Draining reads events after it, in order, and sends the eligible
+// messages; the cursor moves past a message only once the remote has answered it. The remote is
+// idempotent by message id, so a message resent after a crash lands once. One drain at a time per
+// pairing, across every process sharing the store: a drain holds the pairing's lease.
 
 import type { Message } from '../protocol/types.js';
-import type { Store } from '../store/types.js';
-import type { CursorFile } from './cursor.js';
+import type { Lease, Store } from '../store/types.js';
+import type { PairingCursor } from './cursor.js';
 
 /** What happened to one message: the remote took it (or refused it for good), or try later. */
 export type Delivery = 'done' | 'retry';
 
 export interface OutboxOptions {
   store: Store;
-  cursor: CursorFile;
+  cursor: PairingCursor;
+  /** The lease that makes this the pairing's only relay worker (`pairing:<id>`). */
+  leaseKey: string;
   /** Whether this message goes to this pairing (locally originated, room federated, ...). */
-  eligible: (m: Message) => boolean;
+  eligible: (m: Message) => Promise<boolean>;
   deliver: (m: Message) => Promise<Delivery>;
   /** Whether sending is worth trying now (peer compatible and reachable). */
   canSend: () => boolean;
@@ -24,6 +27,10 @@ export interface OutboxOptions {
 }
 
 const BATCH = 200;
+/** How long a relay worker's lease lasts without renewal (a crashed worker's drain moves on after it). */
+const LEASE_MS = 30_000;
+/** A holder unique to this process. */
+const OWNER = `outbox-${process.pid}-${Math.random().toString(36).slice(2)}`;
 /** How far the pending count looks ahead; a longer backlog reads as this many. */
 const PENDING_SCAN = 2000;
 
@@ -41,10 +48,17 @@ export class Outbox {
       this.again = true;
       return;
     }
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-      this.o.onPending?.(this.pending());
-    });
+    this.running = this.leased()
+      .catch(() => {
+        // A store that cannot be read or written now: the next kick tries again.
+      })
+      .finally(() => {
+        this.running = undefined;
+        void this.pending().then(
+          (n) => this.o.onPending?.(n),
+          () => {},
+        );
+      });
   }
 
   /** Drains now and resolves when the outbox is idle (caught up, or waiting for the peer). */
@@ -61,24 +75,38 @@ export class Outbox {
   }
 
   /** Eligible messages after the cursor (bounded look-ahead). */
-  pending(): number {
+  async pending(): Promise<number> {
+    await this.o.cursor.loaded;
     let n = 0;
-    for (const e of this.o.store.eventsAfter(this.o.cursor.seq, PENDING_SCAN)) {
-      if (e.event.type === 'message.created' && e.event.message && this.o.eligible(e.event.message)) n++;
+    for (const e of await this.o.store.eventsAfter(this.o.cursor.seq, PENDING_SCAN)) {
+      if (e.event.type === 'message.created' && e.event.message && (await this.o.eligible(e.event.message))) n++;
     }
     return n;
   }
 
-  private async run(): Promise<void> {
+  /** Drains while holding the pairing's lease; another holder drains instead. */
+  private async leased(): Promise<void> {
+    await this.o.cursor.loaded;
+    const grant = await this.o.store.leases.acquire(this.o.leaseKey, OWNER, LEASE_MS);
+    if (!grant.ok) return;
+    try {
+      await this.run(grant.lease);
+    } finally {
+      await grant.lease.release();
+    }
+  }
+
+  private async run(lease: Lease): Promise<void> {
     do {
       this.again = false;
       while (!this.closed && this.o.canSend()) {
-        const batch = this.o.store.eventsAfter(this.o.cursor.seq, BATCH);
+        if (!(await lease.renew())) return;
+        const batch = await this.o.store.eventsAfter(this.o.cursor.seq, BATCH);
         if (batch.length === 0) break;
         let passed = this.o.cursor.seq;
         for (const e of batch) {
           const m = e.event.type === 'message.created' ? e.event.message : undefined;
-          if (m && this.o.eligible(m)) {
+          if (m && (await this.o.eligible(m))) {
             if (this.closed || !this.o.canSend()) break;
             const r = await this.o.deliver(m);
             if (r === 'retry') {

@@ -6,8 +6,8 @@ export const healthRoutes: Route[] = [
   {
     method: 'GET',
     path: '/readyz',
-    handler: ({ net }) => {
-      if (!net.store.ping()) throw new AppError('service_unavailable', 'the store is not ready');
+    handler: async ({ net }) => {
+      if (!(await net.store.ping())) throw new AppError('service_unavailable', 'the store is not ready');
       return { body: { status: 'ready' } };
     },
   },

@@ -26,6 +26,8 @@ export class Feed {
   private sub: Subscription | undefined;
   private waiting = false;
   private stopped = false;
+  /** A store catch-up is running (it reads asynchronously). */
+  private pumping = false;
   private readonly onDrain = () => {
     this.waiting = false;
     if (this.stopped) return;
@@ -87,16 +89,30 @@ export class Feed {
 
   /** Store catch-up until the live head, then the broker queue. */
   private pump(): void {
-    // Already live: the queue feeds it.
-    if (this.sub) return;
+    // Already live (the queue feeds it), or a catch-up is reading.
+    if (this.sub || this.pumping) return;
+    this.pumping = true;
+    this.catchUp()
+      .catch(() => {
+        // The store could not be read: the attachment ends rather than skip events.
+        this.stopped = true;
+        this.socket.destroy();
+      })
+      .finally(() => (this.pumping = false));
+  }
+
+  private async catchUp(): Promise<void> {
     while (!this.stopped) {
       if (this.congested()) return this.waitForDrain();
       // Only what the broker has published is durable; newer rows may still be awaiting their fsync.
+      // The check and the subscription happen in one synchronous step: nothing falls between.
+      if (this.seq >= this.hub.publishedSeq) return this.subscribe();
       const head = this.hub.publishedSeq;
-      if (this.seq >= head) return this.subscribe();
-      const page = this.hub.net.store.eventsAfter(this.seq, PAGE).filter((e) => e.seq <= head);
+      const page = (await this.hub.net.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
+      await this.hub.prepare(page);
+      if (this.stopped) return;
       if (page.length === 0) {
-        this.seq = head;
+        this.seq = Math.max(this.seq, head);
         continue;
       }
       for (const e of page) {

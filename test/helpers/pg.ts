@@ -34,16 +34,16 @@ export interface PgSchema {
 }
 
 const MISSING =
-  'PostgreSQL server binaries not found (looked for initdb under /usr/lib/postgresql/*/bin and in SVC_TEST_PG_BIN). ' +
-  'Install them (`apt-get install postgresql`; `npm test` does this through scripts/test-deps) or set SVC_TEST_PG_URL ' +
-  'to a server the tests may create schemas in.';
+  'PostgreSQL server binaries not found (looked for initdb under /usr/lib/postgresql/*/bin and at SVC_TEST_PG_INITDB). ' +
+  'Install them (`apt-get install postgresql`; `npm test` does this through scripts/test-deps.mjs) or set SVC_TEST_PG_URL ' +
+  'to a server the tests may create schemas in (the outage tests still need the binaries: they stop their own server).';
 
-/** The folder holding initdb/pg_ctl: SVC_TEST_PG_BIN, else the newest Debian postgresql version. */
+/** The folder holding initdb/pg_ctl: that of SVC_TEST_PG_INITDB, else the newest Debian postgresql version's. */
 export function pgBinDir(): string {
-  const fromEnv = process.env.SVC_TEST_PG_BIN;
+  const fromEnv = process.env.SVC_TEST_PG_INITDB;
   if (fromEnv) {
-    if (!existsSync(path.join(fromEnv, 'initdb'))) throw new Error(`${MISSING} (SVC_TEST_PG_BIN=${fromEnv} has no initdb)`);
-    return fromEnv;
+    if (!existsSync(fromEnv)) throw new Error(`${MISSING} (SVC_TEST_PG_INITDB=${fromEnv} does not exist)`);
+    return path.dirname(fromEnv);
   }
   const base = '/usr/lib/postgresql';
   const versions = existsSync(base)

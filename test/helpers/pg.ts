@@ -78,8 +78,13 @@ function run(bin: string, args: string[], what: string): SpawnSyncReturns<string
   return r;
 }
 
+export interface ClusterOptions {
+  /** Keep fsync and full-page writes on, as a production server runs (the benchmark). */
+  durable?: boolean;
+}
+
 /** Starts a new throwaway cluster owned by this process. */
-export async function startOwnCluster(): Promise<PgCluster> {
+export async function startOwnCluster(o: ClusterOptions = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-pg-'));
   if (asRoot) {
@@ -96,7 +101,8 @@ export async function startOwnCluster(): Promise<PgCluster> {
   const log = path.join(dir, 'server.log');
   // fsync off: only a machine crash could lose data, and tests never crash the machine; the
   // database server itself still stops and restarts for real.
-  const opts = `-h 127.0.0.1 -k ${dir} -c fsync=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB`;
+  const fast = o.durable ? '' : ' -c fsync=off -c full_page_writes=off';
+  const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=300 -c shared_buffers=${o.durable ? '128MB' : '32MB'}`;
   let port = 0;
   const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} ${opts}`, 'start'], 'pg_ctl start');
   const stop = (mode: 'fast' | 'immediate') => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'], 'pg_ctl stop');

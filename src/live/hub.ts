@@ -19,8 +19,6 @@ export class LiveHub {
   publishedSeq: number;
   /** Open SSE streams and attachments. */
   readonly open = new Set<Closable>();
-  /** Attached agents by id (one active attachment per agent). */
-  readonly attached = new Map<string, { credentialKey: string }>();
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
   private readonly pending = new Set<Promise<void>>();
   private readonly unsubscribe: () => void;

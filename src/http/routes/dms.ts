@@ -10,20 +10,20 @@ export const dmRoutes: Route[] = [
     path: '/v1/dms',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: ({ net, principal, url }) => ({ body: listDms(net, principal, windowOf(url.searchParams)) }),
+    handler: async ({ net, principal, url }) => ({ body: await listDms(net, principal, windowOf(url.searchParams)) }),
   },
   {
     method: 'GET',
     path: '/v1/dms/:dm_id',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: ({ net, principal, params }) => ({ body: getDm(net, principal, params.dm_id!) }),
+    handler: async ({ net, principal, params }) => ({ body: await getDm(net, principal, params.dm_id!) }),
   },
   {
     method: 'GET',
     path: '/v1/dms/:dm_id/messages',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: ({ net, principal, params, url }) => ({ body: dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)) }),
+    handler: async ({ net, principal, params, url }) => ({ body: await dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)) }),
   },
 ];

@@ -8,7 +8,7 @@ import type { RawData, WebSocket } from 'ws';
 import { AppError } from '../../errors.js';
 import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
-import type { StoredEvent } from '../../store/types.js';
+import type { Lease, StoredEvent } from '../../store/types.js';
 import { agentNames, presenceEvent, wakeEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason, type Wake } from '../agent-events.js';
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
@@ -54,7 +54,8 @@ export class AttachSession implements Closable {
   private killTimer: NodeJS.Timeout | undefined;
   private agent: AttachedAgent | undefined;
   private names: AgentNames | undefined;
-  private entry: { credentialKey: string } | undefined;
+  /** The attachment lease of the agent (one active attachment per agent, across processes). */
+  private lease: Lease | undefined;
   private caps: Capabilities = ALL_CAPABILITIES;
   private acked = 0;
   private readonly wakes = new WakeLedger();
@@ -97,7 +98,19 @@ export class AttachSession implements Closable {
     this.o.ws.send(text);
   }
 
+  /** An attachment lease outlives three heartbeats; each heartbeat renews it. */
+  private leaseMs(): number {
+    return Math.max(3 * this.heartbeatMs, 10_000);
+  }
+
   private tick(): void {
+    if (this.lease) {
+      const lease = this.lease;
+      void lease.renew().then(
+        (held) => held || this.lease !== lease || this.reject('session_in_use', 'another attachment of this agent took over (its lease lapsed)', 'event_stream_closed'),
+        () => {},
+      );
+    }
     if (Date.now() - this.lastSeen > 2 * this.heartbeatMs) {
       this.reject('read_timeout', `no frame from the client in ${2 * this.heartbeatMs} ms (two heartbeat intervals)`, 'read_timeout', CLOSE.readTimeout);
       return;
@@ -161,14 +174,18 @@ export class AttachSession implements Closable {
     if (this.closed()) return;
 
     const mine = p.kind === 'anonymous' ? reg.record.credential_key : p.credentialKey;
-    const active = hub.attached.get(id);
-    if (active) {
-      return active.credentialKey === mine
+    const grant = await hub.net.store.leases.acquire(`attach:${id}`, mine, this.leaseMs());
+    if (!grant.ok) {
+      if (this.closed()) return;
+      return grant.owner === mine
         ? this.reject('session_in_use', `agent ${id} already has an active attachment (one runtime per agent); close it first`)
         : this.reject('conflict', `agent ${id} is attached with another credential`);
     }
-    this.entry = { credentialKey: mine };
-    hub.attached.set(id, this.entry);
+    if (this.closed()) {
+      void grant.lease.release();
+      return;
+    }
+    this.lease = grant.lease;
     const name = reg.record.name ?? f.agent.name;
     this.agent = { id, ...(name ? { name } : {}) };
     this.names = agentNames(networkId, id);
@@ -282,7 +299,7 @@ export class AttachSession implements Closable {
     const { hub } = this.o;
     hub.open.delete(this);
     if (!wasReady || !this.agent) return (this.finished = Promise.resolve());
-    if (hub.attached.get(this.agent.id) === this.entry) hub.attached.delete(this.agent.id);
+    void this.lease?.release();
     hub.metrics.attachClients.dec();
     const reason = this.reason ?? 'read_error';
     const events = [presenceEvent(hub.net, 'agent.disconnected', this.agent, reason, this.detail)];

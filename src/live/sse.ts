@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { newId } from '../protocol/ids.js';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
-import type { StoredEvent } from '../store/types.js';
+import type { Store, StoredEvent } from '../store/types.js';
 import type { RequestContext, Route } from '../http/router.js';
 import { eventJson } from './encode.js';
 import type { LiveHub } from './hub.js';
@@ -95,17 +95,31 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   let out = formatRetry(RETRY_MS);
   const header = req.headers['last-event-id'];
   const last = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('last_event_id') ?? undefined;
-  let replay: readonly StoredEvent[] = [];
+  let replay: readonly StoredEvent[] | Promise<readonly StoredEvent[]> = [];
+  const gapFrame = () => {
+    const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
+    return formatEvent(gap, JSON.stringify(gap), false);
+  };
   if (last) {
     const after = hub.buffer.after(last.trim());
-    if (!after) {
-      const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
-      out += formatEvent(gap, JSON.stringify(gap), false);
+    if (after) replay = after;
+    else if (net.store.eventSeq) {
+      // Not in this process's buffer (another instance's stream, or older than this process):
+      // the store finds the event, and up to a buffer's worth after it is read back.
+      replay = replayFromStore(net.store, last.trim(), net.config.server.event_buffer).then((r) => {
+        if (r) return r;
+        out += gapFrame();
+        return hub.buffer.all();
+      });
+    } else {
+      out += gapFrame();
+      replay = hub.buffer.all();
     }
-    replay = after ?? hub.buffer.all();
   } else {
     out += formatComment('connected');
   }
+  /** Highest seq written: live events the store replay already covered are not sent again. */
+  let sentSeq = 0;
 
   const onDrain = () => sub.resume();
   const sub = net.broker.open({
@@ -115,7 +129,11 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     surface: 'sse',
     deliver: (batch) => {
       let chunk = '';
-      for (const e of batch) if (sees(e)) chunk += sseFrame(e);
+      for (const e of batch) {
+        if (e.seq <= sentSeq) continue;
+        sentSeq = e.seq;
+        if (sees(e)) chunk += sseFrame(e);
+      }
       if (chunk && !res.write(chunk)) {
         sub.pause();
         res.once('drain', onDrain);
@@ -124,13 +142,20 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     // Fell behind: cut it; the client reconnects with Last-Event-ID and replays from the buffer.
     dropped: () => res.destroy(),
   });
-  if (replay.length === 0) res.write(out);
+  if (Array.isArray(replay) && replay.length === 0) res.write(out);
   else {
     // Replayed events are judged by the rooms and DMs as they are now: read them first.
     sub.pause();
-    void Promise.all(replay.map((e) => hub.freshAudienceOf(e))).then(
+    let events: readonly StoredEvent[] = [];
+    void Promise.resolve(replay)
+      .then((r) => {
+        events = r;
+        return Promise.all(r.map((e) => hub.freshAudienceOf(e)));
+      })
+      .then(
       (audiences) => {
-        replay.forEach((e, i) => {
+        events.forEach((e, i) => {
+          if (e.seq > sentSeq) sentSeq = e.seq;
           if (seesWith(e, audiences[i]!)) out += sseFrame(e);
         });
         if (res.destroyed) return;
@@ -156,6 +181,23 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     hub.open.delete(stream);
     hub.metrics.sseSubscribers.dec();
   });
+}
+
+/**
+ * The stored events after `eventId`, at most `max` of them; undefined when the store does not
+ * know the event or more than `max` followed it (the client is told of a gap instead).
+ */
+async function replayFromStore(store: Store, eventId: string, max: number): Promise<StoredEvent[] | undefined> {
+  const seq = await store.eventSeq?.(eventId);
+  if (seq === undefined) return undefined;
+  const out: StoredEvent[] = [];
+  for (let at = seq; ; ) {
+    const page = await store.eventsAfter(at, 1000);
+    out.push(...page);
+    if (out.length > max) return undefined;
+    if (page.length < 1000) return out;
+    at = page[page.length - 1]!.seq;
+  }
 }
 
 function endStream(res: ServerResponse): void {

@@ -112,10 +112,10 @@ async function copyAll(c: pg.Client, T: Tables, source: Store, o: CopyOptions): 
           if (rec.message.target.kind !== 'dm' && rec.message.target.room_id) roomIds.add(rec.message.target.room_id);
         }
       }
-      evRows.push([e.seq, ev.type, byRef ? m!.id : null, JSON.stringify(byRef ? { ...ev, message: null } : ev)]);
+      evRows.push([e.seq, ev.id, ev.type, byRef ? m!.id : null, JSON.stringify(byRef ? { ...ev, message: null } : ev)]);
     }
     await insertRows(c, T.messages, 'id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body', msgRows);
-    await insertRows(c, T.events, 'seq, type, message_id, body', evRows);
+    await insertRows(c, T.events, 'seq, event_id, type, message_id, body', evRows);
     messages += msgRows.length;
     events += evRows.length;
     last = page[page.length - 1]!.seq;

@@ -124,10 +124,10 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     const n = param(events.length);
     withs.push(`c AS (UPDATE ${T.event_counter} SET seq = seq + ${n} WHERE id = 1 RETURNING seq)`);
     withs.push(
-      `ev AS (INSERT INTO ${T.events} (seq, type, message_id, body) ` +
-        `SELECT c.seq - ${n} + x.ord, x.type, x.mid, x.body FROM c, ` +
-        `unnest(${param(events.map((x) => x.event.type))}::text[], ${param(events.map((x) => x.message_id))}::text[], ${param(events.map((x) => x.body))}::text[]) ` +
-        'WITH ORDINALITY AS x(type, mid, body, ord) RETURNING seq)',
+      `ev AS (INSERT INTO ${T.events} (seq, event_id, type, message_id, body) ` +
+        `SELECT c.seq - ${n} + x.ord, x.eid, x.type, x.mid, x.body FROM c, ` +
+        `unnest(${param(events.map((x) => x.event.id))}::text[], ${param(events.map((x) => x.event.type))}::text[], ${param(events.map((x) => x.message_id))}::text[], ${param(events.map((x) => x.body))}::text[]) ` +
+        'WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)',
     );
     main = `SELECT s.last::text AS last, pg_notify(${param(T.channel)}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;
   }

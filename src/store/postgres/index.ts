@@ -223,4 +223,8 @@ export class PostgresStore implements Store {
   lastEventSeq(): Promise<number> {
     return this.reads.lastEventSeq();
   }
+
+  eventSeq(eventId: string): Promise<number | undefined> {
+    return this.reads.eventSeq(eventId);
+  }
 }

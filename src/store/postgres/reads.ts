@@ -152,6 +152,11 @@ export class Reads {
     return rows.map(eventOf);
   }
 
+  async eventSeq(eventId: string): Promise<number | undefined> {
+    const [r] = await this.rows(`SELECT seq FROM ${this.T.events} WHERE event_id = $1 ORDER BY seq DESC LIMIT 1`, [eventId], 'event_seq');
+    return r ? Number(r.seq) : undefined;
+  }
+
   async lastEventSeq(): Promise<number> {
     const [r] = await this.rows(`SELECT seq FROM ${this.T.event_counter} WHERE id = 1`);
     return Number(r?.seq ?? 0);

@@ -95,10 +95,13 @@ const MIGRATIONS: Migration[] = [
       -- from the messages table rather than stored twice.
       CREATE TABLE S.events (
         seq bigint PRIMARY KEY,
+        event_id text NOT NULL,
         type text NOT NULL,
         message_id text,
         body text NOT NULL
       );
+      -- SSE Last-Event-ID names an event id: a resumed stream finds its place here.
+      CREATE INDEX events_by_id ON S.events (event_id);
 
       -- The one row every writing transaction locks to number its events: commits are then in
       -- sequence order, so a reader that sees seq N sees every seq below it (no holes to skip).

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { fqid, newId } from '../src/protocol/ids.js';
 import type { Message, ServiceEvent } from '../src/protocol/types.js';
-import type { RoomRecord, WriteOp } from '../src/store/types.js';
+import type { WriteOp } from '../src/store/types.js';
 import { NETWORK, PUBLISHER } from './lib/svc.js';
 
 const args = process.argv.slice(2);
@@ -31,10 +31,12 @@ const store = await openSqliteStore({ path: path.join(dir, 'svc.db'), checkpoint
 const t0 = Date.now() - total - 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const roomIds = Array.from({ length: rooms }, (_, i) => `r${i}`);
-const roomOps: WriteOp[] = roomIds.map((id) => {
-  const room: RoomRecord = { id, name: id, members: [PUBLISHER], visibility: 'public', write_policy: 'members', federation_pairings: [], created_at: iso(t0), updated_at: iso(t0) };
-  return { op: 'room.put', room };
-});
+const roomOps: WriteOp[] = roomIds.map((id) => ({
+  op: 'room.create',
+  room: { id, name: id, members: [PUBLISHER], visibility: 'public', write_policy: 'members' },
+  at: iso(t0),
+  event: (room) => ({ id: newId('evt', t0), type: 'room.created', network_id: NETWORK, created_at: iso(t0), room_id: room.id }),
+}));
 await store.write(roomOps);
 
 const from = { type: 'agent', id: PUBLISHER, network_id: NETWORK, fqid: fqid(NETWORK, 'agents', PUBLISHER) };
@@ -61,8 +63,7 @@ while (written < total) {
       created_at: iso(at),
     };
     const event: ServiceEvent = { id: newId('evt', at), type: 'message.created', network_id: NETWORK, created_at: iso(at), message };
-    ops.push({ op: 'message.insert', record: { message, conv: `room:${room}`, event_id: event.id } });
-    ops.push({ op: 'event.append', event });
+    ops.push({ op: 'message.insert', record: { message, conv: `room:${room}`, event_id: event.id }, event, artifacts: [] });
     if (keep.has(Math.floor(written / rooms))) cursors[room]!.push(message.id);
   }
   await store.write(ops);

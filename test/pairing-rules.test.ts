@@ -2,7 +2,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config/load.js';
@@ -15,8 +15,8 @@ import { AppError } from '../src/errors.js';
 import { MemoryStore } from '../src/store/memory/index.js';
 import { PairingManager } from '../src/pairing/manager.js';
 import { remoteSenderCheck } from '../src/pairing/inbound-rules.js';
-import { CursorFile } from '../src/pairing/cursor.js';
-import { Outbox, type Delivery } from '../src/pairing/outbox.js';
+import { PairingCursor } from '../src/pairing/cursor.js';
+import { Outbox, type Delivery, type OutboxOptions } from '../src/pairing/outbox.js';
 import type { Message, SendRequest } from '../src/protocol/types.js';
 
 function contextWith(raw: Record<string, unknown>): { ctx: NetworkContext; logs: string[] } {
@@ -112,11 +112,16 @@ async function withRooms() {
   const t = new Date().toISOString();
   await x.ctx.store.write(
     x.ctx.config.rooms.map((room) => ({
-      op: 'room.put' as const,
-      room: { id: room.id, name: room.id, members: [], visibility: 'public' as const, write_policy: 'members' as const, federation_pairings: room.federation?.pairings ?? [], created_at: t, updated_at: t },
+      op: 'room.create' as const,
+      room: { id: room.id, name: room.id, members: [], visibility: 'public' as const, write_policy: 'members' as const, federation_pairings: room.federation?.pairings ?? [] },
+      at: t,
+      event: () => ({ id: `evt_${room.id}`, type: 'room.created' as const, network_id: 'home', created_at: t }),
     })),
   );
-  return x;
+  const rooms = new Map((await x.ctx.store.listRooms()).map((room) => [room.id, room]));
+  // The hook gets the room the send was placed in; these cases name it by id.
+  const check = (p: Principal, req: SendRequest, target: { room_id?: string }) => x.check(p, req, target.room_id !== undefined ? { room: rooms.get(target.room_id)! } : {});
+  return { ctx: x.ctx, check };
 }
 
 r('a federated room accepts a message from its pairing credential with a matching origin', async () => {
@@ -173,8 +178,12 @@ const msg = (id: string, roomId = 'general'): Message => ({
 async function append(store: MemoryStore, ...messages: Message[]): Promise<void> {
   for (const m of messages) {
     await store.write([
-      { op: 'message.insert', record: { message: m, conv: `room:${m.target.kind === 'room' ? m.target.room_id : ''}`, event_id: `evt_${m.id}` } },
-      { op: 'event.append', event: { id: `evt_${m.id}`, type: 'message.created', network_id: 'home', created_at: m.created_at, message: m } },
+      {
+        op: 'message.insert',
+        record: { message: m, conv: `room:${m.target.kind === 'room' ? m.target.room_id : ''}`, event_id: `evt_${m.id}` },
+        event: { id: `evt_${m.id}`, type: 'message.created', network_id: 'home', created_at: m.created_at, message: m },
+        artifacts: [],
+      },
     ]);
   }
 }
@@ -184,21 +193,24 @@ async function drained(box: Outbox): Promise<void> {
   await box.close();
 }
 
-o('a new pairing starts at the end of the log: nothing older is relayed', async ({ dir }) => {
+const yes = async () => true;
+const general = async (m: Message) => m.target.kind === 'room' && m.target.room_id === 'general';
+const outbox = (store: MemoryStore, cursor: PairingCursor, o: Pick<OutboxOptions, 'eligible' | 'deliver' | 'canSend'>) => new Outbox({ store, cursor, leaseKey: 'pairing:p1', ...o });
+
+o('a new pairing starts at the end of the log: nothing older is relayed', async () => {
   const store = new MemoryStore();
   await append(store, msg('old1'), msg('old2'));
-  const file = path.join(dir, 'fresh.cursor');
-  const cursor = new CursorFile(file, store.lastEventSeq());
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')), { seq: 2, answered: false });
+  const cursor = new PairingCursor(store, 'p1');
+  await cursor.loaded;
+  assert.equal(await store.getPairingState('p1'), { seq: 2, answered: false });
   const sent: string[] = [];
   await append(store, msg('new1'));
-  await drained(new Outbox({ store, cursor, eligible: () => true, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true }));
+  await drained(outbox(store, cursor, { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true }));
   assert.equal(sent, ['new1']);
 });
 
-o('messages wait while the peer is away, then go in order, once, across a restart', async ({ dir }) => {
+o('messages wait while the peer is away, then go in order, once, across a restart', async () => {
   const store = new MemoryStore();
-  const file = path.join(dir, 'restart.cursor');
   let up = false;
   const sent: string[] = [];
   const deliver = async (m: Message): Promise<Delivery> => {
@@ -206,42 +218,72 @@ o('messages wait while the peer is away, then go in order, once, across a restar
     sent.push(m.id);
     return 'done';
   };
-  const first = new Outbox({ store, cursor: new CursorFile(file, 0), eligible: (m) => m.target.kind === 'room' && m.target.room_id === 'general', deliver, canSend: () => true });
+  const fresh = new PairingCursor(store, 'p1');
+  await fresh.loaded;
+  const first = outbox(store, fresh, { eligible: general, deliver, canSend: () => true });
   await append(store, msg('a'), msg('skip', 'elsewhere'), msg('b'));
   await drained(first);
   assert.equal(sent, []);
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')).seq, 0);
-  // The process restarts: a new cursor from the same file, the peer is back.
+  assert.equal((await store.getPairingState('p1'))!.seq, 0);
+  // The process restarts: a new cursor read from the store, the peer is back.
   up = true;
   let failAfter = 1;
   const flaky = async (m: Message): Promise<Delivery> => (failAfter-- > 0 ? deliver(m) : 'retry');
-  const cursor = new CursorFile(file, 999);
-  await drained(new Outbox({ store, cursor, eligible: (m) => m.target.kind === 'room' && m.target.room_id === 'general', deliver: flaky, canSend: () => true }));
+  const cursor = new PairingCursor(store, 'p1');
+  await drained(outbox(store, cursor, { eligible: general, deliver: flaky, canSend: () => true }));
   assert.equal(sent, ['a']);
   // Past 'a' and the ineligible message after it; 'b' waits.
   assert.is(cursor.seq, 2);
   await append(store, msg('c'));
-  await drained(new Outbox({ store, cursor: new CursorFile(file, 999), eligible: (m) => m.target.kind === 'room' && m.target.room_id === 'general', deliver, canSend: () => true }));
+  await drained(outbox(store, new PairingCursor(store, 'p1'), { eligible: general, deliver, canSend: () => true }));
   assert.equal(sent, ['a', 'b', 'c']);
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')).seq, 4);
+  assert.equal((await store.getPairingState('p1'))!.seq, 4);
 });
 
-o('nothing is sent while sending is not possible, and pending counts what waits', async ({ dir }) => {
+o('nothing is sent while sending is not possible, and pending counts what waits', async () => {
   const store = new MemoryStore();
+  await store.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 0, answered: false } }]);
   await append(store, msg('x'), msg('y'));
-  const box = new Outbox({ store, cursor: new CursorFile(path.join(dir, 'closed.cursor'), 0), eligible: () => true, deliver: async (): Promise<Delivery> => {
+  const box = outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (): Promise<Delivery> => {
     assert.unreachable('sent');
     return 'done';
   }, canSend: () => false });
   await drained(box);
-  assert.is(box.pending(), 2);
+  assert.is(await box.pending(), 2);
 });
 
-o('a forgotten cursor file is gone', async ({ dir }) => {
-  const file = path.join(dir, 'gone.cursor');
-  const c = new CursorFile(file, 5);
-  assert.ok(existsSync(file));
+o('only the holder of the pairing lease relays: another process sharing the store waits', async () => {
+  const store = new MemoryStore();
+  await store.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 0, answered: false } }]);
+  await append(store, msg('x'));
+  const other = await store.leases.acquire('pairing:p1', 'another-process', 60_000);
+  assert.ok(other.ok);
+  const sent: string[] = [];
+  const box = () => outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true });
+  await drained(box());
+  assert.equal(sent, []);
+  if (other.ok) await other.lease.release();
+  await drained(box());
+  assert.equal(sent, ['x']);
+});
+
+o('a forgotten cursor is gone from the store', async () => {
+  const store = new MemoryStore();
+  const c = new PairingCursor(store, 'p1');
+  await c.commit({ answered: true });
+  assert.equal(await store.getPairingState('p1'), { seq: 0, answered: true });
   await c.forget();
+  assert.is(await store.getPairingState('p1'), undefined);
+});
+
+o('a cursor file of an earlier release is taken over once, then removed', async ({ dir }) => {
+  const store = new MemoryStore();
+  const file = path.join(dir, 'pairing-p1.cursor');
+  writeFileSync(file, JSON.stringify({ seq: 7, answered: true }));
+  const c = new PairingCursor(store, 'p1', file);
+  await c.loaded;
+  assert.equal([c.seq, c.answered], [7, true]);
+  assert.equal(await store.getPairingState('p1'), { seq: 7, answered: true });
   assert.not.ok(existsSync(file));
 });
 

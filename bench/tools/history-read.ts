@@ -19,7 +19,7 @@ const ms: number[] = [];
 for (let i = 0; i < q; i++) {
   const c = pool[Math.floor(Math.random() * pool.length)]!;
   const t = performance.now();
-  const page = store.listMessages(`room:${c.room}`, { limit: 100, before: c.id });
+  const page = await store.listMessages(`room:${c.room}`, { limit: 100, before: c.id });
   JSON.stringify({ messages: page.items });
   ms.push(performance.now() - t);
 }

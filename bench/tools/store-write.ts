@@ -14,16 +14,13 @@ const n = Number(process.argv[2] ?? 20000);
 const conc = Number(process.argv[3] ?? 50);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sw-'));
 const store = await openSqliteStore({ path: path.join(dir, 'svc.db') });
-await store.write([{ op: 'room.put', room: { id: 'r', name: 'r', members: ['p'], visibility: 'public', write_policy: 'members', federation_pairings: [], created_at: 'x', updated_at: 'x' } }]);
+await store.write([{ op: 'room.create', room: { id: 'r', name: 'r', members: ['p'], visibility: 'public', write_policy: 'members' }, at: 'x', event: () => ({ id: newId('evt'), type: 'room.created', network_id: 'n', created_at: 'x' }) }]);
 const from = { type: 'agent', id: 'p', network_id: 'n', fqid: 'svc://n/agents/p' };
 const one = () => {
   const at = new Date().toISOString();
   const message: Message = { id: newId('msg'), network_id: 'n', target: { kind: 'room', room_id: 'r' }, from, parts: [{ kind: 'text', text: 'hello there, a message of ordinary length' }], mentions: [], created_at: at };
   const event: ServiceEvent = { id: newId('evt'), type: 'message.created', network_id: 'n', created_at: at, message };
-  return store.write([
-    { op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id } },
-    { op: 'event.append', event },
-  ]);
+  return store.write([{ op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id }, event, artifacts: [] }]);
 };
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();

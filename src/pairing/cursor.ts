@@ -68,6 +68,7 @@ export class PairingCursor {
 
   /** Changes the state and resolves once it is durable. */
   async commit(next: Partial<CursorState>): Promise<void> {
+    await this.loaded;
     this.state = { ...this.state, ...next };
     await this.flush();
   }
@@ -76,7 +77,10 @@ export class PairingCursor {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.chain = this.chain.catch(() => {}).then(() => this.write());
+    this.chain = this.chain
+      .catch(() => {})
+      .then(() => this.loaded)
+      .then(() => this.write());
     return this.chain;
   }
 

@@ -2,9 +2,14 @@
 // Runs every test/**/*.test.ts with uvu in one process and judges the run. uvu counts a suite
 // whose `before` hook threw as "0 / N" yet exits 0, so the exit code alone can lie: this wrapper
 // also fails when Passed + Skipped != Total, bounds the whole run in time, and ends with the plain
-// `N passed, N failed` line.
+// `N passed, N failed` line. First it makes sure the tests' system dependencies are there.
 
 import { spawn } from 'node:child_process';
+import { ensureTestDeps } from './test-deps.mjs';
+
+// What the tests need outside node_modules (Chromium): installed here when missing, so the
+// README's `npm test` is the whole recipe, on CI and on a fresh machine alike.
+if (ensureTestDeps() !== 0) process.exit(1);
 
 const LIMIT_MS = Number(process.env.SVC_TEST_TIMEOUT_MS ?? 20 * 60_000);
 const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', '\\.test\\.ts$', '-i', 'helpers', ...process.argv.slice(2)];

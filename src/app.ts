@@ -28,7 +28,7 @@ import { applyRoutes } from './http/routes/apply.js';
 import { VERSION } from './version.js';
 import { FEATURES } from './features.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { postureWarnings } from './config/posture.js';
+import { bindTarget, postureWarnings } from './config/posture.js';
 
 /** Handles a WebSocket upgrade; returns false when the path is not its own. */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
@@ -135,7 +135,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     auth: () => authenticator,
     address: () => bound,
     async listen(addr = config.server.listen_addr) {
-      const { host, port } = splitAddr(addr);
+      const { host, port } = bindTarget(addr);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -144,7 +144,8 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
         });
       });
       const a = server.address();
-      bound = { host, port: typeof a === 'object' && a ? a.port : port };
+      // Every interface: report the address Node really bound (:: or 0.0.0.0).
+      bound = { host: host ?? (typeof a === 'object' && a ? a.address : '0.0.0.0'), port: typeof a === 'object' && a ? a.port : port };
       // `--listen` may widen the bind beyond the file's listen_addr: judge the posture on what is bound.
       net.config = { ...net.config, server: { ...net.config.server, listen_addr: addr } };
       net.configWarnings = withBindWarnings(net.configWarnings, net.config);
@@ -197,11 +198,4 @@ function withBindWarnings(warnings: LoadedConfig['warnings'], config: Config): L
   const posture = postureWarnings(config);
   const codes = new Set(posture.map((w) => w.code).concat('insecure_bind'));
   return [...warnings.filter((w) => !codes.has(w.code)), ...posture];
-}
-
-/** `host:port`, `[::1]:port` or `:port`. */
-export function splitAddr(addr: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr);
-  if (!m) throw new Error(`listen address ${JSON.stringify(addr)} must be host:port`);
-  return { host: m[1] ?? (m[2] || '127.0.0.1'), port: Number(m[3]) };
 }

@@ -140,8 +140,10 @@ p('answers become the config; bearer mode generates an admin token shown once', 
   assert.equal(c.network, { id: 'lab-net', name: 'The Lab' });
   assert.is(c.server.listen_addr, '127.0.0.1:8787');
   assert.is(c.auth.mode, 'bearer');
-  assert.is(c.auth.tokens.length, 1);
-  const token = c.auth.tokens[0];
+  // The operator token of the local CLI, and the admin token shown once.
+  assert.equal(c.auth.tokens.map((t: { id: string }) => t.id), ['operator', 'admin']);
+  assert.equal(c.auth.tokens[0].scopes, ['observe', 'write', 'admin']);
+  const token = c.auth.tokens[1];
   assert.equal(token.scopes, ['observe', 'write', 'admin', 'attach']);
   const shown = /admin token \(shown once; it is also in svc\.yaml\): (\S+)/.exec(s.screen());
   assert.ok(shown, s.screen());

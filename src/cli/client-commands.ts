@@ -106,6 +106,11 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc tail --room general --type message.created', 'svc tail --json | jq .message.parts'))
     .action(async (o) => run((await import('./commands/tail.js')).tailCommand(io, flags(o))));
 
+  connection(program.command('console').description("print a one-time sign-in link to the web console (admin; the config's operator token by default)"), 'print {url, expires_at} as JSON')
+    .option('--expires <duration>', 'how long the link works: 30s, 5m (default 2m, at most 10m)')
+    .addHelpText('after', example('svc console', 'svc console --config /etc/svc/svc.yaml'))
+    .action(async (o) => run((await import('./commands/console.js')).consoleCommand(io, flags(o))));
+
   connection(
     program.command('doctor').description('check the config, its file mode, the running server, compatibility, warnings and pairings; exit 1 when a check fails'),
     'print the checks as JSON',

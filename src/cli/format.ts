@@ -57,11 +57,29 @@ export function mark(c: ChalkInstance, s: Status): string {
   }
 }
 
-/** Control characters from the server never reach the terminal (no escape injection), newlines fold. */
+/**
+ * Characters that change how a terminal shows text without being text: bidi embeddings, overrides
+ * and isolates (U+202A-202E, U+2066-2069, U+061C, U+200E/F), zero-width and invisible formatting
+ * (U+200B-200D, U+2060-2064, U+FEFF), and line/paragraph separators. A name holding U+202E prints
+ * reversed and can pose as another; none of them belongs in a one-line value.
+ */
+// eslint-disable-next-line no-misleading-character-class
+export const INVISIBLE = /[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Server or invite text made safe for one terminal line: controls and bidi/invisible characters become `?`, newlines fold. */
 export function oneLine(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\r?\n/g, ' ⏎ ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return s.replace(/\r?\n/g, ' ⏎ ').replace(CONTROL, '?').replace(INVISIBLE, '?');
 }
 
-/** Machine output: pretty JSON, one value. */
-export const json = (v: unknown): string => JSON.stringify(v, null, 2);
+/** Whether a name holds anything oneLine would replace (a name to refuse rather than store). */
+export function hasUnsafeChars(s: string): boolean {
+  return new RegExp(CONTROL.source).test(s) || new RegExp(INVISIBLE.source).test(s);
+}
+
+/** Machine output: pretty JSON, one value; bidi/invisible characters are written as \u escapes (same data, safe on a terminal). */
+export const json = (v: unknown): string => escapeInvisible(JSON.stringify(v, null, 2));
+
+/** JSON text with bidi/invisible characters as \u escapes (JSON.stringify escapes only C0). */
+export const escapeInvisible = (text: string): string => text.replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);

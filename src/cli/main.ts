@@ -31,7 +31,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('serve')
     .description('run the server (SIGINT/SIGTERM stop it; SIGHUP or a config edit reloads it)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
-    .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port)')
+    .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port; :PORT means every interface)')
     .option('--init', 'write a default config first when none exists')
     .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
     // Loaded on use: the server's modules would slow every client command's start.

@@ -24,8 +24,9 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
     .argument('<code>', 'the service-invite:... code')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--allow-private <rooms>', 'share these existing private rooms too (repeatable, or comma-separated); refused otherwise unless confirmed on a terminal', (v: string, prev: string[] = []) => [...prev, v])
     .option('--json', 'print JSON')
-    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'")
+    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'\n  svc invite accept --allow-private ops 'service-invite:eyJ2Ijox...'")
     .action(async (code: string, o) => run((await import('./commands/invite.js')).inviteAccept(io, code, o)));
 
   program

@@ -1,5 +1,7 @@
 // Which server a client command talks to, and with what: --url/SVC_URL, else the config's
-// server.listen_addr; --token/SVC_TOKEN; --config/SVC_CONFIG, else ./svc.yaml.
+// server.listen_addr; --token/SVC_TOKEN, else the config's operator token when the target is the
+// config's own server (a kubectl context: the token never goes to another server);
+// --config/SVC_CONFIG, else ./svc.yaml.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,6 +9,9 @@ import { parse as parseYamlText } from 'yaml';
 import { parseListenAddr } from '../config/posture.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8787';
+
+/** The id of the token `svc init` writes for the local operator's CLI (scopes observe, write, admin). */
+export const OPERATOR_TOKEN_ID = 'operator';
 
 /** A wrong flag or argument: printed with exit code 2. */
 export class UsageError extends Error {
@@ -41,6 +46,8 @@ export interface Target {
   configExists: boolean;
   /** Where the URL came from, for messages. */
   urlSource: '--url' | 'SVC_URL' | 'config' | 'default';
+  /** Where the token came from; undefined when the calls are anonymous. */
+  tokenSource?: '--token' | 'SVC_TOKEN' | 'config';
 }
 
 /** The config path of a command: --config, SVC_CONFIG, or ./svc.yaml. */
@@ -59,22 +66,42 @@ export function startCommandOf(t: Target): string {
 export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Target {
   const { file, explicit } = configPath(opts, env);
   const configExists = existsSync(file);
-  const token = opts.token ?? (env.SVC_TOKEN || undefined);
-  if (token !== undefined && token.trim() === '') throw new UsageError('--token: must not be empty');
+  const given = opts.token ?? (env.SVC_TOKEN || undefined);
+  if (given !== undefined && given.trim() === '') throw new UsageError('--token: must not be empty');
+  const urlGiven = opts.url !== undefined || Boolean(env.SVC_URL);
+  // With a URL given, a config that cannot be read only means no operator token.
+  const local = !configExists ? undefined : urlGiven ? tryLocalServerOf(file, env) : localServerOf(file, env);
   let url: string;
   let urlSource: Target['urlSource'];
-  if (opts.url !== undefined || env.SVC_URL) {
+  if (urlGiven) {
     urlSource = opts.url !== undefined ? '--url' : 'SVC_URL';
     url = checkUrl(opts.url ?? env.SVC_URL!, urlSource);
-  } else if (configExists) {
+  } else if (local) {
     urlSource = 'config';
-    url = urlOfListenAddr(listenAddrOf(file));
+    url = urlOfListenAddr(local.listenAddr);
   } else {
     if (explicit) throw new TargetError(`${file}: no such file (pass --url, or run svc init)`);
     urlSource = 'default';
     url = urlOfListenAddr(DEFAULT_LISTEN);
   }
-  return { url, ...(token !== undefined ? { token } : {}), configFile: file, configExists, urlSource };
+  const target: Target = { url, configFile: file, configExists, urlSource };
+  if (given !== undefined) return { ...target, token: given, tokenSource: opts.token !== undefined ? '--token' : 'SVC_TOKEN' };
+  if (local?.operatorToken !== undefined && isOwnServer(url, local.listenAddr)) return { ...target, token: local.operatorToken, tokenSource: 'config' };
+  return target;
+}
+
+/** Whether `url` is the server a config's listen address names (the only server its operator token goes to). */
+export function isOwnServer(url: string, listenAddr: string): boolean {
+  let own: string;
+  try {
+    own = urlOfListenAddr(listenAddr);
+  } catch {
+    return false;
+  }
+  const a = new URL(url);
+  const b = new URL(own);
+  const loop = (h: string) => (h === 'localhost' || h === '[::1]' || h.startsWith('127.') ? 'loopback' : h);
+  return a.protocol === b.protocol && a.port === b.port && loop(a.hostname) === loop(b.hostname);
 }
 
 function checkUrl(raw: string, source: string): string {
@@ -88,17 +115,31 @@ function checkUrl(raw: string, source: string): string {
   return raw.replace(/\/+$/, '');
 }
 
-/** Only server.listen_addr is read: a config that `serve` would refuse still says where the server is. */
-function listenAddrOf(file: string): string {
-  let raw: { server?: { listen_addr?: unknown } } | null;
+function tryLocalServerOf(file: string, env: NodeJS.ProcessEnv): ReturnType<typeof localServerOf> | undefined {
+  try {
+    return localServerOf(file, env);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only server.listen_addr and the operator token are read: a config that `serve` would refuse
+ * still says where the server is.
+ */
+function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string } {
+  let raw: { server?: { listen_addr?: unknown }; auth?: { tokens?: unknown } } | null;
   try {
     raw = parseYamlText(readFileSync(file, 'utf8')) as typeof raw;
   } catch (err) {
     throw new TargetError(`${file}: cannot read the server address: ${(err as Error).message.split('\n')[0]} (svc doctor says more)`);
   }
-  const server = raw && typeof raw === 'object' ? raw.server : undefined;
-  const addr = server && typeof server === 'object' ? server.listen_addr : undefined;
-  return typeof addr === 'string' ? addr : DEFAULT_LISTEN;
+  const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const addr = obj(obj(raw)?.server)?.listen_addr;
+  const tokens = obj(obj(raw)?.auth)?.tokens;
+  const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
+  const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? env[op.value_env] || undefined : undefined;
+  return { listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN, ...(value ? { operatorToken: value } : {}) };
 }
 
 /** The URL a client uses to reach a listen address: wildcard hosts become loopback. */

@@ -22,11 +22,17 @@ export async function withClient(
   fn: (client: SvcClient, target: Target) => Promise<number>,
 ): Promise<number> {
   let client: SvcClient | undefined;
+  let target: Target | undefined;
   try {
-    const target = resolveTarget(flags, io.env);
+    target = resolveTarget(flags, io.env);
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target);
   } catch (err) {
+    // An agent outside public rooms is a 404 to an anonymous caller: say so on the same one line.
+    if (err instanceof ClientError && err.status === 404 && target && target.token === undefined) {
+      const hint = 'no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope to look again';
+      return reportFailure(io, name, new ClientError(`${err.message}; ${hint}`, err.status, err.code, err.requestId, { cause: err }), flags.debug);
+    }
     return reportFailure(io, name, err, flags.debug);
   } finally {
     await client?.close().catch(() => undefined);
@@ -46,4 +52,14 @@ export function reportFailure(io: Io, name: string, err: unknown, debug?: boolea
     return EXIT.failure;
   }
   throw err;
+}
+
+/**
+ * What an anonymous listing hides, for lists the server filters by who asks: the CLI is anonymous
+ * exactly when it sends no token (no --token, no SVC_TOKEN, no operator token of the config for
+ * this server). Undefined when a token was sent.
+ */
+export function anonymousHint(target: Target, hidden: string): string | undefined {
+  if (target.token !== undefined) return undefined;
+  return `no token was sent, so this shows only what an anonymous caller may see (${hidden}); to see more pass --token with the observe scope (env SVC_TOKEN), or run it with the server's own svc.yaml (--config) whose operator token is used`;
 }

@@ -207,6 +207,11 @@ export class SvcClient {
     return this.#json('POST', '/v1/apply', { body });
   }
 
+  /** POST /console/api/sign-in-codes (admin): a one-time console sign-in link. */
+  consoleSignInLink(ttlSeconds?: number): Promise<{ url: string; expires_at: string }> {
+    return this.#json('POST', '/console/api/sign-in-codes', { body: ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {} });
+  }
+
   // Pairings
   /** GET /v1/pairings. */
   listPairings(q: ListQuery = {}): Promise<PairingList> {

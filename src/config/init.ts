@@ -18,6 +18,11 @@ export interface InitOptions {
   auth_mode?: AuthMode;
   /** Required for bearer mode: becomes the `admin` static token. */
   admin_token?: string;
+  /**
+   * The local operator's token (id `operator`, scopes observe, write, admin): client commands run
+   * against this config's own server use it when no --token/SVC_TOKEN is given. Not in none mode.
+   */
+  operator_token?: string;
 }
 
 /** The commented YAML of a default config (loopback, open mode, sqlite under .svc/, a public `general` room). */
@@ -41,9 +46,18 @@ export function renderInitConfig(opts: InitOptions): string {
     bearer: { read: 'false', reg: 'token' },
     none: { read: 'false', reg: 'disabled' },
   }[mode];
-  const tokens = opts.admin_token
-    ? ['', '    - id: admin', `      value: ${scalar(opts.admin_token)}`, '      scopes: [observe, write, admin, attach]'].join('\n')
-    : ' []';
+  const lines: string[] = [];
+  if (opts.operator_token && mode !== 'none') {
+    lines.push(
+      "    # The local operator's token: svc rooms/agents/apply/tail/doctor/console use it when they talk",
+      '    # to the server of this file and no --token or SVC_TOKEN is given. Rotate it by changing the value.',
+      `    - id: operator`,
+      `      value: ${scalar(opts.operator_token)}`,
+      '      scopes: [observe, write, admin]',
+    );
+  }
+  if (opts.admin_token) lines.push('    - id: admin', `      value: ${scalar(opts.admin_token)}`, '      scopes: [observe, write, admin, attach]');
+  const tokens = lines.length > 0 ? ['', ...lines].join('\n') : ' []';
   const values: Record<string, string> = {
     network_id: scalar(opts.network_id),
     name: scalar(opts.name || opts.network_id),

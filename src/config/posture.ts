@@ -28,6 +28,23 @@ export function parseListenAddr(addr: string): { host: string; port: number } {
   return { host, port: Number(portText) };
 }
 
+/**
+ * The host and port to bind for a listen address. `:port` (and an empty host) means every
+ * interface, as in the reference system: the host is left out, so Node binds `::` with IPv4
+ * mapped in (or 0.0.0.0 where IPv6 is off). The bind warning reads the same parse, so it always
+ * matches the real bind.
+ */
+export function bindTarget(addr: string): { host: string | undefined; port: number; allInterfaces: boolean } {
+  const { host, port } = parseListenAddr(addr);
+  const allInterfaces = isAllInterfaces(host);
+  return { host: host === '' ? undefined : host, port, allInterfaces };
+}
+
+/** True for hosts that mean every interface: '', 0.0.0.0, ::. */
+export function isAllInterfaces(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1 (and its IPv4-mapped form), localhost. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();

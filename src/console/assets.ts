@@ -1,12 +1,31 @@
 // The console's static files, served from templates/console/ with their content types. Only flat
-// file names with a known extension; the resolved path must stay inside the folder.
+// file names with a known extension; the resolved path must stay inside the folder. A fixed list
+// of vendored files comes from installed packages instead (no copy to drift from the lockfile).
 
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CONSOLE_DIR = fileURLToPath(new URL('../../templates/console/', import.meta.url));
+
+const require = createRequire(import.meta.url);
+
+/** Served name -> package file. The browser bundle is one self-contained UMD file. */
+export const VENDOR_FILES: Readonly<Record<string, string>> = {
+  'markdown-it.min.js': 'markdown-it/dist/markdown-it.min.js',
+};
+
+function vendorPath(name: string): string | undefined {
+  const spec = Object.hasOwn(VENDOR_FILES, name) ? VENDOR_FILES[name] : undefined;
+  if (spec === undefined) return undefined;
+  try {
+    return require.resolve(spec);
+  } catch {
+    return undefined;
+  }
+}
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -39,16 +58,26 @@ export function isSafeAssetName(name: string): boolean {
 /** Reads one asset, or undefined when it does not exist or would leave the folder. */
 export async function loadAsset(name: string, dir: string = CONSOLE_DIR): Promise<Asset | undefined> {
   if (!isSafeAssetName(name)) return undefined;
+  const vendored = dir === CONSOLE_DIR ? vendorPath(name) : undefined;
+  if (vendored !== undefined) return readAsset(name, vendored);
   const root = path.resolve(dir);
   const file = path.resolve(root, name);
   if (path.dirname(file) !== root) return undefined;
-  let body: Buffer;
   try {
     // A symlink pointing out of the folder is refused like a traversal.
     const real = await realpath(file);
     const realRoot = await realpath(root);
     if (!real.startsWith(realRoot + path.sep)) return undefined;
-    body = await readFile(real);
+    return await readAsset(name, real);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readAsset(name: string, file: string): Promise<Asset | undefined> {
+  let body: Buffer;
+  try {
+    body = await readFile(file);
   } catch {
     return undefined;
   }

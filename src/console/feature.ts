@@ -7,10 +7,12 @@ import { parseCookies, SESSION_COOKIE } from './cookies.js';
 import { Presence } from './presence.js';
 import { consoleRoutes } from './routes.js';
 import { SessionStore } from './sessions.js';
+import { SignInCodes, signInCodeRoutes } from './sign-in-codes.js';
 
 export const consoleFeature: FeatureFactory = (app) => {
   const sessions = new SessionStore();
   const presence = new Presence();
+  const codes = new SignInCodes();
   const unsubscribe = app.net.broker.subscribe((e) => presence.observe(e));
   app.http.sessionToken = (req) => {
     const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
@@ -18,8 +20,13 @@ export const consoleFeature: FeatureFactory = (app) => {
     return sessions.tokenOf(id);
   };
   return {
-    routes: consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    // Sign-in first: the router takes the first match, and /console/:file would match /console/sign-in.
+    routes: [
+      ...signInCodeRoutes({ codes, sessions, address: () => app.address() }),
+      ...consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+    ],
     close() {
+      codes.clear();
       unsubscribe();
       sessions.clear();
     },

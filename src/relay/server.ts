@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseListenAddr } from '../config/posture.js';
+import { bindTarget } from '../config/posture.js';
 import { Hub, type Slot } from './hub.js';
 
 export interface RelayOptions {
@@ -121,9 +121,7 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     server,
     hub,
     async listen(addr) {
-      const { host: given, port } = parseListenAddr(addr);
-      // `:port` means every interface.
-      const host = given || '0.0.0.0';
+      const { host, port } = bindTarget(addr);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -132,7 +130,7 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
         });
       });
       const a = server.address();
-      return { host, port: typeof a === 'object' && a ? a.port : port };
+      return { host: host ?? (typeof a === 'object' && a ? a.address : '0.0.0.0'), port: typeof a === 'object' && a ? a.port : port };
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

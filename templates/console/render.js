@@ -1,6 +1,9 @@
-// Views of wire objects as DOM nodes, built with el() (text only).
+// Views of wire objects as DOM nodes, built with el() (text only) and renderMarkdown (DOM from
+// tokens, never HTML).
 
 import { el } from './dom.js';
+import { renderMarkdown } from './markdown.js';
+import { state } from './state.js';
 
 /** The conversation key of a target, as the store names it. */
 export function convKey(target) {
@@ -17,10 +20,10 @@ export function formatTime(iso) {
   return sameDay ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : d.toLocaleString();
 }
 
-function partNode(part) {
+function partNode(part, mentions) {
   switch (part?.kind) {
     case 'text':
-      return el('div', { class: 'part text', testid: 'message-text' }, part.text ?? '');
+      return renderMarkdown(el('div', { class: 'part text', testid: 'message-text' }), String(part.text ?? ''), mentions);
     case 'url':
       return el('div', { class: 'part url' }, el('a', { href: part.url, external: true }, part.url ?? ''));
     case 'data':
@@ -46,6 +49,13 @@ function safeJson(v) {
   }
 }
 
+/** The sender as people know it: a local agent's registered name, else the name it sent, else its id. */
+export function displayName(from, localNetwork) {
+  const local = !from.network_id || from.network_id === localNetwork;
+  const agent = from.type === 'agent' && local ? state.agents.get(from.id) : undefined;
+  return agent?.name || from.name || from.id || '?';
+}
+
 /** One message. `opts.localNetwork` hides the home network of local senders; `opts.replies` adds a thread link. */
 export function messageNode(m, opts = {}) {
   const from = m.from ?? {};
@@ -56,14 +66,14 @@ export function messageNode(m, opts = {}) {
     el(
       'div',
       { class: 'meta' },
-      el('span', { class: 'from', testid: 'message-from' }, from.name || from.id || '?'),
+      el('span', { class: 'from', testid: 'message-from' }, displayName(from, opts.localNetwork)),
       ' ',
       el('span', { class: 'muted' }, `${from.type ?? ''} ${from.id ?? ''}${remote}`),
       m.origin ? el('span', { class: 'badge', title: `relayed from ${m.origin.network_id}` }, 'relayed') : null,
       ' ',
       el('time', { datetime: m.created_at, title: m.created_at }, formatTime(m.created_at)),
     ),
-    ...(Array.isArray(m.parts) ? m.parts.map(partNode) : []),
+    ...(Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
     opts.replies ? el('a', { class: 'replies', href: `#/thread/${encodeURIComponent(opts.replies.id)}` }, `${opts.replies.message_count} in thread ${opts.replies.id}`) : null,
   );
 }

@@ -112,6 +112,8 @@ const ROUTES: { method: string; path: string }[] = [
   { method: 'POST', path: '/v1/agents/register' },
   { method: 'POST', path: '/v1/apply' },
   { method: 'POST', path: '/console/api/sign-out' },
+  { method: 'POST', path: '/console/api/sign-in-codes' },
+  { method: 'GET', path: '/console/sign-in' },
   { method: 'PATCH', path: '/v1/rooms/:x/members' },
   { method: 'DELETE', path: '/v1/rooms/:x' },
   { method: 'DELETE', path: '/v1/agents/:x' },

@@ -4,12 +4,12 @@ import { collectAll } from '../../client/index.js';
 import type { AgentRegistration, AgentSummary } from '../../protocol/types.js';
 import { json, keyValues, list, table } from '../format.js';
 import { EXIT, type Io } from '../io.js';
-import { withClient, type ClientFlags } from '../with-client.js';
+import { anonymousHint, withClient, type ClientFlags } from '../with-client.js';
 import type { ListFlags } from './rooms.js';
 
 /** Prints every agent (or the newest --limit) as a table, or `{agents}` with --json. */
 export function agentsList(io: Io, flags: ListFlags): Promise<number> {
-  return withClient(io, 'agents list', flags, async (client) => {
+  return withClient(io, 'agents list', flags, async (client, target) => {
     const agents =
       flags.limit !== undefined
         ? (await client.listAgents({ limit: flags.limit })).agents
@@ -18,10 +18,13 @@ export function agentsList(io: Io, flags: ListFlags): Promise<number> {
       io.out(json({ agents }));
       return EXIT.ok;
     }
+    const hint = anonymousHint(target, 'only agents that are members of public rooms');
     if (agents.length === 0) {
-      io.out('no agents (agents register themselves, or: svc agents register --id ID)');
+      io.out(hint ? 'no agents visible to an anonymous caller' : 'no agents (agents register themselves, or: svc agents register --id ID)');
+      if (hint) io.err(hint);
       return EXIT.ok;
     }
+    if (hint) io.err(hint);
     const c = io.color;
     for (const line of table(c, agents, [
       { header: 'ID', value: (a) => a.id, style: (s) => c.cyan(s) },

@@ -87,6 +87,7 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
     }
   }
   const adminToken = answers.mode === 'bearer' ? secret(24) : undefined;
+  const operatorToken = answers.mode === 'none' ? undefined : secret(32);
   try {
     const text = renderInitConfig({
       network_id: answers.networkId,
@@ -94,6 +95,7 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
       listen_addr: answers.listen,
       auth_mode: answers.mode,
       ...(adminToken ? { admin_token: adminToken } : {}),
+      ...(operatorToken ? { operator_token: operatorToken } : {}),
     });
     writeConfigFile(file, text, { force: Boolean(opts.force) });
   } catch (err) {
@@ -111,7 +113,12 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
   } catch (err) {
     io.err(`warning: ${(err as Error).message}`);
   }
-  io.out(`next: svc serve${dir === process.cwd() ? '' : ` --config ${file}`}`);
+  const cfg = dir === process.cwd() ? '' : ` --config ${file}`;
+  if (operatorToken) {
+    io.out(`operator token written to svc.yaml (auth.tokens id operator; only you can read the file): svc commands run with this config use it`);
+  }
+  io.out(`next: svc serve${cfg}`);
+  if (operatorToken) io.out(`then: svc rooms create ID${cfg}   and   svc console${cfg}   (a one-time sign-in link with write access)`);
   return EXIT.ok;
 }
 

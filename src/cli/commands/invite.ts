@@ -10,6 +10,8 @@ import { ConfigError, loadConfig } from '../../config/load.js';
 import { isId, secret } from '../../protocol/ids.js';
 import { DEFAULT_INVITE_TTL_MS, encodeInvite, InviteError, INVITE_VERSION, normalizeRelayUrl, parseDuration, validateInvite, type Invite } from '../../pairing/invite.js';
 import { EXIT, type Io } from '../io.js';
+import { hasUnsafeChars, oneLine } from '../format.js';
+import { describeRoom, lookUpRooms, roomsNeedingConsent } from './invite-rooms.js';
 
 export interface InviteCreateOptions {
   config?: string;
@@ -22,7 +24,16 @@ export interface InviteCreateOptions {
 export interface InviteAcceptOptions {
   config?: string;
   json?: boolean;
+  /** Existing private rooms the operator agrees to share (repeatable, or comma-separated). */
+  allowPrivate?: string[];
 }
+
+/** Asks the operator on a TTY; tests inject their own. */
+export type Confirm = (message: string) => Promise<boolean>;
+
+const inquirerConfirm: Confirm = async (message) => (await import('@inquirer/prompts')).confirm({ message, default: false });
+
+const NAME_MAX = 128;
 
 class UsageError extends Error {}
 
@@ -127,12 +138,52 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
   }
 }
 
-/** svc invite accept CODE: validates the code and writes the mirror pairing. */
-export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions): Promise<number> {
+/** The invite's display name, refused when it could disguise itself on a terminal or in svc.yaml. */
+function checkedName(name: string): string {
+  if (hasUnsafeChars(name)) {
+    const bad = [...name].filter((ch) => hasUnsafeChars(ch)).map((ch) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+    throw new InviteError('malformed', `the invite network_name holds control or invisible formatting characters (${[...new Set(bad)].slice(0, 5).join(', ')}); refusing it: ask the inviter for a new invite`);
+  }
+  if (name.trim() === '' || name.length > NAME_MAX) throw new InviteError('malformed', `the invite network_name must be 1 to ${NAME_MAX} characters`);
+  return name;
+}
+
+// Secrets and the relay room name are generated base64url text; anything else is a forged code.
+const SECRET_TEXT = /^[A-Za-z0-9._~-]{1,256}$/;
+
+/** The invite's other free-text fields, held to what `svc invite create` writes. */
+function checkSecrets(inv: Invite): void {
+  for (const key of ['room', 'relay_token', 'pairing_token'] as const) {
+    if (!SECRET_TEXT.test(inv[key])) throw new InviteError('malformed', `the invite ${key} must be 1-256 characters of A-Z a-z 0-9 . _ ~ -; ask the inviter for a new invite`);
+  }
+}
+
+/** svc invite accept CODE: validates the code, shows the rooms it shares and writes the mirror pairing. */
+export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
   const file = configFile(io, opts.config);
   try {
     const current = loadConfig(file, io.env).config;
     const inv = validateInvite(code, { network_id: current.network.id });
+    const name = checkedName(inv.network_name);
+    checkSecrets(inv);
+    // Before asking the server anything: the same invite twice is refused as wirePairing would.
+    if (current.pairings.some((p) => p.id === inv.pairing_id)) throw new ConfigError(`pairings: a pairing with id ${inv.pairing_id} already exists (was this invite accepted before?)`);
+    const allowed = new Set(parseRooms((opts.allowPrivate ?? []).join(',')));
+    for (const r of allowed) if (!inv.shared_rooms.includes(r)) throw new UsageError(`--allow-private ${r}: the invite does not share room ${r} (it shares: ${inv.shared_rooms.join(', ') || 'none'})`);
+    const rooms = await lookUpRooms(inv.shared_rooms, current, file, io.env);
+    if (!opts.json) {
+      io.err(`invite from ${oneLine(name)} (${inv.network_id}) shares ${rooms.length === 0 ? 'no rooms' : `${rooms.length} room${rooms.length === 1 ? '' : 's'}:`}`);
+      for (const r of rooms) io.err(`  ${describeRoom(r)}`);
+    }
+    const needing = roomsNeedingConsent(rooms, allowed);
+    if (needing.length > 0) {
+      const ids = needing.map((r) => r.id).join(',');
+      const agreed = io.isTTY && !opts.json ? await confirm(`Share ${ids} with ${oneLine(name)} (${inv.network_id})?`).catch(() => false) : false;
+      if (!agreed) {
+        io.err(`svc invite accept: refusing to share ${ids} without your explicit consent (possibly private; nothing written): pass --allow-private ${ids} to share ${needing.length === 1 ? 'it' : 'them'}${io.isTTY ? '' : ', or run it on a terminal to be asked'}`);
+        return EXIT.failure;
+      }
+    }
     editConfigFile(
       file,
       (doc) =>
@@ -141,7 +192,7 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
           {
             id: inv.pairing_id,
             remote_network_id: inv.network_id,
-            remote_network_name: inv.network_name,
+            remote_network_name: name,
             token: inv.pairing_token,
             // The inviter's network id is in the invite: this side's credential is bound to it.
             bound: true,
@@ -153,10 +204,10 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
       io.env,
     );
     if (opts.json) {
-      io.out(JSON.stringify({ pairing_id: inv.pairing_id, remote_network_id: inv.network_id, remote_network_name: inv.network_name, shared_rooms: inv.shared_rooms, config: file }));
+      io.out(JSON.stringify({ pairing_id: inv.pairing_id, remote_network_id: inv.network_id, remote_network_name: name, shared_rooms: inv.shared_rooms, config: file }));
       return EXIT.ok;
     }
-    io.out(`paired with ${inv.network_name} (${inv.network_id}) as pairing ${inv.pairing_id}; written to ${file}`);
+    io.out(`paired with ${oneLine(name)} (${inv.network_id}) as pairing ${inv.pairing_id}; written to ${file}`);
     io.out(`shared rooms: ${inv.shared_rooms.length ? inv.shared_rooms.join(', ') : '(none)'} (federation allows the pairing; a running server picks it up by itself)`);
     if (inv.shared_rooms.length > 0) {
       io.out(`next: membership is not granted by the invite: add ${inv.network_id}:<agent_id> to the members of ${inv.shared_rooms[0]} (svc rooms members ${inv.shared_rooms[0]} --add ${inv.network_id}:<agent_id>, or rooms[].members in svc.yaml)`);

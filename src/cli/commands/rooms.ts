@@ -5,7 +5,7 @@ import type { Room, Visibility, WritePolicy } from '../../protocol/types.js';
 import { json, keyValues, list, table } from '../format.js';
 import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
-import { withClient, type ClientFlags } from '../with-client.js';
+import { anonymousHint, withClient, type ClientFlags } from '../with-client.js';
 
 export interface ListFlags extends ClientFlags {
   /** Only this many (newest); all when absent. */
@@ -14,7 +14,7 @@ export interface ListFlags extends ClientFlags {
 
 /** Prints every room (or the newest --limit) as a table, or `{rooms}` with --json. */
 export function roomsList(io: Io, flags: ListFlags): Promise<number> {
-  return withClient(io, 'rooms list', flags, async (client) => {
+  return withClient(io, 'rooms list', flags, async (client, target) => {
     const rooms =
       flags.limit !== undefined
         ? (await client.listRooms({ limit: flags.limit })).rooms
@@ -23,10 +23,13 @@ export function roomsList(io: Io, flags: ListFlags): Promise<number> {
       io.out(json({ rooms }));
       return EXIT.ok;
     }
+    const hint = anonymousHint(target, 'public rooms only; private rooms are hidden');
     if (rooms.length === 0) {
-      io.out('no rooms (create one with: svc rooms create ID)');
+      io.out(hint ? 'no rooms visible to an anonymous caller' : 'no rooms (create one with: svc rooms create ID)');
+      if (hint) io.err(hint);
       return EXIT.ok;
     }
+    if (hint) io.err(hint);
     const c = io.color;
     for (const line of table(c, rooms, [
       { header: 'ID', value: (r) => r.id, style: (s) => c.cyan(s) },

@@ -6,6 +6,7 @@ import { createApp } from '../../app.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { renderInitConfig, writeConfigFile } from '../../config/init.js';
 import { createLogger } from '../../log.js';
+import { secret } from '../../protocol/ids.js';
 import { EXIT, type Io } from '../io.js';
 
 export interface ServeOptions {
@@ -19,7 +20,7 @@ export interface ServeOptions {
 export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> {
   const file = path.resolve(opts.config);
   if (opts.init && !existsSync(file)) {
-    writeConfigFile(file, renderInitConfig({ network_id: 'home', name: 'Home' }), {});
+    writeConfigFile(file, renderInitConfig({ network_id: 'home', name: 'Home', operator_token: secret(32) }), {});
     io.err(`wrote a default config to ${file}`);
   }
   const log = createLogger({ debug: Boolean(opts.debug) });

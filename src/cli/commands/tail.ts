@@ -2,7 +2,7 @@
 // --json), filtered by --room and --type; reconnects after a drop and resumes with Last-Event-ID.
 
 import type { ServiceEvent, Target } from '../../protocol/types.js';
-import { oneLine } from '../format.js';
+import { escapeInvisible, oneLine } from '../format.js';
 import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
@@ -107,7 +107,7 @@ export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
       onEvent: (e) => {
         // Frames already parsed keep arriving after close(): stop at exactly --count.
         if (!matches(e, filter) || (flags.count !== undefined && printed >= flags.count)) return;
-        io.out(flags.json ? JSON.stringify(e) : eventLine(io, e));
+        io.out(flags.json ? escapeInvisible(JSON.stringify(e)) : eventLine(io, e));
         printed++;
         if (flags.count !== undefined && printed >= flags.count) follower.close();
       },

@@ -1,0 +1,67 @@
+// The CLI explains listings that the server filters by who asks: an anonymous caller (no token
+// sent) under public read sees only public rooms and agents in them, and is told so.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cli } from './helpers/cli.js';
+import { startServer, TOKENS, type TestServer } from './helpers/server.js';
+
+const t = suite<{ s: TestServer; cwd: string }>('the CLI explains empty or filtered answers');
+
+t.before(async (ctx) => {
+  ctx.s = await startServer({ config: { auth: { mode: 'open', public_read: true, agent_registration: 'open' } } });
+  // A folder with no svc.yaml: nothing supplies a token.
+  ctx.cwd = mkdtempSync(path.join(tmpdir(), 'svc-empty-answers-'));
+  const reg = await cli(['agents', 'register', '--id', 'gamma', '--url', ctx.s.url], { cwd: ctx.cwd });
+  assert.is(reg.code, 0, reg.stderr);
+  const room = await ctx.s.post('/v1/rooms', { id: 'hidden', visibility: 'private', members: ['gamma'] }, TOKENS.admin.value);
+  assert.ok(room.status < 300, room.text);
+});
+t.after(async (ctx) => {
+  await ctx.s.dispose();
+  rmSync(ctx.cwd, { recursive: true, force: true });
+});
+
+t('svc agents list with no token says the empty answer is the anonymous view and how to see more', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'list', '--url', s.url], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout.trim(), 'no agents visible to an anonymous caller');
+  assert.match(r.stderr, /no token was sent, so this shows only what an anonymous caller may see \(only agents that are members of public rooms\)/);
+  assert.match(r.stderr, /pass --token with the observe scope/);
+});
+
+t('with an observe token the same listing shows the agent and no hint', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'list', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^gamma\s/m);
+  assert.is(r.stderr, '');
+});
+
+t('svc rooms list with no token lists public rooms and says private ones are hidden', async ({ s, cwd }) => {
+  await s.post('/v1/rooms', { id: 'lobby' }, TOKENS.admin.value);
+  const r = await cli(['rooms', 'list', '--url', s.url], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^lobby\s/m);
+  assert.not.match(r.stdout, /hidden/);
+  assert.match(r.stderr, /private rooms are hidden/);
+  const json = await cli(['rooms', 'list', '--url', s.url, '--json'], { cwd });
+  assert.is(json.code, 0);
+  assert.is(json.stderr, '', 'machine output stays clean');
+});
+
+t('a 404 to an anonymous caller says, on its one line, that it may be the anonymous view', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'get', 'gamma', '--url', s.url], { cwd });
+  assert.is(r.code, 1);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^svc agents get: 404 not_found: .*; no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope/);
+  const seen = await cli(['agents', 'get', 'gamma', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(seen.code, 0, seen.stderr);
+  const missing = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(missing.code, 1);
+  assert.not.match(missing.stderr, /anonymous/);
+});
+
+t.run();

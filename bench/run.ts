@@ -182,8 +182,8 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
 
 async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);
+  const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
   if (wants('live')) {
-    const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
     const svcDir = path.join(tmp, 'svc');
     mkdirSync(svcDir);
     const svc = await step('svc serve start', () =>
@@ -195,8 +195,6 @@ async function main(): Promise<void> {
     mkdirSync(baseDir);
     const base = await step('baseline start', () => startBaseline(baseDir));
     if (base) await live(baselineTarget(base));
-
-    if (wants('postgres')) await postgres(fanoutRoom);
 
     const nats = ensureNats({ install: sizes.installNats });
     if ('note' in nats) {
@@ -215,6 +213,8 @@ async function main(): Promise<void> {
       }
     }
   }
+
+  if (wants('postgres')) await postgres(fanoutRoom);
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');

@@ -33,7 +33,8 @@ import { PgLeases } from './leases.js';
 import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
-import { writeBatch } from './write.js';
+import { optimistic, writeBatch } from './write.js';
+import { FastLane } from './fast-lane.js';
 
 export interface PostgresStoreOptions {
   /** Connection URL; a secret: never logged. */
@@ -89,6 +90,7 @@ export class PostgresStore implements Store {
   /** This process's row in `instances`. */
   readonly instanceId = randomUUID();
   private heartbeat: NodeJS.Timeout | undefined;
+  private readonly fast: FastLane;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -99,6 +101,7 @@ export class PostgresStore implements Store {
     private readonly log: (msg: string) => void,
   ) {
     this.leases = new PgLeases(pool, T);
+    this.fast = new FastLane(pool, T);
   }
 
   /** @internal Records this instance and keeps its `seen_at` fresh. */
@@ -119,7 +122,7 @@ export class PostgresStore implements Store {
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closing) throw new StoreError('unavailable', 'store is closed');
-    const result = await writeBatch(this.pool, this.T, ops);
+    const result = optimistic(ops) ? await this.fast.write(ops) : await writeBatch(this.pool, this.T, ops);
     if (result.events.length > 0) {
       this.feed.publish(result.events);
       await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);

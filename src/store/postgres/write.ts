@@ -4,9 +4,7 @@
 // instance creating the same thread, DM, agent or message id fails on the primary key and the
 // whole batch is decided again against the new state.
 //
-// A batch of room messages and plain events decides nothing on stored state but whether the
-// message id is new, so it is tried first as that one statement alone (autocommit: one round
-// trip); a stored id fails on its key and the batch goes the long way, which reports `exists`.
+// Batches of room messages and plain events take the fast lane instead (fast-lane.ts).
 
 import type pg from 'pg';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
@@ -19,7 +17,7 @@ import type { Tables } from './tables.js';
 /** How often a batch that lost a race is decided again before the error is returned. */
 const MAX_ATTEMPTS = 8;
 
-interface Prefetched {
+export interface Prefetched {
   rooms: Map<string, RoomRecord>;
   /** Active rooms in creation order, when an op needs them all (agent.remove). */
   activeRooms?: RoomRecord[];
@@ -41,11 +39,6 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
     }
     let destroy = false;
     try {
-      if (attempt === 1 && optimistic(ops)) {
-        const { effects, outcomes } = resolveIntents(viewOf(emptyPrefetch()), ops);
-        const events = await run(client, T, emptyPrefetch(), effects);
-        return { outcomes, events };
-      }
       await client.query('BEGIN');
       const pre = await prefetch(client, T, ops);
       const { effects, outcomes } = resolveIntents(viewOf(pre), ops);
@@ -64,12 +57,12 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
   }
 }
 
-/** Whether the batch decides nothing on stored state but the novelty of its room messages. */
-function optimistic(ops: readonly WriteOp[]): boolean {
+/** Whether the batch decides nothing on stored state but the novelty of its room messages (fast-lane.ts). */
+export function optimistic(ops: readonly WriteOp[]): boolean {
   return ops.length > 0 && ops.every((op) => op.op === 'event.append' || (op.op === 'message.insert' && !op.thread && !op.dm));
 }
 
-function emptyPrefetch(): Prefetched {
+export function emptyPrefetch(): Prefetched {
   return { rooms: new Map(), agents: new Map(), messages: new Map(), threads: new Map(), dms: new Map(), pairings: new Map() };
 }
 
@@ -161,7 +154,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
   return pre;
 }
 
-function viewOf(pre: Prefetched): StateView {
+export function viewOf(pre: Prefetched): StateView {
   return {
     room: (id) => pre.rooms.get(id),
     // Only batches with agent.remove ask; prefetch loaded every active room for them.

@@ -7,6 +7,9 @@ import { openPostgresStore } from '../src/store/postgres/index.js';
 import { databaseChecks } from '../src/store/postgres/doctor.js';
 import { SCHEMA_VERSION } from '../src/store/postgres/schema.js';
 import { freshSchema, sql } from './helpers/pg.js';
+import { cli } from './helpers/cli.js';
+import { pgStore, startPgServer } from './helpers/pg-server.js';
+import { TOKENS } from './helpers/server.js';
 
 const test = suite('doctor: postgres database checks');
 
@@ -51,6 +54,23 @@ test('a migrated schema with a running instance reports its version and the inst
     assert.is(newer[1]!.status, 'fail');
   } finally {
     await store.close();
+    await s.drop();
+  }
+});
+
+test('svc doctor on a Postgres config prints the database lines without the password', async () => {
+  const s = await freshSchema();
+  const server = await startPgServer(s);
+  try {
+    const withPw = s.url.replace('postgres@', 'postgres:not-the-password@');
+    const r = await cli(['doctor', '--config', server.configFile, '--url', server.url, '--token', TOKENS.admin.value], { env: { SVC_TEST_STORE_URL: withPw } });
+    assert.match(r.stdout, /✓ database reachable +postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres answers \(PostgreSQL /);
+    assert.match(r.stdout, new RegExp(`✓ database schema +schema ${s.schema} migrated \\(version ${SCHEMA_VERSION}\\)`));
+    assert.match(r.stdout, /✓ instances +1 seen in the last 60 s/);
+    assert.not.match(r.stdout + r.stderr, /not-the-password/);
+    assert.ok(pgStore(s).url_env);
+  } finally {
+    await server.dispose();
     await s.drop();
   }
 });

@@ -5,14 +5,15 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config, LoadedConfig } from './config/types.js';
 import { StaticTokens } from './auth/credentials.js';
-import type { Authenticator } from './auth/principal.js';
+import type { Authenticator, Principal } from './auth/principal.js';
+import type { Warning } from './protocol/types.js';
 import { Broker } from './events/broker.js';
 import { FeedPump, type Preparer } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
-import type { Hooks, NetworkContext } from './network/context.js';
+import { NO_HOOKS, type Hooks, type NetworkContext, type RemoteSenderCheck, type SendHooks } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
 import { openStore } from './store/open.js';
-import type { Store } from './store/types.js';
+import type { Store, StoredEvent } from './store/types.js';
 import { Router, type Route } from './http/router.js';
 import { createHttpHandler, type HttpDeps } from './http/server.js';
 import { clientErrorResponse } from './http/respond.js';
@@ -33,10 +34,36 @@ import { bindTarget, postureWarnings } from './config/posture.js';
 /** Handles a WebSocket upgrade; returns false when the path is not its own. */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 
-/** A part of the server that plugs in routes, upgrades and lifecycle (live, console, pairings). */
+/** Refuses a request or upgrade before it is served (request limits); throws AppError. */
+export type Admit = (req: http.IncomingMessage, principal: Principal | undefined) => void;
+
+/**
+ * What one part of the server adds (live, console, pairings, metrics, guards). The app combines
+ * every feature's contributions into lists; no feature patches another's slot.
+ */
 export interface Feature {
   routes?: Route[];
   upgrade?: UpgradeHandler;
+  /** Checked for every routed request and attach upgrade, before the credential is judged. */
+  admit?: Admit;
+  /** A bearer token from somewhere other than the Authorization header (the console's cookie). */
+  sessionToken?: (req: http.IncomingMessage) => string | undefined;
+  /** Around each message send: a check before it is stored, an observer after. */
+  send?: SendHooks;
+  /** Decides messages from remote-origin senders (one feature at most: the pairings). */
+  remoteSenders?: RemoteSenderCheck;
+  observe?: {
+    /** Each finished HTTP request. */
+    http?: (route: string, method: string, status: number, seconds: number) => void;
+    /** The latency of each durable write. */
+    write?: (seconds: number) => void;
+    /** Each published event, in sequence order (after `prepare`). */
+    event?: (e: StoredEvent) => void;
+    /** Each live subscriber the broker let go (by surface). */
+    drop?: (surface: string) => void;
+  };
+  /** Operator warnings (GET /v1/network, svc doctor). */
+  warnings?: () => Warning[];
   /** Readies each batch of stored events before live delivery (it may read the store). */
   prepare?: Preparer;
   /** Called after listen with the bound address. */
@@ -47,9 +74,9 @@ export interface Feature {
 
 export type FeatureFactory = (app: App) => Feature;
 
-/** The mutable network context: `config` is swapped on reload. */
+/** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
 class Network implements NetworkContext {
-  readonly hooks: Hooks = {};
+  hooks: Hooks = NO_HOOKS;
   constructor(
     public config: Config,
     readonly store: Store,
@@ -170,6 +197,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
         for (const f of [...features].reverse()) await f.close?.();
         for (const s of sockets) s.destroy();
         pump.close();
+        unwire();
         await store.close();
       })();
       return closing;
@@ -181,6 +209,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     features.push(f);
     if (f.routes) router.add(...f.routes);
   }
+  const unwire = combine(app, features);
   // Stored events (whoever wrote them) reach the broker through the store's feed.
   const pump = new FeedPump(store.feed, net.broker, features.flatMap((f) => (f.prepare ? [f.prepare] : [])), (err) =>
     log('warn', 'live delivery could not read the store', { error: err.message }),
@@ -191,6 +220,32 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
   return app;
+}
+
+/** Combines the features' contributions into the HTTP handler's and the network's lists. */
+function combine(app: App, features: readonly Feature[]): () => void {
+  const all = <K extends keyof Feature>(k: K): NonNullable<Feature[K]>[] => features.flatMap((f) => (f[k] === undefined ? [] : [f[k]!]));
+  const observers = features.flatMap((f) => (f.observe ? [f.observe] : []));
+  const admits = all('admit');
+  const tokens = all('sessionToken');
+  const http = observers.flatMap((o) => (o.http ? [o.http] : []));
+  if (admits.length > 0) app.http.admit = (req, p) => admits.forEach((a) => a(req, p));
+  if (tokens.length > 0) app.http.sessionToken = (req) => tokens.reduce<string | undefined>((t, f) => t ?? f(req), undefined);
+  if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
+  const remote = all('remoteSenders');
+  if (remote.length > 1) throw new Error('two features decide remote senders; only one may');
+  const net = app.net as Network;
+  net.hooks = {
+    send: all('send'),
+    ...(remote[0] ? { checkRemoteSender: remote[0] } : {}),
+    observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),
+    warnings: all('warnings'),
+  };
+  const cleanups = [
+    ...observers.flatMap((o) => (o.event ? [net.broker.subscribe(o.event)] : [])),
+    ...observers.flatMap((o) => (o.drop ? [net.broker.observeDrops(o.drop)] : [])),
+  ];
+  return () => cleanups.forEach((c) => c());
 }
 
 /** The file's warnings with the bind-posture warning recomputed for the running config. */

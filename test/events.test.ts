@@ -34,7 +34,7 @@ b('hands a queued subscriber everything of one turn as one batch', async () => {
 b('drops a paused subscriber that falls behind, counts it, and keeps serving the others', async () => {
   const broker = new Broker();
   const drops: string[] = [];
-  broker.onDrop = (surface) => drops.push(surface);
+  broker.observeDrops((surface) => drops.push(surface));
   let dropped = 0;
   const slow = broker.open({ max: 2, surface: 'sse', deliver: () => assert.unreachable('paused'), dropped: () => dropped++ });
   const fast: number[] = [];

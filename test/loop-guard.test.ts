@@ -149,8 +149,10 @@ relayed('relayed messages count toward a run but are never refused; the local ag
   );
   const app = await createApp(loaded, { log: silentLogger });
   try {
-    const { checkLoop, recordLoop } = app.net.hooks;
-    assert.ok(checkLoop && recordLoop);
+    const guard = app.net.hooks.send.find((h) => h.check && h.stored);
+    assert.ok(guard);
+    const checkLoop = guard!.check!;
+    const recordLoop = guard!.stored!;
     const msg = (id: string, from: string, net: string, origin?: boolean): Message => ({
       id,
       network_id: 'home',

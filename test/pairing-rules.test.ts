@@ -9,7 +9,7 @@ import { parseConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/types.js';
 import { Broker } from '../src/events/broker.js';
 import { createMetrics } from '../src/metrics.js';
-import type { NetworkContext } from '../src/network/context.js';
+import { NO_HOOKS, type NetworkContext } from '../src/network/context.js';
 import type { Principal } from '../src/auth/principal.js';
 import { AppError } from '../src/errors.js';
 import { MemoryStore } from '../src/store/memory/index.js';
@@ -22,7 +22,7 @@ import type { Message, SendRequest } from '../src/protocol/types.js';
 function contextWith(raw: Record<string, unknown>): { ctx: NetworkContext; logs: string[] } {
   const config: Config = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} }).config;
   const logs: string[] = [];
-  const ctx: NetworkContext = { config, store: new MemoryStore(), broker: new Broker(), log: (_l, msg) => logs.push(msg), version: 'test', configWarnings: [], hooks: {} };
+  const ctx: NetworkContext = { config, store: new MemoryStore(), broker: new Broker(), log: (_l, msg) => logs.push(msg), version: 'test', configWarnings: [], hooks: NO_HOOKS };
   return { ctx, logs };
 }
 

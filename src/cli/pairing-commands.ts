@@ -13,6 +13,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .command('create')
     .description('generate a pairing and its secrets, write them to svc.yaml and print the invite code')
     .option('--relay-url <url>', 'ws:// or wss:// address of the relay both networks reach (env SVC_RELAY_URL)')
+    .option('--relay-access-token-env <name>', "environment variable holding the relay's access token, if it requires one (default SVC_RELAY_ACCESS_TOKEN when set); the code carries it")
     .option('--rooms <ids>', 'comma-separated rooms to share (created if absent, federation allows the pairing)')
     .option('--expires <duration>', 'how long the code is valid: 7d, 12h, 30m', '7d')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
@@ -36,6 +37,8 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option('--max-frame-bytes <n>', 'largest frame a peer may send (default 2097152)')
     .option('--idle-timeout <duration>', 'close the peers of a room with no frames for this long (default 15m)')
     .option('--max-rooms <n>', 'most rooms open at once (default 1000)')
+    .option('--access-token-env <name>', 'environment variable holding a relay-wide access token every peer must send (invites carry it)')
+    .option('--room-rate <n>', 'new rooms one client address may create per minute (default 10)')
     .addHelpText('after', '\nExample:\n  svc relay --listen 0.0.0.0:8788   # behind a TLS proxy for wss://')
     .action(async (o) => run((await import('./commands/relay.js')).relayCommand(io, { ...o, debug: Boolean(program.opts().debug) })));
 }

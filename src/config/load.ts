@@ -208,7 +208,21 @@ function resolveAuth(
   );
   // Never echo the value itself: the message ends up in logs.
   firstDuplicate(tokens.map((t) => t.value), (i, j) => fail(`auth.tokens[${i}]: same value as auth.tokens[${j}]`));
+  checkAgentOwners(tokens, fail);
   return { mode, public_read, agent_registration, tokens };
+}
+
+/** One agent, one owning credential: two tokens listing the same agent would leave it ambiguous. */
+function checkAgentOwners(tokens: TokenConfig[], fail: (line: string) => never): void {
+  const owner = new Map<string, string>();
+  tokens.forEach((t, i) =>
+    (t.agents ?? []).forEach((agent, k) => {
+      const at = `auth.tokens[${i}].agents[${k}]`;
+      const first = owner.get(agent);
+      if (first === undefined) owner.set(agent, at);
+      else if (!first.startsWith(`auth.tokens[${i}].`)) fail(`${first} and ${at} both name agent ${agent}: an agent belongs to one token; keep it in one list`);
+    }),
+  );
 }
 
 /** The id of a token entry that has none: `sha256:` and the first 12 hex digits of the value's hash. */
@@ -301,6 +315,7 @@ export function plaintextSecretPaths(raw: unknown): string[] {
   list(root?.pairings).forEach((p, i) => {
     if (has(obj(p)?.token)) out.push(`pairings[${i}].token`);
     if (has(obj(obj(p)?.relay)?.token)) out.push(`pairings[${i}].relay.token`);
+    if (has(obj(obj(p)?.relay)?.access_token)) out.push(`pairings[${i}].relay.access_token`);
   });
   return out;
 }

@@ -31,6 +31,8 @@ export interface RelayConfig {
   room: string;
   /** Opens the relay WebSocket; the pairing's token when omitted. */
   token?: string;
+  /** The relay-wide access token, for relays that require one (`svc relay --access-token-env`). */
+  access_token?: string;
 }
 
 export interface PairingConfig {

@@ -13,21 +13,20 @@ export const consoleFeature: FeatureFactory = (app) => {
   const sessions = new SessionStore();
   const presence = new Presence();
   const codes = new SignInCodes();
-  const unsubscribe = app.net.broker.subscribe((e) => presence.observe(e));
-  app.http.sessionToken = (req) => {
-    const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
-    if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
-    return sessions.tokenOf(id);
-  };
   return {
     // Sign-in first: the router takes the first match, and /console/:file would match /console/sign-in.
     routes: [
       ...signInCodeRoutes({ codes, sessions, address: () => app.address() }),
       ...consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
     ],
+    sessionToken: (req) => {
+      const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+      if (id === undefined || !cookieMayAuthenticate(req.method, req.headers)) return undefined;
+      return sessions.tokenOf(id);
+    },
+    observe: { event: (e) => presence.observe(e) },
     close() {
       codes.clear();
-      unsubscribe();
       sessions.clear();
     },
   };

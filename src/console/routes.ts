@@ -11,6 +11,7 @@ import type { NetworkContext } from '../network/context.js';
 import type { Route } from '../http/router.js';
 import { baseUrlOf } from '../discovery/base-url.js';
 import { etagMatches, loadAsset } from './assets.js';
+import { cookieMayAuthenticate } from './csrf.js';
 import { cameOverHttps, clearedSessionCookie, parseCookies, sessionCookie, SESSION_COOKIE } from './cookies.js';
 import { forbiddenPage, invalidLinkPage, redirectBody, signInPage } from './pages.js';
 import type { Presence } from './presence.js';
@@ -139,6 +140,9 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       method: 'POST',
       path: '/console/api/sign-out',
       handler: ({ req }) => {
+        // The cookie alone names the session here, so apply the same origin lock as cookie writes:
+        // a cross-site page must not be able to sign the operator out.
+        if (!cookieMayAuthenticate(req.method, req.headers)) throw new AppError('forbidden', 'sign-out must come from the console itself (cross-site request refused)');
         deps.sessions.close(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
         return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(cameOverHttps(req)) } };
       },

@@ -70,8 +70,13 @@ export class Broker {
   private readonly queued = new Set<Subscription>();
   private flushScheduled = false;
   private dropCount = 0;
-  /** Told about every drop (the broker drops metric). */
-  onDrop?: (surface: string) => void;
+  private readonly dropObservers = new Set<(surface: string) => void>();
+
+  /** Tells `fn` about every drop (the broker drops metric); returns its clean-up. */
+  observeDrops(fn: (surface: string) => void): () => void {
+    this.dropObservers.add(fn);
+    return () => this.dropObservers.delete(fn);
+  }
 
   /** Registers a synchronous subscriber; returns its clean-up. */
   subscribe(fn: Subscriber): () => void {
@@ -144,7 +149,7 @@ export class Broker {
   private drop(sub: Subscription): void {
     sub.close();
     this.dropCount++;
-    this.onDrop?.(sub.opts.surface);
+    for (const fn of this.dropObservers) fn(sub.opts.surface);
     sub.opts.dropped();
   }
 }

@@ -14,6 +14,8 @@ export class ReplayBuffer {
   private seqs: number[];
   /** Absolute index of the next push; slot = index % capacity. */
   private next = 0;
+  /** Bumped by resize, which renumbers the absolute indexes a paused replay may hold. */
+  generation = 0;
 
   constructor(private capacity: number) {
     this.capacity = Math.max(0, capacity);
@@ -37,11 +39,36 @@ export class ReplayBuffer {
 
   /** Events newer than the one with `eventId`, oldest first; undefined when it is not buffered. */
   after(eventId: string): StoredEvent[] | undefined {
+    const i = this.indexAfter(eventId);
+    return i === undefined ? undefined : this.range(i);
+  }
+
+  /** Absolute index of the oldest buffered event. */
+  get start(): number {
+    return this.next - this.size;
+  }
+
+  /** Absolute index the next pushed event will get (one past the newest). */
+  get end(): number {
+    return this.next;
+  }
+
+  /** Absolute index of the first event newer than `eventId`; undefined when it is not buffered. */
+  indexAfter(eventId: string): number | undefined {
     // Newest first: an id pushed twice counts where it was pushed last.
     for (let i = this.next - 1; i >= this.next - this.size; i--) {
-      if (this.ids[i % this.capacity] === eventId) return this.range(i + 1);
+      if (this.ids[i % this.capacity] === eventId) return i + 1;
     }
     return undefined;
+  }
+
+  /**
+   * The event at absolute index `i`, parsed on demand (a replay that waits for a slow socket holds
+   * an index, not a copy of the buffer); undefined once it was overwritten or before it was pushed.
+   */
+  at(i: number): StoredEvent | undefined {
+    if (i < this.start || i >= this.next) return undefined;
+    return this.read(i % this.capacity);
   }
 
   /** Every buffered event, oldest first. */
@@ -57,19 +84,21 @@ export class ReplayBuffer {
     this.texts = new Array<string | undefined>(this.capacity);
     this.seqs = new Array<number>(this.capacity).fill(0);
     this.next = 0;
+    this.generation++;
     for (const e of keep) this.push(e);
   }
 
   private range(from: number): StoredEvent[] {
     const out: StoredEvent[] = [];
-    for (let i = from; i < this.next; i++) {
-      const slot = i % this.capacity;
-      const text = this.texts[slot]!;
-      const event = JSON.parse(text) as ServiceEvent;
-      // The text is the event's JSON already: streams send it without serializing again.
-      rememberJson(event, text);
-      out.push({ seq: this.seqs[slot]!, event });
-    }
+    for (let i = from; i < this.next; i++) out.push(this.read(i % this.capacity));
     return out;
+  }
+
+  private read(slot: number): StoredEvent {
+    const text = this.texts[slot]!;
+    const event = JSON.parse(text) as ServiceEvent;
+    // The text is the event's JSON already: streams send it without serializing again.
+    rememberJson(event, text);
+    return { seq: this.seqs[slot]!, event };
   }
 }

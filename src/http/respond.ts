@@ -23,7 +23,8 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
   if (err instanceof UnknownCursor) return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
   if (err instanceof StoreError) {
     if (err.code === 'unknown_cursor') return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
-    if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: true };
+    // Logged by the store's WriteHealth, once per minute at most: a full disk refuses every write.
+    if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: false };
     if (err.code === 'conflict') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
   }
   return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };

@@ -1,15 +1,15 @@
 // The HTTP server as a value: createHttpHandler(deps) -> (req, res). Order per request:
-// request id -> route match (404/405) -> authenticate (401) -> precheck -> authorize (401/403)
-// -> body (413/400) -> handler -> one JSON reply, or one error envelope.
+// request id -> route match (404/405) -> the admission gate (gate.ts: limits 429, credential 401,
+// precheck, authorize 401/403) -> body (413/400) -> handler -> one JSON reply, or one error envelope.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
-import { authorize } from '../auth/policy.js';
-import { authenticate, bearerOf, type Authenticator, type Principal } from '../auth/principal.js';
+import type { Authenticator, Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { newId } from '../protocol/ids.js';
 import { check, compileRequestSchemas } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
+import { admitCaller } from './gate.js';
 import { sendError, sendJson, toAppError } from './respond.js';
 import type { RequestContext, Router } from './router.js';
 
@@ -52,20 +52,7 @@ class Context implements RequestContext {
   }
 }
 
-/** The principal of a request: header first, then console cookie; invalid header is a 401. */
-export async function principalOf(deps: HttpDeps, req: IncomingMessage): Promise<{ principal?: Principal; error?: string }> {
-  const header = req.headers.authorization;
-  const auth = deps.auth();
-  if (header === undefined) {
-    const token = deps.sessionToken?.(req);
-    if (token !== undefined) {
-      const r = await authenticate(auth, { present: true, token });
-      if (r.ok) return { principal: r.principal };
-    }
-  }
-  const r = await authenticate(auth, bearerOf(header));
-  return r.ok ? { principal: r.principal } : { error: r.reason };
-}
+export { principalOf } from './gate.js';
 
 export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   // At boot, not on the first request of each kind (a compile takes ~100 ms).
@@ -113,17 +100,11 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse,
   if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
   const route = m.route;
   state.route = route.path;
-  const who = await principalOf(deps, req);
-  // Limits come before the 401 so that guessing tokens is limited per address too.
-  deps.admit?.(req, who.principal);
-  if (who.error !== undefined && !route.lenientAuth) throw new AppError('unauthorized', who.error);
-  // After the 401: an invalid Authorization header is never answered with anything else (SPEC.md).
-  route.precheck?.(deps.net);
-  const principal: Principal = who.principal ?? { kind: 'anonymous' };
-  if (route.action) {
-    const d = authorize(principal, route.action, deps.net.config.auth);
-    if (!d.allow) throw new AppError(d.status === 401 ? 'unauthorized' : 'forbidden', d.reason);
-  }
+  const principal = await admitCaller(deps, deps.net.config.auth, req, {
+    ...(route.action ? { action: route.action } : {}),
+    ...(route.lenientAuth ? { lenientAuth: true } : {}),
+    ...(route.precheck ? { precheck: () => route.precheck!(deps.net) } : {}),
+  });
 
   let body: unknown;
   if (route.schema) {

@@ -30,14 +30,9 @@ export class LiveHub {
   ) {
     this.buffer = new ReplayBuffer(net.config.server.event_buffer);
     this.publishedSeq = net.store.feed.head;
-    metrics.brokerDrops.inc({ surface: 'sse' }, 0);
-    metrics.brokerDrops.inc({ surface: 'attach' }, 0);
-    net.broker.onDrop = (surface) => metrics.brokerDrops.inc({ surface });
-    const published = metrics.eventsPublished.series();
     this.unsubscribe = net.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
-      published.inc();
     });
   }
 

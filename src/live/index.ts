@@ -1,8 +1,7 @@
 // The live feature: SSE at /v1/events/stream, the WebSocket attachment at /v1/attach, presence and
-// wake events, and GET /metrics with the HTTP observer.
+// wake events; each event's audience resolved before live delivery.
 
 import type { FeatureFactory } from '../app.js';
-import { metricsRoutes, observeHttp } from '../http/routes/metrics.js';
 import { validatorFor } from '../schemas.js';
 import { attachUpgrade } from './attach/upgrade.js';
 import { LiveHub } from './hub.js';
@@ -12,12 +11,9 @@ export const liveFeature: FeatureFactory = (app) => {
   // Compiled now, so a broken frame schema stops the start instead of the first IDENTIFY.
   validatorFor('attach-frames');
   const hub = new LiveHub(app.net, app.metrics);
-  app.http.observe = observeHttp(app.metrics);
-  const writes = app.metrics.storeWriteDuration.series();
-  app.net.hooks.observeWrite = (seconds) => writes.observe(seconds);
   let bound: { host: string; port: number } | undefined;
   return {
-    routes: [sseRoute(hub), ...metricsRoutes(app.metrics)],
+    routes: [sseRoute(hub)],
     prepare: hub.prepare,
     upgrade: attachUpgrade(hub, app.http, () => bound),
     started: (addr) => {

@@ -1,5 +1,6 @@
-// GET /v1/events/stream: pure frame formatting, and the stream (replay from the in-memory buffer,
-// then live events from a bounded broker queue, keep-alive comments, drop when it falls behind).
+// GET /v1/events/stream: pure frame formatting, and the stream (replay from the in-memory buffer
+// as the socket drains, then live events from a bounded broker queue, keep-alive comments, drop
+// when it falls behind).
 
 import type { ServerResponse } from 'node:http';
 import { newId } from '../protocol/ids.js';
@@ -15,6 +16,10 @@ export const RETRY_MS = 3000;
 /** Most events, and bytes of event JSON, waiting for a paused (congested) stream before it is dropped. */
 export const SSE_QUEUE_MAX = 1024;
 export const SSE_QUEUE_MAX_BYTES = 4 * 1024 * 1024;
+/** Replay frames are handed to the socket in chunks of about this size. */
+const REPLAY_CHUNK_BYTES = 64 * 1024;
+/** Replay bytes formatted per event-loop turn before yielding. */
+const REPLAY_TURN_BYTES = 1024 * 1024;
 /** Keep-alive comments at least this often, so proxies keep an idle stream open. */
 const KEEPALIVE_MAX_MS = 15_000;
 
@@ -89,36 +94,33 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   const seesWith = (e: StoredEvent, a: Audience) => matches(filter, e.event, a) && viewerSees(lv, a, localNet);
   const sees = (e: StoredEvent) => seesWith(e, hub.audienceOf(e));
 
-  // Replay and subscription start in one turn: what was published before is in the buffer, what
-  // is published after lands in the queue (held paused until the replay is written); nothing
-  // falls between or arrives twice.
-  let out = formatRetry(RETRY_MS);
+  // The replay range and the subscription are fixed in one turn: what was published before is in
+  // the buffer below `end`, what is published after lands in the queue; nothing falls between or
+  // arrives twice.
+  let head = formatRetry(RETRY_MS);
   const header = req.headers['last-event-id'];
   const last = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('last_event_id') ?? undefined;
-  let replay: readonly StoredEvent[] | Promise<readonly StoredEvent[]> = [];
+  const buffer = hub.buffer;
+  let from = buffer.end;
   const gapFrame = () => {
     const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
     return formatEvent(gap, JSON.stringify(gap), false);
   };
+  /** The event is not buffered here but the store can find it (another instance's stream, or older than this process). */
+  let fromStore = false;
   if (last) {
-    const after = hub.buffer.after(last.trim());
-    if (after) replay = after;
-    else if (net.store.eventSeq) {
-      // Not in this process's buffer (another instance's stream, or older than this process):
-      // the store finds the event, and up to a buffer's worth after it is read back.
-      replay = replayFromStore(net.store, last.trim(), net.config.server.event_buffer).then((r) => {
-        if (r) return r;
-        out += gapFrame();
-        return hub.buffer.all();
-      });
-    } else {
-      out += gapFrame();
-      replay = hub.buffer.all();
+    const after = buffer.indexAfter(last.trim());
+    if (after === undefined && net.store.eventSeq) fromStore = true;
+    else {
+      if (after === undefined) head += gapFrame();
+      from = after ?? buffer.start;
     }
   } else {
-    out += formatComment('connected');
+    head += formatComment('connected');
   }
-  /** Highest seq written: live events the store replay already covered are not sent again. */
+  const replay = { next: from, end: buffer.end, generation: buffer.generation };
+  res.write(head);
+  /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
   let sentSeq = 0;
 
   const onDrain = () => sub.resume();
@@ -142,29 +144,84 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     // Fell behind: cut it; the client reconnects with Last-Event-ID and replays from the buffer.
     dropped: () => res.destroy(),
   });
-  if (Array.isArray(replay) && replay.length === 0) res.write(out);
-  else {
-    // Replayed events are judged by the rooms and DMs as they are now: read them first.
+
+  // The replay is written as the socket drains, one event parsed at a time, with live events
+  // waiting in the queue meanwhile (under the same cap as any paused stream). A replay whose next
+  // event has left the buffer cannot continue without a hole: cut, and the client resumes.
+  const pump = async (): Promise<void> => {
+    if (res.destroyed || res.writableEnded || sub.closed) return;
+    let chunk = '';
+    let turnBytes = 0;
+    while (replay.next < replay.end) {
+      const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
+      if (!e) {
+        res.destroy();
+        return;
+      }
+      replay.next++;
+      if (e.seq > sentSeq) sentSeq = e.seq;
+      // Replayed events are judged by the rooms and DMs as they are now.
+      const a = await hub.freshAudienceOf(e);
+      if (res.destroyed || sub.closed) return;
+      if (!seesWith(e, a)) continue;
+      const frame = sseFrame(e);
+      chunk += frame;
+      turnBytes += frame.length;
+      if (chunk.length >= REPLAY_CHUNK_BYTES || replay.next === replay.end) {
+        const more = res.write(chunk);
+        chunk = '';
+        if (!more) {
+          res.once('drain', resumeReplay);
+          return;
+        }
+      }
+      // Long replays yield so one stream cannot hold the event loop (health probes, other sends).
+      if (turnBytes >= REPLAY_TURN_BYTES) {
+        setImmediate(resumeReplay);
+        return;
+      }
+    }
+    if (chunk && !res.write(chunk)) {
+      res.once('drain', onDrain);
+      return;
+    }
+    sub.resume();
+  };
+  const resumeReplay = () => void pump().catch(() => res.destroy());
+  if (fromStore) {
     sub.pause();
-    let events: readonly StoredEvent[] = [];
-    void Promise.resolve(replay)
-      .then((r) => {
-        events = r;
-        return Promise.all(r.map((e) => hub.freshAudienceOf(e)));
-      })
-      .then(
-      (audiences) => {
-        events.forEach((e, i) => {
-          if (e.seq > sentSeq) sentSeq = e.seq;
-          if (seesWith(e, audiences[i]!)) out += sseFrame(e);
-        });
-        if (res.destroyed) return;
-        if (res.write(out)) sub.resume();
-        else res.once('drain', onDrain);
-      },
-      () => res.destroy(),
-    );
+    void replayStored().catch(() => res.destroy());
+  } else if (replay.next < replay.end) {
+    sub.pause();
+    resumeReplay();
   }
+
+  /**
+   * Replays from the store what followed the client's last event (up to a buffer's worth); the
+   * live queue, paused meanwhile, then skips what the replay covered. Past that much, or when the
+   * store does not know the event: a gap, and the buffer's replay as usual.
+   */
+  async function replayStored(): Promise<void> {
+    const events = await replayFromStore(net.store, last!.trim(), net.config.server.event_buffer);
+    if (res.destroyed || sub.closed) return;
+    if (!events) {
+      res.write(gapFrame());
+      Object.assign(replay, { next: buffer.start, end: buffer.end, generation: buffer.generation });
+      if (replay.next < replay.end) resumeReplay();
+      else sub.resume();
+      return;
+    }
+    const audiences = await Promise.all(events.map((e) => hub.freshAudienceOf(e)));
+    if (res.destroyed || sub.closed) return;
+    let chunk = '';
+    events.forEach((e, i) => {
+      if (e.seq > sentSeq) sentSeq = e.seq;
+      if (seesWith(e, audiences[i]!)) chunk += sseFrame(e);
+    });
+    if (chunk && !res.write(chunk)) res.once('drain', onDrain);
+    else sub.resume();
+  }
+
   const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
   const keepAlive = setInterval(() => {
     if (!sub.paused) res.write(formatComment('keep-alive'));

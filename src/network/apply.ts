@@ -57,6 +57,14 @@ function roomOp(ctx: NetworkContext, d: DeclaredRoom, at: string, mode: ApplyMod
 async function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], strict: boolean, root: string): Promise<WriteOp[]> {
   const ops: WriteOp[] = [];
   const tokenIds = new Set(ctx.config.auth.tokens.map((t) => t.id));
+  const firstBinding = new Map<string, number>();
+  for (const [i, b] of bindings.entries()) {
+    const j = firstBinding.get(b.id);
+    if (j !== undefined && bindings[j]!.credential_key !== b.credential_key) {
+      throw new AppError('unprocessable_entity', `${root}agents[${j}] and ${root}agents[${i}] both name agent ${b.id} with different credentials (${bindings[j]!.credential_key}, ${b.credential_key}): an agent belongs to one credential`);
+    }
+    if (j === undefined) firstBinding.set(b.id, i);
+  }
   for (const [i, b] of bindings.entries()) {
     if (!/^token:/.test(b.credential_key) || !tokenIds.has(b.credential_key.slice(6))) {
       throw new AppError('unprocessable_entity', `${root}agents[${i}].credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`);

@@ -9,21 +9,29 @@ import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js'
 import type { Principal } from '../auth/principal.js';
 import type { SendRequest } from '../protocol/types.js';
 
-/** Extension points filled by other parts (pairings, loop guard). Each is optional. */
-export interface Hooks {
-  /** Called after a message is durable and published (outbound relay). */
-  afterMessage?: (m: Message) => void;
-  /** Decides an inbound message from a remote-origin sender; throws AppError to refuse. */
-  checkRemoteSender?: (p: Principal, req: SendRequest, target: { room?: RoomRecord }) => void;
-  /** Decides whether an agent send is refused by the loop guard; throws AppError to refuse. */
-  checkLoop?: (conv: string, m: Message) => void;
-  /** Records an accepted message for the loop guard. */
-  recordLoop?: (conv: string, m: Message) => void;
-  /** Observes the latency of each durable write (metrics). */
-  observeWrite?: (seconds: number) => void;
-  /** Operator warnings contributed by other parts (pairing compatibility, ...). */
-  warnings?: () => Warning[];
+/** Decisions and observations around one message send, contributed by a feature. */
+export interface SendHooks {
+  /** Decides a message before it is stored (the loop guard); throws AppError to refuse. */
+  check?: (conv: string, m: Message) => void;
+  /** Observes a message once it is stored. */
+  stored?: (conv: string, m: Message) => void;
 }
+
+/** Decides an inbound message from a remote-origin sender; throws AppError to refuse. */
+export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?: RoomRecord }) => void;
+
+/** What the features contribute to the network's rules, combined by the app (src/app.ts). */
+export interface Hooks {
+  readonly send: readonly SendHooks[];
+  /** At most one feature decides remote senders (the pairings); without one they are refused. */
+  readonly checkRemoteSender?: RemoteSenderCheck;
+  /** Observers of the latency of each durable write (metrics). */
+  readonly observeWrite: readonly ((seconds: number) => void)[];
+  /** Operator warnings (pairing compatibility, ...). */
+  readonly warnings: readonly (() => Warning[])[];
+}
+
+export const NO_HOOKS: Hooks = { send: [], observeWrite: [], warnings: [] };
 
 export interface NetworkContext {
   /** The current config; replaced on reload. */
@@ -61,6 +69,7 @@ export function newEvent(ctx: NetworkContext, type: ServiceEvent['type'], fields
 export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<WriteResult> {
   const started = performance.now();
   const result = await ctx.store.write(ops);
-  ctx.hooks.observeWrite?.((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  for (const o of ctx.hooks.observeWrite) o(seconds);
   return result;
 }

@@ -11,7 +11,7 @@ export function canSendHuman(ctx: NetworkContext, p: Principal): boolean {
 }
 
 export function warnings(ctx: NetworkContext): Warning[] {
-  return [...ctx.configWarnings, ...(ctx.hooks.warnings?.() ?? [])];
+  return [...ctx.configWarnings, ...ctx.hooks.warnings.flatMap((w) => w())];
 }
 
 export function networkDocument(ctx: NetworkContext, p: Principal): NetworkDocument {

@@ -42,7 +42,7 @@ async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest
   if (human && !ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
   if (home !== net) {
     if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
-    return { actor, scopedId: `${home}:${from.id}`, memberId: human ? humanMemberId(`${home}:${from.id}`) : `${home}:${from.id}`, local: false, registered: false };
+    return { actor, scopedId: `${home}:${from.id}`, memberId: `${home}:${from.id}`, local: false, registered: false };
   }
   const local = localSenderRefusal(p, req.origin !== undefined);
   if (local) throw forbidden(local);
@@ -56,11 +56,10 @@ async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest
   const refusal = humanSenderRefusal(p, from.id, agent !== undefined);
   if (refusal) throw forbidden(refusal);
   actor.fqid = `svc://${net}/humans/${from.id}`;
-  return { actor, scopedId: `${net}:${from.id}`, memberId: humanMemberId(from.id), local: true, registered: false };
+  // Members are matched by id whatever the actor type: since a person cannot take a registered
+  // agent's id (above), a member id that is not a registered agent names that person.
+  return { actor, scopedId: `${net}:${from.id}`, memberId: from.id, local: true, registered: false };
 }
-
-/** Room members are agent ids, so a person named `alpha` must never count as member agent `alpha`. */
-const humanMemberId = (id: string): string => `~human/${id}`;
 
 /**
  * Where a message lands. Thread and DM records are read only for what never changes once stored
@@ -145,7 +144,8 @@ function wirePart(part: Part): Part {
   return out as Part;
 }
 
-function artifactsOf(net: string, m: Message): Artifact[] {
+/** The artifacts a message carries: one per non-text part. */
+export function artifactsOf(net: string, m: Message): Artifact[] {
   const out: Artifact[] = [];
   if (m.parts.every((part) => part.kind === 'text')) return out;
   m.parts.forEach((part, i) => {
@@ -219,7 +219,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     created_at: at,
   };
   const conv = convKeyOf(placed.target);
-  ctx.hooks.checkLoop?.(conv, message);
+  for (const h of ctx.hooks.send) h.check?.(conv, message);
 
   const created = newEvent(ctx, 'message.created', { message });
   const op: MessageInsertOp = {
@@ -240,8 +240,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
   // A concurrent send of the same id won the race: answer as a retry.
   if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
-  ctx.hooks.recordLoop?.(conv, message);
-  ctx.hooks.afterMessage?.(message);
+  for (const h of ctx.hooks.send) h.stored?.(conv, message);
   return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
 }
 

@@ -46,20 +46,19 @@ export const pairingFeature: FeatureFactory = (app) => {
     byRemoteNetwork: (networkId: string) => [...managers.values()].find((m) => m.remoteNetworkId === networkId),
   };
 
-  const hooks = ctx.hooks;
-  hooks.checkRemoteSender = remoteSenderCheck(ctx, lookup);
-  // The outboxes follow the event feed: a message stored by any process sharing the store wakes them.
-  const unsubscribe = ctx.broker.subscribe((e) => {
-    const m = e.event.type === 'message.created' ? e.event.message : undefined;
-    // Messages that arrived by relay are never relayed again (no multi-hop, no echo).
-    if (!m || m.origin || m.from.network_id !== ctx.config.network.id) return;
-    for (const mgr of managers.values()) mgr.notify();
-  });
-  const prevWarnings = hooks.warnings;
-  hooks.warnings = (): Warning[] => [...(prevWarnings?.() ?? []), ...pairingWarnings([...managers.values()])];
-
   return {
     routes: pairingRoutes(lookup),
+    remoteSenders: remoteSenderCheck(ctx, lookup),
+    // The outboxes follow the event feed: a message stored by any process sharing the store wakes them.
+    observe: {
+      event: (e) => {
+        const m = e.event.type === 'message.created' ? e.event.message : undefined;
+        // Messages that arrived by relay are never relayed again (no multi-hop, no echo).
+        if (!m || m.origin || m.from.network_id !== ctx.config.network.id) return;
+        for (const mgr of managers.values()) mgr.notify();
+      },
+    },
+    warnings: (): Warning[] => pairingWarnings([...managers.values()]),
     started() {
       started = true;
       void reconciling.then(() => {
@@ -70,7 +69,6 @@ export const pairingFeature: FeatureFactory = (app) => {
       reconciling = reconciling.then(() => reconcile(config));
     },
     async close() {
-      unsubscribe();
       await reconciling;
       await Promise.all([...managers.values()].map((m) => m.close()));
       managers.clear();

@@ -13,6 +13,8 @@ export interface Invite {
   relay_url: string;
   room: string;
   relay_token: string;
+  /** Optional: the relay-wide access token of a relay that requires one (older invites lack it). */
+  relay_access_token?: string;
   pairing_token: string;
   pairing_id: string;
   network_id: string;
@@ -46,6 +48,7 @@ export function encodeInvite(inv: Invite): string {
     relay_url: inv.relay_url,
     room: inv.room,
     relay_token: inv.relay_token,
+    ...(inv.relay_access_token ? { relay_access_token: inv.relay_access_token } : {}),
     pairing_token: inv.pairing_token,
     pairing_id: inv.pairing_id,
     network_id: inv.network_id,
@@ -87,6 +90,7 @@ export function decodeInvite(code: string): Invite {
     relay_url: str('relay_url'),
     room: str('room'),
     relay_token: str('relay_token'),
+    ...(typeof o.relay_access_token === 'string' && o.relay_access_token !== '' ? { relay_access_token: o.relay_access_token } : {}),
     pairing_token: str('pairing_token'),
     pairing_id: str('pairing_id'),
     network_id: str('network_id'),

@@ -39,6 +39,8 @@ export class RemoteFailure extends Error {
 
 export class PairingManager {
   private status: PairingStatus = 'unknown';
+  /** The raw cause last logged for a transport failure (logged again only when it changes). */
+  private lastFailureDetail: string | undefined;
   private diagnostics: PairingDiagnostics | undefined;
   private remote: { network_id: string; name?: string; direct_messages: boolean } | undefined;
   /** Unbound credentials: the remote network first seen (check or inbound origin); forgotten on restart. */
@@ -66,6 +68,7 @@ export class PairingManager {
         url: c.relay.url,
         room: c.relay.room,
         relayToken: c.relay.token ?? c.token,
+        ...(c.relay.access_token ? { accessToken: c.relay.access_token } : {}),
         pairingToken: c.token,
         answer: d.answer,
         onPeer: (present) => this.onPeer(present),
@@ -154,9 +157,8 @@ export class PairingManager {
     try {
       r = await this.transport.request(method, p, body);
     } catch (err) {
-      const e = err as Error;
-      this.failed(err instanceof TransportError ? err.reason : 'unreachable', e.message);
-      throw new RemoteFailure(`pairing ${this.id}: the paired network did not answer (${e.message})`);
+      const words = this.transportFailed(err);
+      throw new RemoteFailure(`pairing ${this.id}: ${words}`);
     }
     if (r.status === 401 || r.status === 403 || r.status >= 500) {
       this.failed(r.status >= 500 ? 'remote_error' : 'unauthorized', remoteStatusMessage(r.status));
@@ -218,7 +220,7 @@ export class PairingManager {
         this.checked(r.body);
       }
     } catch (err) {
-      if (!this.closed) this.failed(err instanceof TransportError ? err.reason : 'unreachable', (err as Error).message);
+      if (!this.closed) this.transportFailed(err);
     } finally {
       this.checking = false;
     }
@@ -239,6 +241,21 @@ export class PairingManager {
     this.diagnostics = res.diagnostics;
     this.setStatus(nextStatus({ status: this.status, answered: this.cursor.answered }, { kind: 'checked', status: res.status }).status, true);
     if (canRelay(this.status)) this.outbox.kick();
+  }
+
+  /**
+   * The transport could not ask the peer: the status and the answer get words, the raw cause (error
+   * code, address) goes to the log only. Returns the words.
+   */
+  private transportFailed(err: unknown): string {
+    const t = err instanceof TransportError ? err : undefined;
+    const words = t?.message ?? 'the paired network could not be reached';
+    const detail = t ? t.detail : String((err as Error)?.message ?? err);
+    // Once per change of cause: health checks and outbox retries repeat the same failure.
+    if (!this.closed && detail && detail !== this.lastFailureDetail) this.d.ctx.log('warn', 'pairing request failed', { pairing: this.id, reason: t?.reason ?? 'unreachable', error: detail });
+    this.lastFailureDetail = detail;
+    this.failed(t?.reason ?? 'unreachable', words);
+    return words;
   }
 
   /** A pairing request failed: pending until the peer has answered once, error after. */
@@ -292,7 +309,7 @@ export class PairingManager {
       try {
         r = await this.transport.request('POST', '/v1/messages', relayRequestFor(m, net, { withParent }));
       } catch (err) {
-        this.failed(err instanceof TransportError ? err.reason : 'unreachable', (err as Error).message);
+        this.transportFailed(err);
         this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
         return 'retry';
       }

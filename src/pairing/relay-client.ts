@@ -5,7 +5,8 @@
 
 import WebSocket from 'ws';
 import { newId } from '../protocol/ids.js';
-import { parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
+import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
+import { describeNetworkError, parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
 
 export interface RequestFrame {
   op: 'request';
@@ -29,6 +30,8 @@ export interface RelayClientOptions {
   room: string;
   /** Opens the relay socket. */
   relayToken: string;
+  /** The relay-wide access token, when the relay requires one. */
+  accessToken?: string;
   /** Bearer credential put on outbound request frames. */
   pairingToken: string;
   answer: (frame: RequestFrame) => Promise<PairResponse>;
@@ -86,7 +89,7 @@ export class RelayClient implements PairTransport {
     if (this.closed) return Promise.reject(new TransportError('closed', 'the pairing is closing'));
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new TransportError('unreachable', `not connected to the relay${this.lastError ? ` (${this.lastError})` : ''}`));
+      return Promise.reject(new TransportError('unreachable', `not connected to the relay${this.lastError ? `: ${relayWords(this.lastError)}` : ''}`, this.lastError));
     }
     if (!this.peerPresent) return Promise.reject(new TransportError('peer_absent', 'the peer is not connected to the relay room'));
     const id = newId('rq');
@@ -136,7 +139,7 @@ export class RelayClient implements PairTransport {
     const u = new URL(this.o.url);
     u.searchParams.set('room', this.o.room);
     const ws = new WebSocket(u, {
-      headers: { authorization: `Bearer ${this.o.relayToken}` },
+      headers: { authorization: `Bearer ${this.o.relayToken}`, ...(this.o.accessToken ? { [RELAY_ACCESS_HEADER]: this.o.accessToken } : {}) },
       maxPayload: this.o.maxFrameBytes ?? 4 * 1024 * 1024,
       handshakeTimeout: 10_000,
       perMessageDeflate: false,
@@ -244,4 +247,14 @@ export function asRequest(f: Record<string, unknown>): RequestFrame | undefined 
     for (const [k, v] of Object.entries(f.headers as Record<string, unknown>)) if (typeof v === 'string') headers[k.toLowerCase()] = v;
   }
   return { op: 'request', id: f.id, method: f.method.toUpperCase(), path: f.path, headers, ...(f.body !== undefined ? { body: f.body } : {}) };
+}
+
+/** Why the relay connection failed, in words (the raw code stays in `lastError` for the log). */
+function relayWords(lastError: string): string {
+  const refused = /^relay refused the connection: HTTP (\d+)$/.exec(lastError);
+  if (refused?.[1] === '401') return 'the relay refused the connection: its access token is missing or wrong';
+  if (refused?.[1] === '403') return 'the relay room is bound to another token';
+  if (refused?.[1] === '429') return 'the relay limits new rooms from this address; retrying';
+  if (refused) return `the relay refused the connection (HTTP ${refused[1]})`;
+  return describeNetworkError(lastError, 'the relay');
 }

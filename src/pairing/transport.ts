@@ -11,15 +11,33 @@ export interface PairResponse {
 
 export type TransportFailure = 'unreachable' | 'peer_absent' | 'timeout' | 'closed';
 
-/** The remote could not be asked (as opposed to answering with an error status). Messages carry no secrets. */
+/**
+ * The remote could not be asked (as opposed to answering with an error status). The message is
+ * words fit for an API answer; `detail` keeps the raw cause (an error code, a URL) for the log only.
+ */
 export class TransportError extends Error {
   constructor(
     readonly reason: TransportFailure,
     message: string,
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'TransportError';
   }
+}
+
+/**
+ * A socket or HTTP client error code in words, naming `who` failed: SPEC.md keeps raw internal
+ * error strings (ECONNREFUSED, addresses) out of 5xx answers; callers log the code beside it.
+ */
+export function describeNetworkError(code: string, who = 'the paired network'): string {
+  if (code === 'ECONNREFUSED') return `${who} refused the connection`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return `${who}'s host name could not be resolved`;
+  if (/TIMEOUT|ETIMEDOUT/.test(code)) return `${who} did not answer in time`;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return `the connection to ${who} was cut`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN' || code === 'ENETDOWN') return `${who} is unreachable from this machine (no network route)`;
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `${who}'s TLS certificate was not accepted`;
+  return `${who} could not be reached`;
 }
 
 export interface PairTransport {
@@ -91,9 +109,10 @@ export class DirectTransport implements PairTransport {
       return { status: res.statusCode, body: parseBody(await res.body.text()) };
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      if (/TIMEOUT/.test(code)) throw new TransportError('timeout', `no answer from ${displayUrl(this.baseUrl)} in ${this.timeoutMs} ms`);
-      // undici error messages name the address, never the headers: safe to show.
-      throw new TransportError('unreachable', `cannot reach ${displayUrl(this.baseUrl)}: ${code || (err as Error).message}`);
+      // undici error messages name the address, never the headers: safe for the log.
+      const detail = `${displayUrl(this.baseUrl)}: ${code || (err as Error).message}`;
+      if (/TIMEOUT/.test(code)) throw new TransportError('timeout', `the paired network did not answer in time (${Math.round(this.timeoutMs / 1000)} s)`, detail);
+      throw new TransportError('unreachable', describeNetworkError(code), detail);
     }
   }
 

@@ -41,6 +41,11 @@ export class Hub {
     this.now = opts.now ?? Date.now;
   }
 
+  /** Whether `room` exists (is bound to a token). */
+  has(room: string): boolean {
+    return this.rooms.has(room);
+  }
+
   /** Reserves a place in `room` for a peer presenting `token`, or says why not. */
   admit(room: string, token: string | undefined): Admission {
     if (!token) return { ok: false, status: 401, reason: 'send Authorization: Bearer <relay token>' };

@@ -2,10 +2,13 @@
 // `Authorization: Bearer RELAY_TOKEN`. Refusals happen before the upgrade, as plain HTTP statuses.
 // The relay reads no frame of its peers; it only counts, times out and size-limits them.
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { bindTarget } from '../config/posture.js';
+import { clientAddress, TokenBuckets } from '../http/limits.js';
+import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
 import { Hub, type Slot } from './hub.js';
 
 export interface RelayOptions {
@@ -16,6 +19,10 @@ export interface RelayOptions {
   maxRooms: number;
   /** WebSocket ping interval; a peer that misses a pong is dropped. */
   pingIntervalMs: number;
+  /** Relay-wide access token: when set, every peer must send it (RELAY_ACCESS_HEADER); invites carry it. */
+  accessToken?: string;
+  /** New rooms one client address may create per minute (refused attempts at the access token count too). */
+  roomsPerAddressPerMinute: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -24,6 +31,7 @@ export const RELAY_DEFAULTS: RelayOptions = {
   idleTimeoutMs: 15 * 60_000,
   maxRooms: 1000,
   pingIntervalMs: 30_000,
+  roomsPerAddressPerMinute: 10,
 };
 
 export const RELAY_PATH = '/v1/relay';
@@ -36,9 +44,17 @@ export interface RelayServer {
   close(): Promise<void>;
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const text = JSON.stringify({ error: reason, code: { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 503: 'service_unavailable' }[status] ?? 'error' });
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+function refuse(socket: Duplex, status: number, reason: string, extra = ''): void {
+  const text = JSON.stringify({ error: reason, code: { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 429: 'too_many_requests', 503: 'service_unavailable' }[status] ?? 'error' });
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}\r\n${text}`);
+}
+
+/** Whether `given` is the access token, in time independent of where they differ. */
+function accessMatches(expected: string, given: string | string[] | undefined): boolean {
+  if (typeof given !== 'string') return false;
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(given).digest();
+  return timingSafeEqual(a, b);
 }
 
 /** Builds a relay server (not yet listening). */
@@ -48,6 +64,18 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
   const hub = new Hub({ maxRooms: opts.maxRooms });
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxFrameBytes, perMessageDeflate: false });
   const alive = new WeakMap<WebSocket, boolean>();
+  // Creating rooms is what fills the relay (maxRooms), so it is limited per address; so are wrong
+  // access tokens, which makes guessing one as slow as filling the relay.
+  const perMinute = opts.roomsPerAddressPerMinute;
+  const creations = new TokenBuckets(perMinute / 60, Math.max(1, perMinute));
+  const limited = (req: http.IncomingMessage, socket: Duplex): boolean => {
+    const t = creations.take(clientAddress(req), Date.now());
+    if (t.ok) return false;
+    const seconds = Math.max(1, Math.ceil(t.retryAfterMs / 1000));
+    log('relay peer refused', { status: 429, reason: 'room creation rate', address: clientAddress(req) });
+    refuse(socket, 429, `too many new rooms from this address (limit ${perMinute} per minute); retry after ${seconds} s`, `retry-after: ${seconds}\r\n`);
+    return true;
+  };
 
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -67,7 +95,13 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     if (url.pathname !== RELAY_PATH) return refuse(socket, 404, `connect to ${RELAY_PATH}?room=ROOM`);
     const room = url.searchParams.get('room') ?? '';
     if (!ROOM_NAME.test(room)) return refuse(socket, 400, 'query room: must be 1-256 characters of A-Z a-z 0-9 . _ ~ -');
+    if (opts.accessToken !== undefined && !accessMatches(opts.accessToken, req.headers[RELAY_ACCESS_HEADER])) {
+      if (limited(req, socket)) return;
+      log('relay peer refused', { status: 401, reason: 'access token', address: clientAddress(req) });
+      return refuse(socket, 401, `this relay needs its access token (header ${RELAY_ACCESS_HEADER}); ask the relay operator, or use an invite that carries it`);
+    }
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+    if (m && !hub.has(room) && limited(req, socket)) return;
     const admission = hub.admit(room, m?.[1]);
     if (!admission.ok) {
       log('relay peer refused', { status: admission.status, reason: admission.reason });

@@ -1,17 +1,21 @@
 // Picks the store backend named by the configuration.
 
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { MemoryStore } from './memory/index.js';
 import { openSqliteStore } from './sqlite/index.js';
 import type { Store } from './types.js';
+import { watchWrites, WriteHealth } from './write-health.js';
 
 /** Opens the configured store: sqlite at `cfg.path`, postgres at `cfg.url`, or a fresh memory store. */
 export async function openStore(cfg: Config['store'], log?: Logger): Promise<Store> {
   if (cfg.backend === 'memory') return new MemoryStore();
-  // The store only reports recoveries and failures worth an operator's attention.
-  const warn = log && ((msg: string) => log('warn', msg));
+  // The store only reports recoveries and failures worth an operator's attention. A refused
+  // write is reported by WriteHealth (rate-limited), not once per write.
+  const warn = log && ((msg: string) => (PER_WRITE_FAILURE.test(msg) ? undefined : log('warn', msg)));
+  // A database's health is its connection: ping asks it, and the feed logs one line per outage.
   if (cfg.backend === 'postgres') {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? 'public', ...(warn ? { log: warn } : {}) });
@@ -20,5 +24,25 @@ export async function openStore(cfg: Config['store'], log?: Logger): Promise<Sto
   // full disk. Used where a size-limited tmpfs cannot be mounted.
   const enospc = process.env.SVC_FAULT_JOURNAL_ENOSPC_FILE;
   const faults = enospc ? { failWrites: () => existsSync(enospc) } : undefined;
-  return openSqliteStore({ path: cfg.path, checkpointBytes: cfg.checkpoint_bytes, log: warn, ...(faults ? { faults } : {}) });
+  const store = await openSqliteStore({ path: cfg.path, checkpointBytes: cfg.checkpoint_bytes, log: warn, ...(faults ? { faults } : {}) });
+  const probeFile = path.join(path.dirname(path.resolve(cfg.path)), '.write-probe');
+  const probe = () => {
+    if (faults?.failWrites()) throw Object.assign(new Error('ENOSPC (injected)'), { code: 'ENOSPC' });
+    // Room for the largest record (a request body is at most 1 MiB): a failed append frees the
+    // pages it took, so a small probe would pass on a disk that still refuses real writes.
+    const fd = openSync(probeFile, 'w');
+    try {
+      writeSync(fd, Buffer.alloc(PROBE_BYTES));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      rmSync(probeFile, { force: true });
+    }
+  };
+  return watchWrites(store, new WriteHealth({ probe, ...(log ? { log: (level, msg, fields) => log(level, msg, fields) } : {}) }));
 }
+
+const PROBE_BYTES = 1024 * 1024;
+
+/** The store's own line for each failed journal append or fsync (WriteHealth reports those). */
+const PER_WRITE_FAILURE = /^store: journal (append|fsync) failed/;

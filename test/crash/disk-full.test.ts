@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
+import { eventually, startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
 import { allMessages } from './harness.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -136,10 +136,31 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
       if (exact || x.status !== 200) assert.is(x.status, 503, x.text);
       if (x.status === 503) assert.is(x.body.code, 'service_unavailable');
     }
+    // A real disk may have fitted the last write in a freed page: end on a refused one.
+    for (let i = 0, last = await send(s); i < 50; i++, last = await send(s)) {
+      if (last.status !== 200) {
+        ctx.refused.push(last.id);
+        break;
+      }
+      ctx.acked.push(last.id);
+    }
     // Nothing refused is visible, everything acknowledged is.
     const ids = (await allMessages(s, '/v1/rooms/r0/messages')).map((m) => m.id);
     assert.equal(ids, ctx.acked);
     assert.is((await s.get('/healthz')).status, 200);
+    // Not ready while the store refuses writes, so a load balancer sends writes elsewhere.
+    const ready = await s.get('/readyz');
+    assert.is(ready.status, 503, ready.text);
+    assert.is(ready.body.code, 'service_unavailable');
+    // One rate-limited line for the refusals, not a line (or a stack trace) per refused write.
+    const out = s.output();
+    const lines = out.match(/store refuses writes/g) ?? [];
+    if (exact) assert.is(lines.length, 1, out);
+    else assert.ok(lines.length >= 1 && lines.length <= 4, out);
+    assert.match(out, /store refuses writes.*ENOSPC/);
+    assert.not.match(out, /\n\s+at [^\n]+:\d+:\d+\)?\n/, 'no stack trace in the log');
+    assert.not.match(out, /journal append failed/);
+    assert.not.match(out, /request failed/);
     assert.not.match(s.output(), /tok-[a-z]+-0123456789/);
   });
 
@@ -147,6 +168,9 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
     if (skipped) return;
     const { s, disk } = ctx;
     disk.free();
+    // Ready again by itself, before any write arrives (a drained server gets none).
+    await eventually(async () => (await s.get('/readyz')).status === 200, 5000, '/readyz ready again');
+    assert.match(s.output(), /store accepts writes again/);
     const r = await send(s);
     assert.is(r.status, 200, JSON.stringify(r.body));
     ctx.acked.push(r.id);

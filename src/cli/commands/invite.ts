@@ -16,6 +16,8 @@ import { describeRoom, lookUpRooms, roomsNeedingConsent } from './invite-rooms.j
 export interface InviteCreateOptions {
   config?: string;
   relayUrl?: string;
+  /** Names the environment variable holding the relay's access token (default SVC_RELAY_ACCESS_TOKEN when set). */
+  relayAccessTokenEnv?: string;
   rooms?: string;
   expires?: string;
   json?: boolean;
@@ -77,6 +79,11 @@ function fail(io: Io, err: unknown, what: string): number {
   throw err;
 }
 
+/** The pairing's relay block; the access token only when the relay requires one. */
+function relayBlock(inv: Invite): Record<string, string> {
+  return { url: inv.relay_url, room: inv.room, token: inv.relay_token, ...(inv.relay_access_token ? { access_token: inv.relay_access_token } : {}) };
+}
+
 /** svc invite create: generates the secrets, writes this side and prints the code. */
 export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<number> {
   const file = configFile(io, opts.config);
@@ -89,6 +96,9 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
     } catch (err) {
       throw new UsageError(`--relay-url: ${(err as Error).message}`);
     }
+    const accessName = opts.relayAccessTokenEnv ?? (io.env.SVC_RELAY_ACCESS_TOKEN ? 'SVC_RELAY_ACCESS_TOKEN' : undefined);
+    const accessToken = accessName === undefined ? undefined : io.env[accessName];
+    if (accessName !== undefined && !accessToken) throw new UsageError(`--relay-access-token-env: environment variable ${accessName} is not set`);
     const rooms = parseRooms(opts.rooms);
     let ttl = DEFAULT_INVITE_TTL_MS;
     if (opts.expires !== undefined) {
@@ -104,6 +114,7 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
       relay_url: relayUrl,
       room: secret(24),
       relay_token: secret(32),
+      ...(accessToken ? { relay_access_token: accessToken } : {}),
       pairing_token: secret(32),
       pairing_id: `pair-${randomBytes(8).toString('hex')}`,
       network_id: current.network.id,
@@ -117,7 +128,7 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
       (doc) =>
         wirePairing(
           doc,
-          { id: invite.pairing_id, token: invite.pairing_token, relay: { url: invite.relay_url, room: invite.room, token: invite.relay_token } },
+          { id: invite.pairing_id, token: invite.pairing_token, relay: relayBlock(invite) },
           invite.pairing_token,
           rooms,
         ),
@@ -196,7 +207,7 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
             token: inv.pairing_token,
             // The inviter's network id is in the invite: this side's credential is bound to it.
             bound: true,
-            relay: { url: inv.relay_url, room: inv.room, token: inv.relay_token },
+            relay: relayBlock(inv),
           },
           inv.pairing_token,
           inv.shared_rooms,

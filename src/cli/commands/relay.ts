@@ -10,6 +10,8 @@ export interface RelayCommandOptions {
   maxFrameBytes?: string;
   idleTimeout?: string;
   maxRooms?: string;
+  accessTokenEnv?: string;
+  roomRate?: string;
   debug?: boolean;
 }
 
@@ -24,16 +26,24 @@ export async function relayCommand(io: Io, opts: RelayCommandOptions): Promise<n
   let maxFrameBytes: number;
   let idleTimeoutMs: number;
   let maxRooms: number;
+  let roomsPerAddressPerMinute: number;
+  let accessToken: string | undefined;
   try {
     maxFrameBytes = positive('--max-frame-bytes', opts.maxFrameBytes, RELAY_DEFAULTS.maxFrameBytes);
     maxRooms = positive('--max-rooms', opts.maxRooms, RELAY_DEFAULTS.maxRooms);
+    roomsPerAddressPerMinute = positive('--room-rate', opts.roomRate, RELAY_DEFAULTS.roomsPerAddressPerMinute);
+    if (opts.accessTokenEnv !== undefined) {
+      // From the environment, never the command line: arguments show in `ps`.
+      accessToken = io.env[opts.accessTokenEnv];
+      if (!accessToken) throw new Error(`--access-token-env: environment variable ${opts.accessTokenEnv} is not set`);
+    }
     idleTimeoutMs = opts.idleTimeout === undefined ? RELAY_DEFAULTS.idleTimeoutMs : parseDuration(opts.idleTimeout);
   } catch (err) {
     io.err(`svc relay: ${(err as Error).message}`);
     return EXIT.usage;
   }
   const log = createLogger({ debug: Boolean(opts.debug) });
-  const relay = createRelayServer({ maxFrameBytes, idleTimeoutMs, maxRooms, log: (msg, fields) => log('info', msg, fields) });
+  const relay = createRelayServer({ maxFrameBytes, idleTimeoutMs, maxRooms, roomsPerAddressPerMinute, ...(accessToken ? { accessToken } : {}), log: (msg, fields) => log('info', msg, fields) });
   let addr;
   try {
     addr = await relay.listen(opts.listen);
@@ -43,7 +53,7 @@ export async function relayCommand(io: Io, opts: RelayCommandOptions): Promise<n
     return EXIT.failure;
   }
   const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
-  io.out(`svc relay listening on ws://${host}:${addr.port}${RELAY_PATH}`);
+  io.out(`svc relay listening on ws://${host}:${addr.port}${RELAY_PATH}${accessToken ? ' (peers need the access token)' : ''}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

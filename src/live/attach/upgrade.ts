@@ -1,16 +1,15 @@
-// GET /v1/attach: checks the browser Origin and the credential (header or console cookie, exactly
-// as HTTP does) before upgrading; a refusal is an ordinary HTTP error envelope.
+// GET /v1/attach: checks the browser Origin, then admits the caller through the same gate as HTTP
+// (limits, credential, authorization) before upgrading; a refusal is an ordinary HTTP error envelope.
 
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { UpgradeHandler } from '../../app.js';
-import { authorize } from '../../auth/policy.js';
-import type { Principal } from '../../auth/principal.js';
 import { AppError } from '../../errors.js';
 import { sendError, toAppError } from '../../http/respond.js';
-import { principalOf, type HttpDeps } from '../../http/server.js';
+import { admitCaller } from '../../http/gate.js';
+import type { HttpDeps } from '../../http/server.js';
 import { newId } from '../../protocol/ids.js';
 import type { LiveHub } from '../hub.js';
 import { defaultOrigins, originAllowed } from '../origin.js';
@@ -35,12 +34,8 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
       if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
         throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
       }
-      const who = await principalOf(http, req);
-      if (who.error !== undefined) throw new AppError('unauthorized', who.error);
-      const principal: Principal = who.principal ?? { kind: 'anonymous' };
-      http.admit?.(req, who.principal);
-      const d = authorize(principal, 'attach', hub.net.config.auth);
-      if (!d.allow) throw new AppError(d.status === 401 ? 'unauthorized' : 'forbidden', d.reason);
+      // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
+      const principal = await admitCaller(http, hub.net.config.auth, req, { action: 'attach' });
       wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
     } catch (err) {
       refuse(req, socket, toAppError(err).error);

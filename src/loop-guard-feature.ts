@@ -1,12 +1,10 @@
-// Wires the loop guard (server.loop_guard, rooms[].loop_guard) into message sends and the
-// optional request limits (server.limits) into the HTTP handler. The decisions themselves are
-// pure: src/network/loop-guard.ts and src/http/limits.ts.
+// The loop guard as a feature (server.loop_guard, rooms[].loop_guard): a send hook that refuses
+// agent runs with no human in between. The decision itself is pure: src/network/loop-guard.ts.
 
 import { Counter } from 'prom-client';
 import type { FeatureFactory } from './app.js';
 import type { Config, LoopGuardConfig } from './config/types.js';
 import { AppError } from './errors.js';
-import { RequestLimits } from './http/limits.js';
 import { commit, newEvent } from './network/context.js';
 import { LoopGuard, loopSettingsFor, type LoopSettings } from './network/loop-guard.js';
 import type { Message } from './protocol/types.js';
@@ -26,8 +24,8 @@ function roomOverrides(): (config: Config, roomId: string | undefined) => Partia
 
 const speakerOf = (m: Message) => ({ type: m.from.type, id: `${m.from.network_id}:${m.from.id}` });
 
-/** Installs the loop guard hooks and `app.http.admit`; follows config reloads. */
-export const reliabilityFeature: FeatureFactory = (app) => {
+/** Checks each send against the run of agent messages in its conversation, and records it once stored. */
+export const loopGuardFeature: FeatureFactory = (app) => {
   const net = app.net;
   const guard = new LoopGuard();
   const overrides = roomOverrides();
@@ -35,9 +33,8 @@ export const reliabilityFeature: FeatureFactory = (app) => {
     loopSettingsFor(net.config.server.loop_guard, overrides(net.config, m.target.kind === 'dm' ? undefined : m.target.room_id));
 
   const loopRefusals = new Counter({ name: 'svc_loop_guard_refusals_total', help: 'Agent sends refused by the loop guard', registers: [app.metrics.registry] });
-  const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });
 
-  net.hooks.checkLoop = (conv, m) => {
+  const check = (conv: string, m: Message): void => {
     // A relayed message counts toward the run (recordLoop) but is never refused here: its own
     // network guards its agents, and a refusal would only stall the pairing's outbox.
     if (m.origin) return;
@@ -63,19 +60,6 @@ export const reliabilityFeature: FeatureFactory = (app) => {
     }
     throw new AppError('loop_detected', text, { 'retry-after': String(seconds) });
   };
-  net.hooks.recordLoop = (conv, m) => guard.record(conv, speakerOf(m), Date.now(), settingsOf(m));
-
-  const limits = new RequestLimits(net.config.server.limits);
-  app.http.admit = (req, principal) => {
-    try {
-      limits.admit(req, principal);
-    } catch (err) {
-      limitRefusals.inc();
-      throw err;
-    }
-  };
-
-  return {
-    reloaded: (config) => limits.configure(config.server.limits),
-  };
+  const stored = (conv: string, m: Message): void => guard.record(conv, speakerOf(m), Date.now(), settingsOf(m));
+  return { send: { check, stored } };
 };

@@ -1,0 +1,22 @@
+// Metrics as a feature: GET /metrics, the HTTP request timers, the store write timer, and the
+// counts of published and dropped live events. The registry is src/metrics.ts.
+
+import type { FeatureFactory } from './app.js';
+import { metricsRoutes, observeHttp } from './http/routes/metrics.js';
+
+export const metricsFeature: FeatureFactory = (app) => {
+  const m = app.metrics;
+  const writes = m.storeWriteDuration.series();
+  const published = m.eventsPublished.series();
+  m.brokerDrops.inc({ surface: 'sse' }, 0);
+  m.brokerDrops.inc({ surface: 'attach' }, 0);
+  return {
+    routes: metricsRoutes(m),
+    observe: {
+      http: observeHttp(m),
+      write: (seconds) => writes.observe(seconds),
+      event: () => published.inc(),
+      drop: (surface) => m.brokerDrops.inc({ surface }),
+    },
+  };
+};

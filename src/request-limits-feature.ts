@@ -1,0 +1,22 @@
+// The request limits as a feature (server.limits): an admission check for every routed request
+// and attach upgrade. The limiter itself is src/http/limits.ts.
+
+import { Counter } from 'prom-client';
+import type { FeatureFactory } from './app.js';
+import { RequestLimits } from './http/limits.js';
+
+export const requestLimitsFeature: FeatureFactory = (app) => {
+  const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });
+  const limits = new RequestLimits(app.net.config.server.limits);
+  return {
+    admit: (req, principal) => {
+      try {
+        limits.admit(req, principal);
+      } catch (err) {
+        limitRefusals.inc();
+        throw err;
+      }
+    },
+    reloaded: (config) => limits.configure(config.server.limits),
+  };
+};

@@ -22,6 +22,8 @@ export interface CheckpointHost {
   dirty: boolean;
   /** Writes committed since open (tells whether a worker checkpoint covered everything). */
   readonly writes: number;
+  /** The store is closing: no background checkpoint may start. */
+  readonly closed: boolean;
   /** Commits the open turn (the export must see committed pages only). */
   commitTurn(): void;
   log(msg: string): void;
@@ -56,14 +58,14 @@ export class Checkpointer {
   }
 
   /** Starts a background checkpoint when the journal has outgrown the threshold. */
-  maybe(closed: boolean): void {
-    if (this.running || closed || this.host.journal.currentBytes < this.thresholdBytes) return;
+  maybe(): void {
+    if (this.running || this.host.closed || this.host.journal.currentBytes < this.thresholdBytes) return;
     this.running = this.run(false)
       .catch((err: unknown) => this.host.log(`store: checkpoint failed (the journal keeps every write): ${messageOf(err)}`))
       .finally(() => {
         this.running = undefined;
         // The journal may have outgrown the threshold again while this one ran.
-        this.maybe(closed);
+        this.maybe();
       });
   }
 

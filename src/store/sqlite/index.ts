@@ -84,7 +84,7 @@ export class SqliteStore implements Store, CheckpointHost {
   private eventCount = 0;
   writes = 0;
   dirty = false;
-  private closed = false;
+  closed = false;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -186,7 +186,7 @@ export class SqliteStore implements Store, CheckpointHost {
     this.messageCount += messages;
     this.dirty = true;
     this.writes += 1;
-    this.checkpointer.maybe(this.closed);
+    this.checkpointer.maybe();
     await this.durable();
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
     if (this.turn.broken) throw this.turn.broken;

@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Artifact } from '../../protocol/types.js';
 import { StoreError, type RoomRecord, type Store, type StoredEvent, type ThreadRecord } from '../types.js';
 import { migrate } from './schema.js';
-import { ROOM_COLS, AGENT_COLS, THREAD_COLS, DM_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
+import { ROOM_COLS, AGENT_COLS, THREAD_COLS, DM_COLS, MESSAGE_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
 import { tablesOf, type Tables } from './tables.js';
 
 export interface CopyCounts {
@@ -114,7 +114,7 @@ async function copyAll(c: pg.Client, T: Tables, source: Store, o: CopyOptions): 
       }
       evRows.push([e.seq, ev.id, ev.type, byRef ? m!.id : null, JSON.stringify(byRef ? { ...ev, message: null } : ev)]);
     }
-    await insertRows(c, T.messages, 'id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body', msgRows);
+    await insertRows(c, T.messages, MESSAGE_COLS, msgRows);
     await insertRows(c, T.events, 'seq, event_id, type, message_id, body', evRows);
     messages += msgRows.length;
     events += evRows.length;

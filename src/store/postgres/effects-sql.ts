@@ -8,7 +8,7 @@
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
 import { StoreError } from '../types.js';
-import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
+import { AGENT_COLS, DM_COLS, MESSAGE_COLS, ROOM_COLS, THREAD_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
 import type { Tables } from './tables.js';
 
 export interface Present {
@@ -114,7 +114,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   upsert({ name: T.pairing_state, cols: 'pairing_id, seq, answered', key: 'pairing_id' }, present.pairings, finals.pairings);
   if (messages.length > 0) {
     // One multi-row INSERT numbers the rows in the batch's order.
-    ctes.push(`INSERT INTO ${T.messages} (id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);
+    ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);
   }
   if (artifacts.length > 0) ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
 

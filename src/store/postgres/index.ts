@@ -35,6 +35,7 @@ import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
 import { optimistic, writeBatch } from './write.js';
 import { FastLane } from './fast-lane.js';
+import { searchMessages, type PgSearchQuery } from './search.js';
 
 export interface PostgresStoreOptions {
   /** Connection URL; a secret: never logged. */
@@ -225,6 +226,11 @@ export class PostgresStore implements Store {
 
   lastEventSeq(): Promise<number> {
     return this.reads.lastEventSeq();
+  }
+
+  /** Messages matching a search, newest first (the search feature's store method). */
+  searchMessages(q: PgSearchQuery): Promise<PageResult<Message>> {
+    return searchMessages(this.pool, this.T, q);
   }
 
   eventSeq(eventId: string): Promise<number | undefined> {

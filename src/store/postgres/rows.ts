@@ -3,6 +3,7 @@
 // values.
 
 import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
+import { indexText } from '../../protocol/search-text.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from '../types.js';
 
 export const ROOM_COLS = 'id, name, members, visibility, write_policy, federation_pairings, created_at, updated_at, removed_at';
@@ -66,11 +67,14 @@ export function messageRecordOf(r: Row): MessageRecord {
   return { message: JSON.parse(str(r.body)) as Message, conv: str(r.conv), event_id: str(r.event_id) };
 }
 
-/** The message's columns: id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body. */
+export const MESSAGE_COLS = 'id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body, words, sender';
+
+/** The message's columns (MESSAGE_COLS); `words` are its distinct searchable words. */
 export function messageParams(rec: MessageRecord, body: string): unknown[] {
   const m = rec.message;
   const t = m.target;
-  return [m.id, rec.conv, rec.event_id, t.kind === 'dm' ? null : (t.room_id ?? null), t.kind === 'thread' ? (t.thread_id ?? null) : null, t.kind === 'dm' ? (t.dm_id ?? null) : null, m.from.id, m.created_at, body];
+  const words = [...new Set(indexText(m).split(' '))].filter((w) => w !== '').join(' ');
+  return [m.id, rec.conv, rec.event_id, t.kind === 'dm' ? null : (t.room_id ?? null), t.kind === 'thread' ? (t.thread_id ?? null) : null, t.kind === 'dm' ? (t.dm_id ?? null) : null, m.from.id, m.created_at, body, words, `${m.from.network_id}:${m.from.id}`];
 }
 
 /** The artifact's columns: id, target_kind, room_id, thread_id, dm_id, body. */

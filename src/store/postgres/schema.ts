@@ -52,9 +52,13 @@ const MIGRATIONS: Migration[] = [
         dm_id text,
         from_id text NOT NULL,
         created_at text NOT NULL,
-        body text NOT NULL
+        body text NOT NULL,
+        -- Full-text search (search.ts): the message's distinct folded words, and its scoped sender.
+        words text NOT NULL DEFAULT '',
+        sender text NOT NULL DEFAULT ''
       );
       CREATE INDEX messages_by_conv ON S.messages (conv, seq);
+      CREATE INDEX messages_words ON S.messages USING gin (to_tsvector('simple'::regconfig, words)) WHERE words <> '';
 
       CREATE TABLE S.threads (
         seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,

@@ -23,6 +23,9 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
   if (err instanceof UnknownCursor) return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
   if (err instanceof StoreError) {
     if (err.code === 'unknown_cursor') return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
+    // Refused intents the network rules did not word themselves (they usually do).
+    if (err.code === 'not_found') return { error: new AppError('not_found', `${err.message} was not found`), internal: false };
+    if (err.code === 'room_exists' || err.code === 'agent_taken' || err.code === 'thread_room') return { error: new AppError('conflict', err.message), internal: false };
     // Logged by the store's WriteHealth, once per minute at most: a full disk refuses every write.
     if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: false };
     if (err.code === 'conflict') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };

@@ -93,12 +93,12 @@ async function place(ctx: NetworkContext, req: SendRequest, sender: Sender): Pro
     if (!isId(t.thread_id)) throw badRequest('body.target.thread_id: must be an id: letters, digits, . _ - (max 64)');
     const existing = await ctx.store.getThread(t.thread_id);
     if (existing && existing.room_id !== room.id) throw conflict(`thread ${t.thread_id} belongs to room ${existing.room_id}`);
-    let parent = existing ? existing.parent_message_id : t.parent_message_id;
+    // A thread's parent is fixed by its first message; later ones follow it.
+    const parent = existing ? existing.parent_message_id : t.parent_message_id;
     if (!existing && parent !== undefined) {
       const pm = await ctx.store.getMessage(parent);
       if (!pm || pm.conv !== `room:${room.id}`) throw notFound(`parent message ${parent} in room ${room.id}`);
     }
-    if (parent === '') parent = undefined;
     const thread = { id: t.thread_id, room_id: room.id, ...(parent ? { parent_message_id: parent } : {}) };
     const target: Target = { kind: 'thread', room_id: room.id, thread_id: thread.id, ...(thread.parent_message_id ? { parent_message_id: thread.parent_message_id } : {}) };
     return { target, room, thread, mentionScope: scopedMembers(net, room.members) };

@@ -26,6 +26,7 @@ import { artifactRoutes } from './http/routes/artifacts.js';
 import { messageRoutes } from './http/routes/messages.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applyRoutes } from './http/routes/apply.js';
+import { searchRoutes } from './http/routes/search.js';
 import { VERSION } from './version.js';
 import { FEATURES } from './features.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -134,6 +135,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     ...messageRoutes,
     ...agentRoutes,
     ...applyRoutes,
+    ...searchRoutes,
   );
   const deps: HttpDeps = { net, router, auth: () => authenticator };
   const server = http.createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, createHttpHandler(deps));

@@ -85,8 +85,8 @@ t('measures SSE fan-out on svc', ({ results }) => {
   numbers(results.sse_fanout.svc, ['deliveries_per_s', 'p50_ms', 'p99_ms'], 'sse_fanout.svc');
 });
 
-t('measures history, start-up, memory and size on a filled store, and the write cost ratio', ({ results }) => {
-  numbers(results.history.svc, ['messages', 'p50_ms', 'p99_ms', 'startup_s', 'rss_mb', 'db_mb', 'max_pause_ms'], 'history.svc');
+t('measures history, search, start-up, memory and size on a filled store, and the write cost ratio', ({ results }) => {
+  numbers(results.history.svc, ['messages', 'p50_ms', 'p99_ms', 'search_p50_ms', 'search_p99_ms', 'startup_s', 'rss_mb', 'db_mb', 'max_pause_ms'], 'history.svc');
   assert.ok(results.history.svc.messages > 0);
   assert.ok(isNum(results.write_cost_ratio.svc), `write_cost_ratio.svc: ${JSON.stringify(results.write_cost_ratio)}`);
 });

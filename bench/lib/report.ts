@@ -81,6 +81,8 @@ export function table(r: Results): string {
   add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—', '', '', null, null, '', '—');
   add(`history page (limit 100), p50, ${fmt(h?.messages ?? null)} messages`, fmt(h?.p50_ms, ' ms'), '', '', null, null, '', '—');
   add('history page p99', fmt(h?.p99_ms, ' ms'), '', '', null, null, '≤ 5 ms', check(atMost(h?.p99_ms, 5)));
+  add('search, a word in ~1% of messages (limit 20), p50', fmt(h?.search_p50_ms, ' ms'), '', '', null, null, '', '—');
+  add('search p99', fmt(h?.search_p99_ms, ' ms'), '', '', null, null, '≤ 20 ms', check(atMost(h?.search_p99_ms, 20)));
   add('start-up on that store', fmt(h?.startup_s, ' s'), '', '', null, null, '≤ 3 s', check(atMost(h?.startup_s, 3)));
   const mem = h && h.rss_mb !== null ? h.rss_mb / h.db_mb : null;
   add(

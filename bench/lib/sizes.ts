@@ -5,7 +5,7 @@ export interface Sizes {
   name: 'full' | 'quick' | 'smoke';
   ingest: { clients: number; seconds: number };
   fanout: { subscribers: number; rate: number; seconds: number; maxSeconds: number; inflight: number };
-  history: { messages: number; rooms: number; queries: number; ingestSeconds: number };
+  history: { messages: number; rooms: number; queries: number; searches: number; ingestSeconds: number };
   /** Hard limit for the whole run (everything started is stopped then). */
   budgetSeconds: number;
   installNats: boolean;
@@ -15,7 +15,7 @@ export const FULL: Sizes = {
   name: 'full',
   ingest: { clients: 50, seconds: 10 },
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
-  history: { messages: 1_000_000, rooms: 100, queries: 2000, ingestSeconds: 10 },
+  history: { messages: 1_000_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
   budgetSeconds: 640,
   installNats: true,
 };
@@ -24,7 +24,7 @@ export const QUICK: Sizes = {
   name: 'quick',
   ingest: { clients: 50, seconds: 2 },
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
-  history: { messages: 20_000, rooms: 10, queries: 200, ingestSeconds: 2 },
+  history: { messages: 20_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
   budgetSeconds: 120,
   installNats: true,
 };
@@ -33,7 +33,7 @@ export const SMOKE: Sizes = {
   name: 'smoke',
   ingest: { clients: 10, seconds: 1 },
   fanout: { subscribers: 5, rate: 50, seconds: 1, maxSeconds: 1, inflight: 4 },
-  history: { messages: 2_000, rooms: 4, queries: 50, ingestSeconds: 1 },
+  history: { messages: 2_000, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
   budgetSeconds: 80,
   installNats: false,
 };

@@ -14,6 +14,8 @@ export const NETWORK = 'bench';
 /** One static token with every scope a benchmark client needs (no agents allowlist). */
 export const TOKEN = 'bench-token-0123456789abcdef';
 export const PUBLISHER = 'pub';
+/** The word the search scenario looks for; bench/loader.ts puts it in about 1% of the messages. */
+export const SEARCH_WORD = 'zanzibar';
 
 export interface SvcOptions {
   dir: string;

@@ -1,6 +1,7 @@
 // Scenarios 4 and 5: a store of N messages over R rooms (filled by bench/loader.ts through the
-// store), then svc serve on it: start-up time, history pages at random cursors, resident memory,
-// file size, and closed-loop ingest on the big store (write cost versus size, longest stall).
+// store), then svc serve on it: start-up time, history pages at random cursors, full-text search
+// for a word in ~1% of the messages, resident memory, file size, and closed-loop ingest on the big
+// store (write cost versus size, longest stall).
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -8,13 +9,16 @@ import { Conn, getBytes } from '../lib/http.js';
 import { launch, exited, rssMb, tail } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples } from '../lib/stats.js';
-import { ROOT, PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
+import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 
 export interface HistoryResult {
   messages: number;
   p50_ms: number | null;
   p99_ms: number | null;
+  /** GET /v1/search for a word in ~1% of the messages, limit 20: half first pages, half at a random cursor. */
+  search_p50_ms: number | null;
+  search_p99_ms: number | null;
   startup_s: number;
   /** Resident memory of svc serve after start-up and the history pages (MB). */
   rss_mb: number | null;
@@ -67,6 +71,7 @@ interface LoaderOutput {
   messages: number;
   db_bytes: number;
   cursors_file: string;
+  search_cursors_file: string;
 }
 
 async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
@@ -80,6 +85,26 @@ async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
   const code = await exited(child);
   if (code !== 0) throw new Error(`loader exited with ${code}: ${errTail()}`);
   return JSON.parse(out.trim().split('\n').pop()!) as LoaderOutput;
+}
+
+/**
+ * Search latency: `queries` searches for SEARCH_WORD with limit 20, alternately the first page and
+ * the page before a random matching message (every page is full), after a short warm-up.
+ */
+async function searchLatency(conn: Conn, cursors: string[], queries: number, note: (m: string) => void): Promise<{ p50_ms: number | null; p99_ms: number | null }> {
+  const latency = new Samples();
+  const warmup = Math.min(20, queries);
+  for (let q = 0; q < warmup + queries; q++) {
+    const before = q % 2 === 1 && cursors.length > 0 ? `&before=${encodeURIComponent(cursors[Math.floor(Math.random() * cursors.length)]!)}` : '';
+    const t0 = nowMs();
+    const r = await conn.request(getBytes(`/v1/search?q=${SEARCH_WORD}&limit=20${before}`, TOKEN));
+    const ms = nowMs() - t0;
+    if (r.status !== 200) throw new Error(`search: ${r.status} ${r.body.toString().slice(0, 200)}`);
+    if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 20) note('search: a page held fewer than 20 messages');
+    if (q >= warmup) latency.push(ms);
+  }
+  const x = latency.summary();
+  return { p50_ms: x.p50_ms, p99_ms: x.p99_ms };
 }
 
 /** Runs scenario 4 and the big-store half of scenario 5. */
@@ -113,6 +138,7 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100) note('history: a page held fewer than 100 messages');
       if (q >= warmup) latency.push(ms);
     }
+    const search = await searchLatency(conn, JSON.parse(readFileSync(loaded.search_cursors_file, 'utf8')) as string[], s.history.searches, note);
     conn.close();
     // Steady state: after start-up and the history pages, before ingest and its checkpoint.
     const steadyRss = rssMb(svc.pid);
@@ -136,6 +162,8 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       messages: loaded.messages,
       p50_ms: h.p50_ms,
       p99_ms: h.p99_ms,
+      search_p50_ms: search.p50_ms,
+      search_p99_ms: search.p99_ms,
       startup_s: round(startup_s),
       rss_mb: steadyRss === null ? null : Math.round(steadyRss),
       rss_idle_mb: idleRss === null ? null : Math.round(idleRss),

@@ -11,14 +11,14 @@ const agentsMod = () => import('./commands/agents.js');
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function positiveInt(value: string): number {
+export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
   return n;
 }
 
 /** --url, --token, --config (and --json for commands that print data). */
-function connection(cmd: Command, jsonHelp = 'print JSON instead of a table'): Command {
+export function connection(cmd: Command, jsonHelp = 'print JSON instead of a table'): Command {
   return cmd
     .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
     .option('--token <token>', 'bearer token (env SVC_TOKEN, which keeps it out of ps and shell history)')
@@ -26,7 +26,7 @@ function connection(cmd: Command, jsonHelp = 'print JSON instead of a table'): C
     .option('--json', jsonHelp);
 }
 
-const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+export const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
 
 export function registerClientCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
   const debug = () => Boolean(program.opts().debug);

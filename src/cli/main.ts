@@ -5,6 +5,8 @@ import { VERSION } from '../version.js';
 import { EXIT, processIo, type Io } from './io.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerPairingCommands } from './pairing-commands.js';
+import { registerAgentCommands } from './agent-commands.js';
+import { registerSearchCommand } from './search-command.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
@@ -54,6 +56,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);
+  registerAgentCommands(program, io, run);
+  registerSearchCommand(program, io, run);
   return program;
 }
 

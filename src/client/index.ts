@@ -21,11 +21,22 @@ import type {
   Visibility,
   WritePolicy,
 } from '../protocol/types.js';
+import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
 export { ClientError } from './errors.js';
 export type { EventFollower, FollowOptions } from './events.js';
+// The package's public client surface (`svc/client`): the attachment client and its parts.
+export { attach, AttachError } from './attach.js';
+export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach.js';
+export { CursorFileError, defaultCursorFile, fileCursorStore, memoryCursorStore } from './cursor-store.js';
+export type { CursorKey, CursorStore } from './cursor-store.js';
+export { conversationOf, sessionKeyOf, wakeReasonOf } from './attach-wake.js';
+export type { AgentIdentity, WakeReason } from './attach-wake.js';
+export { preflightProblem } from './attach-preflight.js';
+export { agentOfToken } from './attach-whoami.js';
+export type * from '../protocol/types.js';
 
 /** `limit`, `before`, `after` of every list endpoint. */
 export interface ListQuery {
@@ -38,6 +49,17 @@ export interface ArtifactQuery extends ListQuery {
   room_id?: string;
   thread_id?: string;
   dm_id?: string;
+}
+
+/** GET /v1/search: `q` (every word must match, the last as a prefix) and optional filters. */
+export interface SearchParams {
+  q: string;
+  room_id?: string;
+  thread_id?: string;
+  dm_id?: string;
+  from?: string;
+  limit?: number;
+  before?: string;
 }
 
 export interface CreateRoomRequest {
@@ -65,6 +87,8 @@ export type ThreadList = { threads: Thread[]; page: Page };
 export type DmList = { dms: DirectConversation[]; page: Page };
 export type ArtifactList = { artifacts: Artifact[]; page: Page };
 export type PairingList = { pairings: Pairing[]; page: Page };
+export type SearchPage = { messages: SearchHit[]; page: Page };
+export type { SearchHit };
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
@@ -175,6 +199,11 @@ export class SvcClient {
   /** GET /v1/artifacts (one of room_id, thread_id, dm_id is required). */
   listArtifacts(q: ArtifactQuery): Promise<ArtifactList> {
     return this.#json('GET', '/v1/artifacts', { query: { ...q } });
+  }
+
+  /** GET /v1/search: matching messages the caller may read, newest first. */
+  search(q: SearchParams): Promise<SearchPage> {
+    return this.#json('GET', '/v1/search', { query: { ...q } });
   }
 
   // Messages

@@ -5,6 +5,7 @@ import { wsUrl } from './base-url.js';
 import { code, doc, fence, mdText, safeId } from './markdown.js';
 import { describeAccess, registrationLine, sendsToken, title } from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
+import { searchApiLine } from './search-doc.js';
 
 /** Renders /llms.txt for a caller at `base`. */
 export function renderLlms(v: DocView, a: CallerAccess, base: string): string {
@@ -26,6 +27,7 @@ export function renderLlms(v: DocView, a: CallerAccess, base: string): string {
 
 - \`GET ${base}/v1/rooms\`, \`GET ${base}/v1/agents\`: topology
 - \`GET ${base}/v1/rooms/{room_id}/messages?limit=&before=\`: history, oldest first; \`page.next_before\` pages back
+${searchApiLine(base)}
 - \`POST ${base}/v1/messages\`: send \`{target, from, parts}\`
 - \`POST ${base}/v1/agents/register\`: claim an agent id
 - \`GET ${base}/v1/events/stream\`: server-sent events

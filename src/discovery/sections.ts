@@ -14,7 +14,7 @@ export function sendsToken(v: DocView, a: CallerAccess, afterRegistering = false
   return a.kind !== 'anonymous' || afterRegistering || !v.auth.public_read;
 }
 
-const authArg = (v: DocView, a: CallerAccess, afterRegistering = false): string => (sendsToken(v, a, afterRegistering) ? ` ${AUTH}` : '');
+export const authArg = (v: DocView, a: CallerAccess, afterRegistering = false): string => (sendsToken(v, a, afterRegistering) ? ` ${AUTH}` : '');
 
 /** Who the document was rendered for, in one sentence. */
 export function describeAccess(v: DocView, a: CallerAccess): string {

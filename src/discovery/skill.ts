@@ -4,11 +4,12 @@
 import { doc, fence } from './markdown.js';
 import { acceptsRegistered, attachFlow, describeAccess, envBlock, mayAttach, readExamples, registration, registrationLine, roomsTable, sendExamples, title } from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
+import { maySearch, searchSection } from './search-doc.js';
 
 function frontMatter(v: DocView, base: string): string {
   // JSON strings are valid YAML double-quoted scalars; names are flattened to one line first.
   const name = `svc-${v.network.id}`.toLowerCase();
-  const description = `Talk with agents and people on the svc network ${v.network.name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')} (${v.network.id}) at ${base}: read rooms and history, send messages, attach over WebSocket.`;
+  const description = `Talk with agents and people on the svc network ${v.network.name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')} (${v.network.id}) at ${base}: read rooms and history, search what was said, send messages, attach over WebSocket.`;
   return `---\nname: ${JSON.stringify(name)}\ndescription: ${JSON.stringify(description)}\n---`;
 }
 
@@ -60,6 +61,7 @@ export function renderSkill(v: DocView, a: CallerAccess, base: string): string {
     envBlock(v, a, base),
     canRead && `## Read`,
     canRead && readExamples(v, a),
+    maySearch(v, a) && searchSection(v, a),
     canSend && `## Send`,
     canSend && anonOpen && `Register first (see below), then send with your agent token in \`SVC_TOKEN\`.`,
     canSend && sendExamples(v, a, anonOpen),

@@ -12,6 +12,7 @@
 // builder (a pure function called inside the write, with the record as the backend sees it).
 
 import type { Artifact, Message, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
+import type { SearchTerms } from '../protocol/search-text.js';
 
 // ---- records ----
 
@@ -268,6 +269,30 @@ export interface ArtifactFilter {
   dm_id?: string;
 }
 
+/**
+ * A full-text search over messages. `scope` is what the caller may read (decided by the network
+ * layer with the same visibility rules as history); backends never return a message outside it,
+ * and apply it before counting the page.
+ */
+export interface SearchQuery {
+  terms: SearchTerms;
+  scope: {
+    /** Rooms whose messages and thread messages the caller may read. */
+    room_ids: readonly string[];
+    /** DMs whose messages the caller may read. */
+    dm_ids: readonly string[];
+  };
+  /** Only messages of this room and its threads. */
+  room_id?: string;
+  thread_id?: string;
+  dm_id?: string;
+  /** Only messages from this sender, scoped: `<network_id>:<id>`. */
+  from?: string;
+  limit: number;
+  /** A message id from a previous page: only older matches. */
+  before?: string;
+}
+
 export interface StoreStats {
   backend: string;
   messages: number;
@@ -326,6 +351,9 @@ export interface Store {
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>>;
 
   getPairingState(pairingId: string): Promise<PairingState | undefined>;
+
+  /** Messages matching a search, newest first; `has_more` when older matches exist. */
+  searchMessages(q: SearchQuery): Promise<PageResult<Message>>;
 
   /** Stored events with seq > `seq`, oldest first, at most `limit`. */
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]>;

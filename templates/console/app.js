@@ -9,9 +9,11 @@ import { loadOlder, route, send } from './conversation.js';
 import { onEvent, onLiveState, setLive } from './events.js';
 import { loadAgents, loadDms, loadPresence, loadRooms } from './sidebar.js';
 import { $, state } from './state.js';
+import { bindSearch } from './search.js';
 
 async function boot() {
   bindUi();
+  bindSearch();
   try {
     [state.network, state.session] = await Promise.all([api('/v1/network'), api('/console/api/session')]);
   } catch (err) {

@@ -19,6 +19,7 @@ import {
   type PairingState,
   type RoomFilter,
   type RoomRecord,
+  type SearchQuery,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -26,6 +27,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../types.js';
+import { MemorySearch } from './search.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -45,6 +47,7 @@ export class MemoryStore implements Store {
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
+  private readonly search = new MemorySearch();
 
   private readonly view: StateView = {
     room: (id) => this.rooms.get(id),
@@ -89,6 +92,7 @@ export class MemoryStore implements Store {
           let list = this.convs.get(rec.conv);
           if (!list) this.convs.set(rec.conv, (list = []));
           list.push(rec.message);
+          this.search.add(rec.message);
           break;
         }
         case 'thread.put': {
@@ -205,6 +209,10 @@ export class MemoryStore implements Store {
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     const s = this.pairings.get(pairingId);
     return s && { ...s };
+  }
+
+  async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
+    return this.search.search(q);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

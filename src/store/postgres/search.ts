@@ -7,23 +7,12 @@
 import type pg from 'pg';
 import type { Message } from '../../protocol/types.js';
 import type { SearchTerms } from '../../protocol/search-text.js';
-import { StoreError, type PageResult } from '../types.js';
+import { StoreError, type PageResult, type SearchQuery } from '../types.js';
 import { storeErrorOf } from './errors.js';
 import type { Tables } from './tables.js';
 
-/** The store contract's SearchQuery (src/store/types.ts), restated so this file stands alone. */
-export interface PgSearchQuery {
-  terms: SearchTerms;
-  scope: { room_ids: readonly string[]; dm_ids: readonly string[] };
-  room_id?: string;
-  thread_id?: string;
-  dm_id?: string;
-  /** Scoped sender: `<network_id>:<id>`. */
-  from?: string;
-  limit: number;
-  /** A message id from a previous page: only older matches. */
-  before?: string;
-}
+/** The store contract's search query (kept under this name for the tests). */
+export type PgSearchQuery = SearchQuery;
 
 /** The tsquery of the terms: words hold only letters and digits, so none reads as an operator. */
 export function tsQuery(t: SearchTerms): string {

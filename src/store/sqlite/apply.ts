@@ -6,6 +6,7 @@ import type { SqlValue } from 'sql.js';
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import { StoreError } from '../types.js';
 import type { Effect } from '../intents.js';
+import { indexMessage } from './search.js';
 
 /** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
 export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
@@ -65,6 +66,7 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           r.event_id,
           utf8(jsonOf(i) ?? JSON.stringify(r.message)),
         ]);
+        indexMessage(run, r.message);
         break;
       }
       case 'thread.put':

@@ -22,6 +22,7 @@ import {
   type PairingState,
   type RoomFilter,
   type RoomRecord,
+  type SearchQuery,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -41,6 +42,7 @@ import { configure, migrate, readJournalGen } from './schema.js';
 import { Turn, messageOf } from './turn.js';
 
 export { headroomFor } from './image.js';
+import { searchPage } from './search.js';
 
 export interface SqliteStoreOptions {
   /** The database file (`svc.db`); journals sit beside it as `<path>.journal.<gen>`. */
@@ -307,6 +309,10 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
     return this.reads.pageDms(filter, q);
+  }
+
+  async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
+    return searchPage((sql, params) => this.db.all(sql, params), q);
   }
 
   async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {

@@ -5,10 +5,13 @@
 
 import type { Database } from 'sql.js';
 import { StoreError } from '../types.js';
+import { SEARCH_SCHEMA, indexExisting } from './search.js';
 
 interface Migration {
   version: number;
   sql: string;
+  /** Fills the new tables from existing rows (deterministic, like the SQL). */
+  fill?: (db: Database) => void;
 }
 
 const MIGRATIONS: Migration[] = [
@@ -70,8 +73,10 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  // Full-text search (search.ts): the index of every message stored so far.
+  { version: 2, sql: SEARCH_SCHEMA, fill: indexExisting },
   {
-    version: 2,
+    version: 3,
     // Pairing outbox state (was a file beside the database).
     sql: `CREATE TABLE pairings (id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
   },
@@ -106,6 +111,7 @@ export function migrate(db: Database): boolean {
   try {
     for (const m of pending) {
       db.exec(m.sql);
+      m.fill?.(db);
       writeMeta(db, 'schema_version', String(m.version));
     }
     if (readMeta(db, 'journal_gen') === undefined) writeMeta(db, 'journal_gen', '1');

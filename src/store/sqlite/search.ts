@@ -1,0 +1,118 @@
+// Full-text search in the sqlite backend. `search_index` is a contentless FTS4 table (sql.js has
+// no FTS5) over the folded words of each message (protocol/search-text.ts), keyed by the message's
+// seq; `search_scope` holds what the visibility and the filters of a search are decided on. Both
+// rows are written by applyOps beside the message row, so live writes, journal replay and
+// checkpoints keep the index in the message's own transaction.
+
+import type { Database, SqlValue } from 'sql.js';
+import type { Message } from '../../protocol/types.js';
+import { ftsMatch, indexText } from '../../protocol/search-text.js';
+import { StoreError, type PageResult, type SearchQuery } from '../types.js';
+import type { Run } from './apply.js';
+
+/**
+ * The tables of schema version 2: `order=DESC` because every search reads newest first,
+ * `matchinfo=fts3` because nothing ranks by it (no per-document size rows to write).
+ */
+export const SEARCH_SCHEMA = `
+  CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC, matchinfo=fts3);
+  CREATE TABLE search_scope (
+    seq INTEGER PRIMARY KEY,
+    room_id TEXT,
+    thread_id TEXT,
+    dm_id TEXT,
+    sender TEXT NOT NULL
+  );
+`;
+
+const INSERT_SCOPE = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (?, ?, ?, ?, ?)';
+const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, ?)';
+const INSERT_SCOPE_LAST = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (last_insert_rowid(), ?, ?, ?, ?)';
+// The words go in as UTF-8 bytes cast to TEXT: sql.js copies bytes natively where it would
+// encode a string in a JavaScript loop (see apply.ts).
+const INSERT_WORDS_LAST = 'INSERT INTO search_index (docid, words) VALUES (last_insert_rowid(), CAST(? AS TEXT))';
+
+function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
+  const t = m.target;
+  return [
+    seq,
+    t.kind === 'dm' ? null : t.room_id,
+    t.kind === 'thread' ? t.thread_id : null,
+    t.kind === 'dm' ? t.dm_id : null,
+    `${m.from.network_id}:${m.from.id}`,
+  ];
+}
+
+/**
+ * Indexes the message just inserted into `messages` (its seq is the last inserted rowid). A
+ * message without searchable text gets no rows: it can never match.
+ */
+export function indexMessage(run: Run, m: Message): void {
+  const words = indexText(m);
+  if (words === '') return;
+  // The scope row takes the message's seq, which is then the last inserted rowid in turn.
+  run(INSERT_SCOPE_LAST, scopeRow(null, m).slice(1));
+  run(INSERT_WORDS_LAST, [Buffer.from(words, 'utf8')]);
+}
+
+/** Indexes every message already stored (the migration to schema version 2). */
+export function indexExisting(db: Database): void {
+  const read = db.prepare('SELECT seq, body FROM messages ORDER BY seq');
+  const scope = db.prepare(INSERT_SCOPE);
+  const words = db.prepare(INSERT_WORDS);
+  try {
+    while (read.step()) {
+      const [seq, body] = read.get();
+      const m = JSON.parse(body as string) as Message;
+      const text = indexText(m);
+      if (text === '') continue;
+      scope.run(scopeRow(seq!, m));
+      words.run([seq!, text]);
+    }
+  } finally {
+    read.free();
+    scope.free();
+    words.free();
+  }
+}
+
+/** Reads rows of one statement (the store's cached statements). */
+export type All = (sql: string, params: SqlValue[]) => SqlValue[][];
+
+/**
+ * One page of a search. Visibility and filters are conditions of the same query that walks the
+ * index newest first, so LIMIT counts only messages the caller may read.
+ */
+export function searchPage(all: All, q: SearchQuery): PageResult<Message> {
+  const conds = ['(x.room_id IN (SELECT value FROM json_each(?)) OR x.dm_id IN (SELECT value FROM json_each(?)))'];
+  const scope: SqlValue[] = [JSON.stringify(q.scope.room_ids), JSON.stringify(q.scope.dm_ids)];
+  const params: SqlValue[] = [];
+  const filter = (cond: string, v: string | undefined) => {
+    if (v === undefined) return;
+    conds.push(cond);
+    params.push(v);
+  };
+  filter('x.room_id = ?', q.room_id);
+  filter('x.thread_id = ?', q.thread_id);
+  filter('x.dm_id = ?', q.dm_id);
+  filter('x.sender = ?', q.from);
+  const where = conds.join(' AND ');
+  let below = '';
+  const cursor: SqlValue[] = [];
+  if (q.before !== undefined) {
+    // The cursor must be a message this caller may find with these filters, as a history cursor
+    // must be in its list: anything else is unknown, which also says nothing about hidden ones.
+    const r = all(`SELECT x.seq FROM messages m JOIN search_scope x ON x.seq = m.seq WHERE m.id = ? AND ${where}`, [q.before, ...scope, ...params]);
+    if (r.length === 0) throw new StoreError('unknown_cursor', `unknown cursor ${JSON.stringify(q.before)}`);
+    below = ' AND w.docid < ?';
+    cursor.push(r[0]![0]!);
+  }
+  const limit = Math.max(0, Math.min(Math.floor(q.limit), 1000));
+  const rows = all(
+    'SELECT m.body FROM search_index w JOIN search_scope x ON x.seq = w.docid JOIN messages m ON m.seq = w.docid ' +
+      `WHERE w.search_index MATCH ?${below} AND ${where} ORDER BY w.docid DESC LIMIT ?`,
+    [ftsMatch(q.terms), ...cursor, ...scope, ...params, limit + 1],
+  );
+  const more = rows.length > limit;
+  return { items: rows.slice(0, limit).map((r) => JSON.parse(r[0] as string) as Message), has_more: more, has_older: more };
+}

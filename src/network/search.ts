@@ -49,9 +49,9 @@ export async function searchMessages(ctx: NetworkContext, p: Principal, req: Sea
   const from = req.from === undefined ? undefined : senderOf(net, req.from);
   if (req.from !== undefined && from === undefined) throw badRequest('query.from: must be an id, <network_id>:<id> or an agent FQID');
   // A named conversation answers exactly as its history would (404, 401, 403 when DMs are off).
-  if (req.room_id !== undefined) visibleRoom(ctx, p, req.room_id);
-  if (req.thread_id !== undefined) visibleThread(ctx, p, req.thread_id);
-  if (req.dm_id !== undefined) visibleDm(ctx, p, req.dm_id);
+  if (req.room_id !== undefined) await visibleRoom(ctx, p, req.room_id);
+  if (req.thread_id !== undefined) await visibleThread(ctx, p, req.thread_id);
+  if (req.dm_id !== undefined) await visibleDm(ctx, p, req.dm_id);
 
   const v = viewerOf(p);
   const rooms = await ctx.store.listRooms();

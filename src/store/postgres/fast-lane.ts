@@ -12,10 +12,11 @@ import type { WriteOp, WriteResult } from '../types.js';
 import { isRace, storeErrorOf } from './errors.js';
 import { effectsStatement } from './effects-sql.js';
 import type { Tables } from './tables.js';
-import { emptyPrefetch, viewOf, writeBatch } from './write.js';
+import { emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
 
 interface Pending {
   ops: readonly WriteOp[];
+  expect: ExpectEvents;
   resolve: (r: WriteResult) => void;
   reject: (err: unknown) => void;
 }
@@ -33,9 +34,9 @@ export class FastLane {
     private readonly T: Tables,
   ) {}
 
-  write(ops: readonly WriteOp[]): Promise<WriteResult> {
+  write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ ops, resolve, reject });
+      this.queue.push({ ops, expect, resolve, reject });
       if (!this.running) void this.drain();
     });
   }
@@ -65,13 +66,14 @@ export class FastLane {
     }
     if (decided.length === 0) return;
     const st = effectsStatement(this.T, NONE, decided.flatMap((d) => d.r.effects));
+    for (const { p, r } of decided) p.expect(r.effects.flatMap((e) => (e.op === 'event.append' ? [e.event.id] : [])));
     let last = 0;
     try {
       const r = await this.pool.query<{ last: string | null }>(st.text, st.values);
       last = Number(r.rows[0]?.last ?? 0);
     } catch (err) {
       if (isRace(err)) {
-        await Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops).then(p.resolve, p.reject)));
+        await Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
         return;
       }
       const e = storeErrorOf(err);

@@ -79,6 +79,26 @@ export class PgFeed implements EventFeed {
     await l?.end().catch(() => {});
   }
 
+  /** Ids of events this process is writing: a read that meets one waits for publish() to hand over its object. */
+  private readonly expected = new Map<string, number>();
+
+  expect(ids: readonly string[]): void {
+    for (const id of ids) this.expected.set(id, (this.expected.get(id) ?? 0) + 1);
+  }
+
+  /** The write settled (stored and published, or failed): its events no longer hold reads back. */
+  unexpect(ids: readonly string[]): void {
+    let any = false;
+    for (const id of ids) {
+      const n = this.expected.get(id);
+      if (n === undefined) continue;
+      any = true;
+      if (n <= 1) this.expected.delete(id);
+      else this.expected.set(id, n - 1);
+    }
+    if (any) this.wake();
+  }
+
   /** Hands over events this process committed; delivers them once nothing before them is missing. */
   publish(events: readonly StoredEvent[]): void {
     for (const e of events) if (e.seq > this.delivered) this.early.set(e.seq, e);
@@ -153,9 +173,17 @@ export class PgFeed implements EventFeed {
           const page = await this.o.read(this.delivered, PAGE);
           if (this.closed) return;
           const fresh = page.filter((e) => e.seq > this.delivered);
-          for (const e of fresh) this.early.set(e.seq, e);
+          let held = false;
+          for (const e of fresh) {
+            // This process's own write, committed but not yet returned: its publish() follows.
+            if (this.expected.has(e.event.id)) {
+              held = true;
+              break;
+            }
+            if (!this.early.has(e.seq)) this.early.set(e.seq, e);
+          }
           this.drainEarly();
-          if (page.length < PAGE) break;
+          if (held || page.length < PAGE) break;
         }
       } while (this.again && !this.closed);
       if (this.readFailing) this.o.log('store: event feed reads new events again');

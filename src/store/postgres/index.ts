@@ -123,12 +123,23 @@ export class PostgresStore implements Store {
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closing) throw new StoreError('unavailable', 'store is closed');
-    const result = optimistic(ops) ? await this.fast.write(ops) : await writeBatch(this.pool, this.T, ops);
-    if (result.events.length > 0) {
-      this.feed.publish(result.events);
-      await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);
+    // The feed holds back events of this write that it reads from the database before the write
+    // returns, so subscribers get this process's own event objects, as in-process backends give.
+    const expected: string[] = [];
+    const expect = (ids: string[]) => {
+      expected.push(...ids);
+      this.feed.expect(ids);
+    };
+    try {
+      const result = optimistic(ops) ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, ops, expect);
+      if (result.events.length > 0) {
+        this.feed.publish(result.events);
+        await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);
+      }
+      return result;
+    } finally {
+      this.feed.unexpect(expected);
     }
-    return result;
   }
 
   /** Every write resolves only after COMMIT: nothing is pending. */

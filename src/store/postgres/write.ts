@@ -29,7 +29,7 @@ export interface Prefetched {
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
-export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp[]): Promise<WriteResult> {
+export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp[], expect: ExpectEvents = () => {}): Promise<WriteResult> {
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient;
     try {
@@ -42,7 +42,7 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
       await client.query('BEGIN');
       const pre = await prefetch(client, T, ops);
       const { effects, outcomes } = resolveIntents(viewOf(pre), ops);
-      const events = await run(client, T, pre, effects);
+      const events = await run(client, T, pre, effects, expect);
       await client.query('COMMIT');
       return { outcomes, events };
     } catch (err) {
@@ -67,9 +67,13 @@ export function emptyPrefetch(): Prefetched {
 }
 
 /** Applies the effects in one statement; returns the appended events, numbered. */
-async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect[]): Promise<StoredEvent[]> {
+/** Told the ids of the events a statement is about to append (feed.ts waits for this process's own copies). */
+export type ExpectEvents = (eventIds: string[]) => void;
+
+async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect[], expect: ExpectEvents): Promise<StoredEvent[]> {
   const present = { rooms: new Set(pre.rooms.keys()), agents: new Set(pre.agents.keys()), threads: new Set(pre.threads.keys()), dms: new Set(pre.dms.keys()), pairings: new Set(pre.pairings.keys()) };
   const st = effectsStatement(T, present, effects);
+  if (st.events.length > 0) expect(st.events.map((e) => e.id));
   if (st.text === 'SELECT NULL::text AS last') return [];
   const r = await c.query<{ last: string | null }>(st.text, st.values);
   if (st.events.length === 0) return [];

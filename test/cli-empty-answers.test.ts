@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli } from './helpers/cli.js';
+import { cli, spawnCli } from './helpers/cli.js';
 import { startServer, TOKENS, type TestServer } from './helpers/server.js';
 
 const t = suite<{ s: TestServer; cwd: string }>('the CLI explains empty or filtered answers');
@@ -62,6 +62,33 @@ t('a 404 to an anonymous caller says, on its one line, that it may be the anonym
   const missing = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
   assert.is(missing.code, 1);
   assert.not.match(missing.stderr, /anonymous/);
+});
+
+/** The stderr of `svc tail` up to its opening line (then the process is stopped). */
+async function tailOpening(args: string[], cwd: string): Promise<string> {
+  const p = spawnCli(['tail', ...args], { cwd });
+  let err = '';
+  const exited = new Promise((r) => p.once('exit', r));
+  await new Promise<void>((resolve) => {
+    p.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      // The hint, when there is one, is written right after the opening line.
+      if (/following events/.test(err)) setTimeout(resolve, 300);
+    });
+    p.once('exit', () => resolve());
+  });
+  p.kill('SIGINT');
+  await exited;
+  return err;
+}
+
+t('svc tail with no token says it follows only what an anonymous caller may see; with a token it does not', async ({ s, cwd }) => {
+  const anon = await tailOpening(['--url', s.url], cwd);
+  assert.match(anon, /svc tail: following events/);
+  assert.match(anon, /no token was sent, so this shows only what an anonymous caller may see \(only message, thread and room-created events of public rooms\)/);
+  const seen = await tailOpening(['--url', s.url, '--token', TOKENS.observer.value], cwd);
+  assert.match(seen, /svc tail: following events/);
+  assert.not.match(seen, /anonymous/);
 });
 
 t.run();

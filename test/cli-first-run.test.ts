@@ -9,7 +9,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { cli, freePort } from './helpers/cli.js';
+import { cli, freePort, spawnCli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const t = suite<{ dir: string; s: TestServer; port: number }>('first run: svc init, svc serve, then the operator acts without a token');
@@ -68,6 +68,18 @@ t('svc doctor and svc agents list use the operator token too (pairing status rea
   const agents = await cli(['agents', 'list'], { cwd: dir });
   assert.is(agents.code, 0, agents.stderr);
   assert.not.match(agents.stdout + agents.stderr, /anonymous/);
+});
+
+t('svc agents register claims anonymously (not with the operator token), so the agent gets its own token and can send', async ({ dir, s }) => {
+  const r = await cli(['agents', 'register', '--id', 'scout', '--json'], { cwd: dir });
+  assert.is(r.code, 0, r.stderr);
+  const reg = JSON.parse(r.stdout);
+  assert.is(reg.agent_id, 'scout');
+  assert.match(reg.agent_token, /^agt_v1_/);
+  const room = await cli(['rooms', 'create', 'lobby', '--write-policy', 'registered_agents'], { cwd: dir });
+  assert.is(room.code, 0, room.stderr);
+  const sent = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'lobby' }, from: { type: 'agent', id: 'scout' }, parts: [{ kind: 'text', text: 'hello' }] }, reg.agent_token);
+  assert.ok(sent.status === 200 || sent.status === 201, `${sent.status} ${sent.text}`);
 });
 
 t('--token and SVC_TOKEN win over the operator token', async ({ dir }) => {
@@ -162,3 +174,41 @@ t('svc console without any token says how to get one (exit 2)', async ({ s }) =>
 });
 
 t.run();
+
+const start = suite('first run through npm start (svc serve --init)');
+
+start('svc serve --init writes the config with the operator token, says how to act, and svc rooms create works with no token', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-first-start-'));
+  const port = await freePort();
+  const p = spawnCli(['serve', '--init', '--listen', `127.0.0.1:${port}`], { cwd: dir });
+  let err = '';
+  p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise((r) => p.once('exit', r));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      p.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (/svc listening on/.test(out)) resolve();
+      });
+      p.once('exit', () => reject(new Error(`serve exited: ${err}`)));
+    });
+    assert.match(err, /wrote a default config to .*svc\.yaml/);
+    assert.match(err, /operator token written to it/);
+    assert.match(err, /svc rooms create ID .*svc console/);
+    // The written file listens on the default port; the client is pointed at the served one.
+    const r = await cli(['rooms', 'create', 'ops', '--url', `http://127.0.0.1:${port}`], { cwd: dir });
+    assert.is(r.code, 1, 'the default file names 127.0.0.1:8787, so the operator token is not sent to another port');
+    const file = path.join(dir, 'svc.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`), { mode: 0o600 });
+    const ok = await cli(['rooms', 'create', 'ops'], { cwd: dir });
+    assert.is(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /created room ops/);
+  } finally {
+    p.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+start.run();

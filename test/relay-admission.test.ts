@@ -63,6 +63,18 @@ rate('an address that creates rooms past its rate gets 429 with Retry-After; joi
   for (const ws of opened) ws.close();
 });
 
+rate('wrong tokens for an existing room count against the address; the right token still joins', async ({ url }) => {
+  const owner = await attempt(url, 'bound-room', { from: '127.0.0.35', token: 'the-real-room-token-0123' });
+  assert.is(owner.status, 'open');
+  const statuses: (number | string)[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await attempt(url, 'bound-room', { from: '127.0.0.36', token: `guess-${i}-0123456789` })).status);
+  assert.equal(statuses, [403, 403, 403, 429, 429]);
+  const peer = await attempt(url, 'bound-room', { from: '127.0.0.36', token: 'the-real-room-token-0123' });
+  assert.is(peer.status, 'open');
+  owner.ws!.close();
+  peer.ws!.close();
+});
+
 rate('the default rate is 10 new rooms per minute per address', () => {
   assert.is(RELAY_DEFAULTS.roomsPerAddressPerMinute, 10);
 });

@@ -1,6 +1,6 @@
 // The `svc` command line: declares commands and options, hands each a plain function.
 
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT, processIo, type Io } from './io.js';
 import { registerClientCommands } from './client-commands.js';
@@ -39,7 +39,21 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     // Loaded on use: the server's modules would slow every client command's start.
     .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
-  const storeCmd = program.command('store').description('maintain the local store, or copy it into Postgres');
+  program
+    .command('mcp')
+    .description('an MCP server over stdio acting as one agent (whoami, list_conversations, read_messages, send_message, wait_for_messages, search_messages)')
+    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--token <token>', "bearer token (env SVC_TOKEN): the agent's own agt_v1_ token, or a static token with --agent")
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--agent <id>', "the agent to act as (env SVC_AGENT); not needed with the agent's own token")
+    .option('--state-dir <dir>', 'where the wait cursor and read markers live (default ~/.svc/mcp/<network>/<agent>)')
+    .addOption(new Option('--print-config <client>', 'print the snippet that registers this server with an MCP client, then exit').choices(['claude', 'codex', 'cursor']))
+    .option('--name <name>', 'the server name in the printed snippet', 'svc')
+    .addHelpText('after', '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"')
+    .action(async (o) => run((await import('./commands/mcp.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
+
+  // `svc store <subcommand>`: maintenance of the store named by the config.
+  const storeCmd = program.command('store').description('maintain the store named by the config, or copy it into Postgres');
   storeCmd
     .command('recover')
     .description('repair a sqlite journal damaged in the middle: keep intact records, skip damaged ones, keep a copy (server stopped)')

@@ -2,6 +2,7 @@
 // line on stderr and an exit code (1 failure, 2 usage), and closes the client.
 
 import { ClientError, SvcClient } from '../client/index.js';
+import { oneLine } from './format.js';
 import { EXIT, type Io } from './io.js';
 import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } from './target.js';
 
@@ -20,11 +21,13 @@ export async function withClient(
   name: string,
   flags: ClientFlags,
   fn: (client: SvcClient, target: Target) => Promise<number>,
+  opts: { operatorToken?: boolean } = {},
 ): Promise<number> {
   let client: SvcClient | undefined;
   let target: Target | undefined;
   try {
     target = resolveTarget(flags, io.env);
+    if (opts.operatorToken === false && target.tokenSource === 'config') target = withoutToken(target);
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target);
   } catch (err) {
@@ -39,6 +42,11 @@ export async function withClient(
   }
 }
 
+function withoutToken(t: Target): Target {
+  const { token: _token, tokenSource: _source, ...rest } = t;
+  return rest;
+}
+
 /** Prints a known failure as one line and returns its exit code; rethrows anything else (main prints it). */
 export function reportFailure(io: Io, name: string, err: unknown, debug?: boolean): number {
   if (err instanceof UsageError) {
@@ -47,7 +55,9 @@ export function reportFailure(io: Io, name: string, err: unknown, debug?: boolea
   }
   // ConfigError is known by name: importing its class would load the config schema for every command.
   if (err instanceof ClientError || err instanceof TargetError || (err instanceof Error && err.name === 'ConfigError')) {
-    io.err(`svc ${name}: ${err.message}`);
+    // The message may quote the server's error text: the io guard lets colour codes through (ours),
+    // so a server's own escape sequences are removed here.
+    io.err(`svc ${name}: ${oneLine(err.message)}`);
     if (debug && err.cause) io.err(String((err.cause as Error).stack ?? String(err.cause)));
     return EXIT.failure;
   }

@@ -22,7 +22,8 @@ export class FeedPump {
   /** Publishes every event stored after the feed's current head. */
   start(): void {
     this.sub ??= this.feed.subscribe(this.feed.head, (events) => {
-      this.chain = this.chain.then(() => this.publish(events));
+      // A failing batch must not stop the ones after it.
+      this.chain = this.chain.then(() => this.publish(events)).catch((err: unknown) => this.onError(err as Error));
     }, this.onError);
   }
 

@@ -104,6 +104,9 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     if (m && !hub.has(room) && limited(req, socket)) return;
     const admission = hub.admit(room, m?.[1]);
     if (!admission.ok) {
+      // A wrong token for an existing room is a guess at that room's token: it draws on the
+      // address's bucket like a wrong access token, so guessing is as slow there as here.
+      if (admission.status === 403 && limited(req, socket)) return;
       log('relay peer refused', { status: admission.status, reason: admission.reason });
       return refuse(socket, admission.status, admission.reason);
     }

@@ -62,7 +62,12 @@ export interface RegisterFlags extends ClientFlags {
   name?: string;
 }
 
-/** Registers (or resolves, when the same credential repeats) an agent; a new token is shown once. */
+/**
+ * Registers (or resolves, when the same credential repeats) an agent; a new token is shown once.
+ * The config's operator token is not sent: an agent registered to it could not attach (it has no
+ * attach scope), while an anonymous open-registration claim gets the agent its own token.
+ * An explicit --token or SVC_TOKEN is still sent.
+ */
 export function agentsRegister(io: Io, flags: RegisterFlags): Promise<number> {
   return withClient(io, 'agents register', flags, async (client) => {
     const reg: AgentRegistration = await client.registerAgent({
@@ -81,7 +86,7 @@ export function agentsRegister(io: Io, flags: RegisterFlags): Promise<number> {
       io.out(`${c.bold('agent token')} (shown once; store it before starting the agent): ${reg.agent_token}`);
     }
     return EXIT.ok;
-  });
+  }, { operatorToken: false });
 }
 
 export function agentsDelete(io: Io, id: string, flags: ClientFlags): Promise<number> {

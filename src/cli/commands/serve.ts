@@ -22,6 +22,9 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   if (opts.init && !existsSync(file)) {
     writeConfigFile(file, renderInitConfig({ network_id: 'home', name: 'Home', operator_token: secret(32) }), {});
     io.err(`wrote a default config to ${file}`);
+    // npm start is the README's first command: say how the operator acts, as svc init does.
+    io.err('operator token written to it (auth.tokens id operator; only you can read the file): svc commands run with this config use it');
+    io.err('next, in another terminal in this folder: svc rooms create ID   and   svc console   (a one-time sign-in link with write access)');
   }
   const log = createLogger({ debug: Boolean(opts.debug) });
   let loaded;

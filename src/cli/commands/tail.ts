@@ -5,7 +5,7 @@ import type { ServiceEvent, Target } from '../../protocol/types.js';
 import { escapeInvisible, oneLine } from '../format.js';
 import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
-import { withClient, type ClientFlags } from '../with-client.js';
+import { anonymousHint, withClient, type ClientFlags } from '../with-client.js';
 import { splitList } from './rooms.js';
 
 export interface TailFlags extends ClientFlags {
@@ -93,7 +93,7 @@ export function eventLine(io: Io, e: ServiceEvent): string {
 }
 
 export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
-  return withClient(io, 'tail', flags, async (client) => {
+  return withClient(io, 'tail', flags, async (client, target) => {
     const filter: EventFilter = { rooms: splitList(flags.room ?? []), types: splitList(flags.type ?? []) };
     if (flags.count !== undefined && flags.count < 1) throw new UsageError('--count: must be 1 or more');
     const network = await client.network();
@@ -113,7 +113,11 @@ export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
       },
       onOpen: ({ resumed, lastEventId }) => {
         if (resumed) io.err(`svc tail: reconnected${lastEventId ? `; resuming after event ${lastEventId}` : ''}`);
-        else io.err(`svc tail: following events of network ${network.id} at ${client.baseUrl} (Ctrl-C to stop)`);
+        else {
+          io.err(`svc tail: following events of network ${network.id} at ${client.baseUrl} (Ctrl-C to stop)`);
+          const hint = anonymousHint(target, 'only message, thread and room-created events of public rooms');
+          if (hint) io.err(hint);
+        }
       },
       onDrop: (reason) => io.err(`svc tail: stream lost (${reason}); reconnecting`),
     });

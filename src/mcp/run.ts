@@ -1,0 +1,118 @@
+// Runs `svc mcp`: the MCP server on a transport at once, and the session behind its tools (the
+// agent's identity, its attachment with a durable cursor, its read markers) started as soon as the
+// network answers; until then tool calls are errors saying why, and each one tries again.
+
+import os from 'node:os';
+import path from 'node:path';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { attach, type Attachment } from '../client/attach.js';
+import { ClientError, SvcClient } from '../client/index.js';
+import { selfOf } from './format.js';
+import { resolveAgentId } from './identity.js';
+import { Inbox } from './inbox.js';
+import { ReadMarkers } from './read-markers.js';
+import { createMcpServer, type Session } from './server.js';
+
+export interface RunOptions {
+  url: string;
+  token?: string;
+  agent?: string;
+  /** Where the cursor and read markers live (default ~/.svc/mcp/<network>/<agent>). */
+  stateDir?: string;
+  /** The start command for "nothing answers" messages. */
+  startCommand?: string;
+  transport: Transport;
+  /** One line per session or attachment change, for stderr (stdout carries the protocol). */
+  log: (line: string) => void;
+}
+
+export interface McpHandle {
+  close(): Promise<void>;
+}
+
+/** While the network does not answer, the session is tried again this often in the background. */
+const RETRY_MS = 2000;
+
+/** The folder of an agent's state when --state-dir is not given. */
+export function defaultStateDir(networkId: string, agentId: string, home = os.homedir()): string {
+  return path.join(home, '.svc', 'mcp', networkId, agentId);
+}
+
+export async function runMcp(o: RunOptions): Promise<McpHandle> {
+  const client = new SvcClient({ url: o.url, ...(o.token !== undefined ? { token: o.token } : {}), ...(o.startCommand ? { startCommand: o.startCommand } : {}) });
+  let attachment: Attachment | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const start = async (): Promise<Session> => {
+    const doc = await client.network();
+    const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token, networkId: doc.id });
+    const self = selfOf(doc.id, agentId);
+    const stateDir = path.resolve(o.stateDir ?? defaultStateDir(doc.id, agentId));
+    const markers = ReadMarkers.open(path.join(stateDir, 'read.json'));
+    let failure: Error | undefined;
+    // The inbox and the attachment refer to each other; events flow only after READY, by when both exist.
+    let inbox!: Inbox;
+    const a = attach({
+      url: o.url,
+      ...(o.token !== undefined ? { token: o.token } : {}),
+      agent: { id: agentId },
+      networkId: doc.id,
+      cursorStore: path.join(stateDir, 'cursor.json'),
+      ackMode: 'manual',
+      waitForServer: true,
+      onEvent: (e) => inbox.push(e),
+      onStatus: (s) => {
+        if (s.state === 'ready') o.log(`svc mcp: attached as ${s.info.agent_id} on ${s.info.network_id} (cursor ${s.info.cursor}${s.info.resumed ? ', resumed' : ''})`);
+        else if (s.state === 'disconnected') o.log(`svc mcp: attachment down (${s.reason}); retrying in ${s.retryInMs} ms`);
+      },
+    });
+    attachment = a;
+    if (closed) await a.close();
+    inbox = new Inbox({ self, flush: () => a.flush(), failure: () => failure });
+    a.done.catch((err: unknown) => {
+      failure = new Error(`live delivery stopped: ${(err as Error).message}`);
+      o.log(`svc mcp: ${failure.message}`);
+      inbox.interrupt();
+    });
+    o.log(`svc mcp: acting as agent ${agentId} of network ${doc.id} (state in ${stateDir})`);
+    return { ctx: { client, self, markers }, inbox, dmsEnabled: doc.capabilities.direct_messages };
+  };
+
+  let pending: Promise<Session> | undefined;
+  const session = (): Promise<Session> =>
+    (pending ??= start().then(
+      (s) => {
+        addInbox(s);
+        return s;
+      },
+      (err: unknown) => {
+        // Not kept: the next tool call (or the background retry) starts again.
+        pending = undefined;
+        throw err;
+      },
+    ));
+  const { server, addInbox } = createMcpServer({ session, ...(o.agent ? { agent: o.agent } : {}) });
+  // Started now, not on the first call: the attachment should collect arrivals from the start.
+  const kick = (): void => {
+    if (closed) return;
+    session().catch((err: unknown) => {
+      o.log(`svc mcp: ${(err as Error).message}`);
+      const unreachable = err instanceof ClientError && err.status === undefined;
+      if (unreachable && !closed) retry = setTimeout(kick, RETRY_MS);
+    });
+  };
+
+  await server.connect(o.transport);
+  kick();
+  return {
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(retry);
+      await server.close().catch(() => undefined);
+      await attachment?.close().catch(() => undefined);
+      await client.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,history] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,postgres,history] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -14,8 +14,9 @@ import { killAll, stopAll } from './lib/procs.js';
 import { heading, table, type Results } from './lib/report.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
-import { baselineTarget, natsTarget, svcTarget, type Target, type TargetName } from './lib/targets.js';
-import { runFanout, runIngest } from './scenarios/live.js';
+import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target, type TargetName } from './lib/targets.js';
+import { runFanout, runIngest, runPaced } from './scenarios/live.js';
+import { startOwnCluster } from '../test/helpers/pg.js';
 import { runHistory } from './scenarios/history.js';
 
 const argv = process.argv.slice(2);
@@ -113,7 +114,8 @@ async function step<T>(what: string, fn: () => Promise<T>, onError?: (msg: strin
 
 /** Scenarios 1-3 against one target; the target is stopped afterwards. */
 async function live(t: Target): Promise<void> {
-  const name: TargetName = t.name;
+  // live() runs the three systems only; the Postgres rows have their own function.
+  const name = t.name as TargetName;
   try {
     log(`${name}: ingest`);
     results.ingest[name] = await step(`${name} ingest`, () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
@@ -135,10 +137,53 @@ async function live(t: Target): Promise<void> {
   }
 }
 
+/**
+ * The Postgres rows: the ingest scenario on one instance, and paced fan-out with the publisher on
+ * one instance and the agents attached to a second on the same schema. The database is a local
+ * throwaway cluster with fsync on (as durable as the sqlite store's journal).
+ */
+async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<void> {
+  const cluster = await step('postgres start', () => startOwnCluster({ durable: true }), (m) => {
+    noteOn(results.ingest, m);
+    noteOn(results.fanout_paced, m);
+  });
+  if (!cluster) return;
+  try {
+    const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
+    const start = (name: string, schema: string) => {
+      const dir = path.join(tmp, name);
+      mkdirSync(dir);
+      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema } }));
+    };
+    const one = await start('svc-pg', 'bench_ingest');
+    if (one) {
+      try {
+        log('svc_postgres: ingest');
+        results.ingest.svc_postgres = await step('svc_postgres ingest', () => runIngest(svcTarget(one, 'svc_postgres'), sizes, note), (m) => noteOn(results.ingest, m));
+      } finally {
+        await one.stop();
+      }
+    }
+    const pub = await start('svc-pg-a', 'bench_cross');
+    const sub = pub && (await start('svc-pg-b', 'bench_cross'));
+    if (pub && sub) {
+      log('svc_postgres_cross: paced fan-out');
+      const t = crossTarget(pub, sub);
+      try {
+        results.fanout_paced.svc_postgres_cross = await step('svc_postgres_cross fan-out', () => runPaced(t, 'svc-attach', sizes, note), (m) => noteOn(results.fanout_paced, m));
+      } finally {
+        await t.stop();
+      }
+    } else await pub?.stop();
+  } finally {
+    cluster.destroy();
+  }
+}
+
 async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);
+  const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
   if (wants('live')) {
-    const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
     const svcDir = path.join(tmp, 'svc');
     mkdirSync(svcDir);
     const svc = await step('svc serve start', () =>
@@ -168,6 +213,8 @@ async function main(): Promise<void> {
       }
     }
   }
+
+  if (wants('postgres')) await postgres(fanoutRoom);
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');

@@ -1,5 +1,7 @@
 // GET /v1/search over HTTP, on every backend: words, filters, paging, snippets and bad input.
 
+import { freshSchema, type PgSchema } from './helpers/pg.js';
+import { pgStore } from './helpers/pg-server.js';
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -27,12 +29,15 @@ async function send(s: TestServer, body: Json): Promise<string> {
   return r.body.message_id;
 }
 
-for (const backend of ['sqlite', 'memory'] as const) {
+for (const backend of ['sqlite', 'memory', 'postgres'] as const) {
   const t = suite<Ctx>(`search over HTTP (${backend})`);
+  let pgs: PgSchema | undefined;
   t.before(async (c) => {
+    pgs = backend === 'postgres' ? await freshSchema() : undefined;
     c.s = await startServer({
+      ...(pgs ? { env: { SVC_TEST_STORE_URL: pgs.url } } : {}),
       config: {
-        store: backend === 'memory' ? { backend: 'memory' } : { backend: 'sqlite', path: '.svc/svc.db' },
+        store: pgs ? pgStore(pgs) : backend === 'memory' ? { backend: 'memory' } : { backend: 'sqlite', path: '.svc/svc.db' },
         rooms: [
           { id: 'ops', members: ['ann', 'bob'] },
           { id: 'random', members: ['ann'] },
@@ -53,7 +58,10 @@ for (const backend of ['sqlite', 'memory'] as const) {
     c.bulk = [];
     for (let i = 0; i < 250; i++) c.bulk.push(await send(s, roomMessage('bulk', 'ann', `bulk item ${i} haystack`)));
   });
-  t.after(async (c) => c.s.dispose());
+  t.after(async (c) => {
+    await c.s.dispose();
+    await pgs?.drop();
+  });
 
   t('one word finds every message holding it, newest first, in the Message shape with a snippet', async ({ s, ids }) => {
     const r = await search(s, 'q=migration');

@@ -15,6 +15,8 @@ import type { Message, Part, Target } from '../src/protocol/types.js';
 import { parseQuery } from '../src/protocol/search-text.js';
 import { MemoryStore } from '../src/store/memory/index.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { openPostgresStore } from '../src/store/postgres/index.js';
+import { freshSchema, type PgSchema } from './helpers/pg.js';
 import { StoreError, type SearchQuery, type Store, type WriteOp } from '../src/store/types.js';
 
 const NET = 'net1';
@@ -83,7 +85,25 @@ function sqliteBackend(): Backend {
 
 const memoryBackend = (): Backend => ({ name: 'memory', open: async () => new MemoryStore(), cleanup: () => {} });
 
-for (const make of [memoryBackend, sqliteBackend]) {
+/** Postgres: a fresh schema on the test server (test/helpers/pg.ts); reopen opens it again. */
+function postgresBackend(): Backend {
+  let pgs: PgSchema | undefined;
+  const open = async () => {
+    pgs ??= await freshSchema();
+    return openPostgresStore({ url: pgs.url, schema: pgs.schema });
+  };
+  return {
+    name: 'postgres',
+    open,
+    reopen: async (s) => {
+      await s.close();
+      return open();
+    },
+    cleanup: () => void pgs?.drop(),
+  };
+}
+
+for (const make of [memoryBackend, sqliteBackend, postgresBackend]) {
   const b = make();
   const t = suite<{ s: Store }>(`store search (${b.name})`);
   t.before(async (c) => {

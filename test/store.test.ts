@@ -30,20 +30,25 @@ import {
   settled,
   waitFor,
 } from './helpers/store-fixtures.js';
+import { freshSchema, type PgSchema } from './helpers/pg.js';
 
-export const BACKENDS = ['memory', 'sqlite'] as const;
+export const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
 
 function storeSuite(backend: (typeof BACKENDS)[number]): void {
   const test = suite(`store (${backend})`);
   let dir = '';
   let store: Store;
+  let pgs: PgSchema | undefined;
 
   test.before.each(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
-    store = await openStore({ backend, path: join(dir, 'data', 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024 });
+    // postgres: a fresh schema per test on the test server (test/helpers/pg.ts).
+    pgs = backend === 'postgres' ? await freshSchema() : undefined;
+    store = await openStore({ backend, path: join(dir, 'data', 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024, ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}) });
   });
   test.after.each(async () => {
     await store.close();
+    await pgs?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

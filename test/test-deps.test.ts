@@ -31,10 +31,10 @@ u('nothing to do when every needed file is there', () => {
 
 u('as root with apt-get: update, then install the missing packages', () => {
   const p = plan({});
-  assert.equal(p.missing.map((d) => d.apt), ['chromium']);
+  assert.equal(p.missing.map((d) => d.apt), ['chromium', 'postgresql']);
   assert.equal(p.commands, [
     ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update'],
-    ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', 'chromium'],
+    ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', 'chromium', 'postgresql'],
   ]);
 });
 
@@ -42,7 +42,7 @@ u('not root: password-less sudo is used, else one line says what to install', ()
   assert.equal(plan({ uid: 1000, hasSudo: true }).commands[0]!.slice(0, 2), ['sudo', '-n']);
   const p = plan({ uid: 1000, hasSudo: false });
   assert.equal(p.commands, []);
-  assert.match(p.fail!, /^tests need Chromium .* at \/usr\/bin\/chromium: install it with `sudo apt-get install chromium`/);
+  assert.match(p.fail!, /^tests need Chromium .* at \/usr\/bin\/chromium; PostgreSQL .* at \/usr\/lib\/postgresql\/15\/bin\/initdb: install it with `sudo apt-get install chromium postgresql`/);
   assert.not.match(p.fail!, /\n/);
 });
 

@@ -12,8 +12,10 @@ export interface Results {
   size: string;
   /** The sizes behind the numbers (clients, subscribers, stored messages). */
   params: { ingest_clients: number; subscribers: number; paced_rate: number; seconds: number };
-  ingest: { svc: Ref<IngestResult>; baseline: Ref<IngestResult>; nats: Ref<IngestResult>; note?: string };
-  fanout_paced: { svc: Ref<FanoutResult['paced']>; baseline: Ref<FanoutResult['paced']>; nats: Ref<FanoutResult['paced']>; note?: string };
+  /** svc_postgres: the same ingest with one instance on a Postgres store. */
+  ingest: { svc: Ref<IngestResult>; baseline: Ref<IngestResult>; nats: Ref<IngestResult>; svc_postgres?: Ref<IngestResult>; note?: string };
+  /** svc_postgres_cross: publisher on one instance, the agents attached to a second on the same schema. */
+  fanout_paced: { svc: Ref<FanoutResult['paced']>; baseline: Ref<FanoutResult['paced']>; nats: Ref<FanoutResult['paced']>; svc_postgres_cross?: Ref<FanoutResult['paced']>; note?: string };
   fanout_max: { svc: Ref<FanoutResult['max']>; baseline: Ref<FanoutResult['max']>; nats: Ref<FanoutResult['max']>; note?: string };
   sse_fanout: { svc: Ref<{ deliveries_per_s: number | null; p50_ms: number | null; p99_ms: number | null; rate: number; complete: boolean }>; note?: string };
   history: { svc: Ref<HistoryResult>; note?: string };
@@ -68,6 +70,12 @@ export function table(r: Results): string {
     check(both(mb === null ? null : mb >= 0.6, mn === null ? null : mn >= 1)),
   );
   add('fan-out unpaced, server CPU per delivery', fmt(fm.svc?.cpu_us_per_delivery, ' µs'), fmt(fm.baseline?.cpu_us_per_delivery, ' µs'), fmt(fm.nats?.cpu_us_per_delivery, ' µs'), ratio(fm.svc?.cpu_us_per_delivery, fm.baseline?.cpu_us_per_delivery), ratio(fm.svc?.cpu_us_per_delivery, fm.nats?.cpu_us_per_delivery), '', '—');
+  const pgi = i.svc_postgres;
+  const pgr = ratio(pgi?.rate, i.svc?.rate);
+  add('ingest on Postgres (one instance), messages/s; p99', pgi ? `${fmt(pgi.rate)}; ${fmt(pgi.p99_ms, ' ms')}` : '—', '', '', null, null, '≥ 0.5× svc on sqlite', check(pgr === null ? null : pgr >= 0.5));
+  const cross = fp.svc_postgres_cross;
+  const cr = ratio(cross?.p99_ms, fp.svc?.p99_ms);
+  add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${fmt(cross.p50_ms, ' ms')} / ${fmt(cross.p99_ms, ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', null, null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s), '', '', null, null, '', '—');
   add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—', '', '', null, null, '', '—');

@@ -16,7 +16,7 @@ export const FULL: Sizes = {
   ingest: { clients: 50, seconds: 10 },
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
   history: { messages: 1_000_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
-  budgetSeconds: 570,
+  budgetSeconds: 640,
   installNats: true,
 };
 
@@ -25,7 +25,7 @@ export const QUICK: Sizes = {
   ingest: { clients: 50, seconds: 2 },
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
   history: { messages: 20_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
-  budgetSeconds: 90,
+  budgetSeconds: 120,
   installNats: true,
 };
 
@@ -34,6 +34,6 @@ export const SMOKE: Sizes = {
   ingest: { clients: 10, seconds: 1 },
   fanout: { subscribers: 5, rate: 50, seconds: 1, maxSeconds: 1, inflight: 4 },
   history: { messages: 2_000, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
-  budgetSeconds: 50,
+  budgetSeconds: 80,
   installNats: false,
 };

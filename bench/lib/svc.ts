@@ -27,6 +27,8 @@ export interface SvcOptions {
   bin?: string;
   /** server.event_buffer (the SSE replay buffer); default the config default. */
   eventBuffer?: number;
+  /** A Postgres store instead of sqlite (several instances may share the schema). */
+  postgres?: { url: string; schema: string };
 }
 
 export interface SvcServer {
@@ -49,7 +51,9 @@ export function svcConfig(o: SvcOptions): Record<string, unknown> {
       heartbeat_interval_ms: 30000,
       ...(o.eventBuffer !== undefined ? { event_buffer: o.eventBuffer } : {}),
     },
-    store: { backend: 'sqlite', path: 'svc.db', ...(o.checkpointBytes ? { checkpoint_bytes: o.checkpointBytes } : {}) },
+    store: o.postgres
+      ? { backend: 'postgres', url_env: 'SVC_BENCH_DATABASE_URL', schema: o.postgres.schema }
+      : { backend: 'sqlite', path: 'svc.db', ...(o.checkpointBytes ? { checkpoint_bytes: o.checkpointBytes } : {}) },
     auth: {
       mode: 'bearer',
       public_read: false,
@@ -68,7 +72,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
   const t0 = nowMs();
   const child = launch(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file], {
     cwd: o.dir,
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}) },
   });
   const out = tail(child);
   const m = await waitForLine(child, /svc listening on http:\/\/[^\s]+:(\d+)/, 120_000, 'svc serve');

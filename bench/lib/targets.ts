@@ -10,6 +10,8 @@ import type { SubscriberKind } from '../subscribers.js';
 import type { Samples } from './stats.js';
 
 export type TargetName = 'svc' | 'baseline' | 'nats';
+/** The Postgres rows' targets (svc on a Postgres store) besides the three systems. */
+export type AnyTargetName = TargetName | 'svc_postgres' | 'svc_postgres_cross';
 
 export interface PublishResult {
   sent: number;
@@ -21,7 +23,7 @@ export interface PublishResult {
 }
 
 export interface Target {
-  name: TargetName;
+  name: AnyTargetName;
   pid: number | undefined;
   /** Closed-loop ingest into a room nobody follows. */
   ingest(clients: number, seconds: number): Promise<{ rate: number; ok: number; errors: number; firstError?: string; latency: Samples }>;
@@ -35,15 +37,29 @@ export interface Target {
 const INGEST_TEXT = 'ingest: a room message of ordinary length, about as long as a sentence';
 
 /** svc serve, publishing as the member agent `pub` with the bench token. */
-export function svcTarget(s: SvcServer): Target {
+export function svcTarget(s: SvcServer, name: AnyTargetName = 'svc'): Target {
   const ingestReq = postBytes('/v1/messages', sendBody('ingest', INGEST_TEXT), TOKEN);
   return {
-    name: 'svc',
+    name,
     pid: s.pid,
     ingest: (clients, seconds) => closedLoop(s.port, clients, seconds, () => ingestReq),
     subscribe: (kind, n) => SubscriberPool.start({ kind, port: s.port, n, token: TOKEN, network: NETWORK }),
     publish: (opts, text) => paced(s.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),
     stop: () => s.stop(),
+  };
+}
+
+/** Two svc instances on one Postgres schema: subscribers attach to `sub`, the publisher sends to `pub`. */
+export function crossTarget(pub: SvcServer, sub: SvcServer): Target {
+  return {
+    name: 'svc_postgres_cross',
+    pid: sub.pid,
+    ingest: () => Promise.reject(new Error('the cross-instance target only fans out')),
+    subscribe: (kind, n) => SubscriberPool.start({ kind, port: sub.port, n, token: TOKEN, network: NETWORK }),
+    publish: (opts, text) => paced(pub.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),
+    stop: async () => {
+      await Promise.all([pub.stop(), sub.stop()]);
+    },
   };
 }
 

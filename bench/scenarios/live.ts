@@ -5,6 +5,7 @@ import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round } from '../lib/stats.js';
 import type { Target } from '../lib/targets.js';
 import type { SubscriberKind } from '../subscribers.js';
+import type { SubscriberPool } from '../lib/pool.js';
 
 export interface IngestResult {
   rate: number;
@@ -62,19 +63,7 @@ export async function runFanout(t: Target, kind: SubscriberKind, s: Sizes, note:
   const pool = await t.subscribe(kind, n);
   const label = `${t.name} ${kind}`;
   try {
-    // A short warm-up so connection set-up and JIT are not in the numbers.
-    await pool.phase('w', false);
-    const w = await t.publish({ rate: s.fanout.rate, seconds: Math.min(1, s.fanout.seconds / 2), inflight: 16 }, (i, at) => `b w ${i} ${at}`);
-    await pool.waitFor(w.ok, 5000);
-
-    await pool.phase('p');
-    const pub = await t.publish({ rate: s.fanout.rate, seconds: s.fanout.seconds, inflight: 16 }, (i, at) => `b p ${i} ${at}`);
-    if (pub.errors > 0) note(`${label} paced: ${pub.errors} failed publishes (first: ${pub.firstError})`);
-    const rep = await pool.waitFor(pub.ok, 15_000);
-    for (const e of rep.errors) note(`${label}: ${e}`);
-    const delivered = sum(rep.received);
-    if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
-    const paced: PacedResult = { rate: Math.round(pub.rate), p50_ms: rep.p50_ms, p99_ms: rep.p99_ms, complete: rep.complete, delivered, expected: pub.ok * n };
+    const paced = await pacedPhase(t, pool, s, label, note);
 
     // Unpaced first; if some subscriber missed messages, retry paced below what was delivered.
     let rate = 0;
@@ -97,6 +86,34 @@ export async function runFanout(t: Target, kind: SubscriberKind, s: Sizes, note:
       rate = (0.7 * got) / n / seconds;
     }
     return { paced, max };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** The warm-up and the paced phase of a fan-out: publishing at the paced rate, latency per delivery. */
+async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: string, note: (m: string) => void): Promise<PacedResult> {
+  const n = s.fanout.subscribers;
+  // A short warm-up so connection set-up and JIT are not in the numbers.
+  await pool.phase('w', false);
+  const w = await t.publish({ rate: s.fanout.rate, seconds: Math.min(1, s.fanout.seconds / 2), inflight: 16 }, (i, at) => `b w ${i} ${at}`);
+  await pool.waitFor(w.ok, 5000);
+
+  await pool.phase('p');
+  const pub = await t.publish({ rate: s.fanout.rate, seconds: s.fanout.seconds, inflight: 16 }, (i, at) => `b p ${i} ${at}`);
+  if (pub.errors > 0) note(`${label} paced: ${pub.errors} failed publishes (first: ${pub.firstError})`);
+  const rep = await pool.waitFor(pub.ok, 15_000);
+  for (const e of rep.errors) note(`${label}: ${e}`);
+  const delivered = sum(rep.received);
+  if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
+  return { rate: Math.round(pub.rate), p50_ms: rep.p50_ms, p99_ms: rep.p99_ms, complete: rep.complete, delivered, expected: pub.ok * n };
+}
+
+/** Scenario 2 paced only (the cross-instance row: subscribers on one instance, the publisher on another). */
+export async function runPaced(t: Target, kind: SubscriberKind, s: Sizes, note: (m: string) => void): Promise<PacedResult> {
+  const pool = await t.subscribe(kind, s.fanout.subscribers);
+  try {
+    return await pacedPhase(t, pool, s, `${t.name} ${kind}`, note);
   } finally {
     await pool.close();
   }

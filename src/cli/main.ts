@@ -53,12 +53,20 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (o) => run((await import('./commands/mcp.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
 
   // `svc store <subcommand>`: maintenance of the store named by the config.
-  const store = program.command('store').description('maintain the store named by the config');
-  store
+  const storeCmd = program.command('store').description('maintain the store named by the config, or copy it into Postgres');
+  storeCmd
     .command('recover')
     .description('repair a sqlite journal damaged in the middle: keep intact records, skip damaged ones, keep a copy (server stopped)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
     .action(async (o) => run((await import('./commands/store.js')).storeRecoverCommand(io, o)));
+  storeCmd
+    .command('copy')
+    .description('copy the network of the configured store (server stopped) into an empty Postgres schema')
+    .requiredOption('--to <url>', 'target database URL (postgres://user@host:5432/db; the password from PGPASSWORD)')
+    .option('--schema <name>', 'target schema (default public)')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .addHelpText('after', '\nExample:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home')
+    .action(async (o) => run((await import('./commands/store-copy.js')).storeCopyCommand(io, { ...o, debug: program.opts().debug })));
 
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);

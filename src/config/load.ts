@@ -22,7 +22,7 @@ export class ConfigError extends Error {
 interface FileConfig {
   network: { id: string; name?: string };
   server: Config['server'];
-  store: { backend: 'sqlite' | 'memory'; path: string; checkpoint_bytes: number };
+  store: { backend: 'sqlite' | 'memory' | 'postgres'; path: string; checkpoint_bytes: number; url?: string; url_env?: string; schema?: string };
   auth: {
     mode: Config['auth']['mode'];
     public_read: boolean;
@@ -111,7 +111,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
   const config: Config = {
     network: { id: data.network.id, name: data.network.name ?? data.network.id },
     server: data.server,
-    store: { ...data.store, path: resolve(opts.baseDir, data.store.path) },
+    store: resolveStore(data.store, opts, fail),
     auth,
     rooms: data.rooms,
     pairings,
@@ -119,6 +119,48 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
   };
   warnings.push(...postureWarnings(config));
   return { config, file: opts.file ? resolve(opts.file) : undefined, warnings };
+}
+
+/** The store section with its path resolved and, for postgres, its URL read (never echoed). */
+function resolveStore(store: FileConfig['store'], opts: ParseOptions, fail: (line: string) => never): Config['store'] {
+  const { url_env, url: inline, ...rest } = store;
+  const out: Config['store'] = { ...rest, path: resolve(opts.baseDir, store.path) };
+  if (store.backend !== 'postgres') {
+    for (const key of ['url', 'url_env', 'schema'] as const) {
+      if (store[key] !== undefined) fail(`store.${key}: only used with store.backend: postgres`);
+    }
+    return out;
+  }
+  if (inline !== undefined && url_env !== undefined) fail('store: set url or url_env, not both');
+  let url = inline;
+  if (url_env !== undefined) {
+    url = opts.env[url_env];
+    if (url === undefined) fail(`store.url_env: environment variable ${url_env} is not set`);
+    if (url === '') fail(`store.url_env: environment variable ${url_env} is empty`);
+  }
+  if (url === undefined) fail('store: backend postgres needs url or url_env (postgres://user:password@host:5432/db)');
+  const where = url_env !== undefined ? `store.url_env (${url_env})` : 'store.url';
+  if (!isPostgresUrl(url!)) fail(`${where}: must be a postgres:// or postgresql:// URL`);
+  return { ...out, url: url!, schema: store.schema ?? 'public' };
+}
+
+function isPostgresUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A store URL for display: scheme, host, port and database; never the user's password. */
+export function describeStoreUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return '(an unparsable URL)';
+  }
 }
 
 function resolveAuth(
@@ -267,6 +309,9 @@ export function plaintextSecretPaths(raw: unknown): string[] {
   const has = (v: unknown) => typeof v === 'string' && v !== '';
   const root = obj(raw);
   list(obj(root?.auth)?.tokens).forEach((t, i) => has(obj(t)?.value) && out.push(`auth.tokens[${i}].value`));
+  // A store URL is a secret only when it carries a password.
+  const storeUrl = obj(root?.store)?.url;
+  if (typeof storeUrl === 'string' && /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(storeUrl)) out.push('store.url');
   list(root?.pairings).forEach((p, i) => {
     if (has(obj(p)?.token)) out.push(`pairings[${i}].token`);
     if (has(obj(obj(p)?.relay)?.token)) out.push(`pairings[${i}].relay.token`);
@@ -280,7 +325,7 @@ export function checkSecretFile(file: string, raw: unknown): void {
   const secrets = plaintextSecretPaths(raw);
   if (secrets.length === 0) return;
   const holds = `holds plaintext secrets (${secrets.slice(0, 2).join(', ')}${secrets.length > 2 ? ', ...' : ''})`;
-  const envHint = 'or move the secrets to auth.tokens[].value_env / SERVICE_PAIRINGS_JSON';
+  const envHint = 'or move the secrets to auth.tokens[].value_env / store.url_env / SERVICE_PAIRINGS_JSON';
   const st = lstatSync(file);
   if (st.isSymbolicLink()) {
     throw new ConfigError(`${file}: ${holds} but is a symlink; point --config at the real file, ${envHint}`, file);

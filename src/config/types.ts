@@ -78,11 +78,15 @@ export interface Config {
     loop_guard: LoopGuardConfig;
   };
   store: {
-    backend: 'sqlite' | 'memory';
+    backend: 'sqlite' | 'memory' | 'postgres';
     /** Absolute path (resolved against the config file's folder). */
     path: string;
     /** Journal size that triggers a background checkpoint. */
     checkpoint_bytes: number;
+    /** postgres: the connection URL (from `url` or `url_env`); a secret, never printed. */
+    url?: string;
+    /** postgres: the schema holding the network's tables (`public` when not set). */
+    schema?: string;
   };
   auth: {
     mode: AuthMode;

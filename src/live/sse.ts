@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { newId } from '../protocol/ids.js';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
-import type { StoredEvent } from '../store/types.js';
+import type { Store, StoredEvent } from '../store/types.js';
 import type { RequestContext, Route } from '../http/router.js';
 import { eventJson } from './encode.js';
 import type { LiveHub } from './hub.js';
@@ -102,18 +102,26 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   const last = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('last_event_id') ?? undefined;
   const buffer = hub.buffer;
   let from = buffer.end;
+  const gapFrame = () => {
+    const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
+    return formatEvent(gap, JSON.stringify(gap), false);
+  };
+  /** The event is not buffered here but the store can find it (another instance's stream, or older than this process). */
+  let fromStore = false;
   if (last) {
     const after = buffer.indexAfter(last.trim());
-    if (after === undefined) {
-      const gap = { id: newId('evt'), type: 'stream.replay_gap' as EventType, network_id: localNet, created_at: new Date().toISOString() };
-      head += formatEvent(gap, JSON.stringify(gap), false);
+    if (after === undefined && net.store.eventSeq) fromStore = true;
+    else {
+      if (after === undefined) head += gapFrame();
+      from = after ?? buffer.start;
     }
-    from = after ?? buffer.start;
   } else {
     head += formatComment('connected');
   }
   const replay = { next: from, end: buffer.end, generation: buffer.generation };
   res.write(head);
+  /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
+  let sentSeq = 0;
 
   const onDrain = () => sub.resume();
   const sub = net.broker.open({
@@ -123,7 +131,11 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     surface: 'sse',
     deliver: (batch) => {
       let chunk = '';
-      for (const e of batch) if (sees(e)) chunk += sseFrame(e);
+      for (const e of batch) {
+        if (e.seq <= sentSeq) continue;
+        sentSeq = e.seq;
+        if (sees(e)) chunk += sseFrame(e);
+      }
       if (chunk && !res.write(chunk)) {
         sub.pause();
         res.once('drain', onDrain);
@@ -147,6 +159,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
         return;
       }
       replay.next++;
+      if (e.seq > sentSeq) sentSeq = e.seq;
       // Replayed events are judged by the rooms and DMs as they are now.
       const a = await hub.freshAudienceOf(e);
       if (res.destroyed || sub.closed) return;
@@ -175,9 +188,38 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     sub.resume();
   };
   const resumeReplay = () => void pump().catch(() => res.destroy());
-  if (replay.next < replay.end) {
+  if (fromStore) {
+    sub.pause();
+    void replayStored().catch(() => res.destroy());
+  } else if (replay.next < replay.end) {
     sub.pause();
     resumeReplay();
+  }
+
+  /**
+   * Replays from the store what followed the client's last event (up to a buffer's worth); the
+   * live queue, paused meanwhile, then skips what the replay covered. Past that much, or when the
+   * store does not know the event: a gap, and the buffer's replay as usual.
+   */
+  async function replayStored(): Promise<void> {
+    const events = await replayFromStore(net.store, last!.trim(), net.config.server.event_buffer);
+    if (res.destroyed || sub.closed) return;
+    if (!events) {
+      res.write(gapFrame());
+      Object.assign(replay, { next: buffer.start, end: buffer.end, generation: buffer.generation });
+      if (replay.next < replay.end) resumeReplay();
+      else sub.resume();
+      return;
+    }
+    const audiences = await Promise.all(events.map((e) => hub.freshAudienceOf(e)));
+    if (res.destroyed || sub.closed) return;
+    let chunk = '';
+    events.forEach((e, i) => {
+      if (e.seq > sentSeq) sentSeq = e.seq;
+      if (seesWith(e, audiences[i]!)) chunk += sseFrame(e);
+    });
+    if (chunk && !res.write(chunk)) res.once('drain', onDrain);
+    else sub.resume();
   }
 
   const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
@@ -196,6 +238,23 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     hub.open.delete(stream);
     hub.metrics.sseSubscribers.dec();
   });
+}
+
+/**
+ * The stored events after `eventId`, at most `max` of them; undefined when the store does not
+ * know the event or more than `max` followed it (the client is told of a gap instead).
+ */
+async function replayFromStore(store: Store, eventId: string, max: number): Promise<StoredEvent[] | undefined> {
+  const seq = await store.eventSeq?.(eventId);
+  if (seq === undefined) return undefined;
+  const out: StoredEvent[] = [];
+  for (let at = seq; ; ) {
+    const page = await store.eventsAfter(at, 1000);
+    out.push(...page);
+    if (out.length > max) return undefined;
+    if (page.length < 1000) return out;
+    at = page[page.length - 1]!.seq;
+  }
 }
 
 function endStream(res: ServerResponse): void {

@@ -9,12 +9,17 @@ import { openSqliteStore } from './sqlite/index.js';
 import type { Store } from './types.js';
 import { watchWrites, WriteHealth } from './write-health.js';
 
-/** Opens the configured store: sqlite at `cfg.path`, or a fresh memory store. */
+/** Opens the configured store: sqlite at `cfg.path`, postgres at `cfg.url`, or a fresh memory store. */
 export async function openStore(cfg: Config['store'], log?: Logger): Promise<Store> {
   if (cfg.backend === 'memory') return new MemoryStore();
   // The store only reports recoveries and failures worth an operator's attention. A refused
   // write is reported by WriteHealth (rate-limited), not once per write.
   const warn = log && ((msg: string) => (PER_WRITE_FAILURE.test(msg) ? undefined : log('warn', msg)));
+  // A database's health is its connection: ping asks it, and the feed logs one line per outage.
+  if (cfg.backend === 'postgres') {
+    const { openPostgresStore } = await import('./postgres/index.js');
+    return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? 'public', ...(warn ? { log: warn } : {}) });
+  }
   // Test hook (test/crash): while the named file exists, journal writes fail with ENOSPC, as on a
   // full disk. Used where a size-limited tmpfs cannot be mounted.
   const enospc = process.env.SVC_FAULT_JOURNAL_ENOSPC_FILE;

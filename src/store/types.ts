@@ -359,6 +359,12 @@ export interface Store {
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]>;
   /** The highest stored sequence number (0: none). */
   lastEventSeq(): Promise<number>;
+  /**
+   * The sequence number of a stored event by its id (SSE `Last-Event-ID` past the in-memory
+   * replay buffer: another instance's stream, or one from before this process started).
+   * Optional: without it such a stream resumes with `stream.replay_gap`.
+   */
+  eventSeq?(eventId: string): Promise<number | undefined>;
 }
 
 // ---- the event feed ----

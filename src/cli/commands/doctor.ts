@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientError, SvcClient } from '../../client/index.js';
-import { checkSecretFile, ConfigError, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
+import { checkSecretFile, ConfigError, describeStoreUrl, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
 import type { LoadedConfig } from '../../config/types.js';
 import { ATTACH_PROTOCOL, HTTP_PROTOCOL, PAIR_PROTOCOL, type NetworkDocument, type Pairing, type PairingStatus, type Warning } from '../../protocol/types.js';
 import { VERSION } from '../../version.js';
@@ -166,6 +166,12 @@ export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number>
     results.push({ check: 'config valid', status: 'skip', message: `no config at ${file}; checking the server only` });
   } else {
     results.push(fail('config valid', `no config at ${file}: run svc init, or pass --config (or --url to check a server only)`));
+  }
+
+  const store = loaded?.config.store;
+  if (store?.backend === 'postgres' && store.url) {
+    const { databaseChecks } = await import('../../store/postgres/doctor.js');
+    results.push(...(await databaseChecks(store.url, store.schema ?? 'public', describeStoreUrl(store.url))));
   }
 
   let client: SvcClient | undefined;

@@ -1,0 +1,136 @@
+// A batch's effects as ONE statement (data-modifying CTEs), so applying a batch costs one round
+// trip however many rows it touches. The CTEs of a statement run on one snapshot and cannot see
+// each other's rows, so the effects are first reduced to one final state per record. Records the
+// transaction did not see are INSERTed (a concurrent creation of the same id fails on its key), the
+// others UPDATEd. The events are numbered by the counter row, locked by this statement and held
+// until COMMIT, and announced with pg_notify (delivered at COMMIT, carrying only the last seq).
+
+import type { Message, ServiceEvent } from '../../protocol/types.js';
+import type { Effect } from '../intents.js';
+import { StoreError } from '../types.js';
+import { AGENT_COLS, DM_COLS, MESSAGE_COLS, ROOM_COLS, THREAD_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
+import type { Tables } from './tables.js';
+
+export interface Present {
+  rooms: ReadonlySet<string>;
+  agents: ReadonlySet<string>;
+  threads: ReadonlySet<string>;
+  dms: ReadonlySet<string>;
+  pairings: ReadonlySet<string>;
+}
+
+export interface Statement {
+  text: string;
+  values: unknown[];
+  /** The events in order, as appended (their seqs come back as the statement's `last`). */
+  events: ServiceEvent[];
+}
+
+interface Table {
+  name: string;
+  cols: string;
+  key: string;
+}
+
+/** Builds the statement; its single row holds `last` (text: the last seq, or null without events). */
+export function effectsStatement(T: Tables, present: Present, effects: readonly Effect[]): Statement {
+  const values: unknown[] = [];
+  const ctes: string[] = [];
+  const param = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  const row = (params: unknown[]) => `(${params.map(param).join(', ')})`;
+
+  // One final state per record: the last put wins; null means deleted.
+  const finals = { rooms: new Map<string, unknown[] | null>(), agents: new Map<string, unknown[] | null>(), threads: new Map<string, unknown[] | null>(), dms: new Map<string, unknown[] | null>(), pairings: new Map<string, unknown[] | null>() };
+  const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
+  const artifacts: unknown[][] = [];
+  const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
+  for (const e of effects) {
+    switch (e.op) {
+      case 'room.put':
+        finals.rooms.set(e.room.id, roomParams(e.room));
+        break;
+      case 'agent.put':
+        finals.agents.set(e.agent.id, agentParams(e.agent));
+        break;
+      case 'agent.delete':
+        finals.agents.set(e.id, null);
+        break;
+      case 'thread.put':
+        finals.threads.set(e.thread.id, threadParams(e.thread));
+        break;
+      case 'dm.put':
+        finals.dms.set(e.dm.id, dmParams(e.dm));
+        break;
+      case 'pairing.put':
+        finals.pairings.set(e.pairing_id, [e.pairing_id, e.state.seq, e.state.answered]);
+        break;
+      case 'pairing.delete':
+        finals.pairings.set(e.pairing_id, null);
+        break;
+      case 'message.insert': {
+        const body = JSON.stringify(e.record.message);
+        messages.push({ id: e.record.message.id, message: e.record.message, body, params: messageParams(e.record, body) });
+        break;
+      }
+      case 'artifact.insert':
+        artifacts.push(artifactParams(e.artifact));
+        break;
+      case 'event.append': {
+        const m = e.event.message;
+        const ins = m ? messages.find((x) => x.id === m.id) : undefined;
+        // Only a message identical to the one this batch stored is kept by reference, so reads
+        // give back exactly the event that was appended.
+        const byRef = m !== undefined && ins !== undefined && (ins.message === m || ins.body === JSON.stringify(m));
+        events.push({ event: e.event, message_id: byRef ? m.id : null, body: JSON.stringify(byRef ? { ...e.event, message: null } : e.event) });
+        break;
+      }
+      default:
+        throw new StoreError('corrupt', `unknown effect ${JSON.stringify((e as { op?: unknown }).op)}`);
+    }
+  }
+
+  const upsert = (t: Table, seen: ReadonlySet<string>, final: Map<string, unknown[] | null>) => {
+    const cols = t.cols.split(',').map((c) => c.trim());
+    const inserts: string[] = [];
+    for (const [id, params] of final) {
+      if (params === null) {
+        if (seen.has(id)) ctes.push(`DELETE FROM ${t.name} WHERE ${t.key} = ${param(id)}`);
+      } else if (seen.has(id)) {
+        const sets = cols.slice(1).map((c, i) => `${c} = ${param(params[i + 1])}`);
+        ctes.push(`UPDATE ${t.name} SET ${sets.join(', ')} WHERE ${t.key} = ${param(params[0])}`);
+      } else inserts.push(row(params));
+    }
+    // One multi-row INSERT per table numbers new rows in the order the batch first put them
+    // (separate CTEs would run in no particular order).
+    if (inserts.length > 0) ctes.push(`INSERT INTO ${t.name} (${t.cols}) VALUES ${inserts.join(', ')}`);
+  };
+  upsert({ name: T.rooms, cols: ROOM_COLS, key: 'id' }, present.rooms, finals.rooms);
+  upsert({ name: T.agents, cols: AGENT_COLS, key: 'id' }, present.agents, finals.agents);
+  upsert({ name: T.threads, cols: THREAD_COLS, key: 'id' }, present.threads, finals.threads);
+  upsert({ name: T.dms, cols: DM_COLS, key: 'id' }, present.dms, finals.dms);
+  upsert({ name: T.pairing_state, cols: 'pairing_id, seq, answered', key: 'pairing_id' }, present.pairings, finals.pairings);
+  if (messages.length > 0) {
+    // One multi-row INSERT numbers the rows in the batch's order.
+    ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);
+  }
+  if (artifacts.length > 0) ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
+
+  const withs = ctes.map((c, i) => `w${i} AS (${c})`);
+  let main = 'SELECT NULL::text AS last';
+  if (events.length > 0) {
+    const n = param(events.length);
+    withs.push(`c AS (UPDATE ${T.event_counter} SET seq = seq + ${n} WHERE id = 1 RETURNING seq)`);
+    withs.push(
+      `ev AS (INSERT INTO ${T.events} (seq, event_id, type, message_id, body) ` +
+        `SELECT c.seq - ${n} + x.ord, x.eid, x.type, x.mid, x.body FROM c, ` +
+        `unnest(${param(events.map((x) => x.event.id))}::text[], ${param(events.map((x) => x.event.type))}::text[], ${param(events.map((x) => x.message_id))}::text[], ${param(events.map((x) => x.body))}::text[]) ` +
+        'WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)',
+    );
+    main = `SELECT s.last::text AS last, pg_notify(${param(T.channel)}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;
+  }
+  const text = withs.length > 0 ? `WITH ${withs.join(', ')} ${main}` : main;
+  return { text, values, events: events.map((x) => x.event) };
+}

@@ -1,0 +1,89 @@
+// Group commit for the common write: batches that decide nothing on stored state but the novelty
+// of their room messages (write.ts `optimistic`). While one group's statement is in flight, the
+// batches that arrive wait and then go together as the next group: one statement, one COMMIT and
+// one WAL flush for all of them. Commits are serialized by the event counter row anyway, so
+// grouping is what lets throughput grow with concurrency. A group in which some message id is
+// already stored fails on its key as a whole; its batches then go the long way one by one, which
+// reports `exists` for the stored one.
+
+import type pg from 'pg';
+import { resolveIntents } from '../intents.js';
+import type { WriteOp, WriteResult } from '../types.js';
+import { isRace, storeErrorOf } from './errors.js';
+import { effectsStatement } from './effects-sql.js';
+import type { Tables } from './tables.js';
+import { emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
+
+interface Pending {
+  ops: readonly WriteOp[];
+  expect: ExpectEvents;
+  resolve: (r: WriteResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Effects per group: keeps a statement well under the 65535 parameters one query may bind. */
+const MAX_EFFECTS = 1500;
+const NONE = { rooms: new Set<string>(), agents: new Set<string>(), threads: new Set<string>(), dms: new Set<string>(), pairings: new Set<string>() };
+
+export class FastLane {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly T: Tables,
+  ) {}
+
+  write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ops, expect, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        let n = 0;
+        let effects = 0;
+        while (n < this.queue.length && (n === 0 || effects + this.queue[n]!.ops.length * 3 <= MAX_EFFECTS)) effects += this.queue[n++]!.ops.length * 3;
+        await this.group(this.queue.splice(0, n));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async group(batch: Pending[]): Promise<void> {
+    const decided: { p: Pending; r: ReturnType<typeof resolveIntents> }[] = [];
+    for (const p of batch) {
+      try {
+        decided.push({ p, r: resolveIntents(viewOf(emptyPrefetch()), p.ops) });
+      } catch (err) {
+        p.reject(err);
+      }
+    }
+    if (decided.length === 0) return;
+    const st = effectsStatement(this.T, NONE, decided.flatMap((d) => d.r.effects));
+    for (const { p, r } of decided) p.expect(r.effects.flatMap((e) => (e.op === 'event.append' ? [e.event.id] : [])));
+    let last = 0;
+    try {
+      const r = await this.pool.query<{ last: string | null }>(st.text, st.values);
+      last = Number(r.rows[0]?.last ?? 0);
+    } catch (err) {
+      if (isRace(err)) {
+        await Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
+        return;
+      }
+      const e = storeErrorOf(err);
+      for (const { p } of decided) p.reject(e);
+      return;
+    }
+    let seq = last - st.events.length + 1;
+    for (const { p, r } of decided) {
+      const events = r.effects.filter((e) => e.op === 'event.append').map((e) => ({ seq: seq++, event: (e as { event: WriteResult['events'][number]['event'] }).event }));
+      p.resolve({ outcomes: r.outcomes, events });
+    }
+  }
+}

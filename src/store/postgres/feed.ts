@@ -1,0 +1,274 @@
+// The event feed of a store shared by several processes. Stored events are read by cursor (seq >
+// the last delivered) whenever something may have been stored: this process committed a write
+// (its own events are handed over directly when nothing is missing before them), another instance
+// did (LISTEN/NOTIFY; the payload is only a wake-up), the listening connection came back (a lost
+// notification loses nothing), or a slow timer fired. Sequence numbers are dense and committed in
+// order (write.ts), so the next event is either stored or not yet committed: never skipped.
+
+import pg from 'pg';
+import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
+import { quoteIdent } from './schema.js';
+
+export type ReadEvents = (after: number, limit: number) => Promise<StoredEvent[]>;
+
+export interface FeedOptions {
+  read: ReadEvents;
+  /** The highest stored seq at start. */
+  head: number;
+  /** Connection settings for the listening connection. */
+  connection: pg.ClientConfig;
+  channel: string;
+  log: (msg: string) => void;
+  /** Safety poll period; a notification or a write normally wakes the feed first. */
+  pollMs?: number;
+}
+
+const PAGE = 512;
+const RECONNECT_MIN_MS = 200;
+const RECONNECT_MAX_MS = 5000;
+
+interface Sub {
+  at: number;
+  live: boolean;
+  closed: boolean;
+  onEvents: (events: StoredEvent[]) => void;
+}
+
+export class PgFeed implements EventFeed {
+  private delivered: number;
+  private readonly subs = new Set<Sub>();
+  /** This process's committed events waiting for lower ones to be read. */
+  private readonly early = new Map<number, StoredEvent>();
+  private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
+  private pumping = false;
+  private again = false;
+  private listener: pg.Client | undefined;
+  private reconnectMs = RECONNECT_MIN_MS;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private poll: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readFailing = false;
+  /** Whether the listening connection is up (doctor, tests). */
+  listening = false;
+
+  constructor(private readonly o: FeedOptions) {
+    this.delivered = o.head;
+  }
+
+  get head(): number {
+    return this.delivered;
+  }
+
+  /** Connects the listener and starts the safety poll. */
+  async start(): Promise<void> {
+    await this.connect();
+    this.poll = setInterval(() => this.wake(), this.o.pollMs ?? 2000);
+    this.poll.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poll) clearInterval(this.poll);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const w of this.waiters) w.resolve();
+    this.waiters.clear();
+    const l = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    await l?.end().catch(() => {});
+  }
+
+  /** Ids of events this process is writing: a read that meets one waits for publish() to hand over its object. */
+  private readonly expected = new Map<string, number>();
+
+  expect(ids: readonly string[]): void {
+    for (const id of ids) this.expected.set(id, (this.expected.get(id) ?? 0) + 1);
+  }
+
+  /** The write settled (stored and published, or failed): its events no longer hold reads back. */
+  unexpect(ids: readonly string[]): void {
+    let any = false;
+    for (const id of ids) {
+      const n = this.expected.get(id);
+      if (n === undefined) continue;
+      any = true;
+      if (n <= 1) this.expected.delete(id);
+      else this.expected.set(id, n - 1);
+    }
+    if (any) this.wake();
+  }
+
+  /** Hands over events this process committed; delivers them once nothing before them is missing. */
+  publish(events: readonly StoredEvent[]): void {
+    for (const e of events) if (e.seq > this.delivered) this.early.set(e.seq, e);
+    this.drainEarly();
+    if (this.early.size > 0) this.wake();
+  }
+
+  /** Resolves once every event up to `seq` has been delivered, or after `ms` (the feed catches up later). */
+  reached(seq: number, ms: number): Promise<void> {
+    if (this.delivered >= seq || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const w = {
+        seq,
+        resolve: () => {
+          clearTimeout(t);
+          this.timers.delete(t);
+          this.waiters.delete(w);
+          resolve();
+        },
+      };
+      const t = setTimeout(w.resolve, ms);
+      this.timers.add(t);
+      this.waiters.add(w);
+    });
+  }
+
+  /** Reads new events by cursor soon (coalesced: one read at a time). */
+  wake(): void {
+    if (this.closed) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  subscribe(fromSeq: number, onEvents: (events: StoredEvent[]) => void, onError?: (err: Error) => void): FeedSubscription {
+    const sub: Sub = { at: Math.max(0, fromSeq), live: false, closed: false, onEvents };
+    this.subs.add(sub);
+    const close = () => {
+      sub.closed = true;
+      this.subs.delete(sub);
+    };
+    if (sub.at >= this.delivered) sub.live = true;
+    else {
+      void this.catchUp(sub).catch((err: unknown) => {
+        if (sub.closed) return;
+        close();
+        onError?.(err instanceof Error ? err : new Error(String(err)));
+      });
+    }
+    return { close };
+  }
+
+  private async catchUp(sub: Sub): Promise<void> {
+    while (!sub.closed && sub.at < this.delivered) {
+      const page = (await this.o.read(sub.at, PAGE)).filter((e) => e.seq > sub.at && e.seq <= this.delivered);
+      if (sub.closed) return;
+      if (page.length === 0) break;
+      sub.at = page[page.length - 1]!.seq;
+      sub.onEvents(page);
+    }
+    if (!sub.closed) sub.live = true;
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          const page = await this.o.read(this.delivered, PAGE);
+          if (this.closed) return;
+          const fresh = page.filter((e) => e.seq > this.delivered);
+          let held = false;
+          for (const e of fresh) {
+            // This process's own write, committed but not yet returned: its publish() follows.
+            if (this.expected.has(e.event.id)) {
+              held = true;
+              break;
+            }
+            if (!this.early.has(e.seq)) this.early.set(e.seq, e);
+          }
+          this.drainEarly();
+          if (held || page.length < PAGE) break;
+        }
+      } while (this.again && !this.closed);
+      if (this.readFailing) this.o.log('store: event feed reads new events again');
+      this.readFailing = false;
+    } catch (err) {
+      // The database is unreachable: try again shortly; nothing is skipped meanwhile. One line
+      // per outage, not one per attempt.
+      if (!this.readFailing) this.o.log(`store: event feed cannot read new events (retrying): ${(err as Error).message}`);
+      this.readFailing = true;
+      this.later(() => this.wake(), 500);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Delivers the contiguous run after `delivered` held in `early`. */
+  private drainEarly(): void {
+    const batch: StoredEvent[] = [];
+    for (const seq of [...this.early.keys()]) if (seq <= this.delivered) this.early.delete(seq);
+    while (this.early.has(this.delivered + 1)) {
+      const e = this.early.get(this.delivered + 1)!;
+      this.early.delete(e.seq);
+      batch.push(e);
+      this.delivered = e.seq;
+    }
+    if (batch.length === 0) return;
+    for (const sub of this.subs) {
+      if (!sub.live || sub.closed) continue;
+      const mine = batch[0]!.seq > sub.at ? batch : batch.filter((e) => e.seq > sub.at);
+      if (mine.length === 0) continue;
+      sub.at = mine[mine.length - 1]!.seq;
+      try {
+        sub.onEvents(mine);
+      } catch (err) {
+        this.o.log(`store: an event feed subscriber failed: ${(err as Error).message}`);
+      }
+    }
+    for (const w of [...this.waiters]) if (w.seq <= this.delivered) w.resolve();
+  }
+
+  private later(fn: () => void, ms: number): void {
+    if (this.closed) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client(this.o.connection);
+    const lost = (why: string) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      client.end().catch(() => {});
+      if (this.closed) return;
+      if (this.reconnectMs === RECONNECT_MIN_MS) this.o.log(`store: event feed lost its listening connection (${why}); reconnecting`);
+      this.later(() => void this.reconnect(), this.reconnectMs);
+      this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
+    };
+    client.on('error', (err) => lost(err.message));
+    client.on('end', () => lost('closed'));
+    client.on('notification', () => this.wake());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(this.o.channel)}`);
+    } catch (err) {
+      lost((err as Error).message);
+      throw err;
+    }
+    this.listening = true;
+    this.reconnectMs = RECONNECT_MIN_MS;
+    // Whatever was stored while nobody listened is read by cursor.
+    this.wake();
+  }
+
+  private async reconnect(): Promise<void> {
+    try {
+      await this.connect();
+    } catch {
+      // lost() scheduled the next attempt
+    }
+  }
+}

@@ -1,0 +1,250 @@
+// The Postgres backend: several `svc serve` processes on one schema are one network. Writes are
+// transactions (write.ts) that commit before they resolve; reads query (reads.ts); the event feed
+// reads stored events by cursor, woken by LISTEN/NOTIFY (feed.ts); leases are rows with an expiry
+// (leases.ts). Each instance registers itself in `instances` so `svc doctor` can tell who is up.
+
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Artifact, Message } from '../../protocol/types.js';
+import { VERSION } from '../../version.js';
+import type {
+  AgentRecord,
+  ArtifactFilter,
+  DmFilter,
+  DmRecord,
+  MessageRecord,
+  PageQuery,
+  PageResult,
+  PairingState,
+  RoomFilter,
+  RoomRecord,
+  Store,
+  StoreStats,
+  StoredEvent,
+  ThreadRecord,
+  WriteOp,
+  WriteResult,
+} from '../types.js';
+import { StoreError } from '../types.js';
+import { storeErrorOf } from './errors.js';
+import { PgFeed } from './feed.js';
+import { PgLeases } from './leases.js';
+import { Reads } from './reads.js';
+import { migrate } from './schema.js';
+import { tablesOf, type Tables } from './tables.js';
+import { optimistic, writeBatch } from './write.js';
+import { FastLane } from './fast-lane.js';
+import { searchMessages, type PgSearchQuery } from './search.js';
+
+export interface PostgresStoreOptions {
+  /** Connection URL; a secret: never logged. */
+  url: string;
+  /** Schema holding the tables (created and migrated at open). */
+  schema?: string;
+  /** Most pooled connections (the feed's listening connection is extra). */
+  poolSize?: number;
+  log?: (msg: string) => void;
+}
+
+/** How long a write waits for the feed to deliver its events before resolving anyway. */
+const FEED_WAIT_MS = 5000;
+const HEARTBEAT_MS = 10_000;
+
+/** Opens the store: connects, migrates under an advisory lock, starts the feed. */
+export async function openPostgresStore(opts: PostgresStoreOptions): Promise<PostgresStore> {
+  const log = opts.log ?? (() => {});
+  const schema = opts.schema ?? 'public';
+  const connection: pg.ClientConfig = { connectionString: opts.url, connectionTimeoutMillis: 5000, application_name: 'svc' };
+  const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  // An idle client whose server went away emits here; unhandled, it would end the process.
+  pool.on('error', (err) => log(`store: idle database connection failed: ${err.message}`));
+  // A checked-out client whose connection drops between queries emits 'error' too; the query in
+  // flight (if any) already fails with it, and the pool discards the client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const T = tablesOf(schema);
+  try {
+    const client = await pool.connect();
+    try {
+      const applied = await migrate(client, schema);
+      if (applied.length > 0) log(`store: migrated schema ${schema} to version ${applied[applied.length - 1]}`);
+    } finally {
+      client.release();
+    }
+    const reads = new Reads(pool, T);
+    const feed = new PgFeed({ read: (after, limit) => reads.eventsAfter(after, limit), head: await reads.lastEventSeq(), connection, channel: T.channel, log });
+    await feed.start();
+    const store = new PostgresStore(pool, T, reads, feed, log);
+    await store.register();
+    return store;
+  } catch (err) {
+    await pool.end().catch(() => {});
+    const e = storeErrorOf(err);
+    if (e instanceof StoreError) throw e;
+    throw new StoreError('unavailable', `cannot open the postgres store: ${(err as Error).message}`);
+  }
+}
+
+export class PostgresStore implements Store {
+  readonly backend = 'postgres';
+  readonly leases: PgLeases;
+  /** This process's row in `instances`. */
+  readonly instanceId = randomUUID();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly fast: FastLane;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly T: Tables,
+    private readonly reads: Reads,
+    readonly feed: PgFeed,
+    private readonly log: (msg: string) => void,
+  ) {
+    this.leases = new PgLeases(pool, T);
+    this.fast = new FastLane(pool, T);
+  }
+
+  /** @internal Records this instance and keeps its `seen_at` fresh. */
+  async register(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.T.instances} (id, host, pid, version, started_at, seen_at) VALUES ($1, $2, $3, $4, now(), now())`,
+      [this.instanceId, hostname(), process.pid, VERSION],
+    );
+    this.heartbeat = setInterval(() => {
+      this.pool
+        .query(`UPDATE ${this.T.instances} SET seen_at = now() WHERE id = $1`, [this.instanceId])
+        // Instances that have not been seen for a day are gone for good.
+        .then(() => this.pool.query(`DELETE FROM ${this.T.instances} WHERE seen_at < now() - interval '1 day'`))
+        .catch(() => {});
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  async write(ops: WriteOp[]): Promise<WriteResult> {
+    if (this.closing) throw new StoreError('unavailable', 'store is closed');
+    // The feed holds back events of this write that it reads from the database before the write
+    // returns, so subscribers get this process's own event objects, as in-process backends give.
+    const expected: string[] = [];
+    const expect = (ids: string[]) => {
+      expected.push(...ids);
+      this.feed.expect(ids);
+    };
+    try {
+      const result = optimistic(ops) ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, ops, expect);
+      if (result.events.length > 0) {
+        this.feed.publish(result.events);
+        await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);
+      }
+      return result;
+    } finally {
+      this.feed.unexpect(expected);
+    }
+  }
+
+  /** Every write resolves only after COMMIT: nothing is pending. */
+  async sync(): Promise<void> {}
+
+  async ping(): Promise<boolean> {
+    if (this.closing) return false;
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async stats(): Promise<StoreStats> {
+    const [counts, last] = await Promise.all([this.reads.counts(), this.reads.lastEventSeq()]);
+    return { backend: 'postgres', messages: counts.messages, events: counts.events, last_event_seq: last };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      await this.feed.close();
+      await this.leases.releaseAll();
+      await this.pool.query(`DELETE FROM ${this.T.instances} WHERE id = $1`, [this.instanceId]).catch(() => {});
+      await this.pool.end().catch((err: Error) => this.log(`store: closing the database pool failed: ${err.message}`));
+    })();
+    return this.closing;
+  }
+
+  getRoom(id: string): Promise<RoomRecord | undefined> {
+    return this.reads.getRoom(id);
+  }
+
+  listRooms(): Promise<RoomRecord[]> {
+    return this.reads.listRooms();
+  }
+
+  pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
+    return this.reads.pageRooms(filter, q);
+  }
+
+  getAgent(id: string): Promise<AgentRecord | undefined> {
+    return this.reads.getAgent(id);
+  }
+
+  listAgents(): Promise<AgentRecord[]> {
+    return this.reads.listAgents();
+  }
+
+  findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]> {
+    return this.reads.findAgentsByCredential(credentialKey);
+  }
+
+  getMessage(id: string): Promise<MessageRecord | undefined> {
+    return this.reads.getMessage(id);
+  }
+
+  listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
+    return this.reads.listMessages(conv, q);
+  }
+
+  getThread(id: string): Promise<ThreadRecord | undefined> {
+    return this.reads.getThread(id);
+  }
+
+  listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
+    return this.reads.listThreads(roomId, q);
+  }
+
+  getDm(id: string): Promise<DmRecord | undefined> {
+    return this.reads.getDm(id);
+  }
+
+  listDms(): Promise<DmRecord[]> {
+    return this.reads.listDms();
+  }
+
+  pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
+    return this.reads.pageDms(filter, q);
+  }
+
+  listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
+    return this.reads.listArtifacts(filter, q);
+  }
+
+  getPairingState(pairingId: string): Promise<PairingState | undefined> {
+    return this.reads.getPairingState(pairingId);
+  }
+
+  eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
+    return this.reads.eventsAfter(seq, limit);
+  }
+
+  lastEventSeq(): Promise<number> {
+    return this.reads.lastEventSeq();
+  }
+
+  /** Messages matching a search, newest first (the search feature's store method). */
+  searchMessages(q: PgSearchQuery): Promise<PageResult<Message>> {
+    return searchMessages(this.pool, this.T, q);
+  }
+
+  eventSeq(eventId: string): Promise<number | undefined> {
+    return this.reads.eventSeq(eventId);
+  }
+}

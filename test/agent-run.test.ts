@@ -68,7 +68,9 @@ t('a mention and a DM each produce one run and one reply in their conversation; 
   const dmId = (await s.get('/v1/dms', ADMIN)).body.dms[0].id as string;
   await eventually(async () => by(await messages(s, `/v1/dms/${dmId}/messages`), 'ada').length === 1, 20_000, 'the DM reply');
 
-  const r = runsOf(runs);
+  // Runs of different conversations may run side by side: compare them in conversation order.
+  const order = ['room:general', 'thread:incident-1', `dm:${dmId}`];
+  const r = runsOf(runs).sort((a, b) => order.indexOf(a.conv) - order.indexOf(b.conv));
   assert.equal(r.map((x) => x.ids), [inRoom, inThread, dm], 'one run per wake, none for the unmentioned message');
   assert.equal(r.map((x) => x.conv), ['room:general', 'thread:incident-1', `dm:${dmId}`]);
   assert.equal(r.map((x) => x.key), ['service:testnet:room:general', 'service:testnet:thread:incident-1', `service:testnet:dm:${dmId}`]);

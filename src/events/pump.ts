@@ -11,6 +11,7 @@ export type Preparer = (events: readonly StoredEvent[]) => Promise<void> | void;
 export class FeedPump {
   private chain: Promise<void> = Promise.resolve();
   private sub: FeedSubscription | undefined;
+  private queued: StoredEvent[] = [];
 
   constructor(
     private readonly feed: EventFeed,
@@ -22,8 +23,19 @@ export class FeedPump {
   /** Publishes every event stored after the feed's current head. */
   start(): void {
     this.sub ??= this.feed.subscribe(this.feed.head, (events) => {
+      // Batches that arrive while one is being prepared go together as the next one: a backlog
+      // costs one preparation, not one per batch, so it shrinks instead of growing.
+      const scheduled = this.queued.length > 0;
+      for (const e of events) this.queued.push(e);
+      if (scheduled) return;
       // A failing batch must not stop the ones after it.
-      this.chain = this.chain.then(() => this.publish(events)).catch((err: unknown) => this.onError(err as Error));
+      this.chain = this.chain
+        .then(() => {
+          const batch = this.queued;
+          this.queued = [];
+          return this.publish(batch);
+        })
+        .catch((err: unknown) => this.onError(err as Error));
     }, this.onError);
   }
 

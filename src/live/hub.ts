@@ -6,7 +6,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
-import { UNKNOWN_AUDIENCE, resolveAudience, type Audience } from './visibility.js';
+import { UNKNOWN_AUDIENCE, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
 export interface Closable {
@@ -45,9 +45,15 @@ export class LiveHub {
    * before publishing; store catch-up runs it on each page).
    */
   readonly prepare = async (events: readonly StoredEvent[]): Promise<void> => {
-    for (const e of events) {
-      if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(this.net.store, this.net.config.network.id, e.event));
-    }
+    // All at once and each record read once per batch: one store read per event in turn is a round
+    // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
+    const store = batchReads(this.net.store);
+    const net = this.net.config.network.id;
+    await Promise.all(
+      events.map(async (e) => {
+        if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event));
+      }),
+    );
   };
 
   /** The audience of a prepared event. */

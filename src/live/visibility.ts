@@ -72,6 +72,29 @@ async function targetParts(store: Store, net: string, t: Target | undefined): Pr
   return { ...(room ? { room } : {}), conv: t.kind, locals: localsOf(net, room?.members ?? []) };
 }
 
+/**
+ * The store as resolveAudience reads it, for one batch of events: each distinct room, DM or room
+ * list is read once and shared. On a networked store every read is a round trip, and a fan-out
+ * batch names the same room over and over.
+ */
+export function batchReads(store: Store): Store {
+  const memo = new Map<string, Promise<unknown>>();
+  const shared = new Set<PropertyKey>(['getRoom', 'getDm', 'listRooms']);
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      if (!shared.has(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
+      return (...args: unknown[]) => {
+        const key = `${String(prop)} ${JSON.stringify(args)}`;
+        let p = memo.get(key);
+        if (!p) memo.set(key, (p = Promise.resolve((v as (...a: unknown[]) => unknown).apply(target, args))));
+        return p;
+      };
+    },
+  });
+}
+
 /** The audience of one event, read from the store as it is now. */
 export async function resolveAudience(store: Store, net: string, e: ServiceEvent): Promise<Audience> {
   const base = { rooms: [] as readonly RoomRecord[], locals: new Set<string>() as ReadonlySet<string> };

@@ -41,6 +41,8 @@ export class PgFeed implements EventFeed {
   private readonly early = new Map<number, StoredEvent>();
   private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
   private pumping = false;
+  /** The last read stopped at an event of this process's write in flight; its unexpect() reads on. */
+  private heldBack = false;
   private again = false;
   private listener: pg.Client | undefined;
   private reconnectMs = RECONNECT_MIN_MS;
@@ -92,11 +94,12 @@ export class PgFeed implements EventFeed {
     for (const id of ids) {
       const n = this.expected.get(id);
       if (n === undefined) continue;
-      any = true;
+      // A read only waits for this write if it met one of its events (held back).
+      any ||= this.heldBack;
       if (n <= 1) this.expected.delete(id);
       else this.expected.set(id, n - 1);
     }
-    if (any) this.wake();
+    if (any || this.early.size > 0) this.wake();
   }
 
   /** Hands over events this process committed; delivers them once nothing before them is missing. */
@@ -169,6 +172,7 @@ export class PgFeed implements EventFeed {
     try {
       do {
         this.again = false;
+        this.heldBack = false;
         for (;;) {
           const page = await this.o.read(this.delivered, PAGE);
           if (this.closed) return;
@@ -178,6 +182,7 @@ export class PgFeed implements EventFeed {
             // This process's own write, committed but not yet returned: its publish() follows.
             if (this.expected.has(e.event.id)) {
               held = true;
+              this.heldBack = true;
               break;
             }
             if (!this.early.has(e.seq)) this.early.set(e.seq, e);
@@ -249,7 +254,13 @@ export class PgFeed implements EventFeed {
     };
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('closed'));
-    client.on('notification', () => this.wake());
+    // The payload is the committing transaction's last seq: one this process already delivered
+    // (its own commit, handed over by publish()) needs no read.
+    client.on('notification', (msg) => {
+      const last = Number(msg.payload);
+      if (Number.isSafeInteger(last) && last > 0 && last <= this.delivered) return;
+      this.wake();
+    });
     this.listener = client;
     try {
       await client.connect();

@@ -3,22 +3,12 @@
 // the store by cursor first, then joins the live delivery with no gap and no duplicate.
 
 import type { EventFeed, FeedSubscription, StoredEvent } from './types.js';
+import { FeedSubscribers, type ReadEvents } from './feed-subscribers.js';
 
-/** Reads stored events with seq > `after`, oldest first. */
-export type ReadEvents = (after: number, limit: number) => Promise<StoredEvent[]>;
-
-const PAGE = 512;
-
-interface Sub {
-  /** Highest seq handed to this subscriber. */
-  at: number;
-  live: boolean;
-  closed: boolean;
-  onEvents: (events: StoredEvent[]) => void;
-}
+export type { ReadEvents } from './feed-subscribers.js';
 
 export class LocalFeed implements EventFeed {
-  private readonly subs = new Set<Sub>();
+  private readonly subs: FeedSubscribers;
   /** Events handed over out of order (a write whose durability settled late), by seq. */
   private readonly early = new Map<number, StoredEvent>();
   private filling = false;
@@ -26,7 +16,9 @@ export class LocalFeed implements EventFeed {
   constructor(
     private readonly read: ReadEvents,
     private delivered: number,
-  ) {}
+  ) {
+    this.subs = new FeedSubscribers(read, () => this.delivered);
+  }
 
   get head(): number {
     return this.delivered;
@@ -54,44 +46,11 @@ export class LocalFeed implements EventFeed {
   }
 
   subscribe(fromSeq: number, onEvents: (events: StoredEvent[]) => void, onError?: (err: Error) => void): FeedSubscription {
-    const sub: Sub = { at: Math.max(0, fromSeq), live: false, closed: false, onEvents };
-    this.subs.add(sub);
-    const close = () => {
-      sub.closed = true;
-      this.subs.delete(sub);
-    };
-    if (sub.at >= this.delivered) sub.live = true;
-    else {
-      void this.catchUp(sub).catch((err: unknown) => {
-        if (sub.closed) return;
-        close();
-        onError?.(err instanceof Error ? err : new Error(String(err)));
-      });
-    }
-    return { close };
-  }
-
-  /** Reads the backlog by cursor until the subscriber reaches what live delivery has handed out. */
-  private async catchUp(sub: Sub): Promise<void> {
-    while (!sub.closed && sub.at < this.delivered) {
-      const page = (await this.read(sub.at, PAGE)).filter((e) => e.seq > sub.at && e.seq <= this.delivered);
-      if (sub.closed) return;
-      if (page.length === 0) break;
-      sub.at = page[page.length - 1]!.seq;
-      sub.onEvents(page);
-    }
-    // Nothing is delivered between the last read's resolution and here: live from this seq on.
-    if (!sub.closed) sub.live = true;
+    return this.subs.subscribe(fromSeq, onEvents, onError);
   }
 
   private deliver(batch: StoredEvent[]): void {
-    for (const sub of this.subs) {
-      if (!sub.live || sub.closed) continue;
-      const mine = batch[0]!.seq > sub.at ? batch : batch.filter((e) => e.seq > sub.at);
-      if (mine.length === 0) continue;
-      sub.at = mine[mine.length - 1]!.seq;
-      sub.onEvents(mine);
-    }
+    this.subs.deliver(batch);
   }
 
   private async fillGap(): Promise<void> {

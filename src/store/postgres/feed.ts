@@ -7,6 +7,7 @@
 
 import pg from 'pg';
 import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
+import { FeedSubscribers } from '../feed-subscribers.js';
 import { quoteIdent } from './schema.js';
 
 export type ReadEvents = (after: number, limit: number) => Promise<StoredEvent[]>;
@@ -27,16 +28,9 @@ const PAGE = 512;
 const RECONNECT_MIN_MS = 200;
 const RECONNECT_MAX_MS = 5000;
 
-interface Sub {
-  at: number;
-  live: boolean;
-  closed: boolean;
-  onEvents: (events: StoredEvent[]) => void;
-}
-
 export class PgFeed implements EventFeed {
   private delivered: number;
-  private readonly subs = new Set<Sub>();
+  private readonly subs: FeedSubscribers;
   /** This process's committed events waiting for lower ones to be read. */
   private readonly early = new Map<number, StoredEvent>();
   private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
@@ -55,6 +49,7 @@ export class PgFeed implements EventFeed {
 
   constructor(private readonly o: FeedOptions) {
     this.delivered = o.head;
+    this.subs = new FeedSubscribers(o.read, () => this.delivered, (err) => o.log(`store: an event feed subscriber failed: ${err.message}`));
   }
 
   get head(): number {
@@ -139,32 +134,7 @@ export class PgFeed implements EventFeed {
   }
 
   subscribe(fromSeq: number, onEvents: (events: StoredEvent[]) => void, onError?: (err: Error) => void): FeedSubscription {
-    const sub: Sub = { at: Math.max(0, fromSeq), live: false, closed: false, onEvents };
-    this.subs.add(sub);
-    const close = () => {
-      sub.closed = true;
-      this.subs.delete(sub);
-    };
-    if (sub.at >= this.delivered) sub.live = true;
-    else {
-      void this.catchUp(sub).catch((err: unknown) => {
-        if (sub.closed) return;
-        close();
-        onError?.(err instanceof Error ? err : new Error(String(err)));
-      });
-    }
-    return { close };
-  }
-
-  private async catchUp(sub: Sub): Promise<void> {
-    while (!sub.closed && sub.at < this.delivered) {
-      const page = (await this.o.read(sub.at, PAGE)).filter((e) => e.seq > sub.at && e.seq <= this.delivered);
-      if (sub.closed) return;
-      if (page.length === 0) break;
-      sub.at = page[page.length - 1]!.seq;
-      sub.onEvents(page);
-    }
-    if (!sub.closed) sub.live = true;
+    return this.subs.subscribe(fromSeq, onEvents, onError);
   }
 
   private async pump(): Promise<void> {
@@ -215,17 +185,7 @@ export class PgFeed implements EventFeed {
       this.delivered = e.seq;
     }
     if (batch.length === 0) return;
-    for (const sub of this.subs) {
-      if (!sub.live || sub.closed) continue;
-      const mine = batch[0]!.seq > sub.at ? batch : batch.filter((e) => e.seq > sub.at);
-      if (mine.length === 0) continue;
-      sub.at = mine[mine.length - 1]!.seq;
-      try {
-        sub.onEvents(mine);
-      } catch (err) {
-        this.o.log(`store: an event feed subscriber failed: ${(err as Error).message}`);
-      }
-    }
+    this.subs.deliver(batch);
     for (const w of [...this.waiters]) if (w.seq <= this.delivered) w.resolve();
   }
 

@@ -24,7 +24,17 @@ export async function openStore(cfg: Config['store'], log?: Logger): Promise<Sto
   // full disk. Used where a size-limited tmpfs cannot be mounted.
   const enospc = process.env.SVC_FAULT_JOURNAL_ENOSPC_FILE;
   const faults = enospc ? { failWrites: () => existsSync(enospc) } : undefined;
-  const store = await openSqliteStore({ path: cfg.path, checkpointBytes: cfg.checkpoint_bytes, log: warn, ...(faults ? { faults } : {}) });
+  // Test hook (test/crash): a checkpoint pauses this long at each of its steps, so that a kill can
+  // be aimed at one.
+  const pause = Number(process.env.SVC_FAULT_CHECKPOINT_PAUSE_MS ?? 0);
+  const pageStep = pause > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, pause)) : undefined;
+  const store = await openSqliteStore({
+    path: cfg.path,
+    checkpointBytes: cfg.checkpoint_bytes,
+    log: warn,
+    ...(faults ? { faults } : {}),
+    ...(pageStep ? { pageStep } : {}),
+  });
   const probeFile = path.join(path.dirname(path.resolve(cfg.path)), '.write-probe');
   const probe = () => {
     if (faults?.failWrites()) throw Object.assign(new Error('ENOSPC (injected)'), { code: 'ENOSPC' });

@@ -1,5 +1,7 @@
-// SIGKILL under load: 21 kills per run at random moments, a third of them timed to land while a
-// checkpoint is writing svc.db.tmp. Replay a run with CRASH_SEED=<seed> (printed on failure).
+// SIGKILL under load: 21 kills per run at random moments, a third of them aimed at the steps of a
+// checkpoint (page-file.ts: writing svc.db.pages.tmp, svc.db.pages written, svc.db half written,
+// svc.db written): the server pauses at each step so that a kill lands there. Replay a run with
+// CRASH_SEED=<seed> (printed on failure).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,13 +14,15 @@ import { Gate, ROOMS, WATCHER, Watcher, allMessages, createRooms, emptyAcked, rn
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = Number(process.env.CRASH_KILLS ?? 21);
 const WORKERS = 8;
+/** How long a checkpoint waits at each of its steps (SVC_FAULT_CHECKPOINT_PAUSE_MS). */
+const STEP_MS = 100;
 
 interface Ctx {
   s: TestServer;
   gate: Gate;
   watcher: Watcher;
   acked: Acked;
-  kills: { checkpoint: number; total: number };
+  kills: { redoWriting: number; redoWritten: number; total: number };
 }
 
 const t = suite<Ctx>('a server killed with SIGKILL under concurrent load');
@@ -30,23 +34,24 @@ t.before(async (ctx) => {
       // The workload has agents talking without humans; the loop guard is tested elsewhere.
       server: { loop_guard: { enabled: false } },
     },
+    env: { SVC_FAULT_CHECKPOINT_PAUSE_MS: String(STEP_MS) },
   });
   await createRooms(ctx.s);
   ctx.gate = new Gate(ctx.s);
   ctx.watcher = new Watcher(ctx.gate, WATCHER, TOKENS.admin.value);
   ctx.acked = emptyAcked();
-  ctx.kills = { checkpoint: 0, total: 0 };
+  ctx.kills = { redoWriting: 0, redoWritten: 0, total: 0 };
 });
 t.after(async (ctx) => {
   await ctx.watcher.stop();
   await ctx.s.dispose();
 });
 
-/** Resolves when a checkpoint starts writing svc.db.tmp, or after `ms`. */
+/** Resolves when a checkpoint starts writing svc.db.pages.tmp, or after `ms`. */
 function checkpointStarts(dir: string, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const w = watch(dir, (_e, name) => {
-      if (name === 'svc.db.tmp' && existsSync(path.join(dir, 'svc.db.tmp'))) done(true);
+      if (name === 'svc.db.pages.tmp' && existsSync(path.join(dir, name))) done(true);
     });
     const timer = setTimeout(() => done(false), ms);
     function done(v: boolean) {
@@ -71,12 +76,14 @@ t('keeps every acknowledged write exactly once and converges every retried one',
   try {
     for (let k = 0; k < KILLS; k++) {
       if (k % 3 === 2) {
-        await checkpointStarts(data, 3000);
+        // Aimed at the middle of step 0, 1, 2 or 3 in turn.
+        if (await checkpointStarts(data, 3000)) await sleep((((k - 2) / 3) % 4) * STEP_MS + STEP_MS / 2);
       } else {
         await sleep(150 + rand() * 500);
       }
       gate.down();
-      if (existsSync(path.join(data, 'svc.db.tmp'))) ctx.kills.checkpoint++;
+      if (existsSync(path.join(data, 'svc.db.pages.tmp'))) ctx.kills.redoWriting++;
+      if (existsSync(path.join(data, 'svc.db.pages'))) ctx.kills.redoWritten++;
       const t0 = Date.now();
       await s.kill9();
       ctx.kills.total++;
@@ -94,7 +101,8 @@ t('keeps every acknowledged write exactly once and converges every retried one',
     throw new Error(seeded(String((err as Error).stack ?? err)));
   }
   assert.is(ctx.kills.total, KILLS);
-  assert.ok(ctx.kills.checkpoint >= 1, seeded(`no kill landed during a checkpoint (${JSON.stringify(ctx.kills)})`));
+  assert.ok(ctx.kills.redoWriting >= 1, seeded(`no kill landed while a checkpoint wrote its pages (${JSON.stringify(ctx.kills)})`));
+  assert.ok(ctx.kills.redoWritten >= 1, seeded(`no kill landed while a checkpoint applied its pages (${JSON.stringify(ctx.kills)})`));
   assert.ok(acked.retried > 0, seeded('no operation needed a retry, so no kill hit a request'));
   assert.ok(acked.messages.size > 50, seeded(`only ${acked.messages.size} messages were acknowledged`));
   // Checkpoints ran: the journal generation moved on.

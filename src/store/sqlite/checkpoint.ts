@@ -1,6 +1,9 @@
-// Checkpoints: the database exported to `svc.db` and the journal generations it covers retired.
-// Small databases export in place; large ones are rebuilt by a worker thread from the last
-// `svc.db` plus the journals (checkpoint-worker.ts), so the main thread never pays the export.
+// Checkpoints: `svc.db` brought up to the database and the journal generations it covers retired.
+// Normally only the pages changed since the last checkpoint are written (page-hook.ts tracks them,
+// page-file.ts writes them crash-safely): the cost follows the writes, not the database's size, and
+// memory holds one copy of the changed pages, not of the database. Without page tracking (an sql.js
+// build the hook does not know) the whole database is written: small ones exported in place, large
+// ones rebuilt by a worker thread from the last `svc.db` plus the journals (checkpoint-worker.ts).
 
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -8,6 +11,8 @@ import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from './db.js';
 import { writeFileDurably } from './image.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
+import { checkpointPages, type PageStepHook } from './page-file.js';
+import type { PageTracker } from './page-hook.js';
 import { writeJournalGen } from './schema.js';
 import { messageOf } from './turn.js';
 
@@ -24,6 +29,10 @@ export interface CheckpointHost {
   readonly writes: number;
   /** The store is closing: no background checkpoint may start. */
   readonly closed: boolean;
+  /** The pages changed since the last checkpoint (undefined: page tracking is off). */
+  readonly pages: PageTracker | undefined;
+  /** Test hook at each step of a checkpoint of pages. */
+  readonly pageStep?: PageStepHook | undefined;
   /** Commits the open turn (the export must see committed pages only). */
   commitTurn(): void;
   log(msg: string): void;
@@ -80,7 +89,9 @@ export class Checkpointer {
     await h.journal.idle();
     const prev = h.gen;
     const next = prev + 1;
-    if (!final && this.liveBytes() >= this.workerBytes) return this.inWorker(prev, next);
+    // A worker rebuilds `svc.db` with its own page layout, after which this database's changed
+    // pages would no longer fit it: with tracking on, a lost tracker falls back to an export.
+    if (!h.pages && !final && this.liveBytes() >= this.workerBytes) return this.inWorker(prev, next);
     h.commitTurn();
     writeJournalGen(h.db.raw, next);
     if (!final) {
@@ -92,17 +103,45 @@ export class Checkpointer {
       }
     }
     h.gen = next;
+    if (h.pages && !h.pages.lost) await this.writePages(h.pages);
+    else await this.exportWhole();
+    await this.retire(next);
+    this.count += 1;
+  }
+
+  private async writePages(tracker: PageTracker): Promise<void> {
+    const h = this.host;
+    const pageCount = Number(h.db.one('PRAGMA page_count')?.[0] ?? 0);
+    const img = { pageSize: tracker.pageSize, pageCount, pages: tracker.take() };
+    h.dirty = false;
+    try {
+      await checkpointPages(h.file, img, h.pageStep);
+    } catch (err) {
+      tracker.putBack(img.pages);
+      h.dirty = true;
+      throw err;
+    }
+    this.dbBytes = pageCount * tracker.pageSize;
+  }
+
+  private async exportWhole(): Promise<void> {
+    const h = this.host;
     const image = h.db.raw.export();
+    // The export copies this database page for page: tracking starts again from it.
+    const lost = h.pages?.lost;
+    if (h.pages) {
+      h.pages.take();
+      h.pages.lost = undefined;
+    }
     h.dirty = false;
     try {
       await writeFileDurably(h.file, image);
     } catch (err) {
       h.dirty = true;
+      if (h.pages) h.pages.lost = lost ?? 'a whole-image checkpoint failed';
       throw err;
     }
-    await this.retire(next);
     this.dbBytes = image.length;
-    this.count += 1;
   }
 
   /** Size of the in-memory database (what an export would copy). */

@@ -7,18 +7,31 @@ import { createRequire } from 'node:module';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { fsyncDir } from './journal.js';
+import { instantiateWithHook, probeTracking } from './page-hook.js';
+import { recoverPages } from './page-file.js';
 
 let sqlModule: Promise<SqlJsStatic> | undefined;
+/** Why pages cannot be tracked on this thread's sql.js (undefined: they can). */
+let trackingProblem: string | undefined;
 
-/** The sql.js module, loaded once per thread. */
+/** The sql.js module, loaded once per thread, with the page hook (page-hook.ts) checked. */
 export function loadSql(): Promise<SqlJsStatic> {
-  sqlModule ??= initSqlJs({
-    locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'),
-  }).catch((err: unknown) => {
-    sqlModule = undefined;
-    throw err;
-  });
+  const wasm = () => fs.promises.readFile(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
+  sqlModule ??= initSqlJs({ instantiateWasm: instantiateWithHook(wasm()) } as Parameters<typeof initSqlJs>[0])
+    .then((SQL) => {
+      trackingProblem = probeTracking(() => new SQL.Database() as never);
+      return SQL;
+    })
+    .catch((err: unknown) => {
+      sqlModule = undefined;
+      throw err;
+    });
   return sqlModule;
+}
+
+/** Why checkpoints of changed pages are off (after loadSql; undefined when they are on). */
+export function pageTrackingProblem(): string | undefined {
+  return trackingProblem;
 }
 
 /**
@@ -54,6 +67,8 @@ const MIN_HEADROOM = 16 * 1024 * 1024;
  * is not copied until it is used up. Only a file whose header count is valid and exact is padded.
  */
 export async function readImage(file: string): Promise<{ data: Buffer; size: number } | undefined> {
+  // A checkpoint that stopped while writing its pages into the file is finished first.
+  await recoverPages(file);
   let fh: fs.promises.FileHandle;
   try {
     fh = await fs.promises.open(file, 'r');

@@ -34,7 +34,9 @@ import { applyOps } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
-import { loadSql, readImage } from './image.js';
+import { loadSql, pageTrackingProblem, readImage } from './image.js';
+import type { PageStepHook } from './page-file.js';
+import { trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
 import { SqliteReads } from './reads.js';
 import { replayJournals } from './recovery.js';
@@ -57,6 +59,10 @@ export interface SqliteStoreOptions {
   log?: (msg: string) => void;
   /** Test hooks that make journal writes or fsyncs fail. */
   faults?: JournalFaults;
+  /** Checkpoints write only changed pages when sql.js allows (default); false writes whole images. */
+  pageTracking?: boolean;
+  /** Test hook at each step of a checkpoint of pages (page-file.ts): may wait, or throw as a crash would. */
+  pageStep?: PageStepHook;
 }
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
@@ -86,6 +92,7 @@ export class SqliteStore implements Store, CheckpointHost {
   private eventCount = 0;
   writes = 0;
   dirty = false;
+  pages: PageTracker | undefined;
   closed = false;
   private closing: Promise<void> | undefined;
 
@@ -113,6 +120,10 @@ export class SqliteStore implements Store, CheckpointHost {
     this.opts.log?.(msg);
   }
 
+  get pageStep(): PageStepHook | undefined {
+    return this.opts.pageStep;
+  }
+
   commitTurn(): void {
     this.turn.commit();
   }
@@ -124,11 +135,15 @@ export class SqliteStore implements Store, CheckpointHost {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     const image = await readImage(file);
     const db = new Db(image ? new SQL.Database(image.data) : new SQL.Database());
+    // Tracked from before the first write: the file holds `svc.db` as read, plus zeroed headroom.
+    const pages = opts.pageTracking === false ? undefined : trackPages(db.raw);
+    if (!pages && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
     let store: SqliteStore;
     try {
       configure(db.raw);
       const migrated = migrate(db.raw);
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, image?.size ?? 0);
+      store.pages = pages;
       store.dirty = migrated || !image;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
       if (r.replayed) store.dirty = true;
@@ -141,6 +156,7 @@ export class SqliteStore implements Store, CheckpointHost {
       store.messageCount = store.reads.count('messages');
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
     } catch (err) {
+      untrackPages(db.raw);
       db.close();
       if (err instanceof StoreError) throw err;
       throw new StoreError('corrupt', `cannot open ${file}: ${messageOf(err)}`);
@@ -256,6 +272,7 @@ export class SqliteStore implements Store, CheckpointHost {
       }
     }
     await this.journal.close();
+    untrackPages(this.db.raw);
     this.db.close();
   }
 

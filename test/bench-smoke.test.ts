@@ -1,4 +1,4 @@
-// The benchmark's smoke run (tiny sizes, ~20 s) so it cannot rot: `bench/run.ts --quick --smoke`
+// The benchmark's smoke run (tiny sizes, one repetition, ~20-30 s) so it cannot rot: `bench/run.ts --quick --smoke`
 // must start everything, run every scenario and write a results file of the published shape.
 // Only the shape is asserted: speed lives in the benchmark, never in tests.
 

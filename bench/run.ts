@@ -150,19 +150,22 @@ async function onFresh<T>(start: Start, what: string, fn: (t: Target) => Promise
   }
 }
 
+type Runs<T> = { svc: (T | null)[]; baseline: (T | null)[] };
+
 /**
  * `reps` repetitions of one scenario on svc and on the baseline, alternately (svc, baseline, svc,
- * baseline, ...), so a busy moment on the machine lands on both sides of a pair.
+ * baseline, ...), so a busy moment on the machine lands on both sides of a pair. `record` gets the
+ * runs so far after each one, so a run stopped by its budget still writes what it measured.
  */
-async function interleaved<T>(sides: { svc: Start; baseline: Start }, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void): Promise<{ svc: (T | null)[]; baseline: (T | null)[] }> {
-  const runs = { svc: [] as (T | null)[], baseline: [] as (T | null)[] };
+async function interleaved<T>(sides: { svc: Start; baseline: Start }, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void, record: (runs: Runs<T>) => void): Promise<void> {
+  const runs: Runs<T> = { svc: [], baseline: [] };
   for (let k = 1; k <= reps; k++) {
     for (const side of ['svc', 'baseline'] as const) {
       log(`${side}: ${what}${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
       runs[side].push(await onFresh(sides[side], what, fn, onError));
+      record(runs);
     }
   }
-  return runs;
 }
 
 /** Scenarios 1-3: ingest and fan-out interleaved on svc and the baseline, SSE once on svc. */
@@ -179,24 +182,27 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
     baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(fresh('baseline')))),
   };
 
-  const ingest = await interleaved(sides, 'ingest', (t) => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
-  results.ingest.svc = combine(ingest.svc, SUMMED);
-  results.ingest.baseline = combine(ingest.baseline, SUMMED);
-  results.ingest.svc_vs_baseline = ratios(ingest.svc, ingest.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+  await interleaved(sides, 'ingest', (t) => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m), (runs) => {
+    results.ingest.svc = combine(runs.svc, SUMMED);
+    results.ingest.baseline = combine(runs.baseline, SUMMED);
+    results.ingest.svc_vs_baseline = ratios(runs.svc, runs.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+  });
 
   const kind = (t: Target): SubscriberKind => (t.name === 'svc' ? 'svc-attach' : 'baseline');
-  const fanout = await interleaved(sides, 'fan-out', (t) => runFanout(t, kind(t), sizes, note), (m) => {
+  const fanoutError = (m: string) => {
     noteOn(results.fanout_paced, m);
     noteOn(results.fanout_max, m);
+  };
+  await interleaved(sides, 'fan-out', (t) => runFanout(t, kind(t), sizes, note), fanoutError, (runs) => {
+    const paced = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
+    const max = { svc: runs.svc.map((f) => f?.max ?? null), baseline: runs.baseline.map((f) => f?.max ?? null) };
+    results.fanout_paced.svc = combine(paced.svc, SUMMED);
+    results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
+    results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
+    results.fanout_max.svc = combine(max.svc, SUMMED);
+    results.fanout_max.baseline = combine(max.baseline, SUMMED);
+    results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
   });
-  const paced = { svc: fanout.svc.map((f) => f?.paced ?? null), baseline: fanout.baseline.map((f) => f?.paced ?? null) };
-  const max = { svc: fanout.svc.map((f) => f?.max ?? null), baseline: fanout.baseline.map((f) => f?.max ?? null) };
-  results.fanout_paced.svc = combine(paced.svc, SUMMED);
-  results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
-  results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
-  results.fanout_max.svc = combine(max.svc, SUMMED);
-  results.fanout_max.baseline = combine(max.baseline, SUMMED);
-  results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
 
   log('svc: SSE fan-out');
   const s = await onFresh(sides.svc, 'SSE fan-out', (t) => runFanout(t, 'svc-sse', sizes, note), (m) => noteOn(results.sse_fanout, m));

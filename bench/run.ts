@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,postgres,history] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,postgres,history] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -14,15 +14,21 @@ import { killAll, stopAll } from './lib/procs.js';
 import { heading, table, type Results } from './lib/report.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
-import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target, type TargetName } from './lib/targets.js';
+import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
 import { runFanout, runIngest, runPaced } from './scenarios/live.js';
 import { startOwnCluster } from '../test/helpers/pg.js';
 import { runHistory } from './scenarios/history.js';
+import type { SubscriberKind } from './subscribers.js';
+import { combine, ratios } from './lib/reps.js';
 
 const argv = process.argv.slice(2);
 const flag = (f: string) => argv.includes(f);
 const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const sizes: Sizes = flag('--smoke') ? SMOKE : flag('--quick') ? QUICK : FULL;
+const reps = Math.max(1, Math.floor(Number(opt('--reps') ?? sizes.reps)) || sizes.reps);
+const budgetSeconds = sizes.budgetSeconds + Math.max(0, reps - sizes.reps) * sizes.repSeconds;
+/** Counts added up over repetitions rather than taken as a median. */
+const SUMMED = ['errors', 'delivered', 'expected'];
 const only = opt('--only')?.split(',');
 const wants = (part: string) => !only || only.includes(part);
 const outFile = path.resolve(opt('--out') ?? path.join(ROOT, only ? 'bench/results.partial.json' : 'bench/results.json'));
@@ -48,7 +54,7 @@ const results: Results = {
     loadavg_start: Math.round(os.loadavg()[0]! * 100) / 100,
   },
   size: sizes.name,
-  params: { ingest_clients: sizes.ingest.clients, subscribers: sizes.fanout.subscribers, paced_rate: sizes.fanout.rate, seconds: sizes.ingest.seconds },
+  params: { ingest_clients: sizes.ingest.clients, subscribers: sizes.fanout.subscribers, paced_rate: sizes.fanout.rate, seconds: sizes.ingest.seconds, reps },
   ingest: { svc: null, baseline: null, nats: null },
   fanout_paced: { svc: null, baseline: null, nats: null },
   fanout_max: { svc: null, baseline: null, nats: null },
@@ -83,11 +89,11 @@ function cleanup(): void {
 }
 
 const budget = setTimeout(() => {
-  note(`the run passed its ${sizes.budgetSeconds} s budget; everything still running was stopped`);
+  note(`the run passed its ${budgetSeconds} s budget; everything still running was stopped`);
   write();
   cleanup();
   process.exit(3);
-}, sizes.budgetSeconds * 1000);
+}, budgetSeconds * 1000);
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     cleanup();
@@ -112,29 +118,95 @@ async function step<T>(what: string, fn: () => Promise<T>, onError?: (msg: strin
   }
 }
 
-/** Scenarios 1-3 against one target; the target is stopped afterwards. */
-async function live(t: Target): Promise<void> {
-  // live() runs the three systems only; the Postgres rows have their own function.
-  const name = t.name as TargetName;
+/** NATS, measured once (a reference, not a target): ingest, then fan-out; stopped afterwards. */
+async function natsOnce(t: Target): Promise<void> {
+  const name = 'nats';
   try {
     log(`${name}: ingest`);
     results.ingest[name] = await step(`${name} ingest`, () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
     log(`${name}: fan-out`);
-    const kind = name === 'svc' ? 'svc-attach' : name;
-    const f = await step(`${name} fan-out`, () => runFanout(t, kind, sizes, note), (m) => {
+    const f = await step(`${name} fan-out`, () => runFanout(t, 'nats', sizes, note), (m) => {
       noteOn(results.fanout_paced, m);
       noteOn(results.fanout_max, m);
     });
     results.fanout_paced[name] = f?.paced ?? null;
     results.fanout_max[name] = f?.max ?? null;
-    if (name === 'svc') {
-      log('svc: SSE fan-out');
-      const s = await step('svc SSE fan-out', () => runFanout(t, 'svc-sse', sizes, note), (m) => noteOn(results.sse_fanout, m));
-      results.sse_fanout.svc = s ? { deliveries_per_s: s.max.deliveries_per_s, p50_ms: s.paced.p50_ms, p99_ms: s.paced.p99_ms, rate: s.paced.rate, complete: s.paced.complete && s.max.complete } : null;
-    }
   } finally {
     await t.stop();
   }
+}
+
+/** Starts a fresh target of one side in a folder of its own (null when it failed to start). */
+type Start = () => Promise<Target | null>;
+
+/** Runs `fn` against a freshly started target and stops it afterwards; null when either failed. */
+async function onFresh<T>(start: Start, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void): Promise<T | null> {
+  const t = await start();
+  if (!t) return null;
+  try {
+    return await step(`${t.name} ${what}`, () => fn(t), onError);
+  } finally {
+    await t.stop();
+  }
+}
+
+type Runs<T> = { svc: (T | null)[]; baseline: (T | null)[] };
+
+/**
+ * `reps` repetitions of one scenario on svc and on the baseline, alternately (svc, baseline, svc,
+ * baseline, ...), so a busy moment on the machine lands on both sides of a pair. `record` gets the
+ * runs so far after each one, so a run stopped by its budget still writes what it measured.
+ */
+async function interleaved<T>(sides: { svc: Start; baseline: Start }, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void, record: (runs: Runs<T>) => void): Promise<void> {
+  const runs: Runs<T> = { svc: [], baseline: [] };
+  for (let k = 1; k <= reps; k++) {
+    for (const side of ['svc', 'baseline'] as const) {
+      log(`${side}: ${what}${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
+      runs[side].push(await onFresh(sides[side], what, fn, onError));
+      record(runs);
+    }
+  }
+}
+
+/** Scenarios 1-3: ingest and fan-out interleaved on svc and the baseline, SSE once on svc. */
+async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
+  let n = 0;
+  const fresh = (name: string) => {
+    const dir = path.join(tmp, `${name}-${++n}`);
+    mkdirSync(dir);
+    return dir;
+  };
+  const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
+  const sides = {
+    svc: () => step('svc serve start', async () => svcTarget(await startSvc({ dir: fresh('svc'), rooms, ...profile }))),
+    baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(fresh('baseline')))),
+  };
+
+  await interleaved(sides, 'ingest', (t) => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m), (runs) => {
+    results.ingest.svc = combine(runs.svc, SUMMED);
+    results.ingest.baseline = combine(runs.baseline, SUMMED);
+    results.ingest.svc_vs_baseline = ratios(runs.svc, runs.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+  });
+
+  const kind = (t: Target): SubscriberKind => (t.name === 'svc' ? 'svc-attach' : 'baseline');
+  const fanoutError = (m: string) => {
+    noteOn(results.fanout_paced, m);
+    noteOn(results.fanout_max, m);
+  };
+  await interleaved(sides, 'fan-out', (t) => runFanout(t, kind(t), sizes, note), fanoutError, (runs) => {
+    const paced = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
+    const max = { svc: runs.svc.map((f) => f?.max ?? null), baseline: runs.baseline.map((f) => f?.max ?? null) };
+    results.fanout_paced.svc = combine(paced.svc, SUMMED);
+    results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
+    results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
+    results.fanout_max.svc = combine(max.svc, SUMMED);
+    results.fanout_max.baseline = combine(max.baseline, SUMMED);
+    results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
+  });
+
+  log('svc: SSE fan-out');
+  const s = await onFresh(sides.svc, 'SSE fan-out', (t) => runFanout(t, 'svc-sse', sizes, note), (m) => noteOn(results.sse_fanout, m));
+  results.sse_fanout.svc = s ? { deliveries_per_s: s.max.deliveries_per_s, p50_ms: s.paced.p50_ms, p99_ms: s.paced.p99_ms, rate: s.paced.rate, complete: s.paced.complete && s.max.complete } : null;
 }
 
 /**
@@ -184,17 +256,7 @@ async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);
   const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
   if (wants('live')) {
-    const svcDir = path.join(tmp, 'svc');
-    mkdirSync(svcDir);
-    const svc = await step('svc serve start', () =>
-      startSvc({ dir: svcDir, rooms: [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom], ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) }),
-    );
-    if (svc) await live(svcTarget(svc));
-
-    const baseDir = path.join(tmp, 'baseline');
-    mkdirSync(baseDir);
-    const base = await step('baseline start', () => startBaseline(baseDir));
-    if (base) await live(baselineTarget(base));
+    await live([{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom]);
 
     const nats = ensureNats({ install: sizes.installNats });
     if ('note' in nats) {
@@ -208,7 +270,7 @@ async function main(): Promise<void> {
       if (server) {
         results.references.nats_version = server.version;
         const client = await step('nats client', () => natsClient(server.port));
-        if (client) await live(natsTarget(server, client.nc, client.js));
+        if (client) await natsOnce(natsTarget(server, client.nc, client.js));
         else await server.stop();
       }
     }

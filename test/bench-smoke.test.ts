@@ -1,4 +1,4 @@
-// The benchmark's smoke run (tiny sizes, ~20 s) so it cannot rot: `bench/run.ts --quick --smoke`
+// The benchmark's smoke run (tiny sizes, one repetition, ~20-30 s) so it cannot rot: `bench/run.ts --quick --smoke`
 // must start everything, run every scenario and write a results file of the published shape.
 // Only the shape is asserted: speed lives in the benchmark, never in tests.
 
@@ -73,6 +73,33 @@ t('measures paced and unpaced fan-out on every target', ({ results }) => {
   numbers(results.fanout_max.svc, ['deliveries_per_s'], 'fanout_max.svc');
   numbers(results.fanout_max.baseline, ['deliveries_per_s'], 'fanout_max.baseline');
   numbersOrNoted(results.fanout_max, 'nats', ['deliveries_per_s'], 'fanout_max');
+});
+
+t('gives svc and the baseline as medians of interleaved repetitions, with their spread and the ratio of the medians', ({ results }) => {
+  const reps = results.params.reps;
+  assert.ok(Number.isInteger(reps) && reps >= 1, `params.reps: ${JSON.stringify(reps)}`);
+  const figures: [string, string][] = [
+    ['ingest', 'rate'],
+    ['ingest', 'cpu_us_per_msg'],
+    ['ingest', 'p99_ms'],
+    ['fanout_paced', 'p99_ms'],
+    ['fanout_max', 'deliveries_per_s'],
+  ];
+  for (const [section, key] of figures) {
+    for (const side of ['svc', 'baseline']) {
+      const r = results[section][side];
+      const where = `${section}.${side}`;
+      assert.is(r.reps, reps, `${where}.reps`);
+      const s = r.spread[key];
+      numbers(s, ['min', 'max'], `${where}.spread.${key}`);
+      assert.is(s.values.length, reps, `${where}.spread.${key}.values`);
+      assert.ok(s.min <= r[key] && r[key] <= s.max, `${where}.${key} ${r[key]} is outside its spread ${s.min}-${s.max}`);
+    }
+    const q = results[section].svc_vs_baseline[key];
+    numbers(q, ['ratio', 'min', 'max'], `${section}.svc_vs_baseline.${key}`);
+    assert.is(q.pairs.length, reps, `${section}.svc_vs_baseline.${key}.pairs`);
+    assert.ok(Math.abs(q.ratio - results[section].svc[key] / results[section].baseline[key]) < 0.001, `${section}.svc_vs_baseline.${key}.ratio is not the ratio of the medians`);
+  }
 });
 
 t('measures ingest on one Postgres instance and paced fan-out across two', ({ results }) => {

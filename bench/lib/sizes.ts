@@ -1,13 +1,20 @@
-// Sizes of a run: full (the published numbers), --quick (every scenario, tiny, under a minute)
-// and --quick --smoke (CI: ~20 s, NATS only when already installed).
+// Sizes of a run: full (the published numbers), --quick (every scenario, tiny, two repetitions, a minute or two)
+// and --quick --smoke (CI: ~20-30 s, NATS only when already installed).
 
 export interface Sizes {
   name: 'full' | 'quick' | 'smoke';
   ingest: { clients: number; seconds: number };
   fanout: { subscribers: number; rate: number; seconds: number; maxSeconds: number; inflight: number };
   history: { messages: number; rooms: number; queries: number; searches: number; ingestSeconds: number };
+  /**
+   * Repetitions of ingest and fan-out on svc and on the baseline, run alternately, each on a fresh
+   * process; the figures are their medians. `--reps N` overrides it.
+   */
+  reps: number;
   /** Hard limit for the whole run (everything started is stopped then). */
   budgetSeconds: number;
+  /** Added to the budget for each repetition beyond `reps` (one ingest and one fan-out per side). */
+  repSeconds: number;
   installNats: boolean;
 }
 
@@ -16,7 +23,9 @@ export const FULL: Sizes = {
   ingest: { clients: 50, seconds: 10 },
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
   history: { messages: 1_000_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
-  budgetSeconds: 640,
+  reps: 3,
+  budgetSeconds: 690,
+  repSeconds: 120,
   installNats: true,
 };
 
@@ -25,7 +34,9 @@ export const QUICK: Sizes = {
   ingest: { clients: 50, seconds: 2 },
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
   history: { messages: 20_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
-  budgetSeconds: 120,
+  reps: 2,
+  budgetSeconds: 150,
+  repSeconds: 30,
   installNats: true,
 };
 
@@ -34,6 +45,9 @@ export const SMOKE: Sizes = {
   ingest: { clients: 10, seconds: 1 },
   fanout: { subscribers: 5, rate: 50, seconds: 1, maxSeconds: 1, inflight: 4 },
   history: { messages: 2_000, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
+  // One repetition keeps the smoke run short; the shape of the results is the same.
+  reps: 1,
   budgetSeconds: 80,
+  repSeconds: 20,
   installNats: false,
 };

@@ -144,6 +144,20 @@ t('a checkpoint after a small write writes a few pages, not the database', async
   assert.ok(redo * 10 < whole, `the checkpoint wrote ${redo} bytes for a ${whole}-byte database`);
 });
 
+t('a reopened store reads the pages it did not write from svc.db, and what it wrote from memory', async () => {
+  const a = await open();
+  await a.write([createRoom('r1')]);
+  const ms = await sendMany(a, 0, 500);
+  await a.close();
+  abandon(a);
+  const b = await open();
+  assert.ok(b.pages?.base, 'the reopened store reads svc.db on demand');
+  // Rewrites pages that were read from the file (same rooms and indexes), then reads both kinds.
+  ms.push(...(await sendMany(b, 500, 300)));
+  await assertHolds(b, ms);
+  assert.equal((await b.getMessage('m17'))?.message.id, 'm17');
+});
+
 t('a damaged redo file stops the open with an error naming it', async () => {
   const a = await open();
   await a.write([createRoom('r1')]);
@@ -176,16 +190,21 @@ t('without page tracking checkpoints write whole images and keep everything', as
 });
 
 t('a tracker that missed a write falls back to one whole export, then pages again', async () => {
+  // Opened from an existing svc.db: the export reads the pages not written since from the file.
+  const first = await open();
+  await first.write([createRoom('r1')]);
+  const ms = await sendMany(first, 0, 300);
+  await first.close();
+  abandon(first);
   const a = await open({ checkpointBytes: 16 * 1024 });
-  await a.write([createRoom('r1')]);
-  const ms = await sendMany(a, 0, 100);
+  ms.push(...(await sendMany(a, 300, 100)));
   await waitFor(async () => (await a.stats()).checkpoints! >= 1, 'a checkpoint');
   a.pages!.lost = 'simulated';
   const before = (await a.stats()).checkpoints!;
-  ms.push(...(await sendMany(a, 100, 200)));
+  ms.push(...(await sendMany(a, 400, 200)));
   await waitFor(async () => (await a.stats()).checkpoints! >= before + 2, 'an export and a checkpoint of pages');
   assert.is(a.pages!.lost, undefined);
-  ms.push(...(await sendMany(a, 300, 20)));
+  ms.push(...(await sendMany(a, 600, 20)));
   await a.close();
   abandon(a);
   await assertHolds(await open(), ms);

@@ -106,10 +106,11 @@ export function table(r: Results): string {
   add('search, a word in ~1% of messages (limit 20), p50', fmt(h?.search_p50_ms, ' ms'), '', '', '—', null, '', '—');
   add('search p99', fmt(h?.search_p99_ms, ' ms'), '', '', '—', null, '≤ 20 ms', check(atMost(h?.search_p99_ms, 20)));
   add('start-up on that store', fmt(h?.startup_s, ' s'), '', '', '—', null, '≤ 3 s', check(atMost(h?.startup_s, 3)));
-  const mem = h && h.rss_mb !== null ? h.rss_mb / h.db_mb : null;
+  // The target is on the peak (a checkpoint included); the steady figure is shown beside it.
+  const mem = h && h.rss_peak_mb !== null ? h.rss_peak_mb / h.db_mb : null;
   add(
-    'resident memory / database file (peak with a checkpoint)',
-    h ? `${fmt(h.rss_mb, ' MB')} / ${fmt(h.db_mb, ' MB')} = ${r2(mem)} (${fmt(h.rss_peak_mb, ' MB')})` : '—',
+    'peak resident memory (with a checkpoint) / database file (steady resident memory)',
+    h ? `${fmt(h.rss_peak_mb, ' MB')} / ${fmt(h.db_mb, ' MB')} = ${r2(mem)} (${fmt(h.rss_mb, ' MB')})` : '—',
     '',
     '',
     '—',
@@ -117,6 +118,7 @@ export function table(r: Results): string {
     '≤ 1.5×',
     check(mem === null ? null : mem <= 1.5),
   );
+  add('graceful shutdown on that store, after the ingest below', fmt(h?.shutdown_s, ' s'), '', '', '—', null, '≤ 3 s', check(atMost(h?.shutdown_s, 3)));
   add('write cost: ingest on the big store / empty', r.write_cost_ratio.svc === null ? '—' : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s)`, '', '', '—', null, '≥ 0.8', check(atLeast(r.write_cost_ratio.svc, 0.8)));
   add(
     `longest event-loop stall of svc during that ingest, ${h?.checkpoints_during_ingest ?? 0} checkpoint(s) in it (longest request)`,

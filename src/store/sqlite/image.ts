@@ -1,6 +1,7 @@
 // The database file: loading sql.js, reading an image with headroom, and writing files safely
 // (temp file, fsync, rename, fsync of the directory) for checkpoints and recovery alike.
 
+import buffer from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -91,6 +92,43 @@ export async function readImage(file: string): Promise<{ data: Buffer; size: num
   } finally {
     await fh.close();
   }
+}
+
+/** A database file opened for reads on demand (page-hook.ts), and the empty in-memory file to give sql.js. */
+export interface LazyImage {
+  fd: number;
+  size: number;
+  pageSize: number;
+  /** Zeros: untouched pages cost no memory, so the headroom is generous (the database's size again). */
+  data: Buffer;
+}
+
+const LAZY_MIN_HEADROOM = 256 * 1024 * 1024;
+
+/**
+ * Opens the database file for reading pages on demand instead of loading it: undefined when there
+ * is no file, or its header does not give an exact page count (then readImage loads it whole).
+ */
+export async function openLazyImage(file: string): Promise<LazyImage | undefined> {
+  await recoverPages(file);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const size = fs.fstatSync(fd).size;
+  const head = Buffer.alloc(100);
+  if (size >= 100) fs.readSync(fd, head, 0, 100, 0);
+  if (headroomFor(head, size) === 0) {
+    fs.closeSync(fd);
+    return undefined;
+  }
+  const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
+  const room = Math.max(LAZY_MIN_HEADROOM, size);
+  const capacity = Math.min(size + Math.ceil(room / pageSize) * pageSize, Math.floor(buffer.constants.MAX_LENGTH / pageSize) * pageSize);
+  return { fd, size, pageSize, data: Buffer.alloc(capacity) };
 }
 
 /** Bytes of headroom for a database file of `size` bytes with this header (0: not padded). */

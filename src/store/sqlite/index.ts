@@ -34,9 +34,9 @@ import { applyOps } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
-import { loadSql, pageTrackingProblem, readImage } from './image.js';
+import { loadSql, openLazyImage, pageTrackingProblem, readImage } from './image.js';
 import type { PageStepHook } from './page-file.js';
-import { trackPages, untrackPages, type PageTracker } from './page-hook.js';
+import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
 import { SqliteReads } from './reads.js';
 import { replayJournals } from './recovery.js';
@@ -67,6 +67,13 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WORKER_CHECKPOINT_BYTES = 32 * 1024 * 1024;
+
+/** The page size a database image's header gives (sqlite's default for a new one). */
+function pageSizeOf(data: Uint8Array | undefined): number {
+  if (!data || data.length < 100) return 4096;
+  const v = (data[16]! << 8) | data[17]!;
+  return v === 1 ? 65536 : v;
+}
 
 /** Opens (creating, migrating and replaying as needed) the sqlite store at `opts.path`. */
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
@@ -133,11 +140,15 @@ export class SqliteStore implements Store, CheckpointHost {
     const SQL = await loadSql();
     const file = path.resolve(opts.path);
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    const image = await readImage(file);
+    // With page tracking the file is read on demand (page-hook.ts); without, it is loaded whole.
+    const track = opts.pageTracking !== false && canTrackPages();
+    const lazy = track ? await openLazyImage(file) : undefined;
+    const image = lazy ? { data: lazy.data, size: lazy.size } : await readImage(file);
     const db = new Db(image ? new SQL.Database(image.data) : new SQL.Database());
-    // Tracked from before the first write: the file holds `svc.db` as read, plus zeroed headroom.
-    const pages = opts.pageTracking === false ? undefined : trackPages(db.raw);
-    if (!pages && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
+    // Tracked before sqlite first touches the file: it holds `svc.db` as read (or zeros read
+    // through from it), plus headroom.
+    const pages = track ? trackPages(db.raw, lazy?.pageSize ?? pageSizeOf(image?.data), lazy && { fd: lazy.fd, size: lazy.size }) : undefined;
+    if (!track && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
     let store: SqliteStore;
     try {
       configure(db.raw);

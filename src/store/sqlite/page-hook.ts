@@ -22,12 +22,14 @@ interface ImportNames {
   seek: string;
   /** fd_write(fd, iovs, iovsLen, nwrittenPtr) -> errno */
   write: string;
+  /** fd_read(fd, iovs, iovsLen, nreadPtr) -> errno */
+  read: string;
   /** __syscall_ftruncate64(fd, length: bigint) -> errno */
   truncate: string;
 }
 
 const KNOWN_BUILDS: Record<string, ImportNames> = {
-  '1.16.0': { openat: 'x', seek: 'E', write: 'q', truncate: 'J' },
+  '1.16.0': { openat: 'x', seek: 'E', write: 'q', read: 't', truncate: 'J' },
 };
 
 type ImportFn = (...args: never[]) => unknown;
@@ -45,13 +47,27 @@ interface WasmApi {
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
+/**
+ * The file on disk a database was opened from, read on demand: pages never written since the open
+ * are read from it rather than loaded into memory at start.
+ */
+export interface BaseFile {
+  fd: number;
+  size: number;
+}
+
 /** The copies of the pages written to one database file since they were last taken. */
 export class PageTracker {
   private pages = new Map<number, Uint8Array>();
+  /** Every page written since the open: the in-memory file holds these, `base` the others. */
+  private readonly written = new Set<number>();
   /** Set when a write did not cover whole pages: the next checkpoint must write a whole image. */
   lost: string | undefined;
 
-  constructor(readonly pageSize: number) {}
+  constructor(
+    readonly pageSize: number,
+    readonly base?: BaseFile,
+  ) {}
 
   /** Pages changed since the last take(). */
   get size(): number {
@@ -70,12 +86,43 @@ export class PageTracker {
       const kept = this.pages.get(pgno);
       if (kept) kept.set(page);
       else this.pages.set(pgno, page.slice());
+      this.written.add(pgno);
     }
   }
 
   truncate(length: number): void {
     const last = Math.ceil(length / this.pageSize);
     for (const pgno of this.pages.keys()) if (pgno > last) this.pages.delete(pgno);
+    // Pages past the end read as zeros from now on, wherever they were.
+    for (const pgno of this.written) if (pgno > last) this.written.delete(pgno);
+    if (this.base && this.base.size > length) this.base.size = length;
+  }
+
+  /** Whether every byte of [position, position + length) is in the base file, in pages not written since. */
+  readsFromBase(position: number, length: number): boolean {
+    if (!this.base || position + length > this.base.size) return false;
+    const first = Math.floor(position / this.pageSize) + 1;
+    const last = Math.floor((position + length - 1) / this.pageSize) + 1;
+    for (let pgno = first; pgno <= last; pgno++) if (this.written.has(pgno)) return false;
+    return true;
+  }
+
+  /**
+   * Fills what was just read at `position` into `into` from the base file, except the pages written
+   * since the open (the in-memory file read them right).
+   */
+  fill(position: number, into: Uint8Array): void {
+    const base = this.base;
+    if (!base) return;
+    const ps = this.pageSize;
+    const end = Math.min(position + into.length, base.size);
+    let at = position;
+    while (at < end) {
+      const pgno = Math.floor(at / ps) + 1;
+      const pageEnd = Math.min(pgno * ps, end);
+      if (!this.written.has(pgno)) readFully(base.fd, into.subarray(at - position, pageEnd - position), at);
+      at = pageEnd;
+    }
   }
 
   /** Hands over the changed pages (page number -> bytes, never written to again) and starts afresh. */
@@ -88,6 +135,15 @@ export class PageTracker {
   /** Gives back pages a failed checkpoint took; pages written since keep their newer bytes. */
   putBack(taken: Map<number, Uint8Array>): void {
     for (const [pgno, page] of taken) if (!this.pages.has(pgno)) this.pages.set(pgno, page);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < into.length) {
+    const n = fs.readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) break;
+    done += n;
   }
 }
 
@@ -104,6 +160,7 @@ class FileWrites {
     const openat = imports[names.openat] as (dirfd: number, p: number, flags: number, va: number) => number;
     const seek = imports[names.seek] as (fd: number, off: bigint, whence: number, out: number) => number;
     const write = imports[names.write] as (fd: number, iovs: number, n: number, out: number) => number;
+    const read = imports[names.read] as (fd: number, iovs: number, n: number, out: number) => number;
     const truncate = imports[names.truncate] as (fd: number, len: bigint) => number;
     imports[names.openat] = ((dirfd: number, p: number, flags: number, va: number) => {
       const fd = openat(dirfd, p, flags, va);
@@ -121,7 +178,17 @@ class FileWrites {
     imports[names.write] = ((fd: number, iovs: number, n: number, out: number) => {
       const r = write(fd, iovs, n, out);
       const tracker = this.trackers.get(this.fdFile.get(fd) ?? '');
-      if (r === 0 && tracker) this.written(tracker, fd, iovs, n, out);
+      if (r === 0 && tracker) this.wrote(tracker, fd, iovs, n, out);
+      return r;
+    }) as ImportFn;
+    imports[names.read] = ((fd: number, iovs: number, n: number, out: number) => {
+      const tracker = this.trackers.get(this.fdFile.get(fd) ?? '');
+      // A read of pages only the base file holds skips the in-memory file: reading its untouched
+      // zeros would still fault each page in. (sqlite seeks before every read, so the in-memory
+      // file's own position does not matter.)
+      if (tracker?.base && n === 1 && this.readBase(tracker, fd, iovs, out)) return 0;
+      const r = read(fd, iovs, n, out);
+      if (r === 0 && tracker?.base) this.read(tracker, fd, iovs, n, out);
       return r;
     }) as ImportFn;
     imports[names.truncate] = ((fd: number, len: bigint) => {
@@ -140,10 +207,35 @@ class FileWrites {
   }
 
   untrack(file: string): void {
+    const base = this.trackers.get(file)?.base;
     this.trackers.delete(file);
+    if (base) fs.closeSync(base.fd);
   }
 
-  private written(tracker: PageTracker, fd: number, iovs: number, n: number, out: number): void {
+  private wrote(tracker: PageTracker, fd: number, iovs: number, n: number, out: number): void {
+    this.eachIov(fd, iovs, n, out, (position, bytes) => tracker.record(position, bytes));
+  }
+
+  private read(tracker: PageTracker, fd: number, iovs: number, n: number, out: number): void {
+    this.eachIov(fd, iovs, n, out, (position, bytes) => tracker.fill(position, bytes));
+  }
+
+  /** Serves one read from the base file alone when none of its pages was written since the open. */
+  private readBase(tracker: PageTracker, fd: number, iov: number, out: number): boolean {
+    const heap = this.heap();
+    const view = new DataView(heap.buffer);
+    const ptr = view.getUint32(iov, true);
+    const len = view.getUint32(iov + 4, true);
+    const position = this.fdPosition.get(fd) ?? 0;
+    if (!tracker.readsFromBase(position, len)) return false;
+    tracker.fill(position, heap.subarray(ptr, ptr + len));
+    view.setUint32(out, len, true);
+    this.fdPosition.set(fd, position + len);
+    return true;
+  }
+
+  /** Walks the buffers one read or write moved (the count at `out`), advancing the fd's position. */
+  private eachIov(fd: number, iovs: number, n: number, out: number, each: (position: number, bytes: Uint8Array) => void): void {
     const heap = this.heap();
     const view = new DataView(heap.buffer);
     let left = view.getUint32(out, true);
@@ -151,7 +243,7 @@ class FileWrites {
     for (let k = 0; k < n && left > 0; k++) {
       const ptr = view.getUint32(iovs + 8 * k, true);
       const len = Math.min(view.getUint32(iovs + 8 * k + 4, true), left);
-      tracker.record(position, heap.subarray(ptr, ptr + len));
+      each(position, heap.subarray(ptr, ptr + len));
       position += len;
       left -= len;
     }
@@ -191,7 +283,7 @@ export function instantiateWithHook(wasm: Promise<Uint8Array>) {
   return (info: Record<string, unknown>, receive: (instance: WasmInstance) => void): object => {
     const names = knownBuild();
     const env = Object.values(info)[0] as Record<string, ImportFn> | undefined;
-    if (names && env && Object.keys(info).length === 1 && [names.openat, names.seek, names.write, names.truncate].every((n) => typeof env[n] === 'function')) {
+    if (names && env && Object.keys(info).length === 1 && Object.values(names).every((n) => typeof env[n] === 'function')) {
       fileWrites.wrap(env, names);
       hooked = true;
     }
@@ -211,15 +303,19 @@ interface NamedDatabase {
   exec(sql: string): { values: unknown[][] }[];
 }
 
+/** Whether pages can be tracked (and read on demand) on this thread's sql.js. */
+export function canTrackPages(): boolean {
+  return hooked;
+}
+
 /**
- * Starts tracking the pages written to `db`'s file; undefined when the hook is off or does not see
- * writes as it should. Call before the first write: pages written earlier are not seen.
+ * Starts tracking the pages written to `db`'s file (reading the pages not written since from
+ * `base`, when given); undefined when the hook is off. Call before the database is first read or
+ * written: sqlite opens its file lazily, so right after the Database is made.
  */
-export function trackPages(db: NamedDatabase): PageTracker | undefined {
+export function trackPages(db: NamedDatabase, pageSize: number, base?: BaseFile): PageTracker | undefined {
   if (!hooked || !db.filename) return undefined;
-  const pageSize = Number(db.exec('PRAGMA page_size')[0]?.values[0]?.[0] ?? 0);
-  if (!(pageSize > 0)) return undefined;
-  const tracker = new PageTracker(pageSize);
+  const tracker = new PageTracker(pageSize, base);
   fileWrites.track(db.filename, tracker);
   return tracker;
 }
@@ -236,7 +332,7 @@ export function probeTracking(open: () => NamedDatabase & { close(): void }): st
   if (!hooked) return 'the installed sql.js build is not one the page hook knows';
   const db = open();
   try {
-    const tracker = trackPages(db);
+    const tracker = trackPages(db, 4096);
     if (!tracker) return 'the page hook is not installed';
     const marker = 'svc-page-hook-probe';
     db.run(`CREATE TABLE probe (x TEXT); INSERT INTO probe VALUES ('${marker}')`);

@@ -9,6 +9,7 @@
 //
 // Whoever opens the database first finishes a `<db>.pages` it finds (step 2 again: writing the same
 // pages twice changes nothing) and drops a `<db>.pages.tmp` (a checkpoint that never committed).
+// A checkpoint that changed every page (a new database) writes `<db>.tmp` and renames it instead.
 //
 // Layout: header `SVCPAGE1`, page size, page count, entries (u32 big-endian each); per entry the page
 // number, the crc32 of the page and the page; trailer `SVCPEND1` and the entry count again.
@@ -51,13 +52,38 @@ function order(img: PageImage): number[] {
 export type PageStep = 'writing-redo' | 'redo-written' | 'applying' | 'applied';
 export type PageStepHook = (step: PageStep) => Promise<void>;
 
-/** Steps 1 to 3 above. */
+/** Steps 1 to 3 above; a checkpoint that changed every page writes a new file instead. */
 export async function checkpointPages(db: string, img: PageImage, at: PageStepHook = async () => {}): Promise<void> {
+  if (order(img).length === img.pageCount) return writeWhole(db, img);
   await writeRedo(db, img, at);
   await at('redo-written');
   await applyImage(db, img, at);
   await at('applied');
   await fs.promises.rm(pagesPath(db), { force: true });
+  await fsyncDir(path.dirname(db));
+}
+
+/** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */
+async function writeWhole(db: string, img: PageImage): Promise<void> {
+  const tmp = `${db}.tmp`;
+  try {
+    const fh = await fs.promises.open(tmp, 'w', 0o600);
+    try {
+      const nums = order(img);
+      for (let i = 0; i < nums.length; i += BATCH) {
+        const bufs = nums.slice(i, i + BATCH).map((n) => img.pages.get(n)!);
+        const { bytesWritten } = await fh.writev(bufs, i * img.pageSize);
+        if (bytesWritten !== bufs.length * img.pageSize) throw new Error(`short write to ${tmp}`);
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, db);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true }).catch(() => {});
+    throw err;
+  }
   await fsyncDir(path.dirname(db));
 }
 
@@ -145,6 +171,7 @@ export function readRedo(file: string, buf: Buffer): PageImage {
  */
 export async function recoverPages(db: string): Promise<boolean> {
   await fs.promises.rm(`${pagesPath(db)}.tmp`, { force: true });
+  await fs.promises.rm(`${db}.tmp`, { force: true });
   let buf: Buffer;
   try {
     buf = await fs.promises.readFile(pagesPath(db));

@@ -20,7 +20,8 @@ export function loadSql(): Promise<SqlJsStatic> {
   const wasm = () => fs.promises.readFile(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
   sqlModule ??= initSqlJs({ instantiateWasm: instantiateWithHook(wasm()) } as Parameters<typeof initSqlJs>[0])
     .then((SQL) => {
-      trackingProblem = probeTracking(() => new SQL.Database() as never);
+      const malloc = (SQL as unknown as { _malloc: (n: number) => number })._malloc;
+      trackingProblem = probeTracking(malloc, () => new SQL.Database() as never);
       return SQL;
     })
     .catch((err: unknown) => {

@@ -59,6 +59,8 @@ export interface SqliteStoreOptions {
   log?: (msg: string) => void;
   /** Test hooks that make journal writes or fsyncs fail. */
   faults?: JournalFaults;
+  /** Pages a checkpoint copies per turn (default 256; tests make writes land between batches). */
+  checkpointCopyBatch?: number;
   /** Checkpoints write only changed pages when sql.js allows (default); false writes whole images. */
   pageTracking?: boolean;
   /** Test hook at each step of a checkpoint of pages (page-file.ts): may wait, or throw as a crash would. */
@@ -119,6 +121,7 @@ export class SqliteStore implements Store, CheckpointHost {
       opts.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
       opts.workerCheckpointBytes ?? DEFAULT_WORKER_CHECKPOINT_BYTES,
       dbBytes,
+      opts.checkpointCopyBatch,
     );
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
   }

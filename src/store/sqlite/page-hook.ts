@@ -56,53 +56,117 @@ export interface BaseFile {
   size: number;
 }
 
-/** The copies of the pages written to one database file since they were last taken. */
+/** Reads one page of the in-memory file into `into` (page-size bytes). */
+type PageReader = (pgno: number, into: Uint8Array) => void;
+
+/**
+ * Which pages of one database file were written since the last checkpoint's snapshot. Their bytes
+ * stay in the in-memory file until a checkpoint copies them, in batches between turns; a write that
+ * lands on a page not yet copied first saves the snapshot's bytes of it (copy on write), so the
+ * checkpoint writes one consistent state without stopping writes.
+ */
 export class PageTracker {
-  private pages = new Map<number, Uint8Array>();
+  private dirty = new Set<number>();
   /** Every page written since the open: the in-memory file holds these, `base` the others. */
   private readonly written = new Set<number>();
+  /** Pages of the running snapshot not copied yet, and the snapshot's bytes of those overwritten since. */
+  private pending = new Set<number>();
+  private saved = new Map<number, Uint8Array>();
   /** Set when a write did not cover whole pages: the next checkpoint must write a whole image. */
   lost: string | undefined;
+  /** Pages saved by copy on write since the open (tests check the path ran). */
+  savedOnWrite = 0;
 
   constructor(
     readonly pageSize: number,
-    readonly base?: BaseFile,
+    readonly base: BaseFile | undefined,
+    private readonly readPage: PageReader,
   ) {}
 
-  /** Pages changed since the last take(). */
+  /** Pages changed since the last snapshot. */
   get size(): number {
-    return this.pages.size;
+    return this.dirty.size;
   }
 
-  record(position: number, bytes: Uint8Array): void {
-    const ps = this.pageSize;
-    if (position % ps !== 0 || bytes.length % ps !== 0) {
-      this.lost ??= `a write of ${bytes.length} bytes at ${position} is not whole pages of ${ps}`;
+  private pagesOf(position: number, length: number): [number, number] {
+    return [Math.floor(position / this.pageSize) + 1, Math.floor((position + length - 1) / this.pageSize) + 1];
+  }
+
+  /** Called before a write lands: keeps the snapshot's bytes of the pages it overwrites. */
+  beforeWrite(position: number, length: number): void {
+    if (this.pending.size === 0 || length === 0) return;
+    const [first, last] = this.pagesOf(position, length);
+    for (let pgno = first; pgno <= last; pgno++) {
+      if (!this.pending.delete(pgno)) continue;
+      const copy = new Uint8Array(this.pageSize);
+      this.readPage(pgno, copy);
+      this.saved.set(pgno, copy);
+      this.savedOnWrite++;
+    }
+  }
+
+  wrote(position: number, length: number): void {
+    if (position % this.pageSize !== 0 || length % this.pageSize !== 0) {
+      this.lost ??= `a write of ${length} bytes at ${position} is not whole pages of ${this.pageSize}`;
       return;
     }
-    for (let at = 0; at < bytes.length; at += ps) {
-      const pgno = (position + at) / ps + 1;
-      const page = bytes.subarray(at, at + ps);
-      const kept = this.pages.get(pgno);
-      if (kept) kept.set(page);
-      else this.pages.set(pgno, page.slice());
+    const [first, last] = this.pagesOf(position, length);
+    for (let pgno = first; pgno <= last; pgno++) {
+      this.dirty.add(pgno);
       this.written.add(pgno);
     }
   }
 
   truncate(length: number): void {
     const last = Math.ceil(length / this.pageSize);
-    for (const pgno of this.pages.keys()) if (pgno > last) this.pages.delete(pgno);
+    if ([...this.pending].some((pgno) => pgno > last)) this.lost ??= 'the file was cut during a checkpoint';
+    for (const set of [this.dirty, this.written]) for (const pgno of set) if (pgno > last) set.delete(pgno);
     // Pages past the end read as zeros from now on, wherever they were.
-    for (const pgno of this.written) if (pgno > last) this.written.delete(pgno);
     if (this.base && this.base.size > length) this.base.size = length;
+  }
+
+  /** Starts a checkpoint's snapshot: the pages changed since the last one, in file order. */
+  snapshot(): number[] {
+    const nums = [...this.dirty].sort((a, b) => a - b);
+    this.pending = this.dirty;
+    this.dirty = new Set();
+    this.saved = new Map();
+    return nums;
+  }
+
+  /** The snapshot's bytes of these pages (each copied once; call between turns). */
+  copy(nums: number[]): Uint8Array[] {
+    return nums.map((pgno) => {
+      const kept = this.saved.get(pgno);
+      if (kept) {
+        this.saved.delete(pgno);
+        return kept;
+      }
+      this.pending.delete(pgno);
+      const page = new Uint8Array(this.pageSize);
+      this.readPage(pgno, page);
+      return page;
+    });
+  }
+
+  /** Ends the snapshot; `failed` pages (a checkpoint that did not finish) count as changed again. */
+  release(failed?: number[]): void {
+    this.pending = new Set();
+    this.saved = new Map();
+    for (const pgno of failed ?? []) this.dirty.add(pgno);
+  }
+
+  /** Forgets every change (a whole image of the database was just written). */
+  reset(): void {
+    this.release();
+    this.dirty = new Set();
+    this.lost = undefined;
   }
 
   /** Whether every byte of [position, position + length) is in the base file, in pages not written since. */
   readsFromBase(position: number, length: number): boolean {
     if (!this.base || position + length > this.base.size) return false;
-    const first = Math.floor(position / this.pageSize) + 1;
-    const last = Math.floor((position + length - 1) / this.pageSize) + 1;
+    const [first, last] = this.pagesOf(position, length);
     for (let pgno = first; pgno <= last; pgno++) if (this.written.has(pgno)) return false;
     return true;
   }
@@ -124,18 +188,6 @@ export class PageTracker {
       at = pageEnd;
     }
   }
-
-  /** Hands over the changed pages (page number -> bytes, never written to again) and starts afresh. */
-  take(): Map<number, Uint8Array> {
-    const taken = this.pages;
-    this.pages = new Map();
-    return taken;
-  }
-
-  /** Gives back pages a failed checkpoint took; pages written since keep their newer bytes. */
-  putBack(taken: Map<number, Uint8Array>): void {
-    for (const [pgno, page] of taken) if (!this.pages.has(pgno)) this.pages.set(pgno, page);
-  }
 }
 
 function readFully(fd: number, into: Uint8Array, position: number): void {
@@ -147,25 +199,45 @@ function readFully(fd: number, into: Uint8Array, position: number): void {
   }
 }
 
+/** Where the hook keeps the arguments of its own reads, inside the wasm memory. */
+interface Scratch {
+  iov: number;
+  out: number;
+  page: number;
+  size: number;
+}
+
+type Rw = (fd: number, iovs: number, n: number, out: number) => number;
+type Seek = (fd: number, off: bigint, whence: number, out: number) => number;
+
 /** The wrapped file-system imports of one sql.js module instance (one per thread). */
 class FileWrites {
   private memory: WasmMemory | undefined;
   private bytes = new Uint8Array(0);
+  private malloc: ((n: number) => number) | undefined;
+  private scratch: Scratch | undefined;
   private readonly fdFile = new Map<number, string>();
+  private readonly fileFd = new Map<string, number>();
   private readonly fdPosition = new Map<number, number>();
   private readonly trackers = new Map<string, PageTracker>();
+  private seek: Seek | undefined;
+  private read: Rw | undefined;
 
-  /** Replaces the imports SQLite writes through with ones that also report to trackers. */
+  /** Replaces the imports SQLite reads and writes through with ones that also serve trackers. */
   wrap(imports: Record<string, ImportFn>, names: ImportNames): void {
     const openat = imports[names.openat] as (dirfd: number, p: number, flags: number, va: number) => number;
-    const seek = imports[names.seek] as (fd: number, off: bigint, whence: number, out: number) => number;
-    const write = imports[names.write] as (fd: number, iovs: number, n: number, out: number) => number;
-    const read = imports[names.read] as (fd: number, iovs: number, n: number, out: number) => number;
+    const seek = imports[names.seek] as Seek;
+    const write = imports[names.write] as Rw;
+    const read = imports[names.read] as Rw;
     const truncate = imports[names.truncate] as (fd: number, len: bigint) => number;
+    this.seek = seek;
+    this.read = read;
     imports[names.openat] = ((dirfd: number, p: number, flags: number, va: number) => {
       const fd = openat(dirfd, p, flags, va);
       if (fd >= 0) {
-        this.fdFile.set(fd, path.posix.basename(this.cString(p)));
+        const file = path.posix.basename(this.cString(p));
+        this.fdFile.set(fd, file);
+        this.fileFd.set(file, fd);
         this.fdPosition.set(fd, 0);
       }
       return fd;
@@ -176,9 +248,15 @@ class FileWrites {
       return r;
     }) as ImportFn;
     imports[names.write] = ((fd: number, iovs: number, n: number, out: number) => {
-      const r = write(fd, iovs, n, out);
       const tracker = this.trackers.get(this.fdFile.get(fd) ?? '');
-      if (r === 0 && tracker) this.wrote(tracker, fd, iovs, n, out);
+      const position = this.fdPosition.get(fd) ?? 0;
+      if (tracker) tracker.beforeWrite(position, this.iovBytes(iovs, n));
+      const r = write(fd, iovs, n, out);
+      if (r === 0 && tracker) {
+        const done = new DataView(this.heap().buffer).getUint32(out, true);
+        tracker.wrote(position, done);
+        this.fdPosition.set(fd, position + done);
+      }
       return r;
     }) as ImportFn;
     imports[names.read] = ((fd: number, iovs: number, n: number, out: number) => {
@@ -188,7 +266,7 @@ class FileWrites {
       // file's own position does not matter.)
       if (tracker?.base && n === 1 && this.readBase(tracker, fd, iovs, out)) return 0;
       const r = read(fd, iovs, n, out);
-      if (r === 0 && tracker?.base) this.read(tracker, fd, iovs, n, out);
+      if (r === 0 && tracker?.base) this.eachIov(fd, iovs, n, out, (position, bytes) => tracker.fill(position, bytes));
       return r;
     }) as ImportFn;
     imports[names.truncate] = ((fd: number, len: bigint) => {
@@ -202,8 +280,15 @@ class FileWrites {
     this.memory = Object.values(exports).find((v): v is WasmMemory => v instanceof wasmApi.Memory);
   }
 
-  track(file: string, tracker: PageTracker): void {
+  /** The module's allocator (for the hook's own reads of the in-memory file). */
+  useMalloc(malloc: (n: number) => number): void {
+    this.malloc = malloc;
+  }
+
+  track(file: string, pageSize: number, base: BaseFile | undefined): PageTracker {
+    const tracker = new PageTracker(pageSize, base, (pgno, into) => this.readPage(file, pgno, into));
     this.trackers.set(file, tracker);
+    return tracker;
   }
 
   untrack(file: string): void {
@@ -212,12 +297,38 @@ class FileWrites {
     if (base) fs.closeSync(base.fd);
   }
 
-  private wrote(tracker: PageTracker, fd: number, iovs: number, n: number, out: number): void {
-    this.eachIov(fd, iovs, n, out, (position, bytes) => tracker.record(position, bytes));
+  /**
+   * Reads one page of the in-memory file through the unwrapped imports, then puts the file's
+   * position back where sqlite left it (a copy on write runs in the middle of sqlite's write).
+   */
+  private readPage(file: string, pgno: number, into: Uint8Array): void {
+    const fd = this.fileFd.get(file);
+    if (fd === undefined) throw new Error(`page hook: ${file} is not open`);
+    const s = this.scratchFor(into.length);
+    const view = new DataView(this.heap().buffer);
+    view.setUint32(s.iov, s.page, true);
+    view.setUint32(s.iov + 4, into.length, true);
+    const ok = this.seek!(fd, BigInt((pgno - 1) * into.length), 0, s.out) === 0 && this.read!(fd, s.iov, 1, s.out) === 0;
+    const got = new DataView(this.heap().buffer).getUint32(s.out, true);
+    this.seek!(fd, BigInt(this.fdPosition.get(fd) ?? 0), 0, s.out);
+    if (!ok || got !== into.length) throw new Error(`page hook: page ${pgno} of ${file} could not be read`);
+    into.set(this.heap().subarray(s.page, s.page + into.length));
   }
 
-  private read(tracker: PageTracker, fd: number, iovs: number, n: number, out: number): void {
-    this.eachIov(fd, iovs, n, out, (position, bytes) => tracker.fill(position, bytes));
+  private scratchFor(size: number): Scratch {
+    if (this.scratch && this.scratch.size >= size) return this.scratch;
+    if (!this.malloc) throw new Error('page hook: no allocator');
+    const at = this.malloc(16 + size);
+    this.scratch = { iov: at, out: at + 8, page: at + 16, size };
+    return this.scratch;
+  }
+
+  /** Bytes the iovecs of one call describe. */
+  private iovBytes(iovs: number, n: number): number {
+    const view = new DataView(this.heap().buffer);
+    let total = 0;
+    for (let k = 0; k < n; k++) total += view.getUint32(iovs + 8 * k + 4, true);
+    return total;
   }
 
   /** Serves one read from the base file alone when none of its pages was written since the open. */
@@ -234,7 +345,7 @@ class FileWrites {
     return true;
   }
 
-  /** Walks the buffers one read or write moved (the count at `out`), advancing the fd's position. */
+  /** Walks the buffers one read moved (the count at `out`), advancing the fd's position. */
   private eachIov(fd: number, iovs: number, n: number, out: number, each: (position: number, bytes: Uint8Array) => void): void {
     const heap = this.heap();
     const view = new DataView(heap.buffer);
@@ -315,9 +426,7 @@ export function canTrackPages(): boolean {
  */
 export function trackPages(db: NamedDatabase, pageSize: number, base?: BaseFile): PageTracker | undefined {
   if (!hooked || !db.filename) return undefined;
-  const tracker = new PageTracker(pageSize, base);
-  fileWrites.track(db.filename, tracker);
-  return tracker;
+  return fileWrites.track(db.filename, pageSize, base);
 }
 
 export function untrackPages(db: NamedDatabase): void {
@@ -328,15 +437,17 @@ export function untrackPages(db: NamedDatabase): void {
  * Whether tracking works on this build: a probe database written once must show its header page and
  * the probe row among the tracked pages. Run once per thread after loading sql.js.
  */
-export function probeTracking(open: () => NamedDatabase & { close(): void }): string | undefined {
+export function probeTracking(malloc: (n: number) => number, open: () => NamedDatabase & { close(): void }): string | undefined {
   if (!hooked) return 'the installed sql.js build is not one the page hook knows';
+  fileWrites.useMalloc(malloc);
   const db = open();
   try {
     const tracker = trackPages(db, 4096);
     if (!tracker) return 'the page hook is not installed';
     const marker = 'svc-page-hook-probe';
     db.run(`CREATE TABLE probe (x TEXT); INSERT INTO probe VALUES ('${marker}')`);
-    const pages = [...tracker.take().values()];
+    const pages = tracker.copy(tracker.snapshot());
+    tracker.release();
     const header = pages.some((p) => Buffer.from(p.subarray(0, 16)).toString('latin1') === 'SQLite format 3\0');
     const row = pages.some((p) => Buffer.from(p).includes(marker));
     if (tracker.lost) return tracker.lost;

@@ -100,11 +100,12 @@ export interface LazyImage {
   fd: number;
   size: number;
   pageSize: number;
-  /** Zeros: untouched pages cost no memory, so the headroom is generous (the database's size again). */
+  /** Zeros: untouched pages cost no memory, so the headroom is generous (1 GiB, or the database's size). */
   data: Buffer;
 }
 
-const LAZY_MIN_HEADROOM = 256 * 1024 * 1024;
+/** Headroom of a file opened on demand: growth past it costs one copy of the whole in-memory file. */
+const LAZY_MIN_HEADROOM = 1024 * 1024 * 1024;
 
 /**
  * Opens the database file for reading pages on demand instead of loading it: undefined when there

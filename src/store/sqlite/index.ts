@@ -34,7 +34,8 @@ import { applyOps } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
-import { loadSql, openLazyImage, pageTrackingProblem, readImage } from './image.js';
+import type { SqlJsStatic } from 'sql.js';
+import { loadSql, openLazyImage, pageTrackingProblem, readImage, writeFileDurably } from './image.js';
 import type { PageStepHook } from './page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
@@ -69,6 +70,25 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WORKER_CHECKPOINT_BYTES = 32 * 1024 * 1024;
+
+/** A new database with the current schema, as a file image. */
+function emptyImage(SQL: SqlJsStatic): Uint8Array {
+  const db = new SQL.Database();
+  try {
+    configure(db);
+    migrate(db);
+    return db.export();
+  } finally {
+    db.close();
+  }
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  return fs.promises.access(file).then(
+    () => true,
+    () => false,
+  );
+}
 
 /** The page size a database image's header gives (sqlite's default for a new one). */
 function pageSizeOf(data: Uint8Array | undefined): number {
@@ -145,6 +165,10 @@ export class SqliteStore implements Store, CheckpointHost {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     // With page tracking the file is read on demand (page-hook.ts); without, it is loaded whole.
     const track = opts.pageTracking !== false && canTrackPages();
+    // A new store starts from a migrated empty file, so it too is opened with headroom: sql.js grows
+    // a full in-memory file by copying it, at a cost per commit that grows with each write.
+    // (Journals without a file replay onto it as they would onto a new database.)
+    if (track && !(await fileExists(file))) await writeFileDurably(file, emptyImage(SQL));
     const lazy = track ? await openLazyImage(file) : undefined;
     const image = lazy ? { data: lazy.data, size: lazy.size } : await readImage(file);
     const db = new Db(image ? new SQL.Database(image.data) : new SQL.Database());

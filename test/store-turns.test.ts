@@ -196,6 +196,17 @@ test('writes of later turns join the transaction while a group fsync is in fligh
   assert.equal((await b.listRooms()).map((r) => r.id), ['r2']);
 });
 
+test('an insert whose id was minted skips the existence read; the unique key still refuses a collision', async () => {
+  const a = await open();
+  await a.write([room('r1'), ...send(msg('m1'))]);
+  const minted = (m: Message): WriteOp[] => send(m).map((op) => ({ ...op, minted: true }) as MessageInsertOp);
+  assert.equal(await outcomes([a.write(minted(msg('m1'))), a.write(minted(msg('m2')))]), ['conflict', 'ok']);
+  // Without the flag a stored id is a retry, answered with the stored message.
+  const again = await a.write(send(msg('m1')));
+  assert.is((again.outcomes[0] as { status: string }).status, 'exists');
+  assert.equal(await messagesOf(a), ['m1', 'm2']);
+});
+
 test('a frame built from pieces is the line encodeRecord makes of the joined JSON', () => {
   const f = new FrameBuilder();
   for (const pieces of [['{"a":', '"é🦜"', '}'], ['{"x":[', JSON.stringify('ü'.repeat(40000)), ']}'], ['{}']]) {

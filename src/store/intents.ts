@@ -192,7 +192,7 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
 
 function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => void): OpOutcome {
   const id = op.record.message.id;
-  if (view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
+  if (!op.minted && view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
   const at = op.record.message.created_at;
   let thread_created = false;
   let dm_created = false;

@@ -1,5 +1,6 @@
-// The sqlite store applies every write of one event-loop turn in one transaction (committed once)
-// and undoes a failed write by replaying the turn's earlier writes. These tests start writes in
+// The sqlite store applies every write of one event-loop turn in one transaction (committed once;
+// while a group fsync is in flight, once before the next one) and undoes a failed write by
+// replaying the transaction's earlier writes. These tests start writes in
 // the same turn (no await between them) and check that only the failed one is missing, in memory
 // and after a reopen, and that room and agent reads follow writes and rollbacks.
 
@@ -171,6 +172,39 @@ test('the event JSON a write leaves for live streams is exactly the JSON of the 
   await a.write([...events.map((event) => ({ op: 'event.append' as const, event })), { ...(send(m2)[0] as MessageInsertOp), event: sameBatch }]);
   for (const e of [...events, sameBatch]) assert.is(jsonOf(e), JSON.stringify(e));
   assert.equal((await a.eventsAfter(1, 10)).map((e) => e.event), [...events, sameBatch]);
+});
+
+test('writes of later turns join the transaction while a group fsync is in flight, and a failure there keeps them', async () => {
+  let failNext = false;
+  const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
+  const tick = () => new Promise((r) => setImmediate(r));
+  const first = a.write(send(msg('m1')));
+  while (!a.journal.syncing) await tick();
+  // Turns after the one of m1, while its fdatasync runs: their transaction stays open until the next group.
+  const second = a.write([room('r2'), ...send(msg('m2'))]);
+  await tick();
+  failNext = true;
+  const third = a.write([room('lost'), ...send(msg('m3'))]);
+  const fourth = a.write(send(msg('m4', 'r2')));
+  assert.equal(await outcomes([first, second, third, fourth]), ['ok', 'ok', 'unavailable', 'ok']);
+  assert.equal(await messagesOf(a), ['m1', 'm2', 'm4']);
+  assert.is(await a.getRoom('lost'), undefined);
+  assert.is((await a.getRoom('r2'))?.id, 'r2');
+  await a.close();
+  const b = await open();
+  assert.equal(await messagesOf(b), ['m1', 'm2', 'm4']);
+  assert.equal((await b.listRooms()).map((r) => r.id), ['r2']);
+});
+
+test('an insert whose id was minted skips the existence read; the unique key still refuses a collision', async () => {
+  const a = await open();
+  await a.write([room('r1'), ...send(msg('m1'))]);
+  const minted = (m: Message): WriteOp[] => send(m).map((op) => ({ ...op, minted: true }) as MessageInsertOp);
+  assert.equal(await outcomes([a.write(minted(msg('m1'))), a.write(minted(msg('m2')))]), ['conflict', 'ok']);
+  // Without the flag a stored id is a retry, answered with the stored message.
+  const again = await a.write(send(msg('m1')));
+  assert.is((again.outcomes[0] as { status: string }).status, 'exists');
+  assert.equal(await messagesOf(a), ['m1', 'm2']);
 });
 
 test('a frame built from pieces is the line encodeRecord makes of the joined JSON', () => {

@@ -1,10 +1,11 @@
 // Scenario 1 alone, repeated: svc and the baseline alternately, `rounds` times, one table of CPU
 // per message, rate and latency. On a shared machine CPU per message is the figure to compare.
 //
-//   node --import tsx bench/tools/ingest.ts [rounds=3] [seconds=10] [--svc-only] [--ab OTHER/bin/svc.js]
+//   node --import tsx bench/tools/ingest.ts [rounds=3] [seconds=10] [--svc-only] [--ab OTHER/bin/svc.js] [--clients N]
 //
 // --ab adds a second svc build (another checkout's bin/svc.js, built) to every round, so two
-// trees are compared under the same machine load.
+// trees are compared under the same machine load. --clients (default 50) sets the concurrency: with
+// few clients each message is nearly its own group commit, so per-message costs vary less with load.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,11 +19,12 @@ import { runIngest, type IngestResult } from '../scenarios/live.js';
 
 const argv = process.argv.slice(2);
 const abBin = argv.includes('--ab') ? path.resolve(argv[argv.indexOf('--ab') + 1]!) : undefined;
-const args = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--ab');
+const clients = argv.includes('--clients') ? Number(argv[argv.indexOf('--clients') + 1]) : FULL.ingest.clients;
+const args = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--ab' && argv[i - 1] !== '--clients');
 const svcOnly = argv.includes('--svc-only');
 const rounds = Number(args[0] ?? 3);
 const seconds = Number(args[1] ?? 10);
-const sizes: Sizes = { ...FULL, ingest: { clients: FULL.ingest.clients, seconds } };
+const sizes: Sizes = { ...FULL, ingest: { clients, seconds } };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-ingest-'));
 const note = (m: string) => process.stderr.write(`note: ${m}\n`);
 

@@ -106,6 +106,11 @@ export class Broker {
     this.scheduleFlush();
   }
 
+  /** Queued subscribers (the only ones that ask for an event's audience). */
+  get queuedSize(): number {
+    return this.queued.size;
+  }
+
   /** Subscribers of both kinds. */
   get size(): number {
     return this.subscribers.size + this.queued.size;

@@ -42,7 +42,10 @@ export class FeedPump {
   private async publish(events: StoredEvent[]): Promise<void> {
     for (const p of this.preparers) {
       try {
-        await p(events);
+        // Awaited only when it is a promise: a preparer that returns nothing is followed by the
+        // publication in the same synchronous step (the live hub relies on it).
+        const ready = p(events);
+        if (ready) await ready;
       } catch (err) {
         // Published anyway: a missing preparation costs a subscriber an event, a stall costs all.
         this.onError(err as Error);

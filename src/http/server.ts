@@ -9,9 +9,9 @@ import type { NetworkContext } from '../network/context.js';
 import { newId } from '../protocol/ids.js';
 import { check, compileRequestSchemas } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
-import { admitCaller } from './gate.js';
+import { admitCaller, type GateRequest } from './gate.js';
 import { sendError, sendJson, toAppError } from './respond.js';
-import type { RequestContext, Router } from './router.js';
+import type { RequestContext, Route, Router } from './router.js';
 
 export interface HttpDeps {
   net: NetworkContext;
@@ -57,6 +57,19 @@ export { principalOf } from './gate.js';
 export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   // At boot, not on the first request of each kind (a compile takes ~100 ms).
   compileRequestSchemas();
+  const gates = new WeakMap<Route, GateRequest>();
+  const gateOf = (route: Route): GateRequest => {
+    let g = gates.get(route);
+    if (!g) {
+      g = {
+        ...(route.action ? { action: route.action } : {}),
+        ...(route.lenientAuth ? { lenientAuth: true } : {}),
+        ...(route.precheck ? { precheck: () => route.precheck!(deps.net) } : {}),
+      };
+      gates.set(route, g);
+    }
+    return g;
+  };
   return (req, res) => {
     const started = performance.now();
     const given = req.headers['x-request-id'];
@@ -64,7 +77,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     res.setHeader('x-request-id', requestId);
     const state: RequestState = { route: 'unmatched' };
     res.on('finish', () => deps.observe?.(state.route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
-    handle(deps, req, res, requestId, state).catch((err: unknown) => {
+    handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
       const { error, internal } = toAppError(err);
       if (internal) deps.net.log('error', 'request failed', { request_id: requestId, method: req.method, path: safePath(req), error: String((err as Error)?.stack ?? err) });
       sendError(res, error, requestId);
@@ -93,18 +106,17 @@ export function parseTarget(target: string): { pathname: string; url?: URL } {
   return { pathname: url.pathname, url };
 }
 
-async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
+/** What the admission gate asks of a route, built once per route (not per request). */
+type GateOf = (route: Route) => GateRequest;
+
+async function handle(deps: HttpDeps, gateOf: GateOf, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
   const { pathname, url } = parseTarget(req.url ?? '/');
   const m = deps.router.match(req.method ?? 'GET', pathname);
   if (m.kind === 'none') throw new AppError('not_found', `no route for ${pathname}`);
   if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
   const route = m.route;
   state.route = route.path;
-  const principal = await admitCaller(deps, deps.net.config.auth, req, {
-    ...(route.action ? { action: route.action } : {}),
-    ...(route.lenientAuth ? { lenientAuth: true } : {}),
-    ...(route.precheck ? { precheck: () => route.precheck!(deps.net) } : {}),
-  });
+  const principal = await admitCaller(deps, deps.net.config.auth, req, gateOf(route));
 
   let body: unknown;
   if (route.schema) {

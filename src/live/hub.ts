@@ -56,6 +56,15 @@ export class LiveHub {
     );
   };
 
+  /**
+   * The feed pump's preparer. Only queued subscribers (streams, attachments) ask for the audience
+   * of a published event, and a queued subscriber gets only what is published after it opened:
+   * with none open, nothing is read. It answers synchronously then, and the pump publishes in the
+   * same step, so no subscriber can open in between.
+   */
+  readonly preparePublished = (events: readonly StoredEvent[]): Promise<void> | undefined =>
+    this.net.broker.queuedSize === 0 ? undefined : this.prepare(events);
+
   /** The audience of a prepared event. */
   audienceOf(e: StoredEvent): Audience {
     return this.audiences.get(e) ?? UNKNOWN_AUDIENCE;

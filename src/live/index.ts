@@ -14,7 +14,7 @@ export const liveFeature: FeatureFactory = (app) => {
   let bound: { host: string; port: number } | undefined;
   return {
     routes: [sseRoute(hub)],
-    prepare: hub.prepare,
+    prepare: hub.preparePublished,
     upgrade: attachUpgrade(hub, app.http, () => bound),
     started: (addr) => {
       bound = addr;

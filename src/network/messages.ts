@@ -225,6 +225,7 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   const op: MessageInsertOp = {
     op: 'message.insert',
     record: { message, conv, event_id: created.id },
+    ...(req.id === undefined ? { minted: true } : {}),
     event: created,
     artifacts: artifactsOf(net, message),
     ...(placed.thread ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } } : {}),

@@ -192,7 +192,7 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
 
 function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => void): OpOutcome {
   const id = op.record.message.id;
-  if (view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
+  if (!op.minted && view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
   const at = op.record.message.created_at;
   let thread_created = false;
   let dm_created = false;
@@ -249,42 +249,45 @@ function changeMembers(room: RoomRecord, add: readonly string[], remove: readonl
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The base state with the batch's earlier effects laid over it. */
+/**
+ * The base state with the batch's earlier effects laid over it. Each map is made on first use:
+ * most batches are one message, which needs one of them.
+ */
 class Overlay implements StateView {
-  private readonly rooms_ = new Map<string, RoomRecord>();
-  private readonly agents = new Map<string, AgentRecord | null>();
-  private readonly messages = new Map<string, MessageRecord>();
-  private readonly threads = new Map<string, ThreadRecord>();
-  private readonly dms = new Map<string, DmRecord>();
-  private readonly pairings = new Map<string, PairingState | null>();
+  private rooms_: Map<string, RoomRecord> | undefined;
+  private agents: Map<string, AgentRecord | null> | undefined;
+  private messages: Map<string, MessageRecord> | undefined;
+  private threads: Map<string, ThreadRecord> | undefined;
+  private dms: Map<string, DmRecord> | undefined;
+  private pairings: Map<string, PairingState | null> | undefined;
 
   constructor(private readonly base: StateView) {}
 
   note(e: Effect): void {
     switch (e.op) {
       case 'room.put':
-        this.rooms_.set(e.room.id, e.room);
+        (this.rooms_ ??= new Map()).set(e.room.id, e.room);
         break;
       case 'agent.put':
-        this.agents.set(e.agent.id, e.agent);
+        (this.agents ??= new Map()).set(e.agent.id, e.agent);
         break;
       case 'agent.delete':
-        this.agents.set(e.id, null);
+        (this.agents ??= new Map()).set(e.id, null);
         break;
       case 'message.insert':
-        this.messages.set(e.record.message.id, e.record);
+        (this.messages ??= new Map()).set(e.record.message.id, e.record);
         break;
       case 'thread.put':
-        this.threads.set(e.thread.id, e.thread);
+        (this.threads ??= new Map()).set(e.thread.id, e.thread);
         break;
       case 'dm.put':
-        this.dms.set(e.dm.id, e.dm);
+        (this.dms ??= new Map()).set(e.dm.id, e.dm);
         break;
       case 'pairing.put':
-        this.pairings.set(e.pairing_id, e.state);
+        (this.pairings ??= new Map()).set(e.pairing_id, e.state);
         break;
       case 'pairing.delete':
-        this.pairings.set(e.pairing_id, null);
+        (this.pairings ??= new Map()).set(e.pairing_id, null);
         break;
       default:
         break;
@@ -292,39 +295,40 @@ class Overlay implements StateView {
   }
 
   room(id: string): RoomRecord | undefined {
-    return this.rooms_.get(id) ?? this.base.room(id);
+    return this.rooms_?.get(id) ?? this.base.room(id);
   }
 
   rooms(): RoomRecord[] {
-    if (this.rooms_.size === 0) return this.base.rooms();
-    const out = this.base.rooms().map((r) => this.rooms_.get(r.id) ?? r);
-    for (const r of this.rooms_.values()) if (!out.some((x) => x.id === r.id)) out.push(r);
+    const mine = this.rooms_;
+    if (!mine || mine.size === 0) return this.base.rooms();
+    const out = this.base.rooms().map((r) => mine.get(r.id) ?? r);
+    for (const r of mine.values()) if (!out.some((x) => x.id === r.id)) out.push(r);
     return out.filter((r) => !r.removed_at);
   }
 
   agent(id: string): AgentRecord | undefined {
-    const a = this.agents.get(id);
+    const a = this.agents?.get(id);
     return a === null ? undefined : (a ?? this.base.agent(id));
   }
 
   hasMessage(id: string): boolean {
-    return this.messages.has(id) || this.base.hasMessage(id);
+    return this.messages?.has(id) === true || this.base.hasMessage(id);
   }
 
   message(id: string): MessageRecord | undefined {
-    return this.messages.get(id) ?? this.base.message(id);
+    return this.messages?.get(id) ?? this.base.message(id);
   }
 
   thread(id: string): ThreadRecord | undefined {
-    return this.threads.get(id) ?? this.base.thread(id);
+    return this.threads?.get(id) ?? this.base.thread(id);
   }
 
   dm(id: string): DmRecord | undefined {
-    return this.dms.get(id) ?? this.base.dm(id);
+    return this.dms?.get(id) ?? this.base.dm(id);
   }
 
   pairing(id: string): PairingState | undefined {
-    const s = this.pairings.get(id);
+    const s = this.pairings?.get(id);
     return s === null ? undefined : (s ?? this.base.pairing(id));
   }
 }

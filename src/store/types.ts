@@ -176,6 +176,11 @@ export interface AgentRemoveOp {
 export interface MessageInsertOp {
   op: 'message.insert';
   record: MessageRecord;
+  /**
+   * The message id was minted for this insert (not given by a client): no stored message can have
+   * it, so the existence check is skipped. The store's unique key still refuses a collision.
+   */
+  minted?: boolean;
   /** Appended after the message; its `message` is the message. */
   event: ServiceEvent;
   artifacts: Artifact[];

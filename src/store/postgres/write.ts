@@ -110,7 +110,8 @@ function idsOf(ops: readonly WriteOp[]) {
         allRooms = true;
         break;
       case 'message.insert':
-        messages.add(op.record.message.id);
+        // A minted id cannot be stored yet (the primary key still refuses a collision).
+        if (!op.minted) messages.add(op.record.message.id);
         if (op.thread) threads.add(op.thread.id);
         if (op.dm) dms.add(op.dm.id);
         break;

@@ -135,7 +135,8 @@ export class SqliteStore implements Store, CheckpointHost {
   ) {
     this.journal = new JournalWriter(opts.faults);
     this.reads = new SqliteReads(db);
-    this.turn = new Turn(db, (m) => this.log(m), () => this.reads.forgetAll());
+    this.turn = new Turn(db, (m) => this.log(m), () => this.reads.forgetAll(), () => this.journal.syncing);
+    this.journal.beforeSync = () => this.turn.commit();
     this.checkpointer = new Checkpointer(
       this,
       opts.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,

@@ -255,7 +255,15 @@ export class JournalWriter {
   private flight: Promise<void> | undefined;
   private scheduled = false;
 
+  /** Called just before a group fdatasync starts (the store commits its open transaction there). */
+  beforeSync: (() => void) | undefined;
+
   constructor(private readonly faults: JournalFaults = {}) {}
+
+  /** Whether a group fdatasync is in flight: records appended now wait for the next one. */
+  get syncing(): boolean {
+    return this.flight !== undefined;
+  }
 
   /** Starts appending to `file` (generation `gen`), keeping `size` bytes of it. Synchronous. */
   switchTo(gen: number, file: string, size = 0): void {
@@ -386,6 +394,7 @@ export class JournalWriter {
 
   private run(): void {
     if (this.flight || this.waiters.length === 0) return;
+    this.beforeSync?.();
     const target = this.appended;
     // Every waiting group is covered by this fdatasync; later syncs start a new group.
     this.open = undefined;

@@ -1,7 +1,10 @@
 // The per-turn transaction of the sqlite backend. Every write of one event-loop turn is applied in
 // one transaction, committed once after them (a COMMIT writes each changed page to the in-memory
-// file: once per turn instead of once per write). Writes are visible to reads at once either way,
-// and durability is the journal's. A write that fails after changing the database is undone by
+// file: once per turn instead of once per write). While a group fdatasync is in flight, nothing
+// written since can be acknowledged before the next one starts, so the transaction stays open
+// across turns until then (the journal calls commit just before it starts the fdatasync): one
+// COMMIT per group commit. Writes are visible to reads at once either way, and durability is the
+// journal's. A write that fails after changing the database is undone by
 // rolling the turn back and applying the turn's earlier writes again: failures are rare, and this
 // keeps savepoints (two more statements) off every write.
 
@@ -21,6 +24,8 @@ export class Turn {
     private readonly log: (msg: string) => void,
     /** Called whenever the database may differ from what reads cached. */
     private readonly invalidate: () => void,
+    /** Whether the journal will call commit before the next fdatasync (one is in flight). */
+    private readonly syncing: () => boolean = () => false,
   ) {}
 
   /** Opens the turn's transaction unless open; throws once the store is broken. */
@@ -32,14 +37,18 @@ export class Turn {
     setImmediate(this.end);
   }
 
-  private readonly end = (): void => this.commit();
+  private readonly end = (): void => {
+    // Every write of the turn waits for the journal's next group, which commits first.
+    if (this.writes.length > 0 && this.syncing()) return;
+    this.commit();
+  };
 
   /** Records a write applied in the open turn (for undo). */
   applied(jops: JournalOp[], bodies: (string | undefined)[]): void {
     this.writes.push({ jops, bodies });
   }
 
-  /** Commits the turn's transaction; called at the end of the turn and before exports and close. */
+  /** Commits the open transaction; called at the end of a turn, before a group fdatasync, and before exports and close. */
   commit(): void {
     if (!this.isOpen) return;
     this.isOpen = false;

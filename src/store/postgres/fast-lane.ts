@@ -1,8 +1,11 @@
 // Group commit for the common write: batches that decide nothing on stored state but the novelty
 // of their room messages (write.ts `optimistic`). While one group's statement is in flight, the
-// batches that arrive wait and then go together as the next group: one statement, one COMMIT and
-// one WAL flush for all of them (a prepared one when the group only appends: append-sql.ts). Commits are serialized by the event counter row anyway, so
-// grouping is what lets throughput grow with concurrency. A group in which some message id is
+// batches that arrive wait and then go together as the next group: one statement (a prepared one
+// when the group only appends: append-sql.ts), one COMMIT and one WAL flush for all of them.
+// Commits are serialized by the event counter row anyway, so grouping is what lets throughput
+// grow with concurrency. (Two groups in flight at once were tried: the second waits for the
+// counter row in the database instead of here, but groups come out smaller, and on a host short
+// of CPU the extra commits cost more than the overlap gains.) A group in which some message id is
 // already stored fails on its key as a whole; its batches then go the long way one by one, which
 // reports `exists` for the stored one.
 
@@ -26,18 +29,9 @@ interface Pending {
 const MAX_EFFECTS = 1500;
 const NONE = { rooms: new Set<string>(), agents: new Set<string>(), threads: new Set<string>(), dms: new Set<string>(), pairings: new Set<string>() };
 
-/**
- * Groups in flight at once. The second waits in the database for the first's counter row lock, so
- * it runs the moment the first commits instead of after the first's answer came back and it was
- * sent: the round trip and the wait for this event loop leave the serialized part of a commit.
- */
-const DEPTH = 2;
-
 export class FastLane {
   private queue: Pending[] = [];
-  private inFlight = 0;
-  /** Message ids of the groups in flight: a group holding one of them waits (see pump). */
-  private readonly flying = new Map<string, number>();
+  private running = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -47,32 +41,21 @@ export class FastLane {
   write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ ops, expect, resolve, reject });
-      this.pump();
+      if (!this.running) void this.drain();
     });
   }
 
-  private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < DEPTH) {
-      let n = 0;
-      let effects = 0;
-      while (n < this.queue.length && (n === 0 || effects + this.queue[n]!.ops.length * 3 <= MAX_EFFECTS)) effects += this.queue[n++]!.ops.length * 3;
-      // A retry of a message whose first send is in flight would wait in the database on that
-      // group's key while holding the counter row the first one waits for (a deadlock the
-      // database breaks after a second): it goes after the first group instead.
-      const ids = this.queue.slice(0, n).flatMap((p) => p.ops.flatMap((op) => (op.op === 'message.insert' ? [op.record.message.id] : [])));
-      if (ids.some((id) => this.flying.has(id))) return;
-      const batch = this.queue.splice(0, n);
-      this.inFlight++;
-      for (const id of ids) this.flying.set(id, (this.flying.get(id) ?? 0) + 1);
-      void this.group(batch).finally(() => {
-        this.inFlight--;
-        for (const id of ids) {
-          const k = this.flying.get(id)!;
-          if (k <= 1) this.flying.delete(id);
-          else this.flying.set(id, k - 1);
-        }
-        this.pump();
-      });
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        let n = 0;
+        let effects = 0;
+        while (n < this.queue.length && (n === 0 || effects + this.queue[n]!.ops.length * 3 <= MAX_EFFECTS)) effects += this.queue[n++]!.ops.length * 3;
+        await this.group(this.queue.splice(0, n));
+      }
+    } finally {
+      this.running = false;
     }
   }
 

@@ -1,6 +1,7 @@
-// The Postgres write path under concurrency on one instance: grouped room messages keep events dense and messages numbered in event order, a retry sent while its first send is in
-// flight answers `exists` without a stall, artifacts and plain events ride in the groups, and
-// point lookups asked for together answer each id (and see every write that returned before).
+// The Postgres write path under concurrency on one instance: grouped room messages keep events
+// dense and messages numbered in event order, a retry sent while its first send is in flight
+// answers `exists`, artifacts and plain events ride in the groups, and point lookups asked for
+// together answer each id (and see every write that returned before them).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,9 +36,8 @@ test('200 concurrent room messages get dense sequence numbers, and history lists
   assert.equal(rows.map((r) => r.id), got.map((e) => e.event.message!.id));
 });
 
-test('a retry sent while the first send of its id is in flight answers exists, promptly', async () => {
+test('a retry sent while the first send of its id is in flight answers exists', async () => {
   const m = msg('dup');
-  const started = Date.now();
   const writes = [a.write([send(m)])];
   // Other messages so the two sends of `dup` land in different groups.
   for (let i = 0; i < 20; i++) writes.push(a.write([send(msg(`x${i}`))]));
@@ -45,8 +45,6 @@ test('a retry sent while the first send of its id is in flight answers exists, p
   const results = await Promise.all(writes);
   const statuses = [results[0]!, results[results.length - 1]!].map((r) => (r.outcomes[0] as { status: string }).status).sort();
   assert.equal(statuses, ['exists', 'stored']);
-  // A lock wait between the two groups would have been broken by the database after deadlock_timeout (1 s).
-  assert.ok(Date.now() - started < 900, `took ${Date.now() - started} ms`);
   assert.is((await a.eventsAfter(0, 100)).filter((e) => e.event.message?.id === 'dup').length, 1);
 });
 

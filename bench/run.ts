@@ -5,7 +5,7 @@
 // (and bench/results.md, the table for README.md). Bounded in time: past the size's budget every
 // child is killed and what was measured is written with a note.
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBaseline } from './lib/baseline-proc.js';
@@ -16,7 +16,7 @@ import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
 import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
 import { runFanout, runIngest, runPaced } from './scenarios/live.js';
-import { startOwnCluster } from '../test/helpers/pg.js';
+import { sql, startOwnCluster } from '../test/helpers/pg.js';
 import { runHistory } from './scenarios/history.js';
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
@@ -220,18 +220,22 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
     noteOn(results.fanout_paced, m);
   });
   if (!cluster) return;
+  const dbPid = postmasterPid(cluster.dataDir);
+  const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
   try {
     const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
     const start = (name: string, schema: string) => {
       const dir = path.join(tmp, name);
       mkdirSync(dir);
-      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema } }));
+      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema }, ...profile }));
     };
     const one = await start('svc-pg', 'bench_ingest');
     if (one) {
       try {
         log('svc_postgres: ingest');
-        results.ingest.svc_postgres = await step('svc_postgres ingest', () => runIngest(svcTarget(one, 'svc_postgres'), sizes, note), (m) => noteOn(results.ingest, m));
+        const dbTransactions = async () => Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
+        const t = { ...svcTarget(one, 'svc_postgres'), ...(dbPid ? { dbPid } : {}), dbTransactions };
+        results.ingest.svc_postgres = await step('svc_postgres ingest', () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
       } finally {
         await one.stop();
       }
@@ -249,6 +253,16 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
     } else await pub?.stop();
   } finally {
     cluster.destroy();
+  }
+}
+
+/** The pid of a cluster's postmaster (first line of postmaster.pid), when this process started it. */
+function postmasterPid(dataDir: string | undefined): number | undefined {
+  try {
+    const pid = dataDir ? Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : NaN;
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -2,7 +2,7 @@
 // on a signal or an uncaught error, so a run never leaves a server behind.
 
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 
 const children = new Set<ChildProcess>();
@@ -108,6 +108,35 @@ export function cpuMs(pid: number | undefined): number | null {
     // Fields after the command name (which may hold spaces) start after the last ')'.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (ms) of a server and all its children, reaped ones included: a PostgreSQL postmaster
+ * and its backends. null when unreadable.
+ */
+export function treeCpuMs(rootPid: number | undefined): number | null {
+  if (!rootPid) return null;
+  const fields = (pid: number | string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
+  try {
+    const root = fields(rootPid);
+    // utime, stime, cutime, cstime (clock ticks)
+    let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const f = fields(d);
+        if (Number(f[1]) === rootPid) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        // the process ended meanwhile; its time is in the root's cutime once reaped
+      }
+    }
+    return (ticks * 1000) / 100;
   } catch {
     return null;
   }

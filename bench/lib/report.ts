@@ -95,6 +95,7 @@ export function table(r: Results): string {
   const pgi = i.svc_postgres;
   const pgr = ratio(pgi?.rate, i.svc?.rate);
   add('ingest on Postgres (one instance), messages/s; p99', pgi ? `${fmt(pgi.rate)}; ${fmt(pgi.p99_ms, ' ms')}` : '—', '', '', '—', null, '≥ 0.5× svc on sqlite', check(pgr === null ? null : pgr >= 0.5));
+  add('ingest on Postgres, per message: svc CPU; database CPU; database transactions', pgi ? `${fmt(pgi.cpu_us_per_msg, ' µs')}; ${fmt(pgi.db_cpu_us_per_msg ?? null, ' µs')}; ${fmt(pgi.db_xacts_per_msg ?? null)} transactions` : '—', '', '', '—', null, '', '—');
   const cross = fp.svc_postgres_cross;
   const cr = ratio(cross?.p99_ms, fp.svc?.p99_ms);
   add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${fmt(cross.p50_ms, ' ms')} / ${fmt(cross.p99_ms, ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', '—', null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));

@@ -25,6 +25,10 @@ export interface PublishResult {
 export interface Target {
   name: AnyTargetName;
   pid: number | undefined;
+  /** The database server's pid when the target has one (its CPU per message is reported too). */
+  dbPid?: number;
+  /** Transactions the database has run so far (statistics lag by about a second), when it has one. */
+  dbTransactions?: () => Promise<number>;
   /** Closed-loop ingest into a room nobody follows. */
   ingest(clients: number, seconds: number): Promise<{ rate: number; ok: number; errors: number; firstError?: string; latency: Samples }>;
   /** Forks `n` subscribers of `kind` that follow the fan-out room. */

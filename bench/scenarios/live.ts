@@ -1,6 +1,6 @@
 // Scenarios 1-3: ingest, fan-out paced and unpaced (attach / baseline WebSocket / NATS push), SSE.
 
-import { cpuMs } from '../lib/procs.js';
+import { cpuMs, treeCpuMs } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round } from '../lib/stats.js';
 import type { Target } from '../lib/targets.js';
@@ -15,6 +15,10 @@ export interface IngestResult {
   errors: number;
   /** Server CPU time per accepted message (µs): robust to other load on the machine. */
   cpu_us_per_msg: number | null;
+  /** The database server's CPU time per accepted message (µs), when the target has one. */
+  db_cpu_us_per_msg?: number | null;
+  /** Database transactions (each statement outside BEGIN is one) per accepted message, roughly. */
+  db_xacts_per_msg?: number | null;
 }
 
 /** Scenario 1: closed-loop ingest. */
@@ -22,12 +26,19 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   // A warm-up outside the numbers, so JIT compilation is not counted against whoever runs first.
   await t.ingest(s.ingest.clients, Math.min(2, s.ingest.seconds / 4));
   const cpu0 = cpuMs(t.pid);
+  const db0 = treeCpuMs(t.dbPid);
+  const x0 = await t.dbTransactions?.().catch(() => null);
   const r = await t.ingest(s.ingest.clients, s.ingest.seconds);
   const cpu1 = cpuMs(t.pid);
+  const db1 = treeCpuMs(t.dbPid);
+  const x1 = await t.dbTransactions?.().catch(() => null);
   if (r.errors > 0) note(`${t.name} ingest: ${r.errors} failed requests (first: ${r.firstError})`);
   const l = r.latency.summary();
   const cpu = cpu0 !== null && cpu1 !== null && r.ok > 0 ? round(((cpu1 - cpu0) * 1000) / r.ok) : null;
-  return { rate: Math.round(r.rate), p50_ms: l.p50_ms, p99_ms: l.p99_ms, max_ms: l.max_ms, errors: r.errors, cpu_us_per_msg: cpu };
+  const out: IngestResult = { rate: Math.round(r.rate), p50_ms: l.p50_ms, p99_ms: l.p99_ms, max_ms: l.max_ms, errors: r.errors, cpu_us_per_msg: cpu };
+  if (x0 != null && x1 != null && r.ok > 0) out.db_xacts_per_msg = round((x1 - x0) / r.ok);
+  if (t.dbPid !== undefined) out.db_cpu_us_per_msg = db0 !== null && db1 !== null && r.ok > 0 ? round(((db1 - db0) * 1000) / r.ok) : null;
+  return out;
 }
 
 export interface PacedResult {

@@ -75,21 +75,21 @@ interface Placement {
   mentionScope: string[];
 }
 
-async function placeInRoom(ctx: NetworkContext, roomId: string): Promise<RoomRecord> {
-  const room = await ctx.store.getRoom(roomId);
+async function placeInRoom(ctx: NetworkContext, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
+  const room = await (early ?? ctx.store.getRoom(roomId));
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;
 }
 
-async function place(ctx: NetworkContext, req: SendRequest, sender: Sender): Promise<Placement> {
+async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, early?: Promise<RoomRecord | undefined>): Promise<Placement> {
   const net = ctx.config.network.id;
   const t = req.target;
   if (t.kind === 'room') {
-    const room = await placeInRoom(ctx, t.room_id);
+    const room = await placeInRoom(ctx, t.room_id, early);
     return { target: { kind: 'room', room_id: room.id }, room, mentionScope: scopedMembers(net, room.members) };
   }
   if (t.kind === 'thread') {
-    const room = await placeInRoom(ctx, t.room_id);
+    const room = await placeInRoom(ctx, t.room_id, early);
     if (!isId(t.thread_id)) throw badRequest('body.target.thread_id: must be an id: letters, digits, . _ - (max 64)');
     const existing = await ctx.store.getThread(t.thread_id);
     if (existing && existing.room_id !== room.id) throw conflict(`thread ${t.thread_id} belongs to room ${existing.room_id}`);
@@ -191,14 +191,19 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     throw badRequest('body.id: must be 1-128 characters: letters, digits, . _ : - starting with a letter or digit');
   }
   if (req.target.kind === 'dm') requireDirectMessages(ctx);
+  // The reads the checks below need are started together (on a database server each is a round
+  // trip); their results are still looked at in the order of the checks.
+  const priorRead = req.id !== undefined ? settled(ctx.store.getMessage(req.id)) : undefined;
+  const roomId = req.target.kind === 'dm' ? undefined : req.target.room_id;
+  const roomRead = typeof roomId === 'string' ? settled(ctx.store.getRoom(roomId)) : undefined;
   // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
   const sender = await resolveSender(ctx, p, req);
-  if (req.id !== undefined) {
+  if (priorRead) {
     // A retry answers without re-deciding anything; the store re-checks inside the write too.
-    const prior = await ctx.store.getMessage(req.id);
+    const prior = await priorRead;
     if (prior) return retried(ctx, req, sender, prior.message, prior.event_id, true);
   }
-  const placed = await place(ctx, req, sender);
+  const placed = await place(ctx, req, sender, roomRead);
   if (placed.room) {
     if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
     const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
@@ -243,6 +248,12 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
   if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
   for (const h of ctx.hooks.send) h.stored?.(conv, message);
   return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
+}
+
+/** A read started ahead of the check that uses it: a failure surfaces when awaited, not as an unhandled rejection. */
+function settled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /** The answer to a send whose id is stored: the stored message, if this sender sent it. */

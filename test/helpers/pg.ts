@@ -22,6 +22,8 @@ export interface PgCluster {
   start(): void;
   /** Stops the server and removes its folder. */
   destroy(): void;
+  /** The server's data folder, when this process started it (the benchmark reads its CPU time). */
+  dataDir?: string;
 }
 
 export interface PgSchema {
@@ -139,6 +141,7 @@ export async function startOwnCluster(o: ClusterOptions = {}): Promise<PgCluster
   const cluster: PgCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     own: true,
+    dataDir: data,
     stop() {
       if (!running) return;
       stop('fast');

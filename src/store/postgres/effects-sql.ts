@@ -32,6 +32,16 @@ interface Table {
   key: string;
 }
 
+/** An event's row: a message this batch stores is kept by reference (`message_id`, body without it). */
+export function eventRow(event: ServiceEvent, stored: (id: string) => { message: unknown; body: string } | undefined): { event: ServiceEvent; message_id: string | null; body: string } {
+  const m = event.message;
+  const ins = m ? stored(m.id) : undefined;
+  // Only a message identical to the one this batch stored is kept by reference, so reads
+  // give back exactly the event that was appended.
+  const byRef = m !== undefined && ins !== undefined && (ins.message === m || ins.body === JSON.stringify(m));
+  return { event, message_id: byRef ? m.id : null, body: JSON.stringify(byRef ? { ...event, message: null } : event) };
+}
+
 /** Builds the statement; its single row holds `last` (text: the last seq, or null without events). */
 export function effectsStatement(T: Tables, present: Present, effects: readonly Effect[]): Statement {
   const values: unknown[] = [];
@@ -78,15 +88,9 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'artifact.insert':
         artifacts.push(artifactParams(e.artifact));
         break;
-      case 'event.append': {
-        const m = e.event.message;
-        const ins = m ? messages.find((x) => x.id === m.id) : undefined;
-        // Only a message identical to the one this batch stored is kept by reference, so reads
-        // give back exactly the event that was appended.
-        const byRef = m !== undefined && ins !== undefined && (ins.message === m || ins.body === JSON.stringify(m));
-        events.push({ event: e.event, message_id: byRef ? m.id : null, body: JSON.stringify(byRef ? { ...e.event, message: null } : e.event) });
+      case 'event.append':
+        events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
         break;
-      }
       default:
         throw new StoreError('corrupt', `unknown effect ${JSON.stringify((e as { op?: unknown }).op)}`);
     }

@@ -23,6 +23,7 @@ import {
 import { storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import type { Tables } from './tables.js';
+import { Lookup } from './lookups.js';
 
 type Row = Record<string, unknown>;
 
@@ -33,10 +34,21 @@ function clampLimit(n: number): number {
 }
 
 export class Reads {
+  private readonly lookups;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly T: Tables,
-  ) {}
+  ) {
+    const by = <V>(name: string, cols: string, table: string, of: (row: Row) => V) => new Lookup(pool, `${name}_any`, `SELECT ${cols} FROM ${table} WHERE id = ANY($1)`, 'id', of);
+    this.lookups = {
+      room: by('room_get', ROOM_COLS, T.rooms, roomOf),
+      agent: by('agent_get', AGENT_COLS, T.agents, agentOf),
+      message: by('msg_get1', 'id, body, conv, event_id', T.messages, messageRecordOf),
+      thread: by('thread_get', THREAD_COLS, T.threads, threadOf),
+      dm: by('dm_get', DM_COLS, T.dms, dmOf),
+    };
+  }
 
   /** Runs a query, turning a lost connection into StoreError('unavailable'). */
   async rows(text: string, values: unknown[] = [], name?: string): Promise<Row[]> {
@@ -47,9 +59,8 @@ export class Reads {
     }
   }
 
-  async getRoom(id: string): Promise<RoomRecord | undefined> {
-    const [r] = await this.rows(`SELECT ${ROOM_COLS} FROM ${this.T.rooms} WHERE id = $1`, [id], 'room_get');
-    return r && roomOf(r);
+  getRoom(id: string): Promise<RoomRecord | undefined> {
+    return this.lookups.room.get(id);
   }
 
   async listRooms(): Promise<RoomRecord[]> {
@@ -74,9 +85,8 @@ export class Reads {
     return this.page(this.T.rooms, ROOM_COLS, conds.join(' AND '), params, q, roomOf);
   }
 
-  async getAgent(id: string): Promise<AgentRecord | undefined> {
-    const [r] = await this.rows(`SELECT ${AGENT_COLS} FROM ${this.T.agents} WHERE id = $1`, [id], 'agent_get');
-    return r && agentOf(r);
+  getAgent(id: string): Promise<AgentRecord | undefined> {
+    return this.lookups.agent.get(id);
   }
 
   async listAgents(): Promise<AgentRecord[]> {
@@ -87,27 +97,24 @@ export class Reads {
     return (await this.rows(`SELECT ${AGENT_COLS} FROM ${this.T.agents} WHERE credential_key = $1 ORDER BY seq`, [key], 'agent_by_cred')).map(agentOf);
   }
 
-  async getMessage(id: string): Promise<MessageRecord | undefined> {
-    const [r] = await this.rows(`SELECT body, conv, event_id FROM ${this.T.messages} WHERE id = $1`, [id], 'msg_get1');
-    return r && messageRecordOf(r);
+  getMessage(id: string): Promise<MessageRecord | undefined> {
+    return this.lookups.message.get(id);
   }
 
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
     return this.page(this.T.messages, 'body', 'conv = $1', [conv], q, (r) => JSON.parse(r.body as string) as Message);
   }
 
-  async getThread(id: string): Promise<ThreadRecord | undefined> {
-    const [r] = await this.rows(`SELECT ${THREAD_COLS} FROM ${this.T.threads} WHERE id = $1`, [id], 'thread_get');
-    return r && threadOf(r);
+  getThread(id: string): Promise<ThreadRecord | undefined> {
+    return this.lookups.thread.get(id);
   }
 
   listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
     return this.page(this.T.threads, THREAD_COLS, 'room_id = $1', [roomId], q, threadOf);
   }
 
-  async getDm(id: string): Promise<DmRecord | undefined> {
-    const [r] = await this.rows(`SELECT ${DM_COLS} FROM ${this.T.dms} WHERE id = $1`, [id], 'dm_get');
-    return r && dmOf(r);
+  getDm(id: string): Promise<DmRecord | undefined> {
+    return this.lookups.dm.get(id);
   }
 
   async listDms(): Promise<DmRecord[]> {

@@ -11,7 +11,8 @@ import type { SqlValue, Statement } from 'sql.js';
 import { applyOps, type JournalRecord } from './apply.js';
 import { listJournals } from './journal.js';
 import { damagedJournalError, judgeJournal } from './recovery.js';
-import { loadSql, writeFileDurably } from './image.js';
+import { loadSql } from './image.js';
+import { writeFileDurably } from './durable-file.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */

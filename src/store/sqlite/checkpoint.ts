@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from './db.js';
-import { writeFileDurably } from './image.js';
+import { writeFileDurably } from './durable-file.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
 import { checkpointPages, type PageStepHook } from './page-file.js';
 import type { PageTracker } from './page-hook.js';

@@ -3,11 +3,9 @@
 
 import buffer from 'node:buffer';
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
-import { fsyncDir } from './journal.js';
 import { instantiateWithHook, probeTracking } from './page-hook.js';
 import { recoverPages } from './page-file.js';
 
@@ -34,28 +32,6 @@ export function loadSql(): Promise<SqlJsStatic> {
 /** Why checkpoints of changed pages are off (after loadSql; undefined when they are on). */
 export function pageTrackingProblem(): string | undefined {
   return trackingProblem;
-}
-
-/**
- * Replaces `file` with `data` so that a crash leaves either the old or the new content: a temp
- * file written and fsynced, renamed over, and the directory fsynced. Owner-only permissions.
- */
-export async function writeFileDurably(file: string, data: Uint8Array | string): Promise<void> {
-  const tmp = `${file}.tmp`;
-  try {
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true }).catch(() => {});
-    throw err;
-  }
-  await fsyncDir(path.dirname(file));
 }
 
 /** Free space given to an opened database image: a quarter of its size, at least 16 MiB. */

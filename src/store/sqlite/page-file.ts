@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../types.js';
+import { writeFileDurably } from './durable-file.js';
 import { crc32, fsyncDir } from './journal.js';
 
 const MAGIC = Buffer.from('SVCPAGE1', 'latin1');
@@ -64,63 +65,39 @@ export async function checkpointPages(db: string, img: PageImage, at: PageStepHo
 }
 
 /** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */
-async function writeWhole(db: string, img: PageImage): Promise<void> {
-  const tmp = `${db}.tmp`;
-  try {
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      const nums = order(img);
-      for (let i = 0; i < nums.length; i += BATCH) {
-        const bufs = nums.slice(i, i + BATCH).map((n) => img.pages.get(n)!);
-        const { bytesWritten } = await fh.writev(bufs, i * img.pageSize);
-        if (bytesWritten !== bufs.length * img.pageSize) throw new Error(`short write to ${tmp}`);
-      }
-      await fh.sync();
-    } finally {
-      await fh.close();
+function writeWhole(db: string, img: PageImage): Promise<void> {
+  return writeFileDurably(db, async (fh) => {
+    const nums = order(img);
+    for (let i = 0; i < nums.length; i += BATCH) {
+      const bufs = nums.slice(i, i + BATCH).map((n) => img.pages.get(n)!);
+      await writeAt(fh, bufs, i * img.pageSize);
     }
-    await fs.promises.rename(tmp, db);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true }).catch(() => {});
-    throw err;
-  }
-  await fsyncDir(path.dirname(db));
+  });
 }
 
-async function writeRedo(db: string, img: PageImage, at: PageStepHook): Promise<void> {
+/** One positioned writev that must write everything. */
+async function writeAt(fh: fs.promises.FileHandle, bufs: Uint8Array[], at: number): Promise<number> {
+  const want = bufs.reduce((n, b) => n + b.length, 0);
+  const { bytesWritten } = await fh.writev(bufs, at);
+  if (bytesWritten !== want) throw new Error(`short write (${bytesWritten} of ${want} bytes)`);
+  return want;
+}
+
+function writeRedo(db: string, img: PageImage, at: PageStepHook): Promise<void> {
   const nums = order(img);
-  const tmp = `${pagesPath(db)}.tmp`;
-  try {
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      let offset = 0;
-      const put = async (bufs: Uint8Array[]) => {
-        const { bytesWritten } = await fh.writev(bufs, offset);
-        const want = bufs.reduce((n, b) => n + b.length, 0);
-        if (bytesWritten !== want) throw new Error(`short write to ${tmp}`);
-        offset += want;
-      };
-      await put([MAGIC, u32s(img.pageSize, img.pageCount, nums.length)]);
-      await at('writing-redo');
-      for (let i = 0; i < nums.length; i += BATCH) {
-        const bufs: Uint8Array[] = [];
-        for (const pgno of nums.slice(i, i + BATCH)) {
-          const page = img.pages.get(pgno)!;
-          bufs.push(u32s(pgno, crc32(page)), page);
-        }
-        await put(bufs);
+  return writeFileDurably(pagesPath(db), async (fh) => {
+    let offset = await writeAt(fh, [MAGIC, u32s(img.pageSize, img.pageCount, nums.length)], 0);
+    await at('writing-redo');
+    for (let i = 0; i < nums.length; i += BATCH) {
+      const bufs: Uint8Array[] = [];
+      for (const pgno of nums.slice(i, i + BATCH)) {
+        const page = img.pages.get(pgno)!;
+        bufs.push(u32s(pgno, crc32(page)), page);
       }
-      await put([END, u32s(nums.length)]);
-      await fh.sync();
-    } finally {
-      await fh.close();
+      offset += await writeAt(fh, bufs, offset);
     }
-    await fs.promises.rename(tmp, pagesPath(db));
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true }).catch(() => {});
-    throw err;
-  }
-  await fsyncDir(path.dirname(db));
+    await writeAt(fh, [END, u32s(nums.length)], offset);
+  });
 }
 
 /** Step 2: the pages into the database file at their offsets, the file cut to its page count. */
@@ -132,9 +109,7 @@ async function applyImage(db: string, img: PageImage, at: PageStepHook = async (
     for (let i = 0; i < nums.length; ) {
       let j = i + 1;
       while (j < nums.length && j - i < BATCH && nums[j] === nums[j - 1]! + 1) j++;
-      const bufs = nums.slice(i, j).map((n) => img.pages.get(n)!);
-      const { bytesWritten } = await fh.writev(bufs, (nums[i]! - 1) * img.pageSize);
-      if (bytesWritten !== (j - i) * img.pageSize) throw new Error(`short write to ${db}`);
+      await writeAt(fh, nums.slice(i, j).map((n) => img.pages.get(n)!), (nums[i]! - 1) * img.pageSize);
       if (i === 0) await at('applying');
       i = j;
     }

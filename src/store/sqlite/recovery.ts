@@ -11,7 +11,7 @@ import path from 'node:path';
 import { StoreError } from '../types.js';
 import { applyOps, type JournalRecord } from './apply.js';
 import type { Db } from './db.js';
-import { writeFileDurably } from './image.js';
+import { writeFileDurably } from './durable-file.js';
 import { crc32, fsyncDir, listJournals } from './journal.js';
 import { messageOf } from './turn.js';
 

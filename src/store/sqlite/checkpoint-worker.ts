@@ -13,6 +13,8 @@ import { listJournals } from './journal.js';
 import { damagedJournalError, judgeJournal } from './recovery.js';
 import { loadSql, writeFileDurably } from './image.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
+import { Db } from './db.js';
+import { indexAllPending } from './search-upkeep.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
 export interface CheckpointJob {
@@ -88,6 +90,7 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
         }
       }
     }
+    indexAllPending(new Db(db));
     writeJournalGen(db, job.next);
     for (const s of stmts.values()) s.free();
     stmts.clear();

@@ -1,0 +1,165 @@
+// Search index upkeep of the sqlite backend. Messages are not indexed in the write's own turn: FTS4
+// writes a new index segment at every COMMIT and, when one level holds 16 of them, merges the whole
+// level inside that COMMIT (hundreds of milliseconds at a million messages). Instead, idle ticks
+// index what is pending in batches (one segment per batch, not per turn) and move the index's
+// merges forward a few blocks at a time with FTS4's incremental `merge=X,Y`, which keeps every
+// level below 16 segments, so the crisis merge never runs. A search first indexes what is still
+// pending, so it finds every acknowledged message.
+//
+// What is pending is known from the database alone: `meta.search_indexed_seq` is the last message
+// seq indexed (in the same transaction as the index rows), and every message after it is pending.
+// Start-up replay and checkpoints apply messages without indexing them; whichever database a
+// restart loads, the upkeep completes it.
+
+import type { Message } from '../../protocol/types.js';
+import { indexRows } from './search.js';
+import type { Db } from './db.js';
+
+/** The meta key holding the last message seq whose index rows are written. */
+export const INDEXED_KEY = 'search_indexed_seq';
+
+/** Most messages indexed by one idle step (one index segment each). */
+const STEP_MESSAGES = 128;
+/** Time one idle step may spend indexing before it commits, in ms. */
+const STEP_BUDGET_MS = 2;
+/**
+ * One incremental merge per step: at most 32 leaf blocks written, on a level that holds at least 8
+ * segments (FTS4 merges levels of 16 itself, inside COMMIT, which is what this avoids).
+ */
+const MERGE = "INSERT INTO search_index(search_index) VALUES('merge=32,8')";
+/** Rows read per query when draining. */
+const READ_ROWS = 512;
+
+const PENDING = 'SELECT seq, id FROM messages WHERE seq > ? ORDER BY seq LIMIT ?';
+const BODY = 'SELECT body FROM messages WHERE seq = ?';
+const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${INDEXED_KEY}'`;
+const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
+const CHANGES = 'SELECT total_changes()';
+
+/** Indexes pending messages in the open transaction, oldest first; returns whether any are left. */
+function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): boolean {
+  let indexed = Number(db.one(READ_INDEXED)?.[0] ?? 0);
+  let left = maxMessages;
+  for (;;) {
+    const rows = db.all(PENDING, [indexed, Math.min(left, READ_ROWS)]);
+    for (const [seq, id] of rows) {
+      const m = known?.get(id as string) ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
+      known?.delete(id as string);
+      indexRows(db.run, seq as number, m);
+      indexed = seq as number;
+      left--;
+      if (performance.now() > deadline) break;
+    }
+    if (rows.length > 0) db.run(WRITE_INDEXED, [indexed]);
+    if (rows.length === 0) return false;
+    if (left <= 0 || performance.now() > deadline) return true;
+  }
+}
+
+/** Indexes every pending message in one transaction (the checkpoint worker, off the main thread). */
+export function indexAllPending(db: Db): void {
+  db.run('BEGIN');
+  try {
+    indexPending(db, Infinity, Infinity);
+    db.run('COMMIT');
+  } catch (err) {
+    db.run('ROLLBACK');
+    throw err;
+  }
+}
+
+export class SearchUpkeep {
+  /** Messages written live and not yet indexed, by id: spares parsing their stored bodies again. */
+  private readonly known = new Map<string, Message>();
+  /** Whether messages may be pending or merges unfinished (cleared when a step finds neither). */
+  private work = true;
+  private timer: NodeJS.Immediate | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    /** Commits the store's open turn (false once the store is broken): upkeep runs in transactions of its own. */
+    private readonly commitTurn: () => boolean,
+    private readonly log: (msg: string) => void,
+  ) {}
+
+  /** Notes a message just written; an idle tick will index it. */
+  written(m: Message): void {
+    this.known.set(m.id, m);
+    this.work = true;
+    this.schedule();
+  }
+
+  /** Starts stepping if anything is left to do (after open: replayed messages are pending). */
+  schedule(): void {
+    if (this.stopped || this.timer || !this.work) return;
+    this.timer = setImmediate(this.step);
+  }
+
+  /** Indexes everything pending now, so a search sees every message written before it. */
+  drain(): void {
+    if (this.stopped || !this.work || !this.commitTurn()) return;
+    try {
+      this.transaction(() => indexPending(this.db, Infinity, Infinity, this.known));
+      this.known.clear();
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  /** Stops stepping for good (before the database closes). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
+    this.known.clear();
+  }
+
+  private readonly step = (): void => {
+    this.timer = undefined;
+    if (this.stopped || !this.commitTurn()) return;
+    let more = false;
+    try {
+      this.transaction(() => {
+        more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known);
+        // FTS4 tells whether a merge did anything only through the change count.
+        const before = Number(this.db.one(CHANGES)![0]);
+        this.db.run(MERGE);
+        if (Number(this.db.one(CHANGES)![0]) - before >= 2) more = true;
+      });
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    if (!more) {
+      this.work = false;
+      this.known.clear();
+    }
+    this.schedule();
+  };
+
+  private transaction(body: () => void): void {
+    this.db.run('BEGIN');
+    try {
+      body();
+      this.db.run('COMMIT');
+    } catch (err) {
+      try {
+        this.db.run('ROLLBACK');
+      } catch {
+        // nothing left to roll back
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Only an exhausted memory gets here. The seq mark was rolled back with the index rows, so the
+   * index is behind, never wrong: searches see what is indexed, the next write or restart retries.
+   */
+  private failed(err: unknown): void {
+    this.work = false;
+    this.known.clear();
+    this.log(`store: search index upkeep failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

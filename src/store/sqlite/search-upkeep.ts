@@ -36,23 +36,22 @@ const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${IND
 const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
 const CHANGES = 'SELECT total_changes()';
 
-/** Indexes pending messages in the open transaction, oldest first; returns whether any are left. */
-function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): boolean {
+/** Indexes pending messages in the open transaction, oldest first; returns how many it indexed. */
+function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): number {
   let indexed = Number(db.one(READ_INDEXED)?.[0] ?? 0);
-  let left = maxMessages;
+  let count = 0;
   for (;;) {
-    const rows = db.all(PENDING, [indexed, Math.min(left, READ_ROWS)]);
+    const rows = db.all(PENDING, [indexed, Math.min(maxMessages - count, READ_ROWS)]);
     for (const [seq, id] of rows) {
       const m = known?.get(id as string) ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
       known?.delete(id as string);
       indexRows(db.run, seq as number, m);
       indexed = seq as number;
-      left--;
+      count++;
       if (performance.now() > deadline) break;
     }
     if (rows.length > 0) db.run(WRITE_INDEXED, [indexed]);
-    if (rows.length === 0) return false;
-    if (left <= 0 || performance.now() > deadline) return true;
+    if (rows.length === 0 || count >= maxMessages || performance.now() > deadline) return count;
   }
 }
 
@@ -121,7 +120,9 @@ export class SearchUpkeep {
     let more = false;
     try {
       this.transaction(() => {
-        more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known);
+        // Anything indexed means another step: more may be pending, and the segment this one
+        // writes at COMMIT is only seen by the next step's merge.
+        more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known) > 0;
         // FTS4 tells whether a merge did anything only through the change count.
         const before = Number(this.db.one(CHANGES)![0]);
         this.db.run(MERGE);

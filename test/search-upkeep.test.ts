@@ -12,14 +12,18 @@ import { msg, send } from './helpers/store-fixtures.js';
 import type { Message } from '../src/protocol/types.js';
 import { parseQuery } from '../src/protocol/search-text.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
+import { SEGMENT_LIMIT } from '../src/store/sqlite/search-upkeep.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
 /** Message i: one shared word, one of its own. */
 const textOf = (i: number) => `${WORDS[i % WORDS.length]} solo${i}q`;
 
+/** Filler that makes messages long enough to fill index segments quickly. */
+let filler = '';
+
 function message(i: number): Message {
   const m = msg(`m${i}`);
-  m.parts = [{ kind: 'text', text: textOf(i) }];
+  m.parts = [{ kind: 'text', text: `${textOf(i)}${filler}` }];
   return m;
 }
 
@@ -140,6 +144,39 @@ t('after a crash, the journal replayed at start is indexed and found', async (c)
     await assertAllFound(again, 900);
   } finally {
     await again.close();
+  }
+});
+
+t('segments past the size limit are parked unmerged, and every message stays found, also after a restart', async (c) => {
+  const dir = tmp(c);
+  const copy = tmp(c);
+  const limit = SEGMENT_LIMIT.blocks;
+  // One block instead of hundreds, and longer messages: the same parking after a few thousand.
+  SEGMENT_LIMIT.blocks = 1;
+  filler = ' lorem ipsum dolor sit amet consectetur adipiscing elit'.repeat(4);
+  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  try {
+    await writeTurns(s, 0, 2000, 10);
+    await settle(s);
+    const l = levels(s);
+    const parked = Object.entries(l).filter(([level]) => Number(level) >= 512);
+    assert.ok(parked.length >= 2, `segments parked on several levels: ${JSON.stringify(l)}`);
+    assert.ok(parked.every(([, n]) => n < 8), 'no parked level ever holds enough segments to be merged');
+    await assertAllFound(s, 2000);
+    assert.equal(s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')"), []);
+    await writeTurns(s, 2000, 2400, 10);
+    crashCopy(dir, copy);
+  } finally {
+    await s.close();
+  }
+  const again = await openSqliteStore({ path: join(copy, 'svc.db') });
+  try {
+    await settle(again);
+    await assertAllFound(again, 2400);
+  } finally {
+    await again.close();
+    SEGMENT_LIMIT.blocks = limit;
+    filler = '';
   }
 });
 

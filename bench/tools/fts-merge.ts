@@ -9,12 +9,17 @@
 //
 // DESIGN: default | automerge=N | merge=X,Y (automerge off, one bounded step after each turn)
 //         | defer=B,X,Y (index B documents at once, then merge=X,Y steps)
+//         | cap=B,X,Y,M (as defer, but no merge of a level holding more than M leaf blocks)
+//         | upkeep=B[,M] (the store's: B documents at once, then its mergeStep: merge=32,8 with
+//           segments past M leaf blocks parked unmerged, search-upkeep.ts)
 
 import type { Database } from 'sql.js';
 import { indexText } from '../../src/protocol/search-text.js';
 import { loadSql } from '../../src/store/sqlite/image.js';
 import { configure } from '../../src/store/sqlite/schema.js';
 import { SEARCH_SCHEMA } from '../../src/store/sqlite/search.js';
+import { Db } from '../../src/store/sqlite/db.js';
+import { SEGMENT_LIMIT, mergeStep } from '../../src/store/sqlite/search-upkeep.js';
 import { quantile } from '../lib/stats.js';
 
 const design = process.argv[2] ?? 'default';
@@ -98,14 +103,35 @@ let upkeep: Upkeep | undefined;
 let batch = 0;
 let mergeX = 0;
 let mergeY = 0;
+let capBlocks = Infinity;
 if (design.startsWith('automerge=')) run(db, `INSERT INTO search_index(search_index) VALUES('${design}')`);
 else if (design.startsWith('merge=')) [mergeX, mergeY] = design.slice(6).split(',').map(Number) as [number, number];
 else if (design.startsWith('defer=')) [batch, mergeX, mergeY] = design.slice(6).split(',').map(Number) as [number, number, number];
+else if (design.startsWith('upkeep=')) {
+  const [b, m] = design.slice(7).split(',').map(Number) as [number, number | undefined];
+  batch = b;
+  if (m !== undefined) SEGMENT_LIMIT.blocks = m;
+}
+else if (design.startsWith('cap=')) [batch, mergeX, mergeY, capBlocks] = design.slice(4).split(',').map(Number) as [number, number, number, number];
 else if (design !== 'default') throw new Error(`unknown design ${design}`);
-if (mergeX > 0) {
+if (design.startsWith('upkeep=')) {
+  const wrapped = new Db(db);
+  upkeep = {
+    step(d) {
+      d.run('BEGIN');
+      mergeStep(wrapped);
+      d.run('COMMIT');
+    },
+  };
+} else if (mergeX > 0) {
   const merge = `INSERT INTO search_index(search_index) VALUES('merge=${mergeX},${mergeY}')`;
   upkeep = {
     step(d) {
+      if (capBlocks < Infinity) {
+        // The level FTS4 would merge next: the lowest one holding mergeY segments or more.
+        const r = d.exec(`SELECT sum(leaves_end_block - start_block + 1) FROM search_index_segdir GROUP BY level HAVING count(*) >= ${mergeY} ORDER BY level LIMIT 1`)[0]?.values[0];
+        if (!r || Number(r[0]) > capBlocks) return;
+      }
       d.run('BEGIN');
       d.run(merge);
       d.run('COMMIT');

@@ -23,10 +23,51 @@ const STEP_MESSAGES = 128;
 /** Time one idle step may spend indexing before it commits, in ms. */
 const STEP_BUDGET_MS = 2;
 /**
- * One incremental merge per step: at most 32 leaf blocks written, on a level that holds at least 8
- * segments (FTS4 merges levels of 16 itself, inside COMMIT, which is what this avoids).
+ * One incremental merge per step: at most 32 leaf blocks written, on the lowest level that holds
+ * at least 8 segments (then the next such level, while blocks are left). FTS4 merges a level of 16
+ * itself, inside a COMMIT; the upkeep keeps level 0 below that, and only level 0's flushes start
+ * those merges, so none ever runs.
  */
 const MERGE = "INSERT INTO search_index(search_index) VALUES('merge=32,8')";
+/**
+ * Segments bigger than this (tests lower it; leaf blocks of about 4 KiB) are merged no further. A merge step
+ * writes whole doclists, and a common word's doclist grows with its segment: merging segments of
+ * 100k+ messages takes tens of milliseconds per step however few blocks it is allowed. A search
+ * reads a few dozen such segments at a million messages.
+ */
+export const SEGMENT_LIMIT = { blocks: 512 };
+/**
+ * Where full segments are parked: levels FTS4 reads like any other (a search reads every level
+ * 0-1023 of the index) but never merges, as each holds fewer than the 8 segments `merge=32,8`
+ * needs. Filled from the top down, so that the oldest segments have the highest level, as FTS4
+ * orders them.
+ */
+const PARK_TOP = 1023;
+const PARK_FROM = 512;
+const PER_PARK_LEVEL = 7;
+const MERGING = 'SELECT length(value) FROM search_index_stat WHERE id = 1';
+const FULL = `SELECT level, idx FROM search_index_segdir WHERE level < ${PARK_FROM} AND leaves_end_block - start_block + 1 > ? ORDER BY level DESC, idx`;
+const PARKED = `SELECT level, count(*) FROM search_index_segdir WHERE level >= ${PARK_FROM} GROUP BY level ORDER BY level LIMIT 1`;
+const PARK = 'UPDATE search_index_segdir SET level = ?, idx = ? WHERE level = ? AND idx = ?';
+const CHANGES = 'SELECT total_changes()';
+
+/** Parks full segments, then runs one bounded merge step; returns whether the merge did work. */
+export function mergeStep(db: Db): boolean {
+  // Segments of a merge in progress (its input, its appendable output) must stay where they are:
+  // FTS4 keeps that merge's place by level in the hint row of search_index_stat.
+  if (!Number(db.one(MERGING)?.[0] ?? 0)) {
+    for (const [level, idx] of db.all(FULL, [SEGMENT_LIMIT.blocks])) {
+      const [at, n] = db.one(PARKED) ?? [PARK_TOP + 1, PER_PARK_LEVEL];
+      const to = Number(n) < PER_PARK_LEVEL ? [Number(at), Number(n)] : [Number(at) - 1, 0];
+      db.run(PARK, [...to, level!, idx!]);
+    }
+  }
+  // FTS4 tells whether a merge did anything only through the change count.
+  const before = Number(db.one(CHANGES)![0]);
+  db.run(MERGE);
+  return Number(db.one(CHANGES)![0]) - before >= 2;
+}
+
 /** Rows read per query when draining. */
 const READ_ROWS = 512;
 
@@ -34,7 +75,6 @@ const PENDING = 'SELECT seq, id FROM messages WHERE seq > ? ORDER BY seq LIMIT ?
 const BODY = 'SELECT body FROM messages WHERE seq = ?';
 const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${INDEXED_KEY}'`;
 const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
-const CHANGES = 'SELECT total_changes()';
 
 /** Indexes pending messages in the open transaction, oldest first; returns how many it indexed. */
 function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): number {
@@ -123,10 +163,7 @@ export class SearchUpkeep {
         // Anything indexed means another step: more may be pending, and the segment this one
         // writes at COMMIT is only seen by the next step's merge.
         more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known) > 0;
-        // FTS4 tells whether a merge did anything only through the change count.
-        const before = Number(this.db.one(CHANGES)![0]);
-        this.db.run(MERGE);
-        if (Number(this.db.one(CHANGES)![0]) - before >= 2) more = true;
+        if (mergeStep(this.db)) more = true;
       });
     } catch (err) {
       this.failed(err);

@@ -30,12 +30,13 @@ const STEP_BUDGET_MS = 2;
  */
 const MERGE = "INSERT INTO search_index(search_index) VALUES('merge=32,8')";
 /**
- * Segments bigger than this (tests lower it; leaf blocks of about 4 KiB) are merged no further. A merge step
- * writes whole doclists, and a common word's doclist grows with its segment: merging segments of
- * 100k+ messages takes tens of milliseconds per step however few blocks it is allowed. A search
- * reads a few dozen such segments at a million messages.
+ * Segments bigger than this (in leaf blocks of about 4 KiB; tests lower it) are merged no further.
+ * A merge step writes whole doclists, and a common word's doclist grows with its segment: merging
+ * segments of 100k+ messages takes tens of milliseconds per step however few blocks it is allowed
+ * (bench/tools/fts-merge.ts). Merges stop at segments of about a megabyte, so a search reads
+ * about a hundred of them at a million messages.
  */
-export const SEGMENT_LIMIT = { blocks: 512 };
+export const SEGMENT_LIMIT = { blocks: 128 };
 /**
  * Where full segments are parked: levels FTS4 reads like any other (a search reads every level
  * 0-1023 of the index) but never merges, as each holds fewer than the 8 segments `merge=32,8`
@@ -45,55 +46,23 @@ export const SEGMENT_LIMIT = { blocks: 512 };
 const PARK_TOP = 1023;
 const PARK_FROM = 512;
 const PER_PARK_LEVEL = 7;
-const MERGE_HINT = 'SELECT value FROM search_index_stat WHERE id = 1';
+const MERGING = 'SELECT length(value) FROM search_index_stat WHERE id = 1';
 const FULL = `SELECT level, idx FROM search_index_segdir WHERE level < ${PARK_FROM} AND leaves_end_block - start_block + 1 > ? ORDER BY level DESC, idx`;
 const PARKED = `SELECT level, count(*) FROM search_index_segdir WHERE level >= ${PARK_FROM} GROUP BY level ORDER BY level LIMIT 1`;
 const PARK = 'UPDATE search_index_segdir SET level = ?, idx = ? WHERE level = ? AND idx = ?';
-const NEXT_MERGE_MAX =
-  'SELECT count(*) FROM search_index_segdir WHERE leaves_end_block - start_block + 1 > ? AND level = ' +
-  `(SELECT level FROM search_index_segdir WHERE level < ${PARK_FROM} GROUP BY level HAVING count(*) >= 8 ORDER BY level LIMIT 1)`;
-const NEWEST = 'SELECT max(idx) FROM search_index_segdir WHERE level = ?';
 const CHANGES = 'SELECT total_changes()';
-
-/**
- * The levels merges in progress read from. FTS4 keeps each one's place in a hint row: varint pairs
- * (level, segments), 7 bits a byte, low bits first.
- */
-function mergingLevels(db: Db): number[] {
-  const hint = db.one(MERGE_HINT)?.[0];
-  const values: number[] = [];
-  if (hint instanceof Uint8Array) {
-    let v = 0;
-    let shift = 0;
-    for (const b of hint) {
-      v += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if ((b & 0x80) === 0) {
-        values.push(v);
-        v = 0;
-        shift = 0;
-      }
-    }
-  }
-  return values.filter((_, i) => i % 2 === 0);
-}
 
 /** Parks full segments, then runs one bounded merge step; returns whether the merge did work. */
 export function mergeStep(db: Db): boolean {
-  // A merge in progress reads its level's segments and appends to the newest one of the next
-  // level: those stay where they are.
-  const merging = mergingLevels(db);
-  const busy = (level: number, idx: number) =>
-    merging.includes(level) || (merging.includes(level - 1) && idx === Number(db.one(NEWEST, [level])![0]));
-  for (const [level, idx] of db.all(FULL, [SEGMENT_LIMIT.blocks])) {
-    if (busy(level as number, idx as number)) continue;
-    const [at, n] = db.one(PARKED) ?? [PARK_TOP + 1, PER_PARK_LEVEL];
-    const to = Number(n) < PER_PARK_LEVEL ? [Number(at), Number(n)] : [Number(at) - 1, 0];
-    db.run(PARK, [...to, level!, idx!]);
+  // Segments of a merge in progress (its input, its appendable output) must stay where they are:
+  // FTS4 keeps that merge's place by level in the hint row of search_index_stat.
+  if (!Number(db.one(MERGING)?.[0] ?? 0)) {
+    for (const [level, idx] of db.all(FULL, [SEGMENT_LIMIT.blocks])) {
+      const [at, n] = db.one(PARKED) ?? [PARK_TOP + 1, PER_PARK_LEVEL];
+      const to = Number(n) < PER_PARK_LEVEL ? [Number(at), Number(n)] : [Number(at) - 1, 0];
+      db.run(PARK, [...to, level!, idx!]);
+    }
   }
-  // A full segment still busy (or just freed) where the next merge would start: wait for it to be
-  // parked rather than merge it.
-  if (Number(db.one(NEXT_MERGE_MAX, [SEGMENT_LIMIT.blocks])?.[0] ?? 0) > 0) return false;
   // FTS4 tells whether a merge did anything only through the change count.
   const before = Number(db.one(CHANGES)![0]);
   db.run(MERGE);

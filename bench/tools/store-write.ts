@@ -5,6 +5,7 @@
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { newId } from '../../src/protocol/ids.js';
@@ -23,6 +24,9 @@ const one = () => {
   return store.write([{ op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id }, event, artifacts: [] }]);
 };
 const cpu0 = process.cpuUsage();
+// The longest event-loop stall while writing (index upkeep and checkpoints included).
+const stalls = monitorEventLoopDelay({ resolution: 1 });
+stalls.enable();
 const t0 = performance.now();
 for (let i = 0; i < n; i += conc) {
   const batch = [];
@@ -31,6 +35,7 @@ for (let i = 0; i < n; i += conc) {
 }
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-console.log(`${n} writes in ${ms.toFixed(0)} ms: ${Math.round((n / ms) * 1000)}/s, main-thread cpu ${(((cpu.user + cpu.system) / n)).toFixed(1)} us/write`);
+stalls.disable();
+console.log(`${n} writes in ${ms.toFixed(0)} ms: ${Math.round((n / ms) * 1000)}/s, main-thread cpu ${(((cpu.user + cpu.system) / n)).toFixed(1)} us/write, longest stall ${(stalls.max / 1e6).toFixed(1)} ms, p99 stall ${(stalls.percentile(99) / 1e6).toFixed(1)} ms`);
 await store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,12 @@
 // What each journaled effect does in SQL: one function shared by live writes, start-up replay
 // and the checkpoint worker, so the three cannot drift apart. Journal records hold effects
 // (intents.ts), never intents: a replay applies what was decided, it does not decide again.
+// Messages are indexed for search later, in batches (search-upkeep.ts), not here.
 
 import type { SqlValue } from 'sql.js';
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import { StoreError } from '../types.js';
 import type { Effect } from '../intents.js';
-import { indexMessage } from './search.js';
 
 /** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
 export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
@@ -66,7 +66,6 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           r.event_id,
           utf8(jsonOf(i) ?? JSON.stringify(r.message)),
         ]);
-        indexMessage(run, r.message);
         break;
       }
       case 'thread.put':

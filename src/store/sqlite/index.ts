@@ -47,6 +47,7 @@ import { Turn, messageOf } from './turn.js';
 
 export { headroomFor } from './image.js';
 import { searchPage } from './search.js';
+import { SearchUpkeep } from './search-upkeep.js';
 
 export interface SqliteStoreOptions {
   /** The database file (`svc.db`); journals sit beside it as `<path>.journal.<gen>`. */
@@ -116,6 +117,7 @@ export class SqliteStore implements Store, CheckpointHost {
   private readonly reads: SqliteReads;
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
+  private readonly upkeep: SearchUpkeep;
   private readonly frame = new FrameBuilder();
   private lastSeq = 0;
   private messageCount = 0;
@@ -146,6 +148,7 @@ export class SqliteStore implements Store, CheckpointHost {
       opts.checkpointCopyBatch,
     );
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
+    this.upkeep = new SearchUpkeep(db, () => (this.turn.commit(), !this.turn.broken), (m) => this.log(m));
   }
 
   log(msg: string): void {
@@ -195,6 +198,7 @@ export class SqliteStore implements Store, CheckpointHost {
       store.eventCount = store.lastSeq;
       store.messageCount = store.reads.count('messages');
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
+      store.upkeep.schedule();
     } catch (err) {
       untrackPages(db.raw);
       db.close();
@@ -240,6 +244,7 @@ export class SqliteStore implements Store, CheckpointHost {
       throw unavailable(err);
     }
     this.turn.applied(jops, bodies);
+    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
     this.eventCount += events.length;
@@ -297,6 +302,7 @@ export class SqliteStore implements Store, CheckpointHost {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
+    this.upkeep.stop();
     this.turn.commit();
     await this.checkpointer.running;
     try {
@@ -371,6 +377,7 @@ export class SqliteStore implements Store, CheckpointHost {
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
+    this.upkeep.drain();
     return searchPage((sql, params) => this.db.all(sql, params), q);
   }
 

@@ -6,6 +6,7 @@
 import type { Database } from 'sql.js';
 import { StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
+import { INDEXED_KEY } from './search-upkeep.js';
 
 interface Migration {
   version: number;
@@ -79,6 +80,12 @@ const MIGRATIONS: Migration[] = [
     version: 3,
     // Pairing outbox state (was a file beside the database).
     sql: `CREATE TABLE pairings (id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
+  },
+  {
+    version: 4,
+    // Search indexing moved out of the write (search-upkeep.ts): every message stored so far is
+    // indexed, the ones after this mark are pending.
+    sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
   },
 ];
 

@@ -1,8 +1,7 @@
 // Full-text search in the sqlite backend. `search_index` is a contentless FTS4 table (sql.js has
 // no FTS5) over the folded words of each message (protocol/search-text.ts), keyed by the message's
 // seq; `search_scope` holds what the visibility and the filters of a search are decided on. Both
-// rows are written by applyOps beside the message row, so live writes, journal replay and
-// checkpoints keep the index in the message's own transaction.
+// rows are written after the message row, by the upkeep (search-upkeep.ts), in batches.
 
 import type { Database, SqlValue } from 'sql.js';
 import type { Message } from '../../protocol/types.js';
@@ -26,11 +25,7 @@ export const SEARCH_SCHEMA = `
 `;
 
 const INSERT_SCOPE = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (?, ?, ?, ?, ?)';
-const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, ?)';
-const INSERT_SCOPE_LAST = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (last_insert_rowid(), ?, ?, ?, ?)';
-// The words go in as UTF-8 bytes cast to TEXT: sql.js copies bytes natively where it would
-// encode a string in a JavaScript loop (see apply.ts).
-const INSERT_WORDS_LAST = 'INSERT INTO search_index (docid, words) VALUES (last_insert_rowid(), CAST(? AS TEXT))';
+const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, CAST(? AS TEXT))';
 
 function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
   const t = m.target;
@@ -43,16 +38,14 @@ function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
   ];
 }
 
-/**
- * Indexes the message just inserted into `messages` (its seq is the last inserted rowid). A
- * message without searchable text gets no rows: it can never match.
- */
-export function indexMessage(run: Run, m: Message): void {
+/** Indexes one stored message. A message without searchable text gets no rows: it can never match. */
+export function indexRows(run: Run, seq: number, m: Message): void {
   const words = indexText(m);
   if (words === '') return;
-  // The scope row takes the message's seq, which is then the last inserted rowid in turn.
-  run(INSERT_SCOPE_LAST, scopeRow(null, m).slice(1));
-  run(INSERT_WORDS_LAST, [Buffer.from(words, 'utf8')]);
+  run(INSERT_SCOPE, scopeRow(seq, m));
+  // The words go in as UTF-8 bytes cast to TEXT: sql.js copies bytes natively where it would
+  // encode a string in a JavaScript loop (see apply.ts).
+  run(INSERT_WORDS, [seq, Buffer.from(words, 'utf8')]);
 }
 
 /** Indexes every message already stored (the migration to schema version 2). */

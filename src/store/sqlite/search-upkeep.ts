@@ -1,0 +1,204 @@
+// Search index upkeep of the sqlite backend. Messages are not indexed in the write's own turn: FTS4
+// writes a new index segment at every COMMIT and, when one level holds 16 of them, merges the whole
+// level inside that COMMIT (hundreds of milliseconds at a million messages). Instead, idle ticks
+// index what is pending in batches (one segment per batch, not per turn) and move the index's
+// merges forward a few blocks at a time with FTS4's incremental `merge=X,Y`, which keeps every
+// level below 16 segments, so the crisis merge never runs. A search first indexes what is still
+// pending, so it finds every acknowledged message.
+//
+// What is pending is known from the database alone: `meta.search_indexed_seq` is the last message
+// seq indexed (in the same transaction as the index rows), and every message after it is pending.
+// Start-up replay and checkpoints apply messages without indexing them; whichever database a
+// restart loads, the upkeep completes it.
+
+import type { Message } from '../../protocol/types.js';
+import { indexRows } from './search.js';
+import type { Db } from './db.js';
+
+/** The meta key holding the last message seq whose index rows are written. */
+export const INDEXED_KEY = 'search_indexed_seq';
+
+/** Most messages indexed by one idle step (one index segment each). */
+const STEP_MESSAGES = 128;
+/** Time one idle step may spend indexing before it commits, in ms. */
+const STEP_BUDGET_MS = 2;
+/**
+ * One incremental merge per step: at most 32 leaf blocks written, on the lowest level that holds
+ * at least 8 segments (then the next such level, while blocks are left). FTS4 merges a level of 16
+ * itself, inside a COMMIT; the upkeep keeps level 0 below that, and only level 0's flushes start
+ * those merges, so none ever runs.
+ */
+const MERGE = "INSERT INTO search_index(search_index) VALUES('merge=32,8')";
+/**
+ * Segments bigger than this (in leaf blocks of about 4 KiB; tests lower it) are merged no further.
+ * A merge step writes whole doclists, and a common word's doclist grows with its segment: merging
+ * segments of 100k+ messages takes tens of milliseconds per step however few blocks it is allowed
+ * (bench/tools/fts-merge.ts). Merges stop at segments of about a megabyte, so a search reads
+ * about a hundred of them at a million messages.
+ */
+export const SEGMENT_LIMIT = { blocks: 128 };
+/**
+ * Where full segments are parked: levels FTS4 reads like any other (a search reads every level
+ * 0-1023 of the index) but never merges, as each holds fewer than the 8 segments `merge=32,8`
+ * needs. Filled from the top down, so that the oldest segments have the highest level, as FTS4
+ * orders them.
+ */
+const PARK_TOP = 1023;
+const PARK_FROM = 512;
+const PER_PARK_LEVEL = 7;
+const MERGING = 'SELECT length(value) FROM search_index_stat WHERE id = 1';
+const FULL = `SELECT level, idx FROM search_index_segdir WHERE level < ${PARK_FROM} AND leaves_end_block - start_block + 1 > ? ORDER BY level DESC, idx`;
+const PARKED = `SELECT level, count(*) FROM search_index_segdir WHERE level >= ${PARK_FROM} GROUP BY level ORDER BY level LIMIT 1`;
+const PARK = 'UPDATE search_index_segdir SET level = ?, idx = ? WHERE level = ? AND idx = ?';
+const CHANGES = 'SELECT total_changes()';
+
+/** Parks full segments, then runs one bounded merge step; returns whether the merge did work. */
+export function mergeStep(db: Db): boolean {
+  // Segments of a merge in progress (its input, its appendable output) must stay where they are:
+  // FTS4 keeps that merge's place by level in the hint row of search_index_stat.
+  if (!Number(db.one(MERGING)?.[0] ?? 0)) {
+    for (const [level, idx] of db.all(FULL, [SEGMENT_LIMIT.blocks])) {
+      const [at, n] = db.one(PARKED) ?? [PARK_TOP + 1, PER_PARK_LEVEL];
+      const to = Number(n) < PER_PARK_LEVEL ? [Number(at), Number(n)] : [Number(at) - 1, 0];
+      db.run(PARK, [...to, level!, idx!]);
+    }
+  }
+  // FTS4 tells whether a merge did anything only through the change count.
+  const before = Number(db.one(CHANGES)![0]);
+  db.run(MERGE);
+  return Number(db.one(CHANGES)![0]) - before >= 2;
+}
+
+/** Rows read per query when draining. */
+const READ_ROWS = 512;
+
+const PENDING = 'SELECT seq, id FROM messages WHERE seq > ? ORDER BY seq LIMIT ?';
+const BODY = 'SELECT body FROM messages WHERE seq = ?';
+const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${INDEXED_KEY}'`;
+const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
+
+/** Indexes pending messages in the open transaction, oldest first; returns how many it indexed. */
+function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): number {
+  let indexed = Number(db.one(READ_INDEXED)?.[0] ?? 0);
+  let count = 0;
+  for (;;) {
+    const rows = db.all(PENDING, [indexed, Math.min(maxMessages - count, READ_ROWS)]);
+    for (const [seq, id] of rows) {
+      const m = known?.get(id as string) ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
+      known?.delete(id as string);
+      indexRows(db.run, seq as number, m);
+      indexed = seq as number;
+      count++;
+      if (performance.now() > deadline) break;
+    }
+    if (rows.length > 0) db.run(WRITE_INDEXED, [indexed]);
+    if (rows.length === 0 || count >= maxMessages || performance.now() > deadline) return count;
+  }
+}
+
+/** Indexes every pending message in one transaction (the checkpoint worker, off the main thread). */
+export function indexAllPending(db: Db): void {
+  db.run('BEGIN');
+  try {
+    indexPending(db, Infinity, Infinity);
+    db.run('COMMIT');
+  } catch (err) {
+    db.run('ROLLBACK');
+    throw err;
+  }
+}
+
+export class SearchUpkeep {
+  /** Messages written live and not yet indexed, by id: spares parsing their stored bodies again. */
+  private readonly known = new Map<string, Message>();
+  /** Whether messages may be pending or merges unfinished (cleared when a step finds neither). */
+  private work = true;
+  private timer: NodeJS.Immediate | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    /** Commits the store's open turn (false once the store is broken): upkeep runs in transactions of its own. */
+    private readonly commitTurn: () => boolean,
+    private readonly log: (msg: string) => void,
+  ) {}
+
+  /** Notes a message just written; an idle tick will index it. */
+  written(m: Message): void {
+    this.known.set(m.id, m);
+    this.work = true;
+    this.schedule();
+  }
+
+  /** Starts stepping if anything is left to do (after open: replayed messages are pending). */
+  schedule(): void {
+    if (this.stopped || this.timer || !this.work) return;
+    this.timer = setImmediate(this.step);
+  }
+
+  /** Indexes everything pending now, so a search sees every message written before it. */
+  drain(): void {
+    if (this.stopped || !this.work || !this.commitTurn()) return;
+    try {
+      this.transaction(() => indexPending(this.db, Infinity, Infinity, this.known));
+      this.known.clear();
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  /** Stops stepping for good (before the database closes). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
+    this.known.clear();
+  }
+
+  private readonly step = (): void => {
+    this.timer = undefined;
+    if (this.stopped || !this.commitTurn()) return;
+    let more = false;
+    try {
+      this.transaction(() => {
+        // Anything indexed means another step: more may be pending, and the segment this one
+        // writes at COMMIT is only seen by the next step's merge.
+        more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known) > 0;
+        if (mergeStep(this.db)) more = true;
+      });
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
+    if (!more) {
+      this.work = false;
+      this.known.clear();
+    }
+    this.schedule();
+  };
+
+  private transaction(body: () => void): void {
+    this.db.run('BEGIN');
+    try {
+      body();
+      this.db.run('COMMIT');
+    } catch (err) {
+      try {
+        this.db.run('ROLLBACK');
+      } catch {
+        // nothing left to roll back
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Only an exhausted memory gets here. The seq mark was rolled back with the index rows, so the
+   * index is behind, never wrong: searches see what is indexed, the next write or restart retries.
+   */
+  private failed(err: unknown): void {
+    this.work = false;
+    this.known.clear();
+    this.log(`store: search index upkeep failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -110,12 +110,12 @@ t('a search right after each write finds it, before any idle tick could index it
 t('thousands of messages over many turns are indexed and merged by idle ticks, every one found', async (c) => {
   const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
   try {
-    // One and seven writes per turn: many small index batches, so levels fill and get merged.
+    // One and seven writes per turn, batched by the upkeep: level 0 fills and gets merged.
     await writeTurns(s, 0, 1500, 1);
     await writeTurns(s, 1500, 4000, 7);
     await settle(s);
     const l = levels(s);
-    assert.ok(Object.keys(l).some((level) => Number(level) >= 2), `merged into higher levels: ${JSON.stringify(l)}`);
+    assert.ok(Object.keys(l).some((level) => Number(level) >= 1), `merged into higher levels: ${JSON.stringify(l)}`);
     assert.ok(Object.values(l).every((n) => n < 16), 'FTS4 never reached its own 16-segment merge');
     await assertAllFound(s, 4000);
     const integrity = s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')");

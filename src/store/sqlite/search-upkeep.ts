@@ -20,6 +20,12 @@ export const INDEXED_KEY = 'search_indexed_seq';
 
 /** Most messages indexed by one idle step (one index segment each). */
 const STEP_MESSAGES = 128;
+/**
+ * How long messages may wait for a step when fewer than STEP_MESSAGES are pending, in ms. A step
+ * per turn would commit the store's open turn and its own transaction every turn, and write many
+ * tiny segments for the merges to redo; waiting fills segments and halves the commits.
+ */
+const STEP_WAIT_MS = 50;
 /** Time one idle step may spend indexing before it commits, in ms. */
 const STEP_BUDGET_MS = 2;
 /**
@@ -75,6 +81,7 @@ const READ_ROWS = 512;
 const PENDING = 'SELECT seq, id FROM messages WHERE seq > ? ORDER BY seq LIMIT ?';
 const BODY = 'SELECT body FROM messages WHERE seq = ?';
 const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${INDEXED_KEY}'`;
+const PENDING_UPTO = `SELECT count(*) FROM (SELECT 1 FROM messages WHERE seq > (${READ_INDEXED}) LIMIT ?)`;
 const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
 
 /** Indexes pending messages in the open transaction, oldest first; returns how many it indexed. */
@@ -113,7 +120,8 @@ export class SearchUpkeep {
   private readonly known = new Map<string, Message>();
   /** Whether messages may be pending or merges unfinished (cleared when a step finds neither). */
   private work = true;
-  private timer: NodeJS.Immediate | undefined;
+  private soon: NodeJS.Immediate | undefined;
+  private later: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
@@ -127,13 +135,22 @@ export class SearchUpkeep {
   written(m: Message): void {
     this.known.set(m.id, m);
     this.work = true;
-    this.schedule();
+    this.schedule(this.known.size >= STEP_MESSAGES);
   }
 
-  /** Starts stepping if anything is left to do (after open: replayed messages are pending). */
-  schedule(): void {
-    if (this.stopped || this.timer || !this.work) return;
-    this.timer = setImmediate(this.step);
+  /**
+   * Starts stepping if anything is left to do (after open: replayed messages are pending): at the
+   * next idle tick when `now` (a full batch), else after STEP_WAIT_MS.
+   */
+  schedule(now = true): void {
+    if (this.stopped || !this.work || this.soon) return;
+    if (now) {
+      if (this.later) clearTimeout(this.later);
+      this.later = undefined;
+      this.soon = setImmediate(this.step);
+    } else {
+      this.later ??= setTimeout(this.step, STEP_WAIT_MS);
+    }
   }
 
   /** Indexes everything pending now, so a search sees every message written before it. */
@@ -150,20 +167,28 @@ export class SearchUpkeep {
   /** Stops stepping for good (before the database closes). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = undefined;
+    if (this.soon) clearImmediate(this.soon);
+    if (this.later) clearTimeout(this.later);
+    this.soon = undefined;
+    this.later = undefined;
     this.known.clear();
   }
 
   private readonly step = (): void => {
-    this.timer = undefined;
+    if (this.soon) clearImmediate(this.soon);
+    if (this.later) clearTimeout(this.later);
+    this.soon = undefined;
+    this.later = undefined;
     if (this.stopped || !this.commitTurn()) return;
     let more = false;
+    let full = false;
     try {
       this.transaction(() => {
         // Anything indexed means another step: more may be pending, and the segment this one
         // writes at COMMIT is only seen by the next step's merge.
-        more = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known) > 0;
+        const indexed = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known);
+        full = indexed >= STEP_MESSAGES;
+        more = indexed > 0;
         if (mergeStep(this.db)) more = true;
       });
     } catch (err) {
@@ -174,8 +199,16 @@ export class SearchUpkeep {
       this.work = false;
       this.known.clear();
     }
-    this.schedule();
+    // A backlog (a start-up replay, a burst) is worked off tick by tick; merges and a batch still
+    // filling wait.
+    this.schedule(full || this.known.size >= STEP_MESSAGES || this.backlog());
   };
+
+  /** Whether messages are pending beyond the live writes waiting for a batch (a replay at start). */
+  private backlog(): boolean {
+    const pending = Number(this.db.one(PENDING_UPTO, [this.known.size + 1])?.[0] ?? 0);
+    return pending > this.known.size;
+  }
 
   private transaction(body: () => void): void {
     this.db.run('BEGIN');

@@ -150,4 +150,7 @@ export function configure(db: Database): void {
   // One connection owns the file: without this every autocommit read re-checks for a hot journal
   // (a failing MEMFS lookup) and re-validates the page cache, ~35 us per point read in sql.js.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
+  // Pages not written since the open are read from svc.db on demand (page-hook.ts), a system call
+  // each: a 64 MiB cache keeps the B-tree's inner pages and recent history in memory.
+  db.run('PRAGMA cache_size = -65536');
 }

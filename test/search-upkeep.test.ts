@@ -5,14 +5,14 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setImmediate as tick } from 'node:timers/promises';
+import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { msg, send } from './helpers/store-fixtures.js';
 import type { Message } from '../src/protocol/types.js';
 import { parseQuery } from '../src/protocol/search-text.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
-import { SEGMENT_LIMIT } from '../src/store/sqlite/search-upkeep.js';
+import { SEGMENT_LIMIT, STEP_LIMIT } from '../src/store/sqlite/search-upkeep.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
 /** Message i: one shared word, one of its own. */
@@ -67,11 +67,15 @@ function levels(s: SqliteStore): Record<number, number> {
   return out;
 }
 
-/** Lets the idle-time upkeep run until it has indexed everything and has no merge left to make. */
+/**
+ * Lets the idle-time upkeep run until it has indexed everything and has no merge left to make (it
+ * waits up to 50 ms between steps once no backlog is left, so this polls in real time).
+ */
 async function settle(s: SqliteStore): Promise<void> {
-  for (let i = 0; i < 100_000; i++) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     if (indexedSeq(s) === maxSeq(s) && Object.values(levels(s)).every((n) => n < 8)) return;
-    await tick();
+    await sleep(5);
   }
   assert.unreachable(`upkeep did not settle: indexed ${indexedSeq(s)} of ${maxSeq(s)}, levels ${JSON.stringify(levels(s))}`);
 }
@@ -151,8 +155,11 @@ t('segments past the size limit are parked unmerged, and every message stays fou
   const dir = tmp(c);
   const copy = tmp(c);
   const limit = SEGMENT_LIMIT.blocks;
-  // One block instead of hundreds, and longer messages: the same parking after a few thousand.
+  const step = STEP_LIMIT.messages;
+  // One block instead of hundreds, steps of 10 messages, and longer messages: the same parking
+  // after a few thousand.
   SEGMENT_LIMIT.blocks = 1;
+  STEP_LIMIT.messages = 10;
   filler = ' lorem ipsum dolor sit amet consectetur adipiscing elit'.repeat(4);
   const s = await openSqliteStore({ path: join(dir, 'svc.db') });
   try {
@@ -176,6 +183,7 @@ t('segments past the size limit are parked unmerged, and every message stays fou
   } finally {
     await again.close();
     SEGMENT_LIMIT.blocks = limit;
+    STEP_LIMIT.messages = step;
     filler = '';
   }
 });

@@ -18,10 +18,10 @@ import type { Db } from './db.js';
 /** The meta key holding the last message seq whose index rows are written. */
 export const INDEXED_KEY = 'search_indexed_seq';
 
-/** Most messages indexed by one idle step (one index segment each). */
-const STEP_MESSAGES = 128;
+/** Most messages indexed by one idle step (one index segment each; tests lower it). */
+export const STEP_LIMIT = { messages: 128 };
 /**
- * How long messages may wait for a step when fewer than STEP_MESSAGES are pending, in ms. A step
+ * How long messages may wait for a step when fewer than STEP_LIMIT.messages are pending, in ms. A step
  * per turn would commit the store's open turn and its own transaction every turn, and write many
  * tiny segments for the merges to redo; waiting fills segments and halves the commits.
  */
@@ -135,7 +135,7 @@ export class SearchUpkeep {
   written(m: Message): void {
     this.known.set(m.id, m);
     this.work = true;
-    this.schedule(this.known.size >= STEP_MESSAGES);
+    this.schedule(this.known.size >= STEP_LIMIT.messages);
   }
 
   /**
@@ -186,8 +186,8 @@ export class SearchUpkeep {
       this.transaction(() => {
         // Anything indexed means another step: more may be pending, and the segment this one
         // writes at COMMIT is only seen by the next step's merge.
-        const indexed = indexPending(this.db, STEP_MESSAGES, performance.now() + STEP_BUDGET_MS, this.known);
-        full = indexed >= STEP_MESSAGES;
+        const indexed = indexPending(this.db, STEP_LIMIT.messages, performance.now() + STEP_BUDGET_MS, this.known);
+        full = indexed >= STEP_LIMIT.messages;
         more = indexed > 0;
         if (mergeStep(this.db)) more = true;
       });
@@ -201,7 +201,7 @@ export class SearchUpkeep {
     }
     // A backlog (a start-up replay, a burst) is worked off tick by tick; merges and a batch still
     // filling wait.
-    this.schedule(full || this.known.size >= STEP_MESSAGES || this.backlog());
+    this.schedule(full || this.known.size >= STEP_LIMIT.messages || this.backlog());
   };
 
   /** Whether messages are pending beyond the live writes waiting for a batch (a replay at start). */

@@ -1,9 +1,10 @@
-// Replacing a file so that a crash leaves either the old or the new content: a temp file written
-// and fsynced, renamed over, and the directory fsynced. Checkpoints, redo files and recovery use it.
+// Files that survive a crash: replacing one so that a crash leaves either the old or the new content
+// (a temp file written and fsynced, renamed over, the directory fsynced), and the directory fsync
+// that makes renames, creations and deletions durable. Journals, checkpoints, redo files and
+// recovery use them.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncDir } from './journal.js';
 
 /** What goes into the file: bytes, or a function that writes them through the handle. */
 export type FileContent = Uint8Array | string | ((fh: fs.promises.FileHandle) => Promise<void>);
@@ -26,4 +27,19 @@ export async function writeFileDurably(file: string, content: FileContent): Prom
     throw err;
   }
   await fsyncDir(path.dirname(file));
+}
+
+/** fsyncs a directory so renames, creations and deletions in it survive a crash. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(dir, 'r');
+    await handle.sync();
+  } catch (err) {
+    // Some platforms cannot fsync a directory; there the rename is as durable as it gets.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw err;
+  } finally {
+    await handle?.close();
+  }
 }

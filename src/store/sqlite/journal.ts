@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { fsyncDir } from './durable-file.js';
 
 // ---- framing (pure) ----
 
@@ -184,20 +185,6 @@ export function readJournal(file: string): Decoded & { fileBytes: number } {
   return { ...decodeRecords(buf), fileBytes: buf.length };
 }
 
-/** fsyncs a directory so renames, creations and deletions in it survive a crash. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let handle: fs.promises.FileHandle | undefined;
-  try {
-    handle = await fs.promises.open(dir, 'r');
-    await handle.sync();
-  } catch (err) {
-    // Some platforms cannot fsync a directory; there the rename is as durable as it gets.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw err;
-  } finally {
-    await handle?.close();
-  }
-}
 
 // ---- the writer ----
 

@@ -17,8 +17,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../types.js';
-import { writeFileDurably } from './durable-file.js';
-import { crc32, fsyncDir } from './journal.js';
+import { fsyncDir, writeFileDurably } from './durable-file.js';
+import { crc32 } from './journal.js';
 
 const MAGIC = Buffer.from('SVCPAGE1', 'latin1');
 const END = Buffer.from('SVCPEND1', 'latin1');

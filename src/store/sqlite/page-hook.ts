@@ -1,10 +1,11 @@
-// Which pages of a database sql.js has written since the last checkpoint, with their bytes.
+// The page hook: sql.js's file reads and writes, seen from JavaScript.
 //
 // sql.js keeps each database as a file in an in-memory file system it does not expose, and its only
-// way out is `export()`: a synchronous copy of the whole file. SQLite itself writes pages through
-// lseek + write calls that the wasm module imports from JavaScript, so wrapping those imports when
-// the module is instantiated shows every byte written to a database file. A PageTracker keeps a copy
-// of each page changed since the last checkpoint, which then writes only those (checkpoint.ts).
+// way out is `export()`: a synchronous copy of the whole file. SQLite itself reads and writes pages
+// through lseek + read/write calls that the wasm module imports from JavaScript, so wrapping those
+// imports when the module is instantiated shows every page written to a database file (a
+// PageTracker, page-tracker.ts, notes them for the next checkpoint) and lets pages never written
+// since the open be read from `svc.db` on demand instead of loaded at start.
 //
 // The import names are minified and belong to one sql.js build: KNOWN_BUILDS names them for the
 // builds this svc was tested with, and a self-test at load checks the hook sees a known write. On any
@@ -13,6 +14,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { PageTracker, type BaseFile } from './page-tracker.js';
+
+export { PageTracker, type BaseFile } from './page-tracker.js';
 
 /** The imports (by their minified names) SQLite's file writes go through. */
 interface ImportNames {
@@ -46,158 +50,6 @@ interface WasmApi {
   instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: WasmInstance }>;
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-/**
- * The file on disk a database was opened from, read on demand: pages never written since the open
- * are read from it rather than loaded into memory at start.
- */
-export interface BaseFile {
-  fd: number;
-  size: number;
-}
-
-/** Reads one page of the in-memory file into `into` (page-size bytes). */
-type PageReader = (pgno: number, into: Uint8Array) => void;
-
-/**
- * Which pages of one database file were written since the last checkpoint's snapshot. Their bytes
- * stay in the in-memory file until a checkpoint copies them, in batches between turns; a write that
- * lands on a page not yet copied first saves the snapshot's bytes of it (copy on write), so the
- * checkpoint writes one consistent state without stopping writes.
- */
-export class PageTracker {
-  private dirty = new Set<number>();
-  /** Every page written since the open: the in-memory file holds these, `base` the others. */
-  private readonly written = new Set<number>();
-  /** Pages of the running snapshot not copied yet, and the snapshot's bytes of those overwritten since. */
-  private pending = new Set<number>();
-  private saved = new Map<number, Uint8Array>();
-  /** Set when a write did not cover whole pages: the next checkpoint must write a whole image. */
-  lost: string | undefined;
-  /** Pages saved by copy on write since the open (tests check the path ran). */
-  savedOnWrite = 0;
-
-  constructor(
-    readonly pageSize: number,
-    readonly base: BaseFile | undefined,
-    private readonly readPage: PageReader,
-  ) {}
-
-  /** Pages changed since the last snapshot. */
-  get size(): number {
-    return this.dirty.size;
-  }
-
-  private pagesOf(position: number, length: number): [number, number] {
-    return [Math.floor(position / this.pageSize) + 1, Math.floor((position + length - 1) / this.pageSize) + 1];
-  }
-
-  /** Called before a write lands: keeps the snapshot's bytes of the pages it overwrites. */
-  beforeWrite(position: number, length: number): void {
-    if (this.pending.size === 0 || length === 0) return;
-    const [first, last] = this.pagesOf(position, length);
-    for (let pgno = first; pgno <= last; pgno++) {
-      if (!this.pending.delete(pgno)) continue;
-      const copy = new Uint8Array(this.pageSize);
-      this.readPage(pgno, copy);
-      this.saved.set(pgno, copy);
-      this.savedOnWrite++;
-    }
-  }
-
-  wrote(position: number, length: number): void {
-    if (position % this.pageSize !== 0 || length % this.pageSize !== 0) {
-      this.lost ??= `a write of ${length} bytes at ${position} is not whole pages of ${this.pageSize}`;
-      return;
-    }
-    const [first, last] = this.pagesOf(position, length);
-    for (let pgno = first; pgno <= last; pgno++) {
-      this.dirty.add(pgno);
-      this.written.add(pgno);
-    }
-  }
-
-  truncate(length: number): void {
-    const last = Math.ceil(length / this.pageSize);
-    if ([...this.pending].some((pgno) => pgno > last)) this.lost ??= 'the file was cut during a checkpoint';
-    for (const set of [this.dirty, this.written]) for (const pgno of set) if (pgno > last) set.delete(pgno);
-    // Pages past the end read as zeros from now on, wherever they were.
-    if (this.base && this.base.size > length) this.base.size = length;
-  }
-
-  /** Starts a checkpoint's snapshot: the pages changed since the last one, in file order. */
-  snapshot(): number[] {
-    const nums = [...this.dirty].sort((a, b) => a - b);
-    this.pending = this.dirty;
-    this.dirty = new Set();
-    this.saved = new Map();
-    return nums;
-  }
-
-  /** The snapshot's bytes of these pages (each copied once; call between turns). */
-  copy(nums: number[]): Uint8Array[] {
-    return nums.map((pgno) => {
-      const kept = this.saved.get(pgno);
-      if (kept) {
-        this.saved.delete(pgno);
-        return kept;
-      }
-      this.pending.delete(pgno);
-      const page = new Uint8Array(this.pageSize);
-      this.readPage(pgno, page);
-      return page;
-    });
-  }
-
-  /** Ends the snapshot; `failed` pages (a checkpoint that did not finish) count as changed again. */
-  release(failed?: number[]): void {
-    this.pending = new Set();
-    this.saved = new Map();
-    for (const pgno of failed ?? []) this.dirty.add(pgno);
-  }
-
-  /** Forgets every change (a whole image of the database was just written). */
-  reset(): void {
-    this.release();
-    this.dirty = new Set();
-    this.lost = undefined;
-  }
-
-  /** Whether every byte of [position, position + length) is in the base file, in pages not written since. */
-  readsFromBase(position: number, length: number): boolean {
-    if (!this.base || position + length > this.base.size) return false;
-    const [first, last] = this.pagesOf(position, length);
-    for (let pgno = first; pgno <= last; pgno++) if (this.written.has(pgno)) return false;
-    return true;
-  }
-
-  /**
-   * Fills what was just read at `position` into `into` from the base file, except the pages written
-   * since the open (the in-memory file read them right).
-   */
-  fill(position: number, into: Uint8Array): void {
-    const base = this.base;
-    if (!base) return;
-    const ps = this.pageSize;
-    const end = Math.min(position + into.length, base.size);
-    let at = position;
-    while (at < end) {
-      const pgno = Math.floor(at / ps) + 1;
-      const pageEnd = Math.min(pgno * ps, end);
-      if (!this.written.has(pgno)) readFully(base.fd, into.subarray(at - position, pageEnd - position), at);
-      at = pageEnd;
-    }
-  }
-}
-
-function readFully(fd: number, into: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < into.length) {
-    const n = fs.readSync(fd, into, done, into.length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-}
 
 /** Where the hook keeps the arguments of its own reads, inside the wasm memory. */
 interface Scratch {

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { StoreError } from '../types.js';
 import { applyOps, type JournalRecord } from './apply.js';
 import type { Db } from './db.js';
-import { writeFileDurably } from './durable-file.js';
-import { crc32, fsyncDir, listJournals } from './journal.js';
+import { fsyncDir, writeFileDurably } from './durable-file.js';
+import { crc32, listJournals } from './journal.js';
 import { messageOf } from './turn.js';
 
 const TAB = 0x09;

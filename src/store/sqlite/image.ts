@@ -104,9 +104,23 @@ export async function openLazyImage(file: string): Promise<LazyImage | undefined
     return undefined;
   }
   const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
+  return { fd, size, pageSize, data: Buffer.alloc(lazyCapacity(size, pageSize)) };
+}
+
+/** The in-memory file's size for a database of `size` bytes: the database plus free headroom. */
+function lazyCapacity(size: number, pageSize: number): number {
   const room = Math.max(LAZY_MIN_HEADROOM, size);
-  const capacity = Math.min(size + Math.ceil(room / pageSize) * pageSize, Math.floor(buffer.constants.MAX_LENGTH / pageSize) * pageSize);
-  return { fd, size, pageSize, data: Buffer.alloc(capacity) };
+  return Math.min(size + Math.ceil(room / pageSize) * pageSize, Math.floor(buffer.constants.MAX_LENGTH / pageSize) * pageSize);
+}
+
+/**
+ * A new database (no file yet) as the in-memory file to open: `image` (a migrated empty database)
+ * followed by the same free headroom. Nothing is on disk until the first checkpoint writes it all.
+ */
+export function newImage(image: Uint8Array, pageSize: number): Buffer {
+  const data = Buffer.alloc(lazyCapacity(image.length, pageSize));
+  data.set(image, 0);
+  return data;
 }
 
 /** Bytes of headroom for a database file of `size` bytes with this header (0: not padded). */

@@ -35,8 +35,7 @@ import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
 import type { SqlJsStatic } from 'sql.js';
-import { writeFileDurably } from './durable-file.js';
-import { loadSql, openLazyImage, pageTrackingProblem, readImage } from './image.js';
+import { loadSql, newImage, openLazyImage, pageTrackingProblem, readImage } from './image.js';
 import type { PageStepHook } from './page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
@@ -170,16 +169,22 @@ export class SqliteStore implements Store, CheckpointHost {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     // With page tracking the file is read on demand (page-hook.ts); without, it is loaded whole.
     const track = opts.pageTracking !== false && canTrackPages();
-    // A new store starts from a migrated empty file, so it too is opened with headroom: sql.js grows
-    // a full in-memory file by copying it, at a cost per commit that grows with each write.
-    // (Journals without a file replay onto it as they would onto a new database.)
-    if (track && !(await fileExists(file))) await writeFileDurably(file, emptyImage(SQL));
     const lazy = track ? await openLazyImage(file) : undefined;
-    const image = lazy ? { data: lazy.data, size: lazy.size } : await readImage(file);
+    // A new store starts from a migrated empty image in memory, so it too has headroom: sql.js grows
+    // a full in-memory file by copying it, at a cost per commit that grows with each write. (Journals
+    // without a file replay onto it as they would onto a new database.)
+    const fresh = track && !lazy && !(await fileExists(file)) ? emptyImage(SQL) : undefined;
+    const image = lazy
+      ? { data: lazy.data, size: lazy.size }
+      : fresh
+        ? { data: newImage(fresh, pageSizeOf(fresh)), size: fresh.length }
+        : await readImage(file);
     const db = new Db(image ? new SQL.Database(image.data) : new SQL.Database());
     // Tracked before sqlite first touches the file: it holds `svc.db` as read (or zeros read
     // through from it), plus headroom.
     const pages = track ? trackPages(db.raw, lazy?.pageSize ?? pageSizeOf(image?.data), lazy && { fd: lazy.fd, size: lazy.size }) : undefined;
+    // Nothing of a new image is on disk: every page of it is a change for the first checkpoint.
+    if (fresh) pages?.changed(fresh.length / pageSizeOf(fresh));
     if (!track && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
     let store: SqliteStore;
     try {
@@ -187,7 +192,7 @@ export class SqliteStore implements Store, CheckpointHost {
       const migrated = migrate(db.raw);
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, image?.size ?? 0);
       store.pages = pages;
-      store.dirty = migrated || !image;
+      store.dirty = migrated || !image || fresh !== undefined;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;

@@ -73,6 +73,14 @@ export class PageTracker {
     }
   }
 
+  /** Counts pages 1..count as written (an image that is not on disk yet). */
+  changed(count: number): void {
+    for (let pgno = 1; pgno <= count; pgno++) {
+      this.dirty.add(pgno);
+      this.written.add(pgno);
+    }
+  }
+
   truncate(length: number): void {
     const last = Math.ceil(length / this.pageSize);
     if ([...this.pending].some((pgno) => pgno > last)) this.lost ??= 'the file was cut during a checkpoint';

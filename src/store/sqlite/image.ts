@@ -38,56 +38,28 @@ export function pageTrackingProblem(): string | undefined {
 const HEADROOM_FRACTION = 0.25;
 const MIN_HEADROOM = 16 * 1024 * 1024;
 
-/**
- * Reads the database file followed by zeroed headroom. sql.js keeps the file in a typed array
- * that grows by 12.5% with a copy of the whole file (two seconds of stall at a million messages);
- * SQLite trusts the page count in a valid header, so new pages land in the headroom and the array
- * is not copied until it is used up. Only a file whose header count is valid and exact is padded.
- */
-export async function readImage(file: string): Promise<{ data: Buffer; size: number } | undefined> {
-  // A checkpoint that stopped while writing its pages into the file is finished first.
-  await recoverPages(file);
-  let fh: fs.promises.FileHandle;
-  try {
-    fh = await fs.promises.open(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  try {
-    const { size } = await fh.stat();
-    const head = Buffer.alloc(100);
-    if (size >= 100) await fh.read(head, 0, 100, 0);
-    const data = Buffer.alloc(size + headroomFor(head, size));
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await fh.read(data, at, size - at, at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return { data, size: at };
-  } finally {
-    await fh.close();
-  }
-}
-
-/** A database file opened for reads on demand (page-hook.ts), and the empty in-memory file to give sql.js. */
-export interface LazyImage {
-  fd: number;
-  size: number;
-  pageSize: number;
-  /** Zeros: untouched pages cost no memory, so the headroom is generous (1 GiB, or the database's size). */
-  data: Buffer;
-}
+/** The database file as sql.js is given it: `data` is the in-memory file, `size` the bytes on disk. */
+export type OpenedImage =
+  /** Read whole, followed by zeroed headroom (no page tracking, or a header without an exact count). */
+  | { kind: 'loaded'; data: Buffer; size: number; pageSize: number }
+  /**
+   * Opened for reads on demand (page-hook.ts): `data` is zeros, and untouched pages cost no memory,
+   * so the headroom is generous (1 GiB, or the database's size).
+   */
+  | { kind: 'lazy'; data: Buffer; size: number; pageSize: number; fd: number };
 
 /** Headroom of a file opened on demand: growth past it costs one copy of the whole in-memory file. */
 const LAZY_MIN_HEADROOM = 1024 * 1024 * 1024;
 
 /**
- * Opens the database file for reading pages on demand instead of loading it: undefined when there
- * is no file, or its header does not give an exact page count (then readImage loads it whole).
+ * Opens the database file (undefined when there is none), after finishing a checkpoint a crash
+ * interrupted. `onDemand`: read pages when sqlite asks for them, where the header gives an exact
+ * page count; otherwise the file is read whole. sql.js keeps the file in a typed array that grows
+ * by 12.5% with a copy of the whole file (two seconds of stall at a million messages); SQLite trusts
+ * the page count in a valid header, so new pages land in the headroom and the array is not copied
+ * until it is used up. Only a file whose header count is valid and exact gets headroom.
  */
-export async function openLazyImage(file: string): Promise<LazyImage | undefined> {
+export async function openImage(file: string, onDemand: boolean): Promise<OpenedImage | undefined> {
   await recoverPages(file);
   let fd: number;
   try {
@@ -96,15 +68,28 @@ export async function openLazyImage(file: string): Promise<LazyImage | undefined
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const size = fs.fstatSync(fd).size;
-  const head = Buffer.alloc(100);
-  if (size >= 100) fs.readSync(fd, head, 0, 100, 0);
-  if (headroomFor(head, size) === 0) {
-    fs.closeSync(fd);
-    return undefined;
+  let keep = false;
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(100);
+    if (size >= 100) fs.readSync(fd, head, 0, 100, 0);
+    const headroom = headroomFor(head, size);
+    const pageSize = pageSizeOf(head);
+    if (onDemand && headroom > 0) {
+      keep = true;
+      return { kind: 'lazy', fd, size, pageSize, data: Buffer.alloc(lazyCapacity(size, pageSize)) };
+    }
+    const data = Buffer.alloc(size + headroom);
+    let at = 0;
+    while (at < size) {
+      const n = fs.readSync(fd, data, at, size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return { kind: 'loaded', data, size: at, pageSize };
+  } finally {
+    if (!keep) fs.closeSync(fd);
   }
-  const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
-  return { fd, size, pageSize, data: Buffer.alloc(lazyCapacity(size, pageSize)) };
 }
 
 /** The in-memory file's size for a database of `size` bytes: the database plus free headroom. */
@@ -117,16 +102,23 @@ function lazyCapacity(size: number, pageSize: number): number {
  * A new database (no file yet) as the in-memory file to open: `image` (a migrated empty database)
  * followed by the same free headroom. Nothing is on disk until the first checkpoint writes it all.
  */
-export function newImage(image: Uint8Array, pageSize: number): Buffer {
-  const data = Buffer.alloc(lazyCapacity(image.length, pageSize));
+export function newImage(image: Uint8Array): Buffer {
+  const data = Buffer.alloc(lazyCapacity(image.length, pageSizeOf(image)));
   data.set(image, 0);
   return data;
+}
+
+/** The page size a database header gives (sqlite's default when there is no header yet). */
+export function pageSizeOf(head: Uint8Array): number {
+  if (head.length < 100) return 4096;
+  const v = (head[16]! << 8) | head[17]!;
+  return v === 1 ? 65536 : v;
 }
 
 /** Bytes of headroom for a database file of `size` bytes with this header (0: not padded). */
 export function headroomFor(head: Buffer, size: number): number {
   if (size < 100 || head.length < 100) return 0;
-  const pageSize = head.readUInt16BE(16) === 1 ? 65536 : head.readUInt16BE(16);
+  const pageSize = pageSizeOf(head);
   const pages = head.readUInt32BE(28);
   const valid = pageSize >= 512 && pages > 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * pageSize === size;
   if (!valid) return 0;

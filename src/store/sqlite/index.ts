@@ -35,7 +35,7 @@ import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
 import type { SqlJsStatic } from 'sql.js';
-import { loadSql, newImage, openLazyImage, pageTrackingProblem, readImage } from './image.js';
+import { loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './image.js';
 import type { PageStepHook } from './page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
@@ -82,20 +82,6 @@ function emptyImage(SQL: SqlJsStatic): Uint8Array {
   } finally {
     db.close();
   }
-}
-
-async function fileExists(file: string): Promise<boolean> {
-  return fs.promises.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The page size a database image's header gives (sqlite's default for a new one). */
-function pageSizeOf(data: Uint8Array | undefined): number {
-  if (!data || data.length < 100) return 4096;
-  const v = (data[16]! << 8) | data[17]!;
-  return v === 1 ? 65536 : v;
 }
 
 /** Opens (creating, migrating and replaying as needed) the sqlite store at `opts.path`. */
@@ -169,30 +155,27 @@ export class SqliteStore implements Store, CheckpointHost {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     // With page tracking the file is read on demand (page-hook.ts); without, it is loaded whole.
     const track = opts.pageTracking !== false && canTrackPages();
-    const lazy = track ? await openLazyImage(file) : undefined;
+    const opened = await openImage(file, track);
     // A new store starts from a migrated empty image in memory, so it too has headroom: sql.js grows
     // a full in-memory file by copying it, at a cost per commit that grows with each write. (Journals
     // without a file replay onto it as they would onto a new database.)
-    const fresh = track && !lazy && !(await fileExists(file)) ? emptyImage(SQL) : undefined;
-    const image = lazy
-      ? { data: lazy.data, size: lazy.size }
-      : fresh
-        ? { data: newImage(fresh, pageSizeOf(fresh)), size: fresh.length }
-        : await readImage(file);
-    const db = new Db(image ? new SQL.Database(image.data) : new SQL.Database());
+    const fresh = track && !opened ? emptyImage(SQL) : undefined;
+    const db = new Db(new SQL.Database(opened?.data ?? (fresh ? newImage(fresh) : null)));
     // Tracked before sqlite first touches the file: it holds `svc.db` as read (or zeros read
     // through from it), plus headroom.
-    const pages = track ? trackPages(db.raw, lazy?.pageSize ?? pageSizeOf(image?.data), lazy && { fd: lazy.fd, size: lazy.size }) : undefined;
+    const pageSize = opened?.pageSize ?? pageSizeOf(fresh ?? new Uint8Array(0));
+    const base = opened?.kind === 'lazy' ? { fd: opened.fd, size: opened.size } : undefined;
+    const pages = track ? trackPages(db.raw, pageSize, base) : undefined;
     // Nothing of a new image is on disk: every page of it is a change for the first checkpoint.
-    if (fresh) pages?.changed(fresh.length / pageSizeOf(fresh));
+    if (fresh) pages?.changed(fresh.length / pageSize);
     if (!track && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
     let store: SqliteStore;
     try {
       configure(db.raw);
       const migrated = migrate(db.raw);
-      store = new SqliteStore(db, file, readJournalGen(db.raw), opts, image?.size ?? 0);
+      store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
       store.pages = pages;
-      store.dirty = migrated || !image || fresh !== undefined;
+      store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;

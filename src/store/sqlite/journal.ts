@@ -173,15 +173,20 @@ export function listJournals(dbPath: string): { gen: number; path: string }[] {
     .sort((a, b) => a.gen - b.gen);
 }
 
-/** Reads and decodes one journal file (a missing file is empty). */
-export function readJournal(file: string): Decoded & { fileBytes: number } {
-  let buf: Buffer;
+/** A file's bytes, or undefined when there is no such file. */
+export function readIfExists(file: string): Buffer | undefined {
   try {
-    buf = fs.readFileSync(file);
+    return fs.readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validBytes: 0, fileBytes: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** Reads and decodes one journal file (a missing file is empty). */
+export function readJournal(file: string): Decoded & { fileBytes: number } {
+  const buf = readIfExists(file);
+  if (!buf) return { records: [], validBytes: 0, fileBytes: 0 };
   return { ...decodeRecords(buf), fileBytes: buf.length };
 }
 

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../types.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { crc32 } from './journal.js';
+import { crc32, readIfExists } from './journal.js';
 
 const MAGIC = Buffer.from('SVCPAGE1', 'latin1');
 const END = Buffer.from('SVCPEND1', 'latin1');
@@ -147,13 +147,8 @@ export function readRedo(file: string, buf: Buffer): PageImage {
 export async function recoverPages(db: string): Promise<boolean> {
   await fs.promises.rm(`${pagesPath(db)}.tmp`, { force: true });
   await fs.promises.rm(`${db}.tmp`, { force: true });
-  let buf: Buffer;
-  try {
-    buf = await fs.promises.readFile(pagesPath(db));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
+  const buf = readIfExists(pagesPath(db));
+  if (!buf) return false;
   await applyImage(db, readRedo(pagesPath(db), buf));
   await fs.promises.rm(pagesPath(db), { force: true });
   await fsyncDir(path.dirname(db));

@@ -12,7 +12,7 @@ import { StoreError } from '../types.js';
 import { applyOps, type JournalRecord } from './apply.js';
 import type { Db } from './db.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { crc32, listJournals } from './journal.js';
+import { crc32, listJournals, readIfExists } from './journal.js';
 import { messageOf } from './turn.js';
 
 const TAB = 0x09;
@@ -71,13 +71,8 @@ export interface JournalVerdict {
 
 /** Reads one journal file and judges it (a missing file is empty). */
 export function judgeJournal(file: string): JournalVerdict {
-  let buf: Buffer;
-  try {
-    buf = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validBytes: 0, fileBytes: 0 };
-    throw err;
-  }
+  const buf = readIfExists(file);
+  if (!buf) return { records: [], validBytes: 0, fileBytes: 0 };
   const lines = scanLines(buf);
   const records: unknown[] = [];
   let validBytes = 0;

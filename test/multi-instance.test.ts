@@ -117,6 +117,21 @@ two('an attachment cursor acknowledged on one instance resumes on the other with
   await second.c.close();
 });
 
+two('a membership change on one instance decides at once who receives on the other', async ({ a, b }) => {
+  const { c } = await attachAs(b, identity('alpha'), { token: ALPHA });
+  const members = (body: Json) => a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body }).then((r) => assert.is(r.status, 200, r.text));
+  await say(a, 'before');
+  await c.message('before', 10_000);
+  // Removal, a message and a return in quick succession: B reads them in one or a few pages.
+  await members({ remove: ['alpha'] });
+  await say(a, 'while out');
+  await members({ add: ['alpha'] });
+  await say(a, 'back');
+  await c.message('back', 10_000);
+  assert.equal(texts(c.events), ['before', 'back']);
+  await c.close();
+});
+
 two('one agent cannot be attached on both instances at once', async ({ a, b }) => {
   const { c } = await attachAs(a, identity('alpha'), { token: ALPHA });
   const r = await rejectedIdentify(b, identity('alpha'), { token: ALPHA });

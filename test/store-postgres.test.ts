@@ -8,7 +8,7 @@ import { openPostgresStore, type PostgresStore } from '../src/store/postgres/ind
 import { SCHEMA_VERSION } from '../src/store/postgres/schema.js';
 import type { StoredEvent } from '../src/store/types.js';
 import { freshSchema, sql, startOwnCluster, type PgSchema } from './helpers/pg.js';
-import { claim, codeOf, createRoom, inThread, msg, send, settled, waitFor } from './helpers/store-fixtures.js';
+import { claim, codeOf, createRoom, inRoom, inThread, members, msg, send, settled, waitFor } from './helpers/store-fixtures.js';
 
 const test = suite('store (postgres, shared by two instances)');
 let pgs: PgSchema;
@@ -77,6 +77,34 @@ test('identical retries on two instances store one message; claims by two creden
   assert.equal([...claims].sort(), ['agent_taken', 'ok']);
   const owner = (await b.getAgent('x'))!.credential_key;
   assert.ok(owner === 'token:one' || owner === 'token:two');
+});
+
+test("events another instance reads from the database carry their room as it is then, once per room a page", async () => {
+  await a.write([createRoom('r1', { members: ['a1', 'x'] }), createRoom('r2')]);
+  await a.write([send(msg('m1'))]);
+  await a.write([send(msg('m2'))]);
+  await a.write([send(msg('m3', inRoom('r2')))]);
+  await a.write([send(msg('t1', inThread('th1')))]);
+  await a.write([members('r1', [], ['x'])]);
+  await a.write([send(msg('m4'))]);
+  const head = await a.lastEventSeq();
+  await waitFor(() => b.feed.head >= head, 'the feed on b to reach the last event');
+  // Behind the head, a new subscriber catches up by reading the stored events in one page.
+  const got = collect(b, 0);
+  await waitFor(() => got.length >= head, 'the catch-up read');
+  const carried = got.filter((e) => e.room).map((e) => [e.event.message?.id ?? e.event.type, e.room!.id, e.room!.members]);
+  assert.equal(carried, [
+    ['m1', 'r1', ['a1']],
+    ['m3', 'r2', ['a1']],
+  ]);
+  // The room is read with the events, not remembered: a later read sees the room as it is then.
+  await a.write([members('r1', ['y'])]);
+  await a.write([send(msg('m5'))]);
+  const later = collect(b, head);
+  await waitFor(() => later.some((e) => e.event.message?.id === 'm5'), 'm5 on b');
+  assert.equal(later.find((e) => e.event.message?.id === 'm5')!.room?.members, ['a1', 'y']);
+  // The plain read (relays, copies) carries no room.
+  assert.not.ok((await b.eventsAfter(0, 100)).some((e) => e.room));
 });
 
 test('a lease has one holder across instances until released or expired', async () => {

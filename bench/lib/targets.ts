@@ -20,6 +20,8 @@ export interface PublishResult {
   firstError?: string;
   rate: number;
   seconds: number;
+  /** Send to answer per accepted publish (ms), where the publisher measures it. */
+  latency?: Samples;
 }
 
 export interface Target {

@@ -43,8 +43,12 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
 
 export interface PacedResult {
   rate: number;
+  /** Publish to delivery, every subscriber's every message. */
   p50_ms: number | null;
   p99_ms: number | null;
+  /** Publish to the publisher's 2xx (the write alone), where the target reports it. */
+  send_p50_ms?: number | null;
+  send_p99_ms?: number | null;
   /** Every subscriber got every message. */
   complete: boolean;
   delivered: number;
@@ -117,7 +121,16 @@ async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: stri
   for (const e of rep.errors) note(`${label}: ${e}`);
   const delivered = sum(rep.received);
   if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
-  return { rate: Math.round(pub.rate), p50_ms: rep.p50_ms, p99_ms: rep.p99_ms, complete: rep.complete, delivered, expected: pub.ok * n };
+  const send = pub.latency?.summary();
+  return {
+    rate: Math.round(pub.rate),
+    p50_ms: rep.p50_ms,
+    p99_ms: rep.p99_ms,
+    ...(send ? { send_p50_ms: send.p50_ms, send_p99_ms: send.p99_ms } : {}),
+    complete: rep.complete,
+    delivered,
+    expected: pub.ok * n,
+  };
 }
 
 /** Scenario 2 paced only (the cross-instance row: subscribers on one instance, the publisher on another). */

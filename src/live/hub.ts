@@ -47,7 +47,7 @@ export class LiveHub {
   readonly prepare = async (events: readonly StoredEvent[]): Promise<void> => {
     // All at once and each record read once per batch: one store read per event in turn is a round
     // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
-    const store = batchReads(this.net.store);
+    const store = batchReads(this.net.store, events);
     const net = this.net.config.network.id;
     await Promise.all(
       events.map(async (e) => {

@@ -6,7 +6,7 @@ import { authorize, type PolicySettings } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeAgent, canSeeDm, canSeeRoom, memberIsLocalAgent, viewerOf, type Viewer } from '../auth/visibility.js';
 import type { ServiceEvent, Target } from '../protocol/types.js';
-import type { DmRecord, RoomRecord, Store } from '../store/types.js';
+import type { DmRecord, RoomRecord, Store, StoredEvent } from '../store/types.js';
 
 export type ConversationKind = 'room' | 'thread' | 'dm';
 
@@ -75,10 +75,13 @@ async function targetParts(store: Store, net: string, t: Target | undefined): Pr
 /**
  * The store as resolveAudience reads it, for one batch of events: each distinct room, DM or room
  * list is read once and shared. On a networked store every read is a round trip, and a fan-out
- * batch names the same room over and over.
+ * batch names the same room over and over; a room its feed read with the events is not read again.
  */
-export function batchReads(store: Store): Store {
+export function batchReads(store: Store, events: readonly StoredEvent[] = []): Store {
+  const key = (prop: PropertyKey, args: unknown[]) => `${String(prop)} ${JSON.stringify(args)}`;
   const memo = new Map<string, Promise<unknown>>();
+  // Later pages were read later: the last copy of a room is the freshest.
+  for (const e of events) if (e.room) memo.set(key('getRoom', [e.room.id]), Promise.resolve(e.room));
   const shared = new Set<PropertyKey>(['getRoom', 'getDm', 'listRooms']);
   return new Proxy(store, {
     get(target, prop, receiver) {
@@ -86,9 +89,9 @@ export function batchReads(store: Store): Store {
       if (typeof v !== 'function') return v;
       if (!shared.has(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
       return (...args: unknown[]) => {
-        const key = `${String(prop)} ${JSON.stringify(args)}`;
-        let p = memo.get(key);
-        if (!p) memo.set(key, (p = Promise.resolve((v as (...a: unknown[]) => unknown).apply(target, args))));
+        const k = key(prop, args);
+        let p = memo.get(k);
+        if (!p) memo.set(k, (p = Promise.resolve((v as (...a: unknown[]) => unknown).apply(target, args))));
         return p;
       };
     },

@@ -78,6 +78,12 @@ export interface StoredEvent {
   /** Durable sequence number: the attachment cursor and the SSE event id. */
   seq: number;
   event: ServiceEvent;
+  /**
+   * The room the event's message is in, as read in the same query as the event, where a
+   * networked store's feed reads it so (on the first event of each room in a page). Live delivery
+   * takes the audience from it instead of reading the room again: one round trip less per batch.
+   */
+  room?: RoomRecord;
 }
 
 // ---- write intents ----

@@ -72,7 +72,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
       client.release();
     }
     const reads = new Reads(pool, T);
-    const feed = new PgFeed({ read: (after, limit) => reads.eventsAfter(after, limit), head: await reads.lastEventSeq(), connection, channel: T.channel, log });
+    const feed = new PgFeed({ read: (after, limit) => reads.feedEventsAfter(after, limit), head: await reads.lastEventSeq(), connection, channel: T.channel, log });
     await feed.start();
     const store = new PostgresStore(pool, T, reads, feed, log);
     await store.register();

@@ -159,6 +159,28 @@ export class Reads {
     return rows.map(eventOf);
   }
 
+  /**
+   * eventsAfter for the event feed: the first event of each room in the page also carries that
+   * room (`StoredEvent.room`), read in the same statement, so resolving the page's audiences
+   * costs no second round trip. Once per room keeps the members array out of every other row.
+   */
+  async feedEventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.rows(
+      `WITH page AS (SELECT e.seq, e.message_id, e.body, m.body AS mbody, m.room_id FROM ${this.T.events} e ` +
+        `LEFT JOIN ${this.T.messages} m ON m.id = e.message_id WHERE e.seq > $1 ORDER BY e.seq LIMIT $2), ` +
+        'firsts AS (SELECT p.*, CASE WHEN p.room_id IS NOT NULL AND row_number() OVER (PARTITION BY p.room_id ORDER BY p.seq) = 1 THEN p.room_id END AS first_of FROM page p) ' +
+        `SELECT f.seq, f.message_id, f.body, f.mbody, CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(${ROOM_COLS.split(', ').map((c) => `'${c}', r.${c}`).join(', ')}) END AS room ` +
+        `FROM firsts f LEFT JOIN ${this.T.rooms} r ON r.id = f.first_of ORDER BY f.seq`,
+      [Math.max(0, Math.floor(seq)), clampLimit(limit)],
+      'feed_events_after',
+    );
+    return rows.map((r) => {
+      const e = eventOf(r);
+      if (r.room) e.room = roomOf(r.room as Row);
+      return e;
+    });
+  }
+
   async eventSeq(eventId: string): Promise<number | undefined> {
     const [r] = await this.rows(`SELECT seq FROM ${this.T.events} WHERE event_id = $1 ORDER BY seq DESC LIMIT 1`, [eventId], 'event_seq');
     return r ? Number(r.seq) : undefined;

@@ -15,7 +15,7 @@ import { heading, table, type Results } from './lib/report.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
 import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
-import { runFanout, runIngest, runPaced } from './scenarios/live.js';
+import { runFanout, runIngest, runPaced, type IngestResult, type PacedResult } from './scenarios/live.js';
 import { sql, startOwnCluster } from '../test/helpers/pg.js';
 import { runHistory } from './scenarios/history.js';
 import type { SubscriberKind } from './subscribers.js';
@@ -211,8 +211,10 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
 
 /**
  * The Postgres rows: the ingest scenario on one instance, and paced fan-out with the publisher on
- * one instance and the agents attached to a second on the same schema. The database is a local
- * throwaway cluster with fsync on (as durable as the sqlite store's journal).
+ * one instance and the agents attached to a second on the same schema, each `reps` times (ingest,
+ * cross, ingest, ...) on fresh instances and a fresh schema, reported as medians like the sqlite
+ * rows they are compared with. The database is a local throwaway cluster with fsync on (as durable
+ * as the sqlite store's journal).
  */
 async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<void> {
   const cluster = await step('postgres start', () => startOwnCluster({ durable: true }), (m) => {
@@ -222,6 +224,9 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
   if (!cluster) return;
   const dbPid = postmasterPid(cluster.dataDir);
   const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
+  const dbTransactions = async () => Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
+  const ingests: (IngestResult | null)[] = [];
+  const crosses: (PacedResult | null)[] = [];
   try {
     const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
     const start = (name: string, schema: string) => {
@@ -229,28 +234,32 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
       mkdirSync(dir);
       return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema }, ...profile }));
     };
-    const one = await start('svc-pg', 'bench_ingest');
-    if (one) {
-      try {
-        log('svc_postgres: ingest');
-        const dbTransactions = async () => Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
-        const t = { ...svcTarget(one, 'svc_postgres'), ...(dbPid ? { dbPid } : {}), dbTransactions };
-        results.ingest.svc_postgres = await step('svc_postgres ingest', () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
-      } finally {
-        await one.stop();
+    for (let k = 1; k <= reps; k++) {
+      const rep = reps > 1 ? ` (repetition ${k} of ${reps})` : '';
+      const one = await start(`svc-pg-${k}`, `bench_ingest_${k}`);
+      if (one) {
+        try {
+          log(`svc_postgres: ingest${rep}`);
+          const t = { ...svcTarget(one, 'svc_postgres'), ...(dbPid ? { dbPid } : {}), dbTransactions };
+          ingests.push(await step('svc_postgres ingest', () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m)));
+        } finally {
+          await one.stop();
+        }
       }
+      results.ingest.svc_postgres = combine(ingests, SUMMED);
+      const pub = await start(`svc-pg-a-${k}`, `bench_cross_${k}`);
+      const sub = pub && (await start(`svc-pg-b-${k}`, `bench_cross_${k}`));
+      if (pub && sub) {
+        log(`svc_postgres_cross: paced fan-out${rep}`);
+        const t = crossTarget(pub, sub);
+        try {
+          crosses.push(await step('svc_postgres_cross fan-out', () => runPaced(t, 'svc-attach', sizes, note), (m) => noteOn(results.fanout_paced, m)));
+        } finally {
+          await t.stop();
+        }
+      } else await pub?.stop();
+      results.fanout_paced.svc_postgres_cross = combine(crosses, SUMMED);
     }
-    const pub = await start('svc-pg-a', 'bench_cross');
-    const sub = pub && (await start('svc-pg-b', 'bench_cross'));
-    if (pub && sub) {
-      log('svc_postgres_cross: paced fan-out');
-      const t = crossTarget(pub, sub);
-      try {
-        results.fanout_paced.svc_postgres_cross = await step('svc_postgres_cross fan-out', () => runPaced(t, 'svc-attach', sizes, note), (m) => noteOn(results.fanout_paced, m));
-      } finally {
-        await t.stop();
-      }
-    } else await pub?.stop();
   } finally {
     cluster.destroy();
   }

@@ -104,8 +104,14 @@ t('gives svc and the baseline as medians of interleaved repetitions, with their 
 
 t('measures ingest on one Postgres instance and paced fan-out across two', ({ results }) => {
   numbers(results.ingest.svc_postgres, ['rate', 'p50_ms', 'p99_ms'], 'ingest.svc_postgres');
-  numbers(results.fanout_paced.svc_postgres_cross, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.svc_postgres_cross');
-  assert.ok(results.fanout_paced.svc_postgres_cross.complete, 'every agent on the second instance got every message');
+  const cross = results.fanout_paced.svc_postgres_cross;
+  numbers(cross, ['rate', 'p50_ms', 'p99_ms', 'send_p50_ms', 'send_p99_ms'], 'fanout_paced.svc_postgres_cross');
+  assert.ok(cross.complete, 'every agent on the second instance got every message');
+  // Repeated like the sqlite rows they are compared with.
+  for (const [where, r] of [['ingest.svc_postgres', results.ingest.svc_postgres], ['fanout_paced.svc_postgres_cross', cross]]) {
+    assert.is(r.reps, results.params.reps, `${where}.reps`);
+    assert.is(r.spread.p99_ms.values.length, results.params.reps, `${where}.spread.p99_ms.values`);
+  }
 });
 
 t('measures SSE fan-out on svc', ({ results }) => {

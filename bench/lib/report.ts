@@ -6,7 +6,7 @@ import type { RatioSpread, Repeated } from './reps.js';
 import { round } from './stats.js';
 
 type Ref<T> = T | null;
-/** A result measured once (NATS, the Postgres rows) or over repetitions (svc, baseline: medians with their spread). */
+/** A result measured once (NATS) or over repetitions (svc, baseline, the Postgres rows: medians with their spread). */
 type Measured<T> = Ref<T & Partial<Pick<Repeated<T>, 'reps' | 'spread'>>>;
 /** svc / baseline per figure, from the interleaved repetitions. */
 type Ratios<T> = Partial<Record<keyof T & string, RatioSpread>>;
@@ -94,11 +94,12 @@ export function table(r: Results): string {
   cmp('fan-out unpaced, server CPU per delivery', fm, 'cpu_us_per_delivery', ' µs');
   const pgi = i.svc_postgres;
   const pgr = ratio(pgi?.rate, i.svc?.rate);
-  add('ingest on Postgres (one instance), messages/s; p99', pgi ? `${fmt(pgi.rate)}; ${fmt(pgi.p99_ms, ' ms')}` : '—', '', '', '—', null, '≥ 0.5× svc on sqlite', check(pgr === null ? null : pgr >= 0.5));
+  add('ingest on Postgres (one instance), messages/s; p99', pgi ? `${med(pgi, 'rate')}; ${med(pgi, 'p99_ms', ' ms')}` : '—', '', '', '—', null, '≥ 0.5× svc on sqlite', check(pgr === null ? null : pgr >= 0.5));
   add('ingest on Postgres, per message: svc CPU; database CPU; database transactions', pgi ? `${fmt(pgi.cpu_us_per_msg, ' µs')}; ${fmt(pgi.db_cpu_us_per_msg ?? null, ' µs')}; ${fmt(pgi.db_xacts_per_msg ?? null)} transactions` : '—', '', '', '—', null, '', '—');
   const cross = fp.svc_postgres_cross;
   const cr = ratio(cross?.p99_ms, fp.svc?.p99_ms);
-  add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${fmt(cross.p50_ms, ' ms')} / ${fmt(cross.p99_ms, ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', '—', null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));
+  add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${med(cross, 'p50_ms', ' ms')} / ${med(cross, 'p99_ms', ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', '—', null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));
+  add('… of which the send on the publishing instance (request to 2xx), p50 / p99', cross?.send_p50_ms != null ? `${med(cross, 'send_p50_ms', ' ms')} / ${med(cross, 'send_p99_ms', ' ms')}` : '—', '', '', '—', null, '', '—');
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s), '', '', '—', null, '', '—');
   add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—', '', '', '—', null, '', '—');
@@ -140,6 +141,6 @@ export function table(r: Results): string {
 /** The heading line for README: date, size, machine, and how the svc and baseline figures were taken. */
 export function heading(r: Results): string {
   const reps = r.params.reps ?? 1;
-  const how = reps > 1 ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the rest one run.` : '';
+  const how = reps > 1 ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the Postgres rows: median (min–max) of ${reps} repetitions; the rest one run.` : '';
   return `Measured ${r.date.slice(0, 10)} (${r.size} run) on ${r.machine.cores} cores, ${r.machine.memory_gb} GB, Node ${r.machine.node}${r.machine.cpu ? `, ${r.machine.cpu}` : ''}${r.references.nats_version ? `; ${r.references.nats_version}` : ''}.${how}`;
 }

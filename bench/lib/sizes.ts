@@ -13,7 +13,7 @@ export interface Sizes {
   reps: number;
   /** Hard limit for the whole run (everything started is stopped then). */
   budgetSeconds: number;
-  /** Added to the budget for each repetition beyond `reps` (one ingest and one fan-out per side). */
+  /** Added to the budget for each repetition beyond `reps` (one ingest and one fan-out per side, and one of each Postgres row). */
   repSeconds: number;
   installNats: boolean;
 }
@@ -24,8 +24,8 @@ export const FULL: Sizes = {
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
   history: { messages: 1_000_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
   reps: 3,
-  budgetSeconds: 690,
-  repSeconds: 120,
+  budgetSeconds: 780,
+  repSeconds: 160,
   installNats: true,
 };
 
@@ -35,8 +35,8 @@ export const QUICK: Sizes = {
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
   history: { messages: 20_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
   reps: 2,
-  budgetSeconds: 150,
-  repSeconds: 30,
+  budgetSeconds: 170,
+  repSeconds: 40,
   installNats: true,
 };
 

@@ -107,6 +107,18 @@ test("events another instance reads from the database carry their room as it is 
   assert.not.ok((await b.eventsAfter(0, 100)).some((e) => e.room));
 });
 
+test("an instance's own commits reach its feed without reading them back; the other instance reads them", async () => {
+  await a.write([createRoom('r1')]);
+  await waitFor(() => a.feed.head >= 1 && b.feed.head >= 1, 'both feeds at the first event');
+  const [ownBefore, otherBefore] = [a.feed.reads, b.feed.reads];
+  for (let i = 0; i < 30; i++) await a.write([send(msg(`own${i}`))]);
+  await waitFor(() => b.feed.head >= 31, 'b to read every commit');
+  assert.is(a.feed.head, 31);
+  // At most the safety poll's reads: each notification of its own commits arrived during the write.
+  assert.ok(a.feed.reads - ownBefore <= 2, `a read ${a.feed.reads - ownBefore} times for its own commits`);
+  assert.ok(b.feed.reads - otherBefore >= 1, 'b read the commits of a');
+});
+
 test('a lease has one holder across instances until released or expired', async () => {
   const first = await a.leases.acquire('attach:alpha', 'inst-a', 10_000);
   assert.ok(first.ok);

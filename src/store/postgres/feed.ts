@@ -22,6 +22,8 @@ export interface FeedOptions {
   log: (msg: string) => void;
   /** Safety poll period; a notification or a write normally wakes the feed first. */
   pollMs?: number;
+  /** Whether a database backend (by process id) is one of this process's own connections. */
+  ownBackend?: (pid: number) => boolean;
 }
 
 const PAGE = 512;
@@ -35,6 +37,8 @@ export class PgFeed implements EventFeed {
   private readonly early = new Map<number, StoredEvent>();
   private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
   private pumping = false;
+  /** The highest seq announced by this process's own commits whose writes have not settled. */
+  private ownNotified = 0;
   /** The last read stopped at an event of this process's write in flight; its unexpect() reads on. */
   private heldBack = false;
   private again = false;
@@ -46,6 +50,8 @@ export class PgFeed implements EventFeed {
   private readFailing = false;
   /** Whether the listening connection is up (doctor, tests). */
   listening = false;
+  /** Reads of new events from the database so far (tests). */
+  reads = 0;
 
   constructor(private readonly o: FeedOptions) {
     this.delivered = o.head;
@@ -94,7 +100,14 @@ export class PgFeed implements EventFeed {
       if (n <= 1) this.expected.delete(id);
       else this.expected.set(id, n - 1);
     }
-    if (any || this.early.size > 0) this.wake();
+    // An own commit announced but not handed over (its answer was lost): read it once no write is
+    // in flight. While writes keep coming, the next one handed over shows the gap (publish()).
+    let unexplained = false;
+    if (this.expected.size === 0) {
+      unexplained = this.ownNotified > this.delivered;
+      this.ownNotified = 0;
+    }
+    if (any || unexplained || this.early.size > 0) this.wake();
   }
 
   /** Hands over events this process committed; delivers them once nothing before them is missing. */
@@ -144,6 +157,7 @@ export class PgFeed implements EventFeed {
         this.again = false;
         this.heldBack = false;
         for (;;) {
+          this.reads++;
           const page = await this.o.read(this.delivered, PAGE);
           if (this.closed) return;
           const fresh = page.filter((e) => e.seq > this.delivered);
@@ -215,10 +229,20 @@ export class PgFeed implements EventFeed {
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('closed'));
     // The payload is the committing transaction's last seq: one this process already delivered
-    // (its own commit, handed over by publish()) needs no read.
+    // needs no read. Nor does one its own connection sent while a write is in flight: that is the
+    // write's own commit, whose answer (on another connection) may simply arrive after the
+    // notification; the write hands its events over (publish()), and unexpect() reads whatever
+    // was announced and not handed over. Reading on each such notification cost a query per
+    // commit for nothing: most instances' notifications are their own.
     client.on('notification', (msg) => {
       const last = Number(msg.payload);
-      if (Number.isSafeInteger(last) && last > 0 && last <= this.delivered) return;
+      if (Number.isSafeInteger(last) && last > 0) {
+        if (last <= this.delivered) return;
+        if (this.expected.size > 0 && this.o.ownBackend?.(msg.processId)) {
+          this.ownNotified = Math.max(this.ownNotified, last);
+          return;
+        }
+      }
       this.wake();
     });
     this.listener = client;

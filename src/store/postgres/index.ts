@@ -51,6 +51,9 @@ export interface PostgresStoreOptions {
 const FEED_WAIT_MS = 5000;
 const HEARTBEAT_MS = 10_000;
 
+/** The process id of a connection's database backend (pg sets it at connect; its types omit it). */
+const backendPid = (client: pg.PoolClient): number => (client as unknown as { processID: number }).processID;
+
 /** Opens the store: connects, migrates under an advisory lock, starts the feed. */
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<PostgresStore> {
   const log = opts.log ?? (() => {});
@@ -61,7 +64,13 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
   pool.on('error', (err) => log(`store: idle database connection failed: ${err.message}`));
   // A checked-out client whose connection drops between queries emits 'error' too; the query in
   // flight (if any) already fails with it, and the pool discards the client on release.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  // The backends of this pool: their notifications announce this process's own commits (feed.ts).
+  const backends = new Set<number>();
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    backends.add(backendPid(client));
+  });
+  pool.on('remove', (client) => backends.delete(backendPid(client)));
   const T = tablesOf(schema);
   try {
     const client = await pool.connect();
@@ -72,7 +81,14 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
       client.release();
     }
     const reads = new Reads(pool, T);
-    const feed = new PgFeed({ read: (after, limit) => reads.feedEventsAfter(after, limit), head: await reads.lastEventSeq(), connection, channel: T.channel, log });
+    const feed = new PgFeed({
+      read: (after, limit) => reads.feedEventsAfter(after, limit),
+      head: await reads.lastEventSeq(),
+      connection,
+      channel: T.channel,
+      log,
+      ownBackend: (pid) => backends.has(pid),
+    });
     await feed.start();
     const store = new PostgresStore(pool, T, reads, feed, log);
     await store.register();

@@ -1,7 +1,9 @@
 // Moving a laptop network to Postgres: `svc store copy` of a sqlite network with rooms, threads,
 // DMs and agents, then `svc serve` from Postgres answers the same histories to the same tokens,
-// agent tokens included; a second copy into the same schema is refused.
+// agent tokens included; a second copy into the same schema is refused. And back: the Postgres
+// network copied into a new sqlite file serves the same again.
 
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
@@ -88,14 +90,39 @@ t('a copied network serves the same histories to the same tokens, agent tokens i
   const r = await pg.post('/v1/messages', { target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'agent', id: 'gen' }, parts: text('after the move') }, gen);
   assert.is(r.status, 200, r.text);
   assert.is((await pg.get('/v1/threads/t1', ADMIN)).body.message_count, 3);
+  const onPg = await reads(pg, ADMIN);
+  const genOnPg = (await pg.get('/v1/rooms/hidden/messages', gen)).body;
   await pg.stop();
+
+  // And back into a new sqlite file, served from a folder of its own.
+  const back = join(s.dir, 'back');
+  const file = join(back, '.svc', 'svc.db');
+  const down = await cli(['store', 'copy', '--config', pg.configFile, '--to', file], { env });
+  assert.is(down.code, 0, down.stderr);
+  assert.match(down.stdout, /^copied network testnet into \S+\/back\/\.svc\/svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 pairing cursors in [\d.]+ s\n$/);
+  const refused = await cli(['store', 'copy', '--config', pg.configFile, '--to', file], { env });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /the target path already holds a network \(svc\.db in \S+\); copy only into a path where no store exists/);
+  // The sqlite store's default path in the test config is .svc/svc.db; the folder is inside s.dir.
+  const lite = await startServer({ dir: back, config: { auth: { agent_registration: 'open' }, rooms } });
+  try {
+    assert.equal(await reads(lite, ADMIN), onPg);
+    const genLite = await lite.get('/v1/rooms/hidden/messages', gen);
+    assert.is(genLite.status, 200);
+    assert.equal(genLite.body, genOnPg);
+  } finally {
+    await lite.stop();
+  }
 });
 
 t('a target that is not a postgres URL is a usage error that does not echo a password', async () => {
   const r = await cli(['store', 'copy', '--to', 'mysql://u:hunter2@h/db']);
   assert.is(r.code, 2);
-  assert.match(r.stderr, /--to must be a postgres:\/\/ URL/);
+  assert.match(r.stderr, /--to must be a postgres:\/\/ URL or a sqlite file path/);
   assert.not.match(r.stderr, /hunter2/);
+  const schema = await cli(['store', 'copy', '--to', 'copy.db', '--schema', 'home']);
+  assert.is(schema.code, 2);
+  assert.match(schema.stderr, /--schema goes with a postgres:\/\/ URL/);
 });
 
 t.run();

@@ -1,14 +1,17 @@
-// Copying a network from the sqlite store into Postgres keeps everything a client can read, with
-// the same event sequence numbers, and refuses a target that already holds a network.
+// Copying a network from the sqlite store into Postgres, and from Postgres into a new sqlite store,
+// keeps everything a client can read, with the same event sequence numbers, and refuses a target
+// that already holds a network.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../src/store/open.js';
 import { copyToPostgres } from '../src/store/postgres/copy.js';
-import { openPostgresStore } from '../src/store/postgres/index.js';
+import { openPostgresStore, type PostgresStore } from '../src/store/postgres/index.js';
+import { copyToSqlite } from '../src/store/sqlite/copy.js';
+import { parseQuery } from '../src/protocol/search-text.js';
 import type { Store } from '../src/store/types.js';
 import { progressLine } from '../src/cli/commands/store-copy.js';
 import { freshSchema, type PgSchema } from './helpers/pg.js';
@@ -94,6 +97,54 @@ test('a target that already holds a network is refused and left unchanged', asyn
     assert.equal((await after.listRooms()).map((r) => r.id), ['theirs']);
   } finally {
     await after.close();
+  }
+});
+
+/** The source network, copied into Postgres, opened there. */
+async function onPostgres(): Promise<PostgresStore> {
+  await network(source);
+  await copyToPostgres(source, { url: pgs.url, schema: pgs.schema, pairingIds: ['p1'] });
+  return openPostgresStore({ url: pgs.url, schema: pgs.schema });
+}
+
+test('a network copied from postgres into a new sqlite store reads the same, continues its sequence and is searchable', async () => {
+  const pg = await onPostgres();
+  const file = join(dir, 'back', 'svc.db');
+  const seen: number[] = [];
+  let back: Store | undefined;
+  try {
+    const counts = await copyToSqlite(pg, { file, pairingIds: ['p1'], onProgress: (n) => seen.push(n) });
+    assert.equal(
+      [counts.rooms, counts.agents, counts.messages, counts.threads, counts.dms, counts.artifacts, counts.pairings, counts.last_seq],
+      [3, 2, 5, 1, 1, 1, 1, await source.lastEventSeq()],
+    );
+    assert.is(seen[seen.length - 1], 5);
+    back = await openStore({ backend: 'sqlite', path: file, checkpoint_bytes: 64 * 1024 * 1024 });
+    assert.equal(await snapshot(back), await snapshot(source));
+    const found = await back.searchMessages({ terms: parseQuery('m3')!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 10 });
+    assert.equal(found.items.map((m) => m.id), ['m3']);
+    const r = await back.write([send(msg('after', inRoom('r1')))]);
+    assert.equal(r.events.map((e) => e.seq), [counts.last_seq + 1]);
+  } finally {
+    await back?.close();
+    await pg.close();
+  }
+});
+
+test('a sqlite target where a store exists is refused and left unchanged', async () => {
+  const pg = await onPostgres();
+  try {
+    const file = join(dir, 'taken.db');
+    writeFileSync(file, 'not ours');
+    assert.is(await codeOf(() => copyToSqlite(pg, { file, pairingIds: [] })), 'conflict');
+    assert.is(readFileSync(file, 'utf8'), 'not ours');
+    // A journal alone is a store too (one that has not checkpointed yet).
+    const fresh = join(dir, 'fresh.db');
+    writeFileSync(`${fresh}.journal.1`, '');
+    assert.is(await codeOf(() => copyToSqlite(pg, { file: fresh, pairingIds: [] })), 'conflict');
+    assert.not.ok(existsSync(fresh));
+  } finally {
+    await pg.close();
   }
 });
 

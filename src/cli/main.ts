@@ -61,11 +61,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (o) => run((await import('./commands/store.js')).storeRecoverCommand(io, o)));
   storeCmd
     .command('copy')
-    .description('copy the network of the configured store (server stopped) into an empty Postgres schema')
-    .requiredOption('--to <url>', 'target database URL (postgres://user@host:5432/db; the password from PGPASSWORD)')
-    .option('--schema <name>', 'target schema (default public)')
+    .description('copy the network of the configured store (server stopped) into an empty Postgres schema or a new sqlite file')
+    .requiredOption('--to <url|file>', 'target: a database URL (postgres://user@host:5432/db; the password from PGPASSWORD) or a sqlite file path')
+    .option('--schema <name>', 'target schema, with a Postgres URL (default public)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
-    .addHelpText('after', '\nExample:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home\n  svc store copy --config svc-pg.yaml --to ./laptop/svc.db',
+    )
     .action(async (o) => run((await import('./commands/store-copy.js')).storeCopyCommand(io, { ...o, debug: program.opts().debug })));
 
   registerClientCommands(program, io, run);

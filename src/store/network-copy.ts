@@ -1,0 +1,139 @@
+// `svc store copy`: reading a whole network out of any store (through the Store contract) and
+// handing it to the target backend's writer (postgres/copy.ts, sqlite/copy.ts). Events come in
+// sequence order with the messages they created, so messages land in the order they were first
+// stored; events keep their sequence numbers (attachment cursors and Last-Event-ID stay valid) and
+// agents their credential keys (agent tokens keep working).
+
+import type { Artifact } from '../protocol/types.js';
+import { StoreError, type AgentRecord, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type Store, type StoredEvent, type ThreadRecord } from './types.js';
+
+export interface CopyCounts {
+  rooms: number;
+  agents: number;
+  threads: number;
+  dms: number;
+  messages: number;
+  artifacts: number;
+  events: number;
+  last_seq: number;
+  pairings: number;
+}
+
+/** An event as every backend stores it: its message by reference when that message is stored as created. */
+export interface CopiedEvent {
+  seq: number;
+  id: string;
+  type: string;
+  /** The stored message it created; `body` then holds `message: null` in its place. */
+  message_id: string | null;
+  body: string;
+}
+
+/** One page of events in sequence order, and the messages they created (with their JSON). */
+export interface EventsPage {
+  messages: { record: MessageRecord; body: string }[];
+  events: CopiedEvent[];
+}
+
+/** Everything but the events and messages, written after them. */
+export interface NetworkRecords {
+  /** Active rooms and every removed one an event names, in creation order. */
+  rooms: RoomRecord[];
+  agents: AgentRecord[];
+  threads: ThreadRecord[];
+  dms: DmRecord[];
+  artifacts: Artifact[];
+  pairings: { pairing_id: string; state: PairingState }[];
+  /** The last event's seq: the target's sequence continues after it. */
+  last_seq: number;
+}
+
+/** What a target backend does with a network, inside its own transaction. */
+export interface NetworkSink {
+  events(page: EventsPage): Promise<void>;
+  records(r: NetworkRecords): Promise<void>;
+}
+
+export interface CopyNetworkOptions {
+  /** Pairing ids whose outbox state is copied (the configured pairings). */
+  pairingIds: string[];
+  onProgress?: (copied: number, total: number) => void;
+}
+
+const PAGE = 1000;
+const ALL = { limit: 1_000_000_000 };
+
+/** Thrown when the target already holds a network. */
+export class TargetNotEmpty extends StoreError {
+  constructor(where: string, what: string, instead = `an empty ${where}`) {
+    super('conflict', `the target ${where} already holds a network (${what}); copy only into ${instead}`);
+  }
+}
+
+/** Reads the whole network from `source` into `sink`; returns what was copied. */
+export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetworkOptions): Promise<CopyCounts> {
+  const total = (await source.stats()).messages;
+  const roomIds = new Set<string>();
+  let messages = 0;
+  let events = 0;
+  let last = 0;
+  o.onProgress?.(0, total);
+  for (;;) {
+    const page: StoredEvent[] = await source.eventsAfter(last, PAGE);
+    if (page.length === 0) break;
+    const out: EventsPage = { messages: [], events: [] };
+    for (const e of page) {
+      const ev = e.event;
+      if (ev.room_id) roomIds.add(ev.room_id);
+      const m = ev.message;
+      let byRef = false;
+      if (ev.type === 'message.created' && m) {
+        const rec = await source.getMessage(m.id);
+        if (rec && rec.event_id === ev.id) {
+          const body = JSON.stringify(rec.message);
+          out.messages.push({ record: rec, body });
+          byRef = body === JSON.stringify(m);
+          if (rec.message.target.kind !== 'dm' && rec.message.target.room_id) roomIds.add(rec.message.target.room_id);
+        }
+      }
+      out.events.push({ seq: e.seq, id: ev.id, type: ev.type, message_id: byRef ? m!.id : null, body: JSON.stringify(byRef ? { ...ev, message: null } : ev) });
+    }
+    await sink.events(out);
+    messages += out.messages.length;
+    events += out.events.length;
+    last = page[page.length - 1]!.seq;
+    o.onProgress?.(messages, total);
+  }
+  if (messages !== total) {
+    throw new StoreError('corrupt', `the source holds ${total} messages but ${messages} were reached through their events; nothing was copied`);
+  }
+
+  const active = await source.listRooms();
+  for (const r of active) roomIds.add(r.id);
+  const rooms: RoomRecord[] = [];
+  for (const id of roomIds) {
+    const r = await source.getRoom(id);
+    if (r) rooms.push(r);
+  }
+  const order = new Map(active.map((r, i) => [r.id, i]));
+  rooms.sort((a, b) => a.created_at.localeCompare(b.created_at) || (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+
+  const threads: ThreadRecord[] = [];
+  for (const r of rooms) threads.push(...(await source.listThreads(r.id, ALL)).items);
+  threads.sort((a, b) => a.created_at.localeCompare(b.created_at));
+
+  const dms = await source.listDms();
+  const artifacts: Artifact[] = [];
+  for (const r of rooms) artifacts.push(...(await source.listArtifacts({ room_id: r.id }, ALL)).items);
+  for (const d of dms) artifacts.push(...(await source.listArtifacts({ dm_id: d.id }, ALL)).items);
+  artifacts.sort((a, b) => a.created_at.localeCompare(b.created_at));
+
+  const pairings: NetworkRecords['pairings'] = [];
+  for (const id of o.pairingIds) {
+    const state = await source.getPairingState(id);
+    if (state) pairings.push({ pairing_id: id, state });
+  }
+  const agents = await source.listAgents();
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, last_seq: last });
+  return { rooms: rooms.length, agents: agents.length, threads: threads.length, dms: dms.length, messages, artifacts: artifacts.length, events, last_seq: last, pairings: pairings.length };
+}

@@ -76,5 +76,3 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
     },
   };
 }
-
-export type { CopyCounts };

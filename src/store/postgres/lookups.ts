@@ -1,10 +1,10 @@
-// Point lookups by primary key, coalesced: one query of a kind is under way at a time (waiting
-// for a pooled connection or in flight); the ids asked for meanwhile go to the database together,
-// as one `id = ANY($1)` query, when it ends. Under load (every request reads its agent and its
+// Point lookups by primary key, coalesced: one lookup query is under way at a time (waiting for a
+// pooled connection or in flight); the ids asked for meanwhile, of every kind, go to the database
+// together, as one query of `id = ANY($n)` branches, when it ends. Under load (every request reads its agent and its
 // room) that turns one query per request into one per round trip; each query costs a socket write
 // and a wake-up on both sides, which on a busy host was the largest single item of the instance's
-// CPU. Unloaded, a lookup goes at once, as before; under load it may wait for the query of its
-// kind in flight (at most one round trip), as a write waits for the group commit in flight.
+// CPU. Unloaded, a lookup goes at once; under load it may wait for the lookup query in flight (at
+// most one round trip), as a write waits for the group commit in flight.
 //
 // Only ids asked for before the query is SENT join it, so a lookup still sees everything committed
 // before it was asked (read-your-writes holds); a query in flight is never joined.
@@ -14,47 +14,71 @@ import { storeErrorOf } from './errors.js';
 
 type Row = Record<string, unknown>;
 
-interface Waiter<T> {
-  resolve: (v: T | undefined) => void;
+interface Waiter {
+  resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
+}
+
+/** One kind of record looked up by id: its table, the columns its record is built from, and how. */
+export interface LookupKind<T> {
+  table: string;
+  cols: string;
+  of: (row: Row) => T;
 }
 
 /** Most ids in one query: bounds the statement and the rows one reply carries. */
 const MAX_IDS = 500;
 /**
- * Queries of one kind under way at once. Two (one answered while the next is sent) measured more
- * queries per message and more database CPU for no gain in rate on a loaded two-core host.
+ * Queries under way at once. Two (one answered while the next is sent) measured more queries per
+ * message and more database CPU for no gain in rate on a loaded two-core host.
  */
 const MAX_ACTIVE = 1;
 
-export class Lookup<T> {
-  private waiting = new Map<string, Waiter<T>[]>();
+/**
+ * Lookups of every kind go in one query: a send asks for its agent and its room at once, and one
+ * round trip answers both (one statement of one branch per kind, `id = ANY($n)` each).
+ */
+export class Lookups<M extends Record<string, unknown>> {
+  private waiting = new Map<keyof M, Map<string, Waiter[]>>();
+  private queued = 0;
   /** Queries waiting for a connection or in flight. */
   private active = 0;
+  private readonly order: (keyof M & string)[];
+  private readonly text: string;
 
-  /**
-   * @param text a query with `$1` the text[] of ids, returning rows with the `key` column
-   * @param name its prepared statement name
-   */
+  /** @param name the prepared statement's name */
   constructor(
     private readonly pool: pg.Pool,
     private readonly name: string,
-    private readonly text: string,
-    private readonly key: string,
-    private readonly of: (row: Row) => T,
-  ) {}
+    private readonly kinds: { [K in keyof M]: LookupKind<M[K]> },
+  ) {
+    this.order = Object.keys(kinds) as (keyof M & string)[];
+    this.text = this.order
+      .map((k, i) => {
+        const { table, cols } = kinds[k];
+        const fields = cols.split(', ').map((c) => `'${c}', ${c}`);
+        return `SELECT ${i} AS k, json_build_object(${fields.join(', ')}) AS r FROM ${table} WHERE id = ANY($${i + 1})`;
+      })
+      .join(' UNION ALL ');
+  }
 
-  get(id: string): Promise<T | undefined> {
+  get<K extends keyof M>(kind: K, id: string): Promise<M[K] | undefined> {
     return new Promise((resolve, reject) => {
-      const list = this.waiting.get(id);
-      if (list) list.push({ resolve, reject });
-      else this.waiting.set(id, [{ resolve, reject }]);
+      let ids = this.waiting.get(kind);
+      if (!ids) this.waiting.set(kind, (ids = new Map()));
+      const w = { resolve: resolve as (v: unknown) => void, reject };
+      const list = ids.get(id);
+      if (list) list.push(w);
+      else {
+        ids.set(id, [w]);
+        this.queued++;
+      }
       this.send();
     });
   }
 
   private send(): void {
-    if (this.active >= MAX_ACTIVE || this.waiting.size === 0) return;
+    if (this.active >= MAX_ACTIVE || this.queued === 0) return;
     this.active++;
     const done = () => {
       this.active--;
@@ -65,41 +89,54 @@ export class Lookup<T> {
       (client) => void this.run(client, this.take()).finally(done),
       (err: unknown) => {
         const e = storeErrorOf(err);
-        for (const ws of this.take().values()) for (const w of ws) w.reject(e);
+        for (const ids of this.take().values()) for (const ws of ids.values()) for (const w of ws) w.reject(e);
         done();
       },
     );
   }
 
-  private take(): Map<string, Waiter<T>[]> {
-    if (this.waiting.size <= MAX_IDS) {
+  /** Up to MAX_IDS waiting ids, by kind. */
+  private take(): Map<keyof M, Map<string, Waiter[]>> {
+    if (this.queued <= MAX_IDS) {
       const all = this.waiting;
       this.waiting = new Map();
+      this.queued = 0;
       return all;
     }
-    const some = new Map<string, Waiter<T>[]>();
-    for (const [id, ws] of this.waiting) {
-      if (some.size >= MAX_IDS) break;
-      some.set(id, ws);
-      this.waiting.delete(id);
+    const some = new Map<keyof M, Map<string, Waiter[]>>();
+    let n = 0;
+    for (const [kind, ids] of this.waiting) {
+      const mine = new Map<string, Waiter[]>();
+      some.set(kind, mine);
+      for (const [id, ws] of ids) {
+        if (n >= MAX_IDS) break;
+        mine.set(id, ws);
+        ids.delete(id);
+        n++;
+      }
+      if (n >= MAX_IDS) break;
     }
+    this.queued -= n;
     return some;
   }
 
-  private async run(client: pg.PoolClient, batch: Map<string, Waiter<T>[]>): Promise<void> {
+  private async run(client: pg.PoolClient, batch: Map<keyof M, Map<string, Waiter[]>>): Promise<void> {
     let failed: unknown;
     try {
-      const r = await client.query({ name: this.name, text: this.text, values: [[...batch.keys()]] });
-      const found = new Map<string, T>();
-      for (const row of r.rows as Row[]) found.set(String(row[this.key]), this.of(row));
-      for (const [id, ws] of batch) {
-        const v = found.get(id);
-        for (const w of ws) w.resolve(v);
-      }
+      const values = this.order.map((k) => [...(batch.get(k)?.keys() ?? [])]);
+      const r = await client.query({ name: this.name, text: this.text, values });
+      const found = this.order.map(() => new Map<string, unknown>());
+      for (const row of r.rows as { k: number; r: Row }[]) found[row.k]!.set(String(row.r.id), this.kinds[this.order[row.k]!].of(row.r));
+      this.order.forEach((k, i) => {
+        for (const [id, ws] of batch.get(k) ?? []) {
+          const v = found[i]!.get(id);
+          for (const w of ws) w.resolve(v);
+        }
+      });
     } catch (err) {
       failed = err;
       const e = storeErrorOf(err);
-      for (const ws of batch.values()) for (const w of ws) w.reject(e);
+      for (const ids of batch.values()) for (const ws of ids.values()) for (const w of ws) w.reject(e);
     } finally {
       // A client whose query failed is discarded, as pool.query does.
       client.release(failed as Error | undefined);

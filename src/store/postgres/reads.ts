@@ -23,7 +23,7 @@ import {
 import { storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import type { Tables } from './tables.js';
-import { Lookup } from './lookups.js';
+import { Lookups } from './lookups.js';
 
 type Row = Record<string, unknown>;
 
@@ -40,14 +40,13 @@ export class Reads {
     private readonly pool: pg.Pool,
     private readonly T: Tables,
   ) {
-    const by = <V>(name: string, cols: string, table: string, of: (row: Row) => V) => new Lookup(pool, `${name}_any`, `SELECT ${cols} FROM ${table} WHERE id = ANY($1)`, 'id', of);
-    this.lookups = {
-      room: by('room_get', ROOM_COLS, T.rooms, roomOf),
-      agent: by('agent_get', AGENT_COLS, T.agents, agentOf),
-      message: by('msg_get1', 'id, body, conv, event_id', T.messages, messageRecordOf),
-      thread: by('thread_get', THREAD_COLS, T.threads, threadOf),
-      dm: by('dm_get', DM_COLS, T.dms, dmOf),
-    };
+    this.lookups = new Lookups(pool, 'lookup_any', {
+      room: { table: T.rooms, cols: ROOM_COLS, of: roomOf },
+      agent: { table: T.agents, cols: AGENT_COLS, of: agentOf },
+      message: { table: T.messages, cols: 'id, body, conv, event_id', of: messageRecordOf },
+      thread: { table: T.threads, cols: THREAD_COLS, of: threadOf },
+      dm: { table: T.dms, cols: DM_COLS, of: dmOf },
+    });
   }
 
   /** Runs a query, turning a lost connection into StoreError('unavailable'). */
@@ -60,7 +59,7 @@ export class Reads {
   }
 
   getRoom(id: string): Promise<RoomRecord | undefined> {
-    return this.lookups.room.get(id);
+    return this.lookups.get('room', id);
   }
 
   async listRooms(): Promise<RoomRecord[]> {
@@ -86,7 +85,7 @@ export class Reads {
   }
 
   getAgent(id: string): Promise<AgentRecord | undefined> {
-    return this.lookups.agent.get(id);
+    return this.lookups.get('agent', id);
   }
 
   async listAgents(): Promise<AgentRecord[]> {
@@ -98,7 +97,7 @@ export class Reads {
   }
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
-    return this.lookups.message.get(id);
+    return this.lookups.get('message', id);
   }
 
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
@@ -106,7 +105,7 @@ export class Reads {
   }
 
   getThread(id: string): Promise<ThreadRecord | undefined> {
-    return this.lookups.thread.get(id);
+    return this.lookups.get('thread', id);
   }
 
   listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
@@ -114,7 +113,7 @@ export class Reads {
   }
 
   getDm(id: string): Promise<DmRecord | undefined> {
-    return this.lookups.dm.get(id);
+    return this.lookups.get('dm', id);
   }
 
   async listDms(): Promise<DmRecord[]> {

@@ -46,9 +46,6 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     io.err(`svc serve: cannot listen on ${opts.listen ?? loaded.config.server.listen_addr}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     return EXIT.failure;
   }
-  const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
-  io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
-  for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
 
   let reloading = Promise.resolve();
   const reload = (why: string) => {
@@ -73,8 +70,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     log('warn', 'cannot watch the config file; reload with SIGHUP');
   }
   process.on('SIGHUP', () => reload('SIGHUP'));
-
-  await new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     const stop = (sig: string) => {
       log('info', `${sig}: shutting down`);
       resolve();
@@ -82,6 +78,13 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+
+  // Announced only once the signals are handled: a SIGHUP sent as soon as the line appears (a
+  // supervisor, a script) reloads instead of ending the process by its default action.
+  const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
+  io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
+  for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
+  await stopped;
   watcher?.close();
   clearTimeout(debounce);
   await reloading;

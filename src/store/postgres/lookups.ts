@@ -1,16 +1,17 @@
 // Point lookups by primary key, coalesced: one lookup query is under way at a time (waiting for a
 // pooled connection or in flight); the ids asked for meanwhile, of every kind, go to the database
-// together, as one query of `id = ANY($n)` branches, when it ends. Under load (every request reads its agent and its
-// room) that turns one query per request into one per round trip; each query costs a socket write
-// and a wake-up on both sides, which on a busy host was the largest single item of the instance's
-// CPU. Unloaded, a lookup goes at once; under load it may wait for the lookup query in flight (at
-// most one round trip), as a write waits for the group commit in flight.
+// together, as one query of `id = ANY($n)` branches, when it ends. Under load (every request reads
+// its agent and its room) that turns two queries per request into one per round trip; each query
+// costs a socket write and a wake-up on both sides, which on a busy host was the largest single
+// item of the instance's CPU. Unloaded, a lookup goes at once; under load it may wait for the
+// lookup query in flight (at most one round trip), as a write waits for the group commit in flight.
 //
 // Only ids asked for before the query is SENT join it, so a lookup still sees everything committed
 // before it was asked (read-your-writes holds); a query in flight is never joined.
 
 import type pg from 'pg';
 import { storeErrorOf } from './errors.js';
+import { jsonColumns } from './rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -54,11 +55,7 @@ export class Lookups<M extends Record<string, unknown>> {
   ) {
     this.order = Object.keys(kinds) as (keyof M & string)[];
     this.text = this.order
-      .map((k, i) => {
-        const { table, cols } = kinds[k];
-        const fields = cols.split(', ').map((c) => `'${c}', ${c}`);
-        return `SELECT ${i} AS k, json_build_object(${fields.join(', ')}) AS r FROM ${table} WHERE id = ANY($${i + 1})`;
-      })
+      .map((k, i) => `SELECT ${i} AS k, ${jsonColumns(kinds[k].cols)} AS r FROM ${kinds[k].table} WHERE id = ANY($${i + 1})`)
       .join(' UNION ALL ');
   }
 

@@ -21,7 +21,7 @@ import {
   type ThreadRecord,
 } from '../types.js';
 import { storeErrorOf } from './errors.js';
-import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
+import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, jsonColumns, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import type { Tables } from './tables.js';
 import { Lookups } from './lookups.js';
 
@@ -168,7 +168,7 @@ export class Reads {
       `WITH page AS (SELECT e.seq, e.message_id, e.body, m.body AS mbody, m.room_id FROM ${this.T.events} e ` +
         `LEFT JOIN ${this.T.messages} m ON m.id = e.message_id WHERE e.seq > $1 ORDER BY e.seq LIMIT $2), ` +
         'firsts AS (SELECT p.*, CASE WHEN p.room_id IS NOT NULL AND row_number() OVER (PARTITION BY p.room_id ORDER BY p.seq) = 1 THEN p.room_id END AS first_of FROM page p) ' +
-        `SELECT f.seq, f.message_id, f.body, f.mbody, CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(${ROOM_COLS.split(', ').map((c) => `'${c}', r.${c}`).join(', ')}) END AS room ` +
+        `SELECT f.seq, f.message_id, f.body, f.mbody, CASE WHEN r.id IS NULL THEN NULL ELSE ${jsonColumns(ROOM_COLS, 'r.')} END AS room ` +
         `FROM firsts f LEFT JOIN ${this.T.rooms} r ON r.id = f.first_of ORDER BY f.seq`,
       [Math.max(0, Math.floor(seq)), clampLimit(limit)],
       'feed_events_after',

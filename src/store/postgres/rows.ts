@@ -14,6 +14,9 @@ export const DM_COLS = 'id, participant_ids, message_count, last_message_at, cre
 type Row = Record<string, unknown>;
 const str = (v: unknown): string => v as string;
 
+/** SQL for one row's columns (`a, b` of a COLS list) as a JSON object with the same keys, read through `alias`. */
+export const jsonColumns = (cols: string, alias = ''): string => `json_build_object(${cols.split(', ').map((c) => `'${c}', ${alias}${c}`).join(', ')})`;
+
 export function roomOf(r: Row): RoomRecord {
   const room: RoomRecord = {
     id: str(r.id),

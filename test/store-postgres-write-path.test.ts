@@ -1,7 +1,8 @@
 // The Postgres write path under concurrency on one instance: grouped room messages keep events
 // dense and messages numbered in event order, a retry sent while its first send is in flight
 // answers `exists`, artifacts and plain events ride in the groups, and point lookups asked for
-// together answer each id (and see every write that returned before them).
+// together, of every kind and past one query's size, answer each id (and see every write that
+// returned before them).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,6 +77,21 @@ test('lookups asked for together answer each id, and see the writes that returne
     assert.is((await a.getMessage(`late${i}`))?.message.id, `late${i}`);
     await Promise.all(busy);
   }
+});
+
+test('lookups of every kind asked at once, more than one query holds, each get their own record', async () => {
+  await a.write([claim('ag1'), createRoom('r2')]);
+  await a.write([send(msg('m1'))]);
+  // 1,300 distinct ids over three kinds: more than the 500 one query takes, split across queries mid-kind.
+  const asks: [string, Promise<{ id?: string; message?: { id: string } } | undefined>][] = [];
+  for (let i = 0; i < 600; i++) asks.push([`room r${i}`, a.getRoom(`r${i}`)]);
+  for (let i = 0; i < 500; i++) asks.push([`agent ag${i}`, a.getAgent(`ag${i}`)]);
+  for (let i = 0; i < 200; i++) asks.push([`message m${i}`, a.getMessage(`m${i}`)]);
+  const found = (await Promise.all(asks.map(async ([what, p]) => [what, await p] as const))).filter(([, r]) => r !== undefined);
+  assert.equal(
+    found.map(([what, r]) => `${what} -> ${r!.id ?? r!.message!.id}`),
+    ['room r1 -> r1', 'room r2 -> r2', 'agent ag1 -> ag1', 'message m1 -> m1'],
+  );
 });
 
 test.run();

@@ -5,7 +5,7 @@
 // agents their credential keys (agent tokens keep working).
 
 import type { Artifact } from '../protocol/types.js';
-import { StoreError, type AgentRecord, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type Store, type StoredEvent, type ThreadRecord } from './types.js';
+import { StoreError, type AgentRecord, type EventBody, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type Store, type StoredEvent, type ThreadRecord } from './types.js';
 
 export interface CopyCounts {
   rooms: number;
@@ -24,8 +24,10 @@ export interface CopiedEvent {
   seq: number;
   id: string;
   type: string;
-  /** The stored message it created; `body` then holds `message: null` in its place. */
+  /** The stored message it created; the event then holds `message: null` in its place. */
   message_id: string | null;
+  /** The event as stored, and its JSON. */
+  event: EventBody;
   body: string;
 }
 
@@ -96,7 +98,8 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
           if (rec.message.target.kind !== 'dm' && rec.message.target.room_id) roomIds.add(rec.message.target.room_id);
         }
       }
-      out.events.push({ seq: e.seq, id: ev.id, type: ev.type, message_id: byRef ? m!.id : null, body: JSON.stringify(byRef ? { ...ev, message: null } : ev) });
+      const event: EventBody = byRef ? { ...ev, message: null } : ev;
+      out.events.push({ seq: e.seq, id: ev.id, type: ev.type, message_id: byRef ? m!.id : null, event, body: JSON.stringify(event) });
     }
     await sink.events(out);
     messages += out.messages.length;

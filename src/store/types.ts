@@ -86,6 +86,12 @@ export interface StoredEvent {
   room?: RoomRecord;
 }
 
+/**
+ * An event as a backend stores it: `message` is a null placeholder (kept for key order) when the
+ * message is stored by reference (its row, by `message_id`).
+ */
+export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
+
 // ---- write intents ----
 
 /** The declared fields of a room; the backend adds what depends on stored state. */

@@ -4,12 +4,10 @@
 // Messages are indexed for search later, in batches (search-upkeep.ts), not here.
 
 import type { SqlValue } from 'sql.js';
-import type { Message, ServiceEvent } from '../../protocol/types.js';
-import { StoreError } from '../types.js';
+import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 
-/** An event as stored: `message` is a null placeholder (kept for key order) when `message_id` is set. */
-export type EventBody = Omit<ServiceEvent, 'message'> & { message?: Message | null };
+
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =

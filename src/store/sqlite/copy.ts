@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { copyNetwork, TargetNotEmpty, type CopyCounts, type CopyNetworkOptions, type NetworkSink } from '../network-copy.js';
 import type { Store } from '../types.js';
-import { applyOps, type EventBody, type JournalOp } from './apply.js';
+import { applyOps, type JournalOp } from './apply.js';
 import { Db } from './db.js';
 import { writeFileDurably } from './durable-file.js';
 import { loadSql } from './image.js';
@@ -60,7 +60,7 @@ function sinkOf(db: Db): NetworkSink {
         json.push(m.body);
       }
       for (const e of page.events) {
-        ops.push({ op: 'event.append', seq: e.seq, event: JSON.parse(e.body) as EventBody, ...(e.message_id ? { message_id: e.message_id } : {}) });
+        ops.push({ op: 'event.append', seq: e.seq, event: e.event, ...(e.message_id ? { message_id: e.message_id } : {}) });
         json.push(e.body);
       }
       applyOps(db.run, ops, (i) => json[i]);

@@ -13,6 +13,7 @@ import {
   type ArtifactFilter,
   type DmFilter,
   type DmRecord,
+  type EventBody,
   type MessageRecord,
   type PageQuery,
   type PageResult,
@@ -22,7 +23,7 @@ import {
   type StoredEvent,
   type ThreadRecord,
 } from '../types.js';
-import type { EventBody, JournalOp } from './apply.js';
+import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
 
 /** Most room or agent bodies kept in memory by id. */

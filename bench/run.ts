@@ -251,7 +251,7 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
       const sub = pub && (await start(`svc-pg-b-${k}`, `bench_cross_${k}`));
       if (pub && sub) {
         log(`svc_postgres_cross: paced fan-out${rep}`);
-        const t = crossTarget(pub, sub);
+        const t = { ...crossTarget(pub, sub), ...(dbPid ? { dbPid } : {}), dbTransactions };
         try {
           crosses.push(await step('svc_postgres_cross fan-out', () => runPaced(t, 'svc-attach', sizes, note), (m) => noteOn(results.fanout_paced, m)));
         } finally {

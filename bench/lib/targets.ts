@@ -27,6 +27,8 @@ export interface PublishResult {
 export interface Target {
   name: AnyTargetName;
   pid: number | undefined;
+  /** The publishing server's pid when it is not `pid` (its CPU per message is reported too). */
+  pubPid?: number;
   /** The database server's pid when the target has one (its CPU per message is reported too). */
   dbPid?: number;
   /** Transactions the database has run so far (statistics lag by about a second), when it has one. */
@@ -60,6 +62,7 @@ export function crossTarget(pub: SvcServer, sub: SvcServer): Target {
   return {
     name: 'svc_postgres_cross',
     pid: sub.pid,
+    pubPid: pub.pid,
     ingest: () => Promise.reject(new Error('the cross-instance target only fans out')),
     subscribe: (kind, n) => SubscriberPool.start({ kind, port: sub.port, n, token: TOKEN, network: NETWORK }),
     publish: (opts, text) => paced(pub.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),

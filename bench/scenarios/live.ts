@@ -1,6 +1,6 @@
 // Scenarios 1-3: ingest, fan-out paced and unpaced (attach / baseline WebSocket / NATS push), SSE.
 
-import { cpuMs, treeCpuMs } from '../lib/procs.js';
+import { cpuMs, hostTicks, treeCpuMs } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round } from '../lib/stats.js';
 import type { Target } from '../lib/targets.js';
@@ -53,6 +53,13 @@ export interface PacedResult {
   complete: boolean;
   delivered: number;
   expected: number;
+  /** CPU per published message (µs) of the server the subscribers follow, and of the others where the target has them. */
+  cpu_us_per_msg?: number | null;
+  publisher_cpu_us_per_msg?: number | null;
+  db_cpu_us_per_msg?: number | null;
+  db_xacts_per_msg?: number | null;
+  /** Share of the machine's CPU time left idle while publishing (%): how loaded the host was. */
+  host_idle_pct?: number | null;
 }
 
 export interface MaxResult {
@@ -115,7 +122,9 @@ async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: stri
   await pool.waitFor(w.ok, 5000);
 
   await pool.phase('p');
+  const before = await usage(t);
   const pub = await t.publish({ rate: s.fanout.rate, seconds: s.fanout.seconds, inflight: 16 }, (i, at) => `b p ${i} ${at}`);
+  const after = await usage(t);
   if (pub.errors > 0) note(`${label} paced: ${pub.errors} failed publishes (first: ${pub.firstError})`);
   const rep = await pool.waitFor(pub.ok, 15_000);
   for (const e of rep.errors) note(`${label}: ${e}`);
@@ -130,7 +139,37 @@ async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: stri
     complete: rep.complete,
     delivered,
     expected: pub.ok * n,
+    ...perMessage(t, before, after, pub.ok),
   };
+}
+
+interface Usage {
+  cpu: number | null;
+  pubCpu: number | null;
+  dbCpu: number | null;
+  xacts: number | null;
+  host: { idle: number; all: number } | null;
+}
+
+async function usage(t: Target): Promise<Usage> {
+  return {
+    cpu: cpuMs(t.pid),
+    pubCpu: cpuMs(t.pubPid),
+    dbCpu: treeCpuMs(t.dbPid),
+    xacts: (await t.dbTransactions?.().catch(() => null)) ?? null,
+    host: hostTicks(),
+  };
+}
+
+/** The CPU fields of a paced result: each process's CPU per published message, and the host's idle share. */
+function perMessage(t: Target, a: Usage, b: Usage, ok: number): Partial<PacedResult> {
+  const per = (x: number | null, y: number | null, scale = 1000) => (x !== null && y !== null && ok > 0 ? round(((y - x) * scale) / ok) : null);
+  const out: Partial<PacedResult> = { cpu_us_per_msg: per(a.cpu, b.cpu) };
+  if (t.pubPid !== undefined) out.publisher_cpu_us_per_msg = per(a.pubCpu, b.pubCpu);
+  if (t.dbPid !== undefined) out.db_cpu_us_per_msg = per(a.dbCpu, b.dbCpu);
+  if (t.dbTransactions) out.db_xacts_per_msg = per(a.xacts, b.xacts, 1);
+  out.host_idle_pct = a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host.idle - a.host.idle)) / (b.host.all - a.host.all)) : null;
+  return out;
 }
 
 /** Scenario 2 paced only (the cross-instance row: subscribers on one instance, the publisher on another). */

@@ -16,7 +16,7 @@ interface Node {
 
 const args = process.argv.slice(2);
 const file = args[0]!;
-const top = Number(args[args.indexOf('--top') + 1] || 30);
+const top = args.includes('--top') ? Number(args[args.indexOf('--top') + 1]) : 30;
 const match = args.includes('--match') ? args[args.indexOf('--match') + 1]! : undefined;
 const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 const byId = new Map(p.nodes.map((n) => [n.id, n]));

@@ -2,7 +2,7 @@
 // dense and messages numbered in event order, a retry sent while its first send is in flight
 // answers `exists`, artifacts and plain events ride in the groups, and point lookups asked for
 // together, of every kind and past one query's size, answer each id (and see every write that
-// returned before them).
+// returned before them); a lookup of single ids is not planned again at every execution.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,6 +76,25 @@ test('lookups asked for together answer each id, and see the writes that returne
     await a.write([send(msg(`late${i}`))]);
     assert.is((await a.getMessage(`late${i}`))?.message.id, `late${i}`);
     await Promise.all(busy);
+  }
+  // One id of one kind with several of another, in one query.
+  const [one, ...two] = await Promise.all([a.getAgent('ag2'), a.getRoom('r1'), a.getRoom('r2')]);
+  assert.equal([one?.id, ...two.map((r) => r?.id)], ['ag2', 'r1', undefined]);
+});
+
+test('a lookup of one id per kind is planned once per connection, not at every execution', async () => {
+  const one = await openPostgresStore({ url: pgs.url, schema: pgs.schema, poolSize: 1 });
+  try {
+    for (let i = 0; i < 12; i++) assert.is((await one.getRoom('r1'))?.id, 'r1');
+    // The store's only pooled connection, where its lookup statements are prepared.
+    const pool = (one as unknown as { pool: { query: (text: string) => Promise<{ rows: { name: string; generic_plans: string; custom_plans: string }[] }> } }).pool;
+    const plans = (await pool.query("SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'lookup%'")).rows;
+    assert.is(plans.length, 1);
+    // The database tries five custom plans before it settles on the generic one.
+    assert.ok(Number(plans[0]!.custom_plans) <= 5, `custom plans: ${plans[0]!.custom_plans}`);
+    assert.ok(Number(plans[0]!.generic_plans) >= 7, `generic plans: ${plans[0]!.generic_plans}`);
+  } finally {
+    await one.close();
   }
 });
 

@@ -1,10 +1,17 @@
 // Point lookups by primary key, coalesced: one lookup query is under way at a time (waiting for a
 // pooled connection or in flight); the ids asked for meanwhile, of every kind, go to the database
-// together, as one query of `id = ANY($n)` branches, when it ends. Under load (every request reads
-// its agent and its room) that turns two queries per request into one per round trip; each query
-// costs a socket write and a wake-up on both sides, which on a busy host was the largest single
-// item of the instance's CPU. Unloaded, a lookup goes at once; under load it may wait for the
-// lookup query in flight (at most one round trip), as a write waits for the group commit in flight.
+// together, as one query, when it ends. Under load (every request reads its agent and its room)
+// that turns two queries per request into one per round trip; each query costs a socket write and
+// a wake-up on both sides, which on a busy host was the largest single item of the instance's CPU.
+// Unloaded, a lookup goes at once; under load it may wait for the lookup query in flight (at most
+// one round trip), as a write waits for the group commit in flight.
+//
+// The query has one branch per kind asked for, `id = $n` when one id of that kind is asked
+// (the usual case: many requests share one room and one agent) and `id = ANY($n)` for several.
+// Each shape is its own prepared statement: a branch of single ids has a generic plan as good as
+// a custom one, so the database plans it once per connection; `= ANY` of a parameter is planned
+// again at every execution (its generic plan cannot know the array's length), and planning the
+// five-branch query every time cost the database five times its execution.
 //
 // Only ids asked for before the query is SENT join it, so a lookup still sees everything committed
 // before it was asked (read-your-writes holds); a query in flight is never joined.
@@ -35,17 +42,15 @@ const MAX_IDS = 500;
  */
 const MAX_ACTIVE = 1;
 
-/**
- * Lookups of every kind go in one query: a send asks for its agent and its room at once, and one
- * round trip answers both (one statement of one branch per kind, `id = ANY($n)` each).
- */
+/** Lookups of every kind go in one query: a send asks for its agent and its room at once, and one round trip answers both. */
 export class Lookups<M extends Record<string, unknown>> {
   private waiting = new Map<keyof M, Map<string, Waiter[]>>();
   private queued = 0;
   /** Queries waiting for a connection or in flight. */
   private active = 0;
   private readonly order: (keyof M & string)[];
-  private readonly text: string;
+  /** Statement texts by shape (per kind: absent, one id, several ids). */
+  private readonly texts = new Map<string, string>();
 
   /** @param name the prepared statement's name */
   constructor(
@@ -54,9 +59,25 @@ export class Lookups<M extends Record<string, unknown>> {
     private readonly kinds: { [K in keyof M]: LookupKind<M[K]> },
   ) {
     this.order = Object.keys(kinds) as (keyof M & string)[];
-    this.text = this.order
-      .map((k, i) => `SELECT ${i} AS k, ${jsonColumns(kinds[k].cols)} AS r FROM ${kinds[k].table} WHERE id = ANY($${i + 1})`)
-      .join(' UNION ALL ');
+  }
+
+  /** The statement for ids by kind (in `order`; empty where none is asked): its name, text and values. */
+  private statement(ids: string[][]): pg.QueryConfig {
+    const shape = ids.map((l) => (l.length === 0 ? '0' : l.length === 1 ? '1' : 'n')).join('');
+    let text = this.texts.get(shape);
+    if (text === undefined) {
+      let n = 0;
+      const branches: string[] = [];
+      this.order.forEach((k, i) => {
+        if (shape[i] === '0') return;
+        const cond = shape[i] === '1' ? `id = $${++n}` : `id = ANY($${++n})`;
+        branches.push(`SELECT ${i} AS k, ${jsonColumns(this.kinds[k].cols)} AS r FROM ${this.kinds[k].table} WHERE ${cond}`);
+      });
+      text = branches.join(' UNION ALL ');
+      this.texts.set(shape, text);
+    }
+    const values = ids.filter((l) => l.length > 0).map((l) => (l.length === 1 ? l[0] : l));
+    return { name: `${this.name}_${shape}`, text, values };
   }
 
   get<K extends keyof M>(kind: K, id: string): Promise<M[K] | undefined> {
@@ -120,8 +141,7 @@ export class Lookups<M extends Record<string, unknown>> {
   private async run(client: pg.PoolClient, batch: Map<keyof M, Map<string, Waiter[]>>): Promise<void> {
     let failed: unknown;
     try {
-      const values = this.order.map((k) => [...(batch.get(k)?.keys() ?? [])]);
-      const r = await client.query({ name: this.name, text: this.text, values });
+      const r = await client.query(this.statement(this.order.map((k) => [...(batch.get(k)?.keys() ?? [])])));
       const found = this.order.map(() => new Map<string, unknown>());
       for (const row of r.rows as { k: number; r: Row }[]) found[row.k]!.set(String(row.r.id), this.kinds[this.order[row.k]!].of(row.r));
       this.order.forEach((k, i) => {

@@ -244,6 +244,8 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
           ingests.push(await step('svc_postgres ingest', () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m)));
         } finally {
           await one.stop();
+          // The ingest's tables would be vacuumed and analyzed by the database during the next row.
+          await sql(cluster.url, `DROP SCHEMA bench_ingest_${k} CASCADE`).catch((err: Error) => note(`dropping the ingest schema failed: ${err.message}`));
         }
       }
       results.ingest.svc_postgres = combine(ingests, SUMMED);

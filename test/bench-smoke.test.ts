@@ -67,7 +67,7 @@ t('measures ingest on svc and the baseline, and NATS or says why not', ({ result
 });
 
 t('measures paced and unpaced fan-out on every target', ({ results }) => {
-  numbers(results.fanout_paced.svc, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.svc');
+  numbers(results.fanout_paced.svc, ['rate', 'p50_ms', 'p99_ms', 'cpu_us_per_msg', 'host_idle_pct'], 'fanout_paced.svc');
   numbers(results.fanout_paced.baseline, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.baseline');
   numbersOrNoted(results.fanout_paced, 'nats', ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced');
   numbers(results.fanout_max.svc, ['deliveries_per_s'], 'fanout_max.svc');
@@ -106,6 +106,8 @@ t('measures ingest on one Postgres instance and paced fan-out across two', ({ re
   numbers(results.ingest.svc_postgres, ['rate', 'p50_ms', 'p99_ms'], 'ingest.svc_postgres');
   const cross = results.fanout_paced.svc_postgres_cross;
   numbers(cross, ['rate', 'p50_ms', 'p99_ms', 'send_p50_ms', 'send_p99_ms'], 'fanout_paced.svc_postgres_cross');
+  // Where the CPU went: both instances, the database and what the machine had left.
+  numbers(cross, ['cpu_us_per_msg', 'publisher_cpu_us_per_msg', 'db_cpu_us_per_msg', 'db_xacts_per_msg', 'host_idle_pct'], 'fanout_paced.svc_postgres_cross');
   assert.ok(cross.complete, 'every agent on the second instance got every message');
   // Repeated like the sqlite rows they are compared with.
   for (const [where, r] of [['ingest.svc_postgres', results.ingest.svc_postgres], ['fanout_paced.svc_postgres_cross', cross]]) {

@@ -142,13 +142,13 @@ export function treeCpuMs(rootPid: number | undefined): number | null {
   }
 }
 
-/** The machine's CPU time so far, all of it and the idle part (clock ticks of /proc/stat's cpu line). */
-export function hostTicks(): { idle: number; all: number } | null {
+/** The machine's CPU time so far: all of it, the idle part and the part the hypervisor gave to others (clock ticks of /proc/stat's cpu line). */
+export function hostTicks(): { idle: number; steal: number; all: number } | null {
   try {
     const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already in user)
     const all = f.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { idle: f[3]! + f[4]!, all };
+    return { idle: f[3]! + f[4]!, steal: f[7]!, all };
   } catch {
     return null;
   }

@@ -88,6 +88,8 @@ export function table(r: Results): string {
   cmp('ingest p99 latency', i, 'p99_ms', ' ms', '≤ 20 ms', check(atMost(i.svc?.p99_ms, 20)));
   cmp(`fan-out ${fmt(p.paced_rate)}/s to ${p.subscribers} agents, p50`, fp, 'p50_ms', ' ms', '≤ 5 ms', check(atMost(fp.svc?.p50_ms, 5)));
   cmp('fan-out paced, p99', fp, 'p99_ms', ' ms', '≤ 25 ms', check(atMost(fp.svc?.p99_ms, 25)));
+  const cpuIdle = (x: Measured<Paced> | undefined) => (x?.cpu_us_per_msg != null ? `${med(x, 'cpu_us_per_msg', ' µs')}; ${med(x, 'host_idle_pct', '%')}` : '—');
+  add('fan-out paced, server CPU per message; machine idle', cpuIdle(fp.svc), cpuIdle(fp.baseline), '', '', null, '', '—');
   const mb = ratio(fm.svc?.deliveries_per_s, fm.baseline?.deliveries_per_s);
   const mn = ratio(fm.svc?.deliveries_per_s, fm.nats?.deliveries_per_s);
   cmp('fan-out unpaced, deliveries/s', fm, 'deliveries_per_s', '', '≥ 0.6× baseline, ≥ NATS', check(both(mb === null ? null : mb >= 0.6, mn === null ? null : mn >= 1)));
@@ -99,6 +101,11 @@ export function table(r: Results): string {
   const cross = fp.svc_postgres_cross;
   const cr = ratio(cross?.p99_ms, fp.svc?.p99_ms);
   add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${med(cross, 'p50_ms', ' ms')} / ${med(cross, 'p99_ms', ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', '—', null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));
+  add(
+    '… CPU per message: subscribing instance; publishing instance; database (transactions); machine idle',
+    cross ? `${med(cross, 'cpu_us_per_msg', ' µs')}; ${med(cross, 'publisher_cpu_us_per_msg', ' µs')}; ${med(cross, 'db_cpu_us_per_msg', ' µs')} (${med(cross, 'db_xacts_per_msg')}); ${med(cross, 'host_idle_pct', '%')}` : '—',
+    '', '', '—', null, '', '—',
+  );
   add('… of which the send on the publishing instance (request to 2xx), p50 / p99', cross?.send_p50_ms != null ? `${med(cross, 'send_p50_ms', ' ms')} / ${med(cross, 'send_p99_ms', ' ms')}` : '—', '', '', '—', null, '', '—');
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s), '', '', '—', null, '', '—');

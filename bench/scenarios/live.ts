@@ -60,6 +60,8 @@ export interface PacedResult {
   db_xacts_per_msg?: number | null;
   /** Share of the machine's CPU time left idle while publishing (%): how loaded the host was. */
   host_idle_pct?: number | null;
+  /** Share taken by the hypervisor for other guests (%), on a virtual machine. */
+  host_steal_pct?: number | null;
 }
 
 export interface MaxResult {
@@ -148,7 +150,7 @@ interface Usage {
   pubCpu: number | null;
   dbCpu: number | null;
   xacts: number | null;
-  host: { idle: number; all: number } | null;
+  host: { idle: number; steal: number; all: number } | null;
 }
 
 async function usage(t: Target): Promise<Usage> {
@@ -168,7 +170,9 @@ function perMessage(t: Target, a: Usage, b: Usage, ok: number): Partial<PacedRes
   if (t.pubPid !== undefined) out.publisher_cpu_us_per_msg = per(a.pubCpu, b.pubCpu);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = per(a.dbCpu, b.dbCpu);
   if (t.dbTransactions) out.db_xacts_per_msg = per(a.xacts, b.xacts, 1);
-  out.host_idle_pct = a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host.idle - a.host.idle)) / (b.host.all - a.host.all)) : null;
+  const share = (k: 'idle' | 'steal') => (a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host[k] - a.host[k])) / (b.host.all - a.host.all)) : null);
+  out.host_idle_pct = share('idle');
+  out.host_steal_pct = share('steal');
   return out;
 }
 

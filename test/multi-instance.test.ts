@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TOKENS, eventually, type Json, type TestServer } from './helpers/server.js';
 import { SseClient, attachAs, rejectedIdentify } from './helpers/live.js';
-import { freshSchema, type PgSchema } from './helpers/pg.js';
+import { freshSchema, sql, type PgSchema } from './helpers/pg.js';
 import { startPgServers } from './helpers/pg-server.js';
 
 const NET = 'testnet';
@@ -130,6 +130,25 @@ two('a membership change on one instance decides at once who receives on the oth
   await c.message('back', 10_000);
   assert.equal(texts(c.events), ['before', 'back']);
   await c.close();
+});
+
+two('a send decided on a room another instance changed, before this one has read the change, is decided again on the stored room', async ({ pgs, a }) => {
+  const asAlpha = (text: string) => a.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] }, ALPHA);
+  const setMembers = (expr: string) => sql(pgs.url, `UPDATE ${pgs.schema}.rooms SET members = ${expr} WHERE id = 'general'`);
+  // A keeps the room as it read it for this send.
+  assert.is((await asAlpha('kept')).status, 200);
+  // Changed in the database with no event: a change A has not heard of.
+  await setMembers(`array_remove(members, 'alpha')`);
+  const out = await asAlpha('after removal');
+  assert.is(out.status, 403, out.text);
+  assert.match(out.body.error, 'not a member');
+  // Another send has A keep the room without alpha; alpha comes back unannounced and is accepted at once.
+  await say(a, 'while out');
+  await setMembers(`array_append(members, 'alpha')`);
+  const back = await asAlpha('after return');
+  assert.is(back.status, 200, back.text);
+  const stored = (await history(a, '/v1/rooms/general/messages')).map((m) => m.parts[0].text);
+  assert.equal(stored, ['kept', 'while out', 'after return']);
 });
 
 two('one agent cannot be attached on both instances at once', async ({ a, b }) => {

@@ -28,7 +28,7 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
     if (err.code === 'room_exists' || err.code === 'agent_taken' || err.code === 'thread_room') return { error: new AppError('conflict', err.message), internal: false };
     // Logged by the store's WriteHealth, once per minute at most: a full disk refuses every write.
     if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: false };
-    if (err.code === 'conflict') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
+    if (err.code === 'conflict' || err.code === 'stale') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
   }
   return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };
 }

@@ -9,7 +9,7 @@ import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentions } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
-import { StoreError, convKeyOf, type MessageInsertOp, type RoomRecord } from '../store/types.js';
+import { StoreError, convKeyOf, type AgentRecord, type Basis, type MessageInsertOp, type RoomRecord, type Store, type Tentative, type TentativeReads } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
@@ -31,7 +31,7 @@ interface Sender {
 }
 
 /** Checks that the caller may speak as `from`; returns the full actor. */
-async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest): Promise<Sender> {
+async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest, reads: SendReads): Promise<Sender> {
   const net = ctx.config.network.id;
   const from = req.from;
   const home = from.network_id ?? net;
@@ -46,7 +46,7 @@ async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest
   }
   const local = localSenderRefusal(p, req.origin !== undefined);
   if (local) throw forbidden(local);
-  const agent = await ctx.store.getAgent(from.id);
+  const agent = await reads.agent(from.id);
   if (from.type === 'agent') {
     const refusal = agentSenderRefusal(p, from.id, agent?.credential_key);
     if (refusal) throw forbidden(refusal);
@@ -75,7 +75,7 @@ interface Placement {
   mentionScope: string[];
 }
 
-async function placeInRoom(ctx: NetworkContext, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
+async function placeInRoom(ctx: NetworkContext, roomId: string, early: Promise<RoomRecord | undefined> | undefined): Promise<RoomRecord> {
   const room = await (early ?? ctx.store.getRoom(roomId));
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;
@@ -184,32 +184,86 @@ function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): str
   return resolveMentions(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases });
 }
 
+/**
+ * The reads a send is decided on: the store's, or tentative ones (a networked store answers from
+ * what it read before) whose records the write confirms as it commits (`basis`).
+ */
+interface SendReads {
+  room(id: string): Promise<RoomRecord | undefined>;
+  agent(id: string): Promise<AgentRecord | undefined>;
+  /** Tentative reads only: the records read, as the write is to find them. */
+  basis?: Basis[];
+}
+
+const storeReads = (store: Store): SendReads => ({ room: (id) => store.getRoom(id), agent: (id) => store.getAgent(id) });
+
+function tentativeReads(t: TentativeReads): SendReads {
+  const basis: Basis[] = [];
+  const noted = <T>(x: Tentative<T>): T | undefined => {
+    basis.push(x.basis);
+    return x.record;
+  };
+  return { basis, room: (id) => t.room(id).then(noted), agent: (id) => t.agent(id).then(noted) };
+}
+
+/** A send decided on tentative reads came to anything but its own write: it is decided again on the store's reads. */
+class Reconsider extends Error {}
+
 /** Accepts one message. The caller has already authorized `message.send`. */
 export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRequest): Promise<SendResponse> {
-  const net = ctx.config.network.id;
   if (req.id !== undefined && !MESSAGE_ID_PATTERN.test(req.id)) {
     throw badRequest('body.id: must be 1-128 characters: letters, digits, . _ : - starting with a letter or digit');
   }
   if (req.target.kind === 'dm') requireDirectMessages(ctx);
+  // A room message (the common send) first tries the store's tentative reads: a stream of messages
+  // into one room then reads neither the room nor the sender again. Thread and DM sends read
+  // their thread or DM anyway, so they would save nothing.
+  const tentative = req.target.kind === 'room' ? ctx.store.tentative : undefined;
+  if (tentative) {
+    const reads = tentativeReads(tentative);
+    try {
+      return await sendOn(ctx, p, req, reads);
+    } catch (err) {
+      if (!(err instanceof Reconsider)) throw err;
+      tentative.forget(reads.basis!);
+    }
+  }
+  return sendOn(ctx, p, req, storeReads(ctx.store));
+}
+
+async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads: SendReads): Promise<SendResponse> {
+  const net = ctx.config.network.id;
+  const tentative = reads.basis !== undefined;
   // The reads the checks below need are started together (on a database server each is a round
   // trip); their results are still looked at in the order of the checks.
   const priorRead = req.id !== undefined ? settled(ctx.store.getMessage(req.id)) : undefined;
   const roomId = req.target.kind === 'dm' ? undefined : req.target.room_id;
-  const roomRead = typeof roomId === 'string' ? settled(ctx.store.getRoom(roomId)) : undefined;
-  // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
-  const sender = await resolveSender(ctx, p, req);
-  if (priorRead) {
-    // A retry answers without re-deciding anything; the store re-checks inside the write too.
-    const prior = await priorRead;
-    if (prior) return retried(ctx, req, sender, prior.message, prior.event_id, true);
-  }
-  const placed = await place(ctx, req, sender, roomRead);
-  if (placed.room) {
-    if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
-    const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
-    if (!d.allow) throw new AppError('forbidden', d.reason);
-  } else if (!sender.local) {
-    ctx.hooks.checkRemoteSender!(p, req, {});
+  const roomRead = typeof roomId === 'string' ? settled(reads.room(roomId)) : undefined;
+  let sender: Sender;
+  let placed: Placement;
+  try {
+    // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
+    sender = await resolveSender(ctx, p, req, reads);
+    if (priorRead) {
+      // A retry answers without re-deciding anything; the store re-checks inside the write too.
+      const prior = await priorRead;
+      if (prior) {
+        if (tentative) throw new Reconsider();
+        return await retried(ctx, req, sender, prior.message, prior.event_id, true);
+      }
+    }
+    placed = await place(ctx, req, sender, roomRead);
+    if (placed.room) {
+      if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
+      const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
+      if (!d.allow) throw new AppError('forbidden', d.reason);
+    } else if (!sender.local) {
+      ctx.hooks.checkRemoteSender!(p, req, {});
+    }
+  } catch (err) {
+    // A refusal on tentative reads may be one the store's reads would not give.
+    if (tentative && err instanceof AppError) throw new Reconsider();
+    throw err;
   }
 
   const at = now();
@@ -235,17 +289,22 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
     artifacts: artifactsOf(net, message),
     ...(placed.thread ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } } : {}),
     ...(placed.dm ? { dm: { ...placed.dm, created: (d) => newEvent(ctx, 'dm.created', { dm: dmView(net, d) }) } } : {}),
+    ...(reads.basis ? { basis: reads.basis } : {}),
   };
   let outcome;
   try {
     outcome = (await commit(ctx, [op])).outcomes[0]!;
   } catch (err) {
     if (err instanceof StoreError && err.code === 'thread_room') throw conflict(err.message);
+    if (err instanceof StoreError && err.code === 'stale') throw new Reconsider();
     throw err;
   }
   if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
   // A concurrent send of the same id won the race: answer as a retry.
-  if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
+  if (outcome.status === 'exists') {
+    if (tentative) throw new Reconsider();
+    return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
+  }
   for (const h of ctx.hooks.send) h.stored?.(conv, message);
   return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
 }

@@ -198,6 +198,8 @@ export interface MessageInsertOp {
   artifacts: Artifact[];
   thread?: { id: string; room_id: string; parent_message_id?: string; created: (t: ThreadRecord) => ServiceEvent };
   dm?: { id: string; participant_ids: string[]; created: (d: DmRecord) => ServiceEvent };
+  /** The records the message was decided on, read with `Store.tentative`: the write is refused (`stale`) if one has changed. */
+  basis?: Basis[];
 }
 
 /** Appends an event that depends on no stored state (presence, wakes, pairing status). */
@@ -382,6 +384,39 @@ export interface Store {
    * Optional: without it such a stream resumes with `stream.replay_gap`.
    */
   eventSeq?(eventId: string): Promise<number | undefined>;
+  /**
+   * Reads that may answer from what this process read before, saving a networked backend a round
+   * trip per message. Optional: a backend whose reads are in-process and current leaves it out.
+   */
+  readonly tentative?: TentativeReads;
+}
+
+// ---- tentative reads ----
+
+/** A record as a decision saw it: its backend's version (null: not stored). */
+export interface Basis {
+  kind: 'room' | 'agent';
+  id: string;
+  version: string | null;
+}
+
+export interface Tentative<T> {
+  record: T | undefined;
+  basis: Basis;
+}
+
+/**
+ * What a decision reads when the write it leads to confirms it: the answer may be out of date by
+ * what other processes changed since this one last read the record. A write whose op names the
+ * records in its `basis` checks them when it commits and is refused with StoreError `stale`,
+ * nothing applied, if one of them has changed; the caller then forgets them and decides again on
+ * the store's reads. An outcome that is not such a write (a refusal) is decided again so too.
+ */
+export interface TentativeReads {
+  room(id: string): Promise<Tentative<RoomRecord>>;
+  agent(id: string): Promise<Tentative<AgentRecord>>;
+  /** The next tentative reads of these records read the store. */
+  forget(basis: readonly Basis[]): void;
 }
 
 // ---- the event feed ----
@@ -440,7 +475,9 @@ export type StoreErrorCode =
   | 'not_found'
   | 'room_exists'
   | 'agent_taken'
-  | 'thread_room';
+  | 'thread_room'
+  /** A tentative read the write was decided on has changed (TentativeReads). */
+  | 'stale';
 
 /** Errors as values with stable codes; the HTTP layer and the network rules map them. */
 export class StoreError extends Error {

@@ -3,13 +3,17 @@
 // (unnest), so the text never changes with the group's size and runs as one prepared statement,
 // parsed and planned once per connection instead of once per group.
 //
+// The guard `g` checks the versions of the records the group's messages were decided on (tentative
+// reads, tentative.ts); every insert and the counter update are conditional on it.
+//
 // As in effects-sql.ts, the counter row is taken by the main query (c, ev) before the inserts of
 // the other CTEs run (data-modifying CTEs nobody reads run after the main query), so messages are
 // numbered while the lock is held, in commit order.
 
 import type { Effect } from '../intents.js';
 import { MESSAGE_COLS, artifactParams, messageParams } from './rows.js';
-import { eventRow, type Statement } from './effects-sql.js';
+import { basisGuard, basisParams, eventRow, type Statement } from './effects-sql.js';
+import type { Basis } from '../types.js';
 import type { Tables } from './tables.js';
 
 const MESSAGE_WIDTH = MESSAGE_COLS.split(',').length;
@@ -27,21 +31,27 @@ function textOf(T: Tables): string {
   if (text) return text;
   let n = 0;
   const arrays = (k: number) => Array.from({ length: k }, () => `$${++n}::text[]`).join(', ');
-  const m = `m AS (INSERT INTO ${T.messages} (${MESSAGE_COLS}) SELECT * FROM unnest(${arrays(MESSAGE_WIDTH)}))`;
-  const a = `a AS (INSERT INTO ${T.artifacts} (${ARTIFACT_COLS}) SELECT * FROM unnest(${arrays(ARTIFACT_WIDTH)}))`;
+  const ok = '(SELECT ok FROM g)';
+  const m = `m AS (INSERT INTO ${T.messages} (${MESSAGE_COLS}) SELECT * FROM unnest(${arrays(MESSAGE_WIDTH)}) WHERE ${ok})`;
+  const a = `a AS (INSERT INTO ${T.artifacts} (${ARTIFACT_COLS}) SELECT * FROM unnest(${arrays(ARTIFACT_WIDTH)}) WHERE ${ok})`;
   const count = `$${++n}::bigint`;
-  const c = `c AS (UPDATE ${T.event_counter} SET seq = seq + ${count} WHERE id = 1 RETURNING seq)`;
+  const c = `c AS (UPDATE ${T.event_counter} SET seq = seq + ${count} WHERE id = 1 AND ${ok} RETURNING seq)`;
   const ev =
     `ev AS (INSERT INTO ${T.events} (seq, event_id, type, message_id, body) ` +
     `SELECT c.seq - ${count} + x.ord, x.eid, x.type, x.mid, x.body FROM c, unnest(${arrays(4)}) WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)`;
   const channel = `$${++n}::text`;
-  text = `WITH ${m}, ${a}, ${c}, ${ev} SELECT s.last::text AS last, pg_notify(${channel}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;
+  const g = `g AS (SELECT ${basisGuard(T, `$${++n}::text[]`, `$${++n}::text[]`, `$${++n}::text[]`, `$${++n}::text[]`)} AS ok)`;
+  // No row when the guard failed (nothing was written, no event numbered).
+  text = `WITH ${g}, ${m}, ${a}, ${c}, ${ev} SELECT s.last::text AS last, pg_notify(${channel}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s WHERE s.last IS NOT NULL`;
   texts.set(T, text);
   return text;
 }
 
-/** The statement, or undefined when the effects hold more than appends (or no event). */
-export function appendStatement(T: Tables, effects: readonly Effect[]): PreparedStatement | undefined {
+/**
+ * The statement, or undefined when the effects hold more than appends (or no event). It writes
+ * nothing and returns no row when a record of `basis` has changed.
+ */
+export function appendStatement(T: Tables, effects: readonly Effect[], basis: readonly Basis[]): PreparedStatement | undefined {
   const messages = new Map<string, { message: unknown; body: string }>();
   const mcols: unknown[][] = Array.from({ length: MESSAGE_WIDTH }, () => []);
   const acols: unknown[][] = Array.from({ length: ARTIFACT_WIDTH }, () => []);
@@ -59,6 +69,6 @@ export function appendStatement(T: Tables, effects: readonly Effect[]): Prepared
   }
   if (appended.length === 0) return undefined;
   const rows = appended.map((event) => eventRow(event, (id) => messages.get(id)));
-  const values = [...mcols, ...acols, appended.length, rows.map((r) => r.event.id), rows.map((r) => r.event.type), rows.map((r) => r.message_id), rows.map((r) => r.body), T.channel];
+  const values = [...mcols, ...acols, appended.length, rows.map((r) => r.event.id), rows.map((r) => r.event.type), rows.map((r) => r.message_id), rows.map((r) => r.body), T.channel, ...basisParams(basis)];
   return { name: `${T.prefix}fast_append`, text: textOf(T), values, events: appended };
 }

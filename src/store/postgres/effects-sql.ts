@@ -7,7 +7,7 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
-import { StoreError } from '../types.js';
+import { StoreError, type Basis } from '../types.js';
 import { AGENT_COLS, DM_COLS, MESSAGE_COLS, ROOM_COLS, THREAD_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
 import type { Tables } from './tables.js';
 
@@ -137,4 +137,30 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   }
   const text = withs.length > 0 ? `WITH ${withs.join(', ')} ${main}` : main;
   return { text, values, events: events.map((x) => x.event) };
+}
+
+/**
+ * SQL that is true when every record of a basis still has the version it was decided on; it locks
+ * them (FOR SHARE), so none changes before the transaction commits. Its parameters are four text
+ * arrays, as `basisParams` gives them: room ids, their versions, agent ids, their versions.
+ */
+export function basisGuard(T: Tables, roomIds: string, roomVersions: string, agentIds: string, agentVersions: string): string {
+  const changed = (table: string, ids: string, versions: string) =>
+    `EXISTS (SELECT 1 FROM unnest(${ids}, ${versions}) AS b(id, v) WHERE b.v IS DISTINCT FROM (SELECT xmin::text FROM ${table} t WHERE t.id = b.id FOR SHARE))`;
+  return `NOT ${changed(T.rooms, roomIds, roomVersions)} AND NOT ${changed(T.agents, agentIds, agentVersions)}`;
+}
+
+/** The guard's parameters: each record once, in id order (rows are locked in one order). */
+export function basisParams(basis: readonly Basis[]): (string | null)[][] {
+  const out: (string | null)[][] = [[], [], [], []];
+  const seen = new Set<string>();
+  for (const b of [...basis].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))) {
+    const key = `${b.kind} ${b.id} ${b.version}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const i = b.kind === 'room' ? 0 : 2;
+    out[i]!.push(b.id);
+    out[i + 1]!.push(b.version);
+  }
+  return out;
 }

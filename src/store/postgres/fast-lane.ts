@@ -1,22 +1,22 @@
 // Group commit for the common write: batches that decide nothing on stored state but the novelty
 // of their room messages (write.ts `optimistic`). While one group's statement is in flight, the
-// batches that arrive wait and then go together as the next group: one statement (a prepared one
-// when the group only appends: append-sql.ts), one COMMIT and one WAL flush for all of them.
+// batches that arrive wait and then go together as the next group: one prepared statement
+// (append-sql.ts), one COMMIT and one WAL flush for all of them.
 // Commits are serialized by the event counter row anyway, so grouping is what lets throughput
 // grow with concurrency. (Two groups in flight at once were tried: the second waits for the
 // counter row in the database instead of here, but groups come out smaller, and on a host short
 // of CPU the extra commits cost more than the overlap gains.) A group in which some message id is
-// already stored fails on its key as a whole; its batches then go the long way one by one, which
-// reports `exists` for the stored one.
+// already stored fails on its key as a whole, and one whose basis guard finds a changed record
+// (tentative.ts) writes nothing; its batches then go the long way one by one, which reports
+// `exists` for the stored message and `stale` for the batch decided on the old record.
 
 import type pg from 'pg';
 import { resolveIntents } from '../intents.js';
 import type { WriteOp, WriteResult } from '../types.js';
 import { isRace, storeErrorOf } from './errors.js';
-import { effectsStatement } from './effects-sql.js';
 import { appendStatement } from './append-sql.js';
 import type { Tables } from './tables.js';
-import { emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
+import { basisOf, emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
 
 interface Pending {
   ops: readonly WriteOp[];
@@ -27,7 +27,6 @@ interface Pending {
 
 /** Effects per group: keeps a statement well under the 65535 parameters one query may bind. */
 const MAX_EFFECTS = 1500;
-const NONE = { rooms: new Set<string>(), agents: new Set<string>(), threads: new Set<string>(), dms: new Set<string>(), pairings: new Set<string>() };
 
 export class FastLane {
   private queue: Pending[] = [];
@@ -69,18 +68,26 @@ export class FastLane {
       }
     }
     if (decided.length === 0) return;
-    const all = decided.flatMap((d) => d.r.effects);
-    const prepared = appendStatement(this.T, all);
-    const st = prepared ?? effectsStatement(this.T, NONE, all);
+    const st = appendStatement(this.T, decided.flatMap((d) => d.r.effects), decided.flatMap((d) => basisOf(d.p.ops)));
+    // One by one, the long way: a message id already stored (a race), a record of some message's
+    // basis changed (only those messages are refused), or effects that are not appends.
+    const oneByOne = () => Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
+    if (!st) {
+      await oneByOne();
+      return;
+    }
     for (const { p, r } of decided) p.expect(r.effects.flatMap((e) => (e.op === 'event.append' ? [e.event.id] : [])));
-    let last = 0;
+    let last: number;
     try {
-      const config: pg.QueryConfig = prepared ? { name: prepared.name, text: st.text, values: st.values } : { text: st.text, values: st.values };
-      const r = await this.pool.query<{ last: string | null }>(config);
-      last = Number(r.rows[0]?.last ?? 0);
+      const r = await this.pool.query<{ last: string }>({ name: st.name, text: st.text, values: st.values });
+      if (r.rows.length === 0) {
+        await oneByOne();
+        return;
+      }
+      last = Number(r.rows[0]!.last);
     } catch (err) {
       if (isRace(err)) {
-        await Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
+        await oneByOne();
         return;
       }
       const e = storeErrorOf(err);

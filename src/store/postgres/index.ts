@@ -1,7 +1,9 @@
 // The Postgres backend: several `svc serve` processes on one schema are one network. Writes are
 // transactions (write.ts) that commit before they resolve; reads query (reads.ts); the event feed
 // reads stored events by cursor, woken by LISTEN/NOTIFY (feed.ts); leases are rows with an expiry
-// (leases.ts). Each instance registers itself in `instances` so `svc doctor` can tell who is up.
+// (leases.ts); tentative reads keep the rooms and agents that sends decide on, the writes checking
+// their versions (tentative.ts). Each instance registers itself in `instances` so `svc doctor` can
+// tell who is up.
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +15,7 @@ import type {
   ArtifactFilter,
   DmFilter,
   DmRecord,
+  FeedSubscription,
   MessageRecord,
   PageQuery,
   PageResult,
@@ -34,6 +37,7 @@ import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
 import { optimistic, writeBatch } from './write.js';
+import { TentativeCache } from './tentative.js';
 import { FastLane } from './fast-lane.js';
 import { searchMessages, type PgSearchQuery } from './search.js';
 
@@ -108,6 +112,8 @@ export class PostgresStore implements Store {
   readonly instanceId = randomUUID();
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly fast: FastLane;
+  readonly tentative: TentativeCache;
+  private readonly seen: FeedSubscription;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -119,6 +125,8 @@ export class PostgresStore implements Store {
   ) {
     this.leases = new PgLeases(pool, T);
     this.fast = new FastLane(pool, T);
+    this.tentative = new TentativeCache({ room: (id) => reads.versionedRoom(id), agent: (id) => reads.versionedAgent(id) });
+    this.seen = feed.subscribe(feed.head, (events) => this.tentative.seen(events));
   }
 
   /** @internal Records this instance and keeps its `seen_at` fresh. */
@@ -179,6 +187,7 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.heartbeat) clearInterval(this.heartbeat);
+      this.seen.close();
       await this.feed.close();
       await this.leases.releaseAll();
       await this.pool.query(`DELETE FROM ${this.T.instances} WHERE id = $1`, [this.instanceId]).catch(() => {});

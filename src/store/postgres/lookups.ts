@@ -15,6 +15,9 @@
 //
 // Only ids asked for before the query is SENT join it, so a lookup still sees everything committed
 // before it was asked (read-your-writes holds); a query in flight is never joined.
+//
+// Each row comes with its version, `xmin` (the transaction that wrote it: every change of a row is a
+// new one), which tentative reads keep and writes check (tentative.ts).
 
 import type pg from 'pg';
 import { storeErrorOf } from './errors.js';
@@ -32,6 +35,11 @@ export interface LookupKind<T> {
   table: string;
   cols: string;
   of: (row: Row) => T;
+}
+
+export interface Versioned<T> {
+  record: T;
+  version: string;
 }
 
 /** Most ids in one query: bounds the statement and the rows one reply carries. */
@@ -71,7 +79,7 @@ export class Lookups<M extends Record<string, unknown>> {
       this.order.forEach((k, i) => {
         if (shape[i] === '0') return;
         const cond = shape[i] === '1' ? `id = $${++n}` : `id = ANY($${++n})`;
-        branches.push(`SELECT ${i} AS k, ${jsonColumns(this.kinds[k].cols)} AS r FROM ${this.kinds[k].table} WHERE ${cond}`);
+        branches.push(`SELECT ${i} AS k, ${jsonColumns(this.kinds[k].cols)} AS r, xmin::text AS v FROM ${this.kinds[k].table} WHERE ${cond}`);
       });
       text = branches.join(' UNION ALL ');
       this.texts.set(shape, text);
@@ -81,6 +89,11 @@ export class Lookups<M extends Record<string, unknown>> {
   }
 
   get<K extends keyof M>(kind: K, id: string): Promise<M[K] | undefined> {
+    return this.versioned(kind, id).then((f) => f?.record);
+  }
+
+  /** The record with its version (the row's `xmin`: a new one with every change of the row). */
+  versioned<K extends keyof M>(kind: K, id: string): Promise<Versioned<M[K]> | undefined> {
     return new Promise((resolve, reject) => {
       let ids = this.waiting.get(kind);
       if (!ids) this.waiting.set(kind, (ids = new Map()));
@@ -143,7 +156,7 @@ export class Lookups<M extends Record<string, unknown>> {
     try {
       const r = await client.query(this.statement(this.order.map((k) => [...(batch.get(k)?.keys() ?? [])])));
       const found = this.order.map(() => new Map<string, unknown>());
-      for (const row of r.rows as { k: number; r: Row }[]) found[row.k]!.set(String(row.r.id), this.kinds[this.order[row.k]!].of(row.r));
+      for (const row of r.rows as { k: number; r: Row; v: string }[]) found[row.k]!.set(String(row.r.id), { record: this.kinds[this.order[row.k]!].of(row.r), version: row.v });
       this.order.forEach((k, i) => {
         for (const [id, ws] of batch.get(k) ?? []) {
           const v = found[i]!.get(id);

@@ -23,7 +23,7 @@ import {
 import { storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, jsonColumns, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import type { Tables } from './tables.js';
-import { Lookups } from './lookups.js';
+import { Lookups, type Versioned } from './lookups.js';
 
 type Row = Record<string, unknown>;
 
@@ -62,6 +62,11 @@ export class Reads {
     return this.lookups.get('room', id);
   }
 
+  /** The room with its row version (tentative.ts). */
+  versionedRoom(id: string): Promise<Versioned<RoomRecord> | undefined> {
+    return this.lookups.versioned('room', id);
+  }
+
   async listRooms(): Promise<RoomRecord[]> {
     return (await this.rows(`SELECT ${ROOM_COLS} FROM ${this.T.rooms} WHERE removed_at IS NULL ORDER BY seq`)).map(roomOf);
   }
@@ -86,6 +91,11 @@ export class Reads {
 
   getAgent(id: string): Promise<AgentRecord | undefined> {
     return this.lookups.get('agent', id);
+  }
+
+  /** The agent with its row version (tentative.ts). */
+  versionedAgent(id: string): Promise<Versioned<AgentRecord> | undefined> {
+    return this.lookups.versioned('agent', id);
   }
 
   async listAgents(): Promise<AgentRecord[]> {

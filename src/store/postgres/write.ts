@@ -8,10 +8,10 @@
 
 import type pg from 'pg';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
-import { type AgentRecord, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type StoredEvent, type ThreadRecord, type WriteOp, type WriteResult } from '../types.js';
+import { StoreError, type AgentRecord, type Basis, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type StoredEvent, type ThreadRecord, type WriteOp, type WriteResult } from '../types.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
-import { effectsStatement } from './effects-sql.js';
+import { basisGuard, basisParams, effectsStatement } from './effects-sql.js';
 import type { Tables } from './tables.js';
 
 /** How often a batch that lost a race is decided again before the error is returned. */
@@ -40,6 +40,7 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
     let destroy = false;
     try {
       await client.query('BEGIN');
+      await checkBasis(client, T, basisOf(ops));
       const pre = await prefetch(client, T, ops);
       const { effects, outcomes } = resolveIntents(viewOf(pre), ops);
       const events = await run(client, T, pre, effects, expect);
@@ -55,6 +56,20 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
       client.release(destroy);
     }
   }
+}
+
+/** The records the batch's messages were decided on (tentative reads). */
+export function basisOf(ops: readonly WriteOp[]): Basis[] {
+  const out: Basis[] = [];
+  for (const op of ops) if (op.op === 'message.insert' && op.basis) out.push(...op.basis);
+  return out;
+}
+
+/** Refuses the batch (`stale`) when a record of its basis has changed; keeps the others from changing until COMMIT. */
+async function checkBasis(c: pg.ClientBase, T: Tables, basis: readonly Basis[]): Promise<void> {
+  if (basis.length === 0) return;
+  const r = await c.query<{ ok: boolean }>(`SELECT ${basisGuard(T, '$1::text[]', '$2::text[]', '$3::text[]', '$4::text[]')} AS ok`, basisParams(basis));
+  if (!r.rows[0]!.ok) throw new StoreError('stale', 'a room or agent this message was decided on has changed');
 }
 
 /** Whether the batch decides nothing on stored state but the novelty of its room messages (fast-lane.ts). */

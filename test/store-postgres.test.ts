@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openPostgresStore, type PostgresStore } from '../src/store/postgres/index.js';
 import { SCHEMA_VERSION } from '../src/store/postgres/schema.js';
+import { NOTIFIED_READ_GAP_MS } from '../src/store/postgres/feed.js';
 import type { StoredEvent } from '../src/store/types.js';
 import { freshSchema, sql, startOwnCluster, type PgSchema } from './helpers/pg.js';
 import { claim, codeOf, createRoom, inRoom, inThread, members, msg, send, settled, waitFor } from './helpers/store-fixtures.js';
@@ -117,6 +118,22 @@ test("an instance's own commits reach its feed without reading them back; the ot
   // At most the safety poll's reads: each notification of its own commits arrived during the write.
   assert.ok(a.feed.reads - ownBefore <= 2, `a read ${a.feed.reads - ownBefore} times for its own commits`);
   assert.ok(b.feed.reads - otherBefore >= 1, 'b read the commits of a');
+});
+
+test("another instance's commits coming one after another are read a few at a time, none missed", async () => {
+  await a.write([createRoom('r1')]);
+  await waitFor(() => b.feed.head >= 1, 'b at the first event');
+  const got = collect(b, 1);
+  const before = b.feed.reads;
+  const started = performance.now();
+  for (let i = 0; i < 40; i++) await a.write([send(msg(`m${i}`))]);
+  const elapsed = performance.now() - started;
+  await waitFor(() => b.feed.head >= 41, 'b to read every commit');
+  assert.equal(got.map((e) => e.seq), Array.from({ length: 40 }, (_, i) => i + 2));
+  // Reads for notifications start NOTIFIED_READ_GAP_MS apart (the first at once), plus the safety
+  // poll and the read that finds the last commits: one read per commit would be 40.
+  const reads = b.feed.reads - before;
+  assert.ok(reads <= Math.ceil(elapsed / NOTIFIED_READ_GAP_MS) + 3, `b read ${reads} times for 40 commits in ${Math.round(elapsed)} ms`);
 });
 
 test('a lease has one holder across instances until released or expired', async () => {

@@ -6,7 +6,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
-import { UNKNOWN_AUDIENCE, batchReads, resolveAudience, type Audience } from './visibility.js';
+import { UNKNOWN_AUDIENCE, asOfEvents, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
 export interface Closable {
@@ -54,6 +54,7 @@ export class LiveHub {
         if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event));
       }),
     );
+    asOfEvents(net, events, this.audiences);
   };
 
   /**

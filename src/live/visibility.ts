@@ -98,6 +98,35 @@ export function batchReads(store: Store, events: readonly StoredEvent[] = []): S
   });
 }
 
+/**
+ * The audiences of a batch as of each event. A batch's rooms are read once, after all of its
+ * events, so an event that comes before a membership change of its room in the same batch would be
+ * judged by the members after it. Each change event carries the room after it and who was added
+ * and removed, which gives back the members at every point of the batch: an event's audience takes
+ * the members its room had when it was stored.
+ */
+export function asOfEvents(net: string, events: readonly StoredEvent[], audiences: WeakMap<StoredEvent, Audience>): void {
+  const changes = (ev: ServiceEvent) => ev.room !== undefined && (ev.type === 'room.members.updated' || ev.type === 'room.created');
+  // Members of each changed room before its first change in the batch.
+  const members = new Map<string, readonly string[]>();
+  for (const { event: ev } of events) {
+    if (!changes(ev) || members.has(ev.room!.id)) continue;
+    if (ev.type === 'room.created') members.set(ev.room!.id, []);
+    else {
+      const added = new Set(ev.added ?? []);
+      members.set(ev.room!.id, [...ev.room!.members.filter((m) => !added.has(m)), ...(ev.removed ?? [])]);
+    }
+  }
+  if (members.size === 0) return;
+  for (const e of events) {
+    const ev = e.event;
+    if (changes(ev)) members.set(ev.room!.id, ev.room!.members);
+    const a = audiences.get(e);
+    const now = a?.room && members.get(a.room.id);
+    if (a?.room && now) audiences.set(e, { ...a, room: { ...a.room, members: [...now] }, locals: localsOf(net, now) });
+  }
+}
+
 /** The audience of one event, read from the store as it is now. */
 export async function resolveAudience(store: Store, net: string, e: ServiceEvent): Promise<Audience> {
   const base = { rooms: [] as readonly RoomRecord[], locals: new Set<string>() as ReadonlySet<string> };

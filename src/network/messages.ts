@@ -75,7 +75,7 @@ interface Placement {
   mentionScope: string[];
 }
 
-async function placeInRoom(ctx: NetworkContext, roomId: string, early: Promise<RoomRecord | undefined> | undefined): Promise<RoomRecord> {
+async function placeInRoom(ctx: NetworkContext, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
   const room = await (early ?? ctx.store.getRoom(roomId));
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;

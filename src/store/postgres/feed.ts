@@ -27,6 +27,15 @@ export interface FeedOptions {
 }
 
 const PAGE = 512;
+/**
+ * Least time between the starts of reads that other instances' notifications ask for. Under load a
+ * notification comes every millisecond or so; reading at each one hands live delivery batches of
+ * a few events, and every batch costs a socket write to each attached client. Spaced reads make
+ * fuller batches for at most this much latency; a notification after a quiet spell is read at once.
+ * (Measured in the cross-instance benchmark row: the subscribing instance's CPU per message 580 ->
+ * 380-400 µs, the machine's idle share 5% -> 17-22%; 5 ms saved less, 15 ms added latency.)
+ */
+export const NOTIFIED_READ_GAP_MS = 10;
 const RECONNECT_MIN_MS = 200;
 const RECONNECT_MAX_MS = 5000;
 
@@ -48,6 +57,10 @@ export class PgFeed implements EventFeed {
   private poll: NodeJS.Timeout | undefined;
   private closed = false;
   private readFailing = false;
+  /** performance.now() when the last read started. */
+  private lastRead = -Infinity;
+  /** A notification's read is waiting for the gap to pass. */
+  private notifiedPending = false;
   /** Whether the listening connection is up (doctor, tests). */
   listening = false;
   /** Reads of new events from the database so far (tests). */
@@ -136,6 +149,18 @@ export class PgFeed implements EventFeed {
     });
   }
 
+  /** A read for another instance's commit: at once, or when the last read is NOTIFIED_READ_GAP_MS old. */
+  private wakeNotified(): void {
+    if (this.notifiedPending) return;
+    const wait = this.lastRead + NOTIFIED_READ_GAP_MS - performance.now();
+    if (wait <= 0) return this.wake();
+    this.notifiedPending = true;
+    this.later(() => {
+      this.notifiedPending = false;
+      this.wake();
+    }, wait);
+  }
+
   /** Reads new events by cursor soon (coalesced: one read at a time). */
   wake(): void {
     if (this.closed) return;
@@ -158,6 +183,7 @@ export class PgFeed implements EventFeed {
         this.heldBack = false;
         for (;;) {
           this.reads++;
+          this.lastRead = performance.now();
           const page = await this.o.read(this.delivered, PAGE);
           if (this.closed) return;
           const fresh = page.filter((e) => e.seq > this.delivered);
@@ -243,7 +269,7 @@ export class PgFeed implements EventFeed {
           return;
         }
       }
-      this.wake();
+      this.wakeNotified();
     });
     this.listener = client;
     try {

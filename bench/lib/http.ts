@@ -201,7 +201,9 @@ export async function paced(
   };
   while (nowMs() < end && sent < max) {
     const due = opts.rate > 0 ? Math.min(max, Math.floor(((nowMs() - start) / 1000) * opts.rate) + 1) : max;
-    while (sent < due && idle.length > 0) send(idle.pop()!);
+    // Oldest idle connection first: taken last-in-first-out, the ones at the bottom sat idle past
+    // the server's keep-alive timeout (5 s), were closed, and failed the request sent on them.
+    while (sent < due && idle.length > 0) send(idle.shift()!);
     if (opts.rate > 0 && sent >= due) await sleep(1);
     else await new Promise<void>((r) => (wake = r));
     wake = undefined;

@@ -75,21 +75,21 @@ interface Placement {
   mentionScope: string[];
 }
 
-async function placeInRoom(ctx: NetworkContext, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
-  const room = await (early ?? ctx.store.getRoom(roomId));
+async function placeInRoom(reads: SendReads, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
+  const room = await (early ?? reads.room(roomId));
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;
 }
 
-async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, early?: Promise<RoomRecord | undefined>): Promise<Placement> {
+async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, reads: SendReads, early?: Promise<RoomRecord | undefined>): Promise<Placement> {
   const net = ctx.config.network.id;
   const t = req.target;
   if (t.kind === 'room') {
-    const room = await placeInRoom(ctx, t.room_id, early);
+    const room = await placeInRoom(reads, t.room_id, early);
     return { target: { kind: 'room', room_id: room.id }, room, mentionScope: scopedMembers(net, room.members) };
   }
   if (t.kind === 'thread') {
-    const room = await placeInRoom(ctx, t.room_id, early);
+    const room = await placeInRoom(reads, t.room_id, early);
     if (!isId(t.thread_id)) throw badRequest('body.target.thread_id: must be an id: letters, digits, . _ - (max 64)');
     const existing = await ctx.store.getThread(t.thread_id);
     if (existing && existing.room_id !== room.id) throw conflict(`thread ${t.thread_id} belongs to room ${existing.room_id}`);
@@ -252,7 +252,7 @@ async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads
         return await retried(ctx, req, sender, prior.message, prior.event_id, true);
       }
     }
-    placed = await place(ctx, req, sender, roomRead);
+    placed = await place(ctx, req, sender, reads, roomRead);
     if (placed.room) {
       if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
       const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });

@@ -20,15 +20,14 @@ class Kept<T> {
   ) {}
 
   get(id: string): Promise<Tentative<T>> {
-    let entry = this.entries.get(id);
-    if (entry) return entry;
+    const kept = this.entries.get(id);
+    if (kept) return kept;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     // Requests that ask while the read is under way share it.
-    entry = this.read(id).then((f) => ({ record: f?.record, basis: { kind: this.kind, id, version: f?.version ?? null } }));
-    const mine = entry;
-    mine.catch(() => this.forget(id, mine));
-    this.entries.set(id, mine);
-    return mine;
+    const entry = this.read(id).then((f) => ({ record: f?.record, basis: { kind: this.kind, id, version: f?.version ?? null } }));
+    entry.catch(() => this.forget(id, entry));
+    this.entries.set(id, entry);
+    return entry;
   }
 
   /** Forgets `id` (only the entry `only`, when given: a newer one stays). */

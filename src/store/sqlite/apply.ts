@@ -7,8 +7,6 @@ import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 
-
-
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
   | Exclude<Effect, { op: 'event.append' }>

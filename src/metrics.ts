@@ -17,6 +17,7 @@ export interface Metrics {
   relayConnections: Gauge<'pairing'>;
   relayFailures: Counter<'pairing'>;
   relayOutboxPending: Gauge<'pairing'>;
+  relayRefused: Counter<'pairing' | 'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -41,6 +42,7 @@ export function createMetrics(): Metrics {
     relayConnections: new Gauge({ name: 'svc_relay_connected', help: '1 when the pairing relay socket is open', labelNames: ['pairing'], registers: r }),
     relayFailures: new Counter({ name: 'svc_relay_failures_total', help: 'Failed pairing requests (discovery or relay)', labelNames: ['pairing'], registers: r }),
     relayOutboxPending: new Gauge({ name: 'svc_relay_outbox_pending', help: 'Messages waiting to be relayed', labelNames: ['pairing'], registers: r }),
+    relayRefused: new Counter({ name: 'svc_relay_refused_total', help: 'Relayed messages the paired network refused for good (not retried), by pairing and reason', labelNames: ['pairing', 'reason'], registers: r }),
   };
 }
 

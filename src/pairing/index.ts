@@ -3,7 +3,7 @@
 
 import type { FeatureFactory } from '../app.js';
 import type { Config, PairingConfig } from '../config/types.js';
-import type { Warning } from '../protocol/types.js';
+import type { Pairing, Warning } from '../protocol/types.js';
 import { pairingRoutes } from '../http/routes/pairings.js';
 import { SelfForwarder } from './inbound.js';
 import { remoteSenderCheck } from './inbound-rules.js';
@@ -58,7 +58,7 @@ export const pairingFeature: FeatureFactory = (app) => {
         for (const mgr of managers.values()) mgr.notify();
       },
     },
-    warnings: (): Warning[] => pairingWarnings([...managers.values()]),
+    warnings: (): Warning[] => [...pairingWarnings([...managers.values()]), ...refusalWarnings([...managers.values()].map((m) => m.view()))],
     started() {
       started = true;
       void reconciling.then(() => {
@@ -93,4 +93,24 @@ export function pairingWarnings(managers: readonly PairingManager[]): Warning[] 
       action: 'see GET /v1/pairings for each pairing\'s diagnostics; incompatible peers need a matching svc version, failing ones a reachable peer and matching pair token',
     },
   ];
+}
+
+/** One warning per pairing whose peer refused relayed messages (the console shows warnings). */
+export function refusalWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote_network_id' | 'refused'>[]): Warning[] {
+  return pairings.flatMap((p) => {
+    const r = p.refused;
+    if (!r) return [];
+    const reasons = Object.entries(r.by_reason)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    return [
+      {
+        severity: 'warning',
+        code: 'relay_refused',
+        message: `pairing ${p.id}: ${r.total} relayed message${r.total === 1 ? '' : 's'} refused by ${p.remote_network_id || 'the paired network'} (${reasons}; last ${r.recent.map((x) => x.message_id).join(', ')}); they are not retried`,
+        action: r.recent[0]!.fix,
+        docs_url: 'docs/warnings.md#relay-refused',
+      },
+    ];
+  });
 }

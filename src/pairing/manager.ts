@@ -11,6 +11,7 @@ import type { Message, Pairing, PairingDiagnostics, PairingStatus } from '../pro
 import { evaluateRemote } from './compat.js';
 import { PairingCursor } from './cursor.js';
 import { Outbox, type Delivery } from './outbox.js';
+import { RefusalTally, refusalFix, refusalReason } from './refusals.js';
 import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
 import { backoffDelay, RelayClient, type RequestFrame } from './relay-client.js';
 import { canRelay, nextStatus } from './status.js';
@@ -49,6 +50,8 @@ export class PairingManager {
   private readonly relay: RelayClient | undefined;
   private readonly cursor: PairingCursor;
   private readonly outbox: Outbox;
+  /** Relayed messages the remote refused for good (process-local, since start). */
+  private readonly refusals = new RefusalTally();
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
   private checking = false;
@@ -134,6 +137,7 @@ export class PairingManager {
 
   view(): PairingView {
     const c = this.config;
+    const refused = this.refusals.view();
     return {
       id: c.id,
       remote_network_id: this.remoteNetworkId ?? '',
@@ -141,6 +145,7 @@ export class PairingManager {
       remote_base_url: c.remote_base_url ? displayUrl(c.remote_base_url) : '',
       status: this.status,
       ...(this.diagnostics ? { diagnostics: this.diagnostics } : {}),
+      ...(refused ? { refused } : {}),
       transport: c.relay ? 'relay' : 'direct',
       ...(c.relay ? { relay_url: displayUrl(c.relay.url) } : {}),
     };
@@ -325,14 +330,26 @@ export class PairingManager {
         this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
         return 'retry';
       }
-      this.d.ctx.log('warn', 'the paired network refused a relayed message; it will not be retried', {
-        pairing: this.id,
-        message_id: m.id,
-        status: r.status,
-        error: errorText(r.body),
-      });
+      this.refused(m, r);
       return 'done';
     }
+  }
+
+  /** Counts a refusal (listing, metrics) and logs it with the fix on the other side. */
+  private refused(m: Message, r: PairResponse): void {
+    const error = errorText(r.body);
+    const reason = refusalReason(r.status, r.body);
+    const fix = refusalFix({ remote: this.remoteNetworkId ?? this.id, localNetworkId: this.d.ctx.config.network.id, pairingId: this.id, message: m, ...(error ? { error } : {}) });
+    this.refusals.record({ message_id: m.id, reason, status: r.status, ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }), at: now(), fix });
+    this.d.metrics.relayRefused.inc({ pairing: this.id, reason });
+    this.d.ctx.log('warn', 'the paired network refused a relayed message; it will not be retried', {
+      pairing: this.id,
+      message_id: m.id,
+      status: r.status,
+      reason,
+      error,
+      fix,
+    });
   }
 }
 

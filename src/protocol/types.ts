@@ -154,6 +154,13 @@ export interface PairingDiagnostics {
   message?: string;
 }
 
+/** Relayed messages a paired network refused (see src/pairing/refusals.ts). */
+export interface PairingRefusals {
+  total: number;
+  by_reason: Record<string, number>;
+  recent: { message_id: string; reason: string; status: number; room_id?: string; at: string; fix: string }[];
+}
+
 export interface Pairing {
   id: string;
   remote_network_id: string;
@@ -161,6 +168,8 @@ export interface Pairing {
   remote_base_url: string;
   status: PairingStatus;
   diagnostics?: PairingDiagnostics;
+  /** Relayed messages the remote refused for good, by reason with the last few ids (additive; since this process started). */
+  refused?: PairingRefusals;
 }
 
 export interface AgentEvent {

@@ -98,15 +98,26 @@ const PAIRING_MARK: Record<PairingStatus, Status> = {
 export function pairingChecks(configured: readonly { id: string; remote_network_id?: string }[], served: readonly Pairing[] | undefined, why?: string): CheckResult[] {
   const ids = [...new Set([...configured.map((p) => p.id), ...(served ?? []).map((p) => p.id)])];
   if (ids.length === 0) return [ok('pairings', 'none configured')];
-  return ids.map((id) => {
+  return ids.flatMap((id): CheckResult[] => {
     const s = served?.find((p) => p.id === id);
     const remote = s?.remote_network_id || configured.find((p) => p.id === id)?.remote_network_id || 'a network not yet known (invite out)';
     const check = `pairing ${id}`;
-    if (!s) return { check, status: 'info', message: `to ${remote}: ${why ?? 'not reported by the server (restart or reload it to pick up the config)'}` };
+    if (!s) return [{ check, status: 'info', message: `to ${remote}: ${why ?? 'not reported by the server (restart or reload it to pick up the config)'}` }];
     const d = s.diagnostics;
     const detail = d?.message ?? d?.reason;
-    return { check, status: PAIRING_MARK[s.status] ?? 'warn', message: `to ${remote}: ${s.status}${detail ? ` (${detail})` : ''}` };
+    const line: CheckResult = { check, status: PAIRING_MARK[s.status] ?? 'warn', message: `to ${remote}: ${s.status}${detail ? ` (${detail})` : ''}` };
+    return s.refused ? [line, refusalCheck(s, remote)] : [line];
   });
+}
+
+/** One line for a pairing whose peer refused relayed messages: counts by reason, the last ids, the fix there. */
+export function refusalCheck(p: Pairing, remote: string): CheckResult {
+  const r = p.refused!;
+  const reasons = Object.entries(r.by_reason)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  const ids = r.recent.map((x) => x.message_id).join(', ');
+  return { check: `pairing ${p.id} refusals`, status: 'warn', message: `${remote} refused ${r.total} relayed message${r.total === 1 ? '' : 's'} (${reasons}; last: ${ids}), not retried; fix ${r.recent[0]!.fix}` };
 }
 
 /** Every check against the running server; stops at the first one the rest depend on. */

@@ -4,14 +4,21 @@ import { canSendHuman as canSendHumanFor } from '../auth/senders.js';
 import type { Principal } from '../auth/principal.js';
 import { ATTACH_PROTOCOL, HTTP_PROTOCOL, PAIR_PROTOCOL, type NetworkDocument, type Warning } from '../protocol/types.js';
 import type { NetworkContext } from './context.js';
+import { installedVersion, migrationWarning, staleServerWarning } from './operator-warnings.js';
 
 /** Whether this principal may send `from.type: human` messages at all. */
 export function canSendHuman(ctx: NetworkContext, p: Principal): boolean {
   return canSendHumanFor(ctx.config.server.human_ingress, p);
 }
 
+/** Every operator warning: the config's, this process's and its store's, then the features' (pairings). */
 export function warnings(ctx: NetworkContext): Warning[] {
-  return [...ctx.configWarnings, ...ctx.hooks.warnings.flatMap((w) => w())];
+  return [
+    ...ctx.configWarnings,
+    ...staleServerWarning(ctx.version, installedVersion()),
+    ...migrationWarning(ctx.store.schemaChange),
+    ...ctx.hooks.warnings.flatMap((w) => w()),
+  ];
 }
 
 export function networkDocument(ctx: NetworkContext, p: Principal): NetworkDocument {

@@ -3,7 +3,7 @@
 
 import type { FeatureFactory } from '../app.js';
 import type { Config, PairingConfig } from '../config/types.js';
-import type { Pairing, Warning } from '../protocol/types.js';
+import { HTTP_PROTOCOL, PAIR_PROTOCOL, type Pairing, type Warning } from '../protocol/types.js';
 import { pairingRoutes } from '../http/routes/pairings.js';
 import { SelfForwarder } from './inbound.js';
 import { remoteSenderCheck } from './inbound-rules.js';
@@ -58,7 +58,10 @@ export const pairingFeature: FeatureFactory = (app) => {
         for (const mgr of managers.values()) mgr.notify();
       },
     },
-    warnings: (): Warning[] => [...pairingWarnings([...managers.values()]), ...refusalWarnings([...managers.values()].map((m) => m.view()))],
+    warnings: (): Warning[] => {
+      const views = [...managers.values()].map((m) => m.view());
+      return [...pairingWarnings([...managers.values()]), ...protocolWarnings(views), ...refusalWarnings(views)];
+    },
     started() {
       started = true;
       void reconciling.then(() => {
@@ -110,6 +113,26 @@ export function refusalWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote_
         message: `pairing ${p.id}: ${r.total} relayed message${r.total === 1 ? '' : 's'} refused by ${p.remote_network_id || 'the paired network'} (${reasons}; last ${r.recent.map((x) => x.message_id).join(', ')}); they are not retried`,
         action: r.recent[0]!.fix,
         docs_url: 'docs/warnings.md#relay-refused',
+      },
+    ];
+  });
+}
+
+const UNSUPPORTED = new Set(['unsupported_http_protocol', 'unsupported_pair_protocol']);
+
+/** unsupported_protocol: one per peer whose check found a protocol version this server does not speak. */
+export function protocolWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote_network_id' | 'status' | 'diagnostics'>[]): Warning[] {
+  return pairings.flatMap((p): Warning[] => {
+    const d = p.diagnostics;
+    if (p.status !== 'incompatible' || !d?.reason || !UNSUPPORTED.has(d.reason)) return [];
+    const theirs = [...(d.remote_protocols?.http ?? []), ...(d.remote_protocols?.pair ?? [])];
+    return [
+      {
+        severity: 'error',
+        code: 'unsupported_protocol',
+        message: `pairing ${p.id}: ${p.remote_network_id || 'the peer'}${d.remote_version ? ` (svc ${d.remote_version})` : ''} speaks ${theirs.join(', ') || 'no protocol this server knows'}; this server speaks ${HTTP_PROTOCOL}, ${PAIR_PROTOCOL}. Nothing is relayed to it`,
+        action: 'upgrade svc on the side with the older protocol, then restart it; the pairing reconnects at its next check',
+        docs_url: 'docs/warnings.md#unsupported-protocol',
       },
     ];
   });

@@ -329,6 +329,8 @@ export interface Store {
   readonly feed: EventFeed;
   /** Exclusive, expiring claims shared by every process that uses this store. */
   readonly leases: Leases;
+  /** Set when this open migrated an existing store to a newer schema (the migration_risk warning). */
+  readonly schemaChange?: SchemaChange;
 
   /**
    * Applies the intents atomically; resolves once durable, after the feed has been handed the
@@ -480,6 +482,19 @@ export type StoreErrorCode =
   | 'stale';
 
 /** Errors as values with stable codes; the HTTP layer and the network rules map them. */
+/** A schema migration an open applied to an existing store. */
+export interface SchemaChange {
+  from: number;
+  to: number;
+  /** The svc version that applied it. */
+  by: string;
+}
+
+/** The one line that refuses a store written by a newer svc (nothing is changed). */
+export function newerSchemaMessage(where: string, found: number, supported: number, migratedBy: string | undefined, version: string): string {
+  return `${where} has schema version ${found}${migratedBy ? ` (migrated by svc ${migratedBy})` : ''}, newer than svc ${version} supports (${supported}): run that newer svc, or restore a copy taken before the upgrade; nothing was changed`;
+}
+
 export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,

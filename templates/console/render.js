@@ -98,6 +98,7 @@ export function warningNode(w) {
     ': ',
     w.message ?? '',
     w.action ? el('div', { class: 'muted' }, w.action) : null,
-    w.docs_url ? el('a', { href: w.docs_url, external: true }, 'docs') : null,
+    // A relative docs_url names a file of the svc docs, not a page this server serves: shown as text.
+    w.docs_url ? (/^https?:\/\//.test(w.docs_url) ? el('a', { href: w.docs_url, external: true }, 'docs') : el('div', { class: 'muted' }, `see ${w.docs_url}`)) : null,
   );
 }

@@ -22,6 +22,7 @@ import type {
   PairingState,
   RoomFilter,
   RoomRecord,
+  SchemaChange,
   Store,
   StoreStats,
   StoredEvent,
@@ -76,11 +77,17 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
   });
   pool.on('remove', (client) => backends.delete(backendPid(client)));
   const T = tablesOf(schema);
+  let schemaChange: SchemaChange | undefined;
   try {
     const client = await pool.connect();
     try {
-      const applied = await migrate(client, schema);
+      let from = 0;
+      const applied = await migrate(client, schema, (f, to) => {
+        from = f;
+        log(`store: migrating schema ${schema} from version ${f} to ${to}; an older svc cannot use it afterwards (keep a copy from before the upgrade: pg_dump -n ${schema}, or svc store copy)`);
+      });
       if (applied.length > 0) log(`store: migrated schema ${schema} to version ${applied[applied.length - 1]}`);
+      if (from > 0 && applied.length > 0) schemaChange = { from, to: applied[applied.length - 1]!, by: VERSION };
     } finally {
       client.release();
     }
@@ -95,6 +102,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
     });
     await feed.start();
     const store = new PostgresStore(pool, T, reads, feed, log);
+    if (schemaChange) store.schemaChange = schemaChange;
     await store.register();
     return store;
   } catch (err) {
@@ -107,6 +115,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
 
 export class PostgresStore implements Store {
   readonly backend = 'postgres';
+  schemaChange?: SchemaChange;
   readonly leases: PgLeases;
   /** This process's row in `instances`. */
   readonly instanceId = randomUUID();

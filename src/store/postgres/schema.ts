@@ -4,7 +4,8 @@
 // message JSON is kept whole (text) so a read gives back the bytes that were written.
 
 import type pg from 'pg';
-import { StoreError } from '../types.js';
+import { VERSION } from '../../version.js';
+import { newerSchemaMessage, StoreError } from '../types.js';
 
 interface Migration {
   version: number;
@@ -162,8 +163,20 @@ export async function schemaVersion(client: pg.ClientBase, schema: string): Prom
   return r.rows[0]?.v ?? 0;
 }
 
-/** Brings the schema to SCHEMA_VERSION; returns the versions applied. Throws StoreError('corrupt') when it is newer. */
-export async function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
+/** The svc version that last migrated the schema (S.meta `migrated_by`), when recorded. */
+export async function migratedBy(client: pg.ClientBase, schema: string): Promise<string | undefined> {
+  const has = await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'meta'", [schema]);
+  if (has.rowCount === 0) return undefined;
+  const r = await client.query<{ value: string }>(`SELECT value FROM ${quoteIdent(schema)}.meta WHERE key = 'migrated_by'`);
+  return r.rows[0]?.value;
+}
+
+/**
+ * Brings the schema to SCHEMA_VERSION; returns the versions applied. A newer schema is refused
+ * before anything is touched (StoreError('corrupt')). `before` is told of a migration about to run
+ * on an existing schema (the operator's warning).
+ */
+export async function migrate(client: pg.ClientBase, schema: string, before?: (from: number, to: number) => void): Promise<number[]> {
   const S = quoteIdent(schema);
   await client.query('BEGIN');
   try {
@@ -174,13 +187,19 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<nu
     await client.query(`CREATE TABLE IF NOT EXISTS ${S}.schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const current = await schemaVersion(client, schema);
     if (current > SCHEMA_VERSION) {
-      throw new StoreError('corrupt', `database schema ${schema} is at version ${current}, newer than this svc supports (${SCHEMA_VERSION})`);
+      throw new StoreError('corrupt', newerSchemaMessage(`database schema ${schema}`, current, SCHEMA_VERSION, await migratedBy(client, schema), VERSION));
     }
+    if (current > 0 && current < SCHEMA_VERSION) before?.(current, SCHEMA_VERSION);
     const applied: number[] = [];
     for (const m of MIGRATIONS.filter((x) => x.version > current)) {
       await client.query(m.sql.replace(/\bS\./g, `${S}.`));
       await client.query(`INSERT INTO ${S}.schema_migrations (version) VALUES ($1)`, [m.version]);
       applied.push(m.version);
+    }
+    if (applied.length > 0) {
+      // Which svc wrote this schema: named when a later, older svc refuses it.
+      await client.query(`CREATE TABLE IF NOT EXISTS ${S}.meta (key text PRIMARY KEY, value text NOT NULL)`);
+      await client.query(`INSERT INTO ${S}.meta (key, value) VALUES ('migrated_by', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [VERSION]);
     }
     await client.query('COMMIT');
     return applied;

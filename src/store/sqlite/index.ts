@@ -22,6 +22,7 @@ import {
   type PairingState,
   type RoomFilter,
   type RoomRecord,
+  type SchemaChange,
   type SearchQuery,
   type Store,
   type StoreStats,
@@ -41,7 +42,8 @@ import { canTrackPages, trackPages, untrackPages, type PageTracker } from './pag
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
 import { SqliteReads } from './reads.js';
 import { replayJournals } from './recovery.js';
-import { configure, migrate, readJournalGen } from './schema.js';
+import { configure, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
+import { VERSION } from '../../version.js';
 import { Turn, messageOf } from './turn.js';
 
 export { headroomFor } from './image.js';
@@ -98,6 +100,7 @@ export class SqliteStore implements Store, CheckpointHost {
   readonly backend = 'sqlite';
   feed: LocalFeed;
   readonly leases = new LocalLeases();
+  schemaChange?: SchemaChange;
   readonly journal: JournalWriter;
   private readonly reads: SqliteReads;
   private readonly turn: Turn;
@@ -172,8 +175,13 @@ export class SqliteStore implements Store, CheckpointHost {
     let store: SqliteStore;
     try {
       configure(db.raw);
-      const migrated = migrate(db.raw);
+      const before = readSchema(db.raw).version;
+      if (opened && before > 0 && before < SCHEMA_VERSION) {
+        opts.log?.(`store: migrating ${file} from schema version ${before} to ${SCHEMA_VERSION}; an older svc cannot open it afterwards (keep a copy from before the upgrade: svc store copy)`);
+      }
+      const migrated = migrate(db.raw, file);
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
+      if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
       store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));

@@ -4,7 +4,8 @@
 // deterministic: replaying them over the same file gives the same database.
 
 import type { Database } from 'sql.js';
-import { StoreError } from '../types.js';
+import { VERSION } from '../../version.js';
+import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
 import { INDEXED_KEY } from './search-upkeep.js';
 
@@ -105,13 +106,26 @@ function writeMeta(db: Database, key: string, value: string): void {
   ]);
 }
 
-/** Brings a database to SCHEMA_VERSION; returns whether anything changed. Throws StoreError('corrupt'). */
-export function migrate(db: Database): boolean {
-  db.run('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-  const current = Number(readMeta(db, 'schema_version') ?? 0);
+/** The schema version recorded in a database (0: none yet) and the svc version that last migrated it. */
+export function readSchema(db: Database): { version: number; migratedBy?: string } {
+  const has = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (has.length === 0) return { version: 0 };
+  const version = Number(readMeta(db, 'schema_version') ?? 0);
+  const by = readMeta(db, 'migrated_by');
+  return { version, ...(by ? { migratedBy: by } : {}) };
+}
+
+/**
+ * Brings a database to SCHEMA_VERSION; returns whether anything changed. A database of a newer
+ * schema is refused before anything is touched. Throws StoreError('corrupt').
+ */
+export function migrate(db: Database, where = 'the database'): boolean {
+  const found = readSchema(db);
+  const current = found.version;
   if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
-    throw new StoreError('corrupt', `database schema version ${current} is newer than this svc supports (${SCHEMA_VERSION})`);
+    throw new StoreError('corrupt', newerSchemaMessage(where, current, SCHEMA_VERSION, found.migratedBy, VERSION));
   }
+  db.run('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const pending = MIGRATIONS.filter((m) => m.version > current);
   if (pending.length === 0) return false;
   db.run('BEGIN');
@@ -121,6 +135,8 @@ export function migrate(db: Database): boolean {
       m.fill?.(db);
       writeMeta(db, 'schema_version', String(m.version));
     }
+    // Which svc wrote this schema: named when a later, older svc refuses the store.
+    writeMeta(db, 'migrated_by', VERSION);
     if (readMeta(db, 'journal_gen') === undefined) writeMeta(db, 'journal_gen', '1');
     db.run('COMMIT');
   } catch (err) {

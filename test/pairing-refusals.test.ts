@@ -82,6 +82,11 @@ async function refusedShowsEverywhere(ctx: Ctx): Promise<void> {
   assert.match(line!, `beta-net refused 1 relayed message (1 forbidden; last: ${id})`);
   assert.match(line!, fix);
 
+  const listing = await cli(['invite', 'list', '--url', ctx.a.url, '--token', TOKENS.observer.value], { env: ctx.env });
+  assert.is(listing.code, 0, listing.stderr);
+  assert.match(listing.stdout, /ab\s+beta-net\s+connected\s+1 \(1 forbidden\)/);
+  assert.match(listing.stdout, `ab: last refused ${id}; not retried. Fix ${fix}`);
+
   assert.match(ctx.a.output(), `message_id=${id}`);
   assert.match(ctx.a.output(), fix);
 

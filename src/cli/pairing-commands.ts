@@ -1,6 +1,6 @@
-// Declares `svc invite create|accept` and `svc relay`. The work lives in commands/invite.ts and
-// commands/relay.ts, loaded only when the command runs: the config schema and ws cost every other
-// command start-up time otherwise.
+// Declares `svc invite create|accept|list` and `svc relay`. The work lives in commands/invite.ts,
+// commands/pairings.ts and commands/relay.ts, loaded only when the command runs: the config schema
+// and ws cost every other command start-up time otherwise.
 
 import type { Command } from 'commander';
 import type { Io } from './io.js';
@@ -29,6 +29,14 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option('--json', 'print JSON')
     .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'\n  svc invite accept --allow-private ops 'service-invite:eyJ2Ijox...'")
     .action(async (code: string, o) => run((await import('./commands/invite.js')).inviteAccept(io, code, o)));
+  invite
+    .command('list')
+    .description('list the running server\'s pairings: status, and relayed messages each peer refused (with the fix there)')
+    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--token <token>', 'bearer token with observe or admin (env SVC_TOKEN)')
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .option('--json', 'print JSON ({pairings})')
+    .action(async (o) => run((await import('./commands/pairings.js')).pairingsList(io, { ...o, debug: Boolean(program.opts().debug) })));
 
   program
     .command('relay')

@@ -26,6 +26,7 @@ async function boot() {
   }
   renderHeader();
   await Promise.all([loadRooms(), loadAgents(), loadPresence(), loadDms()]);
+  refreshWarnings();
   if (state.network.capabilities?.event_stream === 'sse') follow(onEvent, onLiveState);
   else setLive('off', 'no live feed');
   window.addEventListener('hashchange', route);
@@ -60,6 +61,27 @@ function bindUi() {
   });
 }
 
+function renderWarnings(list) {
+  const ws = $('warnings');
+  clear(ws);
+  for (const w of list ?? []) ws.append(warningNode(w));
+  ws.hidden = !(list ?? []).length;
+}
+
+/** How often the operator warnings are read again: some (refused relays, an upgraded install) raise no event. */
+const WARNINGS_REFRESH_MS = 30_000;
+
+function refreshWarnings() {
+  setInterval(async () => {
+    try {
+      state.network = await api('/v1/network');
+      renderWarnings(state.network.warnings);
+    } catch {
+      // the server is away for now; the live state already says so
+    }
+  }, WARNINGS_REFRESH_MS);
+}
+
 function renderHeader() {
   const n = state.network;
   const s = state.session;
@@ -71,10 +93,7 @@ function renderHeader() {
   $('session-info').textContent = info;
   $('sign-out').hidden = !s.signed_in;
   $('sign-in').hidden = s.signed_in || s.principal === 'trusted';
-  const ws = $('warnings');
-  clear(ws);
-  for (const w of n.warnings ?? []) ws.append(warningNode(w));
-  ws.hidden = !(n.warnings ?? []).length;
+  renderWarnings(n.warnings);
   let name = '';
   try {
     name = localStorage.getItem('svc.console.name') ?? '';

@@ -34,6 +34,7 @@ t('exposes the HTTP, live, broker, store and relay series in Prometheus text', a
     'svc_store_healthy',
     'svc_relay_frames_total',
     'svc_relay_failures_total',
+    'svc_relay_refused_total',
   ]) {
     assert.match(r.text, `# TYPE ${name} `, name);
   }

@@ -72,6 +72,10 @@ async function refusedShowsEverywhere(ctx: Ctx): Promise<void> {
   assert.ok(w, doc.text);
   assert.is(w.action, fix);
   assert.match(w.message, id);
+  // Room and message ids stay with those who may read the pairings.
+  const attacher = await ctx.a.get('/v1/network', TOKENS.attacher.value);
+  assert.is(attacher.status, 200);
+  assert.not.ok((attacher.body.warnings as Json[]).some((x) => x.code === 'relay_refused'));
 
   const metrics = await ctx.a.get('/metrics', TOKENS.admin.value);
   assert.match(metrics.text, 'svc_relay_refused_total{pairing="ab",reason="forbidden"} 1');

@@ -1,7 +1,7 @@
 // The operator warnings raised by real conditions: a server started from an install that was then
-// upgraded on disk (stale_running_server), a store of a newer schema (refused at start, on sqlite
-// and Postgres) or of an older one (migrated, with migration_risk), and a peer speaking another
-// pair protocol (unsupported_protocol). Each shows in the network document and svc doctor.
+// upgraded on disk (stale-running-server), a store of a newer schema (refused at start, on sqlite
+// and Postgres) or of an older one (migrated, with migration-risk), and a peer speaking another
+// pair protocol (unsupported-protocol). Each shows in the network document and svc doctor.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -77,7 +77,7 @@ async function setSqliteSchema(file: string, version: number): Promise<void> {
   db.close();
 }
 
-const stale = suite('stale_running_server');
+const stale = suite('stale-running-server');
 
 stale('a server whose install was upgraded on disk says so in its network document and in doctor', async () => {
   const install = mkdtempSync(path.join(tmpdir(), 'svc-install-'));
@@ -90,19 +90,19 @@ stale('a server whose install was upgraded on disk says so in its network docume
     const configFile = writeConfig(dir, testConfig());
     const s = await serve(path.join(install, 'bin/svc.js'), configFile, { HOME: dir });
     proc = s.proc;
-    assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'stale_running_server'));
+    assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'stale-running-server'));
 
     const pkg = JSON.parse(readFileSync(path.join(install, 'package.json'), 'utf8')) as Json;
     writeFileSync(path.join(install, 'package.json'), JSON.stringify({ ...pkg, version: '99.0.0' }));
     let w: Json;
-    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'stale_running_server')) !== undefined, 10_000, 'the warning');
+    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'stale-running-server')) !== undefined, 10_000, 'the warning');
     assert.equal([w.severity, w.docs_url], ['warning', 'docs/warnings.md#stale-running-server']);
     assert.match(w.message, `runs svc ${VERSION}, and svc 99.0.0 is installed now`);
     assert.match(w.action, 'restart it to pick up the new one');
 
     const flags = ['doctor', '--config', configFile, '--url', s.url, '--token', ADMIN];
     const doctor = await cli(flags, { env: { HOME: dir } });
-    assert.match(doctor.stdout, /server warning\s+stale_running_server: this server runs svc/);
+    assert.match(doctor.stdout, /server warning\s+stale-running-server: this server runs svc/);
     // The upgraded install's own CLI sees a server older than itself.
     const newer = await new Promise<string>((resolve) => {
       const p = spawn(process.execPath, [path.join(install, 'bin/svc.js'), ...flags], { env: cleanEnv({ HOME: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -110,7 +110,7 @@ stale('a server whose install was upgraded on disk says so in its network docume
       p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       p.once('close', () => resolve(out));
     });
-    assert.match(newer, `version           stale_running_server: the server runs ${VERSION}, this CLI is 99.0.0`);
+    assert.match(newer, `version           stale-running-server: the server runs ${VERSION}, this CLI is 99.0.0`);
   } finally {
     if (proc) await stop(proc);
     rmSync(install, { recursive: true, force: true });
@@ -120,7 +120,7 @@ stale('a server whose install was upgraded on disk says so in its network docume
 
 stale.run();
 
-const migration = suite('migration_risk');
+const migration = suite('migration-risk');
 
 migration('a sqlite store of a newer schema is refused with one line, and left as it was', async () => {
   const s = await startServer();
@@ -143,20 +143,20 @@ migration('a sqlite store of a newer schema is refused with one line, and left a
 migration('a sqlite store of an older schema is migrated at start with a warning first, and the network document says so', async () => {
   const s = await startServer();
   try {
-    assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'migration_risk'));
+    assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'migration-risk'));
     await s.stop();
     await setSqliteSchema(path.join(s.dir, '.svc/svc.db'), SQLITE_SCHEMA - 1);
     await s.restart();
     assert.match(s.output(), `store: migrating ${path.join(s.dir, '.svc/svc.db')} from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
-    const w = (await warningsOf(s.url)).find((x) => x.code === 'migration_risk');
+    const w = (await warningsOf(s.url)).find((x) => x.code === 'migration-risk');
     assert.ok(w);
     assert.match(w.message, `from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
     assert.is(w.docs_url, 'docs/warnings.md#migration-risk');
     const doctor = await cli(['doctor', '--config', s.configFile, '--url', s.url, '--token', ADMIN], { env: { HOME: s.dir } });
-    assert.match(doctor.stdout, /server warning\s+migration_risk: this start migrated the store/);
+    assert.match(doctor.stdout, /server warning\s+migration-risk: this start migrated the store/);
     // The next start finds nothing to migrate: the warning is gone.
     await s.restart();
-    assert.not.ok((await warningsOf(s.url)).some((x) => x.code === 'migration_risk'));
+    assert.not.ok((await warningsOf(s.url)).some((x) => x.code === 'migration-risk'));
   } finally {
     await s.dispose();
   }
@@ -187,9 +187,9 @@ migration('a Postgres schema of a newer version is refused with one line, and le
 
 migration.run();
 
-const protocol = suite('unsupported_protocol');
+const protocol = suite('unsupported-protocol');
 
-protocol('a peer speaking another pair protocol raises unsupported_protocol in the network document and doctor', async () => {
+protocol('a peer speaking another pair protocol raises unsupported-protocol in the network document and doctor', async () => {
   const old = http.createServer((req, res) => {
     const doc = {
       id: 'old-net',
@@ -208,12 +208,12 @@ protocol('a peer speaking another pair protocol raises unsupported_protocol in t
   });
   try {
     let w: Json;
-    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'unsupported_protocol')) !== undefined, 15_000, 'the warning');
+    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'unsupported-protocol')) !== undefined, 15_000, 'the warning');
     assert.is(w.severity, 'error');
     assert.match(w.message, 'pairing to-old: old-net (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1');
     assert.is(w.docs_url, 'docs/warnings.md#unsupported-protocol');
     const doctor = await cli(['doctor', '--config', s.configFile, '--url', s.url, '--token', ADMIN], { env: { HOME: s.dir } });
-    assert.match(doctor.stdout, /server warning\s+unsupported_protocol: pairing to-old/);
+    assert.match(doctor.stdout, /server warning\s+unsupported-protocol: pairing to-old/);
   } finally {
     await s.dispose();
     await new Promise((r) => old.close(r));

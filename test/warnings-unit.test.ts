@@ -74,21 +74,21 @@ t('a refusing pairing makes one warning, one doctor line and a listing summary',
   assert.is(refusedSummary({ ...refusing, refused: undefined }), '-');
 });
 
-t('unsupported_protocol is raised only for an incompatible peer on another protocol', () => {
+t('unsupported-protocol is raised only for an incompatible peer on another protocol', () => {
   const base = { id: 'p', remote_network_id: 'old', status: 'incompatible' as const };
   const w = protocolWarnings([{ ...base, diagnostics: { reason: 'unsupported_pair_protocol', remote_version: '0.0.9', remote_protocols: { http: ['service.http.v1'], pair: ['service.pair.v0'] } } }]);
   assert.is(w.length, 1);
-  assert.equal([w[0]!.severity, w[0]!.code], ['error', 'unsupported_protocol']);
+  assert.equal([w[0]!.severity, w[0]!.code], ['error', 'unsupported-protocol']);
   assert.is(w[0]!.message, 'pairing p: old (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1. Nothing is relayed to it');
   assert.equal(protocolWarnings([{ ...base, diagnostics: { reason: 'network_id_mismatch' } }]), []);
   assert.equal(protocolWarnings([{ ...base, status: 'connected', diagnostics: { reason: 'unsupported_pair_protocol' } }]), []);
 });
 
-t('stale_running_server only when the installed version differs', () => {
+t('stale-running-server only when the installed version differs', () => {
   assert.equal(staleServerWarning('1.0.0', '1.0.0'), []);
   assert.equal(staleServerWarning('1.0.0', undefined), []);
   const [w] = staleServerWarning('1.0.0', '1.1.0');
-  assert.equal([w!.code, w!.severity, w!.docs_url], ['stale_running_server', 'warning', 'docs/warnings.md#stale-running-server']);
+  assert.equal([w!.code, w!.severity, w!.docs_url], ['stale-running-server', 'warning', 'docs/warnings.md#stale-running-server']);
   assert.is(w!.message, 'this server runs svc 1.0.0, and svc 1.1.0 is installed now where it was started from: the running process still has the old code');
 });
 
@@ -107,10 +107,10 @@ t('the installed version is read from the file as it is now', () => {
   }
 });
 
-t('migration_risk names the schema versions and the svc that migrated', () => {
+t('migration-risk names the schema versions and the svc that migrated', () => {
   assert.equal(migrationWarning(undefined), []);
   const [w] = migrationWarning({ from: 3, to: 4, by: '0.2.0' });
-  assert.equal([w!.code, w!.severity, w!.docs_url], ['migration_risk', 'warning', 'docs/warnings.md#migration-risk']);
+  assert.equal([w!.code, w!.severity, w!.docs_url], ['migration-risk', 'warning', 'docs/warnings.md#migration-risk']);
   assert.is(w!.message, 'this start migrated the store from schema version 3 to 4 (svc 0.2.0); an older svc refuses it from now on');
 });
 

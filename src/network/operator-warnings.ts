@@ -1,6 +1,6 @@
 // The operator warnings of the network document that come from this process and its store:
-// stale_running_server (svc was upgraded on disk, the server still runs the old code) and
-// migration_risk (this start migrated an existing store). Builders are pure; only
+// stale-running-server (svc was upgraded on disk, the server still runs the old code) and
+// migration-risk (this start migrated an existing store). Builders are pure; only
 // installedVersion reads a file (the install's package.json, re-read at most every few seconds).
 
 import { readFileSync } from 'node:fs';
@@ -33,13 +33,13 @@ export function installedVersion(file: string = PACKAGE_JSON, nowMs: number = Da
   return version;
 }
 
-/** stale_running_server: the process runs `running`, the install on disk is `installed`. */
+/** stale-running-server: the process runs `running`, the install on disk is `installed`. */
 export function staleServerWarning(running: string, installed: string | undefined): Warning[] {
   if (installed === undefined || installed === running) return [];
   return [
     {
       severity: 'warning',
-      code: 'stale_running_server',
+      code: 'stale-running-server',
       message: `this server runs svc ${running}, and svc ${installed} is installed now where it was started from: the running process still has the old code`,
       action: 'restart it to pick up the new one (stop svc serve, start it again)',
       docs_url: `${WARNING_DOCS}#stale-running-server`,
@@ -47,13 +47,13 @@ export function staleServerWarning(running: string, installed: string | undefine
   ];
 }
 
-/** migration_risk: this start migrated an existing store, so an older svc can no longer open it. */
+/** migration-risk: this start migrated an existing store, so an older svc can no longer open it. */
 export function migrationWarning(change: SchemaChange | undefined): Warning[] {
   if (!change) return [];
   return [
     {
       severity: 'warning',
-      code: 'migration_risk',
+      code: 'migration-risk',
       message: `this start migrated the store from schema version ${change.from} to ${change.to} (svc ${change.by}); an older svc refuses it from now on`,
       action: 'to go back to the older svc, restore the copy taken before the upgrade; take one before each upgrade (svc store copy)',
       docs_url: `${WARNING_DOCS}#migration-risk`,

@@ -120,7 +120,7 @@ export function refusalWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote_
 
 const UNSUPPORTED = new Set(['unsupported_http_protocol', 'unsupported_pair_protocol']);
 
-/** unsupported_protocol: one per peer whose check found a protocol version this server does not speak. */
+/** unsupported-protocol: one per peer whose check found a protocol version this server does not speak. */
 export function protocolWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote_network_id' | 'status' | 'diagnostics'>[]): Warning[] {
   return pairings.flatMap((p): Warning[] => {
     const d = p.diagnostics;
@@ -129,7 +129,7 @@ export function protocolWarnings(pairings: readonly Pick<Pairing, 'id' | 'remote
     return [
       {
         severity: 'error',
-        code: 'unsupported_protocol',
+        code: 'unsupported-protocol',
         message: `pairing ${p.id}: ${p.remote_network_id || 'the peer'}${d.remote_version ? ` (svc ${d.remote_version})` : ''} speaks ${theirs.join(', ') || 'no protocol this server knows'}; this server speaks ${HTTP_PROTOCOL}, ${PAIR_PROTOCOL}. Nothing is relayed to it`,
         action: 'upgrade svc on the side with the older protocol, then restart it; the pairing reconnects at its next check',
         docs_url: 'docs/warnings.md#unsupported-protocol',

@@ -329,7 +329,7 @@ export interface Store {
   readonly feed: EventFeed;
   /** Exclusive, expiring claims shared by every process that uses this store. */
   readonly leases: Leases;
-  /** Set when this open migrated an existing store to a newer schema (the migration_risk warning). */
+  /** Set when this open migrated an existing store to a newer schema (the migration-risk warning). */
   readonly schemaChange?: SchemaChange;
 
   /**

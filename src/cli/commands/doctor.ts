@@ -73,7 +73,7 @@ export function compatibilityChecks(doc: NetworkDocument): CheckResult[] {
     if (p.pair?.length && !p.pair.includes(PAIR_PROTOCOL)) problems.push(`protocols.pair lacks ${PAIR_PROTOCOL} (has ${p.pair.join(', ')})`);
     if (!p.pair?.length) notes.push('no pair protocol (treated as a legacy pairing candidate)');
   }
-  out.push(problems.length ? fail('protocols', `unsupported_protocol: ${problems.join('; ')}: this CLI speaks ${[HTTP_PROTOCOL, ATTACH_PROTOCOL, PAIR_PROTOCOL].join(', ')}`) : { check: 'protocols', status: notes.length ? 'warn' : 'ok', message: notes.join('; ') || [p!.http, p!.attach, p!.pair].flat().join(', ') });
+  out.push(problems.length ? fail('protocols', `unsupported-protocol: ${problems.join('; ')}: this CLI speaks ${[HTTP_PROTOCOL, ATTACH_PROTOCOL, PAIR_PROTOCOL].join(', ')}`) : { check: 'protocols', status: notes.length ? 'warn' : 'ok', message: notes.join('; ') || [p!.http, p!.attach, p!.pair].flat().join(', ') });
 
   const missing: string[] = [];
   if (caps.event_stream !== 'sse') missing.push('event_stream sse (svc tail, console)');
@@ -145,7 +145,7 @@ async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined)
   out.push(
     doc.version === VERSION
       ? ok('version', `server and CLI both run ${VERSION}`)
-      : { check: 'version', status: 'warn', message: `stale_running_server: the server runs ${doc.version}, this CLI is ${VERSION}: restart the server to pick up the new one (when this CLI is the newer), or use the CLI of its install` },
+      : { check: 'version', status: 'warn', message: `stale-running-server: the server runs ${doc.version}, this CLI is ${VERSION}: restart the server to pick up the new one (when this CLI is the newer), or use the CLI of its install` },
   );
   out.push(...compatibilityChecks(doc));
   const warnings = doc.warnings ?? [];

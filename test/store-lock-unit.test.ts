@@ -14,38 +14,45 @@ const holder: LockHolder = { pid: 100, host: 'here', boot_id: 'boot-b', started_
 const d = suite('the lock decision');
 
 d('no lock file: take it', () => {
-  assert.equal(decideLock(undefined, me, false), { kind: 'take' });
+  assert.equal(decideLock(undefined, me, { alive: false }), { kind: 'take' });
 });
 
 d('a live holder on this host: refused', () => {
-  assert.equal(decideLock(holder, me, true), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
+  assert.equal(decideLock(holder, me, { alive: true }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
 });
 
 d('a holder whose pid is gone on this host: taken over', () => {
-  assert.equal(decideLock(holder, me, false), { kind: 'takeover', reason: 'pid 100 is gone' });
+  assert.equal(decideLock(holder, me, { alive: false }), { kind: 'takeover', reason: 'pid 100 is gone' });
 });
 
 d('a holder from another host: refused even when a process with its pid runs here', () => {
   const other = { ...holder, host: 'there' };
-  assert.equal(decideLock(other, me, true), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
-  assert.equal(decideLock(other, me, false), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
+  assert.equal(decideLock(other, me, { alive: true }), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
+  assert.equal(decideLock(other, me, { alive: false }), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
 });
 
 d('a holder from an earlier boot of this host: taken over though its pid is alive again', () => {
-  assert.equal(decideLock({ ...holder, boot_id: 'boot-a' }, me, true), { kind: 'takeover', reason: 'pid 100 ran before this host restarted' });
+  assert.equal(decideLock({ ...holder, boot_id: 'boot-a' }, me, { alive: true }), { kind: 'takeover', reason: 'pid 100 ran before this host restarted' });
 });
 
 d('a holder without a boot id is judged by its pid alone', () => {
   const { boot_id: _b, ...noBoot } = holder;
-  assert.equal(decideLock(noBoot, me, true), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
+  assert.equal(decideLock(noBoot, me, { alive: true }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
 });
 
 d("a lock naming the claimant's own pid was left by an earlier run (a container's pid 1): taken over", () => {
-  assert.equal(decideLock({ ...holder, pid: 200 }, me, true), { kind: 'takeover', reason: 'pid 200 is this process: the lock was left by an earlier run' });
+  assert.equal(decideLock({ ...holder, pid: 200 }, me, { alive: true }), { kind: 'takeover', reason: 'pid 200 is this process: the lock was left by an earlier run' });
+});
+
+d('a holder whose pid now belongs to a process that started at another time: taken over', () => {
+  const started = { ...holder, proc_start: '5000' };
+  assert.equal(decideLock(started, me, { alive: true, proc_start: '9000' }), { kind: 'takeover', reason: 'pid 100 is another process now' });
+  assert.equal(decideLock(started, me, { alive: true, proc_start: '5000' }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
+  assert.equal(decideLock(started, me, { alive: true }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
 });
 
 d('a file that is not a lock: refused', () => {
-  assert.equal(decideLock(null, me, false), { kind: 'refuse', code: 'store_lock_unreadable', reason: 'the lock file is not one svc wrote' });
+  assert.equal(decideLock(null, me, { alive: false }), { kind: 'refuse', code: 'store_lock_unreadable', reason: 'the lock file is not one svc wrote' });
 });
 
 d('parseLock reads a lock and rejects anything else', () => {

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnCli, type CliOptions, type CliResult } from './helpers/cli.js';
+import { freshSchema } from './helpers/pg.js';
+import { pgStore } from './helpers/pg-server.js';
 import { roomMessage, startServer, testConfig, TOKENS, writeConfig, type TestServer } from './helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -128,6 +130,24 @@ t('a lock left by a killed server is taken over by the next svc serve, which say
   }
 });
 
+t('a lock whose pid now belongs to another process (started at another time) is taken over', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-lock-reused-'));
+  try {
+    writeConfig(dir, testConfig());
+    mkdirSync(path.join(dir, '.svc'), { recursive: true });
+    // This test process is alive, but it is not the process the lock names.
+    writeFileSync(path.join(dir, '.svc', 'svc.db.lock'), JSON.stringify({ pid: process.pid, host: hostname(), proc_start: '1', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve' }));
+    const s = await startServer({ dir, keepConfig: true });
+    try {
+      assert.match(s.output(), new RegExp(`took over the store lock \\S+ left by svc serve \\(pid ${process.pid} [^)]*\\): pid ${process.pid} is another process now`));
+    } finally {
+      await s.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 t('a lock naming another host is refused with how to clear it, and left in place', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-lock-host-'));
   try {
@@ -209,6 +229,35 @@ t('of several servers started at once on a stale lock exactly one takes it over;
     for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t('the memory backend takes no lock: two servers on one config both run', async () => {
+  const a = await startServer({ config: { store: { backend: 'memory' } } });
+  const b = await startServer({ dir: a.dir, keepConfig: true });
+  try {
+    assert.is((await b.get('/healthz')).status, 200);
+    assert.is((await a.get('/healthz')).status, 200);
+    assert.not.ok(existsSync(lockOf(a)));
+  } finally {
+    await b.stop();
+    await a.dispose();
+  }
+});
+
+t('Postgres takes no lock: two servers on one schema from one folder both run and see one network', async () => {
+  const pg = await freshSchema();
+  const env = { SVC_TEST_STORE_URL: pg.url };
+  const a = await startServer({ config: { rooms: ROOMS, store: pgStore(pg) }, env });
+  const b = await startServer({ dir: a.dir, keepConfig: true, env });
+  try {
+    assert.ok(await send(a, 'on-a'));
+    assert.ok((await messageIds(b)).includes('on-a'));
+    assert.not.ok(existsSync(lockOf(a)));
+  } finally {
+    await b.stop();
+    await a.dispose();
+    await pg.drop();
   }
 });
 

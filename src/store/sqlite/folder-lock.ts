@@ -6,8 +6,8 @@
 // The lock is a file beside the store, `<store.path>.lock` (`.svc/svc.db.lock`), holding who took
 // it (pid, host, boot id, start time, command; the URL once the server listens). It appears with
 // its whole content at once (a link of a complete temporary file), so a reader never sees half a
-// lock. A lock whose process is gone (same host, pid not alive or the host restarted since) is
-// taken over; a lock from another host never is, since its pid says nothing here.
+// lock. A lock whose process is gone (same host, and the pid not alive, alive as a process that
+// started at another time, or from before the host restarted) is taken over; a lock from another host never is, since its pid says nothing here.
 
 import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, openSync, closeSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -21,6 +21,8 @@ export interface LockHolder {
   host: string;
   /** The kernel's id of the current boot (Linux), when known: a pid from an earlier boot is gone. */
   boot_id?: string;
+  /** When the kernel started the process (Linux, clock ticks since boot): tells a reused pid apart. */
+  proc_start?: string;
   started_at: string;
   /** `svc serve`, `svc store copy`, `svc store recover`. */
   command: string;
@@ -33,6 +35,13 @@ export interface LockClaimant {
   pid: number;
   host: string;
   boot_id?: string;
+  proc_start?: string;
+}
+
+/** What this host says now about the holder's pid: alive, and when that process started (when known). */
+export interface PidState {
+  alive: boolean;
+  proc_start?: string;
 }
 
 /** What to do about the lock file found (or not) at the store. */
@@ -43,9 +52,9 @@ export type LockDecision =
 
 /**
  * Decides from the lock file's content (undefined: no file; null: a file that is not a lock), the
- * claimant and whether the holder's pid is alive here.
+ * claimant and the state of the holder's pid here.
  */
-export function decideLock(held: LockHolder | null | undefined, me: LockClaimant, holderAlive: boolean): LockDecision {
+export function decideLock(held: LockHolder | null | undefined, me: LockClaimant, pid: PidState): LockDecision {
   if (held === undefined) return { kind: 'take' };
   if (held === null) return { kind: 'refuse', code: 'store_lock_unreadable', reason: 'the lock file is not one svc wrote' };
   if (held.host !== me.host) return { kind: 'refuse', code: 'store_locked_other_host', reason: `held by another host, ${held.host}` };
@@ -53,7 +62,8 @@ export function decideLock(held: LockHolder | null | undefined, me: LockClaimant
   // (a container's pid 1) left it.
   if (held.pid === me.pid) return { kind: 'takeover', reason: `pid ${held.pid} is this process: the lock was left by an earlier run` };
   if (held.boot_id && me.boot_id && held.boot_id !== me.boot_id) return { kind: 'takeover', reason: `pid ${held.pid} ran before this host restarted` };
-  if (!holderAlive) return { kind: 'takeover', reason: `pid ${held.pid} is gone` };
+  if (!pid.alive) return { kind: 'takeover', reason: `pid ${held.pid} is gone` };
+  if (held.proc_start && pid.proc_start && held.proc_start !== pid.proc_start) return { kind: 'takeover', reason: `pid ${held.pid} is another process now` };
   return { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' };
 }
 
@@ -87,6 +97,7 @@ export function parseLock(text: string): LockHolder | null {
     pid: r.pid,
     host: r.host,
     ...(typeof r.boot_id === 'string' ? { boot_id: r.boot_id } : {}),
+    ...(typeof r.proc_start === 'string' ? { proc_start: r.proc_start } : {}),
     started_at: typeof r.started_at === 'string' ? r.started_at : 'an unknown time',
     command: typeof r.command === 'string' ? r.command : 'svc',
     ...(typeof r.url === 'string' ? { url: r.url } : {}),
@@ -123,7 +134,12 @@ export async function acquireStoreLock(storePath: string, o: AcquireOptions): Pr
   const store = canonical(storePath);
   const file = lockFilePath(store);
   const me = o.me ?? thisProcess();
-  const holder: LockHolder = { pid: me.pid, host: me.host, ...(me.boot_id ? { boot_id: me.boot_id } : {}), started_at: new Date().toISOString(), command: o.command };
+  const holder: LockHolder = {
+    pid: me.pid,
+    host: me.host,
+    ...(me.boot_id ? { boot_id: me.boot_id } : {}),
+    ...(me.proc_start ? { proc_start: me.proc_start } : {}),
+    started_at: new Date().toISOString(), command: o.command };
   const text = `${JSON.stringify(holder)}\n`;
   const tmp = `${file}.${me.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -144,7 +160,7 @@ export async function acquireStoreLock(storePath: string, o: AcquireOptions): Pr
       const seen = readOrUndefined(file);
       if (seen === undefined) continue; // released in between: try again
       const held = parseLock(seen);
-      const d = decideLock(held, me, held ? processAlive(held.pid) : false);
+      const d = decideLock(held, me, held ? pidState(held.pid) : { alive: false });
       if (d.kind === 'take') continue;
       if (d.kind === 'refuse') return { ok: false, code: d.code, message: refusalLine(store, file, held, d) };
       // Takeover. Every process that judged this same stale content needs the same marker, and
@@ -222,7 +238,7 @@ function readOrUndefined(file: string): string | undefined {
   }
 }
 
-/** This process as a claimant: pid, host name and (on Linux) the boot id. */
+/** This process as a claimant: pid, host name and (on Linux) the boot id and its start time. */
 export function thisProcess(): LockClaimant {
   let boot_id: string | undefined;
   try {
@@ -230,7 +246,26 @@ export function thisProcess(): LockClaimant {
   } catch {
     // not Linux: the pid check alone
   }
-  return { pid: process.pid, host: os.hostname(), ...(boot_id ? { boot_id } : {}) };
+  const proc_start = procStart(process.pid);
+  return { pid: process.pid, host: os.hostname(), ...(boot_id ? { boot_id } : {}), ...(proc_start ? { proc_start } : {}) };
+}
+
+/** Whether `pid` is alive here and, on Linux, when its process started. */
+export function pidState(pid: number): PidState {
+  if (!processAlive(pid)) return { alive: false };
+  const proc_start = procStart(pid);
+  return { alive: true, ...(proc_start ? { proc_start } : {}) };
+}
+
+/** Field 22 of /proc/PID/stat (start time in clock ticks since boot); undefined off Linux. */
+function procStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count after the last one.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -7,7 +7,8 @@
 // it (pid, host, boot id, start time, command; the URL once the server listens). It appears with
 // its whole content at once (a link of a complete temporary file), so a reader never sees half a
 // lock. A lock whose process is gone (same host, and the pid not alive, alive as a process that
-// started at another time, or from before the host restarted) is taken over; a lock from another host never is, since its pid says nothing here.
+// started at another time, or from before the host restarted) is taken over; a lock from another
+// host never is, since its pid says nothing here.
 
 import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, openSync, closeSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';

@@ -228,11 +228,15 @@ f('assets are served with their content types, security headers and an ETag', as
 });
 
 f('no path leaves the console folder and the shell is only served at /console/', async ({ s }) => {
-  for (const p of ['/console/..%2Fpackage.json', '/console/..%2F..%2Fpackage.json', '/console/%2e%2e', '/console/.%2e%2Fsvc.yaml', '/console/index.html', '/console/missing.js', '/console/app.ts', '/console/a%00.js']) {
+  for (const p of ['/console/..%2Fpackage.json', '/console/..%2F..%2Fpackage.json', '/console/.%2e%2Fsvc.yaml', '/console/index.html', '/console/missing.js', '/console/app.ts', '/console/a%00.js']) {
     const r = await raw(s, p);
     assert.is(r.status, 404, p);
     assert.not.ok(r.text.includes('"name": "svc"'), p);
   }
+  // `/console/..` is the root, which leads back to the console.
+  const up = await raw(s, '/console/%2e%2e');
+  assert.is(up.status, 302);
+  assert.is(up.headers.get('location'), '/console/');
 });
 
 f('/console redirects to /console/ and HEAD has no body', async ({ s }) => {

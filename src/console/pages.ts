@@ -35,7 +35,9 @@ export function signInPage(base: string): string {
   return page(
     'Sign in',
     `<p>This svc network needs a credential to view its console.</p>
-<p>Open the console through a sign-in link from the operator:</p>
+<p data-testid="sign-in-how">To sign in, run <code>svc console</code> on the server (in the folder of its
+<code>svc.yaml</code>): it prints a one-time sign-in link for this browser.</p>
+<p>Or open the console through a sign-in link from the operator:</p>
 <pre><code>${escapeHtml(link)}</code></pre>
 <p>Opening the link signs this browser in: the token is checked, kept server-side in a session cookie,
 and removed from the address bar.</p>

@@ -82,6 +82,13 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const signedIn = (req: IncomingMessage) => deps.sessions.tokenOf(parseCookies(req.headers.cookie).get(SESSION_COOKIE)) !== undefined;
   return [
     {
+      // The server's root leads a person who typed its address to the console.
+      method: 'GET',
+      path: '/',
+      raw: true,
+      handler: ({ req, res }) => sendPage(req, res, 302, redirectBody('/console/'), { ...NO_STORE, 'content-type': HTML, location: '/console/' }),
+    },
+    {
       method: 'GET',
       path: '/console',
       raw: true,

@@ -69,6 +69,11 @@ t('refuses to start and truncates nothing, then recovers every intact record wit
   // A retry of the lost send stores it again.
   const again = await s.post('/v1/messages', roomMessage('r0', 'a0', 'text of m11 end', { id: 'm11' }), ADMIN);
   assert.is(again.status, 200, again.text);
+  // The running server holds the store: recover waits for it to stop.
+  const busy = await cli(['store', 'recover', '--config', s.configFile], { cwd: s.dir });
+  assert.is(busy.code, 1);
+  assert.match(busy.stderr, /is in use by svc serve \(pid \d+ /);
+  assert.is(await s.stop(), 0);
   const r2 = await cli(['store', 'recover', '--config', s.configFile], { cwd: s.dir });
   assert.match(r2.stdout, /nothing changed/);
 });

@@ -8,6 +8,8 @@ import { renderInitConfig, writeConfigFile } from '../../config/init.js';
 import { createLogger } from '../../log.js';
 import { secret } from '../../protocol/ids.js';
 import { EXIT, type Io } from '../io.js';
+import { nextStepLines } from '../serve-next-steps.js';
+import { lockConfiguredStore } from '../store-lock.js';
 
 export interface ServeOptions {
   config: string;
@@ -37,12 +39,16 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     }
     throw err;
   }
+  // Before anything of the store is read: a second server on it would lose the first one's data.
+  const lock = await lockConfiguredStore(io, 'svc serve', loaded.config.store, log);
+  if (lock === 'refused') return EXIT.failure;
   const app = await createApp(loaded, { log });
   let addr;
   try {
     addr = await app.listen(opts.listen ?? loaded.config.server.listen_addr);
   } catch (err) {
     await app.close();
+    lock?.release();
     io.err(`svc serve: cannot listen on ${opts.listen ?? loaded.config.server.listen_addr}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     return EXIT.failure;
   }
@@ -82,12 +88,17 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   // Announced only once the signals are handled: a SIGHUP sent as soon as the line appears (a
   // supervisor, a script) reloads instead of ending the process by its default action.
   const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
+  lock?.setUrl(`http://${host}:${addr.port}`);
   io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
+  for (const line of nextStepLines(file, process.cwd())) io.err(line);
   for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
   await stopped;
   watcher?.close();
   clearTimeout(debounce);
   await reloading;
   await app.close();
+  lock?.release();
+  // After the store is flushed and closed: a supervisor may start the next server now.
+  io.out('svc stopped');
   return EXIT.ok;
 }

@@ -9,6 +9,7 @@ import type { CopyCounts, CopyNetworkOptions } from '../../store/network-copy.js
 import { openStore } from '../../store/open.js';
 import { StoreError, type Store } from '../../store/types.js';
 import { EXIT, type Io } from '../io.js';
+import { lockConfiguredStore } from '../store-lock.js';
 
 export interface StoreCopyOptions {
   config: string;
@@ -77,6 +78,9 @@ export async function storeCopyCommand(io: Io, o: StoreCopyOptions, stderr: Node
     io.err('svc store copy: the target is the configured store itself');
     return EXIT.failure;
   }
+  // A running server's state is partly in memory and its journal moves under a copy: stop it first.
+  const lock = await lockConfiguredStore(io, 'svc store copy', cfg);
+  if (lock === 'refused') return EXIT.failure;
   const where = target.kind === 'postgres' ? `${describeStoreUrl(target.url)} schema ${target.schema}` : target.file;
   let source: Store | undefined;
   const started = Date.now();
@@ -109,6 +113,7 @@ export async function storeCopyCommand(io: Io, o: StoreCopyOptions, stderr: Node
     return EXIT.failure;
   } finally {
     await source?.close();
+    lock?.release();
   }
 }
 

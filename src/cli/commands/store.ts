@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { repairJournals } from '../../store/sqlite/recovery.js';
 import { EXIT, type Io } from '../io.js';
+import { lockConfiguredStore } from '../store-lock.js';
 
 export interface StoreRecoverOptions {
   config: string;
@@ -25,7 +26,10 @@ export async function storeRecoverCommand(io: Io, opts: StoreRecoverOptions): Pr
     io.err(`svc store recover: store.backend is ${cfg.store.backend}; only the sqlite journal can be repaired this way`);
     return EXIT.failure;
   }
-  const reports = await repairJournals(cfg.store.path);
+  // A running server appends to the journal being repaired: it must be stopped first.
+  const lock = await lockConfiguredStore(io, 'svc store recover', cfg.store);
+  if (lock === 'refused') return EXIT.failure;
+  const reports = await repairJournals(cfg.store.path).finally(() => lock?.release());
   if (reports.length === 0) {
     io.out(`no damaged journal record found beside ${cfg.store.path}; nothing changed`);
     return EXIT.ok;

@@ -289,7 +289,7 @@ k('a store that cannot be read with no server running stays unknown, and the mes
   const code = await inviteTo(home, 'maybe');
   const r = await cli(['invite', 'accept', code, '--config', away]);
   assert.is(r.code, 1);
-  assert.match(r.stderr, /maybe: not declared in the config, and no server of this config is running, and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/);
+  assert.match(r.stderr, /maybe: not declared in the config, and no server of this config is running \(no runtime file\), and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/);
 });
 
 k('Postgres: a schema no server ever used holds no room, so the accept goes through with the server stopped', async ({ dir }) => {

@@ -2,9 +2,10 @@
 // asks this when no server of the config runs. sqlite: the database file is loaded into memory
 // (never opened in place) and the journals it does not cover are replayed there; nothing on disk
 // is migrated, truncated or removed, and no lock is taken. Postgres: one read-only transaction on
-// the rooms table, no migration. Memory: nothing persists, so no room exists.
+// the rooms table, no migration. Memory: nothing persists, so no room exists. A running server may
+// checkpoint while the sqlite files are read: the read is retried until the folder held still.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/types.js';
 import type { RoomRecord } from './types.js';
@@ -17,6 +18,43 @@ export async function readStoredRooms(cfg: Config['store'], ids: readonly string
 }
 
 async function sqliteRooms(file: string, ids: readonly string[]): Promise<RoomRecord[]> {
+  for (let attempt = 1; ; attempt++) {
+    const before = folderState(file);
+    // `<db>.pages` exists while a checkpoint writes pages into svc.db in place: wait it out.
+    const midCheckpoint = existsSync(`${file}.pages`);
+    if (!midCheckpoint) {
+      const rooms = await sqliteRoomsOnce(file, ids);
+      if (folderState(file) === before) return rooms;
+    }
+    if (attempt === 10) throw new Error(`${file} kept changing while it was read (a checkpoint of a running server?)`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
+}
+
+/** The database file and its journals, by name, size and mtime: changes when a checkpoint runs. */
+function folderState(file: string): string {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n === base || n.startsWith(`${base}.`));
+  } catch {
+    return '';
+  }
+  return names
+    .sort()
+    .map((n) => {
+      try {
+        const st = statSync(path.join(dir, n));
+        return n === base ? `${n}:${st.size}:${st.mtimeMs}` : n; // journals only grow: their names are what a checkpoint changes
+      } catch {
+        return `${n}:gone`;
+      }
+    })
+    .join('|');
+}
+
+async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<RoomRecord[]> {
   const { loadSql } = await import('./sqlite/image.js');
   const { Db } = await import('./sqlite/db.js');
   const { configure, migrate, readJournalGen } = await import('./sqlite/schema.js');

@@ -50,14 +50,11 @@ export async function lookUpRooms(ids: readonly string[], config: Config, config
   }
   const problems: string[] = [];
   const running = readRuntimeFile(configFile) !== undefined;
-  if (ask.length > 0 && running) {
-    ask = await askServer(ask, configFile, env, out, problems);
-  }
-  if (ask.length > 0 && !running) {
-    ask = await readStore(ask, config, out, problems);
-    // A server of an older version writes no runtime file: the config's address may still answer.
-    if (ask.length > 0) ask = await askServer(ask, configFile, env, out, problems);
-  }
+  if (ask.length > 0 && running) ask = await askServer(ask, configFile, env, out, problems);
+  // No server, or one that could not tell (no operator token): the store itself, read-only.
+  if (ask.length > 0) ask = await readStore(ask, config, running, out, problems);
+  // A server of an older version writes no runtime file: the config's address may still answer.
+  if (ask.length > 0 && !running) ask = await askServer(ask, configFile, env, out, problems);
   const why = problems.join('; and ');
   for (const id of ask) out.set(id, { id, state: 'unknown', why });
   return ids.map((id) => out.get(id)!);
@@ -77,7 +74,7 @@ async function askServer(ids: string[], configFile: string, env: NodeJS.ProcessE
       if (state) out.set(id, state);
       else left.push(id);
     }
-    if (left.length > 0) problems.push(`the server at ${target.url} answers 404 to an anonymous caller for private rooms too, and ${target.configFile} has no operator token for it`);
+    if (left.length > 0) problems.push(`the server at ${target.url} shows an anonymous caller too little to tell, and ${target.configFile} has no operator token for it`);
     return left;
   } catch (err) {
     const where = target ? `the server at ${target.url}` : 'the server of the config';
@@ -89,7 +86,7 @@ async function askServer(ids: string[], configFile: string, env: NodeJS.ProcessE
 }
 
 /** Reads the rooms from the store itself (no server runs); returns the ids it could not settle. */
-async function readStore(ids: string[], config: Config, out: Map<string, RoomState>, problems: string[]): Promise<string[]> {
+async function readStore(ids: string[], config: Config, running: boolean, out: Map<string, RoomState>, problems: string[]): Promise<string[]> {
   try {
     const rooms = await readStoredRooms(config.store, ids);
     for (const id of ids) {
@@ -99,7 +96,7 @@ async function readStore(ids: string[], config: Config, out: Map<string, RoomSta
     return [];
   } catch (err) {
     const where = config.store.backend === 'postgres' ? `the Postgres store (schema ${config.store.schema ?? 'public'})` : `the store ${config.store.path}`;
-    problems.push(`no server of this config is running, and ${where} could not be read (${(err as Error).message.split('\n')[0]})`);
+    problems.push(`${running ? '' : 'no server of this config is running (no runtime file), and '}${where} could not be read (${(err as Error).message.split('\n')[0]})`);
     return ids;
   }
 }
@@ -111,8 +108,9 @@ async function stateFromServer(client: SvcClient, id: string, withToken: boolean
     return { id, state: room.visibility === 'private' ? 'private' : 'public' };
   } catch (err) {
     if (err instanceof ClientError && err.status === 404) return withToken ? { id, state: 'new' } : undefined;
-    // Anonymous: a private room answers 401 ("not public"), a missing one 404.
-    if (err instanceof ClientError && err.status === 401 && !withToken) return { id, state: 'private' };
+    // Anonymous: a private room answers 401 "room ID is not public"; any other 401 (the server
+    // shows nothing anonymously) cannot tell.
+    if (err instanceof ClientError && err.status === 401 && !withToken) return err.detail?.endsWith('is not public; send a bearer token') ? { id, state: 'private' } : undefined;
     throw err;
   }
 }

@@ -43,7 +43,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('mcp')
     .description('an MCP server over stdio acting as one agent (whoami, list_conversations, read_messages, send_message, wait_for_messages, search_messages)')
-    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', "bearer token (env SVC_TOKEN): the agent's own agt_v1_ token, or a static token with --agent")
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--agent <id>', "the agent to act as (env SVC_AGENT); not needed with the agent's own token")

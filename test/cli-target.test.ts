@@ -151,6 +151,15 @@ n('a client command whose config address answers with another network id refuses
   assert.not.match(other.output(), /operator/);
 });
 
+n('svc doctor against another network on the config address fails its server check and sends no operator token', async ({ dir, other }) => {
+  const folder = path.join(dir, 'alpha-doctor');
+  mkdirSync(folder);
+  assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
+  const r = await cli(['doctor'], { cwd: folder });
+  assert.is(r.code, 1);
+  assert.match(r.stdout, new RegExp(`✗ server reachable +cannot tell where the server is: the server at ${other.url.replace(/[.]/g, '\\.')} is network beta, not alpha of svc\\.yaml: the operator token was not sent`));
+});
+
 n('a server that hides its network document from anonymous callers gets no operator token either', async ({ dir, hidden }) => {
   const folder = path.join(dir, 'alpha2');
   mkdirSync(folder);

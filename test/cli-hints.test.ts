@@ -70,6 +70,8 @@ u('404 names the listing that shows the right ids, and that an anonymous view hi
   assert.is(refusalHint(404, 'not_found', 'agent nope not found', flag), 'list the agents: svc agents list');
   assert.match(refusalHint(404, 'not_found', 'room nope not found', anon)!, /^list the rooms: svc rooms list; no token was sent, and what is private looks missing to an anonymous caller: run the command/);
   assert.is(refusalHint(404, 'not_found', 'parent message m1 in room ops not found', flag), 'reply to a message of that room: svc read --room ops shows their ids');
+  assert.is(refusalHint(404, 'not_found', 'thread t9 not found', flag), 'check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)');
+  assert.is(refusalHint(404, 'not_found', 'dm dm_x not found', flag), 'name the DM by its agents instead: svc read --dm AGENT,AGENT');
   assert.is(refusalHint(404, 'not_found', 'no route for /v1/x', flag), undefined);
   assert.is(refusalHint(409, 'conflict', 'room ops exists', flag), undefined);
 });
@@ -134,6 +136,8 @@ t('an unknown room names svc rooms list; an unknown agent svc agents list', asyn
   const room = await cli(['read', '--room', 'nope', '--url', s.url, '--token', TOKENS.observer.value], { cwd: dir });
   assert.is(room.code, 1);
   assert.is(line(room), 'svc read: 404 not_found: room nope not found; list the rooms: svc rooms list');
+  const thread = await cli(['read', '--thread', 'nope', '--url', s.url, '--token', TOKENS.observer.value], { cwd: dir });
+  assert.is(line(thread), 'svc read: 404 not_found: thread nope not found; check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)');
   const agent = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd: dir });
   assert.is(agent.code, 1);
   assert.is(line(agent), 'svc agents get: 404 not_found: agent nobody not found; list the agents: svc agents list');

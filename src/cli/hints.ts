@@ -88,7 +88,7 @@ function notFoundHint(detail: string, ctx: HintContext): string | undefined {
   m = /^parent message (\S+) in room (\S+) not found$/.exec(detail);
   if (m) return `reply to a message of that room: svc read --room ${m[2]} shows their ids${hidden}`;
   m = /^thread (\S+) not found$/.exec(detail);
-  if (m) return `check the thread id: svc read --room ROOM shows the threads of a room${hidden}`;
+  if (m) return `check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)${hidden}`;
   m = /^dm (\S+) not found$/.exec(detail);
   if (m) return `name the DM by its agents instead: svc read --dm AGENT,AGENT${hidden}`;
   return hidden === '' ? undefined : hidden.slice(2);

@@ -175,6 +175,15 @@ f('a rooms-only file dry-runs and applies with the operator token of ./svc.yaml,
   assert.is(JSON.parse(ops.stdout).visibility, 'private', 'apply leaves what the file does not declare');
 });
 
+f('a declarations file binds agents to token ids the server knows, without any token value', async ({ dir }) => {
+  writeFileSync(path.join(dir, 'bindings.yaml'), stringify({ auth: { tokens: [{ id: 'operator', agents: ['scout'] }] } }));
+  const r = await cli(['apply', 'bindings.yaml'], { cwd: dir });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^created\s+agent\s+scout$/m);
+  const again = await cli(['apply', 'bindings.yaml', '--dry-run'], { cwd: dir });
+  assert.match(again.stdout, /^keep\s+agent\s+scout/m);
+});
+
 f('a whole config applied from the folder uses the operator token of ./svc.yaml too', async ({ dir }) => {
   const whole = parse(readFileSync(path.join(dir, 'svc.yaml'), 'utf8'));
   whole.auth.tokens = [];

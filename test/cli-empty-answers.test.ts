@@ -56,7 +56,7 @@ t('a 404 to an anonymous caller says, on its one line, that it may be the anonym
   const r = await cli(['agents', 'get', 'gamma', '--url', s.url], { cwd });
   assert.is(r.code, 1);
   assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /^svc agents get: 404 not_found: .*; no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope/);
+  assert.match(r.stderr, /^svc agents get: 404 not_found: agent gamma not found; list the agents: svc agents list; no token was sent, and what is private looks missing to an anonymous caller: /);
   const seen = await cli(['agents', 'get', 'gamma', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
   assert.is(seen.code, 0, seen.stderr);
   const missing = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd });

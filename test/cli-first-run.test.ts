@@ -2,13 +2,14 @@
 // given act as the operator (the operator token of svc.yaml, sent only to that config's server),
 // anonymous HTTP callers still cannot write, and `svc console` prints a one-time sign-in link.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
+import { networkIdOfFolder } from '../src/config/init.js';
 import { cli, freePort, spawnCli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -196,14 +197,19 @@ start('svc serve --init writes the config with the operator token, says how to a
     assert.match(err, /wrote a default config to .*svc\.yaml/);
     assert.match(err, /operator token written to it/);
     assert.match(err, /svc rooms create ID .*svc console/);
-    // The written file listens on the default port; the client is pointed at the served one.
-    const r = await cli(['rooms', 'create', 'ops', '--url', `http://127.0.0.1:${port}`], { cwd: dir });
-    assert.is(r.code, 1, 'the default file names 127.0.0.1:8787, so the operator token is not sent to another port');
+    // The written file listens on the default port; the server runs on another one, which its
+    // runtime file tells the client commands of this folder.
     const file = path.join(dir, 'svc.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`), { mode: 0o600 });
+    assert.match(readFileSync(file, 'utf8'), /listen_addr: 127\.0\.0\.1:8787/);
+    assert.is(parse(readFileSync(file, 'utf8')).network.id, networkIdOfFolder(dir), 'the network id is derived from the folder name');
+    const runtime = JSON.parse(readFileSync(path.join(dir, '.svc', 'svc.server.json'), 'utf8'));
+    assert.is(runtime.url, `http://127.0.0.1:${port}`);
     const ok = await cli(['rooms', 'create', 'ops'], { cwd: dir });
     assert.is(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /created room ops/);
+    p.kill('SIGTERM');
+    await exited;
+    assert.not.ok(existsSync(path.join(dir, '.svc', 'svc.server.json')), 'a clean stop removes the runtime file');
   } finally {
     p.kill('SIGTERM');
     await exited;

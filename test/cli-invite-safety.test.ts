@@ -2,7 +2,7 @@
 // existing private room without explicit consent (--allow-private), and refuses invite names that
 // hold terminal escapes or bidi/invisible characters. Everything the CLI prints is free of them.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -17,6 +17,7 @@ import type { Io } from '../src/cli/io.js';
 import { Chalk } from 'chalk';
 import { cli, freePort } from './helpers/cli.js';
 import { startServer, TOKENS } from './helpers/server.js';
+import { freshSchema } from './helpers/pg.js';
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
@@ -62,6 +63,16 @@ function edit(file: string, change: (c: Record<string, any>) => void): void {
   const c = parse(readFileSync(file, 'utf8'));
   change(c);
   writeFileSync(file, stringify(c), { mode: 0o600 });
+}
+
+/** Every file of a folder with its size and mtime: what a read-only look must leave as it was. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const st = statSync(path.join(dir, name));
+    if (st.isFile()) out[name] = `${st.size}:${st.mtimeMs}`;
+  }
+  return out;
 }
 
 async function invite(home: string, rooms: string): Promise<string> {
@@ -130,12 +141,14 @@ t('a private room created through the API is found by asking the running server 
     assert.match(refused.stderr, /secret: existing PRIVATE room/);
     assert.is(readFileSync(away, 'utf8'), before);
 
-    // With the server down, an undeclared room of a store that has data cannot be checked: refused too.
+    // With the server down, the store itself is read (read-only: nothing in it changes).
     await s.stop();
-    const unknown = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(unknown.code, 1);
-    assert.match(unknown.stderr, /secret: not declared in the config, and the server at its listen address could not be asked/);
+    const store = snapshot(path.join(path.dirname(away), '.svc'));
+    const down = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(down.code, 1);
+    assert.match(down.stderr, /secret: existing PRIVATE room/);
     assert.is(readFileSync(away, 'utf8'), before);
+    assert.equal(snapshot(path.join(path.dirname(away), '.svc')), store, 'the store files are untouched');
 
     const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'secret']);
     assert.is(ok.code, 0, ok.stderr);
@@ -215,3 +228,111 @@ t('names from the server reach the terminal without escapes or bidi characters; 
 });
 
 t.run();
+
+const k = suite<{ dir: string }>('svc invite accept knows, with the server stopped or running, on every backend');
+k.before((ctx) => {
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-invite-knows-'));
+});
+k.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+async function initIn(dir: string, id: string): Promise<string> {
+  const d = path.join(dir, id);
+  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id, '--listen', '127.0.0.1:0']);
+  assert.is(r.code, 0, r.stderr);
+  return path.join(d, 'svc.yaml');
+}
+
+async function inviteTo(home: string, rooms: string): Promise<string> {
+  const r = await cli(['invite', 'create', '--config', home, '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', rooms]);
+  assert.is(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+k('sqlite before the first checkpoint (journal only) and after it: a private room is found with the server stopped', async ({ dir }) => {
+  const home = await initIn(dir, 'k-home');
+  const away = await initIn(dir, 'k-away');
+  const folder = path.dirname(away);
+  const s = await startServer({ dir: folder, keepConfig: true });
+  try {
+    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+    assert.is((await cli(['rooms', 'create', 'lobby'], { cwd: folder })).code, 0);
+    await s.kill9();
+    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
+    const code = await inviteTo(home, 'vault,lobby,fresh');
+    const before = readFileSync(away, 'utf8');
+    const early = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(early.code, 1);
+    assert.match(early.stderr, /vault: existing PRIVATE room/);
+    assert.match(early.stderr, /lobby: existing public room/);
+    assert.match(early.stderr, /fresh: new room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'the read-only look wrote no database');
+
+    // A clean stop checkpoints: now svc.db holds the rooms.
+    await s.restart();
+    await s.stop();
+    assert.ok(existsSync(path.join(folder, '.svc', 'svc.db')));
+    const late = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(late.code, 1);
+    assert.match(late.stderr, /vault: existing PRIVATE room/);
+    assert.match(late.stderr, /fresh: new room/);
+  } finally {
+    await s.dispose();
+  }
+});
+
+k('a store that cannot be read with no server running stays unknown, and the message says which of the two failed', async ({ dir }) => {
+  const home = await initIn(dir, 'k-home2');
+  const away = await initIn(dir, 'k-away2');
+  mkdirSync(path.join(path.dirname(away), '.svc'), { recursive: true });
+  writeFileSync(path.join(path.dirname(away), '.svc', 'svc.db'), 'this is not a database, but long enough to have a header of one hundred bytes......................');
+  const code = await inviteTo(home, 'maybe');
+  const r = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /maybe: not declared in the config, and no server of this config is running \(no runtime file\), and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/);
+});
+
+k('Postgres: a schema no server ever used holds no room, so the accept goes through with the server stopped', async ({ dir }) => {
+  const pg = await freshSchema();
+  try {
+    const home = await initIn(dir, 'pg-home0');
+    const away = await initIn(dir, 'pg-away0');
+    edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
+    const r = await cli(['invite', 'accept', await inviteTo(home, 'fresh'), '--config', away]);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /fresh: new room/);
+  } finally {
+    await pg.drop();
+  }
+});
+
+k('Postgres: a private room is found with the server running (asked) and stopped (read-only store), and a new one is new', async ({ dir }) => {
+  const pg = await freshSchema();
+  const home = await initIn(dir, 'pg-home');
+  const away = await initIn(dir, 'pg-away');
+  const folder = path.dirname(away);
+  edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
+  const s = await startServer({ dir: folder, keepConfig: true });
+  try {
+    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+    const code = await inviteTo(home, 'vault,fresh');
+    const before = readFileSync(away, 'utf8');
+    const running = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(running.code, 1);
+    assert.match(running.stderr, /vault: existing PRIVATE room/);
+    assert.match(running.stderr, /fresh: new room/);
+    await s.stop();
+    const stopped = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(stopped.code, 1);
+    assert.match(stopped.stderr, /vault: existing PRIVATE room/);
+    assert.match(stopped.stderr, /fresh: new room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'vault']);
+    assert.is(ok.code, 0, ok.stderr);
+  } finally {
+    await s.dispose();
+    await pg.drop();
+  }
+});
+
+k.run();

@@ -79,13 +79,13 @@ t('agents register, list, get and delete, with the registration shown', async ({
   assert.match(del.stdout, /removed agent delta/);
   const gone = await as(['agents', 'get', 'delta']);
   assert.is(gone.code, 1);
-  assert.match(gone.stderr, /^svc agents get: 404 not_found: .*check the id \(svc agents list\)\n$/);
+  assert.match(gone.stderr, /^svc agents get: 404 not_found: agent delta not found; list the agents: svc agents list\n$/);
 });
 
 t('a missing token is a 401 line that names --token and SVC_TOKEN, exit 1', async ({ s }) => {
   const r = await cli(['rooms', 'create', 'x', '--url', s.url]);
   assert.is(r.code, 1);
-  assert.match(r.stderr, /^svc rooms create: 401 unauthorized: .*pass --token or set SVC_TOKEN\n$/);
+  assert.match(r.stderr, /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, .*\): run the command in the server's config folder \(or pass --config FILE\) so its operator token is used, or pass --token \(env SVC_TOKEN\)\n$/);
   assert.is(r.stdout, '');
 });
 
@@ -95,7 +95,7 @@ t('a wrong token is told it was rejected; an under-scoped one gets 403 and a sco
     cli(['rooms', 'create', 'x', '--url', s.url], { env: { SVC_TOKEN: TOKENS.observer.value } }),
   ]);
   assert.is(wrong.code, 1);
-  assert.match(wrong.stderr, /401 unauthorized: .*the token was rejected/);
+  assert.match(wrong.stderr, /401 unauthorized: .*; the token given with --token was refused by http:\/\/127\.0\.0\.1:\d+: check it against auth\.tokens/);
   assert.not.match(wrong.stderr, /not-a-token/, 'the token never appears in errors');
   assert.is(weak.code, 1);
   assert.match(weak.stderr, /^svc rooms create: 403 forbidden: .*scope/);

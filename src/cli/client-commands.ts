@@ -20,7 +20,7 @@ export function positiveInt(value: string): number {
 /** --url, --token, --config (and --json for commands that print data). */
 export function connection(cmd: Command, jsonHelp = 'print JSON instead of a table'): Command {
   return cmd
-    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', 'bearer token (env SVC_TOKEN, which keeps it out of ps and shell history)')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--json', jsonHelp);
@@ -87,14 +87,14 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
   connection(
     program
       .command('apply')
-      .argument('<file>', 'config file whose rooms and token-agent bindings to apply')
-      .description("reconcile a running server with the rooms and agent bindings a config file declares (admin); exit 1 on any failure"),
+      .argument('<file>', 'a config, or a file with only rooms: and auth.tokens (with agents), whose declarations to apply')
+      .description("reconcile a running server with the rooms and agent bindings a file declares (admin); exit 1 on any failure"),
     'print the server answer (or the plan) as JSON',
   )
     .option('--dry-run', 'show what would change without applying it')
     .addHelpText(
       'after',
-      `${example('svc apply svc.yaml --dry-run', 'SVC_TOKEN=... svc apply svc.yaml')}\n\nThe URL defaults to FILE's server.listen_addr. Token values are never sent: a binding names its token as token:<id>.`,
+      `${example('svc apply rooms.yaml --dry-run', 'SVC_TOKEN=... svc apply svc.yaml')}\n\nThe server and operator token come from --config, else ./svc.yaml, else FILE itself. Token values are never sent: a binding names its token as token:<id>.`,
     )
     .action(async (file: string, o) => run((await import('./commands/apply.js')).applyCommand(io, file, flags(o))));
 

@@ -1,4 +1,5 @@
-// Which server a client command talks to, and with what: --url/SVC_URL, else the config's
+// Which server a client command talks to, and with what: --url/SVC_URL, else the runtime file of
+// the config's running server (its real URL: port 0, --listen), else the config's
 // server.listen_addr; --token/SVC_TOKEN, else the config's operator token when the target is the
 // config's own server (a kubectl context: the token never goes to another server);
 // --config/SVC_CONFIG, else ./svc.yaml.
@@ -7,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYamlText } from 'yaml';
 import { parseListenAddr } from '../config/posture.js';
+import { readRuntimeFile, type RuntimeInfo } from '../config/runtime-file.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8787';
 
@@ -44,10 +46,20 @@ export interface Target {
   /** Absolute config path, and whether it exists. */
   configFile: string;
   configExists: boolean;
-  /** Where the URL came from, for messages. */
-  urlSource: '--url' | 'SVC_URL' | 'config' | 'default';
+  /** Where the URL came from, for messages: `runtime` is the live runtime file of this config's server. */
+  urlSource: '--url' | 'SVC_URL' | 'runtime' | 'config' | 'default';
   /** Where the token came from; undefined when the calls are anonymous. */
   tokenSource?: '--token' | 'SVC_TOKEN' | 'config';
+  /** The network of this config: the running server's (runtime file), else the config's network.id. */
+  networkId?: string;
+  /** The live runtime file of this config's server, when one runs on this host. */
+  runtime?: RuntimeInfo;
+  /**
+   * Whether the URL is known to be this config's own server: it came from the live runtime file or
+   * equals its URL. Otherwise the operator token goes out only after GET /v1/network names the
+   * config's network (checkOwnNetwork).
+   */
+  verified: boolean;
 }
 
 /** The config path of a command: --config, SVC_CONFIG, or ./svc.yaml. */
@@ -58,7 +70,7 @@ export function configPath(opts: TargetOptions, env: NodeJS.ProcessEnv): { file:
 
 /** The command that starts the server a target points at (for "nothing answers" messages). */
 export function startCommandOf(t: Target): string {
-  if (t.urlSource !== 'config') return 'svc serve';
+  if (t.urlSource !== 'config' && t.urlSource !== 'runtime') return 'svc serve';
   return t.configFile === path.resolve('svc.yaml') ? 'svc serve' : `svc serve --config ${t.configFile}`;
 }
 
@@ -71,23 +83,41 @@ export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Targ
   const urlGiven = opts.url !== undefined || Boolean(env.SVC_URL);
   // With a URL given, a config that cannot be read only means no operator token.
   const local = !configExists ? undefined : urlGiven ? tryLocalServerOf(file, env) : localServerOf(file, env);
+  const runtime = configExists ? readRuntimeFile(file) : undefined;
   let url: string;
   let urlSource: Target['urlSource'];
   if (urlGiven) {
     urlSource = opts.url !== undefined ? '--url' : 'SVC_URL';
     url = checkUrl(opts.url ?? env.SVC_URL!, urlSource);
+  } else if (local && runtime) {
+    urlSource = 'runtime';
+    url = runtime.url.replace(/\/+$/, '');
   } else if (local) {
     urlSource = 'config';
-    url = urlOfListenAddr(local.listenAddr);
+    url = urlOfConfig(local.listenAddr, file);
   } else {
     if (explicit) throw new TargetError(`${file}: no such file (pass --url, or run svc init)`);
     urlSource = 'default';
     url = urlOfListenAddr(DEFAULT_LISTEN);
   }
-  const target: Target = { url, configFile: file, configExists, urlSource };
+  const networkId = runtime?.network_id ?? local?.networkId;
+  const verified = runtime !== undefined && sameServer(url, runtime.url);
+  const target: Target = { url, configFile: file, configExists, urlSource, verified, ...(networkId ? { networkId } : {}), ...(runtime ? { runtime } : {}) };
   if (given !== undefined) return { ...target, token: given, tokenSource: opts.token !== undefined ? '--token' : 'SVC_TOKEN' };
-  if (local?.operatorToken !== undefined && isOwnServer(url, local.listenAddr)) return { ...target, token: local.operatorToken, tokenSource: 'config' };
+  const own = verified || (local !== undefined && isOwnServer(url, local.listenAddr));
+  if (local?.operatorToken !== undefined && own) return { ...target, token: local.operatorToken, tokenSource: 'config' };
   return target;
+}
+
+/** The config's listen address as a URL; port 0 has no URL without a running server's runtime file. */
+function urlOfConfig(listenAddr: string, file: string): string {
+  try {
+    return urlOfListenAddr(listenAddr);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const start = file === path.resolve('svc.yaml') ? 'svc serve' : `svc serve --config ${file}`;
+    throw new TargetError(`no server of this config is running (server.listen_addr ${listenAddr} picks its port at start): start it with ${start}, or pass --url`);
+  }
 }
 
 /** Whether `url` is the server a config's listen address names (the only server its operator token goes to). */
@@ -98,8 +128,19 @@ export function isOwnServer(url: string, listenAddr: string): boolean {
   } catch {
     return false;
   }
-  const a = new URL(url);
-  const b = new URL(own);
+  return sameServer(url, own);
+}
+
+/** Whether two URLs name the same server (any loopback name counts as one). */
+function sameServer(url: string, other: string): boolean {
+  let a: URL;
+  let b: URL;
+  try {
+    a = new URL(url);
+    b = new URL(other);
+  } catch {
+    return false;
+  }
   const loop = (h: string) => (h === 'localhost' || h === '[::1]' || h.startsWith('127.') ? 'loopback' : h);
   return a.protocol === b.protocol && a.port === b.port && loop(a.hostname) === loop(b.hostname);
 }
@@ -124,11 +165,11 @@ function tryLocalServerOf(file: string, env: NodeJS.ProcessEnv): ReturnType<type
 }
 
 /**
- * Only server.listen_addr and the operator token are read: a config that `serve` would refuse
+ * Only server.listen_addr, network.id and the operator token are read: a config that `serve` would refuse
  * still says where the server is.
  */
-function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string } {
-  let raw: { server?: { listen_addr?: unknown }; auth?: { tokens?: unknown } } | null;
+function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string; networkId?: string } {
+  let raw: { server?: { listen_addr?: unknown }; auth?: { tokens?: unknown }; network?: { id?: unknown } } | null;
   try {
     raw = parseYamlText(readFileSync(file, 'utf8')) as typeof raw;
   } catch (err) {
@@ -139,7 +180,8 @@ function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: stri
   const tokens = obj(obj(raw)?.auth)?.tokens;
   const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
   const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? env[op.value_env] || undefined : undefined;
-  return { listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN, ...(value ? { operatorToken: value } : {}) };
+  const id = obj(obj(raw)?.network)?.id;
+  return { listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN, ...(value ? { operatorToken: value } : {}), ...(typeof id === 'string' ? { networkId: id } : {}) };
 }
 
 /** The URL a client uses to reach a listen address: wildcard hosts become loopback. */

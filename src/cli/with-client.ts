@@ -5,6 +5,8 @@ import { ClientError, SvcClient } from '../client/index.js';
 import { oneLine } from './format.js';
 import { EXIT, type Io } from './io.js';
 import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } from './target.js';
+import { checkOwnNetwork } from './target-check.js';
+import { refusalHint } from './hints.js';
 
 /** Flags every client command takes. */
 export interface ClientFlags {
@@ -28,18 +30,27 @@ export async function withClient(
   try {
     target = resolveTarget(flags, io.env);
     if (opts.operatorToken === false && target.tokenSource === 'config') target = withoutToken(target);
+    await checkOwnNetwork(target);
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target);
   } catch (err) {
-    // An agent outside public rooms is a 404 to an anonymous caller: say so on the same one line.
-    if (err instanceof ClientError && err.status === 404 && target && target.token === undefined) {
-      const hint = 'no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope to look again';
-      return reportFailure(io, name, new ClientError(`${err.message}; ${hint}`, err.status, err.code, err.requestId, { cause: err }), flags.debug);
-    }
-    return reportFailure(io, name, err, flags.debug);
+    return reportFailure(io, name, err, flags.debug, target);
   } finally {
     await client?.close().catch(() => undefined);
   }
+}
+
+/** The error with the CLI's hint for its refusal in place of the client's generic one. */
+export function withRefusalHint(err: ClientError, target: Target): ClientError {
+  if (err.status === undefined || err.detail === undefined) return err;
+  const hint = refusalHint(err.status, err.code, err.detail, {
+    url: target.url,
+    ...(target.tokenSource ? { tokenSource: target.tokenSource } : {}),
+    configFile: target.configFile,
+    configExists: target.configExists,
+  });
+  if (hint === undefined) return err;
+  return new ClientError(`${err.status} ${err.code}: ${err.detail}; ${hint}`, err.status, err.code, err.requestId, { cause: err, detail: err.detail });
 }
 
 function withoutToken(t: Target): Target {
@@ -47,8 +58,12 @@ function withoutToken(t: Target): Target {
   return rest;
 }
 
-/** Prints a known failure as one line and returns its exit code; rethrows anything else (main prints it). */
-export function reportFailure(io: Io, name: string, err: unknown, debug?: boolean): number {
+/**
+ * Prints a known failure as one line and returns its exit code; rethrows anything else (main
+ * prints it). With the target known, a refusal (401/403/404) ends with the command that fixes it.
+ */
+export function reportFailure(io: Io, name: string, err: unknown, debug?: boolean, target?: Target): number {
+  if (target && err instanceof ClientError) err = withRefusalHint(err, target);
   if (err instanceof UsageError) {
     io.err(`svc ${name}: ${err.message}`);
     return EXIT.usage;

@@ -14,11 +14,14 @@ export class ClientError extends Error {
     /** The server's error code, or a TransportCode. */
     readonly code: string,
     readonly requestId?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; detail?: string },
   ) {
     super(message, options);
     this.name = 'ClientError';
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
+  /** The server's own error text (without status, code and hint), when it answered with an envelope. */
+  readonly detail?: string;
 }
 
 export interface CallContext {
@@ -81,7 +84,7 @@ export function responseError(status: number, text: string, ctx: CallContext, he
   const hint = hintFor(status, parsed.code, parsed.error, ctx);
   const reqNote = status >= 500 && requestId ? ` (request ${requestId})` : '';
   const line = `${status} ${parsed.code}: ${parsed.error}${reqNote}${hint ? `; ${hint}` : ''}`;
-  return new ClientError(line, status, parsed.code, requestId);
+  return new ClientError(line, status, parsed.code, requestId, { detail: parsed.error });
 }
 
 function parseEnvelope(text: string): ErrorBody | undefined {

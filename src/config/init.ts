@@ -2,7 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { parse as parseYamlValue } from 'yaml';
 import { ConfigError } from './load.js';
 import { parseListenAddr } from './posture.js';
@@ -23,6 +23,21 @@ export interface InitOptions {
    * against this config's own server use it when no --token/SVC_TOKEN is given. Not in none mode.
    */
   operator_token?: string;
+}
+
+/**
+ * The network id `svc init` and `svc serve --init` derive from a folder's name when none is given:
+ * lower-cased, runs of other characters become `-`, cut to 64 and trimmed to start with a letter or
+ * digit; `home` when nothing usable remains (`/`, `...`).
+ */
+export function networkIdOfFolder(dir: string): string {
+  const base = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[-.]+$/, '');
+  return ID.test(base) ? base : 'home';
 }
 
 /** The commented YAML of a default config (loopback, open mode, sqlite under .svc/, a public `general` room). */

@@ -12,6 +12,7 @@ import { VERSION } from '../../version.js';
 import { json, mark, type Status } from '../format.js';
 import { EXIT, type Io } from '../io.js';
 import { configPath, DEFAULT_LISTEN, resolveTarget, startCommandOf, TargetError, urlOfListenAddr, UsageError } from '../target.js';
+import { checkOwnNetwork } from '../target-check.js';
 import type { ClientFlags } from '../with-client.js';
 
 export interface CheckResult {
@@ -190,6 +191,10 @@ export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number>
     // With no config file, still look for a server at the default address.
     const where = urlGiven || existsSync(file) ? flags : { ...flags, url: urlOfListenAddr(DEFAULT_LISTEN) };
     const target = resolveTarget(where, io.env);
+    // Another network on this address gets no operator token (a failure to connect is the next check's).
+    await checkOwnNetwork(target).catch((e: unknown) => {
+      if (e instanceof TargetError) throw e;
+    });
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     results.push(...(await serverChecks(client, loaded)));
   } catch (err) {

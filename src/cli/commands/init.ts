@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/load.js';
-import { renderInitConfig, writeConfigFile } from '../../config/init.js';
+import { networkIdOfFolder, renderInitConfig, writeConfigFile } from '../../config/init.js';
 import { parseListenAddr } from '../../config/posture.js';
 import type { AuthMode } from '../../config/types.js';
 import { isId, secret } from '../../protocol/ids.js';
@@ -13,6 +13,8 @@ export interface InitOptions {
   dir?: string;
   networkId?: string;
   name?: string;
+  /** server.listen_addr to write (validated like `svc serve --listen`). */
+  listen?: string;
   yes?: boolean;
   force?: boolean;
 }
@@ -63,13 +65,18 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
     io.err(`svc init: --network-id "${opts.networkId}": must be ${ID_RULE}`);
     return EXIT.usage;
   }
+  const listenBad = opts.listen !== undefined ? listenProblem(opts.listen) : undefined;
+  if (listenBad !== undefined) {
+    io.err(`svc init: --listen "${opts.listen}": ${listenBad}`);
+    return EXIT.usage;
+  }
   // Refuse before asking anything: answering four questions to be told "exists" is a waste.
   if (!opts.force && existsSync(file)) {
     io.err(`svc init: ${file} exists; pass --force to overwrite it`);
     return EXIT.failure;
   }
-  const networkId = opts.networkId ?? defaultNetworkId(dir);
-  let answers: InitAnswers = { networkId, name: opts.name ?? networkId, listen: '127.0.0.1:8787', mode: 'open' };
+  const networkId = opts.networkId ?? networkIdOfFolder(dir);
+  let answers: InitAnswers = { networkId, name: opts.name ?? networkId, listen: opts.listen ?? '127.0.0.1:8787', mode: 'open' };
   if (!opts.yes) {
     if (!io.isTTY) {
       io.err('svc init: not a TTY, so no questions; pass --yes to accept the defaults (with --network-id/--name to set them)');
@@ -120,9 +127,4 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
   io.out(`next: svc serve${cfg}`);
   if (operatorToken) io.out(`then: svc rooms create ID${cfg}   and   svc console${cfg}   (a one-time sign-in link with write access)`);
   return EXIT.ok;
-}
-
-function defaultNetworkId(dir: string): string {
-  const base = path.basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '');
-  return isId(base) ? base : 'home';
 }

@@ -1,12 +1,16 @@
 // svc serve: run the server until SIGINT/SIGTERM; reload the config on SIGHUP or a file change.
 
 import { existsSync, watch, type FSWatcher } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../app.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
-import { renderInitConfig, writeConfigFile } from '../../config/init.js';
+import { networkIdOfFolder, renderInitConfig, writeConfigFile } from '../../config/init.js';
+import { removeRuntimeFile, writeRuntimeFile } from '../../config/runtime-file.js';
 import { createLogger } from '../../log.js';
 import { secret } from '../../protocol/ids.js';
+import { VERSION } from '../../version.js';
+import { urlOfListenAddr } from '../target.js';
 import { EXIT, type Io } from '../io.js';
 import { nextStepLines } from '../serve-next-steps.js';
 import { lockConfiguredStore } from '../store-lock.js';
@@ -22,7 +26,8 @@ export interface ServeOptions {
 export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> {
   const file = path.resolve(opts.config);
   if (opts.init && !existsSync(file)) {
-    writeConfigFile(file, renderInitConfig({ network_id: 'home', name: 'Home', operator_token: secret(32) }), {});
+    const id = networkIdOfFolder(path.dirname(file));
+    writeConfigFile(file, renderInitConfig({ network_id: id, name: id, operator_token: secret(32) }), {});
     io.err(`wrote a default config to ${file}`);
     // npm start is the README's first command: say how the operator acts, as svc init does.
     io.err('operator token written to it (auth.tokens id operator; only you can read the file): svc commands run with this config use it');
@@ -88,7 +93,15 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   // Announced only once the signals are handled: a SIGHUP sent as soon as the line appears (a
   // supervisor, a script) reloads instead of ending the process by its default action.
   const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
-  lock?.setUrl(`http://${host}:${addr.port}`);
+  // Client commands of this config find the real address here (port 0, --listen) before listen_addr.
+  // A wildcard bind (Node's `::` is dual-stack) is reached on IPv4 loopback.
+  const url = urlOfListenAddr(`${addr.host === '::' ? '0.0.0.0' : host}:${addr.port}`);
+  lock?.setUrl(url);
+  try {
+    writeRuntimeFile(file, { url, pid: process.pid, host: os.hostname(), network_id: loaded.config.network.id, version: VERSION, config: file, started_at: new Date().toISOString() });
+  } catch (err) {
+    log('warn', 'cannot write the runtime file; client commands will use server.listen_addr', { error: (err as Error).message });
+  }
   io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
   for (const line of nextStepLines(file, process.cwd())) io.err(line);
   for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
@@ -96,6 +109,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   watcher?.close();
   clearTimeout(debounce);
   await reloading;
+  removeRuntimeFile(file);
   await app.close();
   lock?.release();
   // After the store is flushed and closed: a supervisor may start the next server now.

@@ -46,8 +46,8 @@ export interface Target {
   configExists: boolean;
   /** Where the URL came from, for messages. */
   urlSource: '--url' | 'SVC_URL' | 'config' | 'default';
-  /** Where the token came from; undefined when the calls are anonymous. */
-  tokenSource?: '--token' | 'SVC_TOKEN' | 'config';
+  /** Where the token came from; undefined when the calls are anonymous ('kept': an agent's kept token, src/cli/agent-token.ts). */
+  tokenSource?: '--token' | 'SVC_TOKEN' | 'config' | 'kept';
 }
 
 /** The config path of a command: --config, SVC_CONFIG, or ./svc.yaml. */

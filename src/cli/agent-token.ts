@@ -123,18 +123,24 @@ export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJ
  * A 403 "agent X is registered to another credential" with the fix appended: the kept token that
  * would work, or the commands that keep one. Other errors are returned as they are.
  */
-export function withCredentialHint(err: unknown, pick: AgentPick | undefined): unknown {
+export async function withCredentialHint(err: unknown, pick: AgentPick | undefined, env: NodeJS.ProcessEnv): Promise<unknown> {
   if (!(err instanceof ClientError) || err.status !== 403) return err;
   const m = /agent (\S+) is registered to another credential/.exec(err.message);
   if (!m) return err;
   const agent = m[1]!.replace(/[;:,]$/, '');
-  const kept = pick?.scope ? readKeptToken(pick.scope, agent) : undefined;
+  let scope = pick?.scope;
+  if (!scope && pick) {
+    const networkId = await networkIdOf(pick.target);
+    if (networkId !== undefined) scope = scopeOf(pick.target, networkId, env);
+  }
+  const kept = scope ? readKeptToken(scope, agent) : undefined;
   let hint: string;
   if (kept && pick?.kept?.agentId !== agent) {
-    const given = pick?.target.tokenSource === '--token' || pick?.target.tokenSource === 'SVC_TOKEN';
-    hint = `a token of ${agent} is kept in ${kept.file}: ${given ? `drop ${pick?.target.tokenSource} and ` : ''}pass --as ${agent} to use it`;
+    const source = pick?.target.tokenSource;
+    const given = source === '--token' || source === 'SVC_TOKEN';
+    hint = `a token of ${agent} is kept in ${kept.file}: ${given ? `drop ${source} and ` : ''}pass --as ${agent} to use it`;
   } else {
-    const others = pick?.scope ? keptAgents(pick.scope) : [];
+    const others = scope ? keptAgents(scope) : [];
     hint = `no token of ${agent} is kept for this server; ${keepFix(agent)}${others.length > 0 ? ` (tokens kept here: ${others.join(', ')})` : ''}`;
   }
   // The generic 403 advice (another scope) does not fit this case: the fix is the agent's own token.

@@ -39,7 +39,7 @@ export async function withClient(
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
     return await fn(client, target, pick);
   } catch (caught) {
-    const err = opts.agent ? (await import('./agent-token.js')).withCredentialHint(caught, pick) : caught;
+    const err = opts.agent ? await (await import('./agent-token.js')).withCredentialHint(caught, pick ?? (target ? { target } : undefined), io.env) : caught;
     // An agent outside public rooms is a 404 to an anonymous caller: say so on the same one line.
     if (err instanceof ClientError && err.status === 404 && target && target.token === undefined) {
       const hint = 'no token was sent, and an anonymous caller gets 404 for what it may not see: pass --token with the observe scope to look again';

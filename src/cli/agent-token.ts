@@ -61,15 +61,21 @@ export function configFacts(configFile: string): ConfigFacts {
  * nothing answers, the config's network.id for the config's own server. Undefined when neither.
  */
 export async function networkIdOf(target: Target): Promise<string | undefined> {
-  const client = new SvcClient({ url: target.url, ...(target.token !== undefined ? { token: target.token } : {}), timeoutMs: 5000 });
-  try {
-    return (await client.network()).id;
-  } catch {
-    // Nothing answers (or the network document is not for this caller): the config may still say.
-    return target.configExists && target.urlSource === 'config' ? configFacts(target.configFile).networkId : undefined;
-  } finally {
-    await client.close().catch(() => undefined);
+  // Asked without a token first: the network document is public on most servers, and the
+  // operator token goes nowhere it is not needed.
+  for (const token of target.token !== undefined ? [undefined, target.token] : [undefined]) {
+    const client = new SvcClient({ url: target.url, ...(token !== undefined ? { token } : {}), timeoutMs: 5000 });
+    try {
+      return (await client.network()).id;
+    } catch (err) {
+      if (err instanceof ClientError && (err.status === 401 || err.status === 403)) continue;
+      break;
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   }
+  // Nothing answers (or not to this caller): the config says, for its own server.
+  return target.configExists && target.urlSource === 'config' ? configFacts(target.configFile).networkId : undefined;
 }
 
 /** The scope of a target's network: tokens beside its config when it has one. */

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { startAgentRun, writeBot } from './helpers/agent-run.js';
-import { cli, freePort, type CliResult } from './helpers/cli.js';
+import { cli, freePort, spawnCli, type CliResult } from './helpers/cli.js';
 import { startMcp } from './helpers/mcp.js';
 import { eventually, startServer, type Json, type TestServer } from './helpers/server.js';
 
@@ -76,6 +76,22 @@ t('svc send --as alpha and svc read --as alpha from the config folder use the ke
   const read = await run(['read', '--as', 'alpha', '--room', 'general']);
   assert.is(read.code, 0, read.stderr);
   assert.match(read.stdout, /alpha\s+\S+\s+kept credentials work/);
+});
+
+t('svc search --as alpha and svc tail --as alpha use the kept token too', async ({ run, dir, home }) => {
+  await eventually(async () => /alpha: kept \*\*credentials\*\* work/.test((await run(['search', '--as', 'alpha', 'credentials'])).stdout), 10_000, 'the search hit');
+  const tail = spawnCli(['tail', '--as', 'alpha', '--room', 'general', '--count', '1'], { cwd: dir, env: { HOME: home } });
+  let out = '';
+  let err = '';
+  tail.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  tail.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = new Promise<number | null>((resolve) => tail.once('close', resolve));
+  await eventually(async () => /following events/.test(err), 10_000, 'tail to start');
+  const sent = await run(['send', '--as', 'alpha', '--room', 'general', 'tailed']);
+  assert.is(sent.code, 0, sent.stderr);
+  assert.is(await code, 0, err);
+  assert.match(out, /#general alpha: tailed/);
+  assert.not.match(err, /anonymous/);
 });
 
 t('with an agent token given, --as is read from the token, and a different --as is a usage error', async ({ run, keptDir, s, operator }) => {

@@ -180,6 +180,18 @@ t('a 403 "registered to another credential" names the kept token that works, or 
   assert.match(r.stderr, /agent delta is registered to another credential/);
   assert.match(r.stderr, /no token of delta is kept for this server; register it with `svc agents register --id delta`.*svc connect/);
   assert.not.match(r.stderr, /scope this needs/);
+  // Claiming it here (409) says how to bring its token.
+  const claim = await run(['agents', 'register', '--id', 'delta']);
+  assert.is(claim.code, 1);
+  assert.match(claim.stderr, /already registered to another credential; pick another id, or, if delta is yours, bring its token here: SVC_TOKEN=agt_v1_\.\.\. svc agents register --id delta/);
+  // Brought here as that hint says, the token is kept, and --as delta works with no token flag.
+  const token = (await cli(['agents', 'token', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } })).stdout.trim();
+  assert.match(token, /^agt_v1_/);
+  const brought = await run(['agents', 'register', '--id', 'delta'], { SVC_TOKEN: token });
+  assert.is(brought.code, 0, brought.stderr);
+  assert.match(brought.stdout, /its token is kept in \S+delta\.token/);
+  const now = await run(['send', '--as', 'delta', '--room', 'general', 'delta', 'is', 'here']);
+  assert.is(now.code, 0, now.stderr);
   // The operator token given on purpose while alpha's token is kept: the hint points at it.
   const op = await run(['send', '--as', 'alpha', '--room', 'general', 'hi'], { SVC_TOKEN: operator });
   assert.is(op.code, 1);

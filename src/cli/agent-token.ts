@@ -130,8 +130,15 @@ export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJ
  * would work, or the commands that keep one. Other errors are returned as they are.
  */
 export async function withCredentialHint(err: unknown, pick: AgentPick | undefined, env: NodeJS.ProcessEnv): Promise<unknown> {
-  if (!(err instanceof ClientError) || err.status !== 403) return err;
-  const m = /agent (\S+) is registered to another credential/.exec(err.message);
+  if (!(err instanceof ClientError)) return err;
+  // A claim of an id held by another credential (409): the holder's token is the way back in.
+  const taken = err.status === 409 ? /agent id (\S+) is already registered to another credential/.exec(err.message) : null;
+  if (taken) {
+    const id = taken[1]!;
+    const base = err.message.replace(/; pick another id, or remove the existing one first$/, '');
+    return new ClientError(`${base}; pick another id, or, if ${id} is yours, bring its token here: SVC_TOKEN=agt_v1_... svc agents register --id ${id} (svc agents token ${id} prints it where it is kept)`, err.status, err.code, err.requestId, { cause: err });
+  }
+  const m = err.status === 403 ? /agent (\S+) is registered to another credential/.exec(err.message) : null;
   if (!m) return err;
   const agent = m[1]!.replace(/[;:,]$/, '');
   let scope = pick?.scope;

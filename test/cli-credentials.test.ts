@@ -12,6 +12,8 @@ import { parse } from 'yaml';
 import { startAgentRun, writeBot } from './helpers/agent-run.js';
 import { cli, freePort, spawnCli, type CliResult } from './helpers/cli.js';
 import { startMcp } from './helpers/mcp.js';
+import { freshSchema, type PgSchema } from './helpers/pg.js';
+import { startPgServer } from './helpers/pg-server.js';
 import { eventually, startServer, type Json, type TestServer } from './helpers/server.js';
 
 interface Ctx {
@@ -213,18 +215,21 @@ t('a token an older svc agent run kept in its state folder is used and copied to
 
 t.run();
 
-// Two networks that both kept the id `home`, on two servers: one HOME, no config, separate tokens.
-const two = suite<{ a: TestServer; b: TestServer; home: string }>('two networks called home');
+// Two networks that both kept the id `home`, on two servers (one on sqlite, one on Postgres): one
+// HOME, no config, separate tokens.
+const two = suite<{ a: TestServer; b: TestServer; home: string; pg: PgSchema }>('two networks called home');
 
 two.before(async (ctx) => {
   const open = { network: { id: 'home', name: 'Home' }, auth: { mode: 'open', agent_registration: 'open', tokens: [] }, rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }] };
   ctx.a = await startServer({ config: open });
-  ctx.b = await startServer({ config: open });
+  ctx.pg = await freshSchema();
+  ctx.b = await startPgServer(ctx.pg, open);
   ctx.home = mkdtempSync(path.join(tmpdir(), 'svc-creds-home-'));
 });
 two.after(async (ctx) => {
   await ctx.a?.dispose();
   await ctx.b?.dispose();
+  await ctx.pg?.drop();
   rmSync(ctx.home, { recursive: true, force: true });
 });
 
@@ -243,6 +248,13 @@ two('the same agent id registered on both keeps two tokens, and each server gets
     assert.is(r.code, 0, r.stderr);
     const t = await cli(['agents', 'token', 'alpha', '--url', s.url], { cwd: home, env });
     assert.is(t.stdout, s === a ? ta : tb);
+  }
+  // svc mcp on the Postgres one acts as alpha with that server's kept token.
+  const m = await startMcp(['--url', b.url, '--agent', 'alpha'], env);
+  try {
+    await m.waitFor(/attached as alpha on home/);
+  } finally {
+    await m.close();
   }
 });
 

@@ -28,6 +28,8 @@ export interface RunnerOptions {
   command: string[];
   runtime?: Runtime;
   stateDir: string;
+  /** Keeps a token a first claim got; returns the file (default: a file in stateDir). */
+  keepToken?: (token: string) => string;
   log: (line: string) => void;
   /** Each finished run (default: a line through `log`). */
   report?: (r: RunRecord) => void;
@@ -83,9 +85,11 @@ export class AgentRunner {
       onEvent: (e) => this.#onEvent(e),
       // A first claim under open registration: the token is shown once, so it is kept before anything runs.
       onAgentToken: (token) => {
-        this.#state.saveToken(token);
+        let file = path.join(o.stateDir, 'agent-token');
+        if (o.keepToken) file = o.keepToken(token);
+        else this.#state.saveToken(token);
         this.#token = token;
-        o.log(`registered ${o.agent.id}; its agent token is kept in ${path.join(o.stateDir, 'agent-token')}`);
+        o.log(`registered ${o.agent.id}; its agent token is kept in ${file}`);
       },
       onStatus: (s) => {
         if (s.state === 'disconnected' && s.retryInMs > 0) o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);

@@ -15,18 +15,8 @@ export interface RunState {
   markAnswered(messageIds: readonly string[], replyId: string | undefined): void;
   session(sessionKey: string): string | undefined;
   setSession(sessionKey: string, id: string): void;
-  /** Keeps a claimed agent token (mode 0600, fsynced). */
+  /** Keeps a claimed agent token in the state folder (mode 0600, fsynced): only when no other keeper is given (see runner.ts). */
   saveToken(token: string): void;
-}
-
-/** The agent token an earlier first claim kept in `dir`, if any. */
-export function savedToken(dir: string): string | undefined {
-  try {
-    const t = readFileSync(path.join(dir, 'agent-token'), 'utf8').trim();
-    return t === '' ? undefined : t;
-  } catch {
-    return undefined;
-  }
 }
 
 export function openRunState(dir: string): RunState {

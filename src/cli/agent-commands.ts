@@ -43,6 +43,7 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .option('--dm <dm>', 'DM history: a DM id, or the agents in it (repeatable, or comma-separated)', collect)
     .option('--limit <n>', 'how many (default 20, at most 500)', positiveInt)
     .option('--before <message-id>', 'older than this message')
+    .option('--as <agent>', "read as this agent (its kept token is used in place of the config's operator token)")
     .addHelpText('after', example('svc read --room general --limit 5', 'svc read --dm alpha,beta --json | jq -r ".messages[].id"'))
     .action(async (o) => run((await import('./commands/read.js')).readCommand(io, flags(o))));
 

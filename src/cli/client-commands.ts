@@ -80,6 +80,10 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc agents register --id alpha --name "Alpha"'))
     .action(async (o) => run((await agentsMod()).agentsRegister(io, flags(o))));
 
+  connection(agentsCmd.command('token').argument('<id>', 'agent id').description('print the token kept for an agent (to use it on another machine)'), 'print {agent_id, network_id, url, token, file} as JSON')
+    .addHelpText('after', example('svc agents token alpha', 'SVC_TOKEN="$(svc agents token alpha)" svc send --room general hi'))
+    .action(async (id: string, o) => run((await agentsMod()).agentsToken(io, id, flags(o))));
+
   connection(agentsCmd.command('delete').argument('<id>', 'agent id').description('soft-remove an agent (admin; its generated token stops working)'), 'print the answer as JSON')
     .addHelpText('after', example('svc agents delete alpha'))
     .action(async (id: string, o) => run((await agentsMod()).agentsDelete(io, id, flags(o))));
@@ -103,6 +107,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .option('--type <type>', 'only this event type, or a prefix like message.* (repeatable, or comma-separated)', collect)
     .option('--since <event-id>', 'resume after this event id (replays newer events the server still buffers)')
     .option('--count <n>', 'exit after printing N events', positiveInt)
+    .option('--as <agent>', "follow as this agent (its kept token is used in place of the config's operator token)")
     .addHelpText('after', example('svc tail --room general --type message.created', 'svc tail --json | jq .message.parts'))
     .action(async (o) => run((await import('./commands/tail.js')).tailCommand(io, flags(o))));
 

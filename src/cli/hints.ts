@@ -9,7 +9,7 @@ import path from 'node:path';
 export interface HintContext {
   url: string;
   /** Where the token came from; undefined when the call was anonymous. */
-  tokenSource?: '--token' | 'SVC_TOKEN' | 'config';
+  tokenSource?: '--token' | 'SVC_TOKEN' | 'config' | 'kept';
   /** The config the command read (absolute), and whether it exists. */
   configFile?: string;
   configExists?: boolean;
@@ -36,6 +36,8 @@ function tokenFrom(ctx: HintContext): string {
       return 'the token in SVC_TOKEN';
     case 'config':
       return `the operator token of ${cfgName(ctx)}`;
+    case 'kept':
+      return 'the kept agent token';
     default:
       return 'no token';
   }
@@ -55,6 +57,8 @@ function unauthorizedHint(ctx: HintContext): string {
       return `${tokenFrom(ctx)} was refused by ${ctx.url}: check it against auth.tokens of that server's config, or leave --token out to use the operator token of ${cfgName(ctx)}`;
     case 'SVC_TOKEN':
       return `${tokenFrom(ctx)} was refused by ${ctx.url}: check it against auth.tokens of that server's config, or unset SVC_TOKEN to use the operator token of ${cfgName(ctx)}`;
+    case 'kept':
+      return `${tokenFrom(ctx)} was refused by ${ctx.url}: the agent was removed or the network was reset; register it again with svc agents register --id ID (svc agents token ID shows what is kept)`;
   }
 }
 

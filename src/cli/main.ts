@@ -53,6 +53,20 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addHelpText('after', '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"')
     .action(async (o) => run((await import('./commands/mcp.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
 
+  program
+    .command('connect')
+    .argument('<client>', 'the MCP client: claude, codex or cursor')
+    .description("register an agent (or reuse its kept token) and write the MCP client's config so it runs svc mcp as that agent; proves it with whoami")
+    .option('--agent <id>', 'the agent to act as (default: the client name)')
+    .option('--name <name>', "the server name in the client's config", 'svc')
+    .option('--yes', 'write without asking')
+    .option('--print', 'only print what would be written')
+    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--token <token>', "a token to use instead (env SVC_TOKEN): an agent's own agt_v1_ token is kept, a static one goes into the entry's env")
+    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
+    .addHelpText('after', '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print')
+    .action(async (client: string, o) => run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })));
+
   // `svc store <subcommand>`: maintenance of the store named by the config.
   const storeCmd = program.command('store').description('maintain the store named by the config, or copy it into Postgres');
   storeCmd

@@ -48,8 +48,8 @@ export interface Target {
   configExists: boolean;
   /** Where the URL came from, for messages: `runtime` is the live runtime file of this config's server. */
   urlSource: '--url' | 'SVC_URL' | 'runtime' | 'config' | 'default';
-  /** Where the token came from; undefined when the calls are anonymous. */
-  tokenSource?: '--token' | 'SVC_TOKEN' | 'config';
+  /** Where the token came from; undefined when the calls are anonymous ('kept': an agent's kept token, src/cli/agent-token.ts). */
+  tokenSource?: '--token' | 'SVC_TOKEN' | 'config' | 'kept';
   /** The network of this config: the running server's (runtime file), else the config's network.id. */
   networkId?: string;
   /** The live runtime file of this config's server, when one runs on this host. */

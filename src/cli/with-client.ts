@@ -2,6 +2,7 @@
 // line on stderr and an exit code (1 failure, 2 usage), and closes the client.
 
 import { ClientError, SvcClient } from '../client/index.js';
+import type { AgentNeed, AgentPick } from './agent-token.js';
 import { oneLine } from './format.js';
 import { EXIT, type Io } from './io.js';
 import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } from './target.js';
@@ -22,18 +23,26 @@ export async function withClient(
   io: Io,
   name: string,
   flags: ClientFlags,
-  fn: (client: SvcClient, target: Target) => Promise<number>,
-  opts: { operatorToken?: boolean } = {},
+  fn: (client: SvcClient, target: Target, pick?: AgentPick) => Promise<number>,
+  opts: { operatorToken?: boolean; agent?: AgentNeed } = {},
 ): Promise<number> {
   let client: SvcClient | undefined;
   let target: Target | undefined;
+  let pick: AgentPick | undefined;
   try {
     target = resolveTarget(flags, io.env);
     if (opts.operatorToken === false && target.tokenSource === 'config') target = withoutToken(target);
     await checkOwnNetwork(target);
+    // A command acting as an agent: the agent's kept token, or the agent an agent token names.
+    if (opts.agent) {
+      const { pickAgentToken } = await import('./agent-token.js');
+      pick = await pickAgentToken(target, opts.agent, io.env, (l) => io.err(`svc ${name}: ${l}`));
+      target = pick.target;
+    }
     client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
-    return await fn(client, target);
-  } catch (err) {
+    return await fn(client, target, pick);
+  } catch (caught) {
+    const err = opts.agent ? await (await import('./agent-token.js')).withCredentialHint(caught, pick ?? (target ? { target } : undefined), io.env) : caught;
     return reportFailure(io, name, err, flags.debug, target);
   } finally {
     await client?.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 // `svc mcp --print-config claude|codex|cursor`: the snippet that registers this server with an MCP
 // client, filled in with the URL, agent and token the command was given. Pure.
 
-import { WAIT_MAX_S } from './limits.js';
+import { codexTable } from './client-config.js';
 
 export const MCP_CLIENTS = ['claude', 'codex', 'cursor'] as const;
 export type McpClientName = (typeof MCP_CLIENTS)[number];
@@ -19,7 +19,6 @@ export interface Registration {
 
 // Arrays of strings stay on one line: the entry reads like the command it runs.
 const json = (v: unknown) => JSON.stringify(v, null, 2).replace(/\[\n\s*((?:"[^"\n]*",?\n\s*)+)\]/g, (_m, items: string) => `[${items.split(/,?\n\s*/).filter(Boolean).join(', ')}]`);
-const tomlString = (s: string) => JSON.stringify(s);
 const shellWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The `mcpServers` entry shared by Claude Code's `.mcp.json` and Cursor's `mcp.json`. */
@@ -35,18 +34,8 @@ export function registrationSnippet(client: McpClientName, r: Registration): { s
       const add = ['claude', 'mcp', 'add', '--scope', 'project', ...envFlags, r.name, '--', r.command, ...r.args].map(shellWord).join(' ');
       return { snippet: [mcpServersJson(r)], where: ['Claude Code: put this in .mcp.json at the project root, or run:', `  ${add}`] };
     }
-    case 'codex': {
-      const lines = [
-        `[mcp_servers.${r.name}]`,
-        `command = ${tomlString(r.command)}`,
-        `args = [${r.args.map(tomlString).join(', ')}]`,
-        // wait_for_messages may hold a call for up to WAIT_MAX_S seconds.
-        `tool_timeout_sec = ${WAIT_MAX_S + 30}`,
-      ];
-      const env = Object.entries(r.env);
-      if (env.length > 0) lines.push('', `[mcp_servers.${r.name}.env]`, ...env.map(([k, v]) => `${k} = ${tomlString(v)}`));
-      return { snippet: lines, where: ['Codex: add this to ~/.codex/config.toml (or .codex/config.toml of a trusted project)'] };
-    }
+    case 'codex':
+      return { snippet: codexTable(r.name, r), where: ['Codex: add this to ~/.codex/config.toml (or .codex/config.toml of a trusted project)'] };
     case 'cursor':
       return { snippet: [mcpServersJson(r)], where: ['Cursor: put this in .cursor/mcp.json of the project (or ~/.cursor/mcp.json for every project)'] };
   }

@@ -22,6 +22,8 @@ export interface RunOptions {
   /** The start command for "nothing answers" messages. */
   startCommand?: string;
   transport: Transport;
+  /** Keeps a token a first claim got; returns the file. */
+  keepToken?: (networkId: string, agentId: string, token: string) => string;
   /** One line per session or attachment change, for stderr (stdout carries the protocol). */
   log: (line: string) => void;
 }
@@ -62,6 +64,8 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       ackMode: 'manual',
       waitForServer: true,
       onEvent: (e) => inbox.push(e),
+      // A first claim under open registration: the token is shown once, so it is kept at once.
+      ...(o.keepToken ? { onAgentToken: (t: string) => o.log(`svc mcp: registered ${agentId}; its agent token is kept in ${o.keepToken!(doc.id, agentId, t)}`) } : {}),
       onStatus: (s) => {
         if (s.state === 'ready') o.log(`svc mcp: attached as ${s.info.agent_id} on ${s.info.network_id} (cursor ${s.info.cursor}${s.info.resumed ? ', resumed' : ''})`);
         else if (s.state === 'disconnected') o.log(`svc mcp: attachment down (${s.reason}); retrying in ${s.retryInMs} ms`);

@@ -1,7 +1,10 @@
 // Runs the built `svc` CLI as a process (as an operator would) and collects its exit code and output.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SVC_BIN } from './server.js';
 
 export interface CliResult {
@@ -16,15 +19,28 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** The runner's environment without SVC_URL/SVC_TOKEN/SVC_CONFIG, with colour off. */
+/** The runner's environment without SVC_URL/SVC_TOKEN/SVC_CONFIG, with colour off and a HOME of this test run. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  // HOME too: a CLI without a config keeps agent tokens under ~/.svc/agents, never the runner's own.
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', HOME: testHome() };
   for (const k of ['SVC_URL', 'SVC_TOKEN', 'SVC_CONFIG', 'FORCE_COLOR']) delete env[k];
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
   return env;
+}
+
+let home: string | undefined;
+
+/** A HOME for CLI processes of this test run (kept agent tokens land there, not in the runner's HOME); removed at exit. */
+export function testHome(): string {
+  if (home === undefined) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-test-home-'));
+    home = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return home;
 }
 
 /** Spawns `svc ...args`; the process starts as it would from a shell (stdin closed, not a TTY). */

@@ -1,10 +1,11 @@
 // svc agent run: the CLI side of src/agent-run/ (flags, who the agent is, signals, exit codes).
 
 import path from 'node:path';
-import { agentOfToken, AttachError } from '../../client/index.js';
+import { AttachError } from '../../client/index.js';
+import { keepToken } from '../../config/agent-credentials.js';
+import { keepFix, scopeOf } from '../agent-token.js';
 import { parseDuration, parseWake, RunOptionError } from '../../agent-run/options.js';
 import { AgentRunner, type RunRecord } from '../../agent-run/runner.js';
-import { savedToken } from '../../agent-run/state.js';
 import type { Runtime } from '../../agent-run/presets.js';
 import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
@@ -24,7 +25,7 @@ export interface AgentRunFlags extends ClientFlags {
 }
 
 export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags): Promise<number> {
-  return withClient(io, 'agent run', flags, async (client, target) => {
+  return withClient(io, 'agent run', flags, async (client, target, pick) => {
     let wake: ReturnType<typeof parseWake>;
     let timeoutMs: number;
     try {
@@ -36,16 +37,13 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
     }
     if (!flags.runtime && command.length === 0) throw new UsageError('give the COMMAND to run after --, or --runtime claude|codex');
     const network = await client.network();
-    let agentId = flags.agent;
-    if (agentId === undefined) {
-      if (!target.token?.startsWith('agt_v1_')) throw new UsageError('--agent: name the agent to act as (only an agent token names its own agent)');
-      agentId = await agentOfToken(target.url, target.token, network.id).catch((err: unknown) => {
-        throw new UsageError(`--agent: ${(err as Error).message}`);
-      });
-    }
+    // The agent named, or the one an agent token belongs to (withClient asked the server).
+    const agentId = flags.agent ?? pick?.agentId;
+    if (agentId === undefined) throw new UsageError('--agent: name the agent to act as (only an agent token names its own agent)');
     const stateDir = path.resolve(flags.stateDir ?? path.join('.svc', 'agent-run'), network.id, agentId);
-    // Without a token: the one an earlier first claim kept, else attach anonymously (a first claim).
-    const token = target.token ?? savedToken(stateDir);
+    // Without a token: attach anonymously (a first claim); the token it gets is kept with the others.
+    const token = target.token;
+    const scope = pick?.scope ?? scopeOf(target, network.id, io.env);
     const log = (line: string) => io.err(`svc agent run: ${line}`);
     const runner = new AgentRunner({
       url: target.url,
@@ -59,6 +57,7 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       command,
       ...(flags.runtime ? { runtime: flags.runtime } : {}),
       stateDir,
+      keepToken: (t: string) => keepToken(scope, agentId, t),
       log,
       // --json: one run record per line on stdout, for scripts; the other log lines stay on stderr.
       ...(flags.json ? { report: (r: RunRecord) => io.out(JSON.stringify(r)) } : {}),
@@ -67,7 +66,7 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       await runner.start();
     } catch (err) {
       if (err instanceof AttachError) {
-        io.err(`svc agent run: cannot attach as ${agentId}: ${err.message}`);
+        io.err(`svc agent run: cannot attach as ${agentId}: ${err.message}${/registered to another credential|belongs to agent/.test(err.message) && !pick?.kept ? `; ${keepFix(agentId)}` : ''}`);
         return EXIT.failure;
       }
       throw err;
@@ -93,5 +92,5 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       process.off('SIGTERM', onSignal);
     }
     return EXIT.ok;
-  });
+  }, { agent: { agent: flags.agent, flag: '--agent', infer: true, attach: true, agentRunStateDir: flags.stateDir } });
 }

@@ -9,6 +9,8 @@ import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
 import { EXIT, type Io } from '../io.js';
 import { resolveTarget, startCommandOf, UsageError } from '../target.js';
 import { reportFailure, type ClientFlags } from '../with-client.js';
+import { pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { keepToken } from '../../config/agent-credentials.js';
 
 export interface McpFlags extends ClientFlags {
   agent?: string;
@@ -18,7 +20,7 @@ export interface McpFlags extends ClientFlags {
 }
 
 /** How the snippet starts svc: `svc` when that is this install on PATH, else node and this bin/svc.js. */
-function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: string[] } {
+export function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: string[] } {
   const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svc.js');
   const real = (p: string) => {
     try {
@@ -32,28 +34,54 @@ function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: string[] }
   return onPath ? { command: 'svc', args: [] } : { command: process.execPath, args: [bin] };
 }
 
-function printConfig(io: Io, flags: McpFlags): number {
+/**
+ * The command an MCP client runs to start `svc mcp` as an agent, and its environment. With a kept
+ * token nothing secret is written: the command names the config (or URL) and the agent, and `svc
+ * mcp` finds the kept token itself. A token given on the command line goes into the env block.
+ */
+export function mcpLaunch(pick: AgentPick, env: NodeJS.ProcessEnv, o: { agent?: string | undefined; stateDir?: string | undefined } = {}): { command: string; args: string[]; env: Record<string, string> } {
+  const t = pick.target;
+  const svc = svcCommand(env);
+  const agent = o.agent ?? pick.agentId;
+  const urlGiven = t.urlSource === '--url' || t.urlSource === 'SVC_URL' || !t.configExists;
+  const args = [
+    ...svc.args,
+    'mcp',
+    ...(t.configExists ? ['--config', t.configFile] : []),
+    ...(urlGiven ? ['--url', t.url] : []),
+    ...(agent ? ['--agent', agent] : []),
+    ...(o.stateDir ? ['--state-dir', path.resolve(o.stateDir)] : []),
+  ];
+  // The kept token and the config's operator token are found again by `svc mcp` from the config.
+  const secret: Record<string, string> = t.token !== undefined && t.tokenSource !== 'kept' && t.tokenSource !== 'config' ? { SVC_TOKEN: t.token } : {};
+  return { command: svc.command, args, env: secret };
+}
+
+async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const which = flags.printConfig as McpClientName;
   if (!MCP_CLIENTS.includes(which)) throw new UsageError(`--print-config: must be one of ${MCP_CLIENTS.join(', ')}`);
   const target = resolveTarget(flags, io.env);
   const agent = flags.agent ?? io.env.SVC_AGENT;
-  const svc = svcCommand(io.env);
-  const args = [...svc.args, 'mcp', '--url', target.url, ...(agent ? ['--agent', agent] : []), ...(flags.stateDir ? ['--state-dir', path.resolve(flags.stateDir)] : [])];
-  const env: Record<string, string> = target.token !== undefined ? { SVC_TOKEN: target.token } : {};
-  const { snippet, where } = registrationSnippet(which, { name: flags.name ?? 'svc', command: svc.command, args, env });
+  // A config that cannot work is refused here: the operator token is not an agent credential.
+  const pick = await pickAgentToken(target, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+  const launch = mcpLaunch(pick, io.env, { agent, stateDir: flags.stateDir });
+  const { snippet, where } = registrationSnippet(which, { name: flags.name ?? 'svc', ...launch });
   for (const line of snippet) io.out(line);
   for (const line of where) io.err(`svc mcp: ${line}`);
-  if (target.token !== undefined) io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
-  else io.err('svc mcp: no token given (--token / SVC_TOKEN): add SVC_TOKEN to the env block if the server needs one');
+  if (launch.env.SVC_TOKEN !== undefined) io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
+  else if (pick.kept) io.err(`svc mcp: no token in the snippet: svc mcp reads the token of ${pick.agentId} kept in ${pick.kept.file}`);
+  else if (target.tokenSource === 'config') io.err('svc mcp: no token in the snippet: svc mcp uses the operator token of the config it names');
+  else io.err('svc mcp: no token given (--token / SVC_TOKEN): the first start claims the agent and keeps its token, where registration is open');
   return EXIT.ok;
 }
 
 /** Serves MCP on stdin/stdout until stdin closes or a signal arrives. */
 export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
   try {
-    if (flags.printConfig !== undefined) return printConfig(io, flags);
-    const target = resolveTarget(flags, io.env);
+    if (flags.printConfig !== undefined) return await printConfig(io, flags);
     const agent = flags.agent ?? io.env.SVC_AGENT;
+    const pick = await pickAgentToken(resolveTarget(flags, io.env), { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+    const target = pick.target;
     // Decided before serving: no network answer changes it.
     if (!agent && !target.token?.startsWith(AGENT_TOKEN_PREFIX)) {
       io.err("svc mcp: say which agent to act as: pass --agent ID (or SVC_AGENT), or use the agent's own agt_v1_ token");
@@ -68,6 +96,8 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       ...(agent ? { agent } : {}),
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
       startCommand: startCommandOf(target),
+      // A first claim's token is kept with the others (beside the config when there is one).
+      keepToken: (networkId: string, agentId: string, token: string) => keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });

@@ -9,6 +9,8 @@ import { withClient, type ClientFlags } from '../with-client.js';
 import { splitList } from './rooms.js';
 
 export interface ReadFlags extends ClientFlags {
+  /** Act as this agent: its kept token is used in place of the config's operator token. */
+  as?: string;
   room?: string;
   thread?: string;
   /** A DM id, or the agents taking part in it. */
@@ -76,5 +78,5 @@ export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
     }
     if (page.page.has_more && page.page.next_before) io.err(`older messages: --before ${page.page.next_before}`);
     return EXIT.ok;
-  });
+  }, { agent: { agent: flags.as, flag: '--as' } });
 }

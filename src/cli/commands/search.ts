@@ -7,6 +7,8 @@ import { EXIT, type Io } from '../io.js';
 import { withClient, type ClientFlags } from '../with-client.js';
 
 export interface SearchFlags extends ClientFlags {
+  /** Act as this agent: its kept token is used in place of the config's operator token. */
+  as?: string;
   room?: string;
   thread?: string;
   dm?: string;
@@ -55,5 +57,5 @@ export function searchCommand(io: Io, words: string[], flags: SearchFlags): Prom
     }
     if (r.page.has_more && r.page.next_before) io.out(c.dim(`older matches: run again with --before ${r.page.next_before}`));
     return EXIT.ok;
-  });
+  }, { agent: { agent: flags.as, flag: '--as' } });
 }

@@ -66,9 +66,10 @@ export async function messageText(words: string[], stdin: NodeJS.ReadableStream 
 }
 
 export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<number> {
-  return withClient(io, 'send', flags, async (client) => {
+  return withClient(io, 'send', flags, async (client, _t, pick) => {
     const target = sendTarget(flags);
-    const from = sender(flags, io.env);
+    // An agent token names its agent: --as is read from it (and was checked against it when given).
+    const from: SendRequest['from'] = pick?.agentId !== undefined && flags.human === undefined ? { type: 'agent', id: pick.agentId } : sender(flags, io.env);
     const text = await messageText(words);
     const mentions = splitList(flags.mention ?? []);
     const res = await client.send({
@@ -86,5 +87,5 @@ export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<
     const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
     io.out(`sent ${res.message_id} to ${where}${created}`);
     return EXIT.ok;
-  });
+  }, { agent: { agent: flags.as, flag: '--as', infer: flags.human === undefined } });
 }

@@ -9,6 +9,8 @@ import { anonymousHint, withClient, type ClientFlags } from '../with-client.js';
 import { splitList } from './rooms.js';
 
 export interface TailFlags extends ClientFlags {
+  /** Act as this agent: its kept token is used in place of the config's operator token. */
+  as?: string;
   room?: string[];
   type?: string[];
   /** Resume after this event id. */
@@ -131,5 +133,5 @@ export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
       process.off('SIGTERM', onSignal);
     }
     return EXIT.ok;
-  });
+  }, { agent: { agent: flags.as, flag: '--as' } });
 }

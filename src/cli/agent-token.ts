@@ -1,0 +1,162 @@
+// Which token a command that acts as an agent sends: a token given (--token, SVC_TOKEN) as is, and
+// with an agent token its agent is the one acted as (a different --as is refused); otherwise the
+// agent's kept token (src/config/agent-credentials.ts) in place of the config's operator token. The
+// operator token of `svc init` has no attach scope: where an agent credential is needed and none is
+// kept, the command says so and names the fix instead of failing with a scope error.
+
+import { readFileSync } from 'node:fs';
+import { parse as parseYamlText } from 'yaml';
+import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
+import { agentOfToken, ClientError, SvcClient } from '../client/index.js';
+import { findToken, keptAgents, legacyTokenFiles, readKeptToken, type CredentialScope, type KeptToken } from '../config/agent-credentials.js';
+import { OPERATOR_TOKEN_ID, TargetError, UsageError, type Target } from './target.js';
+
+/** What a command needs of its credential. */
+export interface AgentNeed {
+  /** The agent named on the command line (--as, --agent), if any. */
+  agent?: string | undefined;
+  /** The flag that names it, for messages. */
+  flag: '--as' | '--agent' | '--id';
+  /** With an agent token and no agent named: find the token's agent (send, agent run, mcp). */
+  infer?: boolean;
+  /** The command cannot work without an agent credential (attach: agent run, mcp). */
+  attach?: boolean;
+  /** `svc agent run --state-dir`: where an older release kept a claimed token. */
+  agentRunStateDir?: string | undefined;
+}
+
+/** The credential picked: the target to use, the agent acted as (when known) and the kept token used. */
+export interface AgentPick {
+  target: Target;
+  agentId?: string;
+  kept?: KeptToken & { migratedFrom?: string };
+  /** Where this network's tokens are kept; undefined when the network could not be asked. */
+  scope?: CredentialScope;
+}
+
+interface ConfigFacts {
+  networkId?: string;
+  operatorScopes?: string[];
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** The network id and the operator token's scopes a config declares (nothing when unreadable). */
+export function configFacts(configFile: string): ConfigFacts {
+  let raw: unknown;
+  try {
+    raw = parseYamlText(readFileSync(configFile, 'utf8'));
+  } catch {
+    return {};
+  }
+  const id = obj(obj(raw)?.network)?.id;
+  const tokens = obj(obj(raw)?.auth)?.tokens;
+  const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
+  const scopes = Array.isArray(op?.scopes) ? op.scopes.filter((s): s is string => typeof s === 'string') : undefined;
+  return { ...(typeof id === 'string' ? { networkId: id } : {}), ...(scopes ? { operatorScopes: scopes } : {}) };
+}
+
+/**
+ * The network id that keys the kept tokens: the server's answer (GET /v1/network), else, when
+ * nothing answers, the config's network.id for the config's own server. Undefined when neither.
+ */
+export async function networkIdOf(target: Target): Promise<string | undefined> {
+  // Asked without a token first: the network document is public on most servers, and the
+  // operator token goes nowhere it is not needed.
+  for (const token of target.token !== undefined ? [undefined, target.token] : [undefined]) {
+    const client = new SvcClient({ url: target.url, ...(token !== undefined ? { token } : {}), timeoutMs: 5000 });
+    try {
+      return (await client.network()).id;
+    } catch (err) {
+      if (err instanceof ClientError && (err.status === 401 || err.status === 403)) continue;
+      break;
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }
+  // Nothing answers (or not to this caller): the config says, for its own server.
+  return target.configExists && target.urlSource === 'config' ? configFacts(target.configFile).networkId : undefined;
+}
+
+/** The scope of a target's network: tokens beside its config when it has one. */
+export function scopeOf(target: Target, networkId: string, env: NodeJS.ProcessEnv): CredentialScope {
+  return { networkId, url: target.url, ...(target.configExists ? { configFile: target.configFile } : {}), ...(env.HOME ? { home: env.HOME } : {}) };
+}
+
+/** The fix for "no agent credential for AGENT": the commands that keep one. */
+export function keepFix(agent: string): string {
+  return `register it with \`svc agents register --id ${agent}\` (its token is kept), or \`svc connect claude|codex|cursor --agent ${agent}\`; or pass its own agt_v1_ token with --token`;
+}
+
+/** Picks the credential for a command acting as an agent (see the file comment). */
+export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJS.ProcessEnv, log?: (line: string) => void): Promise<AgentPick> {
+  const given = target.tokenSource === '--token' || target.tokenSource === 'SVC_TOKEN';
+  const agentToken = given && target.token?.startsWith(AGENT_TOKEN_PREFIX);
+  if (need.agent === undefined && !(agentToken && need.infer)) return { target };
+  if (given && !agentToken) return { target, ...(need.agent !== undefined ? { agentId: need.agent } : {}) };
+  const networkId = await networkIdOf(target);
+  const scope = networkId !== undefined ? scopeOf(target, networkId, env) : undefined;
+  if (agentToken) {
+    if (networkId === undefined) return { target, ...(need.agent !== undefined ? { agentId: need.agent } : {}) };
+    const owner = await agentOfToken(target.url, target.token!, networkId).catch((err: unknown) => {
+      throw new TargetError(`the agent token given (${target.tokenSource}) was not accepted: ${(err as Error).message}`);
+    });
+    if (need.agent !== undefined && need.agent !== owner) {
+      throw new UsageError(`${need.flag} ${need.agent}: the token given (${target.tokenSource}) belongs to agent ${owner}; drop ${need.flag} (it is read from the token) or pass ${need.agent}'s own token`);
+    }
+    return { target, agentId: owner, ...(scope ? { scope } : {}) };
+  }
+  const agent = need.agent!;
+  if (scope) {
+    const legacy = legacyTokenFiles(scope.networkId, agent, { ...(env.HOME ? { home: env.HOME } : {}), ...(need.agentRunStateDir !== undefined ? { agentRunStateDir: need.agentRunStateDir } : {}) });
+    const kept = findToken(scope, agent, legacy);
+    if (kept) {
+      if (kept.migratedFrom) log?.(`the token of ${agent} found in ${kept.migratedFrom} is now kept in ${kept.file}`);
+      return { target: { ...target, token: kept.token, tokenSource: 'kept' }, agentId: agent, kept, scope };
+    }
+  }
+  if (need.attach && target.tokenSource === 'config') {
+    const scopes = configFacts(target.configFile).operatorScopes;
+    if (!scopes?.includes('attach')) {
+      const where = scope ? ` on network ${scope.networkId} at ${target.url}` : '';
+      throw new TargetError(`the config's operator token is an admin token and cannot act as agent ${agent} (it has no attach scope), and no token of ${agent} is kept${where}: ${keepFix(agent)}`);
+    }
+  }
+  return { target, agentId: agent, ...(scope ? { scope } : {}) };
+}
+
+/**
+ * A 403 "agent X is registered to another credential" with the fix appended: the kept token that
+ * would work, or the commands that keep one. Other errors are returned as they are.
+ */
+export async function withCredentialHint(err: unknown, pick: AgentPick | undefined, env: NodeJS.ProcessEnv): Promise<unknown> {
+  if (!(err instanceof ClientError)) return err;
+  // A claim of an id held by another credential (409): the holder's token is the way back in.
+  const taken = err.status === 409 ? /agent id (\S+) is already registered to another credential/.exec(err.message) : null;
+  if (taken) {
+    const id = taken[1]!;
+    const base = err.message.replace(/; pick another id, or remove the existing one first$/, '');
+    return new ClientError(`${base}; pick another id, or, if ${id} is yours, bring its token here: SVC_TOKEN=agt_v1_... svc agents register --id ${id} (svc agents token ${id} prints it where it is kept)`, err.status, err.code, err.requestId, { cause: err });
+  }
+  const m = err.status === 403 ? /agent (\S+) is registered to another credential/.exec(err.message) : null;
+  if (!m) return err;
+  const agent = m[1]!.replace(/[;:,]$/, '');
+  let scope = pick?.scope;
+  if (!scope && pick) {
+    const networkId = await networkIdOf(pick.target);
+    if (networkId !== undefined) scope = scopeOf(pick.target, networkId, env);
+  }
+  const kept = scope ? readKeptToken(scope, agent) : undefined;
+  let hint: string;
+  if (kept && pick?.kept?.agentId !== agent) {
+    const source = pick?.target.tokenSource;
+    const given = source === '--token' || source === 'SVC_TOKEN';
+    hint = `a token of ${agent} is kept in ${kept.file}: ${given ? `drop ${source} and ` : ''}pass --as ${agent} to use it`;
+  } else {
+    const others = scope ? keptAgents(scope) : [];
+    hint = `no token of ${agent} is kept for this server; ${keepFix(agent)}${others.length > 0 ? ` (tokens kept here: ${others.join(', ')})` : ''}`;
+  }
+  // The generic 403 advice (another scope) does not fit this case: the fix is the agent's own token.
+  const base = err.message.replace(/; use a token with the scope this needs[^;]*/, '');
+  return new ClientError(`${base}; ${hint}`, err.status, err.code, err.requestId, { cause: err });
+}

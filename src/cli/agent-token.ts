@@ -9,7 +9,7 @@ import { parse as parseYamlText } from 'yaml';
 import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
 import { agentOfToken, ClientError, SvcClient } from '../client/index.js';
 import { findToken, keptAgents, legacyTokenFiles, readKeptToken, type CredentialScope, type KeptToken } from '../config/agent-credentials.js';
-import { OPERATOR_TOKEN_ID, TargetError, UsageError, type Target } from './target.js';
+import { keyUrlOfListenAddr, OPERATOR_TOKEN_ID, TargetError, UsageError, type Target } from './target.js';
 
 /** What a command needs of its credential. */
 export interface AgentNeed {
@@ -80,7 +80,10 @@ export async function networkIdOf(target: Target): Promise<string | undefined> {
 
 /** The scope of a target's network: tokens beside its config when it has one. */
 export function scopeOf(target: Target, networkId: string, env: NodeJS.ProcessEnv): CredentialScope {
-  return { networkId, url: target.url, ...(target.configExists ? { configFile: target.configFile } : {}), ...(env.HOME ? { home: env.HOME } : {}) };
+  // This config's own server is named by its listen address, so a port picked at start (port 0,
+  // --listen) does not lose the tokens kept for it at the next start.
+  const url = target.listenAddr !== undefined ? keyUrlOfListenAddr(target.listenAddr) : target.url;
+  return { networkId, url, ...(target.configExists ? { configFile: target.configFile } : {}), ...(env.HOME ? { home: env.HOME } : {}) };
 }
 
 /** The fix for "no agent credential for AGENT": the commands that keep one. */

@@ -52,6 +52,12 @@ export interface Target {
   tokenSource?: '--token' | 'SVC_TOKEN' | 'config' | 'kept';
   /** The network of this config: the running server's (runtime file), else the config's network.id. */
   networkId?: string;
+  /**
+   * The config's server.listen_addr when the URL is this config's own server (runtime file or
+   * listen_addr): the stable name of that server, whatever port a `listen_addr: ...:0` or a
+   * `--listen` gave it this time (agent tokens are kept under it).
+   */
+  listenAddr?: string;
   /** The live runtime file of this config's server, when one runs on this host. */
   runtime?: RuntimeInfo;
   /**
@@ -102,7 +108,8 @@ export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Targ
   }
   const networkId = runtime?.network_id ?? local?.networkId;
   const verified = runtime !== undefined && sameServer(url, runtime.url);
-  const target: Target = { url, configFile: file, configExists, urlSource, verified, ...(networkId ? { networkId } : {}), ...(runtime ? { runtime } : {}) };
+  const ownListen = local && (urlSource === 'runtime' || urlSource === 'config') ? { listenAddr: local.listenAddr } : {};
+  const target: Target = { url, configFile: file, configExists, urlSource, verified, ...(networkId ? { networkId } : {}), ...(runtime ? { runtime } : {}), ...ownListen };
   if (given !== undefined) return { ...target, token: given, tokenSource: opts.token !== undefined ? '--token' : 'SVC_TOKEN' };
   const own = verified || (local !== undefined && isOwnServer(url, local.listenAddr));
   if (local?.operatorToken !== undefined && own) return { ...target, token: local.operatorToken, tokenSource: 'config' };
@@ -182,6 +189,13 @@ function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: stri
   const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? env[op.value_env] || undefined : undefined;
   const id = obj(obj(raw)?.network)?.id;
   return { listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN, ...(value ? { operatorToken: value } : {}), ...(typeof id === 'string' ? { networkId: id } : {}) };
+}
+
+/** The URL that names a listen address for keys (port 0 stays 0): wildcard hosts become loopback. */
+export function keyUrlOfListenAddr(addr: string): string {
+  const { host, port } = parseListenAddr(addr);
+  const h = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
 }
 
 /** The URL a client uses to reach a listen address: wildcard hosts become loopback. */

@@ -14,7 +14,7 @@ function positiveInt(value: string): number {
 
 function connection(cmd: Command, jsonHelp = 'print JSON'): Command {
   return cmd
-    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', 'bearer token (env SVC_TOKEN, which keeps it out of ps and shell history)')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--json', jsonHelp);

@@ -61,7 +61,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--name <name>', "the server name in the client's config", 'svc')
     .option('--yes', 'write without asking')
     .option('--print', 'only print what would be written')
-    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', "a token to use instead (env SVC_TOKEN): an agent's own agt_v1_ token is kept, a static one goes into the entry's env")
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .addHelpText('after', '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print')

@@ -32,7 +32,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
   invite
     .command('list')
     .description('list the running server\'s pairings: status, and relayed messages each peer refused (with the fix there)')
-    .option('--url <url>', "server URL (env SVC_URL; else the config's server.listen_addr)")
+    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', 'bearer token with observe or admin (env SVC_TOKEN)')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--json', 'print JSON ({pairings})')

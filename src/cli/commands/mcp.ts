@@ -8,6 +8,7 @@ import { MCP_CLIENTS, registrationSnippet, type McpClientName } from '../../mcp/
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
 import { EXIT, type Io } from '../io.js';
 import { resolveTarget, startCommandOf, UsageError } from '../target.js';
+import { checkOwnNetwork } from '../target-check.js';
 import { reportFailure, type ClientFlags } from '../with-client.js';
 import { pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
 import { keepToken } from '../../config/agent-credentials.js';
@@ -61,6 +62,7 @@ async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const which = flags.printConfig as McpClientName;
   if (!MCP_CLIENTS.includes(which)) throw new UsageError(`--print-config: must be one of ${MCP_CLIENTS.join(', ')}`);
   const target = resolveTarget(flags, io.env);
+  await checkOwnNetwork(target);
   const agent = flags.agent ?? io.env.SVC_AGENT;
   // A config that cannot work is refused here: the operator token is not an agent credential.
   const pick = await pickAgentToken(target, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
@@ -80,7 +82,10 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
   try {
     if (flags.printConfig !== undefined) return await printConfig(io, flags);
     const agent = flags.agent ?? io.env.SVC_AGENT;
-    const pick = await pickAgentToken(resolveTarget(flags, io.env), { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+    const resolved = resolveTarget(flags, io.env);
+    // The operator token goes only to this config's own network (as for every client command).
+    await checkOwnNetwork(resolved);
+    const pick = await pickAgentToken(resolved, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
     const target = pick.target;
     // Decided before serving: no network answer changes it.
     if (!agent && !target.token?.startsWith(AGENT_TOKEN_PREFIX)) {

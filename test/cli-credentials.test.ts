@@ -259,3 +259,57 @@ two('the same agent id registered on both keeps two tokens, and each server gets
 });
 
 two.run();
+
+const restart = suite<{ dir: string; home: string }>('kept credentials of a server whose port is picked at start');
+
+restart.before((ctx) => {
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-creds-port0-'));
+  ctx.home = path.join(ctx.dir, 'home');
+  mkdirSync(ctx.home);
+});
+restart.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+/** `svc serve` in the folder; resolves with its URL once it listens, and a stop that waits for its exit. */
+async function serveIn(dir: string, home: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const p = spawnCli(['serve'], { cwd: dir, env: { HOME: home } });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    p.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /svc listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    p.once('exit', (code) => reject(new Error(`svc serve exited ${code}`)));
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    p.once('exit', () => resolve());
+    p.kill('SIGTERM');
+  });
+  return { url, stop };
+}
+
+restart('a token kept for listen_addr 127.0.0.1:0 is found again after a restart on another port', async ({ dir, home }) => {
+  const run = (args: string[]) => cli(args, { cwd: dir, env: { HOME: home } });
+  const init = await run(['init', '--yes', '--network-id', 'port0', '--listen', '127.0.0.1:0']);
+  assert.is(init.code, 0, init.stderr);
+  const first = await serveIn(dir, home);
+  try {
+    const reg = await run(['agents', 'register', '--id', 'alpha']);
+    assert.is(reg.code, 0, reg.stderr);
+    assert.match(reg.stdout, /kept in .*\/\.svc\/agents\/port0@127\.0\.0\.1-0\/alpha\.token/);
+  } finally {
+    await first.stop();
+  }
+  const second = await serveIn(dir, home);
+  try {
+    assert.is.not(second.url, first.url);
+    const sent = await run(['send', '--as', 'alpha', '--room', 'general', 'after', 'the', 'restart']);
+    assert.is(sent.code, 0, sent.stderr);
+    const read = await run(['read', '--room', 'general']);
+    assert.match(read.stdout, /alpha\s+\S+\s+after the restart/);
+  } finally {
+    await second.stop();
+  }
+});
+
+restart.run();

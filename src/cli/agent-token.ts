@@ -61,6 +61,8 @@ export function configFacts(configFile: string): ConfigFacts {
  * nothing answers, the config's network.id for the config's own server. Undefined when neither.
  */
 export async function networkIdOf(target: Target): Promise<string | undefined> {
+  // The live runtime file of this config's server names its network: nothing to ask.
+  if (target.verified && target.networkId !== undefined) return target.networkId;
   // Asked without a token first: the network document is public on most servers, and the
   // operator token goes nowhere it is not needed.
   for (const token of target.token !== undefined ? [undefined, target.token] : [undefined]) {
@@ -75,7 +77,7 @@ export async function networkIdOf(target: Target): Promise<string | undefined> {
     }
   }
   // Nothing answers (or not to this caller): the config says, for its own server.
-  return target.configExists && target.urlSource === 'config' ? configFacts(target.configFile).networkId : undefined;
+  return target.configExists && (target.urlSource === 'config' || target.urlSource === 'runtime') ? configFacts(target.configFile).networkId : undefined;
 }
 
 /** The scope of a target's network: tokens beside its config when it has one. */

@@ -152,6 +152,7 @@ t('a reopened store reads the pages it did not write from svc.db, and what it wr
   abandon(a);
   const b = await open();
   assert.ok(b.pages?.base, 'the reopened store reads svc.db on demand');
+  assert.equal(b.engine, { page_tracking: true, on_demand_reads: true });
   // Rewrites pages that were read from the file (same rooms and indexes), then reads both kinds.
   ms.push(...(await sendMany(b, 500, 300)));
   await assertHolds(b, ms);
@@ -229,6 +230,7 @@ t('a damaged redo file stops the open with an error naming it', async () => {
 
 t('without page tracking checkpoints write whole images and keep everything', async () => {
   const a = await open({ checkpointBytes: 16 * 1024, pageTracking: false });
+  assert.equal(a.engine, { page_tracking: false, on_demand_reads: false, problem: 'turned off by the caller' });
   await a.write([createRoom('r1')]);
   const ms = await sendMany(a, 0, 300);
   await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two checkpoints');

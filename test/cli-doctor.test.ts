@@ -41,10 +41,11 @@ const lineOf = (out: string, check: string) => {
 t('passes every check against the server its config describes, one marked line each', async ({ s, doctor }) => {
   const r = await doctor(['--config', s.configFile]);
   assert.is(r.code, 0, r.stdout + r.stderr);
-  for (const check of ['config valid', 'secret file mode', 'server reachable', 'network id', 'version', 'protocols', 'capabilities', 'server warnings']) {
+  for (const check of ['config valid', 'secret file mode', 'server reachable', 'network id', 'version', 'protocols', 'capabilities', 'server warnings', 'store engine']) {
     assert.match(lineOf(r.stdout, check), /^✓ /, `${check}:\n${r.stdout}`);
   }
   assert.match(lineOf(r.stdout, 'network id'), /testnet matches the config/);
+  assert.match(lineOf(r.stdout, 'store engine'), /sqlite: checkpoints write changed pages, untouched pages are read on demand/);
   assert.match(lineOf(r.stdout, 'protocols'), /service\.http\.v1, service\.attach\.v1, service\.pair\.v1/);
   assert.match(r.stdout, /all checks passed/);
   assert.not.match(r.stdout, /^✗/m);

@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canTrackPages } from '../src/store/sqlite/page-hook.js';
 import { loadSql, pageTrackingProblem } from '../src/store/sqlite/image.js';
+import { engineCheck } from '../src/cli/commands/doctor.js';
 import { ROOT } from './helpers/server.js';
 
 const t = suite('the pinned sql.js build');
@@ -25,6 +26,15 @@ t('the page hook knows the installed build and sees its probe write', async () =
   await loadSql();
   assert.is(pageTrackingProblem(), undefined);
   assert.ok(canTrackPages());
+});
+
+t('svc doctor warns, with the fix, when a sqlite store runs without page tracking', () => {
+  assert.equal(engineCheck({ backend: 'sqlite', page_tracking: false, on_demand_reads: false, problem: 'the installed sql.js build is not one the page hook knows' }), {
+    check: 'store engine',
+    status: 'warn',
+    message: 'sqlite: checkpoints write the whole database and load it whole (the installed sql.js build is not one the page hook knows): reinstall svc with its locked dependencies (npm ci)',
+  });
+  assert.is(engineCheck({ backend: 'sqlite', page_tracking: true, on_demand_reads: false }).status, 'ok');
 });
 
 t.run();

@@ -133,7 +133,7 @@ export class SvcClient {
     return this.#json('GET', '/healthz', { auth: false });
   }
   /** GET /readyz (no credential). */
-  ready(): Promise<{ status: string }> {
+  ready(): Promise<{ status: string; store?: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string } }> {
     return this.#json('GET', '/readyz', { auth: false });
   }
   /** GET /metrics: Prometheus text. */

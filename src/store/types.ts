@@ -322,6 +322,17 @@ export interface StoreStats {
   checkpoints?: number;
 }
 
+/**
+ * How an embedded engine runs, for operators (/readyz, svc doctor): sqlite's checkpoints write only
+ * changed pages and read untouched pages on demand when its page hook matches the installed sql.js.
+ */
+export interface EngineReport {
+  page_tracking: boolean;
+  on_demand_reads: boolean;
+  /** Why page tracking is off, when it is. */
+  problem?: string;
+}
+
 export interface Store {
   /** The backend's name (`memory`, `sqlite`, ...), for logs and stats only: nothing branches on it. */
   readonly backend: string;
@@ -331,6 +342,8 @@ export interface Store {
   readonly leases: Leases;
   /** Set when this open migrated an existing store to a newer schema (the migration-risk warning). */
   readonly schemaChange?: SchemaChange;
+  /** Set by backends with an embedded engine whose mode an operator should see (sqlite). */
+  readonly engine?: EngineReport;
 
   /**
    * Applies the intents atomically; resolves once durable, after the feed has been handed the

@@ -122,12 +122,19 @@ export function refusalCheck(p: Pairing, remote: string): CheckResult {
 }
 
 /** Every check against the running server; stops at the first one the rest depend on. */
+/** The embedded engine's mode: a sqlite store without page tracking still works, but slower. */
+export function engineCheck(e: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string }): CheckResult {
+  if (e.page_tracking) return ok('store engine', `${e.backend}: checkpoints write changed pages${e.on_demand_reads ? ', untouched pages are read on demand' : ''}`);
+  return { check: 'store engine', status: 'warn', message: `${e.backend}: checkpoints write the whole database and load it whole (${e.problem ?? 'page tracking off'}): reinstall svc with its locked dependencies (npm ci)` };
+}
+
 async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   try {
     await client.health();
     const ready = await client.ready();
     out.push(ok('server reachable', `${client.baseUrl} answers (${ready.status})`));
+    if (ready.store) out.push(engineCheck(ready.store));
   } catch (err) {
     out.push(fail('server reachable', (err as Error).message));
     return out;

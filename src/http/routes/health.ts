@@ -8,7 +8,9 @@ export const healthRoutes: Route[] = [
     path: '/readyz',
     handler: async ({ net }) => {
       if (!(await net.store.ping())) throw new AppError('service_unavailable', 'the store is not ready');
-      return { body: { status: 'ready' } };
+      // The embedded engine's mode (sqlite page tracking), so an operator sees a silent fallback.
+      const engine = net.store.engine;
+      return { body: { status: 'ready', ...(engine ? { store: { backend: net.store.backend, ...engine } } : {}) } };
     },
   },
 ];

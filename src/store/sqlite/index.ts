@@ -22,6 +22,7 @@ import {
   type PairingState,
   type RoomFilter,
   type RoomRecord,
+  type EngineReport,
   type SchemaChange,
   type SearchQuery,
   type Store,
@@ -101,6 +102,7 @@ export class SqliteStore implements Store, CheckpointHost {
   feed: LocalFeed;
   readonly leases = new LocalLeases();
   schemaChange?: SchemaChange;
+  engine?: EngineReport;
   readonly journal: JournalWriter;
   private readonly reads: SqliteReads;
   private readonly turn: Turn;
@@ -183,6 +185,11 @@ export class SqliteStore implements Store, CheckpointHost {
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
       if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
+      store.engine = {
+        page_tracking: pages !== undefined,
+        on_demand_reads: base !== undefined || (pages !== undefined && !opened),
+        ...(pages === undefined ? { problem: opts.pageTracking === false ? 'turned off by the caller' : (pageTrackingProblem() ?? 'no page tracking') } : {}),
+      };
       store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
       if (r.replayed) store.dirty = true;

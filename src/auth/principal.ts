@@ -77,17 +77,6 @@ function staticPrincipal(t: TokenConfig): StaticPrincipal {
   return p;
 }
 
-export function hasScope(p: Principal, ...scopes: Scope[]): boolean {
-  if (p.kind === 'trusted') return true;
-  if (p.kind === 'anonymous') return false;
-  return scopes.some((s) => p.scopes.has(s));
-}
-
-/** The credential identity that owns agent registrations (SPEC.md, Credential identity). */
-export function credentialKeyOf(p: Principal): string | undefined {
-  return p.kind === 'anonymous' ? undefined : p.credentialKey;
-}
-
 /** Whether the principal may assert (act as) local agent `id`. */
 export function mayAssertAgent(p: Principal, id: string): boolean {
   if (p.kind === 'agent') return p.agentId === id;
@@ -103,18 +92,4 @@ export function isOperator(p: Principal): boolean {
 /** An operator holding both admin and write may write into `members` rooms. */
 export function isAdminWriter(p: Principal): boolean {
   return p.kind === 'trusted' || (p.kind === 'static' && p.scopes.has('write') && p.scopes.has('admin'));
-}
-
-/** A short, token-free description for logs. */
-export function describePrincipal(p: Principal): string {
-  switch (p.kind) {
-    case 'trusted':
-      return 'trusted';
-    case 'anonymous':
-      return 'anonymous';
-    case 'static':
-      return `token:${p.tokenId}`;
-    case 'agent':
-      return `agent:${p.agentId}`;
-  }
 }

@@ -1,7 +1,7 @@
 // Where an attachment keeps its last processed cursor, so that a restart resumes where it stopped.
 // A file by default (written atomically: temp file, fsync, rename); anything with load/save fits.
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { open, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -82,9 +82,4 @@ export function fileCursorStore(file: string): CursorStore {
       await rename(tmp, abs);
     },
   };
-}
-
-/** Creates the folder of a file cursor store now, so a permission problem shows before attaching. */
-export function ensureCursorDir(file: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
 }

@@ -31,12 +31,6 @@ export function splitScoped(localNetwork: string, id: string): { network_id: str
   return i < 0 ? { network_id: localNetwork, id } : { network_id: id.slice(0, i), id: id.slice(i + 1) };
 }
 
-/** The form a member id takes in a room of `localNetwork`: bare when local, scoped when remote. */
-export function memberForm(localNetwork: string, id: string): string {
-  const s = splitScoped(localNetwork, id);
-  return s.network_id === localNetwork ? s.id : `${s.network_id}:${s.id}`;
-}
-
 // Crockford base32 keeps generated ids readable and sortable by time.
 const B32 = '0123456789abcdefghjkmnpqrstvwxyz';
 

@@ -7,7 +7,6 @@ export const PAIR_PROTOCOL = 'service.pair.v1';
 export type Visibility = 'public' | 'private';
 export type WritePolicy = 'members' | 'registered_agents' | 'operators';
 export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair';
-export const SCOPES: readonly Scope[] = ['observe', 'write', 'admin', 'attach', 'pair'];
 
 export type Target =
   | { kind: 'room'; room_id: string }

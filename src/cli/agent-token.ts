@@ -4,12 +4,10 @@
 // operator token of `svc init` has no attach scope: where an agent credential is needed and none is
 // kept, the command says so and names the fix instead of failing with a scope error.
 
-import { readFileSync } from 'node:fs';
-import { parse as parseYamlText } from 'yaml';
 import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
 import { agentOfToken, ClientError, SvcClient } from '../client/index.js';
 import { findToken, keptAgents, legacyTokenFiles, readKeptToken, type CredentialScope, type KeptToken } from '../config/agent-credentials.js';
-import { keyUrlOfListenAddr, OPERATOR_TOKEN_ID, TargetError, UsageError, type Target } from './target.js';
+import { keyUrlOfListenAddr, TargetError, UsageError, type Target } from './target.js';
 
 /** What a command needs of its credential. */
 export interface AgentNeed {
@@ -34,28 +32,6 @@ export interface AgentPick {
   scope?: CredentialScope;
 }
 
-interface ConfigFacts {
-  networkId?: string;
-  operatorScopes?: string[];
-}
-
-const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-
-/** The network id and the operator token's scopes a config declares (nothing when unreadable). */
-export function configFacts(configFile: string): ConfigFacts {
-  let raw: unknown;
-  try {
-    raw = parseYamlText(readFileSync(configFile, 'utf8'));
-  } catch {
-    return {};
-  }
-  const id = obj(obj(raw)?.network)?.id;
-  const tokens = obj(obj(raw)?.auth)?.tokens;
-  const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
-  const scopes = Array.isArray(op?.scopes) ? op.scopes.filter((s): s is string => typeof s === 'string') : undefined;
-  return { ...(typeof id === 'string' ? { networkId: id } : {}), ...(scopes ? { operatorScopes: scopes } : {}) };
-}
-
 /**
  * The network id that keys the kept tokens: the server's answer (GET /v1/network), else, when
  * nothing answers, the config's network.id for the config's own server. Undefined when neither.
@@ -77,7 +53,7 @@ export async function networkIdOf(target: Target): Promise<string | undefined> {
     }
   }
   // Nothing answers (or not to this caller): the config says, for its own server.
-  return target.configExists && (target.urlSource === 'config' || target.urlSource === 'runtime') ? configFacts(target.configFile).networkId : undefined;
+  return target.urlSource === 'config' || target.urlSource === 'runtime' ? target.networkId : undefined;
 }
 
 /** The scope of a target's network: tokens beside its config when it has one. */
@@ -117,12 +93,12 @@ export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJ
     const kept = findToken(scope, agent, legacy);
     if (kept) {
       if (kept.migratedFrom) log?.(`the token of ${agent} found in ${kept.migratedFrom} is now kept in ${kept.file}`);
-      return { target: { ...target, token: kept.token, tokenSource: 'kept' }, agentId: agent, kept, scope };
+      const { operatorScopes: _scopes, ...rest } = target;
+      return { target: { ...rest, token: kept.token, tokenSource: 'kept' }, agentId: agent, kept, scope };
     }
   }
   if (need.attach && target.tokenSource === 'config') {
-    const scopes = configFacts(target.configFile).operatorScopes;
-    if (!scopes?.includes('attach')) {
+    if (!target.operatorScopes?.includes('attach')) {
       const where = scope ? ` on network ${scope.networkId} at ${target.url}` : '';
       throw new TargetError(`the config's operator token is an admin token and cannot act as agent ${agent} (it has no attach scope), and no token of ${agent} is kept${where}: ${keepFix(agent)}`);
     }

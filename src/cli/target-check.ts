@@ -28,9 +28,13 @@ export function needsNetworkCheck(target: Target): boolean {
   return target.tokenSource === 'config' && !target.verified && target.networkId !== undefined;
 }
 
-/** Asks the target anonymously which network it is; throws TargetError when it is not the config's. */
-export async function checkOwnNetwork(target: Target): Promise<void> {
-  if (!needsNetworkCheck(target)) return;
+/**
+ * Asks the target anonymously which network it is; throws TargetError when it is not the config's.
+ * Returns the target, marked verified once the probe named the config's network (so nothing asks
+ * again later in the same command).
+ */
+export async function checkOwnNetwork(target: Target): Promise<Target> {
+  if (!needsNetworkCheck(target)) return target;
   const client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), timeoutMs: 5000 });
   let probe: NetworkProbe;
   try {
@@ -43,4 +47,5 @@ export async function checkOwnNetwork(target: Target): Promise<void> {
   }
   const refusal = networkRefusal(target, probe);
   if (refusal !== undefined) throw new TargetError(refusal);
+  return { ...target, verified: true };
 }

@@ -58,6 +58,8 @@ export interface Target {
    * `--listen` gave it this time (agent tokens are kept under it).
    */
   listenAddr?: string;
+  /** The scopes of the config's operator token, when that is the token sent (tokenSource 'config'). */
+  operatorScopes?: string[];
   /** The live runtime file of this config's server, when one runs on this host. */
   runtime?: RuntimeInfo;
   /**
@@ -112,7 +114,7 @@ export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Targ
   const target: Target = { url, configFile: file, configExists, urlSource, verified, ...(networkId ? { networkId } : {}), ...(runtime ? { runtime } : {}), ...ownListen };
   if (given !== undefined) return { ...target, token: given, tokenSource: opts.token !== undefined ? '--token' : 'SVC_TOKEN' };
   const own = verified || (local !== undefined && isOwnServer(url, local.listenAddr));
-  if (local?.operatorToken !== undefined && own) return { ...target, token: local.operatorToken, tokenSource: 'config' };
+  if (local?.operatorToken !== undefined && own) return { ...target, token: local.operatorToken, tokenSource: 'config', operatorScopes: local.operatorScopes ?? [] };
   return target;
 }
 
@@ -175,7 +177,7 @@ function tryLocalServerOf(file: string, env: NodeJS.ProcessEnv): ReturnType<type
  * Only server.listen_addr, network.id and the operator token are read: a config that `serve` would refuse
  * still says where the server is.
  */
-function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string; networkId?: string } {
+function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string; operatorScopes?: string[]; networkId?: string } {
   let raw: { server?: { listen_addr?: unknown }; auth?: { tokens?: unknown }; network?: { id?: unknown } } | null;
   try {
     raw = parseYamlText(readFileSync(file, 'utf8')) as typeof raw;
@@ -187,8 +189,13 @@ function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: stri
   const tokens = obj(obj(raw)?.auth)?.tokens;
   const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
   const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? env[op.value_env] || undefined : undefined;
+  const scopes = Array.isArray(op?.scopes) ? op.scopes.filter((s): s is string => typeof s === 'string') : [];
   const id = obj(obj(raw)?.network)?.id;
-  return { listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN, ...(value ? { operatorToken: value } : {}), ...(typeof id === 'string' ? { networkId: id } : {}) };
+  return {
+    listenAddr: typeof addr === 'string' ? addr : DEFAULT_LISTEN,
+    ...(value ? { operatorToken: value, operatorScopes: scopes } : {}),
+    ...(typeof id === 'string' ? { networkId: id } : {}),
+  };
 }
 
 /** The URL that names a listen address for keys (port 0 stays 0): wildcard hosts become loopback. */

@@ -32,7 +32,7 @@ export async function withClient(
   try {
     target = resolveTarget(flags, io.env);
     if (opts.operatorToken === false && target.tokenSource === 'config') target = withoutToken(target);
-    await checkOwnNetwork(target);
+    target = await checkOwnNetwork(target);
     // A command acting as an agent: the agent's kept token, or the agent an agent token names.
     if (opts.agent) {
       const { pickAgentToken } = await import('./agent-token.js');
@@ -63,7 +63,7 @@ export function withRefusalHint(err: ClientError, target: Target): ClientError {
 }
 
 function withoutToken(t: Target): Target {
-  const { token: _token, tokenSource: _source, ...rest } = t;
+  const { token: _token, tokenSource: _source, operatorScopes: _scopes, ...rest } = t;
   return rest;
 }
 

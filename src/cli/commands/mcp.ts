@@ -61,8 +61,7 @@ export function mcpLaunch(pick: AgentPick, env: NodeJS.ProcessEnv, o: { agent?: 
 async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const which = flags.printConfig as McpClientName;
   if (!MCP_CLIENTS.includes(which)) throw new UsageError(`--print-config: must be one of ${MCP_CLIENTS.join(', ')}`);
-  const target = resolveTarget(flags, io.env);
-  await checkOwnNetwork(target);
+  const target = await checkOwnNetwork(resolveTarget(flags, io.env));
   const agent = flags.agent ?? io.env.SVC_AGENT;
   // A config that cannot work is refused here: the operator token is not an agent credential.
   const pick = await pickAgentToken(target, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
@@ -82,9 +81,8 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
   try {
     if (flags.printConfig !== undefined) return await printConfig(io, flags);
     const agent = flags.agent ?? io.env.SVC_AGENT;
-    const resolved = resolveTarget(flags, io.env);
     // The operator token goes only to this config's own network (as for every client command).
-    await checkOwnNetwork(resolved);
+    const resolved = await checkOwnNetwork(resolveTarget(flags, io.env));
     const pick = await pickAgentToken(resolved, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
     const target = pick.target;
     // Decided before serving: no network answer changes it.

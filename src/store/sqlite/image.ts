@@ -8,6 +8,7 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { instantiateWithHook, probeTracking } from './page-hook.js';
 import { recoverPages } from './page-file.js';
+import type { EngineReport } from '../types.js';
 
 let sqlModule: Promise<SqlJsStatic> | undefined;
 /** Why pages cannot be tracked on this thread's sql.js (undefined: they can). */
@@ -32,6 +33,12 @@ export function loadSql(): Promise<SqlJsStatic> {
 /** Why checkpoints of changed pages are off (after loadSql; undefined when they are on). */
 export function pageTrackingProblem(): string | undefined {
   return trackingProblem;
+}
+
+/** The engine's mode for operators (/readyz, svc doctor), with why page tracking is off when it is. */
+export function engineReport(tracking: boolean, onDemand: boolean, turnedOff: boolean): EngineReport {
+  if (tracking) return { page_tracking: true, on_demand_reads: onDemand };
+  return { page_tracking: false, on_demand_reads: false, problem: turnedOff ? 'turned off by the caller' : (trackingProblem ?? 'no page tracking') };
 }
 
 /** Free space given to an opened database image: a quarter of its size, at least 16 MiB. */

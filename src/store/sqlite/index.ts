@@ -37,7 +37,7 @@ import { Checkpointer, type CheckpointHost } from './checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './frame.js';
 import type { SqlJsStatic } from 'sql.js';
-import { loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './image.js';
+import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './image.js';
 import type { PageStepHook } from './page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
 import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
@@ -185,11 +185,7 @@ export class SqliteStore implements Store, CheckpointHost {
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
       if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
-      store.engine = {
-        page_tracking: pages !== undefined,
-        on_demand_reads: base !== undefined || (pages !== undefined && !opened),
-        ...(pages === undefined ? { problem: opts.pageTracking === false ? 'turned off by the caller' : (pageTrackingProblem() ?? 'no page tracking') } : {}),
-      };
+      store.engine = engineReport(pages !== undefined, base !== undefined || (pages !== undefined && !opened), opts.pageTracking === false);
       store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
       if (r.replayed) store.dirty = true;

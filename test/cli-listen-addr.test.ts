@@ -35,8 +35,9 @@ p.before((ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-listen-'));
   ctx.procs = [];
 });
-p.after((ctx) => {
-  for (const c of ctx.procs) c.kill('SIGTERM');
+p.after(async (ctx) => {
+  // A stopping server removes its runtime file: the folder goes only after every child is gone.
+  await Promise.all(ctx.procs.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }))));
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 

@@ -96,3 +96,21 @@ export function checkResponse(doc: OpenApiDocument, method: string, path: string
     );
   }
 }
+
+/** Throws a clear error unless `value` matches components.schemas[`name`] (an SSE Event, say). */
+export function checkSchema(doc: OpenApiDocument, name: string, value: unknown): void {
+  const c = checkerOf(doc);
+  let v = c.compiled.get(`#${name}`);
+  if (!v) {
+    v = c.ajv.compile({ $ref: `${DOC_ID}#/${pointer('components', 'schemas', name)}` });
+    c.compiled.set(`#${name}`, v);
+  }
+  if (!v(value)) {
+    const errors = (v.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `  ${e.instancePath || '(value)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(
+      `OpenAPI: the value does not match components.schemas.${name}:\n${errors.join('\n')}\nvalue: ${JSON.stringify(value).slice(0, 500)}`,
+    );
+  }
+}

@@ -6,7 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tmpdir } from 'node:os';
 import { startServer, TOKENS, roomMessage, eventually, type Json, type Res, type ReqOptions, type TestServer } from '../helpers/server.js';
-import { checkResponse, type OpenApiDocument } from '../helpers/openapi-check.js';
+import { checkResponse, checkSchema, type OpenApiDocument } from '../helpers/openapi-check.js';
+import { SseClient } from '../helpers/live.js';
 import { createApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
@@ -175,6 +176,8 @@ e2e('register, create, send, read, search, list, and the errors: every answer is
   await call(c, 'GET', '/healthz', 200);
   await call(c, 'GET', '/readyz', 200);
   await call(c, 'GET', '/v1/network', 200, { token: admin });
+  const sse = await SseClient.open(c.s, { token: admin });
+  assert.is(sse.status, 200);
   const reg = await call(c, 'POST', '/v1/agents/register', 200, { token: admin, body: { requested_agent_id: 'ada', name: 'Ada' } });
   assert.is(reg.agent_id, 'ada');
   await call(c, 'POST', '/v1/agents/register', 200, { token: TOKENS.attacher.value, body: { requested_agent_id: 'bob' } });
@@ -205,6 +208,14 @@ e2e('register, create, send, read, search, list, and the errors: every answer is
     },
   });
 
+  // The live stream's events match the Event schema (room, thread, DM and message events).
+  await sse.message('psst');
+  sse.close();
+  const events = sse.all.filter((f) => f.json !== undefined);
+  assert.ok(events.length >= 6, `events: ${events.map((f) => f.event).join(', ')}`);
+  for (const f of events) checkSchema(c.doc, 'Event', f.json);
+  assert.throws(() => checkSchema(c.doc, 'Event', { ...events[0]!.json, type: 'message.lost' }), /type/);
+
   await call(c, 'GET', '/v1/rooms', 200, { token: admin });
   await call(c, 'GET', '/v1/rooms/general', 200, { token: admin });
   await call(c, 'GET', '/v1/rooms/general/messages?limit=2', 200, { token: admin });
@@ -225,6 +236,8 @@ e2e('register, create, send, read, search, list, and the errors: every answer is
   await call(c, 'POST', '/v1/apply', 200, { token: admin, body: { network_id: c.s.networkId, rooms: [{ id: 'ops', name: 'Ops' }] } });
   await call(c, 'GET', '/console/api/session', 200, { token: admin });
   await call(c, 'GET', '/console/api/presence', 200, { token: admin });
+  await call(c, 'POST', '/console/api/sign-in-codes', 201, { token: admin, body: {} });
+  await call(c, 'GET', '/v1/pairings/nowhere/network', 404, { token: admin });
   await call(c, 'DELETE', '/v1/agents/bob', 200, { token: admin });
   await call(c, 'DELETE', '/v1/rooms/ops', 200, { token: admin });
 

@@ -20,8 +20,14 @@ interface Checker {
 const DOC_ID = 'https://svc.invalid/openapi.json';
 const checkers = new WeakMap<object, Checker>();
 
+/** Checkers by document text too: each test server's copy of the same document shares one. */
+const byText = new Map<string, Checker>();
+
 function checkerOf(doc: OpenApiDocument): Checker {
   let c = checkers.get(doc);
+  if (c) return c;
+  const text = JSON.stringify(doc);
+  c = byText.get(text);
   if (!c) {
     // Formats are annotations here (no ajv-formats); unknown OpenAPI keywords are ignored.
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
@@ -33,8 +39,9 @@ function checkerOf(doc: OpenApiDocument): Checker {
     // More literal segments first: /console/sign-in before /console/{file}.
     templates.sort((a, b) => b.literals - a.literals);
     c = { ajv, templates, compiled: new Map() };
-    checkers.set(doc, c);
+    byText.set(text, c);
   }
+  checkers.set(doc, c);
   return c;
 }
 

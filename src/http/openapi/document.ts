@@ -118,10 +118,11 @@ function operation(route: Route, doc: OperationDoc | undefined): Record<string, 
   return op;
 }
 
-/** `GET /v1/rooms/:room_id/messages` -> `get_v1_rooms_room_id_messages`. */
+/** `GET /v1/rooms/:room_id/messages` -> `get_v1_rooms_room_id_messages`; `/console/` -> `get_console_index`. */
 function operationId(route: Route): string {
   const p = route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '');
-  return `${route.method.toLowerCase()}_${p || 'root'}`;
+  const index = route.path.length > 1 && route.path.endsWith('/') ? '_index' : '';
+  return `${route.method.toLowerCase()}_${p || 'root'}${index}`;
 }
 
 /** The route's own answers, then the error answers its kind can give (each with the envelope). */

@@ -111,7 +111,11 @@ t('every route of the router is documented, and every documented operation is a 
 t('each operation has its own operationId, summary and tag', ({ doc }) => {
   const ops = Object.values(doc.paths).flatMap((o) => Object.values(o) as Json[]);
   const ids = ops.map((o) => o.operationId as string);
-  assert.equal(ids.filter((x, i) => ids.indexOf(x) !== i), [], 'duplicate operationIds');
+  assert.equal(
+    ids.filter((x, i) => ids.indexOf(x) !== i),
+    [],
+    'duplicate operationIds',
+  );
   for (const o of ops) assert.ok(o.summary && o.tags?.[0] !== 'undocumented', o.operationId);
 });
 

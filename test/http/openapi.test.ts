@@ -268,3 +268,62 @@ e2e('register, create, send, read, search, list, and the errors: every answer is
 });
 
 e2e.run();
+
+// ---- the pairing routes, over a real direct pairing ------------------------------------------
+
+const paired = suite<{ a: TestServer; c: TestServer; doc: OpenApiDocument; checked: string[] }>('the pairing routes answer as documented');
+const PAIR_TOKEN = 'openapi-pair-secret-5d1c7e0a';
+
+paired.before(async (ctx) => {
+  ctx.a = await startServer({
+    config: {
+      network: { id: 'alpha-net', name: 'Alpha Net' },
+      auth: {
+        tokens: [
+          { ...TOKENS.admin, scopes: [...TOKENS.admin.scopes] },
+          { id: 'pair-in', value: PAIR_TOKEN, scopes: ['pair'] },
+        ],
+      },
+      rooms: [{ id: 'lobby', members: ['ada'] }],
+    },
+  });
+  ctx.c = await startServer({
+    config: {
+      network: { id: 'gamma-net', name: 'Gamma Net' },
+      pairings: [
+        {
+          id: 'to-alpha',
+          remote_network_id: 'alpha-net',
+          remote_network_name: 'Alpha Net',
+          remote_base_url: ctx.a.url,
+          token: PAIR_TOKEN,
+          bound: true,
+        },
+      ],
+    },
+  });
+  ctx.doc = (await ctx.c.get('/v1/openapi.json')).body as OpenApiDocument;
+  ctx.checked = [];
+});
+paired.after(async (ctx) => {
+  await ctx.c?.dispose();
+  await ctx.a?.dispose();
+});
+
+paired('the pairing list and the proxied network, rooms and agents match the document', async (ctx) => {
+  const c = { s: ctx.c, doc: ctx.doc, checked: ctx.checked };
+  await eventually(async () => (await ctx.c.get('/v1/pairings/to-alpha/network', admin)).status === 200, 10_000, 'the paired network');
+  const list = await call(c, 'GET', '/v1/pairings', 200, { token: admin });
+  assert.is(list.pairings[0].id, 'to-alpha');
+  const remote = await call(c, 'GET', '/v1/pairings/to-alpha/network', 200, { token: admin });
+  assert.is(remote.id, 'alpha-net');
+  const rooms = await call(c, 'GET', '/v1/pairings/to-alpha/rooms', 200, { token: admin });
+  assert.equal(
+    rooms.rooms.map((r: Json) => r.id),
+    ['lobby'],
+  );
+  await call(c, 'GET', '/v1/pairings/to-alpha/agents', 200, { token: admin });
+  await call(c, 'GET', '/v1/pairings/to-alpha/rooms', 401);
+});
+
+paired.run();

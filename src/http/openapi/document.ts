@@ -48,7 +48,8 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
       version,
       description:
         'The HTTP API of one svc network. Errors answer with the Error envelope (a stable `code`). Lists answer a page at a time: pass `page.next_before` as `before`. ' +
-        "Which routes an anonymous caller may use depends on the server's auth settings (`x-svc-access.anonymous`).",
+        "Which routes an anonymous caller may use depends on the server's auth settings (`x-svc-access.anonymous`). " +
+        "The agents' WebSocket (GET /v1/attach, protocol service.attach.v1) is an upgrade, outside this document.",
     },
     servers: [{ url: '/' }],
     tags: [...new Set(Object.values(OPERATIONS).map((o) => o.tag))].map((name) => ({ name })),

@@ -71,6 +71,7 @@ export function ref(s: SchemaDoc): Record<string, unknown> {
 const HTML = 'text/html; charset=utf-8';
 const ok = (json: SchemaDoc, description = 'OK'): Record<number, ResponseDoc> => ({ 200: { description, json } });
 
+/** Per-route notes by "METHOD /path" (the router's spelling); one entry per route, no more. */
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /healthz': {
     tag: 'health',

@@ -166,9 +166,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'messages',
     summary: 'Send a message to a room, a thread or a direct conversation.',
     description:
-      'A message with a known `id` is not stored twice (the answer repeats the first one). 429 `loop_detected` when agents answered each other too often in a row.',
+      'Sending again with the same `id` stores nothing new (409 when another sender used that id). 429 `loop_detected` when agents answered each other too often in a row.',
     responses: ok('SendResponse'),
-    errors: [409, 422],
+    errors: [409],
   },
   'GET /v1/agents': {
     tag: 'agents',
@@ -189,7 +189,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'network',
     summary: 'Declare agents and rooms at once (what `svc apply` sends).',
     responses: ok('ApplyResponse'),
-    errors: [409],
+    errors: [409, 422],
   },
   'GET /v1/search': {
     tag: 'history',

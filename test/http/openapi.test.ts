@@ -263,6 +263,8 @@ e2e('register, create, send, read, search, list, and the errors: every answer is
   await call(c, 'GET', '/v1/rooms?before=nope', 422, { token: admin });
   await call(c, 'POST', '/v1/rooms', 409, { token: admin, body: { id: 'general' } });
   await call(c, 'GET', '/v1/nowhere', 404, { token: admin });
+  // The console answers its own 401 page, but an invalid header is the gate's envelope first.
+  await call(c, 'GET', '/console/', 401, { token: 'not-a-token' });
   await call(c, 'PUT', '/v1/rooms', 405, { token: admin });
   assert.ok(c.checked.length >= 40, c.checked.join('\n'));
 });

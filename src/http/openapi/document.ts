@@ -137,8 +137,13 @@ function responses(route: Route, d: OperationDoc): Record<string, unknown> {
   if (route.action) errors.add(403);
   if (route.path.includes(':')) errors.add(404);
   errors.add(429); // request limits apply to every route
-  for (const s of [...errors].sort((a, b) => a - b))
-    out[String(s)] ??= { description: STATUS_CODES[s] ?? 'Error', content: { 'application/json': { schema: ref('Error') } } };
+  const envelope = { 'application/json': { schema: ref('Error') } };
+  for (const s of [...errors].sort((a, b) => a - b)) {
+    const own = out[String(s)] as { description: string; content?: Record<string, unknown> } | undefined;
+    // A page the route answers itself (the console's 401) or the gate's envelope before it.
+    if (own) own.content = { ...own.content, ...envelope };
+    else out[String(s)] = { description: STATUS_CODES[s] ?? 'Error', content: envelope };
+  }
   out.default = {
     description: 'Any other error (404, 405, 500, 503...), as the error envelope.',
     content: { 'application/json': { schema: ref('Error') } },

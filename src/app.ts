@@ -27,6 +27,7 @@ import { messageRoutes } from './http/routes/messages.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { applyRoutes } from './http/routes/apply.js';
 import { searchRoutes } from './http/routes/search.js';
+import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
 import { FEATURES } from './features.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -136,6 +137,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     ...agentRoutes,
     ...applyRoutes,
     ...searchRoutes,
+    ...openapiRoutes(() => router.routes()),
   );
   const deps: HttpDeps = { net, router, auth: () => authenticator };
   const server = http.createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, createHttpHandler(deps));

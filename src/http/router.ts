@@ -54,9 +54,12 @@ const NONE: Match = { kind: 'none' };
 export class Router {
   /** Routes by segment count, each list in the order the routes were added. */
   private readonly bySize = new Map<number, Compiled[]>();
+  /** Every route in the order added (the OpenAPI document walks it). */
+  private readonly all: Route[] = [];
 
   add(...routes: Route[]): this {
     for (const route of routes) {
+      this.all.push(route);
       const segments = route.path.split('/');
       const c: Compiled = { route, literals: [], names: [] };
       segments.forEach((p, i) => (p.startsWith(':') ? c.names.push([i, p.slice(1)]) : c.literals.push([i, p])));
@@ -65,6 +68,11 @@ export class Router {
       this.bySize.set(segments.length, list);
     }
     return this;
+  }
+
+  /** The routes in the order they were added. */
+  routes(): readonly Route[] {
+    return this.all;
   }
 
   match(method: string, pathname: string): Match {

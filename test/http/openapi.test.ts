@@ -13,24 +13,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { CATALOGUE } from '../../src/errors.js';
 import { buildOpenApi, openApiPath } from '../../src/http/openapi/document.js';
-
-interface Validator {
-  validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown }>;
-  version: string;
-}
-
-/** The validator package: the project's own install first, else a private one (npm --prefix /tmp/oas). */
-async function loadValidator(): Promise<new () => Validator> {
-  const spec = '@seriousme/openapi-schema-validator';
-  for (const where of [spec, '/tmp/oas/node_modules/@seriousme/openapi-schema-validator/index.js']) {
-    try {
-      return ((await import(where)) as { Validator: new () => Validator }).Validator;
-    } catch {
-      // try the next place
-    }
-  }
-  throw new Error(`${spec} is not installed (npm install --save-dev ${spec})`);
-}
+import { Validator } from '@seriousme/openapi-schema-validator';
 
 const admin = TOKENS.admin.value;
 
@@ -63,9 +46,8 @@ t('a client holding the current ETag gets 304 without a body; another ETag gets 
 });
 
 t('the document is valid OpenAPI 3.1 by the validator package', async ({ doc }) => {
-  const Validator = await loadValidator();
   const v = new Validator();
-  const r = await v.validate(structuredClone(doc));
+  const r = await v.validate(structuredClone(doc) as unknown as Record<string, unknown>);
   assert.ok(r.valid, `not valid OpenAPI: ${JSON.stringify(r.errors, null, 2)?.slice(0, 3000)}`);
   assert.is(v.version, '3.1');
 });

@@ -32,7 +32,6 @@ import { VERSION } from './version.js';
 import { createMetrics } from './metrics/registry.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
 
-
 /** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
 class Network implements NetworkContext {
   hooks: Hooks = NO_HOOKS;

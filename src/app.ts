@@ -1,20 +1,21 @@
-// The server as a value: createApp(loaded) -> {listen, close, reload}. Tests start many on port 0
-// in one process; `svc serve` adds signals and file watching around one.
+// The server as a value: createApp(loaded, {features}) -> {listen, close, reload}. Tests start many
+// on port 0 in one process; `svc serve` adds signals and file watching around one. The app knows
+// features only through src/feature.ts; the caller chooses the list (src/features.ts is the default).
 
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config, LoadedConfig } from './config/types.js';
+import type { App, Feature, FeatureFactory } from './feature.js';
 import { StaticTokens } from './auth/credentials.js';
-import type { Authenticator, Principal } from './auth/principal.js';
-import type { Warning } from './protocol/types.js';
+import type { Authenticator } from './auth/principal.js';
 import { Broker } from './events/broker.js';
-import { FeedPump, type Preparer } from './events/pump.js';
+import { FeedPump } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
-import { NO_HOOKS, type Hooks, type NetworkContext, type RemoteSenderCheck, type SendHooks } from './network/context.js';
+import { NO_HOOKS, type Hooks, type NetworkContext } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
 import { openStore } from './store/open.js';
-import type { Store, StoredEvent } from './store/types.js';
-import { Router, type Route } from './http/router.js';
+import type { Store } from './store/types.js';
+import { Router } from './http/router.js';
 import { createHttpHandler, type HttpDeps } from './http/server.js';
 import { clientErrorResponse } from './http/respond.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -29,52 +30,8 @@ import { applyRoutes } from './http/routes/apply.js';
 import { searchRoutes } from './http/routes/search.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
-import { FEATURES } from './features.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics } from './metrics/registry.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
-
-/** Handles a WebSocket upgrade; returns false when the path is not its own. */
-export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
-
-/** Refuses a request or upgrade before it is served (request limits); throws AppError. */
-export type Admit = (req: http.IncomingMessage, principal: Principal | undefined) => void;
-
-/**
- * What one part of the server adds (live, console, pairings, metrics, guards). The app combines
- * every feature's contributions into lists; no feature patches another's slot.
- */
-export interface Feature {
-  routes?: Route[];
-  upgrade?: UpgradeHandler;
-  /** Checked for every routed request and attach upgrade, before the credential is judged. */
-  admit?: Admit;
-  /** A bearer token from somewhere other than the Authorization header (the console's cookie). */
-  sessionToken?: (req: http.IncomingMessage) => string | undefined;
-  /** Around each message send: a check before it is stored, an observer after. */
-  send?: SendHooks;
-  /** Decides messages from remote-origin senders (one feature at most: the pairings). */
-  remoteSenders?: RemoteSenderCheck;
-  observe?: {
-    /** Each finished HTTP request. */
-    http?: (route: string, method: string, status: number, seconds: number) => void;
-    /** The latency of each durable write. */
-    write?: (seconds: number) => void;
-    /** Each published event, in sequence order (after `prepare`). */
-    event?: (e: StoredEvent) => void;
-    /** Each live subscriber the broker let go (by surface). */
-    drop?: (surface: string) => void;
-  };
-  /** Operator warnings (GET /v1/network, svc doctor). */
-  warnings?: () => Warning[];
-  /** Readies each batch of stored events before live delivery (it may read the store). */
-  prepare?: Preparer;
-  /** Called after listen with the bound address. */
-  started?: (addr: { host: string; port: number }) => void;
-  reloaded?: (config: Config) => void;
-  close?: () => Promise<void> | void;
-}
-
-export type FeatureFactory = (app: App) => Feature;
 
 /** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
 class Network implements NetworkContext {
@@ -89,24 +46,11 @@ class Network implements NetworkContext {
   ) {}
 }
 
-export interface App {
-  readonly net: NetworkContext;
-  readonly metrics: Metrics;
-  readonly router: Router;
-  readonly http: HttpDeps;
-  readonly server: http.Server;
-  readonly file: string | undefined;
-  /** The authenticator for the current config (rebuilt on reload). */
-  auth(): Authenticator;
-  listen(addr?: string): Promise<{ host: string; port: number }>;
-  reload(loaded: LoadedConfig): Promise<void>;
-  close(): Promise<void>;
-  address(): { host: string; port: number } | undefined;
-}
 
 export interface AppOptions {
   log?: Logger;
-  features?: readonly FeatureFactory[];
+  /** The features to run, in start order (`defaultFeatures` of src/features.ts for the full server). */
+  features: readonly FeatureFactory[];
 }
 
 function authenticatorFor(config: Config, store: Store): Authenticator {
@@ -117,7 +61,8 @@ function authenticatorFor(config: Config, store: Store): Authenticator {
   };
 }
 
-export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Promise<App> {
+/** Opens the store, applies the declared network and builds the server with the given features; call listen() to serve. */
+export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise<App> {
   const log = opts.log ?? createLogger();
   const config = loaded.config;
   // openStore takes a Logger (level first); it logs recoveries and failures as warnings.
@@ -208,7 +153,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions = {}): Pr
     },
   };
 
-  for (const factory of opts.features ?? FEATURES) {
+  for (const factory of opts.features) {
     const f = factory(app);
     features.push(f);
     if (f.routes) router.add(...f.routes);

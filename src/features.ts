@@ -1,13 +1,22 @@
-// The parts that plug into the core server. Each is a FeatureFactory (src/app.ts) returning what
-// it adds; the app combines the contributions into lists, so this order only sets start order.
+// The default features of `svc serve`, each a FeatureFactory (src/feature.ts) in its own folder as
+// <folder>/feature.ts. The app combines their contributions into lists, so this order only sets
+// start order. `serve` and in-process tests pass this list to createApp; app.ts never imports it.
 
-import type { FeatureFactory } from './app.js';
-import { liveFeature } from './live/index.js';
-import { loopGuardFeature } from './loop-guard-feature.js';
-import { requestLimitsFeature } from './request-limits-feature.js';
-import { metricsFeature } from './metrics-feature.js';
+import type { FeatureFactory } from './feature.js';
+import { liveFeature } from './live/feature.js';
+import { loopGuardFeature } from './loop-guard/feature.js';
+import { requestLimitsFeature } from './request-limits/feature.js';
+import { metricsFeature } from './metrics/feature.js';
 import { consoleFeature } from './console/feature.js';
 import { discoveryFeature } from './discovery/feature.js';
-import { pairingFeature } from './pairing/index.js';
+import { pairingFeature } from './pairing/feature.js';
 
-export const FEATURES: readonly FeatureFactory[] = [metricsFeature, requestLimitsFeature, loopGuardFeature, consoleFeature, discoveryFeature, pairingFeature, liveFeature];
+export const defaultFeatures: readonly FeatureFactory[] = [
+  metricsFeature,
+  requestLimitsFeature,
+  loopGuardFeature,
+  consoleFeature,
+  discoveryFeature,
+  pairingFeature,
+  liveFeature,
+];

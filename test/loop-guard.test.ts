@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type Json, type TestServer } from './helpers/server.js';
 import { SseClient } from './helpers/live.js';
 import { createApp } from '../src/app.js';
+import { defaultFeatures } from '../src/features.js';
 import { parseConfig } from '../src/config/load.js';
 import { silentLogger } from '../src/log.js';
 import type { Message } from '../src/protocol/types.js';
@@ -147,7 +148,7 @@ relayed('relayed messages count toward a run but are never refused; the local ag
     { network: { id: 'home' }, store: { backend: 'memory' }, auth: { mode: 'none' }, server: { loop_guard: { max_consecutive: 3 } } },
     { baseDir: tmpdir(), env: {} },
   );
-  const app = await createApp(loaded, { log: silentLogger });
+  const app = await createApp(loaded, { log: silentLogger, features: defaultFeatures });
   try {
     const guard = app.net.hooks.send.find((h) => h.check && h.stored);
     assert.ok(guard);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { installedVersion, migrationWarning, staleServerWarning } from '../src/network/operator-warnings.js';
-import { protocolWarnings, refusalWarnings } from '../src/pairing/index.js';
+import { protocolWarnings, refusalWarnings } from '../src/pairing/warnings.js';
 import { RECENT_REFUSALS, RefusalTally, refusalFix, refusalReason } from '../src/pairing/refusals.js';
 import { refusalCheck } from '../src/cli/commands/doctor.js';
 import { refusedSummary } from '../src/cli/commands/pairings.js';

@@ -3,7 +3,7 @@
 import type { NetworkDocument, ServiceEvent } from '../protocol/types.js';
 import type { WakeReason } from './attach-wake.js';
 import type { CursorStore } from './cursor-store.js';
-import type { SvcClient } from './index.js';
+import type { SvcClient } from './svc-client.js';
 
 /** What the attachment asks to receive (IDENTIFY.capabilities). */
 export interface AttachCapabilities {

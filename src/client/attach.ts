@@ -10,7 +10,7 @@ import { AttachError, type AttachCapabilities, type AttachedEvent, type AttachOp
 import { wakeReasonOf } from './attach-wake.js';
 import { CursorFileError, defaultCursorFile, fileCursorStore, memoryCursorStore, type CursorKey, type CursorStore } from './cursor-store.js';
 import { ClientError } from './errors.js';
-import { SvcClient } from './index.js';
+import { SvcClient } from './svc-client.js';
 
 export { AttachError } from './attach-types.js';
 export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach-types.js';

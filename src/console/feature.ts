@@ -1,7 +1,7 @@
 // The console as a Feature: its routes, the session cookie as a credential for every HTTP route
 // and the SSE stream, and presence fed from the broker.
 
-import type { FeatureFactory } from '../app.js';
+import type { FeatureFactory } from '../feature.js';
 import { cookieMayAuthenticate } from './csrf.js';
 import { parseCookies, SESSION_COOKIE } from './cookies.js';
 import { Presence } from './presence.js';

@@ -161,7 +161,7 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     case 'pairing.updated':
       return { ...base, kind: 'pairing', publicKind: false };
     case 'conversation.loop_guard':
-      // An operator notice about one conversation (src/loop-guard-feature.ts): for whoever may see that conversation, never anonymous.
+      // An operator notice about one conversation (src/loop-guard/feature.ts): for whoever may see that conversation, never anonymous.
       return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.agent?.target)) };
     default:
       // Events this table does not know (loop guard notices, ...) follow their message, if any, and are never public.

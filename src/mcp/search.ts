@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { conversationLabel, messageLines, messageView, replyHint, type MessageView } from './format.js';
 import { result } from './result.js';
-import type { Session } from './server.js';
+import type { Session } from './session.js';
 
 export function registerSearch(server: McpServer, session: () => Promise<Session>): void {
   server.registerTool(

@@ -6,23 +6,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import { conversationLines, listConversations, whoami, type ToolContext } from './conversations.js';
+import { conversationLines, listConversations, whoami} from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
 import type { Inbox, Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { result } from './result.js';
 import { registerSearch } from './search.js';
+import type { Session } from './session.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
 
-/** What the tools work with once the network answered: the agent, its client, its inbox. */
-export interface Session {
-  ctx: ToolContext;
-  inbox: Inbox;
-  dmsEnabled: boolean;
-}
+export type { Session };
 
 export interface McpDeps {
   /** The session, started on first use and retried while the network does not answer. */

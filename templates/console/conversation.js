@@ -4,8 +4,16 @@
 import { api, messageId, qs } from './api.js';
 import { clear, el, toast } from './dom.js';
 import { artifactNode, messageNode } from './render.js';
-import { dmLabel, loadThreads, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
+import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
+
+// Room messages show their threads' reply counts, the member list its presence dots.
+onSidebar('threads', () => {
+  if (state.current?.kind === 'room') rerenderMessages();
+});
+onSidebar('agents', () => {
+  if (state.current?.kind === 'room') renderMembers();
+});
 
 export function route() {
   const m = /^#\/(room|thread|dm)\/(.+)$/.exec(location.hash);

@@ -2,8 +2,16 @@
 
 import { api, qs } from './api.js';
 import { clear, el } from './dom.js';
-import { renderMembers, rerenderMessages } from './conversation.js';
 import { $, report, state } from './state.js';
+
+// The conversation pane follows the sidebar (thread counts, presence dots) by listening here, so
+// the sidebar never imports the pane that imports it.
+const listeners = { threads: [], agents: [] };
+
+/** Calls fn after the threads of a room are loaded ('threads') or the agents are redrawn ('agents'). */
+export function onSidebar(kind, fn) {
+  listeners[kind].push(fn);
+}
 
 export async function loadRooms() {
   const r = await api(`/v1/rooms${qs({ limit: 500 })}`).catch(report);
@@ -48,7 +56,7 @@ export async function loadThreads(roomId) {
   state.threads = new Map(r.threads.map((t) => [t.id, t]));
   renderThreads();
   // Room messages show how many replies their thread has.
-  if (state.current?.kind === 'room') rerenderMessages();
+  for (const fn of listeners.threads) fn();
 }
 
 function badge(key) {
@@ -151,6 +159,6 @@ export function renderAgents() {
       ),
     );
   }
-  if (state.current?.kind === 'room') renderMembers();
+  for (const fn of listeners.agents) fn();
 }
 

@@ -4,6 +4,7 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../app.js';
+import { defaultFeatures } from '../../features.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { networkIdOfFolder, renderInitConfig, writeConfigFile } from '../../config/init.js';
 import { removeRuntimeFile, writeRuntimeFile } from '../../config/runtime-file.js';
@@ -47,7 +48,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   // Before anything of the store is read: a second server on it would lose the first one's data.
   const lock = await lockConfiguredStore(io, 'svc serve', loaded.config.store, log);
   if (lock === 'refused') return EXIT.failure;
-  const app = await createApp(loaded, { log });
+  const app = await createApp(loaded, { log, features: defaultFeatures });
   let addr;
   try {
     addr = await app.listen(opts.listen ?? loaded.config.server.listen_addr);

@@ -5,7 +5,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { UpgradeHandler } from '../../app.js';
+import type { UpgradeHandler } from '../../http/upgrade.js';
 import { AppError } from '../../errors.js';
 import { sendError, toAppError } from '../../http/respond.js';
 import { admitCaller } from '../../http/gate.js';

@@ -1,8 +1,8 @@
 // Metrics as a feature: GET /metrics, the HTTP request timers, the store write timer, and the
-// counts of published and dropped live events. The registry is src/metrics.ts.
+// counts of published and dropped live events. The registry is registry.ts beside it.
 
-import type { FeatureFactory } from './app.js';
-import { metricsRoutes, observeHttp } from './http/routes/metrics.js';
+import type { FeatureFactory } from '../feature.js';
+import { metricsRoutes, observeHttp } from './routes.js';
 
 export const metricsFeature: FeatureFactory = (app) => {
   const m = app.metrics;

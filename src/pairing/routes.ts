@@ -1,14 +1,14 @@
 // GET /v1/pairings and the proxied reads of a paired network (network, rooms, agents). Observe or
 // admin, never a self-registered agent token (the pairings.read rule). No response carries a token.
 
-import { AppError, notFound } from '../../errors.js';
-import type { Principal } from '../../auth/principal.js';
-import { paginate, pageOf, type Window } from '../../protocol/pagination.js';
-import type { Room } from '../../protocol/types.js';
-import { filterRemoteAgents, filterRemoteRooms, type RemoteViewer } from '../../pairing/filter.js';
-import { RemoteFailure, type PairingManager, type PairingView } from '../../pairing/manager.js';
-import { windowOf } from '../query.js';
-import type { Route } from '../router.js';
+import { AppError, notFound } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { paginate, pageOf, type Window } from '../protocol/pagination.js';
+import type { Room } from '../protocol/types.js';
+import { filterRemoteAgents, filterRemoteRooms, type RemoteViewer } from './filter.js';
+import { RemoteFailure, type PairingManager, type PairingView } from './manager.js';
+import { windowOf } from '../http/query.js';
+import type { Route } from '../http/router.js';
 
 export interface PairingList {
   list(): PairingManager[];

@@ -1,7 +1,7 @@
 // The live feature: SSE at /v1/events/stream, the WebSocket attachment at /v1/attach, presence and
 // wake events; each event's audience resolved before live delivery.
 
-import type { FeatureFactory } from '../app.js';
+import type { FeatureFactory } from '../feature.js';
 import { validatorFor } from '../schemas.js';
 import { attachUpgrade } from './attach/upgrade.js';
 import { LiveHub } from './hub.js';

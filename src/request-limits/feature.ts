@@ -2,8 +2,8 @@
 // and attach upgrade. The limiter itself is src/http/limits.ts.
 
 import { Counter } from 'prom-client';
-import type { FeatureFactory } from './app.js';
-import { RequestLimits } from './http/limits.js';
+import type { FeatureFactory } from '../feature.js';
+import { RequestLimits } from '../http/limits.js';
 
 export const requestLimitsFeature: FeatureFactory = (app) => {
   const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });

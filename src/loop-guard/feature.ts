@@ -2,12 +2,12 @@
 // agent runs with no human in between. The decision itself is pure: src/network/loop-guard.ts.
 
 import { Counter } from 'prom-client';
-import type { FeatureFactory } from './app.js';
-import type { Config, LoopGuardConfig } from './config/types.js';
-import { AppError } from './errors.js';
-import { commit, newEvent } from './network/context.js';
-import { LoopGuard, loopSettingsFor, type LoopSettings } from './network/loop-guard.js';
-import type { Message } from './protocol/types.js';
+import type { FeatureFactory } from '../feature.js';
+import type { Config, LoopGuardConfig } from '../config/types.js';
+import { AppError } from '../errors.js';
+import { commit, newEvent } from '../network/context.js';
+import { LoopGuard, loopSettingsFor, type LoopSettings } from '../network/loop-guard.js';
+import type { Message } from '../protocol/types.js';
 
 /** Per-room overrides by room id, rebuilt when the config object changes (reload). */
 function roomOverrides(): (config: Config, roomId: string | undefined) => Partial<LoopGuardConfig> | undefined {

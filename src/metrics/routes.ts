@@ -1,7 +1,7 @@
 // GET /metrics (admin): Prometheus text exposition of the app's registry.
 
-import type { CounterSeries, HistogramSeries, Metrics } from '../../metrics.js';
-import type { Route } from '../router.js';
+import type { CounterSeries, HistogramSeries, Metrics } from './registry.js';
+import type { Route } from '../http/router.js';
 
 export function metricsRoutes(metrics: Metrics): Route[] {
   return [

@@ -1,0 +1,315 @@
+// The typed client of SPEC.md: one method per HTTP endpoint, shapes from src/protocol/types.ts.
+// Every failure is a ClientError whose message is one line an operator can act on. The package's
+// face is index.ts; the attachment (attach.ts) builds on this client.
+
+import { Agent, request } from 'undici';
+import type {
+  AgentRegistration,
+  AgentSummary,
+  ApplyRequest,
+  ApplyResponse,
+  Artifact,
+  DirectConversation,
+  Message,
+  NetworkDocument,
+  Page,
+  Pairing,
+  RemovedResponse,
+  Room,
+  SendRequest,
+  SendResponse,
+  Thread,
+  Visibility,
+  WritePolicy,
+} from '../protocol/types.js';
+import type { SearchHit } from '../protocol/search-text.js';
+import { ClientError, responseError, transportError, type CallContext } from './errors.js';
+import { followEvents, type EventFollower, type FollowOptions } from './events.js';
+
+
+/** `limit`, `before`, `after` of every list endpoint. */
+export interface ListQuery {
+  limit?: number;
+  before?: string;
+  after?: string;
+}
+
+export interface ArtifactQuery extends ListQuery {
+  room_id?: string;
+  thread_id?: string;
+  dm_id?: string;
+}
+
+/** GET /v1/search: `q` (every word must match, the last as a prefix) and optional filters. */
+export interface SearchParams {
+  q: string;
+  room_id?: string;
+  thread_id?: string;
+  dm_id?: string;
+  from?: string;
+  limit?: number;
+  before?: string;
+}
+
+export interface CreateRoomRequest {
+  id: string;
+  name?: string;
+  members?: string[];
+  visibility?: Visibility;
+  write_policy?: WritePolicy;
+}
+
+export interface RegisterAgentRequest {
+  requested_agent_id?: string;
+  name?: string;
+}
+
+export interface MembersRequest {
+  add?: string[];
+  remove?: string[];
+}
+
+export type RoomList = { rooms: Room[]; page: Page };
+export type AgentList = { agents: AgentSummary[]; page?: Page };
+export type MessagePage = { messages: Message[]; page: Page };
+export type ThreadList = { threads: Thread[]; page: Page };
+export type DmList = { dms: DirectConversation[]; page: Page };
+export type ArtifactList = { artifacts: Artifact[]; page: Page };
+export type PairingList = { pairings: Pairing[]; page: Page };
+export type SearchPage = { messages: SearchHit[]; page: Page };
+export type { SearchHit };
+
+export interface ClientOptions {
+  /** Base URL of the server, e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
+  url: string;
+  /** Bearer token sent on every call except health checks. */
+  token?: string;
+  /** Per-call limit for connecting and for the response headers (ms). */
+  timeoutMs?: number;
+  /** The command that starts this server, named when nothing answers (default `svc serve`). */
+  startCommand?: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+export class SvcClient {
+  readonly baseUrl: string;
+  readonly #token: string | undefined;
+  readonly #agent: Agent;
+  readonly #timeoutMs: number;
+  readonly #start: string | undefined;
+
+  constructor(opts: ClientOptions) {
+    this.baseUrl = opts.url.replace(/\/+$/, '');
+    this.#token = opts.token;
+    this.#timeoutMs = opts.timeoutMs ?? 15_000;
+    this.#start = opts.startCommand;
+    this.#agent = new Agent({ connect: { timeout: this.#timeoutMs }, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs });
+  }
+
+  get hasToken(): boolean {
+    return this.#token !== undefined;
+  }
+
+  /** Releases the connection pool; the client is unusable afterwards. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  // Health and network
+  /** GET /healthz (no credential). */
+  health(): Promise<{ status: string }> {
+    return this.#json('GET', '/healthz', { auth: false });
+  }
+  /** GET /readyz (no credential). */
+  ready(): Promise<{ status: string; store?: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string } }> {
+    return this.#json('GET', '/readyz', { auth: false });
+  }
+  /** GET /metrics: Prometheus text. */
+  metrics(): Promise<string> {
+    return this.#call('GET', '/metrics', {}).then((r) => r.text);
+  }
+  /** GET /v1/network. */
+  network(): Promise<NetworkDocument> {
+    return this.#json('GET', '/v1/network');
+  }
+
+  // Rooms
+  /** GET /v1/rooms. */
+  listRooms(q: ListQuery = {}): Promise<RoomList> {
+    return this.#json('GET', '/v1/rooms', { query: { ...q } });
+  }
+  /** GET /v1/rooms/{id}. */
+  getRoom(id: string): Promise<Room> {
+    return this.#json('GET', `/v1/rooms/${seg(id)}`);
+  }
+  /** POST /v1/rooms (admin). */
+  createRoom(body: CreateRoomRequest): Promise<Room> {
+    return this.#json('POST', '/v1/rooms', { body });
+  }
+  /** DELETE /v1/rooms/{id} (admin, soft). */
+  deleteRoom(id: string): Promise<RemovedResponse> {
+    return this.#json('DELETE', `/v1/rooms/${seg(id)}`);
+  }
+  /** PATCH /v1/rooms/{id}/members (admin). */
+  updateMembers(id: string, body: MembersRequest): Promise<Room> {
+    return this.#json('PATCH', `/v1/rooms/${seg(id)}/members`, { body });
+  }
+  /** GET /v1/rooms/{id}/messages. */
+  roomMessages(id: string, q: ListQuery = {}): Promise<MessagePage> {
+    return this.#json('GET', `/v1/rooms/${seg(id)}/messages`, { query: { ...q } });
+  }
+  /** GET /v1/rooms/{id}/threads. */
+  roomThreads(id: string, q: ListQuery = {}): Promise<ThreadList> {
+    return this.#json('GET', `/v1/rooms/${seg(id)}/threads`, { query: { ...q } });
+  }
+
+  // Threads and DMs
+  /** GET /v1/threads/{id}. */
+  getThread(id: string): Promise<Thread> {
+    return this.#json('GET', `/v1/threads/${seg(id)}`);
+  }
+  /** GET /v1/threads/{id}/messages. */
+  threadMessages(id: string, q: ListQuery = {}): Promise<MessagePage> {
+    return this.#json('GET', `/v1/threads/${seg(id)}/messages`, { query: { ...q } });
+  }
+  /** GET /v1/dms. */
+  listDms(q: ListQuery = {}): Promise<DmList> {
+    return this.#json('GET', '/v1/dms', { query: { ...q } });
+  }
+  /** GET /v1/dms/{id}. */
+  getDm(id: string): Promise<DirectConversation> {
+    return this.#json('GET', `/v1/dms/${seg(id)}`);
+  }
+  /** GET /v1/dms/{id}/messages. */
+  dmMessages(id: string, q: ListQuery = {}): Promise<MessagePage> {
+    return this.#json('GET', `/v1/dms/${seg(id)}/messages`, { query: { ...q } });
+  }
+  /** GET /v1/artifacts (one of room_id, thread_id, dm_id is required). */
+  listArtifacts(q: ArtifactQuery): Promise<ArtifactList> {
+    return this.#json('GET', '/v1/artifacts', { query: { ...q } });
+  }
+
+  /** GET /v1/search: matching messages the caller may read, newest first. */
+  search(q: SearchParams): Promise<SearchPage> {
+    return this.#json('GET', '/v1/search', { query: { ...q } });
+  }
+
+  // Messages
+  /** POST /v1/messages. */
+  send(body: SendRequest): Promise<SendResponse> {
+    return this.#json('POST', '/v1/messages', { body });
+  }
+
+  // Agents
+  /** GET /v1/agents. */
+  listAgents(q: ListQuery = {}): Promise<AgentList> {
+    return this.#json('GET', '/v1/agents', { query: { ...q } });
+  }
+  /** GET /v1/agents/{id}. */
+  getAgent(id: string): Promise<AgentSummary> {
+    return this.#json('GET', `/v1/agents/${seg(id)}`);
+  }
+  /** POST /v1/agents/register. */
+  registerAgent(body: RegisterAgentRequest): Promise<AgentRegistration> {
+    return this.#json('POST', '/v1/agents/register', { body });
+  }
+  /** DELETE /v1/agents/{id} (admin, soft). */
+  deleteAgent(id: string): Promise<RemovedResponse> {
+    return this.#json('DELETE', `/v1/agents/${seg(id)}`);
+  }
+
+  // Operator
+  /** POST /v1/apply (admin). */
+  apply(body: ApplyRequest): Promise<ApplyResponse> {
+    return this.#json('POST', '/v1/apply', { body });
+  }
+
+  /** POST /console/api/sign-in-codes (admin): a one-time console sign-in link. */
+  consoleSignInLink(ttlSeconds?: number): Promise<{ url: string; expires_at: string }> {
+    return this.#json('POST', '/console/api/sign-in-codes', { body: ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {} });
+  }
+
+  // Pairings
+  /** GET /v1/pairings. */
+  listPairings(q: ListQuery = {}): Promise<PairingList> {
+    return this.#json('GET', '/v1/pairings', { query: { ...q } });
+  }
+  /** GET /v1/pairings/{id}/network. */
+  pairingNetwork(id: string): Promise<NetworkDocument> {
+    return this.#json('GET', `/v1/pairings/${seg(id)}/network`);
+  }
+  /** GET /v1/pairings/{id}/rooms. */
+  pairingRooms(id: string, q: ListQuery = {}): Promise<RoomList> {
+    return this.#json('GET', `/v1/pairings/${seg(id)}/rooms`, { query: { ...q } });
+  }
+  /** GET /v1/pairings/{id}/agents. */
+  pairingAgents(id: string, q: ListQuery = {}): Promise<AgentList> {
+    return this.#json('GET', `/v1/pairings/${seg(id)}/agents`, { query: { ...q } });
+  }
+
+  // Events
+  /** Follows GET /v1/events/stream (SSE), reconnecting with Last-Event-ID after a drop. */
+  followEvents(opts: FollowOptions): EventFollower {
+    return followEvents(`${this.baseUrl}/v1/events/stream`, this.#token, opts);
+  }
+
+  async #json<T>(method: string, path: string, o: { query?: Query; body?: unknown; auth?: boolean } = {}): Promise<T> {
+    const r = await this.#call(method, path, o);
+    try {
+      return JSON.parse(r.text) as T;
+    } catch {
+      throw new ClientError(`${method} ${r.ctx.path}: the answer is not JSON: is ${this.baseUrl} an svc server? (check --url / SVC_URL)`, r.status, 'bad_response');
+    }
+  }
+
+  async #call(method: string, path: string, o: { query?: Query; body?: unknown; auth?: boolean }): Promise<{ status: number; text: string; ctx: CallContext }> {
+    const full = path + queryString(o.query);
+    const ctx: CallContext = { method, path: full, baseUrl: this.baseUrl, hasToken: this.hasToken, ...(this.#start ? { start: this.#start } : {}) };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#token !== undefined && o.auth !== false) headers.authorization = `Bearer ${this.#token}`;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    }
+    let status: number;
+    let text: string;
+    let requestId: string | undefined;
+    try {
+      const res = await request(this.baseUrl + full, { method: method as 'GET', headers, body, dispatcher: this.#agent });
+      status = res.statusCode;
+      const rid = res.headers['x-request-id'];
+      requestId = typeof rid === 'string' ? rid : undefined;
+      text = await res.body.text();
+    } catch (err) {
+      throw transportError(err, ctx);
+    }
+    if (status < 200 || status > 299) throw responseError(status, text, ctx, requestId);
+    return { status, text, ctx };
+  }
+}
+
+/** A path segment: ids are opaque, so escape anything that would change the path. */
+const seg = (id: string) => encodeURIComponent(id);
+
+function queryString(q: Query | undefined): string {
+  if (!q) return '';
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined) p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/** Every page of a list, oldest first, following `next_before` (lists are served newest-last). */
+export async function collectAll<T>(fetchPage: (q: ListQuery) => Promise<{ items: T[]; page?: Page }>, pageSize = 500): Promise<T[]> {
+  const out: T[][] = [];
+  let before: string | undefined;
+  for (;;) {
+    const { items, page } = await fetchPage({ limit: pageSize, ...(before !== undefined ? { before } : {}) });
+    out.unshift(items);
+    if (!page?.has_more || !page.next_before || page.next_before === before) break;
+    before = page.next_before;
+  }
+  return out.flat();
+}

@@ -1,0 +1,75 @@
+// What a feature is: the contract between the core server (src/app.ts) and the parts that plug
+// into it (each in its own folder as <folder>/feature.ts; the default list is src/features.ts).
+// Features import this file, never app.ts, so the app and its features form no cycle.
+
+import type http from 'node:http';
+import type { Config, LoadedConfig } from './config/types.js';
+import type { Authenticator, Principal } from './auth/principal.js';
+import type { Warning } from './protocol/types.js';
+import type { Preparer } from './events/pump.js';
+import type { NetworkContext, RemoteSenderCheck, SendHooks } from './network/context.js';
+import type { StoredEvent } from './store/types.js';
+import type { Route, Router } from './http/router.js';
+import type { HttpDeps } from './http/server.js';
+import type { UpgradeHandler } from './http/upgrade.js';
+import type { Metrics } from './metrics/registry.js';
+
+export type { UpgradeHandler };
+
+/** Refuses a request or upgrade before it is served (request limits); throws AppError. */
+export type Admit = (req: http.IncomingMessage, principal: Principal | undefined) => void;
+
+/**
+ * What one part of the server adds (live, console, pairings, metrics, guards). The app combines
+ * every feature's contributions into lists; no feature patches another's slot.
+ */
+export interface Feature {
+  routes?: Route[];
+  upgrade?: UpgradeHandler;
+  /** Checked for every routed request and attach upgrade, before the credential is judged. */
+  admit?: Admit;
+  /** A bearer token from somewhere other than the Authorization header (the console's cookie). */
+  sessionToken?: (req: http.IncomingMessage) => string | undefined;
+  /** Around each message send: a check before it is stored, an observer after. */
+  send?: SendHooks;
+  /** Decides messages from remote-origin senders (one feature at most: the pairings). */
+  remoteSenders?: RemoteSenderCheck;
+  observe?: {
+    /** Each finished HTTP request. */
+    http?: (route: string, method: string, status: number, seconds: number) => void;
+    /** The latency of each durable write. */
+    write?: (seconds: number) => void;
+    /** Each published event, in sequence order (after `prepare`). */
+    event?: (e: StoredEvent) => void;
+    /** Each live subscriber the broker let go (by surface). */
+    drop?: (surface: string) => void;
+  };
+  /** Operator warnings (GET /v1/network, svc doctor). */
+  warnings?: () => Warning[];
+  /** Readies each batch of stored events before live delivery (it may read the store). */
+  prepare?: Preparer;
+  /** Called after listen with the bound address. */
+  started?: (addr: { host: string; port: number }) => void;
+  reloaded?: (config: Config) => void;
+  close?: () => Promise<void> | void;
+}
+
+/** Builds one feature for a running app; called once, in list order, before the app listens. */
+export type FeatureFactory = (app: App) => Feature;
+
+/** The running server as its features see it. */
+export interface App {
+  readonly net: NetworkContext;
+  readonly metrics: Metrics;
+  readonly router: Router;
+  readonly http: HttpDeps;
+  readonly server: http.Server;
+  readonly file: string | undefined;
+  /** The authenticator for the current config (rebuilt on reload). */
+  auth(): Authenticator;
+  listen(addr?: string): Promise<{ host: string; port: number }>;
+  reload(loaded: LoadedConfig): Promise<void>;
+  close(): Promise<void>;
+  address(): { host: string; port: number } | undefined;
+}
+

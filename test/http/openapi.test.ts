@@ -9,6 +9,7 @@ import { startServer, TOKENS, roomMessage, eventually, type Json, type Res, type
 import { checkResponse, checkSchema, type OpenApiDocument } from '../helpers/openapi-check.js';
 import { SseClient } from '../helpers/live.js';
 import { createApp } from '../../src/app.js';
+import { defaultFeatures } from '../../src/features.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { CATALOGUE } from '../../src/errors.js';
@@ -57,7 +58,7 @@ t('every route of the router is documented, and every documented operation is a 
     { network: { id: 'routes' }, store: { backend: 'memory' }, auth: { mode: 'none' } },
     { baseDir: tmpdir(), env: {} },
   );
-  const app = await createApp(loaded, { log: silentLogger });
+  const app = await createApp(loaded, { log: silentLogger, features: defaultFeatures });
   try {
     const routes = app.router.routes();
     assert.equal(buildOpenApi(routes, 'x').problems, []);

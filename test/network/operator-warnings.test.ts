@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { VERSION } from '../../src/version.js';
 import { cli, cleanEnv } from '../helpers/cli.js';
 import { freshSchema, sql } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, ROOT, startServer, testConfig, TOKENS, writeConfig, type Json } from '../helpers/server.js';
+import { copyInstall, eventually, startServer, SVC_BIN, testConfig, TOKENS, writeConfig, type Json } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -53,7 +53,7 @@ const stop = (proc: ChildProcess) =>
 /** Starts serve expecting a refusal; returns its exit code and output. */
 async function refused(configFile: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   try {
-    const s = await serve(path.join(ROOT, 'bin/svc.js'), configFile, env);
+    const s = await serve(SVC_BIN, configFile, env);
     await stop(s.proc);
     throw new Error(`svc serve started: ${s.output()}`);
   } catch (err) {
@@ -84,11 +84,9 @@ stale('a server whose install was upgraded on disk says so in its network docume
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-stale-'));
   let proc: ChildProcess | undefined;
   try {
-    for (const d of ['bin', 'dist', 'schemas', 'templates']) cpSync(path.join(ROOT, d), path.join(install, d), { recursive: true });
-    cpSync(path.join(ROOT, 'package.json'), path.join(install, 'package.json'));
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
+    const bin = copyInstall(install);
     const configFile = writeConfig(dir, testConfig());
-    const s = await serve(path.join(install, 'bin/svc.js'), configFile, { HOME: dir });
+    const s = await serve(bin, configFile, { HOME: dir });
     proc = s.proc;
     assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'stale-running-server'));
 
@@ -105,7 +103,7 @@ stale('a server whose install was upgraded on disk says so in its network docume
     assert.match(doctor.stdout, /server warning\s+stale-running-server: this server runs svc/);
     // The upgraded install's own CLI sees a server older than itself.
     const newer = await new Promise<string>((resolve) => {
-      const p = spawn(process.execPath, [path.join(install, 'bin/svc.js'), ...flags], { env: cleanEnv({ HOME: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [bin, ...flags], { env: cleanEnv({ HOME: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       p.once('close', () => resolve(out));

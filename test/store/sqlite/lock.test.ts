@@ -226,8 +226,8 @@ t('of several servers started at once on a stale lock exactly one takes it over;
     assert.is(JSON.parse(readFileSync(path.join(dir, '.svc', 'svc.db.lock'), 'utf8')).pid, winner.pid);
     for (const r of results.filter((x) => !x.listening)) assert.ok(r.out.includes(`svc serve (pid ${winner.pid} `), r.out);
   } finally {
-    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    // Wait for each to be gone before removing the folder it writes in (a pause is not enough on a busy machine).
+    await Promise.all(procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => { p.once('exit', r); p.kill('SIGKILL'); }))));
     rmSync(dir, { recursive: true, force: true });
   }
 });

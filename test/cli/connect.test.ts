@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, freePort, type CliResult } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, SVC_BIN, type TestServer } from '../helpers/server.js';
 
 interface Ctx {
   root: string;
@@ -53,7 +53,7 @@ t.after(async (ctx) => {
   rmSync(ctx.root, { recursive: true, force: true });
 });
 
-/** The args an entry runs svc mcp with, after the node binary and bin/svc.js. */
+/** The args an entry runs svc mcp with, after the node binary and the running svc script (SVC_BIN here). */
 const mcpArgs = (args: string[]) => args.slice(args.indexOf('mcp'));
 
 t('claude without claude on PATH: merges .mcp.json (other servers kept, no token), registers the agent and proves whoami', async ({ run, s, keptDir, project }) => {
@@ -86,7 +86,7 @@ t('claude with claude on PATH: runs claude mcp add (after removing an entry of t
   const calls = readFileSync(log, 'utf8').trim().split('\n');
   assert.is(calls.length, 2, calls.join('\n'));
   assert.is(calls[0], 'mcp remove --scope project svc');
-  assert.match(calls[1]!, new RegExp(`^mcp add --scope project svc -- \\S+ \\S+svc\\.js mcp --config ${s.configFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --agent alpha$`));
+  assert.match(calls[1]!, new RegExp(`^mcp add --scope project svc -- \\S+ ${SVC_BIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} mcp --config ${s.configFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --agent alpha$`));
   assert.match(r.stdout, /whoami answered alpha/);
 });
 

@@ -19,48 +19,20 @@
 // its own cluster and runs `svc` from the sources through tsx instead.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTestDeps } from './test-deps.mjs';
+import { judge, orderFiles, selectFiles, testFiles } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TEST = path.join(ROOT, 'test');
-const SKIP_DIRS = new Set(['helpers', 'node_modules', '.artifacts']);
+// SVC_TEST_DIR: another folder of tests (the runner's own test points it at fixtures).
+const TEST = process.env.SVC_TEST_DIR ? path.resolve(process.env.SVC_TEST_DIR) : path.join(ROOT, 'test');
 const TIMINGS_STATIC = path.join(TEST, 'timings.json');
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
 
 const env = process.env;
-const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || os.availableParallelism());
-const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
-const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 30 * 60_000;
-
-/** Test files under `dir`, as paths relative to test/ with forward slashes. */
-function testFiles(dir = TEST, rel = '') {
-  const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) {
-      if (!SKIP_DIRS.has(e.name)) out.push(...testFiles(path.join(dir, e.name), rel ? `${rel}/${e.name}` : e.name));
-    } else if (e.name.endsWith('.test.ts')) out.push(rel ? `${rel}/${e.name}` : e.name);
-  }
-  return out;
-}
-
-/** The files an AREA names: a folder under test/, else every file whose path contains it. */
-export function selectFiles(all, areas, unitOnly) {
-  let files = all;
-  if (areas.length > 0) {
-    const picked = new Set();
-    for (const raw of areas) {
-      const a = raw.replace(/\\/g, '/').replace(/^(\.\/)?test\//, '').replace(/\/+$/, '');
-      const isDir = existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory();
-      for (const f of all) if (isDir ? f.startsWith(`${a}/`) : f.includes(a)) picked.add(f);
-    }
-    files = all.filter((f) => picked.has(f));
-  }
-  return unitOnly ? files.filter((f) => f.endsWith('.unit.test.ts')) : files;
-}
 
 function readJson(file) {
   try {
@@ -70,21 +42,14 @@ function readJson(file) {
   }
 }
 
-/** Counts from uvu's summary; `failed` is NaN when there is none to read. */
-export function judge(output) {
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-  const count = (label) => Number((new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(plain) ?? [])[1] ?? NaN);
-  const total = count('Total');
-  const passed = count('Passed');
-  const skipped = count('Skipped') || 0;
-  const failed = Number.isFinite(total) && Number.isFinite(passed) ? total - passed - skipped : NaN;
-  return { total, passed, skipped, failed };
-}
+const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || os.availableParallelism());
+const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
+const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 30 * 60_000;
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const areas = args.filter((a) => !a.startsWith('--'));
-const files = selectFiles(testFiles(), areas, unitOnly);
+const files = selectFiles(testFiles(TEST), areas, unitOnly, (a) => existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory());
 if (files.length === 0) {
   process.stderr.write(`tests: no test file matches ${areas.join(' ') || '(all)'}${unitOnly ? ' (unit tests only)' : ''}\n`);
   process.exit(1);
@@ -113,17 +78,14 @@ if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
   const t0 = Date.now();
   const { register } = await import('tsx/esm/api');
   register();
-  const { startOwnCluster } = await import(pathToFileURL(path.join(TEST, 'helpers', 'pg.ts')).href);
+  const { startOwnCluster } = await import(pathToFileURL(path.join(ROOT, 'test', 'helpers', 'pg.ts')).href);
   const cluster = await startOwnCluster({ maxConnections: Math.max(300, JOBS * 100) });
   shared.SVC_TEST_PG_URL = cluster.url;
   process.stdout.write(`tests: started PostgreSQL for this run in ${Date.now() - t0} ms\n`);
 }
 
-// Longest first, so the slowest files do not start last: the last run's times, else the kept ones,
-// else a guess (a file that starts servers is slow, a pure one fast).
-const timings = { ...readJson(TIMINGS_STATIC), ...readJson(TIMINGS_LAST) };
-const weight = (f) => timings[f] ?? (f.endsWith('.unit.test.ts') ? 1 : 20);
-const queue = [...files].sort((a, b) => weight(b) - weight(a));
+// Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
+const queue = orderFiles(files, { ...readJson(TIMINGS_STATIC), ...readJson(TIMINGS_LAST) });
 
 const results = [];
 const running = new Map();
@@ -146,7 +108,7 @@ function runFile(file) {
     const home = path.join(homes, file.replace(/[/.]/g, '_'));
     mkdirSync(home);
     // Its own process group, so a timeout or a leftover child ends with it.
-    const child = spawn(process.execPath, ['--import', tsx, path.join('test', file)], {
+    const child = spawn(process.execPath, ['--import', tsx, path.join(TEST, file)], {
       cwd: ROOT,
       detached: true,
       env: { ...env, ...shared, HOME: home },

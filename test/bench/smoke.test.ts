@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../helpers/server.js';
+import { ROOT, SVC_BIN } from '../helpers/server.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -19,6 +19,8 @@ t.before(async (ctx) => {
   const out = path.join(ctx.dir, 'results.json');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--out', out], {
     cwd: ROOT,
+    // The script the tests run as svc (from the sources or this run's build): no dist/ needed.
+    env: { ...process.env, SVC_BENCH_BIN: SVC_BIN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

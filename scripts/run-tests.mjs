@@ -1,42 +1,200 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with uvu in one process and judges the run. uvu counts a suite
-// whose `before` hook threw as "0 / N" yet exits 0, so the exit code alone can lie: this wrapper
-// also fails when Passed + Skipped != Total, bounds the whole run in time, and ends with the plain
-// `N passed, N failed` line. First it makes sure the tests' system dependencies are there.
+// Runs test/**/*.test.ts, one uvu process per file, several at once, and judges the run.
+//
+//   node scripts/run-tests.mjs [AREA...] [--unit]
+//
+// AREA is a folder under test/ (`store`, `store/postgres`) or a piece of a file's path (`apply`);
+// several are joined; none means every file. --unit keeps only the pure tests (*.unit.test.ts).
+// SVC_TEST_JOBS sets how many files run at once (default: twice the machine's available parallelism);
+// SVC_TEST_FILE_TIMEOUT_MS bounds each file (default 5 min), SVC_TEST_TIMEOUT_MS the whole run.
+//
+// uvu counts a suite whose `before` hook threw as "0 / N" yet exits 0, so the exit code alone can
+// lie: a file also fails when its Passed + Skipped != Total, or when no summary could be read.
+// Failing files' output is printed in full at the end, then the plain `N passed, N failed` line.
+//
+// What the processes share is set up once here: the tests' system dependencies (Chromium,
+// PostgreSQL: scripts/test-deps.mjs), one PostgreSQL cluster (SVC_TEST_PG_URL, each test takes its
+// own schema) and one JavaScript build of src/ for the `svc` processes tests start (SVC_TEST_BIN,
+// scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
+// its own cluster and runs `svc` from the sources through tsx instead.
 
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTestDeps } from './test-deps.mjs';
+import { judge, orderFiles, selectFiles, testFiles } from './test-plan.mjs';
 
-// What the tests need outside node_modules (Chromium): installed here when missing, so the
-// README's `npm test` is the whole recipe, on CI and on a fresh machine alike.
-if (ensureTestDeps() !== 0) process.exit(1);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// SVC_TEST_DIR: another folder of tests (the runner's own test points it at fixtures).
+const TEST = process.env.SVC_TEST_DIR ? path.resolve(process.env.SVC_TEST_DIR) : path.join(ROOT, 'test');
+const TIMINGS_STATIC = path.join(TEST, 'timings.json');
+const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
 
-const LIMIT_MS = Number(process.env.SVC_TEST_TIMEOUT_MS ?? 20 * 60_000);
-const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', '\\.test\\.ts$', '-i', 'helpers', ...process.argv.slice(2)];
-const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+const env = process.env;
 
-let out = '';
-child.stdout.on('data', (d) => {
-  process.stdout.write(d);
-  out += d.toString();
-});
-const timer = setTimeout(() => {
-  process.stderr.write(`\ntests: no result after ${LIMIT_MS / 1000} s; stopping the run\n`);
-  child.kill('SIGKILL');
-}, LIMIT_MS);
-
-child.on('exit', (code, signal) => {
-  clearTimeout(timer);
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-  const count = (label) => Number((new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(plain) ?? [])[1] ?? NaN);
-  const total = count('Total');
-  const passed = count('Passed');
-  const skipped = count('Skipped') || 0;
-  const failed = Number.isFinite(total) && Number.isFinite(passed) ? total - passed - skipped : NaN;
-  const unjudged = !Number.isFinite(failed);
-  process.stdout.write(`\n${unjudged ? 0 : passed} passed, ${unjudged ? 1 : failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
-  if (code !== 0 || signal || unjudged || failed !== 0) {
-    if (!signal && code === 0 && failed > 0) process.stderr.write('tests: some suites did not run their tests (a before hook failed?)\n');
-    process.exit(1);
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {};
   }
-});
+}
+
+// Twice the cores: a test spends much of its time waiting on its servers, so with one file per
+// core the cores idle (on 2 cores, network+auth took 59 s with 2 at a time, 42 s with 3, 38 s with 4).
+const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelism());
+const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
+const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 30 * 60_000;
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const areas = args.filter((a) => !a.startsWith('--'));
+const files = selectFiles(testFiles(TEST), areas, unitOnly, (a) => existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory());
+if (files.length === 0) {
+  process.stderr.write(`tests: no test file matches ${areas.join(' ') || '(all)'}${unitOnly ? ' (unit tests only)' : ''}\n`);
+  process.exit(1);
+}
+const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
+
+// What the tests need outside node_modules (Chromium, PostgreSQL): installed here when missing, so
+// the README's `npm test` is the whole recipe, on CI and on a fresh machine alike. Pure tests need
+// none of it.
+if (needsSvc && ensureTestDeps() !== 0) process.exit(1);
+
+// Absolute, so a test that changes folder still loads it.
+const tsx = import.meta.resolve('tsx');
+
+const shared = {};
+if (needsSvc && !env.SVC_TEST_BIN && env.SVC_TEST_FROM_SOURCE !== '1') {
+  const t0 = Date.now();
+  const { buildForTests } = await import('./test-build.mjs');
+  shared.SVC_TEST_BIN = await buildForTests(ROOT);
+  process.stdout.write(`tests: built src/ for this run in ${Date.now() - t0} ms\n`);
+}
+const usesPg = (f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8'));
+if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
+  // One cluster for every process (starting one per file costs seconds each); the helper is
+  // TypeScript, loaded through tsx's API.
+  const t0 = Date.now();
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { startOwnCluster } = await import(pathToFileURL(path.join(ROOT, 'test', 'helpers', 'pg.ts')).href);
+  const cluster = await startOwnCluster({ maxConnections: Math.max(300, JOBS * 100) });
+  shared.SVC_TEST_PG_URL = cluster.url;
+  process.stdout.write(`tests: started PostgreSQL for this run in ${Date.now() - t0} ms\n`);
+}
+
+// Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
+const queue = orderFiles(files, { ...readJson(TIMINGS_STATIC), ...readJson(TIMINGS_LAST) });
+
+const results = [];
+const running = new Map();
+const started = Date.now();
+const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
+process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
+
+const killGroup = (pid) => {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+};
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    // A HOME of its own: whatever a test leaves under ~ stays with that file.
+    const home = path.join(homes, file.replace(/[/.]/g, '_'));
+    mkdirSync(home);
+    // Its own process group, so a timeout or a leftover child ends with it.
+    const child = spawn(process.execPath, ['--import', tsx, path.join(TEST, file)], {
+      cwd: ROOT,
+      detached: true,
+      env: { ...env, ...shared, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.set(child.pid, file);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, FILE_LIMIT_MS);
+    // What the file left running goes with it (a leftover that inherited its output would also
+    // keep 'close' from coming).
+    child.on('exit', () => killGroup(child.pid));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      const ms = Date.now() - t0;
+      const c = judge(out);
+      if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
+      const unjudged = !Number.isFinite(c.failed);
+      const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0;
+      if (!ok && !timedOut && !signal && code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
+      const r = { file, ms, ok, out, passed: unjudged ? 0 : c.passed, failed: unjudged ? 1 : Math.max(c.failed, ok ? 0 : 1), skipped: c.skipped || 0 };
+      results.push(r);
+      const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
+      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
+      resolve();
+    });
+  });
+}
+
+const stopAll = () => {
+  for (const pid of running.keys()) killGroup(pid);
+};
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    stopAll();
+    process.exit(130);
+  });
+}
+const runTimer = setTimeout(() => {
+  process.stderr.write(`\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping the run (running: ${[...running.values()].join(', ')})\n`);
+  stopAll();
+  process.exit(1);
+}, RUN_LIMIT_MS);
+runTimer.unref();
+
+process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
+await Promise.all(
+  Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) await runFile(f);
+  }),
+);
+clearTimeout(runTimer);
+
+const failedFiles = results.filter((r) => !r.ok);
+for (const r of failedFiles) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
+
+// Time per area (top folder), summed over its files.
+const areaMs = {};
+for (const r of results) {
+  const area = r.file.includes('/') ? r.file.slice(0, r.file.indexOf('/')) : '.';
+  areaMs[area] = (areaMs[area] ?? 0) + r.ms;
+}
+const line = Object.entries(areaMs)
+  .sort((a, b) => b[1] - a[1])
+  .map(([a, ms]) => `${a} ${(ms / 1000).toFixed(0)} s`)
+  .join(', ');
+process.stdout.write(`\nfile time per area: ${line}\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
+
+try {
+  mkdirSync(path.dirname(TIMINGS_LAST), { recursive: true });
+  const last = readJson(TIMINGS_LAST);
+  for (const r of results) last[r.file] = Math.round(r.ms / 100) / 10;
+  writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 1)}\n`);
+} catch {
+  // Timings only order the next run.
+}
+
+const sum = (k) => results.reduce((n, r) => n + r[k], 0);
+const skipped = sum('skipped');
+process.stdout.write(`\n${sum('passed')} passed, ${sum('failed')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(failedFiles.length > 0 ? 1 : 0);

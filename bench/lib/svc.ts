@@ -8,7 +8,8 @@ import { launch, stop, tail, waitForLine, rssMb } from './procs.js';
 import { nowMs } from './stats.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SVC_BIN = path.join(ROOT, 'bin/svc.js');
+/** The built `svc` (dist/); SVC_BENCH_BIN names another script (the smoke test passes the one the tests run, so it needs no build). */
+export const SVC_BIN = process.env.SVC_BENCH_BIN || path.join(ROOT, 'bin/svc.js');
 
 export const NETWORK = 'bench';
 /** One static token with every scope a benchmark client needs (no agents allowlist). */

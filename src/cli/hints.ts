@@ -1,6 +1,6 @@
 // The fix the CLI prints after a refusal (401, 403, 404): chosen from the server's error code and
 // text (which names the room, agent or scope) and from where the command's token came from. Pure:
-// the table in docs/cli.md lists every case, test/cli-unit-hints.test.ts checks each exact line.
+// the table in docs/cli.md lists every case, test/cli/cli.unit.test.ts checks each exact line.
 // Hints about agent credentials (which kept token, `svc connect`) are chosen elsewhere.
 
 import path from 'node:path';

@@ -52,7 +52,7 @@ export function createMetrics(): Metrics {
 // few µs per request on the ingest path, which updates three of them. These keep one record per
 // series, which callers look up once (by label values) and then update in place; at scrape time
 // they hand prom-client's registry the values its own Counter and Histogram would
-// (test/metrics-series.test.ts compares the two exports).
+// (test/metrics/series.unit.test.ts compares the two exports).
 
 /** One counter series: its labels and value. */
 export class CounterSeries {

@@ -1,4 +1,4 @@
-// Runs the built `svc` CLI as a process (as an operator would) and collects its exit code and output.
+// Runs the `svc` CLI as a process (as an operator would; SVC_BIN, from the sources) and collects its exit code and output.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

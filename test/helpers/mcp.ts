@@ -1,5 +1,5 @@
 // Spawns `svc mcp` as an MCP client would: the SDK's Client over a StdioClientTransport running
-// `node bin/svc.js mcp ...`, with stderr collected so tests can wait for the attachment.
+// `node SVC_BIN mcp ...` (svc from the sources), with stderr collected so tests can wait for the attachment.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';

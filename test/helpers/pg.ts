@@ -1,4 +1,5 @@
-// A real PostgreSQL for tests. `SVC_TEST_PG_URL` names an existing server when set; otherwise a
+// A real PostgreSQL for tests. `SVC_TEST_PG_URL` names an existing server when set (scripts/run-tests.mjs
+// starts one cluster per run and passes it this way to every test process); otherwise a
 // throwaway cluster is started from Debian's binaries (initdb into a temp folder, pg_ctl on a free
 // port on 127.0.0.1, its unix socket inside the folder), shared by every test file of the process
 // and removed when the process ends. Each test takes a fresh schema. A missing PostgreSQL fails
@@ -83,6 +84,8 @@ function run(bin: string, args: string[], what: string): SpawnSyncReturns<string
 export interface ClusterOptions {
   /** Keep fsync and full-page writes on, as a production server runs (the benchmark). */
   durable?: boolean;
+  /** max_connections (default 300; a cluster shared by parallel test processes needs more). */
+  maxConnections?: number;
 }
 
 /** Starts a new throwaway cluster owned by this process. */
@@ -104,7 +107,7 @@ export async function startOwnCluster(o: ClusterOptions = {}): Promise<PgCluster
   // fsync off: only a machine crash could lose data, and tests never crash the machine; the
   // database server itself still stops and restarts for real.
   const fast = o.durable ? '' : ' -c fsync=off -c full_page_writes=off';
-  const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=300 -c shared_buffers=${o.durable ? '128MB' : '32MB'}`;
+  const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=${o.maxConnections ?? 300} -c shared_buffers=${o.durable ? '128MB' : '32MB'}`;
   let port = 0;
   const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} ${opts}`, 'start'], 'pg_ctl start');
   const stop = (mode: 'fast' | 'immediate') => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'], 'pg_ctl stop');

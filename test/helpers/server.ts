@@ -1,15 +1,32 @@
 // Starts a real `svc serve` process on 127.0.0.1 port 0 with a real sqlite file in a temp folder,
-// and talks HTTP to it. Every black-box test uses this; run `npm run build` before a single file.
+// and talks HTTP to it. Every black-box test uses this. The process runs from the TypeScript
+// sources (SVC_BIN), so no build is needed before a single file.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SVC_BIN = path.join(ROOT, 'bin/svc.js');
+/** The script every test runs as `svc` (`node SVC_BIN ...args`): test/helpers/svc.mjs, which runs
+ * src/ through tsx, or the JavaScript build scripts/run-tests.mjs made for its run (SVC_TEST_BIN). */
+export const SVC_BIN = process.env.SVC_TEST_BIN || path.join(ROOT, 'test/helpers/svc.mjs');
+
+/** Copies what SVC_BIN runs from into `dir`, an install of its own (a test upgrades it on disk);
+ * returns the script to run there. node_modules is linked, not copied. */
+export function copyInstall(dir: string): string {
+  const rel = path.relative(ROOT, SVC_BIN);
+  // From the sources: src/ and the entry; from a build: the build's folder (entry inside it).
+  const parts = rel.startsWith(`test${path.sep}`) ? ['src', rel] : [rel.split(path.sep)[0]!];
+  for (const p of [...parts, 'schemas', 'templates', 'package.json']) {
+    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    cpSync(path.join(ROOT, p), path.join(dir, p), { recursive: true });
+  }
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return path.join(dir, rel);
+}
 
 /** Static tokens most tests use (bearer mode). */
 export const TOKENS = {

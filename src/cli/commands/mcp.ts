@@ -20,9 +20,11 @@ export interface McpFlags extends ClientFlags {
   name?: string;
 }
 
-/** How the snippet starts svc: `svc` when that is this install on PATH, else node and this bin/svc.js. */
+/** How the snippet starts svc: `svc` when that is this install on PATH, else node and the script this process runs. */
 export function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: string[] } {
-  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svc.js');
+  // The running script rather than a path beside this module: the install's bin/svc.js, or the
+  // entry a test harness started from the sources, so the snippet starts what is running now.
+  const bin = process.argv[1] ? path.resolve(process.argv[1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svc.js');
   const real = (p: string) => {
     try {
       return realpathSync(p);

@@ -1,0 +1,338 @@
+// `svc invite accept` as processes: it shows the rooms it will share, refuses to federate an
+// existing private room without explicit consent (--allow-private), and refuses invite names that
+// hold terminal escapes or bidi/invisible characters. Everything the CLI prints is free of them.
+
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse, stringify } from 'yaml';
+import { oneLine } from '../../src/cli/format.js';
+import { terminalSafe } from '../../src/cli/io.js';
+import { roomsNeedingConsent } from '../../src/cli/commands/invite-rooms.js';
+import { encodeInvite } from '../../src/pairing/invite.js';
+import { inviteAccept } from '../../src/cli/commands/invite.js';
+import type { Io } from '../../src/cli/io.js';
+import { Chalk } from 'chalk';
+import { cli, freePort } from '../helpers/cli.js';
+import { startServer, TOKENS } from '../helpers/server.js';
+import { freshSchema } from '../helpers/pg.js';
+
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+const u = suite('terminal safety (pure)');
+u('oneLine replaces C0/C1 controls and bidi/invisible characters and folds newlines', () => {
+  assert.is(oneLine('a\x1b[2Jb\u202Ec\u2066d\u2067e\u2068f\u2069g\u200Bh\u200Fi\uFEFFj\u0085k\nl'), 'a?[2Jb?c?d?e?f?g?h?i?j?k ⏎ l');
+  assert.is(oneLine('Ünïcødé ok, emoji 🙂'), 'Ünïcødé ok, emoji 🙂');
+});
+u('the io guard keeps our colour codes and newlines but nothing else invisible', () => {
+  assert.is(terminalSafe('\x1b[32mok\x1b[39m\tx\ny'), '\x1b[32mok\x1b[39m\tx\ny');
+  assert.is(terminalSafe('a\x1b[2Jb\rc\u202Ed'), 'a?[2Jb?c?d');
+});
+u('consent is needed for private and unknown rooms not named by --allow-private', () => {
+  const rooms = [
+    { id: 'a', state: 'new' as const },
+    { id: 'b', state: 'public' as const },
+    { id: 'c', state: 'private' as const },
+    { id: 'd', state: 'unknown' as const, why: 'x' },
+  ];
+  assert.equal(roomsNeedingConsent(rooms, new Set()).map((r) => r.id), ['c', 'd']);
+  assert.equal(roomsNeedingConsent(rooms, new Set(['c'])).map((r) => r.id), ['d']);
+});
+u.run();
+
+const t = suite<{ dir: string }>('svc invite accept never shares a private room silently');
+t.before((ctx) => {
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-invite-safety-'));
+});
+t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+async function init(dir: string, id: string): Promise<string> {
+  const d = path.join(dir, id);
+  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id]);
+  assert.is(r.code, 0, r.stderr);
+  const file = path.join(d, 'svc.yaml');
+  // Not the shared default port: whatever answers there is not this config's server.
+  const port = await freePort();
+  edit(file, (c) => (c.server.listen_addr = `127.0.0.1:${port}`));
+  return file;
+}
+
+function edit(file: string, change: (c: Record<string, any>) => void): void {
+  const c = parse(readFileSync(file, 'utf8'));
+  change(c);
+  writeFileSync(file, stringify(c), { mode: 0o600 });
+}
+
+/** Every file of a folder with its size and mtime: what a read-only look must leave as it was. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const st = statSync(path.join(dir, name));
+    if (st.isFile()) out[name] = `${st.size}:${st.mtimeMs}`;
+  }
+  return out;
+}
+
+async function invite(home: string, rooms: string): Promise<string> {
+  const r = await cli(['invite', 'create', '--config', home, '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', rooms]);
+  assert.is(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+t('a private room declared in svc.yaml is refused without --allow-private, nothing written; with it the pairing is written', async ({ dir }) => {
+  const home = await init(dir, 'home');
+  const away = await init(dir, 'away');
+  edit(away, (c) => c.rooms.push({ id: 'ops', name: 'Ops', visibility: 'private', write_policy: 'members', members: ['alpha'] }));
+  const code = await invite(home, 'ops,lab');
+  const before = readFileSync(away, 'utf8');
+  const refused = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /invite from home \(home\) shares 2 rooms:/);
+  assert.match(refused.stderr, /ops: existing PRIVATE room/);
+  assert.match(refused.stderr, /lab: new room/);
+  assert.match(refused.stderr, /refusing to share ops .*pass --allow-private ops/);
+  assert.is(readFileSync(away, 'utf8'), before);
+
+  const wrong = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'nope']);
+  assert.is(wrong.code, 2);
+  assert.match(wrong.stderr, /--allow-private nope: the invite does not share room nope/);
+
+  const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'ops']);
+  assert.is(ok.code, 0, ok.stderr);
+  const c = parse(readFileSync(away, 'utf8'));
+  assert.is(c.pairings.length, 1);
+  assert.equal(c.rooms.find((r: { id: string }) => r.id === 'ops').federation.pairings, [c.pairings[0].id]);
+  assert.is(c.rooms.find((r: { id: string }) => r.id === 'ops').visibility, 'private');
+});
+
+t('on a terminal the operator is asked, and only a yes writes the pairing', async ({ dir }) => {
+  const home = await init(dir, 'home5');
+  const away = await init(dir, 'away5');
+  edit(away, (c) => c.rooms.push({ id: 'ops', visibility: 'private', members: [] }));
+  const code = await invite(home, 'ops');
+  const before = readFileSync(away, 'utf8');
+  const tty = (): Io & { errors: string[] } => {
+    const errors: string[] = [];
+    return { out: () => {}, err: (l) => errors.push(l), color: new Chalk({ level: 0 }), isTTY: true, env: {}, errors };
+  };
+  const asked: string[] = [];
+  const no = tty();
+  assert.is(await inviteAccept(no, code, { config: away }, async (q) => (asked.push(q), false)), 1);
+  assert.equal(asked, ['Share ops with home5 (home5)?']);
+  assert.is(readFileSync(away, 'utf8'), before);
+  const yes = tty();
+  assert.is(await inviteAccept(yes, code, { config: away }, async () => true), 0, yes.errors.join('\n'));
+  assert.is(parse(readFileSync(away, 'utf8')).pairings.length, 1);
+});
+
+t('a private room created through the API is found by asking the running server with the operator token', async ({ dir }) => {
+  const home = await init(dir, 'home2');
+  const away = await init(dir, 'away2');
+  const s = await startServer({ dir: path.dirname(away), keepConfig: true });
+  try {
+    const created = await cli(['rooms', 'create', 'secret', '--visibility', 'private'], { cwd: path.dirname(away) });
+    assert.is(created.code, 0, created.stderr);
+    const code = await invite(home, 'secret');
+    const before = readFileSync(away, 'utf8');
+    const refused = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(refused.code, 1);
+    assert.match(refused.stderr, /secret: existing PRIVATE room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+
+    // With the server down, the store itself is read (read-only: nothing in it changes).
+    await s.stop();
+    const store = snapshot(path.join(path.dirname(away), '.svc'));
+    const down = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(down.code, 1);
+    assert.match(down.stderr, /secret: existing PRIVATE room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+    assert.equal(snapshot(path.join(path.dirname(away), '.svc')), store, 'the store files are untouched');
+
+    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'secret']);
+    assert.is(ok.code, 0, ok.stderr);
+  } finally {
+    await s.dispose();
+  }
+});
+
+t('an invite whose network_name holds escape sequences or U+202E is refused and nothing of it is printed or written', async ({ dir }) => {
+  const away = await init(dir, 'away3');
+  const before = readFileSync(away, 'utf8');
+  const evil = (name: string) =>
+    encodeInvite({
+      v: 1,
+      relay_url: 'ws://127.0.0.1:9/v1/relay',
+      room: 'r'.repeat(32),
+      relay_token: 't'.repeat(43),
+      pairing_token: 'p'.repeat(43),
+      pairing_id: 'pair-evil',
+      network_id: 'evil',
+      network_name: name,
+      shared_rooms: [],
+      exp: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+  for (const [name, points] of [
+    ['\x1b[2J\x1b[HPaired with Bank', /U\+001B/],
+    ['gro\u202Epu\u2066o\u200B', /U\+202E, U\+2066, U\+200B/],
+  ] as const) {
+    const r = await cli(['invite', 'accept', evil(name), '--config', away]);
+    assert.is(r.code, 1);
+    assert.match(r.stderr, /network_name holds control or invisible formatting characters/);
+    assert.match(r.stderr, points);
+    assert.not.match(r.stdout + r.stderr, UNSAFE);
+    assert.is(readFileSync(away, 'utf8'), before);
+  }
+});
+
+t('an invite whose relay room or tokens hold anything but base64url-like text is refused', async ({ dir }) => {
+  const away = await init(dir, 'away4');
+  const before = readFileSync(away, 'utf8');
+  const code = encodeInvite({
+    v: 1,
+    relay_url: 'ws://127.0.0.1:9/v1/relay',
+    room: 'room\x1b]0;title\x07',
+    relay_token: 't'.repeat(43),
+    pairing_token: 'p'.repeat(43),
+    pairing_id: 'pair-evil2',
+    network_id: 'evil',
+    network_name: 'Evil',
+    shared_rooms: [],
+    exp: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+  const r = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /the invite room must be 1-256 characters/);
+  assert.not.match(r.stdout + r.stderr, UNSAFE);
+  assert.is(readFileSync(away, 'utf8'), before);
+});
+
+t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async () => {
+  const s = await startServer();
+  try {
+    const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
+    const created = await s.post('/v1/rooms', { id: 'trick', name }, TOKENS.admin.value);
+    assert.ok(created.status < 300, created.text);
+    const r = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', TOKENS.admin.value]);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /ops\?txt\.exe\?\[31m\?\?/);
+    assert.not.match(r.stdout, UNSAFE);
+    const j = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', TOKENS.admin.value, '--json']);
+    assert.not.match(j.stdout, UNSAFE);
+    assert.match(j.stdout, /\\u202e/);
+    assert.is(JSON.parse(j.stdout).name, name);
+  } finally {
+    await s.dispose();
+  }
+});
+
+t.run();
+
+const k = suite<{ dir: string }>('svc invite accept knows, with the server stopped or running, on every backend');
+k.before((ctx) => {
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-invite-knows-'));
+});
+k.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+async function initIn(dir: string, id: string): Promise<string> {
+  const d = path.join(dir, id);
+  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id, '--listen', '127.0.0.1:0']);
+  assert.is(r.code, 0, r.stderr);
+  return path.join(d, 'svc.yaml');
+}
+
+async function inviteTo(home: string, rooms: string): Promise<string> {
+  const r = await cli(['invite', 'create', '--config', home, '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', rooms]);
+  assert.is(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+k('sqlite before the first checkpoint (journal only) and after it: a private room is found with the server stopped', async ({ dir }) => {
+  const home = await initIn(dir, 'k-home');
+  const away = await initIn(dir, 'k-away');
+  const folder = path.dirname(away);
+  const s = await startServer({ dir: folder, keepConfig: true });
+  try {
+    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+    assert.is((await cli(['rooms', 'create', 'lobby'], { cwd: folder })).code, 0);
+    await s.kill9();
+    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
+    const code = await inviteTo(home, 'vault,lobby,fresh');
+    const before = readFileSync(away, 'utf8');
+    const early = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(early.code, 1);
+    assert.match(early.stderr, /vault: existing PRIVATE room/);
+    assert.match(early.stderr, /lobby: existing public room/);
+    assert.match(early.stderr, /fresh: new room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'the read-only look wrote no database');
+
+    // A clean stop checkpoints: now svc.db holds the rooms.
+    await s.restart();
+    await s.stop();
+    assert.ok(existsSync(path.join(folder, '.svc', 'svc.db')));
+    const late = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(late.code, 1);
+    assert.match(late.stderr, /vault: existing PRIVATE room/);
+    assert.match(late.stderr, /fresh: new room/);
+  } finally {
+    await s.dispose();
+  }
+});
+
+k('a store that cannot be read with no server running stays unknown, and the message says which of the two failed', async ({ dir }) => {
+  const home = await initIn(dir, 'k-home2');
+  const away = await initIn(dir, 'k-away2');
+  mkdirSync(path.join(path.dirname(away), '.svc'), { recursive: true });
+  writeFileSync(path.join(path.dirname(away), '.svc', 'svc.db'), 'this is not a database, but long enough to have a header of one hundred bytes......................');
+  const code = await inviteTo(home, 'maybe');
+  const r = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /maybe: not declared in the config, and no server of this config is running \(no runtime file\), and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/);
+});
+
+k('Postgres: a schema no server ever used holds no room, so the accept goes through with the server stopped', async ({ dir }) => {
+  const pg = await freshSchema();
+  try {
+    const home = await initIn(dir, 'pg-home0');
+    const away = await initIn(dir, 'pg-away0');
+    edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
+    const r = await cli(['invite', 'accept', await inviteTo(home, 'fresh'), '--config', away]);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /fresh: new room/);
+  } finally {
+    await pg.drop();
+  }
+});
+
+k('Postgres: a private room is found with the server running (asked) and stopped (read-only store), and a new one is new', async ({ dir }) => {
+  const pg = await freshSchema();
+  const home = await initIn(dir, 'pg-home');
+  const away = await initIn(dir, 'pg-away');
+  const folder = path.dirname(away);
+  edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
+  const s = await startServer({ dir: folder, keepConfig: true });
+  try {
+    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+    const code = await inviteTo(home, 'vault,fresh');
+    const before = readFileSync(away, 'utf8');
+    const running = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(running.code, 1);
+    assert.match(running.stderr, /vault: existing PRIVATE room/);
+    assert.match(running.stderr, /fresh: new room/);
+    await s.stop();
+    const stopped = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(stopped.code, 1);
+    assert.match(stopped.stderr, /vault: existing PRIVATE room/);
+    assert.match(stopped.stderr, /fresh: new room/);
+    assert.is(readFileSync(away, 'utf8'), before);
+    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'vault']);
+    assert.is(ok.code, 0, ok.stderr);
+  } finally {
+    await s.dispose();
+    await pg.drop();
+  }
+});
+
+k.run();

@@ -1,0 +1,130 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Broker } from '../../src/events/broker.js';
+import { ReplayBuffer } from '../../src/events/replay-buffer.js';
+import type { StoredEvent } from '../../src/store/types.js';
+
+const ev = (seq: number): StoredEvent => ({ seq, event: { id: `evt_${seq}`, type: 'room.created', network_id: 'n', created_at: '2026-01-01T00:00:00.000Z' } });
+const turn = () => new Promise((r) => setImmediate(r));
+
+const b = suite('the broker');
+
+b('calls plain subscribers synchronously, in publish order', () => {
+  const broker = new Broker();
+  const got: number[] = [];
+  const off = broker.subscribe((e) => got.push(e.seq));
+  broker.publish([ev(1), ev(2)]);
+  assert.equal(got, [1, 2]);
+  off();
+  broker.publish([ev(3)]);
+  assert.equal(got, [1, 2]);
+});
+
+b('hands a queued subscriber everything of one turn as one batch', async () => {
+  const broker = new Broker();
+  const batches: number[][] = [];
+  broker.open({ max: 10, surface: 't', deliver: (batch) => batches.push(batch.map((e) => e.seq)), dropped: () => assert.unreachable() });
+  broker.publish([ev(1)]);
+  broker.publish([ev(2), ev(3)]);
+  assert.equal(batches, []);
+  await turn();
+  assert.equal(batches, [[1, 2, 3]]);
+});
+
+b('drops a paused subscriber that falls behind, counts it, and keeps serving the others', async () => {
+  const broker = new Broker();
+  const drops: string[] = [];
+  broker.observeDrops((surface) => drops.push(surface));
+  let dropped = 0;
+  const slow = broker.open({ max: 2, surface: 'sse', deliver: () => assert.unreachable('paused'), dropped: () => dropped++ });
+  const fast: number[] = [];
+  broker.open({ max: 2, surface: 'sse', deliver: (batch) => fast.push(...batch.map((e) => e.seq)), dropped: () => assert.unreachable() });
+  slow.pause();
+  broker.publish([ev(1), ev(2)]);
+  assert.is(dropped, 0);
+  broker.publish([ev(3)]);
+  assert.is(dropped, 1);
+  assert.ok(slow.closed);
+  assert.equal(drops, ['sse']);
+  assert.is(broker.drops, 1);
+  await turn();
+  assert.equal(fast, [1, 2, 3]);
+  broker.publish([ev(4)]);
+  assert.is(dropped, 1, 'a dropped subscriber is gone');
+});
+
+b('never drops a subscriber that is not paused, whatever the burst', async () => {
+  const broker = new Broker();
+  const got: number[] = [];
+  broker.open({ max: 1, surface: 't', deliver: (batch) => got.push(...batch.map((e) => e.seq)), dropped: () => assert.unreachable() });
+  broker.publish([ev(1), ev(2), ev(3)]);
+  await turn();
+  assert.equal(got, [1, 2, 3]);
+});
+
+b('also bounds a paused subscriber by bytes', () => {
+  const broker = new Broker();
+  let dropped = false;
+  const sub = broker.open({ max: 100, maxBytes: 10, sizeOf: () => 4, surface: 't', deliver: () => {}, dropped: () => (dropped = true) });
+  sub.pause();
+  broker.publish([ev(1), ev(2)]);
+  assert.not.ok(dropped);
+  broker.publish([ev(3)]);
+  assert.ok(dropped);
+});
+
+b('delivers what waited once resumed, and nothing after close', async () => {
+  const broker = new Broker();
+  const got: number[] = [];
+  const sub = broker.open({ max: 10, surface: 't', deliver: (batch) => got.push(...batch.map((e) => e.seq)), dropped: () => {} });
+  sub.pause();
+  broker.publish([ev(1), ev(2)]);
+  await turn();
+  assert.equal(got, []);
+  assert.is(sub.pending, 2);
+  sub.resume();
+  await turn();
+  assert.equal(got, [1, 2]);
+  sub.close();
+  broker.publish([ev(3)]);
+  await turn();
+  assert.equal(got, [1, 2]);
+  assert.is(broker.size, 0);
+});
+
+b.run();
+
+const r = suite('the replay buffer');
+
+r('returns the events after a buffered id, oldest first', () => {
+  const buf = new ReplayBuffer(5);
+  for (let i = 1; i <= 4; i++) buf.push(ev(i));
+  assert.equal(buf.after('evt_2')!.map((e) => e.seq), [3, 4]);
+  assert.equal(buf.after('evt_4'), []);
+  assert.is(buf.after('evt_9'), undefined);
+});
+
+r('forgets the oldest events beyond its capacity', () => {
+  const buf = new ReplayBuffer(3);
+  for (let i = 1; i <= 7; i++) buf.push(ev(i));
+  assert.is(buf.size, 3);
+  assert.equal(buf.all().map((e) => e.seq), [5, 6, 7]);
+  assert.is(buf.after('evt_4'), undefined);
+  assert.equal(buf.after('evt_5')!.map((e) => e.seq), [6, 7]);
+});
+
+r('keeps the newest events when resized, and nothing at capacity 0', () => {
+  const buf = new ReplayBuffer(4);
+  for (let i = 1; i <= 4; i++) buf.push(ev(i));
+  buf.resize(2);
+  assert.equal(buf.all().map((e) => e.seq), [3, 4]);
+  buf.resize(6);
+  buf.push(ev(5));
+  assert.equal(buf.all().map((e) => e.seq), [3, 4, 5]);
+  buf.resize(0);
+  buf.push(ev(6));
+  assert.equal(buf.all(), []);
+  assert.is(buf.after('evt_6'), undefined);
+});
+
+r.run();

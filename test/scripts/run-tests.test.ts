@@ -1,0 +1,68 @@
+// scripts/run-tests.mjs as a process over a folder of small test files: each file in its own
+// process, the `N passed, N failed` line, exit 1 when a file fails, a test throws or a suite's
+// before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROOT } from '../helpers/server.js';
+
+const t = suite<{ dir: string }>('the test runner');
+
+const file = (dir: string, name: string, body: string) => {
+  mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+  writeFileSync(path.join(dir, name), `import { suite } from 'uvu';\nimport * as assert from 'uvu/assert';\nconst t = suite('s');\n${body}\nt.run();\n`);
+};
+
+t.before((ctx) => {
+  // Under the package root, so the files find uvu in node_modules.
+  mkdirSync(path.join(ROOT, 'test/.artifacts'), { recursive: true });
+  ctx.dir = mkdtempSync(path.join(ROOT, 'test/.artifacts/runner-'));
+  file(ctx.dir, 'a/pass.unit.test.ts', "t('one', () => assert.ok(true));\nt('two', () => assert.ok(true));");
+  file(ctx.dir, 'a/fail.unit.test.ts', "t('adds', () => assert.is(1 + 1, 3, 'MARK-FAILED-ASSERT'));\nt('fine', () => assert.ok(true));");
+  file(ctx.dir, 'b/before.unit.test.ts', "t.before(() => { throw new Error('setup failed'); });\nt('never runs', () => assert.ok(true));");
+  file(ctx.dir, 'b/hang.unit.test.ts', "t('waits forever', () => new Promise(() => setInterval(() => {}, 1000)));");
+});
+t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+const run = (dir: string, args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [path.join(ROOT, 'scripts/run-tests.mjs'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, SVC_TEST_DIR: dir, SVC_TEST_DEPS: 'off', SVC_TEST_JOBS: '3', SVC_TEST_FILE_TIMEOUT_MS: '4000', ...env },
+  });
+
+t('an area of passing files passes with the count line', ({ dir }) => {
+  const r = run(dir, ['a/pass']);
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ok .* a\/pass\.unit\.test\.ts \(2 passed\)$/m);
+  assert.match(r.stdout, /\n2 passed, 0 failed\n$/);
+});
+
+t('a failing assertion fails the run and its output is printed in full', ({ dir }) => {
+  const r = run(dir, ['a']);
+  assert.is(r.status, 1);
+  assert.match(r.stdout, /^FAIL .* a\/fail\.unit\.test\.ts \(1 passed, 1 failed\)$/m);
+  assert.match(r.stdout, /==== a\/fail\.unit\.test\.ts failed; its output:[\s\S]*MARK-FAILED-ASSERT/);
+  assert.match(r.stdout, /\n3 passed, 1 failed\n$/);
+});
+
+t('a suite whose before hook threw fails although uvu exits 0; a file that never ends is stopped at its limit', ({ dir }) => {
+  const r = run(dir, ['b']);
+  assert.is(r.status, 1);
+  assert.match(r.stdout, /^FAIL .* b\/before\.unit\.test\.ts/m);
+  assert.match(r.stdout, /b\/before\.unit\.test\.ts failed; its output:[\s\S]*some suites did not run their tests \(a before hook failed\?\)/);
+  assert.match(r.stdout, /^FAIL .* b\/hang\.unit\.test\.ts/m);
+  assert.match(r.stdout, /b\/hang\.unit\.test\.ts gave no result within 4 s; stopped/);
+});
+
+t('an area that names nothing is an error, not an empty pass', ({ dir }) => {
+  const r = run(dir, ['no-such-area']);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /tests: no test file matches no-such-area/);
+});
+
+t.run();

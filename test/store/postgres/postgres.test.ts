@@ -1,0 +1,217 @@
+// What only a shared database adds to the store contract: two stores (two processes' worth) on one
+// schema see each other's writes through their feeds in one order, races between them resolve by
+// constraints, leases hold across them, migrations run once, and a lost database is `unavailable`.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
+import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
+import { NOTIFIED_READ_GAP_MS } from '../../../src/store/postgres/feed.js';
+import type { StoredEvent } from '../../../src/store/types.js';
+import { freshSchema, sql, startOwnCluster, type PgSchema } from '../../helpers/pg.js';
+import { claim, codeOf, createRoom, inRoom, inThread, members, msg, send, settled, waitFor } from '../../helpers/store-fixtures.js';
+
+const test = suite('store (postgres, shared by two instances)');
+let pgs: PgSchema;
+let a: PostgresStore;
+let b: PostgresStore;
+
+test.before.each(async () => {
+  pgs = await freshSchema();
+  [a, b] = await Promise.all([openPostgresStore({ url: pgs.url, schema: pgs.schema }), openPostgresStore({ url: pgs.url, schema: pgs.schema })]);
+});
+test.after.each(async () => {
+  await Promise.all([a.close(), b.close()]);
+  await pgs.drop();
+});
+
+/** Collects what a feed delivers from `from`. */
+function collect(store: PostgresStore, from = 0): StoredEvent[] {
+  const got: StoredEvent[] = [];
+  store.feed.subscribe(from, (evs) => got.push(...evs));
+  return got;
+}
+
+test('two instances starting together migrate the schema once', async () => {
+  const rows = await sql<{ version: number }>(pgs.url, `SELECT version FROM ${pgs.schema}.schema_migrations ORDER BY version`);
+  assert.equal(rows.map((r) => r.version), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+});
+
+test('interleaved writes from two instances reach both feeds once each, in one dense order', async () => {
+  const onA = collect(a);
+  const onB = collect(b);
+  await a.write([createRoom('r1')]);
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < 40; i++) writes.push((i % 2 ? a : b).write([send(msg(`m${i}`))]));
+  await Promise.all(writes);
+  const total = 41;
+  await waitFor(() => onA.length >= total && onB.length >= total, 'both feeds to deliver every event');
+  const seqs = (l: StoredEvent[]) => l.map((e) => e.seq);
+  const dense = Array.from({ length: total }, (_, i) => i + 1);
+  assert.equal(seqs(onA), dense);
+  assert.equal(seqs(onB), dense);
+  assert.equal(onA.map((e) => e.event.id), onB.map((e) => e.event.id));
+  assert.is(new Set(onA.map((e) => e.event.message?.id).filter(Boolean)).size, 40);
+  assert.is(a.feed.head, total);
+  assert.is(b.feed.head, total);
+});
+
+test('two instances racing on the first message of one thread make one thread counting both', async () => {
+  await a.write([createRoom('r1')]);
+  const r = await settled([a.write([send(msg('t-a', inThread('t1')))]), b.write([send(msg('t-b', inThread('t1')))])]);
+  assert.equal(r, ['ok', 'ok']);
+  const t = await b.getThread('t1');
+  assert.is(t?.message_count, 2);
+  const created = (await a.eventsAfter(0, 100)).filter((e) => e.event.type === 'thread.created');
+  assert.is(created.length, 1);
+});
+
+test('identical retries on two instances store one message; claims by two credentials: one wins', async () => {
+  await a.write([createRoom('r1')]);
+  const m = msg('dup');
+  const [ra, rb] = await Promise.all([a.write([send(m)]), b.write([send(m)])]);
+  const statuses = [ra.outcomes[0], rb.outcomes[0]].map((o) => (o as { status: string }).status).sort();
+  assert.equal(statuses, ['exists', 'stored']);
+  assert.is((await a.eventsAfter(0, 100)).filter((e) => e.event.message?.id === 'dup').length, 1);
+
+  const claims = await settled([a.write([claim('x', 'token:one')]), b.write([claim('x', 'token:two')])]);
+  assert.equal([...claims].sort(), ['agent_taken', 'ok']);
+  const owner = (await b.getAgent('x'))!.credential_key;
+  assert.ok(owner === 'token:one' || owner === 'token:two');
+});
+
+test("events another instance reads from the database carry their room as it is then, once per room a page", async () => {
+  await a.write([createRoom('r1', { members: ['a1', 'x'] }), createRoom('r2')]);
+  await a.write([send(msg('m1'))]);
+  await a.write([send(msg('m2'))]);
+  await a.write([send(msg('m3', inRoom('r2')))]);
+  await a.write([send(msg('t1', inThread('th1')))]);
+  await a.write([members('r1', [], ['x'])]);
+  await a.write([send(msg('m4'))]);
+  const head = await a.lastEventSeq();
+  await waitFor(() => b.feed.head >= head, 'the feed on b to reach the last event');
+  // Behind the head, a new subscriber catches up by reading the stored events in one page.
+  const got = collect(b, 0);
+  await waitFor(() => got.length >= head, 'the catch-up read');
+  const carried = got.filter((e) => e.room).map((e) => [e.event.message?.id ?? e.event.type, e.room!.id, e.room!.members]);
+  assert.equal(carried, [
+    ['m1', 'r1', ['a1']],
+    ['m3', 'r2', ['a1']],
+  ]);
+  // The room is read with the events, not remembered: a later read sees the room as it is then.
+  await a.write([members('r1', ['y'])]);
+  await a.write([send(msg('m5'))]);
+  const later = collect(b, head);
+  await waitFor(() => later.some((e) => e.event.message?.id === 'm5'), 'm5 on b');
+  assert.equal(later.find((e) => e.event.message?.id === 'm5')!.room?.members, ['a1', 'y']);
+  // The plain read (relays, copies) carries no room.
+  assert.not.ok((await b.eventsAfter(0, 100)).some((e) => e.room));
+});
+
+test("an instance's own commits reach its feed without reading them back; the other instance reads them", async () => {
+  await a.write([createRoom('r1')]);
+  await waitFor(() => a.feed.head >= 1 && b.feed.head >= 1, 'both feeds at the first event');
+  const [ownBefore, otherBefore] = [a.feed.reads, b.feed.reads];
+  for (let i = 0; i < 30; i++) await a.write([send(msg(`own${i}`))]);
+  await waitFor(() => b.feed.head >= 31, 'b to read every commit');
+  assert.is(a.feed.head, 31);
+  // At most the safety poll's reads: each notification of its own commits arrived during the write.
+  assert.ok(a.feed.reads - ownBefore <= 2, `a read ${a.feed.reads - ownBefore} times for its own commits`);
+  assert.ok(b.feed.reads - otherBefore >= 1, 'b read the commits of a');
+});
+
+test("another instance's commits coming one after another are read a few at a time, none missed", async () => {
+  await a.write([createRoom('r1')]);
+  await waitFor(() => b.feed.head >= 1, 'b at the first event');
+  const got = collect(b, 1);
+  const before = b.feed.reads;
+  const started = performance.now();
+  for (let i = 0; i < 40; i++) await a.write([send(msg(`m${i}`))]);
+  const elapsed = performance.now() - started;
+  await waitFor(() => b.feed.head >= 41, 'b to read every commit');
+  assert.equal(got.map((e) => e.seq), Array.from({ length: 40 }, (_, i) => i + 2));
+  // Reads for notifications start NOTIFIED_READ_GAP_MS apart (the first at once), plus the safety
+  // poll and the read that finds the last commits: one read per commit would be 40.
+  const reads = b.feed.reads - before;
+  assert.ok(reads <= Math.ceil(elapsed / NOTIFIED_READ_GAP_MS) + 3, `b read ${reads} times for 40 commits in ${Math.round(elapsed)} ms`);
+});
+
+test('a lease has one holder across instances until released or expired', async () => {
+  const first = await a.leases.acquire('attach:alpha', 'inst-a', 10_000);
+  assert.ok(first.ok);
+  const second = await b.leases.acquire('attach:alpha', 'inst-b', 10_000);
+  assert.equal(second, { ok: false, owner: 'inst-a' });
+  if (!first.ok) return;
+  assert.ok(await first.lease.renew());
+  await first.lease.release();
+  const third = await b.leases.acquire('attach:alpha', 'inst-b', 200);
+  assert.ok(third.ok);
+  // Not renewed: after its ttl another instance may take it, and the old holder learns it lost it.
+  await new Promise((r) => setTimeout(r, 350));
+  const fourth = await a.leases.acquire('attach:alpha', 'inst-a', 10_000);
+  assert.ok(fourth.ok);
+  if (third.ok) assert.is(await third.lease.renew(), false);
+});
+
+test('a closed instance releases its leases at once', async () => {
+  const held = await a.leases.acquire('pairing:p1', 'inst-a', 60_000);
+  assert.ok(held.ok);
+  await a.close();
+  const taken = await b.leases.acquire('pairing:p1', 'inst-b', 60_000);
+  assert.ok(taken.ok);
+});
+
+test('a feed whose listening connection is killed catches up by cursor', async () => {
+  const onB = collect(b);
+  await sql(pgs.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()");
+  await a.write([createRoom('r1')]);
+  for (let i = 0; i < 5; i++) await a.write([send(msg(`k${i}`))]);
+  await waitFor(() => onB.length >= 6, 'the other instance to catch up');
+  assert.equal(onB.map((e) => e.seq), [1, 2, 3, 4, 5, 6]);
+  await waitFor(() => b.feed.listening, 'the listener to reconnect');
+});
+
+test('the message JSON comes back byte for byte', async () => {
+  await a.write([createRoom('r1')]);
+  const m = msg('exact');
+  m.parts = [{ kind: 'text', text: 'emoji \u{1F600}, quotes "x", backslash \\ and \u2028' }];
+  await a.write([send(m)]);
+  const page = await b.listMessages('room:r1', { limit: 10 });
+  assert.is(JSON.stringify(page.items[0]), JSON.stringify(m));
+  const ev = (await b.eventsAfter(0, 10)).find((e) => e.event.type === 'message.created')!;
+  assert.is(JSON.stringify(ev.event.message), JSON.stringify(m));
+});
+
+test('a schema migrated by a newer svc is refused as corrupt', async () => {
+  await sql(pgs.url, `INSERT INTO ${pgs.schema}.schema_migrations (version) VALUES (${SCHEMA_VERSION + 1})`);
+  assert.is(await codeOf(() => openPostgresStore({ url: pgs.url, schema: pgs.schema })), 'corrupt');
+});
+
+test.run();
+
+const outage = suite('store (postgres) while the database is down');
+
+outage('writes are unavailable and ping fails while the database is stopped; both recover', async () => {
+  // Stopping the server needs a cluster of our own, also when SVC_TEST_PG_URL names a shared one.
+  const cluster = await startOwnCluster();
+  const store = await openPostgresStore({ url: cluster.url, schema: 'outage' });
+  try {
+    await store.write([createRoom('r1')]);
+    cluster.stop();
+    assert.is(await store.ping(), false);
+    assert.is(await codeOf(() => store.write([send(msg('during'))])), 'unavailable');
+    assert.is(await codeOf(() => store.getRoom('r1')), 'unavailable');
+    cluster.start();
+    await waitFor(() => store.ping(), 'ping to recover', 15_000);
+    const r = await store.write([send(msg('after'))]);
+    assert.equal(r.events.map((e) => e.seq), [2]);
+    assert.is(await store.getMessage('during'), undefined);
+    const seen = collect(store, 0);
+    await waitFor(() => seen.length === 2, 'the feed to deliver both events');
+  } finally {
+    await store.close();
+    cluster.destroy();
+  }
+});
+
+outage.run();

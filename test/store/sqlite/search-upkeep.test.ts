@@ -1,0 +1,239 @@
+// The sqlite search index is written by idle-time upkeep (batches, incremental merges), not in
+// the write's turn: a search right after a write still finds it, merges leave every message
+// findable, and whatever a crash or a checkpoint leaves half indexed is completed by the next start.
+
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { msg, send } from '../../helpers/store-fixtures.js';
+import type { Message } from '../../../src/protocol/types.js';
+import { parseQuery } from '../../../src/protocol/search-text.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
+import { SEGMENT_LIMIT, STEP_LIMIT } from '../../../src/store/sqlite/search-upkeep.js';
+
+const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
+/** Message i: one shared word, one of its own. */
+const textOf = (i: number) => `${WORDS[i % WORDS.length]} solo${i}q`;
+
+/** Filler that makes messages long enough to fill index segments quickly. */
+let filler = '';
+
+function message(i: number): Message {
+  const m = msg(`m${i}`);
+  m.parts = [{ kind: 'text', text: `${textOf(i)}${filler}` }];
+  return m;
+}
+
+/** Every id a search for `q` gives, newest first, through every page. */
+async function searchAll(s: SqliteStore, q: string): Promise<string[]> {
+  const out: string[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const r = await s.searchMessages({ terms: parseQuery(q)!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 1000, ...(before ? { before } : {}) });
+    out.push(...r.items.map((m) => m.id));
+    if (!r.has_more) return out;
+    before = out[out.length - 1];
+  }
+}
+
+/** Exactly messages 0..n-1 are found, word by word, newest first. */
+async function assertAllFound(s: SqliteStore, n: number): Promise<void> {
+  for (let w = 0; w < WORDS.length; w++) {
+    const expected: string[] = [];
+    for (let i = n - 1; i >= 0; i--) if (i % WORDS.length === w) expected.push(`m${i}`);
+    assert.equal(await searchAll(s, WORDS[w]!), expected, `word ${WORDS[w]}`);
+  }
+  for (const i of [0, Math.floor(n / 2), n - 1]) assert.equal(await searchAll(s, `solo${i}q`), [`m${i}`]);
+}
+
+/** Writes messages from..to-1, `perTurn` of them in each event-loop turn. */
+async function writeTurns(s: SqliteStore, from: number, to: number, perTurn: number): Promise<void> {
+  for (let i = from; i < to; i += perTurn) {
+    const batch = [];
+    for (let j = i; j < Math.min(to, i + perTurn); j++) batch.push(s.write([send(message(j))]));
+    await Promise.all(batch);
+  }
+}
+
+const indexedSeq = (s: SqliteStore) => Number(s.db.one("SELECT value FROM meta WHERE key = 'search_indexed_seq'")![0]);
+const maxSeq = (s: SqliteStore) => Number(s.db.one('SELECT coalesce(max(seq), 0) FROM messages')![0]);
+/** Index segments per level, e.g. {0: 3, 1: 7}. */
+function levels(s: SqliteStore): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const [level, n] of s.db.all('SELECT level, count(*) FROM search_index_segdir GROUP BY level')) out[level as number] = n as number;
+  return out;
+}
+
+/**
+ * Lets the idle-time upkeep run until it has indexed everything and has no merge left to make (it
+ * waits up to 50 ms between steps once no backlog is left, so this polls in real time).
+ */
+async function settle(s: SqliteStore): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (indexedSeq(s) === maxSeq(s) && Object.values(levels(s)).every((n) => n < 8)) return;
+    await sleep(5);
+  }
+  assert.unreachable(`upkeep did not settle: indexed ${indexedSeq(s)} of ${maxSeq(s)}, levels ${JSON.stringify(levels(s))}`);
+}
+
+/** Copies the store's files as a crash would leave them (every acknowledged write is in the journal). */
+function crashCopy(from: string, to: string): void {
+  for (const f of readdirSync(from)) if (f.startsWith('svc.db')) copyFileSync(join(from, f), join(to, f));
+}
+
+const t = suite<{ dirs: string[] }>('search index upkeep (sqlite)');
+t.before.each((c) => {
+  c.dirs = [];
+});
+t.after.each((c) => {
+  for (const d of c.dirs) rmSync(d, { recursive: true, force: true });
+});
+const tmp = (c: { dirs: string[] }) => {
+  const d = mkdtempSync(join(tmpdir(), 'svc-upkeep-'));
+  c.dirs.push(d);
+  return d;
+};
+
+t('a search right after each write finds it, before any idle tick could index it', async (c) => {
+  const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
+  try {
+    for (let i = 0; i < 40; i++) {
+      await s.write([send(message(i))]);
+      assert.equal(await searchAll(s, `solo${i}q`), [`m${i}`]);
+    }
+    await assertAllFound(s, 40);
+  } finally {
+    await s.close();
+  }
+});
+
+t('thousands of messages over many turns are indexed and merged by idle ticks, every one found', async (c) => {
+  const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
+  try {
+    // One and seven writes per turn, batched by the upkeep: level 0 fills and gets merged.
+    await writeTurns(s, 0, 1500, 1);
+    await writeTurns(s, 1500, 4000, 7);
+    await settle(s);
+    const l = levels(s);
+    assert.ok(Object.keys(l).some((level) => Number(level) >= 1), `merged into higher levels: ${JSON.stringify(l)}`);
+    assert.ok(Object.values(l).every((n) => n < 16), 'FTS4 never reached its own 16-segment merge');
+    await assertAllFound(s, 4000);
+    const integrity = s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')");
+    assert.equal(integrity, []);
+  } finally {
+    await s.close();
+  }
+});
+
+t('after a crash, the journal replayed at start is indexed and found', async (c) => {
+  const dir = tmp(c);
+  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  const copy = tmp(c);
+  try {
+    await writeTurns(s, 0, 600, 5);
+    await settle(s);
+    await writeTurns(s, 600, 900, 3);
+    crashCopy(dir, copy);
+  } finally {
+    await s.close();
+  }
+  const again = await openSqliteStore({ path: join(copy, 'svc.db') });
+  try {
+    await assertAllFound(again, 900);
+    await settle(again);
+    await assertAllFound(again, 900);
+  } finally {
+    await again.close();
+  }
+});
+
+t('segments past the size limit are parked unmerged, and every message stays found, also after a restart', async (c) => {
+  const dir = tmp(c);
+  const copy = tmp(c);
+  const limit = SEGMENT_LIMIT.blocks;
+  const step = STEP_LIMIT.messages;
+  // One block instead of hundreds, steps of 10 messages, and longer messages: the same parking
+  // after a few thousand.
+  SEGMENT_LIMIT.blocks = 1;
+  STEP_LIMIT.messages = 10;
+  filler = ' lorem ipsum dolor sit amet consectetur adipiscing elit'.repeat(4);
+  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  try {
+    await writeTurns(s, 0, 2000, 10);
+    await settle(s);
+    const l = levels(s);
+    const parked = Object.entries(l).filter(([level]) => Number(level) >= 512);
+    assert.ok(parked.length >= 2, `segments parked on several levels: ${JSON.stringify(l)}`);
+    assert.ok(parked.every(([, n]) => n < 8), 'no parked level ever holds enough segments to be merged');
+    await assertAllFound(s, 2000);
+    assert.equal(s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')"), []);
+    await writeTurns(s, 2000, 2400, 10);
+    crashCopy(dir, copy);
+  } finally {
+    await s.close();
+  }
+  const again = await openSqliteStore({ path: join(copy, 'svc.db') });
+  try {
+    await settle(again);
+    await assertAllFound(again, 2400);
+  } finally {
+    await again.close();
+    SEGMENT_LIMIT.blocks = limit;
+    STEP_LIMIT.messages = step;
+    filler = '';
+  }
+});
+
+for (const where of ['in place', 'in the worker'] as const) {
+  t(`checkpoints taken ${where} while messages are still pending are completed by the next start`, async (c) => {
+    const dir = tmp(c);
+    const copy = tmp(c);
+    const s = await openSqliteStore({
+      path: join(dir, 'svc.db'),
+      checkpointBytes: 16 * 1024,
+      workerCheckpointBytes: where === 'in place' ? 1 << 30 : 1,
+    });
+    try {
+      // Big turns and no waiting: checkpoints start while the upkeep is behind.
+      await writeTurns(s, 0, 1200, 60);
+      for (let i = 0; i < 500 && ((await s.stats()).checkpoints ?? 0) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(((await s.stats()).checkpoints ?? 0) > 0, 'checkpoints ran');
+      crashCopy(dir, copy);
+    } finally {
+      await s.close();
+    }
+    const again = await openSqliteStore({ path: join(copy, 'svc.db') });
+    try {
+      await settle(again);
+      await assertAllFound(again, 1200);
+    } finally {
+      await again.close();
+    }
+  });
+}
+
+t('close stops the upkeep at once and leaves nothing running; the next start finishes the index', async (c) => {
+  const dir = tmp(c);
+  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  await writeTurns(s, 0, 700, 70);
+  // The last writes and the close in one turn: no idle tick comes between them.
+  const last = Promise.all(Array.from({ length: 100 }, (_, k) => s.write([send(message(700 + k))])));
+  assert.ok(indexedSeq(s) < maxSeq(s), 'messages were still pending at close');
+  const closed = s.close();
+  await last;
+  await closed;
+  // A step left scheduled would now touch a closed database and throw out of the event loop.
+  for (let i = 0; i < 20; i++) await tick();
+  const again = await openSqliteStore({ path: join(dir, 'svc.db') });
+  try {
+    await assertAllFound(again, 800);
+  } finally {
+    await again.close();
+  }
+});
+
+t.run();

@@ -52,6 +52,8 @@ export interface LimitsConfig {
   per_credential_rps: number;
   /** Requests per second per client address (0 = off). */
   per_address_rps: number;
+  /** Open SSE streams per client address (0 = no cap; the schema's default is 32). */
+  sse_streams_per_address?: number;
 }
 
 export interface LoopGuardConfig {

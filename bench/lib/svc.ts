@@ -50,6 +50,8 @@ export function svcConfig(o: SvcOptions): Record<string, unknown> {
       human_ingress: true,
       direct_messages: true,
       heartbeat_interval_ms: 30000,
+      // Every subscriber connects from 127.0.0.1.
+      limits: { sse_streams_per_address: 0 },
       ...(o.eventBuffer !== undefined ? { event_buffer: o.eventBuffer } : {}),
     },
     store: o.postgres

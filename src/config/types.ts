@@ -52,6 +52,10 @@ export interface LimitsConfig {
   per_credential_rps: number;
   /** Requests per second per client address (0 = off). */
   per_address_rps: number;
+  /** Open SSE streams per client address (0 = no cap; the schema's default is 32). */
+  sse_streams_per_address?: number;
+  /** Bytes of message JSON in one history or search page (the schema's default is 4 MiB). */
+  page_bytes?: number;
 }
 
 export interface LoopGuardConfig {

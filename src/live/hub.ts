@@ -19,6 +19,8 @@ export class LiveHub {
   publishedSeq: number;
   /** Open SSE streams and attachments. */
   readonly open = new Set<Closable>();
+  /** Open SSE streams per client address (the per-address cap). */
+  readonly sseByAddress = new Map<string, number>();
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
   private readonly pending = new Set<Promise<void>>();
   private readonly unsubscribe: () => void;

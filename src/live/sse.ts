@@ -1,11 +1,13 @@
 // GET /v1/events/stream: pure frame formatting, and the stream (replay from the in-memory buffer
-// as the socket drains, then live events from a bounded broker queue, keep-alive comments, drop
-// when it falls behind).
+// or the store's pages as the socket drains, then live events from a bounded broker queue,
+// keep-alive comments, drop when it falls behind; a per-address cap on open streams).
 
 import type { ServerResponse } from 'node:http';
+import { AppError } from '../errors.js';
+import { clientAddress } from '../http/limits.js';
 import { newId } from '../protocol/ids.js';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
-import type { Store, StoredEvent } from '../store/types.js';
+import type { StoredEvent } from '../store/types.js';
 import type { RequestContext, Route } from '../http/router.js';
 import { eventJson } from './encode.js';
 import type { LiveHub } from './hub.js';
@@ -75,9 +77,20 @@ export function sseRoute(hub: LiveHub): Route {
   return { method: 'GET', path: '/v1/events/stream', action: 'events.stream', raw: true, handler: (c) => openStream(hub, c) };
 }
 
+/** The per-address cap on open streams (config `server.limits.sse_streams_per_address`; 0 = none). */
+export const SSE_STREAMS_PER_ADDRESS = 32;
+
 function openStream(hub: LiveHub, c: RequestContext): void {
   const { req, res, url, principal } = c;
   const net = hub.net;
+  // Refused before the stream opens, as an ordinary error envelope: one address cannot hold
+  // thousands of streams (each may keep a few MiB of waiting events).
+  const address = clientAddress(req);
+  const cap = net.config.server.limits.sse_streams_per_address ?? SSE_STREAMS_PER_ADDRESS;
+  const open = hub.sseByAddress.get(address) ?? 0;
+  if (cap > 0 && open >= cap) {
+    throw new AppError('too_many_requests', `this address already has ${open} open event streams (server.limits.sse_streams_per_address is ${cap}); close one first`, { 'retry-after': '5' });
+  }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -88,6 +101,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     res.end();
     return;
   }
+  hub.sseByAddress.set(address, open + 1);
   const lv = liveViewerOf(principal, net.config.auth);
   const filter = filterOf(url.searchParams);
   const localNet = net.config.network.id;
@@ -145,29 +159,36 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     dropped: () => res.destroy(),
   });
 
-  // The replay is written as the socket drains, one event parsed at a time, with live events
-  // waiting in the queue meanwhile (under the same cap as any paused stream). A replay whose next
-  // event has left the buffer cannot continue without a hole: cut, and the client resumes.
+  // Every replay (the buffer's, or the store's page by page) is written as the socket drains, a
+  // few events in hand at a time, with live events waiting in the queue meanwhile (under the same
+  // cap as any paused stream). A stream that never reads holds at most a chunk, a store page and
+  // its socket buffer, never the replay. A buffer replay whose next event has left the buffer
+  // cannot continue without a hole: cut, and the client resumes.
+  let source: ReplaySource = bufferSource(hub, replay);
+  let held: Replayed[] = [];
   const pump = async (): Promise<void> => {
     if (res.destroyed || res.writableEnded || sub.closed) return;
     let chunk = '';
     let turnBytes = 0;
-    while (replay.next < replay.end) {
-      const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
-      if (!e) {
-        res.destroy();
-        return;
+    for (;;) {
+      if (held.length === 0) {
+        const next = await source();
+        if (res.destroyed || sub.closed) return;
+        if (next === undefined) {
+          res.destroy();
+          return;
+        }
+        if (next.length === 0) break;
+        held = next;
       }
-      replay.next++;
+      const { e, a } = held.shift()!;
       if (e.seq > sentSeq) sentSeq = e.seq;
       // Replayed events are judged by the rooms and DMs as they are now.
-      const a = await hub.freshAudienceOf(e);
-      if (res.destroyed || sub.closed) return;
       if (!seesWith(e, a)) continue;
       const frame = sseFrame(e);
       chunk += frame;
       turnBytes += frame.length;
-      if (chunk.length >= REPLAY_CHUNK_BYTES || replay.next === replay.end) {
+      if (chunk.length >= REPLAY_CHUNK_BYTES) {
         const more = res.write(chunk);
         chunk = '';
         if (!more) {
@@ -177,7 +198,8 @@ function openStream(hub: LiveHub, c: RequestContext): void {
       }
       // Long replays yield so one stream cannot hold the event loop (health probes, other sends).
       if (turnBytes >= REPLAY_TURN_BYTES) {
-        setImmediate(resumeReplay);
+        if (chunk && !res.write(chunk)) res.once('drain', resumeReplay);
+        else setImmediate(resumeReplay);
         return;
       }
     }
@@ -197,29 +219,22 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   }
 
   /**
-   * Replays from the store what followed the client's last event (up to a buffer's worth); the
-   * live queue, paused meanwhile, then skips what the replay covered. Past that much, or when the
-   * store does not know the event: a gap, and the buffer's replay as usual.
+   * Replays from the store what followed the client's last event (up to a buffer's worth), page
+   * by page; the live queue, paused meanwhile, then skips what the replay covered. Past that much,
+   * or when the store does not know the event: a gap, and the buffer's replay as usual.
    */
   async function replayStored(): Promise<void> {
-    const events = await replayFromStore(net.store, last!.trim(), net.config.server.event_buffer);
+    const seq = await net.store.eventSeq!(last!.trim());
     if (res.destroyed || sub.closed) return;
-    if (!events) {
+    // Event sequences have no holes, so the distance to the newest is the count that followed.
+    const newest = Math.max(hub.publishedSeq, net.store.feed.head);
+    if (seq === undefined || newest - seq > net.config.server.event_buffer) {
       res.write(gapFrame());
       Object.assign(replay, { next: buffer.start, end: buffer.end, generation: buffer.generation });
-      if (replay.next < replay.end) resumeReplay();
-      else sub.resume();
-      return;
+    } else {
+      source = storeSource(hub, seq);
     }
-    const audiences = await Promise.all(events.map((e) => hub.freshAudienceOf(e)));
-    if (res.destroyed || sub.closed) return;
-    let chunk = '';
-    events.forEach((e, i) => {
-      if (e.seq > sentSeq) sentSeq = e.seq;
-      if (seesWith(e, audiences[i]!)) chunk += sseFrame(e);
-    });
-    if (chunk && !res.write(chunk)) res.once('drain', onDrain);
-    else sub.resume();
+    resumeReplay();
   }
 
   const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
@@ -237,24 +252,58 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     res.off('drain', onDrain);
     hub.open.delete(stream);
     hub.metrics.sseSubscribers.dec();
+    const n = (hub.sseByAddress.get(address) ?? 1) - 1;
+    if (n > 0) hub.sseByAddress.set(address, n);
+    else hub.sseByAddress.delete(address);
   });
 }
 
+/** A replayed event and its audience as the store says now. */
+interface Replayed {
+  e: StoredEvent;
+  a: Audience;
+}
+
+/** The next few events of a replay, oldest first; [] at its end; undefined when it cannot go on without a hole. */
+type ReplaySource = () => Promise<Replayed[] | undefined>;
+
+/** Store replay pages aim at about this many bytes of event JSON (1 to STORE_PAGE_MAX events). */
+const STORE_PAGE_BYTES = 1024 * 1024;
+const STORE_PAGE_MAX = 256;
+const STORE_PAGE_FIRST = 1;
+
+/** The buffer's events from `replay.next` to `replay.end`, one at a time (each is parsed on demand). */
+function bufferSource(hub: LiveHub, replay: { next: number; end: number; generation: number }): ReplaySource {
+  const buffer = hub.buffer;
+  return async () => {
+    if (replay.next >= replay.end) return [];
+    const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
+    if (!e) return undefined;
+    replay.next++;
+    return [{ e, a: await hub.freshAudienceOf(e) }];
+  };
+}
+
 /**
- * The stored events after `eventId`, at most `max` of them; undefined when the store does not
- * know the event or more than `max` followed it (the client is told of a gap instead).
+ * The store's events after `seq`, in pages sized by the bytes of the last one (a page of 1 MiB
+ * messages is two events; one of small events is a few hundred), read only when the stream has
+ * written the previous page.
  */
-async function replayFromStore(store: Store, eventId: string, max: number): Promise<StoredEvent[] | undefined> {
-  const seq = await store.eventSeq?.(eventId);
-  if (seq === undefined) return undefined;
-  const out: StoredEvent[] = [];
-  for (let at = seq; ; ) {
-    const page = await store.eventsAfter(at, 1000);
-    out.push(...page);
-    if (out.length > max) return undefined;
-    if (page.length < 1000) return out;
+function storeSource(hub: LiveHub, seq: number): ReplaySource {
+  let at = seq;
+  let size = STORE_PAGE_FIRST;
+  let done = false;
+  return async () => {
+    if (done) return [];
+    const page = await hub.net.store.eventsAfter(at, size);
+    if (page.length < size) done = true;
+    if (page.length === 0) return [];
     at = page[page.length - 1]!.seq;
-  }
+    const bytes = page.reduce((n, e) => n + eventJson(e.event).length, 0);
+    size = Math.max(1, Math.min(STORE_PAGE_MAX, Math.floor((STORE_PAGE_BYTES * page.length) / Math.max(1, bytes))));
+    const audiences = await Promise.all(page.map((e) => hub.freshAudienceOf(e)));
+    return page.map((e, i) => ({ e, a: audiences[i]! }));
+  };
 }
 
 function endStream(res: ServerResponse): void {

@@ -1,4 +1,5 @@
-// Histories and conversation listings, each visible-or-refused before pagination.
+// Histories and conversation listings, each visible-or-refused before pagination; message pages
+// are capped by bytes as well as count (page-budget.ts).
 
 import { badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -8,6 +9,7 @@ import type { Artifact, DirectConversation, Message, Page, Thread } from '../pro
 import type { ArtifactFilter, PageResult } from '../store/types.js';
 import type { NetworkContext } from './context.js';
 import { requireDirectMessages, visibleDm, visibleRoom, visibleThread } from './access.js';
+import { budgetedList, pageBudgetOf } from './page-budget.js';
 import { dmView, threadView } from './views.js';
 import { unauthorized } from '../errors.js';
 
@@ -15,7 +17,7 @@ const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (
 
 export async function roomMessages(ctx: NetworkContext, p: Principal, roomId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
-  const r = await ctx.store.listMessages(`room:${roomId}`, w);
+  const r = await budgetedList((q) => ctx.store.listMessages(`room:${roomId}`, q), w, pageBudgetOf(ctx));
   return { messages: r.items, page: toPage(r) };
 }
 
@@ -32,7 +34,7 @@ export async function getThread(ctx: NetworkContext, p: Principal, threadId: str
 
 export async function threadMessages(ctx: NetworkContext, p: Principal, threadId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleThread(ctx, p, threadId);
-  const r = await ctx.store.listMessages(`thread:${threadId}`, w);
+  const r = await budgetedList((q) => ctx.store.listMessages(`thread:${threadId}`, q), w, pageBudgetOf(ctx));
   return { messages: r.items, page: toPage(r) };
 }
 
@@ -52,7 +54,7 @@ export async function getDm(ctx: NetworkContext, p: Principal, dmId: string): Pr
 
 export async function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleDm(ctx, p, dmId);
-  const r = await ctx.store.listMessages(`dm:${dmId}`, w);
+  const r = await budgetedList((q) => ctx.store.listMessages(`dm:${dmId}`, q), w, pageBudgetOf(ctx));
   return { messages: r.items, page: toPage(r) };
 }
 

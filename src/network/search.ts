@@ -11,6 +11,7 @@ import type { Page } from '../protocol/types.js';
 import type { SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
 import type { NetworkContext } from './context.js';
+import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -69,9 +70,13 @@ export async function searchMessages(ctx: NetworkContext, p: Principal, req: Sea
     ...(req.dm_id !== undefined ? { dm_id: req.dm_id } : {}),
     ...(from !== undefined ? { from } : {}),
     limit: req.limit,
-    ...(req.before !== undefined ? { before: req.before } : {}),
   };
-  const r = await ctx.store.searchMessages(q);
+  const r = await budgetedNewestFirst(
+    (before, limit) => ctx.store.searchMessages({ ...q, limit, ...(before !== undefined ? { before } : {}) }),
+    req.before,
+    req.limit,
+    pageBudgetOf(ctx),
+  );
   const page: Page = { has_more: r.has_more };
   const last = r.items[r.items.length - 1];
   if (r.has_more && last) page.next_before = last.id;

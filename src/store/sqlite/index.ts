@@ -376,7 +376,7 @@ export class SqliteStore implements Store, CheckpointHost {
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
-    this.upkeep.drain();
+    await this.upkeep.drain();
     return searchPage((sql, params) => this.db.all(sql, params), q);
   }
 

@@ -10,9 +10,15 @@
 // seq indexed (in the same transaction as the index rows), and every message after it is pending.
 // Start-up replay and checkpoints apply messages without indexing them; whichever database a
 // restart loads, the upkeep completes it.
+//
+// A message of very many distinct words (a 1 MiB text can hold 131k) is indexed in slices, each in
+// a transaction and a turn of its own: FTS4 spends seconds on one such row in one call. Its scope
+// row and the seq mark come with the last slice, so a search finds it only whole; a restart in
+// between indexes it again from the start (a word indexed twice for one docid reads as once).
 
 import type { Message } from '../../protocol/types.js';
-import { indexRows } from './search.js';
+import { indexText } from '../../protocol/search-text.js';
+import { indexRows, indexScope, indexSlice } from './search.js';
 import type { Db } from './db.js';
 
 /** The meta key holding the last message seq whose index rows are written. */
@@ -75,6 +81,25 @@ export function mergeStep(db: Db): boolean {
   return Number(db.one(CHANGES)![0]) - before >= 2;
 }
 
+/** Distinct words of one message indexed per slice (about 30 ms of FTS4 work; tests lower it). */
+export const SLICE = { words: 8192 };
+
+/** A message indexed slice by slice: its distinct words and how many are indexed. */
+interface Slicing {
+  seq: number;
+  m: Message;
+  words: string[];
+  at: number;
+}
+
+/** The distinct words of an index text, when there are more than one slice holds. */
+function manyWords(text: string): string[] | undefined {
+  // Each word takes at least two characters with its space: shorter texts are one slice.
+  if (text.length < 2 * SLICE.words) return undefined;
+  const words = [...new Set(text.split(' '))];
+  return words.length > SLICE.words ? words : undefined;
+}
+
 /** Rows read per query when draining. */
 const READ_ROWS = 512;
 
@@ -84,23 +109,45 @@ const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${IND
 const PENDING_UPTO = `SELECT count(*) FROM (SELECT 1 FROM messages WHERE seq > (${READ_INDEXED}) LIMIT ?)`;
 const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
 
-/** Indexes pending messages in the open transaction, oldest first; returns how many it indexed. */
-function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>): number {
+/**
+ * Indexes pending messages in the open transaction, oldest first; returns how many it indexed.
+ * With `slice`, it stops before a message of many words and hands it back to be sliced.
+ */
+function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>, slice?: (s: Slicing) => void): number {
   let indexed = Number(db.one(READ_INDEXED)?.[0] ?? 0);
   let count = 0;
   for (;;) {
     const rows = db.all(PENDING, [indexed, Math.min(maxMessages - count, READ_ROWS)]);
+    let stop = false;
     for (const [seq, id] of rows) {
       const m = known?.get(id as string) ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
+      const text = indexText(m);
+      const words = slice ? manyWords(text) : undefined;
+      if (words) {
+        slice!({ seq: seq as number, m, words, at: 0 });
+        stop = true;
+        break;
+      }
       known?.delete(id as string);
-      indexRows(db.run, seq as number, m);
+      indexRows(db.run, seq as number, m, text);
       indexed = seq as number;
       count++;
       if (performance.now() > deadline) break;
     }
-    if (rows.length > 0) db.run(WRITE_INDEXED, [indexed]);
-    if (rows.length === 0 || count >= maxMessages || performance.now() > deadline) return count;
+    if (count > 0) db.run(WRITE_INDEXED, [indexed]);
+    if (stop || rows.length === 0 || count >= maxMessages || performance.now() > deadline) return count;
   }
+}
+
+/** Indexes the next slice of a sliced message in the open transaction; true when it is whole. */
+function indexNextSlice(db: Db, s: Slicing): boolean {
+  const part = s.words.slice(s.at, s.at + SLICE.words);
+  s.at += part.length;
+  indexSlice(db.run, s.seq, part.join(' '));
+  if (s.at < s.words.length) return false;
+  indexScope(db.run, s.seq, s.m);
+  db.run(WRITE_INDEXED, [s.seq]);
+  return true;
 }
 
 /** Indexes every pending message in one transaction (the checkpoint worker, off the main thread). */
@@ -123,6 +170,8 @@ export class SearchUpkeep {
   private soon: NodeJS.Immediate | undefined;
   private later: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The message being indexed slice by slice, if any. */
+  private slicing: Slicing | undefined;
 
   constructor(
     private readonly db: Db,
@@ -153,15 +202,39 @@ export class SearchUpkeep {
     }
   }
 
-  /** Indexes everything pending now, so a search sees every message written before it. */
-  drain(): void {
-    if (this.stopped || !this.work || !this.commitTurn()) return;
-    try {
-      this.transaction(() => indexPending(this.db, Infinity, Infinity, this.known));
-      this.known.clear();
-    } catch (err) {
-      this.failed(err);
+  /**
+   * Indexes everything pending now, so a search sees every message written before it; a message of
+   * many words is indexed a slice per turn, other work running in between.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      if (this.stopped || !this.work || !this.commitTurn()) return;
+      try {
+        this.transaction(() => this.advance(Infinity, Infinity));
+      } catch (err) {
+        this.failed(err);
+        return;
+      }
+      if (!this.slicing) {
+        this.known.clear();
+        return;
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** One slice of the sliced message, or pending messages up to the next one to slice; how many were indexed. */
+  private advance(maxMessages: number, deadline: number): number {
+    if (this.slicing) {
+      const s = this.slicing;
+      if (indexNextSlice(this.db, s)) {
+        this.slicing = undefined;
+        this.known.delete(s.m.id);
+        return 1;
+      }
+      return 0;
+    }
+    return indexPending(this.db, maxMessages, deadline, this.known, (s) => (this.slicing = s));
   }
 
   /** Stops stepping for good (before the database closes). */
@@ -172,6 +245,7 @@ export class SearchUpkeep {
     this.soon = undefined;
     this.later = undefined;
     this.known.clear();
+    this.slicing = undefined;
   }
 
   private readonly step = (): void => {
@@ -185,11 +259,12 @@ export class SearchUpkeep {
     try {
       this.transaction(() => {
         // Anything indexed means another step: more may be pending, and the segment this one
-        // writes at COMMIT is only seen by the next step's merge.
-        const indexed = indexPending(this.db, STEP_LIMIT.messages, performance.now() + STEP_BUDGET_MS, this.known);
-        full = indexed >= STEP_LIMIT.messages;
-        more = indexed > 0;
-        if (mergeStep(this.db)) more = true;
+        // writes at COMMIT is only seen by the next step's merge. A slice is a step's whole work.
+        const slicing = this.slicing !== undefined;
+        const indexed = this.advance(STEP_LIMIT.messages, performance.now() + STEP_BUDGET_MS);
+        full = indexed >= STEP_LIMIT.messages || this.slicing !== undefined;
+        more = indexed > 0 || this.slicing !== undefined;
+        if (!slicing && this.slicing === undefined && mergeStep(this.db)) more = true;
       });
     } catch (err) {
       this.failed(err);
@@ -231,6 +306,7 @@ export class SearchUpkeep {
    */
   private failed(err: unknown): void {
     this.work = false;
+    this.slicing = undefined;
     this.known.clear();
     this.log(`store: search index upkeep failed: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -39,13 +39,26 @@ function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
 }
 
 /** Indexes one stored message. A message without searchable text gets no rows: it can never match. */
-export function indexRows(run: Run, seq: number, m: Message): void {
-  const words = indexText(m);
+export function indexRows(run: Run, seq: number, m: Message, words: string = indexText(m)): void {
   if (words === '') return;
   run(INSERT_SCOPE, scopeRow(seq, m));
+  indexSlice(run, seq, words);
+}
+
+/**
+ * Index rows for some of a message's words. The index is contentless, so several rows may carry
+ * one docid: their words are found as one document's (every term of a search may be in another
+ * slice), as long as no word is in two slices. A message is found once its scope row is written.
+ */
+export function indexSlice(run: Run, seq: number, words: string): void {
   // The words go in as UTF-8 bytes cast to TEXT: sql.js copies bytes natively where it would
   // encode a string in a JavaScript loop (see apply.ts).
   run(INSERT_WORDS, [seq, Buffer.from(words, 'utf8')]);
+}
+
+/** The scope row that makes a message's index rows findable (written with its last slice). */
+export function indexScope(run: Run, seq: number, m: Message): void {
+  run(INSERT_SCOPE, scopeRow(seq, m));
 }
 
 /** Indexes every message already stored (the migration to schema version 2). */

@@ -15,7 +15,7 @@
 
 import type { Database } from 'sql.js';
 import { indexText } from '../../src/protocol/search-text.js';
-import { loadSql } from '../../src/store/sqlite/image.js';
+import { loadSql } from '../../src/store/sqlite/engine/image.js';
 import { configure } from '../../src/store/sqlite/schema.js';
 import { SEARCH_SCHEMA } from '../../src/store/sqlite/search.js';
 import { Db } from '../../src/store/sqlite/db.js';

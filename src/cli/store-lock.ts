@@ -3,7 +3,7 @@
 
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { acquireStoreLock, type StoreLock } from '../store/sqlite/folder-lock.js';
+import { acquireStoreLock, type StoreLock } from '../store/sqlite/engine/folder-lock.js';
 import type { Io } from './io.js';
 
 /**

@@ -55,11 +55,11 @@ function folderState(file: string): string {
 }
 
 async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<RoomRecord[]> {
-  const { loadSql } = await import('./sqlite/image.js');
+  const { loadSql } = await import('./sqlite/engine/image.js');
   const { Db } = await import('./sqlite/db.js');
   const { configure, migrate, readJournalGen } = await import('./sqlite/schema.js');
-  const { listJournals } = await import('./sqlite/journal.js');
-  const { judgeJournal, damagedJournalError, replayAll } = await import('./sqlite/recovery.js');
+  const { listJournals } = await import('./sqlite/engine/journal.js');
+  const { judgeJournal, damagedJournalError, replayAll } = await import('./sqlite/engine/recovery.js');
   const { SqliteReads } = await import('./sqlite/reads.js');
   const SQL = await loadSql();
   // A copy in memory: sql.js never writes back unless asked to export.

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/load.js';
-import { repairJournals } from '../../store/sqlite/recovery.js';
+import { repairJournals } from '../../store/sqlite/engine/recovery.js';
 import { EXIT, type Io } from '../io.js';
 import { lockConfiguredStore } from '../store-lock.js';
 

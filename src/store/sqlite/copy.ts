@@ -10,9 +10,9 @@ import { copyNetwork, TargetNotEmpty, type CopyCounts, type CopyNetworkOptions, 
 import type { Store } from '../types.js';
 import { applyOps, type JournalOp } from './apply.js';
 import { Db } from './db.js';
-import { writeFileDurably } from './durable-file.js';
-import { loadSql } from './image.js';
-import { listJournals } from './journal.js';
+import { writeFileDurably } from './engine/durable-file.js';
+import { loadSql } from './engine/image.js';
+import { listJournals } from './engine/journal.js';
 import { configure, migrate } from './schema.js';
 import { indexAllPending } from './search-upkeep.js';
 

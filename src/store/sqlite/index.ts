@@ -33,21 +33,22 @@ import {
   type WriteResult,
 } from '../types.js';
 import { applyOps } from './apply.js';
-import { Checkpointer, type CheckpointHost } from './checkpoint.js';
+import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
-import { frameRecord, prepare, rememberEventJson } from './frame.js';
+import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
 import type { SqlJsStatic } from 'sql.js';
-import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './image.js';
-import type { PageStepHook } from './page-file.js';
-import { canTrackPages, trackPages, untrackPages, type PageTracker } from './page-hook.js';
-import { FrameBuilder, JournalWriter, journalPath, type JournalFaults } from './journal.js';
+import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './engine/image.js';
+import type { PageStepHook } from './engine/page-file.js';
+import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
+import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
+import { FrameBuilder } from './engine/journal-format.js';
 import { SqliteReads } from './reads.js';
-import { replayJournals } from './recovery.js';
+import { replayJournals } from './engine/recovery.js';
 import { configure, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
-import { Turn, messageOf } from './turn.js';
+import { Turn, messageOf } from './engine/turn.js';
 
-export { headroomFor } from './image.js';
+export { headroomFor } from './engine/image.js';
 import { searchPage } from './search.js';
 import { SearchUpkeep } from './search-upkeep.js';
 

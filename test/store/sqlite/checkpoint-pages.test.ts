@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message } from '../../../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../../src/store/sqlite/index.js';
-import { pagesPath, type PageStep } from '../../../src/store/sqlite/page-file.js';
+import { pagesPath, type PageStep } from '../../../src/store/sqlite/engine/page-file.js';
 import { StoreError, type Store } from '../../../src/store/types.js';
 import { createRoom, ids, inRoom, inThread, msg, send, waitFor } from '../../helpers/store-fixtures.js';
 

@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  JournalWriter,
-  crc32,
-  decodeRecords,
-  encodeRecord,
-  journalPath,
-  listJournals,
-  readJournal,
-} from '../../../src/store/sqlite/journal.js';
+import { JournalWriter, journalPath, listJournals, readJournal } from '../../../src/store/sqlite/engine/journal.js';
+import { crc32, decodeRecords, encodeRecord } from '../../../src/store/sqlite/engine/journal-format.js';
 
 const test = suite('journal');
 let dir = '';

@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acquireStoreLock, decideLock, describeHolder, lockFilePath, parseLock, refusalLine, type LockHolder } from '../../../src/store/sqlite/folder-lock.js';
+import { acquireStoreLock, decideLock, describeHolder, lockFilePath, parseLock, refusalLine, type LockHolder } from '../../../src/store/sqlite/engine/folder-lock.js';
 
 const me = { pid: 200, host: 'here', boot_id: 'boot-b' };
 const holder: LockHolder = { pid: 100, host: 'here', boot_id: 'boot-b', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve', url: 'http://127.0.0.1:8787' };

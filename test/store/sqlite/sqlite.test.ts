@@ -10,8 +10,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message } from '../../../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
-import { encodeRecord, listJournals } from '../../../src/store/sqlite/journal.js';
-import { repairJournals } from '../../../src/store/sqlite/recovery.js';
+import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
+import { encodeRecord } from '../../../src/store/sqlite/engine/journal-format.js';
+import { repairJournals } from '../../../src/store/sqlite/engine/recovery.js';
 import { StoreError, type Store } from '../../../src/store/types.js';
 import { appendOp, artifact, claim, codeOf, createRoom, ids, inDm, inRoom, inThread, msg, send, waitFor } from '../../helpers/store-fixtures.js';
 

@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canTrackPages } from '../../../src/store/sqlite/page-hook.js';
-import { loadSql, pageTrackingProblem } from '../../../src/store/sqlite/image.js';
+import { canTrackPages } from '../../../src/store/sqlite/engine/page-hook.js';
+import { loadSql, pageTrackingProblem } from '../../../src/store/sqlite/engine/image.js';
 import { engineCheck } from '../../../src/cli/commands/doctor.js';
 import { ROOT } from '../../helpers/server.js';
 

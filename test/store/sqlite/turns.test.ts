@@ -11,7 +11,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message, ServiceEvent } from '../../../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
-import { FrameBuilder, encodeRecord, listJournals, readJournal } from '../../../src/store/sqlite/journal.js';
+import { listJournals, readJournal } from '../../../src/store/sqlite/engine/journal.js';
+import { FrameBuilder, encodeRecord } from '../../../src/store/sqlite/engine/journal-format.js';
 import { jsonOf } from '../../../src/protocol/json-cache.js';
 import { StoreError, type MessageInsertOp, type WriteOp } from '../../../src/store/types.js';
 

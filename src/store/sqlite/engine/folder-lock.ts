@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, openSync, closeSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive } from '../../config/runtime-file.js';
+import { processAlive } from '../../../config/runtime-file.js';
 
 /** What a lock file says about its holder. */
 export interface LockHolder {

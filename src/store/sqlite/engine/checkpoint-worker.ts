@@ -8,14 +8,14 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SqlValue, Statement } from 'sql.js';
-import { applyOps, type JournalRecord } from './apply.js';
+import { applyOps, type JournalRecord } from '../apply.js';
 import { listJournals } from './journal.js';
 import { damagedJournalError, judgeJournal } from './recovery.js';
 import { loadSql } from './image.js';
 import { writeFileDurably } from './durable-file.js';
-import { configure, migrate, readJournalGen, writeJournalGen } from './schema.js';
-import { Db } from './db.js';
-import { indexAllPending } from './search-upkeep.js';
+import { configure, migrate, readJournalGen, writeJournalGen } from '../schema.js';
+import { Db } from '../db.js';
+import { indexAllPending } from '../search-upkeep.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
 export interface CheckpointJob {

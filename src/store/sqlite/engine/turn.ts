@@ -8,9 +8,9 @@
 // rolling the turn back and applying the turn's earlier writes again: failures are rare, and this
 // keeps savepoints (two more statements) off every write.
 
-import { StoreError } from '../types.js';
-import { applyOps, type JournalOp } from './apply.js';
-import type { Db } from './db.js';
+import { StoreError } from '../../types.js';
+import { applyOps, type JournalOp } from '../apply.js';
+import type { Db } from '../db.js';
 
 export class Turn {
   private isOpen = false;

@@ -8,7 +8,7 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { instantiateWithHook, probeTracking } from './page-hook.js';
 import { recoverPages } from './page-file.js';
-import type { EngineReport } from '../types.js';
+import type { EngineReport } from '../../types.js';
 
 let sqlModule: Promise<SqlJsStatic> | undefined;
 /** Why pages cannot be tracked on this thread's sql.js (undefined: they can). */

@@ -8,12 +8,12 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
-import type { Db } from './db.js';
+import type { Db } from '../db.js';
 import { writeFileDurably } from './durable-file.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
 import { checkpointPages, type PageStepHook } from './page-file.js';
 import type { PageTracker } from './page-hook.js';
-import { writeJournalGen } from './schema.js';
+import { writeJournalGen } from '../schema.js';
 import { messageOf } from './turn.js';
 
 /** What the checkpointer needs of the store it serves. */

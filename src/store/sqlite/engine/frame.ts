@@ -1,12 +1,12 @@
 // Turning a resolved batch into its journal record: event seqs assigned, event messages kept by
 // reference to the stored message, and each body serialized once for both the row and the record.
 
-import type { Message } from '../../protocol/types.js';
-import { rememberJson } from '../../protocol/json-cache.js';
-import type { Effect } from '../intents.js';
-import type { StoredEvent } from '../types.js';
-import type { JournalOp } from './apply.js';
-import type { FrameBuilder } from './journal.js';
+import type { Message } from '../../../protocol/types.js';
+import { rememberJson } from '../../../protocol/json-cache.js';
+import type { Effect } from '../../intents.js';
+import type { StoredEvent } from '../../types.js';
+import type { JournalOp } from '../apply.js';
+import type { FrameBuilder } from './journal-format.js';
 
 /** A batch ready to apply and journal. */
 export interface Prepared {

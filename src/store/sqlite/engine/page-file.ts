@@ -16,9 +16,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { StoreError } from '../types.js';
+import { StoreError } from '../../types.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { crc32, readIfExists } from './journal.js';
+import { readIfExists } from './journal.js';
+import { crc32 } from './journal-format.js';
 
 const MAGIC = Buffer.from('SVCPAGE1', 'latin1');
 const END = Buffer.from('SVCPEND1', 'latin1');

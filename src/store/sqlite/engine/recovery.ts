@@ -8,11 +8,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { StoreError } from '../types.js';
-import { applyOps, type JournalRecord } from './apply.js';
-import type { Db } from './db.js';
+import { StoreError } from '../../types.js';
+import { applyOps, type JournalRecord } from '../apply.js';
+import type { Db } from '../db.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { crc32, listJournals, readIfExists } from './journal.js';
+import { listJournals, readIfExists } from './journal.js';
+import { crc32 } from './journal-format.js';
 import { messageOf } from './turn.js';
 
 const TAB = 0x09;

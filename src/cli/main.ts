@@ -93,7 +93,21 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   return program;
 }
 
+/**
+ * A reader that went away (`svc send --help | head`) is not an error of the command: on EPIPE the
+ * process leaves quietly instead of dying with an unhandled 'error' event's stack trace.
+ */
+function exitQuietlyOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      throw err;
+    });
+  }
+}
+
 async function main(): Promise<void> {
+  exitQuietlyOnBrokenPipe();
   const io = processIo();
   let code: number = EXIT.ok;
   const program = buildProgram(io, (c) => (code = c));

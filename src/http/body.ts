@@ -7,21 +7,26 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of arrays and objects a JSON body may have. */
 export const MAX_JSON_DEPTH = 128;
 
-/** The deepest bracket nesting of JSON text, ignoring brackets inside strings (no full parse). */
-export function nestingDepth(text: string): number {
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`, by one linear scan of its bytes
+ * (brackets inside strings ignored, escapes honoured); stops at the first level past the limit.
+ */
+export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  // Every byte this looks at is ASCII, which UTF-8 never uses inside a multi-byte character,
+  // so the raw bytes can be scanned before (and instead of) decoding.
   let depth = 0;
-  let max = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
     if (inString) {
       if (c === 0x5c) i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return max;
+  return false;
 }
 
 /** The whole body, refused with 413 past `limit` bytes (declared or received). */
@@ -69,30 +74,19 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   } catch {
     throw badRequest('body: is not valid UTF-8');
   }
-  // Deeper values parse, but every later JSON.stringify (store, events) would overflow the stack.
-  // The depth of a parsed value is the nesting of its text, and far cheaper to find; a text
-  // that does not parse is scanned, so the deeper-than error still wins over the syntax error.
-  const tooDeep = () => badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  // Deeper values parse, but every later JSON.stringify (store, events) would overflow the stack,
+  // and parsing a hostile half-million-level body first stalls the event loop for most of a
+  // second: the nesting of the text (which is the depth of the value) is checked before parsing,
+  // so the deeper-than error also wins over a syntax error.
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    if (nestingDepth(text) > MAX_JSON_DEPTH) throw tooDeep();
     throw badRequest(`body: is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 120)})`);
   }
-  if (deeperThan(value, MAX_JSON_DEPTH)) throw tooDeep();
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body: must be exactly one JSON object');
   return value as Record<string, unknown>;
-}
-
-/** Whether a parsed JSON value nests arrays and objects more than `limit` levels (stops as soon as it does). */
-function deeperThan(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (limit === 0) return true;
-  if (Array.isArray(value)) {
-    for (const v of value) if (deeperThan(v, limit - 1)) return true;
-  } else {
-    for (const k in value) if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
-  }
-  return false;
 }

@@ -80,11 +80,43 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
       const { error, internal } = toAppError(err);
       if (internal) deps.net.log('error', 'request failed', { request_id: requestId, method: req.method, path: safePath(req), error: String((err as Error)?.stack ?? err) });
-      sendError(res, error, requestId);
-      // A body we refused may still be arriving; drain it so the socket is not left hanging.
-      if (!req.complete) req.resume();
+      // Answering while the client is still uploading races it: the socket closes under the
+      // unread upload, the client's next write fails (EPIPE/reset) and it never reads the answer.
+      // So the rest of a refused body is read and dropped first, up to a bound; past it the
+      // answer goes out at once with the connection closed, as before.
+      drainThen(req, DRAIN_LIMIT_BYTES, () => sendError(res, error, requestId));
     });
   };
+}
+
+/** The most of a refused request's body read and dropped before the refusal is sent. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Runs `answer` once the rest of the request body is read and dropped, or at once past `limit` bytes. */
+function drainThen(req: IncomingMessage, limit: number, answer: () => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (req.complete || req.destroyed || (Number.isFinite(declared) && declared > limit)) {
+    answer();
+    if (!req.complete) req.resume();
+    return;
+  }
+  let seen = 0;
+  let answered = false;
+  const once = (): void => {
+    if (answered) return;
+    answered = true;
+    req.off('data', onData);
+    answer();
+  };
+  const onData = (chunk: Buffer): void => {
+    seen += chunk.length;
+    if (seen > limit) once();
+  };
+  req.on('data', onData);
+  req.once('end', once);
+  req.once('close', once);
+  req.once('error', once);
+  req.resume();
 }
 
 /** Per-request facts the finish observer reads (the route pattern, once matched). */

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { answerMalformedInput } from './malformed-input.js';
 import { attach, type Attachment } from '../client/attach.js';
 import { ClientError, SvcClient } from '../client/index.js';
 import { selfOf } from './format.js';
@@ -108,6 +109,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
   };
 
   await server.connect(o.transport);
+  answerMalformedInput(o.transport);
   kick();
   return {
     async close() {

@@ -82,9 +82,11 @@ export class Hub {
   forward(slot: Slot, data: Buffer | string, binary: boolean): boolean {
     const r = this.rooms.get(slot.room);
     if (!r) return false;
-    r.lastActivity = this.now();
     const other = this.otherOf(r, slot);
+    // Only traffic that reaches a peer keeps a room: a lone peer sending into the void would
+    // otherwise hold its slot (and fill the relay) forever.
     if (!other?.peer) return false;
+    r.lastActivity = this.now();
     other.peer.send(data, binary);
     return true;
   }

@@ -63,7 +63,8 @@ export function linkProblem(from: string, target: string): string | undefined {
   if (!existsSync(resolved)) return `no file ${path.relative(ROOT, resolved)}`;
   if (anchor !== undefined && anchor !== '') {
     if (statSync(resolved).isDirectory() || !resolved.endsWith('.md')) return undefined;
-    if (!anchorsOf(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor).toLowerCase())) return `no heading #${anchor} in ${path.relative(ROOT, resolved)}`;
+    if (!anchorsOf(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor).toLowerCase()))
+      return `no heading #${anchor} in ${path.relative(ROOT, resolved)}`;
   }
   return undefined;
 }

@@ -17,7 +17,7 @@ import type { SearchTerms } from '../protocol/search-text.js';
 export * from './records.js';
 export * from './write-ops.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
-import type { WriteOp, WriteResult } from './write-ops.js';
+import type { Basis, WriteOp, WriteResult } from './write-ops.js';
 
 // ---- reads ----
 
@@ -179,12 +179,6 @@ export interface Store {
 
 // ---- tentative reads ----
 
-/** A record as a decision saw it: its backend's version (null: not stored). */
-export interface Basis {
-  kind: 'room' | 'agent';
-  id: string;
-  version: string | null;
-}
 
 export interface Tentative<T> {
   record: T | undefined;

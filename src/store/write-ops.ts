@@ -2,7 +2,13 @@
 
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
-import type { Basis } from './types.js';
+
+/** A record as a decision saw it: its backend's version (null: not stored). */
+export interface Basis {
+  kind: 'room' | 'agent';
+  id: string;
+  version: string | null;
+}
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {

@@ -86,7 +86,15 @@ const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => {
       return;
     }
     const at = new Date().toISOString();
-    const message = { id: id('msg'), network_id: 'baseline', target: body.target, from: body.from, parts: body.parts, mentions: [], created_at: at };
+    const message = {
+      id: id('msg'),
+      network_id: 'baseline',
+      target: body.target,
+      from: body.from,
+      parts: body.parts,
+      mentions: [],
+      created_at: at,
+    };
     const event = { id: id('evt'), type: 'message.created', network_id: 'baseline', message, created_at: at };
     const text = JSON.stringify({ op: 'EVENT', cursor: ++seq, event });
     const reply = JSON.stringify({ message_id: message.id, event_id: event.id, accepted: true, thread_created: false, dm_created: false });

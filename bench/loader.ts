@@ -65,7 +65,12 @@ while (written < total) {
       network_id: NETWORK,
       target: { kind: 'room', room_id: room },
       from,
-      parts: [{ kind: 'text', text: `history message ${written}: the quick brown fox jumps over the lazy dog${written % SEARCH_EVERY === 0 ? ` near ${SEARCH_WORD}` : ''}` }],
+      parts: [
+        {
+          kind: 'text',
+          text: `history message ${written}: the quick brown fox jumps over the lazy dog${written % SEARCH_EVERY === 0 ? ` near ${SEARCH_WORD}` : ''}`,
+        },
+      ],
       mentions: [],
       created_at: iso(at),
     };
@@ -74,7 +79,8 @@ while (written < total) {
     if (keep.has(Math.floor(written / rooms))) cursors[room]!.push(message.id);
     // Every matching message past the first 20 could be a cursor; keep an even spread of them.
     const hit = written / SEARCH_EVERY;
-    if (written % SEARCH_EVERY === 0 && hit >= 20 && hit % Math.max(1, Math.floor(searchTotal / SEARCH_CURSORS)) === 0) searchCursors.push(message.id);
+    if (written % SEARCH_EVERY === 0 && hit >= 20 && hit % Math.max(1, Math.floor(searchTotal / SEARCH_CURSORS)) === 0)
+      searchCursors.push(message.id);
   }
   await store.write(ops);
   if (written % 100_000 < BATCH) process.stderr.write(`loader: ${written} messages, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

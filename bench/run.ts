@@ -54,7 +54,13 @@ const results: Results = {
     loadavg_start: Math.round(os.loadavg()[0]! * 100) / 100,
   },
   size: sizes.name,
-  params: { ingest_clients: sizes.ingest.clients, subscribers: sizes.fanout.subscribers, paced_rate: sizes.fanout.rate, seconds: sizes.ingest.seconds, reps },
+  params: {
+    ingest_clients: sizes.ingest.clients,
+    subscribers: sizes.fanout.subscribers,
+    paced_rate: sizes.fanout.rate,
+    seconds: sizes.ingest.seconds,
+    reps,
+  },
   ingest: { svc: null, baseline: null, nats: null },
   fanout_paced: { svc: null, baseline: null, nats: null },
   fanout_max: { svc: null, baseline: null, nats: null },
@@ -80,7 +86,9 @@ function write(): void {
   writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
   const md = `${heading(results)}\n\n${table(results)}\n`;
   if (!only && !opt('--out')) writeFileSync(path.join(ROOT, 'bench/results.md'), md);
-  process.stdout.write(`\n${md}\n${results.notes.length ? `Notes:\n${results.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}\nwrote ${path.relative(process.cwd(), outFile)}\n`);
+  process.stdout.write(
+    `\n${md}\n${results.notes.length ? `Notes:\n${results.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}\nwrote ${path.relative(process.cwd(), outFile)}\n`,
+  );
 }
 
 function cleanup(): void {
@@ -123,12 +131,20 @@ async function natsOnce(t: Target): Promise<void> {
   const name = 'nats';
   try {
     log(`${name}: ingest`);
-    results.ingest[name] = await step(`${name} ingest`, () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m));
+    results.ingest[name] = await step(
+      `${name} ingest`,
+      () => runIngest(t, sizes, note),
+      (m) => noteOn(results.ingest, m),
+    );
     log(`${name}: fan-out`);
-    const f = await step(`${name} fan-out`, () => runFanout(t, 'nats', sizes, note), (m) => {
-      noteOn(results.fanout_paced, m);
-      noteOn(results.fanout_max, m);
-    });
+    const f = await step(
+      `${name} fan-out`,
+      () => runFanout(t, 'nats', sizes, note),
+      (m) => {
+        noteOn(results.fanout_paced, m);
+        noteOn(results.fanout_max, m);
+      },
+    );
     results.fanout_paced[name] = f?.paced ?? null;
     results.fanout_max[name] = f?.max ?? null;
   } finally {
@@ -157,7 +173,13 @@ type Runs<T> = { svc: (T | null)[]; baseline: (T | null)[] };
  * baseline, ...), so a busy moment on the machine lands on both sides of a pair. `record` gets the
  * runs so far after each one, so a run stopped by its budget still writes what it measured.
  */
-async function interleaved<T>(sides: { svc: Start; baseline: Start }, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void, record: (runs: Runs<T>) => void): Promise<void> {
+async function interleaved<T>(
+  sides: { svc: Start; baseline: Start },
+  what: string,
+  fn: (t: Target) => Promise<T>,
+  onError: (m: string) => void,
+  record: (runs: Runs<T>) => void,
+): Promise<void> {
   const runs: Runs<T> = { svc: [], baseline: [] };
   for (let k = 1; k <= reps; k++) {
     for (const side of ['svc', 'baseline'] as const) {
@@ -182,31 +204,56 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
     baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(fresh('baseline')))),
   };
 
-  await interleaved(sides, 'ingest', (t) => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m), (runs) => {
-    results.ingest.svc = combine(runs.svc, SUMMED);
-    results.ingest.baseline = combine(runs.baseline, SUMMED);
-    results.ingest.svc_vs_baseline = ratios(runs.svc, runs.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
-  });
+  await interleaved(
+    sides,
+    'ingest',
+    (t) => runIngest(t, sizes, note),
+    (m) => noteOn(results.ingest, m),
+    (runs) => {
+      results.ingest.svc = combine(runs.svc, SUMMED);
+      results.ingest.baseline = combine(runs.baseline, SUMMED);
+      results.ingest.svc_vs_baseline = ratios(runs.svc, runs.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+    },
+  );
 
   const kind = (t: Target): SubscriberKind => (t.name === 'svc' ? 'svc-attach' : 'baseline');
   const fanoutError = (m: string) => {
     noteOn(results.fanout_paced, m);
     noteOn(results.fanout_max, m);
   };
-  await interleaved(sides, 'fan-out', (t) => runFanout(t, kind(t), sizes, note), fanoutError, (runs) => {
-    const paced = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
-    const max = { svc: runs.svc.map((f) => f?.max ?? null), baseline: runs.baseline.map((f) => f?.max ?? null) };
-    results.fanout_paced.svc = combine(paced.svc, SUMMED);
-    results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
-    results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
-    results.fanout_max.svc = combine(max.svc, SUMMED);
-    results.fanout_max.baseline = combine(max.baseline, SUMMED);
-    results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
-  });
+  await interleaved(
+    sides,
+    'fan-out',
+    (t) => runFanout(t, kind(t), sizes, note),
+    fanoutError,
+    (runs) => {
+      const paced = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
+      const max = { svc: runs.svc.map((f) => f?.max ?? null), baseline: runs.baseline.map((f) => f?.max ?? null) };
+      results.fanout_paced.svc = combine(paced.svc, SUMMED);
+      results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
+      results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
+      results.fanout_max.svc = combine(max.svc, SUMMED);
+      results.fanout_max.baseline = combine(max.baseline, SUMMED);
+      results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
+    },
+  );
 
   log('svc: SSE fan-out');
-  const s = await onFresh(sides.svc, 'SSE fan-out', (t) => runFanout(t, 'svc-sse', sizes, note), (m) => noteOn(results.sse_fanout, m));
-  results.sse_fanout.svc = s ? { deliveries_per_s: s.max.deliveries_per_s, p50_ms: s.paced.p50_ms, p99_ms: s.paced.p99_ms, rate: s.paced.rate, complete: s.paced.complete && s.max.complete } : null;
+  const s = await onFresh(
+    sides.svc,
+    'SSE fan-out',
+    (t) => runFanout(t, 'svc-sse', sizes, note),
+    (m) => noteOn(results.sse_fanout, m),
+  );
+  results.sse_fanout.svc = s
+    ? {
+        deliveries_per_s: s.max.deliveries_per_s,
+        p50_ms: s.paced.p50_ms,
+        p99_ms: s.paced.p99_ms,
+        rate: s.paced.rate,
+        complete: s.paced.complete && s.max.complete,
+      }
+    : null;
 }
 
 /**
@@ -217,14 +264,21 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
  * as the sqlite store's journal).
  */
 async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<void> {
-  const cluster = await step('postgres start', () => startOwnCluster({ durable: true }), (m) => {
-    noteOn(results.ingest, m);
-    noteOn(results.fanout_paced, m);
-  });
+  const cluster = await step(
+    'postgres start',
+    () => startOwnCluster({ durable: true }),
+    (m) => {
+      noteOn(results.ingest, m);
+      noteOn(results.fanout_paced, m);
+    },
+  );
   if (!cluster) return;
   const dbPid = postmasterPid(cluster.dataDir);
   const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
-  const dbTransactions = async () => Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
+  const dbTransactions = async () =>
+    Number(
+      (await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n,
+    );
   const ingests: (IngestResult | null)[] = [];
   const crosses: (PacedResult | null)[] = [];
   try {
@@ -241,11 +295,19 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
         try {
           log(`svc_postgres: ingest${rep}`);
           const t = { ...svcTarget(one, 'svc_postgres'), ...(dbPid ? { dbPid } : {}), dbTransactions };
-          ingests.push(await step('svc_postgres ingest', () => runIngest(t, sizes, note), (m) => noteOn(results.ingest, m)));
+          ingests.push(
+            await step(
+              'svc_postgres ingest',
+              () => runIngest(t, sizes, note),
+              (m) => noteOn(results.ingest, m),
+            ),
+          );
         } finally {
           await one.stop();
           // The ingest's tables would be vacuumed and analyzed by the database during the next row.
-          await sql(cluster.url, `DROP SCHEMA bench_ingest_${k} CASCADE`).catch((err: Error) => note(`dropping the ingest schema failed: ${err.message}`));
+          await sql(cluster.url, `DROP SCHEMA bench_ingest_${k} CASCADE`).catch((err: Error) =>
+            note(`dropping the ingest schema failed: ${err.message}`),
+          );
         }
       }
       results.ingest.svc_postgres = combine(ingests, SUMMED);
@@ -255,7 +317,13 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
         log(`svc_postgres_cross: paced fan-out${rep}`);
         const t = { ...crossTarget(pub, sub), ...(dbPid ? { dbPid } : {}), dbTransactions };
         try {
-          crosses.push(await step('svc_postgres_cross fan-out', () => runPaced(t, 'svc-attach', sizes, note), (m) => noteOn(results.fanout_paced, m)));
+          crosses.push(
+            await step(
+              'svc_postgres_cross fan-out',
+              () => runPaced(t, 'svc-attach', sizes, note),
+              (m) => noteOn(results.fanout_paced, m),
+            ),
+          );
         } finally {
           await t.stop();
         }
@@ -306,7 +374,11 @@ async function main(): Promise<void> {
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');
     mkdirSync(histDir);
-    const h = await step('history', () => runHistory(histDir, sizes, log, note), (m) => noteOn(results.history, m));
+    const h = await step(
+      'history',
+      () => runHistory(histDir, sizes, log, note),
+      (m) => noteOn(results.history, m),
+    );
     results.history.svc = h;
     const empty = results.ingest.svc?.rate;
     if (h && empty) results.write_cost_ratio.svc = Math.round((h.ingest_rate / empty) * 100) / 100;
@@ -319,7 +391,8 @@ main()
   .finally(async () => {
     clearTimeout(budget);
     results.machine.loadavg_end = Math.round(os.loadavg()[0]! * 100) / 100;
-    if (results.machine.loadavg_start > 0.5) note(`the machine was busy when the run started (load average ${results.machine.loadavg_start}): wall-clock numbers are pessimistic`);
+    if (results.machine.loadavg_start > 0.5)
+      note(`the machine was busy when the run started (load average ${results.machine.loadavg_start}): wall-clock numbers are pessimistic`);
     await stopAll();
     write();
     finished = true;

@@ -124,7 +124,12 @@ async function connectAttach(c: ConnectCommand, k: number, path: string): Promis
         }
         return;
       }
-      const f = JSON.parse(raw) as { op: string; cursor?: number; event?: { type?: string; message?: { parts?: { text?: string }[] } }; error?: string };
+      const f = JSON.parse(raw) as {
+        op: string;
+        cursor?: number;
+        event?: { type?: string; message?: { parts?: { text?: string }[] } };
+        error?: string;
+      };
       switch (f.op) {
         case 'HELLO':
           ws.send(
@@ -162,7 +167,12 @@ async function connectAttach(c: ConnectCommand, k: number, path: string): Promis
 function connectSse(c: ConnectCommand, k: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.get(
-      { host: '127.0.0.1', port: c.port, path: '/v1/events/stream', headers: { accept: 'text/event-stream', ...(c.token ? { authorization: `Bearer ${c.token}` } : {}) } },
+      {
+        host: '127.0.0.1',
+        port: c.port,
+        path: '/v1/events/stream',
+        headers: { accept: 'text/event-stream', ...(c.token ? { authorization: `Bearer ${c.token}` } : {}) },
+      },
       (res) => {
         if (res.statusCode !== 200) {
           reject(new Error(`SSE subscriber ${k}: status ${res.statusCode}`));

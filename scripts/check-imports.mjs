@@ -27,7 +27,16 @@ const LAYERS = [
   ['feature-contract', ['src/feature.ts']],
   [
     'features',
-    ['src/console/', 'src/discovery/', 'src/loop-guard/', 'src/metrics/', 'src/request-limits/', 'src/live/feature.ts', 'src/pairing/feature.ts', 'src/pairing/routes.ts'],
+    [
+      'src/console/',
+      'src/discovery/',
+      'src/loop-guard/',
+      'src/metrics/',
+      'src/request-limits/',
+      'src/live/feature.ts',
+      'src/pairing/feature.ts',
+      'src/pairing/routes.ts',
+    ],
   ],
   ['app', ['src/app.ts', 'src/features.ts']],
   ['cli', ['src/cli/']],
@@ -49,7 +58,8 @@ function filesUnder(dir, ext) {
   });
 }
 
-const IMPORT = /(?:^|[\n;])\s*(?:import|export)\s+(?:type\s+)?(?:[\w*${}\s,]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[\n;])\s*(?:import|export)\s+(?:type\s+)?(?:[\w*${}\s,]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** The files of the tree that file imports (relative specifiers that resolve to a file of the tree). */
 function importsOf(file, known) {
@@ -68,7 +78,8 @@ function importsOf(file, known) {
 function layerOf(file) {
   let best;
   LAYERS.forEach(([name, prefixes], rank) => {
-    for (const p of prefixes) if ((file === p || (p.endsWith('/') && file.startsWith(p))) && (!best || p.length > best.len)) best = { name, rank, len: p.length };
+    for (const p of prefixes)
+      if ((file === p || (p.endsWith('/') && file.startsWith(p))) && (!best || p.length > best.len)) best = { name, rank, len: p.length };
   });
   return best;
 }
@@ -112,11 +123,17 @@ function runCycleTool() {
   const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
   if (existsSync(bin('dpdm'))) {
     const globs = CYCLE_ROOTS.map((r) => `${r.dir}/**/*${r.ext}`);
-    const r = spawnSync(bin('dpdm'), ['--no-tree', '--no-warning', '--no-progress', '--circular', '--exit-code', 'circular:1', ...globs], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(bin('dpdm'), ['--no-tree', '--no-warning', '--no-progress', '--circular', '--exit-code', 'circular:1', ...globs], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     return { tool: 'dpdm', ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
   }
   if (existsSync(bin('madge'))) {
-    const r = spawnSync(bin('madge'), ['--circular', '--extensions', 'ts,js', ...CYCLE_ROOTS.map((c) => c.dir)], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(bin('madge'), ['--circular', '--extensions', 'ts,js', ...CYCLE_ROOTS.map((c) => c.dir)], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     return { tool: 'madge', ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
   }
   return undefined;

@@ -51,7 +51,12 @@ const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 30 * 60_000;
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const areas = args.filter((a) => !a.startsWith('--'));
-const files = selectFiles(testFiles(TEST), areas, unitOnly, (a) => existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory());
+const files = selectFiles(
+  testFiles(TEST),
+  areas,
+  unitOnly,
+  (a) => existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory(),
+);
 if (files.length === 0) {
   process.stderr.write(`tests: no test file matches ${areas.join(' ') || '(all)'}${unitOnly ? ' (unit tests only)' : ''}\n`);
   process.exit(1);
@@ -136,8 +141,17 @@ function runFile(file) {
       if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
       const unjudged = !Number.isFinite(c.failed);
       const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0;
-      if (!ok && !timedOut && !signal && code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
-      const r = { file, ms, ok, out, passed: unjudged ? 0 : c.passed, failed: unjudged ? 1 : Math.max(c.failed, ok ? 0 : 1), skipped: c.skipped || 0 };
+      if (!ok && !timedOut && !signal && code === 0 && c.failed > 0)
+        out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
+      const r = {
+        file,
+        ms,
+        ok,
+        out,
+        passed: unjudged ? 0 : c.passed,
+        failed: unjudged ? 1 : Math.max(c.failed, ok ? 0 : 1),
+        skipped: c.skipped || 0,
+      };
       results.push(r);
       const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
       process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
@@ -156,7 +170,9 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 const runTimer = setTimeout(() => {
-  process.stderr.write(`\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping the run (running: ${[...running.values()].join(', ')})\n`);
+  process.stderr.write(
+    `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping the run (running: ${[...running.values()].join(', ')})\n`,
+  );
   stopAll();
   process.exit(1);
 }, RUN_LIMIT_MS);

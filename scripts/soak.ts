@@ -59,7 +59,20 @@ interface Minute {
 }
 
 const minutes: Minute[] = [];
-const newMinute = (): Minute => ({ sends: 0, reads: 0, errors: 0, sendMs: [], readMs: [], lagMs: [], events: 0, reconnects: 0, rss: 0, heapLow: Infinity, external: 0, storedBytes: 0 });
+const newMinute = (): Minute => ({
+  sends: 0,
+  reads: 0,
+  errors: 0,
+  sendMs: [],
+  readMs: [],
+  lagMs: [],
+  events: 0,
+  reconnects: 0,
+  rss: 0,
+  heapLow: Infinity,
+  external: 0,
+  storedBytes: 0,
+});
 let cur = newMinute();
 const errorSamples: string[] = [];
 function error(what: string): void {
@@ -168,7 +181,14 @@ class Agent {
         const f = JSON.parse(data.toString()) as Json;
         switch (f.op) {
           case 'HELLO':
-            ws.send(JSON.stringify({ op: 'IDENTIFY', network_id: 'soak', agent: { id: agentId(this.index) }, ...(this.cursor ? { cursor: this.cursor } : {}) }));
+            ws.send(
+              JSON.stringify({
+                op: 'IDENTIFY',
+                network_id: 'soak',
+                agent: { id: agentId(this.index) },
+                ...(this.cursor ? { cursor: this.cursor } : {}),
+              }),
+            );
             break;
           case 'READY':
             this.connected = true;
@@ -179,7 +199,8 @@ class Agent {
             break;
           case 'EVENT': {
             cur.events++;
-            if (this.cursor !== undefined && !(Number(f.cursor) > Number(this.cursor))) this.problems.push(`cursor ${f.cursor} after ${this.cursor}`);
+            if (this.cursor !== undefined && !(Number(f.cursor) > Number(this.cursor)))
+              this.problems.push(`cursor ${f.cursor} after ${this.cursor}`);
             this.cursor = String(f.cursor);
             const g = f.event?.type === 'message.created' ? gOf(f.event.message) : undefined;
             if (g !== undefined) this.seen.add(g);
@@ -242,18 +263,33 @@ async function sendOne(s: TestServer): Promise<void> {
     human = ++roomCount[room]! % 5 === 0;
     const members = Array.from({ length: AGENTS }, (_, i) => i).filter((i) => roomsOf(i).includes(room));
     const from = human ? { type: 'human', id: 'operator' } : { type: 'agent', id: agentId(members[rand(members.length)] ?? 0) };
-    const target = roll < 0.65 ? { kind: 'room', room_id: `room${room}` } : { kind: 'thread', room_id: `room${room}`, thread_id: `th${room}-${rand(10)}` };
+    const target =
+      roll < 0.65
+        ? { kind: 'room', room_id: `room${room}` }
+        : { kind: 'thread', room_id: `room${room}`, thread_id: `th${room}-${rand(10)}` };
     body = { target, from, parts: [{ kind: 'text', text: `soak g=${g} ${'x'.repeat(rand(400))}` }] };
     to = { room };
   } else {
     const a = rand(AGENTS);
     const b = (a + 1 + rand(AGENTS - 1)) % AGENTS;
-    body = { target: { kind: 'dm', participant_ids: [agentId(b)] }, from: { type: 'agent', id: agentId(a) }, parts: [{ kind: 'text', text: `soak g=${g} dm` }] };
+    body = {
+      target: { kind: 'dm', participant_ids: [agentId(b)] },
+      from: { type: 'agent', id: agentId(a) },
+      parts: [{ kind: 'text', text: `soak g=${g} dm` }],
+    };
     to = { dm: [a, b] };
   }
   audience[g] = undefined;
   sentAt[g] = Date.now();
-  const r = await timed('send', fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }), `send ${human ? 'human' : 'agent'} g=${g}`);
+  const r = await timed(
+    'send',
+    fetch(`${s.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    `send ${human ? 'human' : 'agent'} g=${g}`,
+  );
   if (!r) return;
   cur.storedBytes += JSON.stringify(body).length;
   audience[g] = to.room !== undefined ? Array.from({ length: AGENTS }, (_, i) => i).filter((i) => roomsOf(i).includes(to.room!)) : to.dm!;
@@ -261,7 +297,13 @@ async function sendOne(s: TestServer): Promise<void> {
 
 async function readOne(s: TestServer): Promise<void> {
   const room = rand(ROOMS);
-  const paths = [`/v1/rooms/room${room}/messages?limit=${1 + rand(100)}`, `/v1/rooms/room${room}/threads`, '/v1/agents?limit=100', '/v1/dms?limit=50', `/v1/artifacts?room_id=room${room}`];
+  const paths = [
+    `/v1/rooms/room${room}/messages?limit=${1 + rand(100)}`,
+    `/v1/rooms/room${room}/threads`,
+    '/v1/agents?limit=100',
+    '/v1/dms?limit=50',
+    `/v1/artifacts?room_id=room${room}`,
+  ];
   const p = paths[rand(paths.length)]!;
   await timed('read', fetch(`${s.url}${p}`, { headers: { authorization: `Bearer ${TOKENS.observer.value}` } }), `read ${p}`);
 }
@@ -353,9 +395,16 @@ function rssOf(s: TestServer): number {
 const mib = (b: number) => (b / 1048576).toFixed(1);
 
 async function main(): Promise<number> {
-  const rooms = Array.from({ length: ROOMS }, (_, r) => ({ id: `room${r}`, members: Array.from({ length: AGENTS }, (_, i) => i).filter((i) => roomsOf(i).includes(r)).map(agentId) }));
+  const rooms = Array.from({ length: ROOMS }, (_, r) => ({
+    id: `room${r}`,
+    members: Array.from({ length: AGENTS }, (_, i) => i)
+      .filter((i) => roomsOf(i).includes(r))
+      .map(agentId),
+  }));
   const s = await startServer({ config: { network: { id: 'soak', name: 'Soak' }, rooms } });
-  console.log(`soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s; server pid ${s.proc.pid} at ${s.url}`);
+  console.log(
+    `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s; server pid ${s.proc.pid} at ${s.url}`,
+  );
   const agents = Array.from({ length: AGENTS }, (_, i) => new Agent(i, s));
   for (const a of agents) a.start();
   while (agents.some((a) => !a.isConnected)) await sleep(100);
@@ -414,7 +463,9 @@ async function main(): Promise<number> {
   const deadline = Date.now() + 60_000;
   const missingOf = (seen: Seen, expected: number[]) => expected.filter((g) => !seen.has(g));
   for (;;) {
-    const behind = agents.filter((a) => missingOf(a.seen, expectedBy(a.index)).length > 0).length + observers.filter((o) => missingOf(o.seen, expectedBy('observer')).length > 0).length;
+    const behind =
+      agents.filter((a) => missingOf(a.seen, expectedBy(a.index)).length > 0).length +
+      observers.filter((o) => missingOf(o.seen, expectedBy('observer')).length > 0).length;
     if (behind === 0 || Date.now() > deadline) break;
     await sleep(500);
   }
@@ -441,16 +492,27 @@ async function main(): Promise<number> {
     const stored = minutes.slice(WARMUP_MIN).reduce((n, m) => n + m.storedBytes, 0);
     const allowance = 6 * stored + 48 * 1048576;
     const grown = last.rss - warm.rss;
-    const heapGrown = Math.max(...minutes.slice(WARMUP_MIN).map((m) => m.heapLow).filter(Number.isFinite)) - warm.heapLow;
+    const heapGrown =
+      Math.max(
+        ...minutes
+          .slice(WARMUP_MIN)
+          .map((m) => m.heapLow)
+          .filter(Number.isFinite),
+      ) - warm.heapLow;
     console.log(
       `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (allowance ${mib(allowance)} MiB for ${mib(stored)} MiB of messages stored since); ` +
         `js heap low ${mib(warm.heapLow)} MiB after warm-up, ${mib(last.heapLow)} MiB at the end`,
     );
-    if (grown > allowance) failures.push(`resident memory grew by ${mib(grown)} MiB after warm-up, more than the ${mib(allowance)} MiB the stored data explains`);
+    if (grown > allowance)
+      failures.push(
+        `resident memory grew by ${mib(grown)} MiB after warm-up, more than the ${mib(allowance)} MiB the stored data explains`,
+      );
     if (heapGrown > 32 * 1048576) failures.push(`the JS heap grew by ${mib(heapGrown)} MiB after warm-up`);
   }
   const total = minutes.reduce((n, m) => n + m.sends, 0);
-  console.log(`sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`);
+  console.log(
+    `sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`,
+  );
 
   const observerDrops = observers.reduce((n, o) => n + o.reconnects, 0);
   if (observerDrops > 0) console.log(`SSE observers reconnected ${observerDrops} times (resumed with Last-Event-ID)`);

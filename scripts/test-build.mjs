@@ -36,7 +36,8 @@ export async function buildForTests(root) {
   // Copies left by runs that were killed before their exit hook.
   for (const name of readdirSync(root)) {
     const pid = Number(name.slice(PREFIX.length));
-    if (name.startsWith(PREFIX) && Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(path.join(root, name), { recursive: true, force: true });
+    if (name.startsWith(PREFIX) && Number.isInteger(pid) && pid !== process.pid && !alive(pid))
+      rmSync(path.join(root, name), { recursive: true, force: true });
   }
   const out = path.join(root, `${PREFIX}${process.pid}`);
   rmSync(out, { recursive: true, force: true });
@@ -45,7 +46,15 @@ export async function buildForTests(root) {
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx')).resolve('esbuild');
   const { build } = await import(pathToFileURL(esbuild).href);
   const src = path.join(root, 'src');
-  await build({ entryPoints: sources(src), outdir: out, outbase: src, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: sources(src),
+    outdir: out,
+    outbase: src,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   const bin = path.join(out, 'svc.js');
   writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
   if (!existsSync(path.join(out, 'cli', 'main.js'))) throw new Error(`test build: ${out}/cli/main.js missing`);

@@ -15,7 +15,12 @@ import { pathToFileURL } from 'node:url';
 /** The needs, one per line. */
 export const TEST_DEPS = [
   { name: 'Chromium (browser tests, test/browser/)', env: 'SVC_CHROMIUM', path: '/usr/bin/chromium', apt: 'chromium' },
-  { name: 'PostgreSQL server (Postgres store tests, test/helpers/pg.ts)', env: 'SVC_TEST_PG_INITDB', path: '/usr/lib/postgresql/15/bin/initdb', apt: 'postgresql' },
+  {
+    name: 'PostgreSQL server (Postgres store tests, test/helpers/pg.ts)',
+    env: 'SVC_TEST_PG_INITDB',
+    path: '/usr/lib/postgresql/15/bin/initdb',
+    apt: 'postgresql',
+  },
 ];
 
 /** The file a need checks: its environment override, else its default path. */

@@ -23,7 +23,10 @@ export function selectFiles(all, areas, unitOnly, isDir) {
   if (areas.length > 0) {
     const picked = new Set();
     for (const raw of areas) {
-      const a = raw.replace(/\\/g, '/').replace(/^(\.\/)?test\//, '').replace(/\/+$/, '');
+      const a = raw
+        .replace(/\\/g, '/')
+        .replace(/^(\.\/)?test\//, '')
+        .replace(/\/+$/, '');
       const dir = isDir(a);
       for (const f of all) if (dir ? f.startsWith(`${a}/`) : f.includes(a)) picked.add(f);
     }

@@ -46,7 +46,6 @@ class Network implements NetworkContext {
   ) {}
 }
 
-
 export interface AppOptions {
   log?: Logger;
   /** The features to run, in start order (`defaultFeatures` of src/features.ts for the full server). */
@@ -133,7 +132,11 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
         throw new Error(`network.id changed from ${net.config.network.id} to ${next.config.network.id}; restart to change it`);
       }
       // Keep what needs a restart (listen address, store) from the running config.
-      net.config = { ...next.config, store: net.config.store, server: { ...next.config.server, listen_addr: net.config.server.listen_addr } };
+      net.config = {
+        ...next.config,
+        store: net.config.store,
+        server: { ...next.config.server, listen_addr: net.config.server.listen_addr },
+      };
       net.configWarnings = withBindWarnings(next.warnings, net.config);
       authenticator = authenticatorFor(net.config, store);
       await applyDeclared(net, declaredFromConfig(net.config), 'config');
@@ -160,8 +163,11 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   }
   const unwire = combine(app, features);
   // Stored events (whoever wrote them) reach the broker through the store's feed.
-  const pump = new FeedPump(store.feed, net.broker, features.flatMap((f) => (f.prepare ? [f.prepare] : [])), (err) =>
-    log('warn', 'live delivery could not read the store', { error: err.message }),
+  const pump = new FeedPump(
+    store.feed,
+    net.broker,
+    features.flatMap((f) => (f.prepare ? [f.prepare] : [])),
+    (err) => log('warn', 'live delivery could not read the store', { error: err.message }),
   );
   pump.start();
   server.on('upgrade', (req, socket, head) => {

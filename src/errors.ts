@@ -11,7 +11,10 @@ export const CATALOGUE = {
   payload_too_large: { status: 413, message: 'request body is larger than 1 MiB' },
   unprocessable_entity: { status: 422, message: 'unprocessable entity' },
   too_many_requests: { status: 429, message: 'too many requests' },
-  loop_detected: { status: 429, message: 'agents in this conversation answered each other too many times in a row; a human message or a pause resumes it' },
+  loop_detected: {
+    status: 429,
+    message: 'agents in this conversation answered each other too many times in a row; a human message or a pause resumes it',
+  },
   internal_error: { status: 500, message: 'internal error' },
   bad_gateway: { status: 502, message: 'the paired network did not answer correctly' },
   service_unavailable: { status: 503, message: 'service unavailable' },

@@ -72,4 +72,3 @@ export interface App {
   close(): Promise<void>;
   address(): { host: string; port: number } | undefined;
 }
-

@@ -108,7 +108,12 @@ export interface LoadResult {
  * Closed-loop load: `clients` connections each send `make(i)` back to back for `seconds`.
  * Latency is from write to full response.
  */
-export async function closedLoop(port: number, clients: number, seconds: number, make: (i: number) => Buffer | string): Promise<LoadResult> {
+export async function closedLoop(
+  port: number,
+  clients: number,
+  seconds: number,
+  make: (i: number) => Buffer | string,
+): Promise<LoadResult> {
   const conns = await Promise.all(Array.from({ length: clients }, () => Conn.open(port)));
   const latency = new Samples();
   let ok = 0;

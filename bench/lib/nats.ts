@@ -38,7 +38,10 @@ export function ensureNats(opts: { install: boolean }): { bin: string } | { note
     r = apt(['install', '-y', '-q', 'nats-server']);
   }
   const bin = which('nats-server');
-  if (!bin) return { note: `installing nats-server failed: ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-2).join(' ')}` };
+  if (!bin)
+    return {
+      note: `installing nats-server failed: ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-2).join(' ')}`,
+    };
   return { bin };
 }
 
@@ -93,7 +96,11 @@ export async function natsIngest(js: JetStreamClient, clients: number, seconds: 
 }
 
 /** Publishes to bench.fanout at `rate`/s (0: unpaced with `inflight` outstanding) for `seconds`. */
-export async function natsPublish(js: JetStreamClient, opts: { rate: number; seconds: number; inflight: number }, body: (i: number, t: number) => string) {
+export async function natsPublish(
+  js: JetStreamClient,
+  opts: { rate: number; seconds: number; inflight: number },
+  body: (i: number, t: number) => string,
+) {
   const enc = new TextEncoder();
   let sent = 0;
   let ok = 0;

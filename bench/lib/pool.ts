@@ -21,7 +21,10 @@ export class SubscriberPool {
 
   /** Forks the subscriber process and connects `c.n` subscribers; throws if they cannot attach. */
   static async start(c: Omit<ConnectCommand, 'cmd'>): Promise<SubscriberPool> {
-    const child = fork(path.join(ROOT, 'bench/subscribers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(path.join(ROOT, 'bench/subscribers.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     let err = '';
     child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     const pool = new SubscriberPool(child);

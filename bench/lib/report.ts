@@ -20,11 +20,28 @@ export interface Results {
   /** The sizes behind the numbers (clients, subscribers, stored messages); `reps`: repetitions per side. */
   params: { ingest_clients: number; subscribers: number; paced_rate: number; seconds: number; reps?: number };
   /** svc_postgres: the same ingest with one instance on a Postgres store. */
-  ingest: { svc: Measured<IngestResult>; baseline: Measured<IngestResult>; nats: Measured<IngestResult>; svc_postgres?: Measured<IngestResult>; svc_vs_baseline?: Ratios<IngestResult>; note?: string };
+  ingest: {
+    svc: Measured<IngestResult>;
+    baseline: Measured<IngestResult>;
+    nats: Measured<IngestResult>;
+    svc_postgres?: Measured<IngestResult>;
+    svc_vs_baseline?: Ratios<IngestResult>;
+    note?: string;
+  };
   /** svc_postgres_cross: publisher on one instance, the agents attached to a second on the same schema. */
-  fanout_paced: { svc: Measured<Paced>; baseline: Measured<Paced>; nats: Measured<Paced>; svc_postgres_cross?: Measured<Paced>; svc_vs_baseline?: Ratios<Paced>; note?: string };
+  fanout_paced: {
+    svc: Measured<Paced>;
+    baseline: Measured<Paced>;
+    nats: Measured<Paced>;
+    svc_postgres_cross?: Measured<Paced>;
+    svc_vs_baseline?: Ratios<Paced>;
+    note?: string;
+  };
   fanout_max: { svc: Measured<Max>; baseline: Measured<Max>; nats: Measured<Max>; svc_vs_baseline?: Ratios<Max>; note?: string };
-  sse_fanout: { svc: Ref<{ deliveries_per_s: number | null; p50_ms: number | null; p99_ms: number | null; rate: number; complete: boolean }>; note?: string };
+  sse_fanout: {
+    svc: Ref<{ deliveries_per_s: number | null; p50_ms: number | null; p99_ms: number | null; rate: number; complete: boolean }>;
+    note?: string;
+  };
   history: { svc: Ref<HistoryResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
   references: { nats_version?: string; nats_note?: string };
@@ -75,9 +92,25 @@ export function table(r: Results): string {
   const add = (what: string, svc: string, base: string, nats: string, rb: string, rn: number | null, target: string, ok: Verdict) =>
     rows.push([what, svc, base, nats, rb, r2(rn), target, ok]);
   /** A row comparing svc with the baseline and NATS on one figure. */
-  const cmp = <T>(what: string, s: { svc: Measured<T>; baseline: Measured<T>; nats: Measured<T>; svc_vs_baseline?: Ratios<T> }, key: keyof T & string, unit: string, target = '', ok: Verdict = '—') => {
+  const cmp = <T>(
+    what: string,
+    s: { svc: Measured<T>; baseline: Measured<T>; nats: Measured<T>; svc_vs_baseline?: Ratios<T> },
+    key: keyof T & string,
+    unit: string,
+    target = '',
+    ok: Verdict = '—',
+  ) => {
     const n = (x: Measured<T> | undefined) => x?.[key] as number | null | undefined;
-    add(what, med(s.svc, key, unit), med(s.baseline, key, unit), fmt(n(s.nats), unit), rsp(s.svc_vs_baseline, key, s.svc, s.baseline), ratio(n(s.svc), n(s.nats)), target, ok);
+    add(
+      what,
+      med(s.svc, key, unit),
+      med(s.baseline, key, unit),
+      fmt(n(s.nats), unit),
+      rsp(s.svc_vs_baseline, key, s.svc, s.baseline),
+      ratio(n(s.svc), n(s.nats)),
+      target,
+      ok,
+    );
   };
 
   const ir = ratio(i.svc?.rate, i.baseline?.rate);
@@ -88,25 +121,78 @@ export function table(r: Results): string {
   cmp('ingest p99 latency', i, 'p99_ms', ' ms', '≤ 20 ms', check(atMost(i.svc?.p99_ms, 20)));
   cmp(`fan-out ${fmt(p.paced_rate)}/s to ${p.subscribers} agents, p50`, fp, 'p50_ms', ' ms', '≤ 5 ms', check(atMost(fp.svc?.p50_ms, 5)));
   cmp('fan-out paced, p99', fp, 'p99_ms', ' ms', '≤ 25 ms', check(atMost(fp.svc?.p99_ms, 25)));
-  const cpuIdle = (x: Measured<Paced> | undefined) => (x?.cpu_us_per_msg != null ? `${med(x, 'cpu_us_per_msg', ' µs')}; ${med(x, 'host_idle_pct', '%')}` : '—');
+  const cpuIdle = (x: Measured<Paced> | undefined) =>
+    x?.cpu_us_per_msg != null ? `${med(x, 'cpu_us_per_msg', ' µs')}; ${med(x, 'host_idle_pct', '%')}` : '—';
   add('fan-out paced, server CPU per message; machine idle', cpuIdle(fp.svc), cpuIdle(fp.baseline), '', '', null, '', '—');
   const mb = ratio(fm.svc?.deliveries_per_s, fm.baseline?.deliveries_per_s);
   const mn = ratio(fm.svc?.deliveries_per_s, fm.nats?.deliveries_per_s);
-  cmp('fan-out unpaced, deliveries/s', fm, 'deliveries_per_s', '', '≥ 0.6× baseline, ≥ NATS', check(both(mb === null ? null : mb >= 0.6, mn === null ? null : mn >= 1)));
+  cmp(
+    'fan-out unpaced, deliveries/s',
+    fm,
+    'deliveries_per_s',
+    '',
+    '≥ 0.6× baseline, ≥ NATS',
+    check(both(mb === null ? null : mb >= 0.6, mn === null ? null : mn >= 1)),
+  );
   cmp('fan-out unpaced, server CPU per delivery', fm, 'cpu_us_per_delivery', ' µs');
   const pgi = i.svc_postgres;
   const pgr = ratio(pgi?.rate, i.svc?.rate);
-  add('ingest on Postgres (one instance), messages/s; p99', pgi ? `${med(pgi, 'rate')}; ${med(pgi, 'p99_ms', ' ms')}` : '—', '', '', '—', null, '≥ 0.5× svc on sqlite', check(pgr === null ? null : pgr >= 0.5));
-  add('ingest on Postgres, per message: svc CPU; database CPU; database transactions', pgi ? `${fmt(pgi.cpu_us_per_msg, ' µs')}; ${fmt(pgi.db_cpu_us_per_msg ?? null, ' µs')}; ${fmt(pgi.db_xacts_per_msg ?? null)} transactions` : '—', '', '', '—', null, '', '—');
+  add(
+    'ingest on Postgres (one instance), messages/s; p99',
+    pgi ? `${med(pgi, 'rate')}; ${med(pgi, 'p99_ms', ' ms')}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    '≥ 0.5× svc on sqlite',
+    check(pgr === null ? null : pgr >= 0.5),
+  );
+  add(
+    'ingest on Postgres, per message: svc CPU; database CPU; database transactions',
+    pgi
+      ? `${fmt(pgi.cpu_us_per_msg, ' µs')}; ${fmt(pgi.db_cpu_us_per_msg ?? null, ' µs')}; ${fmt(pgi.db_xacts_per_msg ?? null)} transactions`
+      : '—',
+    '',
+    '',
+    '—',
+    null,
+    '',
+    '—',
+  );
   const cross = fp.svc_postgres_cross;
   const cr = ratio(cross?.p99_ms, fp.svc?.p99_ms);
-  add('fan-out paced across two Postgres instances, p50 / p99', cross ? `${med(cross, 'p50_ms', ' ms')} / ${med(cross, 'p99_ms', ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—', '', '', '—', null, 'p99 ≤ 2× svc on sqlite', check(cr === null ? null : cr <= 2 && cross!.complete));
+  add(
+    'fan-out paced across two Postgres instances, p50 / p99',
+    cross ? `${med(cross, 'p50_ms', ' ms')} / ${med(cross, 'p99_ms', ' ms')}${cross.complete ? '' : ' (incomplete)'}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    'p99 ≤ 2× svc on sqlite',
+    check(cr === null ? null : cr <= 2 && cross!.complete),
+  );
   add(
     '… CPU per message: subscribing instance; publishing instance; database (transactions); machine idle',
-    cross ? `${med(cross, 'cpu_us_per_msg', ' µs')}; ${med(cross, 'publisher_cpu_us_per_msg', ' µs')}; ${med(cross, 'db_cpu_us_per_msg', ' µs')} (${med(cross, 'db_xacts_per_msg')}); ${med(cross, 'host_idle_pct', '%')}` : '—',
-    '', '', '—', null, '', '—',
+    cross
+      ? `${med(cross, 'cpu_us_per_msg', ' µs')}; ${med(cross, 'publisher_cpu_us_per_msg', ' µs')}; ${med(cross, 'db_cpu_us_per_msg', ' µs')} (${med(cross, 'db_xacts_per_msg')}); ${med(cross, 'host_idle_pct', '%')}`
+      : '—',
+    '',
+    '',
+    '—',
+    null,
+    '',
+    '—',
   );
-  add('… of which the send on the publishing instance (request to 2xx), p50 / p99', cross?.send_p50_ms != null ? `${med(cross, 'send_p50_ms', ' ms')} / ${med(cross, 'send_p99_ms', ' ms')}` : '—', '', '', '—', null, '', '—');
+  add(
+    '… of which the send on the publishing instance (request to 2xx), p50 / p99',
+    cross?.send_p50_ms != null ? `${med(cross, 'send_p50_ms', ' ms')} / ${med(cross, 'send_p99_ms', ' ms')}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    '',
+    '—',
+  );
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s), '', '', '—', null, '', '—');
   add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—', '', '', '—', null, '', '—');
@@ -127,8 +213,26 @@ export function table(r: Results): string {
     '≤ 1.5×',
     check(mem === null ? null : mem <= 1.5),
   );
-  add('graceful shutdown on that store, after the ingest below', fmt(h?.shutdown_s, ' s'), '', '', '—', null, '≤ 3 s', check(atMost(h?.shutdown_s, 3)));
-  add('write cost: ingest on the big store / empty', r.write_cost_ratio.svc === null ? '—' : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s)`, '', '', '—', null, '≥ 0.8', check(atLeast(r.write_cost_ratio.svc, 0.8)));
+  add(
+    'graceful shutdown on that store, after the ingest below',
+    fmt(h?.shutdown_s, ' s'),
+    '',
+    '',
+    '—',
+    null,
+    '≤ 3 s',
+    check(atMost(h?.shutdown_s, 3)),
+  );
+  add(
+    'write cost: ingest on the big store / empty',
+    r.write_cost_ratio.svc === null ? '—' : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s)`,
+    '',
+    '',
+    '—',
+    null,
+    '≥ 0.8',
+    check(atLeast(r.write_cost_ratio.svc, 0.8)),
+  );
   add(
     `longest event-loop stall of svc during that ingest, ${h?.checkpoints_during_ingest ?? 0} checkpoint(s) in it (longest request)`,
     h ? `${fmt(h.event_loop_max_ms, ' ms')} (${fmt(h.max_pause_ms, ' ms')})` : '—',
@@ -148,6 +252,9 @@ export function table(r: Results): string {
 /** The heading line for README: date, size, machine, and how the svc and baseline figures were taken. */
 export function heading(r: Results): string {
   const reps = r.params.reps ?? 1;
-  const how = reps > 1 ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the Postgres rows: median (min–max) of ${reps} repetitions; the rest one run.` : '';
+  const how =
+    reps > 1
+      ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the Postgres rows: median (min–max) of ${reps} repetitions; the rest one run.`
+      : '';
   return `Measured ${r.date.slice(0, 10)} (${r.size} run) on ${r.machine.cores} cores, ${r.machine.memory_gb} GB, Node ${r.machine.node}${r.machine.cpu ? `, ${r.machine.cpu}` : ''}${r.references.nats_version ? `; ${r.references.nats_version}` : ''}.${how}`;
 }

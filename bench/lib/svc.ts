@@ -90,7 +90,11 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
 
 /** A room send body as a string. */
 export function sendBody(room: string, text: string): string {
-  return JSON.stringify({ target: { kind: 'room', room_id: room }, from: { type: 'agent', id: PUBLISHER }, parts: [{ kind: 'text', text }] });
+  return JSON.stringify({
+    target: { kind: 'room', room_id: room },
+    from: { type: 'agent', id: PUBLISHER },
+    parts: [{ kind: 'text', text }],
+  });
 }
 
 export { rssMb };

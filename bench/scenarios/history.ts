@@ -75,9 +75,23 @@ interface LoaderOutput {
 }
 
 async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
-  const child = launch(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', dir, '--messages', String(s.history.messages), '--rooms', String(s.history.rooms)], {
-    cwd: ROOT,
-  });
+  const child = launch(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench/loader.ts'),
+      '--dir',
+      dir,
+      '--messages',
+      String(s.history.messages),
+      '--rooms',
+      String(s.history.rooms),
+    ],
+    {
+      cwd: ROOT,
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const errTail = tail(child);
@@ -91,16 +105,23 @@ async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
  * Search latency: `queries` searches for SEARCH_WORD with limit 20, alternately the first page and
  * the page before a random matching message (every page is full), after a short warm-up.
  */
-async function searchLatency(conn: Conn, cursors: string[], queries: number, note: (m: string) => void): Promise<{ p50_ms: number | null; p99_ms: number | null }> {
+async function searchLatency(
+  conn: Conn,
+  cursors: string[],
+  queries: number,
+  note: (m: string) => void,
+): Promise<{ p50_ms: number | null; p99_ms: number | null }> {
   const latency = new Samples();
   const warmup = Math.min(20, queries);
   for (let q = 0; q < warmup + queries; q++) {
-    const before = q % 2 === 1 && cursors.length > 0 ? `&before=${encodeURIComponent(cursors[Math.floor(Math.random() * cursors.length)]!)}` : '';
+    const before =
+      q % 2 === 1 && cursors.length > 0 ? `&before=${encodeURIComponent(cursors[Math.floor(Math.random() * cursors.length)]!)}` : '';
     const t0 = nowMs();
     const r = await conn.request(getBytes(`/v1/search?q=${SEARCH_WORD}&limit=20${before}`, TOKEN));
     const ms = nowMs() - t0;
     if (r.status !== 200) throw new Error(`search: ${r.status} ${r.body.toString().slice(0, 200)}`);
-    if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 20) note('search: a page held fewer than 20 messages');
+    if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 20)
+      note('search: a page held fewer than 20 messages');
     if (q >= warmup) latency.push(ms);
   }
   const x = latency.summary();
@@ -135,10 +156,16 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       const r = await conn.request(getBytes(`/v1/rooms/${c.room}/messages?before=${encodeURIComponent(c.id)}&limit=100`, TOKEN));
       const ms = nowMs() - t0;
       if (r.status !== 200) throw new Error(`history page: ${r.status} ${r.body.toString().slice(0, 200)}`);
-      if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100) note('history: a page held fewer than 100 messages');
+      if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100)
+        note('history: a page held fewer than 100 messages');
       if (q >= warmup) latency.push(ms);
     }
-    const search = await searchLatency(conn, JSON.parse(readFileSync(loaded.search_cursors_file, 'utf8')) as string[], s.history.searches, note);
+    const search = await searchLatency(
+      conn,
+      JSON.parse(readFileSync(loaded.search_cursors_file, 'utf8')) as string[],
+      s.history.searches,
+      note,
+    );
     conn.close();
     // Steady state: after start-up and the history pages, before ingest and its checkpoint.
     const steadyRss = rssMb(svc.pid);

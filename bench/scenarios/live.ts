@@ -35,7 +35,14 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   if (r.errors > 0) note(`${t.name} ingest: ${r.errors} failed requests (first: ${r.firstError})`);
   const l = r.latency.summary();
   const cpu = cpu0 !== null && cpu1 !== null && r.ok > 0 ? round(((cpu1 - cpu0) * 1000) / r.ok) : null;
-  const out: IngestResult = { rate: Math.round(r.rate), p50_ms: l.p50_ms, p99_ms: l.p99_ms, max_ms: l.max_ms, errors: r.errors, cpu_us_per_msg: cpu };
+  const out: IngestResult = {
+    rate: Math.round(r.rate),
+    p50_ms: l.p50_ms,
+    p99_ms: l.p99_ms,
+    max_ms: l.max_ms,
+    errors: r.errors,
+    cpu_us_per_msg: cpu,
+  };
   if (x0 != null && x1 != null && r.ok > 0) out.db_xacts_per_msg = round((x1 - x0) / r.ok);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = db0 !== null && db1 !== null && r.ok > 0 ? round(((db1 - db0) * 1000) / r.ok) : null;
   return out;
@@ -104,7 +111,13 @@ export async function runFanout(t: Target, kind: SubscriberKind, s: Sizes, note:
       const c1 = cpuMs(t.pid);
       const cpu = c0 !== null && c1 !== null && got > 0 ? round(((c1 - c0) * 1000) / got) : null;
       const seconds = Math.max(p.seconds, (r.lastAt - t0) / 1000);
-      max = { deliveries_per_s: Math.round(got / seconds), cpu_us_per_delivery: cpu, publish_rate: Math.round(p.rate), complete: r.complete, attempts: attempt };
+      max = {
+        deliveries_per_s: Math.round(got / seconds),
+        cpu_us_per_delivery: cpu,
+        publish_rate: Math.round(p.rate),
+        complete: r.complete,
+        attempts: attempt,
+      };
       if (r.complete) break;
       note(`${label} max attempt ${attempt} (${rate ? `${Math.round(rate)}/s` : 'unpaced'}): ${got} of ${p.ok * n} deliveries arrived`);
       rate = (0.7 * got) / n / seconds;
@@ -165,12 +178,14 @@ async function usage(t: Target): Promise<Usage> {
 
 /** The CPU fields of a paced result: each process's CPU per published message, and the host's idle share. */
 function perMessage(t: Target, a: Usage, b: Usage, ok: number): Partial<PacedResult> {
-  const per = (x: number | null, y: number | null, scale = 1000) => (x !== null && y !== null && ok > 0 ? round(((y - x) * scale) / ok) : null);
+  const per = (x: number | null, y: number | null, scale = 1000) =>
+    x !== null && y !== null && ok > 0 ? round(((y - x) * scale) / ok) : null;
   const out: Partial<PacedResult> = { cpu_us_per_msg: per(a.cpu, b.cpu) };
   if (t.pubPid !== undefined) out.publisher_cpu_us_per_msg = per(a.pubCpu, b.pubCpu);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = per(a.dbCpu, b.dbCpu);
   if (t.dbTransactions) out.db_xacts_per_msg = per(a.xacts, b.xacts, 1);
-  const share = (k: 'idle' | 'steal') => (a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host[k] - a.host[k])) / (b.host.all - a.host.all)) : null);
+  const share = (k: 'idle' | 'steal') =>
+    a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host[k] - a.host[k])) / (b.host.all - a.host.all)) : null;
   out.host_idle_pct = share('idle');
   out.host_steal_pct = share('steal');
   return out;

@@ -43,7 +43,11 @@ const send = (method: string, params: object = {}) =>
 const t = svcTarget(svc);
 await t.ingest(50, 2); // warm-up, not counted
 await send('HeapProfiler.enable');
-await send('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+await send('HeapProfiler.startSampling', {
+  samplingInterval: 4096,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
 const r = await t.ingest(50, seconds);
 const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: SampleNode } };
 ws.close();
@@ -51,7 +55,8 @@ await svc.stop();
 await stopAll();
 rmSync(dir, { recursive: true, force: true });
 
-const label = (n: SampleNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
+const label = (n: SampleNode) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
 const self = new Map<string, number>();
 let all = 0;
 const walk = (n: SampleNode) => {

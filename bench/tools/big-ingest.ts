@@ -17,7 +17,9 @@ import { svcTarget } from '../lib/targets.js';
 
 const argv = process.argv.slice(2);
 const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
-const nums = argv.filter((a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib'].includes(argv[i - 1]!)).map(Number);
+const nums = argv
+  .filter((a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib'].includes(argv[i - 1]!))
+  .map(Number);
 /** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
 const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
 const [messages = 1_000_000, rounds = 2, seconds = 10] = nums;
@@ -31,7 +33,11 @@ const source = keep ?? path.join(work, 'source');
 if (!existsSync(path.join(source, 'svc.db'))) {
   mkdirSync(source, { recursive: true });
   process.stderr.write(`loading ${messages} messages into ${source}\n`);
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', source, '--messages', String(messages), '--rooms', '100'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', source, '--messages', String(messages), '--rooms', '100'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 }
 
 /** CPU ms of a process's main thread (the checkpoint worker is another thread of it). */
@@ -41,7 +47,13 @@ function mainThreadMs(pid: number | undefined): number {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
-const lastGen = (dir: string) => Math.max(0, ...readdirSync(dir).filter((n) => n.startsWith('svc.db.journal.')).map((n) => Number(n.split('.').pop())));
+const lastGen = (dir: string) =>
+  Math.max(
+    0,
+    ...readdirSync(dir)
+      .filter((n) => n.startsWith('svc.db.journal.'))
+      .map((n) => Number(n.split('.').pop())),
+  );
 
 try {
   for (let i = 0; i < rounds; i++) {
@@ -52,7 +64,13 @@ try {
       const dir = path.join(work, `${who}-${i}`);
       cpSync(source, dir, { recursive: true });
       const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
-      const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes, nodeArgs, ...(bin ? { bin } : {}) });
+      const svc = await startSvc({
+        dir,
+        rooms: [{ id: 'ingest', members: [PUBLISHER] }],
+        checkpointBytes,
+        nodeArgs,
+        ...(bin ? { bin } : {}),
+      });
       const gen0 = lastGen(dir);
       const c0 = cpuMs(svc.pid)!;
       const m0 = mainThreadMs(svc.pid);
@@ -61,7 +79,9 @@ try {
       const m1 = mainThreadMs(svc.pid);
       const l = r.latency.summary();
       const per = (ms: number) => ((ms * 1000) / r.ok).toFixed(0);
-      line.push(`${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} checkpoints ${lastGen(dir) - gen0}`);
+      line.push(
+        `${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} checkpoints ${lastGen(dir) - gen0}`,
+      );
       await svc.stop();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -65,7 +65,9 @@ const has = (sql: string) => {
     return `no (${(err as Error).message})`;
   }
 };
-console.log(`FTS4: ${has('CREATE VIRTUAL TABLE f4 USING fts4(x)')}; FTS5: ${has('CREATE VIRTUAL TABLE f5 USING fts5(x)')}; backup API: ${typeof db.backup === 'function' ? 'yes' : 'no'}`);
+console.log(
+  `FTS4: ${has('CREATE VIRTUAL TABLE f4 USING fts4(x)')}; FTS5: ${has('CREATE VIRTUAL TABLE f5 USING fts5(x)')}; backup API: ${typeof db.backup === 'function' ? 'yes' : 'no'}`,
+);
 db.close();
 
 // The same rows through our engine's shape: sql.js in memory, one journal line per write, one
@@ -110,7 +112,10 @@ db.close();
 const file = path.join(dir, 'crash.db');
 const child = spawn(
   process.execPath,
-  ['-e', `const s=require(${JSON.stringify(moduleName)});const d=new s.Database(${JSON.stringify(file)});d.exec('CREATE TABLE t(x);BEGIN IMMEDIATE;INSERT INTO t VALUES(1)');console.log('in');setInterval(()=>{},1000)`],
+  [
+    '-e',
+    `const s=require(${JSON.stringify(moduleName)});const d=new s.Database(${JSON.stringify(file)});d.exec('CREATE TABLE t(x);BEGIN IMMEDIATE;INSERT INTO t VALUES(1)');console.log('in');setInterval(()=>{},1000)`,
+  ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 await new Promise((r) => child.stdout.once('data', r));
@@ -125,5 +130,9 @@ try {
 } catch (err) {
   reopened = `refuses: ${(err as Error).message}`;
 }
-console.log(`after kill -9 inside a transaction: files ${readdirSync(dir).filter((f) => f.startsWith('crash.db')).join(', ')}; a new writer ${reopened}`);
+console.log(
+  `after kill -9 inside a transaction: files ${readdirSync(dir)
+    .filter((f) => f.startsWith('crash.db'))
+    .join(', ')}; a new writer ${reopened}`,
+);
 rmSync(dir, { recursive: true, force: true });

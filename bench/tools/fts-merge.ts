@@ -78,7 +78,9 @@ interface Upkeep {
 
 /** Segments per level with their sizes in blocks, for tracing. */
 function segdir(d: Database): string {
-  const rows = d.exec('SELECT level, count(*), sum(leaves_end_block - start_block + 1) FROM search_index_segdir GROUP BY level ORDER BY level')[0]?.values ?? [];
+  const rows =
+    d.exec('SELECT level, count(*), sum(leaves_end_block - start_block + 1) FROM search_index_segdir GROUP BY level ORDER BY level')[0]
+      ?.values ?? [];
   return rows.map((r) => `L${r[0]}:${r[1]}(${r[2]})`).join(' ');
 }
 
@@ -111,8 +113,8 @@ else if (design.startsWith('upkeep=')) {
   const [b, m] = design.slice(7).split(',').map(Number) as [number, number | undefined];
   batch = b;
   if (m !== undefined) SEGMENT_LIMIT.blocks = m;
-}
-else if (design.startsWith('cap=')) [batch, mergeX, mergeY, capBlocks] = design.slice(4).split(',').map(Number) as [number, number, number, number];
+} else if (design.startsWith('cap='))
+  [batch, mergeX, mergeY, capBlocks] = design.slice(4).split(',').map(Number) as [number, number, number, number];
 else if (design !== 'default') throw new Error(`unknown design ${design}`);
 if (design.startsWith('upkeep=')) {
   const wrapped = new Db(db);
@@ -129,7 +131,9 @@ if (design.startsWith('upkeep=')) {
     step(d) {
       if (capBlocks < Infinity) {
         // The level FTS4 would merge next: the lowest one holding mergeY segments or more.
-        const r = d.exec(`SELECT sum(leaves_end_block - start_block + 1) FROM search_index_segdir GROUP BY level HAVING count(*) >= ${mergeY} ORDER BY level LIMIT 1`)[0]?.values[0];
+        const r = d.exec(
+          `SELECT sum(leaves_end_block - start_block + 1) FROM search_index_segdir GROUP BY level HAVING count(*) >= ${mergeY} ORDER BY level LIMIT 1`,
+        )[0]?.values[0];
         if (!r || Number(r[0]) > capBlocks) return;
       }
       d.run('BEGIN');
@@ -175,7 +179,7 @@ while (doc <= docs) {
       db.run('COMMIT');
       pending = [];
       if (doc > WARM) turns.push(cpuMs());
-    else cpuMs();
+      else cpuMs();
     }
   }
   if (upkeep) {
@@ -187,7 +191,8 @@ while (doc <= docs) {
     const d = process.cpuUsage(c);
     const stepMs = (d.user + d.system) / 1000;
     if (doc > WARM) steps.push(stepMs);
-    if (process.env.TRACE && stepMs > Number(process.env.TRACE)) console.error(`doc ${doc}: step ${stepMs.toFixed(1)} ms; before ${before}; after ${segdir(db)}`);
+    if (process.env.TRACE && stepMs > Number(process.env.TRACE))
+      console.error(`doc ${doc}: step ${stepMs.toFixed(1)} ms; before ${before}; after ${segdir(db)}`);
   }
   if ((doc & 0x3fff) < perTurn) {
     const m = Number(db.exec('SELECT max(idx) FROM search_index_segdir')[0]?.values[0]?.[0] ?? 0);
@@ -197,7 +202,7 @@ while (doc <= docs) {
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const segs = db.exec('SELECT level, count(*) FROM search_index_segdir GROUP BY level ORDER BY level')[0]?.values ?? [];
-const q = db.prepare("SELECT docid FROM search_index WHERE search_index MATCH ? ORDER BY docid DESC LIMIT 20");
+const q = db.prepare('SELECT docid FROM search_index WHERE search_index MATCH ? ORDER BY docid DESC LIMIT 20');
 const qms: number[] = [];
 for (let i = 0; i < 200; i++) {
   const w = i % 2 === 0 ? vocab[100 + i]! : `${vocab[i]!.slice(0, 3)}*`;
@@ -221,7 +226,11 @@ console.log(
     commit_ms: { max: f(tt.at(-1) ?? 0), p999: f(quantile(tt, 0.999)), p99: f(quantile(tt, 0.99)), p50: f(quantile(tt, 0.5)) },
     step_ms: ss.length ? { max: f(ss.at(-1)!), p999: f(quantile(ss, 0.999)), p99: f(quantile(ss, 0.99)) } : null,
     wall_max_ms: f(wallMax),
-    us_per_doc: { fts: f(((turns.reduce((a, b) => a + b, 0) + steps.reduce((a, b) => a + b, 0)) * 1000) / (docs - WARM)), cpu_all: f((cpu.user + cpu.system) / docs), wall_all: f((ms * 1000) / docs) },
+    us_per_doc: {
+      fts: f(((turns.reduce((a, b) => a + b, 0) + steps.reduce((a, b) => a + b, 0)) * 1000) / (docs - WARM)),
+      cpu_all: f((cpu.user + cpu.system) / docs),
+      wall_all: f((ms * 1000) / docs),
+    },
     segments: segs.map((r) => `L${r[0]}:${r[1]}`).join(' '),
     max_idx_seen: maxIdx,
     db_mb: (bytes / 1048576).toFixed(1),

@@ -15,7 +15,12 @@ const argv = process.argv.slice(2);
 const seconds = Number(argv.find((a, i) => /^\d+$/.test(a) && argv[i - 1] !== '--event-buffer') ?? 8);
 const eventBuffer = argv.includes('--event-buffer') ? Number(argv[argv.indexOf('--event-buffer') + 1]) : undefined;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-gc-'));
-const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], nodeArgs: ['--trace-gc'], ...(eventBuffer !== undefined ? { eventBuffer } : {}) });
+const svc = await startSvc({
+  dir,
+  rooms: [{ id: 'ingest', members: [PUBLISHER] }],
+  nodeArgs: ['--trace-gc'],
+  ...(eventBuffer !== undefined ? { eventBuffer } : {}),
+});
 const t = svcTarget(svc);
 await t.ingest(50, 2); // warm-up
 const skip = svc.output().split('\n').length;
@@ -29,7 +34,9 @@ rmSync(dir, { recursive: true, force: true });
 
 /** Pause plus incremental marking steps, in ms, of the trace lines matching `kind`. */
 const ms = (kind: RegExp) =>
-  lines.filter((l) => kind.test(l)).reduce((n, l) => n + Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) + Number(/\+ ([\d.]+) ms in/.exec(l)?.[1] ?? 0), 0);
+  lines
+    .filter((l) => kind.test(l))
+    .reduce((n, l) => n + Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) + Number(/\+ ([\d.]+) ms in/.exec(l)?.[1] ?? 0), 0);
 const count = (kind: RegExp) => lines.filter((l) => kind.test(l)).length;
 console.log(
   `event_buffer ${eventBuffer ?? 'default'}: ${r.ok} messages, ${(((c1 - c0) * 1000) / r.ok).toFixed(1)} us CPU/msg; ` +

@@ -84,5 +84,7 @@ for (const who of ['svc', 'svc-ab', 'baseline']) {
   const rs = rows.filter((x) => x.who === who).map((x) => x.r);
   if (rs.length === 0) continue;
   const m = (f: (r: IngestResult) => number | null) => median(rs.map((r) => f(r) ?? NaN)).toFixed(1);
-  console.log(`| ${who} (median of ${rs.length}) | ${m((r) => r.cpu_us_per_msg)} | ${m((r) => r.rate)} | ${m((r) => r.p50_ms)} | ${m((r) => r.p99_ms)} |`);
+  console.log(
+    `| ${who} (median of ${rs.length}) | ${m((r) => r.cpu_us_per_msg)} | ${m((r) => r.rate)} | ${m((r) => r.p50_ms)} | ${m((r) => r.p99_ms)} |`,
+  );
 }

@@ -22,7 +22,8 @@ const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: nu
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const label = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
+const label = (n: Node) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
 const ownersOf = args.includes('--owners') ? args[args.indexOf('--owners') + 1]! : undefined;
 const self = new Map<string, number>();
 const total = new Map<string, number>();

@@ -39,7 +39,13 @@ if (what === 'ingest') {
 await svc.stop();
 await stopAll();
 const file = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
-console.log(execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/tools/profile-summary.ts'), path.join(prof, file), '--top', '40'], { encoding: 'utf8' }));
+console.log(
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench/tools/profile-summary.ts'), path.join(prof, file), '--top', '40'],
+    { encoding: 'utf8' },
+  ),
+);
 // Keep the profile for a closer look (chrome://inspect or profile-summary.ts --match).
 const kept = path.join(ROOT, 'bench/profiles');
 mkdirSync(kept, { recursive: true });

@@ -26,7 +26,8 @@ const trusted = { kind: 'trusted', credentialKey: 'anonymous' } as const;
 for (const word of [SEARCH_WORD, ...words]) {
   const ms: number[] = [];
   for (let i = 0; i < q + 20; i++) {
-    const before = i % 2 === 1 && word === SEARCH_WORD && cursors.length > 0 ? cursors[Math.floor(Math.random() * cursors.length)] : undefined;
+    const before =
+      i % 2 === 1 && word === SEARCH_WORD && cursors.length > 0 ? cursors[Math.floor(Math.random() * cursors.length)] : undefined;
     const t = performance.now();
     const r = await searchMessages(ctx, trusted, { q: word, limit: 20, ...(before ? { before } : {}) });
     JSON.stringify(r);

@@ -13,9 +13,13 @@ export class RunOptionError extends Error {
 
 /** `mentions,dms` -> the set; `all` covers every message of its rooms, threads and DMs. */
 export function parseWake(raw: string): Set<WakeKind> {
-  const kinds = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const kinds = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (kinds.length === 0) throw new RunOptionError('--wake: name at least one of mentions, dms, all');
-  for (const k of kinds) if (k !== 'mentions' && k !== 'dms' && k !== 'all') throw new RunOptionError(`--wake: ${k} is not one of mentions, dms, all`);
+  for (const k of kinds)
+    if (k !== 'mentions' && k !== 'dms' && k !== 'all') throw new RunOptionError(`--wake: ${k} is not one of mentions, dms, all`);
   return new Set(kinds as WakeKind[]);
 }
 

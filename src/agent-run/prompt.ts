@@ -14,7 +14,10 @@ export interface RunInput {
   recent: Message[];
 }
 
-const textOf = (m: Message) => m.parts.map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`)).join(' ');
+const textOf = (m: Message) =>
+  m.parts
+    .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
+    .join(' ');
 const who = (m: Message) => (m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id);
 const line = (m: Message) => `[${m.created_at}] ${who(m)}${m.from.type === 'agent' ? '' : ` (${m.from.type})`} (id ${m.id}): ${textOf(m)}`;
 
@@ -46,7 +49,10 @@ export function promptOf(r: RunInput): string {
  * crash posts with the same id, and the server stores it once.
  */
 export function replyIdOf(agentId: string, wakeIds: readonly string[]): string {
-  const h = createHash('sha256').update([...wakeIds].sort().join('\n')).digest('base64url').slice(0, 22);
+  const h = createHash('sha256')
+    .update([...wakeIds].sort().join('\n'))
+    .digest('base64url')
+    .slice(0, 22);
   return `re-${agentId}-${h}`;
 }
 

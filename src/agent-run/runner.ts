@@ -6,7 +6,16 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { attach, ClientError, conversationOf, sessionKeyOf, type AttachedEvent, type Attachment, type ReadyInfo, type SvcClient } from '../client/index.js';
+import {
+  attach,
+  ClientError,
+  conversationOf,
+  sessionKeyOf,
+  type AttachedEvent,
+  type Attachment,
+  type ReadyInfo,
+  type SvcClient,
+} from '../client/index.js';
 import type { Message, Target } from '../protocol/types.js';
 import { formatDuration, wakes, type WakeFilter } from './options.js';
 import { presetPlan, type PresetPlan, type Runtime } from './presets.js';
@@ -92,7 +101,8 @@ export class AgentRunner {
         o.log(`registered ${o.agent.id}; its agent token is kept in ${file}`);
       },
       onStatus: (s) => {
-        if (s.state === 'disconnected' && s.retryInMs > 0) o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
+        if (s.state === 'disconnected' && s.retryInMs > 0)
+          o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
         else if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
       },
     });
@@ -146,7 +156,15 @@ export class AgentRunner {
     const ids = msgs.map((m) => m.id);
     const sessionKey = sessionKeyOf(o.networkId, target);
     const replyId = replyIdOf(o.agent.id, ids);
-    const rec: RunRecord = { conversation: conversationOf(target), session_key: sessionKey, message_ids: ids, exit_code: null, timed_out: false, duration_ms: 0, reply: 'none' };
+    const rec: RunRecord = {
+      conversation: conversationOf(target),
+      session_key: sessionKey,
+      message_ids: ids,
+      exit_code: null,
+      timed_out: false,
+      duration_ms: 0,
+      reply: 'none',
+    };
     const recent = await this.#recent(client, target);
     if (recent.some((m) => m.id === replyId)) {
       // Its reply is stored already (a crash came between the reply and the bookkeeping).
@@ -156,7 +174,12 @@ export class AgentRunner {
 
     const replyFile = path.join(tmpdir(), `svc-agent-run-${process.pid}-${replyId}.txt`);
     const plan: PresetPlan = o.runtime
-      ? presetPlan(o.runtime, { sessionKey, extra: o.command, replyFile, ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}) })
+      ? presetPlan(o.runtime, {
+          sessionKey,
+          extra: o.command,
+          replyFile,
+          ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}),
+        })
       : { argv: o.command };
     const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent };
     const token = this.#token;
@@ -224,21 +247,35 @@ export class AgentRunner {
   async #recent(client: SvcClient, t: Target): Promise<Message[]> {
     const q = { limit: this.#o.context };
     try {
-      const page = t.kind === 'room' ? await client.roomMessages(t.room_id, q) : t.kind === 'thread' ? await client.threadMessages(t.thread_id, q) : await client.dmMessages(t.dm_id, q);
+      const page =
+        t.kind === 'room'
+          ? await client.roomMessages(t.room_id, q)
+          : t.kind === 'thread'
+            ? await client.threadMessages(t.thread_id, q)
+            : await client.dmMessages(t.dm_id, q);
       return page.messages;
     } catch (err) {
-      if (!this.#contextWarned) this.#o.log(`cannot read the conversation for context (${(err as Error).message}); runs get the new messages only`);
+      if (!this.#contextWarned)
+        this.#o.log(`cannot read the conversation for context (${(err as Error).message}); runs get the new messages only`);
       this.#contextWarned = true;
       return [];
     }
   }
 
   /** Posts the reply; retries what may succeed later (the id makes retries safe). */
-  async #post(client: SvcClient, r: { id: string; target: ReturnType<typeof replyTarget>; text: string }): Promise<{ reply: RunRecord['reply']; error?: string } | 'stopping'> {
+  async #post(
+    client: SvcClient,
+    r: { id: string; target: ReturnType<typeof replyTarget>; text: string },
+  ): Promise<{ reply: RunRecord['reply']; error?: string } | 'stopping'> {
     let wait = 1000;
     for (;;) {
       try {
-        await client.send({ id: r.id, target: r.target, from: { type: 'agent', id: this.#o.agent.id }, parts: [{ kind: 'text', text: r.text }] });
+        await client.send({
+          id: r.id,
+          target: r.target,
+          from: { type: 'agent', id: this.#o.agent.id },
+          parts: [{ kind: 'text', text: r.text }],
+        });
         return { reply: 'posted' };
       } catch (err) {
         if (!(err instanceof ClientError)) throw err;

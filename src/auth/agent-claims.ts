@@ -27,7 +27,9 @@ export function newClaimRefusal(p: Principal, id: string, mode: Config['auth']['
 /** Resolving an id registered to `heldBy`: the same credential resolves it, others are refused. */
 export function existingClaimRefusal(p: Principal, id: string, heldBy: string): ClaimRefusal | undefined {
   if (p.kind === 'agent' && p.agentId !== id) return { status: 403, reason: 'an agent token acts only as its own agent' };
-  if (p.kind === 'static' && p.agents && !p.agents.has(id)) return { status: 403, reason: `this token may not assert agent ${id} (not in its agents allowlist)` };
-  if (p.kind === 'anonymous' || heldBy !== p.credentialKey) return { status: 409, reason: `agent id ${id} is already registered to another credential` };
+  if (p.kind === 'static' && p.agents && !p.agents.has(id))
+    return { status: 403, reason: `this token may not assert agent ${id} (not in its agents allowlist)` };
+  if (p.kind === 'anonymous' || heldBy !== p.credentialKey)
+    return { status: 409, reason: `agent id ${id} is already registered to another credential` };
   return undefined;
 }

@@ -13,7 +13,11 @@ export interface SenderFacts {
 
 export type WriteDecision = { allow: true } | { allow: false; reason: string };
 
-export function decideRoomWrite(p: Principal, room: { id: string; members: readonly string[]; write_policy: WritePolicy }, s: SenderFacts): WriteDecision {
+export function decideRoomWrite(
+  p: Principal,
+  room: { id: string; members: readonly string[]; write_policy: WritePolicy },
+  s: SenderFacts,
+): WriteDecision {
   const member = room.members.includes(s.memberId);
   switch (room.write_policy) {
     case 'members':

@@ -25,7 +25,13 @@ const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}
 export function registerAgentCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
   const flags = <T extends object>(o: T) => ({ ...o, debug: Boolean(program.opts().debug) });
 
-  connection(program.command('send').argument('<text...>', 'the message text, or - to read it from stdin').description('send a message to a room, a thread or a DM, as a person or as an agent (--as)'), 'print the server answer as JSON')
+  connection(
+    program
+      .command('send')
+      .argument('<text...>', 'the message text, or - to read it from stdin')
+      .description('send a message to a room, a thread or a DM, as a person or as an agent (--as)'),
+    'print the server answer as JSON',
+  )
     .option('--room <id>', 'room to send to')
     .option('--thread <id>', 'thread of --room to send to (a new id starts the thread)')
     .option('--parent <message-id>', 'with a new --thread: the message it answers')
@@ -34,10 +40,20 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .option('--human <id>', 'send as this person (default $USER; needs human ingress and a static write token)')
     .option('--mention <agent>', 'mention these agents without @ in the text (repeatable, or comma-separated)', collect)
     .option('--id <message-id>', 'message id: a retry with the same id stores nothing new')
-    .addHelpText('after', example('svc send --room general "deploy finished, @beta please verify"', 'svc send --room general --thread t-42 --as alpha "looking into it"', 'echo "hi" | svc send --dm beta --as alpha -'))
+    .addHelpText(
+      'after',
+      example(
+        'svc send --room general "deploy finished, @beta please verify"',
+        'svc send --room general --thread t-42 --as alpha "looking into it"',
+        'echo "hi" | svc send --dm beta --as alpha -',
+      ),
+    )
     .action(async (words: string[], o) => run((await import('./commands/send.js')).sendCommand(io, words, flags(o))));
 
-  connection(program.command('read').description('print the newest messages of a room, a thread or a DM, oldest first'), 'print {messages, page} as JSON')
+  connection(
+    program.command('read').description('print the newest messages of a room, a thread or a DM, oldest first'),
+    'print {messages, page} as JSON',
+  )
     .option('--room <id>', 'room history (its threads are separate)')
     .option('--thread <id>', 'thread history')
     .option('--dm <dm>', 'DM history: a DM id, or the agents in it (repeatable, or comma-separated)', collect)
@@ -60,9 +76,15 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .option('--name <name>', 'display name when the agent is registered now')
     .option('--wake <kinds>', 'what wakes it: mentions, dms, all (comma-separated)', 'mentions,dms')
     .option('--rooms <ids>', 'only wakes in these rooms and their threads (comma-separated; DMs are not rooms)')
-    .addOption(new Option('--reply <mode>', 'auto: post stdout as the reply; none: the command replies itself (svc send)').choices(['auto', 'none']).default('auto'))
+    .addOption(
+      new Option('--reply <mode>', 'auto: post stdout as the reply; none: the command replies itself (svc send)')
+        .choices(['auto', 'none'])
+        .default('auto'),
+    )
     .option('--timeout <duration>', 'stop a run after this long (e.g. 90s, 10m, 1h)', '10m')
-    .addOption(new Option('--runtime <name>', 'fill in COMMAND for a known runtime, one session per conversation').choices(['claude', 'codex']))
+    .addOption(
+      new Option('--runtime <name>', 'fill in COMMAND for a known runtime, one session per conversation').choices(['claude', 'codex']),
+    )
     .option('--context <n>', 'recent messages of the conversation given as context', positiveInt, 20)
     .option('--state-dir <dir>', 'where the cursor, sessions and answered wakes are kept (default .svc/agent-run)')
     .addHelpText(

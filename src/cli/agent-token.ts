@@ -6,7 +6,14 @@
 
 import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
 import { agentOfToken, ClientError, SvcClient } from '../client/index.js';
-import { findToken, keptAgents, legacyTokenFiles, readKeptToken, type CredentialScope, type KeptToken } from '../config/agent-credentials.js';
+import {
+  findToken,
+  keptAgents,
+  legacyTokenFiles,
+  readKeptToken,
+  type CredentialScope,
+  type KeptToken,
+} from '../config/agent-credentials.js';
 import { keyUrlOfListenAddr, TargetError, UsageError, type Target } from './target.js';
 
 /** What a command needs of its credential. */
@@ -70,7 +77,12 @@ export function keepFix(agent: string): string {
 }
 
 /** Picks the credential for a command acting as an agent (see the file comment). */
-export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJS.ProcessEnv, log?: (line: string) => void): Promise<AgentPick> {
+export async function pickAgentToken(
+  target: Target,
+  need: AgentNeed,
+  env: NodeJS.ProcessEnv,
+  log?: (line: string) => void,
+): Promise<AgentPick> {
   const given = target.tokenSource === '--token' || target.tokenSource === 'SVC_TOKEN';
   const agentToken = given && target.token?.startsWith(AGENT_TOKEN_PREFIX);
   if (need.agent === undefined && !(agentToken && need.infer)) return { target };
@@ -83,13 +95,18 @@ export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJ
       throw new TargetError(`the agent token given (${target.tokenSource}) was not accepted: ${(err as Error).message}`);
     });
     if (need.agent !== undefined && need.agent !== owner) {
-      throw new UsageError(`${need.flag} ${need.agent}: the token given (${target.tokenSource}) belongs to agent ${owner}; drop ${need.flag} (it is read from the token) or pass ${need.agent}'s own token`);
+      throw new UsageError(
+        `${need.flag} ${need.agent}: the token given (${target.tokenSource}) belongs to agent ${owner}; drop ${need.flag} (it is read from the token) or pass ${need.agent}'s own token`,
+      );
     }
     return { target, agentId: owner, ...(scope ? { scope } : {}) };
   }
   const agent = need.agent!;
   if (scope) {
-    const legacy = legacyTokenFiles(scope.networkId, agent, { ...(env.HOME ? { home: env.HOME } : {}), ...(need.agentRunStateDir !== undefined ? { agentRunStateDir: need.agentRunStateDir } : {}) });
+    const legacy = legacyTokenFiles(scope.networkId, agent, {
+      ...(env.HOME ? { home: env.HOME } : {}),
+      ...(need.agentRunStateDir !== undefined ? { agentRunStateDir: need.agentRunStateDir } : {}),
+    });
     const kept = findToken(scope, agent, legacy);
     if (kept) {
       if (kept.migratedFrom) log?.(`the token of ${agent} found in ${kept.migratedFrom} is now kept in ${kept.file}`);
@@ -100,7 +117,9 @@ export async function pickAgentToken(target: Target, need: AgentNeed, env: NodeJ
   if (need.attach && target.tokenSource === 'config') {
     if (!target.operatorScopes?.includes('attach')) {
       const where = scope ? ` on network ${scope.networkId} at ${target.url}` : '';
-      throw new TargetError(`the config's operator token is an admin token and cannot act as agent ${agent} (it has no attach scope), and no token of ${agent} is kept${where}: ${keepFix(agent)}`);
+      throw new TargetError(
+        `the config's operator token is an admin token and cannot act as agent ${agent} (it has no attach scope), and no token of ${agent} is kept${where}: ${keepFix(agent)}`,
+      );
     }
   }
   return { target, agentId: agent, ...(scope ? { scope } : {}) };
@@ -117,7 +136,13 @@ export async function withCredentialHint(err: unknown, pick: AgentPick | undefin
   if (taken) {
     const id = taken[1]!;
     const base = err.message.replace(/; pick another id, or remove the existing one first$/, '');
-    return new ClientError(`${base}; pick another id, or, if ${id} is yours, bring its token here: SVC_TOKEN=agt_v1_... svc agents register --id ${id} (svc agents token ${id} prints it where it is kept)`, err.status, err.code, err.requestId, { cause: err });
+    return new ClientError(
+      `${base}; pick another id, or, if ${id} is yours, bring its token here: SVC_TOKEN=agt_v1_... svc agents register --id ${id} (svc agents token ${id} prints it where it is kept)`,
+      err.status,
+      err.code,
+      err.requestId,
+      { cause: err },
+    );
   }
   const m = err.status === 403 ? /agent (\S+) is registered to another credential/.exec(err.message) : null;
   if (!m) return err;

@@ -52,11 +52,19 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc rooms create ops --name "Ops" --member alpha,beta --visibility private'))
     .action(async (id: string, o) => run((await roomsMod()).roomsCreate(io, id, flags(o))));
 
-  connection(roomsCmd.command('delete').argument('<id>', 'room id').description('soft-remove a room (admin; messages are kept)'), 'print the answer as JSON')
+  connection(
+    roomsCmd.command('delete').argument('<id>', 'room id').description('soft-remove a room (admin; messages are kept)'),
+    'print the answer as JSON',
+  )
     .addHelpText('after', example('svc rooms delete ops'))
     .action(async (id: string, o) => run((await roomsMod()).roomsDelete(io, id, flags(o))));
 
-  connection(roomsCmd.command('members').argument('<id>', 'room id').description('print the members of a room, or change them with --add/--remove (admin)'))
+  connection(
+    roomsCmd
+      .command('members')
+      .argument('<id>', 'room id')
+      .description('print the members of a room, or change them with --add/--remove (admin)'),
+  )
     .option('--add <agent>', 'add a member (repeatable, or comma-separated)', collect)
     .option('--remove <agent>', 'remove a member (repeatable, or comma-separated)', collect)
     .addHelpText('after', example('svc rooms members general', 'svc rooms members general --add gamma --remove beta'))
@@ -74,17 +82,26 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc agents get alpha'))
     .action(async (id: string, o) => run((await agentsMod()).agentsGet(io, id, flags(o))));
 
-  connection(agentsCmd.command('register').description('register an agent id to the calling credential (admin or attach)'), 'print the registration as JSON')
+  connection(
+    agentsCmd.command('register').description('register an agent id to the calling credential (admin or attach)'),
+    'print the registration as JSON',
+  )
     .option('--id <id>', 'agent id (default: derived from --name)')
     .option('--name <name>', 'display name')
     .addHelpText('after', example('svc agents register --id alpha --name "Alpha"'))
     .action(async (o) => run((await agentsMod()).agentsRegister(io, flags(o))));
 
-  connection(agentsCmd.command('token').argument('<id>', 'agent id').description('print the token kept for an agent (to use it on another machine)'), 'print {agent_id, network_id, url, token, file} as JSON')
+  connection(
+    agentsCmd.command('token').argument('<id>', 'agent id').description('print the token kept for an agent (to use it on another machine)'),
+    'print {agent_id, network_id, url, token, file} as JSON',
+  )
     .addHelpText('after', example('svc agents token alpha', 'SVC_TOKEN="$(svc agents token alpha)" svc send --room general hi'))
     .action(async (id: string, o) => run((await agentsMod()).agentsToken(io, id, flags(o))));
 
-  connection(agentsCmd.command('delete').argument('<id>', 'agent id').description('soft-remove an agent (admin; its generated token stops working)'), 'print the answer as JSON')
+  connection(
+    agentsCmd.command('delete').argument('<id>', 'agent id').description('soft-remove an agent (admin; its generated token stops working)'),
+    'print the answer as JSON',
+  )
     .addHelpText('after', example('svc agents delete alpha'))
     .action(async (id: string, o) => run((await agentsMod()).agentsDelete(io, id, flags(o))));
 
@@ -92,7 +109,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     program
       .command('apply')
       .argument('<file>', 'a config, or a file with only rooms: and auth.tokens (with agents), whose declarations to apply')
-      .description("reconcile a running server with the rooms and agent bindings a file declares (admin); exit 1 on any failure"),
+      .description('reconcile a running server with the rooms and agent bindings a file declares (admin); exit 1 on any failure'),
     'print the server answer (or the plan) as JSON',
   )
     .option('--dry-run', 'show what would change without applying it')
@@ -102,7 +119,10 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     )
     .action(async (file: string, o) => run((await import('./commands/apply.js')).applyCommand(io, file, flags(o))));
 
-  connection(program.command('tail').description('follow the live event stream; reconnects and resumes (Last-Event-ID) after a drop'), 'print one event envelope (JSON) per line')
+  connection(
+    program.command('tail').description('follow the live event stream; reconnects and resumes (Last-Event-ID) after a drop'),
+    'print one event envelope (JSON) per line',
+  )
     .option('--room <id>', 'only events of this room and its threads (repeatable, or comma-separated)', collect)
     .option('--type <type>', 'only this event type, or a prefix like message.* (repeatable, or comma-separated)', collect)
     .option('--since <event-id>', 'resume after this event id (replays newer events the server still buffers)')
@@ -111,13 +131,20 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc tail --room general --type message.created', 'svc tail --json | jq .message.parts'))
     .action(async (o) => run((await import('./commands/tail.js')).tailCommand(io, flags(o))));
 
-  connection(program.command('console').description("print a one-time sign-in link to the web console (admin; the config's operator token by default)"), 'print {url, expires_at} as JSON')
+  connection(
+    program
+      .command('console')
+      .description("print a one-time sign-in link to the web console (admin; the config's operator token by default)"),
+    'print {url, expires_at} as JSON',
+  )
     .option('--expires <duration>', 'how long the link works: 30s, 5m (default 2m, at most 10m)')
     .addHelpText('after', example('svc console', 'svc console --config /etc/svc/svc.yaml'))
     .action(async (o) => run((await import('./commands/console.js')).consoleCommand(io, flags(o))));
 
   connection(
-    program.command('doctor').description('check the config, its file mode, the running server, compatibility, warnings and pairings; exit 1 when a check fails'),
+    program
+      .command('doctor')
+      .description('check the config, its file mode, the running server, compatibility, warnings and pairings; exit 1 when a check fails'),
     'print the checks as JSON',
   )
     .addHelpText('after', example('svc doctor', 'svc doctor --config /etc/svc/svc.yaml --token "$SVC_TOKEN"'))

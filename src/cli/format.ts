@@ -82,4 +82,5 @@ export function hasUnsafeChars(s: string): boolean {
 export const json = (v: unknown): string => escapeInvisible(JSON.stringify(v, null, 2));
 
 /** JSON text with bidi/invisible characters as \u escapes (JSON.stringify escapes only C0). */
-export const escapeInvisible = (text: string): string => text.replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const escapeInvisible = (text: string): string =>
+  text.replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);

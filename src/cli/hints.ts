@@ -43,7 +43,8 @@ function tokenFrom(ctx: HintContext): string {
   }
 }
 
-const USE_OPERATOR = "run the command in the server's config folder (or pass --config FILE) so its operator token is used, or pass --token (env SVC_TOKEN)";
+const USE_OPERATOR =
+  "run the command in the server's config folder (or pass --config FILE) so its operator token is used, or pass --token (env SVC_TOKEN)";
 
 function unauthorizedHint(ctx: HintContext): string {
   switch (ctx.tokenSource) {
@@ -77,14 +78,17 @@ function forbiddenHint(detail: string, ctx: HintContext): string | undefined {
   if (detail === 'self-registered agent tokens may not use this route') {
     return `this needs an operator token, not an agent's: leave --token and SVC_TOKEN out and ${USE_OPERATOR.replace(', or pass --token (env SVC_TOKEN)', '')}`;
   }
-  if (detail.startsWith('human messages are disabled')) return "set server.human_ingress: true in the server's config (it reloads on save), or send as an agent (--as)";
-  if (detail.startsWith('direct messages are disabled')) return "set server.direct_messages: true in the server's config (it reloads on save)";
+  if (detail.startsWith('human messages are disabled'))
+    return "set server.human_ingress: true in the server's config (it reloads on save), or send as an agent (--as)";
+  if (detail.startsWith('direct messages are disabled'))
+    return "set server.direct_messages: true in the server's config (it reloads on save)";
   return undefined;
 }
 
 function notFoundHint(detail: string, ctx: HintContext): string | undefined {
   if (detail.startsWith('no route')) return undefined;
-  const hidden = ctx.tokenSource === undefined ? `; no token was sent, and what is private looks missing to an anonymous caller: ${USE_OPERATOR}` : '';
+  const hidden =
+    ctx.tokenSource === undefined ? `; no token was sent, and what is private looks missing to an anonymous caller: ${USE_OPERATOR}` : '';
   let m = /^room (\S+) not found$/.exec(detail);
   if (m) return `list the rooms: svc rooms list${hidden}`;
   m = /^agent (\S+) not found$/.exec(detail);
@@ -92,7 +96,8 @@ function notFoundHint(detail: string, ctx: HintContext): string | undefined {
   m = /^parent message (\S+) in room (\S+) not found$/.exec(detail);
   if (m) return `reply to a message of that room: svc read --room ${m[2]} shows their ids${hidden}`;
   m = /^thread (\S+) not found$/.exec(detail);
-  if (m) return `check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)${hidden}`;
+  if (m)
+    return `check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)${hidden}`;
   m = /^dm (\S+) not found$/.exec(detail);
   if (m) return `name the DM by its agents instead: svc read --dm AGENT,AGENT${hidden}`;
   return hidden === '' ? undefined : hidden.slice(2);

@@ -19,7 +19,7 @@ export function processIo(): Io {
     err: (l) => process.stderr.write(`${terminalSafe(l)}\n`),
     // The decision is ours (a TTY and no NO_COLOR): chalk's own detection also turns colour off
     // whenever CI is set, even on a real terminal. Keep its level when it found more than basic.
-    color: new Chalk({ level: useColor ? Math.max(chalk.level, 1) as 1 | 2 | 3 : 0 }),
+    color: new Chalk({ level: useColor ? (Math.max(chalk.level, 1) as 1 | 2 | 3) : 0 }),
     isTTY: tty && Boolean(process.stdin.isTTY),
     env: process.env,
   };

@@ -42,30 +42,51 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('mcp')
-    .description('an MCP server over stdio acting as one agent (whoami, list_conversations, read_messages, send_message, wait_for_messages, search_messages)')
+    .description(
+      'an MCP server over stdio acting as one agent (whoami, list_conversations, read_messages, send_message, wait_for_messages, search_messages)',
+    )
     .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', "bearer token (env SVC_TOKEN): the agent's own agt_v1_ token, or a static token with --agent")
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--agent <id>', "the agent to act as (env SVC_AGENT); not needed with the agent's own token")
     .option('--state-dir <dir>', 'where the wait cursor and read markers live (default ~/.svc/mcp/<network>/<agent>)')
-    .addOption(new Option('--print-config <client>', 'print the snippet that registers this server with an MCP client, then exit').choices(['claude', 'codex', 'cursor']))
+    .addOption(
+      new Option('--print-config <client>', 'print the snippet that registers this server with an MCP client, then exit').choices([
+        'claude',
+        'codex',
+        'cursor',
+      ]),
+    )
     .option('--name <name>', 'the server name in the printed snippet', 'svc')
-    .addHelpText('after', '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"',
+    )
     .action(async (o) => run((await import('./commands/mcp.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
 
   program
     .command('connect')
     .argument('<client>', 'the MCP client: claude, codex or cursor')
-    .description("register an agent (or reuse its kept token) and write the MCP client's config so it runs svc mcp as that agent; proves it with whoami")
+    .description(
+      "register an agent (or reuse its kept token) and write the MCP client's config so it runs svc mcp as that agent; proves it with whoami",
+    )
     .option('--agent <id>', 'the agent to act as (default: the client name)')
     .option('--name <name>', "the server name in the client's config", 'svc')
     .option('--yes', 'write without asking')
     .option('--print', 'only print what would be written')
     .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
-    .option('--token <token>', "a token to use instead (env SVC_TOKEN): an agent's own agt_v1_ token is kept, a static one goes into the entry's env")
+    .option(
+      '--token <token>',
+      "a token to use instead (env SVC_TOKEN): an agent's own agt_v1_ token is kept, a static one goes into the entry's env",
+    )
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .addHelpText('after', '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print')
-    .action(async (client: string, o) => run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })));
+    .addHelpText(
+      'after',
+      '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print',
+    )
+    .action(async (client: string, o) =>
+      run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })),
+    );
 
   // `svc store <subcommand>`: maintenance of the store named by the config.
   const storeCmd = program.command('store').description('maintain the store named by the config, or copy it into Postgres');
@@ -77,7 +98,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   storeCmd
     .command('copy')
     .description('copy the network of the configured store (server stopped) into an empty Postgres schema or a new sqlite file')
-    .requiredOption('--to <url|file>', 'target: a database URL (postgres://user@host:5432/db; the password from PGPASSWORD) or a sqlite file path')
+    .requiredOption(
+      '--to <url|file>',
+      'target: a database URL (postgres://user@host:5432/db; the password from PGPASSWORD) or a sqlite file path',
+    )
     .option('--schema <name>', 'target schema, with a Postgres URL (default public)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
     .addHelpText(

@@ -8,12 +8,17 @@ import type { Io } from './io.js';
 type Run = (p: Promise<number>) => Promise<void>;
 
 export function registerPairingCommands(program: Command, io: Io, run: Run): void {
-  const invite = program.command('invite').description('link this network with another one through a relay: create an invite code, or accept one');
+  const invite = program
+    .command('invite')
+    .description('link this network with another one through a relay: create an invite code, or accept one');
   invite
     .command('create')
     .description('generate a pairing and its secrets, write them to svc.yaml and print the invite code')
     .option('--relay-url <url>', 'ws:// or wss:// address of the relay both networks reach (env SVC_RELAY_URL)')
-    .option('--relay-access-token-env <name>', "environment variable holding the relay's access token, if it requires one (default SVC_RELAY_ACCESS_TOKEN when set); the code carries it")
+    .option(
+      '--relay-access-token-env <name>',
+      "environment variable holding the relay's access token, if it requires one (default SVC_RELAY_ACCESS_TOKEN when set); the code carries it",
+    )
     .option('--rooms <ids>', 'comma-separated rooms to share (created if absent, federation allows the pairing)')
     .option('--expires <duration>', 'how long the code is valid: 7d, 12h, 30m', '7d')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
@@ -25,13 +30,20 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
     .argument('<code>', 'the service-invite:... code')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .option('--allow-private <rooms>', 'share these existing private rooms too (repeatable, or comma-separated); refused otherwise unless confirmed on a terminal', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--allow-private <rooms>',
+      'share these existing private rooms too (repeatable, or comma-separated); refused otherwise unless confirmed on a terminal',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--json', 'print JSON')
-    .addHelpText('after', "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'\n  svc invite accept --allow-private ops 'service-invite:eyJ2Ijox...'")
+    .addHelpText(
+      'after',
+      "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'\n  svc invite accept --allow-private ops 'service-invite:eyJ2Ijox...'",
+    )
     .action(async (code: string, o) => run((await import('./commands/invite.js')).inviteAccept(io, code, o)));
   invite
     .command('list')
-    .description('list the running server\'s pairings: status, and relayed messages each peer refused (with the fix there)')
+    .description("list the running server's pairings: status, and relayed messages each peer refused (with the fix there)")
     .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option('--token <token>', 'bearer token with observe or admin (env SVC_TOKEN)')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')

@@ -21,6 +21,15 @@ export function registerSearchCommand(program: Command, io: Io, run: Run): void 
     .option('--limit <n>', 'at most N results (default 20, at most 100)', positiveInt)
     .option('--before <message-id>', 'only results older than this one (the next page)')
     .option('--as <agent>', "search as this agent (its kept token is used in place of the config's operator token)")
-    .addHelpText('after', example('svc search migration plan', 'svc search deploy --room ops --from alpha', 'svc search invoice --json | jq -r ".messages[].id"'))
-    .action(async (words: string[], o) => run((await import('./commands/search.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })));
+    .addHelpText(
+      'after',
+      example(
+        'svc search migration plan',
+        'svc search deploy --room ops --from alpha',
+        'svc search invoice --json | jq -r ".messages[].id"',
+      ),
+    )
+    .action(async (words: string[], o) =>
+      run((await import('./commands/search.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })),
+    );
 }

@@ -10,7 +10,12 @@ import type { Io } from './io.js';
  * Takes the lock of the configured store for `command` (`svc serve`...): the lock, undefined when
  * the backend needs none, or 'refused' once the one-line refusal is printed.
  */
-export async function lockConfiguredStore(io: Io, command: string, store: Config['store'], log?: Logger): Promise<StoreLock | undefined | 'refused'> {
+export async function lockConfiguredStore(
+  io: Io,
+  command: string,
+  store: Config['store'],
+  log?: Logger,
+): Promise<StoreLock | undefined | 'refused'> {
   if (store.backend !== 'sqlite') return undefined;
   const r = await acquireStoreLock(store.path, { command });
   if (!r.ok) {

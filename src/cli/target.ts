@@ -111,10 +111,20 @@ export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Targ
   const networkId = runtime?.network_id ?? local?.networkId;
   const verified = runtime !== undefined && sameServer(url, runtime.url);
   const ownListen = local && (urlSource === 'runtime' || urlSource === 'config') ? { listenAddr: local.listenAddr } : {};
-  const target: Target = { url, configFile: file, configExists, urlSource, verified, ...(networkId ? { networkId } : {}), ...(runtime ? { runtime } : {}), ...ownListen };
+  const target: Target = {
+    url,
+    configFile: file,
+    configExists,
+    urlSource,
+    verified,
+    ...(networkId ? { networkId } : {}),
+    ...(runtime ? { runtime } : {}),
+    ...ownListen,
+  };
   if (given !== undefined) return { ...target, token: given, tokenSource: opts.token !== undefined ? '--token' : 'SVC_TOKEN' };
   const own = verified || (local !== undefined && isOwnServer(url, local.listenAddr));
-  if (local?.operatorToken !== undefined && own) return { ...target, token: local.operatorToken, tokenSource: 'config', operatorScopes: local.operatorScopes ?? [] };
+  if (local?.operatorToken !== undefined && own)
+    return { ...target, token: local.operatorToken, tokenSource: 'config', operatorScopes: local.operatorScopes ?? [] };
   return target;
 }
 
@@ -125,7 +135,9 @@ function urlOfConfig(listenAddr: string, file: string): string {
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     const start = file === path.resolve('svc.yaml') ? 'svc serve' : `svc serve --config ${file}`;
-    throw new TargetError(`no server of this config is running (server.listen_addr ${listenAddr} picks its port at start): start it with ${start}, or pass --url`);
+    throw new TargetError(
+      `no server of this config is running (server.listen_addr ${listenAddr} picks its port at start): start it with ${start}, or pass --url`,
+    );
   }
 }
 
@@ -161,7 +173,8 @@ function checkUrl(raw: string, source: string): string {
   } catch {
     throw new UsageError(`${source}: "${raw}" is not a URL (want e.g. http://127.0.0.1:8787)`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${source}: must be an http:// or https:// URL, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UsageError(`${source}: must be an http:// or https:// URL, not ${u.protocol}`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -177,14 +190,18 @@ function tryLocalServerOf(file: string, env: NodeJS.ProcessEnv): ReturnType<type
  * Only server.listen_addr, network.id and the operator token are read: a config that `serve` would refuse
  * still says where the server is.
  */
-function localServerOf(file: string, env: NodeJS.ProcessEnv): { listenAddr: string; operatorToken?: string; operatorScopes?: string[]; networkId?: string } {
+function localServerOf(
+  file: string,
+  env: NodeJS.ProcessEnv,
+): { listenAddr: string; operatorToken?: string; operatorScopes?: string[]; networkId?: string } {
   let raw: { server?: { listen_addr?: unknown }; auth?: { tokens?: unknown }; network?: { id?: unknown } } | null;
   try {
     raw = parseYamlText(readFileSync(file, 'utf8')) as typeof raw;
   } catch (err) {
     throw new TargetError(`${file}: cannot read the server address: ${(err as Error).message.split('\n')[0]} (svc doctor says more)`);
   }
-  const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const obj = (v: unknown): Record<string, unknown> | undefined =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   const addr = obj(obj(raw)?.server)?.listen_addr;
   const tokens = obj(obj(raw)?.auth)?.tokens;
   const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
@@ -214,7 +231,8 @@ export function urlOfListenAddr(addr: string): string {
   } catch (err) {
     throw new TargetError(`server.listen_addr: ${(err as Error).message}`);
   }
-  if (port === 0) throw new UsageError(`server.listen_addr ${addr} picks a free port at start; pass --url with the port \`svc serve\` printed`);
+  if (port === 0)
+    throw new UsageError(`server.listen_addr ${addr} picks a free port at start; pass --url with the port \`svc serve\` printed`);
   if (host === '' || host === '0.0.0.0') host = '127.0.0.1';
   else if (host === '::') host = '::1';
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -39,10 +39,16 @@ export async function withClient(
       pick = await pickAgentToken(target, opts.agent, io.env, (l) => io.err(`svc ${name}: ${l}`));
       target = pick.target;
     }
-    client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
+    client = new SvcClient({
+      url: target.url,
+      startCommand: startCommandOf(target),
+      ...(target.token !== undefined ? { token: target.token } : {}),
+    });
     return await fn(client, target, pick);
   } catch (caught) {
-    const err = opts.agent ? await (await import('./agent-token.js')).withCredentialHint(caught, pick ?? (target ? { target } : undefined), io.env) : caught;
+    const err = opts.agent
+      ? await (await import('./agent-token.js')).withCredentialHint(caught, pick ?? (target ? { target } : undefined), io.env)
+      : caught;
     return reportFailure(io, name, err, flags.debug, target);
   } finally {
     await client?.close().catch(() => undefined);
@@ -59,7 +65,10 @@ export function withRefusalHint(err: ClientError, target: Target): ClientError {
     configExists: target.configExists,
   });
   if (hint === undefined) return err;
-  return new ClientError(`${err.status} ${err.code}: ${err.detail}; ${hint}`, err.status, err.code, err.requestId, { cause: err, detail: err.detail });
+  return new ClientError(`${err.status} ${err.code}: ${err.detail}; ${hint}`, err.status, err.code, err.requestId, {
+    cause: err,
+    detail: err.detail,
+  });
 }
 
 function withoutToken(t: Target): Target {

@@ -26,10 +26,16 @@ export function preflightProblem(doc: Partial<NetworkDocument>, wants: Preflight
     return { code: 'unsupported_protocol', message: `the server speaks ${http.join(', ')}, not ${HTTP_PROTOCOL}` };
   }
   if (!attachSupported(doc)) {
-    return { code: 'unsupported_protocol', message: `the server offers no ${ATTACH_PROTOCOL} attachment (protocols.attach and capabilities.attachment_protocol)` };
+    return {
+      code: 'unsupported_protocol',
+      message: `the server offers no ${ATTACH_PROTOCOL} attachment (protocols.attach and capabilities.attachment_protocol)`,
+    };
   }
   if (wants.dms && doc.capabilities?.direct_messages !== true) {
-    return { code: 'dms_disabled', message: 'this attachment declares DMs, and direct messages are off on this server (server.direct_messages)' };
+    return {
+      code: 'dms_disabled',
+      message: 'this attachment declares DMs, and direct messages are off on this server (server.direct_messages)',
+    };
   }
   return undefined;
 }

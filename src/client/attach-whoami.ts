@@ -9,9 +9,12 @@ const PROBE_ID = 'svc-whoami-probe';
 
 /** Resolves the agent id of an agent token; rejects with AttachError when the server does not say. */
 export function agentOfToken(url: string, token: string, networkId: string, timeoutMs = 10_000): Promise<string> {
-  if (!token.startsWith('agt_v1_')) return Promise.reject(new AttachError('not_agent_token', 'only an agent token (agt_v1_...) names its agent; pass the agent id'));
+  if (!token.startsWith('agt_v1_'))
+    return Promise.reject(new AttachError('not_agent_token', 'only an agent token (agt_v1_...) names its agent; pass the agent id'));
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/attach`, { headers: { authorization: `Bearer ${token}` } });
+    const ws = new WebSocket(`${url.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/attach`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     let answer: string | undefined;
     const timer = setTimeout(() => ws.terminate(), timeoutMs);
     ws.on('message', (data) => {
@@ -26,7 +29,9 @@ export function agentOfToken(url: string, token: string, networkId: string, time
     });
     ws.on('unexpected-response', (_req, res) => {
       clearTimeout(timer);
-      reject(new AttachError(res.statusCode === 401 ? 'unauthorized' : 'forbidden', `GET /v1/attach: ${res.statusCode}: the token was refused`));
+      reject(
+        new AttachError(res.statusCode === 401 ? 'unauthorized' : 'forbidden', `GET /v1/attach: ${res.statusCode}: the token was refused`),
+      );
       ws.terminate();
     });
     ws.on('error', () => undefined);

@@ -6,9 +6,23 @@ import WebSocket from 'ws';
 import { ATTACH_PROTOCOL, type NetworkDocument, type ServiceEvent } from '../protocol/types.js';
 import { AckLedger } from './attach-acks.js';
 import { needsHelloCheck, preflightProblem } from './attach-preflight.js';
-import { AttachError, type AttachCapabilities, type AttachedEvent, type AttachOptions, type Attachment, type ReadyInfo } from './attach-types.js';
+import {
+  AttachError,
+  type AttachCapabilities,
+  type AttachedEvent,
+  type AttachOptions,
+  type Attachment,
+  type ReadyInfo,
+} from './attach-types.js';
 import { wakeReasonOf } from './attach-wake.js';
-import { CursorFileError, defaultCursorFile, fileCursorStore, memoryCursorStore, type CursorKey, type CursorStore } from './cursor-store.js';
+import {
+  CursorFileError,
+  defaultCursorFile,
+  fileCursorStore,
+  memoryCursorStore,
+  type CursorKey,
+  type CursorStore,
+} from './cursor-store.js';
 import { ClientError } from './errors.js';
 import { SvcClient } from './svc-client.js';
 
@@ -155,13 +169,17 @@ class AgentAttachment implements Attachment {
       await probe.close().catch(() => undefined);
     }
     const declaredDms = this.#o.capabilities?.dms === true;
-    const problem = preflightProblem(doc, { ...(this.#o.networkId !== undefined ? { networkId: this.#o.networkId } : {}), dms: declaredDms });
+    const problem = preflightProblem(doc, {
+      ...(this.#o.networkId !== undefined ? { networkId: this.#o.networkId } : {}),
+      dms: declaredDms,
+    });
     if (problem) throw new AttachError(problem.code, `preflight: ${problem.message}`);
     this.#net = doc;
     if (this.#key) return;
     this.#key = { network_id: doc.id, agent_id: this.#o.agent.id };
     const s = this.#o.cursorStore;
-    this.#store = s === false ? memoryCursorStore() : typeof s === 'string' ? fileCursorStore(s) : (s ?? fileCursorStore(defaultCursorFile(this.#key)));
+    this.#store =
+      s === false ? memoryCursorStore() : typeof s === 'string' ? fileCursorStore(s) : (s ?? fileCursorStore(defaultCursorFile(this.#key)));
     const start = this.#o.startCursor ?? (await this.#store.load(this.#key));
     if (start !== undefined) {
       if (!/^\d+$/.test(start)) throw new AttachError('bad_cursor', `startCursor: ${start} is not a cursor (a decimal event sequence)`);
@@ -208,12 +226,21 @@ class AgentAttachment implements Attachment {
           heartbeatMs = Number(f.heartbeat_interval_ms) > 0 ? Number(f.heartbeat_interval_ms) : 30_000;
           alive();
           if (this.#net && needsHelloCheck(this.#net) && f.version !== ATTACH_PROTOCOL) {
-            refusal = new AttachError('unsupported_protocol', `preflight: the server's HELLO.version is ${String(f.version)}, not ${ATTACH_PROTOCOL}`);
+            refusal = new AttachError(
+              'unsupported_protocol',
+              `preflight: the server's HELLO.version is ${String(f.version)}, not ${ATTACH_PROTOCOL}`,
+            );
             ws.close(1000, 'unsupported protocol');
             return;
           }
           const base = this.#ledger.base;
-          send({ op: 'IDENTIFY', network_id: this.#key!.network_id, agent: this.#o.agent, capabilities: this.#capabilities(), ...(base !== undefined ? { cursor: String(base) } : {}) });
+          send({
+            op: 'IDENTIFY',
+            network_id: this.#key!.network_id,
+            agent: this.#o.agent,
+            capabilities: this.#capabilities(),
+            ...(base !== undefined ? { cursor: String(base) } : {}),
+          });
           return;
         }
         case 'READY': {
@@ -263,10 +290,12 @@ class AgentAttachment implements Attachment {
         // Heartbeats skip the queue: a slow handler must not look like a dead connection.
         if (f.op === 'PING') return send({ op: 'PONG' });
         if (f.op === 'PONG') return;
-        inbound = inbound.then(() => onFrame(f)).catch((err: unknown) => {
-          send({ op: 'ERROR', error: `runtime handler failed: ${(err as Error)?.message ?? String(err)}` });
-          ws.close(1011, 'handler failed');
-        });
+        inbound = inbound
+          .then(() => onFrame(f))
+          .catch((err: unknown) => {
+            send({ op: 'ERROR', error: `runtime handler failed: ${(err as Error)?.message ?? String(err)}` });
+            ws.close(1011, 'handler failed');
+          });
       });
       ws.on('unexpected-response', (_req, res) => {
         let body = '';
@@ -280,7 +309,10 @@ class AgentAttachment implements Attachment {
           }
           const status = res.statusCode ?? 0;
           const text = `GET /v1/attach: ${status}${msg ? ` ${msg}` : ''}`;
-          refusal = status === 401 || status === 403 ? new AttachError(status === 401 ? 'unauthorized' : 'forbidden', text) : new AttachError('retry', text);
+          refusal =
+            status === 401 || status === 403
+              ? new AttachError(status === 401 ? 'unauthorized' : 'forbidden', text)
+              : new AttachError('retry', text);
           ws.terminate();
         });
       });

@@ -64,7 +64,9 @@ export function fileCursorStore(file: string): CursorStore {
         throw new CursorFileError(`${abs}: is not a cursor file (not JSON); remove it to start from the live head`);
       }
       if (v.network_id !== key.network_id || v.agent_id !== key.agent_id) {
-        throw new CursorFileError(`${abs}: holds the cursor of agent ${String(v.agent_id)} on network ${String(v.network_id)}, not ${key.agent_id} on ${key.network_id}`);
+        throw new CursorFileError(
+          `${abs}: holds the cursor of agent ${String(v.agent_id)} on network ${String(v.network_id)}, not ${key.agent_id} on ${key.network_id}`,
+        );
       }
       return typeof v.cursor === 'string' && /^\d+$/.test(v.cursor) ? v.cursor : undefined;
     },

@@ -104,17 +104,35 @@ export function transportError(err: unknown, ctx: CallContext): ClientError {
   const url = ctx.baseUrl;
   const start = `start it with \`${ctx.start ?? 'svc serve'}\`, or point --url / SVC_URL at a running server`;
   if (code === 'ECONNREFUSED') {
-    return new ClientError(`no svc server is running at ${url} (connection refused); ${start}`, undefined, 'unreachable', undefined, { cause: err });
+    return new ClientError(`no svc server is running at ${url} (connection refused); ${start}`, undefined, 'unreachable', undefined, {
+      cause: err,
+    });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new ClientError(`cannot resolve the host of ${url} (${code}); check --url / SVC_URL`, undefined, 'unreachable', undefined, { cause: err });
+    return new ClientError(`cannot resolve the host of ${url} (${code}); check --url / SVC_URL`, undefined, 'unreachable', undefined, {
+      cause: err,
+    });
   }
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
-    return new ClientError(`cannot reach ${url} (${code}); check --url / SVC_URL and the network`, undefined, 'unreachable', undefined, { cause: err });
+    return new ClientError(`cannot reach ${url} (${code}); check --url / SVC_URL and the network`, undefined, 'unreachable', undefined, {
+      cause: err,
+    });
   }
   if (/TIMEOUT/.test(code) || e.name === 'TimeoutError' || e.name === 'AbortError') {
-    return new ClientError(`${ctx.method} ${ctx.path}: no answer from ${url} in time (${code || e.name}); is the server overloaded, or --url wrong?`, undefined, 'timeout', undefined, { cause: err });
+    return new ClientError(
+      `${ctx.method} ${ctx.path}: no answer from ${url} in time (${code || e.name}); is the server overloaded, or --url wrong?`,
+      undefined,
+      'timeout',
+      undefined,
+      { cause: err },
+    );
   }
   const detail = code || e.message || String(err);
-  return new ClientError(`${ctx.method} ${ctx.path}: the connection to ${url} failed (${detail}); is it an svc server? (svc doctor)`, undefined, 'network_error', undefined, { cause: err });
+  return new ClientError(
+    `${ctx.method} ${ctx.path}: the connection to ${url} failed (${detail}); is it an svc server? (svc doctor)`,
+    undefined,
+    'network_error',
+    undefined,
+    { cause: err },
+  );
 }

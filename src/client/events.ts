@@ -131,7 +131,13 @@ export function followEvents(url: string, token: string | undefined, opts: Follo
       }
       if (status !== undefined && status !== 200) return fail(responseError(status, refusal?.text ?? '', ctx));
       if (ev.message && !ev.code) return fail(transportError(new Error(ev.message), ctx));
-      fail(new ClientError(`GET /v1/events/stream: ${ev.message ?? 'not an event stream'}: is ${baseUrl} an svc server?`, status, 'bad_response'));
+      fail(
+        new ClientError(
+          `GET /v1/events/stream: ${ev.message ?? 'not an event stream'}: is ${baseUrl} an svc server?`,
+          status,
+          'bad_response',
+        ),
+      );
     };
   };
   open();

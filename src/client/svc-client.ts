@@ -26,7 +26,6 @@ import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
-
 /** `limit`, `before`, `after` of every list endpoint. */
 export interface ListQuery {
   limit?: number;
@@ -259,13 +258,27 @@ export class SvcClient {
     try {
       return JSON.parse(r.text) as T;
     } catch {
-      throw new ClientError(`${method} ${r.ctx.path}: the answer is not JSON: is ${this.baseUrl} an svc server? (check --url / SVC_URL)`, r.status, 'bad_response');
+      throw new ClientError(
+        `${method} ${r.ctx.path}: the answer is not JSON: is ${this.baseUrl} an svc server? (check --url / SVC_URL)`,
+        r.status,
+        'bad_response',
+      );
     }
   }
 
-  async #call(method: string, path: string, o: { query?: Query; body?: unknown; auth?: boolean }): Promise<{ status: number; text: string; ctx: CallContext }> {
+  async #call(
+    method: string,
+    path: string,
+    o: { query?: Query; body?: unknown; auth?: boolean },
+  ): Promise<{ status: number; text: string; ctx: CallContext }> {
     const full = path + queryString(o.query);
-    const ctx: CallContext = { method, path: full, baseUrl: this.baseUrl, hasToken: this.hasToken, ...(this.#start ? { start: this.#start } : {}) };
+    const ctx: CallContext = {
+      method,
+      path: full,
+      baseUrl: this.baseUrl,
+      hasToken: this.hasToken,
+      ...(this.#start ? { start: this.#start } : {}),
+    };
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.#token !== undefined && o.auth !== false) headers.authorization = `Bearer ${this.#token}`;
     let body: string | undefined;

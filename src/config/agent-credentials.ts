@@ -3,7 +3,18 @@
 // ~/.svc/agents/. The server is part of the key because two networks may share an id (`home`).
 // Older releases kept a claimed token in `svc agent run`'s state folder: read once, then copied here.
 
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -111,7 +122,11 @@ export function keptAgents(s: CredentialScope): string[] {
 }
 
 /** Where releases before kept credentials left a claimed token (`svc agent run`'s state folder). */
-export function legacyTokenFiles(networkId: string, agentId: string, o: { cwd?: string; home?: string; agentRunStateDir?: string } = {}): string[] {
+export function legacyTokenFiles(
+  networkId: string,
+  agentId: string,
+  o: { cwd?: string; home?: string; agentRunStateDir?: string } = {},
+): string[] {
   if (!SAFE.test(agentId) || !SAFE.test(networkId)) return [];
   const cwd = o.cwd ?? process.cwd();
   const home = o.home ?? os.homedir();

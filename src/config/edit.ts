@@ -16,7 +16,10 @@ export function readConfigDocument(file: string): Document {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new ConfigError(`${file}: ${e.code === 'ENOENT' ? 'no such file (run `svc init` to create one)' : `cannot read: ${e.message}`}`, file);
+    throw new ConfigError(
+      `${file}: ${e.code === 'ENOENT' ? 'no such file (run `svc init` to create one)' : `cannot read: ${e.message}`}`,
+      file,
+    );
   }
   parseYaml(text, file); // the same syntax errors as a load
   return parseDocument(text);

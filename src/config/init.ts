@@ -71,7 +71,8 @@ export function renderInitConfig(opts: InitOptions): string {
       '      scopes: [observe, write, admin]',
     );
   }
-  if (opts.admin_token) lines.push('    - id: admin', `      value: ${scalar(opts.admin_token)}`, '      scopes: [observe, write, admin, attach]');
+  if (opts.admin_token)
+    lines.push('    - id: admin', `      value: ${scalar(opts.admin_token)}`, '      scopes: [observe, write, admin, attach]');
   const tokens = lines.length > 0 ? ['', ...lines].join('\n') : ' []';
   const values: Record<string, string> = {
     network_id: scalar(opts.network_id),

@@ -12,7 +12,10 @@ import type { Config, LoadedConfig, PairingConfig, Registration, TokenConfig } f
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
-  constructor(message: string, readonly file?: string) {
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -22,7 +25,14 @@ export class ConfigError extends Error {
 interface FileConfig {
   network: { id: string; name?: string };
   server: Config['server'];
-  store: { backend: 'sqlite' | 'memory' | 'postgres'; path: string; checkpoint_bytes: number; url?: string; url_env?: string; schema?: string };
+  store: {
+    backend: 'sqlite' | 'memory' | 'postgres';
+    path: string;
+    checkpoint_bytes: number;
+    url?: string;
+    url_env?: string;
+    schema?: string;
+  };
   auth: {
     mode: Config['auth']['mode'];
     public_read: boolean;
@@ -79,7 +89,10 @@ export function parseYaml(text: string, file: string): Record<string, unknown> {
   const raw: unknown = doc.toJS();
   if (raw === null || raw === undefined) throw new ConfigError(`${file}: the file is empty (expected at least network.id)`, file);
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(`${file}: must be a YAML mapping of keys (network:, server:, auth: ...), not ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`, file);
+    throw new ConfigError(
+      `${file}: must be a YAML mapping of keys (network:, server:, auth: ...), not ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`,
+      file,
+    );
   }
   return raw as Record<string, unknown>;
 }
@@ -90,7 +103,8 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
   const fail: (line: string) => never = (line) => {
     throw new ConfigError(label ? `${label}: ${line}` : line, label);
   };
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('(top level): must be a mapping of keys (network:, server:, auth: ...)');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    fail('(top level): must be a mapping of keys (network:, server:, auth: ...)');
   // ajv fills defaults in place: work on a copy so the caller's value, and what was set explicitly, survive.
   const explicit = raw as Record<string, Record<string, unknown> | undefined>;
   const data = structuredClone(raw) as FileConfig;
@@ -203,11 +217,15 @@ function resolveAuth(
     return token;
   });
   if (mode === 'bearer' && tokens.length === 0) fail('auth.tokens: bearer mode needs at least one static token');
-  firstDuplicate(tokens.map((t) => t.id), (i, j) =>
-    fail(`auth.tokens[${i}].id: duplicate token id "${tokens[i]!.id}" (also auth.tokens[${j}])`),
+  firstDuplicate(
+    tokens.map((t) => t.id),
+    (i, j) => fail(`auth.tokens[${i}].id: duplicate token id "${tokens[i]!.id}" (also auth.tokens[${j}])`),
   );
   // Never echo the value itself: the message ends up in logs.
-  firstDuplicate(tokens.map((t) => t.value), (i, j) => fail(`auth.tokens[${i}]: same value as auth.tokens[${j}]`));
+  firstDuplicate(
+    tokens.map((t) => t.value),
+    (i, j) => fail(`auth.tokens[${i}]: same value as auth.tokens[${j}]`),
+  );
   checkAgentOwners(tokens, fail);
   return { mode, public_read, agent_registration, tokens };
 }
@@ -220,7 +238,8 @@ function checkAgentOwners(tokens: TokenConfig[], fail: (line: string) => never):
       const at = `auth.tokens[${i}].agents[${k}]`;
       const first = owner.get(agent);
       if (first === undefined) owner.set(agent, at);
-      else if (!first.startsWith(`auth.tokens[${i}].`)) fail(`${first} and ${at} both name agent ${agent}: an agent belongs to one token; keep it in one list`);
+      else if (!first.startsWith(`auth.tokens[${i}].`))
+        fail(`${first} and ${at} both name agent ${agent}: an agent belongs to one token; keep it in one list`);
     }),
   );
 }
@@ -266,13 +285,17 @@ function checkPairings(
       });
     }
   });
-  firstDuplicate(pairings.map((p) => p.id), (i, j) =>
-    failAt(i, `${where(i)}.id: duplicate pairing id "${pairings[i]!.id}" (also ${where(j)})`),
+  firstDuplicate(
+    pairings.map((p) => p.id),
+    (i, j) => failAt(i, `${where(i)}.id: duplicate pairing id "${pairings[i]!.id}" (also ${where(j)})`),
   );
 }
 
 function checkRooms(rooms: Config['rooms'], pairingIds: Set<string>, fail: (line: string) => never, warnings: Warning[]): void {
-  firstDuplicate(rooms.map((r) => r.id), (i, j) => fail(`rooms[${i}].id: duplicate room id "${rooms[i]!.id}" (also rooms[${j}])`));
+  firstDuplicate(
+    rooms.map((r) => r.id),
+    (i, j) => fail(`rooms[${i}].id: duplicate room id "${rooms[i]!.id}" (also rooms[${j}])`),
+  );
   rooms.forEach((room, i) => {
     room.federation?.pairings.forEach((id, k) => {
       if (pairingIds.has(id)) return;
@@ -334,9 +357,6 @@ export function checkSecretFile(file: string, raw: unknown): void {
   // Windows has no POSIX mode bits to speak of; the rule is about Unix permissions.
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
     const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
-    throw new ConfigError(
-      `${file}: ${holds} but is readable or writable by group or others (mode ${mode}); run: chmod 600 ${file}`,
-      file,
-    );
+    throw new ConfigError(`${file}: ${holds} but is readable or writable by group or others (mode ${mode}); run: chmod 600 ${file}`, file);
   }
 }

@@ -65,7 +65,10 @@ export function postureWarnings(config: Config): Warning[] {
   const { mode, agent_registration } = config.auth;
   if (isLoopbackHost(host)) return [];
   if (mode !== 'none' && agent_registration !== 'open') return [];
-  const why = mode === 'none' ? 'auth.mode is none (no authorization checks)' : 'anyone who can reach it may register agents (auth.agent_registration: open)';
+  const why =
+    mode === 'none'
+      ? 'auth.mode is none (no authorization checks)'
+      : 'anyone who can reach it may register agents (auth.agent_registration: open)';
   return [
     {
       severity: 'warning',

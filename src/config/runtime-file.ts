@@ -64,7 +64,8 @@ function parseRuntimeFile(file: string): RuntimeInfo | undefined {
     return undefined;
   }
   const r = raw as Partial<RuntimeInfo> | null;
-  if (!r || typeof r.url !== 'string' || typeof r.pid !== 'number' || typeof r.host !== 'string' || typeof r.network_id !== 'string') return undefined;
+  if (!r || typeof r.url !== 'string' || typeof r.pid !== 'number' || typeof r.host !== 'string' || typeof r.network_id !== 'string')
+    return undefined;
   return { version: '', config: '', started_at: '', ...r } as RuntimeInfo;
 }
 

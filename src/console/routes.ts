@@ -56,7 +56,12 @@ async function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMe
   const old = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
   deps.sessions.close(old);
   const id = deps.sessions.open(token);
-  sendPage(req, res, 303, redirectBody('/console/'), { ...NO_STORE, 'content-type': HTML, location: '/console/', 'set-cookie': sessionCookie(id, secure) });
+  sendPage(req, res, 303, redirectBody('/console/'), {
+    ...NO_STORE,
+    'content-type': HTML,
+    location: '/console/',
+    'set-cookie': sessionCookie(id, secure),
+  });
 }
 
 async function shell(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -70,7 +75,12 @@ function sessionView(net: NetworkContext, p: Principal, signedIn: boolean) {
   return {
     signed_in: signedIn,
     principal: p.kind === 'static' ? 'token' : p.kind,
-    scopes: p.kind === 'static' || p.kind === 'agent' ? [...p.scopes].sort() : p.kind === 'trusted' ? ['admin', 'attach', 'observe', 'write'] : [],
+    scopes:
+      p.kind === 'static' || p.kind === 'agent'
+        ? [...p.scopes].sort()
+        : p.kind === 'trusted'
+          ? ['admin', 'attach', 'observe', 'write']
+          : [],
     can_send_human: canSendHuman(net, p),
     human: CONSOLE_HUMAN,
     protected: c.auth.mode !== 'none' && !c.auth.public_read,
@@ -86,7 +96,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       method: 'GET',
       path: '/',
       raw: true,
-      handler: ({ req, res }) => sendPage(req, res, 302, redirectBody('/console/'), { ...NO_STORE, 'content-type': HTML, location: '/console/' }),
+      handler: ({ req, res }) =>
+        sendPage(req, res, 302, redirectBody('/console/'), { ...NO_STORE, 'content-type': HTML, location: '/console/' }),
     },
     {
       method: 'GET',
@@ -105,7 +116,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         const token = url.searchParams.get('access_token');
         if (token !== null) return bootstrap(deps, net, req, res, token);
         const d = authorize(principal, 'console', net.config.auth);
-        if (!d.allow && d.status === 401) return sendPage(req, res, 401, signInPage(baseOf(req, deps)), { ...NO_STORE, 'content-type': HTML });
+        if (!d.allow && d.status === 401)
+          return sendPage(req, res, 401, signInPage(baseOf(req, deps)), { ...NO_STORE, 'content-type': HTML });
         if (!d.allow) return sendPage(req, res, 403, forbiddenPage(d.reason), { ...NO_STORE, 'content-type': HTML });
         await shell(req, res);
       },
@@ -149,7 +161,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       handler: ({ req }) => {
         // The cookie alone names the session here, so apply the same origin lock as cookie writes:
         // a cross-site page must not be able to sign the operator out.
-        if (!cookieMayAuthenticate(req.method, req.headers)) throw new AppError('forbidden', 'sign-out must come from the console itself (cross-site request refused)');
+        if (!cookieMayAuthenticate(req.method, req.headers))
+          throw new AppError('forbidden', 'sign-out must come from the console itself (cross-site request refused)');
         deps.sessions.close(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
         return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(cameOverHttps(req)) } };
       },

@@ -92,7 +92,11 @@ export function signInCodeRoutes(deps: SignInDeps): Route[] {
         // The session re-authenticates this token on every request, so it must be the caller's own
         // bearer token (auth.mode none has none: the session then needs no token at all).
         const token = bearerOf(req.headers.authorization).token ?? '';
-        if (token === '' && principal.kind !== 'trusted') throw new AppError('bad_request', 'send the admin token in the Authorization header (a console session cannot issue sign-in links)');
+        if (token === '' && principal.kind !== 'trusted')
+          throw new AppError(
+            'bad_request',
+            'send the admin token in the Authorization header (a console session cannot issue sign-in links)',
+          );
         const ttl = ((body as { ttl_seconds?: number }).ttl_seconds ?? DEFAULT_TTL_S) * 1000;
         const { code, expires } = deps.codes.create(token, ttl);
         return {

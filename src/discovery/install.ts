@@ -1,12 +1,27 @@
 // /install.md: how an agent joins this network, step by step, for this caller. Pure.
 
 import { doc } from './markdown.js';
-import { attachFlow, describeAccess, envBlock, preflight, readExamples, registration, registrationLine, sendExamples, title } from './sections.js';
+import {
+  attachFlow,
+  describeAccess,
+  envBlock,
+  preflight,
+  readExamples,
+  registration,
+  registrationLine,
+  sendExamples,
+  title,
+} from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
 
 /** Who may read /install.md, as SPEC.md (Route checks) states it. */
 export function installAccessRules(v: DocView): string {
-  const remote = v.auth.mode === 'none' ? 'anyone (authentication is off)' : v.auth.public_read ? 'anyone: public read is on' : 'a token with the `observe` or `admin` scope';
+  const remote =
+    v.auth.mode === 'none'
+      ? 'anyone (authentication is off)'
+      : v.auth.public_read
+        ? 'anyone: public read is on'
+        : 'a token with the `observe` or `admin` scope';
   return `## Who can read this file
 
 - A direct loopback request to the server (from its own machine, with no reverse-proxy headers) is always answered and never gets 401: a valid \`observe\` or \`admin\` credential gets the same document as through a proxy; no credential, an invalid one or one without those scopes gets the anonymous version.

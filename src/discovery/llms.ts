@@ -12,7 +12,12 @@ export function renderLlms(v: DocView, a: CallerAccess, base: string): string {
   const auth = sendsToken(v, a) ? ' -H "Authorization: Bearer $SVC_TOKEN"' : '';
   const room = safeId(v.rooms[0]?.id, '<room_id>');
   const rooms = v.rooms.length
-    ? v.rooms.map((r) => `- [${mdText(r.name)}](${base}/v1/rooms/${safeId(r.id, '')}/messages): room ${code(r.id)}, ${r.visibility}, write policy \`${r.write_policy}\``).join('\n')
+    ? v.rooms
+        .map(
+          (r) =>
+            `- [${mdText(r.name)}](${base}/v1/rooms/${safeId(r.id, '')}/messages): room ${code(r.id)}, ${r.visibility}, write policy \`${r.write_policy}\``,
+        )
+        .join('\n')
     : '- none visible to you';
   return doc(
     `# ${title(v)}`,

@@ -37,8 +37,21 @@ function send(req: IncomingMessage, res: ServerResponse, type: string, text: str
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-async function render(deps: DiscoveryDeps, req: IncomingMessage, res: ServerResponse, net: NetworkContext, p: Principal, access: CallerAccess, type: string, fn: Renderer): Promise<void> {
-  const base = baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), deps.address() ?? { host: '127.0.0.1', port: 0 });
+async function render(
+  deps: DiscoveryDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  net: NetworkContext,
+  p: Principal,
+  access: CallerAccess,
+  type: string,
+  fn: Renderer,
+): Promise<void> {
+  const base = baseUrlOf(
+    req.headers,
+    Boolean((req.socket as { encrypted?: boolean }).encrypted),
+    deps.address() ?? { host: '127.0.0.1', port: 0 },
+  );
   send(req, res, type, fn(await docView(net, p, access), access, base));
 }
 
@@ -56,7 +69,13 @@ export function installPrincipal(net: NetworkContext, req: IncomingMessage, prin
 }
 
 function doc(path: string, action: Action, type: string, fn: Renderer, deps: DiscoveryDeps): Route {
-  return { method: 'GET', path, action, raw: true, handler: ({ req, res, net, principal }) => render(deps, req, res, net, principal, accessOf(principal), type, fn) };
+  return {
+    method: 'GET',
+    path,
+    action,
+    raw: true,
+    handler: ({ req, res, net, principal }) => render(deps, req, res, net, principal, accessOf(principal), type, fn),
+  };
 }
 
 /** The three discovery routes. */

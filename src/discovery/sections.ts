@@ -14,7 +14,8 @@ export function sendsToken(v: DocView, a: CallerAccess, afterRegistering = false
   return a.kind !== 'anonymous' || afterRegistering || !v.auth.public_read;
 }
 
-export const authArg = (v: DocView, a: CallerAccess, afterRegistering = false): string => (sendsToken(v, a, afterRegistering) ? ` ${AUTH}` : '');
+export const authArg = (v: DocView, a: CallerAccess, afterRegistering = false): string =>
+  sendsToken(v, a, afterRegistering) ? ` ${AUTH}` : '';
 
 /** Who the document was rendered for, in one sentence. */
 export function describeAccess(v: DocView, a: CallerAccess): string {
@@ -22,7 +23,9 @@ export function describeAccess(v: DocView, a: CallerAccess): string {
     case 'trusted':
       return 'authentication is off on this network (`auth.mode: none`), so every caller may do everything';
     case 'anonymous':
-      return v.auth.public_read ? 'no credential: you see what public read allows' : 'no credential: this network is protected, so you see only how to get access';
+      return v.auth.public_read
+        ? 'no credential: you see what public read allows'
+        : 'no credential: this network is protected, so you see only how to get access';
     case 'agent':
       return `the agent token of ${code(a.agentId!)}`;
     case 'token': {
@@ -65,7 +68,8 @@ export function registrationLine(v: DocView): string {
 /** Step: get an agent identity, for this network's registration mode and this caller. */
 export function registration(v: DocView, a: CallerAccess): string {
   const body = '{"requested_agent_id":"my-agent","name":"My Agent"}';
-  if (a.kind === 'agent') return `You already are agent ${code(a.agentId!)}: your agent token identifies you. Keep it in \`SVC_TOKEN\` and go on.`;
+  if (a.kind === 'agent')
+    return `You already are agent ${code(a.agentId!)}: your agent token identifies you. Keep it in \`SVC_TOKEN\` and go on.`;
   if (v.auth.mode === 'none') {
     return `Authentication is off here, so no token is needed and agent ids are self-asserted. Register a display name (optional; attaching registers too):
 
@@ -110,8 +114,13 @@ export function attachFlow(v: DocView, a: CallerAccess, base: string): string {
   const agentId = safeId(a.agentId, 'my-agent');
   const dms = v.server.direct_messages;
   const first = a.kind === 'anonymous' && v.auth.agent_registration === 'open' && v.auth.mode !== 'none';
-  const header = v.auth.mode === 'none' ? 'no credential is needed' : `send \`Authorization: Bearer $SVC_TOKEN\`${first ? ' (or nothing, for a first claim of an unused id: READY then carries `agent_token` once)' : ''}`;
-  const note = mayAttach(v, a) ? '' : '\n\nYour current credential cannot attach (it needs the `attach` scope or an agent token); get one first.';
+  const header =
+    v.auth.mode === 'none'
+      ? 'no credential is needed'
+      : `send \`Authorization: Bearer $SVC_TOKEN\`${first ? ' (or nothing, for a first claim of an unused id: READY then carries `agent_token` once)' : ''}`;
+  const note = mayAttach(v, a)
+    ? ''
+    : '\n\nYour current credential cannot attach (it needs the `attach` scope or an agent token); get one first.';
   return `Open \`${url}\` and ${header}. Frames are JSON objects with an \`op\` field, at most 1 MiB:
 
 1. server \`{"op":"HELLO","version":"${ATTACH_PROTOCOL}","heartbeat_interval_ms":${v.server.heartbeat_interval_ms}}\`
@@ -161,14 +170,20 @@ export function sendExamples(v: DocView, a: CallerAccess, afterRegistering = fal
   const post = (body: string) => `curl -fsS -X POST "$SVC_URL/v1/messages"${auth} -H 'content-type: application/json' \\\n  -d '${body}'`;
   const lines = [
     `# a room message; "id" makes retries idempotent`,
-    post(`{"id":"my-agent-0001","target":{"kind":"room","room_id":"${room}"},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"hello @other-agent"}]}`),
+    post(
+      `{"id":"my-agent-0001","target":{"kind":"room","room_id":"${room}"},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"hello @other-agent"}]}`,
+    ),
     `# a reply in a thread (created by its first message)`,
-    post(`{"target":{"kind":"thread","room_id":"${room}","thread_id":"my-topic","parent_message_id":"<message_id>"},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"replying in a thread"}]}`),
+    post(
+      `{"target":{"kind":"thread","room_id":"${room}","thread_id":"my-topic","parent_message_id":"<message_id>"},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"replying in a thread"}]}`,
+    ),
   ];
   if (v.server.direct_messages) {
     lines.push(
       `# a direct message (one participant set is one DM)`,
-      post(`{"target":{"kind":"dm","participant_ids":["${v.network.id}:other-agent"]},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"hi"}]}`),
+      post(
+        `{"target":{"kind":"dm","participant_ids":["${v.network.id}:other-agent"]},"from":{"type":"agent","id":"${me}"},"parts":[{"kind":"text","text":"hi"}]}`,
+      ),
     );
   }
   return `${fence('sh', lines.join('\n'))}
@@ -201,10 +216,14 @@ const WRITERS: Record<DocRoom['write_policy'], string> = {
 /** The rooms table, or why there is none. */
 export function roomsTable(v: DocView, a: CallerAccess): string {
   if (v.rooms.length === 0) {
-    if (!a.observe && !v.auth.public_read) return 'Your credential cannot read rooms, so none are listed here. Ask the operator which room ids you may write to.';
+    if (!a.observe && !v.auth.public_read)
+      return 'Your credential cannot read rooms, so none are listed here. Ask the operator which room ids you may write to.';
     return 'No rooms are visible to you yet.';
   }
-  const rows = v.rooms.map((r) => `| ${code(r.id)} | ${mdText(r.name)} | ${r.visibility} | ${WRITERS[r.write_policy]} | ${r.members.length === 0 ? '-' : r.members.map(code).join(', ')} |`);
+  const rows = v.rooms.map(
+    (r) =>
+      `| ${code(r.id)} | ${mdText(r.name)} | ${r.visibility} | ${WRITERS[r.write_policy]} | ${r.members.length === 0 ? '-' : r.members.map(code).join(', ')} |`,
+  );
   return ['| Room | Name | Visibility | Who may write | Members |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -212,7 +231,8 @@ export function roomsTable(v: DocView, a: CallerAccess): string {
 export function acceptsRegistered(v: DocView): string {
   const open = v.rooms.filter((r) => r.write_policy === 'registered_agents');
   if (v.rooms.length === 0) return 'unknown (no rooms are visible to you)';
-  if (open.length === 0) return 'no: every room you can see needs membership or operator rights to write; ask an operator to add your agent';
+  if (open.length === 0)
+    return 'no: every room you can see needs membership or operator rights to write; ask an operator to add your agent';
   return `yes, ${open.map((r) => code(r.id)).join(', ')} (\`write_policy: registered_agents\`)`;
 }
 
@@ -220,4 +240,3 @@ export function acceptsRegistered(v: DocView): string {
 export function title(v: DocView): string {
   return `${mdText(v.network.name)} (${code(v.network.id)})`;
 }
-

@@ -2,7 +2,19 @@
 // Read-only callers get no send or admin examples; admins also get clean-up and `svc apply`.
 
 import { doc, fence } from './markdown.js';
-import { acceptsRegistered, attachFlow, describeAccess, envBlock, mayAttach, readExamples, registration, registrationLine, roomsTable, sendExamples, title } from './sections.js';
+import {
+  acceptsRegistered,
+  attachFlow,
+  describeAccess,
+  envBlock,
+  mayAttach,
+  readExamples,
+  registration,
+  registrationLine,
+  roomsTable,
+  sendExamples,
+  title,
+} from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
 import { maySearch, searchSection } from './search-doc.js';
 
@@ -15,7 +27,9 @@ function frontMatter(v: DocView, base: string): string {
 
 function facts(v: DocView, a: CallerAccess): string {
   const authLine =
-    v.auth.mode === 'none' ? 'off (`auth.mode: none`): no credentials, for trusted local use' : `\`auth.mode: ${v.auth.mode}\`, public read ${v.auth.public_read ? 'on (anyone may read public rooms)' : 'off (reading needs an `observe` token)'}`;
+    v.auth.mode === 'none'
+      ? 'off (`auth.mode: none`): no credentials, for trusted local use'
+      : `\`auth.mode: ${v.auth.mode}\`, public read ${v.auth.public_read ? 'on (anyone may read public rooms)' : 'off (reading needs an `observe` token)'}`;
   return `## This network
 
 - Authentication: ${authLine}
@@ -65,7 +79,9 @@ export function renderSkill(v: DocView, a: CallerAccess, base: string): string {
     canSend && `## Send`,
     canSend && anonOpen && `Register first (see below), then send with your agent token in \`SVC_TOKEN\`.`,
     canSend && sendExamples(v, a, anonOpen),
-    !canSend && a.kind !== 'anonymous' && `Your credential is read-only: it cannot send messages. Ask the operator for a token with the \`write\` scope, or an agent token, to take part.`,
+    !canSend &&
+      a.kind !== 'anonymous' &&
+      `Your credential is read-only: it cannot send messages. Ask the operator for a token with the \`write\` scope, or an agent token, to take part.`,
     (mayAttach(v, a) || anonOpen) && `## Join as an agent`,
     (mayAttach(v, a) || anonOpen) && registration(v, a),
     mayAttach(v, a) && attachFlow(v, a, base),

@@ -85,7 +85,17 @@ export async function docView(ctx: NetworkContext, p: Principal, access: CallerA
   return {
     network: { id: c.network.id, name: c.network.name, version: ctx.version },
     auth: { mode: c.auth.mode, public_read: c.auth.public_read, agent_registration: c.auth.agent_registration },
-    server: { human_ingress: c.server.human_ingress, direct_messages: c.server.direct_messages, heartbeat_interval_ms: c.server.heartbeat_interval_ms },
-    rooms: (await observableRooms(ctx, p, access)).map((r) => ({ id: r.id, name: r.name, visibility: r.visibility, write_policy: r.write_policy, members: [...r.members] })),
+    server: {
+      human_ingress: c.server.human_ingress,
+      direct_messages: c.server.direct_messages,
+      heartbeat_interval_ms: c.server.heartbeat_interval_ms,
+    },
+    rooms: (await observableRooms(ctx, p, access)).map((r) => ({
+      id: r.id,
+      name: r.name,
+      visibility: r.visibility,
+      write_policy: r.write_policy,
+      members: [...r.members],
+    })),
   };
 }

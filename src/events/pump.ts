@@ -22,21 +22,25 @@ export class FeedPump {
 
   /** Publishes every event stored after the feed's current head. */
   start(): void {
-    this.sub ??= this.feed.subscribe(this.feed.head, (events) => {
-      // Batches that arrive while one is being prepared go together as the next one: a backlog
-      // costs one preparation, not one per batch, so it shrinks instead of growing.
-      const scheduled = this.queued.length > 0;
-      for (const e of events) this.queued.push(e);
-      if (scheduled) return;
-      // A failing batch must not stop the ones after it.
-      this.chain = this.chain
-        .then(() => {
-          const batch = this.queued;
-          this.queued = [];
-          return this.publish(batch);
-        })
-        .catch((err: unknown) => this.onError(err as Error));
-    }, this.onError);
+    this.sub ??= this.feed.subscribe(
+      this.feed.head,
+      (events) => {
+        // Batches that arrive while one is being prepared go together as the next one: a backlog
+        // costs one preparation, not one per batch, so it shrinks instead of growing.
+        const scheduled = this.queued.length > 0;
+        for (const e of events) this.queued.push(e);
+        if (scheduled) return;
+        // A failing batch must not stop the ones after it.
+        this.chain = this.chain
+          .then(() => {
+            const batch = this.queued;
+            this.queued = [];
+            return this.publish(batch);
+          })
+          .catch((err: unknown) => this.onError(err as Error));
+      },
+      this.onError,
+    );
   }
 
   private async publish(events: StoredEvent[]): Promise<void> {

@@ -86,7 +86,8 @@ export class RequestLimits {
   /** Applies new settings; buckets are kept while their rate is unchanged. */
   configure(cfg: LimitsConfig): void {
     if (cfg.per_credential_rps !== this.current.per_credential_rps) {
-      this.perCredential = cfg.per_credential_rps > 0 ? new TokenBuckets(cfg.per_credential_rps, burstFor(cfg.per_credential_rps)) : undefined;
+      this.perCredential =
+        cfg.per_credential_rps > 0 ? new TokenBuckets(cfg.per_credential_rps, burstFor(cfg.per_credential_rps)) : undefined;
     }
     if (cfg.per_address_rps !== this.current.per_address_rps) {
       this.perAddress = cfg.per_address_rps > 0 ? new TokenBuckets(cfg.per_address_rps, burstFor(cfg.per_address_rps)) : undefined;

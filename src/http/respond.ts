@@ -20,15 +20,25 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** Maps anything thrown to a catalogue error; unknown errors become a sanitized 500. */
 export function toAppError(err: unknown): { error: AppError; internal: boolean } {
   if (err instanceof AppError) return { error: err, internal: false };
-  if (err instanceof UnknownCursor) return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
+  if (err instanceof UnknownCursor)
+    return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
   if (err instanceof StoreError) {
-    if (err.code === 'unknown_cursor') return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
+    if (err.code === 'unknown_cursor')
+      return { error: new AppError('unprocessable_entity', `${err.message}: not an item of this list`), internal: false };
     // Refused intents the network rules did not word themselves (they usually do).
     if (err.code === 'not_found') return { error: new AppError('not_found', `${err.message} was not found`), internal: false };
-    if (err.code === 'room_exists' || err.code === 'agent_taken' || err.code === 'thread_room') return { error: new AppError('conflict', err.message), internal: false };
+    if (err.code === 'room_exists' || err.code === 'agent_taken' || err.code === 'thread_room')
+      return { error: new AppError('conflict', err.message), internal: false };
     // Logged by the store's WriteHealth, once per minute at most: a full disk refuses every write.
-    if (err.code === 'unavailable') return { error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', { 'retry-after': '5' }), internal: false };
-    if (err.code === 'conflict' || err.code === 'stale') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
+    if (err.code === 'unavailable')
+      return {
+        error: new AppError('service_unavailable', 'the store cannot accept writes right now; nothing was saved; retry later', {
+          'retry-after': '5',
+        }),
+        internal: false,
+      };
+    if (err.code === 'conflict' || err.code === 'stale')
+      return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
   }
   return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };
 }

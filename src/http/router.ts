@@ -47,7 +47,10 @@ interface Compiled {
   names: [number, string][];
 }
 
-export type Match = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method'; allow: string[] }
+  | { kind: 'none' };
 
 const NONE: Match = { kind: 'none' };
 

@@ -79,7 +79,13 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     res.on('finish', () => deps.observe?.(state.route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
     handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
       const { error, internal } = toAppError(err);
-      if (internal) deps.net.log('error', 'request failed', { request_id: requestId, method: req.method, path: safePath(req), error: String((err as Error)?.stack ?? err) });
+      if (internal)
+        deps.net.log('error', 'request failed', {
+          request_id: requestId,
+          method: req.method,
+          path: safePath(req),
+          error: String((err as Error)?.stack ?? err),
+        });
       // Answering while the client is still uploading races it: the socket closes under the
       // unread upload, the client's next write fails (EPIPE/reset) and it never reads the answer.
       // So the rest of a refused body is read and dropped first, up to a bound; past it the
@@ -141,11 +147,21 @@ export function parseTarget(target: string): { pathname: string; url?: URL } {
 /** What the admission gate asks of a route, built once per route (not per request). */
 type GateOf = (route: Route) => GateRequest;
 
-async function handle(deps: HttpDeps, gateOf: GateOf, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): Promise<void> {
+async function handle(
+  deps: HttpDeps,
+  gateOf: GateOf,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  state: RequestState,
+): Promise<void> {
   const { pathname, url } = parseTarget(req.url ?? '/');
   const m = deps.router.match(req.method ?? 'GET', pathname);
   if (m.kind === 'none') throw new AppError('not_found', `no route for ${pathname}`);
-  if (m.kind === 'method') throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, { allow: m.allow.join(', ') });
+  if (m.kind === 'method')
+    throw new AppError('method_not_allowed', `${req.method} is not allowed on ${pathname} (allowed: ${m.allow.join(', ')})`, {
+      allow: m.allow.join(', '),
+    });
   const route = m.route;
   state.route = route.path;
   const principal = await admitCaller(deps, deps.net.config.auth, req, gateOf(route));

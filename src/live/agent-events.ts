@@ -36,14 +36,26 @@ function agentPayload(ctx: NetworkContext, a: AttachedAgent, extra: Partial<Agen
 }
 
 /** agent.connected or agent.disconnected, with the reason and detail only in debug mode. */
-export function presenceEvent(ctx: NetworkContext, type: 'agent.connected' | 'agent.disconnected', a: AttachedAgent, reason: LifecycleReason, detail?: string): ServiceEvent {
+export function presenceEvent(
+  ctx: NetworkContext,
+  type: 'agent.connected' | 'agent.disconnected',
+  a: AttachedAgent,
+  reason: LifecycleReason,
+  detail?: string,
+): ServiceEvent {
   const debug = ctx.config.server.debug_events;
   const extra: Partial<AgentEvent> = debug ? { reason, ...(detail ? { error: detail } : {}) } : {};
   return newEvent(ctx, type, { agent: agentPayload(ctx, a, extra) });
 }
 
 /** agent.wake.delivered or agent.wake.failed (with its error). */
-export function wakeEvent(ctx: NetworkContext, type: Extract<EventType, 'agent.wake.delivered' | 'agent.wake.failed'>, a: AttachedAgent, w: Wake, error?: string): ServiceEvent {
+export function wakeEvent(
+  ctx: NetworkContext,
+  type: Extract<EventType, 'agent.wake.delivered' | 'agent.wake.failed'>,
+  a: AttachedAgent,
+  w: Wake,
+  error?: string,
+): ServiceEvent {
   return newEvent(ctx, type, {
     agent: agentPayload(ctx, a, { message_id: w.message_id, reason: w.reason, target: w.target, ...(error ? { error } : {}) }),
   });

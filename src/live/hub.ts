@@ -86,7 +86,8 @@ export class LiveHub {
       events.map((event) => ({ op: 'event.append' as const, event })),
     ).then(
       () => undefined,
-      (err: unknown) => this.net.log('warn', 'could not store live events', { types: events.map((e) => e.type).join(','), error: (err as Error).message }),
+      (err: unknown) =>
+        this.net.log('warn', 'could not store live events', { types: events.map((e) => e.type).join(','), error: (err as Error).message }),
     );
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));

@@ -62,7 +62,11 @@ export interface StreamFilter {
 
 export function filterOf(q: URLSearchParams): StreamFilter {
   const room = q.get('room_id') ?? undefined;
-  const types = q.getAll('type').flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const types = q
+    .getAll('type')
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   return { ...(room ? { room } : {}), ...(types.length ? { types: new Set(types) } : {}) };
 }
 
@@ -89,7 +93,11 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   const cap = net.config.server.limits.sse_streams_per_address ?? SSE_STREAMS_PER_ADDRESS;
   const open = hub.sseByAddress.get(address) ?? 0;
   if (cap > 0 && open >= cap) {
-    throw new AppError('too_many_requests', `this address already has ${open} open event streams (server.limits.sse_streams_per_address is ${cap}); close one first`, { 'retry-after': '5' });
+    throw new AppError(
+      'too_many_requests',
+      `this address already has ${open} open event streams (server.limits.sse_streams_per_address is ${cap}); close one first`,
+      { 'retry-after': '5' },
+    );
   }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

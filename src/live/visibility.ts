@@ -135,11 +135,25 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
       return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.message?.target)) };
     case 'thread.created': {
       const room = e.thread ? await roomFor(store, e.thread.room_id) : undefined;
-      return { ...base, kind: 'conversation', publicKind: true, conv: 'thread', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
+      return {
+        ...base,
+        kind: 'conversation',
+        publicKind: true,
+        conv: 'thread',
+        ...(room ? { room } : {}),
+        locals: localsOf(net, room?.members ?? []),
+      };
     }
     case 'dm.created': {
       const dm = e.dm ? await dmFor(store, e.dm.id, e.dm.participant_ids) : undefined;
-      return { ...base, kind: 'conversation', publicKind: false, conv: 'dm', ...(dm ? { dm } : {}), locals: localsOf(net, dm?.participant_ids ?? []) };
+      return {
+        ...base,
+        kind: 'conversation',
+        publicKind: false,
+        conv: 'dm',
+        ...(dm ? { dm } : {}),
+        locals: localsOf(net, dm?.participant_ids ?? []),
+      };
     }
     case 'room.created':
     case 'room.members.updated':
@@ -147,7 +161,14 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
       const id = e.room?.id ?? e.room_id;
       const room = id !== undefined ? await roomFor(store, id, e.room) : undefined;
       // Membership changes and removals are admin events: never for anonymous readers.
-      return { ...base, kind: 'conversation', publicKind: e.type === 'room.created', conv: 'room', ...(room ? { room } : {}), locals: localsOf(net, room?.members ?? []) };
+      return {
+        ...base,
+        kind: 'conversation',
+        publicKind: e.type === 'room.created',
+        conv: 'room',
+        ...(room ? { room } : {}),
+        locals: localsOf(net, room?.members ?? []),
+      };
     }
     case 'agent.removed':
     case 'agent.connected':
@@ -156,7 +177,15 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     case 'agent.wake.failed': {
       const agentId = e.agent?.agent_id ?? e.agent_id;
       const t = await targetParts(store, net, e.agent?.target);
-      return { ...base, rooms: await store.listRooms(), kind: 'agent', publicKind: false, ...(agentId !== undefined ? { agentId } : {}), ...(t.room ? { room: t.room } : {}), ...(t.dm ? { dm: t.dm } : {}) };
+      return {
+        ...base,
+        rooms: await store.listRooms(),
+        kind: 'agent',
+        publicKind: false,
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(t.room ? { room: t.room } : {}),
+        ...(t.dm ? { dm: t.dm } : {}),
+      };
     }
     case 'pairing.updated':
       return { ...base, kind: 'pairing', publicKind: false };

@@ -32,7 +32,11 @@ export const loopGuardFeature: FeatureFactory = (app) => {
   const settingsOf = (m: Message): LoopSettings =>
     loopSettingsFor(net.config.server.loop_guard, overrides(net.config, m.target.kind === 'dm' ? undefined : m.target.room_id));
 
-  const loopRefusals = new Counter({ name: 'svc_loop_guard_refusals_total', help: 'Agent sends refused by the loop guard', registers: [app.metrics.registry] });
+  const loopRefusals = new Counter({
+    name: 'svc_loop_guard_refusals_total',
+    help: 'Agent sends refused by the loop guard',
+    registers: [app.metrics.registry],
+  });
 
   const check = (conv: string, m: Message): void => {
     // A relayed message counts toward the run (recordLoop) but is never refused here: its own
@@ -50,7 +54,14 @@ export const loopGuardFeature: FeatureFactory = (app) => {
     if (d.tripped) {
       net.log('warn', 'loop guard tripped', { conversation: conv, agents: who, turns: d.turns });
       const event = newEvent(net, 'conversation.loop_guard', {
-        agent: { agent_id: m.from.id, network_id: m.from.network_id, fqid: m.from.fqid, target: m.target, reason: 'loop_guard', error: text },
+        agent: {
+          agent_id: m.from.id,
+          network_id: m.from.network_id,
+          fqid: m.from.fqid,
+          target: m.target,
+          reason: 'loop_guard',
+          error: text,
+        },
         ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }),
       });
       // The refusal does not wait for the operator event; a store that cannot write it logs why.

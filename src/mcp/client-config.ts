@@ -70,7 +70,12 @@ const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/;
 function headerKey(raw: string): string {
   return raw
     .split(/\.(?=(?:[^"]*"[^"]*")*[^"]*$)/)
-    .map((p) => p.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1'))
+    .map((p) =>
+      p
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .replace(/^'(.*)'$/, '$1'),
+    )
     .join('.');
 }
 

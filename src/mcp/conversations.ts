@@ -38,7 +38,12 @@ export async function whoami(ctx: ToolContext): Promise<WhoAmI> {
   };
 }
 
-const networkOf = (d: NetworkDocument): WhoAmI['network'] => ({ id: d.id, name: d.name, version: d.version, direct_messages: d.capabilities.direct_messages });
+const networkOf = (d: NetworkDocument): WhoAmI['network'] => ({
+  id: d.id,
+  name: d.name,
+  version: d.version,
+  direct_messages: d.capabilities.direct_messages,
+});
 
 export interface ConversationEntry {
   conversation: Conversation;
@@ -62,14 +67,30 @@ export async function listConversations(ctx: ToolContext, dmsEnabled: boolean): 
   for (const room of rooms) {
     const c: Conversation = { kind: 'room', room_id: room.id };
     const page = await client.roomMessages(room.id, { limit: UNREAD_WINDOW });
-    out.push({ conversation: c, title: room.name, member: isMember(room, self), ...unread(ctx, c, page.messages), ...lastOf(page.messages), reply_with: replyHint(c) });
+    out.push({
+      conversation: c,
+      title: room.name,
+      member: isMember(room, self),
+      ...unread(ctx, c, page.messages),
+      ...lastOf(page.messages),
+      reply_with: replyHint(c),
+    });
     const threads = (await client.roomThreads(room.id, { limit: 500 })).threads
       .sort((a, b) => b.last_message_at.localeCompare(a.last_message_at))
       .slice(0, THREADS_PER_ROOM);
     for (const t of threads) {
       const tc: Conversation = { kind: 'thread', room_id: room.id, thread_id: t.id };
-      const counts = await unreadSince(ctx, tc, t.last_message_at, () => client.threadMessages(t.id, { limit: UNREAD_WINDOW }).then((p) => p.messages));
-      out.push({ conversation: tc, title: t.parent_message_id ? `thread on ${t.parent_message_id}` : `thread ${t.id}`, ...counts, last_message_at: t.last_message_at, message_count: t.message_count, reply_with: replyHint(tc) });
+      const counts = await unreadSince(ctx, tc, t.last_message_at, () =>
+        client.threadMessages(t.id, { limit: UNREAD_WINDOW }).then((p) => p.messages),
+      );
+      out.push({
+        conversation: tc,
+        title: t.parent_message_id ? `thread on ${t.parent_message_id}` : `thread ${t.id}`,
+        ...counts,
+        last_message_at: t.last_message_at,
+        message_count: t.message_count,
+        reply_with: replyHint(tc),
+      });
     }
   }
   if (dmsEnabled) {
@@ -77,9 +98,20 @@ export async function listConversations(ctx: ToolContext, dmsEnabled: boolean): 
     // A static token without an allowlist sees every DM: list only this agent's.
     for (const dm of dms.filter((d) => d.participant_ids.includes(self.scoped))) {
       const dc: Conversation = { kind: 'dm', dm_id: dm.id, participant_ids: dm.participant_ids };
-      const counts = await unreadSince(ctx, dc, dm.last_message_at, () => client.dmMessages(dm.id, { limit: UNREAD_WINDOW }).then((p) => p.messages));
-      const others = dm.participant_ids.filter((p) => p !== self.scoped).map((p) => (p.startsWith(`${self.network_id}:`) ? p.slice(self.network_id.length + 1) : p));
-      out.push({ conversation: dc, title: `DM with ${others.join(', ')}`, ...counts, last_message_at: dm.last_message_at, message_count: dm.message_count, reply_with: replyHint(dc) });
+      const counts = await unreadSince(ctx, dc, dm.last_message_at, () =>
+        client.dmMessages(dm.id, { limit: UNREAD_WINDOW }).then((p) => p.messages),
+      );
+      const others = dm.participant_ids
+        .filter((p) => p !== self.scoped)
+        .map((p) => (p.startsWith(`${self.network_id}:`) ? p.slice(self.network_id.length + 1) : p));
+      out.push({
+        conversation: dc,
+        title: `DM with ${others.join(', ')}`,
+        ...counts,
+        last_message_at: dm.last_message_at,
+        message_count: dm.message_count,
+        reply_with: replyHint(dc),
+      });
     }
   }
   return out;
@@ -101,7 +133,12 @@ function unread(ctx: ToolContext, c: Conversation, messages: readonly Message[])
 }
 
 /** Threads and DMs say when they last changed: nothing newer than the marker needs no fetch. */
-async function unreadSince(ctx: ToolContext, c: Conversation, lastAt: string, fetch: () => Promise<Message[]>): Promise<{ unread: number; unread_more: boolean }> {
+async function unreadSince(
+  ctx: ToolContext,
+  c: Conversation,
+  lastAt: string,
+  fetch: () => Promise<Message[]>,
+): Promise<{ unread: number; unread_more: boolean }> {
   const readTo = ctx.markers.get(conversationKey(c))?.at ?? ctx.markers.since;
   if (lastAt <= readTo) return { unread: 0, unread_more: false };
   return unread(ctx, c, await fetch());
@@ -120,7 +157,11 @@ export function conversationLines(entries: readonly ConversationEntry[]): string
     const c = e.conversation;
     const where = c.kind === 'room' ? `room ${c.room_id}` : c.kind === 'thread' ? `  thread ${c.thread_id}` : `DM ${c.dm_id}`;
     const unreadText = e.unread > 0 ? `${e.unread}${e.unread_more ? '+' : ''} unread` : 'no unread';
-    const extra = [e.title !== (c.kind === 'room' ? c.room_id : '') ? e.title : '', e.member === false ? 'not a member' : '', e.last_message_at ? `last ${e.last_message_at.slice(0, 19)}Z` : '']
+    const extra = [
+      e.title !== (c.kind === 'room' ? c.room_id : '') ? e.title : '',
+      e.member === false ? 'not a member' : '',
+      e.last_message_at ? `last ${e.last_message_at.slice(0, 19)}Z` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     return `${where}${extra ? ` (${extra})` : ''}: ${unreadText} · ${e.reply_with}`;

@@ -12,7 +12,12 @@ export class IdentityError extends Error {
 }
 
 /** `--agent`, else the token's own agent; a static token needs `--agent`. */
-export async function resolveAgentId(o: { agent?: string | undefined; url: string; token?: string | undefined; networkId: string }): Promise<string> {
+export async function resolveAgentId(o: {
+  agent?: string | undefined;
+  url: string;
+  token?: string | undefined;
+  networkId: string;
+}): Promise<string> {
   if (o.agent !== undefined && o.agent !== '') return o.agent;
   if (o.token?.startsWith(AGENT_TOKEN_PREFIX)) return agentOfToken(o.url, o.token, o.networkId);
   throw new IdentityError("say which agent to act as: pass --agent ID (or SVC_AGENT), or use the agent's own agt_v1_ token");

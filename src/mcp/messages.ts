@@ -35,7 +35,11 @@ export async function readMessages(ctx: ToolContext, a: ReadArgs): Promise<ReadR
   } else if (t.kind === 'thread') {
     r = await client.threadMessages(t.id, q);
     const first = r.messages[0]?.target;
-    conversation = { kind: 'thread', room_id: first?.kind === 'thread' ? first.room_id : (await client.getThread(t.id)).room_id, thread_id: t.id };
+    conversation = {
+      kind: 'thread',
+      room_id: first?.kind === 'thread' ? first.room_id : (await client.getThread(t.id)).room_id,
+      thread_id: t.id,
+    };
   } else {
     r = await client.dmMessages(t.id, q);
     const first = r.messages[0]?.target;

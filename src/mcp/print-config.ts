@@ -18,7 +18,15 @@ export interface Registration {
 }
 
 // Arrays of strings stay on one line: the entry reads like the command it runs.
-const json = (v: unknown) => JSON.stringify(v, null, 2).replace(/\[\n\s*((?:"[^"\n]*",?\n\s*)+)\]/g, (_m, items: string) => `[${items.split(/,?\n\s*/).filter(Boolean).join(', ')}]`);
+const json = (v: unknown) =>
+  JSON.stringify(v, null, 2).replace(
+    /\[\n\s*((?:"[^"\n]*",?\n\s*)+)\]/g,
+    (_m, items: string) =>
+      `[${items
+        .split(/,?\n\s*/)
+        .filter(Boolean)
+        .join(', ')}]`,
+  );
 const shellWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The `mcpServers` entry shared by Claude Code's `.mcp.json` and Cursor's `mcp.json`. */
@@ -35,8 +43,14 @@ export function registrationSnippet(client: McpClientName, r: Registration): { s
       return { snippet: [mcpServersJson(r)], where: ['Claude Code: put this in .mcp.json at the project root, or run:', `  ${add}`] };
     }
     case 'codex':
-      return { snippet: codexTable(r.name, r), where: ['Codex: add this to ~/.codex/config.toml (or .codex/config.toml of a trusted project)'] };
+      return {
+        snippet: codexTable(r.name, r),
+        where: ['Codex: add this to ~/.codex/config.toml (or .codex/config.toml of a trusted project)'],
+      };
     case 'cursor':
-      return { snippet: [mcpServersJson(r)], where: ['Cursor: put this in .cursor/mcp.json of the project (or ~/.cursor/mcp.json for every project)'] };
+      return {
+        snippet: [mcpServersJson(r)],
+        where: ['Cursor: put this in .cursor/mcp.json of the project (or ~/.cursor/mcp.json for every project)'],
+      };
   }
 }

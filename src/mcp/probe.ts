@@ -30,8 +30,13 @@ const ATTACHED = /svc mcp: attached as (\S+)/;
 const REFUSED = /svc mcp: (attachment down|live delivery stopped)[^\n]*/;
 
 /** Starts `entry` in `cwd` (environment: `baseEnv` plus the entry's own), calls whoami and waits for the attachment. */
-export async function probeWhoami(entry: ServerEntry, o: { cwd: string; baseEnv: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ProbeResult> {
-  const env = Object.fromEntries(Object.entries({ ...o.baseEnv, ...entry.env }).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
+export async function probeWhoami(
+  entry: ServerEntry,
+  o: { cwd: string; baseEnv: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ProbeResult> {
+  const env = Object.fromEntries(
+    Object.entries({ ...o.baseEnv, ...entry.env }).filter((kv): kv is [string, string] => typeof kv[1] === 'string'),
+  );
   const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd: o.cwd, stderr: 'pipe' });
   let stderr = '';
   let changed: () => void = () => undefined;
@@ -54,7 +59,10 @@ export async function probeWhoami(entry: ServerEntry, o: { cwd: string; baseEnv:
     if (!agentId) throw new ProbeError(`whoami did not name the agent: ${text.split('\n')[0]}`, stderr);
     // whoami answers from the network document; the attachment proves the credential.
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ProbeError(`the agent did not attach within ${timeoutMs} ms${stderr ? ` (${tail()})` : ''}`, stderr)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new ProbeError(`the agent did not attach within ${timeoutMs} ms${stderr ? ` (${tail()})` : ''}`, stderr)),
+        timeoutMs,
+      );
       changed = () => {
         const refused = REFUSED.exec(stderr);
         if (refused) {

@@ -70,7 +70,12 @@ export class ReadMarkers {
  * the marker (or than `since` when the conversation has none) and not written by this agent.
  * `more` is true when every message of a full page is unread, so the real count may be higher.
  */
-export function unreadIn(messages: readonly { id: string; created_at: string; own: boolean }[], marker: Marker | undefined, since: string, full: boolean): { count: number; more: boolean } {
+export function unreadIn(
+  messages: readonly { id: string; created_at: string; own: boolean }[],
+  marker: Marker | undefined,
+  since: string,
+  full: boolean,
+): { count: number; more: boolean } {
   let start = 0;
   if (marker) {
     const i = messages.findIndex((m) => m.id === marker.id);

@@ -42,7 +42,11 @@ export function defaultStateDir(networkId: string, agentId: string, home = os.ho
 }
 
 export async function runMcp(o: RunOptions): Promise<McpHandle> {
-  const client = new SvcClient({ url: o.url, ...(o.token !== undefined ? { token: o.token } : {}), ...(o.startCommand ? { startCommand: o.startCommand } : {}) });
+  const client = new SvcClient({
+    url: o.url,
+    ...(o.token !== undefined ? { token: o.token } : {}),
+    ...(o.startCommand ? { startCommand: o.startCommand } : {}),
+  });
   let attachment: Attachment | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -66,9 +70,17 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       waitForServer: true,
       onEvent: (e) => inbox.push(e),
       // A first claim under open registration: the token is shown once, so it is kept at once.
-      ...(o.keepToken ? { onAgentToken: (t: string) => o.log(`svc mcp: registered ${agentId}; its agent token is kept in ${o.keepToken!(doc.id, agentId, t)}`) } : {}),
+      ...(o.keepToken
+        ? {
+            onAgentToken: (t: string) =>
+              o.log(`svc mcp: registered ${agentId}; its agent token is kept in ${o.keepToken!(doc.id, agentId, t)}`),
+          }
+        : {}),
       onStatus: (s) => {
-        if (s.state === 'ready') o.log(`svc mcp: attached as ${s.info.agent_id} on ${s.info.network_id} (cursor ${s.info.cursor}${s.info.resumed ? ', resumed' : ''})`);
+        if (s.state === 'ready')
+          o.log(
+            `svc mcp: attached as ${s.info.agent_id} on ${s.info.network_id} (cursor ${s.info.cursor}${s.info.resumed ? ', resumed' : ''})`,
+          );
         else if (s.state === 'disconnected') o.log(`svc mcp: attachment down (${s.reason}); retrying in ${s.retryInMs} ms`);
       },
     });

@@ -38,9 +38,14 @@ export function registerSearch(server: McpServer, session: () => Promise<Session
         ...(a.before ? { before: a.before } : {}),
       });
       const hits: (MessageView & { snippet: string })[] = r.messages.map((m) => ({ ...messageView(m, self), snippet: m.snippet }));
-      const lines = hits.length === 0 ? [`No messages match "${a.query}".`] : [`${hits.length} match${hits.length === 1 ? '' : 'es'} for "${a.query}", newest first:`];
-      for (const h of hits) lines.push('', `${conversationLabel(h.conversation, self)} · reply with ${replyHint(h.conversation)}`, ...messageLines(h, self));
-      if (r.page.has_more && r.page.next_before) lines.push('', `more: search_messages with the same query and before="${r.page.next_before}"`);
+      const lines =
+        hits.length === 0
+          ? [`No messages match "${a.query}".`]
+          : [`${hits.length} match${hits.length === 1 ? '' : 'es'} for "${a.query}", newest first:`];
+      for (const h of hits)
+        lines.push('', `${conversationLabel(h.conversation, self)} · reply with ${replyHint(h.conversation)}`, ...messageLines(h, self));
+      if (r.page.has_more && r.page.next_before)
+        lines.push('', `more: search_messages with the same query and before="${r.page.next_before}"`);
       return result(lines, { messages: hits, page: r.page });
     },
   );

@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import { conversationLines, listConversations, whoami} from './conversations.js';
+import { conversationLines, listConversations, whoami } from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
 import type { Inbox, Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
@@ -30,7 +30,6 @@ export interface McpDeps {
 /** The URI of this agent's inbox resource. */
 export const inboxUri = (self: Self): string => `svc://${self.network_id}/agents/${self.agent_id}/inbox`;
 
-
 const id = (what: string) => z.string().min(1).describe(what);
 
 /**
@@ -51,7 +50,11 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
 
   server.registerTool(
     'whoami',
-    { title: 'Who am I', description: 'The network, this agent (id, FQID, name) and the rooms it belongs to.', annotations: { readOnlyHint: true } },
+    {
+      title: 'Who am I',
+      description: 'The network, this agent (id, FQID, name) and the rooms it belongs to.',
+      annotations: { readOnlyHint: true },
+    },
     async () => {
       const { ctx } = await deps.session();
       const w = await whoami(ctx);
@@ -70,7 +73,8 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
     'list_conversations',
     {
       title: 'List conversations',
-      description: 'Rooms, recent threads and DMs this agent can read, with unread counts since it last read each one, and the send_message arguments that reply there.',
+      description:
+        'Rooms, recent threads and DMs this agent can read, with unread counts since it last read each one, and the send_message arguments that reply there.',
       annotations: { readOnlyHint: true },
     },
     async () => {
@@ -84,7 +88,8 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
     'read_messages',
     {
       title: 'Read messages',
-      description: 'A page of history of one conversation (room_id, thread_id or dm_id), oldest first. Pass before=<message id> for older messages. Reading the newest page marks the conversation read.',
+      description:
+        'A page of history of one conversation (room_id, thread_id or dm_id), oldest first. Pass before=<message id> for older messages. Reading the newest page marks the conversation read.',
       inputSchema: {
         room_id: id('room to read').optional(),
         thread_id: id('thread to read').optional(),
@@ -128,7 +133,10 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       const self = ctx.self;
       const r = await sendMessage(ctx, a);
       const made = r.thread_created ? ' (new thread)' : r.dm_created ? ' (new DM)' : '';
-      return result([`sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`], { ...r });
+      return result(
+        [`sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`],
+        { ...r },
+      );
     },
   );
 
@@ -140,8 +148,16 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
         'Returns at once with what arrived since the last call (by default mentions of this agent and DMs to it; scope "all" for every message it can read), ' +
         `or waits until something does, up to timeout_s (default ${WAIT_DEFAULT_S}, max ${WAIT_MAX_S}). Nothing is returned twice, also across restarts.`,
       inputSchema: {
-        timeout_s: z.number().min(0).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`seconds to wait when nothing is there (default ${WAIT_DEFAULT_S}, max ${WAIT_MAX_S})`),
-        scope: z.enum(['mentions', 'all']).default('mentions').describe('"mentions": mentions of this agent and DMs to it; "all": every message it can read'),
+        timeout_s: z
+          .number()
+          .min(0)
+          .max(WAIT_MAX_S)
+          .default(WAIT_DEFAULT_S)
+          .describe(`seconds to wait when nothing is there (default ${WAIT_DEFAULT_S}, max ${WAIT_MAX_S})`),
+        scope: z
+          .enum(['mentions', 'all'])
+          .default('mentions')
+          .describe('"mentions": mentions of this agent and DMs to it; "all": every message it can read'),
       },
     },
     async (a, extra) => {
@@ -154,7 +170,12 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
         let n = 0;
         beat = setInterval(() => {
           n++;
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message: 'waiting for messages' } }).catch(() => undefined);
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: n, message: 'waiting for messages' },
+            })
+            .catch(() => undefined);
         }, PROGRESS_EVERY_MS);
       }
       let r: Awaited<ReturnType<Inbox['wait']>>;
@@ -166,7 +187,8 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       const views = r.messages.map((m) => messageView(m, self));
       for (const v of views) {
         // DMs arrive whole, and scope "all" is everything: those conversations are read now.
-        if (scope === 'all' || v.conversation.kind === 'dm') ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
+        if (scope === 'all' || v.conversation.kind === 'dm')
+          ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
       }
       const what = scope === 'all' ? 'messages' : `mentions of ${self.agent_id} and DMs to it`;
       const lines =
@@ -204,12 +226,16 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
     uri,
     {
       title: `Inbox of ${self.agent_id}`,
-      description: 'Mentions of this agent and DMs to it that wait_for_messages has not returned yet. Subscribe to be told when one arrives.',
+      description:
+        'Mentions of this agent and DMs to it that wait_for_messages has not returned yet. Subscribe to be told when one arrives.',
       mimeType: 'text/plain',
     },
     async () => {
       const views = inbox.pending('mentions').map((m) => messageView(m, self));
-      const text = views.length === 0 ? 'No new mentions or DMs.' : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
+      const text =
+        views.length === 0
+          ? 'No new mentions or DMs.'
+          : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
       return {
         contents: [
           { uri, mimeType: 'text/plain', text },

@@ -26,23 +26,65 @@ export function createMetrics(): Metrics {
   const r = [registry];
   return {
     registry,
-    httpRequests: new SeriesCounter(registry, 'svc_http_requests_total', 'HTTP requests by route pattern, method and status', ['route', 'method', 'status']),
-    httpDuration: new SeriesHistogram(registry, 'svc_http_request_duration_seconds', 'HTTP request latency by route pattern', ['route', 'method'], [
-      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+    httpRequests: new SeriesCounter(registry, 'svc_http_requests_total', 'HTTP requests by route pattern, method and status', [
+      'route',
+      'method',
+      'status',
     ]),
+    httpDuration: new SeriesHistogram(
+      registry,
+      'svc_http_request_duration_seconds',
+      'HTTP request latency by route pattern',
+      ['route', 'method'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    ),
     sseSubscribers: new Gauge({ name: 'svc_sse_subscribers', help: 'Open SSE streams', registers: r }),
     attachClients: new Gauge({ name: 'svc_attach_clients', help: 'Attachments past READY', registers: r }),
-    brokerDrops: new Counter({ name: 'svc_broker_drops_total', help: 'Subscribers dropped for falling behind, by surface', labelNames: ['surface'], registers: r }),
+    brokerDrops: new Counter({
+      name: 'svc_broker_drops_total',
+      help: 'Subscribers dropped for falling behind, by surface',
+      labelNames: ['surface'],
+      registers: r,
+    }),
     eventsPublished: new SeriesCounter(registry, 'svc_events_published_total', 'Events published to the broker', []),
     storeHealthy: new Gauge({ name: 'svc_store_healthy', help: '1 when the store answers its health probe', registers: r }),
-    storeWriteDuration: new SeriesHistogram(registry, 'svc_store_write_duration_seconds', 'Durable write latency (apply + journal fsync)', [], [
-      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-    ]),
-    relayFrames: new Counter({ name: 'svc_relay_frames_total', help: 'Pairing relay frames by pairing and direction (in|out)', labelNames: ['pairing', 'direction'], registers: r }),
-    relayConnections: new Gauge({ name: 'svc_relay_connected', help: '1 when the pairing relay socket is open', labelNames: ['pairing'], registers: r }),
-    relayFailures: new Counter({ name: 'svc_relay_failures_total', help: 'Failed pairing requests (discovery or relay)', labelNames: ['pairing'], registers: r }),
-    relayOutboxPending: new Gauge({ name: 'svc_relay_outbox_pending', help: 'Messages waiting to be relayed', labelNames: ['pairing'], registers: r }),
-    relayRefused: new Counter({ name: 'svc_relay_refused_total', help: 'Relayed messages the paired network refused for good (not retried), by pairing and reason', labelNames: ['pairing', 'reason'], registers: r }),
+    storeWriteDuration: new SeriesHistogram(
+      registry,
+      'svc_store_write_duration_seconds',
+      'Durable write latency (apply + journal fsync)',
+      [],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    ),
+    relayFrames: new Counter({
+      name: 'svc_relay_frames_total',
+      help: 'Pairing relay frames by pairing and direction (in|out)',
+      labelNames: ['pairing', 'direction'],
+      registers: r,
+    }),
+    relayConnections: new Gauge({
+      name: 'svc_relay_connected',
+      help: '1 when the pairing relay socket is open',
+      labelNames: ['pairing'],
+      registers: r,
+    }),
+    relayFailures: new Counter({
+      name: 'svc_relay_failures_total',
+      help: 'Failed pairing requests (discovery or relay)',
+      labelNames: ['pairing'],
+      registers: r,
+    }),
+    relayOutboxPending: new Gauge({
+      name: 'svc_relay_outbox_pending',
+      help: 'Messages waiting to be relayed',
+      labelNames: ['pairing'],
+      registers: r,
+    }),
+    relayRefused: new Counter({
+      name: 'svc_relay_refused_total',
+      help: 'Relayed messages the paired network refused for good (not retried), by pairing and reason',
+      labelNames: ['pairing', 'reason'],
+      registers: r,
+    }),
   };
 }
 
@@ -168,7 +210,13 @@ export class SeriesHistogram {
   /** What the registry formats at a scrape (prom-client's Histogram.getForPromString shape). */
   getForPromString(): { name: string; help: string; type: string; values: ValuePair[]; aggregator: string } {
     const values: ValuePair[] = [];
-    const pair = (labels: ValuePair['labels'], value: number, metricName: string, exemplar: null | undefined, sharedLabels: Record<string, string>): ValuePair => ({
+    const pair = (
+      labels: ValuePair['labels'],
+      value: number,
+      metricName: string,
+      exemplar: null | undefined,
+      sharedLabels: Record<string, string>,
+    ): ValuePair => ({
       labels,
       sharedLabels,
       value,
@@ -193,7 +241,9 @@ export class SeriesHistogram {
   /** The JSON form (prom-client's Histogram.get: shared labels merged into each value's labels). */
   get(): ReturnType<SeriesHistogram['getForPromString']> {
     const data = this.getForPromString();
-    data.values = data.values.map(({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } }) as ValuePair);
+    data.values = data.values.map(
+      ({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } }) as ValuePair,
+    );
     return data;
   }
 

@@ -14,7 +14,11 @@ export function metricsRoutes(metrics: Metrics): Route[] {
         // Store health is probed at scrape time, so the value is never stale.
         metrics.storeHealthy.set((await net.store.ping()) ? 1 : 0);
         const text = await metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+        res.writeHead(200, {
+          'content-type': metrics.registry.contentType,
+          'cache-control': 'no-store',
+          'content-length': Buffer.byteLength(text),
+        });
         res.end(text);
       },
     },

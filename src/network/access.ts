@@ -18,7 +18,11 @@ export async function visibleRoom(ctx: NetworkContext, p: Principal, roomId: str
   return room;
 }
 
-export async function visibleThread(ctx: NetworkContext, p: Principal, threadId: string): Promise<{ thread: ThreadRecord; room: RoomRecord }> {
+export async function visibleThread(
+  ctx: NetworkContext,
+  p: Principal,
+  threadId: string,
+): Promise<{ thread: ThreadRecord; room: RoomRecord }> {
   const thread = await ctx.store.getThread(threadId);
   if (!thread) throw notFound(`thread ${threadId}`);
   const room = await ctx.store.getRoom(thread.room_id);

@@ -50,14 +50,22 @@ export interface Registered {
  * Registers or resolves an agent against the caller's credential (HTTP register and IDENTIFY).
  * Same credential: idempotent. Different credential: 409. New anonymous claim: a token, once.
  */
-export async function registerAgent(ctx: NetworkContext, p: Principal, req: { requested_agent_id?: string; name?: string }): Promise<Registered> {
+export async function registerAgent(
+  ctx: NetworkContext,
+  p: Principal,
+  req: { requested_agent_id?: string; name?: string },
+): Promise<Registered> {
   const net = ctx.config.network.id;
   let id = req.requested_agent_id;
   if (id === undefined) {
     const taken = new Set((await ctx.store.listAgents()).map((a) => a.id));
     id = handleFrom(req.name, (x) => taken.has(x));
   }
-  if (!isId(id)) throw new AppError('bad_request', 'body.requested_agent_id: must be an id: letters, digits, . _ - (max 64), starting with a letter or digit');
+  if (!isId(id))
+    throw new AppError(
+      'bad_request',
+      'body.requested_agent_id: must be an id: letters, digits, . _ - (max 64), starting with a letter or digit',
+    );
   const existing = await ctx.store.getAgent(id);
   if (existing) return resolveExisting(ctx, p, existing);
   const refusal = newClaimRefusal(p, id, ctx.config.auth.agent_registration);
@@ -127,7 +135,11 @@ export async function removeAgent(ctx: NetworkContext, id: string): Promise<Remo
       at: now(),
       events: {
         members: membersEvent(ctx),
-        removed: (agent) => newEvent(ctx, 'agent.removed', { agent_id: id, agent: { agent_id: id, network_id: net, fqid: fqid(net, 'agents', id), ...(agent?.name ? { name: agent.name } : {}) } }),
+        removed: (agent) =>
+          newEvent(ctx, 'agent.removed', {
+            agent_id: id,
+            agent: { agent_id: id, network_id: net, fqid: fqid(net, 'agents', id), ...(agent?.name ? { name: agent.name } : {}) },
+          }),
       },
     },
   ]).catch(storeRefusal);

@@ -61,13 +61,19 @@ async function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], s
   for (const [i, b] of bindings.entries()) {
     const j = firstBinding.get(b.id);
     if (j !== undefined && bindings[j]!.credential_key !== b.credential_key) {
-      throw new AppError('unprocessable_entity', `${root}agents[${j}] and ${root}agents[${i}] both name agent ${b.id} with different credentials (${bindings[j]!.credential_key}, ${b.credential_key}): an agent belongs to one credential`);
+      throw new AppError(
+        'unprocessable_entity',
+        `${root}agents[${j}] and ${root}agents[${i}] both name agent ${b.id} with different credentials (${bindings[j]!.credential_key}, ${b.credential_key}): an agent belongs to one credential`,
+      );
     }
     if (j === undefined) firstBinding.set(b.id, i);
   }
   for (const [i, b] of bindings.entries()) {
     if (!/^token:/.test(b.credential_key) || !tokenIds.has(b.credential_key.slice(6))) {
-      throw new AppError('unprocessable_entity', `${root}agents[${i}].credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`);
+      throw new AppError(
+        'unprocessable_entity',
+        `${root}agents[${i}].credential_key: ${b.credential_key} names no static token of this server (want token:<auth.tokens[].id>)`,
+      );
     }
     const existing = await ctx.store.getAgent(b.id);
     if (existing && existing.credential_key !== b.credential_key) {
@@ -76,15 +82,26 @@ async function agentOps(ctx: NetworkContext, bindings: ApplyRequest['agents'], s
       continue;
     }
     const t = now();
-    ops.push({ op: 'agent.claim', agent: { id: b.id, actor_uid: newId('act'), credential_key: b.credential_key, created_at: t, updated_at: t } });
+    ops.push({
+      op: 'agent.claim',
+      agent: { id: b.id, actor_uid: newId('act'), credential_key: b.credential_key, created_at: t, updated_at: t },
+    });
   }
   return ops;
 }
 
 /** `root` prefixes error paths: `body.` for a request. */
-export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] }, mode: ApplyMode, root = ''): Promise<ApplyResponse> {
+export async function applyDeclared(
+  ctx: NetworkContext,
+  req: { agents: ApplyRequest['agents']; rooms: DeclaredRoom[] },
+  mode: ApplyMode,
+  root = '',
+): Promise<ApplyResponse> {
   const net = ctx.config.network.id;
-  const ops = [...(await agentOps(ctx, req.agents, mode === 'request', root)), ...req.rooms.map((r, i) => roomOp(ctx, r, `${root}rooms[${i}]`, mode))];
+  const ops = [
+    ...(await agentOps(ctx, req.agents, mode === 'request', root)),
+    ...req.rooms.map((r, i) => roomOp(ctx, r, `${root}rooms[${i}]`, mode)),
+  ];
   let outcomes: OpOutcome[] = [];
   if (ops.length > 0) {
     try {
@@ -107,7 +124,15 @@ export async function applyDeclared(ctx: NetworkContext, req: { agents: ApplyReq
     .map((a) => ({ network_id: net, agent_id: a.id, actor_uid: a.actor_uid, actor_uri: fqid(net, 'agents', a.id) }));
   const rooms = (await Promise.all(req.rooms.map(async (r) => (await ctx.store.getRoom(r.id))!))).map((r) => {
     const v = roomView(net, r);
-    return { id: v.id, network_id: net, fqid: v.fqid, name: v.name, members: v.members, visibility: v.visibility, write_policy: v.write_policy };
+    return {
+      id: v.id,
+      network_id: net,
+      fqid: v.fqid,
+      name: v.name,
+      members: v.members,
+      visibility: v.visibility,
+      write_policy: v.write_policy,
+    };
   });
   return { applied: true, agents, rooms, changes };
 }

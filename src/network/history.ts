@@ -15,13 +15,23 @@ import { unauthorized } from '../errors.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
-export async function roomMessages(ctx: NetworkContext, p: Principal, roomId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
+export async function roomMessages(
+  ctx: NetworkContext,
+  p: Principal,
+  roomId: string,
+  w: Window,
+): Promise<{ messages: Message[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
   const r = await budgetedList((q) => ctx.store.listMessages(`room:${roomId}`, q), w, pageBudgetOf(ctx));
   return { messages: r.items, page: toPage(r) };
 }
 
-export async function roomThreads(ctx: NetworkContext, p: Principal, roomId: string, w: Window): Promise<{ threads: Thread[]; page: Page }> {
+export async function roomThreads(
+  ctx: NetworkContext,
+  p: Principal,
+  roomId: string,
+  w: Window,
+): Promise<{ threads: Thread[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
   const r = await ctx.store.listThreads(roomId, w);
   const net = ctx.config.network.id;
@@ -32,7 +42,12 @@ export async function getThread(ctx: NetworkContext, p: Principal, threadId: str
   return threadView(ctx.config.network.id, (await visibleThread(ctx, p, threadId)).thread);
 }
 
-export async function threadMessages(ctx: NetworkContext, p: Principal, threadId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
+export async function threadMessages(
+  ctx: NetworkContext,
+  p: Principal,
+  threadId: string,
+  w: Window,
+): Promise<{ messages: Message[]; page: Page }> {
   await visibleThread(ctx, p, threadId);
   const r = await budgetedList((q) => ctx.store.listMessages(`thread:${threadId}`, q), w, pageBudgetOf(ctx));
   return { messages: r.items, page: toPage(r) };
@@ -59,7 +74,12 @@ export async function dmMessages(ctx: NetworkContext, p: Principal, dmId: string
 }
 
 /** Artifacts of the named conversations; at least one of room_id, thread_id, dm_id. */
-export async function listArtifacts(ctx: NetworkContext, p: Principal, f: ArtifactFilter, w: Window): Promise<{ artifacts: Artifact[]; page: Page }> {
+export async function listArtifacts(
+  ctx: NetworkContext,
+  p: Principal,
+  f: ArtifactFilter,
+  w: Window,
+): Promise<{ artifacts: Artifact[]; page: Page }> {
   if (f.room_id === undefined && f.thread_id === undefined && f.dm_id === undefined) {
     throw badRequest('query: one of room_id, thread_id or dm_id is required');
   }

@@ -9,7 +9,17 @@ import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentions } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
-import { StoreError, convKeyOf, type AgentRecord, type Basis, type MessageInsertOp, type RoomRecord, type Store, type Tentative, type TentativeReads } from '../store/types.js';
+import {
+  StoreError,
+  convKeyOf,
+  type AgentRecord,
+  type Basis,
+  type MessageInsertOp,
+  type RoomRecord,
+  type Store,
+  type Tentative,
+  type TentativeReads,
+} from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
@@ -17,7 +27,10 @@ import { dmView, threadView } from './views.js';
 
 /** The DM id of a participant set: one set is one DM, on every network that computes it. */
 export function dmIdFor(participants: readonly string[]): string {
-  return `dm_${createHash('sha256').update([...participants].sort().join('\n')).digest('hex').slice(0, 20)}`;
+  return `dm_${createHash('sha256')
+    .update([...participants].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 20)}`;
 }
 
 interface Sender {
@@ -37,11 +50,19 @@ async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest
   const home = from.network_id ?? net;
   if (!isId(from.id)) throw badRequest('body.from.id: must be an id: letters, digits, . _ - (max 64), starting with a letter or digit');
   if (!isId(home)) throw badRequest('body.from.network_id: must be a network id');
-  const actor: Actor = { type: from.type, id: from.id, ...(from.name ? { name: from.name } : {}), network_id: home, fqid: fqid(home, 'agents', from.id) };
+  const actor: Actor = {
+    type: from.type,
+    id: from.id,
+    ...(from.name ? { name: from.name } : {}),
+    network_id: home,
+    fqid: fqid(home, 'agents', from.id),
+  };
   const human = from.type !== 'agent';
-  if (human && !ctx.config.server.human_ingress) throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
+  if (human && !ctx.config.server.human_ingress)
+    throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
   if (home !== net) {
-    if (!ctx.hooks.checkRemoteSender) throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
+    if (!ctx.hooks.checkRemoteSender)
+      throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
     return { actor, scopedId: `${home}:${from.id}`, memberId: `${home}:${from.id}`, local: false, registered: false };
   }
   const local = localSenderRefusal(p, req.origin !== undefined);
@@ -81,7 +102,13 @@ async function placeInRoom(reads: SendReads, roomId: string, early?: Promise<Roo
   return room;
 }
 
-async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, reads: SendReads, early?: Promise<RoomRecord | undefined>): Promise<Placement> {
+async function place(
+  ctx: NetworkContext,
+  req: SendRequest,
+  sender: Sender,
+  reads: SendReads,
+  early?: Promise<RoomRecord | undefined>,
+): Promise<Placement> {
   const net = ctx.config.network.id;
   const t = req.target;
   if (t.kind === 'room') {
@@ -100,7 +127,12 @@ async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, read
       if (!pm || pm.conv !== `room:${room.id}`) throw notFound(`parent message ${parent} in room ${room.id}`);
     }
     const thread = { id: t.thread_id, room_id: room.id, ...(parent ? { parent_message_id: parent } : {}) };
-    const target: Target = { kind: 'thread', room_id: room.id, thread_id: thread.id, ...(thread.parent_message_id ? { parent_message_id: thread.parent_message_id } : {}) };
+    const target: Target = {
+      kind: 'thread',
+      room_id: room.id,
+      thread_id: thread.id,
+      ...(thread.parent_message_id ? { parent_message_id: thread.parent_message_id } : {}),
+    };
     return { target, room, thread, mentionScope: scopedMembers(net, room.members) };
   }
   // DM
@@ -110,7 +142,8 @@ async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, read
     const set = new Set<string>([sender.scopedId]);
     t.participant_ids.forEach((raw, i) => {
       const m = normalizeMember(net, raw);
-      if (m === undefined) throw badRequest(`body.target.participant_ids[${i}]: must be <network_id>:<agent_id>, an agent id or an agent FQID`);
+      if (m === undefined)
+        throw badRequest(`body.target.participant_ids[${i}]: must be <network_id>:<agent_id>, an agent id or an agent FQID`);
       set.add(m.includes(':') ? m : `${net}:${m}`);
     });
     participants = [...set].sort();
@@ -132,7 +165,11 @@ async function place(ctx: NetworkContext, req: SendRequest, sender: Sender, read
   if (!existing) throw notFound(`dm ${t.dm_id}`);
   if (!existing.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${existing.id}`);
   const dm = { id: existing.id, participant_ids: existing.participant_ids };
-  return { target: { kind: 'dm', dm_id: existing.id, participant_ids: existing.participant_ids }, dm, mentionScope: existing.participant_ids };
+  return {
+    target: { kind: 'dm', dm_id: existing.id, participant_ids: existing.participant_ids },
+    dm,
+    mentionScope: existing.participant_ids,
+  };
 }
 
 const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data'] as const;
@@ -180,7 +217,9 @@ function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): str
   }
   const explicit = req.mentions ?? [];
   if (!marked && explicit.length === 0) return [];
-  const aliases = new Map<string, string>(ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])));
+  const aliases = new Map<string, string>(
+    ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])),
+  );
   return resolveMentions(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases });
 }
 
@@ -287,7 +326,9 @@ async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads
     ...(req.id === undefined ? { minted: true } : {}),
     event: created,
     artifacts: artifactsOf(net, message),
-    ...(placed.thread ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } } : {}),
+    ...(placed.thread
+      ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } }
+      : {}),
     ...(placed.dm ? { dm: { ...placed.dm, created: (d) => newEvent(ctx, 'dm.created', { dm: dmView(net, d) }) } } : {}),
     ...(reads.basis ? { basis: reads.basis } : {}),
   };
@@ -306,7 +347,13 @@ async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads
     return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
   }
   for (const h of ctx.hooks.send) h.stored?.(conv, message);
-  return { message_id: message.id, event_id: created.id, accepted: true, thread_created: outcome.thread_created, dm_created: outcome.dm_created };
+  return {
+    message_id: message.id,
+    event_id: created.id,
+    accepted: true,
+    thread_created: outcome.thread_created,
+    dm_created: outcome.dm_created,
+  };
 }
 
 /** A read started ahead of the check that uses it: a failure surfaces when awaited, not as an unhandled rejection. */
@@ -316,7 +363,14 @@ function settled<T>(p: Promise<T>): Promise<T> {
 }
 
 /** The answer to a send whose id is stored: the stored message, if this sender sent it. */
-async function retried(ctx: NetworkContext, req: SendRequest, sender: Sender, stored: Message, eventId: string, sync: boolean): Promise<SendResponse> {
+async function retried(
+  ctx: NetworkContext,
+  req: SendRequest,
+  sender: Sender,
+  stored: Message,
+  eventId: string,
+  sync: boolean,
+): Promise<SendResponse> {
   if (stored.from.id !== req.from.id || stored.from.network_id !== sender.actor.network_id) {
     throw conflict(`message id ${req.id} is already used by another sender`);
   }

@@ -64,13 +64,22 @@ export async function listRooms(ctx: NetworkContext, p: Principal, w: Window): P
 
 export async function removeRoom(ctx: NetworkContext, id: string): Promise<RemovedResponse> {
   const net = ctx.config.network.id;
-  await commit(ctx, [{ op: 'room.remove', id, at: now(), event: (room) => newEvent(ctx, 'room.removed', { room_id: id, room: roomView(net, room) }) }]).catch(storeRefusal);
+  await commit(ctx, [
+    { op: 'room.remove', id, at: now(), event: (room) => newEvent(ctx, 'room.removed', { room_id: id, room: roomView(net, room) }) },
+  ]).catch(storeRefusal);
   return { removed: true, kind: 'room', id, mode: 'soft' };
 }
 
 export async function updateMembers(ctx: NetworkContext, id: string, add: readonly string[], remove: readonly string[]): Promise<Room> {
   const net = ctx.config.network.id;
-  const op = { op: 'room.members.change' as const, room_id: id, add: normalizeMembers(net, add, 'body.add'), remove: normalizeMembers(net, remove, 'body.remove'), at: now(), event: membersEvent(ctx) };
+  const op = {
+    op: 'room.members.change' as const,
+    room_id: id,
+    add: normalizeMembers(net, add, 'body.add'),
+    remove: normalizeMembers(net, remove, 'body.remove'),
+    at: now(),
+    event: membersEvent(ctx),
+  };
   const { outcomes } = await commit(ctx, [op]).catch(storeRefusal);
   const o = outcomes[0]!;
   if (o.op !== 'room.members.change') throw new Error('unexpected outcome');
@@ -85,4 +94,3 @@ export function storeRefusal(err: unknown): never {
   }
   throw err;
 }
-

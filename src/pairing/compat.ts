@@ -38,7 +38,12 @@ const obj = (v: unknown): Record<string, unknown> | undefined =>
 export function evaluateRemote(input: CompatInput): CompatResult {
   const doc = obj(input.doc);
   const diagnostics: PairingDiagnostics = { checked_at: input.checkedAt };
-  const result = (status: CompatResult['status'], reason: CompatReason | undefined, message: string | undefined, remote?: CompatResult['remote']): CompatResult => ({
+  const result = (
+    status: CompatResult['status'],
+    reason: CompatReason | undefined,
+    message: string | undefined,
+    remote?: CompatResult['remote'],
+  ): CompatResult => ({
     status,
     ...(reason ? { reason } : {}),
     diagnostics: { ...diagnostics, ...(reason ? { reason } : {}), ...(message ? { message } : {}) },
@@ -54,7 +59,11 @@ export function evaluateRemote(input: CompatInput): CompatResult {
   if (typeof doc.version === 'string') diagnostics.remote_version = doc.version;
   diagnostics.remote_network_id = doc.id;
   diagnostics.remote_protocols = { ...(http ? { http } : {}), ...(pair ? { pair } : {}) };
-  const remote = { network_id: doc.id, ...(typeof doc.name === 'string' ? { name: doc.name } : {}), direct_messages: caps?.direct_messages === true };
+  const remote = {
+    network_id: doc.id,
+    ...(typeof doc.name === 'string' ? { name: doc.name } : {}),
+    direct_messages: caps?.direct_messages === true,
+  };
 
   if (doc.id === input.localNetworkId) {
     return result('incompatible', 'network_id_mismatch', `the remote answers as network ${doc.id}, which is this network's own id`);
@@ -67,7 +76,11 @@ export function evaluateRemote(input: CompatInput): CompatResult {
   }
   const legacy = !pair || pair.length === 0;
   if (!legacy && !pair.includes(PAIR_PROTOCOL)) {
-    return result('incompatible', 'unsupported_pair_protocol', `the remote does not advertise ${PAIR_PROTOCOL} (it offers ${pair.join(', ')})`);
+    return result(
+      'incompatible',
+      'unsupported_pair_protocol',
+      `the remote does not advertise ${PAIR_PROTOCOL} (it offers ${pair.join(', ')})`,
+    );
   }
   if (caps?.message_pagination !== 'cursor') {
     return result('incompatible', 'missing_cursor_pagination', 'the remote does not advertise capabilities.message_pagination: cursor');
@@ -76,7 +89,12 @@ export function evaluateRemote(input: CompatInput): CompatResult {
     return result('degraded', 'direct_messages_unavailable', 'the remote has direct messages off: DMs are not relayed to it', remote);
   }
   if (legacy) {
-    return result('connected', 'legacy_pair_protocol', `the remote advertises ${HTTP_PROTOCOL} without protocols.pair: treated as a legacy pairing candidate`, remote);
+    return result(
+      'connected',
+      'legacy_pair_protocol',
+      `the remote advertises ${HTTP_PROTOCOL} without protocols.pair: treated as a legacy pairing candidate`,
+      remote,
+    );
   }
   return result('connected', undefined, undefined, remote);
 }

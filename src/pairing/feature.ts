@@ -19,7 +19,8 @@ export const pairingFeature: FeatureFactory = (app) => {
   const forwarder = new SelfForwarder(() => app.address());
   let started = false;
 
-  const make = (c: PairingConfig): PairingManager => new PairingManager(c, { ctx, metrics: app.metrics, answer: (f) => forwarder.answer(f) });
+  const make = (c: PairingConfig): PairingManager =>
+    new PairingManager(c, { ctx, metrics: app.metrics, answer: (f) => forwarder.answer(f) });
 
   const reconcile = async (config: Config): Promise<void> => {
     const wanted = new Map(config.pairings.map((p) => [p.id, p]));

@@ -32,7 +32,13 @@ export function filterRemoteRooms(raw: readonly unknown[], v: RemoteViewer, loca
 }
 
 /** Remote agents this viewer may see: members of visible rooms (all of them when unrestricted). `name` is dropped. */
-export function filterRemoteAgents(raw: readonly unknown[], visibleRooms: readonly Room[], v: RemoteViewer, localNetworkId: string, remoteNetworkId: string): AgentSummary[] {
+export function filterRemoteAgents(
+  raw: readonly unknown[],
+  visibleRooms: readonly Room[],
+  v: RemoteViewer,
+  localNetworkId: string,
+  remoteNetworkId: string,
+): AgentSummary[] {
   const agents = raw.filter((a): a is AgentSummary => isObj(a) && typeof a.id === 'string');
   const strip = (a: AgentSummary, rooms?: string[]): AgentSummary => {
     const { name: _name, ...rest } = a;
@@ -45,7 +51,9 @@ export function filterRemoteAgents(raw: readonly unknown[], visibleRooms: readon
   for (const a of agents) {
     if (a.network_id !== remoteNetworkId) continue;
     const forms = new Set([a.id, `${remoteNetworkId}:${a.id}`, `svc://${remoteNetworkId}/agents/${a.id}`]);
-    const rooms = visibleRooms.filter((r) => strs(r.members).some((m) => forms.has(m)) || (strs(a.rooms).includes(r.id) && visibleIds.has(r.id))).map((r) => r.id);
+    const rooms = visibleRooms
+      .filter((r) => strs(r.members).some((m) => forms.has(m)) || (strs(a.rooms).includes(r.id) && visibleIds.has(r.id)))
+      .map((r) => r.id);
     if (rooms.length > 0) out.push(strip(a, rooms));
   }
   return out;

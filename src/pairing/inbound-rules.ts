@@ -22,9 +22,11 @@ export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) 
     const home = req.from.network_id ?? ctx.config.network.id;
     let mgr: PairingManager | undefined;
     if (p.kind === 'static') {
-      if (!p.scopes.has('pair')) throw forbidden(`sender network ${home} is not this network; only a paired network's pair credential relays remote senders`);
+      if (!p.scopes.has('pair'))
+        throw forbidden(`sender network ${home} is not this network; only a paired network's pair credential relays remote senders`);
       mgr = pairings.get(p.tokenId);
-      if (!mgr) throw forbidden(`token ${p.tokenId} is not the credential of a configured pairing (pairings[].id must equal its auth.tokens[].id)`);
+      if (!mgr)
+        throw forbidden(`token ${p.tokenId} is not the credential of a configured pairing (pairings[].id must equal its auth.tokens[].id)`);
     } else if (p.kind === 'trusted') {
       // auth.mode none: no credential to go by; the sender's network picks the pairing.
       mgr = pairings.byRemoteNetwork(home);
@@ -34,7 +36,9 @@ export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) 
     }
     if (!req.origin) throw badRequest('body.origin: required on messages relayed from a paired network');
     if (req.origin.network_id !== home) {
-      throw forbidden(`body.origin.network_id (${req.origin.network_id}) must equal body.from.network_id (${home}): only messages originated on the peer network are relayed`);
+      throw forbidden(
+        `body.origin.network_id (${req.origin.network_id}) must equal body.from.network_id (${home}): only messages originated on the peer network are relayed`,
+      );
     }
     mgr.admitOrigin(home);
     const net = ctx.config.network.id;
@@ -46,7 +50,9 @@ export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) 
     }
     const t = req.target;
     if (t.kind === 'dm' && t.participant_ids !== undefined) {
-      const local = t.participant_ids.some((id) => !id.startsWith('svc://') && splitScoped(net, id).network_id === net) || t.participant_ids.some((id) => id.startsWith(`svc://${net}/agents/`));
+      const local =
+        t.participant_ids.some((id) => !id.startsWith('svc://') && splitScoped(net, id).network_id === net) ||
+        t.participant_ids.some((id) => id.startsWith(`svc://${net}/agents/`));
       if (!local) throw forbidden(`a relayed DM needs a participant of this network (${net})`);
     }
   };

@@ -32,7 +32,10 @@ export class SelfForwarder {
 
   async answer(frame: RequestFrame): Promise<PairResponse> {
     if (!isRelayable(frame.method, frame.path)) {
-      return { status: 404, body: { error: `${frame.method} ${frame.path.split('?')[0]} is not reachable through a pairing relay`, code: 'not_found' } };
+      return {
+        status: 404,
+        body: { error: `${frame.method} ${frame.path.split('?')[0]} is not reachable through a pairing relay`, code: 'not_found' },
+      };
     }
     const addr = this.address();
     if (!addr) return { status: 503, body: { error: 'the server is not listening yet', code: 'service_unavailable' } };

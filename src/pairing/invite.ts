@@ -27,13 +27,7 @@ export interface Invite {
 /** A refused invite; `message` is one readable line. */
 export class InviteError extends Error {
   constructor(
-    readonly reason:
-      | 'malformed'
-      | 'unsupported_version'
-      | 'bad_relay_url'
-      | 'expired'
-      | 'own_network'
-      | 'missing_field',
+    readonly reason: 'malformed' | 'unsupported_version' | 'bad_relay_url' | 'expired' | 'own_network' | 'missing_field',
     message: string,
   ) {
     super(message);
@@ -64,17 +58,25 @@ export function decodeInvite(code: string): Invite {
   const text = code.trim();
   if (!text.startsWith(INVITE_PREFIX)) throw new InviteError('malformed', `not an invite code: it must start with "${INVITE_PREFIX}"`);
   const b64 = text.slice(INVITE_PREFIX.length);
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(b64)) throw new InviteError('malformed', 'the invite code is damaged: the part after the prefix is not base64url (copy the whole code, on one line)');
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(b64))
+    throw new InviteError(
+      'malformed',
+      'the invite code is damaged: the part after the prefix is not base64url (copy the whole code, on one line)',
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(b64, 'base64url').toString('utf8'));
   } catch {
     throw new InviteError('malformed', 'the invite code is damaged: it does not decode to JSON (copy the whole code, on one line)');
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new InviteError('malformed', 'the invite code is damaged: it does not hold a JSON object');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new InviteError('malformed', 'the invite code is damaged: it does not hold a JSON object');
   const o = raw as Record<string, unknown>;
   if (o.v !== INVITE_VERSION) {
-    throw new InviteError('unsupported_version', `invite version ${JSON.stringify(o.v ?? null)} is not supported (this svc accepts v ${INVITE_VERSION}); ask for a new invite from a matching svc`);
+    throw new InviteError(
+      'unsupported_version',
+      `invite version ${JSON.stringify(o.v ?? null)} is not supported (this svc accepts v ${INVITE_VERSION}); ask for a new invite from a matching svc`,
+    );
   }
   const str = (k: keyof Invite): string => {
     const v = o[k];
@@ -98,8 +100,10 @@ export function decodeInvite(code: string): Invite {
     shared_rooms: rooms as string[],
     exp: str('exp'),
   };
-  if (!isId(inv.pairing_id)) throw new InviteError('malformed', `the invite pairing_id ${JSON.stringify(inv.pairing_id)} is not a valid id`);
-  if (!isId(inv.network_id)) throw new InviteError('malformed', `the invite network_id ${JSON.stringify(inv.network_id)} is not a valid network id`);
+  if (!isId(inv.pairing_id))
+    throw new InviteError('malformed', `the invite pairing_id ${JSON.stringify(inv.pairing_id)} is not a valid id`);
+  if (!isId(inv.network_id))
+    throw new InviteError('malformed', `the invite network_id ${JSON.stringify(inv.network_id)} is not a valid network id`);
   if (Number.isNaN(Date.parse(inv.exp))) throw new InviteError('malformed', `the invite exp ${JSON.stringify(inv.exp)} is not a timestamp`);
   checkRelayUrl(inv.relay_url);
   return inv;
@@ -114,9 +118,13 @@ export function checkRelayUrl(url: string): void {
     throw new InviteError('bad_relay_url', `relay URL ${JSON.stringify(url)} is not a URL (want ws://host:port/v1/relay or wss://...)`);
   }
   if (u.protocol !== 'ws:' && u.protocol !== 'wss:') {
-    throw new InviteError('bad_relay_url', `relay URL ${JSON.stringify(url)} must use ws:// or wss://, not ${u.protocol.replace(/:$/, '')}://`);
+    throw new InviteError(
+      'bad_relay_url',
+      `relay URL ${JSON.stringify(url)} must use ws:// or wss://, not ${u.protocol.replace(/:$/, '')}://`,
+    );
   }
-  if (u.username || u.password) throw new InviteError('bad_relay_url', 'the relay URL must not carry credentials (the relay token travels separately)');
+  if (u.username || u.password)
+    throw new InviteError('bad_relay_url', 'the relay URL must not carry credentials (the relay token travels separately)');
 }
 
 /** Decodes a code and checks it may be accepted here, now. */
@@ -124,10 +132,16 @@ export function validateInvite(code: string, local: { network_id: string; now?: 
   const inv = decodeInvite(code);
   const now = local.now ?? new Date();
   if (Date.parse(inv.exp) <= now.getTime()) {
-    throw new InviteError('expired', `the invite expired at ${new Date(Date.parse(inv.exp)).toISOString()}; ask ${inv.network_name} (${inv.network_id}) for a new one`);
+    throw new InviteError(
+      'expired',
+      `the invite expired at ${new Date(Date.parse(inv.exp)).toISOString()}; ask ${inv.network_name} (${inv.network_id}) for a new one`,
+    );
   }
   if (inv.network_id === local.network_id) {
-    throw new InviteError('own_network', `the invite comes from network ${inv.network_id}, which is this network's own id; accept it on the other network (or give one of them another network.id)`);
+    throw new InviteError(
+      'own_network',
+      `the invite comes from network ${inv.network_id}, which is this network's own id; accept it on the other network (or give one of them another network.id)`,
+    );
   }
   return inv;
 }

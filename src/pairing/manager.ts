@@ -77,7 +77,11 @@ export class PairingManager {
         onPeer: (present) => this.onPeer(present),
         onSocket: (open, detail) => {
           d.metrics.relayConnections.set(label, open ? 1 : 0);
-          ctx.log(open ? 'info' : 'debug', open ? 'pairing relay connected' : 'pairing relay disconnected', { pairing: c.id, relay: displayUrl(c.relay!.url), ...(detail ? { detail } : {}) });
+          ctx.log(open ? 'info' : 'debug', open ? 'pairing relay connected' : 'pairing relay disconnected', {
+            pairing: c.id,
+            relay: displayUrl(c.relay!.url),
+            ...(detail ? { detail } : {}),
+          });
         },
         onFrame: (direction) => d.metrics.relayFrames.inc({ pairing: c.id, direction }),
       });
@@ -188,7 +192,10 @@ export class PairingManager {
     }
     if (this.pinned === undefined) {
       this.pinned = origin;
-      this.d.ctx.log('warn', 'accepting relayed messages on an unbound pairing credential; pinned to this network until restart', { pairing: c.id, network: origin });
+      this.d.ctx.log('warn', 'accepting relayed messages on an unbound pairing credential; pinned to this network until restart', {
+        pairing: c.id,
+        network: origin,
+      });
     } else if (this.pinned !== origin) {
       throw forbidden(`pairing ${c.id} is pinned to network ${this.pinned} (first seen); refusing origin ${origin}`);
     }
@@ -244,7 +251,10 @@ export class PairingManager {
       if (c.remote_network_id === undefined && this.pinned === undefined) this.pinned = res.remote.network_id;
     }
     this.diagnostics = res.diagnostics;
-    this.setStatus(nextStatus({ status: this.status, answered: this.cursor.answered }, { kind: 'checked', status: res.status }).status, true);
+    this.setStatus(
+      nextStatus({ status: this.status, answered: this.cursor.answered }, { kind: 'checked', status: res.status }).status,
+      true,
+    );
     if (canRelay(this.status)) this.outbox.kick();
   }
 
@@ -257,7 +267,8 @@ export class PairingManager {
     const words = t?.message ?? 'the paired network could not be reached';
     const detail = t ? t.detail : String((err as Error)?.message ?? err);
     // Once per change of cause: health checks and outbox retries repeat the same failure.
-    if (!this.closed && detail && detail !== this.lastFailureDetail) this.d.ctx.log('warn', 'pairing request failed', { pairing: this.id, reason: t?.reason ?? 'unreachable', error: detail });
+    if (!this.closed && detail && detail !== this.lastFailureDetail)
+      this.d.ctx.log('warn', 'pairing request failed', { pairing: this.id, reason: t?.reason ?? 'unreachable', error: detail });
     this.lastFailureDetail = detail;
     this.failed(t?.reason ?? 'unreachable', words);
     return words;
@@ -275,7 +286,11 @@ export class PairingManager {
 
   private setStatus(next: PairingStatus, answered: boolean): void {
     if (answered && !this.cursor.answered) {
-      this.cursor.commit({ answered: true }).catch((err: unknown) => this.d.ctx.log('warn', 'could not write the pairing cursor', { pairing: this.id, error: (err as Error).message }));
+      this.cursor
+        .commit({ answered: true })
+        .catch((err: unknown) =>
+          this.d.ctx.log('warn', 'could not write the pairing cursor', { pairing: this.id, error: (err as Error).message }),
+        );
     }
     if (next === this.status) return;
     const prev = this.status;
@@ -285,9 +300,11 @@ export class PairingManager {
       pairing: this.id,
       ...(view.diagnostics?.reason ? { reason: view.diagnostics.reason } : {}),
     });
-    commit(this.d.ctx, [{ op: 'event.append', event: newEvent(this.d.ctx, 'pairing.updated', { pairing: view }) }]).catch((err: unknown) => {
-      if (!this.closed) this.d.ctx.log('warn', 'could not record pairing.updated', { pairing: this.id, error: (err as Error).message });
-    });
+    commit(this.d.ctx, [{ op: 'event.append', event: newEvent(this.d.ctx, 'pairing.updated', { pairing: view }) }]).catch(
+      (err: unknown) => {
+        if (!this.closed) this.d.ctx.log('warn', 'could not record pairing.updated', { pairing: this.id, error: (err as Error).message });
+      },
+    );
   }
 
   private onPeer(present: boolean): void {
@@ -339,8 +356,21 @@ export class PairingManager {
   private refused(m: Message, r: PairResponse): void {
     const error = errorText(r.body);
     const reason = refusalReason(r.status, r.body);
-    const fix = refusalFix({ remote: this.remoteNetworkId ?? this.id, localNetworkId: this.d.ctx.config.network.id, pairingId: this.id, message: m, ...(error ? { error } : {}) });
-    this.refusals.record({ message_id: m.id, reason, status: r.status, ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }), at: now(), fix });
+    const fix = refusalFix({
+      remote: this.remoteNetworkId ?? this.id,
+      localNetworkId: this.d.ctx.config.network.id,
+      pairingId: this.id,
+      message: m,
+      ...(error ? { error } : {}),
+    });
+    this.refusals.record({
+      message_id: m.id,
+      reason,
+      status: r.status,
+      ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }),
+      at: now(),
+      fix,
+    });
     this.d.metrics.relayRefused.inc({ pairing: this.id, reason });
     this.d.ctx.log('warn', 'the paired network refused a relayed message; it will not be retried', {
       pairing: this.id,
@@ -360,6 +390,7 @@ function remoteStatusMessage(status: number): string {
 }
 
 function errorText(body: unknown): string | undefined {
-  if (body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') return (body as { error: string }).error.slice(0, 300);
+  if (body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string')
+    return (body as { error: string }).error.slice(0, 300);
   return undefined;
 }

@@ -89,7 +89,13 @@ export class RelayClient implements PairTransport {
     if (this.closed) return Promise.reject(new TransportError('closed', 'the pairing is closing'));
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new TransportError('unreachable', `not connected to the relay${this.lastError ? `: ${relayWords(this.lastError)}` : ''}`, this.lastError));
+      return Promise.reject(
+        new TransportError(
+          'unreachable',
+          `not connected to the relay${this.lastError ? `: ${relayWords(this.lastError)}` : ''}`,
+          this.lastError,
+        ),
+      );
     }
     if (!this.peerPresent) return Promise.reject(new TransportError('peer_absent', 'the peer is not connected to the relay room'));
     const id = newId('rq');
@@ -139,7 +145,10 @@ export class RelayClient implements PairTransport {
     const u = new URL(this.o.url);
     u.searchParams.set('room', this.o.room);
     const ws = new WebSocket(u, {
-      headers: { authorization: `Bearer ${this.o.relayToken}`, ...(this.o.accessToken ? { [RELAY_ACCESS_HEADER]: this.o.accessToken } : {}) },
+      headers: {
+        authorization: `Bearer ${this.o.relayToken}`,
+        ...(this.o.accessToken ? { [RELAY_ACCESS_HEADER]: this.o.accessToken } : {}),
+      },
       maxPayload: this.o.maxFrameBytes ?? 4 * 1024 * 1024,
       handshakeTimeout: 10_000,
       perMessageDeflate: false,
@@ -210,7 +219,9 @@ export class RelayClient implements PairTransport {
         if (!req) return;
         this.o
           .answer(req)
-          .catch((): PairResponse => ({ status: 502, body: { error: 'the server could not answer the relayed request', code: 'bad_gateway' } }))
+          .catch(
+            (): PairResponse => ({ status: 502, body: { error: 'the server could not answer the relayed request', code: 'bad_gateway' } }),
+          )
           .then((r) => this.send({ op: 'response', id: req.id, status: r.status, ...(r.body !== undefined ? { body: r.body } : {}) }));
         return;
       }
@@ -223,7 +234,12 @@ export class RelayClient implements PairTransport {
     let text = JSON.stringify(frame);
     // A frame over the relay's limit would get this socket closed; answer with an error instead.
     if (Buffer.byteLength(text) > FRAME_BUDGET && frame.op === 'response') {
-      text = JSON.stringify({ op: 'response', id: frame.id, status: 502, body: { error: 'the answer is too large to pass through the relay', code: 'bad_gateway' } });
+      text = JSON.stringify({
+        op: 'response',
+        id: frame.id,
+        status: 502,
+        body: { error: 'the answer is too large to pass through the relay', code: 'bad_gateway' },
+      });
     }
     ws.send(text);
     this.o.onFrame?.('out');
@@ -246,7 +262,14 @@ export function asRequest(f: Record<string, unknown>): RequestFrame | undefined 
   if (f.headers !== null && typeof f.headers === 'object' && !Array.isArray(f.headers)) {
     for (const [k, v] of Object.entries(f.headers as Record<string, unknown>)) if (typeof v === 'string') headers[k.toLowerCase()] = v;
   }
-  return { op: 'request', id: f.id, method: f.method.toUpperCase(), path: f.path, headers, ...(f.body !== undefined ? { body: f.body } : {}) };
+  return {
+    op: 'request',
+    id: f.id,
+    method: f.method.toUpperCase(),
+    path: f.path,
+    headers,
+    ...(f.body !== undefined ? { body: f.body } : {}),
+  };
 }
 
 /** Why the relay connection failed, in words (the raw code stays in `lastError` for the log). */

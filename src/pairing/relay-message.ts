@@ -32,7 +32,12 @@ export function relayRequestFor(m: Message, localNetworkId: string, opts: { with
   let target: SendRequest['target'];
   if (t.kind === 'room') target = { kind: 'room', room_id: t.room_id };
   else if (t.kind === 'thread') {
-    target = { kind: 'thread', room_id: t.room_id, thread_id: t.thread_id, ...(t.parent_message_id && opts.withParent !== false ? { parent_message_id: t.parent_message_id } : {}) };
+    target = {
+      kind: 'thread',
+      room_id: t.room_id,
+      thread_id: t.thread_id,
+      ...(t.parent_message_id && opts.withParent !== false ? { parent_message_id: t.parent_message_id } : {}),
+    };
   } else target = { kind: 'dm', participant_ids: [...t.participant_ids] };
   return {
     id: m.id,

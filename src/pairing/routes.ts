@@ -79,7 +79,10 @@ export function pairingRoutes(pairings: PairingList): Route[] {
       path: '/v1/pairings',
       action: 'pairings.read',
       handler: ({ url }) => {
-        const { items, page } = pageBy<PairingView>(pairings.list().map((m) => m.view()), windowOf(url.searchParams));
+        const { items, page } = pageBy<PairingView>(
+          pairings.list().map((m) => m.view()),
+          windowOf(url.searchParams),
+        );
         return { body: { pairings: items, page } };
       },
     },

@@ -34,8 +34,10 @@ export function describeNetworkError(code: string, who = 'the paired network'): 
   if (code === 'ECONNREFUSED') return `${who} refused the connection`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return `${who}'s host name could not be resolved`;
   if (/TIMEOUT|ETIMEDOUT/.test(code)) return `${who} did not answer in time`;
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return `the connection to ${who} was cut`;
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN' || code === 'ENETDOWN') return `${who} is unreachable from this machine (no network route)`;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')
+    return `the connection to ${who} was cut`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN' || code === 'ENETDOWN')
+    return `${who} is unreachable from this machine (no network route)`;
   if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `${who}'s TLS certificate was not accepted`;
   return `${who} could not be reached`;
 }
@@ -101,7 +103,11 @@ export class DirectTransport implements PairTransport {
       const res = await request(url, {
         method,
         dispatcher: this.agent,
-        headers: { authorization: `Bearer ${this.token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -111,7 +117,8 @@ export class DirectTransport implements PairTransport {
       const code = (err as { code?: string }).code ?? '';
       // undici error messages name the address, never the headers: safe for the log.
       const detail = `${displayUrl(this.baseUrl)}: ${code || (err as Error).message}`;
-      if (/TIMEOUT/.test(code)) throw new TransportError('timeout', `the paired network did not answer in time (${Math.round(this.timeoutMs / 1000)} s)`, detail);
+      if (/TIMEOUT/.test(code))
+        throw new TransportError('timeout', `the paired network did not answer in time (${Math.round(this.timeoutMs / 1000)} s)`, detail);
       throw new TransportError('unreachable', describeNetworkError(code), detail);
     }
   }

@@ -18,7 +18,8 @@ export function pairingWarnings(managers: readonly PairingManager[]): Warning[] 
       severity: bad.some((m) => m.currentStatus === 'incompatible') ? 'error' : 'warning',
       code: 'pairing_compatibility',
       message: `${bad.length} of ${managers.length} pairing${managers.length === 1 ? '' : 's'} need attention: ${parts.join(', ')}`,
-      action: 'see GET /v1/pairings for each pairing\'s diagnostics; incompatible peers need a matching svc version, failing ones a reachable peer and matching pair token',
+      action:
+        "see GET /v1/pairings for each pairing's diagnostics; incompatible peers need a matching svc version, failing ones a reachable peer and matching pair token",
     },
   ];
 }

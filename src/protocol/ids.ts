@@ -73,7 +73,7 @@ export function newId(prefix: string, now = Date.now()): string {
   const at = randomTen();
   // Character codes into a scratch buffer, then one string: appending char by char would make a
   // new string per character.
-  for (let i = 0; i < 16; i++) RANDOM_CHARS[i] = B32_CODES[POOL[at + (i % 10)]! >> (i < 10 ? 0 : 3) & 31]!;
+  for (let i = 0; i < 16; i++) RANDOM_CHARS[i] = B32_CODES[(POOL[at + (i % 10)]! >> (i < 10 ? 0 : 3)) & 31]!;
   return `${prefix}_${timePart(now)}${RANDOM_CHARS.toString('latin1', 0, 16)}`;
 }
 

@@ -68,7 +68,10 @@ export function wordsOf(text: string): string[] {
  * non-alphanumerics and lowercases ASCII) gives back exactly these words.
  */
 export function indexText(m: Pick<Message, 'parts'>): string {
-  return searchableTexts(m).map((t) => wordsOf(t).join(' ')).filter((s) => s !== '').join(' ');
+  return searchableTexts(m)
+    .map((t) => wordsOf(t).join(' '))
+    .filter((s) => s !== '')
+    .join(' ');
 }
 
 /**

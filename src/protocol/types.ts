@@ -257,7 +257,15 @@ export interface ApplyRequest {
 export interface ApplyResponse {
   applied: boolean;
   agents: { network_id: string; agent_id: string; actor_uid: string; actor_uri: string }[];
-  rooms: { id: string; network_id: string; fqid: string; name: string; members: string[]; visibility: Visibility; write_policy: WritePolicy }[];
+  rooms: {
+    id: string;
+    network_id: string;
+    fqid: string;
+    name: string;
+    members: string[];
+    visibility: Visibility;
+    write_policy: WritePolicy;
+  }[];
   /** Ours: what the call changed, so `svc apply` can report it. */
   changes?: { kind: 'room' | 'agent'; id: string; action: 'created' | 'updated' | 'unchanged' }[];
 }

@@ -45,8 +45,22 @@ export interface RelayServer {
 }
 
 function refuse(socket: Duplex, status: number, reason: string, extra = ''): void {
-  const text = JSON.stringify({ error: reason, code: { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 429: 'too_many_requests', 503: 'service_unavailable' }[status] ?? 'error' });
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}\r\n${text}`);
+  const text = JSON.stringify({
+    error: reason,
+    code:
+      {
+        400: 'bad_request',
+        401: 'unauthorized',
+        403: 'forbidden',
+        404: 'not_found',
+        409: 'conflict',
+        429: 'too_many_requests',
+        503: 'service_unavailable',
+      }[status] ?? 'error',
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}\r\n${text}`,
+  );
 }
 
 /** Whether `given` is the access token, in time independent of where they differ. */
@@ -73,13 +87,21 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     if (t.ok) return false;
     const seconds = Math.max(1, Math.ceil(t.retryAfterMs / 1000));
     log('relay peer refused', { status: 429, reason: 'room creation rate', address: clientAddress(req) });
-    refuse(socket, 429, `too many new rooms from this address (limit ${perMinute} per minute); retry after ${seconds} s`, `retry-after: ${seconds}\r\n`);
+    refuse(
+      socket,
+      429,
+      `too many new rooms from this address (limit ${perMinute} per minute); retry after ${seconds} s`,
+      `retry-after: ${seconds}\r\n`,
+    );
     return true;
   };
 
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const body = path === '/healthz' ? { status: 'ok', ...hub.stats() } : { error: `no route for ${path}; peers connect with a WebSocket to ${RELAY_PATH}?room=ROOM`, code: 'not_found' };
+    const body =
+      path === '/healthz'
+        ? { status: 'ok', ...hub.stats() }
+        : { error: `no route for ${path}; peers connect with a WebSocket to ${RELAY_PATH}?room=ROOM`, code: 'not_found' };
     const text = JSON.stringify(body);
     res.writeHead(path === '/healthz' ? 200 : 404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -98,7 +120,11 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     if (opts.accessToken !== undefined && !accessMatches(opts.accessToken, req.headers[RELAY_ACCESS_HEADER])) {
       if (limited(req, socket)) return;
       log('relay peer refused', { status: 401, reason: 'access token', address: clientAddress(req) });
-      return refuse(socket, 401, `this relay needs its access token (header ${RELAY_ACCESS_HEADER}); ask the relay operator, or use an invite that carries it`);
+      return refuse(
+        socket,
+        401,
+        `this relay needs its access token (header ${RELAY_ACCESS_HEADER}); ask the relay operator, or use an invite that carries it`,
+      );
     }
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
     if (m && !hub.has(room) && limited(req, socket)) return;
@@ -147,10 +173,13 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
     }
   }, opts.pingIntervalMs);
   pinger.unref();
-  const sweeper = setInterval(() => {
-    const n = hub.sweepIdle(opts.idleTimeoutMs);
-    if (n > 0) log('idle relay rooms closed', { rooms: n });
-  }, Math.max(10, Math.min(opts.idleTimeoutMs / 2, 30_000)));
+  const sweeper = setInterval(
+    () => {
+      const n = hub.sweepIdle(opts.idleTimeoutMs);
+      if (n > 0) log('idle relay rooms closed', { rooms: n });
+    },
+    Math.max(10, Math.min(opts.idleTimeoutMs / 2, 30_000)),
+  );
   sweeper.unref();
 
   let closing: Promise<void> | undefined;

@@ -6,7 +6,11 @@ import type { FeatureFactory } from '../feature.js';
 import { RequestLimits } from '../http/limits.js';
 
 export const requestLimitsFeature: FeatureFactory = (app) => {
-  const limitRefusals = new Counter({ name: 'svc_request_limit_refusals_total', help: 'Requests refused by server.limits', registers: [app.metrics.registry] });
+  const limitRefusals = new Counter({
+    name: 'svc_request_limit_refusals_total',
+    help: 'Requests refused by server.limits',
+    registers: [app.metrics.registry],
+  });
   const limits = new RequestLimits(app.net.config.server.limits);
   return {
     admit: (req, principal) => {

@@ -2,7 +2,16 @@
 
 import type { Artifact } from '../protocol/types.js';
 import { paginate, UnknownCursor } from '../protocol/pagination.js';
-import { StoreError, type ArtifactFilter, type DmFilter, type DmRecord, type PageQuery, type PageResult, type RoomFilter, type RoomRecord } from './types.js';
+import {
+  StoreError,
+  type ArtifactFilter,
+  type DmFilter,
+  type DmRecord,
+  type PageQuery,
+  type PageResult,
+  type RoomFilter,
+  type RoomRecord,
+} from './types.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 

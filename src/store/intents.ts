@@ -98,7 +98,11 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
           outcomes.push({ op: 'room.declare', room, action: 'created' });
           break;
         }
-        const members = !d.members ? existing.members : op.members_mode === 'set' ? [...d.members] : [...existing.members, ...d.members.filter((m) => !existing.members.includes(m))];
+        const members = !d.members
+          ? existing.members
+          : op.members_mode === 'set'
+            ? [...d.members]
+            : [...existing.members, ...d.members.filter((m) => !existing.members.includes(m))];
         const next: RoomRecord = {
           ...existing,
           name: d.name ?? existing.name,
@@ -199,10 +203,18 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
   if (op.thread) {
     const t = op.thread;
     const existing = view.thread(t.id);
-    if (existing && existing.room_id !== t.room_id) throw new StoreError('thread_room', `thread ${t.id} belongs to room ${existing.room_id}`);
+    if (existing && existing.room_id !== t.room_id)
+      throw new StoreError('thread_room', `thread ${t.id} belongs to room ${existing.room_id}`);
     if (existing) put({ op: 'thread.put', thread: { ...existing, message_count: existing.message_count + 1, last_message_at: at } });
     else {
-      const thread: ThreadRecord = { id: t.id, room_id: t.room_id, ...(t.parent_message_id !== undefined ? { parent_message_id: t.parent_message_id } : {}), message_count: 1, last_message_at: at, created_at: at };
+      const thread: ThreadRecord = {
+        id: t.id,
+        room_id: t.room_id,
+        ...(t.parent_message_id !== undefined ? { parent_message_id: t.parent_message_id } : {}),
+        message_count: 1,
+        last_message_at: at,
+        created_at: at,
+      };
       put({ op: 'thread.put', thread });
       put({ op: 'event.append', event: t.created(thread) });
       thread_created = true;
@@ -239,12 +251,26 @@ function newRoom(spec: RoomSpec, at: string, removed: RoomRecord | undefined): R
 }
 
 /** A membership change against the room's current list (see RoomMembersOp). */
-function changeMembers(room: RoomRecord, add: readonly string[], remove: readonly string[], at: string, event: MembersEvent): { room: RoomRecord; added: string[]; removed: string[]; effects: Effect[] } {
+function changeMembers(
+  room: RoomRecord,
+  add: readonly string[],
+  remove: readonly string[],
+  at: string,
+  event: MembersEvent,
+): { room: RoomRecord; added: string[]; removed: string[]; effects: Effect[] } {
   const added = [...new Set(add)].filter((m) => !room.members.includes(m));
   const removed = [...new Set(remove)].filter((m) => room.members.includes(m) && !added.includes(m));
   if (added.length === 0 && removed.length === 0) return { room, added, removed, effects: [] };
   const next: RoomRecord = { ...room, members: [...room.members.filter((m) => !removed.includes(m)), ...added], updated_at: at };
-  return { room: next, added, removed, effects: [{ op: 'room.put', room: next }, { op: 'event.append', event: event(next, added, removed) }] };
+  return {
+    room: next,
+    added,
+    removed,
+    effects: [
+      { op: 'room.put', room: next },
+      { op: 'event.append', event: event(next, added, removed) },
+    ],
+  };
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);

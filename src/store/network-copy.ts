@@ -5,7 +5,18 @@
 // agents their credential keys (agent tokens keep working).
 
 import type { Artifact } from '../protocol/types.js';
-import { StoreError, type AgentRecord, type EventBody, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type Store, type StoredEvent, type ThreadRecord } from './types.js';
+import {
+  StoreError,
+  type AgentRecord,
+  type EventBody,
+  type DmRecord,
+  type MessageRecord,
+  type PairingState,
+  type RoomRecord,
+  type Store,
+  type StoredEvent,
+  type ThreadRecord,
+} from './types.js';
 
 export interface CopyCounts {
   rooms: number;
@@ -108,7 +119,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     o.onProgress?.(messages, total);
   }
   if (messages !== total) {
-    throw new StoreError('corrupt', `the source holds ${total} messages but ${messages} were reached through their events; nothing was copied`);
+    throw new StoreError(
+      'corrupt',
+      `the source holds ${total} messages but ${messages} were reached through their events; nothing was copied`,
+    );
   }
 
   const active = await source.listRooms();
@@ -138,5 +152,15 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   }
   const agents = await source.listAgents();
   await sink.records({ rooms, agents, threads, dms, artifacts, pairings, last_seq: last });
-  return { rooms: rooms.length, agents: agents.length, threads: threads.length, dms: dms.length, messages, artifacts: artifacts.length, events, last_seq: last, pairings: pairings.length };
+  return {
+    rooms: rooms.length,
+    agents: agents.length,
+    threads: threads.length,
+    dms: dms.length,
+    messages,
+    artifacts: artifacts.length,
+    events,
+    last_seq: last,
+    pairings: pairings.length,
+  };
 }

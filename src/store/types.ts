@@ -179,7 +179,6 @@ export interface Store {
 
 // ---- tentative reads ----
 
-
 export interface Tentative<T> {
   record: T | undefined;
   basis: Basis;
@@ -269,7 +268,13 @@ export interface SchemaChange {
 }
 
 /** The one line that refuses a store written by a newer svc (nothing is changed). */
-export function newerSchemaMessage(where: string, found: number, supported: number, migratedBy: string | undefined, version: string): string {
+export function newerSchemaMessage(
+  where: string,
+  found: number,
+  supported: number,
+  migratedBy: string | undefined,
+  version: string,
+): string {
   return `${where} has schema version ${found}${migratedBy ? ` (migrated by svc ${migratedBy})` : ''}, newer than svc ${version} supports (${supported}): run that newer svc, or restore a copy taken before the upgrade; nothing was changed`;
 }
 

@@ -89,7 +89,11 @@ function renderHeader() {
   $('network-name').textContent = n.name;
   $('network-id').textContent = n.id;
   $('network-version').textContent = `svc ${n.version}`;
-  const info = s.signed_in ? `signed in · ${s.scopes.join(', ') || 'no scopes'}` : s.principal === 'trusted' ? 'open access (auth off)' : 'public view';
+  const info = s.signed_in
+    ? `signed in · ${s.scopes.join(', ') || 'no scopes'}`
+    : s.principal === 'trusted'
+      ? 'open access (auth off)'
+      : 'public view';
   $('session-info').textContent = info;
   $('sign-out').hidden = !s.signed_in;
   $('sign-in').hidden = s.signed_in || s.principal === 'trusted';
@@ -102,7 +106,5 @@ function renderHeader() {
   }
   $('composer-name').value = name || s.human?.name || 'Console';
 }
-
-
 
 boot();

@@ -231,7 +231,10 @@ export async function send() {
   $('composer-send').disabled = true;
   $('composer-status').textContent = 'sending…';
   try {
-    await api('/v1/messages', { method: 'POST', body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts: [{ kind: 'text', text }] } });
+    await api('/v1/messages', {
+      method: 'POST',
+      body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts: [{ kind: 'text', text }] },
+    });
     box.value = '';
     $('composer-status').textContent = '';
     await catchUp();
@@ -243,4 +246,3 @@ export async function send() {
     box.focus();
   }
 }
-

@@ -95,13 +95,25 @@ function onMessage(m) {
       t.message_count = (t.message_count ?? 0) + 1;
       t.last_message_at = m.created_at;
     } else if (m.target.room_id === state.threadsRoom) {
-      state.threads.set(m.target.thread_id, { id: m.target.thread_id, room_id: m.target.room_id, parent_message_id: m.target.parent_message_id, message_count: 1, last_message_at: m.created_at });
+      state.threads.set(m.target.thread_id, {
+        id: m.target.thread_id,
+        room_id: m.target.room_id,
+        parent_message_id: m.target.parent_message_id,
+        message_count: 1,
+        last_message_at: m.created_at,
+      });
     }
   }
   if (m.target.kind === 'dm' && state.dmsAllowed) {
     const d = state.dms.get(m.target.dm_id);
     if (d) d.message_count = (d.message_count ?? 0) + 1;
-    else state.dms.set(m.target.dm_id, { id: m.target.dm_id, participant_ids: m.target.participant_ids ?? [], message_count: 1, last_message_at: m.created_at });
+    else
+      state.dms.set(m.target.dm_id, {
+        id: m.target.dm_id,
+        participant_ids: m.target.participant_ids ?? [],
+        message_count: 1,
+        last_message_at: m.created_at,
+      });
   }
   if (c && key === `${c.kind}:${c.id}`) {
     if (state.loading) state.pending.push(m);
@@ -118,4 +130,3 @@ function onMessage(m) {
   renderThreads();
   renderDms();
 }
-

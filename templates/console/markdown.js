@@ -23,7 +23,27 @@ export function isAllowedLink(url) {
   return /^(https?:\/\/|mailto:)/i.test(String(url).trim());
 }
 
-const BLOCK = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'pre', 'hr']);
+const BLOCK = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'pre',
+  'hr',
+]);
 const INLINE = new Set(['em', 'strong', 's', 'code', 'br']);
 
 /**

@@ -74,7 +74,13 @@ export function messageNode(m, opts = {}) {
       el('time', { datetime: m.created_at, title: m.created_at }, formatTime(m.created_at)),
     ),
     ...(Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
-    opts.replies ? el('a', { class: 'replies', href: `#/thread/${encodeURIComponent(opts.replies.id)}` }, `${opts.replies.message_count} in thread ${opts.replies.id}`) : null,
+    opts.replies
+      ? el(
+          'a',
+          { class: 'replies', href: `#/thread/${encodeURIComponent(opts.replies.id)}` },
+          `${opts.replies.message_count} in thread ${opts.replies.id}`,
+        )
+      : null,
   );
 }
 
@@ -99,6 +105,10 @@ export function warningNode(w) {
     w.message ?? '',
     w.action ? el('div', { class: 'muted' }, w.action) : null,
     // A relative docs_url names a file of the svc docs, not a page this server serves: shown as text.
-    w.docs_url ? (/^https?:\/\//.test(w.docs_url) ? el('a', { href: w.docs_url, external: true }, 'docs') : el('div', { class: 'muted' }, `see ${w.docs_url}`)) : null,
+    w.docs_url
+      ? /^https?:\/\//.test(w.docs_url)
+        ? el('a', { href: w.docs_url, external: true }, 'docs')
+        : el('div', { class: 'muted' }, `see ${w.docs_url}`)
+      : null,
   );
 }

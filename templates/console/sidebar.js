@@ -132,7 +132,13 @@ export function renderDms() {
       el(
         'li',
         { class: isCurrent('dm', d.id) ? 'active' : '' },
-        el('a', { href: `#/dm/${encodeURIComponent(d.id)}`, testid: `dm-${d.id}` }, dmLabel(d), el('span', { class: 'muted count' }, ` ${d.message_count}`), badge(`dm:${d.id}`)),
+        el(
+          'a',
+          { href: `#/dm/${encodeURIComponent(d.id)}`, testid: `dm-${d.id}` },
+          dmLabel(d),
+          el('span', { class: 'muted count' }, ` ${d.message_count}`),
+          badge(`dm:${d.id}`),
+        ),
       ),
     );
   }
@@ -140,14 +146,20 @@ export function renderDms() {
 
 export function presenceDot(id) {
   const on = state.presence.get(id) === true;
-  return el('span', { class: `dot ${on ? 'on' : 'off'}`, title: on ? 'attached' : 'not attached', data: { presence: on ? 'online' : 'offline' } });
+  return el('span', {
+    class: `dot ${on ? 'on' : 'off'}`,
+    title: on ? 'attached' : 'not attached',
+    data: { presence: on ? 'online' : 'offline' },
+  });
 }
 
 export function renderAgents() {
   const ul = $('agents');
   clear(ul);
   if (state.agents.size === 0) ul.append(el('li', { class: 'muted' }, 'no agents visible'));
-  const sorted = [...state.agents.values()].sort((a, b) => Number(state.presence.get(b.id) === true) - Number(state.presence.get(a.id) === true) || a.id.localeCompare(b.id));
+  const sorted = [...state.agents.values()].sort(
+    (a, b) => Number(state.presence.get(b.id) === true) - Number(state.presence.get(a.id) === true) || a.id.localeCompare(b.id),
+  );
   for (const a of sorted) {
     ul.append(
       el(
@@ -161,4 +173,3 @@ export function renderAgents() {
   }
   for (const fn of listeners.agents) fn();
 }
-

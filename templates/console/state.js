@@ -38,4 +38,3 @@ export function report(err) {
   toast(err.message);
   return undefined;
 }
-

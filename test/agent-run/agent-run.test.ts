@@ -21,7 +21,10 @@ const ADMIN = TOKENS.admin.value;
 
 t.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', name: 'General', members: ['ada', 'beta', 'bob', 'carol', 'dora', 'erin'], write_policy: 'members' }] },
+    config: {
+      auth: { agent_registration: 'open' },
+      rooms: [{ id: 'general', name: 'General', members: ['ada', 'beta', 'bob', 'carol', 'dora', 'erin'], write_policy: 'members' }],
+    },
   });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-agent-run-'));
   ctx.bot = writeBot(ctx.dir);
@@ -40,13 +43,21 @@ const send = async (s: TestServer, body: Record<string, Json>) => {
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;
 };
-const room = (text: string, mentions: string[] = []) => ({ target: { kind: 'room', room_id: 'general' }, parts: [{ kind: 'text', text }], mentions });
+const room = (text: string, mentions: string[] = []) => ({
+  target: { kind: 'room', room_id: 'general' },
+  parts: [{ kind: 'text', text }],
+  mentions,
+});
 const messages = async (s: TestServer, p: string) => ((await s.get(p, ADMIN)).body.messages ?? []) as Json[];
 const by = (ms: Json[], id: string) => ms.filter((m) => m.from.id === id);
 
 async function run(ctx: Ctx, name: string, args: string[], env: Record<string, string> = {}) {
   const runs = path.join(ctx.dir, `${name}.runs`);
-  const p = await startAgentRun(['--url', ctx.s.url, '--state-dir', path.join(ctx.dir, `${name}-state`), ...args, '--', process.execPath, ctx.bot], { RUNS_FILE: runs, ...env }, ctx.dir);
+  const p = await startAgentRun(
+    ['--url', ctx.s.url, '--state-dir', path.join(ctx.dir, `${name}-state`), ...args, '--', process.execPath, ctx.bot],
+    { RUNS_FILE: runs, ...env },
+    ctx.dir,
+  );
   ctx.procs.push(p);
   return { p, runs };
 }
@@ -60,7 +71,10 @@ t('a mention and a DM each produce one run and one reply in their conversation; 
   assert.match(p.stderr(), /attached as ada to network testnet/, 'the agent token names its agent');
   await send(s, room('nobody is mentioned here'));
   const inRoom = await send(s, room('@ada status?'));
-  const inThread = await send(s, { target: { kind: 'thread', room_id: 'general', thread_id: 'incident-1' }, parts: [{ kind: 'text', text: '@ada look at this' }] });
+  const inThread = await send(s, {
+    target: { kind: 'thread', room_id: 'general', thread_id: 'incident-1' },
+    parts: [{ kind: 'text', text: '@ada look at this' }],
+  });
   const dm = await send(s, { target: { kind: 'dm', participant_ids: ['ada'] }, parts: [{ kind: 'text', text: 'a private question' }] });
 
   await eventually(async () => by(await messages(s, '/v1/rooms/general/messages'), 'ada').length === 1, 20_000, 'the room reply');
@@ -71,9 +85,19 @@ t('a mention and a DM each produce one run and one reply in their conversation; 
   // Runs of different conversations may run side by side: compare them in conversation order.
   const order = ['room:general', 'thread:incident-1', `dm:${dmId}`];
   const r = runsOf(runs).sort((a, b) => order.indexOf(a.conv) - order.indexOf(b.conv));
-  assert.equal(r.map((x) => x.ids), [inRoom, inThread, dm], 'one run per wake, none for the unmentioned message');
-  assert.equal(r.map((x) => x.conv), ['room:general', 'thread:incident-1', `dm:${dmId}`]);
-  assert.equal(r.map((x) => x.key), ['service:testnet:room:general', 'service:testnet:thread:incident-1', `service:testnet:dm:${dmId}`]);
+  assert.equal(
+    r.map((x) => x.ids),
+    [inRoom, inThread, dm],
+    'one run per wake, none for the unmentioned message',
+  );
+  assert.equal(
+    r.map((x) => x.conv),
+    ['room:general', 'thread:incident-1', `dm:${dmId}`],
+  );
+  assert.equal(
+    r.map((x) => x.key),
+    ['service:testnet:room:general', 'service:testnet:thread:incident-1', `service:testnet:dm:${dmId}`],
+  );
   assert.match(r[0]!.prompt, /Recent messages, oldest first:\n\[[^\]]+\] beta \(id \S+\): nobody is mentioned here/);
   assert.match(r[0]!.prompt, /New message for you:\n\[[^\]]+\] beta \(id \S+\): @ada status\?/);
 
@@ -95,16 +119,26 @@ t('wakes that arrive during a slow run are batched into the next run', async (ct
   const third = await send(s, room('@bob third'));
   await eventually(async () => by(await messages(s, '/v1/rooms/general/messages'), 'bob').length === 2, 30_000, 'two replies');
   const r = runsOf(runs);
-  assert.equal(r.map((x) => x.ids), [first, `${second},${third}`]);
+  assert.equal(
+    r.map((x) => x.ids),
+    [first, `${second},${third}`],
+  );
   assert.match(r[1]!.prompt, /New messages for you \(2\):\n.*@bob second\n.*@bob third/);
   await new Promise((res) => setTimeout(res, 500));
   assert.is(runsOf(runs).length, 2, 'no third run');
   // --json: one record per run on stdout.
-  const records = p.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-  assert.equal(records.map((r) => [r.conversation, r.message_ids, r.exit_code, r.reply]), [
-    ['room:general', [first], 0, 'posted'],
-    ['room:general', [second, third], 0, 'posted'],
-  ]);
+  const records = p
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+  assert.equal(
+    records.map((r) => [r.conversation, r.message_ids, r.exit_code, r.reply]),
+    [
+      ['room:general', [first], 0, 'posted'],
+      ['room:general', [second, third], 0, 'posted'],
+    ],
+  );
   assert.ok(records.every((r) => r.duration_ms >= 1500 && /^re-bob-/.test(r.reply_id)));
 });
 
@@ -119,9 +153,17 @@ t('a SIGKILL mid-run re-delivers the wake on restart and the reply is posted onc
   assert.is(by(await messages(s, '/v1/rooms/general/messages'), 'carol').length, 0);
 
   const again = await run(ctx, 'carol', args, { SVC_TOKEN: ADMIN, DELAY_MS: '0' });
-  await eventually(async () => by(await messages(s, '/v1/rooms/general/messages'), 'carol').length === 1, 20_000, 'the reply after the restart');
+  await eventually(
+    async () => by(await messages(s, '/v1/rooms/general/messages'), 'carol').length === 1,
+    20_000,
+    'the reply after the restart',
+  );
   const r = runsOf(again.runs);
-  assert.equal(r.map((x) => x.ids), [wake, wake], 'the wake ran again after the crash');
+  assert.equal(
+    r.map((x) => x.ids),
+    [wake, wake],
+    'the wake ran again after the crash',
+  );
   assert.is(r[0]!.reply, r[1]!.reply, 'with the same reply id');
   await again.p.stop();
 
@@ -129,7 +171,12 @@ t('a SIGKILL mid-run re-delivers the wake on restart and the reply is posted onc
   const third = await run(ctx, 'carol', args, { SVC_TOKEN: ADMIN });
   await send(s, room('@carol second question'));
   await eventually(async () => by(await messages(s, '/v1/rooms/general/messages'), 'carol').length === 2, 20_000, 'the next reply');
-  assert.equal(runsOf(third.runs).map((x) => x.ids).slice(2), [runsOf(third.runs).at(-1)!.ids]);
+  assert.equal(
+    runsOf(third.runs)
+      .map((x) => x.ids)
+      .slice(2),
+    [runsOf(third.runs).at(-1)!.ids],
+  );
   assert.is(runsOf(third.runs).filter((x) => x.ids === wake).length, 2);
 });
 
@@ -137,7 +184,10 @@ t('a wake whose reply is stored never runs again, even when a slower conversatio
   const { s } = ctx;
   const args = ['--agent', 'erin'];
   const first = await run(ctx, 'erin', args, { SVC_TOKEN: ADMIN, DELAY_MS: '60000', SLOW_CONV: 'thread:slow-1' });
-  const slow = await send(s, { target: { kind: 'thread', room_id: 'general', thread_id: 'slow-1' }, parts: [{ kind: 'text', text: '@erin think hard' }] });
+  const slow = await send(s, {
+    target: { kind: 'thread', room_id: 'general', thread_id: 'slow-1' },
+    parts: [{ kind: 'text', text: '@erin think hard' }],
+  });
   await eventually(() => runsOf(first.runs).length === 1, 20_000, 'the slow run to start');
   const quick = await send(s, room('@erin quick one'));
   await first.p.waitLog(new RegExp(`run room:general \\(1 wake: ${quick}\\) exit 0 in \\S+; replied`), 20_000);
@@ -146,9 +196,17 @@ t('a wake whose reply is stored never runs again, even when a slower conversatio
   process.kill(runsOf(first.runs)[0]!.pid, 'SIGKILL');
 
   const again = await run(ctx, 'erin', args, { SVC_TOKEN: ADMIN, DELAY_MS: '0' });
-  await eventually(async () => by(await messages(s, '/v1/threads/slow-1/messages'), 'erin').length === 1, 20_000, 'the slow reply after the restart');
+  await eventually(
+    async () => by(await messages(s, '/v1/threads/slow-1/messages'), 'erin').length === 1,
+    20_000,
+    'the slow reply after the restart',
+  );
   await new Promise((res) => setTimeout(res, 500));
-  assert.equal(runsOf(again.runs).map((x) => x.ids), [slow, quick, slow], 'the quick wake ran once');
+  assert.equal(
+    runsOf(again.runs).map((x) => x.ids),
+    [slow, quick, slow],
+    'the quick wake ran once',
+  );
   assert.is(by(await messages(s, '/v1/rooms/general/messages'), 'erin').length, 1, 'and was answered once');
 });
 
@@ -157,16 +215,25 @@ t('the timeout kills a hanging command and says so', async (ctx) => {
   const { p, runs } = await run(ctx, 'dora', ['--agent', 'dora', '--timeout', '1s'], { SVC_TOKEN: ADMIN, DELAY_MS: '600000' });
   const wake = await send(s, room('@dora this will hang'));
   const line = await p.waitLog(/timed out/, 30_000);
-  assert.match(line, new RegExp(`^svc agent run: run room:general \\(1 wake: ${wake}\\) timed out in \\S+; no reply; timed out after 1\\.0s: the command was killed$`));
+  assert.match(
+    line,
+    new RegExp(
+      `^svc agent run: run room:general \\(1 wake: ${wake}\\) timed out in \\S+; no reply; timed out after 1\\.0s: the command was killed$`,
+    ),
+  );
   const pid = runsOf(runs)[0]!.pid;
-  await eventually(() => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, 10_000, 'the command to be gone');
+  await eventually(
+    () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    10_000,
+    'the command to be gone',
+  );
   assert.is(by(await messages(s, '/v1/rooms/general/messages'), 'dora').length, 0, 'no reply');
 });
 

@@ -23,7 +23,12 @@ const msg = (o: Partial<Message> & { text?: string } = {}): Message => ({
   created_at: '2026-11-24T04:00:00.000Z',
   ...o,
 });
-const ev = (m: Message, wake?: 'mention' | 'dm'): AttachedEvent => ({ cursor: '1', event: { id: 'e', type: 'message.created', network_id: 'home', created_at: '', message: m }, ...(wake ? { wake } : {}), ack: () => undefined });
+const ev = (m: Message, wake?: 'mention' | 'dm'): AttachedEvent => ({
+  cursor: '1',
+  event: { id: 'e', type: 'message.created', network_id: 'home', created_at: '', message: m },
+  ...(wake ? { wake } : {}),
+  ack: () => undefined,
+});
 
 const opts = suite('agent run flags and wakes');
 
@@ -49,7 +54,10 @@ opts('wakes on mentions and DMs by default, never on its own messages, and only 
   assert.not.ok(wakes(ev(msg()), f), 'plain room traffic');
   assert.not.ok(wakes(ev(msg(), 'dm'), { ...f, wake: parseWake('mentions') }));
   assert.ok(wakes(ev(msg()), { ...f, wake: parseWake('all') }));
-  assert.not.ok(wakes(ev(msg({ from: { type: 'agent', id: 'alpha', network_id: 'home', fqid: '' } })), { ...f, wake: parseWake('all') }), 'its own message');
+  assert.not.ok(
+    wakes(ev(msg({ from: { type: 'agent', id: 'alpha', network_id: 'home', fqid: '' } })), { ...f, wake: parseWake('all') }),
+    'its own message',
+  );
   assert.not.ok(wakes(ev(msg(), 'mention'), { ...f, rooms: ['ops'] }));
   assert.ok(wakes(ev(msg({ target: { kind: 'thread', room_id: 'ops', thread_id: 't' } }), 'mention'), { ...f, rooms: ['ops'] }));
 });
@@ -59,7 +67,10 @@ opts.run();
 const prompt = suite('what a run gets');
 
 prompt('the prompt names who and where, gives context, then the new messages with their ids', () => {
-  const recent = [msg({ id: 'm0', text: 'earlier', from: { type: 'human', id: 'ops', network_id: 'home', fqid: '' } }), msg({ id: 'm1', text: '@alpha status?' })];
+  const recent = [
+    msg({ id: 'm0', text: 'earlier', from: { type: 'human', id: 'ops', network_id: 'home', fqid: '' } }),
+    msg({ id: 'm1', text: '@alpha status?' }),
+  ];
   assert.is(
     promptOf({ networkId: 'home', agentId: 'alpha', wakes: [recent[1]!], recent }),
     [
@@ -80,7 +91,10 @@ prompt('the prompt names who and where, gives context, then the new messages wit
 
 prompt('the environment names the conversation, its session key, the message ids and the reply id', () => {
   const t = { kind: 'thread' as const, room_id: 'general', thread_id: 't1' };
-  const env = runEnv({ networkId: 'home', agentId: 'alpha', wakes: [msg({ id: 'a', target: t }), msg({ id: 'b', target: t })], recent: [] }, { url: 'http://x', token: 'tok', replyId: 'r' });
+  const env = runEnv(
+    { networkId: 'home', agentId: 'alpha', wakes: [msg({ id: 'a', target: t }), msg({ id: 'b', target: t })], recent: [] },
+    { url: 'http://x', token: 'tok', replyId: 'r' },
+  );
   assert.equal(env, {
     SVC_URL: 'http://x',
     SVC_TOKEN: 'tok',
@@ -103,7 +117,11 @@ prompt('the reply id depends only on the wakes, and the reply stays in the conve
   assert.is.not(replyIdOf('alpha', ['m1']), replyIdOf('alpha', ['m1', 'm2']));
   assert.is.not(replyIdOf('alpha', ['m1']), replyIdOf('beta', ['m1']));
   assert.match(replyIdOf('alpha', ['m1']), /^re-alpha-[A-Za-z0-9_-]{22}$/);
-  assert.equal(replyTarget({ kind: 'thread', room_id: 'g', thread_id: 't', parent_message_id: 'p' }), { kind: 'thread', room_id: 'g', thread_id: 't' });
+  assert.equal(replyTarget({ kind: 'thread', room_id: 'g', thread_id: 't', parent_message_id: 'p' }), {
+    kind: 'thread',
+    room_id: 'g',
+    thread_id: 't',
+  });
   assert.equal(replyTarget({ kind: 'dm', dm_id: 'dm_1', participant_ids: ['home:a'] }), { kind: 'dm', dm_id: 'dm_1' });
 });
 
@@ -111,7 +129,14 @@ prompt('a run log line says conversation, wakes, exit, duration and reply', () =
   const base = { conversation: 'room:general', session_key: 'k', message_ids: ['m1'], exit_code: 0, timed_out: false, duration_ms: 1234 };
   assert.is(describeRun({ ...base, reply: 'posted', reply_id: 're-a-x' }), 'run room:general (1 wake: m1) exit 0 in 1.2s; replied re-a-x');
   assert.is(
-    describeRun({ ...base, exit_code: null, signal: 'SIGTERM', timed_out: true, reply: 'skipped', error: 'timed out after 1.0s: the command was killed' }),
+    describeRun({
+      ...base,
+      exit_code: null,
+      signal: 'SIGTERM',
+      timed_out: true,
+      reply: 'skipped',
+      error: 'timed out after 1.0s: the command was killed',
+    }),
     'run room:general (1 wake: m1) timed out in 1.2s; no reply; timed out after 1.0s: the command was killed',
   );
 });
@@ -128,7 +153,12 @@ presets('claude: a session id derived from the session key, then --resume', () =
   const first = presetPlan('claude', { sessionKey: 'service:home:room:general', extra: ['--model', 'sonnet'], replyFile: '/tmp/r' });
   assert.equal(first.argv, ['claude', '-p', '--session-id', id, '--model', 'sonnet']);
   assert.is(first.sessionFrom!(''), id);
-  assert.equal(presetPlan('claude', { sessionKey: 'service:home:room:general', known: id, extra: [], replyFile: '/tmp/r' }).argv, ['claude', '-p', '--resume', id]);
+  assert.equal(presetPlan('claude', { sessionKey: 'service:home:room:general', known: id, extra: [], replyFile: '/tmp/r' }).argv, [
+    'claude',
+    '-p',
+    '--resume',
+    id,
+  ]);
 });
 
 presets('codex: exec, then exec resume with the thread id read from its JSON events', () => {
@@ -159,7 +189,8 @@ help('--help of each shows an example and the connection flags', async () => {
       assert.is((err as CommanderError).exitCode, 0, c.join(' '));
     }
     assert.match(out, /Examples?:\n  svc /, `${c.join(' ')} --help has an example`);
-    if (c[0] !== 'agent' || c.length > 1) assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>[\s\S]*--json/, c.join(' '));
+    if (c[0] !== 'agent' || c.length > 1)
+      assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>[\s\S]*--json/, c.join(' '));
   }
 });
 

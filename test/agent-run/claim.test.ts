@@ -30,10 +30,21 @@ test('a first claim keeps its token, and the next start attaches and replies wit
     const other = await s.post('/v1/agents/register', { requested_agent_id: 'yan' });
     assert.is(other.status, 200, other.text);
     const yan = other.body.agent_token as string;
-    const sent = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['zed'] }, from: { type: 'agent', id: 'yan' }, parts: [{ kind: 'text', text: 'hi zed' }] }, yan);
+    const sent = await s.post(
+      '/v1/messages',
+      { target: { kind: 'dm', participant_ids: ['zed'] }, from: { type: 'agent', id: 'yan' }, parts: [{ kind: 'text', text: 'hi zed' }] },
+      yan,
+    );
     assert.is(sent.status, 200, sent.text);
     const dmId = (await s.get('/v1/dms', yan)).body.dms[0].id as string;
-    await eventually(async () => ((await s.get(`/v1/dms/${dmId}/messages`, yan)).body.messages as Json[]).some((m) => m.from.id === 'zed' && m.parts[0].text === 'zed here'), 20_000, 'the reply');
+    await eventually(
+      async () =>
+        ((await s.get(`/v1/dms/${dmId}/messages`, yan)).body.messages as Json[]).some(
+          (m) => m.from.id === 'zed' && m.parts[0].text === 'zed here',
+        ),
+      20_000,
+      'the reply',
+    );
   } finally {
     await p?.stop();
     await s.dispose();

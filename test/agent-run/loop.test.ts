@@ -26,12 +26,29 @@ test('two agents replying to each other are stopped by the loop guard', async ()
         dir,
       );
     procs.push(await start('dave', 'eve'), await start('eve', 'dave'));
-    const kick = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'arena' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: '@dave start' }] }, ADMIN);
+    const kick = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: 'arena' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: '@dave start' }] },
+      ADMIN,
+    );
     assert.is(kick.status, 200, kick.text);
 
-    const refusal = await eventually(() => procs.map((p) => p.stderr()).join('').split('\n').find((l) => /the loop guard refused the reply/.test(l)) ?? '', 60_000, 'a refused reply');
-    assert.match(refusal, /^svc agent run: run room:arena \(1 wake: \S+\) exit 0 in \S+; reply refused; the loop guard refused the reply: 429 loop_detected: agents dave, eve exchanged 4 consecutive messages/);
-    const agentMessages = async () => ((await s.get('/v1/rooms/arena/messages', ADMIN)).body.messages as Json[]).filter((m) => m.from.type === 'agent');
+    const refusal = await eventually(
+      () =>
+        procs
+          .map((p) => p.stderr())
+          .join('')
+          .split('\n')
+          .find((l) => /the loop guard refused the reply/.test(l)) ?? '',
+      60_000,
+      'a refused reply',
+    );
+    assert.match(
+      refusal,
+      /^svc agent run: run room:arena \(1 wake: \S+\) exit 0 in \S+; reply refused; the loop guard refused the reply: 429 loop_detected: agents dave, eve exchanged 4 consecutive messages/,
+    );
+    const agentMessages = async () =>
+      ((await s.get('/v1/rooms/arena/messages', ADMIN)).body.messages as Json[]).filter((m) => m.from.type === 'agent');
     assert.is((await agentMessages()).length, 4, 'four turns, then nothing');
     // Quiet afterwards: the refused reply woke nobody.
     const runs = () => runsOf(path.join(dir, 'dave.runs')).length + runsOf(path.join(dir, 'eve.runs')).length;

@@ -40,7 +40,9 @@ t('svc serve refuses to start and names both entries', async () => {
 });
 
 t('one token listing an agent twice is not ambiguous and starts', async () => {
-  const s = await startServer({ config: { auth: { tokens: [{ ...TOKENS.admin, scopes: [...TOKENS.admin.scopes], agents: ['alpha', 'alpha'] }] } } });
+  const s = await startServer({
+    config: { auth: { tokens: [{ ...TOKENS.admin, scopes: [...TOKENS.admin.scopes], agents: ['alpha', 'alpha'] }] } },
+  });
   try {
     assert.is((await s.get('/healthz')).status, 200);
   } finally {
@@ -51,7 +53,16 @@ t('one token listing an agent twice is not ambiguous and starts', async () => {
 t('a reload with the ambiguous list is refused, logged, and the running config is kept', async () => {
   const s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
   try {
-    writeConfig(s.dir, testConfig({ auth: ambiguousAuth(), rooms: [{ id: 'general', members: ['alpha'] }, { id: 'later', members: [] }] }));
+    writeConfig(
+      s.dir,
+      testConfig({
+        auth: ambiguousAuth(),
+        rooms: [
+          { id: 'general', members: ['alpha'] },
+          { id: 'later', members: [] },
+        ],
+      }),
+    );
     s.proc.kill('SIGHUP');
     await eventually(() => EXPECTED.test(s.output()), 5000, 'the reload error in the log');
     assert.match(s.output(), /config reload \(SIGHUP\) failed; keeping the running config/);
@@ -67,7 +78,15 @@ t('svc apply refuses the file before contacting the server', async () => {
   const s = await startServer();
   try {
     const file = path.join(s.dir, 'declared.yaml');
-    writeFileSync(file, stringify({ network: { id: 'testnet' }, server: { listen_addr: `127.0.0.1:${s.port}` }, auth: { mode: 'bearer', ...ambiguousAuth() } }), { mode: 0o600 });
+    writeFileSync(
+      file,
+      stringify({
+        network: { id: 'testnet' },
+        server: { listen_addr: `127.0.0.1:${s.port}` },
+        auth: { mode: 'bearer', ...ambiguousAuth() },
+      }),
+      { mode: 0o600 },
+    );
     const r = await cli(['apply', file, '--url', s.url], { env: { SVC_TOKEN: ADMIN } });
     assert.not.equal(r.code, 0);
     assert.match(r.stderr, EXPECTED);

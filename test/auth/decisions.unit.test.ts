@@ -8,7 +8,12 @@ import { agentSenderRefusal, canSendHuman, humanSenderRefusal, localSenderRefusa
 
 const trusted: Principal = { kind: 'trusted', credentialKey: 'anonymous' };
 const anonymous: Principal = { kind: 'anonymous' };
-const agentTok = (agentId: string): Principal => ({ kind: 'agent', agentId, scopes: new Set(['write', 'attach', 'observe']), credentialKey: `agent:${agentId}-key` });
+const agentTok = (agentId: string): Principal => ({
+  kind: 'agent',
+  agentId,
+  scopes: new Set(['write', 'attach', 'observe']),
+  credentialKey: `agent:${agentId}-key`,
+});
 const token = (scopes: string[], agents?: string[]): Principal => ({
   kind: 'static',
   tokenId: 't',
@@ -71,7 +76,10 @@ claims('a new claim follows the registration mode and the token scopes', () => {
 
 claims('an id already claimed resolves for its credential and conflicts for others', () => {
   assert.is(existingClaimRefusal(token(['attach']), 'x', 'token:t'), undefined);
-  assert.equal(existingClaimRefusal(token(['attach']), 'x', 'token:other'), { status: 409, reason: 'agent id x is already registered to another credential' });
+  assert.equal(existingClaimRefusal(token(['attach']), 'x', 'token:other'), {
+    status: 409,
+    reason: 'agent id x is already registered to another credential',
+  });
   assert.is(existingClaimRefusal(anonymous, 'x', 'agent:k')?.status, 409);
   assert.is(existingClaimRefusal(agentTok('y'), 'x', 'agent:y-key')?.status, 403);
   assert.is(existingClaimRefusal(token(['attach'], ['y']), 'x', 'token:t')?.status, 403);

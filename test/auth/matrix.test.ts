@@ -8,7 +8,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type Res, type TestServer } from '../helpers/server.js';
 
-const KINDS = ['anonymous', 'invalid', 'malformed', 'forgedAgent', 'observer', 'writer', 'attacher', 'pair', 'adminOnly', 'admin', 'alphaOnly', 'agent'] as const;
+const KINDS = [
+  'anonymous',
+  'invalid',
+  'malformed',
+  'forgedAgent',
+  'observer',
+  'writer',
+  'attacher',
+  'pair',
+  'adminOnly',
+  'admin',
+  'alphaOnly',
+  'agent',
+] as const;
 type Kind = (typeof KINDS)[number];
 const BAD: readonly Kind[] = ['invalid', 'malformed', 'forgedAgent'];
 
@@ -91,7 +104,11 @@ function rowsFor(dmId: () => string): Record<string, Row> {
     'POST /v1/messages': {
       method: 'POST',
       path: '/v1/messages',
-      body: (k) => ({ target: { kind: 'room', room_id: 'pub' }, from: { type: 'agent', id: senderOf(k) }, parts: [{ kind: 'text', text: `from ${k}` }] }),
+      body: (k) => ({
+        target: { kind: 'room', room_id: 'pub' },
+        from: { type: 'agent', id: senderOf(k) },
+        parts: [{ kind: 'text', text: `from ${k}` }],
+      }),
       allow: ['writer', 'admin', 'alphaOnly', 'agent'],
     },
     'GET /v1/agents': { method: 'GET', path: '/v1/agents', allow: [...READERS, 'pair'] },
@@ -150,11 +167,35 @@ priv.before(async (c) => {
   assert.is(reg.status, 200, reg.text);
   c.agentToken = reg.body.agent_token;
   const admin = TOKENS.admin.value;
-  const sent = await c.s.post('/v1/messages', { target: { kind: 'room', room_id: 'pub' }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'file', url: 'https://x.test/a.txt' }] }, admin);
+  const sent = await c.s.post(
+    '/v1/messages',
+    {
+      target: { kind: 'room', room_id: 'pub' },
+      from: { type: 'agent', id: 'ops' },
+      parts: [{ kind: 'file', url: 'https://x.test/a.txt' }],
+    },
+    admin,
+  );
   assert.is(sent.status, 200, sent.text);
-  const th = await c.s.post('/v1/messages', { target: { kind: 'thread', room_id: 'pub', thread_id: 't1' }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: 'in thread' }] }, admin);
+  const th = await c.s.post(
+    '/v1/messages',
+    {
+      target: { kind: 'thread', room_id: 'pub', thread_id: 't1' },
+      from: { type: 'agent', id: 'ops' },
+      parts: [{ kind: 'text', text: 'in thread' }],
+    },
+    admin,
+  );
   assert.is(th.status, 200, th.text);
-  const dm = await c.s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha', 'gen'] }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: 'dm' }] }, admin);
+  const dm = await c.s.post(
+    '/v1/messages',
+    {
+      target: { kind: 'dm', participant_ids: ['alpha', 'gen'] },
+      from: { type: 'agent', id: 'ops' },
+      parts: [{ kind: 'text', text: 'dm' }],
+    },
+    admin,
+  );
   assert.is(dm.status, 200, dm.text);
   privDm = (await c.s.get('/v1/dms', admin)).body.dms[0].id;
   c.dmId = privDm;
@@ -188,10 +229,22 @@ pub.before(async (c) => {
   c.agentToken = 'agt_v1_none';
   const admin = TOKENS.admin.value;
   for (const room of ['pub', 'priv']) {
-    const th = await c.s.post('/v1/messages', { target: { kind: 'thread', room_id: room, thread_id: `t-${room}` }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'image', url: 'https://x.test/i.png' }] }, admin);
+    const th = await c.s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'thread', room_id: room, thread_id: `t-${room}` },
+        from: { type: 'agent', id: 'ops' },
+        parts: [{ kind: 'image', url: 'https://x.test/i.png' }],
+      },
+      admin,
+    );
     assert.is(th.status, 200, th.text);
   }
-  const dm = await c.s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: 'dm' }] }, admin);
+  const dm = await c.s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: 'dm' }] },
+    admin,
+  );
   c.dmId = (await c.s.get('/v1/dms', admin)).body.dms[0].id;
   assert.is(dm.status, 200, dm.text);
 });
@@ -235,7 +288,12 @@ const PUBLIC_CASES: [string, string, number][] = [
 pub('an anonymous caller reads public rooms, threads, history, agents, events and the network, and nothing else', async (c) => {
   const wrong: string[] = [];
   for (const [method, p, want] of PUBLIC_CASES) {
-    const body = method === 'GET' || method === 'DELETE' ? undefined : method === 'POST' && p === '/v1/messages' ? { target: { kind: 'room', room_id: 'pub' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'x' }] } : {};
+    const body =
+      method === 'GET' || method === 'DELETE'
+        ? undefined
+        : method === 'POST' && p === '/v1/messages'
+          ? { target: { kind: 'room', room_id: 'pub' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'x' }] }
+          : {};
     const r = await send(c.s, 'anonymous', c.agentToken, method, p.replace('DM', c.dmId), body);
     if (r.status !== want) wrong.push(`${method} ${p}: got ${r.status} want ${want}`);
   }
@@ -244,7 +302,10 @@ pub('an anonymous caller reads public rooms, threads, history, agents, events an
 
 pub('public reads show only public rooms and their members to an anonymous caller', async (c) => {
   const rooms = await c.s.get('/v1/rooms');
-  assert.equal(rooms.body.rooms.map((r: { id: string }) => r.id), ['pub']);
+  assert.equal(
+    rooms.body.rooms.map((r: { id: string }) => r.id),
+    ['pub'],
+  );
   const arts = await c.s.get('/v1/artifacts?room_id=pub', TOKENS.observer.value);
   assert.is(arts.body.artifacts.length, 1);
 });
@@ -253,7 +314,14 @@ pub('a present but invalid Authorization header is 401 on every route, never dow
   const wrong: string[] = [];
   for (const kind of BAD) {
     for (const [method, p] of [['GET', '/healthz'] as const, ...PUBLIC_CASES]) {
-      const r = await send(c.s, kind, c.agentToken, method, p.replace('DM', c.dmId), method === 'GET' || method === 'DELETE' ? undefined : {});
+      const r = await send(
+        c.s,
+        kind,
+        c.agentToken,
+        method,
+        p.replace('DM', c.dmId),
+        method === 'GET' || method === 'DELETE' ? undefined : {},
+      );
       if (r.status !== 401 || r.body?.code !== 'unauthorized') wrong.push(`${kind} ${method} ${p}: got ${r.status}`);
     }
   }

@@ -6,7 +6,12 @@ import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '..
 
 const none = suite<{ s: TestServer }>('auth.mode none');
 none.before(async (c) => {
-  c.s = await startServer({ config: { auth: { mode: 'none', public_read: false, agent_registration: 'disabled', tokens: [] }, rooms: [{ id: 'secret', visibility: 'private', members: ['alpha'] }] } });
+  c.s = await startServer({
+    config: {
+      auth: { mode: 'none', public_read: false, agent_registration: 'disabled', tokens: [] },
+      rooms: [{ id: 'secret', visibility: 'private', members: ['alpha'] }],
+    },
+  });
 });
 none.after(async (c) => c.s?.dispose());
 
@@ -15,7 +20,11 @@ none('needs no credentials for reads, admin actions or sends as any agent', asyn
   assert.is((await s.post('/v1/rooms', { id: 'made', members: ['beta'] })).status, 200);
   assert.is((await s.post('/v1/messages', roomMessage('secret', 'alpha', 'hi'))).status, 200);
   assert.is((await s.post('/v1/messages', roomMessage('made', 'beta', 'hi'))).status, 200);
-  const dm = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'x' }] });
+  const dm = await s.post('/v1/messages', {
+    target: { kind: 'dm', participant_ids: ['beta'] },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'x' }],
+  });
   assert.is(dm.status, 200, dm.text);
   assert.is((await s.get('/v1/dms')).body.dms.length, 1);
   assert.is((await s.post('/v1/apply', { network_id: 'testnet' })).status, 200);
@@ -35,13 +44,24 @@ none('ignores an Authorization header: there is nothing to check it against', as
 });
 
 none('lets human messages through and says so in the network document', async ({ s }) => {
-  assert.is((await s.post('/v1/messages', { target: { kind: 'room', room_id: 'made' }, from: { type: 'human', id: 'pat' }, parts: [{ kind: 'text', text: 'x' }] })).status, 200);
+  assert.is(
+    (
+      await s.post('/v1/messages', {
+        target: { kind: 'room', room_id: 'made' },
+        from: { type: 'human', id: 'pat' },
+        parts: [{ kind: 'text', text: 'x' }],
+      })
+    ).status,
+    200,
+  );
   assert.is((await s.get('/v1/network')).body.console.can_send_human, true);
 });
 
 const bearer = suite<{ s: TestServer }>('auth.mode bearer with registration disabled');
 bearer.before(async (c) => {
-  c.s = await startServer({ config: { auth: { mode: 'bearer', agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  c.s = await startServer({
+    config: { auth: { mode: 'bearer', agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha'] }] },
+  });
 });
 bearer.after(async (c) => c.s?.dispose());
 
@@ -80,7 +100,10 @@ open.before(async (c) => {
 open.after(async (c) => c.s?.dispose());
 
 open('forces public read: anonymous callers read public rooms, never private ones or DMs', async ({ s }) => {
-  assert.equal((await s.get('/v1/rooms')).body.rooms.map((r: Json) => r.id), ['lobby', 'club']);
+  assert.equal(
+    (await s.get('/v1/rooms')).body.rooms.map((r: Json) => r.id),
+    ['lobby', 'club'],
+  );
   assert.is((await s.get('/v1/rooms/lobby/messages')).status, 200);
   assert.is((await s.get('/v1/network')).status, 200);
   assert.is((await s.get('/v1/rooms/vault')).status, 401);

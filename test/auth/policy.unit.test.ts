@@ -82,7 +82,17 @@ rules('an anonymous caller gets 401 on every route when reads are private and re
 });
 
 rules('public read lets anonymous callers read public data, never DMs, artifacts, pairings, metrics or admin', () => {
-  const open = ['network.read', 'topology.list', 'topology.get', 'history.read', 'events.stream', 'console', 'doc.llms', 'doc.skill', 'doc.install'];
+  const open = [
+    'network.read',
+    'topology.list',
+    'topology.get',
+    'history.read',
+    'events.stream',
+    'console',
+    'doc.llms',
+    'doc.skill',
+    'doc.install',
+  ];
   for (const action of Object.keys(RULES) as Action[]) {
     assert.is(status('anonymous', action, publicRead), open.includes(action) ? 200 : 401, action);
   }

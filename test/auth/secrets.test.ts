@@ -29,7 +29,15 @@ interface Ctx {
   minted: string[];
 }
 
-const secretsOf = (ctx: Ctx) => [...Object.values(TOKENS).map((t) => t.value), PAIR_IN, PAIR_OUT, PAIR_OUT2, RELAY_TOKEN, ...CANARIES, ...ctx.minted];
+const secretsOf = (ctx: Ctx) => [
+  ...Object.values(TOKENS).map((t) => t.value),
+  PAIR_IN,
+  PAIR_OUT,
+  PAIR_OUT2,
+  RELAY_TOKEN,
+  ...CANARIES,
+  ...ctx.minted,
+];
 
 const leaks = suite<Ctx>('secrets');
 leaks.before(async (ctx) => {
@@ -49,7 +57,12 @@ leaks.before(async (ctx) => {
       // Peers that never answer: their failures get logged and reported, which must stay token-free.
       pairings: [
         { id: 'far', remote_network_id: 'farnet', remote_base_url: 'http://127.0.0.1:9', token: PAIR_OUT },
-        { id: 'relayed', remote_network_id: 'relaynet', token: PAIR_OUT2, relay: { url: 'ws://127.0.0.1:9/v1/relay', room: 'relay-room-0123456789abcdef', token: RELAY_TOKEN } },
+        {
+          id: 'relayed',
+          remote_network_id: 'relaynet',
+          token: PAIR_OUT2,
+          relay: { url: 'ws://127.0.0.1:9/v1/relay', room: 'relay-room-0123456789abcdef', token: RELAY_TOKEN },
+        },
       ],
     },
   });
@@ -81,11 +94,35 @@ leaks('never appear in answers, stream frames, metrics or logs, whatever the cre
   anon.ws.on('message', (d) => afterReady.push(d.toString()));
 
   const credentials = [undefined, ...Object.values(TOKENS).map((t) => t.value), PAIR_IN, ...CANARIES, ...ctx.minted];
-  const paths = ['/v1/network', '/v1/rooms', '/v1/rooms/secret', '/v1/rooms/general/messages', '/v1/dms', '/v1/agents', '/v1/agents/gamma', '/v1/pairings', '/v1/pairings/far', '/v1/pairings/far/rooms', '/v1/pairings/relayed/network', '/v1/artifacts?room_id=general', '/metrics', '/install.md', '/skill.md', '/llms.txt', '/console/api/session', '/readyz', '/nope'];
+  const paths = [
+    '/v1/network',
+    '/v1/rooms',
+    '/v1/rooms/secret',
+    '/v1/rooms/general/messages',
+    '/v1/dms',
+    '/v1/agents',
+    '/v1/agents/gamma',
+    '/v1/pairings',
+    '/v1/pairings/far',
+    '/v1/pairings/far/rooms',
+    '/v1/pairings/relayed/network',
+    '/v1/artifacts?room_id=general',
+    '/metrics',
+    '/install.md',
+    '/skill.md',
+    '/llms.txt',
+    '/console/api/session',
+    '/readyz',
+    '/nope',
+  ];
   for (const tok of credentials) {
     for (const p of paths) await record(ctx, 'GET', p, tok);
     await record(ctx, 'POST', '/v1/messages', tok, roomMessage('general', 'gamma', `from ${tok?.slice(0, 4)}`));
-    await record(ctx, 'POST', '/v1/messages', tok, { target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'psst' }] });
+    await record(ctx, 'POST', '/v1/messages', tok, {
+      target: { kind: 'dm', participant_ids: ['beta'] },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text: 'psst' }],
+    });
     await record(ctx, 'POST', '/v1/rooms', tok, { id: 'x', members: 7 });
     await record(ctx, 'POST', '/v1/agents/register', tok, { requested_agent_id: 'alpha' });
     await record(ctx, 'DELETE', '/v1/agents/nobody', tok);
@@ -184,7 +221,10 @@ cmp('no source file compares two secrets with == or ===', () => {
             const [a, b] = [m[1]!, m[2]!];
             const literal = (x: string) => /^(undefined|null|true|false|\d+|typeof)$/.test(x);
             if (literal(a) || literal(b)) return;
-            if (/(token|secret|password)(?!s?\.length|Id|_id|\.id|Kind|Count)/i.test(a + ' ' + b) && !/\.(kind|length|size|type|id)$/.test(a)) {
+            if (
+              /(token|secret|password)(?!s?\.length|Id|_id|\.id|Kind|Count)/i.test(a + ' ' + b) &&
+              !/\.(kind|length|size|type|id)$/.test(a)
+            ) {
               offenders.push(`${path.relative(ROOT, p)}:${i + 1}: ${line.trim()}`);
             }
           });
@@ -231,7 +271,11 @@ web('a browser origin other than the server own is refused on the WebSocket upgr
 const files = suite('config files holding secrets');
 
 function serveWith(file: string): { status: number | null; stderr: string } {
-  const r = spawnSync(process.execPath, [SVC_BIN, 'serve', '--config', file, '--listen', '127.0.0.1:0'], { encoding: 'utf8', timeout: 15_000, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [SVC_BIN, 'serve', '--config', file, '--listen', '127.0.0.1:0'], {
+    encoding: 'utf8',
+    timeout: 15_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: r.status, stderr: r.stderr };
 }
 

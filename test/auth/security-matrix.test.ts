@@ -28,7 +28,12 @@ t.before(async (ctx) => {
   ctx.b = await startServer({
     config: {
       network: { id: 'netb', name: 'B' },
-      auth: { tokens: [{ id: 'admin-b', value: ADMIN_B, scopes: ['observe', 'write', 'admin'] }, { id: 'from-a', value: PAIR_AB, scopes: ['pair'] }] },
+      auth: {
+        tokens: [
+          { id: 'admin-b', value: ADMIN_B, scopes: ['observe', 'write', 'admin'] },
+          { id: 'from-a', value: PAIR_AB, scopes: ['pair'] },
+        ],
+      },
       rooms: [
         { id: 'b-public', members: ['carol'] },
         { id: 'b-alpha', members: ['testnet:alpha', 'bob'], visibility: 'private', federation: { pairings: ['from-a'] } },
@@ -73,16 +78,41 @@ async function markers(a: TestServer, suffix: string): Promise<void> {
     const r = await a.post('/v1/messages', body, token);
     assert.is(r.status, 200, r.text);
   };
-  await send({ target: { kind: 'room', room_id: 'secret' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: `${MARK.secret}${suffix}` }] }, TOKENS.alphaOnly.value);
-  await send({ target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: `${MARK.dm}${suffix}` }] }, TOKENS.alphaOnly.value);
+  await send(
+    {
+      target: { kind: 'room', room_id: 'secret' },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text: `${MARK.secret}${suffix}` }],
+    },
+    TOKENS.alphaOnly.value,
+  );
+  await send(
+    {
+      target: { kind: 'dm', participant_ids: ['beta'] },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text: `${MARK.dm}${suffix}` }],
+    },
+    TOKENS.alphaOnly.value,
+  );
   // Posted last: a stream that shows it has shown everything before it that it may see.
-  await send({ target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text: `${MARK.after}${suffix}` }] }, TOKENS.admin.value);
+  await send(
+    {
+      target: { kind: 'room', room_id: 'general' },
+      from: { type: 'agent', id: 'beta' },
+      parts: [{ kind: 'text', text: `${MARK.after}${suffix}` }],
+    },
+    TOKENS.admin.value,
+  );
 }
 
 /** What HTTP lets a credential read of each private resource. */
 async function httpView(a: TestServer, tok: string | undefined, dm: string): Promise<{ secret: boolean; dm: boolean; general: boolean }> {
   const ok = async (p: string) => (await a.get(p, tok)).status === 200;
-  return { secret: await ok('/v1/rooms/secret/messages'), dm: await ok(`/v1/dms/${dm}/messages`), general: await ok('/v1/rooms/general/messages') };
+  return {
+    secret: await ok('/v1/rooms/secret/messages'),
+    dm: await ok(`/v1/dms/${dm}/messages`),
+    general: await ok('/v1/rooms/general/messages'),
+  };
 }
 
 t('HTTP answers the expected view for each credential kind', async ({ a, tokens, dm }) => {

@@ -14,11 +14,14 @@ t('the median of an odd count is the middle value, of an even count the mean of 
 });
 
 t('each number becomes its median with min, max and every repetition in run order', () => {
-  const r = combine([
-    { rate: 6100, p99_ms: 40, errors: 1, complete: true },
-    { rate: 6500, p99_ms: 48.2, errors: 0, complete: true },
-    { rate: 6378, p99_ms: 43.7, errors: 2, complete: false },
-  ], ['errors']);
+  const r = combine(
+    [
+      { rate: 6100, p99_ms: 40, errors: 1, complete: true },
+      { rate: 6500, p99_ms: 48.2, errors: 0, complete: true },
+      { rate: 6378, p99_ms: 43.7, errors: 2, complete: false },
+    ],
+    ['errors'],
+  );
   assert.equal(r, {
     rate: 6378,
     p99_ms: 43.7,

@@ -100,7 +100,10 @@ t('gives svc and the baseline as medians of interleaved repetitions, with their 
     const q = results[section].svc_vs_baseline[key];
     numbers(q, ['ratio', 'min', 'max'], `${section}.svc_vs_baseline.${key}`);
     assert.is(q.pairs.length, reps, `${section}.svc_vs_baseline.${key}.pairs`);
-    assert.ok(Math.abs(q.ratio - results[section].svc[key] / results[section].baseline[key]) < 0.001, `${section}.svc_vs_baseline.${key}.ratio is not the ratio of the medians`);
+    assert.ok(
+      Math.abs(q.ratio - results[section].svc[key] / results[section].baseline[key]) < 0.001,
+      `${section}.svc_vs_baseline.${key}.ratio is not the ratio of the medians`,
+    );
   }
 });
 
@@ -109,10 +112,17 @@ t('measures ingest on one Postgres instance and paced fan-out across two', ({ re
   const cross = results.fanout_paced.svc_postgres_cross;
   numbers(cross, ['rate', 'p50_ms', 'p99_ms', 'send_p50_ms', 'send_p99_ms'], 'fanout_paced.svc_postgres_cross');
   // Where the CPU went: both instances, the database and what the machine had left.
-  numbers(cross, ['cpu_us_per_msg', 'publisher_cpu_us_per_msg', 'db_cpu_us_per_msg', 'db_xacts_per_msg', 'host_idle_pct'], 'fanout_paced.svc_postgres_cross');
+  numbers(
+    cross,
+    ['cpu_us_per_msg', 'publisher_cpu_us_per_msg', 'db_cpu_us_per_msg', 'db_xacts_per_msg', 'host_idle_pct'],
+    'fanout_paced.svc_postgres_cross',
+  );
   assert.ok(cross.complete, 'every agent on the second instance got every message');
   // Repeated like the sqlite rows they are compared with.
-  for (const [where, r] of [['ingest.svc_postgres', results.ingest.svc_postgres], ['fanout_paced.svc_postgres_cross', cross]]) {
+  for (const [where, r] of [
+    ['ingest.svc_postgres', results.ingest.svc_postgres],
+    ['fanout_paced.svc_postgres_cross', cross],
+  ]) {
     assert.is(r.reps, results.params.reps, `${where}.reps`);
     assert.is(r.spread.p99_ms.values.length, results.params.reps, `${where}.spread.p99_ms.values`);
   }
@@ -123,7 +133,11 @@ t('measures SSE fan-out on svc', ({ results }) => {
 });
 
 t('measures history, search, start-up, memory and size on a filled store, and the write cost ratio', ({ results }) => {
-  numbers(results.history.svc, ['messages', 'p50_ms', 'p99_ms', 'search_p50_ms', 'search_p99_ms', 'startup_s', 'rss_mb', 'db_mb', 'max_pause_ms'], 'history.svc');
+  numbers(
+    results.history.svc,
+    ['messages', 'p50_ms', 'p99_ms', 'search_p50_ms', 'search_p99_ms', 'startup_s', 'rss_mb', 'db_mb', 'max_pause_ms'],
+    'history.svc',
+  );
   assert.ok(results.history.svc.messages > 0);
   assert.ok(isNum(results.write_cost_ratio.svc), `write_cost_ratio.svc: ${JSON.stringify(results.write_cost_ratio)}`);
 });

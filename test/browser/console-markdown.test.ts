@@ -30,7 +30,11 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ART
 /** Sends as `delta` (registered with the name "Delta Bot") or `alpha` (registered without a name). */
 async function send(ctx: Ctx, text: string, from: 'delta' | 'alpha'): Promise<string> {
   const token = from === 'delta' ? TOKENS.admin.value : TOKENS.alphaOnly.value;
-  const r = await ctx.s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }] }, token);
+  const r = await ctx.s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }] },
+    token,
+  );
   assert.is(r.status, 200, r.text);
   return r.body.message_id;
 }
@@ -82,7 +86,9 @@ setupOnce(t, async (ctx) => {
   });
   await new Promise<void>((resolve) => ctx.beacon.listen(0, '127.0.0.1', resolve));
   ctx.beaconPort = (ctx.beacon.address() as AddressInfo).port;
-  ctx.s = await startServer({ config: { auth: { public_read: true }, rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta', 'delta'] }] } });
+  ctx.s = await startServer({
+    config: { auth: { public_read: true }, rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta', 'delta'] }] },
+  });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'delta', name: 'Delta Bot' }, TOKENS.admin.value);
   assert.is(reg.status, 200, reg.text);
   ctx.browser = await launchBrowser();
@@ -110,9 +116,17 @@ t('bold, code blocks, lists, quotes, tables and https links render as formatted 
     assert.is(await block.count(), 1, `${where}: one code block`);
     assert.is(await block.textContent(), 'const answer: number = 42;\nconsole.log(answer);', `${where}: code block text`);
     assert.is(await block.getAttribute('class'), 'language-ts');
-    assert.match(await block.evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).fontFamily), /monospace/, `${where}: code is monospace`);
+    assert.match(
+      await block.evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).fontFamily),
+      /monospace/,
+      `${where}: code is monospace`,
+    );
     assert.equal(await body.locator('ul > li').allTextContents(), ['first item', 'second item'], `${where}: list`);
-    assert.equal(await body.locator('ol').evaluateAll((ols) => ols.map((o) => (o as unknown as { start: number }).start)), [1, 7], `${where}: ordered lists keep their first number`);
+    assert.equal(
+      await body.locator('ol').evaluateAll((ols) => ols.map((o) => (o as unknown as { start: number }).start)),
+      [1, 7],
+      `${where}: ordered lists keep their first number`,
+    );
     assert.is((await body.locator('blockquote').textContent())?.trim(), 'quoted line', `${where}: quote`);
     assert.equal(await body.locator('th').allTextContents(), ['check', 'result'], `${where}: table head`);
     assert.is(await body.locator('td').nth(1).getAttribute('class'), 'align-right', `${where}: alignment as a class, not a style`);
@@ -131,14 +145,21 @@ t('bold, code blocks, lists, quotes, tables and https links render as formatted 
 
 t('mentions of agents are highlighted and the sender shows by its registered name', async (ctx) => {
   const h = await ctx.s.get('/v1/rooms/general/messages?limit=1');
-  assert.equal(h.body.messages[0].mentions, ['svc://testnet/agents/beta', 'svc://testnet/agents/alpha'], 'the server resolved both mentions');
+  assert.equal(
+    h.body.messages[0].mentions,
+    ['svc://testnet/agents/beta', 'svc://testnet/agents/alpha'],
+    'the server resolved both mentions',
+  );
   const msg = ctx.page.locator('[data-testid=message]', { hasText: 'Build passed' });
   await msg.waitFor();
   const mentions = msg.locator('[data-testid=mention]');
   assert.equal(await mentions.allTextContents(), ['@beta', '@alpha'], 'only mentioned agents, without the sentence punctuation');
   assert.is(await mentions.first().getAttribute('class'), 'mention');
   assert.is(await mentions.first().getAttribute('title'), 'svc://testnet/agents/beta');
-  assert.ok((await msg.locator('[data-testid=message-text]').textContent())?.includes('(@gamma is not here'), 'a name that is not a member stays plain text');
+  assert.ok(
+    (await msg.locator('[data-testid=message-text]').textContent())?.includes('(@gamma is not here'),
+    'a name that is not a member stays plain text',
+  );
   assert.is(await msg.locator('[data-testid=message-from]').textContent(), 'Delta Bot');
   assert.ok((await msg.locator('.meta').textContent())?.includes('agent delta'), 'the id stays visible next to the name');
   await msg.scrollIntoViewIfNeeded();
@@ -155,7 +176,7 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
     '[rel](/v1/network)',
     '<javascript:alert(4)>',
     '<script>window.__xss="script";alert("script")</script>',
-    '<img src=x onerror="window.__xss=\'img\';alert(\'img\')">',
+    "<img src=x onerror=\"window.__xss='img';alert('img')\">",
     '<a href="javascript:alert(5)">raw anchor</a>',
     `![beacon](${beacon})`,
     `![ref beacon][b]`,
@@ -171,7 +192,14 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
     const msg = await messageById(ctx.page, id);
     const body = msg.locator('[data-testid=message-text]');
     const text = (await body.textContent()) ?? '';
-    for (const literal of ['[x](javascript:alert(1))', '<script>window.__xss="script"', '<img src=x onerror=', '<javascript:alert(4)>', '<a href="javascript:alert(5)">raw anchor</a>', '[rel](/v1/network)']) {
+    for (const literal of [
+      '[x](javascript:alert(1))',
+      '<script>window.__xss="script"',
+      '<img src=x onerror=',
+      '<javascript:alert(4)>',
+      '<a href="javascript:alert(5)">raw anchor</a>',
+      '[rel](/v1/network)',
+    ]) {
       assert.ok(text.includes(literal), `${where}: shown as text: ${literal}`);
     }
     for (const tag of ['script', 'img', 'iframe', 'object', 'embed', 'svg', 'style']) {
@@ -182,7 +210,11 @@ t('Markdown-borne links, HTML, images and autolinks run nothing and load nothing
     assert.is(await msg.locator('[data-testid=message-from]').textContent(), 'alpha', 'an agent registered without a name shows by its id');
     const images = body.locator('[data-testid=image-link]');
     assert.equal(await images.allTextContents(), ['image: beacon', 'image: ref beacon', 'image: badge'], `${where}: images become links`);
-    assert.is(await body.locator('a[href="https://example.com/ci"] span[data-testid=image-link]').count(), 1, `${where}: an image inside a link is text inside it`);
+    assert.is(
+      await body.locator('a[href="https://example.com/ci"] span[data-testid=image-link]').count(),
+      1,
+      `${where}: an image inside a link is text inside it`,
+    );
     assert.is(await body.locator('a a').count(), 0, `${where}: no nested links`);
     assert.is(await images.first().getAttribute('rel'), 'noopener noreferrer');
     for (const a of await body.locator('a:not([href])').all()) await a.click();

@@ -11,7 +11,16 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 const XSS = `<img src=x onerror="window.__xss='img'">needle<script>window.__xss='script'</script>`;
 
@@ -46,7 +55,14 @@ const t = suite<Ctx>('the console search box in a browser');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }, { id: 'other', name: 'Other', members: ['alpha'] }] } });
+  ctx.s = await startServer({
+    config: {
+      rooms: [
+        { id: 'general', name: 'General', members: ['alpha'] },
+        { id: 'other', name: 'Other', members: ['alpha'] },
+      ],
+    },
+  });
   const post = async (body: object) => {
     const r = await ctx.s.post('/v1/messages', body, TOKENS.alphaOnly.value);
     assert.is(r.status, 200, r.text);
@@ -54,7 +70,11 @@ setupOnce(t, async (ctx) => {
   };
   ctx.oldest = await post(roomMessage('general', 'alpha', 'the first needle, long ago'));
   for (let i = 1; i <= 120; i++) await post(roomMessage('general', 'alpha', i % 5 === 0 ? `needle number ${i}` : `hay ${i}`));
-  await post({ target: { kind: 'thread', room_id: 'general', thread_id: 'deep-talk' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'a threaded zeppelin reply' }] });
+  await post({
+    target: { kind: 'thread', room_id: 'general', thread_id: 'deep-talk' },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'a threaded zeppelin reply' }],
+  });
   await post(roomMessage('other', 'alpha', XSS));
   try {
     ctx.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
@@ -77,7 +97,12 @@ t.after(async (ctx) => {
 
 t('a search shows the newest matches first with the words marked, and more on demand', async ({ page }) => {
   await searchFor(page, 'needle');
-  assert.ok(await page.locator('[data-testid=conversation]').isHidden().catch(() => true));
+  assert.ok(
+    await page
+      .locator('[data-testid=conversation]')
+      .isHidden()
+      .catch(() => true),
+  );
   await results(page).nth(19).waitFor();
   assert.is(await results(page).count(), 20);
   // The newest is the message with HTML in the other room, then the numbered ones.
@@ -107,7 +132,10 @@ t('picking an old result opens its conversation paged back to the message, marke
   // It is in view, not just in the page.
   const box = await msg.boundingBox();
   const history = await page.locator('[data-testid=history]').boundingBox();
-  assert.ok(box && history && box.y >= history.y - 1 && box.y + box.height <= history.y + history.height + 1, 'the message is scrolled into view');
+  assert.ok(
+    box && history && box.y >= history.y - 1 && box.y + box.height <= history.y + history.height + 1,
+    'the message is scrolled into view',
+  );
   await shot(page, 'opened');
 });
 

@@ -21,10 +21,18 @@ function setupOnce<T>(t: Test<T>, fn: (ctx: T) => Promise<void>): void {
   });
 }
 
-
 const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
 // The test machine has no internet: without these Chromium stalls on background connections.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 
 const XSS = `<img src=x onerror="window.__xss='img';alert('img')"><script>window.__xss='script';alert('script')</script>`;
@@ -109,7 +117,12 @@ t('a person signs in through the bootstrap link and sees the room history', asyn
   assert.is(texts.length, 50, 'one page of history');
   assert.is(texts[0], 'seed 11');
   assert.is(texts[49], 'seed 60');
-  assert.ok(await page.locator('[data-testid=conv-members]').textContent().then((x) => x?.includes('alpha')));
+  assert.ok(
+    await page
+      .locator('[data-testid=conv-members]')
+      .textContent()
+      .then((x) => x?.includes('alpha')),
+  );
   assert.ok(await page.locator('[data-testid=composer]').isHidden(), 'an observe-only session has no composer');
   await shot(page, 'history');
 });
@@ -117,7 +130,9 @@ t('a person signs in through the bootstrap link and sees the room history', asyn
 t('a sign-in link opened from another site signs in too, although the SameSite cookie skips that redirect', async (ctx) => {
   const page = await newPage(ctx);
   const link = `${ctx.s.url}/console/?access_token=${TOKENS.observer.value}`;
-  await page.route('http://other.test/**', (r) => r.fulfill({ contentType: 'text/html', body: `<a id="go" href="${link}">open the console</a>` }));
+  await page.route('http://other.test/**', (r) =>
+    r.fulfill({ contentType: 'text/html', body: `<a id="go" href="${link}">open the console</a>` }),
+  );
   const statuses: number[] = [];
   page.on('response', (r) => {
     if (new URL(r.url()).pathname === '/console/') statuses.push(r.status());
@@ -198,13 +213,23 @@ t('threads, DMs, artifacts and agent presence show up live', async (ctx) => {
   await agent.waitFor();
   assert.is(await agent.getAttribute('data-presence'), 'offline');
 
-  const ws = new WebSocket(`${ctx.s.url.replace('http', 'ws')}/v1/attach`, { headers: { authorization: `Bearer ${TOKENS.alphaOnly.value}` } });
+  const ws = new WebSocket(`${ctx.s.url.replace('http', 'ws')}/v1/attach`, {
+    headers: { authorization: `Bearer ${TOKENS.alphaOnly.value}` },
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       ws.on('error', reject);
       ws.on('message', (raw) => {
         const f = JSON.parse(raw.toString());
-        if (f.op === 'HELLO') ws.send(JSON.stringify({ op: 'IDENTIFY', network_id: ctx.s.networkId, agent: { id: 'alpha' }, capabilities: { rooms: true, threads: true, dms: true, artifacts: true } }));
+        if (f.op === 'HELLO')
+          ws.send(
+            JSON.stringify({
+              op: 'IDENTIFY',
+              network_id: ctx.s.networkId,
+              agent: { id: 'alpha' },
+              capabilities: { rooms: true, threads: true, dms: true, artifacts: true },
+            }),
+          );
         else if (f.op === 'READY') resolve();
         else if (f.op === 'ERROR') reject(new Error(f.error));
       });
@@ -234,7 +259,11 @@ t('threads, DMs, artifacts and agent presence show up live', async (ctx) => {
   await artifact.waitFor();
   assert.is(await artifact.locator('a').getAttribute('href'), 'https://files.example/report.pdf');
 
-  const dm = { target: { kind: 'dm', participant_ids: ['beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'psst' }] };
+  const dm = {
+    target: { kind: 'dm', participant_ids: ['beta'] },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'psst' }],
+  };
   const sent = await ctx.s.post('/v1/messages', dm, TOKENS.alphaOnly.value);
   assert.is(sent.status, 200, sent.text);
   const dmLink = page.locator('[data-testid^=dm-]', { hasText: 'alpha, beta' });

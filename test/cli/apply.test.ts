@@ -79,7 +79,10 @@ t('the first run creates and updates, the second reports nothing changed', async
   assert.is(plan.code, 0, plan.stderr);
   const body = JSON.parse(plan.stdout);
   assert.is(body.dry_run, true);
-  assert.ok(body.changes.every((c: { action: string }) => c.action === 'unchanged'), plan.stdout);
+  assert.ok(
+    body.changes.every((c: { action: string }) => c.action === 'unchanged'),
+    plan.stdout,
+  );
 });
 
 t('--json prints the server answer with its changes', async ({ file }) => {
@@ -87,7 +90,10 @@ t('--json prints the server answer with its changes', async ({ file }) => {
   assert.is(r.code, 0, r.stderr);
   const body = JSON.parse(r.stdout);
   assert.is(body.applied, true);
-  assert.equal(body.rooms.map((x: { id: string }) => x.id), ['general', 'ops']);
+  assert.equal(
+    body.rooms.map((x: { id: string }) => x.id),
+    ['general', 'ops'],
+  );
   assert.equal(body.changes.length, 4);
 });
 
@@ -125,7 +131,10 @@ t('every failure exits 1 with one line: auth, wrong network, unknown token id, b
     assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^svc apply: /);
   }
-  assert.match(noToken.stderr, /401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, declared\.yaml has no operator token for http:\/\/127\.0\.0\.1:\d+\): run the command in the server.s config folder/);
+  assert.match(
+    noToken.stderr,
+    /401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, declared\.yaml has no operator token for http:\/\/127\.0\.0\.1:\d+\): run the command in the server.s config folder/,
+  );
   assert.match(observer.stderr, /403 forbidden/);
   assert.match(wrongNet.stderr, /422 unprocessable_entity: body\.network_id: othernet is not this network \(testnet\)/);
   assert.match(wrongNetPlan.stderr, /othernet .* is not the network at .* \(testnet\)/);
@@ -152,28 +161,39 @@ f.before(async (ctx) => {
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
   const ops = await cli(['rooms', 'create', 'ops', '--visibility', 'private'], { cwd: ctx.dir });
   assert.is(ops.code, 0, ops.stderr);
-  writeFileSync(path.join(ctx.dir, 'rooms.yaml'), stringify({ rooms: [{ id: 'ops', name: 'Ops' }, { id: 'lobby', name: 'Lobby' }] }));
+  writeFileSync(
+    path.join(ctx.dir, 'rooms.yaml'),
+    stringify({
+      rooms: [
+        { id: 'ops', name: 'Ops' },
+        { id: 'lobby', name: 'Lobby' },
+      ],
+    }),
+  );
 });
 f.after(async (ctx) => {
   await ctx.s.dispose();
   rmSync(ctx.elsewhere, { recursive: true, force: true });
 });
 
-f('a rooms-only file dry-runs and applies with the operator token of ./svc.yaml, at the URL its running server wrote', async ({ dir, s }) => {
-  const plan = await cli(['apply', 'rooms.yaml', '--dry-run'], { cwd: dir });
-  assert.is(plan.code, 0, plan.stderr);
-  assert.match(plan.stdout.split('\n')[0]!, /^plan for network folder-net at http:\/\/127\.0\.0\.1:\d+ \(dry run: nothing is applied\)$/);
-  assert.match(plan.stdout, /^update\s+room\s+ops\s+name ops -> Ops$/m);
-  assert.match(plan.stdout, /^create\s+room\s+lobby$/m);
-  const r = await cli(['apply', 'rooms.yaml'], { cwd: dir });
-  assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`^applied rooms\\.yaml to network folder-net at ${s.url.replace(/[.]/g, '\\.')}$`, 'm'));
-  assert.match(r.stdout, /^created\s+room\s+lobby$/m);
-  assert.match(r.stdout, /^updated\s+room\s+ops$/m);
-  const ops = await cli(['rooms', 'get', 'ops', '--json'], { cwd: dir });
-  assert.is(JSON.parse(ops.stdout).name, 'Ops');
-  assert.is(JSON.parse(ops.stdout).visibility, 'private', 'apply leaves what the file does not declare');
-});
+f(
+  'a rooms-only file dry-runs and applies with the operator token of ./svc.yaml, at the URL its running server wrote',
+  async ({ dir, s }) => {
+    const plan = await cli(['apply', 'rooms.yaml', '--dry-run'], { cwd: dir });
+    assert.is(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout.split('\n')[0]!, /^plan for network folder-net at http:\/\/127\.0\.0\.1:\d+ \(dry run: nothing is applied\)$/);
+    assert.match(plan.stdout, /^update\s+room\s+ops\s+name ops -> Ops$/m);
+    assert.match(plan.stdout, /^create\s+room\s+lobby$/m);
+    const r = await cli(['apply', 'rooms.yaml'], { cwd: dir });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^applied rooms\\.yaml to network folder-net at ${s.url.replace(/[.]/g, '\\.')}$`, 'm'));
+    assert.match(r.stdout, /^created\s+room\s+lobby$/m);
+    assert.match(r.stdout, /^updated\s+room\s+ops$/m);
+    const ops = await cli(['rooms', 'get', 'ops', '--json'], { cwd: dir });
+    assert.is(JSON.parse(ops.stdout).name, 'Ops');
+    assert.is(JSON.parse(ops.stdout).visibility, 'private', 'apply leaves what the file does not declare');
+  },
+);
 
 f('a declarations file binds agents to token ids the server knows, without any token value', async ({ dir }) => {
   writeFileSync(path.join(dir, 'bindings.yaml'), stringify({ auth: { tokens: [{ id: 'operator', agents: ['scout'] }] } }));
@@ -194,21 +214,27 @@ f('a whole config applied from the folder uses the operator token of ./svc.yaml 
   assert.match(r.stdout, /^created\s+room\s+whole-room$/m);
 });
 
-f('a dry run that can only see the anonymous view says so on its first line and never plans to create a private room', async ({ s, elsewhere }) => {
-  writeFileSync(path.join(elsewhere, 'declared.yaml'), stringify({ network: { id: 'folder-net' }, rooms: [{ id: 'ops' }, { id: 'brand-new' }] }));
-  const r = await cli(['apply', 'declared.yaml', '--dry-run', '--url', s.url], { cwd: elsewhere });
-  assert.is(r.code, 0, r.stderr);
-  const lines = r.stdout.split('\n');
-  assert.match(lines[0]!, /^dry run as an anonymous caller \(no token was sent\): private rooms and agents are hidden/);
-  assert.match(r.stdout, /^cannot tell\s+room\s+ops\s+exists and is private/m);
-  assert.not.match(r.stdout, /^create\s+room\s+ops/m);
-  assert.match(r.stdout, /^create\s+room\s+brand-new$/m);
-  assert.match(r.stdout, /^1 to create, 0 to update, 0 unchanged, 1 cannot tell$/m);
-  const json = await cli(['apply', 'declared.yaml', '--dry-run', '--json', '--url', s.url], { cwd: elsewhere });
-  const body = JSON.parse(json.stdout);
-  assert.is(body.anonymous, true);
-  assert.equal(body.changes.find((c: { id: string }) => c.id === 'ops').action, 'unknown');
-});
+f(
+  'a dry run that can only see the anonymous view says so on its first line and never plans to create a private room',
+  async ({ s, elsewhere }) => {
+    writeFileSync(
+      path.join(elsewhere, 'declared.yaml'),
+      stringify({ network: { id: 'folder-net' }, rooms: [{ id: 'ops' }, { id: 'brand-new' }] }),
+    );
+    const r = await cli(['apply', 'declared.yaml', '--dry-run', '--url', s.url], { cwd: elsewhere });
+    assert.is(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0]!, /^dry run as an anonymous caller \(no token was sent\): private rooms and agents are hidden/);
+    assert.match(r.stdout, /^cannot tell\s+room\s+ops\s+exists and is private/m);
+    assert.not.match(r.stdout, /^create\s+room\s+ops/m);
+    assert.match(r.stdout, /^create\s+room\s+brand-new$/m);
+    assert.match(r.stdout, /^1 to create, 0 to update, 0 unchanged, 1 cannot tell$/m);
+    const json = await cli(['apply', 'declared.yaml', '--dry-run', '--json', '--url', s.url], { cwd: elsewhere });
+    const body = JSON.parse(json.stdout);
+    assert.is(body.anonymous, true);
+    assert.equal(body.changes.find((c: { id: string }) => c.id === 'ops').action, 'unknown');
+  },
+);
 
 f('a rooms-only file with no config to name its network, or with other sections, is refused with one line', async ({ s, elsewhere }) => {
   writeFileSync(path.join(elsewhere, 'rooms.yaml'), stringify({ rooms: [{ id: 'x' }] }));
@@ -218,7 +244,10 @@ f('a rooms-only file with no config to name its network, or with other sections,
     cli(['apply', 'mixed.yaml', '--config', path.join(s.dir, 'svc.yaml')], { cwd: elsewhere }),
   ]);
   assert.is(alone.code, 1);
-  assert.match(alone.stderr, /^svc apply: .*rooms\.yaml: declarations only \(no network:\), and no config says which network they are for: run it in the config folder, pass --config FILE, or add network: \{id: \.\.\.\}\n$/);
+  assert.match(
+    alone.stderr,
+    /^svc apply: .*rooms\.yaml: declarations only \(no network:\), and no config says which network they are for: run it in the config folder, pass --config FILE, or add network: \{id: \.\.\.\}\n$/,
+  );
   assert.is(mixed.code, 1);
   assert.match(mixed.stderr, /^svc apply: .*mixed\.yaml: server: is a config section, but the file has no network:/);
 });

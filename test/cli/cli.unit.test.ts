@@ -18,17 +18,40 @@ const ctx = { method: 'GET', path: '/v1/rooms/x', baseUrl: 'http://127.0.0.1:878
 
 const f = suite('human output');
 f('a table pads every column but the last to its widest cell', () => {
-  const rows = [{ a: 'general', b: 'x' }, { a: 'ops', b: 'longer value' }];
-  assert.equal(table(plain, rows, [{ header: 'ID', value: (r) => r.a }, { header: 'V', value: (r) => r.b }]), ['ID       V', 'general  x', 'ops      longer value']);
+  const rows = [
+    { a: 'general', b: 'x' },
+    { a: 'ops', b: 'longer value' },
+  ];
+  assert.equal(
+    table(plain, rows, [
+      { header: 'ID', value: (r) => r.a },
+      { header: 'V', value: (r) => r.b },
+    ]),
+    ['ID       V', 'general  x', 'ops      longer value'],
+  );
 });
 f('colour is applied after padding, so coloured columns stay aligned', () => {
   const c = new Chalk({ level: 1 });
-  const [, row] = table(c, [{ a: 'x' }], [{ header: 'LONG', value: (r) => r.a, style: (s) => c.red(s) }, { header: 'B', value: () => 'y' }]);
+  const [, row] = table(
+    c,
+    [{ a: 'x' }],
+    [
+      { header: 'LONG', value: (r) => r.a, style: (s) => c.red(s) },
+      { header: 'B', value: () => 'y' },
+    ],
+  );
   assert.is(row, `${c.red('x   ')}  y`);
 });
 f('cells never carry control characters to the terminal', () => {
   assert.is(oneLine('a\nb\x1b[2Jc'), 'a ⏎ b?[2Jc');
-  assert.equal(keyValues(plain, [['id', 'x'], ['skipped', undefined], ['members', 'a, b']]), ['id       x', 'members  a, b']);
+  assert.equal(
+    keyValues(plain, [
+      ['id', 'x'],
+      ['skipped', undefined],
+      ['members', 'a, b'],
+    ]),
+    ['id       x', 'members  a, b'],
+  );
 });
 f('repeatable flags also split on commas', () => {
   assert.equal(splitList(['a,b', ' c ', '', 'd,']), ['a', 'b', 'c', 'd']);
@@ -43,16 +66,25 @@ e('a 401 without a token says to pass --token or SVC_TOKEN', () => {
   assert.is(err.code, 'unauthorized');
 });
 e('a 404 on a room names the list command; a 5xx carries the request id', () => {
-  assert.is(responseError(404, JSON.stringify({ error: 'room x not found', code: 'not_found' }), ctx).message, '404 not_found: room x not found; check the id (svc rooms list)');
+  assert.is(
+    responseError(404, JSON.stringify({ error: 'room x not found', code: 'not_found' }), ctx).message,
+    '404 not_found: room x not found; check the id (svc rooms list)',
+  );
   const err = responseError(500, JSON.stringify({ error: 'internal error', code: 'internal_error', request_id: 'req_1' }), ctx);
   assert.is(err.message, "500 internal_error: internal error (request req_1); see the server's log for this request");
 });
 e('an answer that is not an svc envelope says the URL may be wrong', () => {
-  assert.match(responseError(502, '<html>bad gateway</html>', ctx).message, /HTTP 502 with a body that is not an svc error: is http:\/\/127\.0\.0\.1:8787 an svc server\?/);
+  assert.match(
+    responseError(502, '<html>bad gateway</html>', ctx).message,
+    /HTTP 502 with a body that is not an svc error: is http:\/\/127\.0\.0\.1:8787 an svc server\?/,
+  );
 });
 e('a refused connection says no server runs there and how to start one', () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-  assert.is(transportError(refused, { ...ctx, start: 'svc serve --config /x/svc.yaml' }).message, 'no svc server is running at http://127.0.0.1:8787 (connection refused); start it with `svc serve --config /x/svc.yaml`, or point --url / SVC_URL at a running server');
+  assert.is(
+    transportError(refused, { ...ctx, start: 'svc serve --config /x/svc.yaml' }).message,
+    'no svc server is running at http://127.0.0.1:8787 (connection refused); start it with `svc serve --config /x/svc.yaml`, or point --url / SVC_URL at a running server',
+  );
   assert.is(transportError(refused, ctx).code, 'unreachable');
 });
 e.run();
@@ -63,25 +95,44 @@ u('wildcard binds become loopback; IPv6 gets brackets', () => {
   assert.is(urlOfListenAddr('0.0.0.0:9000'), 'http://127.0.0.1:9000');
   assert.is(urlOfListenAddr(':9000'), 'http://127.0.0.1:9000');
   assert.is(urlOfListenAddr('[::]:9000'), 'http://[::1]:9000');
-  assert.throws(() => urlOfListenAddr('127.0.0.1:0'), (err: Error) => err instanceof UsageError && /pass --url/.test(err.message));
+  assert.throws(
+    () => urlOfListenAddr('127.0.0.1:0'),
+    (err: Error) => err instanceof UsageError && /pass --url/.test(err.message),
+  );
 });
 u('--url beats SVC_URL, which beats the config; a bad URL is a usage error', () => {
   assert.is(resolveTarget({ url: 'http://a:1/' }, { SVC_URL: 'http://b:2' }).url, 'http://a:1');
   assert.is(resolveTarget({ config: '/nonexistent/ignored.yaml' }, { SVC_URL: 'http://b:2' }).url, 'http://b:2');
-  assert.throws(() => resolveTarget({ url: 'ftp://x' }, {}), (err: Error) => err instanceof UsageError);
+  assert.throws(
+    () => resolveTarget({ url: 'ftp://x' }, {}),
+    (err: Error) => err instanceof UsageError,
+  );
   assert.is(resolveTarget({ token: 't' }, { SVC_TOKEN: 'env' }).token, 't');
   assert.is(resolveTarget({}, { SVC_TOKEN: 'env', SVC_URL: 'http://x:1' }).token, 'env');
 });
 u.run();
 
-const room = (over: Partial<Room>): Room => ({ id: 'r', network_id: 'n', fqid: 'svc://n/rooms/r', name: 'R', members: [], visibility: 'public', write_policy: 'members', created_at: '', ...over });
+const room = (over: Partial<Room>): Room => ({
+  id: 'r',
+  network_id: 'n',
+  fqid: 'svc://n/rooms/r',
+  name: 'R',
+  members: [],
+  visibility: 'public',
+  write_policy: 'members',
+  created_at: '',
+  ...over,
+});
 
 const a = suite('the apply plan');
 a('mirrors the server: new ids are created, differences are updates with details, the rest unchanged', () => {
   const plan = planApply(
     {
       network_id: 'n',
-      agents: [{ id: 'alpha', credential_key: 'token:a' }, { id: 'new', credential_key: 'token:a' }],
+      agents: [
+        { id: 'alpha', credential_key: 'token:a' },
+        { id: 'new', credential_key: 'token:a' },
+      ],
       rooms: [
         { id: 'same', name: 'Same', members: ['alpha'] },
         { id: 'diff', members: ['n:alpha', 'other:beta'], write_policy: 'operators' },
@@ -110,7 +161,18 @@ const msg = (room_id: string, text: string): ServiceEvent => ({
   type: 'message.created',
   network_id: 'n',
   created_at: '2025-01-02T03:04:05.000Z',
-  message: { id: 'm1', network_id: 'n', target: { kind: 'room', room_id }, from: { type: 'agent', id: 'alpha', network_id: 'n', fqid: '' }, parts: [{ kind: 'text', text }, { kind: 'file', filename: 'a.txt' }], mentions: [], created_at: '' },
+  message: {
+    id: 'm1',
+    network_id: 'n',
+    target: { kind: 'room', room_id },
+    from: { type: 'agent', id: 'alpha', network_id: 'n', fqid: '' },
+    parts: [
+      { kind: 'text', text },
+      { kind: 'file', filename: 'a.txt' },
+    ],
+    mentions: [],
+    created_at: '',
+  },
 });
 
 const tl = suite('tail filters and lines');
@@ -127,7 +189,10 @@ tl('--room matches the room of messages, threads and room events; --type takes e
 });
 tl('a message line shows where, who and what, with non-text parts named', () => {
   assert.is(describeEvent(msg('general', 'hello')), '#general alpha: hello [file a.txt]');
-  assert.is(describeEvent({ id: 'x', type: 'room.members.updated', network_id: 'n', created_at: '', room_id: 'g', added: ['a'], removed: ['b'] }), '#g +a -b');
+  assert.is(
+    describeEvent({ id: 'x', type: 'room.members.updated', network_id: 'n', created_at: '', room_id: 'g', added: ['a'], removed: ['b'] }),
+    '#g +a -b',
+  );
 });
 tl.run();
 
@@ -136,7 +201,14 @@ const doc = (over: Partial<NetworkDocument> = {}): NetworkDocument => ({
   name: 'N',
   version: '0',
   protocols: { http: ['service.http.v1'], attach: ['service.attach.v1'], pair: ['service.pair.v1'] },
-  capabilities: { event_stream: 'sse', attachment_protocol: 'websocket', human_ingress: true, direct_messages: true, message_pagination: 'cursor', pairings: true },
+  capabilities: {
+    event_stream: 'sse',
+    attachment_protocol: 'websocket',
+    human_ingress: true,
+    direct_messages: true,
+    message_pagination: 'cursor',
+    pairings: true,
+  },
   console: { can_send_human: false },
   warnings: [],
   ...over,
@@ -144,8 +216,13 @@ const doc = (over: Partial<NetworkDocument> = {}): NetworkDocument => ({
 
 const d = suite('doctor verdicts');
 d('matching protocols pass; an explicit older pair protocol fails; an empty one is a legacy warning', () => {
-  assert.equal(compatibilityChecks(doc()).map((c) => c.status), ['ok', 'ok']);
-  const old = compatibilityChecks(doc({ protocols: { http: ['service.http.v1'], attach: ['service.attach.v1'], pair: ['service.pair.v0'] } }));
+  assert.equal(
+    compatibilityChecks(doc()).map((c) => c.status),
+    ['ok', 'ok'],
+  );
+  const old = compatibilityChecks(
+    doc({ protocols: { http: ['service.http.v1'], attach: ['service.attach.v1'], pair: ['service.pair.v0'] } }),
+  );
   assert.is(old[0]!.status, 'fail');
   assert.match(old[0]!.message, /protocols\.pair lacks service\.pair\.v1/);
   const legacy = compatibilityChecks(doc({ protocols: { http: ['service.http.v1'], attach: ['service.attach.v1'], pair: [] } }));
@@ -154,10 +231,30 @@ d('matching protocols pass; an explicit older pair protocol fails; an empty one 
 d('pairing statuses map to marks; pairings the server does not report are informational', () => {
   const served = [
     { id: 'a', remote_network_id: 'x', remote_network_name: '', remote_base_url: '', status: 'connected' as const },
-    { id: 'b', remote_network_id: 'y', remote_network_name: '', remote_base_url: '', status: 'incompatible' as const, diagnostics: { reason: 'unsupported_pair_protocol' } },
+    {
+      id: 'b',
+      remote_network_id: 'y',
+      remote_network_name: '',
+      remote_base_url: '',
+      status: 'incompatible' as const,
+      diagnostics: { reason: 'unsupported_pair_protocol' },
+    },
   ];
-  const out = pairingChecks([{ id: 'a', remote_network_id: 'x' }, { id: 'c', remote_network_id: 'z' }], served);
-  assert.equal(out.map((c) => [c.check, c.status]), [['pairing a', 'ok'], ['pairing c', 'info'], ['pairing b', 'fail']]);
+  const out = pairingChecks(
+    [
+      { id: 'a', remote_network_id: 'x' },
+      { id: 'c', remote_network_id: 'z' },
+    ],
+    served,
+  );
+  assert.equal(
+    out.map((c) => [c.check, c.status]),
+    [
+      ['pairing a', 'ok'],
+      ['pairing c', 'info'],
+      ['pairing b', 'fail'],
+    ],
+  );
   assert.match(out[2]!.message, /incompatible \(unsupported_pair_protocol\)/);
   assert.equal(pairingChecks([], undefined), [{ check: 'pairings', status: 'ok', message: 'none configured' }]);
 });

@@ -24,7 +24,12 @@ keys('names the network and the server; loopback spellings read alike; another p
 keys('keeps beside the config first, reads HOME too, owner-only, and copies a token from an old place', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'svc-kept-'));
   try {
-    const scope = { networkId: 'home', url: 'http://127.0.0.1:9000', configFile: path.join(root, 'cfg', 'svc.yaml'), home: path.join(root, 'h') };
+    const scope = {
+      networkId: 'home',
+      url: 'http://127.0.0.1:9000',
+      configFile: path.join(root, 'cfg', 'svc.yaml'),
+      home: path.join(root, 'h'),
+    };
     const [beside, home] = credentialDirs(scope);
     assert.is(beside, path.join(root, 'cfg', '.svc', 'agents', 'home@127.0.0.1-9000'));
     assert.is(home, path.join(root, 'h', '.svc', 'agents', 'home@127.0.0.1-9000'));
@@ -83,7 +88,10 @@ merge('TOML: only [mcp_servers.NAME] and its sub-tables are replaced (quoted hea
   const { text, replaced } = mergeCodexToml(before, 'svc', codexTable('svc', entry));
   assert.ok(replaced);
   assert.not.match(text, /old|agt_v1_old/);
-  assert.match(text, /^# my codex\nmodel = "o3"\n\n\[mcp_servers\.svc\]\ncommand = "svc"\nargs = \["mcp", "--config", "\/p\/svc\.yaml", "--agent", "alpha"\]\ntool_timeout_sec = \d+\n\n\[mcp_servers\.svc-other\]\ncommand = "keep"\n\n\[\[profiles\.list\]\]\nname = "a"\n$/);
+  assert.match(
+    text,
+    /^# my codex\nmodel = "o3"\n\n\[mcp_servers\.svc\]\ncommand = "svc"\nargs = \["mcp", "--config", "\/p\/svc\.yaml", "--agent", "alpha"\]\ntool_timeout_sec = \d+\n\n\[mcp_servers\.svc-other\]\ncommand = "keep"\n\n\[\[profiles\.list\]\]\nname = "a"\n$/,
+  );
   const added = mergeCodexToml('model = "o3"\n', 'svc', codexTable('svc', { ...entry, env: { SVC_TOKEN: 't' } }));
   assert.not.ok(added.replaced);
   assert.match(added.text, /^model = "o3"\n\n\[mcp_servers\.svc\]\n[\s\S]*\n\[mcp_servers\.svc\.env\]\nSVC_TOKEN = "t"\n$/);

@@ -41,7 +41,8 @@ t('the URL comes from --url, else SVC_URL, else the config file server.listen_ad
 t('on a TTY tables are coloured, unless NO_COLOR is set', async ({ s }) => {
   if (spawnSync('script', ['--version']).status !== 0) return console.log('  (skipped: script(1) is not installed)');
   const command = `'${process.execPath}' '${SVC_BIN}' rooms list --url ${s.url} --token ${ADMIN}`;
-  const run = (env: Record<string, string | undefined>) => spawnSync('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(env), encoding: 'utf8' });
+  const run = (env: Record<string, string | undefined>) =>
+    spawnSync('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(env), encoding: 'utf8' });
   const coloured = run({ TERM: 'xterm', NO_COLOR: undefined });
   assert.is(coloured.status, 0, coloured.stdout);
   assert.match(coloured.stdout, /\x1b\[1mID/, 'bold header on a TTY');
@@ -72,9 +73,20 @@ t('usage errors exit 2 with one line and no stack trace', async ({ s }) => {
 
 t('--help of every client command shows an example (in-process); svc --help and --version exit 0', async () => {
   const commands = [
-    ['rooms'], ['rooms', 'list'], ['rooms', 'get'], ['rooms', 'create'], ['rooms', 'delete'], ['rooms', 'members'],
-    ['agents'], ['agents', 'list'], ['agents', 'get'], ['agents', 'register'], ['agents', 'delete'],
-    ['apply'], ['tail'], ['doctor'],
+    ['rooms'],
+    ['rooms', 'list'],
+    ['rooms', 'get'],
+    ['rooms', 'create'],
+    ['rooms', 'delete'],
+    ['rooms', 'members'],
+    ['agents'],
+    ['agents', 'list'],
+    ['agents', 'get'],
+    ['agents', 'register'],
+    ['agents', 'delete'],
+    ['apply'],
+    ['tail'],
+    ['doctor'],
   ];
   for (const c of commands) {
     let out = '';
@@ -89,11 +101,13 @@ t('--help of every client command shows an example (in-process); svc --help and 
     }
     assert.match(out, /Usage: svc /, c.join(' '));
     assert.match(out, /Examples?:\n  svc /, `${c.join(' ')} --help has an example`);
-    if (c.length > 1 || c[0] === 'apply' || c[0] === 'tail' || c[0] === 'doctor') assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>/, c.join(' '));
+    if (c.length > 1 || c[0] === 'apply' || c[0] === 'tail' || c[0] === 'doctor')
+      assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>/, c.join(' '));
   }
   const [help, init, version] = await Promise.all([cli(['--help']), cli(['init', '--help']), cli(['--version'])]);
   assert.is(help.code, 0);
-  for (const name of ['init', 'serve', 'apply', 'rooms', 'agents', 'tail', 'doctor']) assert.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'));
+  for (const name of ['init', 'serve', 'apply', 'rooms', 'agents', 'tail', 'doctor'])
+    assert.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'));
   assert.is(init.code, 0);
   assert.match(init.stdout, /Example:\n  svc init --yes/);
   assert.is(version.code, 0);
@@ -116,7 +130,10 @@ none('each says no server is running at that URL and how to start one, exit 1', 
   ]);
   for (const r of runs) {
     assert.is(r.code, 1, r.stderr);
-    assert.match(r.stderr, new RegExp(`no svc server is running at ${url.replace(/\./g, '\\.')} \\(connection refused\\); start it with \`svc serve\``));
+    assert.match(
+      r.stderr,
+      new RegExp(`no svc server is running at ${url.replace(/\./g, '\\.')} \\(connection refused\\); start it with \`svc serve\``),
+    );
     assert.is(r.stderr.trim().split('\n').length, 1, 'one line');
     assert.is(r.stdout, '');
   }

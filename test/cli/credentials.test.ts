@@ -50,38 +50,48 @@ t.after(async (ctx) => {
   rmSync(ctx.root, { recursive: true, force: true });
 });
 
-t('svc agents register prints the token once and keeps it owner-only beside the config, in a folder of this network and server', async ({ run, keptDir }) => {
-  const r = await run(['agents', 'register', '--id', 'alpha']);
-  assert.is(r.code, 0, r.stderr);
-  const file = path.join(keptDir, 'alpha.token');
-  const token = /agent token \(shown once; kept in (\S+)\): (agt_v1_\S+)/.exec(r.stdout);
-  assert.ok(token, r.stdout);
-  assert.is(token![1], file);
-  assert.is(readFileSync(file, 'utf8'), `${token![2]}\n`);
-  assert.is(statSync(file).mode & 0o777, 0o600);
-  assert.is(statSync(keptDir).mode & 0o777, 0o700);
-  // Registering again sends the kept token: the same record, nothing new to show.
-  const again = await run(['agents', 'register', '--id', 'alpha']);
-  assert.is(again.code, 0, again.stderr);
-  assert.not.match(again.stdout, /agt_v1_/);
-  assert.match(again.stdout, /its token is kept in .*alpha\.token/);
-});
+t(
+  'svc agents register prints the token once and keeps it owner-only beside the config, in a folder of this network and server',
+  async ({ run, keptDir }) => {
+    const r = await run(['agents', 'register', '--id', 'alpha']);
+    assert.is(r.code, 0, r.stderr);
+    const file = path.join(keptDir, 'alpha.token');
+    const token = /agent token \(shown once; kept in (\S+)\): (agt_v1_\S+)/.exec(r.stdout);
+    assert.ok(token, r.stdout);
+    assert.is(token![1], file);
+    assert.is(readFileSync(file, 'utf8'), `${token![2]}\n`);
+    assert.is(statSync(file).mode & 0o777, 0o600);
+    assert.is(statSync(keptDir).mode & 0o777, 0o700);
+    // Registering again sends the kept token: the same record, nothing new to show.
+    const again = await run(['agents', 'register', '--id', 'alpha']);
+    assert.is(again.code, 0, again.stderr);
+    assert.not.match(again.stdout, /agt_v1_/);
+    assert.match(again.stdout, /its token is kept in .*alpha\.token/);
+  },
+);
 
-t('svc send --as alpha and svc read --as alpha from the config folder use the kept token (no token flags)', async ({ run, s, operator }) => {
-  const sent = await run(['send', '--as', 'alpha', '--room', 'general', 'kept', 'credentials', 'work']);
-  assert.is(sent.code, 0, sent.stderr);
-  const id = /^sent (\S+) to #general/.exec(sent.stdout)![1];
-  const hist = (await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[];
-  const m = hist.find((x) => x.id === id);
-  assert.is(m.from.type, 'agent');
-  assert.is(m.from.id, 'alpha');
-  const read = await run(['read', '--as', 'alpha', '--room', 'general']);
-  assert.is(read.code, 0, read.stderr);
-  assert.match(read.stdout, /alpha\s+\S+\s+kept credentials work/);
-});
+t(
+  'svc send --as alpha and svc read --as alpha from the config folder use the kept token (no token flags)',
+  async ({ run, s, operator }) => {
+    const sent = await run(['send', '--as', 'alpha', '--room', 'general', 'kept', 'credentials', 'work']);
+    assert.is(sent.code, 0, sent.stderr);
+    const id = /^sent (\S+) to #general/.exec(sent.stdout)![1];
+    const hist = (await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[];
+    const m = hist.find((x) => x.id === id);
+    assert.is(m.from.type, 'agent');
+    assert.is(m.from.id, 'alpha');
+    const read = await run(['read', '--as', 'alpha', '--room', 'general']);
+    assert.is(read.code, 0, read.stderr);
+    assert.match(read.stdout, /alpha\s+\S+\s+kept credentials work/);
+  },
+);
 
 t('svc search --as alpha and svc tail --as alpha use the kept token too', async ({ run, dir, home }) => {
-  await eventually(async () => /alpha: kept \*\*credentials\*\* work/.test((await run(['search', '--as', 'alpha', 'credentials'])).stdout), 10_000, 'the search hit');
+  await eventually(
+    async () => /alpha: kept \*\*credentials\*\* work/.test((await run(['search', '--as', 'alpha', 'credentials'])).stdout),
+    10_000,
+    'the search hit',
+  );
   const tail = spawnCli(['tail', '--as', 'alpha', '--room', 'general', '--count', '1'], { cwd: dir, env: { HOME: home } });
   let out = '';
   let err = '';
@@ -96,35 +106,52 @@ t('svc search --as alpha and svc tail --as alpha use the kept token too', async 
   assert.not.match(err, /anonymous/);
 });
 
-t('with an agent token given, --as is read from the token, and a different --as is a usage error', async ({ run, keptDir, s, operator }) => {
-  const token = readFileSync(path.join(keptDir, 'alpha.token'), 'utf8').trim();
-  const sent = await run(['send', '--room', 'general', 'no', 'as', 'needed', '--json'], { SVC_TOKEN: token });
-  assert.is(sent.code, 0, sent.stderr);
-  const id = JSON.parse(sent.stdout).message_id as string;
-  const hist = (await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[];
-  assert.is(hist.find((x) => x.id === id).from.id, 'alpha');
-  const same = await run(['send', '--as', 'alpha', '--room', 'general', 'checked'], { SVC_TOKEN: token });
-  assert.is(same.code, 0, same.stderr);
-  const wrong = await run(['send', '--as', 'beta', '--room', 'general', 'nope'], { SVC_TOKEN: token });
-  assert.is(wrong.code, 2, wrong.stderr);
-  assert.match(wrong.stderr, /--as beta: the token given \(SVC_TOKEN\) belongs to agent alpha/);
-});
+t(
+  'with an agent token given, --as is read from the token, and a different --as is a usage error',
+  async ({ run, keptDir, s, operator }) => {
+    const token = readFileSync(path.join(keptDir, 'alpha.token'), 'utf8').trim();
+    const sent = await run(['send', '--room', 'general', 'no', 'as', 'needed', '--json'], { SVC_TOKEN: token });
+    assert.is(sent.code, 0, sent.stderr);
+    const id = JSON.parse(sent.stdout).message_id as string;
+    const hist = (await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[];
+    assert.is(hist.find((x) => x.id === id).from.id, 'alpha');
+    const same = await run(['send', '--as', 'alpha', '--room', 'general', 'checked'], { SVC_TOKEN: token });
+    assert.is(same.code, 0, same.stderr);
+    const wrong = await run(['send', '--as', 'beta', '--room', 'general', 'nope'], { SVC_TOKEN: token });
+    assert.is(wrong.code, 2, wrong.stderr);
+    assert.match(wrong.stderr, /--as beta: the token given \(SVC_TOKEN\) belongs to agent alpha/);
+  },
+);
 
-t('svc agent run --agent alpha from the config folder attaches with the kept token and replies to a mention', async ({ run, dir, home, s, operator }) => {
-  const bot = writeBot(dir);
-  // A mention wakes a member of the room.
-  const add = await run(['rooms', 'members', 'general', '--add', 'alpha']);
-  assert.is(add.code, 0, add.stderr);
-  const p = await startAgentRun(['--agent', 'alpha', '--', process.execPath, bot], { RUNS_FILE: path.join(dir, 'runs'), REPLY_TEXT: 'alpha answers', HOME: home }, dir);
-  try {
-    await p.waitLog(/attached as alpha to network home/);
-    const ask = await run(['send', '--room', 'general', '--human', 'ops', '@alpha', 'are', 'you', 'there?']);
-    assert.is(ask.code, 0, ask.stderr);
-    await eventually(async () => ((await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[]).some((m) => m.from.id === 'alpha' && m.parts[0].text === 'alpha answers'), 20_000, 'the reply');
-  } finally {
-    await p.stop();
-  }
-});
+t(
+  'svc agent run --agent alpha from the config folder attaches with the kept token and replies to a mention',
+  async ({ run, dir, home, s, operator }) => {
+    const bot = writeBot(dir);
+    // A mention wakes a member of the room.
+    const add = await run(['rooms', 'members', 'general', '--add', 'alpha']);
+    assert.is(add.code, 0, add.stderr);
+    const p = await startAgentRun(
+      ['--agent', 'alpha', '--', process.execPath, bot],
+      { RUNS_FILE: path.join(dir, 'runs'), REPLY_TEXT: 'alpha answers', HOME: home },
+      dir,
+    );
+    try {
+      await p.waitLog(/attached as alpha to network home/);
+      const ask = await run(['send', '--room', 'general', '--human', 'ops', '@alpha', 'are', 'you', 'there?']);
+      assert.is(ask.code, 0, ask.stderr);
+      await eventually(
+        async () =>
+          ((await s.get('/v1/rooms/general/messages', operator)).body.messages as Json[]).some(
+            (m) => m.from.id === 'alpha' && m.parts[0].text === 'alpha answers',
+          ),
+        20_000,
+        'the reply',
+      );
+    } finally {
+      await p.stop();
+    }
+  },
+);
 
 t('svc mcp --agent alpha with the config uses the kept token: whoami and the attachment are alpha', async ({ s, home }) => {
   const m = await startMcp(['--config', s.configFile, '--agent', 'alpha'], { HOME: home });
@@ -171,34 +198,40 @@ t('agent run, mcp and mcp --print-config refuse to use the operator token as an 
   assert.not.match(ok.stdout, /agt_v1_|SVC_TOKEN/);
 });
 
-t('a 403 "registered to another credential" names the kept token that works, or the commands that keep one', async ({ run, root, s, operator }) => {
-  // delta is claimed elsewhere (another HOME, no config): nothing of it is kept here.
-  const elsewhere = path.join(root, 'elsewhere');
-  mkdirSync(elsewhere);
-  const reg = await cli(['agents', 'register', '--id', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } });
-  assert.is(reg.code, 0, reg.stderr);
-  const r = await run(['send', '--as', 'delta', '--room', 'general', 'hi']);
-  assert.is(r.code, 1);
-  assert.match(r.stderr, /agent delta is registered to another credential/);
-  assert.match(r.stderr, /no token of delta is kept for this server; register it with `svc agents register --id delta`.*svc connect/);
-  assert.not.match(r.stderr, /scope this needs/);
-  // Claiming it here (409) says how to bring its token.
-  const claim = await run(['agents', 'register', '--id', 'delta']);
-  assert.is(claim.code, 1);
-  assert.match(claim.stderr, /already registered to another credential; pick another id, or, if delta is yours, bring its token here: SVC_TOKEN=agt_v1_\.\.\. svc agents register --id delta/);
-  // Brought here as that hint says, the token is kept, and --as delta works with no token flag.
-  const token = (await cli(['agents', 'token', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } })).stdout.trim();
-  assert.match(token, /^agt_v1_/);
-  const brought = await run(['agents', 'register', '--id', 'delta'], { SVC_TOKEN: token });
-  assert.is(brought.code, 0, brought.stderr);
-  assert.match(brought.stdout, /its token is kept in \S+delta\.token/);
-  const now = await run(['send', '--as', 'delta', '--room', 'general', 'delta', 'is', 'here']);
-  assert.is(now.code, 0, now.stderr);
-  // The operator token given on purpose while alpha's token is kept: the hint points at it.
-  const op = await run(['send', '--as', 'alpha', '--room', 'general', 'hi'], { SVC_TOKEN: operator });
-  assert.is(op.code, 1);
-  assert.match(op.stderr, /a token of alpha is kept in \S+alpha\.token: drop SVC_TOKEN and pass --as alpha to use it/);
-});
+t(
+  'a 403 "registered to another credential" names the kept token that works, or the commands that keep one',
+  async ({ run, root, s, operator }) => {
+    // delta is claimed elsewhere (another HOME, no config): nothing of it is kept here.
+    const elsewhere = path.join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const reg = await cli(['agents', 'register', '--id', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } });
+    assert.is(reg.code, 0, reg.stderr);
+    const r = await run(['send', '--as', 'delta', '--room', 'general', 'hi']);
+    assert.is(r.code, 1);
+    assert.match(r.stderr, /agent delta is registered to another credential/);
+    assert.match(r.stderr, /no token of delta is kept for this server; register it with `svc agents register --id delta`.*svc connect/);
+    assert.not.match(r.stderr, /scope this needs/);
+    // Claiming it here (409) says how to bring its token.
+    const claim = await run(['agents', 'register', '--id', 'delta']);
+    assert.is(claim.code, 1);
+    assert.match(
+      claim.stderr,
+      /already registered to another credential; pick another id, or, if delta is yours, bring its token here: SVC_TOKEN=agt_v1_\.\.\. svc agents register --id delta/,
+    );
+    // Brought here as that hint says, the token is kept, and --as delta works with no token flag.
+    const token = (await cli(['agents', 'token', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } })).stdout.trim();
+    assert.match(token, /^agt_v1_/);
+    const brought = await run(['agents', 'register', '--id', 'delta'], { SVC_TOKEN: token });
+    assert.is(brought.code, 0, brought.stderr);
+    assert.match(brought.stdout, /its token is kept in \S+delta\.token/);
+    const now = await run(['send', '--as', 'delta', '--room', 'general', 'delta', 'is', 'here']);
+    assert.is(now.code, 0, now.stderr);
+    // The operator token given on purpose while alpha's token is kept: the hint points at it.
+    const op = await run(['send', '--as', 'alpha', '--room', 'general', 'hi'], { SVC_TOKEN: operator });
+    assert.is(op.code, 1);
+    assert.match(op.stderr, /a token of alpha is kept in \S+alpha\.token: drop SVC_TOKEN and pass --as alpha to use it/);
+  },
+);
 
 t('a token an older svc agent run kept in its state folder is used and copied to the kept place', async ({ run, s, keptDir }) => {
   const claim = await s.post('/v1/agents/register', { requested_agent_id: 'oldie' });
@@ -220,7 +253,11 @@ t.run();
 const two = suite<{ a: TestServer; b: TestServer; home: string; pg: PgSchema }>('two networks called home');
 
 two.before(async (ctx) => {
-  const open = { network: { id: 'home', name: 'Home' }, auth: { mode: 'open', agent_registration: 'open', tokens: [] }, rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }] };
+  const open = {
+    network: { id: 'home', name: 'Home' },
+    auth: { mode: 'open', agent_registration: 'open', tokens: [] },
+    rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }],
+  };
   ctx.a = await startServer({ config: open });
   ctx.pg = await freshSchema();
   ctx.b = await startPgServer(ctx.pg, open);
@@ -238,7 +275,10 @@ two('the same agent id registered on both keeps two tokens, and each server gets
   for (const s of [a, b]) {
     const r = await cli(['agents', 'register', '--id', 'alpha', '--url', s.url], { cwd: home, env });
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@127\\.0\\.0\\.1-${s.port}/alpha\\.token`));
+    assert.match(
+      r.stdout,
+      new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@127\\.0\\.0\\.1-${s.port}/alpha\\.token`),
+    );
   }
   const ta = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${a.port}`, 'alpha.token'), 'utf8');
   const tb = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${b.port}`, 'alpha.token'), 'utf8');
@@ -281,10 +321,11 @@ async function serveIn(dir: string, home: string): Promise<{ url: string; stop: 
     });
     p.once('exit', (code) => reject(new Error(`svc serve exited ${code}`)));
   });
-  const stop = () => new Promise<void>((resolve) => {
-    p.once('exit', () => resolve());
-    p.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill('SIGTERM');
+    });
   return { url, stop };
 }
 

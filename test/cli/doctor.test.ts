@@ -41,7 +41,17 @@ const lineOf = (out: string, check: string) => {
 t('passes every check against the server its config describes, one marked line each', async ({ s, doctor }) => {
   const r = await doctor(['--config', s.configFile]);
   assert.is(r.code, 0, r.stdout + r.stderr);
-  for (const check of ['config valid', 'secret file mode', 'server reachable', 'network id', 'version', 'protocols', 'capabilities', 'server warnings', 'store engine']) {
+  for (const check of [
+    'config valid',
+    'secret file mode',
+    'server reachable',
+    'network id',
+    'version',
+    'protocols',
+    'capabilities',
+    'server warnings',
+    'store engine',
+  ]) {
     assert.match(lineOf(r.stdout, check), /^✓ /, `${check}:\n${r.stdout}`);
   }
   assert.match(lineOf(r.stdout, 'network id'), /testnet matches the config/);

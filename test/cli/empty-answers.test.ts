@@ -29,7 +29,10 @@ t('svc agents list with no token says the empty answer is the anonymous view and
   const r = await cli(['agents', 'list', '--url', s.url], { cwd });
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout.trim(), 'no agents visible to an anonymous caller');
-  assert.match(r.stderr, /no token was sent, so this shows only what an anonymous caller may see \(only agents that are members of public rooms\)/);
+  assert.match(
+    r.stderr,
+    /no token was sent, so this shows only what an anonymous caller may see \(only agents that are members of public rooms\)/,
+  );
   assert.match(r.stderr, /pass --token with the observe scope/);
 });
 
@@ -56,7 +59,10 @@ t('a 404 to an anonymous caller says, on its one line, that it may be the anonym
   const r = await cli(['agents', 'get', 'gamma', '--url', s.url], { cwd });
   assert.is(r.code, 1);
   assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /^svc agents get: 404 not_found: agent gamma not found; list the agents: svc agents list; no token was sent, and what is private looks missing to an anonymous caller: /);
+  assert.match(
+    r.stderr,
+    /^svc agents get: 404 not_found: agent gamma not found; list the agents: svc agents list; no token was sent, and what is private looks missing to an anonymous caller: /,
+  );
   const seen = await cli(['agents', 'get', 'gamma', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
   assert.is(seen.code, 0, seen.stderr);
   const missing = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
@@ -85,7 +91,10 @@ async function tailOpening(args: string[], cwd: string): Promise<string> {
 t('svc tail with no token says it follows only what an anonymous caller may see; with a token it does not', async ({ s, cwd }) => {
   const anon = await tailOpening(['--url', s.url], cwd);
   assert.match(anon, /svc tail: following events/);
-  assert.match(anon, /no token was sent, so this shows only what an anonymous caller may see \(only message, thread and room-created events of public rooms\)/);
+  assert.match(
+    anon,
+    /no token was sent, so this shows only what an anonymous caller may see \(only message, thread and room-created events of public rooms\)/,
+  );
   const seen = await tailOpening(['--url', s.url, '--token', TOKENS.observer.value], cwd);
   assert.match(seen, /svc tail: following events/);
   assert.not.match(seen, /anonymous/);

@@ -24,7 +24,9 @@ t.before(async (ctx) => {
   // The default 127.0.0.1:8787 may be taken on a test machine: same posture, another port.
   ctx.port = await freePort();
   const file = path.join(ctx.dir, 'svc.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${ctx.port}`), { mode: 0o600 });
+  writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${ctx.port}`), {
+    mode: 0o600,
+  });
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
 });
 t.after(async (ctx) => {
@@ -32,16 +34,19 @@ t.after(async (ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-t('svc init writes an operator token (observe, write, admin) into the owner-only svc.yaml, and serve starts without warnings about it', ({ dir, s }) => {
-  const file = path.join(dir, 'svc.yaml');
-  assert.is(statSync(file).mode & 0o777, 0o600);
-  const c = parse(readFileSync(file, 'utf8'));
-  assert.is(c.auth.mode, 'open');
-  const op = c.auth.tokens.find((x: { id: string }) => x.id === 'operator');
-  assert.equal(op.scopes, ['observe', 'write', 'admin']);
-  assert.ok(op.value.length >= 40);
-  assert.is(s.port, Number(c.server.listen_addr.split(':')[1]));
-});
+t(
+  'svc init writes an operator token (observe, write, admin) into the owner-only svc.yaml, and serve starts without warnings about it',
+  ({ dir, s }) => {
+    const file = path.join(dir, 'svc.yaml');
+    assert.is(statSync(file).mode & 0o777, 0o600);
+    const c = parse(readFileSync(file, 'utf8'));
+    assert.is(c.auth.mode, 'open');
+    const op = c.auth.tokens.find((x: { id: string }) => x.id === 'operator');
+    assert.equal(op.scopes, ['observe', 'write', 'admin']);
+    assert.ok(op.value.length >= 40);
+    assert.is(s.port, Number(c.server.listen_addr.split(':')[1]));
+  },
+);
 
 t('svc rooms create with no token given succeeds against the config server', async ({ dir }) => {
   const r = await cli(['rooms', 'create', 'ops', '--visibility', 'private'], { cwd: dir });
@@ -71,17 +76,24 @@ t('svc doctor and svc agents list use the operator token too (pairing status rea
   assert.not.match(agents.stdout + agents.stderr, /anonymous/);
 });
 
-t('svc agents register claims anonymously (not with the operator token), so the agent gets its own token and can send', async ({ dir, s }) => {
-  const r = await cli(['agents', 'register', '--id', 'scout', '--json'], { cwd: dir });
-  assert.is(r.code, 0, r.stderr);
-  const reg = JSON.parse(r.stdout);
-  assert.is(reg.agent_id, 'scout');
-  assert.match(reg.agent_token, /^agt_v1_/);
-  const room = await cli(['rooms', 'create', 'lobby', '--write-policy', 'registered_agents'], { cwd: dir });
-  assert.is(room.code, 0, room.stderr);
-  const sent = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'lobby' }, from: { type: 'agent', id: 'scout' }, parts: [{ kind: 'text', text: 'hello' }] }, reg.agent_token);
-  assert.ok(sent.status === 200 || sent.status === 201, `${sent.status} ${sent.text}`);
-});
+t(
+  'svc agents register claims anonymously (not with the operator token), so the agent gets its own token and can send',
+  async ({ dir, s }) => {
+    const r = await cli(['agents', 'register', '--id', 'scout', '--json'], { cwd: dir });
+    assert.is(r.code, 0, r.stderr);
+    const reg = JSON.parse(r.stdout);
+    assert.is(reg.agent_id, 'scout');
+    assert.match(reg.agent_token, /^agt_v1_/);
+    const room = await cli(['rooms', 'create', 'lobby', '--write-policy', 'registered_agents'], { cwd: dir });
+    assert.is(room.code, 0, room.stderr);
+    const sent = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: 'lobby' }, from: { type: 'agent', id: 'scout' }, parts: [{ kind: 'text', text: 'hello' }] },
+      reg.agent_token,
+    );
+    assert.ok(sent.status === 200 || sent.status === 201, `${sent.status} ${sent.text}`);
+  },
+);
 
 t('--token and SVC_TOKEN win over the operator token', async ({ dir }) => {
   const flag = await cli(['rooms', 'create', 'x1', '--token', 'not-a-real-token'], { cwd: dir });
@@ -105,7 +117,10 @@ t('the operator token never goes to a server other than the config one', async (
     const r = await cli(['rooms', 'list', '--url', `http://127.0.0.1:${port}`], { cwd: dir });
     assert.is(r.code, 0, r.stderr);
     assert.ok(seen.length > 0);
-    assert.equal(seen.filter((h) => h !== undefined), []);
+    assert.equal(
+      seen.filter((h) => h !== undefined),
+      [],
+    );
   } finally {
     await new Promise((resolve) => other.close(resolve));
   }

@@ -19,7 +19,10 @@ const flag: HintContext = { ...anon, tokenSource: '--token' };
 const u = suite('refusalHint (pure)');
 
 u('403 not a member names svc rooms members ROOM --add AGENT', () => {
-  assert.is(refusalHint(403, 'forbidden', 'alpha is not a member of room ops (write_policy: members)', flag), 'add it to the room: svc rooms members ops --add alpha');
+  assert.is(
+    refusalHint(403, 'forbidden', 'alpha is not a member of room ops (write_policy: members)', flag),
+    'add it to the room: svc rooms members ops --add alpha',
+  );
   assert.is(
     refusalHint(403, 'forbidden', 'room ops accepts members and registered local agents only (write_policy: registered_agents)', flag),
     'add the sender to the room (svc rooms members ops --add ID), or send as a registered agent (svc agents register)',
@@ -35,14 +38,27 @@ u('403 missing scope names the scope, where the token came from, and where token
     refusalHint(403, 'forbidden', 'the token lacks a required scope (one of: admin)', flag),
     "the token given with --token lacks the admin scope this needs: use a token that has it; tokens and their scopes are auth.tokens in the server's config (the operator token svc init writes has observe, write, admin)",
   );
-  assert.match(refusalHint(403, 'forbidden', 'the token lacks a required scope (one of: write, pair)', { ...anon, tokenSource: 'SVC_TOKEN' })!, /^the token in SVC_TOKEN lacks the write or pair scope this needs/);
+  assert.match(
+    refusalHint(403, 'forbidden', 'the token lacks a required scope (one of: write, pair)', { ...anon, tokenSource: 'SVC_TOKEN' })!,
+    /^the token in SVC_TOKEN lacks the write or pair scope this needs/,
+  );
   assert.is(
     refusalHint(403, 'forbidden', 'self-registered agent tokens may not use this route', flag),
     "this needs an operator token, not an agent's: leave --token and SVC_TOKEN out and run the command in the server's config folder (or pass --config FILE) so its operator token is used",
   );
-  assert.is(refusalHint(403, 'forbidden', 'human messages are disabled on this network (server.human_ingress: false)', flag), "set server.human_ingress: true in the server's config (it reloads on save), or send as an agent (--as)");
-  assert.is(refusalHint(403, 'forbidden', 'direct messages are disabled on this network (server.direct_messages: false)', flag), "set server.direct_messages: true in the server's config (it reloads on save)");
-  assert.is(refusalHint(403, 'forbidden', 'agent alpha is registered to another credential; send with its own token', flag), undefined, 'credential hints are chosen elsewhere');
+  assert.is(
+    refusalHint(403, 'forbidden', 'human messages are disabled on this network (server.human_ingress: false)', flag),
+    "set server.human_ingress: true in the server's config (it reloads on save), or send as an agent (--as)",
+  );
+  assert.is(
+    refusalHint(403, 'forbidden', 'direct messages are disabled on this network (server.direct_messages: false)', flag),
+    "set server.direct_messages: true in the server's config (it reloads on save)",
+  );
+  assert.is(
+    refusalHint(403, 'forbidden', 'agent alpha is registered to another credential; send with its own token', flag),
+    undefined,
+    'credential hints are chosen elsewhere',
+  );
 });
 
 u('401 says which token was sent from where, and how to fix it', () => {
@@ -62,15 +78,27 @@ u('401 says which token was sent from where, and how to fix it', () => {
     refusalHint(401, 'unauthorized', 'this route needs a bearer token with one of the scopes: admin', anon),
     `no token was sent (no --token, no SVC_TOKEN, svc.yaml has no operator token for ${URL_}): run the command in the server's config folder (or pass --config FILE) so its operator token is used, or pass --token (env SVC_TOKEN)`,
   );
-  assert.match(refusalHint(401, 'unauthorized', 'x', { ...anon, configExists: false })!, /^no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\)/);
+  assert.match(
+    refusalHint(401, 'unauthorized', 'x', { ...anon, configExists: false })!,
+    /^no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\)/,
+  );
 });
 
 u('404 names the listing that shows the right ids, and that an anonymous view hides private ones', () => {
   assert.is(refusalHint(404, 'not_found', 'room nope not found', flag), 'list the rooms: svc rooms list');
   assert.is(refusalHint(404, 'not_found', 'agent nope not found', flag), 'list the agents: svc agents list');
-  assert.match(refusalHint(404, 'not_found', 'room nope not found', anon)!, /^list the rooms: svc rooms list; no token was sent, and what is private looks missing to an anonymous caller: run the command/);
-  assert.is(refusalHint(404, 'not_found', 'parent message m1 in room ops not found', flag), 'reply to a message of that room: svc read --room ops shows their ids');
-  assert.is(refusalHint(404, 'not_found', 'thread t9 not found', flag), 'check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)');
+  assert.match(
+    refusalHint(404, 'not_found', 'room nope not found', anon)!,
+    /^list the rooms: svc rooms list; no token was sent, and what is private looks missing to an anonymous caller: run the command/,
+  );
+  assert.is(
+    refusalHint(404, 'not_found', 'parent message m1 in room ops not found', flag),
+    'reply to a message of that room: svc read --room ops shows their ids',
+  );
+  assert.is(
+    refusalHint(404, 'not_found', 'thread t9 not found', flag),
+    'check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)',
+  );
   assert.is(refusalHint(404, 'not_found', 'dm dm_x not found', flag), 'name the DM by its agents instead: svc read --dm AGENT,AGENT');
   assert.is(refusalHint(404, 'not_found', 'no route for /v1/x', flag), undefined);
   assert.is(refusalHint(409, 'conflict', 'room ops exists', flag), undefined);
@@ -89,9 +117,7 @@ t.before(async (ctx) => {
   ctx.s = await startServer({
     config: {
       server: { human_ingress: false },
-      rooms: [
-        { id: 'ops', members: ['beta'], write_policy: 'members' },
-      ],
+      rooms: [{ id: 'ops', members: ['beta'], write_policy: 'members' }],
     },
   });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-hints-'));
@@ -113,7 +139,10 @@ const line = (r: { stderr: string }) => r.stderr.trim();
 t('a non-member writing gets svc rooms members ROOM --add AGENT', async ({ s, dir }) => {
   const r = await cli(['send', '--room', 'ops', '--as', 'gamma', 'hi', '--url', s.url, '--token', W], { cwd: dir });
   assert.is(r.code, 1);
-  assert.is(line(r), 'svc send: 403 forbidden: gamma is not a member of room ops (write_policy: members); add it to the room: svc rooms members ops --add gamma');
+  assert.is(
+    line(r),
+    'svc send: 403 forbidden: gamma is not a member of room ops (write_policy: members); add it to the room: svc rooms members ops --add gamma',
+  );
 });
 
 t('a room for operators only says to send with an operator token', async ({ op }) => {
@@ -123,7 +152,10 @@ t('a room for operators only says to send with an operator token', async ({ op }
   assert.ok(reg.status < 300, reg.text);
   const r = await cli(['send', '--room', 'desk', '--as', 'delta', 'hi', '--token', String(reg.body.agent_token)], { cwd: op.dir });
   assert.is(r.code, 1);
-  assert.match(line(r), /^svc send: 403 forbidden: room desk accepts only operator credentials \(write_policy: operators\); send with an operator token: /);
+  assert.match(
+    line(r),
+    /^svc send: 403 forbidden: room desk accepts only operator credentials \(write_policy: operators\); send with an operator token: /,
+  );
 });
 
 t('human ingress off names the setting', async ({ s, dir }) => {
@@ -137,7 +169,10 @@ t('an unknown room names svc rooms list; an unknown agent svc agents list', asyn
   assert.is(room.code, 1);
   assert.is(line(room), 'svc read: 404 not_found: room nope not found; list the rooms: svc rooms list');
   const thread = await cli(['read', '--thread', 'nope', '--url', s.url, '--token', TOKENS.observer.value], { cwd: dir });
-  assert.is(line(thread), 'svc read: 404 not_found: thread nope not found; check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)');
+  assert.is(
+    line(thread),
+    'svc read: 404 not_found: thread nope not found; check the thread id: GET /v1/rooms/ROOM/threads lists the threads of a room (svc send --room ROOM --thread NEW starts one)',
+  );
   const agent = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd: dir });
   assert.is(agent.code, 1);
   assert.is(line(agent), 'svc agents get: 404 not_found: agent nobody not found; list the agents: svc agents list');
@@ -146,7 +181,10 @@ t('an unknown room names svc rooms list; an unknown agent svc agents list', asyn
 t('a missing scope names the scope and where the token came from', async ({ s, dir }) => {
   const r = await cli(['rooms', 'create', 'x', '--url', s.url], { cwd: dir, env: { SVC_TOKEN: TOKENS.observer.value } });
   assert.is(r.code, 1);
-  assert.match(line(r), /^svc rooms create: 403 forbidden: the token lacks a required scope \(one of: admin\); the token in SVC_TOKEN lacks the admin scope this needs: .*auth\.tokens in the server's config/);
+  assert.match(
+    line(r),
+    /^svc rooms create: 403 forbidden: the token lacks a required scope \(one of: admin\); the token in SVC_TOKEN lacks the admin scope this needs: .*auth\.tokens in the server's config/,
+  );
 });
 
 t('an invalid token says which token was sent from where: --token, SVC_TOKEN', async ({ s, dir }) => {
@@ -154,12 +192,20 @@ t('an invalid token says which token was sent from where: --token, SVC_TOKEN', a
     cli(['rooms', 'list', '--url', s.url, '--token', 'not-a-token-at-all'], { cwd: dir }),
     cli(['rooms', 'list', '--url', s.url], { cwd: dir, env: { SVC_TOKEN: 'not-a-token-at-all' } }),
   ]);
-  assert.match(line(viaFlag), new RegExp(`^svc rooms list: 401 unauthorized: .*; the token given with --token was refused by ${s.url.replace(/[.]/g, '\\.')}: check it against auth\\.tokens`));
-  assert.match(line(viaEnv), /; the token in SVC_TOKEN was refused by .*: check it against auth\.tokens of that server's config, or unset SVC_TOKEN/);
+  assert.match(
+    line(viaFlag),
+    new RegExp(
+      `^svc rooms list: 401 unauthorized: .*; the token given with --token was refused by ${s.url.replace(/[.]/g, '\\.')}: check it against auth\\.tokens`,
+    ),
+  );
+  assert.match(
+    line(viaEnv),
+    /; the token in SVC_TOKEN was refused by .*: check it against auth\.tokens of that server's config, or unset SVC_TOKEN/,
+  );
   assert.not.match(viaFlag.stderr + viaEnv.stderr, /not-a-token-at-all/);
 });
 
-t("an operator token the running server does not know says to restart it with this config", async ({ op }) => {
+t('an operator token the running server does not know says to restart it with this config', async ({ op }) => {
   // Another config for the same network and address, with an operator token that server never had.
   const c = parse(readFileSync(path.join(op.dir, 'svc.yaml'), 'utf8'));
   c.auth.tokens[0].value = 'an-operator-token-this-server-never-had-0123456789';
@@ -176,7 +222,10 @@ t("an operator token the running server does not know says to restart it with th
 t('no token at all says where one would come from', async ({ s, dir }) => {
   const r = await cli(['rooms', 'create', 'x', '--url', s.url], { cwd: dir });
   assert.is(r.code, 1);
-  assert.match(line(r), /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\): run the command in the server's config folder/);
+  assert.match(
+    line(r),
+    /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\): run the command in the server's config folder/,
+  );
 });
 
 t.run();

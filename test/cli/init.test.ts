@@ -27,7 +27,10 @@ t('--yes writes a private svc.yaml with the default local posture that loads cle
   const r = await cli(['init', '--yes', '--dir', dir, '--network-id', 'home', '--name', 'Home Net']);
   assert.is(r.code, 0, r.stderr);
   const file = path.join(dir, 'svc.yaml');
-  assert.match(r.stdout, new RegExp(`^wrote ${file.replace(/[.]/g, '\\.')} \\(network home, open mode, listening on 127\\.0\\.0\\.1:8787\\)$`, 'm'));
+  assert.match(
+    r.stdout,
+    new RegExp(`^wrote ${file.replace(/[.]/g, '\\.')} \\(network home, open mode, listening on 127\\.0\\.0\\.1:8787\\)$`, 'm'),
+  );
   assert.match(r.stdout, /^next: svc serve --config /m);
   assert.not.match(r.stdout, /admin token/);
   assert.is(statSync(file).mode & 0o777, 0o600);
@@ -141,7 +144,10 @@ p('answers become the config; bearer mode generates an admin token shown once', 
   assert.is(c.server.listen_addr, '127.0.0.1:8787');
   assert.is(c.auth.mode, 'bearer');
   // The operator token of the local CLI, and the admin token shown once.
-  assert.equal(c.auth.tokens.map((t: { id: string }) => t.id), ['operator', 'admin']);
+  assert.equal(
+    c.auth.tokens.map((t: { id: string }) => t.id),
+    ['operator', 'admin'],
+  );
   assert.equal(c.auth.tokens[0].scopes, ['observe', 'write', 'admin']);
   const token = c.auth.tokens[1];
   assert.equal(token.scopes, ['observe', 'write', 'admin', 'attach']);
@@ -225,7 +231,10 @@ inj('a wide bind with open registration is written, with the posture warning sai
   const io = memoryIo();
   const code = await initCommand(io, { dir: path.join(dir, 'b') }, async (d) => ({ ...d, listen: '0.0.0.0:8787' }));
   assert.is(code, 0);
-  assert.ok(io.errors.some((e) => /^warning: /.test(e)), io.errors.join('\n'));
+  assert.ok(
+    io.errors.some((e) => /^warning: /.test(e)),
+    io.errors.join('\n'),
+  );
 });
 
 inj('--yes never calls the prompter', async ({ dir }) => {

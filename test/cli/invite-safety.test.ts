@@ -37,8 +37,14 @@ u('consent is needed for private and unknown rooms not named by --allow-private'
     { id: 'c', state: 'private' as const },
     { id: 'd', state: 'unknown' as const, why: 'x' },
   ];
-  assert.equal(roomsNeedingConsent(rooms, new Set()).map((r) => r.id), ['c', 'd']);
-  assert.equal(roomsNeedingConsent(rooms, new Set(['c'])).map((r) => r.id), ['d']);
+  assert.equal(
+    roomsNeedingConsent(rooms, new Set()).map((r) => r.id),
+    ['c', 'd'],
+  );
+  assert.equal(
+    roomsNeedingConsent(rooms, new Set(['c'])).map((r) => r.id),
+    ['d'],
+  );
 });
 u.run();
 
@@ -81,31 +87,34 @@ async function invite(home: string, rooms: string): Promise<string> {
   return r.stdout.trim();
 }
 
-t('a private room declared in svc.yaml is refused without --allow-private, nothing written; with it the pairing is written', async ({ dir }) => {
-  const home = await init(dir, 'home');
-  const away = await init(dir, 'away');
-  edit(away, (c) => c.rooms.push({ id: 'ops', name: 'Ops', visibility: 'private', write_policy: 'members', members: ['alpha'] }));
-  const code = await invite(home, 'ops,lab');
-  const before = readFileSync(away, 'utf8');
-  const refused = await cli(['invite', 'accept', code, '--config', away]);
-  assert.is(refused.code, 1);
-  assert.match(refused.stderr, /invite from home \(home\) shares 2 rooms:/);
-  assert.match(refused.stderr, /ops: existing PRIVATE room/);
-  assert.match(refused.stderr, /lab: new room/);
-  assert.match(refused.stderr, /refusing to share ops .*pass --allow-private ops/);
-  assert.is(readFileSync(away, 'utf8'), before);
+t(
+  'a private room declared in svc.yaml is refused without --allow-private, nothing written; with it the pairing is written',
+  async ({ dir }) => {
+    const home = await init(dir, 'home');
+    const away = await init(dir, 'away');
+    edit(away, (c) => c.rooms.push({ id: 'ops', name: 'Ops', visibility: 'private', write_policy: 'members', members: ['alpha'] }));
+    const code = await invite(home, 'ops,lab');
+    const before = readFileSync(away, 'utf8');
+    const refused = await cli(['invite', 'accept', code, '--config', away]);
+    assert.is(refused.code, 1);
+    assert.match(refused.stderr, /invite from home \(home\) shares 2 rooms:/);
+    assert.match(refused.stderr, /ops: existing PRIVATE room/);
+    assert.match(refused.stderr, /lab: new room/);
+    assert.match(refused.stderr, /refusing to share ops .*pass --allow-private ops/);
+    assert.is(readFileSync(away, 'utf8'), before);
 
-  const wrong = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'nope']);
-  assert.is(wrong.code, 2);
-  assert.match(wrong.stderr, /--allow-private nope: the invite does not share room nope/);
+    const wrong = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'nope']);
+    assert.is(wrong.code, 2);
+    assert.match(wrong.stderr, /--allow-private nope: the invite does not share room nope/);
 
-  const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'ops']);
-  assert.is(ok.code, 0, ok.stderr);
-  const c = parse(readFileSync(away, 'utf8'));
-  assert.is(c.pairings.length, 1);
-  assert.equal(c.rooms.find((r: { id: string }) => r.id === 'ops').federation.pairings, [c.pairings[0].id]);
-  assert.is(c.rooms.find((r: { id: string }) => r.id === 'ops').visibility, 'private');
-});
+    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'ops']);
+    assert.is(ok.code, 0, ok.stderr);
+    const c = parse(readFileSync(away, 'utf8'));
+    assert.is(c.pairings.length, 1);
+    assert.equal(c.rooms.find((r: { id: string }) => r.id === 'ops').federation.pairings, [c.pairings[0].id]);
+    assert.is(c.rooms.find((r: { id: string }) => r.id === 'ops').visibility, 'private');
+  },
+);
 
 t('on a terminal the operator is asked, and only a yes writes the pairing', async ({ dir }) => {
   const home = await init(dir, 'home5');
@@ -285,11 +294,17 @@ k('a store that cannot be read with no server running stays unknown, and the mes
   const home = await initIn(dir, 'k-home2');
   const away = await initIn(dir, 'k-away2');
   mkdirSync(path.join(path.dirname(away), '.svc'), { recursive: true });
-  writeFileSync(path.join(path.dirname(away), '.svc', 'svc.db'), 'this is not a database, but long enough to have a header of one hundred bytes......................');
+  writeFileSync(
+    path.join(path.dirname(away), '.svc', 'svc.db'),
+    'this is not a database, but long enough to have a header of one hundred bytes......................',
+  );
   const code = await inviteTo(home, 'maybe');
   const r = await cli(['invite', 'accept', code, '--config', away]);
   assert.is(r.code, 1);
-  assert.match(r.stderr, /maybe: not declared in the config, and no server of this config is running \(no runtime file\), and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/);
+  assert.match(
+    r.stderr,
+    /maybe: not declared in the config, and no server of this config is running \(no runtime file\), and the store .*svc\.db could not be read \(.+\).*: it may be an existing private room/,
+  );
 });
 
 k('Postgres: a schema no server ever used holds no room, so the accept goes through with the server stopped', async ({ dir }) => {
@@ -306,33 +321,36 @@ k('Postgres: a schema no server ever used holds no room, so the accept goes thro
   }
 });
 
-k('Postgres: a private room is found with the server running (asked) and stopped (read-only store), and a new one is new', async ({ dir }) => {
-  const pg = await freshSchema();
-  const home = await initIn(dir, 'pg-home');
-  const away = await initIn(dir, 'pg-away');
-  const folder = path.dirname(away);
-  edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
-  const s = await startServer({ dir: folder, keepConfig: true });
-  try {
-    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
-    const code = await inviteTo(home, 'vault,fresh');
-    const before = readFileSync(away, 'utf8');
-    const running = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(running.code, 1);
-    assert.match(running.stderr, /vault: existing PRIVATE room/);
-    assert.match(running.stderr, /fresh: new room/);
-    await s.stop();
-    const stopped = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(stopped.code, 1);
-    assert.match(stopped.stderr, /vault: existing PRIVATE room/);
-    assert.match(stopped.stderr, /fresh: new room/);
-    assert.is(readFileSync(away, 'utf8'), before);
-    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'vault']);
-    assert.is(ok.code, 0, ok.stderr);
-  } finally {
-    await s.dispose();
-    await pg.drop();
-  }
-});
+k(
+  'Postgres: a private room is found with the server running (asked) and stopped (read-only store), and a new one is new',
+  async ({ dir }) => {
+    const pg = await freshSchema();
+    const home = await initIn(dir, 'pg-home');
+    const away = await initIn(dir, 'pg-away');
+    const folder = path.dirname(away);
+    edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
+    const s = await startServer({ dir: folder, keepConfig: true });
+    try {
+      assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+      const code = await inviteTo(home, 'vault,fresh');
+      const before = readFileSync(away, 'utf8');
+      const running = await cli(['invite', 'accept', code, '--config', away]);
+      assert.is(running.code, 1);
+      assert.match(running.stderr, /vault: existing PRIVATE room/);
+      assert.match(running.stderr, /fresh: new room/);
+      await s.stop();
+      const stopped = await cli(['invite', 'accept', code, '--config', away]);
+      assert.is(stopped.code, 1);
+      assert.match(stopped.stderr, /vault: existing PRIVATE room/);
+      assert.match(stopped.stderr, /fresh: new room/);
+      assert.is(readFileSync(away, 'utf8'), before);
+      const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'vault']);
+      assert.is(ok.code, 0, ok.stderr);
+    } finally {
+      await s.dispose();
+      await pg.drop();
+    }
+  },
+);
 
 k.run();

@@ -24,8 +24,12 @@ u(':PORT and wildcard hosts mean every interface; named hosts bind as written', 
 });
 
 u('the bind warning fires for :PORT in open mode and not for loopback', () => {
-  const config = (listen: string) => ({ ...testConfig(), server: { listen_addr: listen }, auth: { mode: 'open', agent_registration: 'open' } }) as unknown as Config;
-  assert.equal(postureWarnings(config(':8787')).map((w) => w.code), ['insecure_bind']);
+  const config = (listen: string) =>
+    ({ ...testConfig(), server: { listen_addr: listen }, auth: { mode: 'open', agent_registration: 'open' } }) as unknown as Config;
+  assert.equal(
+    postureWarnings(config(':8787')).map((w) => w.code),
+    ['insecure_bind'],
+  );
   assert.equal(postureWarnings(config('127.0.0.1:8787')), []);
 });
 u.run();
@@ -37,7 +41,16 @@ p.before((ctx) => {
 });
 p.after(async (ctx) => {
   // A stopping server removes its runtime file: the folder goes only after every child is gone.
-  await Promise.all(ctx.procs.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }))));
+  await Promise.all(
+    ctx.procs.map((c) =>
+      c.exitCode !== null || c.signalCode !== null
+        ? undefined
+        : new Promise((r) => {
+            c.once('exit', r);
+            c.kill('SIGTERM');
+          }),
+    ),
+  );
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 

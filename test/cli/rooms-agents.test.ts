@@ -8,7 +8,9 @@ import { cli } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
-const t = suite<{ s: TestServer; as: (args: string[], env?: Record<string, string>) => ReturnType<typeof cli> }>('svc rooms and agents against a running server');
+const t = suite<{ s: TestServer; as: (args: string[], env?: Record<string, string>) => ReturnType<typeof cli> }>(
+  'svc rooms and agents against a running server',
+);
 t.before(async (ctx) => {
   ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: ADMIN, ...env } });
@@ -27,12 +29,27 @@ t('rooms list prints an aligned table with a header, and --json the API shape', 
   assert.not.match(human.stdout, /\x1b\[/, 'no colour when stdout is not a TTY');
   assert.is(machine.code, 0, machine.stderr);
   const body = JSON.parse(machine.stdout);
-  assert.equal(body.rooms.map((r: { id: string }) => r.id), ['general']);
+  assert.equal(
+    body.rooms.map((r: { id: string }) => r.id),
+    ['general'],
+  );
   assert.is(body.rooms[0].fqid, 'svc://testnet/rooms/general');
 });
 
 t('rooms create, get, members and delete round-trip, each exiting 0', async ({ as, s }) => {
-  const created = await as(['rooms', 'create', 'ops', '--name', 'Ops', '--member', 'alpha,beta', '--visibility', 'private', '--write-policy', 'operators']);
+  const created = await as([
+    'rooms',
+    'create',
+    'ops',
+    '--name',
+    'Ops',
+    '--member',
+    'alpha,beta',
+    '--visibility',
+    'private',
+    '--write-policy',
+    'operators',
+  ]);
   assert.is(created.code, 0, created.stderr);
   assert.match(created.stdout, /created room ops \(private, write policy operators, members: alpha, beta\)/);
 
@@ -85,7 +102,10 @@ t('agents register, list, get and delete, with the registration shown', async ({
 t('a missing token is a 401 line that names --token and SVC_TOKEN, exit 1', async ({ s }) => {
   const r = await cli(['rooms', 'create', 'x', '--url', s.url]);
   assert.is(r.code, 1);
-  assert.match(r.stderr, /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, .*\): run the command in the server's config folder \(or pass --config FILE\) so its operator token is used, or pass --token \(env SVC_TOKEN\)\n$/);
+  assert.match(
+    r.stderr,
+    /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, .*\): run the command in the server's config folder \(or pass --config FILE\) so its operator token is used, or pass --token \(env SVC_TOKEN\)\n$/,
+  );
   assert.is(r.stdout, '');
 });
 
@@ -95,7 +115,10 @@ t('a wrong token is told it was rejected; an under-scoped one gets 403 and a sco
     cli(['rooms', 'create', 'x', '--url', s.url], { env: { SVC_TOKEN: TOKENS.observer.value } }),
   ]);
   assert.is(wrong.code, 1);
-  assert.match(wrong.stderr, /401 unauthorized: .*; the token given with --token was refused by http:\/\/127\.0\.0\.1:\d+: check it against auth\.tokens/);
+  assert.match(
+    wrong.stderr,
+    /401 unauthorized: .*; the token given with --token was refused by http:\/\/127\.0\.0\.1:\d+: check it against auth\.tokens/,
+  );
   assert.not.match(wrong.stderr, /not-a-token/, 'the token never appears in errors');
   assert.is(weak.code, 1);
   assert.match(weak.stderr, /^svc rooms create: 403 forbidden: .*scope/);

@@ -15,7 +15,14 @@ interface Ctx {
 
 const t = suite<Ctx>('svc search against a running server');
 t.before(async (c) => {
-  c.s = await startServer({ config: { rooms: [{ id: 'ops', members: ['ann', 'bob'] }, { id: 'random', members: ['bob'] }] } });
+  c.s = await startServer({
+    config: {
+      rooms: [
+        { id: 'ops', members: ['ann', 'bob'] },
+        { id: 'random', members: ['bob'] },
+      ],
+    },
+  });
   c.as = (args, env = {}) => cli([...args, '--url', c.s.url], { env: { SVC_TOKEN: ADMIN, ...env } });
   c.ids = [];
   for (const [room, from, text] of [
@@ -47,9 +54,15 @@ t('several words, --room and --from narrow the search', async ({ as, ids }) => {
   assert.is(both.stdout.trimEnd().split('\n').length, 1);
   assert.ok(both.stdout.includes(ids[0]!));
   const room = JSON.parse((await as(['search', 'migration', '--room', 'ops', '--json'])).stdout);
-  assert.equal(room.messages.map((m: { id: string }) => m.id), [ids[2], ids[0]]);
+  assert.equal(
+    room.messages.map((m: { id: string }) => m.id),
+    [ids[2], ids[0]],
+  );
   const from = JSON.parse((await as(['search', 'migr', '--from', 'bob', '--room', 'random', '--json'])).stdout);
-  assert.equal(from.messages.map((m: { id: string }) => m.id), [ids[1]]);
+  assert.equal(
+    from.messages.map((m: { id: string }) => m.id),
+    [ids[1]],
+  );
 });
 
 t('--json prints the API answer, snippets included', async ({ as, ids }) => {
@@ -66,7 +79,10 @@ t('--limit pages, and the hint names the next cursor', async ({ as, ids }) => {
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`older matches: run again with --before ${ids[1]}`));
   const next = await as(['search', 'migration', '--limit', '2', '--before', ids[1]!, '--json']);
-  assert.equal(JSON.parse(next.stdout).messages.map((m: { id: string }) => m.id), [ids[0]]);
+  assert.equal(
+    JSON.parse(next.stdout).messages.map((m: { id: string }) => m.id),
+    [ids[0]],
+  );
 });
 
 t('no match is a friendly line and exit 0', async ({ as }) => {

@@ -15,7 +15,9 @@ interface Ctx {
 const t = suite<Ctx>('svc send and svc read');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' }] } });
+  ctx.s = await startServer({
+    config: { rooms: [{ id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' }] },
+  });
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: TOKENS.admin.value, ...env } });
 });
 t.after(async ({ s }) => s.dispose());
@@ -64,7 +66,11 @@ t('sends to a room as an agent and as a person, and read shows both oldest first
 
 t('reads the text from stdin with -, and starts a thread under a message', async ({ s }) => {
   const parent = (await s.get('/v1/rooms/general/messages', TOKENS.admin.value)).body.messages[0].id;
-  const r = await withStdin(['send', '--url', s.url, '--room', 'general', '--thread', 'verify-1', '--parent', parent, '--as', 'beta', '-'], 'line one\nline two\n', { SVC_TOKEN: TOKENS.admin.value });
+  const r = await withStdin(
+    ['send', '--url', s.url, '--room', 'general', '--thread', 'verify-1', '--parent', parent, '--as', 'beta', '-'],
+    'line one\nline two\n',
+    { SVC_TOKEN: TOKENS.admin.value },
+  );
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /to #general\/verify-1 \(new thread\)/);
   const t1 = await s.get('/v1/threads/verify-1/messages', TOKENS.admin.value);
@@ -88,7 +94,10 @@ t('sends a DM to agents and reads it back by participants or by id; --id makes a
   assert.is(again.message_id, 'dm-hello-1');
   assert.is(again.dm_created, false);
   const byAgents = JSON.parse((await as(['read', '--dm', 'delta,beta', '--json'])).stdout);
-  assert.equal(byAgents.messages.map((m: { id: string }) => m.id), ['dm-hello-1']);
+  assert.equal(
+    byAgents.messages.map((m: { id: string }) => m.id),
+    ['dm-hello-1'],
+  );
   const dmId = byAgents.messages[0].target.dm_id as string;
   const byId = await as(['read', '--dm', dmId]);
   assert.is(byId.code, 0, byId.stderr);

@@ -15,7 +15,11 @@ const t = suite('svc serve signals');
 /** Starts svc serve, sends SIGHUP in the same tick its listening line arrives; resolves how it stands 300 ms later. */
 async function hupAtListening(dir: string): Promise<{ alive: boolean; status: number | undefined; output: string }> {
   const file = writeConfig(dir, testConfig());
-  const proc = spawn(process.execPath, [SVC_BIN, 'serve', '--config', file], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [SVC_BIN, 'serve', '--config', file], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {

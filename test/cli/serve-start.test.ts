@@ -23,10 +23,22 @@ u('a config at ./svc.yaml needs no --config', () => {
 });
 
 u('another config is named relative to the folder the server started in, or absolute outside it, quoted when needed', () => {
-  assert.is(nextStepLines('/srv/net/prod.yaml', '/srv/net', '/pkg')[1], '  svc console --config prod.yaml    (a one-time sign-in link for the browser console)');
-  assert.is(nextStepLines('/srv/net/conf/svc.yaml', '/srv/net', '/pkg')[2], '  svc connect claude --agent ID --config conf/svc.yaml    (an agent in Claude Code; also codex, cursor)');
-  assert.is(nextStepLines('/etc/svc/svc.yaml', '/home/me', '/pkg')[1], '  svc console --config /etc/svc/svc.yaml    (a one-time sign-in link for the browser console)');
-  assert.is(nextStepLines("/srv/my net/it's.yaml", '/srv', '/pkg')[1], `  svc console --config 'my net/it'\\''s.yaml'    (a one-time sign-in link for the browser console)`);
+  assert.is(
+    nextStepLines('/srv/net/prod.yaml', '/srv/net', '/pkg')[1],
+    '  svc console --config prod.yaml    (a one-time sign-in link for the browser console)',
+  );
+  assert.is(
+    nextStepLines('/srv/net/conf/svc.yaml', '/srv/net', '/pkg')[2],
+    '  svc connect claude --agent ID --config conf/svc.yaml    (an agent in Claude Code; also codex, cursor)',
+  );
+  assert.is(
+    nextStepLines('/etc/svc/svc.yaml', '/home/me', '/pkg')[1],
+    '  svc console --config /etc/svc/svc.yaml    (a one-time sign-in link for the browser console)',
+  );
+  assert.is(
+    nextStepLines("/srv/my net/it's.yaml", '/srv', '/pkg')[1],
+    `  svc console --config 'my net/it'\\''s.yaml'    (a one-time sign-in link for the browser console)`,
+  );
 });
 
 u('the docs index the lines point to ships in the package', () => {
@@ -38,8 +50,16 @@ u('the docs index the lines point to ships in the package', () => {
 u.run();
 
 /** Runs `svc serve` from `dir` until listening, then sends `signal`; resolves its streams and exit code. */
-async function serveAndStop(dir: string, args: string[], signal: NodeJS.Signals): Promise<{ stdout: string; stderr: string; code: number | null; url: string }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'serve', ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function serveAndStop(
+  dir: string,
+  args: string[],
+  signal: NodeJS.Signals,
+): Promise<{ stdout: string; stderr: string; code: number | null; url: string }> {
+  const proc = spawn(process.execPath, [SVC_BIN, 'serve', ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -10,7 +10,10 @@ import { cli } from '../helpers/cli.js';
 const t = suite<{ server: http.Server; url: string }>('server error text on the terminal');
 t.before(async (ctx) => {
   ctx.server = http.createServer((_req, res) => {
-    const body = JSON.stringify({ error: 'bad\u001b[8m hidden \u001b[0m\u001b[2J\u001b]0;title\u0007 \u202etxt.exe\u200b end', code: 'bad_request' });
+    const body = JSON.stringify({
+      error: 'bad\u001b[8m hidden \u001b[0m\u001b[2J\u001b]0;title\u0007 \u202etxt.exe\u200b end',
+      code: 'bad_request',
+    });
     res.writeHead(400, { 'content-type': 'application/json' });
     res.end(body);
   });

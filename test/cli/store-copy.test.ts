@@ -63,9 +63,18 @@ t('a copied network serves the same histories to the same tokens, agent tokens i
   const text = (t: string) => [{ kind: 'text', text: t }];
   await send({ target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'gen' }, parts: text('hello @alpha') }, gen);
   await send({ target: { kind: 'room', room_id: 'hidden' }, from: { type: 'agent', id: 'gen' }, parts: text('secret') }, gen);
-  await send({ target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'human', id: 'op' }, parts: text('in a thread') }, ADMIN);
-  await send({ target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'agent', id: 'gen' }, parts: text('reply') }, gen);
-  await send({ target: { kind: 'dm', participant_ids: ['testnet:gen', 'testnet:alpha'] }, from: { type: 'agent', id: 'gen' }, parts: text('psst') }, gen);
+  await send(
+    { target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'human', id: 'op' }, parts: text('in a thread') },
+    ADMIN,
+  );
+  await send(
+    { target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'agent', id: 'gen' }, parts: text('reply') },
+    gen,
+  );
+  await send(
+    { target: { kind: 'dm', participant_ids: ['testnet:gen', 'testnet:alpha'] }, from: { type: 'agent', id: 'gen' }, parts: text('psst') },
+    gen,
+  );
   const before = await reads(s, ADMIN);
   const genBefore = await s.get('/v1/rooms/hidden/messages', gen);
   await s.stop();
@@ -73,11 +82,17 @@ t('a copied network serves the same histories to the same tokens, agent tokens i
   const env = { SVC_TEST_STORE_URL: ctx.pgs.url };
   const copy = await cli(['store', 'copy', '--config', s.configFile, '--to', ctx.pgs.url, '--schema', ctx.pgs.schema], { env });
   assert.is(copy.code, 0, copy.stderr);
-  assert.match(copy.stdout, /^copied network testnet into postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres schema \S+: 2 rooms, 2 agents, 5 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 pairing cursors in [\d.]+ s\n$/);
+  assert.match(
+    copy.stdout,
+    /^copied network testnet into postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres schema \S+: 2 rooms, 2 agents, 5 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 pairing cursors in [\d.]+ s\n$/,
+  );
 
   const again = await cli(['store', 'copy', '--config', s.configFile, '--to', ctx.pgs.url, '--schema', ctx.pgs.schema], { env });
   assert.is(again.code, 1);
-  assert.match(again.stderr, /the target schema already holds a network \(2 rooms, 2 agents, 5 messages, \d+ events\); copy only into an empty schema/);
+  assert.match(
+    again.stderr,
+    /the target schema already holds a network \(2 rooms, 2 agents, 5 messages, \d+ events\); copy only into an empty schema/,
+  );
 
   // Serve the same folder from Postgres: only the store section changes.
   const pg = await startServer({ dir: s.dir, config: { auth: { agent_registration: 'open' }, rooms, store: pgStore(ctx.pgs) }, env });
@@ -87,7 +102,11 @@ t('a copied network serves the same histories to the same tokens, agent tokens i
   assert.is(genAfter.status, 200);
   assert.equal(genAfter.body, genBefore.body);
   // The agent token still sends as its agent; the thread keeps counting from the copy.
-  const r = await pg.post('/v1/messages', { target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'agent', id: 'gen' }, parts: text('after the move') }, gen);
+  const r = await pg.post(
+    '/v1/messages',
+    { target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'agent', id: 'gen' }, parts: text('after the move') },
+    gen,
+  );
   assert.is(r.status, 200, r.text);
   assert.is((await pg.get('/v1/threads/t1', ADMIN)).body.message_count, 3);
   const onPg = await reads(pg, ADMIN);
@@ -99,7 +118,10 @@ t('a copied network serves the same histories to the same tokens, agent tokens i
   const file = join(back, '.svc', 'svc.db');
   const down = await cli(['store', 'copy', '--config', pg.configFile, '--to', file], { env });
   assert.is(down.code, 0, down.stderr);
-  assert.match(down.stdout, /^copied network testnet into \S+\/back\/\.svc\/svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 pairing cursors in [\d.]+ s\n$/);
+  assert.match(
+    down.stdout,
+    /^copied network testnet into \S+\/back\/\.svc\/svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 pairing cursors in [\d.]+ s\n$/,
+  );
   const refused = await cli(['store', 'copy', '--config', pg.configFile, '--to', file], { env });
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /the target path already holds a network \(svc\.db in \S+\); copy only into a path where no store exists/);

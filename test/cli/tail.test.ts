@@ -31,7 +31,11 @@ function tail(args: string[], env: Record<string, string> = { SVC_TOKEN: ADMIN }
     proc,
     stdout: () => out,
     stderr: () => err,
-    events: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+    events: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
     exit,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGINT');
@@ -85,7 +89,11 @@ t.after(async (ctx) => ctx.s.dispose());
 t('--json prints a live event as one envelope per line; Ctrl-C exits 0', async ({ open, say }) => {
   const tl = await open(['--json']);
   const eventId = await say('general', 'hello live');
-  const e = (await eventually(() => tl.events().find((x) => x.type === 'message.created' && textOf(x) === 'hello live'), 10_000, 'the event'))!;
+  const e = (await eventually(
+    () => tl.events().find((x) => x.type === 'message.created' && textOf(x) === 'hello live'),
+    10_000,
+    'the event',
+  ))!;
   assert.is(e.id, eventId);
   assert.is(tl.stdout().split('\n').filter(Boolean).length, tl.events().length, 'every stdout line is one JSON event');
   assert.is(await tl.stop(), 0);
@@ -125,9 +133,15 @@ t('resumes after the server restarts: events are not lost or repeated', async ({
 });
 
 t('a missing or rejected token exits 1 with the 401 line', async ({ s }) => {
-  const [none, wrong] = await Promise.all([cli(['tail', '--url', s.url]), cli(['tail', '--url', s.url], { env: { SVC_TOKEN: 'nope-nope' } })]);
+  const [none, wrong] = await Promise.all([
+    cli(['tail', '--url', s.url]),
+    cli(['tail', '--url', s.url], { env: { SVC_TOKEN: 'nope-nope' } }),
+  ]);
   assert.is(none.code, 1);
-  assert.match(none.stderr, /^svc tail: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, .*or pass --token \(env SVC_TOKEN\)\n$/);
+  assert.match(
+    none.stderr,
+    /^svc tail: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, .*or pass --token \(env SVC_TOKEN\)\n$/,
+  );
   assert.is(wrong.code, 1);
   assert.match(wrong.stderr, /the token in SVC_TOKEN was refused by .*unset SVC_TOKEN/);
 });
@@ -139,6 +153,9 @@ none('says no server runs at the URL, exit 1', async () => {
   const url = await deadUrl();
   const r = await cli(['tail', '--url', url]);
   assert.is(r.code, 1);
-  assert.match(r.stderr, /^svc tail: no svc server is running at http:\/\/127\.0\.0\.1:\d+ \(connection refused\); start it with `svc serve`/);
+  assert.match(
+    r.stderr,
+    /^svc tail: no svc server is running at http:\/\/127\.0\.0\.1:\d+ \(connection refused\); start it with `svc serve`/,
+  );
 });
 none.run();

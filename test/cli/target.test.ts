@@ -27,13 +27,24 @@ u('the network id derived from a folder name is sanitised, cut to 64, and home w
 });
 
 u('the network refusal names the answering network, the expected one, and the fix', () => {
-  const t: Target = { url: 'http://127.0.0.1:9', configFile: path.resolve('svc.yaml'), configExists: true, urlSource: 'config', tokenSource: 'config', verified: false, networkId: 'alpha' };
+  const t: Target = {
+    url: 'http://127.0.0.1:9',
+    configFile: path.resolve('svc.yaml'),
+    configExists: true,
+    urlSource: 'config',
+    tokenSource: 'config',
+    verified: false,
+    networkId: 'alpha',
+  };
   assert.is(
     networkRefusal(t, { id: 'beta' }),
     "the server at http://127.0.0.1:9 is network beta, not alpha of svc.yaml: the operator token was not sent; start this config's server with svc serve, or pass --url (and --token) for the server you mean",
   );
   assert.is(networkRefusal(t, { id: 'alpha' }), undefined);
-  assert.match(networkRefusal(t, { hidden: true })!, /^the server at http:\/\/127\.0\.0\.1:9 does not show its network to an anonymous caller, so it cannot be told to be network alpha of svc\.yaml: the operator token was not sent;/);
+  assert.match(
+    networkRefusal(t, { hidden: true })!,
+    /^the server at http:\/\/127\.0\.0\.1:9 does not show its network to an anonymous caller, so it cannot be told to be network alpha of svc\.yaml: the operator token was not sent;/,
+  );
 });
 
 u('a runtime file whose process is gone is ignored: the config address is used', () => {
@@ -42,7 +53,15 @@ u('a runtime file whose process is gone is ignored: the config address is used',
     const file = path.join(dir, 'svc.yaml');
     writeFileSync(file, 'network: {id: n}\nserver: {listen_addr: 127.0.0.1:7001}\n');
     mkdirSync(path.join(dir, '.svc'));
-    const dead = { url: 'http://127.0.0.1:7999', pid: 2 ** 22 + 1, host: os.hostname(), network_id: 'n', version: '0', config: file, started_at: '' };
+    const dead = {
+      url: 'http://127.0.0.1:7999',
+      pid: 2 ** 22 + 1,
+      host: os.hostname(),
+      network_id: 'n',
+      version: '0',
+      config: file,
+      started_at: '',
+    };
     writeFileSync(runtimeFilePath(file), JSON.stringify(dead));
     const t = resolveTarget({ config: file }, {});
     assert.is(t.url, 'http://127.0.0.1:7001');
@@ -66,36 +85,42 @@ p.before((ctx) => {
 });
 p.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
-p('svc init --listen 127.0.0.1:0 writes that address and derives the network id from the folder; the client commands find the server and say when none runs', async ({ dir }) => {
-  const folder = path.join(dir, 'Team Chat');
-  mkdirSync(folder);
-  const init = await cli(['init', '--yes', '--listen', '127.0.0.1:0'], { cwd: folder });
-  assert.is(init.code, 0, init.stderr);
-  const c = parse(readFileSync(path.join(folder, 'svc.yaml'), 'utf8'));
-  assert.is(c.server.listen_addr, '127.0.0.1:0');
-  assert.is(c.network.id, 'team-chat');
-  const before = await cli(['rooms', 'list'], { cwd: folder });
-  assert.is(before.code, 1);
-  assert.match(before.stderr, /^svc rooms list: no server of this config is running \(server\.listen_addr 127\.0\.0\.1:0 picks its port at start\): start it with svc serve, or pass --url\n$/);
-  const s = await startServer({ dir: folder, keepConfig: true });
-  try {
-    const info = JSON.parse(readFileSync(path.join(folder, '.svc', 'svc.server.json'), 'utf8'));
-    assert.is(info.url, s.url);
-    assert.is(info.network_id, 'team-chat');
-    assert.is(info.pid, s.proc.pid);
-    const created = await cli(['rooms', 'create', 'ops'], { cwd: folder });
-    assert.is(created.code, 0, created.stderr);
-    const sent = await cli(['send', '--room', 'ops', '--as', 'me', 'hello'], { cwd: folder });
-    assert.is(sent.code, 0, sent.stderr);
-    const read = await cli(['read', '--room', 'ops'], { cwd: folder });
-    assert.match(read.stdout, /hello/);
-  } finally {
-    assert.is(await s.stop(), 0);
-  }
-  assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.server.json')), 'a clean stop removes the runtime file');
-  const after = await cli(['rooms', 'list'], { cwd: folder });
-  assert.match(after.stderr, /no server of this config is running/);
-});
+p(
+  'svc init --listen 127.0.0.1:0 writes that address and derives the network id from the folder; the client commands find the server and say when none runs',
+  async ({ dir }) => {
+    const folder = path.join(dir, 'Team Chat');
+    mkdirSync(folder);
+    const init = await cli(['init', '--yes', '--listen', '127.0.0.1:0'], { cwd: folder });
+    assert.is(init.code, 0, init.stderr);
+    const c = parse(readFileSync(path.join(folder, 'svc.yaml'), 'utf8'));
+    assert.is(c.server.listen_addr, '127.0.0.1:0');
+    assert.is(c.network.id, 'team-chat');
+    const before = await cli(['rooms', 'list'], { cwd: folder });
+    assert.is(before.code, 1);
+    assert.match(
+      before.stderr,
+      /^svc rooms list: no server of this config is running \(server\.listen_addr 127\.0\.0\.1:0 picks its port at start\): start it with svc serve, or pass --url\n$/,
+    );
+    const s = await startServer({ dir: folder, keepConfig: true });
+    try {
+      const info = JSON.parse(readFileSync(path.join(folder, '.svc', 'svc.server.json'), 'utf8'));
+      assert.is(info.url, s.url);
+      assert.is(info.network_id, 'team-chat');
+      assert.is(info.pid, s.proc.pid);
+      const created = await cli(['rooms', 'create', 'ops'], { cwd: folder });
+      assert.is(created.code, 0, created.stderr);
+      const sent = await cli(['send', '--room', 'ops', '--as', 'me', 'hello'], { cwd: folder });
+      assert.is(sent.code, 0, sent.stderr);
+      const read = await cli(['read', '--room', 'ops'], { cwd: folder });
+      assert.match(read.stdout, /hello/);
+    } finally {
+      assert.is(await s.stop(), 0);
+    }
+    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.server.json')), 'a clean stop removes the runtime file');
+    const after = await cli(['rooms', 'list'], { cwd: folder });
+    assert.match(after.stderr, /no server of this config is running/);
+  },
+);
 
 p('svc serve --listen elsewhere is found by the client commands of its folder', async ({ dir }) => {
   const folder = path.join(dir, 'moved');
@@ -128,7 +153,9 @@ const n = suite<{ dir: string; other: TestServer; hidden: TestServer }>('the ope
 n.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-target-net-'));
   // Another network listens on the port this config names: one public, one that hides its document.
-  ctx.other = await startServer({ config: { network: { id: 'beta' }, auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } } });
+  ctx.other = await startServer({
+    config: { network: { id: 'beta' }, auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } },
+  });
   ctx.hidden = await startServer({ config: { network: { id: 'gamma' } } });
 });
 n.after(async (ctx) => {
@@ -137,19 +164,22 @@ n.after(async (ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-n('a client command whose config address answers with another network id refuses and says which network answered', async ({ dir, other }) => {
-  const folder = path.join(dir, 'alpha');
-  mkdirSync(folder);
-  assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
-  const r = await cli(['rooms', 'create', 'x'], { cwd: folder });
-  assert.is(r.code, 1);
-  assert.is(
-    r.stderr,
-    `svc rooms create: the server at ${other.url} is network beta, not alpha of svc.yaml: the operator token was not sent; start this config's server with svc serve, or pass --url (and --token) for the server you mean\n`,
-  );
-  assert.is((await other.get('/v1/rooms/x')).status, 404, 'nothing was created there');
-  assert.not.match(other.output(), /operator/);
-});
+n(
+  'a client command whose config address answers with another network id refuses and says which network answered',
+  async ({ dir, other }) => {
+    const folder = path.join(dir, 'alpha');
+    mkdirSync(folder);
+    assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
+    const r = await cli(['rooms', 'create', 'x'], { cwd: folder });
+    assert.is(r.code, 1);
+    assert.is(
+      r.stderr,
+      `svc rooms create: the server at ${other.url} is network beta, not alpha of svc.yaml: the operator token was not sent; start this config's server with svc serve, or pass --url (and --token) for the server you mean\n`,
+    );
+    assert.is((await other.get('/v1/rooms/x')).status, 404, 'nothing was created there');
+    assert.not.match(other.output(), /operator/);
+  },
+);
 
 n('svc doctor against another network on the config address fails its server check and sends no operator token', async ({ dir, other }) => {
   const folder = path.join(dir, 'alpha-doctor');
@@ -157,7 +187,12 @@ n('svc doctor against another network on the config address fails its server che
   assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
   const r = await cli(['doctor'], { cwd: folder });
   assert.is(r.code, 1);
-  assert.match(r.stdout, new RegExp(`✗ server reachable +cannot tell where the server is: the server at ${other.url.replace(/[.]/g, '\\.')} is network beta, not alpha of svc\\.yaml: the operator token was not sent`));
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `✗ server reachable +cannot tell where the server is: the server at ${other.url.replace(/[.]/g, '\\.')} is network beta, not alpha of svc\\.yaml: the operator token was not sent`,
+    ),
+  );
 });
 
 n('a server that hides its network document from anonymous callers gets no operator token either', async ({ dir, hidden }) => {
@@ -166,7 +201,12 @@ n('a server that hides its network document from anonymous callers gets no opera
   assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${hidden.port}`], { cwd: folder })).code, 0);
   const r = await cli(['rooms', 'list'], { cwd: folder });
   assert.is(r.code, 1);
-  assert.match(r.stderr, new RegExp(`^svc rooms list: the server at ${hidden.url.replace(/[.]/g, '\\.')} does not show its network to an anonymous caller, so it cannot be told to be network alpha of svc\\.yaml: the operator token was not sent;`));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^svc rooms list: the server at ${hidden.url.replace(/[.]/g, '\\.')} does not show its network to an anonymous caller, so it cannot be told to be network alpha of svc\\.yaml: the operator token was not sent;`,
+    ),
+  );
 });
 
 n('the same config with its own server running is not refused (the check passes and the token is used)', async ({ dir }) => {

@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { attach as attachClient, AttachError, type AttachedEvent, type AttachOptions, type Attachment, type AttachStatus } from '../../src/client/index.js';
+import {
+  attach as attachClient,
+  AttachError,
+  type AttachedEvent,
+  type AttachOptions,
+  type Attachment,
+  type AttachStatus,
+} from '../../src/client/index.js';
 import { freePort } from '../helpers/cli.js';
 import { eventually, ROOT, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
@@ -29,7 +36,10 @@ const t = suite<Ctx>('the attachment client');
 t.before(async (ctx) => {
   const port = await freePort();
   ctx.s = await startServer({
-    config: { server: { listen_addr: `127.0.0.1:${port}` }, rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'], write_policy: 'members' }] },
+    config: {
+      server: { listen_addr: `127.0.0.1:${port}` },
+      rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'], write_policy: 'members' }],
+    },
   });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-attach-client-'));
 });
@@ -42,7 +52,11 @@ t.after(async ({ s, dir }) => {
 });
 
 const say = async (s: TestServer, text: string, mentions: string[] = []) => {
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text }], mentions }, TOKENS.admin.value);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text }], mentions },
+    TOKENS.admin.value,
+  );
   assert.is(r.status, 200, r.text);
 };
 const textOf = (e: AttachedEvent) => e.event.message?.parts[0]?.text;
@@ -84,7 +98,10 @@ t('delivers, acknowledges, and resumes across a server restart without loss or r
 
   await s.restart();
   await eventually(() => statuses.some((st) => st.state === 'ready' && st.info.resumed), 20_000, 'the reconnect');
-  assert.ok(statuses.some((st) => st.state === 'disconnected'), 'the drop was reported');
+  assert.ok(
+    statuses.some((st) => st.state === 'disconnected'),
+    'the drop was reported',
+  );
   // "two" was in hand, not acknowledged: the server re-sends it, the client does not hand it out again.
   two.ack();
   await say(s, 'three');
@@ -94,20 +111,38 @@ t('delivers, acknowledges, and resumes across a server restart without loss or r
   const texts = got.map(textOf).filter(Boolean);
   assert.equal(texts, ['one', 'two', 'three']);
   const cursors = got.map((e) => Number(e.cursor));
-  assert.equal(cursors, [...cursors].sort((x, y) => x - y), 'in cursor order');
+  assert.equal(
+    cursors,
+    [...cursors].sort((x, y) => x - y),
+    'in cursor order',
+  );
   assert.is(new Set(cursors).size, cursors.length, 'each cursor once');
   await a.close();
 
   // A new process with the same cursor file: resumes after "three"; an unacknowledged event comes again.
   await say(s, 'four');
   const again: AttachedEvent[] = [];
-  const b = attach({ url: s.url, token: TOKENS.alphaOnly.value, agent: { id: 'alpha' }, cursorStore: cursorFile, onEvent: (e) => void again.push(e), ackMode: 'manual' });
+  const b = attach({
+    url: s.url,
+    token: TOKENS.alphaOnly.value,
+    agent: { id: 'alpha' },
+    cursorStore: cursorFile,
+    onEvent: (e) => void again.push(e),
+    ackMode: 'manual',
+  });
   await b.ready;
   await eventually(() => again.some((e) => textOf(e) === 'four'), 10_000, 'the message sent while detached');
   assert.equal(again.map(textOf).filter(Boolean), ['four']);
   await b.close();
   const c1: AttachedEvent[] = [];
-  const c = attach({ url: s.url, token: TOKENS.alphaOnly.value, agent: { id: 'alpha' }, cursorStore: cursorFile, onEvent: (e) => void c1.push(e), ackMode: 'manual' });
+  const c = attach({
+    url: s.url,
+    token: TOKENS.alphaOnly.value,
+    agent: { id: 'alpha' },
+    cursorStore: cursorFile,
+    onEvent: (e) => void c1.push(e),
+    ackMode: 'manual',
+  });
   await c.ready;
   await eventually(() => c1.some((e) => textOf(e) === 'four'), 10_000, 'the unacknowledged message again');
   c1.forEach((e) => e.ack());
@@ -134,7 +169,11 @@ t('auto mode acknowledges after the handler resolves and re-delivers when it thr
     },
   });
   await a.ready;
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'boom' }] }, TOKENS.alphaOnly.value);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'boom' }] },
+    TOKENS.alphaOnly.value,
+  );
   assert.is(r.status, 200, r.text);
   await eventually(() => seen.filter((x) => x === 'boom').length === 2, 10_000, 'the re-delivery');
   await eventually(() => a.cursor() !== undefined && seen.length === 2 && a.connected, 5000, 'the ACK');
@@ -142,13 +181,26 @@ t('auto mode acknowledges after the handler resolves and re-delivers when it thr
 });
 
 t('a failed preflight or a refused IDENTIFY rejects `ready` with a coded error', async ({ s, dir }) => {
-  const wrongNet = attach({ url: s.url, token: TOKENS.alphaOnly.value, agent: { id: 'alpha' }, networkId: 'lab', cursorStore: false, onEvent: () => undefined });
+  const wrongNet = attach({
+    url: s.url,
+    token: TOKENS.alphaOnly.value,
+    agent: { id: 'alpha' },
+    networkId: 'lab',
+    cursorStore: false,
+    onEvent: () => undefined,
+  });
   const e1 = await wrongNet.ready.catch((e: unknown) => e);
   assert.instance(e1, AttachError);
   assert.is((e1 as AttachError).code, 'network_mismatch');
   assert.match((e1 as Error).message, 'hosts network testnet, not lab');
 
-  const notAllowed = attach({ url: s.url, token: TOKENS.alphaOnly.value, agent: { id: 'gamma' }, cursorStore: path.join(dir, 'g.json'), onEvent: () => undefined });
+  const notAllowed = attach({
+    url: s.url,
+    token: TOKENS.alphaOnly.value,
+    agent: { id: 'gamma' },
+    cursorStore: path.join(dir, 'g.json'),
+    onEvent: () => undefined,
+  });
   const e2 = await notAllowed.ready.catch((e: unknown) => e);
   assert.is((e2 as AttachError).code, 'forbidden');
   await notAllowed.done.catch(() => undefined);
@@ -161,7 +213,9 @@ t('a failed preflight or a refused IDENTIFY rejects `ready` with a coded error',
 t('the package exports the client as svc/client', async () => {
   // Checked on the sources (no build needed): the export names the file tsc makes of
   // src/client/index.ts (rootDir src, outDir dist), and that module has the client's functions.
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string; types: string }> };
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, { import: string; types: string }>;
+  };
   assert.equal(pkg.exports['./client'], { types: './dist/client/index.d.ts', import: './dist/client/index.js' });
   const tsconfig = readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8');
   assert.match(tsconfig, /"rootDir":\s*"src"/);
@@ -176,11 +230,21 @@ const open = suite('open registration through the client');
 
 open('a first claim hands its token to onAgentToken and reconnects with it', async () => {
   const port = await freePort();
-  const s = await startServer({ config: { server: { listen_addr: `127.0.0.1:${port}` }, auth: { mode: 'open', agent_registration: 'open', tokens: [] } } });
+  const s = await startServer({
+    config: { server: { listen_addr: `127.0.0.1:${port}` }, auth: { mode: 'open', agent_registration: 'open', tokens: [] } },
+  });
   try {
     let token: string | undefined;
     const statuses: AttachStatus[] = [];
-    const a = attach({ url: s.url, agent: { id: 'scout' }, cursorStore: false, reconnect: { minMs: 100, maxMs: 300 }, onEvent: () => undefined, onAgentToken: (tk) => void (token = tk), onStatus: (st) => statuses.push(st) });
+    const a = attach({
+      url: s.url,
+      agent: { id: 'scout' },
+      cursorStore: false,
+      reconnect: { minMs: 100, maxMs: 300 },
+      onEvent: () => undefined,
+      onAgentToken: (tk) => void (token = tk),
+      onStatus: (st) => statuses.push(st),
+    });
     await a.ready;
     assert.match(token ?? '', /^agt_v1_/);
     await s.restart();
@@ -199,7 +263,9 @@ open.run();
 const beat = suite('heartbeats');
 
 beat('a slow handler does not look like a dead connection: PINGs are answered outside the event queue', async () => {
-  const s = await startServer({ config: { server: { heartbeat_interval_ms: 200 }, rooms: [{ id: 'general', name: 'General', members: ['beta'] }] } });
+  const s = await startServer({
+    config: { server: { heartbeat_interval_ms: 200 }, rooms: [{ id: 'general', name: 'General', members: ['beta'] }] },
+  });
   try {
     const statuses: AttachStatus[] = [];
     let handled = 0;
@@ -216,7 +282,15 @@ beat('a slow handler does not look like a dead connection: PINGs are answered ou
       },
     });
     await a.ready;
-    const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'take your time' }] }, TOKENS.admin.value);
+    const r = await s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'room', room_id: 'general' },
+        from: { type: 'human', id: 'op' },
+        parts: [{ kind: 'text', text: 'take your time' }],
+      },
+      TOKENS.admin.value,
+    );
     assert.is(r.status, 200, r.text);
     await eventually(() => handled === 1 && a.cursor() !== undefined, 10_000, 'the slow event to be handled');
     await new Promise((res) => setTimeout(res, 600));

@@ -59,7 +59,7 @@ acks('acknowledges no further than the stored cursor', () => {
   assert.is(l.ackToSend(4), 4);
 });
 
-acks("follows the server when its store is behind ours (it was reset)", () => {
+acks('follows the server when its store is behind ours (it was reset)', () => {
   const l = new AckLedger(500);
   l.startSession(7);
   assert.is(l.base, 7);
@@ -83,10 +83,23 @@ pre('passes a compatible server', () => {
 });
 
 pre('refuses another network, another protocol, and DMs that are off', () => {
-  assert.equal(preflightProblem(doc(), { networkId: 'lab', dms: false }), { code: 'network_mismatch', message: 'the server hosts network home, not lab' });
-  assert.is(preflightProblem(doc({ protocols: { http: ['service.http.v2'], attach: ['service.attach.v1'] } }), { dms: false })?.code, 'unsupported_protocol');
-  assert.is(preflightProblem(doc({ protocols: { http: ['service.http.v1'], attach: ['service.attach.v2'] }, capabilities: {} }), { dms: false })?.code, 'unsupported_protocol');
-  assert.is(preflightProblem(doc({ capabilities: { attachment_protocol: 'websocket', direct_messages: false } }), { dms: true })?.code, 'dms_disabled');
+  assert.equal(preflightProblem(doc(), { networkId: 'lab', dms: false }), {
+    code: 'network_mismatch',
+    message: 'the server hosts network home, not lab',
+  });
+  assert.is(
+    preflightProblem(doc({ protocols: { http: ['service.http.v2'], attach: ['service.attach.v1'] } }), { dms: false })?.code,
+    'unsupported_protocol',
+  );
+  assert.is(
+    preflightProblem(doc({ protocols: { http: ['service.http.v1'], attach: ['service.attach.v2'] }, capabilities: {} }), { dms: false })
+      ?.code,
+    'unsupported_protocol',
+  );
+  assert.is(
+    preflightProblem(doc({ capabilities: { attachment_protocol: 'websocket', direct_messages: false } }), { dms: true })?.code,
+    'dms_disabled',
+  );
 });
 
 pre('accepts the legacy rule: no protocols, attachment_protocol websocket', () => {
@@ -103,14 +116,26 @@ const msg = (o: Record<string, unknown>): ServiceEvent =>
     type: 'message.created',
     network_id: 'home',
     created_at: '',
-    message: { id: 'm1', network_id: 'home', target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'beta', network_id: 'home', fqid: '' }, parts: [], mentions: [], created_at: '', ...o },
+    message: {
+      id: 'm1',
+      network_id: 'home',
+      target: { kind: 'room', room_id: 'general' },
+      from: { type: 'agent', id: 'beta', network_id: 'home', fqid: '' },
+      parts: [],
+      mentions: [],
+      created_at: '',
+      ...o,
+    },
   }) as ServiceEvent;
 
 wakes('a mention and a DM wake; plain traffic and the agent itself do not', () => {
   assert.is(wakeReasonOf(msg({ mentions: ['svc://home/agents/alpha'] }), me), 'mention');
   assert.is(wakeReasonOf(msg({ target: { kind: 'dm', dm_id: 'dm_1', participant_ids: ['home:alpha', 'home:beta'] } }), me), 'dm');
   assert.is(wakeReasonOf(msg({}), me), undefined);
-  assert.is(wakeReasonOf(msg({ mentions: ['svc://home/agents/alpha'], from: { type: 'agent', id: 'alpha', network_id: 'home', fqid: '' } }), me), undefined);
+  assert.is(
+    wakeReasonOf(msg({ mentions: ['svc://home/agents/alpha'], from: { type: 'agent', id: 'alpha', network_id: 'home', fqid: '' } }), me),
+    undefined,
+  );
   assert.is(wakeReasonOf(msg({ mentions: ['svc://other/agents/alpha'] }), me), undefined);
 });
 

@@ -69,7 +69,10 @@ test('a file with only network.id gets every default filled in', () => {
 });
 
 test('bearer mode keeps public_read false and registration disabled by default', () => {
-  const { config } = parse({ network: { id: 'home' }, auth: { mode: 'bearer', tokens: [{ id: 'ops', value: 's3cret', scopes: ['admin'] }] } });
+  const { config } = parse({
+    network: { id: 'home' },
+    auth: { mode: 'bearer', tokens: [{ id: 'ops', value: 's3cret', scopes: ['admin'] }] },
+  });
   assert.equal(config.auth, {
     mode: 'bearer',
     public_read: false,
@@ -92,18 +95,32 @@ test('parsing does not change the value it was given', () => {
 test('a bad scope names its exact key path and the allowed values', () => {
   const raw = {
     network: { id: 'home' },
-    auth: { tokens: [{ value: 'a', scopes: ['observe'] }, { value: 'b', scopes: ['superuser'] }] },
+    auth: {
+      tokens: [
+        { value: 'a', scopes: ['observe'] },
+        { value: 'b', scopes: ['superuser'] },
+      ],
+    },
   };
-  assert.is(errorOf(() => parse(raw)), `svc.yaml: auth.tokens[1].scopes[0]: must be one of ${ALL_SCOPES}`);
+  assert.is(
+    errorOf(() => parse(raw)),
+    `svc.yaml: auth.tokens[1].scopes[0]: must be one of ${ALL_SCOPES}`,
+  );
 });
 
 test('a bad auth.mode in a file on disk is prefixed with the file path', () => {
   const path = file('network:\n  id: home\nauth:\n  mode: oauth\n', 0o644);
-  assert.is(errorOf(() => loadConfig(path, {})), `${path}: auth.mode: must be one of none, bearer, open`);
+  assert.is(
+    errorOf(() => loadConfig(path, {})),
+    `${path}: auth.mode: must be one of none, bearer, open`,
+  );
 });
 
 test('an unknown key is rejected by name', () => {
-  assert.is(errorOf(() => parse({ network: { id: 'a' }, server: { foo: 1 } })), 'svc.yaml: server.foo: unknown key');
+  assert.is(
+    errorOf(() => parse({ network: { id: 'a' }, server: { foo: 1 } })),
+    'svc.yaml: server.foo: unknown key',
+  );
 });
 
 test('a misspelt key suggests the real one', () => {
@@ -114,18 +131,30 @@ test('a misspelt key suggests the real one', () => {
 test('an id that breaks the id rule says what an id is', () => {
   const msg = errorOf(() => parse({ network: { id: 'a' }, rooms: [{ id: 'ok' }, { id: '-bad room' }] }));
   assert.is(msg, 'svc.yaml: rooms[1].id: must be an id: letters, digits, . _ - (max 64), starting with a letter or digit');
-  assert.match(errorOf(() => parse({ network: { id: 'x'.repeat(65) } })), /^svc\.yaml: network\.id: must be an id/);
+  assert.match(
+    errorOf(() => parse({ network: { id: 'x'.repeat(65) } })),
+    /^svc\.yaml: network\.id: must be an id/,
+  );
 });
 
 test('a value of the wrong type says what was expected and what was found', () => {
   const msg = errorOf(() => parse({ network: { id: 'a' }, server: { human_ingress: 'yes' } }));
   assert.is(msg, 'svc.yaml: server.human_ingress: must be a boolean (got the string "yes")');
-  assert.match(errorOf(() => parse({ network: { id: 'a' }, rooms: { id: 'x' } })), /^svc\.yaml: rooms: must be a list/);
+  assert.match(
+    errorOf(() => parse({ network: { id: 'a' }, rooms: { id: 'x' } })),
+    /^svc\.yaml: rooms: must be a list/,
+  );
 });
 
 test('a missing network.id is named', () => {
-  assert.is(errorOf(() => parse({ network: { name: 'Home' } })), 'svc.yaml: network.id: is required');
-  assert.is(errorOf(() => parse({ server: {} })), 'svc.yaml: network: is required');
+  assert.is(
+    errorOf(() => parse({ network: { name: 'Home' } })),
+    'svc.yaml: network.id: is required',
+  );
+  assert.is(
+    errorOf(() => parse({ server: {} })),
+    'svc.yaml: network: is required',
+  );
 });
 
 test('several problems are reported as one line with a count', () => {
@@ -135,13 +164,25 @@ test('several problems are reported as one line with a count', () => {
 
 test('a YAML syntax error names the line and column', () => {
   const path = file('network:\n  id: home\n name: [broken\n', 0o644);
-  assert.match(errorOf(() => loadConfig(path, {})), new RegExp(`^${path}: YAML syntax error at line 3, column \\d+: `));
+  assert.match(
+    errorOf(() => loadConfig(path, {})),
+    new RegExp(`^${path}: YAML syntax error at line 3, column \\d+: `),
+  );
 });
 
 test('an empty file and a file that is not a mapping are refused', () => {
-  assert.match(errorOf(() => loadConfig(file('# nothing here\n', 0o644), {})), /the file is empty/);
-  assert.match(errorOf(() => loadConfig(file('- a\n- b\n', 0o644), {})), /must be a YAML mapping.*not a list/);
-  assert.match(errorOf(() => loadConfig(join(dir, 'missing.yaml'), {})), /no such file/);
+  assert.match(
+    errorOf(() => loadConfig(file('# nothing here\n', 0o644), {})),
+    /the file is empty/,
+  );
+  assert.match(
+    errorOf(() => loadConfig(file('- a\n- b\n', 0o644), {})),
+    /must be a YAML mapping.*not a list/,
+  );
+  assert.match(
+    errorOf(() => loadConfig(join(dir, 'missing.yaml'), {})),
+    /no such file/,
+  );
 });
 
 test('bearer mode without a static token is refused', () => {
@@ -189,7 +230,10 @@ test('open mode refuses an explicit registration other than open', () => {
 test('open mode forces public_read and notes an explicit false', () => {
   const { config, warnings } = parse({ network: { id: 'a' }, auth: { mode: 'open', public_read: false } });
   assert.is(config.auth.public_read, true);
-  assert.equal(warnings.map((w) => w.code), ['public_read_forced']);
+  assert.equal(
+    warnings.map((w) => w.code),
+    ['public_read_forced'],
+  );
 });
 
 test('value_env reads the token from the environment', () => {
@@ -199,14 +243,23 @@ test('value_env reads the token from the environment', () => {
 
 test('a missing value_env variable is an error naming the key and the variable', () => {
   const raw = { network: { id: 'a' }, auth: { tokens: [{ value_env: 'OPS_TOKEN', scopes: ['admin'] }] } };
-  assert.is(errorOf(() => parse(raw, {})), 'svc.yaml: auth.tokens[0].value_env: environment variable OPS_TOKEN is not set');
+  assert.is(
+    errorOf(() => parse(raw, {})),
+    'svc.yaml: auth.tokens[0].value_env: environment variable OPS_TOKEN is not set',
+  );
 });
 
 test('a token needs exactly one of value and value_env', () => {
   const none = { network: { id: 'a' }, auth: { tokens: [{ scopes: ['admin'] }] } };
-  assert.is(errorOf(() => parse(none)), 'svc.yaml: auth.tokens[0]: needs value or value_env');
+  assert.is(
+    errorOf(() => parse(none)),
+    'svc.yaml: auth.tokens[0]: needs value or value_env',
+  );
   const both = { network: { id: 'a' }, auth: { tokens: [{ value: 'x', value_env: 'X', scopes: ['admin'] }] } };
-  assert.is(errorOf(() => parse(both, { X: 'y' })), 'svc.yaml: auth.tokens[0]: set value or value_env, not both');
+  assert.is(
+    errorOf(() => parse(both, { X: 'y' })),
+    'svc.yaml: auth.tokens[0]: set value or value_env, not both',
+  );
 });
 
 test('a token without an id gets one derived from the hash of its value', () => {
@@ -231,27 +284,50 @@ test('SERVICE_PAIRINGS_JSON adds pairings after the file ones', () => {
 test('SERVICE_PAIRINGS_JSON that is not valid JSON is refused by name', () => {
   const msg = errorOf(() => parse({ network: { id: 'a' } }, { SERVICE_PAIRINGS_JSON: '[{"id": ' }));
   assert.match(msg, /^SERVICE_PAIRINGS_JSON: not valid JSON/);
-  assert.is(errorOf(() => parse({ network: { id: 'a' } }, { SERVICE_PAIRINGS_JSON: '{}' })), 'SERVICE_PAIRINGS_JSON: must be a JSON array of pairing objects');
+  assert.is(
+    errorOf(() => parse({ network: { id: 'a' } }, { SERVICE_PAIRINGS_JSON: '{}' })),
+    'SERVICE_PAIRINGS_JSON: must be a JSON array of pairing objects',
+  );
 });
 
 test('SERVICE_PAIRINGS_JSON entries are checked with the pairing schema', () => {
   const env = { SERVICE_PAIRINGS_JSON: JSON.stringify([{ id: 'p', remote_network_id: 'n', remote_base_url: 'https://n.example' }]) };
-  assert.is(errorOf(() => parse({ network: { id: 'a' } }, env)), 'SERVICE_PAIRINGS_JSON[0].token: is required');
-  const dup = { SERVICE_PAIRINGS_JSON: JSON.stringify([{ id: 'p', remote_network_id: 'n', remote_base_url: 'https://n.example', token: 't' }]) };
+  assert.is(
+    errorOf(() => parse({ network: { id: 'a' } }, env)),
+    'SERVICE_PAIRINGS_JSON[0].token: is required',
+  );
+  const dup = {
+    SERVICE_PAIRINGS_JSON: JSON.stringify([{ id: 'p', remote_network_id: 'n', remote_base_url: 'https://n.example', token: 't' }]),
+  };
   const raw = { network: { id: 'a' }, pairings: [{ id: 'p', remote_network_id: 'm', remote_base_url: 'https://m.example', token: 'u' }] };
-  assert.is(errorOf(() => parse(raw, dup)), 'SERVICE_PAIRINGS_JSON[0].id: duplicate pairing id "p" (also pairings[0])');
+  assert.is(
+    errorOf(() => parse(raw, dup)),
+    'SERVICE_PAIRINGS_JSON[0].id: duplicate pairing id "p" (also pairings[0])',
+  );
 });
 
 test('a pairing needs a base URL or a relay block', () => {
   const raw = { network: { id: 'a' }, pairings: [{ id: 'p', remote_network_id: 'n', token: 't' }] };
-  assert.is(errorOf(() => parse(raw)), 'svc.yaml: pairings[0]: needs remote_base_url or a relay block');
-  const badRelay = { network: { id: 'a' }, pairings: [{ id: 'p', remote_network_id: 'n', token: 't', relay: { url: 'https://x', room: 'r' } }] };
-  assert.is(errorOf(() => parse(badRelay)), 'svc.yaml: pairings[0].relay.url: must be a ws:// or wss:// URL');
+  assert.is(
+    errorOf(() => parse(raw)),
+    'svc.yaml: pairings[0]: needs remote_base_url or a relay block',
+  );
+  const badRelay = {
+    network: { id: 'a' },
+    pairings: [{ id: 'p', remote_network_id: 'n', token: 't', relay: { url: 'https://x', room: 'r' } }],
+  };
+  assert.is(
+    errorOf(() => parse(badRelay)),
+    'svc.yaml: pairings[0].relay.url: must be a ws:// or wss:// URL',
+  );
 });
 
 test('a room federating with an unknown pairing is a warning, not an error', () => {
   const { warnings } = parse({ network: { id: 'a' }, rooms: [{ id: 'general', federation: { pairings: ['ghost'] } }] });
-  assert.equal(warnings.map((w) => [w.severity, w.code]), [['warning', 'unknown_federation_pairing']]);
+  assert.equal(
+    warnings.map((w) => [w.severity, w.code]),
+    [['warning', 'unknown_federation_pairing']],
+  );
   assert.match(warnings[0]!.message, /^rooms\[0\]\.federation\.pairings\[0\]: /);
 });
 
@@ -267,14 +343,20 @@ test('a group-readable file holding secrets is refused with the chmod fix', () =
 
 test('a pairing token in a world-readable file is refused too', () => {
   const text = 'network: {id: home}\npairings:\n  - {id: p, remote_network_id: n, remote_base_url: "https://n.example", token: t}\n';
-  assert.match(errorOf(() => loadConfig(file(text, 0o604), {})), /pairings\[0\]\.token.*chmod 600/);
+  assert.match(
+    errorOf(() => loadConfig(file(text, 0o604), {})),
+    /pairings\[0\]\.token.*chmod 600/,
+  );
 });
 
 test('a symlinked file holding secrets is refused', () => {
   const real = file(SECRET_YAML, 0o600, 'real.yaml');
   const link = join(dir, 'svc.yaml');
   symlinkSync(real, link);
-  assert.match(errorOf(() => loadConfig(link, {})), /is a symlink/);
+  assert.match(
+    errorOf(() => loadConfig(link, {})),
+    /is a symlink/,
+  );
 });
 
 test('a 0600 file holding secrets is accepted', () => {
@@ -299,7 +381,10 @@ test('listen addresses parse in all three forms and bad ones say why', () => {
   assert.throws(() => parseListenAddr('8787'), /no port/);
   assert.throws(() => parseListenAddr('::1:8787'), /brackets/);
   assert.throws(() => parseListenAddr('host:99999'), /0 to 65535/);
-  assert.match(errorOf(() => parse({ network: { id: 'a' }, server: { listen_addr: 'nope' } })), /^svc\.yaml: server\.listen_addr: must be host:port/);
+  assert.match(
+    errorOf(() => parse({ network: { id: 'a' }, server: { listen_addr: 'nope' } })),
+    /^svc\.yaml: server\.listen_addr: must be host:port/,
+  );
 });
 
 test('loopback hosts are 127.0.0.0/8, ::1 and localhost only', () => {
@@ -315,7 +400,10 @@ test('binding open mode to 0.0.0.0 warns about the posture', () => {
   assert.is(w!.code, 'insecure_bind');
   assert.match(w!.action!, /auth\.mode: bearer/);
   assert.match(w!.action!, /loopback/);
-  assert.equal(postureWarnings(parse({ network: { id: 'a' }, server: { listen_addr: ':8787' }, auth: { mode: 'none' } }).config).map((x) => x.code), ['insecure_bind']);
+  assert.equal(
+    postureWarnings(parse({ network: { id: 'a' }, server: { listen_addr: ':8787' }, auth: { mode: 'none' } }).config).map((x) => x.code),
+    ['insecure_bind'],
+  );
 });
 
 test('no posture warning on loopback or for bearer with token registration', () => {
@@ -327,7 +415,10 @@ test('no posture warning on loopback or for bearer with token registration', () 
   });
   assert.equal(parse(bearer('token')).warnings, []);
   assert.equal(parse(bearer('disabled')).warnings, []);
-  assert.equal(parse(bearer('open')).warnings.map((w) => w.code), ['insecure_bind']);
+  assert.equal(
+    parse(bearer('open')).warnings.map((w) => w.code),
+    ['insecure_bind'],
+  );
 });
 
 test('the init config loads back cleanly in open mode', () => {
@@ -339,7 +430,10 @@ test('the init config loads back cleanly in open mode', () => {
   assert.equal(config.auth, { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] });
   assert.is(config.store.backend, 'sqlite');
   assert.is(config.store.path, join(dir, '.svc/svc.db'));
-  assert.equal(config.rooms.map((r) => [r.id, r.visibility]), [['general', 'public']]);
+  assert.equal(
+    config.rooms.map((r) => [r.id, r.visibility]),
+    [['general', 'public']],
+  );
   assert.equal(warnings, []);
 });
 
@@ -368,7 +462,10 @@ test('writeConfigFile writes 0600, creates the folder and refuses to overwrite w
   const path = join(dir, 'nested', 'svc.yaml');
   writeConfigFile(path, 'network: {id: a}\n');
   assert.is(statSync(path).mode & 0o777, 0o600);
-  assert.is(errorOf(() => writeConfigFile(path, 'network: {id: b}\n')), `${path} exists; pass --force to overwrite`);
+  assert.is(
+    errorOf(() => writeConfigFile(path, 'network: {id: b}\n')),
+    `${path} exists; pass --force to overwrite`,
+  );
   assert.is(readFileSync(path, 'utf8'), 'network: {id: a}\n');
   writeConfigFile(path, 'network: {id: b}\n', { force: true });
   assert.is(readFileSync(path, 'utf8'), 'network: {id: b}\n');

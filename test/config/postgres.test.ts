@@ -37,13 +37,25 @@ test('url_env reads the url from the environment and the key is not kept', () =>
 });
 
 test('a missing or empty url_env variable is an error naming the variable, not a value', () => {
-  assert.match(errorOf(() => parse({ backend: 'postgres', url_env: 'SVC_DB' })), 'store.url_env: environment variable SVC_DB is not set');
-  assert.match(errorOf(() => parse({ backend: 'postgres', url_env: 'SVC_DB' }, { SVC_DB: '' })), 'SVC_DB is empty');
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres', url_env: 'SVC_DB' })),
+    'store.url_env: environment variable SVC_DB is not set',
+  );
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres', url_env: 'SVC_DB' }, { SVC_DB: '' })),
+    'SVC_DB is empty',
+  );
 });
 
 test('postgres without a url, with both url and url_env, or with a non-postgres url is refused without echoing the url', () => {
-  assert.match(errorOf(() => parse({ backend: 'postgres' })), 'store: backend postgres needs url or url_env');
-  assert.match(errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, url_env: 'X' }, { X: URL_WITH_PW })), 'set url or url_env, not both');
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres' })),
+    'store: backend postgres needs url or url_env',
+  );
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, url_env: 'X' }, { X: URL_WITH_PW })),
+    'set url or url_env, not both',
+  );
   const bad = errorOf(() => parse({ backend: 'postgres', url: `mysql://u:${SECRET}@h/db` }));
   assert.match(bad, 'store.url: must be a postgres:// or postgresql:// URL');
   assert.not.match(bad, SECRET);
@@ -53,12 +65,21 @@ test('postgres without a url, with both url and url_env, or with a non-postgres 
 });
 
 test('a url on another backend is refused', () => {
-  assert.match(errorOf(() => parse({ backend: 'sqlite', url: URL_WITH_PW })), 'store.url: only used with store.backend: postgres');
+  assert.match(
+    errorOf(() => parse({ backend: 'sqlite', url: URL_WITH_PW })),
+    'store.url: only used with store.backend: postgres',
+  );
 });
 
 test('a schema name must be a plain lowercase identifier', () => {
-  assert.match(errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, schema: 'Bad-Name' })), 'store.schema');
-  assert.match(errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, schema: 'x; DROP TABLE y' })), 'store.schema');
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, schema: 'Bad-Name' })),
+    'store.schema',
+  );
+  assert.match(
+    errorOf(() => parse({ backend: 'postgres', url: URL_WITH_PW, schema: 'x; DROP TABLE y' })),
+    'store.schema',
+  );
 });
 
 test('a display form of the url never holds the password', () => {

@@ -16,8 +16,8 @@ function setupOnce<T>(t: Test<T>, fn: (ctx: T) => Promise<void>): void {
   });
 }
 
-
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 interface Raw {
   status: number;
@@ -50,7 +50,14 @@ function assertSecurityHeaders(h: Headers) {
 
 const b = suite<{ s: TestServer }>('the console bootstrap on a protected network');
 setupOnce(b, async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }, { id: 'hidden', members: ['beta'], visibility: 'private' }] } });
+  ctx.s = await startServer({
+    config: {
+      rooms: [
+        { id: 'general', members: ['alpha'] },
+        { id: 'hidden', members: ['beta'], visibility: 'private' },
+      ],
+    },
+  });
 });
 b.after(async (ctx) => ctx.s?.dispose());
 
@@ -117,7 +124,11 @@ b('the session has exactly the token scopes on the API', async ({ s }) => {
   assert.is((await raw(s, '/v1/rooms', withCookie(obs))).status, 200);
   assert.is((await raw(s, '/v1/rooms/hidden/messages', withCookie(obs))).status, 200, 'observe sees private rooms');
   const send = (cookie: string) =>
-    raw(s, '/v1/messages', { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ ...roomMessage('general', 'console', 'hi'), from: { type: 'human', id: 'console' } }) });
+    raw(s, '/v1/messages', {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', origin: s.url },
+      body: JSON.stringify({ ...roomMessage('general', 'console', 'hi'), from: { type: 'human', id: 'console' } }),
+    });
   assert.is((await send(obs)).status, 403, 'observe cannot write');
   assert.is((await raw(s, '/metrics', withCookie(obs))).status, 403, 'observe is not admin');
   const session = JSON.parse((await raw(s, '/console/api/session', withCookie(obs))).text);
@@ -132,7 +143,11 @@ b('the session has exactly the token scopes on the API', async ({ s }) => {
   assert.equal(JSON.parse((await raw(s, '/console/api/session', withCookie(adm))).text).scopes, ['admin', 'attach', 'observe', 'write']);
 
   const agentOnly = await signIn(s, TOKENS.alphaOnly.value);
-  assert.is((await raw(s, '/v1/rooms/hidden/messages', withCookie(agentOnly))).status, 404, 'an allowlisted token sees only its agents rooms');
+  assert.is(
+    (await raw(s, '/v1/rooms/hidden/messages', withCookie(agentOnly))).status,
+    404,
+    'an allowlisted token sees only its agents rooms',
+  );
 });
 
 b('the session cookie authenticates the SSE feed', async ({ s }) => {
@@ -171,9 +186,17 @@ b('an unknown or signed-out session is no credential', async ({ s }) => {
 b('a cross-site write does not ride on the session cookie', async ({ s }) => {
   const cookie = await signIn(s, TOKENS.admin.value);
   const body = JSON.stringify({ ...roomMessage('general', 'console', 'csrf'), from: { type: 'human', id: 'console' } });
-  const evil = await raw(s, '/v1/messages', { method: 'POST', headers: { cookie, origin: 'http://evil.example', 'content-type': 'text/plain' }, body });
+  const evil = await raw(s, '/v1/messages', {
+    method: 'POST',
+    headers: { cookie, origin: 'http://evil.example', 'content-type': 'text/plain' },
+    body,
+  });
   assert.is(evil.status, 401);
-  const site = await raw(s, '/v1/messages', { method: 'POST', headers: { cookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, body });
+  const site = await raw(s, '/v1/messages', {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+    body,
+  });
   assert.is(site.status, 401);
 });
 
@@ -185,14 +208,23 @@ b('an Authorization header wins over the cookie and a bad one is still a 401', a
 
 b('presence shows an attached agent while its attachment is open', async ({ s }) => {
   const cookie = await signIn(s, TOKENS.observer.value);
-  const presence = async () => JSON.parse((await raw(s, '/console/api/presence', withCookie(cookie))).text).agents as { agent_id: string; connected: boolean }[];
+  const presence = async () =>
+    JSON.parse((await raw(s, '/console/api/presence', withCookie(cookie))).text).agents as { agent_id: string; connected: boolean }[];
   const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v1/attach`, { headers: { authorization: `Bearer ${TOKENS.alphaOnly.value}` } });
   try {
     await new Promise<void>((resolve, reject) => {
       ws.on('error', reject);
       ws.on('message', (raw) => {
         const f = JSON.parse(raw.toString());
-        if (f.op === 'HELLO') ws.send(JSON.stringify({ op: 'IDENTIFY', network_id: s.networkId, agent: { id: 'alpha' }, capabilities: { rooms: true, threads: true, dms: true, artifacts: true } }));
+        if (f.op === 'HELLO')
+          ws.send(
+            JSON.stringify({
+              op: 'IDENTIFY',
+              network_id: s.networkId,
+              agent: { id: 'alpha' },
+              capabilities: { rooms: true, threads: true, dms: true, artifacts: true },
+            }),
+          );
         else if (f.op === 'READY') resolve();
         else if (f.op === 'ERROR') reject(new Error(f.error));
       });
@@ -228,7 +260,15 @@ f('assets are served with their content types, security headers and an ETag', as
 });
 
 f('no path leaves the console folder and the shell is only served at /console/', async ({ s }) => {
-  for (const p of ['/console/..%2Fpackage.json', '/console/..%2F..%2Fpackage.json', '/console/.%2e%2Fsvc.yaml', '/console/index.html', '/console/missing.js', '/console/app.ts', '/console/a%00.js']) {
+  for (const p of [
+    '/console/..%2Fpackage.json',
+    '/console/..%2F..%2Fpackage.json',
+    '/console/.%2e%2Fsvc.yaml',
+    '/console/index.html',
+    '/console/missing.js',
+    '/console/app.ts',
+    '/console/a%00.js',
+  ]) {
     const r = await raw(s, p);
     assert.is(r.status, 404, p);
     assert.not.ok(r.text.includes('"name": "svc"'), p);
@@ -260,7 +300,14 @@ o('anyone gets the console shell and a session view without scopes', async ({ s 
   const r = await raw(s, '/console/');
   assert.is(r.status, 200);
   const session = JSON.parse((await raw(s, '/console/api/session')).text);
-  assert.equal(session, { signed_in: false, principal: 'anonymous', scopes: [], can_send_human: false, human: { type: 'human', id: 'console', name: 'Console' }, protected: false });
+  assert.equal(session, {
+    signed_in: false,
+    principal: 'anonymous',
+    scopes: [],
+    can_send_human: false,
+    human: { type: 'human', id: 'console', name: 'Console' },
+    protected: false,
+  });
   assert.equal(JSON.parse((await raw(s, '/console/api/presence')).text), { agents: [] }, 'presence is not public');
 });
 

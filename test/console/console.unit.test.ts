@@ -97,7 +97,8 @@ const a = suite('console assets');
 
 a('only plain file names with a served extension are assets', () => {
   for (const ok of ['app.js', 'console.css', 'favicon.svg']) assert.ok(isSafeAssetName(ok), ok);
-  for (const bad of ['../x.js', '..', '.hidden.js', 'a/b.js', 'a\\b.js', 'x.ts', 'x', 'a..js', '']) assert.not.ok(isSafeAssetName(bad), bad);
+  for (const bad of ['../x.js', '..', '.hidden.js', 'a/b.js', 'a\\b.js', 'x.ts', 'x', 'a..js', ''])
+    assert.not.ok(isSafeAssetName(bad), bad);
 });
 
 a('an asset is read from the folder and a symlink out of it is refused', async () => {
@@ -124,7 +125,21 @@ a('an asset is read from the folder and a symlink out of it is refused', async (
 });
 
 a('the shipped console has its entry files', async () => {
-  for (const name of ['index.html', 'app.js', 'console.css', 'signin.js', 'dom.js', 'api.js', 'render.js', 'live.js', 'state.js', 'sidebar.js', 'conversation.js', 'events.js', 'favicon.svg']) {
+  for (const name of [
+    'index.html',
+    'app.js',
+    'console.css',
+    'signin.js',
+    'dom.js',
+    'api.js',
+    'render.js',
+    'live.js',
+    'state.js',
+    'sidebar.js',
+    'conversation.js',
+    'events.js',
+    'favicon.svg',
+  ]) {
     assert.ok(await loadAsset(name), name);
   }
 });
@@ -134,7 +149,10 @@ a.run();
 const p = suite('console presence');
 
 const ev = (seq: number, type: string, agent_id: string): StoredEvent =>
-  ({ seq, event: { id: `e${seq}`, type, network_id: 'n', created_at: `2026-01-01T00:00:0${seq}Z`, agent: { agent_id, network_id: 'n' } } }) as StoredEvent;
+  ({
+    seq,
+    event: { id: `e${seq}`, type, network_id: 'n', created_at: `2026-01-01T00:00:0${seq}Z`, agent: { agent_id, network_id: 'n' } },
+  }) as StoredEvent;
 
 p('an agent is connected while it has an open attachment', () => {
   const pr = new Presence();
@@ -142,14 +160,23 @@ p('an agent is connected while it has an open attachment', () => {
   pr.observe(ev(2, 'agent.connected', 'alpha'));
   pr.observe(ev(3, 'agent.connected', 'beta'));
   pr.observe(ev(4, 'agent.disconnected', 'alpha'));
-  assert.equal(pr.snapshot(() => true), [
-    { agent_id: 'alpha', connected: true, since: '2026-01-01T00:00:04Z' },
-    { agent_id: 'beta', connected: true, since: '2026-01-01T00:00:03Z' },
-  ]);
+  assert.equal(
+    pr.snapshot(() => true),
+    [
+      { agent_id: 'alpha', connected: true, since: '2026-01-01T00:00:04Z' },
+      { agent_id: 'beta', connected: true, since: '2026-01-01T00:00:03Z' },
+    ],
+  );
   pr.observe(ev(5, 'agent.disconnected', 'alpha'));
   pr.observe(ev(6, 'agent.removed', 'beta'));
-  assert.equal(pr.snapshot(() => true), [{ agent_id: 'alpha', connected: false, since: '2026-01-01T00:00:05Z' }]);
-  assert.equal(pr.snapshot((id) => id !== 'alpha'), []);
+  assert.equal(
+    pr.snapshot(() => true),
+    [{ agent_id: 'alpha', connected: false, since: '2026-01-01T00:00:05Z' }],
+  );
+  assert.equal(
+    pr.snapshot((id) => id !== 'alpha'),
+    [],
+  );
 });
 
 p.run();

@@ -65,7 +65,10 @@ t('refuses to start and truncates nothing, then recovers every intact record wit
 
   await s.restart();
   const ids = (await allMessages(s, '/v1/rooms/r0/messages')).map((m) => m.id);
-  assert.equal(ids, sent.filter((id) => id !== 'm11'));
+  assert.equal(
+    ids,
+    sent.filter((id) => id !== 'm11'),
+  );
   // A retry of the lost send stores it again.
   const again = await s.post('/v1/messages', roomMessage('r0', 'a0', 'text of m11 end', { id: 'm11' }), ADMIN);
   assert.is(again.status, 200, again.text);

@@ -111,7 +111,8 @@ async function untilAcked(gate: Gate, op: Op, acked: Acked): Promise<Json> {
       await sleep(50);
       continue;
     }
-    if (res.status < 200 || res.status > 299) throw new Error(`${op.method} ${op.path} ${JSON.stringify(op.body)} -> ${res.status} ${text}`);
+    if (res.status < 200 || res.status > 299)
+      throw new Error(`${op.method} ${op.path} ${JSON.stringify(op.body)} -> ${res.status} ${text}`);
     return JSON.parse(text);
   }
 }
@@ -139,17 +140,34 @@ export async function runWorkload(gate: Gate, seed: number, workers: number, sto
         } else if (roll < 0.6) {
           const room = pick(ROOMS);
           const thread = `t${w}-${room}-${Math.floor(rand() * 3)}`;
-          const body = { id, target: { kind: 'thread', room_id: room, thread_id: thread }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }, { kind: 'url', url: `https://example.test/${id}` }] };
+          const body = {
+            id,
+            target: { kind: 'thread', room_id: room, thread_id: thread },
+            from: { type: 'agent', id: from },
+            parts: [
+              { kind: 'text', text },
+              { kind: 'url', url: `https://example.test/${id}` },
+            ],
+          };
           await untilAcked(gate, { method: 'POST', path: '/v1/messages', body }, acked);
           acked.messages.set(id, `thread:${thread}`);
         } else if (roll < 0.75) {
           const to = pick(AGENTS.filter((a) => a !== from));
-          const body = { id, target: { kind: 'dm', participant_ids: [to] }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }] };
+          const body = {
+            id,
+            target: { kind: 'dm', participant_ids: [to] },
+            from: { type: 'agent', id: from },
+            parts: [{ kind: 'text', text }],
+          };
           await untilAcked(gate, { method: 'POST', path: '/v1/messages', body }, acked);
           acked.messages.set(id, `dm:${dmIdFor([`testnet:${from}`, `testnet:${to}`])}`);
         } else if (roll < 0.85) {
           const agent = `g-${id}`;
-          const r = await untilAcked(gate, { method: 'POST', path: '/v1/agents/register', body: { requested_agent_id: agent, name: `Agent ${id}` } }, acked);
+          const r = await untilAcked(
+            gate,
+            { method: 'POST', path: '/v1/agents/register', body: { requested_agent_id: agent, name: `Agent ${id}` } },
+            acked,
+          );
           assert.is(r.agent_id, agent);
           acked.agents.add(agent);
         } else {
@@ -294,7 +312,14 @@ export class Watcher {
       ws.on('message', (data) => {
         const f = JSON.parse(data.toString()) as Json;
         if (f.op === 'HELLO') {
-          ws.send(JSON.stringify({ op: 'IDENTIFY', network_id: 'testnet', agent: { id: this.agent }, ...(this.lastCursor !== undefined ? { cursor: String(this.lastCursor) } : {}) }));
+          ws.send(
+            JSON.stringify({
+              op: 'IDENTIFY',
+              network_id: 'testnet',
+              agent: { id: this.agent },
+              ...(this.lastCursor !== undefined ? { cursor: String(this.lastCursor) } : {}),
+            }),
+          );
         } else if (f.op === 'READY') {
           this.sessions++;
           if (this.lastCursor !== undefined && Number(f.cursor) !== this.lastCursor) {

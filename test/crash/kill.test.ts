@@ -9,7 +9,20 @@ import { existsSync, readdirSync, watch } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { TOKENS } from '../helpers/server.js';
-import { Gate, ROOMS, WATCHER, Watcher, allMessages, createRooms, emptyAcked, rng, runWorkload, sleep, verify, type Acked } from './harness.js';
+import {
+  Gate,
+  ROOMS,
+  WATCHER,
+  Watcher,
+  allMessages,
+  createRooms,
+  emptyAcked,
+  rng,
+  runWorkload,
+  sleep,
+  verify,
+  type Acked,
+} from './harness.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = Number(process.env.CRASH_KILLS ?? 21);
@@ -106,7 +119,9 @@ t('keeps every acknowledged write exactly once and converges every retried one',
   assert.ok(acked.retried > 0, seeded('no operation needed a retry, so no kill hit a request'));
   assert.ok(acked.messages.size > 50, seeded(`only ${acked.messages.size} messages were acknowledged`));
   // Checkpoints ran: the journal generation moved on.
-  const gens = readdirSync(data).filter((n) => /^svc\.db\.journal\.\d+$/.test(n)).map((n) => Number(n.split('.').pop()));
+  const gens = readdirSync(data)
+    .filter((n) => /^svc\.db\.journal\.\d+$/.test(n))
+    .map((n) => Number(n.split('.').pop()));
   assert.ok(Math.max(...gens) > 3, seeded(`journal generations ${gens.join(',')}: checkpoints did not run`));
   try {
     await verify(s, acked);

@@ -21,7 +21,6 @@ function setupOnce<T>(t: Test<T>, fn: (ctx: T) => Promise<void>): void {
   });
 }
 
-
 const PROXIED = { 'x-forwarded-for': '203.0.113.7' };
 const ROOMS = [
   { id: 'general', name: 'General', members: ['alpha'] },
@@ -96,7 +95,12 @@ p('install.md through a proxy needs observe or admin: 401 without or with an inv
   assert.is((await get(s, '/install.md', 'nope', PROXIED)).status, 401);
   assert.is((await get(s, '/install.md', TOKENS.writer.value, PROXIED)).status, 403);
   assert.is((await get(s, '/install.md', TOKENS.pair.value, PROXIED)).status, 403);
-  const proxyHeaders: Record<string, string>[] = [{ forwarded: 'for=203.0.113.7' }, { 'x-real-ip': '203.0.113.7' }, { via: '1.1 edge' }, { 'x-forwarded-proto': 'https' }];
+  const proxyHeaders: Record<string, string>[] = [
+    { forwarded: 'for=203.0.113.7' },
+    { 'x-real-ip': '203.0.113.7' },
+    { via: '1.1 edge' },
+    { 'x-forwarded-proto': 'https' },
+  ];
   for (const h of proxyHeaders) {
     assert.is((await get(s, '/install.md', undefined, h)).status, 401, JSON.stringify(h));
   }
@@ -111,7 +115,8 @@ p('skill.md and llms.txt refuse anonymous (401) and invalid tokens (401) on a pr
 });
 
 p('skill.md accepts observe, write, admin and attach and refuses pair', async ({ s }) => {
-  for (const t of [TOKENS.observer, TOKENS.writer, TOKENS.adminOnly, TOKENS.attacher]) assert.is((await get(s, '/skill.md', t.value)).status, 200, t.id);
+  for (const t of [TOKENS.observer, TOKENS.writer, TOKENS.adminOnly, TOKENS.attacher])
+    assert.is((await get(s, '/skill.md', t.value)).status, 200, t.id);
   assert.is((await get(s, '/skill.md', TOKENS.pair.value)).status, 403);
 });
 
@@ -204,7 +209,12 @@ p.run();
 
 const o = suite<{ s: TestServer }>('discovery documents on an open network with public read');
 setupOnce(o, async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [TOKENS.admin, TOKENS.observer, TOKENS.writer] }, rooms: ROOMS } });
+  ctx.s = await startServer({
+    config: {
+      auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [TOKENS.admin, TOKENS.observer, TOKENS.writer] },
+      rooms: ROOMS,
+    },
+  });
 });
 o.after(async (ctx) => ctx.s?.dispose());
 
@@ -256,7 +266,11 @@ o('the attach program in install.md runs against this server and reaches READY',
   const dir = path.join(ROOT, 'test/.artifacts', `attach-${process.pid}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'attach.mjs'), js!);
-  const child = spawn(process.execPath, ['attach.mjs'], { cwd: dir, env: { ...process.env, SVC_TOKEN: reg.body.agent_token, AGENT_ID: 'runner' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['attach.mjs'], {
+    cwd: dir,
+    env: { ...process.env, SVC_TOKEN: reg.body.agent_token, AGENT_ID: 'runner' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const out = await new Promise<string>((resolve, reject) => {
       let err = '';

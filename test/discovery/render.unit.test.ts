@@ -38,10 +38,29 @@ const token = (scopes: string[], extra: Partial<CallerAccess> = {}): CallerAcces
 const OBSERVER = token(['observe']);
 const WRITER = token(['write']);
 const ADMIN = token(['observe', 'write', 'admin', 'attach']);
-const AGENT: CallerAccess = { kind: 'agent', observe: true, write: true, admin: false, attach: true, scopes: ['attach', 'observe', 'write'], agentId: 'alpha' };
+const AGENT: CallerAccess = {
+  kind: 'agent',
+  observe: true,
+  write: true,
+  admin: false,
+  attach: true,
+  scopes: ['attach', 'observe', 'write'],
+  agentId: 'alpha',
+};
 
-const TRUSTED: CallerAccess = { kind: 'trusted', observe: true, write: true, admin: true, attach: true, scopes: ['admin', 'attach', 'observe', 'write'] };
-const TRUSTED_DOCS = (v: DocView) => [renderInstall(v, TRUSTED, BASE), renderSkill(v, TRUSTED, BASE).split('## Operate')[0]!, renderLlms(v, TRUSTED, BASE)];
+const TRUSTED: CallerAccess = {
+  kind: 'trusted',
+  observe: true,
+  write: true,
+  admin: true,
+  attach: true,
+  scopes: ['admin', 'attach', 'observe', 'write'],
+};
+const TRUSTED_DOCS = (v: DocView) => [
+  renderInstall(v, TRUSTED, BASE),
+  renderSkill(v, TRUSTED, BASE).split('## Operate')[0]!,
+  renderLlms(v, TRUSTED, BASE),
+];
 
 const r = suite('the discovery renderers');
 
@@ -49,7 +68,11 @@ r('install.md gives an anonymous caller of an open network the tokenless registe
   const text = renderInstall(view({}, { mode: 'open', public_read: true, agent_registration: 'open' }), ANONYMOUS, BASE);
   assert.ok(text.startsWith('# Join Home (`home`) as an agent\n'));
   assert.ok(text.includes('export SVC_URL="http://svc.example:8787"'));
-  assert.ok(text.includes(`curl -fsS -X POST "$SVC_URL/v1/agents/register" -H 'content-type: application/json' -d '{"requested_agent_id":"my-agent","name":"My Agent"}' > registration.json`));
+  assert.ok(
+    text.includes(
+      `curl -fsS -X POST "$SVC_URL/v1/agents/register" -H 'content-type: application/json' -d '{"requested_agent_id":"my-agent","name":"My Agent"}' > registration.json`,
+    ),
+  );
   assert.ok(text.includes('export SVC_TOKEN="$(jq -r .agent_token registration.json)"'));
   assert.ok(text.includes("new WebSocket('ws://svc.example:8787/v1/attach'"));
   assert.ok(text.includes('`{"op":"IDENTIFY","network_id":"home",'));
@@ -77,7 +100,11 @@ r('install.md for an anonymous caller of a protected network says to get a token
 
 r('install.md for a token registration network shows the register command with the bearer token', () => {
   const text = renderInstall(view(), ADMIN, BASE);
-  assert.ok(text.includes(`curl -fsS -X POST "$SVC_URL/v1/agents/register" -H "Authorization: Bearer $SVC_TOKEN" -H 'content-type: application/json'`));
+  assert.ok(
+    text.includes(
+      `curl -fsS -X POST "$SVC_URL/v1/agents/register" -H "Authorization: Bearer $SVC_TOKEN" -H 'content-type: application/json'`,
+    ),
+  );
   assert.ok(text.includes('"room_id":"lobby"'), 'the send example uses a room that accepts registered agents');
 });
 
@@ -100,7 +127,10 @@ r('skill.md lists the visible rooms with who may write and whether registered ag
 });
 
 r('skill.md says when no room accepts registered agents and when registration is open', () => {
-  const v = view({ rooms: [{ id: 'general', name: 'General', visibility: 'public', write_policy: 'members', members: [] }] }, { mode: 'open', public_read: true, agent_registration: 'open' });
+  const v = view(
+    { rooms: [{ id: 'general', name: 'General', visibility: 'public', write_policy: 'members', members: [] }] },
+    { mode: 'open', public_read: true, agent_registration: 'open' },
+  );
   const text = renderSkill(v, ANONYMOUS, BASE);
   assert.ok(text.includes('- Rooms that accept registered agents (not only members): no: every room you can see needs membership'));
   assert.ok(text.includes('- Agent registration: open: anyone may claim an unused agent id without a token'));
@@ -118,7 +148,11 @@ r('skill.md for an admin adds clean-up commands with placeholders and the pointe
   assert.ok(text.includes('curl -fsS -X DELETE "$SVC_URL/v1/rooms/<room_id>" -H "Authorization: Bearer $SVC_TOKEN"'));
   assert.ok(text.includes('curl -fsS -X DELETE "$SVC_URL/v1/agents/<agent_id>" -H "Authorization: Bearer $SVC_TOKEN"'));
   assert.ok(text.includes('svc apply svc.yaml --url "$SVC_URL" --token "$SVC_TOKEN"'));
-  assert.ok(text.startsWith('---\nname: "svc-home"\ndescription: "Talk with agents and people on the svc network Home (home) at http://svc.example:8787'));
+  assert.ok(
+    text.startsWith(
+      '---\nname: "svc-home"\ndescription: "Talk with agents and people on the svc network Home (home) at http://svc.example:8787',
+    ),
+  );
 });
 
 r('skill.md for an agent token sends as that agent into one of its rooms', () => {
@@ -139,12 +173,17 @@ r('llms.txt links the other documents and the API at this base URL', () => {
   assert.ok(text.includes('- [Install](http://svc.example:8787/install.md): '));
   assert.ok(text.includes('- [Skill](http://svc.example:8787/skill.md): '));
   assert.ok(text.includes('- `ws://svc.example:8787/v1/attach`: WebSocket attachment'));
-  assert.ok(text.includes('- [General](http://svc.example:8787/v1/rooms/general/messages): room `general`, public, write policy `members`'));
+  assert.ok(
+    text.includes('- [General](http://svc.example:8787/v1/rooms/general/messages): room `general`, public, write policy `members`'),
+  );
   assert.ok(text.includes('export SVC_TOKEN="<your token>"\ncurl -fsS "$SVC_URL/v1/network" -H "Authorization: Bearer $SVC_TOKEN"'));
 });
 
 r('names from config are flattened and escaped so they cannot inject Markdown', () => {
-  const v = view({ network: { id: 'home', name: 'Evil\n# Owned <script>', version: '1' }, rooms: [{ id: 'r1', name: 'a|b](javascript:x)\n- [x]', visibility: 'public', write_policy: 'members', members: [] }] });
+  const v = view({
+    network: { id: 'home', name: 'Evil\n# Owned <script>', version: '1' },
+    rooms: [{ id: 'r1', name: 'a|b](javascript:x)\n- [x]', visibility: 'public', write_policy: 'members', members: [] }],
+  });
   const skill = renderSkill(v, OBSERVER, BASE);
   assert.ok(skill.includes('# Evil \\# Owned \\<script\\> (`home`)'));
   assert.ok(skill.includes('| `r1` | a\\|b\\]\\(javascript:x\\) - \\[x\\] | public |'));
@@ -172,9 +211,18 @@ u('a valid Host header becomes the base URL; junk falls back to the bound addres
 
 u('forwarded proto and host are used when present and valid', () => {
   const fb = { host: '127.0.0.1', port: 1 };
-  assert.is(baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'svc.example.org' }, false, fb), 'https://svc.example.org');
-  assert.is(baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'a.example, b.example' }, false, fb), 'https://a.example');
-  assert.is(baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'gopher', 'x-forwarded-host': '<bad>' }, false, fb), 'http://internal:8787');
+  assert.is(
+    baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'svc.example.org' }, false, fb),
+    'https://svc.example.org',
+  );
+  assert.is(
+    baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'a.example, b.example' }, false, fb),
+    'https://a.example',
+  );
+  assert.is(
+    baseUrlOf({ host: 'internal:8787', 'x-forwarded-proto': 'gopher', 'x-forwarded-host': '<bad>' }, false, fb),
+    'http://internal:8787',
+  );
   assert.is(wsUrl('https://a.example', '/v1/attach'), 'wss://a.example/v1/attach');
   assert.is(validHost('a..b'), undefined);
 });

@@ -32,7 +32,9 @@ d('skill.md shows a reader how to search, with its token, the CLI and the snippe
   const text = renderSkill(view(), token(['observe']), BASE);
   assert.ok(text.includes('\n## Search\n'));
   assert.ok(text.includes('curl -fsS "$SVC_URL/v1/search?q=migration+plan" -H "Authorization: Bearer $SVC_TOKEN"'));
-  assert.ok(text.includes('curl -fsS "$SVC_URL/v1/search?q=deploy&room_id=general&from=<agent_id>&limit=50" -H "Authorization: Bearer $SVC_TOKEN"'));
+  assert.ok(
+    text.includes('curl -fsS "$SVC_URL/v1/search?q=deploy&room_id=general&from=<agent_id>&limit=50" -H "Authorization: Bearer $SVC_TOKEN"'),
+  );
   assert.ok(text.includes('svc search migration plan --room general --url "$SVC_URL" --token "$SVC_TOKEN"'));
   assert.ok(text.includes('wrapped in `**`'));
   assert.ok(text.includes('search what was said'), 'the description mentions search');
@@ -51,7 +53,11 @@ d('skill.md has no search section for a caller that cannot search', () => {
 
 d('llms.txt lists the search route with its parameters', () => {
   const text = renderLlms(view(), token(['observe']), BASE);
-  assert.ok(text.includes('- `GET http://svc.example:8787/v1/search?q=&room_id=&thread_id=&dm_id=&from=&limit=&before=`: full-text search over what you may read, newest first, each hit with a `snippet`'));
+  assert.ok(
+    text.includes(
+      '- `GET http://svc.example:8787/v1/search?q=&room_id=&thread_id=&dm_id=&from=&limit=&before=`: full-text search over what you may read, newest first, each hit with a `snippet`',
+    ),
+  );
 });
 
 d.run();

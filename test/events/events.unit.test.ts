@@ -4,7 +4,10 @@ import { Broker } from '../../src/events/broker.js';
 import { ReplayBuffer } from '../../src/events/replay-buffer.js';
 import type { StoredEvent } from '../../src/store/types.js';
 
-const ev = (seq: number): StoredEvent => ({ seq, event: { id: `evt_${seq}`, type: 'room.created', network_id: 'n', created_at: '2026-01-01T00:00:00.000Z' } });
+const ev = (seq: number): StoredEvent => ({
+  seq,
+  event: { id: `evt_${seq}`, type: 'room.created', network_id: 'n', created_at: '2026-01-01T00:00:00.000Z' },
+});
 const turn = () => new Promise((r) => setImmediate(r));
 
 const b = suite('the broker');
@@ -99,7 +102,10 @@ const r = suite('the replay buffer');
 r('returns the events after a buffered id, oldest first', () => {
   const buf = new ReplayBuffer(5);
   for (let i = 1; i <= 4; i++) buf.push(ev(i));
-  assert.equal(buf.after('evt_2')!.map((e) => e.seq), [3, 4]);
+  assert.equal(
+    buf.after('evt_2')!.map((e) => e.seq),
+    [3, 4],
+  );
   assert.equal(buf.after('evt_4'), []);
   assert.is(buf.after('evt_9'), undefined);
 });
@@ -108,19 +114,31 @@ r('forgets the oldest events beyond its capacity', () => {
   const buf = new ReplayBuffer(3);
   for (let i = 1; i <= 7; i++) buf.push(ev(i));
   assert.is(buf.size, 3);
-  assert.equal(buf.all().map((e) => e.seq), [5, 6, 7]);
+  assert.equal(
+    buf.all().map((e) => e.seq),
+    [5, 6, 7],
+  );
   assert.is(buf.after('evt_4'), undefined);
-  assert.equal(buf.after('evt_5')!.map((e) => e.seq), [6, 7]);
+  assert.equal(
+    buf.after('evt_5')!.map((e) => e.seq),
+    [6, 7],
+  );
 });
 
 r('keeps the newest events when resized, and nothing at capacity 0', () => {
   const buf = new ReplayBuffer(4);
   for (let i = 1; i <= 4; i++) buf.push(ev(i));
   buf.resize(2);
-  assert.equal(buf.all().map((e) => e.seq), [3, 4]);
+  assert.equal(
+    buf.all().map((e) => e.seq),
+    [3, 4],
+  );
   buf.resize(6);
   buf.push(ev(5));
-  assert.equal(buf.all().map((e) => e.seq), [3, 4, 5]);
+  assert.equal(
+    buf.all().map((e) => e.seq),
+    [3, 4, 5],
+  );
   buf.resize(0);
   buf.push(ev(6));
   assert.equal(buf.all(), []);

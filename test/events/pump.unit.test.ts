@@ -30,7 +30,10 @@ test('publishes every stored event once in order, each batch after its preparers
   await pump.idle();
   await waitFor(() => seen.length === 40, 'every event');
   // Events stored before the pump started are not its to publish.
-  assert.equal(seen, Array.from({ length: 40 }, (_, i) => i + 2));
+  assert.equal(
+    seen,
+    Array.from({ length: 40 }, (_, i) => i + 2),
+  );
   pump.close();
 });
 

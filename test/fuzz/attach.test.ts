@@ -37,7 +37,12 @@ async function agentIds(s: TestServer): Promise<string[]> {
 
 type Frame = { text: string } | { binary: Buffer } | { raw: Buffer };
 
-const cursor = fc.oneof(fc.integer({ min: -5, max: 1e6 }), fc.constantFrom('0', '1', '-1', 'abc', '1e308', '', ' 3', '99999999999999999999999', '0x10'), fc.double(), fc.constant(null));
+const cursor = fc.oneof(
+  fc.integer({ min: -5, max: 1e6 }),
+  fc.constantFrom('0', '1', '-1', 'abc', '1e308', '', ' 3', '99999999999999999999999', '0x10'),
+  fc.double(),
+  fc.constant(null),
+);
 const agentId = fc.oneof(fc.constantFrom('alpha', 'beta', 'zeta', '', '../x', 'a'.repeat(65), 'ü'), fc.string({ maxLength: 12 }));
 
 const goodIdentify = fc.record({ agent: agentId, cursor: fc.option(cursor, { nil: undefined }) }).map(({ agent, cursor: c }) => ({
@@ -49,7 +54,17 @@ const goodIdentify = fc.record({ agent: agentId, cursor: fc.option(cursor, { nil
 
 const frameValue: fc.Arbitrary<Json> = fc.oneof(
   goodIdentify,
-  fc.record({ op: fc.constantFrom('IDENTIFY', 'ACK', 'PING', 'PONG', 'ERROR', 'READY', 'EVENT', 'HELLO', 'identify', '', 'NOPE'), network_id: fc.oneof(fc.constant('testnet'), fc.string()), agent: fc.oneof(fc.record({ id: agentId }), fc.anything({ maxDepth: 2 })), cursor, capabilities: fc.anything({ maxDepth: 2 }), error: fc.anything({ maxDepth: 1 }) }, { requiredKeys: ['op'] }),
+  fc.record(
+    {
+      op: fc.constantFrom('IDENTIFY', 'ACK', 'PING', 'PONG', 'ERROR', 'READY', 'EVENT', 'HELLO', 'identify', '', 'NOPE'),
+      network_id: fc.oneof(fc.constant('testnet'), fc.string()),
+      agent: fc.oneof(fc.record({ id: agentId }), fc.anything({ maxDepth: 2 })),
+      cursor,
+      capabilities: fc.anything({ maxDepth: 2 }),
+      error: fc.anything({ maxDepth: 1 }),
+    },
+    { requiredKeys: ['op'] },
+  ),
   fc.anything({ maxDepth: 3 }),
   fc.constant({ op: 'ACK', cursor: 5 }),
   fc.constant({ op: 'ERROR', error: 'client blew up' }),
@@ -59,13 +74,24 @@ const frame: fc.Arbitrary<Frame> = fc.oneof(
   { weight: 6, arbitrary: frameValue.map((v) => ({ text: JSON.stringify(v) ?? 'undefined' })) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 100 }).map((text) => ({ text })) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => ({ binary: Buffer.from(b) })) },
-  { weight: 1, arbitrary: fc.constantFrom<Frame>({ raw: Buffer.from([0xc3, 0x28, 0xff, 0xfe]) }, { text: `{"op":"PING","x":${'['.repeat(50_000)}${']'.repeat(50_000)}}` }, { text: `{"op":"IDENTIFY","network_id":"testnet","agent":{"id":"alpha","name":"${'n'.repeat(300)}"}}` }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Frame>(
+      { raw: Buffer.from([0xc3, 0x28, 0xff, 0xfe]) },
+      { text: `{"op":"PING","x":${'['.repeat(50_000)}${']'.repeat(50_000)}}` },
+      { text: `{"op":"IDENTIFY","network_id":"testnet","agent":{"id":"alpha","name":"${'n'.repeat(300)}"}}` },
+    ),
+  },
 );
 
 const token = fc.constantFrom(undefined, TOKENS.admin.value, TOKENS.alphaOnly.value, TOKENS.attacher.value, TOKENS.observer.value, 'nope');
 
 /** Connects, sends the frames, and collects what the server says until it closes or goes quiet. */
-async function session(s: TestServer, tok: string | undefined, frames: Frame[]): Promise<{ status?: number; body?: string; frames: string[]; close?: number }> {
+async function session(
+  s: TestServer,
+  tok: string | undefined,
+  frames: Frame[],
+): Promise<{ status?: number; body?: string; frames: string[]; close?: number }> {
   const ws = new WebSocket(`ws://127.0.0.1:${s.port}/v1/attach`, { headers: tok ? { authorization: `Bearer ${tok}` } : {} });
   const got: string[] = [];
   return new Promise((resolve) => {
@@ -102,7 +128,13 @@ async function session(s: TestServer, tok: string | undefined, frames: Frame[]):
 function validIdentifyAgent(text: string, into: Set<string>): void {
   try {
     const f = JSON.parse(text);
-    if (f?.op === 'IDENTIFY' && f.network_id === 'testnet' && typeof f.agent?.id === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(f.agent.id)) into.add(f.agent.id);
+    if (
+      f?.op === 'IDENTIFY' &&
+      f.network_id === 'testnet' &&
+      typeof f.agent?.id === 'string' &&
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(f.agent.id)
+    )
+      into.add(f.agent.id);
   } catch {
     // not JSON: cannot register anything
   }
@@ -136,7 +168,8 @@ t('answers every generated frame sequence with protocol frames or a close, and s
         return;
       }
       checkFrames(r.frames, what, ctx.readied);
-      if (r.close !== undefined) assert.ok([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1011, 4000, 1005, 1006].includes(r.close), `${what}: close code ${r.close}`);
+      if (r.close !== undefined)
+        assert.ok([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1011, 4000, 1005, 1006].includes(r.close), `${what}: close code ${r.close}`);
       assert.not.ok(r.close === 1011, `${what}: the server reported an internal error`);
     }),
     { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true },
@@ -158,22 +191,73 @@ t('rejects frames out of order with an ERROR frame before closing', async ({ s, 
     { text: '{"op":"IDENTIFY","network_id":"testnet","agent":{"id":"fz-twice"}}' },
   ]);
   readied.add('fz-twice');
-  const codes = twice.frames.map((f) => JSON.parse(f)).filter((f) => f.op === 'ERROR').map((f) => f.code);
+  const codes = twice.frames
+    .map((f) => JSON.parse(f))
+    .filter((f) => f.op === 'ERROR')
+    .map((f) => f.code);
   assert.equal(codes, ['unexpected_frame']);
 });
 
 const UPGRADE = (extra: [string, string][]) =>
-  requestBytes('GET', '/v1/attach', [['upgrade', 'websocket'], ['connection', 'Upgrade'], ['sec-websocket-version', '13'], ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ=='], ...extra]);
+  requestBytes('GET', '/v1/attach', [
+    ['upgrade', 'websocket'],
+    ['connection', 'Upgrade'],
+    ['sec-websocket-version', '13'],
+    ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+    ...extra,
+  ]);
 
 t('refuses upgrade abuse with an envelope, not a crash', async ({ s }) => {
   const cases: { name: string; bytes: Buffer; status: number[] }[] = [
-    { name: 'a foreign browser origin', bytes: UPGRADE([['authorization', `Bearer ${TOKENS.admin.value}`], ['origin', 'https://evil.example']]), status: [403] },
-    { name: 'an origin that is not a URL', bytes: UPGRADE([['authorization', `Bearer ${TOKENS.admin.value}`], ['origin', 'null']]), status: [403] },
+    {
+      name: 'a foreign browser origin',
+      bytes: UPGRADE([
+        ['authorization', `Bearer ${TOKENS.admin.value}`],
+        ['origin', 'https://evil.example'],
+      ]),
+      status: [403],
+    },
+    {
+      name: 'an origin that is not a URL',
+      bytes: UPGRADE([
+        ['authorization', `Bearer ${TOKENS.admin.value}`],
+        ['origin', 'null'],
+      ]),
+      status: [403],
+    },
     { name: 'an invalid token', bytes: UPGRADE([['authorization', 'Bearer nope']]), status: [401] },
     { name: 'an under-scoped token', bytes: UPGRADE([['authorization', `Bearer ${TOKENS.observer.value}`]]), status: [403] },
-    { name: 'a wrong websocket version', bytes: requestBytes('GET', '/v1/attach', [['upgrade', 'websocket'], ['connection', 'Upgrade'], ['sec-websocket-version', '8'], ['sec-websocket-key', 'x'], ['authorization', `Bearer ${TOKENS.admin.value}`]]), status: [400, 426] },
-    { name: 'a missing key', bytes: requestBytes('GET', '/v1/attach', [['upgrade', 'websocket'], ['connection', 'Upgrade'], ['sec-websocket-version', '13'], ['authorization', `Bearer ${TOKENS.admin.value}`]]), status: [400] },
-    { name: 'an upgrade to another path', bytes: requestBytes('GET', '/v1/rooms', [['upgrade', 'websocket'], ['connection', 'Upgrade'], ['sec-websocket-version', '13'], ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ==']]), status: [404] },
+    {
+      name: 'a wrong websocket version',
+      bytes: requestBytes('GET', '/v1/attach', [
+        ['upgrade', 'websocket'],
+        ['connection', 'Upgrade'],
+        ['sec-websocket-version', '8'],
+        ['sec-websocket-key', 'x'],
+        ['authorization', `Bearer ${TOKENS.admin.value}`],
+      ]),
+      status: [400, 426],
+    },
+    {
+      name: 'a missing key',
+      bytes: requestBytes('GET', '/v1/attach', [
+        ['upgrade', 'websocket'],
+        ['connection', 'Upgrade'],
+        ['sec-websocket-version', '13'],
+        ['authorization', `Bearer ${TOKENS.admin.value}`],
+      ]),
+      status: [400],
+    },
+    {
+      name: 'an upgrade to another path',
+      bytes: requestBytes('GET', '/v1/rooms', [
+        ['upgrade', 'websocket'],
+        ['connection', 'Upgrade'],
+        ['sec-websocket-version', '13'],
+        ['sec-websocket-key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+      ]),
+      status: [404],
+    },
   ];
   for (const c of cases) {
     const a = await exchange(s.port, c.bytes, 5000);
@@ -183,11 +267,15 @@ t('refuses upgrade abuse with an envelope, not a crash', async ({ s }) => {
   assert.is((await s.get('/healthz')).status, 200);
 });
 
-t('has stored nothing but the registrations of accepted IDENTIFYs, and leaked no token to the log', async ({ s, agentsBefore, readied }) => {
-  const after = await agentIds(s);
-  for (const id of agentsBefore) assert.ok(after.includes(id), `agent ${id} disappeared`);
-  for (const id of after) assert.ok(agentsBefore.includes(id) || readied.has(id), `agent ${id} was registered by no well-formed IDENTIFY`);
-  assert.not.match(s.output(), /tok-[a-z]+-0123456789/);
-});
+t(
+  'has stored nothing but the registrations of accepted IDENTIFYs, and leaked no token to the log',
+  async ({ s, agentsBefore, readied }) => {
+    const after = await agentIds(s);
+    for (const id of agentsBefore) assert.ok(after.includes(id), `agent ${id} disappeared`);
+    for (const id of after)
+      assert.ok(agentsBefore.includes(id) || readied.has(id), `agent ${id} was registered by no well-formed IDENTIFY`);
+    assert.not.match(s.output(), /tok-[a-z]+-0123456789/);
+  },
+);
 
 t.run();

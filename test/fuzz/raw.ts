@@ -18,7 +18,8 @@ export class Hang extends Error {}
 /** Builds request bytes from parts; `body` is sent as given, content-length added unless `headers` has one. */
 export function requestBytes(method: string, target: string, headers: [string, string][], body?: Buffer): Buffer {
   const hs = [...headers];
-  if (body !== undefined && !hs.some(([k]) => /^(content-length|transfer-encoding)$/i.test(k))) hs.push(['content-length', String(body.length)]);
+  if (body !== undefined && !hs.some(([k]) => /^(content-length|transfer-encoding)$/i.test(k)))
+    hs.push(['content-length', String(body.length)]);
   if (!hs.some(([k]) => k.toLowerCase() === 'connection')) hs.push(['connection', 'close']);
   const head = `${method} ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\n${hs.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), body ?? Buffer.alloc(0)]);
@@ -72,9 +73,12 @@ export function exchange(port: number, bytes: Buffer, ms = 10_000): Promise<RawA
       const rest = buf.subarray(end + 4);
       if (head || (headers['content-type'] ?? '').startsWith('text/event-stream')) return { status, headers, body: rest };
       const len = headers['content-length'];
-      if (len !== undefined) return rest.length >= Number(len) || final ? { status, headers, body: rest.subarray(0, Number(len)) } : undefined;
+      if (len !== undefined)
+        return rest.length >= Number(len) || final ? { status, headers, body: rest.subarray(0, Number(len)) } : undefined;
       if (headers['transfer-encoding'] === 'chunked') {
-        return rest.includes('\r\n0\r\n\r\n') || rest.subarray(0, 5).toString() === '0\r\n\r\n' || final ? { status, headers, body: dechunk(rest) } : undefined;
+        return rest.includes('\r\n0\r\n\r\n') || rest.subarray(0, 5).toString() === '0\r\n\r\n' || final
+          ? { status, headers, body: dechunk(rest) }
+          : undefined;
       }
       return final ? { status, headers, body: rest } : undefined;
     };

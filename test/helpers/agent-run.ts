@@ -36,7 +36,10 @@ export interface RunRecord {
 
 export function runsOf(file: string): RunRecord[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RunRecord);
 }
 
 export interface AgentRunProc {

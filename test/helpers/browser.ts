@@ -7,7 +7,16 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { ROOT } from './server.js';
 
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 
 /** Starts Chromium; no browser is a failure, not a skip. */

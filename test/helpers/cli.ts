@@ -45,7 +45,11 @@ export function testHome(): string {
 
 /** Spawns `svc ...args`; the process starts as it would from a shell (stdin closed, not a TTY). */
 export function spawnCli(args: string[], o: CliOptions = {}): ChildProcess {
-  return spawn(process.execPath, [SVC_BIN, ...args], { cwd: o.cwd ?? process.cwd(), env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [SVC_BIN, ...args], {
+    cwd: o.cwd ?? process.cwd(),
+    env: cleanEnv(o.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Runs `svc ...args` to its end. */

@@ -234,7 +234,9 @@ export class AttachClient {
   /** The next frame (after the last one returned) that matches; `op` string or predicate. */
   next(match: string | ((f: Json) => boolean), ms = 5000): Promise<Json> {
     const fn = typeof match === 'string' ? (f: Json) => f.op === match : match;
-    return this.frames.next(fn, ms, typeof match === 'string' ? `a ${match} frame` : 'a frame', () => (this.closeInfo ? `close ${this.closeInfo.code} ${this.closeInfo.reason}` : undefined));
+    return this.frames.next(fn, ms, typeof match === 'string' ? `a ${match} frame` : 'a frame', () =>
+      this.closeInfo ? `close ${this.closeInfo.code} ${this.closeInfo.reason}` : undefined,
+    );
   }
 
   /** The next EVENT frame holding message.created with this text. */
@@ -269,7 +271,11 @@ export class AttachClient {
 }
 
 /** Opens an attachment and identifies; returns the client and its READY frame. */
-export async function attachAs(s: TestServer, fields: Record<string, Json>, o: AttachOptions = {}): Promise<{ c: AttachClient; ready: Json }> {
+export async function attachAs(
+  s: TestServer,
+  fields: Record<string, Json>,
+  o: AttachOptions = {},
+): Promise<{ c: AttachClient; ready: Json }> {
   const c = await AttachClient.open(s, o);
   try {
     return { c, ready: await c.identify(fields) };
@@ -280,7 +286,11 @@ export async function attachAs(s: TestServer, fields: Record<string, Json>, o: A
 }
 
 /** Opens an attachment, identifies and expects an ERROR before READY; returns it and the close. */
-export async function rejectedIdentify(s: TestServer, fields: Record<string, Json>, o: AttachOptions = {}): Promise<{ error: Json; close: { code: number; reason: string }; frames: Json[] }> {
+export async function rejectedIdentify(
+  s: TestServer,
+  fields: Record<string, Json>,
+  o: AttachOptions = {},
+): Promise<{ error: Json; close: { code: number; reason: string }; frames: Json[] }> {
   const c = await AttachClient.open(s, o);
   await c.next('HELLO');
   c.send({ op: 'IDENTIFY', ...fields });

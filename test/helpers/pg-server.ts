@@ -9,12 +9,20 @@ export function pgStore(s: Pick<PgSchema, 'schema'>): Record<string, Json> {
 }
 
 /** Starts one instance on the schema, with `config` merged over the test defaults. */
-export function startPgServer(s: Pick<PgSchema, 'url' | 'schema'>, config: Record<string, Json> = {}, opts: Omit<StartOptions, 'config'> = {}): Promise<TestServer> {
+export function startPgServer(
+  s: Pick<PgSchema, 'url' | 'schema'>,
+  config: Record<string, Json> = {},
+  opts: Omit<StartOptions, 'config'> = {},
+): Promise<TestServer> {
   return startServer({ ...opts, config: { ...config, store: pgStore(s) }, env: { ...opts.env, SVC_TEST_STORE_URL: s.url } });
 }
 
 /** Starts `n` instances on one schema, one after the other (the first migrates). */
-export async function startPgServers(n: number, s: Pick<PgSchema, 'url' | 'schema'>, config: Record<string, Json> = {}): Promise<TestServer[]> {
+export async function startPgServers(
+  n: number,
+  s: Pick<PgSchema, 'url' | 'schema'>,
+  config: Record<string, Json> = {},
+): Promise<TestServer[]> {
   const out: TestServer[] = [];
   for (let i = 0; i < n; i++) out.push(await startPgServer(s, config));
   return out;

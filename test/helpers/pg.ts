@@ -109,7 +109,8 @@ export async function startOwnCluster(o: ClusterOptions = {}): Promise<PgCluster
   const fast = o.durable ? '' : ' -c fsync=off -c full_page_writes=off';
   const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=${o.maxConnections ?? 300} -c shared_buffers=${o.durable ? '128MB' : '32MB'}`;
   let port = 0;
-  const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} ${opts}`, 'start'], 'pg_ctl start');
+  const start = () =>
+    run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} ${opts}`, 'start'], 'pg_ctl start');
   const stop = (mode: 'fast' | 'immediate') => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'], 'pg_ctl stop');
 
   // Another process may take the port between probing and binding; try a few.
@@ -208,7 +209,11 @@ export async function freshSchema(cluster?: PgCluster): Promise<PgSchema> {
 }
 
 /** Runs one statement on a short-lived connection and returns its rows. */
-export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -95,12 +95,18 @@ export function testConfig(overrides: Record<string, Json> = {}): Record<string,
     network: { id: 'testnet', name: 'Test Net' },
     server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000 },
     store: { backend: 'sqlite', path: '.svc/svc.db' },
-    auth: { mode: 'bearer', public_read: false, agent_registration: 'token', tokens: Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })) },
+    auth: {
+      mode: 'bearer',
+      public_read: false,
+      agent_registration: 'token',
+      tokens: Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })),
+    },
     rooms: [],
     pairings: [],
   };
   for (const [k, v] of Object.entries(overrides)) {
-    base[k] = ['server', 'auth', 'store', 'network'].includes(k) && v && typeof v === 'object' && !Array.isArray(v) ? { ...base[k], ...v } : v;
+    base[k] =
+      ['server', 'auth', 'store', 'network'].includes(k) && v && typeof v === 'object' && !Array.isArray(v) ? { ...base[k], ...v } : v;
   }
   return base;
 }

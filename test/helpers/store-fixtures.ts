@@ -60,13 +60,23 @@ export function send(m: Message, artifacts: Artifact[] = []): MessageInsertOp {
     event: createdEvent(m),
     artifacts,
     ...(t.kind === 'thread'
-      ? { thread: { id: t.thread_id, room_id: t.room_id, ...(t.parent_message_id ? { parent_message_id: t.parent_message_id } : {}), created: (th) => event('thread.created', { room_id: th.room_id }) } }
+      ? {
+          thread: {
+            id: t.thread_id,
+            room_id: t.room_id,
+            ...(t.parent_message_id ? { parent_message_id: t.parent_message_id } : {}),
+            created: (th) => event('thread.created', { room_id: th.room_id }),
+          },
+        }
       : {}),
     ...(t.kind === 'dm' ? { dm: { id: t.dm_id, participant_ids: t.participant_ids ?? [], created: () => event('dm.created') } } : {}),
   };
 }
 
-export const appendOp = (type: ServiceEvent['type'] = 'room.created', fields: Partial<ServiceEvent> = {}): WriteOp => ({ op: 'event.append', event: event(type, fields) });
+export const appendOp = (type: ServiceEvent['type'] = 'room.created', fields: Partial<ServiceEvent> = {}): WriteOp => ({
+  op: 'event.append',
+  event: event(type, fields),
+});
 
 export const membersEvent: MembersEvent = (room, added, removed) => event('room.members.updated', { room_id: room.id, added, removed });
 
@@ -81,16 +91,31 @@ export const createRoom = (id: string, extra: Partial<RoomSpec> = {}): WriteOp =
   event: (room: RoomRecord) => event('room.created', { room_id: room.id }),
 });
 
-export const removeRoom = (id: string): WriteOp => ({ op: 'room.remove', id, at: at(), event: (r) => event('room.removed', { room_id: r.id }) });
+export const removeRoom = (id: string): WriteOp => ({
+  op: 'room.remove',
+  id,
+  at: at(),
+  event: (r) => event('room.removed', { room_id: r.id }),
+});
 
-export const members = (room_id: string, add: string[], remove: string[] = []): WriteOp => ({ op: 'room.members.change', room_id, add, remove, at: at(), event: membersEvent });
+export const members = (room_id: string, add: string[], remove: string[] = []): WriteOp => ({
+  op: 'room.members.change',
+  room_id,
+  add,
+  remove,
+  at: at(),
+  event: membersEvent,
+});
 
 export function agent(id: string, credential_key = `token:${id}`, name?: string): AgentRecord {
   const t = at();
   return { id, ...(name ? { name } : {}), actor_uid: `uid-${id}`, credential_key, created_at: t, updated_at: t };
 }
 
-export const claim = (id: string, credential_key = `token:${id}`, name?: string): WriteOp => ({ op: 'agent.claim', agent: agent(id, credential_key, name) });
+export const claim = (id: string, credential_key = `token:${id}`, name?: string): WriteOp => ({
+  op: 'agent.claim',
+  agent: agent(id, credential_key, name),
+});
 
 export const removeAgent = (id: string): WriteOp => ({
   op: 'agent.remove',

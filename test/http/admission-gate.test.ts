@@ -19,7 +19,12 @@ function ask(s: TestServer, path: string, o: { from: string; token?: string; upg
     const headers: Record<string, string> = {};
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     if (o.upgrade) {
-      Object.assign(headers, { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' });
+      Object.assign(headers, {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+      });
     }
     const req = http.request({ host: '127.0.0.1', port: s.port, path, agent: false, localAddress: o.from, headers });
     const done = (res: http.IncomingMessage) => {
@@ -71,7 +76,10 @@ gate('bad-token upgrades to /v1/attach get 429 after the limit, like HTTP reques
   const answers = await inSequence(12, () => ask(s, '/v1/attach', { from: '127.0.0.21', token: BAD, upgrade: true }));
   const statuses = answers.map((a) => a.status);
   assert.is(statuses[0], 401, statuses.join(','));
-  assert.ok(statuses.every((x) => x === 401 || x === 429), statuses.join(','));
+  assert.ok(
+    statuses.every((x) => x === 401 || x === 429),
+    statuses.join(','),
+  );
   const refused = answers.filter((a) => a.status === 429);
   assert.ok(refused.length >= 6, `only ${refused.length} of 12 refused: ${statuses.join(',')}`);
   for (const a of refused) {
@@ -90,7 +98,10 @@ gate('bad-token requests to the event stream get 429 after the limit too', async
 
 gate('upgrades and HTTP from one address draw on one bucket', async ({ s }) => {
   const http1 = await inSequence(6, () => ask(s, '/v1/rooms', { from: '127.0.0.23', token: BAD }));
-  assert.ok(http1.some((a) => a.status === 429), http1.map((a) => a.status).join(','));
+  assert.ok(
+    http1.some((a) => a.status === 429),
+    http1.map((a) => a.status).join(','),
+  );
   const up = await ask(s, '/v1/attach', { from: '127.0.0.23', token: TOKENS.attacher.value, upgrade: true });
   assert.is(up.status, 429);
 });

@@ -15,10 +15,20 @@ test.after(async (ctx) => ctx.s.dispose());
 
 function post(port: number, body: Buffer, method = 'POST'): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: '/v1/messages', agent: false, headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: '/v1/messages',
+        agent: false,
+        headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (err) => resolve(`error: ${err.message}`));
     // Written in slices so the upload is still going when the server decides.
     let off = 0;
@@ -38,7 +48,10 @@ test('a 600 KB body with a bad token gets its 401 fifty times in a row', async (
   const body = Buffer.from(JSON.stringify({ text: 'x'.repeat(600_000) }));
   const got: (number | string)[] = [];
   for (let i = 0; i < 50; i++) got.push(await post(s.port, body));
-  assert.ok(got.every((g) => g === 401), got.filter((g) => g !== 401).join(', '));
+  assert.ok(
+    got.every((g) => g === 401),
+    got.filter((g) => g !== 401).join(', '),
+  );
 });
 
 test.run();

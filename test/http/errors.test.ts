@@ -26,11 +26,15 @@ const post = (s: TestServer, p: string, raw: string | Buffer, headers: Record<st
 /** A POST whose body is streamed in chunks without a content-length. */
 function postChunked(s: TestServer, p: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${s.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      `${s.url}${p}`,
+      { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     // A reset before any response is a failure of the test, not a hang.
     req.on('error', reject);
     const chunk = Buffer.alloc(chunkSize, 0x20);
@@ -75,15 +79,24 @@ t('a body that is not UTF-8 is a 400', async ({ s }) => {
 
 t('a schema violation is a 400 with the field path in the error', async ({ s }) => {
   const cases: [unknown, RegExp][] = [
-    [{ ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'video' }] }, /^body\.parts\[0\]\.kind: must be one of text, url, data, file, image, audio/],
-    [{ ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'text', text: 'ok' }, { kind: 'text' }] }, /^body\.parts\[1\]\.text: is required/],
+    [
+      { ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'video' }] },
+      /^body\.parts\[0\]\.kind: must be one of text, url, data, file, image, audio/,
+    ],
+    [
+      { ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'text', text: 'ok' }, { kind: 'text' }] },
+      /^body\.parts\[1\]\.text: is required/,
+    ],
     [{ ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'url' }] }, /^body\.parts\[0\]\.url: is required/],
     [{ ...roomMessage('general', 'ops', 'x'), parts: [] }, /^body\.parts: must have at least 1 item/],
     [{ ...roomMessage('general', 'ops', 'x'), parts: 'hi' }, /^body\.parts: must be a list/],
     [{ target: { kind: 'room', room_id: 'general' }, parts: [{ kind: 'text', text: 'x' }] }, /^body\.from: is required/],
     [{ ...roomMessage('general', 'ops', 'x'), from: { type: 'agent' } }, /^body\.from\.id: is required/],
     [{ ...roomMessage('general', 'ops', 'x'), target: { kind: 'room' } }, /^body\.target\.room_id: is required/],
-    [{ ...roomMessage('general', 'ops', 'x'), target: { kind: 'channel', room_id: 'general' } }, /^body\.target\.kind: must be one of room, thread, dm/],
+    [
+      { ...roomMessage('general', 'ops', 'x'), target: { kind: 'channel', room_id: 'general' } },
+      /^body\.target\.kind: must be one of room, thread, dm/,
+    ],
     [{ ...roomMessage('general', 'ops', 'x'), mentions: 'alpha' }, /^body\.mentions: must be a list/],
     [{ ...roomMessage('general', 'ops', 'x'), parts: [{ kind: 'data', data: [1] }] }, /^body\.parts\[0\]\.data: must be an object/],
   ];

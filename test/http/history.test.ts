@@ -29,9 +29,18 @@ async function fill(s: TestServer, room: string, n: number, prefix: string): Pro
 
 /** Agents, DMs and room messages that the allowlist tests read through the alpha-only token. */
 async function allowlistFixtures(s: TestServer): Promise<void> {
-  for (const id of ['beta', 'gamma', 'hidden1', 'delta', 'hidden2']) assert.is((await s.post('/v1/agents/register', { requested_agent_id: id }, ADMIN)).status, 200);
+  for (const id of ['beta', 'gamma', 'hidden1', 'delta', 'hidden2'])
+    assert.is((await s.post('/v1/agents/register', { requested_agent_id: id }, ADMIN)).status, 200);
   const dm = (who: string[], from: string, token: string) =>
-    s.post('/v1/messages', { target: { kind: 'dm', participant_ids: who }, from: { type: 'agent', id: from }, parts: [{ kind: 'file', url: 'https://x.test/f' }] }, token);
+    s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'dm', participant_ids: who },
+        from: { type: 'agent', id: from },
+        parts: [{ kind: 'file', url: 'https://x.test/f' }],
+      },
+      token,
+    );
   for (const [who, from, token] of [
     [['beta'], 'alpha', ALPHA],
     [['gamma'], 'ops', ADMIN],
@@ -43,7 +52,11 @@ async function allowlistFixtures(s: TestServer): Promise<void> {
     assert.is(r.status, 200, r.text);
   }
   for (const room of ['secret', 'mine']) {
-    const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: room }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'file', url: 'https://x.test/r' }] }, ADMIN);
+    const r = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: room }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'file', url: 'https://x.test/r' }] },
+      ADMIN,
+    );
     assert.is(r.status, 200, r.text);
   }
 }
@@ -147,7 +160,14 @@ h('an unknown cursor, or one from another conversation, is a 422', async ({ s, b
 });
 
 h('a limit of 0, negative or not a number is a 400 on every list route', async ({ s }) => {
-  const lists = ['/v1/rooms', '/v1/agents', '/v1/dms', '/v1/rooms/five/messages', '/v1/rooms/five/threads', '/v1/artifacts?room_id=five&x=1'];
+  const lists = [
+    '/v1/rooms',
+    '/v1/agents',
+    '/v1/dms',
+    '/v1/rooms/five/messages',
+    '/v1/rooms/five/threads',
+    '/v1/artifacts?room_id=five&x=1',
+  ];
   for (const p of lists) {
     for (const v of ['0', '-3', 'ten', '2.5']) {
       const r = await s.get(`${p}${p.includes('?') ? '&' : '?'}limit=${v}`, ADMIN);
@@ -162,7 +182,15 @@ h('thread listings and thread histories page the same way', async ({ s }) => {
   for (let i = 0; i < 4; i++) {
     const id = `t${i}`;
     made.push(id);
-    await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'threads', thread_id: id }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: id }] }, ADMIN);
+    await s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'thread', room_id: 'threads', thread_id: id },
+        from: { type: 'agent', id: 'ops' },
+        parts: [{ kind: 'text', text: id }],
+      },
+      ADMIN,
+    );
   }
   const first = await page(s, '/v1/rooms/threads/threads?limit=3');
   assert.equal(idsOf(first.threads), made.slice(1));
@@ -171,7 +199,15 @@ h('thread listings and thread histories page the same way', async ({ s }) => {
   assert.is((await s.get('/v1/rooms/threads/threads?before=nope', ADMIN)).status, 422);
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'threads', thread_id: 't0' }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: `r${i}` }] }, ADMIN);
+    const r = await s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'thread', room_id: 'threads', thread_id: 't0' },
+        from: { type: 'agent', id: 'ops' },
+        parts: [{ kind: 'text', text: `r${i}` }],
+      },
+      ADMIN,
+    );
     ids.push(r.body.message_id);
   }
   const tm = await page(s, '/v1/threads/t0/messages?limit=2');
@@ -182,21 +218,41 @@ h('thread listings and thread histories page the same way', async ({ s }) => {
 
 h('artifact listings page the same way', async ({ s }) => {
   await s.post('/v1/rooms', { id: 'files', members: ['ops'] }, ADMIN);
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'files' }, from: { type: 'agent', id: 'ops' }, parts: [1, 2, 3].map((n) => ({ kind: 'file', url: `https://x.test/${n}` })) }, ADMIN);
+  const r = await s.post(
+    '/v1/messages',
+    {
+      target: { kind: 'room', room_id: 'files' },
+      from: { type: 'agent', id: 'ops' },
+      parts: [1, 2, 3].map((n) => ({ kind: 'file', url: `https://x.test/${n}` })),
+    },
+    ADMIN,
+  );
   assert.is(r.status, 200, r.text);
   const all = (await page(s, '/v1/artifacts?room_id=files')).artifacts as Json[];
-  assert.equal(all.map((a) => a.part_index), [0, 1, 2]);
+  assert.equal(
+    all.map((a) => a.part_index),
+    [0, 1, 2],
+  );
   const p1 = await page(s, '/v1/artifacts?room_id=files&limit=2');
-  assert.equal(p1.artifacts.map((a: Json) => a.part_index), [1, 2]);
+  assert.equal(
+    p1.artifacts.map((a: Json) => a.part_index),
+    [1, 2],
+  );
   assert.equal(p1.page, { has_more: true, next_before: all[1].id });
   const p2 = await page(s, `/v1/artifacts?room_id=files&before=${p1.page.next_before}`);
-  assert.equal(p2.artifacts.map((a: Json) => a.part_index), [0]);
+  assert.equal(
+    p2.artifacts.map((a: Json) => a.part_index),
+    [0],
+  );
   assert.is((await s.get('/v1/artifacts?room_id=files&before=art_nope', ADMIN)).status, 422);
 });
 
 h('allowlist: DM listings hold only DMs with an allowed agent, and pages count only those', async ({ s }) => {
   const all = (await page(s, '/v1/dms', ALPHA)).dms as Json[];
-  assert.equal(all.map((d) => d.participant_ids.join()), ['testnet:alpha,testnet:beta', 'testnet:alpha,testnet:delta', 'testnet:alpha,testnet:delta,testnet:gamma']);
+  assert.equal(
+    all.map((d) => d.participant_ids.join()),
+    ['testnet:alpha,testnet:beta', 'testnet:alpha,testnet:delta', 'testnet:alpha,testnet:delta,testnet:gamma'],
+  );
   const p1 = await page(s, '/v1/dms?limit=2', ALPHA);
   assert.equal(idsOf(p1.dms), idsOf(all.slice(1)));
   assert.equal(p1.page, { has_more: true, next_before: all[1].id });

@@ -30,8 +30,14 @@ test('a half-million-level body gets the depth 400 and costs about what a flat 1
   await timed(s, flat, 2); // warm up
   const f = await timed(s, flat, 20);
   const d = await timed(s, nested, 20);
-  assert.ok(d.statuses.every((x) => x === 400), String(d.statuses));
-  assert.ok(d.errors.every((e) => /deeper than 128 levels/.test(e)), d.errors[0]);
+  assert.ok(
+    d.statuses.every((x) => x === 400),
+    String(d.statuses),
+  );
+  assert.ok(
+    d.errors.every((e) => /deeper than 128 levels/.test(e)),
+    d.errors[0],
+  );
   assert.ok(d.ms <= 3 * f.ms + 200, `nested ${d.ms.toFixed(0)} ms vs flat ${f.ms.toFixed(0)} ms`);
 });
 

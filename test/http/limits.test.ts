@@ -78,7 +78,10 @@ function assertRefusals(answers: Answer[]): void {
     assert.type(a.body?.request_id, 'string');
     assert.ok(Number(a.retryAfter) >= 1, `Retry-After ${a.retryAfter}`);
   }
-  assert.ok(answers.every((a) => a.status === 200 || a.status === 429), answers.map((a) => a.status).join(','));
+  assert.ok(
+    answers.every((a) => a.status === 200 || a.status === 429),
+    answers.map((a) => a.status).join(','),
+  );
 }
 
 const off = suite<{ s: TestServer }>('request limits by default');
@@ -93,13 +96,24 @@ off('are off: a burst of 300 requests from one credential is all answered', asyn
 });
 
 off('take effect on a config reload, and come off again', async ({ s }) => {
-  writeConfig(s.dir, testConfig({ server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, limits: { per_address_rps: 2 } } }));
+  writeConfig(
+    s.dir,
+    testConfig({ server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, limits: { per_address_rps: 2 } } }),
+  );
   s.proc.kill('SIGHUP');
-  await eventually(async () => (await flood(20, 4, () => getFrom(s, '/v1/rooms', { token: TOKENS.observer.value }))).some((a) => a.status === 429), 5000, 'a 429 after the reload');
+  await eventually(
+    async () => (await flood(20, 4, () => getFrom(s, '/v1/rooms', { token: TOKENS.observer.value }))).some((a) => a.status === 429),
+    5000,
+    'a 429 after the reload',
+  );
   writeConfig(s.dir, testConfig());
   s.proc.kill('SIGHUP');
   await sleep(1500);
-  await eventually(async () => (await flood(40, 4, () => getFrom(s, '/v1/rooms', { token: TOKENS.observer.value }))).every((a) => a.status === 200), 5000, 'no limit after the second reload');
+  await eventually(
+    async () => (await flood(40, 4, () => getFrom(s, '/v1/rooms', { token: TOKENS.observer.value }))).every((a) => a.status === 200),
+    5000,
+    'no limit after the second reload',
+  );
 });
 
 const cred = suite<{ s: TestServer }>('a per-credential limit');

@@ -9,7 +9,10 @@ const t = suite('a token bucket');
 
 t('lets a full burst through, then refuses with the time until the next token', () => {
   const b = new TokenBuckets(2, 4);
-  assert.equal([0, 0, 0, 0].map(() => b.take('k', 0).ok), [true, true, true, true]);
+  assert.equal(
+    [0, 0, 0, 0].map(() => b.take('k', 0).ok),
+    [true, true, true, true],
+  );
   assert.equal(b.take('k', 0), { ok: false, retryAfterMs: 500 });
   assert.equal(b.take('k', 250), { ok: false, retryAfterMs: 250 });
   assert.equal(b.take('k', 500), { ok: true });
@@ -19,7 +22,10 @@ t('refills at the rate and never above the burst', () => {
   const b = new TokenBuckets(10, 3);
   for (let i = 0; i < 3; i++) b.take('k', 0);
   // 10 seconds idle refills to 3, not 100
-  assert.equal([1, 2, 3, 4].map(() => b.take('k', 10_000).ok), [true, true, true, false]);
+  assert.equal(
+    [1, 2, 3, 4].map(() => b.take('k', 10_000).ok),
+    [true, true, true, false],
+  );
 });
 
 t('keeps keys apart', () => {
@@ -83,7 +89,10 @@ limits('refuses a flooding credential with 429 and Retry-After while another is 
   assert.is(e.code, 'too_many_requests');
   assert.equal(e.headers, { 'retry-after': '1' });
   assert.is(e.message, 'too many requests from this credential (limit 1 per second); retry after 1 s');
-  assert.is(refusal(() => l.admit(req('/v1/rooms', '10.0.0.1'), tokenB)), undefined);
+  assert.is(
+    refusal(() => l.admit(req('/v1/rooms', '10.0.0.1'), tokenB)),
+    undefined,
+  );
 });
 
 limits('limits each client address, anonymous or not, and never the health probes', () => {
@@ -92,7 +101,10 @@ limits('limits each client address, anonymous or not, and never the health probe
   const e = refusal(() => l.admit(req('/v1/rooms?x=1', '::ffff:10.0.0.1'), tokenA));
   assert.is(e?.headers['retry-after'], '2');
   assert.match(e!.message, /client address/);
-  assert.is(refusal(() => l.admit(req('/v1/rooms', '10.0.0.2'), undefined)), undefined);
+  assert.is(
+    refusal(() => l.admit(req('/v1/rooms', '10.0.0.2'), undefined)),
+    undefined,
+  );
   for (let i = 0; i < 10; i++) l.admit(req('/healthz', '10.0.0.1'), undefined);
 });
 

@@ -11,7 +11,10 @@ t.after(async (ctx) => ctx.s.dispose());
 t('answers health and readiness', async ({ s }) => {
   assert.equal((await s.get('/healthz')).body, { status: 'ok' });
   // A sqlite store reports its engine's mode: the page hook matches the pinned sql.js.
-  assert.equal((await s.get('/readyz')).body, { status: 'ready', store: { backend: 'sqlite', page_tracking: true, on_demand_reads: true } });
+  assert.equal((await s.get('/readyz')).body, {
+    status: 'ready',
+    store: { backend: 'sqlite', page_tracking: true, on_demand_reads: true },
+  });
 });
 
 t('accepts a message from the credential that owns the agent and lists it', async ({ s }) => {

@@ -9,13 +9,28 @@ import { parseTarget } from '../../src/http/server.js';
 const t = suite('request targets');
 
 t('every target has the pathname WHATWG URL parsing gives it', () => {
-  const chars = "abcXYZ019-._~!$&'()*+,;=:@/%?#[]|^\\` {}<>\"é";
+  const chars = 'abcXYZ019-._~!$&\'()*+,;=:@/%?#[]|^\\` {}<>"é';
   let seed = 7;
   const rand = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed % n;
   };
-  const cases = ['/', '/.', '/..', '/a/.', '/a/..', '/a/./b', '//x/y', '/v1/messages', '/v1/rooms/a.b', '/a./b', '/%2e/x', '/a?b=c', '/a#b', '/a\\b'];
+  const cases = [
+    '/',
+    '/.',
+    '/..',
+    '/a/.',
+    '/a/..',
+    '/a/./b',
+    '//x/y',
+    '/v1/messages',
+    '/v1/rooms/a.b',
+    '/a./b',
+    '/%2e/x',
+    '/a?b=c',
+    '/a#b',
+    '/a\\b',
+  ];
   for (let i = 0; i < 50000; i++) {
     let s = '/';
     for (let j = rand(12); j > 0; j--) s += chars[rand(chars.length)];
@@ -26,7 +41,11 @@ t('every target has the pathname WHATWG URL parsing gives it', () => {
     try {
       url = new URL(target, 'http://svc.invalid');
     } catch {
-      assert.throws(() => parseTarget(target), (e: Error & { code?: string }) => e.code === 'bad_request', target);
+      assert.throws(
+        () => parseTarget(target),
+        (e: Error & { code?: string }) => e.code === 'bad_request',
+        target,
+      );
       continue;
     }
     const got = parseTarget(target);
@@ -37,7 +56,10 @@ t('every target has the pathname WHATWG URL parsing gives it', () => {
 });
 
 t('a target that is not a URL is a bad request', () => {
-  assert.throws(() => parseTarget('http://[::1'), (e: Error & { code?: string }) => e.code === 'bad_request');
+  assert.throws(
+    () => parseTarget('http://[::1'),
+    (e: Error & { code?: string }) => e.code === 'bad_request',
+  );
 });
 
 t.run();

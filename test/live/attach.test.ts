@@ -18,14 +18,18 @@ const say = async (s: TestServer, room: string, text: string) => {
   return r.body as { message_id: string; event_id: string };
 };
 const identity = (id: string, extra: Record<string, Json> = {}) => ({ network_id: NET, agent: { id }, ...extra });
-const texts = (frames: Json[]) => frames.filter((f) => f.event?.type === 'message.created').map((f) => f.event.message.parts[0].text as string);
+const texts = (frames: Json[]) =>
+  frames.filter((f) => f.event?.type === 'message.created').map((f) => f.event.message.parts[0].text as string);
 
 // ---------------------------------------------------------------------------------------------
 
 const frames = suite('parsing attachment frames');
 
 frames('accepts an IDENTIFY with a numeric or decimal string cursor', () => {
-  const f = parseClientFrame(Buffer.from(JSON.stringify({ op: 'IDENTIFY', network_id: 'n', agent: { id: 'a' }, cursor: '12', extra: 1 })), false);
+  const f = parseClientFrame(
+    Buffer.from(JSON.stringify({ op: 'IDENTIFY', network_id: 'n', agent: { id: 'a' }, cursor: '12', extra: 1 })),
+    false,
+  );
   assert.is(f.op, 'IDENTIFY');
   assert.is(cursorOf((f as { cursor: string }).cursor), 12);
   assert.is(cursorOf(7), 7);
@@ -86,14 +90,21 @@ origins.run();
 
 const hs = suite<{ s: TestServer }>('attaching with a static token');
 hs.before(async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha', 'beta', 'gamma'] }] } });
+  ctx.s = await startServer({
+    config: { auth: { agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha', 'beta', 'gamma'] }] },
+  });
 });
 hs.after(async ({ s }) => s.dispose());
 
 hs('greets with HELLO, answers IDENTIFY with READY and then sends EVENT frames', async ({ s }) => {
   const c = await AttachClient.open(s, { token: TOKENS.alphaOnly.value });
   assert.equal(await c.next('HELLO'), { op: 'HELLO', version: 'service.attach.v1', heartbeat_interval_ms: 30000 });
-  c.send({ op: 'IDENTIFY', network_id: NET, agent: { id: 'alpha', name: 'Alpha' }, capabilities: { rooms: true, threads: true, dms: true, artifacts: true } });
+  c.send({
+    op: 'IDENTIFY',
+    network_id: NET,
+    agent: { id: 'alpha', name: 'Alpha' },
+    capabilities: { rooms: true, threads: true, dms: true, artifacts: true },
+  });
   const ready = await c.next('READY');
   assert.is(ready.network_id, NET);
   assert.is(ready.agent_id, 'alpha');
@@ -250,7 +261,9 @@ hs.run();
 
 const open = suite<{ s: TestServer }>('attaching under open registration');
 open.before(async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: ['newbie'] }] } });
+  ctx.s = await startServer({
+    config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: ['newbie'] }] },
+  });
 });
 open.after(async ({ s }) => s.dispose());
 
@@ -305,7 +318,10 @@ resume('delivers everything after the cursor once, also after a server restart',
   await second.c.message('m5');
   assert.equal(texts(second.c.events), ['m3', 'm4', 'm5']);
   const cursors = second.c.events.map((f) => Number(f.cursor));
-  assert.equal(cursors, [...cursors].sort((a, b) => a - b));
+  assert.equal(
+    cursors,
+    [...cursors].sort((a, b) => a - b),
+  );
   const m5 = second.c.events[second.c.events.length - 1];
   second.c.ack(m5.cursor);
   await second.c.close();
@@ -336,7 +352,9 @@ resume.run();
 
 const hb = suite<{ s: TestServer; sse: SseClient }>('the attachment heartbeat');
 hb.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { heartbeat_interval_ms: 500, debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startServer({
+    config: { server: { heartbeat_interval_ms: 500, debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] },
+  });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
 hb.after(async ({ s, sse }) => {
@@ -385,7 +403,13 @@ presence.after(async ({ s, sse }) => {
 presence('emits agent.connected at READY and agent.disconnected at close, with reasons in debug mode', async ({ s, sse }) => {
   const { c } = await attachAs(s, { network_id: NET, agent: { id: 'alpha', name: 'Alpha' } }, { token: TOKENS.alphaOnly.value });
   const up = await sse.nextOf('agent.connected');
-  assert.equal(up.json.agent, { agent_id: 'alpha', network_id: NET, fqid: 'svc://testnet/agents/alpha', name: 'Alpha', reason: 'attachment_ready' });
+  assert.equal(up.json.agent, {
+    agent_id: 'alpha',
+    network_id: NET,
+    fqid: 'svc://testnet/agents/alpha',
+    name: 'Alpha',
+    reason: 'attachment_ready',
+  });
   await c.close();
   const down = await sse.nextOf('agent.disconnected');
   assert.is(down.json.agent.reason, 'client_closed');
@@ -432,7 +456,8 @@ wakes.after(async ({ s, sse }) => {
   await s.dispose();
 });
 
-const wakeFor = (sse: SseClient, type: string, messageId: string) => sse.next((f) => f.event === type && f.json.agent.message_id === messageId, 5000, `${type} for ${messageId}`);
+const wakeFor = (sse: SseClient, type: string, messageId: string) =>
+  sse.next((f) => f.event === type && f.json.agent.message_id === messageId, 5000, `${type} for ${messageId}`);
 
 wakes('a mention then its ACK emits agent.wake.delivered with reason mention', async ({ s, sse }) => {
   const { c } = await attachAs(s, identity('alpha'), { token: TOKENS.alphaOnly.value });
@@ -455,7 +480,11 @@ wakes('a mention then its ACK emits agent.wake.delivered with reason mention', a
 
 wakes('a DM then its ACK emits agent.wake.delivered with reason dm', async ({ s, sse }) => {
   const { c } = await attachAs(s, identity('alpha'), { token: TOKENS.alphaOnly.value });
-  const r = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'psst' }] }, TOKENS.admin.value);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'psst' }] },
+    TOKENS.admin.value,
+  );
   assert.is(r.status, 200, r.text);
   const ev = await c.message('psst');
   assert.is(ev.event.message.target.kind, 'dm');
@@ -511,7 +540,8 @@ slow('is moved to store catch-up and counted, while the others keep receiving; i
     const text = `bulk-${i} ${big}`;
     sent.push(text);
     await say(s, 'general', text);
-    if (i >= 40 && i % 10 === 0 && ((await metricValue(s, TOKENS.admin.value, 'svc_broker_drops_total{surface="attach"}')) ?? 0) >= 1) break;
+    if (i >= 40 && i % 10 === 0 && ((await metricValue(s, TOKENS.admin.value, 'svc_broker_drops_total{surface="attach"}')) ?? 0) >= 1)
+      break;
   }
   assert.ok(((await metricValue(s, TOKENS.admin.value, 'svc_broker_drops_total{surface="attach"}')) ?? 0) >= 1, 'the drop is counted');
   await fast.message(sent[sent.length - 1]!, 20000);

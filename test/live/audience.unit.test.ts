@@ -12,12 +12,41 @@ const test = suite('audiences as of each event');
 const NET = 'net1';
 let seq = 0;
 
-const record = (id: string, members: string[]): RoomRecord => ({ id, name: id, members, visibility: 'private', write_policy: 'members', federation_pairings: [], created_at: 't0', updated_at: 't0' });
-const view = (id: string, members: string[]): Room => ({ id, network_id: NET, fqid: `svc://${NET}/rooms/${id}`, name: id, members, visibility: 'private', write_policy: 'members', created_at: 't0' });
-const stored = (event: Partial<ServiceEvent> & Pick<ServiceEvent, 'type'>): StoredEvent => ({ seq: ++seq, event: { id: `e${seq}`, network_id: NET, created_at: 't0', ...event } });
+const record = (id: string, members: string[]): RoomRecord => ({
+  id,
+  name: id,
+  members,
+  visibility: 'private',
+  write_policy: 'members',
+  federation_pairings: [],
+  created_at: 't0',
+  updated_at: 't0',
+});
+const view = (id: string, members: string[]): Room => ({
+  id,
+  network_id: NET,
+  fqid: `svc://${NET}/rooms/${id}`,
+  name: id,
+  members,
+  visibility: 'private',
+  write_policy: 'members',
+  created_at: 't0',
+});
+const stored = (event: Partial<ServiceEvent> & Pick<ServiceEvent, 'type'>): StoredEvent => ({
+  seq: ++seq,
+  event: { id: `e${seq}`, network_id: NET, created_at: 't0', ...event },
+});
 const said = () => stored({ type: 'message.created' });
-const changed = (room: string, members: string[], added: string[], removed: string[]) => stored({ type: 'room.members.updated', room: view(room, members), added, removed });
-const audience = (room: RoomRecord): Audience => ({ kind: 'conversation', publicKind: false, conv: 'room', room, locals: new Set(room.members), rooms: [] });
+const changed = (room: string, members: string[], added: string[], removed: string[]) =>
+  stored({ type: 'room.members.updated', room: view(room, members), added, removed });
+const audience = (room: RoomRecord): Audience => ({
+  kind: 'conversation',
+  publicKind: false,
+  conv: 'room',
+  room,
+  locals: new Set(room.members),
+  rooms: [],
+});
 
 /** Every event's audience as the batch read it (the rooms after the whole batch), then corrected. */
 function prepared(events: StoredEvent[], rooms: Record<string, RoomRecord>, roomOf: (e: StoredEvent) => string) {
@@ -48,7 +77,11 @@ test('a room created in the batch has no members before it; rooms without change
   const inR3 = said();
   const events = [created, inR2, inR3];
   const rooms = { r2: record('r2', ['gamma', 'delta']), r3: record('r3', ['epsilon']) };
-  const roomOf = new Map<StoredEvent, string>([[created, 'r2'], [inR2, 'r2'], [inR3, 'r3']]);
+  const roomOf = new Map<StoredEvent, string>([
+    [created, 'r2'],
+    [inR2, 'r2'],
+    [inR3, 'r3'],
+  ]);
   const locals = prepared(events, rooms, (e) => roomOf.get(e)!);
   assert.equal(locals(created), ['gamma']);
   assert.equal(locals(inR2), ['gamma']);

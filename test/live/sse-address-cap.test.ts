@@ -46,16 +46,23 @@ async function capChecks(start: (config: Record<string, Json>) => Promise<TestSe
   refused.sock.destroy();
   // Closing one frees its place.
   open.pop()!.sock.destroy();
-  const again = await eventually(async () => {
-    const o = await openRaw(s);
-    if (o.status !== 200) o.sock.destroy();
-    return o.status === 200 ? o : undefined;
-  }, 5000, 'a stream opens again');
+  const again = await eventually(
+    async () => {
+      const o = await openRaw(s);
+      if (o.status !== 200) o.sock.destroy();
+      return o.status === 200 ? o : undefined;
+    },
+    5000,
+    'a stream opens again',
+  );
   open.push(again!);
   for (const o of open) o.sock.destroy();
 }
 
-async function configuredChecks(start: (config: Record<string, Json>) => Promise<TestServer>, track: (s: TestServer) => void): Promise<void> {
+async function configuredChecks(
+  start: (config: Record<string, Json>) => Promise<TestServer>,
+  track: (s: TestServer) => void,
+): Promise<void> {
   const two = await start({ ...publicRead, server: { limits: { sse_streams_per_address: 2 } } });
   track(two);
   const a = await openRaw(two);
@@ -67,7 +74,10 @@ async function configuredChecks(start: (config: Record<string, Json>) => Promise
   track(off);
   const many = [];
   for (let i = 0; i < 40; i++) many.push(await openRaw(off));
-  assert.ok(many.every((o) => o.status === 200), 'no cap with 0');
+  assert.ok(
+    many.every((o) => o.status === 200),
+    'no cap with 0',
+  );
   for (const o of many) o.sock.destroy();
 }
 
@@ -79,9 +89,17 @@ lite.after.each(async ({ servers }) => {
   await Promise.all(servers.map((s) => s.dispose()));
 });
 lite('the 33rd stream from one address is refused with 429 by default, and a closed stream frees its place', ({ servers }) =>
-  capChecks((config) => startServer({ config }), (s) => servers.push(s)));
+  capChecks(
+    (config) => startServer({ config }),
+    (s) => servers.push(s),
+  ),
+);
 lite('the cap follows server.limits.sse_streams_per_address, and 0 turns it off', ({ servers }) =>
-  configuredChecks((config) => startServer({ config }), (s) => servers.push(s)));
+  configuredChecks(
+    (config) => startServer({ config }),
+    (s) => servers.push(s),
+  ),
+);
 lite.run();
 
 const pg = suite<{ pgs: PgSchema; servers: TestServer[] }>('SSE streams per address on Postgres');
@@ -94,5 +112,9 @@ pg.after.each(async ({ pgs, servers }) => {
   await pgs.drop();
 });
 pg('the 33rd stream from one address is refused with 429 by default, and a closed stream frees its place', ({ pgs, servers }) =>
-  capChecks((config) => startPgServer(pgs, config), (s) => servers.push(s)));
+  capChecks(
+    (config) => startPgServer(pgs, config),
+    (s) => servers.push(s),
+  ),
+);
 pg.run();

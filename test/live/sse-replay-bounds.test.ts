@@ -71,7 +71,9 @@ async function sendMany(s: TestServer, n: number, size: number): Promise<string[
   const ids: string[] = [];
   for (let i = 0; i < n; i += 10) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(10, n - i) }, (_, k) => s.post('/v1/messages', roomMessage('general', 'alpha', `${i + k} ${'x'.repeat(size)}`), TOKENS.alphaOnly.value)),
+      Array.from({ length: Math.min(10, n - i) }, (_, k) =>
+        s.post('/v1/messages', roomMessage('general', 'alpha', `${i + k} ${'x'.repeat(size)}`), TOKENS.alphaOnly.value),
+      ),
     );
     for (const r of batch) {
       assert.is(r.status, 200, r.text);

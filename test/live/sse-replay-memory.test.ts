@@ -28,7 +28,11 @@ function rssMiB(s: TestServer): number {
 }
 
 async function say(s: TestServer, text: string): Promise<string> {
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] }, ADMIN);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
+    ADMIN,
+  );
   assert.is(r.status, 200, r.text);
   return r.body.event_id as string;
 }
@@ -116,20 +120,26 @@ pg.after.each(async ({ pgs, servers }) => {
   await pgs.drop();
 });
 
-pg('four anonymous streams resumed from the store that never read keep the second instance within a few MiB each', async ({ pgs, servers }) => {
-  const a = await startPgServer(pgs, config as Json);
-  servers.push(a);
-  const { marker, ids } = await fill(a);
-  // Started after the messages: its buffer does not hold them, the replay reads the store.
-  const b = await startPgServer(pgs, config as Json);
-  servers.push(b);
-  const grown = await growthUnderStalledStreams(b, marker);
-  assert.ok(grown < BOUND_MIB, `B's RSS grew ${grown.toFixed(0)} MiB for ${STREAMS} stalled replays of ${COUNT} MiB (bound ${BOUND_MIB})`);
-  // A client that reads gets every event after the marker once, in order, and no gap.
-  const read = await readIds(b, marker, COUNT);
-  assert.not.ok(read.gap);
-  assert.equal(read.ids, ids);
-});
+pg(
+  'four anonymous streams resumed from the store that never read keep the second instance within a few MiB each',
+  async ({ pgs, servers }) => {
+    const a = await startPgServer(pgs, config as Json);
+    servers.push(a);
+    const { marker, ids } = await fill(a);
+    // Started after the messages: its buffer does not hold them, the replay reads the store.
+    const b = await startPgServer(pgs, config as Json);
+    servers.push(b);
+    const grown = await growthUnderStalledStreams(b, marker);
+    assert.ok(
+      grown < BOUND_MIB,
+      `B's RSS grew ${grown.toFixed(0)} MiB for ${STREAMS} stalled replays of ${COUNT} MiB (bound ${BOUND_MIB})`,
+    );
+    // A client that reads gets every event after the marker once, in order, and no gap.
+    const read = await readIds(b, marker, COUNT);
+    assert.not.ok(read.gap);
+    assert.equal(read.ids, ids);
+  },
+);
 
 pg('a resume further back than event_buffer events gets a gap frame instead of the store replay', async ({ pgs, servers }) => {
   const small = { ...config, server: { event_buffer: 3 } };

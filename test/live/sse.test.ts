@@ -4,7 +4,11 @@ import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
 import { SseClient, metricValue } from '../helpers/live.js';
 
 const say = async (s: TestServer, room: string, text: string) => {
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] }, TOKENS.admin.value);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
+    TOKENS.admin.value,
+  );
   assert.is(r.status, 200, r.text);
   return r.body as { message_id: string; event_id: string };
 };
@@ -12,7 +16,15 @@ const texts = (s: SseClient) => s.all.filter((f) => f.event === 'message.created
 
 const stream = suite<{ s: TestServer }>('the SSE event stream');
 stream.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { heartbeat_interval_ms: 300 }, rooms: [{ id: 'general', members: ['alpha'] }, { id: 'side', members: ['alpha'] }] } });
+  ctx.s = await startServer({
+    config: {
+      server: { heartbeat_interval_ms: 300 },
+      rooms: [
+        { id: 'general', members: ['alpha'] },
+        { id: 'side', members: ['alpha'] },
+      ],
+    },
+  });
 });
 stream.after(async ({ s }) => s.dispose());
 
@@ -90,14 +102,26 @@ stream('carries the events of topology operations, in the order they happen', as
   const members = await c.nextOf('room.members.updated');
   assert.equal([members.json.room.id, members.json.added, members.json.removed], ['made', ['beta'], ['alpha']]);
 
-  const thread = await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'general', thread_id: 'th1' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'in thread' }] }, admin);
+  const thread = await s.post(
+    '/v1/messages',
+    {
+      target: { kind: 'thread', room_id: 'general', thread_id: 'th1' },
+      from: { type: 'human', id: 'op' },
+      parts: [{ kind: 'text', text: 'in thread' }],
+    },
+    admin,
+  );
   assert.is(thread.status, 200, thread.text);
   const th = await c.next((f) => f.event === 'thread.created' || f.event === 'message.created');
   assert.is(th.event, 'thread.created', 'thread.created comes before its first message');
   assert.is(th.json.thread.id, 'th1');
   await c.message('in thread');
 
-  const dm = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'in dm' }] }, admin);
+  const dm = await s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'in dm' }] },
+    admin,
+  );
   assert.is(dm.status, 200, dm.text);
   const dmc = await c.next((f) => f.event === 'dm.created' || f.event === 'message.created');
   assert.is(dmc.event, 'dm.created');

@@ -28,11 +28,16 @@ const send = async (s: TestServer, body: Json) => {
   assert.is(r.status, 200, r.text);
 };
 const inRoom = (room: string, text: string) => ({ target: { kind: 'room', room_id: room }, parts: [{ kind: 'text', text }] });
-const inThread = (room: string, thread: string, text: string) => ({ target: { kind: 'thread', room_id: room, thread_id: thread }, parts: [{ kind: 'text', text }] });
+const inThread = (room: string, thread: string, text: string) => ({
+  target: { kind: 'thread', room_id: room, thread_id: thread },
+  parts: [{ kind: 'text', text }],
+});
 const inDm = (ids: string[], text: string) => ({ target: { kind: 'dm', participant_ids: ids }, parts: [{ kind: 'text', text }] });
 
-const sseTexts = (c: SseClient) => new Set(c.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text as string));
-const attachTexts = (c: AttachClient) => new Set(c.events.filter((f) => f.event.type === 'message.created').map((f) => f.event.message.parts[0].text as string));
+const sseTexts = (c: SseClient) =>
+  new Set(c.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text as string));
+const attachTexts = (c: AttachClient) =>
+  new Set(c.events.filter((f) => f.event.type === 'message.created').map((f) => f.event.message.parts[0].text as string));
 const types = (c: SseClient) => new Set(c.all.map((f) => f.event));
 const agentEvents = (c: SseClient, type: string) => c.all.filter((f) => f.event === type).map((f) => f.json.agent.agent_id as string);
 const roomsCreated = (c: SseClient) => c.all.filter((f) => f.event === 'room.created').map((f) => f.json.room.id as string);
@@ -62,7 +67,9 @@ t.before(async (ctx) => {
   for (const c of [ctx.anon, ctx.allow, ctx.agent, ctx.admin]) assert.is(c.status, 200, c.body);
 
   ctx.alpha = (await attachAs(s, { network_id: 'testnet', agent: { id: 'alpha' } }, { token: TOKENS.alphaOnly.value })).c;
-  ctx.betaRooms = (await attachAs(s, { network_id: 'testnet', agent: { id: 'beta' }, capabilities: { rooms: true } }, { token: TOKENS.admin.value })).c;
+  ctx.betaRooms = (
+    await attachAs(s, { network_id: 'testnet', agent: { id: 'beta' }, capabilities: { rooms: true } }, { token: TOKENS.admin.value })
+  ).c;
   ctx.gamma = (await attachAs(s, { network_id: 'testnet', agent: { id: 'gamma' } }, { token: ctx.gammaToken })).c;
 
   await send(s, inRoom('pub', 'v-pub'));
@@ -73,11 +80,19 @@ t.before(async (ctx) => {
   await send(s, inThread('priv', 'th-priv', 'v-thread-priv'));
   await send(s, inDm(['alpha', 'beta'], 'v-dm1'));
   await send(s, inDm(['beta', 'gamma'], 'v-dm2'));
-  await send(s, { ...inRoom('pub', 'v-image'), parts: [{ kind: 'text', text: 'v-image' }, { kind: 'image', url: 'https://example.com/a.png', media_type: 'image/png' }] });
-  const patch = (room: string, add: string) => s.req('PATCH', `/v1/rooms/${room}/members`, { token: TOKENS.admin.value, body: { add: [add], remove: [] } });
+  await send(s, {
+    ...inRoom('pub', 'v-image'),
+    parts: [
+      { kind: 'text', text: 'v-image' },
+      { kind: 'image', url: 'https://example.com/a.png', media_type: 'image/png' },
+    ],
+  });
+  const patch = (room: string, add: string) =>
+    s.req('PATCH', `/v1/rooms/${room}/members`, { token: TOKENS.admin.value, body: { add: [add], remove: [] } });
   assert.is((await patch('pub', 'delta')).status, 200);
   assert.is((await patch('other', 'epsilon')).status, 200);
-  const create = (id: string, visibility: string, members: string[]) => s.post('/v1/rooms', { id, name: id, members, visibility }, TOKENS.admin.value);
+  const create = (id: string, visibility: string, members: string[]) =>
+    s.post('/v1/rooms', { id, name: id, members, visibility }, TOKENS.admin.value);
   assert.ok([200, 201].includes((await create('newpub', 'public', ['beta'])).status));
   assert.ok([200, 201].includes((await create('newpriv', 'private', ['gamma'])).status));
   await send(s, inRoom('pub', 'v-end'));
@@ -108,7 +123,7 @@ t('an anonymous public reader gets only public room and thread events', ({ anon 
   );
 });
 
-t('an allowlisted token gets its agents\' topology and public rooms', ({ allow }) => {
+t("an allowlisted token gets its agents' topology and public rooms", ({ allow }) => {
   assert.equal(sseTexts(allow), new Set(['v-pub', 'v-lobby', 'v-priv', 'v-thread-pub', 'v-thread-priv', 'v-dm1', 'v-image', 'v-end']));
   assert.equal(membersUpdated(allow), ['pub']);
   assert.equal(roomsCreated(allow), ['newpub']);
@@ -125,7 +140,22 @@ t('an agent token gets what its agent may read', ({ agent }) => {
 });
 
 t('an unrestricted observer gets everything', ({ admin }) => {
-  assert.equal(sseTexts(admin), new Set(['v-pub', 'v-lobby', 'v-priv', 'v-other', 'v-thread-pub', 'v-thread-priv', 'v-dm1', 'v-dm2', 'v-image', 'v-end', 'v-end-other']));
+  assert.equal(
+    sseTexts(admin),
+    new Set([
+      'v-pub',
+      'v-lobby',
+      'v-priv',
+      'v-other',
+      'v-thread-pub',
+      'v-thread-priv',
+      'v-dm1',
+      'v-dm2',
+      'v-image',
+      'v-end',
+      'v-end-other',
+    ]),
+  );
   assert.equal(agentEvents(admin, 'agent.connected').sort(), ['alpha', 'beta', 'gamma']);
   assert.equal(roomsCreated(admin).sort(), ['newpriv', 'newpub']);
 });

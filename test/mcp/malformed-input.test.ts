@@ -48,7 +48,14 @@ test('a line that is not JSON gets -32700, JSON that is not a request gets -3260
     const c = await next();
     assert.is(c.id, null);
     assert.ok(c.error?.code === -32600 || c.error?.code === -32700, JSON.stringify(c));
-    p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n');
+    p.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }) + '\n',
+    );
     const d = await next();
     assert.is(d.id, 7);
     assert.ok(d.result?.serverInfo, JSON.stringify(d));

@@ -31,7 +31,13 @@ interface Ctx {
 }
 
 const CONFIG: Json = {
-  auth: { agent_registration: 'open', tokens: [...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })), BETA] },
+  auth: {
+    agent_registration: 'open',
+    tokens: [
+      ...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })),
+      BETA,
+    ],
+  },
   rooms: [
     { id: 'general', name: 'General', members: ['alpha', 'beta'] },
     { id: 'lobby', name: 'Lobby', members: ['alpha'] },
@@ -51,7 +57,10 @@ t.before(async (ctx) => {
     return m;
   };
   ctx.say = async (target, text, extra = {}) => {
-    const r = await ctx.s.req('POST', '/v1/messages', { token: ALPHA, body: { target, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }], ...extra } });
+    const r = await ctx.s.req('POST', '/v1/messages', {
+      token: ALPHA,
+      body: { target, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }], ...extra },
+    });
     assert.is(r.status, 200, r.text);
     return r.body.message_id as string;
   };
@@ -63,28 +72,38 @@ t.after(async (ctx) => {
 
 const GENERAL = { kind: 'room', room_id: 'general' };
 
-t('initialize names the server and advertises tools and subscribable resources; tools/list has the six tools with JSON schemas', async (ctx) => {
-  const m = await ctx.beta(ctx.stateDir());
-  try {
-    assert.is(m.client.getServerVersion()?.name, 'svc');
-    const caps = m.client.getServerCapabilities();
-    assert.ok(caps?.tools, 'tools capability');
-    assert.is(caps?.resources?.subscribe, true);
-    assert.match(m.client.getInstructions() ?? '', /agent beta/);
-    const { tools } = await m.client.listTools();
-    assert.equal(tools.map((x) => x.name).sort(), ['list_conversations', 'read_messages', 'search_messages', 'send_message', 'wait_for_messages', 'whoami']);
-    const read = tools.find((x) => x.name === 'read_messages')!;
-    assert.equal(Object.keys(read.inputSchema.properties ?? {}).sort(), ['before', 'dm_id', 'limit', 'room_id', 'thread_id']);
-    const send = tools.find((x) => x.name === 'send_message')!;
-    assert.equal(send.inputSchema.required, ['text']);
-    assert.is((send.inputSchema.properties as Json).dm_with.type, 'array');
-    const wait = tools.find((x) => x.name === 'wait_for_messages')!;
-    assert.is((wait.inputSchema.properties as Json).timeout_s.maximum, 300);
-    assert.equal((wait.inputSchema.properties as Json).scope.enum, ['mentions', 'all']);
-  } finally {
-    await m.close();
-  }
-});
+t(
+  'initialize names the server and advertises tools and subscribable resources; tools/list has the six tools with JSON schemas',
+  async (ctx) => {
+    const m = await ctx.beta(ctx.stateDir());
+    try {
+      assert.is(m.client.getServerVersion()?.name, 'svc');
+      const caps = m.client.getServerCapabilities();
+      assert.ok(caps?.tools, 'tools capability');
+      assert.is(caps?.resources?.subscribe, true);
+      assert.match(m.client.getInstructions() ?? '', /agent beta/);
+      const { tools } = await m.client.listTools();
+      assert.equal(tools.map((x) => x.name).sort(), [
+        'list_conversations',
+        'read_messages',
+        'search_messages',
+        'send_message',
+        'wait_for_messages',
+        'whoami',
+      ]);
+      const read = tools.find((x) => x.name === 'read_messages')!;
+      assert.equal(Object.keys(read.inputSchema.properties ?? {}).sort(), ['before', 'dm_id', 'limit', 'room_id', 'thread_id']);
+      const send = tools.find((x) => x.name === 'send_message')!;
+      assert.equal(send.inputSchema.required, ['text']);
+      assert.is((send.inputSchema.properties as Json).dm_with.type, 'array');
+      const wait = tools.find((x) => x.name === 'wait_for_messages')!;
+      assert.is((wait.inputSchema.properties as Json).timeout_s.maximum, 300);
+      assert.equal((wait.inputSchema.properties as Json).scope.enum, ['mentions', 'all']);
+    } finally {
+      await m.close();
+    }
+  },
+);
 
 t('whoami names the network, the agent and the rooms it belongs to', async (ctx) => {
   const m = await ctx.beta(ctx.stateDir());
@@ -146,12 +165,18 @@ t('read_messages shows who, when, what and the ids to reply with, oldest first, 
     const r = await m.call('read_messages', { room_id: 'general', limit: 2 });
     assert.not.ok(r.isError, r.text);
     const sc = r.structuredContent as Json;
-    assert.equal(sc.messages.map((x: Json) => x.id), ids.slice(1));
+    assert.equal(
+      sc.messages.map((x: Json) => x.id),
+      ids.slice(1),
+    );
     assert.match(r.text, /^room general · 2 messages, oldest first · reply with send_message room_id="general"/);
     assert.match(r.text, new RegExp(`- ${ids[1]} · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ · alpha:\\n  numbered 2`));
     assert.match(r.text, new RegExp(`older messages: read_messages with before="${ids[1]}"`));
     const older = await m.call('read_messages', { room_id: 'general', limit: 1, before: ids[1] });
-    assert.equal((older.structuredContent as Json).messages.map((x: Json) => x.id), [ids[0]]);
+    assert.equal(
+      (older.structuredContent as Json).messages.map((x: Json) => x.id),
+      [ids[0]],
+    );
   } finally {
     await m.close();
   }
@@ -166,10 +191,18 @@ t('search_messages finds what was said where this agent can read, newest first, 
     const r = await m.call('search_messages', { query: 'zeppelin migration' });
     assert.not.ok(r.isError, r.text);
     const sc = r.structuredContent as Json;
-    assert.equal(sc.messages.map((x: Json) => x.id), [recent, old]);
+    assert.equal(
+      sc.messages.map((x: Json) => x.id),
+      [recent, old],
+    );
     assert.type(sc.messages[0].snippet, 'string');
     assert.match(r.text, /^2 matches for "zeppelin migration", newest first:/);
-    assert.match(r.text, new RegExp(`room general · reply with send_message room_id="general"\\n- ${recent} · .* · alpha:\\n  zeppelin migration moved to Friday`));
+    assert.match(
+      r.text,
+      new RegExp(
+        `room general · reply with send_message room_id="general"\\n- ${recent} · .* · alpha:\\n  zeppelin migration moved to Friday`,
+      ),
+    );
     const none = await m.call('search_messages', { query: 'zeppelin', room_id: 'lobby' });
     assert.equal((none.structuredContent as Json).messages, []);
     assert.match(none.text, /^No messages match "zeppelin"\./);
@@ -183,7 +216,9 @@ t('list_conversations counts unread messages per conversation until they are rea
   try {
     await ctx.say(GENERAL, 'unread one');
     await ctx.say(GENERAL, 'unread two');
-    const dmId = (await m.call('send_message', { dm_with: ['alpha'], text: 'ping' }).then((r) => (r.structuredContent as Json).conversation.dm_id)) as string;
+    const dmId = (await m
+      .call('send_message', { dm_with: ['alpha'], text: 'ping' })
+      .then((r) => (r.structuredContent as Json).conversation.dm_id)) as string;
     await ctx.say({ kind: 'dm', dm_id: dmId }, 'pong');
     const before = await m.call('list_conversations');
     assert.not.ok(before.isError, before.text);
@@ -193,7 +228,10 @@ t('list_conversations counts unread messages per conversation until they are rea
     assert.is(general.member, true);
     const dm = entries.find((e) => e.conversation.kind === 'dm' && e.conversation.dm_id === dmId);
     assert.is(dm.unread, 1, 'its own ping is not unread');
-    assert.ok(entries.some((e) => e.conversation.kind === 'room' && e.conversation.room_id === 'lobby' && e.member === false), 'a public room it can read but is not in');
+    assert.ok(
+      entries.some((e) => e.conversation.kind === 'room' && e.conversation.room_id === 'lobby' && e.member === false),
+      'a public room it can read but is not in',
+    );
     assert.match(before.text, /^room general \(General, last [^)]+\): 2 unread · send_message room_id="general"$/m);
     await m.call('read_messages', { room_id: 'general' });
     const after = (await m.call('list_conversations')).structuredContent as Json;
@@ -215,7 +253,10 @@ t('wait_for_messages returns a mention sent while it waits, and not a message th
     assert.not.ok(r.isError, r.text);
     assert.ok(Date.now() - started < 15_000, 'returned on arrival, not at the timeout');
     const sc = r.structuredContent as Json;
-    assert.equal(sc.messages.map((x: Json) => x.id), [id]);
+    assert.equal(
+      sc.messages.map((x: Json) => x.id),
+      [id],
+    );
     assert.is(sc.messages[0].for_me, 'mention');
     assert.is(sc.timed_out, false);
     assert.match(r.text, /^1 new message \(mentions of beta and DMs to it\):/);
@@ -231,7 +272,10 @@ t('wait_for_messages returns nothing twice and skips nothing across a restart of
   let m = await ctx.beta(state);
   const first = await ctx.say(GENERAL, '@beta first');
   const got1 = await m.call('wait_for_messages', { timeout_s: 10 });
-  assert.equal((got1.structuredContent as Json).messages.map((x: Json) => x.id), [first]);
+  assert.equal(
+    (got1.structuredContent as Json).messages.map((x: Json) => x.id),
+    [first],
+  );
   await m.close();
 
   // While svc mcp is down: a mention and a DM arrive.
@@ -241,7 +285,11 @@ t('wait_for_messages returns nothing twice and skips nothing across a restart of
   m = await ctx.beta(state);
   try {
     const got2 = await m.call('wait_for_messages', { timeout_s: 10 });
-    assert.equal((got2.structuredContent as Json).messages.map((x: Json) => x.id), [second, dm], 'what arrived while down, and not the first again');
+    assert.equal(
+      (got2.structuredContent as Json).messages.map((x: Json) => x.id),
+      [second, dm],
+      'what arrived while down, and not the first again',
+    );
     const got3 = await m.call('wait_for_messages', { timeout_s: 1 });
     assert.equal((got3.structuredContent as Json).messages, []);
     assert.is((got3.structuredContent as Json).timed_out, true);
@@ -299,13 +347,16 @@ t('the inbox resource sends resources/updated when a mention or DM arrives, and 
     assert.match(text.text, /1 waiting/);
     assert.match(text.text, new RegExp(`- ${dm} · .* · alpha:\\n  psst, beta`));
     const json = JSON.parse((read.contents.find((c) => c.mimeType === 'application/json') as { text: string }).text);
-    assert.equal(json.messages.map((x: Json) => x.id), [dm]);
+    assert.equal(
+      json.messages.map((x: Json) => x.id),
+      [dm],
+    );
   } finally {
     await m.close();
   }
 });
 
-t('a room it cannot write gives a tool error with the server\'s message, and the server keeps serving', async (ctx) => {
+t("a room it cannot write gives a tool error with the server's message, and the server keeps serving", async (ctx) => {
   const m = await ctx.beta(ctx.stateDir());
   try {
     const r = await m.call('send_message', { room_id: 'lobby', text: 'may I?' });
@@ -342,7 +393,9 @@ t('a token that may not attach still reads, and wait_for_messages is a tool erro
 
 t('started before the network answers, tool calls are errors saying so, and it serves once the server is up', async (ctx) => {
   const port = await freePort();
-  const m = await startMcp(['--url', `http://127.0.0.1:${port}`, '--agent', 'beta', '--state-dir', ctx.stateDir()], { SVC_TOKEN: BETA.value });
+  const m = await startMcp(['--url', `http://127.0.0.1:${port}`, '--agent', 'beta', '--state-dir', ctx.stateDir()], {
+    SVC_TOKEN: BETA.value,
+  });
   let late: TestServer | undefined;
   try {
     const r = await m.call('whoami');
@@ -353,7 +406,10 @@ t('started before the network answers, tool calls are errors saying so, and it s
     await m.waitFor(/attached as beta/);
     const ok = await m.call('whoami');
     assert.not.ok(ok.isError, ok.text);
-    assert.equal((await m.client.listResources()).resources.map((x) => x.uri), ['svc://testnet/agents/beta/inbox']);
+    assert.equal(
+      (await m.client.listResources()).resources.map((x) => x.uri),
+      ['svc://testnet/agents/beta/inbox'],
+    );
   } finally {
     await m.close();
     await late?.dispose();

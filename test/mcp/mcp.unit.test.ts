@@ -50,7 +50,10 @@ args('send_message places a message in a room, a thread, a new thread, a DM by p
 
 args('send_message refuses arguments that name no place, two places, or an empty text, saying what to pass', () => {
   assert.throws(() => sendPlan({ text: 'x' }), /say where: pass room_id, thread_id .* dm_with .* or dm_id/);
-  assert.throws(() => sendPlan({ text: 'x', thread_id: 't', dm_with: ['a'] }), /only one of thread_id, dm_with or dm_id \(got thread_id and dm_with\)/);
+  assert.throws(
+    () => sendPlan({ text: 'x', thread_id: 't', dm_with: ['a'] }),
+    /only one of thread_id, dm_with or dm_id \(got thread_id and dm_with\)/,
+  );
   assert.throws(() => sendPlan({ text: 'x', room_id: 'r', dm_id: 'd' }), /room_id or a DM/);
   assert.throws(() => sendPlan({ text: '  ', room_id: 'r' }), /text: must not be empty/);
   assert.throws(() => sendPlan({ text: 'x', room_id: 'r', parent_message_id: 'm' }), /pass it with thread_id/);
@@ -68,8 +71,15 @@ args('the send body names this agent as sender, and a thread without a known roo
     parts: [{ kind: 'text', text: 'hello' }],
     mentions: ['alpha'],
   });
-  assert.equal(sendBody({ kind: 'thread', thread_id: 't1' }, 'general', 'beta', { text: 'x' }).target, { kind: 'thread', room_id: 'general', thread_id: 't1' });
-  assert.throws(() => sendBody({ kind: 'thread', thread_id: 't9' }, undefined, 'beta', { text: 'x' }), /thread t9 does not exist yet: to start it pass room_id and parent_message_id/);
+  assert.equal(sendBody({ kind: 'thread', thread_id: 't1' }, 'general', 'beta', { text: 'x' }).target, {
+    kind: 'thread',
+    room_id: 'general',
+    thread_id: 't1',
+  });
+  assert.throws(
+    () => sendBody({ kind: 'thread', thread_id: 't9' }, undefined, 'beta', { text: 'x' }),
+    /thread t9 does not exist yet: to start it pass room_id and parent_message_id/,
+  );
 });
 
 args('a DM by participants lands in the id the server derives (sender included, sorted, scoped)', () => {
@@ -97,17 +107,34 @@ fmt('non-text parts become short bracketed notes', () => {
 
 fmt('a message says why it is for this agent: a mention, a DM, or neither (never its own)', () => {
   assert.is(messageView(msg({ id: 'm1', mentions: ['svc://home/agents/beta'] }), self).for_me, 'mention');
-  assert.is(messageView(msg({ id: 'm2', target: { kind: 'dm', dm_id: 'd', participant_ids: ['home:alpha', 'home:beta'] } }), self).for_me, 'dm');
+  assert.is(
+    messageView(msg({ id: 'm2', target: { kind: 'dm', dm_id: 'd', participant_ids: ['home:alpha', 'home:beta'] } }), self).for_me,
+    'dm',
+  );
   assert.is(messageView(msg({ id: 'm3' }), self).for_me, null);
-  const own = msg({ id: 'm4', from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' }, mentions: ['svc://home/agents/beta'] });
+  const own = msg({
+    id: 'm4',
+    from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' },
+    mentions: ['svc://home/agents/beta'],
+  });
   assert.is(messageView(own, self).for_me, null);
 });
 
 fmt('messages are grouped by conversation, each headed by where it is and how to reply there', () => {
   const views = [
     msg({ id: 'm1', text: 'hello @beta\nsecond line', mentions: ['svc://home/agents/beta'] }),
-    msg({ id: 'm2', target: { kind: 'dm', dm_id: 'dm_9', participant_ids: ['home:alpha', 'home:beta'] }, text: 'psst', created_at: '2026-11-24T03:42:00.000Z' }),
-    msg({ id: 'm3', target: { kind: 'thread', room_id: 'general', thread_id: 't1' }, from: { type: 'human', id: 'ann', name: 'Ann', network_id: 'home', fqid: 'x' }, text: 'ok' }),
+    msg({
+      id: 'm2',
+      target: { kind: 'dm', dm_id: 'dm_9', participant_ids: ['home:alpha', 'home:beta'] },
+      text: 'psst',
+      created_at: '2026-11-24T03:42:00.000Z',
+    }),
+    msg({
+      id: 'm3',
+      target: { kind: 'thread', room_id: 'general', thread_id: 't1' },
+      from: { type: 'human', id: 'ann', name: 'Ann', network_id: 'home', fqid: 'x' },
+      text: 'ok',
+    }),
     msg({ id: 'm4', text: 'again' }),
   ].map((m) => messageView(m, self));
   assert.equal(groupedLines(views, self), [
@@ -130,9 +157,13 @@ fmt('messages are grouped by conversation, each headed by where it is and how to
 
 const unread = suite('unread counts');
 const page = (n: number, ownAt: number[] = []) =>
-  Array.from({ length: n }, (_, i) => ({ id: `m${i}`, created_at: `2026-11-24T00:00:${String(i).padStart(2, '0')}Z`, own: ownAt.includes(i) }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `m${i}`,
+    created_at: `2026-11-24T00:00:${String(i).padStart(2, '0')}Z`,
+    own: ownAt.includes(i),
+  }));
 
-unread('messages after the marker count, except this agent\'s own', () => {
+unread("messages after the marker count, except this agent's own", () => {
   assert.equal(unreadIn(page(5, [4]), { id: 'm1', at: '2026-11-24T00:00:01Z' }, '2000-01-01T00:00:00Z', false), { count: 2, more: false });
 });
 
@@ -176,7 +207,11 @@ snippets('cursor: the mcpServers JSON, without env when there is no token', () =
 const inbox = suite('the inbox of wait_for_messages');
 
 function delivered(cursor: number, m: Message, acks: number[]): Delivered {
-  return { cursor: String(cursor), event: { id: `ev${cursor}`, type: 'message.created', network_id: 'home', created_at: m.created_at, message: m }, ack: () => acks.push(cursor) };
+  return {
+    cursor: String(cursor),
+    event: { id: `ev${cursor}`, type: 'message.created', network_id: 'home', created_at: m.created_at, message: m },
+    ack: () => acks.push(cursor),
+  };
 }
 const mention = (id: string) => msg({ id, mentions: ['svc://home/agents/beta'] });
 
@@ -189,7 +224,10 @@ inbox('a call returns at once what is waiting in scope, acknowledging everything
   const started = Date.now();
   const r = await box.wait('mentions', 5000);
   assert.ok(Date.now() - started < 1000);
-  assert.equal(r.messages.map((m) => m.id), ['m2']);
+  assert.equal(
+    r.messages.map((m) => m.id),
+    ['m2'],
+  );
   assert.equal(acks, [1, 2]);
   assert.equal((await box.wait('all', 0)).messages, [], 'nothing twice');
 });
@@ -210,11 +248,17 @@ inbox('a wait returns on arrival, with the rest of the burst, and never its own 
   setTimeout(() => {
     box.push(delivered(1, mention('a'), acks));
     box.push(delivered(1, mention('a'), acks));
-    box.push(delivered(2, msg({ id: 'own', from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' } }), acks));
+    box.push(
+      delivered(2, msg({ id: 'own', from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' } }), acks),
+    );
     setTimeout(() => box.push(delivered(3, msg({ id: 'b' }), acks)), 40);
   }, 20);
   const r = await waiting;
-  assert.equal(r.messages.map((m) => m.id), ['a', 'b'], 'a repeated cursor counts once');
+  assert.equal(
+    r.messages.map((m) => m.id),
+    ['a', 'b'],
+    'a repeated cursor counts once',
+  );
   assert.equal(acks, [1, 2, 3]);
 });
 
@@ -226,14 +270,26 @@ inbox('an aborted wait consumes nothing, and a failed attachment fails the wait 
   const ac = new AbortController();
   const waiting = box.wait('mentions', 5000, ac.signal);
   setTimeout(() => ac.abort(), 20);
-  assert.match(await waiting.then(() => 'resolved', (e: Error) => e.message), /cancelled/);
+  assert.match(
+    await waiting.then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+    /cancelled/,
+  );
   assert.equal(acks, []);
   const failing = box.wait('mentions', 5000);
   setTimeout(() => {
     failure = new Error('live delivery stopped: 403');
     box.interrupt();
   }, 20);
-  assert.match(await failing.then(() => 'resolved', (e: Error) => e.message), /live delivery stopped: 403/);
+  assert.match(
+    await failing.then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+    /live delivery stopped: 403/,
+  );
 });
 
 inbox('an agent that never waits keeps at most BUFFER_MAX events, shedding room traffic before mentions', () => {
@@ -242,7 +298,10 @@ inbox('an agent that never waits keeps at most BUFFER_MAX events, shedding room 
   box.push(delivered(0, mention('kept'), acks));
   for (let i = 1; i <= BUFFER_MAX + 2; i++) box.push(delivered(i, msg({ id: `c${i}` }), acks));
   assert.equal(acks, [1, 2, 3]);
-  assert.equal(box.pending('mentions').map((m) => m.id), ['kept']);
+  assert.equal(
+    box.pending('mentions').map((m) => m.id),
+    ['kept'],
+  );
   assert.is(box.pending('all').length, BUFFER_MAX);
 });
 

@@ -63,7 +63,11 @@ t('follows open SSE streams and attachments', async ({ s }) => {
   assert.is(await metricValue(s, TOKENS.admin.value, 'svc_sse_subscribers'), 1);
   assert.is(await metricValue(s, TOKENS.admin.value, 'svc_attach_clients'), 1);
   const before = (await metricValue(s, TOKENS.admin.value, 'svc_events_published_total')) ?? 0;
-  const sent = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'count me' }] }, TOKENS.admin.value);
+  const sent = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'count me' }] },
+    TOKENS.admin.value,
+  );
   assert.is(sent.status, 200, sent.text);
   // A send answers after its event is published.
   const after = (await metricValue(s, TOKENS.admin.value, 'svc_events_published_total')) ?? 0;
@@ -72,7 +76,11 @@ t('follows open SSE streams and attachments', async ({ s }) => {
   await c.close();
   const settled = async () => {
     for (let i = 0; i < 100; i++) {
-      if ((await metricValue(s, TOKENS.admin.value, 'svc_sse_subscribers')) === 0 && (await metricValue(s, TOKENS.admin.value, 'svc_attach_clients')) === 0) return true;
+      if (
+        (await metricValue(s, TOKENS.admin.value, 'svc_sse_subscribers')) === 0 &&
+        (await metricValue(s, TOKENS.admin.value, 'svc_attach_clients')) === 0
+      )
+        return true;
       await new Promise((r) => setTimeout(r, 50));
     }
     return false;

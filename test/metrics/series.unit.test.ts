@@ -16,7 +16,13 @@ function both(n: number): { ours: Registry; theirs: Registry } {
   const ours = new Registry();
   const theirs = new Registry();
   const c1 = new Counter({ name: 'x_requests_total', help: 'requests', labelNames: ['route', 'method', 'status'], registers: [theirs] });
-  const h1 = new Histogram({ name: 'x_duration_seconds', help: 'latency', labelNames: ['route', 'method'], buckets: BUCKETS, registers: [theirs] });
+  const h1 = new Histogram({
+    name: 'x_duration_seconds',
+    help: 'latency',
+    labelNames: ['route', 'method'],
+    buckets: BUCKETS,
+    registers: [theirs],
+  });
   const u1 = new Histogram({ name: 'x_writes_seconds', help: 'writes', buckets: BUCKETS, registers: [theirs] });
   const e1 = new Counter({ name: 'x_events_total', help: 'events', registers: [theirs] });
   const c2 = new SeriesCounter(ours, 'x_requests_total', 'requests', ['route', 'method', 'status']);

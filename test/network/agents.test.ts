@@ -26,14 +26,31 @@ function filesUnder(dir: string): string[] {
 
 const t = suite<Ctx>('registering agents');
 t.before(async (c) => {
-  c.s = await startServer({ config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', members: ['alpha', 'gen'] }, { id: 'hidden', visibility: 'private', members: ['gen'] }] } });
+  c.s = await startServer({
+    config: {
+      auth: { agent_registration: 'open' },
+      rooms: [
+        { id: 'general', members: ['alpha', 'gen'] },
+        { id: 'hidden', visibility: 'private', members: ['gen'] },
+      ],
+    },
+  });
 });
 t.after(async (c) => c.s?.dispose());
 
 t('an anonymous open-registration claim returns the record and an agt_v1_ token once', async (c) => {
   const r = await c.s.post('/v1/agents/register', { requested_agent_id: 'gen', name: 'Generated' });
   assert.is(r.status, 200, r.text);
-  assert.equal(Object.keys(r.body).sort(), ['actor_uid', 'actor_uri', 'agent_id', 'agent_token', 'created_at', 'display_name', 'network_id', 'updated_at']);
+  assert.equal(Object.keys(r.body).sort(), [
+    'actor_uid',
+    'actor_uri',
+    'agent_id',
+    'agent_token',
+    'created_at',
+    'display_name',
+    'network_id',
+    'updated_at',
+  ]);
   assert.is(r.body.network_id, 'testnet');
   assert.is(r.body.agent_id, 'gen');
   assert.is(r.body.actor_uri, 'svc://testnet/agents/gen');
@@ -108,11 +125,21 @@ t('an allowlisted token registers only its listed ids', async ({ s }) => {
 
 t('agent summaries carry id, name, actor uid, fqid, network and visible rooms', async ({ s, genReg }) => {
   const r = await s.get('/v1/agents/gen', ADMIN);
-  assert.equal(r.body, { id: 'gen', name: 'Generated', actor_uid: genReg.actor_uid, fqid: 'svc://testnet/agents/gen', network_id: 'testnet', rooms: ['general', 'hidden'] });
+  assert.equal(r.body, {
+    id: 'gen',
+    name: 'Generated',
+    actor_uid: genReg.actor_uid,
+    fqid: 'svc://testnet/agents/gen',
+    network_id: 'testnet',
+    rooms: ['general', 'hidden'],
+  });
   const noName = (await s.get('/v1/agents/att-1', ADMIN)).body;
   assert.equal(Object.keys(noName).sort(), ['actor_uid', 'fqid', 'id', 'network_id', 'rooms']);
   const list = await s.get('/v1/agents', ADMIN);
-  assert.equal(list.body.agents.map((a: Json) => a.id), ['alpha', 'gen', 'att-1', 'research-bot', 'research-bot-2', 'agent']);
+  assert.equal(
+    list.body.agents.map((a: Json) => a.id),
+    ['alpha', 'gen', 'att-1', 'research-bot', 'research-bot-2', 'agent'],
+  );
   assert.is((await s.get('/v1/agents/nobody', ADMIN)).status, 404);
 });
 
@@ -144,7 +171,10 @@ t('removing an agent is soft: token stops working, rosters drop it, history stay
   assert.equal((await s.get('/v1/rooms/general', ADMIN)).body.members, ['alpha']);
   assert.equal((await s.get('/v1/rooms/hidden', ADMIN)).body.members, []);
   const h = (await s.get('/v1/rooms/general/messages', ADMIN)).body.messages as Json[];
-  assert.ok(h.some((m) => m.id === sent.body.message_id), 'history kept');
+  assert.ok(
+    h.some((m) => m.id === sent.body.message_id),
+    'history kept',
+  );
   assert.is((await s.req('DELETE', '/v1/agents/gen', { token: ADMIN })).status, 404);
 });
 

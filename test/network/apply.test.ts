@@ -10,7 +10,13 @@ const declared = () => ({
   network_id: 'testnet',
   agents: [{ id: 'bound', credential_key: 'token:writer' }],
   rooms: [
-    { id: 'ops-room', name: 'Ops', members: ['bound', 'svc://testnet/agents/alpha', 'other:beta'], visibility: 'private', write_policy: 'operators' },
+    {
+      id: 'ops-room',
+      name: 'Ops',
+      members: ['bound', 'svc://testnet/agents/alpha', 'other:beta'],
+      visibility: 'private',
+      write_policy: 'operators',
+    },
     { id: 'plain' },
   ],
 });
@@ -28,10 +34,29 @@ t('a first apply creates what is declared and answers the applied shape', async 
   assert.is(r.body.applied, true);
   assert.is(r.body.agents.length, 1);
   assert.equal(Object.keys(r.body.agents[0]).sort(), ['actor_uid', 'actor_uri', 'agent_id', 'network_id']);
-  assert.equal({ ...r.body.agents[0], actor_uid: 'x' }, { network_id: 'testnet', agent_id: 'bound', actor_uid: 'x', actor_uri: 'svc://testnet/agents/bound' });
+  assert.equal(
+    { ...r.body.agents[0], actor_uid: 'x' },
+    { network_id: 'testnet', agent_id: 'bound', actor_uid: 'x', actor_uri: 'svc://testnet/agents/bound' },
+  );
   assert.equal(r.body.rooms, [
-    { id: 'ops-room', network_id: 'testnet', fqid: 'svc://testnet/rooms/ops-room', name: 'Ops', members: ['bound', 'alpha', 'other:beta'], visibility: 'private', write_policy: 'operators' },
-    { id: 'plain', network_id: 'testnet', fqid: 'svc://testnet/rooms/plain', name: 'plain', members: [], visibility: 'public', write_policy: 'members' },
+    {
+      id: 'ops-room',
+      network_id: 'testnet',
+      fqid: 'svc://testnet/rooms/ops-room',
+      name: 'Ops',
+      members: ['bound', 'alpha', 'other:beta'],
+      visibility: 'private',
+      write_policy: 'operators',
+    },
+    {
+      id: 'plain',
+      network_id: 'testnet',
+      fqid: 'svc://testnet/rooms/plain',
+      name: 'plain',
+      members: [],
+      visibility: 'public',
+      write_policy: 'members',
+    },
   ]);
   assert.equal(r.body.changes, [
     { kind: 'agent', id: 'bound', action: 'created' },
@@ -65,7 +90,10 @@ t('a changed declaration updates rooms in place', async ({ s }) => {
   d.rooms[0] = { ...d.rooms[0]!, name: 'Operations', members: ['bound'], visibility: 'public', write_policy: 'members' };
   const r = await s.post('/v1/apply', d, ADMIN);
   assert.is(r.status, 200, r.text);
-  assert.equal(r.body.changes.map((x: Json) => x.action), ['unchanged', 'updated', 'unchanged']);
+  assert.equal(
+    r.body.changes.map((x: Json) => x.action),
+    ['unchanged', 'updated', 'unchanged'],
+  );
   const room = (await s.get('/v1/rooms/ops-room', ADMIN)).body;
   assert.equal([room.name, room.members, room.visibility, room.write_policy], ['Operations', ['bound'], 'public', 'members']);
 });
@@ -104,7 +132,11 @@ t('a credential key that names no static token is refused', async ({ s }) => {
 });
 
 t('binding an id that another credential owns is a 409 and applies nothing', async ({ s }) => {
-  const r = await s.post('/v1/apply', { network_id: 'testnet', agents: [{ id: 'bound', credential_key: 'token:admin' }], rooms: [{ id: 'not-made' }] }, ADMIN);
+  const r = await s.post(
+    '/v1/apply',
+    { network_id: 'testnet', agents: [{ id: 'bound', credential_key: 'token:admin' }], rooms: [{ id: 'not-made' }] },
+    ADMIN,
+  );
   assert.is(r.status, 409);
   assert.is((await s.get('/v1/rooms/not-made', ADMIN)).status, 404);
 });
@@ -116,7 +148,11 @@ t('schema and member errors name the field path', async ({ s }) => {
   const policy = await s.post('/v1/apply', { network_id: 'testnet', rooms: [{ id: 'r', write_policy: 'everyone' }] }, ADMIN);
   assert.is(policy.status, 400);
   assert.match(policy.body.error, /^body\.rooms\[0\]\.write_policy: must be one of members, registered_agents, operators/);
-  const member = await s.post('/v1/apply', { network_id: 'testnet', rooms: [{ id: 'general' }, { id: 'r2', members: ['ok', 'bad member'] }] }, ADMIN);
+  const member = await s.post(
+    '/v1/apply',
+    { network_id: 'testnet', rooms: [{ id: 'general' }, { id: 'r2', members: ['ok', 'bad member'] }] },
+    ADMIN,
+  );
   assert.is(member.status, 400);
   assert.match(member.body.error, /^body\.rooms\[1\]\.members\[1\]:/);
   const existing = await s.post('/v1/apply', { network_id: 'testnet', rooms: [{ id: 'general', members: ['a:b:c'] }] }, ADMIN);

@@ -59,7 +59,9 @@ t('a write-only token cannot read the document at all', async ({ s }) => {
 const w = suite<{ open: TestServer; bearer: TestServer }>('warnings in the network document');
 w.before(async (c) => {
   const [open, bearer] = await Promise.allSettled([
-    startServer({ config: { server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'open', public_read: false, agent_registration: 'open', tokens: [] } } }),
+    startServer({
+      config: { server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'open', public_read: false, agent_registration: 'open', tokens: [] } },
+    }),
     startServer({ config: { server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'bearer', agent_registration: 'token' } } }),
   ]);
   if (open.status === 'fulfilled') c.open = open.value;

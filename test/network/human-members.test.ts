@@ -26,7 +26,10 @@ people('a write-scoped static token sending as the member person operator is acc
   assert.is(r.status, 200, r.text);
   const h = await s.get('/v1/rooms/ops/messages', ADMIN);
   const m = h.body.messages.find((x: Json) => x.id === r.body.message_id);
-  assert.equal({ type: m.from.type, id: m.from.id, fqid: m.from.fqid }, { type: 'human', id: 'operator', fqid: 'svc://testnet/humans/operator' });
+  assert.equal(
+    { type: m.from.type, id: m.from.id, fqid: m.from.fqid },
+    { type: 'human', id: 'operator', fqid: 'svc://testnet/humans/operator' },
+  );
 });
 
 people('a person not in the members is refused with 403 and the reason', async ({ s }) => {

@@ -35,7 +35,11 @@ async function say(s: TestServer, room: string, who: string, text = `${who} says
 }
 
 async function human(s: TestServer, body: Record<string, Json>) {
-  return s.post('/v1/messages', { ...body, from: { type: 'human', id: 'ops-person' }, parts: [{ kind: 'text', text: 'stop it, you two' }] }, TOKENS.admin.value);
+  return s.post(
+    '/v1/messages',
+    { ...body, from: { type: 'human', id: 'ops-person' }, parts: [{ kind: 'text', text: 'stop it, you two' }] },
+    TOKENS.admin.value,
+  );
 }
 
 t('is on by default: two agents get 50 consecutive messages, the 51st is refused with 429 loop_detected', async ({ s }) => {
@@ -76,7 +80,8 @@ t('follows a room override and clears after the pause passes', async ({ s }) => 
 });
 
 t('applies the room override to threads of the room, per thread', async ({ s }) => {
-  const thread = (who: string, id: string) => say(s, 'tight', who, 'in thread', { target: { kind: 'thread', room_id: 'tight', thread_id: id } });
+  const thread = (who: string, id: string) =>
+    say(s, 'tight', who, 'in thread', { target: { kind: 'thread', room_id: 'tight', thread_id: id } });
   const codes = [];
   for (const who of ['alpha', 'beta', 'alpha', 'beta']) codes.push((await thread(who, 'th-1')).status);
   assert.equal(codes, [200, 200, 200, 429]);
@@ -91,7 +96,12 @@ t('guards DMs with the network settings and answers a retry of an accepted messa
   const dm = (who: string, id?: string) =>
     s.post(
       '/v1/messages',
-      { ...(id ? { id } : {}), target: { kind: 'dm', participant_ids: [who === 'alpha' ? 'beta' : 'alpha'] }, from: { type: 'agent', id: who }, parts: [{ kind: 'text', text: 'ping' }] },
+      {
+        ...(id ? { id } : {}),
+        target: { kind: 'dm', participant_ids: [who === 'alpha' ? 'beta' : 'alpha'] },
+        from: { type: 'agent', id: who },
+        parts: [{ kind: 'text', text: 'ping' }],
+      },
       tokenOf(who),
     );
   for (let i = 0; i < 50; i++) assert.is((await dm(i % 2 ? 'beta' : 'alpha', `dm-${i}`)).status, 200);
@@ -130,7 +140,10 @@ t('tells operators with a conversation.loop_guard event that only those who see 
 });
 
 t('tells operators in the log, once per run, without a token', async ({ s }) => {
-  const lines = s.output().split('\n').filter((l) => l.includes('loop guard tripped'));
+  const lines = s
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('loop guard tripped'));
   assert.is(lines.length, 5, lines.join('\n'));
   assert.ok(lines.some((l) => l.includes('conversation=room:general')));
   for (const tok of Object.values(TOKENS)) assert.not.ok(s.output().includes(tok.value));
@@ -139,7 +152,6 @@ t('tells operators in the log, once per run, without a token', async ({ s }) => 
 t.run();
 
 // ---- relayed messages -------------------------------------------------------------------------------
-
 
 const relayed = suite('relayed messages and the loop guard');
 
@@ -171,7 +183,10 @@ relayed('relayed messages count toward a run but are never refused; the local ag
       recordLoop('room:general', m);
     }
     // A local agent joining that run is refused with the stable code.
-    assert.throws(() => checkLoop('room:general', msg('l1', 'alpha', 'home')), (err: { code?: string }) => err.code === 'loop_detected');
+    assert.throws(
+      () => checkLoop('room:general', msg('l1', 'alpha', 'home')),
+      (err: { code?: string }) => err.code === 'loop_detected',
+    );
   } finally {
     await app.close();
   }

@@ -19,7 +19,10 @@ const t = suite('the loop detector');
 
 t('refuses the message that would make a two-agent exchange exceed max_consecutive', () => {
   const g = new LoopGuard();
-  assert.equal([A, B, A].map((w, i) => send(g, w, i)), [true, true, true]);
+  assert.equal(
+    [A, B, A].map((w, i) => send(g, w, i)),
+    [true, true, true],
+  );
   const d = g.check('room:r', B, 3, S);
   assert.equal(d, { allow: false, turns: 3, speakers: ['net:a', 'net:b'], retryAfterMs: 1000 - 3 + 2 + 1, tripped: true });
 });
@@ -40,13 +43,19 @@ t('never trips for one agent posting many messages in a row', () => {
 
 t('counts a turn per change of speaker, not per message', () => {
   const g = new LoopGuard();
-  assert.equal([A, A, A, B, B, B, A, A].map((w, i) => send(g, w, i)), [true, true, true, true, true, true, true, true]);
+  assert.equal(
+    [A, A, A, B, B, B, A, A].map((w, i) => send(g, w, i)),
+    [true, true, true, true, true, true, true, true],
+  );
   assert.is(send(g, B, 8), false);
 });
 
 t('counts three agents taking turns like two', () => {
   const g = new LoopGuard();
-  assert.equal([A, B, C, A].map((w, i) => send(g, w, i)), [true, true, true, false]);
+  assert.equal(
+    [A, B, C, A].map((w, i) => send(g, w, i)),
+    [true, true, true, false],
+  );
 });
 
 t('a human message ends the run and is never refused', () => {
@@ -54,7 +63,10 @@ t('a human message ends the run and is never refused', () => {
   [A, B, A].forEach((w, i) => send(g, w, i));
   assert.is(send(g, B, 3), false);
   assert.is(send(g, H, 4), true);
-  assert.equal([B, A, B].map((w, i) => send(g, w, 5 + i)), [true, true, true]);
+  assert.equal(
+    [B, A, B].map((w, i) => send(g, w, 5 + i)),
+    [true, true, true],
+  );
   assert.is(send(g, A, 8), false);
 });
 

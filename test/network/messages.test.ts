@@ -66,17 +66,24 @@ send('an accepted send returns ids, accepted and both created flags', async ({ s
 });
 
 send('the stored message carries the full sender, target, parts, mentions and time', async ({ s }) => {
-  const r = await s.post('/v1/messages', { ...roomMessage('general', 'alpha', 'shape'), from: { type: 'agent', id: 'alpha', name: 'Alpha' } }, ALPHA);
+  const r = await s.post(
+    '/v1/messages',
+    { ...roomMessage('general', 'alpha', 'shape'), from: { type: 'agent', id: 'alpha', name: 'Alpha' } },
+    ALPHA,
+  );
   const m = (await history(s, '/v1/rooms/general/messages')).find((x) => x.id === r.body.message_id);
-  assert.equal({ ...m, created_at: 'x' }, {
-    id: r.body.message_id,
-    network_id: 'testnet',
-    target: { kind: 'room', room_id: 'general' },
-    from: { type: 'agent', id: 'alpha', name: 'Alpha', network_id: 'testnet', fqid: 'svc://testnet/agents/alpha' },
-    parts: [{ kind: 'text', text: 'shape' }],
-    mentions: [],
-    created_at: 'x',
-  });
+  assert.equal(
+    { ...m, created_at: 'x' },
+    {
+      id: r.body.message_id,
+      network_id: 'testnet',
+      target: { kind: 'room', room_id: 'general' },
+      from: { type: 'agent', id: 'alpha', name: 'Alpha', network_id: 'testnet', fqid: 'svc://testnet/agents/alpha' },
+      parts: [{ kind: 'text', text: 'shape' }],
+      mentions: [],
+      created_at: 'x',
+    },
+  );
   assert.match(m.created_at, ISO);
 });
 
@@ -87,7 +94,13 @@ send('a retry with the same id returns the same message and event ids and create
   assert.is(first.body.message_id, 'client-msg-1');
   const again = await s.post('/v1/messages', body, ALPHA);
   assert.is(again.status, 200);
-  assert.equal(again.body, { message_id: 'client-msg-1', event_id: first.body.event_id, accepted: true, thread_created: false, dm_created: false });
+  assert.equal(again.body, {
+    message_id: 'client-msg-1',
+    event_id: first.body.event_id,
+    accepted: true,
+    thread_created: false,
+    dm_created: false,
+  });
   const found = (await history(s, '/v1/rooms/general/messages')).filter((x) => x.id === 'client-msg-1');
   assert.is(found.length, 1);
 });
@@ -110,14 +123,22 @@ send('a retry that first created a thread or a DM reports both created flags fal
 send('concurrent retries of one id store one message and all get its ids', async ({ s }) => {
   const body = { ...roomMessage('general', 'ops', 'racing'), id: 'client-race-1' };
   const rs = await Promise.all(Array.from({ length: 8 }, () => s.post('/v1/messages', body, WRITER)));
-  assert.equal(rs.map((r) => r.status), Array(8).fill(200));
+  assert.equal(
+    rs.map((r) => r.status),
+    Array(8).fill(200),
+  );
   assert.is(new Set(rs.map((r) => r.body.event_id)).size, 1);
   assert.is((await history(s, '/v1/rooms/general/messages')).filter((m) => m.id === 'client-race-1').length, 1);
 });
 
 send('concurrent first messages to a new thread create it exactly once', async ({ s }) => {
-  const rs = await Promise.all(Array.from({ length: 6 }, (_, i) => s.post('/v1/messages', threadMessage('general', 'th-race', 'ops', `r${i}`), WRITER)));
-  assert.equal(rs.map((r) => r.status), Array(6).fill(200));
+  const rs = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => s.post('/v1/messages', threadMessage('general', 'th-race', 'ops', `r${i}`), WRITER)),
+  );
+  assert.equal(
+    rs.map((r) => r.status),
+    Array(6).fill(200),
+  );
   assert.is(rs.filter((r) => r.body.thread_created).length, 1);
   assert.is((await s.get('/v1/threads/th-race', ADMIN)).body.message_count, 6);
 });
@@ -148,7 +169,17 @@ send('a send to an unknown room is 404', async ({ s }) => {
 });
 
 send('unknown fields in the body and its parts are ignored, not stored', async ({ s }) => {
-  const r = await s.post('/v1/messages', { ...roomMessage('general', 'alpha', 'extra'), future: 1, parts: [{ kind: 'text', text: 'extra', shiny: true }], from: { type: 'agent', id: 'alpha', mood: 'x' }, target: { kind: 'room', room_id: 'general', zone: 'z' } }, ALPHA);
+  const r = await s.post(
+    '/v1/messages',
+    {
+      ...roomMessage('general', 'alpha', 'extra'),
+      future: 1,
+      parts: [{ kind: 'text', text: 'extra', shiny: true }],
+      from: { type: 'agent', id: 'alpha', mood: 'x' },
+      target: { kind: 'room', room_id: 'general', zone: 'z' },
+    },
+    ALPHA,
+  );
   assert.is(r.status, 200, r.text);
   const m = (await history(s, '/v1/rooms/general/messages')).find((x) => x.id === r.body.message_id);
   assert.equal(m.parts, [{ kind: 'text', text: 'extra' }]);
@@ -161,7 +192,11 @@ send('unknown fields in the body and its parts are ignored, not stored', async (
 
 send('the first message to a new thread id creates the thread; later ones do not', async ({ s }) => {
   const parent = await s.post('/v1/messages', roomMessage('general', 'alpha', 'parent'), ALPHA);
-  const a = await s.post('/v1/messages', threadMessage('general', 'th-1', 'alpha', 'one', { parent_message_id: parent.body.message_id }), ALPHA);
+  const a = await s.post(
+    '/v1/messages',
+    threadMessage('general', 'th-1', 'alpha', 'one', { parent_message_id: parent.body.message_id }),
+    ALPHA,
+  );
   assert.is(a.status, 200, a.text);
   assert.is(a.body.thread_created, true);
   assert.is(a.body.dm_created, false);
@@ -170,17 +205,23 @@ send('the first message to a new thread id creates the thread; later ones do not
   assert.is(b.body.thread_created, false);
 
   const th = await s.get('/v1/threads/th-1', OBS);
-  assert.equal({ ...th.body, last_message_at: 'x' }, {
-    id: 'th-1',
-    network_id: 'testnet',
-    fqid: 'svc://testnet/threads/th-1',
-    room_id: 'general',
-    parent_message_id: parent.body.message_id,
-    message_count: 2,
-    last_message_at: 'x',
-  });
+  assert.equal(
+    { ...th.body, last_message_at: 'x' },
+    {
+      id: 'th-1',
+      network_id: 'testnet',
+      fqid: 'svc://testnet/threads/th-1',
+      room_id: 'general',
+      parent_message_id: parent.body.message_id,
+      message_count: 2,
+      last_message_at: 'x',
+    },
+  );
   const msgs = await history(s, '/v1/threads/th-1/messages');
-  assert.equal(msgs.map((m) => m.id), [a.body.message_id, b.body.message_id]);
+  assert.equal(
+    msgs.map((m) => m.id),
+    [a.body.message_id, b.body.message_id],
+  );
   assert.equal(msgs[0].target, { kind: 'thread', room_id: 'general', thread_id: 'th-1', parent_message_id: parent.body.message_id });
   assert.is(msgs[1].target.parent_message_id, parent.body.message_id);
   const listed = (await s.get('/v1/rooms/general/threads', OBS)).body.threads.map((x: Json) => x.id);
@@ -191,20 +232,31 @@ send('room history holds only room-level messages; thread messages are in thread
   const a = await s.post('/v1/messages', threadMessage('general', 'th-only', 'alpha', 'thread only'), ALPHA);
   const room = await history(s, '/v1/rooms/general/messages');
   assert.not.ok(room.some((m) => m.id === a.body.message_id));
-  assert.equal((await history(s, '/v1/threads/th-only/messages')).map((m) => m.id), [a.body.message_id]);
+  assert.equal(
+    (await history(s, '/v1/threads/th-only/messages')).map((m) => m.id),
+    [a.body.message_id],
+  );
 });
 
 send('a thread id already used in another room is a 409, an unknown parent a 404', async ({ s }) => {
   await s.post('/v1/messages', threadMessage('general', 'th-room', 'alpha', 'x'), ALPHA);
   const other = await s.post('/v1/messages', threadMessage('members-room', 'th-room', 'alpha', 'y'), ALPHA);
   assert.is(other.status, 409);
-  const orphan = await s.post('/v1/messages', threadMessage('general', 'th-orphan', 'alpha', 'z', { parent_message_id: 'msg_nope' }), ALPHA);
+  const orphan = await s.post(
+    '/v1/messages',
+    threadMessage('general', 'th-orphan', 'alpha', 'z', { parent_message_id: 'msg_nope' }),
+    ALPHA,
+  );
   assert.is(orphan.status, 404);
   assert.is((await s.get('/v1/threads/th-orphan', ADMIN)).status, 404);
 });
 
 send('a thread target missing thread_id is a 400 naming the field', async ({ s }) => {
-  const r = await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'x' }] }, ALPHA);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'thread', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'x' }] },
+    ALPHA,
+  );
   assert.is(r.status, 400);
   assert.match(r.body.error, /^body\.target\.thread_id: is required/);
 });
@@ -219,17 +271,23 @@ send('the first DM to a participant set creates it with a derived id and the sen
   const dm = dms.find((d) => d.participant_ids.join() === 'testnet:alpha,testnet:beta');
   assert.ok(dm, JSON.stringify(dms));
   assert.match(dm.id, /^dm_[0-9a-f]{20}$/);
-  assert.equal({ ...dm, last_message_at: 'x' }, {
-    id: dm.id,
-    network_id: 'testnet',
-    fqid: `svc://testnet/dms/${dm.id}`,
-    participant_ids: ['testnet:alpha', 'testnet:beta'],
-    message_count: 1,
-    last_message_at: 'x',
-  });
+  assert.equal(
+    { ...dm, last_message_at: 'x' },
+    {
+      id: dm.id,
+      network_id: 'testnet',
+      fqid: `svc://testnet/dms/${dm.id}`,
+      participant_ids: ['testnet:alpha', 'testnet:beta'],
+      message_count: 1,
+      last_message_at: 'x',
+    },
+  );
   assert.equal((await s.get(`/v1/dms/${dm.id}`, ALPHA)).body, dm);
   const msgs = (await s.get(`/v1/dms/${dm.id}/messages`, ALPHA)).body.messages as Json[];
-  assert.equal(msgs.map((m) => m.id), [a.body.message_id]);
+  assert.equal(
+    msgs.map((m) => m.id),
+    [a.body.message_id],
+  );
   assert.equal(msgs[0].target, { kind: 'dm', dm_id: dm.id, participant_ids: ['testnet:alpha', 'testnet:beta'] });
 });
 
@@ -281,15 +339,29 @@ send('an unknown DM id is 404 on DM routes; a DM the caller is not in is 404 too
 
 send('mentions resolve @id, @network:id, <@fqid> and the explicit field; ambiguous and unknown are dropped', async ({ s }) => {
   const text = 'hey @alpha, @testnet:gen and <@svc://testnet/agents/ops>; @beta is ambiguous, @zed unknown, mail x@data.bot';
-  const r = await s.post('/v1/messages', { ...roomMessage('general', 'alpha', text), mentions: ['data.bot', 'other:beta', 'nobody', 'svc://testnet/agents/zed'] }, ALPHA);
+  const r = await s.post(
+    '/v1/messages',
+    { ...roomMessage('general', 'alpha', text), mentions: ['data.bot', 'other:beta', 'nobody', 'svc://testnet/agents/zed'] },
+    ALPHA,
+  );
   assert.is(r.status, 200, r.text);
   const m = (await history(s, '/v1/rooms/general/messages')).find((x) => x.id === r.body.message_id);
-  assert.equal(m.mentions, ['svc://testnet/agents/alpha', 'svc://testnet/agents/gen', 'svc://testnet/agents/ops', 'svc://testnet/agents/data.bot', 'svc://other/agents/beta']);
+  assert.equal(m.mentions, [
+    'svc://testnet/agents/alpha',
+    'svc://testnet/agents/gen',
+    'svc://testnet/agents/ops',
+    'svc://testnet/agents/data.bot',
+    'svc://other/agents/beta',
+  ]);
   assert.is(m.parts[0].text, text);
 });
 
 send('a message whose mentions all fail to resolve is still accepted', async ({ s }) => {
-  const r = await s.post('/v1/messages', { ...roomMessage('members-room', 'alpha', '@nobody @x:y <@svc://z/agents/q>'), mentions: ['@alpha', 'bad id!'] }, ALPHA);
+  const r = await s.post(
+    '/v1/messages',
+    { ...roomMessage('members-room', 'alpha', '@nobody @x:y <@svc://z/agents/q>'), mentions: ['@alpha', 'bad id!'] },
+    ALPHA,
+  );
   assert.is(r.status, 200, r.text);
   const m = (await history(s, '/v1/rooms/members-room/messages')).find((x) => x.id === r.body.message_id);
   assert.equal(m.mentions, []);
@@ -319,7 +391,16 @@ send('every non-text part becomes an artifact with its part index', async ({ s }
   assert.is(r.status, 200, r.text);
   const msg = (await history(s, '/v1/rooms/files/messages'))[0];
   const arts = (await s.get('/v1/artifacts?room_id=files', OBS)).body.artifacts as Json[];
-  assert.equal(arts.map((a) => [a.part_index, a.kind]), [[1, 'file'], [2, 'image'], [4, 'url'], [5, 'data'], [6, 'audio']]);
+  assert.equal(
+    arts.map((a) => [a.part_index, a.kind]),
+    [
+      [1, 'file'],
+      [2, 'image'],
+      [4, 'url'],
+      [5, 'data'],
+      [6, 'audio'],
+    ],
+  );
   for (const a of arts) {
     assert.match(a.fqid, new RegExp(`^svc://testnet/artifacts/${a.id}$`));
     assert.is(a.network_id, 'testnet');
@@ -327,29 +408,54 @@ send('every non-text part becomes an artifact with its part index', async ({ s }
     assert.equal(a.target, { kind: 'room', room_id: 'files' });
     assert.is(a.created_at, msg.created_at);
   }
-  assert.equal({ ...arts[0], id: 'x', fqid: 'x', created_at: 'x' }, {
-    id: 'x',
-    network_id: 'testnet',
-    fqid: 'x',
-    message_id: r.body.message_id,
-    target: { kind: 'room', room_id: 'files' },
-    part_index: 1,
-    kind: 'file',
-    media_type: 'application/pdf',
-    filename: 'report.pdf',
-    url: 'https://x.test/report.pdf',
-    created_at: 'x',
-  });
-  assert.equal(Object.keys(arts[4]).sort(), ['created_at', 'filename', 'fqid', 'id', 'kind', 'message_id', 'network_id', 'part_index', 'target']);
+  assert.equal(
+    { ...arts[0], id: 'x', fqid: 'x', created_at: 'x' },
+    {
+      id: 'x',
+      network_id: 'testnet',
+      fqid: 'x',
+      message_id: r.body.message_id,
+      target: { kind: 'room', room_id: 'files' },
+      part_index: 1,
+      kind: 'file',
+      media_type: 'application/pdf',
+      filename: 'report.pdf',
+      url: 'https://x.test/report.pdf',
+      created_at: 'x',
+    },
+  );
+  assert.equal(Object.keys(arts[4]).sort(), [
+    'created_at',
+    'filename',
+    'fqid',
+    'id',
+    'kind',
+    'message_id',
+    'network_id',
+    'part_index',
+    'target',
+  ]);
 });
 
 send('artifacts are listed by room (with its threads), by thread and by DM; a text-only message has none', async ({ s }) => {
   await s.post('/v1/rooms', { id: 'arts', members: ['ops'] }, ADMIN);
   const file = (n: string) => [{ kind: 'file', url: `https://x.test/${n}` }];
-  await s.post('/v1/messages', { target: { kind: 'room', room_id: 'arts' }, from: { type: 'agent', id: 'ops' }, parts: file('room') }, ADMIN);
-  await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'arts', thread_id: 'arts-t' }, from: { type: 'agent', id: 'ops' }, parts: file('thread') }, ADMIN);
+  await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'arts' }, from: { type: 'agent', id: 'ops' }, parts: file('room') },
+    ADMIN,
+  );
+  await s.post(
+    '/v1/messages',
+    { target: { kind: 'thread', room_id: 'arts', thread_id: 'arts-t' }, from: { type: 'agent', id: 'ops' }, parts: file('thread') },
+    ADMIN,
+  );
   await s.post('/v1/messages', roomMessage('arts', 'ops', 'text only'), ADMIN);
-  await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['arty'] }, from: { type: 'agent', id: 'ops' }, parts: file('dm') }, ADMIN);
+  await s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', participant_ids: ['arty'] }, from: { type: 'agent', id: 'ops' }, parts: file('dm') },
+    ADMIN,
+  );
   const dmId = (await s.get('/v1/dms', ADMIN)).body.dms.find((d: Json) => d.participant_ids.includes('testnet:arty')).id;
   const urls = async (q: string) => (await s.get(`/v1/artifacts?${q}`, ADMIN)).body.artifacts.map((a: Json) => a.url);
   assert.equal(await urls('room_id=arts'), ['https://x.test/room', 'https://x.test/thread']);
@@ -380,7 +486,8 @@ send('an allowlisted token sends only as its listed agents', async ({ s }) => {
 
 send('an agent token sends only as its own agent', async ({ s, gen }) => {
   assert.is((await s.post('/v1/messages', roomMessage('general', 'gen', 'x'), gen)).status, 200);
-  for (const who of ['alpha', 'ops', 'unregistered-x']) assert.is((await s.post('/v1/messages', roomMessage('general', who, 'x'), gen)).status, 403, who);
+  for (const who of ['alpha', 'ops', 'unregistered-x'])
+    assert.is((await s.post('/v1/messages', roomMessage('general', who, 'x'), gen)).status, 403, who);
 });
 
 send('members policy: members write; non-members need an admin+write operator', async ({ s, gen }) => {
@@ -414,18 +521,29 @@ send('the write policy also governs threads of the room', async ({ s, gen }) => 
 });
 
 send('a human send needs a static write token without an agents allowlist', async ({ s, gen }) => {
-  const human = (room: string) => ({ target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'alice', name: 'Alice' }, parts: [{ kind: 'text', text: 'hi from a person' }] });
+  const human = (room: string) => ({
+    target: { kind: 'room', room_id: room },
+    from: { type: 'human', id: 'alice', name: 'Alice' },
+    parts: [{ kind: 'text', text: 'hi from a person' }],
+  });
   const ok = await s.post('/v1/messages', human('operators-room'), WRITER);
   assert.is(ok.status, 200, ok.text);
   const m = (await history(s, '/v1/rooms/operators-room/messages')).find((x) => x.id === ok.body.message_id);
-  assert.equal({ type: m.from.type, id: m.from.id, name: m.from.name, network_id: m.from.network_id }, { type: 'human', id: 'alice', name: 'Alice', network_id: 'testnet' });
+  assert.equal(
+    { type: m.from.type, id: m.from.id, name: m.from.name, network_id: m.from.network_id },
+    { type: 'human', id: 'alice', name: 'Alice', network_id: 'testnet' },
+  );
   assert.is((await s.post('/v1/messages', human('general'), ADMIN)).status, 200);
   assert.is((await s.post('/v1/messages', human('operators-room'), ALPHA)).status, 403);
   assert.is((await s.post('/v1/messages', human('operators-room'), gen)).status, 403);
 });
 
-send('a person named in a room\'s members may write there with a write-only token; a person not named may not', async ({ s }) => {
-  const asHuman = (room: string, id: string) => ({ target: { kind: 'room', room_id: room }, from: { type: 'human', id }, parts: [{ kind: 'text', text: 'x' }] });
+send("a person named in a room's members may write there with a write-only token; a person not named may not", async ({ s }) => {
+  const asHuman = (room: string, id: string) => ({
+    target: { kind: 'room', room_id: room },
+    from: { type: 'human', id },
+    parts: [{ kind: 'text', text: 'x' }],
+  });
   // beta is a member of general (members policy) and not a registered agent, so the id names this person.
   const r = await s.post('/v1/messages', asHuman('general', 'beta'), WRITER);
   assert.is(r.status, 200, r.text);
@@ -438,19 +556,34 @@ send('a person named in a room\'s members may write there with a write-only toke
 
 send('a person cannot borrow a registered agent id, in a room or a DM', async ({ s }) => {
   const asHuman = (target: Json) => ({ target, from: { type: 'human', id: 'gen' }, parts: [{ kind: 'text', text: 'x' }] });
-  for (const target of [{ kind: 'room', room_id: 'general' }, { kind: 'dm', participant_ids: ['alpha'] }]) {
+  for (const target of [
+    { kind: 'room', room_id: 'general' },
+    { kind: 'dm', participant_ids: ['alpha'] },
+  ]) {
     const r = await s.post('/v1/messages', asHuman(target), ADMIN);
     assert.is(r.status, 403, r.text);
     assert.match(r.body.error, /registered agent id/);
   }
-  const dm = await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'psst' }] }, ADMIN);
+  const dm = await s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', participant_ids: ['alpha'] }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'psst' }] },
+    ADMIN,
+  );
   assert.is(dm.status, 200, dm.text);
 });
 
 send('a sender claiming another network or a relay origin is refused without a pairing', async ({ s }) => {
-  const remote = await s.post('/v1/messages', { ...roomMessage('general', 'beta', 'x'), from: { type: 'agent', id: 'beta', network_id: 'other' } }, ADMIN);
+  const remote = await s.post(
+    '/v1/messages',
+    { ...roomMessage('general', 'beta', 'x'), from: { type: 'agent', id: 'beta', network_id: 'other' } },
+    ADMIN,
+  );
   assert.is(remote.status, 403);
-  const origin = await s.post('/v1/messages', { ...roomMessage('general', 'ops', 'x'), origin: { network_id: 'other', message_id: 'm1' } }, ADMIN);
+  const origin = await s.post(
+    '/v1/messages',
+    { ...roomMessage('general', 'ops', 'x'), origin: { network_id: 'other', message_id: 'm1' } },
+    ADMIN,
+  );
   assert.is(origin.status, 403);
   assert.is((await s.post('/v1/messages', roomMessage('general', 'ops', 'x'), TOKENS.pair.value)).status, 403);
 });
@@ -459,7 +592,9 @@ send('a sender claiming another network or a relay origin is refused without a p
 
 const off = suite<{ s: TestServer }>('with direct messages and human ingress switched off');
 off.before(async (c) => {
-  c.s = await startServer({ config: { server: { direct_messages: false, human_ingress: false }, rooms: [{ id: 'general', members: ['ops'] }] } });
+  c.s = await startServer({
+    config: { server: { direct_messages: false, human_ingress: false }, rooms: [{ id: 'general', members: ['ops'] }] },
+  });
 });
 off.after(async (c) => c.s?.dispose());
 
@@ -491,7 +626,11 @@ off('DM sends and artifacts by dm_id answer 403', async ({ s }) => {
 });
 
 off('human sends answer 403 while agent sends still work', async ({ s }) => {
-  const human = { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'alice' }, parts: [{ kind: 'text', text: 'x' }] };
+  const human = {
+    target: { kind: 'room', room_id: 'general' },
+    from: { type: 'human', id: 'alice' },
+    parts: [{ kind: 'text', text: 'x' }],
+  };
   const r = await s.post('/v1/messages', human, ADMIN);
   assert.is(r.status, 403);
   assert.match(r.body.error, /human_ingress/);

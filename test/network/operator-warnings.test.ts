@@ -22,8 +22,16 @@ import { copyInstall, eventually, startServer, SVC_BIN, testConfig, TOKENS, writ
 const ADMIN = TOKENS.admin.value;
 
 /** `svc serve` from `bin` until it listens; resolves its URL, or rejects with its output when it exits first. */
-function serve(bin: string, configFile: string, env: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess; output: () => string }> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--config', configFile], { cwd: path.dirname(configFile), env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(
+  bin: string,
+  configFile: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; proc: ChildProcess; output: () => string }> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--config', configFile], {
+    cwd: path.dirname(configFile),
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${out}`)), 15_000);
@@ -93,7 +101,11 @@ stale('a server whose install was upgraded on disk says so in its network docume
     const pkg = JSON.parse(readFileSync(path.join(install, 'package.json'), 'utf8')) as Json;
     writeFileSync(path.join(install, 'package.json'), JSON.stringify({ ...pkg, version: '99.0.0' }));
     let w: Json;
-    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'stale-running-server')) !== undefined, 10_000, 'the warning');
+    await eventually(
+      async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'stale-running-server')) !== undefined,
+      10_000,
+      'the warning',
+    );
     assert.equal([w.severity, w.docs_url], ['warning', 'docs/warnings.md#stale-running-server']);
     assert.match(w.message, `runs svc ${VERSION}, and svc 99.0.0 is installed now`);
     assert.match(w.action, 'restart it to pick up the new one');
@@ -145,7 +157,10 @@ migration('a sqlite store of an older schema is migrated at start with a warning
     await s.stop();
     await setSqliteSchema(path.join(s.dir, '.svc/svc.db'), SQLITE_SCHEMA - 1);
     await s.restart();
-    assert.match(s.output(), `store: migrating ${path.join(s.dir, '.svc/svc.db')} from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
+    assert.match(
+      s.output(),
+      `store: migrating ${path.join(s.dir, '.svc/svc.db')} from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`,
+    );
     const w = (await warningsOf(s.url)).find((x) => x.code === 'migration-risk');
     assert.ok(w);
     assert.match(w.message, `from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
@@ -170,7 +185,10 @@ migration('a Postgres schema of a newer version is refused with one line, and le
     await sql(pgs.url, `INSERT INTO ${S}.schema_migrations (version) VALUES ($1)`, [PG_SCHEMA + 1]);
     const r = await refused(s.configFile, env);
     assert.is.not(r.code, 0);
-    assert.match(r.output, `database schema ${pgs.schema} has schema version ${PG_SCHEMA + 1} (migrated by svc ${VERSION}), newer than svc ${VERSION} supports (${PG_SCHEMA})`);
+    assert.match(
+      r.output,
+      `database schema ${pgs.schema} has schema version ${PG_SCHEMA + 1} (migrated by svc ${VERSION}), newer than svc ${VERSION} supports (${PG_SCHEMA})`,
+    );
     assert.is(r.output.split('\n').filter((l) => l.includes('newer than svc')).length, 1, r.output);
     const versions = await sql<{ version: number }>(pgs.url, `SELECT version FROM ${S}.schema_migrations ORDER BY version`);
     assert.equal(
@@ -194,7 +212,14 @@ protocol('a peer speaking another pair protocol raises unsupported-protocol in t
       name: 'Old Net',
       version: '0.0.9',
       protocols: { http: ['service.http.v1'], pair: ['service.pair.v0'] },
-      capabilities: { event_stream: 'sse', attachment_protocol: 'websocket', human_ingress: true, direct_messages: true, message_pagination: 'cursor', pairings: true },
+      capabilities: {
+        event_stream: 'sse',
+        attachment_protocol: 'websocket',
+        human_ingress: true,
+        direct_messages: true,
+        message_pagination: 'cursor',
+        pairings: true,
+      },
     };
     res.writeHead(req.url === '/v1/network' ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(req.url === '/v1/network' ? doc : { error: 'no', code: 'not_found' }));
@@ -202,13 +227,23 @@ protocol('a peer speaking another pair protocol raises unsupported-protocol in t
   await new Promise<void>((r) => old.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(old.address() as { port: number }).port}`;
   const s = await startServer({
-    config: { server: { pairing_check_interval_ms: 300 }, pairings: [{ id: 'to-old', remote_network_id: 'old-net', remote_base_url: url, token: 'old-pair-secret-0123456789' }] },
+    config: {
+      server: { pairing_check_interval_ms: 300 },
+      pairings: [{ id: 'to-old', remote_network_id: 'old-net', remote_base_url: url, token: 'old-pair-secret-0123456789' }],
+    },
   });
   try {
     let w: Json;
-    await eventually(async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'unsupported-protocol')) !== undefined, 15_000, 'the warning');
+    await eventually(
+      async () => (w = (await warningsOf(s.url)).find((x) => x.code === 'unsupported-protocol')) !== undefined,
+      15_000,
+      'the warning',
+    );
     assert.is(w.severity, 'error');
-    assert.match(w.message, 'pairing to-old: old-net (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1');
+    assert.match(
+      w.message,
+      'pairing to-old: old-net (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1',
+    );
     assert.is(w.docs_url, 'docs/warnings.md#unsupported-protocol');
     const doctor = await cli(['doctor', '--config', s.configFile, '--url', s.url, '--token', ADMIN], { env: { HOME: s.dir } });
     assert.match(doctor.stdout, /server warning\s+unsupported-protocol: pairing to-old/);

@@ -12,8 +12,17 @@ import { refusalCheck } from '../../src/cli/commands/doctor.js';
 import { refusedSummary } from '../../src/cli/commands/pairings.js';
 import type { Message, Pairing } from '../../src/protocol/types.js';
 
-const roomMsg = (room: string, from = 'alpha'): Pick<Message, 'from' | 'target'> => ({ from: { type: 'agent', id: from, network_id: 'alpha-net' } as Message['from'], target: { kind: 'room', room_id: room } as Message['target'] });
-const facts = (error: string, message = roomMsg('general')) => ({ remote: 'beta-net', localNetworkId: 'alpha-net', pairingId: 'ab', message, error });
+const roomMsg = (room: string, from = 'alpha'): Pick<Message, 'from' | 'target'> => ({
+  from: { type: 'agent', id: from, network_id: 'alpha-net' } as Message['from'],
+  target: { kind: 'room', room_id: room } as Message['target'],
+});
+const facts = (error: string, message = roomMsg('general')) => ({
+  remote: 'beta-net',
+  localNetworkId: 'alpha-net',
+  pairingId: 'ab',
+  message,
+  error,
+});
 
 const t = suite('refused relays and operator warnings');
 
@@ -25,10 +34,19 @@ t('the reason is the remote error code, else http_<status>', () => {
 });
 
 t('the fix names the command on the other side when the refusal says which', () => {
-  assert.is(refusalFix(facts('alpha-net:alpha is not a member of room general (write_policy: members)')), 'on beta-net: svc rooms members general --add alpha-net:alpha');
-  assert.is(refusalFix(facts('room general does not federate with pairing ab (rooms[].federation.pairings)')), 'on beta-net: add ab to rooms[].federation.pairings of room general in svc.yaml');
+  assert.is(
+    refusalFix(facts('alpha-net:alpha is not a member of room general (write_policy: members)')),
+    'on beta-net: svc rooms members general --add alpha-net:alpha',
+  );
+  assert.is(
+    refusalFix(facts('room general does not federate with pairing ab (rooms[].federation.pairings)')),
+    'on beta-net: add ab to rooms[].federation.pairings of room general in svc.yaml',
+  );
   assert.is(refusalFix(facts('room general not found')), 'on beta-net: create room general with federation.pairings [ab] in svc.yaml');
-  const dm = { from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' }, target: { kind: 'dm', dm_id: 'd', participant_ids: ['alpha', 'beta-net:beta'] } } as unknown as Pick<Message, 'from' | 'target'>;
+  const dm = {
+    from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+    target: { kind: 'dm', dm_id: 'd', participant_ids: ['alpha', 'beta-net:beta'] },
+  } as unknown as Pick<Message, 'from' | 'target'>;
   assert.is(refusalFix(facts('direct messages are off on this server', dm)), 'on beta-net: turn on server.direct_messages');
   assert.is(refusalFix(facts('something else')), 'on beta-net: see its log for the refusal of this message (something else)');
 });
@@ -36,7 +54,8 @@ t('the fix names the command on the other side when the refusal says which', () 
 t('the tally counts by reason and keeps the newest few ids first', () => {
   const tally = new RefusalTally();
   assert.is(tally.view(), undefined);
-  for (let i = 1; i <= RECENT_REFUSALS + 2; i++) tally.record({ message_id: `m${i}`, reason: i % 2 ? 'forbidden' : 'not_found', status: i % 2 ? 403 : 404, at: 't', fix: 'f' });
+  for (let i = 1; i <= RECENT_REFUSALS + 2; i++)
+    tally.record({ message_id: `m${i}`, reason: i % 2 ? 'forbidden' : 'not_found', status: i % 2 ? 403 : 404, at: 't', fix: 'f' });
   const v = tally.view()!;
   assert.is(v.total, 7);
   assert.equal(v.by_reason, { forbidden: 4, not_found: 3 });
@@ -52,7 +71,21 @@ const refusing: Pairing = {
   remote_network_name: 'Beta',
   remote_base_url: '',
   status: 'connected',
-  refused: { total: 2, by_reason: { forbidden: 2 }, recent: [{ message_id: 'm2', reason: 'forbidden', status: 403, room_id: 'general', at: 't', fix: 'on beta-net: svc rooms members general --add alpha-net:alpha' }, { message_id: 'm1', reason: 'forbidden', status: 403, at: 't', fix: 'x' }] },
+  refused: {
+    total: 2,
+    by_reason: { forbidden: 2 },
+    recent: [
+      {
+        message_id: 'm2',
+        reason: 'forbidden',
+        status: 403,
+        room_id: 'general',
+        at: 't',
+        fix: 'on beta-net: svc rooms members general --add alpha-net:alpha',
+      },
+      { message_id: 'm1', reason: 'forbidden', status: 403, at: 't', fix: 'x' },
+    ],
+  },
 };
 
 t('a refusing pairing makes one warning, one doctor line and a listing summary', () => {
@@ -68,7 +101,8 @@ t('a refusing pairing makes one warning, one doctor line and a listing summary',
   assert.equal(refusalCheck(refusing, 'beta-net'), {
     check: 'pairing ab refusals',
     status: 'warn',
-    message: 'beta-net refused 2 relayed messages (2 forbidden; last: m2, m1), not retried; fix on beta-net: svc rooms members general --add alpha-net:alpha',
+    message:
+      'beta-net refused 2 relayed messages (2 forbidden; last: m2, m1), not retried; fix on beta-net: svc rooms members general --add alpha-net:alpha',
   });
   assert.is(refusedSummary(refusing), '2 (2 forbidden)');
   assert.is(refusedSummary({ ...refusing, refused: undefined }), '-');
@@ -76,10 +110,22 @@ t('a refusing pairing makes one warning, one doctor line and a listing summary',
 
 t('unsupported-protocol is raised only for an incompatible peer on another protocol', () => {
   const base = { id: 'p', remote_network_id: 'old', status: 'incompatible' as const };
-  const w = protocolWarnings([{ ...base, diagnostics: { reason: 'unsupported_pair_protocol', remote_version: '0.0.9', remote_protocols: { http: ['service.http.v1'], pair: ['service.pair.v0'] } } }]);
+  const w = protocolWarnings([
+    {
+      ...base,
+      diagnostics: {
+        reason: 'unsupported_pair_protocol',
+        remote_version: '0.0.9',
+        remote_protocols: { http: ['service.http.v1'], pair: ['service.pair.v0'] },
+      },
+    },
+  ]);
   assert.is(w.length, 1);
   assert.equal([w[0]!.severity, w[0]!.code], ['error', 'unsupported-protocol']);
-  assert.is(w[0]!.message, 'pairing p: old (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1. Nothing is relayed to it');
+  assert.is(
+    w[0]!.message,
+    'pairing p: old (svc 0.0.9) speaks service.http.v1, service.pair.v0; this server speaks service.http.v1, service.pair.v1. Nothing is relayed to it',
+  );
   assert.equal(protocolWarnings([{ ...base, diagnostics: { reason: 'network_id_mismatch' } }]), []);
   assert.equal(protocolWarnings([{ ...base, status: 'connected', diagnostics: { reason: 'unsupported_pair_protocol' } }]), []);
 });
@@ -89,7 +135,10 @@ t('stale-running-server only when the installed version differs', () => {
   assert.equal(staleServerWarning('1.0.0', undefined), []);
   const [w] = staleServerWarning('1.0.0', '1.1.0');
   assert.equal([w!.code, w!.severity, w!.docs_url], ['stale-running-server', 'warning', 'docs/warnings.md#stale-running-server']);
-  assert.is(w!.message, 'this server runs svc 1.0.0, and svc 1.1.0 is installed now where it was started from: the running process still has the old code');
+  assert.is(
+    w!.message,
+    'this server runs svc 1.0.0, and svc 1.1.0 is installed now where it was started from: the running process still has the old code',
+  );
 });
 
 t('the installed version is read from the file as it is now', () => {

@@ -20,7 +20,11 @@ const config = {
 };
 
 async function say(s: TestServer, text: string): Promise<string> {
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] }, ADMIN);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
+    ADMIN,
+  );
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;
 }
@@ -76,7 +80,10 @@ async function smallBudget(s: TestServer): Promise<void> {
   assert.equal(q.counts, [100, 20, 1, 1, 1]);
   // Forward paging (after) keeps the oldest that fit.
   const r = await s.get(`/v1/rooms/general/messages?limit=100&after=${sent[0]}`);
-  assert.equal(r.body.messages.map((m: Json) => m.id), [sent[1]]);
+  assert.equal(
+    r.body.messages.map((m: Json) => m.id),
+    [sent[1]],
+  );
   assert.is(r.body.page.has_more, true);
 }
 

@@ -33,7 +33,16 @@ const ALPHA = TOKENS.alphaOnly.value;
 t('through an allowlist: public rooms and private rooms where an allowed agent is a member', async ({ s }) => {
   const r = await s.get('/v1/rooms', ALPHA);
   assert.equal(ids(r.body.rooms), ['general', 'pub1', 'p2', 'p4', 'pub2']);
-  assert.equal(ids((await s.get('/v1/rooms', TOKENS.observer.value)).body.rooms), ['general', 'p1', 'pub1', 'p2', 'p3', 'p4', 'pub2', 'p5']);
+  assert.equal(ids((await s.get('/v1/rooms', TOKENS.observer.value)).body.rooms), [
+    'general',
+    'p1',
+    'pub1',
+    'p2',
+    'p3',
+    'p4',
+    'pub2',
+    'p5',
+  ]);
 });
 
 t('through an allowlist: pages count only visible rooms, the filter runs before pagination', async ({ s }) => {
@@ -67,16 +76,19 @@ t('creating a room returns the full room with public visibility and members poli
   const r = await s.post('/v1/rooms', { id: 'lab', name: 'Lab', members: ['alpha', 'beta'] }, ADMIN);
   assert.is(r.status, 200, r.text);
   assert.equal(Object.keys(r.body).sort(), ['created_at', 'fqid', 'id', 'members', 'name', 'network_id', 'visibility', 'write_policy']);
-  assert.equal({ ...r.body, created_at: 'x' }, {
-    id: 'lab',
-    network_id: 'testnet',
-    fqid: 'svc://testnet/rooms/lab',
-    name: 'Lab',
-    members: ['alpha', 'beta'],
-    visibility: 'public',
-    write_policy: 'members',
-    created_at: 'x',
-  });
+  assert.equal(
+    { ...r.body, created_at: 'x' },
+    {
+      id: 'lab',
+      network_id: 'testnet',
+      fqid: 'svc://testnet/rooms/lab',
+      name: 'Lab',
+      members: ['alpha', 'beta'],
+      visibility: 'public',
+      write_policy: 'members',
+      created_at: 'x',
+    },
+  );
   assert.match(r.body.created_at, ISO);
   assert.equal((await s.get('/v1/rooms/lab', TOKENS.observer.value)).body, r.body);
 });
@@ -91,7 +103,11 @@ t('a room without a name is named by its id, and visibility and write policy may
 });
 
 t('members are stored bare when local and scoped when remote, without duplicates', async ({ s }) => {
-  const r = await s.post('/v1/rooms', { id: 'mixed', members: ['alpha', 'testnet:alpha', 'svc://testnet/agents/beta', 'other:gamma', 'svc://other/agents/delta'] }, ADMIN);
+  const r = await s.post(
+    '/v1/rooms',
+    { id: 'mixed', members: ['alpha', 'testnet:alpha', 'svc://testnet/agents/beta', 'other:gamma', 'svc://other/agents/delta'] },
+    ADMIN,
+  );
   assert.is(r.status, 200, r.text);
   assert.equal(r.body.members, ['alpha', 'beta', 'other:gamma', 'other:delta']);
 });
@@ -116,7 +132,12 @@ t('creating a room that exists is a 409 conflict', async ({ s }) => {
 });
 
 t('an unknown room is a 404 not_found envelope on every room route', async ({ s }) => {
-  for (const [m, p] of [['GET', '/v1/rooms/nope'], ['GET', '/v1/rooms/nope/messages'], ['GET', '/v1/rooms/nope/threads'], ['DELETE', '/v1/rooms/nope']] as const) {
+  for (const [m, p] of [
+    ['GET', '/v1/rooms/nope'],
+    ['GET', '/v1/rooms/nope/messages'],
+    ['GET', '/v1/rooms/nope/threads'],
+    ['DELETE', '/v1/rooms/nope'],
+  ] as const) {
     const r = await s.req(m, p, { token: ADMIN });
     assert.is(r.status, 404, `${m} ${p}`);
     assert.is(r.body.code, 'not_found');
@@ -135,7 +156,10 @@ t('listing rooms returns them in creation order with a page', async ({ s }) => {
 });
 
 t('updating members adds and removes and returns the updated room', async ({ s }) => {
-  const r = await s.req('PATCH', '/v1/rooms/lab/members', { token: ADMIN, body: { add: ['gamma', 'svc://testnet/agents/delta', 'alpha'], remove: ['beta', 'nobody'] } });
+  const r = await s.req('PATCH', '/v1/rooms/lab/members', {
+    token: ADMIN,
+    body: { add: ['gamma', 'svc://testnet/agents/delta', 'alpha'], remove: ['beta', 'nobody'] },
+  });
   assert.is(r.status, 200, r.text);
   assert.equal(r.body.members, ['alpha', 'gamma', 'delta']);
   const same = await s.req('PATCH', '/v1/rooms/lab/members', { token: ADMIN, body: {} });
@@ -149,7 +173,11 @@ t('a room is soft-removed: gone from lists and reads, refused for sends, history
   assert.is((await s.post('/v1/rooms', { id: 'doomed', members: ['ops'] }, ADMIN)).status, 200);
   const m = await s.post('/v1/messages', roomMessage('doomed', 'ops', 'before removal'), ADMIN);
   assert.is(m.status, 200, m.text);
-  const th = await s.post('/v1/messages', { ...roomMessage('doomed', 'ops', 'threaded'), target: { kind: 'thread', room_id: 'doomed', thread_id: 'doomed-t' } }, ADMIN);
+  const th = await s.post(
+    '/v1/messages',
+    { ...roomMessage('doomed', 'ops', 'threaded'), target: { kind: 'thread', room_id: 'doomed', thread_id: 'doomed-t' } },
+    ADMIN,
+  );
   assert.is(th.status, 200, th.text);
 
   const del = await s.req('DELETE', '/v1/rooms/doomed', { token: ADMIN });
@@ -157,7 +185,13 @@ t('a room is soft-removed: gone from lists and reads, refused for sends, history
   assert.equal(del.body, { removed: true, kind: 'room', id: 'doomed', mode: 'soft' });
 
   assert.not.ok(ids((await s.get('/v1/rooms', ADMIN)).body.rooms).includes('doomed'));
-  for (const p of ['/v1/rooms/doomed', '/v1/rooms/doomed/messages', '/v1/rooms/doomed/threads', '/v1/threads/doomed-t', '/v1/threads/doomed-t/messages']) {
+  for (const p of [
+    '/v1/rooms/doomed',
+    '/v1/rooms/doomed/messages',
+    '/v1/rooms/doomed/threads',
+    '/v1/threads/doomed-t',
+    '/v1/threads/doomed-t/messages',
+  ]) {
     assert.is((await s.get(p, ADMIN)).status, 404, p);
   }
   assert.is((await s.post('/v1/messages', roomMessage('doomed', 'ops', 'after'), ADMIN)).status, 404);
@@ -167,7 +201,10 @@ t('a room is soft-removed: gone from lists and reads, refused for sends, history
   const again = await s.post('/v1/rooms', { id: 'doomed' }, ADMIN);
   assert.is(again.status, 200, again.text);
   const h = await s.get('/v1/rooms/doomed/messages', ADMIN);
-  assert.equal(h.body.messages.map((x: { id: string }) => x.id), [m.body.message_id]);
+  assert.equal(
+    h.body.messages.map((x: { id: string }) => x.id),
+    [m.body.message_id],
+  );
 });
 
 t('a removed room disappears from agent summaries', async ({ s }) => {

@@ -26,13 +26,20 @@ const send = async (s: TestServer, body: Json) => {
   assert.is(r.status, 200, r.text);
 };
 const inRoom = (room: string, text: string) => ({ target: { kind: 'room', room_id: room }, parts: [{ kind: 'text', text }] });
-const inThread = (room: string, thread: string, text: string) => ({ target: { kind: 'thread', room_id: room, thread_id: thread }, parts: [{ kind: 'text', text }] });
+const inThread = (room: string, thread: string, text: string) => ({
+  target: { kind: 'thread', room_id: room, thread_id: thread },
+  parts: [{ kind: 'text', text }],
+});
 const inDm = (ids: string[], text: string) => ({ target: { kind: 'dm', participant_ids: ids }, parts: [{ kind: 'text', text }] });
 
 /** Every message id the caller can read through the history routes. */
 async function readableInHistory(c: Ctx, token: string | undefined): Promise<Set<string>> {
   const out = new Set<string>();
-  const paths = [...ROOMS.map((r) => `/v1/rooms/${r}/messages`), ...THREADS.map((t) => `/v1/threads/${t}/messages`), ...c.dms.map((d) => `/v1/dms/${d}/messages`)];
+  const paths = [
+    ...ROOMS.map((r) => `/v1/rooms/${r}/messages`),
+    ...THREADS.map((t) => `/v1/threads/${t}/messages`),
+    ...c.dms.map((d) => `/v1/dms/${d}/messages`),
+  ];
   for (const p of paths) {
     const r = await c.s.get(`${p}?limit=500`, token);
     if (r.status === 200) for (const m of r.body.messages) out.add(m.id);
@@ -143,16 +150,19 @@ t('a named conversation is refused exactly as its history is, and finds what its
 
 t('with DMs turned off, no DM message is found by anyone, and a DM filter is 403', async (c) => {
   await c.s.stop();
-  writeConfig(c.s.dir, testConfig({
-    server: { direct_messages: false },
-    auth: { public_read: true, agent_registration: 'open' },
-    rooms: [
-      { id: 'pub', members: ['alpha', 'beta'], visibility: 'public' },
-      { id: 'lobby', members: ['beta'], visibility: 'public' },
-      { id: 'priv', members: ['alpha', 'beta'], visibility: 'private' },
-      { id: 'other', members: ['gamma'], visibility: 'private' },
-    ],
-  }));
+  writeConfig(
+    c.s.dir,
+    testConfig({
+      server: { direct_messages: false },
+      auth: { public_read: true, agent_registration: 'open' },
+      rooms: [
+        { id: 'pub', members: ['alpha', 'beta'], visibility: 'public' },
+        { id: 'lobby', members: ['beta'], visibility: 'public' },
+        { id: 'priv', members: ['alpha', 'beta'], visibility: 'private' },
+        { id: 'other', members: ['gamma'], visibility: 'private' },
+      ],
+    }),
+  );
   await c.s.restart();
   await assertMatrix(c);
   for (const [name, token] of Object.entries(c.callers)) {

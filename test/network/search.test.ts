@@ -50,11 +50,27 @@ for (const backend of ['sqlite', 'memory', 'postgres'] as const) {
     c.ids.plan = await send(s, roomMessage('ops', 'ann', 'We decided the database migration runs on Friday'));
     c.ids.lunch = await send(s, roomMessage('random', 'bob', 'Lunch at noon? The migration can wait'));
     c.thread = 'plan-talk';
-    c.ids.thread = await send(s, { target: { kind: 'thread', room_id: 'ops', thread_id: c.thread, parent_message_id: c.ids.plan }, from: { type: 'agent', id: 'bob' }, parts: [{ kind: 'text', text: 'Which migration, the schema one?' }] });
-    c.ids.dm = await send(s, { target: { kind: 'dm', participant_ids: ['ann', 'bob'] }, from: { type: 'agent', id: 'ann' }, parts: [{ kind: 'text', text: 'private note on the migration' }] });
+    c.ids.thread = await send(s, {
+      target: { kind: 'thread', room_id: 'ops', thread_id: c.thread, parent_message_id: c.ids.plan },
+      from: { type: 'agent', id: 'bob' },
+      parts: [{ kind: 'text', text: 'Which migration, the schema one?' }],
+    });
+    c.ids.dm = await send(s, {
+      target: { kind: 'dm', participant_ids: ['ann', 'bob'] },
+      from: { type: 'agent', id: 'ann' },
+      parts: [{ kind: 'text', text: 'private note on the migration' }],
+    });
     c.dm = (await s.get('/v1/dms', ADMIN)).body.dms[0].id;
-    c.ids.file = await send(s, { target: { kind: 'room', room_id: 'ops' }, from: { type: 'agent', id: 'ann' }, parts: [{ kind: 'file', url: 'https://files.test/x', filename: 'Quarterly-Budget.xlsx' }] });
-    c.ids.human = await send(s, { target: { kind: 'room', room_id: 'random' }, from: { type: 'human', id: 'carol' }, parts: [{ kind: 'text', text: 'carol asks about the migration' }] });
+    c.ids.file = await send(s, {
+      target: { kind: 'room', room_id: 'ops' },
+      from: { type: 'agent', id: 'ann' },
+      parts: [{ kind: 'file', url: 'https://files.test/x', filename: 'Quarterly-Budget.xlsx' }],
+    });
+    c.ids.human = await send(s, {
+      target: { kind: 'room', room_id: 'random' },
+      from: { type: 'human', id: 'carol' },
+      parts: [{ kind: 'text', text: 'carol asks about the migration' }],
+    });
     c.bulk = [];
     for (let i = 0; i < 250; i++) c.bulk.push(await send(s, roomMessage('bulk', 'ann', `bulk item ${i} haystack`)));
   });
@@ -166,7 +182,23 @@ for (const backend of ['sqlite', 'memory', 'postgres'] as const) {
     const texts = fc.sample(
       fc.oneof(
         fc.string({ unit: 'binary', maxLength: 40 }),
-        fc.constantFrom('"', '*', 'NEAR', 'a OR b', 'x AND NOT y', '-neg', '"unterminated', '(((', 'mig*', '^', ':', 'ß', 'İ', '\u0000', '\ud800'),
+        fc.constantFrom(
+          '"',
+          '*',
+          'NEAR',
+          'a OR b',
+          'x AND NOT y',
+          '-neg',
+          '"unterminated',
+          '(((',
+          'mig*',
+          '^',
+          ':',
+          'ß',
+          'İ',
+          '\u0000',
+          '\ud800',
+        ),
         fc.string({ unit: 'grapheme', minLength: 300, maxLength: 600 }),
       ),
       { numRuns: 120, seed: 15 },

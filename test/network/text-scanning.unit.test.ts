@@ -61,13 +61,25 @@ pure('the long dash run still resolves the way a short one does', () => {
 });
 
 pure('many bare mentions resolve once each, in order', () => {
-  const { value } = timed(() => resolveMentions([ADVERSARIAL['many alias mentions']!, ADVERSARIAL['many bare mentions']!], [], manyMembers));
+  const { value } = timed(() =>
+    resolveMentions([ADVERSARIAL['many alias mentions']!, ADVERSARIAL['many bare mentions']!], [], manyMembers),
+  );
   assert.equal(value, ['svc://other/agents/beta', 'svc://home/agents/alpha']);
 });
 
 pure('artifact extraction of a message with tens of thousands of parts finishes well within a second', () => {
-  const parts = Array.from({ length: 40_000 }, (_, i) => (i % 2 ? { kind: 'text' as const, text: '@a-' } : { kind: 'url' as const, url: `https://example.com/${i}` }));
-  const m = { id: 'm1', network_id: 'home', target: { kind: 'room', room_id: 'r' }, from: { type: 'agent', id: 'a', network_id: 'home' }, parts, mentions: [], created_at: '2026-01-01T00:00:00Z' } as unknown as Message;
+  const parts = Array.from({ length: 40_000 }, (_, i) =>
+    i % 2 ? { kind: 'text' as const, text: '@a-' } : { kind: 'url' as const, url: `https://example.com/${i}` },
+  );
+  const m = {
+    id: 'm1',
+    network_id: 'home',
+    target: { kind: 'room', room_id: 'r' },
+    from: { type: 'agent', id: 'a', network_id: 'home' },
+    parts,
+    mentions: [],
+    created_at: '2026-01-01T00:00:00Z',
+  } as unknown as Message;
   const { ms, value } = timed(() => artifactsOf('home', m));
   assert.is(value.length, 20_000);
   assert.ok(ms < BUDGET_MS, `${ms.toFixed(0)} ms`);
@@ -95,7 +107,11 @@ live('the send returns promptly and /healthz keeps answering meanwhile', async (
   const s = await startServer({ config: { auth: { agent_registration: 'open' } } });
   try {
     const text = fill('-', '@beta', 'x').slice(0, MIB - 4096);
-    const body = { target: { kind: 'dm', participant_ids: ['alpha', 'beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] };
+    const body = {
+      target: { kind: 'dm', participant_ids: ['alpha', 'beta'] },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text }],
+    };
     const health: number[] = [];
     let sending = true;
     const probe = (async () => {

@@ -15,7 +15,15 @@ function doc(over: Record<string, unknown> = {}, caps: Record<string, unknown> =
     name: 'Remote',
     version: '0.9.0',
     protocols: { http: ['service.http.v1'], attach: ['service.attach.v1'], pair: ['service.pair.v1'] },
-    capabilities: { event_stream: 'sse', attachment_protocol: 'websocket', human_ingress: true, direct_messages: true, message_pagination: 'cursor', pairings: true, ...caps },
+    capabilities: {
+      event_stream: 'sse',
+      attachment_protocol: 'websocket',
+      human_ingress: true,
+      direct_messages: true,
+      message_pagination: 'cursor',
+      pairings: true,
+      ...caps,
+    },
     ...over,
   };
 }
@@ -28,7 +36,12 @@ const c = suite('the compatibility check of a remote network document');
 c('a current remote with DMs is connected, with redacted diagnostics', () => {
   assert.equal(check(doc()), {
     status: 'connected',
-    diagnostics: { checked_at: AT, remote_version: '0.9.0', remote_network_id: 'remote', remote_protocols: { http: ['service.http.v1'], pair: ['service.pair.v1'] } },
+    diagnostics: {
+      checked_at: AT,
+      remote_version: '0.9.0',
+      remote_network_id: 'remote',
+      remote_protocols: { http: ['service.http.v1'], pair: ['service.pair.v1'] },
+    },
     remote: { network_id: 'remote', name: 'Remote', direct_messages: true },
   });
 });
@@ -104,9 +117,18 @@ c.run();
 const s = suite('pairing status transitions');
 
 s('a check sets the status it found and marks the peer as having answered', () => {
-  assert.equal(nextStatus({ status: 'unknown', answered: false }, { kind: 'checked', status: 'connected' }), { status: 'connected', answered: true });
-  assert.equal(nextStatus({ status: 'error', answered: true }, { kind: 'checked', status: 'degraded' }), { status: 'degraded', answered: true });
-  assert.equal(nextStatus({ status: 'connected', answered: true }, { kind: 'checked', status: 'incompatible' }), { status: 'incompatible', answered: true });
+  assert.equal(nextStatus({ status: 'unknown', answered: false }, { kind: 'checked', status: 'connected' }), {
+    status: 'connected',
+    answered: true,
+  });
+  assert.equal(nextStatus({ status: 'error', answered: true }, { kind: 'checked', status: 'degraded' }), {
+    status: 'degraded',
+    answered: true,
+  });
+  assert.equal(nextStatus({ status: 'connected', answered: true }, { kind: 'checked', status: 'incompatible' }), {
+    status: 'incompatible',
+    answered: true,
+  });
 });
 
 s('a failure before the peer ever answered is pending, and stays pending', () => {
@@ -132,7 +154,12 @@ const message = (over: Partial<Message> = {}): Message => ({
   created_at: AT,
   ...over,
 });
-const facts = { localNetworkId: 'home', remoteNetworkId: 'away', remoteDirectMessages: true, roomFederated: (id: string) => id === 'general' };
+const facts = {
+  localNetworkId: 'home',
+  remoteNetworkId: 'away',
+  remoteDirectMessages: true,
+  roomFederated: (id: string) => id === 'general',
+};
 
 const r = suite('which messages are relayed, and how');
 
@@ -157,7 +184,10 @@ r('a DM is relayed only when a participant belongs to the remote and the remote 
 });
 
 r('the relay request keeps the id, names the origin and the sender home', () => {
-  const m = message({ mentions: ['svc://away/agents/beta'], from: { type: 'agent', id: 'alpha', name: 'Alpha', network_id: 'home', fqid: 'svc://home/agents/alpha' } });
+  const m = message({
+    mentions: ['svc://away/agents/beta'],
+    from: { type: 'agent', id: 'alpha', name: 'Alpha', network_id: 'home', fqid: 'svc://home/agents/alpha' },
+  });
   assert.equal(relayRequestFor(m, 'home'), {
     id: 'msg_1',
     target: { kind: 'room', room_id: 'general' },
@@ -175,16 +205,42 @@ r('the relay request keeps the id, names the origin and the sender home', () => 
 
 r('answers: 2xx delivered; 401, 408, 429 and 5xx retried; other refusals final', () => {
   assert.equal([200, 201, 401, 408, 429, 500, 503, 400, 403, 404, 409, 413].map(classifyRelayAnswer), [
-    'delivered', 'delivered', 'retry', 'retry', 'retry', 'retry', 'retry', 'refused', 'refused', 'refused', 'refused', 'refused',
+    'delivered',
+    'delivered',
+    'retry',
+    'retry',
+    'retry',
+    'retry',
+    'retry',
+    'refused',
+    'refused',
+    'refused',
+    'refused',
+    'refused',
   ]);
 });
 
 r('reconnect delays grow, are capped and jittered by +-50%', () => {
-  assert.is(backoffDelay(0, 250, 10_000, () => 0.5), 250);
-  assert.is(backoffDelay(3, 250, 10_000, () => 0.5), 2000);
-  assert.is(backoffDelay(30, 250, 10_000, () => 0.5), 10_000);
-  assert.is(backoffDelay(30, 250, 10_000, () => 0), 5000);
-  assert.is(backoffDelay(30, 250, 10_000, () => 0.999999), 15_000);
+  assert.is(
+    backoffDelay(0, 250, 10_000, () => 0.5),
+    250,
+  );
+  assert.is(
+    backoffDelay(3, 250, 10_000, () => 0.5),
+    2000,
+  );
+  assert.is(
+    backoffDelay(30, 250, 10_000, () => 0.5),
+    10_000,
+  );
+  assert.is(
+    backoffDelay(30, 250, 10_000, () => 0),
+    5000,
+  );
+  assert.is(
+    backoffDelay(30, 250, 10_000, () => 0.999999),
+    15_000,
+  );
 });
 
 r.run();
@@ -210,11 +266,17 @@ const agents = [
 const restricted = { agents: new Set(['alpha']) };
 
 f('an unrestricted viewer sees every room the remote shows the pairing', () => {
-  assert.equal(filterRemoteRooms(rooms, {}, 'home', 'away').map((x) => x.id), rooms.map((x) => x.id));
+  assert.equal(
+    filterRemoteRooms(rooms, {}, 'home', 'away').map((x) => x.id),
+    rooms.map((x) => x.id),
+  );
 });
 
 f('public rooms, and private ones naming the allowed agent with this network (scoped or FQID), are visible', () => {
-  assert.equal(filterRemoteRooms(rooms, restricted, 'home', 'away').map((x) => x.id), ['lobby', 'scoped', 'fqid']);
+  assert.equal(
+    filterRemoteRooms(rooms, restricted, 'home', 'away').map((x) => x.id),
+    ['lobby', 'scoped', 'fqid'],
+  );
 });
 
 f('a bare member name belongs to the remote; labels that conflict or are missing fail closed', () => {
@@ -232,13 +294,16 @@ f('agents are those of the visible rooms, names dropped, room lists cut to what 
     { id: 'gamma', actor_uid: 'a2', fqid: 'svc://away/agents/gamma', network_id: 'away', rooms: ['scoped'] },
     { id: 'delta', actor_uid: 'a3', fqid: 'svc://away/agents/delta', network_id: 'away', rooms: ['fqid'] },
   ]);
-  assert.equal(filterRemoteAgents(agents, [], {}, 'home', 'away').map((a) => [a.id, 'name' in a]), [
-    ['beta', false],
-    ['gamma', false],
-    ['delta', false],
-    ['epsilon', false],
-    ['zeta', false],
-  ]);
+  assert.equal(
+    filterRemoteAgents(agents, [], {}, 'home', 'away').map((a) => [a.id, 'name' in a]),
+    [
+      ['beta', false],
+      ['gamma', false],
+      ['delta', false],
+      ['epsilon', false],
+      ['zeta', false],
+    ],
+  );
 });
 
 f.run();

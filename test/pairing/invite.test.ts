@@ -4,7 +4,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Chalk } from 'chalk';
-import { decodeInvite, encodeInvite, InviteError, normalizeRelayUrl, parseDuration, validateInvite, type Invite } from '../../src/pairing/invite.js';
+import {
+  decodeInvite,
+  encodeInvite,
+  InviteError,
+  normalizeRelayUrl,
+  parseDuration,
+  validateInvite,
+  type Invite,
+} from '../../src/pairing/invite.js';
 import { inviteAccept, inviteCreate } from '../../src/cli/commands/invite.js';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { renderInitConfig, writeConfigFile } from '../../src/config/init.js';
@@ -72,7 +80,10 @@ t('only version 1 is accepted', () => {
     const r = refusal(() => decodeInvite(code({ ...INVITE, v })));
     assert.is(r.reason, 'unsupported_version');
   }
-  assert.is(refusal(() => decodeInvite(code({ ...INVITE, v: 2 }))).message, 'invite version 2 is not supported (this svc accepts v 1); ask for a new invite from a matching svc');
+  assert.is(
+    refusal(() => decodeInvite(code({ ...INVITE, v: 2 }))).message,
+    'invite version 2 is not supported (this svc accepts v 1); ask for a new invite from a matching svc',
+  );
 });
 
 t('the relay URL must be ws:// or wss://', () => {
@@ -90,7 +101,10 @@ t('damaged codes say what is wrong', () => {
   assert.is(refusal(() => decodeInvite('hello')).message, 'not an invite code: it must start with "service-invite:"');
   assert.is(refusal(() => decodeInvite('service-invite:***')).reason, 'malformed');
   assert.is(refusal(() => decodeInvite(`service-invite:${Buffer.from('not json').toString('base64url')}`)).reason, 'malformed');
-  assert.is(refusal(() => decodeInvite(code({ ...INVITE, pairing_token: undefined }))).message, 'the invite has no pairing_token; ask for a new invite');
+  assert.is(
+    refusal(() => decodeInvite(code({ ...INVITE, pairing_token: undefined }))).message,
+    'the invite has no pairing_token; ask for a new invite',
+  );
   assert.is(refusal(() => decodeInvite(code({ ...INVITE, pairing_id: 'a/b' }))).reason, 'malformed');
   assert.is(refusal(() => decodeInvite(code({ ...INVITE, shared_rooms: ['ok', 'no spaces'] }))).reason, 'malformed');
   assert.is(refusal(() => decodeInvite(code({ ...INVITE, exp: 'tomorrow' }))).reason, 'malformed');
@@ -135,18 +149,36 @@ function initConfig(dir: string, id: string): string {
 e('the inviting side gets a pair token, an unbound pairing and a federated room; comments stay', async ({ dir }) => {
   const file = initConfig(dir, 'home');
   const out = io();
-  assert.is(await inviteCreate(out, { config: file, relayUrl: 'ws://127.0.0.1:8788', rooms: 'general,lab', expires: '1h' }), 0, out.errors.join('\n'));
+  assert.is(
+    await inviteCreate(out, { config: file, relayUrl: 'ws://127.0.0.1:8788', rooms: 'general,lab', expires: '1h' }),
+    0,
+    out.errors.join('\n'),
+  );
   const inv = decodeInvite(out.lines[0]!);
-  assert.equal([inv.network_id, inv.network_name, inv.relay_url, inv.shared_rooms], ['home', 'HOME', 'ws://127.0.0.1:8788/v1/relay', ['general', 'lab']]);
+  assert.equal(
+    [inv.network_id, inv.network_name, inv.relay_url, inv.shared_rooms],
+    ['home', 'HOME', 'ws://127.0.0.1:8788/v1/relay', ['general', 'lab']],
+  );
   assert.ok(Date.parse(inv.exp) - Date.now() <= 3_600_000 && Date.parse(inv.exp) - Date.now() > 3_500_000);
   assert.ok(inv.pairing_token.length >= 40 && inv.relay_token.length >= 40 && inv.room.length >= 32);
   const text = readFileSync(file, 'utf8');
   assert.match(text, /# svc configuration, written by `svc init`/);
   assert.is(statSync(file).mode & 0o777, 0o600);
   const cfg = loadConfig(file, {}).config;
-  assert.equal(cfg.auth.tokens.find((t) => t.id === inv.pairing_id), { id: inv.pairing_id, value: inv.pairing_token, scopes: ['pair'] });
-  assert.equal(cfg.pairings, [{ id: inv.pairing_id, token: inv.pairing_token, relay: { url: inv.relay_url, room: inv.room, token: inv.relay_token } }]);
-  assert.equal(cfg.rooms.map((r) => [r.id, r.federation?.pairings]), [['general', [inv.pairing_id]], ['lab', [inv.pairing_id]]]);
+  assert.equal(
+    cfg.auth.tokens.find((t) => t.id === inv.pairing_id),
+    { id: inv.pairing_id, value: inv.pairing_token, scopes: ['pair'] },
+  );
+  assert.equal(cfg.pairings, [
+    { id: inv.pairing_id, token: inv.pairing_token, relay: { url: inv.relay_url, room: inv.room, token: inv.relay_token } },
+  ]);
+  assert.equal(
+    cfg.rooms.map((r) => [r.id, r.federation?.pairings]),
+    [
+      ['general', [inv.pairing_id]],
+      ['lab', [inv.pairing_id]],
+    ],
+  );
   // general keeps what it declared: membership is never granted by an invite.
   assert.equal(cfg.rooms[0]!.members, []);
 });
@@ -163,10 +195,20 @@ e('the accepting side mirrors it, bound to the inviter, and refuses the same inv
   assert.match(b.lines[0]!, new RegExp(`^paired with HOME2 \\(home2\\) as pairing ${inv.pairing_id}`));
   const cfg = loadConfig(away, {}).config;
   assert.equal(cfg.pairings, [
-    { id: inv.pairing_id, remote_network_id: 'home2', remote_network_name: 'HOME2', token: inv.pairing_token, bound: true, relay: { url: 'wss://relay.example/v1/relay', room: inv.room, token: inv.relay_token } },
+    {
+      id: inv.pairing_id,
+      remote_network_id: 'home2',
+      remote_network_name: 'HOME2',
+      token: inv.pairing_token,
+      bound: true,
+      relay: { url: 'wss://relay.example/v1/relay', room: inv.room, token: inv.relay_token },
+    },
   ]);
   assert.equal(cfg.auth.tokens.find((t) => t.id === inv.pairing_id)?.scopes, ['pair']);
-  assert.equal(cfg.rooms.find((r) => r.id === 'lab'), { id: 'lab', federation: { pairings: [inv.pairing_id] } });
+  assert.equal(
+    cfg.rooms.find((r) => r.id === 'lab'),
+    { id: 'lab', federation: { pairings: [inv.pairing_id] } },
+  );
   const before = readFileSync(away, 'utf8');
   const again = io();
   assert.is(await inviteAccept(again, code, { config: away }), 1);
@@ -193,7 +235,10 @@ e('usage mistakes exit 2 and change nothing', async ({ dir }) => {
 e('a config edit that would make the file invalid is refused and nothing is written', ({ dir }) => {
   const file = initConfig(dir, 'edit');
   const before = readFileSync(file, 'utf8');
-  assert.throws(() => editConfigFile(file, (doc) => appendTo(doc, ['auth', 'tokens'], { id: 'x', value: 'v', scopes: ['root'] }), {}), /auth\.tokens\[0\]\.scopes\[0\]: must be one of/);
+  assert.throws(
+    () => editConfigFile(file, (doc) => appendTo(doc, ['auth', 'tokens'], { id: 'x', value: 'v', scopes: ['root'] }), {}),
+    /auth\.tokens\[0\]\.scopes\[0\]: must be one of/,
+  );
   assert.is(readFileSync(file, 'utf8'), before);
   editConfigFile(file, (doc) => appendTo(doc, ['pairings'], { id: 'p', remote_base_url: 'http://x', token: 't' }), {});
   assert.match(readFileSync(file, 'utf8'), /pairings:\n {2}# added by `svc invite create` \/ `svc invite accept`\n {2}- id: p\n/);

@@ -19,7 +19,8 @@ const DIRECT_TOKEN = 'direct-pair-secret-7f3a9c1e55d2';
 const LEGACY_TOKEN = 'legacy-pair-secret-0b8e4d2a91';
 const WAIT = 20_000;
 
-const baseTokens = () => Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) }));
+const baseTokens = () =>
+  Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) }));
 
 interface Cli {
   code: number | null;
@@ -40,7 +41,10 @@ function cli(args: string[]): Promise<Cli> {
 
 /** `svc relay --listen 127.0.0.1:0` as a child process. */
 async function startRelay(): Promise<{ url: string; proc: ChildProcess; output: () => string; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -77,7 +81,14 @@ async function startOldServer(): Promise<{ url: string; auth: string[]; close: (
       name: 'Old Net',
       version: '0.0.9',
       protocols: { http: ['service.http.v1'], pair: ['service.pair.v0'] },
-      capabilities: { event_stream: 'sse', attachment_protocol: 'websocket', human_ingress: true, direct_messages: true, message_pagination: 'cursor', pairings: true },
+      capabilities: {
+        event_stream: 'sse',
+        attachment_protocol: 'websocket',
+        human_ingress: true,
+        direct_messages: true,
+        message_pagination: 'cursor',
+        pairings: true,
+      },
     };
     const text = JSON.stringify(req.url === '/v1/network' ? doc : { error: 'no', code: 'not_found' });
     res.writeHead(req.url === '/v1/network' ? 200 : 404, { 'content-type': 'application/json' });
@@ -160,7 +171,11 @@ const texts = async (ctx: Ctx, s: TestServer, path: string): Promise<string[]> =
   return (r.body.messages as Json[]).map((m) => m.parts[0].text as string);
 };
 const historyHas = (ctx: Ctx, s: TestServer, path: string, text: string) =>
-  eventually(async () => (await get(ctx, s, path)).body?.messages?.some((m: Json) => m.parts[0].text === text), WAIT, `${text} at ${s.networkId}${path}`);
+  eventually(
+    async () => (await get(ctx, s, path)).body?.messages?.some((m: Json) => m.parts[0].text === text),
+    WAIT,
+    `${text} at ${s.networkId}${path}`,
+  );
 
 t.before(async (ctx) => {
   ctx.seen = [];
@@ -246,7 +261,11 @@ t('the invite is accepted through the CLI and both sides become connected', asyn
   assert.equal(pb.diagnostics.remote_protocols.pair, ['service.pair.v1']);
   const pa = await pairingOf(ctx, ctx.a, ctx.pid);
   assert.equal([pa.remote_network_id, pa.remote_network_name], ['beta-net', 'Beta Net']);
-  await eventually(() => pairingStatuses(ctx.events.text(), ctx.pid).join(',') === 'pending,connected', WAIT, 'pairing.updated events pending then connected');
+  await eventually(
+    () => pairingStatuses(ctx.events.text(), ctx.pid).join(',') === 'pending,connected',
+    WAIT,
+    'pairing.updated events pending then connected',
+  );
   const metrics = await get(ctx, ctx.a, '/metrics', TOKENS.admin.value);
   assert.is(metrics.status, 200);
   assert.match(metrics.text, `svc_relay_connected{pairing="${ctx.pid}"} 1`);
@@ -263,14 +282,20 @@ t('the remote network, rooms and agents are readable through the pairing', async
   assert.equal(net.body.protocols.pair, ['service.pair.v1']);
   const rooms = await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms`);
   assert.is(rooms.status, 200, rooms.text);
-  assert.equal(rooms.body.rooms.map((r: Json) => r.id), ['general']);
+  assert.equal(
+    rooms.body.rooms.map((r: Json) => r.id),
+    ['general'],
+  );
   assert.is(rooms.body.rooms[0].network_id, 'beta-net');
   assert.equal(rooms.body.page, { has_more: false });
   const back = await get(ctx, ctx.b, `/v1/pairings/${ctx.pid}/network`);
   assert.is(back.body.id, 'alpha-net');
   const agents = await get(ctx, ctx.b, `/v1/pairings/${ctx.pid}/agents`);
   assert.is(agents.status, 200, agents.text);
-  assert.equal(agents.body.agents.map((x: Json) => [x.id, x.network_id, 'name' in x]), [['alpha', 'alpha-net', false]]);
+  assert.equal(
+    agents.body.agents.map((x: Json) => [x.id, x.network_id, 'name' in x]),
+    [['alpha', 'alpha-net', false]],
+  );
   assert.ok('page' in agents.body);
 });
 
@@ -289,14 +314,29 @@ t('pairing routes refuse anonymous callers, self-registered agent tokens and unk
 t('an agents-allowlisted token sees only remote rooms that name its agent with this network', async (ctx) => {
   editConfigFile(ctx.b.configFile, (doc) => {
     appendTo(doc, ['rooms'], { id: 'ops', visibility: 'private', members: ['beta'], federation: { pairings: [ctx.pid] } });
-    appendTo(doc, ['rooms'], { id: 'plans', visibility: 'private', members: ['beta', 'alpha-net:alpha'], federation: { pairings: [ctx.pid] } });
+    appendTo(doc, ['rooms'], {
+      id: 'plans',
+      visibility: 'private',
+      members: ['beta', 'alpha-net:alpha'],
+      federation: { pairings: [ctx.pid] },
+    });
   });
-  await eventually(async () => (await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms`)).body?.rooms?.length === 3, WAIT, 'B rooms reloaded');
+  await eventually(
+    async () => (await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms`)).body?.rooms?.length === 3,
+    WAIT,
+    'B rooms reloaded',
+  );
   const full = await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms`);
-  assert.equal(full.body.rooms.map((r: Json) => r.id), ['general', 'ops', 'plans']);
+  assert.equal(
+    full.body.rooms.map((r: Json) => r.id),
+    ['general', 'ops', 'plans'],
+  );
   const limited = await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms`, TOKENS.alphaOnly.value);
   assert.is(limited.status, 200, limited.text);
-  assert.equal(limited.body.rooms.map((r: Json) => r.id), ['general', 'plans']);
+  assert.equal(
+    limited.body.rooms.map((r: Json) => r.id),
+    ['general', 'plans'],
+  );
   const paged = await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms?limit=1`);
   assert.equal([paged.body.rooms.map((r: Json) => r.id), paged.body.page], [['plans'], { has_more: true, next_before: 'plans' }]);
   assert.is((await get(ctx, ctx.a, `/v1/pairings/${ctx.pid}/rooms?before=ghost`)).status, 422);
@@ -311,7 +351,11 @@ t('a relayed message is refused by the write policy until membership is granted,
   // A grants through the API.
   editConfigFile(ctx.b.configFile, (doc) => appendTo(doc, ['rooms', indexById(doc, ['rooms'], 'general'), 'members'], 'alpha-net:alpha'));
   assert.is((await call(ctx, ctx.a, 'PATCH', '/v1/rooms/general/members', TOKENS.admin.value, { add: ['beta-net:beta'] })).status, 200);
-  await eventually(async () => (await get(ctx, ctx.b, '/v1/rooms/general')).body?.members?.includes('alpha-net:alpha'), WAIT, 'B reloaded its members');
+  await eventually(
+    async () => (await get(ctx, ctx.b, '/v1/rooms/general')).body?.members?.includes('alpha-net:alpha'),
+    WAIT,
+    'B reloaded its members',
+  );
 
   ctx.ids.hello = await send(ctx, ctx.a, roomMessage('general', 'alpha', 'hello from alpha'), TOKENS.alphaOnly.value);
   await historyHas(ctx, ctx.b, '/v1/rooms/general/messages', 'hello from alpha');
@@ -332,7 +376,13 @@ t('nothing echoes back: after a round trip each side holds each message exactly 
   await historyHas(ctx, ctx.b, '/v1/rooms/general/messages', 'sentinel a');
   await send(ctx, ctx.b, roomMessage('general', 'beta', 'sentinel b'), BETA_ONLY.value);
   await historyHas(ctx, ctx.a, '/v1/rooms/general/messages', 'sentinel b');
-  assert.equal(await texts(ctx, ctx.a, '/v1/rooms/general/messages'), ['before membership', 'hello from alpha', 'hello from beta', 'sentinel a', 'sentinel b']);
+  assert.equal(await texts(ctx, ctx.a, '/v1/rooms/general/messages'), [
+    'before membership',
+    'hello from alpha',
+    'hello from beta',
+    'sentinel a',
+    'sentinel b',
+  ]);
   assert.equal(await texts(ctx, ctx.b, '/v1/rooms/general/messages'), ['hello from alpha', 'hello from beta', 'sentinel a', 'sentinel b']);
   // B relays in order, so an echo of 'sentinel a' would have reached A before 'sentinel b' did. A
   // refuses a message from its own network that claims an origin, and B would have logged that.
@@ -342,24 +392,56 @@ t('nothing echoes back: after a round trip each side holds each message exactly 
 });
 
 t('a relayed message cannot be replayed with a forged origin or into a room without federation', async (ctx) => {
-  const body = (room: string, origin: Json) => ({ ...roomMessage(room, 'alpha', 'forged'), from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' }, origin });
+  const body = (room: string, origin: Json) => ({
+    ...roomMessage(room, 'alpha', 'forged'),
+    from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+    origin,
+  });
   const pairTok = decodeInvite(ctx.code).pairing_token;
-  const wrongOrigin = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, body('general', { network_id: 'elsewhere', message_id: 'm1' }));
+  const wrongOrigin = await call(
+    ctx,
+    ctx.b,
+    'POST',
+    '/v1/messages',
+    pairTok,
+    body('general', { network_id: 'elsewhere', message_id: 'm1' }),
+  );
   assert.is(wrongOrigin.status, 403, wrongOrigin.text);
-  const noOrigin = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, { ...roomMessage('general', 'alpha', 'x'), from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' } });
+  const noOrigin = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, {
+    ...roomMessage('general', 'alpha', 'x'),
+    from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+  });
   assert.is(noOrigin.status, 400, noOrigin.text);
   assert.match(noOrigin.body.error, /body\.origin/);
-  assert.is((await call(ctx, ctx.b, 'POST', '/v1/rooms', TOKENS.admin.value, { id: 'closed', name: 'Closed', members: ['alpha-net:alpha'] })).status, 200);
-  const unfederated = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, body('closed', { network_id: 'alpha-net', message_id: 'm2' }));
+  assert.is(
+    (await call(ctx, ctx.b, 'POST', '/v1/rooms', TOKENS.admin.value, { id: 'closed', name: 'Closed', members: ['alpha-net:alpha'] }))
+      .status,
+    200,
+  );
+  const unfederated = await call(
+    ctx,
+    ctx.b,
+    'POST',
+    '/v1/messages',
+    pairTok,
+    body('closed', { network_id: 'alpha-net', message_id: 'm2' }),
+  );
   assert.is(unfederated.status, 403);
   assert.match(unfederated.body.error, /does not federate/);
-  const otherNet = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, { ...body('general', { network_id: 'gamma-net', message_id: 'm3' }), from: { type: 'agent', id: 'x', network_id: 'gamma-net' } });
+  const otherNet = await call(ctx, ctx.b, 'POST', '/v1/messages', pairTok, {
+    ...body('general', { network_id: 'gamma-net', message_id: 'm3' }),
+    from: { type: 'agent', id: 'x', network_id: 'gamma-net' },
+  });
   assert.is(otherNet.status, 403);
   assert.match(otherNet.body.error, /relays for network alpha-net/);
 });
 
 t('a thread and a DM are relayed, and the DM answer comes back', async (ctx) => {
-  const thread = { target: { kind: 'thread', room_id: 'general', thread_id: 't-plan', parent_message_id: ctx.ids.hello }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'in the thread' }] };
+  const thread = {
+    target: { kind: 'thread', room_id: 'general', thread_id: 't-plan', parent_message_id: ctx.ids.hello },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'in the thread' }],
+  };
   await send(ctx, ctx.a, thread, TOKENS.alphaOnly.value);
   await historyHas(ctx, ctx.b, '/v1/threads/t-plan/messages', 'in the thread');
   const tb = await get(ctx, ctx.b, '/v1/threads/t-plan');
@@ -372,11 +454,19 @@ t('a thread and a DM are relayed, and the DM answer comes back', async (ctx) => 
   });
   assert.is(dm.status, 200, dm.text);
   const dmId = dmIdFor(['alpha-net:alpha', 'beta-net:beta']);
-  assert.equal((await get(ctx, ctx.a, '/v1/dms')).body.dms.map((d: Json) => d.id), [dmId]);
+  assert.equal(
+    (await get(ctx, ctx.a, '/v1/dms')).body.dms.map((d: Json) => d.id),
+    [dmId],
+  );
   await historyHas(ctx, ctx.b, `/v1/dms/${dmId}/messages`, 'psst beta');
   const dmb = await get(ctx, ctx.b, `/v1/dms/${dmId}`);
   assert.equal(dmb.body.participant_ids, ['alpha-net:alpha', 'beta-net:beta']);
-  await send(ctx, ctx.b, { target: { kind: 'dm', dm_id: dmId }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text: 'hi alpha' }] }, BETA_ONLY.value);
+  await send(
+    ctx,
+    ctx.b,
+    { target: { kind: 'dm', dm_id: dmId }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text: 'hi alpha' }] },
+    BETA_ONLY.value,
+  );
   await historyHas(ctx, ctx.a, `/v1/dms/${dmId}/messages`, 'hi alpha');
   assert.equal(await texts(ctx, ctx.a, `/v1/dms/${dmId}/messages`), ['psst beta', 'hi alpha']);
 });
@@ -433,7 +523,10 @@ t('messages accepted while the peer is away survive a crash of the sender and ar
   await ctx.b.restart();
   await historyHas(ctx, ctx.b, '/v1/rooms/general/messages', 'q3');
   const atB = await texts(ctx, ctx.b, '/v1/rooms/general/messages');
-  assert.equal(atB.filter((x) => /^q\d$/.test(x)), ['q1', 'q2', 'q3']);
+  assert.equal(
+    atB.filter((x) => /^q\d$/.test(x)),
+    ['q1', 'q2', 'q3'],
+  );
   assert.is(new Set(atB).size, atB.length, 'no duplicates');
 });
 
@@ -444,12 +537,27 @@ t('a direct pairing over HTTP relays both ways and never forwards a relayed mess
       server: { pairing_check_interval_ms: 300 },
       auth: { tokens: [...baseTokens(), GAMMA_ONLY, { id: 'direct-ac', value: DIRECT_TOKEN, scopes: ['pair'] }] },
       rooms: [{ id: 'general', members: ['gamma', 'alpha-net:alpha'], federation: { pairings: ['direct-ac'] } }],
-      pairings: [{ id: 'direct-ac', remote_network_id: 'alpha-net', remote_network_name: 'Alpha Net', remote_base_url: ctx.a.url, token: DIRECT_TOKEN, bound: true }],
+      pairings: [
+        {
+          id: 'direct-ac',
+          remote_network_id: 'alpha-net',
+          remote_network_name: 'Alpha Net',
+          remote_base_url: ctx.a.url,
+          token: DIRECT_TOKEN,
+          bound: true,
+        },
+      ],
     },
   });
   editConfigFile(ctx.a.configFile, (doc) => {
     appendTo(doc, ['auth', 'tokens'], { id: 'direct-ac', value: DIRECT_TOKEN, scopes: ['pair'] });
-    appendTo(doc, ['pairings'], { id: 'direct-ac', remote_network_id: 'gamma-net', remote_base_url: ctx.c!.url, token: DIRECT_TOKEN, bound: true });
+    appendTo(doc, ['pairings'], {
+      id: 'direct-ac',
+      remote_network_id: 'gamma-net',
+      remote_base_url: ctx.c!.url,
+      token: DIRECT_TOKEN,
+      bound: true,
+    });
     appendTo(doc, ['rooms', indexById(doc, ['rooms'], 'general'), 'federation', 'pairings'], 'direct-ac');
     // Declared members replace the stored ones on reload: declare both remote agents.
     appendTo(doc, ['rooms', indexById(doc, ['rooms'], 'general'), 'members'], 'beta-net:beta');
@@ -479,7 +587,10 @@ t('a server advertising an old pair protocol makes the pairing incompatible, wit
   assert.is(p.diagnostics.reason, 'unsupported_pair_protocol');
   assert.equal(p.diagnostics.remote_protocols, { http: ['service.http.v1'], pair: ['service.pair.v0'] });
   assert.is(p.diagnostics.remote_version, '0.0.9');
-  assert.ok(ctx.old.auth.every((h) => h === `Bearer ${LEGACY_TOKEN}`), 'the pairing token is sent as the bearer');
+  assert.ok(
+    ctx.old.auth.every((h) => h === `Bearer ${LEGACY_TOKEN}`),
+    'the pairing token is sent as the bearer',
+  );
   const warn = (await get(ctx, ctx.a, '/v1/network')).body.warnings.find((w: Json) => w.code === 'pairing_compatibility');
   assert.is(warn.severity, 'error');
   assert.match(warn.message, /legacy \(incompatible: unsupported_pair_protocol\)/);
@@ -489,7 +600,15 @@ t('no token appears in any response or log line', async (ctx) => {
   const cfg = parseYaml(readFileSync(ctx.a.configFile, 'utf8')) as Json;
   const relay = (cfg.pairings as Json[]).find((p) => p.id === ctx.pid).relay;
   const inv = decodeInvite(ctx.code);
-  const secrets = [inv.pairing_token, inv.relay_token, relay.token, relay.room, ctx.code.slice('service-invite:'.length, 60), DIRECT_TOKEN, LEGACY_TOKEN];
+  const secrets = [
+    inv.pairing_token,
+    inv.relay_token,
+    relay.token,
+    relay.room,
+    ctx.code.slice('service-invite:'.length, 60),
+    DIRECT_TOKEN,
+    LEGACY_TOKEN,
+  ];
   for (const s of [ctx.a, ctx.b, ctx.c!]) {
     ctx.seen.push((await get(ctx, s, '/v1/pairings')).text);
     ctx.seen.push((await get(ctx, s, '/v1/network')).text);

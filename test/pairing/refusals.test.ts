@@ -13,7 +13,10 @@ import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServe
 
 const PAIR_TOKEN = 'refusal-pair-secret-5c1d7e9a03';
 const WAIT = 20_000;
-const tokens = () => [...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })), { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] }];
+const tokens = () => [
+  ...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })),
+  { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
+];
 
 interface Ctx {
   a: TestServer;
@@ -27,7 +30,13 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>): P
   const storeOf = (name: string) => (store ? { store: store(name) } : {});
   ctx.a = await startServer({
     env: ctx.env,
-    config: { network: { id: 'alpha-net', name: 'Alpha' }, server: { pairing_check_interval_ms: 300 }, auth: { tokens: tokens() }, rooms: [{ id: 'general', members: ['alpha'] }], ...storeOf('a') },
+    config: {
+      network: { id: 'alpha-net', name: 'Alpha' },
+      server: { pairing_check_interval_ms: 300 },
+      auth: { tokens: tokens() },
+      rooms: [{ id: 'general', members: ['alpha'] }],
+      ...storeOf('a'),
+    },
   });
   ctx.b = await startServer({
     env: ctx.env,
@@ -63,7 +72,16 @@ async function refusedShowsEverywhere(ctx: Ctx): Promise<void> {
   const p = await pairingAt(ctx.a);
   assert.equal(p.refused.by_reason, { forbidden: 1 });
   assert.is(p.refused.recent.length, 1);
-  assert.equal([p.refused.recent[0].message_id, p.refused.recent[0].reason, p.refused.recent[0].status, p.refused.recent[0].room_id, p.refused.recent[0].fix], [id, 'forbidden', 403, 'general', fix]);
+  assert.equal(
+    [
+      p.refused.recent[0].message_id,
+      p.refused.recent[0].reason,
+      p.refused.recent[0].status,
+      p.refused.recent[0].room_id,
+      p.refused.recent[0].fix,
+    ],
+    [id, 'forbidden', 403, 'general', fix],
+  );
   // The receiving side counts nothing: it refused, it did not relay.
   assert.not.ok((await pairingAt(ctx.b)).refused);
 
@@ -95,10 +113,18 @@ async function refusedShowsEverywhere(ctx: Ctx): Promise<void> {
   assert.match(ctx.a.output(), fix);
 
   // Nothing is retried: once granted, a new message flows and the refused one stays absent at B.
-  assert.is((await ctx.b.req('PATCH', '/v1/rooms/general/members', { token: TOKENS.admin.value, body: { add: ['alpha-net:alpha'] } })).status, 200);
+  assert.is(
+    (await ctx.b.req('PATCH', '/v1/rooms/general/members', { token: TOKENS.admin.value, body: { add: ['alpha-net:alpha'] } })).status,
+    200,
+  );
   const later = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', 'after membership'), TOKENS.alphaOnly.value);
   assert.is(later.status, 200, later.text);
-  await eventually(async () => (await ctx.b.get('/v1/rooms/general/messages', TOKENS.admin.value)).body?.messages?.some((m: Json) => m.id === later.body.message_id), WAIT, 'the later message at B');
+  await eventually(
+    async () =>
+      (await ctx.b.get('/v1/rooms/general/messages', TOKENS.admin.value)).body?.messages?.some((m: Json) => m.id === later.body.message_id),
+    WAIT,
+    'the later message at B',
+  );
   const atB = (await ctx.b.get('/v1/rooms/general/messages', TOKENS.admin.value)).body.messages as Json[];
   assert.not.ok(atB.some((m) => m.id === id));
   assert.is((await pairingAt(ctx.a)).refused.total, 1);

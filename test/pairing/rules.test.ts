@@ -20,9 +20,20 @@ import { Outbox, type Delivery, type OutboxOptions } from '../../src/pairing/out
 import type { Message, SendRequest } from '../../src/protocol/types.js';
 
 function contextWith(raw: Record<string, unknown>): { ctx: NetworkContext; logs: string[] } {
-  const config: Config = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} }).config;
+  const config: Config = parseConfig(
+    { network: { id: 'home' }, store: { backend: 'memory' }, ...raw },
+    { baseDir: tmpdir(), env: {} },
+  ).config;
   const logs: string[] = [];
-  const ctx: NetworkContext = { config, store: new MemoryStore(), broker: new Broker(), log: (_l, msg) => logs.push(msg), version: 'test', configWarnings: [], hooks: NO_HOOKS };
+  const ctx: NetworkContext = {
+    config,
+    store: new MemoryStore(),
+    broker: new Broker(),
+    log: (_l, msg) => logs.push(msg),
+    version: 'test',
+    configWarnings: [],
+    hooks: NO_HOOKS,
+  };
   return { ctx, logs };
 }
 
@@ -34,7 +45,9 @@ const PAIRINGS = [
 
 function managers(ctx: NetworkContext): Map<string, PairingManager> {
   const metrics = createMetrics();
-  return new Map(ctx.config.pairings.map((p) => [p.id, new PairingManager(p, { ctx, metrics, answer: async () => ({ status: 500, body: undefined }) })]));
+  return new Map(
+    ctx.config.pairings.map((p) => [p.id, new PairingManager(p, { ctx, metrics, answer: async () => ({ status: 500, body: undefined }) })]),
+  );
 }
 
 const refused = (fn: () => void): string => {
@@ -52,32 +65,62 @@ const b = suite('network binding of pair credentials');
 b('a bound credential accepts only its own network', () => {
   const { ctx } = contextWith({ pairings: PAIRINGS });
   const m = managers(ctx).get('bound')!;
-  assert.is(refused(() => m.admitOrigin('away')), 'accepted');
-  assert.match(refused(() => m.admitOrigin('elsewhere')), /^403 pairing bound relays for network away, not elsewhere/);
+  assert.is(
+    refused(() => m.admitOrigin('away')),
+    'accepted',
+  );
+  assert.match(
+    refused(() => m.admitOrigin('elsewhere')),
+    /^403 pairing bound relays for network away, not elsewhere/,
+  );
 });
 
 b('an unbound credential is pinned to the first network it asserts, with a logged warning', () => {
   const { ctx, logs } = contextWith({ pairings: PAIRINGS });
   const m = managers(ctx).get('invited')!;
-  assert.is(refused(() => m.admitOrigin('first')), 'accepted');
-  assert.is(refused(() => m.admitOrigin('first')), 'accepted');
-  assert.match(refused(() => m.admitOrigin('second')), /^403 pairing invited is pinned to network first/);
+  assert.is(
+    refused(() => m.admitOrigin('first')),
+    'accepted',
+  );
+  assert.is(
+    refused(() => m.admitOrigin('first')),
+    'accepted',
+  );
+  assert.match(
+    refused(() => m.admitOrigin('second')),
+    /^403 pairing invited is pinned to network first/,
+  );
   assert.is(logs.filter((l) => /unbound pairing credential/.test(l)).length, 1);
   // Process-local: a new manager (a restart) has forgotten the pin.
-  assert.is(refused(() => managers(ctx).get('invited')!.admitOrigin('second')), 'accepted');
+  assert.is(
+    refused(() => managers(ctx).get('invited')!.admitOrigin('second')),
+    'accepted',
+  );
 });
 
 b('require_pair_network_binding refuses unbound credentials and keeps bound ones', () => {
   const { ctx } = contextWith({ pairings: PAIRINGS, require_pair_network_binding: true });
   const ms = managers(ctx);
-  assert.match(refused(() => ms.get('invited')!.admitOrigin('away')), /no confirmed bound network/);
-  assert.match(refused(() => ms.get('named')!.admitOrigin('away')), /no confirmed bound network/);
-  assert.is(refused(() => ms.get('bound')!.admitOrigin('away')), 'accepted');
+  assert.match(
+    refused(() => ms.get('invited')!.admitOrigin('away')),
+    /no confirmed bound network/,
+  );
+  assert.match(
+    refused(() => ms.get('named')!.admitOrigin('away')),
+    /no confirmed bound network/,
+  );
+  assert.is(
+    refused(() => ms.get('bound')!.admitOrigin('away')),
+    'accepted',
+  );
 });
 
 b('a configured remote id is enforced even on an unbound credential', () => {
   const { ctx } = contextWith({ pairings: PAIRINGS });
-  assert.match(refused(() => managers(ctx).get('named')!.admitOrigin('elsewhere')), /relays for network away/);
+  assert.match(
+    refused(() => managers(ctx).get('named')!.admitOrigin('elsewhere')),
+    /relays for network away/,
+  );
 });
 
 b.run();
@@ -103,7 +146,10 @@ function inbound() {
     ],
   });
   const ms = managers(ctx);
-  const check = remoteSenderCheck(ctx, { get: (id) => ms.get(id), byRemoteNetwork: (n) => [...ms.values()].find((m) => m.remoteNetworkId === n) });
+  const check = remoteSenderCheck(ctx, {
+    get: (id) => ms.get(id),
+    byRemoteNetwork: (n) => [...ms.values()].find((m) => m.remoteNetworkId === n),
+  });
   return { ctx, check };
 }
 
@@ -113,48 +159,86 @@ async function withRooms() {
   await x.ctx.store.write(
     x.ctx.config.rooms.map((room) => ({
       op: 'room.create' as const,
-      room: { id: room.id, name: room.id, members: [], visibility: 'public' as const, write_policy: 'members' as const, federation_pairings: room.federation?.pairings ?? [] },
+      room: {
+        id: room.id,
+        name: room.id,
+        members: [],
+        visibility: 'public' as const,
+        write_policy: 'members' as const,
+        federation_pairings: room.federation?.pairings ?? [],
+      },
       at: t,
       event: () => ({ id: `evt_${room.id}`, type: 'room.created' as const, network_id: 'home', created_at: t }),
     })),
   );
   const rooms = new Map((await x.ctx.store.listRooms()).map((room) => [room.id, room]));
   // The hook gets the room the send was placed in; these cases name it by id.
-  const check = (p: Principal, req: SendRequest, target: { room_id?: string }) => x.check(p, req, target.room_id !== undefined ? { room: rooms.get(target.room_id)! } : {});
+  const check = (p: Principal, req: SendRequest, target: { room_id?: string }) =>
+    x.check(p, req, target.room_id !== undefined ? { room: rooms.get(target.room_id)! } : {});
   return { ctx: x.ctx, check };
 }
 
 r('a federated room accepts a message from its pairing credential with a matching origin', async () => {
   const { check } = await withRooms();
-  assert.is(refused(() => check(pairPrincipal('bound'), relayed(), { room_id: 'general' })), 'accepted');
+  assert.is(
+    refused(() => check(pairPrincipal('bound'), relayed(), { room_id: 'general' })),
+    'accepted',
+  );
 });
 
 r('the room federation is always enforced', async () => {
   const { check } = await withRooms();
-  assert.match(refused(() => check(pairPrincipal('bound'), relayed(), { room_id: 'closed' })), /^403 room closed does not federate with pairing bound/);
-  assert.match(refused(() => check(pairPrincipal('named'), relayed(), { room_id: 'general' })), /does not federate with pairing named/);
+  assert.match(
+    refused(() => check(pairPrincipal('bound'), relayed(), { room_id: 'closed' })),
+    /^403 room closed does not federate with pairing bound/,
+  );
+  assert.match(
+    refused(() => check(pairPrincipal('named'), relayed(), { room_id: 'general' })),
+    /does not federate with pairing named/,
+  );
 });
 
 r('origin is required and must name the sender network', async () => {
   const { check } = await withRooms();
   const { origin: _drop, ...noOrigin } = relayed();
-  assert.match(refused(() => check(pairPrincipal('bound'), noOrigin, { room_id: 'general' })), /^400 body\.origin/);
-  assert.match(refused(() => check(pairPrincipal('bound'), relayed({ origin: { network_id: 'home', message_id: 'x' } }), { room_id: 'general' })), /^403 body\.origin\.network_id/);
+  assert.match(
+    refused(() => check(pairPrincipal('bound'), noOrigin, { room_id: 'general' })),
+    /^400 body\.origin/,
+  );
+  assert.match(
+    refused(() => check(pairPrincipal('bound'), relayed({ origin: { network_id: 'home', message_id: 'x' } }), { room_id: 'general' })),
+    /^403 body\.origin\.network_id/,
+  );
 });
 
 r('only a pair credential that is a configured pairing may relay remote senders', async () => {
   const { check } = await withRooms();
   const writer: Principal = { kind: 'static', tokenId: 'ops', scopes: new Set(['write', 'admin']), credentialKey: 'token:ops' };
-  assert.match(refused(() => check(writer, relayed(), { room_id: 'general' })), /^403 .*pair credential/);
-  assert.match(refused(() => check(pairPrincipal('stranger'), relayed(), { room_id: 'general' })), /not the credential of a configured pairing/);
-  assert.match(refused(() => check({ kind: 'anonymous' }, relayed(), { room_id: 'general' })), /^403/);
+  assert.match(
+    refused(() => check(writer, relayed(), { room_id: 'general' })),
+    /^403 .*pair credential/,
+  );
+  assert.match(
+    refused(() => check(pairPrincipal('stranger'), relayed(), { room_id: 'general' })),
+    /not the credential of a configured pairing/,
+  );
+  assert.match(
+    refused(() => check({ kind: 'anonymous' }, relayed(), { room_id: 'general' })),
+    /^403/,
+  );
 });
 
 r('a relayed DM needs a participant of this network', async () => {
   const { check } = await withRooms();
   const dm = (ids: string[]) => relayed({ target: { kind: 'dm', participant_ids: ids } });
-  assert.is(refused(() => check(pairPrincipal('bound'), dm(['away:beta', 'home:alpha']), {})), 'accepted');
-  assert.match(refused(() => check(pairPrincipal('bound'), dm(['away:beta', 'away:gamma']), {})), /needs a participant of this network \(home\)/);
+  assert.is(
+    refused(() => check(pairPrincipal('bound'), dm(['away:beta', 'home:alpha']), {})),
+    'accepted',
+  );
+  assert.match(
+    refused(() => check(pairPrincipal('bound'), dm(['away:beta', 'away:gamma']), {})),
+    /needs a participant of this network \(home\)/,
+  );
 });
 
 r.run();
@@ -195,7 +279,8 @@ async function drained(box: Outbox): Promise<void> {
 
 const yes = async () => true;
 const general = async (m: Message) => m.target.kind === 'room' && m.target.room_id === 'general';
-const outbox = (store: MemoryStore, cursor: PairingCursor, o: Pick<OutboxOptions, 'eligible' | 'deliver' | 'canSend'>) => new Outbox({ store, cursor, leaseKey: 'pairing:p1', ...o });
+const outbox = (store: MemoryStore, cursor: PairingCursor, o: Pick<OutboxOptions, 'eligible' | 'deliver' | 'canSend'>) =>
+  new Outbox({ store, cursor, leaseKey: 'pairing:p1', ...o });
 
 o('a new pairing starts at the end of the log: nothing older is relayed', async () => {
   const store = new MemoryStore();
@@ -244,10 +329,14 @@ o('nothing is sent while sending is not possible, and pending counts what waits'
   const store = new MemoryStore();
   await store.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 0, answered: false } }]);
   await append(store, msg('x'), msg('y'));
-  const box = outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (): Promise<Delivery> => {
-    assert.unreachable('sent');
-    return 'done';
-  }, canSend: () => false });
+  const box = outbox(store, new PairingCursor(store, 'p1'), {
+    eligible: yes,
+    deliver: async (): Promise<Delivery> => {
+      assert.unreachable('sent');
+      return 'done';
+    },
+    canSend: () => false,
+  });
   await drained(box);
   assert.is(await box.pending(), 2);
 });
@@ -259,7 +348,8 @@ o('only the holder of the pairing lease relays: another process sharing the stor
   const other = await store.leases.acquire('pairing:p1', 'another-process', 60_000);
   assert.ok(other.ok);
   const sent: string[] = [];
-  const box = () => outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true });
+  const box = () =>
+    outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true });
   await drained(box());
   assert.equal(sent, []);
   if (other.ok) await other.lease.release();

@@ -41,9 +41,27 @@ proxy.before(async (ctx) => {
   ctx.s = await startServer({
     config: {
       pairings: [
-        { id: 'down', remote_network_id: 'away', remote_base_url: `http://127.0.0.1:${ctx.port}`, token: 'tok-down-0123456789', bound: true },
-        { id: 'nowhere', remote_network_id: 'far', remote_base_url: 'http://no-such-host.invalid:8787', token: 'tok-nowhere-0123456789', bound: true },
-        { id: 'relayed', remote_network_id: 'other', token: 'tok-relayed-0123456789', bound: true, relay: { url: `ws://127.0.0.1:${relayPort}`, room: 'room-0123456789' } },
+        {
+          id: 'down',
+          remote_network_id: 'away',
+          remote_base_url: `http://127.0.0.1:${ctx.port}`,
+          token: 'tok-down-0123456789',
+          bound: true,
+        },
+        {
+          id: 'nowhere',
+          remote_network_id: 'far',
+          remote_base_url: 'http://no-such-host.invalid:8787',
+          token: 'tok-nowhere-0123456789',
+          bound: true,
+        },
+        {
+          id: 'relayed',
+          remote_network_id: 'other',
+          token: 'tok-relayed-0123456789',
+          bound: true,
+          relay: { url: `ws://127.0.0.1:${relayPort}`, room: 'room-0123456789' },
+        },
       ],
     },
   });
@@ -59,7 +77,11 @@ proxy('a refused connection is a 502 saying so, with no error code or address', 
     assert.not.match(r.text, RAW);
   }
   // The operator finds the raw cause in the log.
-  await eventually(() => new RegExp(`pairing request failed.*ECONNREFUSED|ECONNREFUSED.*pairing request failed`).test(s.output()), 5000, 'the raw code in the log');
+  await eventually(
+    () => new RegExp(`pairing request failed.*ECONNREFUSED|ECONNREFUSED.*pairing request failed`).test(s.output()),
+    5000,
+    'the raw code in the log',
+  );
   assert.match(s.output(), new RegExp(`127\\.0\\.0\\.1:${port}`));
 });
 

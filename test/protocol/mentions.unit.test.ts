@@ -93,7 +93,11 @@ resolve('with no members nothing resolves', () => {
 const all = suite('the stored mentions of a message');
 
 all('combine text forms and the explicit field, deduplicated, in order', () => {
-  const got = resolveMentions(['@gamma hi <@svc://home/agents/alpha>', 'and @alpha again'], ['home:alpha', 'pal:beta', 'svc://home/agents/beta'], scope);
+  const got = resolveMentions(
+    ['@gamma hi <@svc://home/agents/alpha>', 'and @alpha again'],
+    ['home:alpha', 'pal:beta', 'svc://home/agents/beta'],
+    scope,
+  );
   assert.equal(got, ['svc://other/agents/gamma', 'svc://home/agents/alpha', 'svc://other/agents/beta', 'svc://home/agents/beta']);
 });
 

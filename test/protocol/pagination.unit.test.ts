@@ -47,7 +47,10 @@ p('after the newest item is an empty page', () => {
 
 p('before and after together page inside the window between them', () => {
   assert.equal(page(ids(6), { limit: 2, after: 'm1', before: 'm6' }), { items: ['m2', 'm3'], page: { has_more: true, next_before: 'm2' } });
-  assert.equal(page(ids(6), { limit: 10, after: 'm1', before: 'm6' }), { items: ['m2', 'm3', 'm4', 'm5'], page: { has_more: false, next_before: 'm2' } });
+  assert.equal(page(ids(6), { limit: 10, after: 'm1', before: 'm6' }), {
+    items: ['m2', 'm3', 'm4', 'm5'],
+    page: { has_more: false, next_before: 'm2' },
+  });
 });
 
 p('a window whose after is not older than its before is empty', () => {
@@ -69,7 +72,10 @@ p('walking next_before visits every item exactly once', () => {
 });
 
 p('an unknown cursor throws UnknownCursor naming it', () => {
-  for (const w of [{ limit: 2, before: 'nope' }, { limit: 2, after: 'nope' }]) {
+  for (const w of [
+    { limit: 2, before: 'nope' },
+    { limit: 2, after: 'nope' },
+  ]) {
     try {
       paginate(ids(3), self, w);
       assert.unreachable('should have thrown');

@@ -56,7 +56,10 @@ t('every word must match; only the last as a prefix', () => {
 });
 
 t('a snippet marks every matching word and keeps the text around the first one', () => {
-  assert.is(snippetOf(m('We decided: the Migration runs on friday.'), parseQuery('migration')!), 'We decided: the **Migration** runs on friday.');
+  assert.is(
+    snippetOf(m('We decided: the Migration runs on friday.'), parseQuery('migration')!),
+    'We decided: the **Migration** runs on friday.',
+  );
   assert.is(snippetOf(m('café and CAFE'), parseQuery('cafe')!), '**café** and **CAFE**');
   assert.is(snippetOf(m('line one\n\nline   two migrations'), parseQuery('migr')!), 'line one line two **migrations**');
 });

@@ -14,7 +14,11 @@ import { cli } from '../helpers/cli.js';
 import { eventually, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 /** Opens a peer; resolves 'open' or the refusal's status and Retry-After. */
-function attempt(url: string, room: string, o: { token?: string; access?: string; from?: string } = {}): Promise<{ status: number | 'open'; retryAfter?: string; ws?: WebSocket }> {
+function attempt(
+  url: string,
+  room: string,
+  o: { token?: string; access?: string; from?: string } = {},
+): Promise<{ status: number | 'open'; retryAfter?: string; ws?: WebSocket }> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? 'room-token-0123456789'}` };
     if (o.access) headers['x-relay-access-token'] = o.access;
@@ -67,7 +71,8 @@ rate('wrong tokens for an existing room count against the address; the right tok
   const owner = await attempt(url, 'bound-room', { from: '127.0.0.35', token: 'the-real-room-token-0123' });
   assert.is(owner.status, 'open');
   const statuses: (number | string)[] = [];
-  for (let i = 0; i < 5; i++) statuses.push((await attempt(url, 'bound-room', { from: '127.0.0.36', token: `guess-${i}-0123456789` })).status);
+  for (let i = 0; i < 5; i++)
+    statuses.push((await attempt(url, 'bound-room', { from: '127.0.0.36', token: `guess-${i}-0123456789` })).status);
   assert.equal(statuses, [403, 403, 403, 429, 429]);
   const peer = await attempt(url, 'bound-room', { from: '127.0.0.36', token: 'the-real-room-token-0123' });
   assert.is(peer.status, 'open');
@@ -106,8 +111,14 @@ access.run();
 
 // ---- end to end: svc relay --access-token-env, invite create carries the token ----------------------
 
-async function startRelayProcess(env: Record<string, string>, args: string[]): Promise<{ url?: string; proc: ChildProcess; out: () => string; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startRelayProcess(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ url?: string; proc: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
@@ -122,7 +133,9 @@ async function startRelayProcess(env: Record<string, string>, args: string[]): P
   return { ...(url ? { url } : {}), proc, out: () => out, exited };
 }
 
-const e2e = suite<{ relay: Awaited<ReturnType<typeof startRelayProcess>>; a: TestServer; b: TestServer }>('two networks paired through a relay that requires an access token');
+const e2e = suite<{ relay: Awaited<ReturnType<typeof startRelayProcess>>; a: TestServer; b: TestServer }>(
+  'two networks paired through a relay that requires an access token',
+);
 e2e.before(async (ctx) => {
   ctx.relay = await startRelayProcess({ RELAY_ACCESS: 'relay-access-abcdef0123456789' }, ['--access-token-env', 'RELAY_ACCESS']);
   const server = { pairing_check_interval_ms: 300 };
@@ -145,7 +158,10 @@ e2e('svc relay refuses to start when the named variable is not set', async () =>
 
 e2e('the invite carries the access token and both sides connect through the relay', async ({ relay, a, b }) => {
   assert.match(relay.out(), /peers need the access token/);
-  const created = await cli(['invite', 'create', '--config', a.configFile, '--relay-url', relay.url!, '--relay-access-token-env', 'RELAY_ACCESS'], { env: { RELAY_ACCESS: 'relay-access-abcdef0123456789' } });
+  const created = await cli(
+    ['invite', 'create', '--config', a.configFile, '--relay-url', relay.url!, '--relay-access-token-env', 'RELAY_ACCESS'],
+    { env: { RELAY_ACCESS: 'relay-access-abcdef0123456789' } },
+  );
   assert.is(created.code, 0, created.stderr);
   const code = created.stdout.trim();
   const inv = decodeInvite(code);
@@ -165,12 +181,28 @@ e2e('the invite carries the access token and both sides connect through the rela
 e2e('a pairing without the token cannot use that relay, and says so in words', async ({ relay }) => {
   const r = await attempt(relay.url!, 'no-token-room', {});
   assert.is(r.status, 401);
-  const s = await startServer({ config: { pairings: [{ id: 'tokenless', remote_network_id: 'far', token: 'tok-tokenless-0123456789', bound: true, relay: { url: relay.url, room: 'tokenless-room' } }] } });
+  const s = await startServer({
+    config: {
+      pairings: [
+        {
+          id: 'tokenless',
+          remote_network_id: 'far',
+          token: 'tok-tokenless-0123456789',
+          bound: true,
+          relay: { url: relay.url, room: 'tokenless-room' },
+        },
+      ],
+    },
+  });
   try {
-    await eventually(async () => {
-      const proxied = await s.get('/v1/pairings/tokenless/network', TOKENS.admin.value);
-      return proxied.status === 502 && /access token is missing or wrong/.test(proxied.body.error);
-    }, 10_000, 'a 502 naming the missing access token');
+    await eventually(
+      async () => {
+        const proxied = await s.get('/v1/pairings/tokenless/network', TOKENS.admin.value);
+        return proxied.status === 502 && /access token is missing or wrong/.test(proxied.body.error);
+      },
+      10_000,
+      'a 502 naming the missing access token',
+    );
   } finally {
     await s.dispose();
   }

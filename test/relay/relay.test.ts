@@ -17,7 +17,9 @@ function connect(url: string, room: string, token?: string): Promise<Peer> {
     const ws = new WebSocket(`${url}?room=${encodeURIComponent(room)}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
     const frames: string[] = [];
     const waiters: { pred: (f: string) => boolean; resolve: (f: string) => void }[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: String(reason) })),
+    );
     ws.on('message', (d) => {
       const f = String(d);
       const i = waiters.findIndex((w) => w.pred(f));

@@ -13,7 +13,10 @@ const t = suite<{ dir: string }>('the test runner');
 
 const file = (dir: string, name: string, body: string) => {
   mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-  writeFileSync(path.join(dir, name), `import { suite } from 'uvu';\nimport * as assert from 'uvu/assert';\nconst t = suite('s');\n${body}\nt.run();\n`);
+  writeFileSync(
+    path.join(dir, name),
+    `import { suite } from 'uvu';\nimport * as assert from 'uvu/assert';\nconst t = suite('s');\n${body}\nt.run();\n`,
+  );
 };
 
 t.before((ctx) => {
@@ -54,7 +57,10 @@ t('a suite whose before hook threw fails although uvu exits 0; a file that never
   const r = run(dir, ['b']);
   assert.is(r.status, 1);
   assert.match(r.stdout, /^FAIL .* b\/before\.unit\.test\.ts/m);
-  assert.match(r.stdout, /b\/before\.unit\.test\.ts failed; its output:[\s\S]*some suites did not run their tests \(a before hook failed\?\)/);
+  assert.match(
+    r.stdout,
+    /b\/before\.unit\.test\.ts failed; its output:[\s\S]*some suites did not run their tests \(a before hook failed\?\)/,
+  );
   assert.match(r.stdout, /^FAIL .* b\/hang\.unit\.test\.ts/m);
   assert.match(r.stdout, /b\/hang\.unit\.test\.ts gave no result within 4 s; stopped/);
 });

@@ -31,7 +31,10 @@ u('nothing to do when every needed file is there', () => {
 
 u('as root with apt-get: update, then install the missing packages', () => {
   const p = plan({});
-  assert.equal(p.missing.map((d) => d.apt), ['chromium', 'postgresql']);
+  assert.equal(
+    p.missing.map((d) => d.apt),
+    ['chromium', 'postgresql'],
+  );
   assert.equal(p.commands, [
     ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update'],
     ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', 'chromium', 'postgresql'],
@@ -42,7 +45,10 @@ u('not root: password-less sudo is used, else one line says what to install', ()
   assert.equal(plan({ uid: 1000, hasSudo: true }).commands[0]!.slice(0, 2), ['sudo', '-n']);
   const p = plan({ uid: 1000, hasSudo: false });
   assert.equal(p.commands, []);
-  assert.match(p.fail!, /^tests need Chromium .* at \/usr\/bin\/chromium; PostgreSQL .* at \/usr\/lib\/postgresql\/15\/bin\/initdb: install it with `sudo apt-get install chromium postgresql`/);
+  assert.match(
+    p.fail!,
+    /^tests need Chromium .* at \/usr\/bin\/chromium; PostgreSQL .* at \/usr\/lib\/postgresql\/15\/bin\/initdb: install it with `sudo apt-get install chromium postgresql`/,
+  );
   assert.not.match(p.fail!, /\n/);
 });
 
@@ -82,7 +88,10 @@ p('with Chromium missing the plan runs apt-get update before the install (dry ru
     return;
   }
   assert.is(r.status, 0, r.stderr);
-  assert.match(r.stdout, /would run: (sudo -n )?env DEBIAN_FRONTEND=noninteractive apt-get update\nwould run: (sudo -n )?env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium\n/);
+  assert.match(
+    r.stdout,
+    /would run: (sudo -n )?env DEBIAN_FRONTEND=noninteractive apt-get update\nwould run: (sudo -n )?env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium\n/,
+  );
 });
 
 p('with Chromium present it does nothing', () => {

@@ -4,7 +4,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { judge, orderFiles, selectFiles } from '../../scripts/test-plan.mjs';
 
-const ALL = ['cli/apply.test.ts', 'cli/cli.unit.test.ts', 'network/apply.test.ts', 'store/postgres/search.test.ts', 'store/search.test.ts', 'store/write-health.unit.test.ts'];
+const ALL = [
+  'cli/apply.test.ts',
+  'cli/cli.unit.test.ts',
+  'network/apply.test.ts',
+  'store/postgres/search.test.ts',
+  'store/search.test.ts',
+  'store/write-health.unit.test.ts',
+];
 const DIRS = new Set(['cli', 'network', 'store', 'store/postgres']);
 const pick = (areas: string[], unit = false) => selectFiles(ALL, areas, unit, (a: string) => DIRS.has(a));
 
@@ -19,19 +26,34 @@ t('a folder names the files under it, written as test/AREA/ too; a word names ev
   assert.equal(pick(['store/postgres']), ['store/postgres/search.test.ts']);
   assert.equal(pick(['test/cli/']), ['cli/apply.test.ts', 'cli/cli.unit.test.ts']);
   assert.equal(pick(['apply']), ['cli/apply.test.ts', 'network/apply.test.ts']);
-  assert.equal(pick(['store', 'cli/apply']), ['cli/apply.test.ts', 'store/postgres/search.test.ts', 'store/search.test.ts', 'store/write-health.unit.test.ts']);
+  assert.equal(pick(['store', 'cli/apply']), [
+    'cli/apply.test.ts',
+    'store/postgres/search.test.ts',
+    'store/search.test.ts',
+    'store/write-health.unit.test.ts',
+  ]);
   assert.equal(pick(['store'], true), ['store/write-health.unit.test.ts']);
   assert.equal(pick(['nothing-here']), []);
 });
 
 t('files run longest first; a file without a time counts 20 s, a unit test 1 s', () => {
-  assert.equal(orderFiles(['a.test.ts', 'b.unit.test.ts', 'c.test.ts', 'd.test.ts'], { 'c.test.ts': 30, 'd.test.ts': 5 }), ['c.test.ts', 'a.test.ts', 'd.test.ts', 'b.unit.test.ts']);
+  assert.equal(orderFiles(['a.test.ts', 'b.unit.test.ts', 'c.test.ts', 'd.test.ts'], { 'c.test.ts': 30, 'd.test.ts': 5 }), [
+    'c.test.ts',
+    'a.test.ts',
+    'd.test.ts',
+    'b.unit.test.ts',
+  ]);
 });
 
 t("uvu's summary gives the counts; a suite whose before hook threw shows as tests neither passed nor skipped", () => {
   const ok = '\n  Total:     5\n  Passed:    4\n  Skipped:   1\n  Duration:  12ms\n';
   assert.equal(judge(ok), { total: 5, passed: 4, skipped: 1, failed: 0 });
-  assert.equal(judge('\x1b[2m  Total:     \x1b[0m3\n\x1b[32m  Passed:    \x1b[0m0\n  Skipped:   0\n'), { total: 3, passed: 0, skipped: 0, failed: 3 });
+  assert.equal(judge('\x1b[2m  Total:     \x1b[0m3\n\x1b[32m  Passed:    \x1b[0m0\n  Skipped:   0\n'), {
+    total: 3,
+    passed: 0,
+    skipped: 0,
+    failed: 3,
+  });
   assert.ok(Number.isNaN(judge('Error: cannot find module').failed));
 });
 

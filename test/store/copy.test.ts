@@ -67,7 +67,12 @@ async function snapshot(s: Store) {
 test('a copied network reads the same on postgres, with the same event sequence numbers', async () => {
   await network(source);
   const seen: number[] = [];
-  const counts = await copyToPostgres(source, { url: pgs.url, schema: pgs.schema, pairingIds: ['p1', 'p2'], onProgress: (n) => seen.push(n) });
+  const counts = await copyToPostgres(source, {
+    url: pgs.url,
+    schema: pgs.schema,
+    pairingIds: ['p1', 'p2'],
+    onProgress: (n) => seen.push(n),
+  });
   assert.equal(
     [counts.rooms, counts.agents, counts.messages, counts.threads, counts.dms, counts.artifacts, counts.pairings],
     [3, 2, 5, 1, 1, 1, 1],
@@ -79,7 +84,10 @@ test('a copied network reads the same on postgres, with the same event sequence 
     assert.equal(await snapshot(target), await snapshot(source));
     // The copy continues the sequence: the next event follows the copied ones.
     const r = await target.write([send(msg('after', inRoom('r1')))]);
-    assert.equal(r.events.map((e) => e.seq), [counts.last_seq + 1]);
+    assert.equal(
+      r.events.map((e) => e.seq),
+      [counts.last_seq + 1],
+    );
     assert.is((await target.getThread('t1'))?.message_count, 2);
   } finally {
     await target.close();
@@ -94,7 +102,10 @@ test('a target that already holds a network is refused and left unchanged', asyn
   assert.is(await codeOf(() => copyToPostgres(source, { url: pgs.url, schema: pgs.schema, pairingIds: [] })), 'conflict');
   const after = await openPostgresStore({ url: pgs.url, schema: pgs.schema });
   try {
-    assert.equal((await after.listRooms()).map((r) => r.id), ['theirs']);
+    assert.equal(
+      (await after.listRooms()).map((r) => r.id),
+      ['theirs'],
+    );
   } finally {
     await after.close();
   }
@@ -122,9 +133,15 @@ test('a network copied from postgres into a new sqlite store reads the same, con
     back = await openStore({ backend: 'sqlite', path: file, checkpoint_bytes: 64 * 1024 * 1024 });
     assert.equal(await snapshot(back), await snapshot(source));
     const found = await back.searchMessages({ terms: parseQuery('m3')!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 10 });
-    assert.equal(found.items.map((m) => m.id), ['m3']);
+    assert.equal(
+      found.items.map((m) => m.id),
+      ['m3'],
+    );
     const r = await back.write([send(msg('after', inRoom('r1')))]);
-    assert.equal(r.events.map((e) => e.seq), [counts.last_seq + 1]);
+    assert.equal(
+      r.events.map((e) => e.seq),
+      [counts.last_seq + 1],
+    );
   } finally {
     await back?.close();
     await pg.close();

@@ -40,13 +40,52 @@ t.after(async (c) => c.s?.dispose());
 
 t('rooms, agents, messages, threads, DMs and artifacts are all there after a restart', async (c) => {
   const { s } = c;
-  assert.is((await s.post('/v1/rooms', { id: 'made', members: ['ops', 'gen'], visibility: 'private', write_policy: 'registered_agents' }, ADMIN)).status, 200);
+  assert.is(
+    (await s.post('/v1/rooms', { id: 'made', members: ['ops', 'gen'], visibility: 'private', write_policy: 'registered_agents' }, ADMIN))
+      .status,
+    200,
+  );
   const reg = await s.post('/v1/agents/register', { requested_agent_id: 'gen', name: 'Gen' });
   c.gen = reg.body.agent_token;
   assert.is((await s.post('/v1/messages', { ...roomMessage('made', 'gen', 'hello @ops'), id: 'keep-1' }, c.gen)).status, 200);
-  assert.is((await s.post('/v1/messages', { target: { kind: 'room', room_id: 'made' }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'file', url: 'https://x.test/f' }] }, ADMIN)).status, 200);
-  assert.is((await s.post('/v1/messages', { target: { kind: 'thread', room_id: 'made', thread_id: 't1', parent_message_id: 'keep-1' }, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: 'in thread' }] }, ADMIN)).status, 200);
-  assert.is((await s.post('/v1/messages', { target: { kind: 'dm', participant_ids: ['ops'] }, from: { type: 'agent', id: 'gen' }, parts: [{ kind: 'text', text: 'dm' }] }, c.gen)).status, 200);
+  assert.is(
+    (
+      await s.post(
+        '/v1/messages',
+        {
+          target: { kind: 'room', room_id: 'made' },
+          from: { type: 'agent', id: 'ops' },
+          parts: [{ kind: 'file', url: 'https://x.test/f' }],
+        },
+        ADMIN,
+      )
+    ).status,
+    200,
+  );
+  assert.is(
+    (
+      await s.post(
+        '/v1/messages',
+        {
+          target: { kind: 'thread', room_id: 'made', thread_id: 't1', parent_message_id: 'keep-1' },
+          from: { type: 'agent', id: 'ops' },
+          parts: [{ kind: 'text', text: 'in thread' }],
+        },
+        ADMIN,
+      )
+    ).status,
+    200,
+  );
+  assert.is(
+    (
+      await s.post(
+        '/v1/messages',
+        { target: { kind: 'dm', participant_ids: ['ops'] }, from: { type: 'agent', id: 'gen' }, parts: [{ kind: 'text', text: 'dm' }] },
+        c.gen,
+      )
+    ).status,
+    200,
+  );
   const dmId = (await s.get('/v1/dms', ADMIN)).body.dms[0].id;
   // Soft removals are state too.
   assert.is((await s.post('/v1/rooms', { id: 'gone' }, ADMIN)).status, 200);
@@ -85,11 +124,29 @@ t('a kill -9 right after a burst of acknowledged writes loses no message, thread
   for (let i = 0; i < 240; i++) {
     const id = `burst-${i}`;
     const target =
-      i % 3 === 0 ? { kind: 'room', room_id: 'burst' } : i % 3 === 1 ? { kind: 'thread', room_id: 'burst', thread_id: `bt-${i % 5}` } : { kind: 'dm', participant_ids: [`peer-${i % 7}`] };
+      i % 3 === 0
+        ? { kind: 'room', room_id: 'burst' }
+        : i % 3 === 1
+          ? { kind: 'thread', room_id: 'burst', thread_id: `bt-${i % 5}` }
+          : { kind: 'dm', participant_ids: [`peer-${i % 7}`] };
     sends.push(
-      s.post('/v1/messages', { id, target, from: { type: 'agent', id: 'ops' }, parts: [{ kind: 'text', text: id }, { kind: 'url', url: `https://x.test/${i}` }] }, ADMIN).then((r) => {
-        if (r.status === 200) acked.push(id);
-      }),
+      s
+        .post(
+          '/v1/messages',
+          {
+            id,
+            target,
+            from: { type: 'agent', id: 'ops' },
+            parts: [
+              { kind: 'text', text: id },
+              { kind: 'url', url: `https://x.test/${i}` },
+            ],
+          },
+          ADMIN,
+        )
+        .then((r) => {
+          if (r.status === 200) acked.push(id);
+        }),
     );
   }
   const regs = Array.from({ length: 20 }, (_, i) => s.post('/v1/agents/register', { requested_agent_id: `burst-agent-${i}` }, ADMIN));
@@ -118,7 +175,9 @@ t('a kill -9 right after a burst of acknowledged writes loses no message, thread
     const n = await collect(`/v1/threads/${th.id}/messages?limit=500`);
     assert.is(th.message_count, n, `${th.id} count`);
   }
-  const dms = ((await s.get('/v1/dms', ADMIN)).body.dms as Json[]).filter((d) => d.participant_ids.some((x: string) => x.includes(':peer-')));
+  const dms = ((await s.get('/v1/dms', ADMIN)).body.dms as Json[]).filter((d) =>
+    d.participant_ids.some((x: string) => x.includes(':peer-')),
+  );
   assert.is(dms.length, 7);
   for (const dm of dms) {
     const n = await collect(`/v1/dms/${dm.id}/messages?limit=500`);

@@ -64,7 +64,9 @@ async function sendAll(s: TestServer, from: number, to: number, acked: Map<strin
 const t = suite<Ctx>('search index across restarts and crashes');
 t.before(async (c) => {
   // Small checkpoints: the index must survive journal replay on top of checkpointed files.
-  c.s = await startServer({ config: { store: { backend: 'sqlite', path: '.svc/svc.db', checkpoint_bytes: 16384 }, rooms: [{ id: 'idx', members: ['ops'] }] } });
+  c.s = await startServer({
+    config: { store: { backend: 'sqlite', path: '.svc/svc.db', checkpoint_bytes: 16384 }, rooms: [{ id: 'idx', members: ['ops'] }] },
+  });
   c.acked = new Map();
 });
 t.after(async (c) => c.s.dispose());

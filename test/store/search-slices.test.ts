@@ -29,7 +29,11 @@ async function check(s: TestServer, count = WORDS.length): Promise<void> {
     }
   })();
   await new Promise((r) => setTimeout(r, 200));
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: words.join(' ') }] }, ADMIN);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: words.join(' ') }] },
+    ADMIN,
+  );
   assert.is(r.status, 200, r.text);
   // Right after the write: the search waits for the slices, /healthz does not.
   const q = await s.get(`/v1/search?q=${words[3]}+${words[count - 1]}+${words[count >> 1]}&limit=5`, ADMIN);
@@ -37,9 +41,17 @@ async function check(s: TestServer, count = WORDS.length): Promise<void> {
   stop = true;
   await probe;
   assert.is(q.status, 200, q.text.slice(0, 200));
-  assert.equal(q.body.messages.map((m: Json) => m.id), [r.body.message_id], 'found by words of different slices together');
+  assert.equal(
+    q.body.messages.map((m: Json) => m.id),
+    [r.body.message_id],
+    'found by words of different slices together',
+  );
   const prefix = await s.get('/v1/search?q=w1a&limit=5', ADMIN);
-  assert.equal(prefix.body.messages.map((m: Json) => m.id), [r.body.message_id], 'once for a prefix spanning slices');
+  assert.equal(
+    prefix.body.messages.map((m: Json) => m.id),
+    [r.body.message_id],
+    'once for a prefix spanning slices',
+  );
   const none = await s.get(`/v1/search?q=${WORDS[3]}+absentword&limit=5`, ADMIN);
   assert.equal(none.body.messages, []);
   assert.ok(lat.length > 0, 'the /healthz probe ran');
@@ -53,11 +65,18 @@ lite('a 1 MiB text of 131k distinct words is indexed in slices: /healthz answers
 });
 lite('the message stays whole in the index across a restart', async (ctx) => {
   const s = (ctx.s = await startServer({ config: config as Json }));
-  const r = await s.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: TEXT }] }, ADMIN);
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: TEXT }] },
+    ADMIN,
+  );
   assert.is(r.status, 200);
   await s.restart();
   const q = await s.get(`/v1/search?q=${WORDS[0]}+${WORDS[130_999]}`, ADMIN);
-  assert.equal(q.body.messages.map((m: Json) => m.id), [r.body.message_id]);
+  assert.equal(
+    q.body.messages.map((m: Json) => m.id),
+    [r.body.message_id],
+  );
 });
 lite.run();
 

@@ -51,7 +51,10 @@ const FIXTURE: Message[] = [
   msg('m7', room('pub'), [{ kind: 'data', data: { migration: 'hidden in data' } }]),
   msg('m8', room('pub'), text('Ünïcode café déjà vu'), 'b1'),
   msg('m9', room('pub'), text('remote migration'), 'r1', 'other'),
-  msg('m10', room('pub'), [{ kind: 'url', url: 'https://docs.test/runbook' }, { kind: 'text', text: 'see link' }]),
+  msg('m10', room('pub'), [
+    { kind: 'url', url: 'https://docs.test/runbook' },
+    { kind: 'text', text: 'see link' },
+  ]),
 ];
 
 const ALL = { room_ids: ['pub', 'priv'], dm_ids: ['d1'] };
@@ -168,10 +171,16 @@ for (const make of [memoryBackend, sqliteBackend, postgresBackend]) {
   t('pages count only messages in scope and go back with before', async ({ s }) => {
     const scope = { room_ids: ['pub'], dm_ids: [] };
     const p1 = await s.searchMessages(query('migration', { scope, limit: 2 }));
-    assert.equal(p1.items.map((m) => m.id), ['m9', 'm3']);
+    assert.equal(
+      p1.items.map((m) => m.id),
+      ['m9', 'm3'],
+    );
     assert.is(p1.has_more, true);
     const p2 = await s.searchMessages(query('migration', { scope, limit: 2, before: 'm3' }));
-    assert.equal(p2.items.map((m) => m.id), ['m1']);
+    assert.equal(
+      p2.items.map((m) => m.id),
+      ['m1'],
+    );
     assert.is(p2.has_more, false);
   });
 

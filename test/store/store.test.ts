@@ -44,7 +44,12 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
     // postgres: a fresh schema per test on the test server (test/helpers/pg.ts).
     pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    store = await openStore({ backend, path: join(dir, 'data', 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024, ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}) });
+    store = await openStore({
+      backend,
+      path: join(dir, 'data', 'svc.db'),
+      checkpoint_bytes: 64 * 1024 * 1024,
+      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
+    });
   });
   test.after.each(async () => {
     await store.close();
@@ -89,7 +94,13 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   test('room.create stores the room with its event and refuses an active id', async () => {
     const r = await store.write([createRoom('a', { members: ['x', 'y'] }), createRoom('b')]);
     assert.equal(seqs(r), [1, 2]);
-    assert.equal(r.events.map((e) => [e.event.type, e.event.room_id]), [['room.created', 'a'], ['room.created', 'b']]);
+    assert.equal(
+      r.events.map((e) => [e.event.type, e.event.room_id]),
+      [
+        ['room.created', 'a'],
+        ['room.created', 'b'],
+      ],
+    );
     const a = (await store.getRoom('a'))!;
     assert.equal([a.name, a.members, a.federation_pairings], ['Room a', ['x', 'y'], []]);
     assert.equal(r.outcomes[0], { op: 'room.create', room: a, revived: false });
@@ -106,9 +117,19 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.equal(ids(await store.listRooms()), ['b']);
     assert.ok((await store.getRoom('a'))!.removed_at);
     assert.is(await codeOf(() => store.write([removeRoom('a')])), 'not_found');
-    await store.write([{ op: 'room.create', room: { id: 'a', members: [], visibility: 'private', write_policy: 'members' }, at: at(), event: (room) => event('room.created', { room_id: room.id }) }]);
+    await store.write([
+      {
+        op: 'room.create',
+        room: { id: 'a', members: [], visibility: 'private', write_policy: 'members' },
+        at: at(),
+        event: (room) => event('room.created', { room_id: room.id }),
+      },
+    ]);
     const revived = (await store.getRoom('a'))!;
-    assert.equal([revived.name, revived.created_at, revived.federation_pairings, revived.removed_at], ['Room a', before.created_at, ['p1'], undefined]);
+    assert.equal(
+      [revived.name, revived.created_at, revived.federation_pairings, revived.removed_at],
+      ['Room a', before.created_at, ['p1'], undefined],
+    );
   });
 
   test('room.members.change applies against the current members and skips no-ops', async () => {
@@ -116,7 +137,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     const r = await store.write([members('r1', ['a3', 'a1'], ['a2', 'zz'])]);
     assert.equal(r.outcomes[0], { op: 'room.members.change', room: (await store.getRoom('r1'))!, added: ['a3'], removed: ['a2'] });
     assert.equal((await store.getRoom('r1'))!.members, ['a1', 'a3']);
-    assert.equal(r.events.map((e) => [e.event.added, e.event.removed]), [[['a3'], ['a2']]]);
+    assert.equal(
+      r.events.map((e) => [e.event.added, e.event.removed]),
+      [[['a3'], ['a2']]],
+    );
     const none = await store.write([members('r1', ['a1'], ['nobody'])]);
     assert.equal(none.events, []);
     assert.is(await codeOf(() => store.write([members('nope', ['a1'])])), 'not_found');
@@ -129,7 +153,8 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   });
 
   test('room.declare creates, updates only what is given, adds or sets members, and keeps a removed room removed when asked', async () => {
-    const declare = (room: Parameters<typeof declareOp>[0], mode: 'set' | 'add' = 'set', keep = false) => store.write([declareOp(room, mode, keep)]);
+    const declare = (room: Parameters<typeof declareOp>[0], mode: 'set' | 'add' = 'set', keep = false) =>
+      store.write([declareOp(room, mode, keep)]);
     const r1 = await declare({ id: 'd', members: ['a'] });
     assert.equal(r1.outcomes[0]!.op === 'room.declare' && r1.outcomes[0]!.action, 'created');
     assert.equal((await store.getRoom('d'))!.visibility, 'public');
@@ -137,7 +162,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.equal([same.outcomes[0]!.op === 'room.declare' && same.outcomes[0]!.action, same.events], ['unchanged', []]);
     const added = await declare({ id: 'd', members: ['b'], visibility: 'private' }, 'add');
     assert.equal((await store.getRoom('d'))!.members, ['a', 'b']);
-    assert.equal(added.events.map((e) => [e.event.type, e.event.added, e.event.removed]), [['room.members.updated', ['b'], []]]);
+    assert.equal(
+      added.events.map((e) => [e.event.type, e.event.added, e.event.removed]),
+      [['room.members.updated', ['b'], []]],
+    );
     await declare({ id: 'd', members: ['b'] }, 'set');
     assert.equal((await store.getRoom('d'))!.members, ['b']);
     assert.is((await store.getRoom('d'))!.visibility, 'private');
@@ -173,11 +201,27 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   });
 
   test('agent.remove deletes the registration and takes the agent out of every room', async () => {
-    await store.write([claim('x'), claim('y'), createRoom('r1', { members: ['x', 'y'] }), createRoom('r2', { members: ['x'] }), createRoom('r3', { members: ['y'] })]);
+    await store.write([
+      claim('x'),
+      claim('y'),
+      createRoom('r1', { members: ['x', 'y'] }),
+      createRoom('r2', { members: ['x'] }),
+      createRoom('r3', { members: ['y'] }),
+    ]);
     const r = await store.write([removeAgent('x')]);
-    assert.equal(r.events.map((e) => [e.event.type, e.event.room_id ?? e.event.agent_id]), [['room.members.updated', 'r1'], ['room.members.updated', 'r2'], ['agent.removed', 'x']]);
+    assert.equal(
+      r.events.map((e) => [e.event.type, e.event.room_id ?? e.event.agent_id]),
+      [
+        ['room.members.updated', 'r1'],
+        ['room.members.updated', 'r2'],
+        ['agent.removed', 'x'],
+      ],
+    );
     assert.is(await store.getAgent('x'), undefined);
-    assert.equal((await store.listRooms()).map((room) => room.members), [['y'], [], ['y']]);
+    assert.equal(
+      (await store.listRooms()).map((room) => room.members),
+      [['y'], [], ['y']],
+    );
     assert.is(await codeOf(() => store.write([removeAgent('x')])), 'not_found');
     await store.write([claim('x')]);
     assert.equal(ids(await store.listAgents()), ['y', 'x']);
@@ -188,8 +232,17 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   test('message.insert stores a room message with its event and artifacts', async () => {
     const m = msg('m1');
     const r = await store.write([send(m, [artifact('art1', m.target, 'm1')])]);
-    assert.equal(r.outcomes[0], { op: 'message.insert', status: 'stored', record: { message: m, conv: 'room:r1', event_id: 'ev-m1' }, thread_created: false, dm_created: false });
-    assert.equal(r.events.map((e) => [e.seq, e.event.type, e.event.message]), [[1, 'message.created', m]]);
+    assert.equal(r.outcomes[0], {
+      op: 'message.insert',
+      status: 'stored',
+      record: { message: m, conv: 'room:r1', event_id: 'ev-m1' },
+      thread_created: false,
+      dm_created: false,
+    });
+    assert.equal(
+      r.events.map((e) => [e.seq, e.event.type, e.event.message]),
+      [[1, 'message.created', m]],
+    );
     assert.equal(await store.getMessage('m1'), { message: m, conv: 'room:r1', event_id: 'ev-m1' });
     assert.equal(ids((await store.listArtifacts({ room_id: 'r1' }, { limit: 10 })).items), ['art1']);
     assert.is((await store.stats()).messages, 1);
@@ -197,11 +250,17 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
 
   test('the first message of a thread creates it and later ones count on it', async () => {
     const r1 = await store.write([send(msg('m1', inThread('t1')))]);
-    assert.equal(r1.events.map((e) => e.event.type), ['thread.created', 'message.created']);
+    assert.equal(
+      r1.events.map((e) => e.event.type),
+      ['thread.created', 'message.created'],
+    );
     assert.ok(r1.outcomes[0]!.op === 'message.insert' && r1.outcomes[0]!.status === 'stored' && r1.outcomes[0]!.thread_created);
     const m2 = msg('m2', inThread('t1'));
     const r2 = await store.write([send(m2)]);
-    assert.equal(r2.events.map((e) => e.event.type), ['message.created']);
+    assert.equal(
+      r2.events.map((e) => e.event.type),
+      ['message.created'],
+    );
     const t = (await store.getThread('t1'))!;
     assert.equal([t.room_id, t.message_count, t.last_message_at], ['r1', 2, m2.created_at]);
     assert.equal(ids((await store.listMessages('thread:t1', { limit: 10 })).items), ['m1', 'm2']);
@@ -211,7 +270,9 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
 
   test('two concurrent first messages into one new thread make one thread counting both', async () => {
     const results = await Promise.all([store.write([send(msg('x1', inThread('new')))]), store.write([send(msg('x2', inThread('new')))])]);
-    const created = results.map((r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.thread_created);
+    const created = results.map(
+      (r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.thread_created,
+    );
     assert.equal([...created].sort(), [false, true]);
     assert.is((await store.getThread('new'))!.message_count, 2);
     assert.equal(ids((await store.listThreads('r1', { limit: 10 })).items), ['new']);
@@ -220,7 +281,11 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
 
   test('a DM is created by its first message and counted by the next, also when they race', async () => {
     const results = await Promise.all(['d1', 'd2', 'd3'].map((id) => store.write([send(msg(id, inDm('dm1')))])));
-    assert.equal(results.filter((r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.dm_created).length, 1);
+    assert.equal(
+      results.filter((r) => r.outcomes[0]!.op === 'message.insert' && r.outcomes[0]!.status === 'stored' && r.outcomes[0]!.dm_created)
+        .length,
+      1,
+    );
     const d = (await store.getDm('dm1'))!;
     assert.equal([d.participant_ids, d.message_count], [['net1:a', 'net1:b'], 3]);
     assert.equal(ids(await store.listDms()), ['dm1']);
@@ -266,8 +331,14 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     const results = await Promise.all([store.write([appendOp()]), store.write([appendOp(), appendOp()])]);
     assert.equal(results.map(seqs), [[5], [6, 7]]);
     assert.is(await store.lastEventSeq(), 7);
-    assert.equal((await store.eventsAfter(2, 2)).map((e) => e.seq), [3, 4]);
-    assert.equal((await store.eventsAfter(-5, 1)).map((e) => e.seq), [1]);
+    assert.equal(
+      (await store.eventsAfter(2, 2)).map((e) => e.seq),
+      [3, 4],
+    );
+    assert.equal(
+      (await store.eventsAfter(-5, 1)).map((e) => e.seq),
+      [1],
+    );
     assert.equal(await store.eventsAfter(7, 10), []);
     assert.equal(await store.eventsAfter(0, 0), []);
   });
@@ -279,7 +350,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     const edited = { ...m1, parts: [{ kind: 'text' as const, text: 'edited copy' }] };
     await store.write([{ op: 'event.append', event: { ...event('message.created'), message: edited } }]);
     const events = await store.eventsAfter(0, 10);
-    assert.equal(events.map((s) => s.event.message?.id), ['m1', undefined, 'm2', 'm1']);
+    assert.equal(
+      events.map((s) => s.event.message?.id),
+      ['m1', undefined, 'm2', 'm1'],
+    );
     assert.equal(events[0]!.event, send(m1).event);
     assert.equal(events[3]!.event.message, edited);
   });
@@ -302,7 +376,8 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.equal(await page({}, { limit: 1 }), ['pub2']);
     assert.equal(await page({}, { limit: 1, before: 'pub2' }), ['pub1']);
     assert.is(await codeOf(() => store.pageRooms({}, { limit: 1, before: 'priv1' })), 'unknown_cursor');
-    for (const id of ['d1', 'd2']) await store.write([send(msg(`m-${id}`, inDm(id, id === 'd1' ? ['net1:a', 'net1:b'] : ['net1:c', 'net1:d'])))]);
+    for (const id of ['d1', 'd2'])
+      await store.write([send(msg(`m-${id}`, inDm(id, id === 'd1' ? ['net1:a', 'net1:b'] : ['net1:c', 'net1:d'])))]);
     assert.equal(ids((await store.pageDms({ all: true }, { limit: 10 })).items), ['d1', 'd2']);
     assert.equal(ids((await store.pageDms({ participants: ['net1:c'] }, { limit: 10 })).items), ['d2']);
     assert.equal(ids((await store.pageDms({}, { limit: 10 })).items), []);
@@ -322,7 +397,14 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   });
 
   test('artifacts filter by room (room and thread targets), thread and dm, combined with and', async () => {
-    const targets: [string, Target][] = [['a1', inRoom('r1')], ['a2', inThread('t1', 'r1')], ['a3', inRoom('r2')], ['a4', inDm('d1')], ['a5', inThread('t2', 'r2')], ['a6', inThread('t1', 'r1')]];
+    const targets: [string, Target][] = [
+      ['a1', inRoom('r1')],
+      ['a2', inThread('t1', 'r1')],
+      ['a3', inRoom('r2')],
+      ['a4', inDm('d1')],
+      ['a5', inThread('t2', 'r2')],
+      ['a6', inThread('t1', 'r1')],
+    ];
     for (const [id, t] of targets) await store.write([send(msg(`m-${id}`, t), [artifact(id, t)])]);
     const list = async (f: Parameters<Store['listArtifacts']>[0]) => ids((await store.listArtifacts(f, { limit: 100 })).items);
     assert.equal(await list({}), ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
@@ -387,7 +469,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     await waitFor(() => got.length >= 801, 'a live event');
     sub.close();
     await store.write([appendOp()]);
-    assert.equal(got, Array.from({ length: 801 }, (_, i) => i + 1));
+    assert.equal(
+      got,
+      Array.from({ length: 801 }, (_, i) => i + 1),
+    );
     assert.is(store.feed.head, 802);
   });
 
@@ -397,7 +482,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     store.feed.subscribe(3, (events) => got.push(...events));
     await waitFor(() => got.length === 2, 'the backlog');
     const r = await store.write([createRoom('r1')]);
-    assert.equal(got.map((e) => e.seq), [4, 5, 6]);
+    assert.equal(
+      got.map((e) => e.seq),
+      [4, 5, 6],
+    );
     assert.is(got[2]!.event, r.events[0]!.event);
   });
 
@@ -430,8 +518,19 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
   test.run();
 }
 
-function declareOp(room: { id: string; members?: string[]; visibility?: 'public' | 'private' }, mode: 'set' | 'add', keep: boolean): WriteOp {
-  return { op: 'room.declare', room, members_mode: mode, keep_removed: keep, at: at(), events: { created: (r) => event('room.created', { room_id: r.id }), members: membersEvent } };
+function declareOp(
+  room: { id: string; members?: string[]; visibility?: 'public' | 'private' },
+  mode: 'set' | 'add',
+  keep: boolean,
+): WriteOp {
+  return {
+    op: 'room.declare',
+    room,
+    members_mode: mode,
+    keep_removed: keep,
+    at: at(),
+    events: { created: (r) => event('room.created', { room_id: r.id }), members: membersEvent },
+  };
 }
 
 for (const backend of BACKENDS) storeSuite(backend);

@@ -75,54 +75,80 @@ export interface RegisterFlags extends ClientFlags {
  * kept once the server confirms its agent (how a token comes to another machine).
  */
 export function agentsRegister(io: Io, flags: RegisterFlags): Promise<number> {
-  return withClient(io, 'agents register', flags, async (client, target, pick) => {
-    const reg: AgentRegistration = await client.registerAgent({
-      ...(flags.id !== undefined ? { requested_agent_id: flags.id } : {}),
-      ...(flags.name !== undefined ? { name: flags.name } : {}),
-    });
-    const givenAgentToken = target.tokenSource !== 'kept' && target.token?.startsWith(AGENT_TOKEN_PREFIX) ? target.token : undefined;
-    const toKeep = reg.agent_token ?? givenAgentToken;
-    let keptIn = pick?.kept?.file;
-    if (toKeep !== undefined) {
-      const scope = pick?.scope ?? scopeOf(target, (await client.network()).id, io.env);
-      keptIn = keepToken(scope, reg.agent_id, toKeep);
-    }
-    if (flags.json) {
-      io.out(json(reg));
-      if (keptIn) io.err(`svc agents register: the token of ${reg.agent_id} is kept in ${keptIn}`);
+  return withClient(
+    io,
+    'agents register',
+    flags,
+    async (client, target, pick) => {
+      const reg: AgentRegistration = await client.registerAgent({
+        ...(flags.id !== undefined ? { requested_agent_id: flags.id } : {}),
+        ...(flags.name !== undefined ? { name: flags.name } : {}),
+      });
+      const givenAgentToken = target.tokenSource !== 'kept' && target.token?.startsWith(AGENT_TOKEN_PREFIX) ? target.token : undefined;
+      const toKeep = reg.agent_token ?? givenAgentToken;
+      let keptIn = pick?.kept?.file;
+      if (toKeep !== undefined) {
+        const scope = pick?.scope ?? scopeOf(target, (await client.network()).id, io.env);
+        keptIn = keepToken(scope, reg.agent_id, toKeep);
+      }
+      if (flags.json) {
+        io.out(json(reg));
+        if (keptIn) io.err(`svc agents register: the token of ${reg.agent_id} is kept in ${keptIn}`);
+        return EXIT.ok;
+      }
+      const c = io.color;
+      // The same credential repeating gets the existing record back: both read as "registered to you".
+      io.out(`${c.green('registered')} agent ${reg.agent_id} (${reg.actor_uri})`);
+      for (const l of keyValues(c, [
+        ['display name', reg.display_name],
+        ['actor uid', reg.actor_uid],
+        ['created', reg.created_at],
+      ]))
+        io.out(l);
+      if (reg.agent_token) {
+        io.out(`${c.bold('agent token')} (shown once; kept in ${keptIn}): ${reg.agent_token}`);
+      } else if (keptIn) {
+        io.out(`its token is kept in ${keptIn} (svc agents token ${reg.agent_id} prints it)`);
+      }
+      if (keptIn)
+        io.out(
+          `commands from here act as ${reg.agent_id} with it: svc send --as ${reg.agent_id} ..., svc agent run --agent ${reg.agent_id} ..., svc connect claude --agent ${reg.agent_id}`,
+        );
       return EXIT.ok;
-    }
-    const c = io.color;
-    // The same credential repeating gets the existing record back: both read as "registered to you".
-    io.out(`${c.green('registered')} agent ${reg.agent_id} (${reg.actor_uri})`);
-    for (const l of keyValues(c, [['display name', reg.display_name], ['actor uid', reg.actor_uid], ['created', reg.created_at]])) io.out(l);
-    if (reg.agent_token) {
-      io.out(`${c.bold('agent token')} (shown once; kept in ${keptIn}): ${reg.agent_token}`);
-    } else if (keptIn) {
-      io.out(`its token is kept in ${keptIn} (svc agents token ${reg.agent_id} prints it)`);
-    }
-    if (keptIn) io.out(`commands from here act as ${reg.agent_id} with it: svc send --as ${reg.agent_id} ..., svc agent run --agent ${reg.agent_id} ..., svc connect claude --agent ${reg.agent_id}`);
-    return EXIT.ok;
-  }, { operatorToken: false, agent: { agent: flags.id, flag: '--id' } });
+    },
+    { operatorToken: false, agent: { agent: flags.id, flag: '--id' } },
+  );
 }
 
 /** Prints the token kept for an agent (to use it on another machine); refuses with the fix when none is kept. */
 export function agentsToken(io: Io, id: string, flags: ClientFlags): Promise<number> {
-  return withClient(io, 'agents token', flags, async (_client, target) => {
-    const networkId = await networkIdOf(target);
-    if (networkId === undefined) throw new TargetError(`nothing answers at ${target.url} and no config names the network: start the server, or pass --config`);
-    const scope = scopeOf(target, networkId, io.env);
-    const found = findToken(scope, id, legacyTokenFiles(networkId, id, { ...(io.env.HOME ? { home: io.env.HOME } : {}) }));
-    if (!found) {
-      const others = keptAgents(scope);
-      io.err(`svc agents token: no token of ${id} is kept for network ${networkId} at ${target.url} (looked in ${credentialDirs(scope).join(', ')}): ${keepFix(id)}${others.length ? `; kept here: ${others.join(', ')}` : ''}`);
-      return EXIT.failure;
-    }
-    if (flags.json) io.out(json({ agent_id: id, network_id: networkId, url: target.url, token: found.token, file: found.file }));
-    else io.out(found.token);
-    if (!flags.json) io.err(`svc agents token: from ${found.file}; on another machine: SVC_TOKEN=<token> svc agents register --id ${id} --url ${target.url} keeps it there`);
-    return EXIT.ok;
-  }, { operatorToken: false });
+  return withClient(
+    io,
+    'agents token',
+    flags,
+    async (_client, target) => {
+      const networkId = await networkIdOf(target);
+      if (networkId === undefined)
+        throw new TargetError(`nothing answers at ${target.url} and no config names the network: start the server, or pass --config`);
+      const scope = scopeOf(target, networkId, io.env);
+      const found = findToken(scope, id, legacyTokenFiles(networkId, id, { ...(io.env.HOME ? { home: io.env.HOME } : {}) }));
+      if (!found) {
+        const others = keptAgents(scope);
+        io.err(
+          `svc agents token: no token of ${id} is kept for network ${networkId} at ${target.url} (looked in ${credentialDirs(scope).join(', ')}): ${keepFix(id)}${others.length ? `; kept here: ${others.join(', ')}` : ''}`,
+        );
+        return EXIT.failure;
+      }
+      if (flags.json) io.out(json({ agent_id: id, network_id: networkId, url: target.url, token: found.token, file: found.file }));
+      else io.out(found.token);
+      if (!flags.json)
+        io.err(
+          `svc agents token: from ${found.file}; on another machine: SVC_TOKEN=<token> svc agents register --id ${id} --url ${target.url} keeps it there`,
+        );
+      return EXIT.ok;
+    },
+    { operatorToken: false },
+  );
 }
 
 export function agentsDelete(io: Io, id: string, flags: ClientFlags): Promise<number> {

@@ -62,19 +62,35 @@ export function isWholeConfig(raw: Record<string, unknown>): boolean {
 function declarationsAsConfig(raw: Record<string, unknown>, file: string, networkId: string | undefined): Record<string, unknown> {
   const extra = Object.keys(raw).filter((k) => !DECLARATION_KEYS.has(k));
   if (extra.length > 0) {
-    throw new ConfigError(`${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents); add network: to apply a whole config`, file);
+    throw new ConfigError(
+      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents); add network: to apply a whole config`,
+      file,
+    );
   }
   if (networkId === undefined) {
-    throw new ConfigError(`${file}: declarations only (no network:), and no config says which network they are for: run it in the config folder, pass --config FILE, or add network: {id: ...}`, file);
+    throw new ConfigError(
+      `${file}: declarations only (no network:), and no config says which network they are for: run it in the config folder, pass --config FILE, or add network: {id: ...}`,
+      file,
+    );
   }
   const auth = raw.auth as { tokens?: unknown } | null | undefined;
-  if (auth !== undefined && (auth === null || typeof auth !== 'object' || Array.isArray(auth) || Object.keys(auth).some((k) => k !== 'tokens'))) {
-    throw new ConfigError(`${file}: auth: a declarations file has only auth.tokens (ids with agents); the rest of auth stays in the server's config`, file);
+  if (
+    auth !== undefined &&
+    (auth === null || typeof auth !== 'object' || Array.isArray(auth) || Object.keys(auth).some((k) => k !== 'tokens'))
+  ) {
+    throw new ConfigError(
+      `${file}: auth: a declarations file has only auth.tokens (ids with agents); the rest of auth stays in the server's config`,
+      file,
+    );
   }
   const tokens = Array.isArray(auth?.tokens) ? (auth.tokens as unknown[]) : auth?.tokens === undefined ? [] : auth.tokens;
   const filled = Array.isArray(tokens)
     ? tokens.map((t, i) =>
-        t && typeof t === 'object' && !Array.isArray(t) && (t as Record<string, unknown>).value === undefined && (t as Record<string, unknown>).value_env === undefined
+        t &&
+        typeof t === 'object' &&
+        !Array.isArray(t) &&
+        (t as Record<string, unknown>).value === undefined &&
+        (t as Record<string, unknown>).value_env === undefined
           ? { scopes: ['observe'], ...(t as Record<string, unknown>), value: `declared-placeholder-token-${i}-0123456789` }
           : t,
       )
@@ -111,7 +127,12 @@ export interface Unseen {
 }
 
 /** What applying `req` would change on a server holding `rooms` and `agents` (mirrors the server's rules). */
-export function planApply(req: ApplyRequest, rooms: readonly Room[], agents: readonly AgentSummary[], unseen: Unseen = {}): PlannedChange[] {
+export function planApply(
+  req: ApplyRequest,
+  rooms: readonly Room[],
+  agents: readonly AgentSummary[],
+  unseen: Unseen = {},
+): PlannedChange[] {
   const changes: PlannedChange[] = [];
   const agentIds = new Set(agents.map((a) => a.id));
   for (const b of req.agents) {
@@ -137,11 +158,13 @@ export function planApply(req: ApplyRequest, rooms: readonly Room[], agents: rea
       const next = d.members.map((m) => normalizeMember(req.network_id, m) ?? m).filter((m, i, all) => all.indexOf(m) === i);
       const added = next.filter((m) => !cur.members.includes(m));
       const removed = cur.members.filter((m) => !next.includes(m));
-      if (added.length || removed.length) details.push(`members ${[...added.map((m) => `+${m}`), ...removed.map((m) => `-${m}`)].join(' ')}`);
+      if (added.length || removed.length)
+        details.push(`members ${[...added.map((m) => `+${m}`), ...removed.map((m) => `-${m}`)].join(' ')}`);
       else if (next.join('\n') !== cur.members.join('\n')) details.push('members reordered');
     }
     if (d.visibility !== undefined && d.visibility !== cur.visibility) details.push(`visibility ${cur.visibility} -> ${d.visibility}`);
-    if (d.write_policy !== undefined && d.write_policy !== cur.write_policy) details.push(`write_policy ${cur.write_policy} -> ${d.write_policy}`);
+    if (d.write_policy !== undefined && d.write_policy !== cur.write_policy)
+      details.push(`write_policy ${cur.write_policy} -> ${d.write_policy}`);
     changes.push({ kind: 'room', id: d.id, action: details.length ? 'updated' : 'unchanged', ...(details.length ? { details } : {}) });
   }
   return changes;
@@ -211,11 +234,15 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
   // Said first: everything below is only what an anonymous caller may see.
   const anonymous = target.token === undefined;
   if (anonymous && !flags.json) {
-    io.out('dry run as an anonymous caller (no token was sent): private rooms and agents are hidden, so what it cannot see is "cannot tell", never "create"; run it in the config folder, or pass --config or --token, to see everything');
+    io.out(
+      'dry run as an anonymous caller (no token was sent): private rooms and agents are hidden, so what it cannot see is "cannot tell", never "create"; run it in the config folder, or pass --config or --token, to see everything',
+    );
   }
   const network = await client.network();
   if (network.id !== req.network_id) {
-    io.err(`svc apply: ${req.network_id} (the file's network.id) is not the network at ${client.baseUrl} (${network.id}); applying would fail`);
+    io.err(
+      `svc apply: ${req.network_id} (the file's network.id) is not the network at ${client.baseUrl} (${network.id}); applying would fail`,
+    );
     return EXIT.failure;
   }
   const [rooms, agents] = await Promise.all([
@@ -250,11 +277,17 @@ async function probeUnseen(client: SvcClient, req: ApplyRequest, rooms: readonly
     } catch (err) {
       if (!(err instanceof ClientError)) throw err;
       if (err.status === 404) continue;
-      unseenRooms.set(d.id, err.status === 401 ? 'exists and is private: an anonymous caller cannot see what would change' : `the server answered ${err.status} ${err.code}`);
+      unseenRooms.set(
+        d.id,
+        err.status === 401
+          ? 'exists and is private: an anonymous caller cannot see what would change'
+          : `the server answered ${err.status} ${err.code}`,
+      );
     }
   }
   const unseenAgents = new Map<string, string>();
-  for (const b of req.agents) if (!seenAgents.has(b.id)) unseenAgents.set(b.id, 'not in the anonymous view: it may exist outside public rooms');
+  for (const b of req.agents)
+    if (!seenAgents.has(b.id)) unseenAgents.set(b.id, 'not in the anonymous view: it may exist outside public rooms');
   return { rooms: unseenRooms, agents: unseenAgents };
 }
 
@@ -280,7 +313,8 @@ function report(io: Io, changes: readonly PlannedChange[], plan: boolean): void 
   const unchanged = n('unchanged');
   const unknown = n('unknown');
   const cannot = unknown > 0 ? `, ${unknown} cannot tell` : '';
-  if (created + updated === 0) io.out(plan ? `nothing to change (${unchanged} unchanged${cannot})` : `nothing changed (${unchanged} unchanged)`);
+  if (created + updated === 0)
+    io.out(plan ? `nothing to change (${unchanged} unchanged${cannot})` : `nothing changed (${unchanged} unchanged)`);
   else if (plan) io.out(`${created} to create, ${updated} to update, ${unchanged} unchanged${cannot}`);
   else io.out(`${created} created, ${updated} updated, ${unchanged} unchanged`);
 }

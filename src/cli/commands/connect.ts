@@ -28,7 +28,9 @@ export interface ConnectFlags extends ClientFlags {
 }
 
 /** One change to make: a file to write, or a command to run. */
-type Change = { kind: 'file'; file: string; text: string; replaced: boolean; show: string[] } | { kind: 'run'; argv: string[]; before?: string[][]; show: string[] };
+type Change =
+  | { kind: 'file'; file: string; text: string; replaced: boolean; show: string[] }
+  | { kind: 'run'; argv: string[]; before?: string[][]; show: string[] };
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -78,7 +80,12 @@ export function planChange(which: McpClientName, name: string, entry: ServerEntr
         // claude itself says what is wrong with the file
       }
       const before = exists ? [[claude, 'mcp', 'remove', '--scope', 'project', name]] : [];
-      return { kind: 'run', argv, before, show: [...before, argv].map((a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`) };
+      return {
+        kind: 'run',
+        argv,
+        before,
+        show: [...before, argv].map((a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`),
+      };
     }
     case 'codex': {
       const file = path.join(o.env.CODEX_HOME || path.join(o.env.HOME || os.homedir(), '.codex'), 'config.toml');
@@ -113,83 +120,112 @@ async function confirm(message: string): Promise<boolean> {
 
 /** `svc connect CLIENT`: see the file comment. */
 export function connectCommand(io: Io, which: string, flags: ConnectFlags): Promise<number> {
-  return withClient(io, 'connect', flags, async (client, target0) => {
-    if (!(MCP_CLIENTS as readonly string[]).includes(which)) throw new UsageError(`CLIENT: must be one of ${MCP_CLIENTS.join(', ')}`);
-    const mcpClient = which as McpClientName;
-    const name = flags.name ?? 'svc';
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new UsageError('--name: letters, digits, _ and - only');
-    let agent = flags.agent ?? mcpClient;
-    if (!AGENT_ID.test(agent)) throw new UsageError(`--agent: ${JSON.stringify(agent)} is not an agent id (letters, digits, . _ -)`);
-    // The config's operator token is not an agent credential: the agent's kept token, or a claim of it.
-    const pick = await pickAgentToken(target0, { agent: flags.agent !== undefined || !target0.token?.startsWith(AGENT_TOKEN_PREFIX) ? agent : undefined, flag: '--agent', infer: true }, io.env, (l) => io.err(`svc connect: ${l}`));
-    agent = pick.agentId ?? agent;
-    const network = await client.network();
-    const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
-    const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
-    const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
-    // An agent token given is kept like a registered one, so the entry carries no token either way.
-    const launch = mcpLaunch({ ...pick, target: givenAgentToken || !given ? { ...pick.target, tokenSource: 'kept' } : pick.target }, io.env, { agent });
-    const entry: ServerEntry = { command: launch.command, args: launch.args, env: launch.env };
-    const cwd = process.cwd();
-    const change = planChange(mcpClient, name, entry, { cwd, env: io.env });
+  return withClient(
+    io,
+    'connect',
+    flags,
+    async (client, target0) => {
+      if (!(MCP_CLIENTS as readonly string[]).includes(which)) throw new UsageError(`CLIENT: must be one of ${MCP_CLIENTS.join(', ')}`);
+      const mcpClient = which as McpClientName;
+      const name = flags.name ?? 'svc';
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new UsageError('--name: letters, digits, _ and - only');
+      let agent = flags.agent ?? mcpClient;
+      if (!AGENT_ID.test(agent)) throw new UsageError(`--agent: ${JSON.stringify(agent)} is not an agent id (letters, digits, . _ -)`);
+      // The config's operator token is not an agent credential: the agent's kept token, or a claim of it.
+      const pick = await pickAgentToken(
+        target0,
+        {
+          agent: flags.agent !== undefined || !target0.token?.startsWith(AGENT_TOKEN_PREFIX) ? agent : undefined,
+          flag: '--agent',
+          infer: true,
+        },
+        io.env,
+        (l) => io.err(`svc connect: ${l}`),
+      );
+      agent = pick.agentId ?? agent;
+      const network = await client.network();
+      const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
+      const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
+      const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
+      // An agent token given is kept like a registered one, so the entry carries no token either way.
+      const launch = mcpLaunch(
+        { ...pick, target: givenAgentToken || !given ? { ...pick.target, tokenSource: 'kept' } : pick.target },
+        io.env,
+        { agent },
+      );
+      const entry: ServerEntry = { command: launch.command, args: launch.args, env: launch.env };
+      const cwd = process.cwd();
+      const change = planChange(mcpClient, name, entry, { cwd, env: io.env });
 
-    const plan = [
-      `svc connect: ${mcpClient} runs svc mcp as agent ${agent} of network ${network.id} at ${pick.target.url}`,
-      ...change.show.map((l) => `  ${l}`),
-      change.kind === 'file' && change.replaced ? `  (replaces the existing ${name} entry; other entries are kept)` : change.kind === 'file' ? '  (other entries are kept)' : '',
-      Object.keys(entry.env).length > 0 ? '  the entry holds the token given: keep that file private and out of version control' : `  no token is written: svc mcp reads the token kept for ${agent}${pick.kept || givenAgentToken ? '' : ' (claimed and kept when this runs)'}`,
-    ].filter((l) => l !== '');
-    if (flags.print) {
-      for (const l of plan) io.out(l);
-      return EXIT.ok;
-    }
-    for (const l of plan) io.err(l);
-    if (!flags.yes) {
-      if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
-      if (!(await confirm(change.kind === 'file' ? `Write ${change.file}?` : 'Run it?'))) {
-        io.err('svc connect: nothing written');
-        return EXIT.failure;
+      const plan = [
+        `svc connect: ${mcpClient} runs svc mcp as agent ${agent} of network ${network.id} at ${pick.target.url}`,
+        ...change.show.map((l) => `  ${l}`),
+        change.kind === 'file' && change.replaced
+          ? `  (replaces the existing ${name} entry; other entries are kept)`
+          : change.kind === 'file'
+            ? '  (other entries are kept)'
+            : '',
+        Object.keys(entry.env).length > 0
+          ? '  the entry holds the token given: keep that file private and out of version control'
+          : `  no token is written: svc mcp reads the token kept for ${agent}${pick.kept || givenAgentToken ? '' : ' (claimed and kept when this runs)'}`,
+      ].filter((l) => l !== '');
+      if (flags.print) {
+        for (const l of plan) io.out(l);
+        return EXIT.ok;
       }
-    }
-
-    // The credential: kept already, given now (kept), or claimed now (kept).
-    if (givenAgentToken) {
-      io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
-    } else if (!pick.kept && !given) {
-      try {
-        const { SvcClient } = await import('../../client/index.js');
-        const anon = new SvcClient({ url: pick.target.url });
-        try {
-          const reg = await anon.registerAgent({ requested_agent_id: agent });
-          if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
-          io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
-        } finally {
-          await anon.close().catch(() => undefined);
+      for (const l of plan) io.err(l);
+      if (!flags.yes) {
+        if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
+        if (!(await confirm(change.kind === 'file' ? `Write ${change.file}?` : 'Run it?'))) {
+          io.err('svc connect: nothing written');
+          return EXIT.failure;
         }
+      }
+
+      // The credential: kept already, given now (kept), or claimed now (kept).
+      if (givenAgentToken) {
+        io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
+      } else if (!pick.kept && !given) {
+        try {
+          const { SvcClient } = await import('../../client/index.js');
+          const anon = new SvcClient({ url: pick.target.url });
+          try {
+            const reg = await anon.registerAgent({ requested_agent_id: agent });
+            if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
+            io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
+          } finally {
+            await anon.close().catch(() => undefined);
+          }
+        } catch (err) {
+          if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
+            throw new TargetError(
+              `agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`,
+            );
+          }
+          throw err;
+        }
+      } else if (pick.kept) {
+        io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
+      }
+
+      apply(change, cwd, io.env);
+      io.err(
+        `svc connect: ${change.kind === 'file' ? `wrote ${change.file}` : `ran claude mcp add (${name})`}; checking it by starting that entry and calling whoami`,
+      );
+      const { probeWhoami, ProbeError } = await import('../../mcp/probe.js');
+      try {
+        const who = await probeWhoami(entry, { cwd, baseEnv: io.env });
+        if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');
       } catch (err) {
-        if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
-          throw new TargetError(`agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`);
+        if (err instanceof ProbeError) {
+          io.err(`svc connect: written, but the check failed: ${err.message}`);
+          return EXIT.failure;
         }
         throw err;
       }
-    } else if (pick.kept) {
-      io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
-    }
-
-    apply(change, cwd, io.env);
-    io.err(`svc connect: ${change.kind === 'file' ? `wrote ${change.file}` : `ran claude mcp add (${name})`}; checking it by starting that entry and calling whoami`);
-    const { probeWhoami, ProbeError } = await import('../../mcp/probe.js');
-    try {
-      const who = await probeWhoami(entry, { cwd, baseEnv: io.env });
-      if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');
-    } catch (err) {
-      if (err instanceof ProbeError) {
-        io.err(`svc connect: written, but the check failed: ${err.message}`);
-        return EXIT.failure;
-      }
-      throw err;
-    }
-    io.out(`connected ${mcpClient} as agent ${agent} of network ${network.id} (server ${name}; whoami answered ${agent})`);
-    return EXIT.ok;
-  }, { operatorToken: true });
+      io.out(`connected ${mcpClient} as agent ${agent} of network ${network.id} (server ${name}; whoami answered ${agent})`);
+      return EXIT.ok;
+    },
+    { operatorToken: true },
+  );
 }

@@ -30,7 +30,9 @@ export function consoleCommand(io: Io, flags: ConsoleFlags): Promise<number> {
   return withClient(io, 'console', flags, async (client, target) => {
     const ttl = linkTtlSeconds(flags.expires);
     if (target.token === undefined) {
-      throw new UsageError(`no admin token for ${target.url}: run it with the config of that server (its operator token), or pass --token (env SVC_TOKEN)`);
+      throw new UsageError(
+        `no admin token for ${target.url}: run it with the config of that server (its operator token), or pass --token (env SVC_TOKEN)`,
+      );
     }
     const link = await client.consoleSignInLink(ttl);
     if (flags.json) {

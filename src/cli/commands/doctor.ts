@@ -7,7 +7,15 @@ import path from 'node:path';
 import { ClientError, SvcClient } from '../../client/index.js';
 import { checkSecretFile, ConfigError, describeStoreUrl, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
 import type { LoadedConfig } from '../../config/types.js';
-import { ATTACH_PROTOCOL, HTTP_PROTOCOL, PAIR_PROTOCOL, type NetworkDocument, type Pairing, type PairingStatus, type Warning } from '../../protocol/types.js';
+import {
+  ATTACH_PROTOCOL,
+  HTTP_PROTOCOL,
+  PAIR_PROTOCOL,
+  type NetworkDocument,
+  type Pairing,
+  type PairingStatus,
+  type Warning,
+} from '../../protocol/types.js';
 import { VERSION } from '../../version.js';
 import { json, mark, type Status } from '../format.js';
 import { EXIT, type Io } from '../io.js';
@@ -31,12 +39,21 @@ export function configChecks(file: string, env: NodeJS.ProcessEnv): { results: C
   try {
     raw = parseYaml(readFileSync(file, 'utf8'), file);
   } catch (err) {
-    return { results: [fail('config valid', err instanceof ConfigError ? err.message : `${file}: cannot read: ${(err as Error).message}`)] };
+    return {
+      results: [fail('config valid', err instanceof ConfigError ? err.message : `${file}: cannot read: ${(err as Error).message}`)],
+    };
   }
   const secrets = plaintextSecretPaths(raw);
   try {
     checkSecretFile(file, raw);
-    results.push(ok('secret file mode', secrets.length === 0 ? 'no plaintext secrets in the file' : `${secrets.length} plaintext secret(s); the file is private (no group/world access)`));
+    results.push(
+      ok(
+        'secret file mode',
+        secrets.length === 0
+          ? 'no plaintext secrets in the file'
+          : `${secrets.length} plaintext secret(s); the file is private (no group/world access)`,
+      ),
+    );
   } catch (err) {
     results.push(fail('secret file mode', (err as Error).message));
   }
@@ -49,7 +66,12 @@ export function configChecks(file: string, env: NodeJS.ProcessEnv): { results: C
   }
   const c = loaded.config;
   const n = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
-  results.unshift(ok('config valid', `${file}: network ${c.network.id}, ${c.auth.mode} mode, ${n(c.auth.tokens.length, 'token')}, ${n(c.rooms.length, 'room')}, ${n(c.pairings.length, 'pairing')}`));
+  results.unshift(
+    ok(
+      'config valid',
+      `${file}: network ${c.network.id}, ${c.auth.mode} mode, ${n(c.auth.tokens.length, 'token')}, ${n(c.rooms.length, 'room')}, ${n(c.pairings.length, 'pairing')}`,
+    ),
+  );
   for (const w of loaded.warnings) results.push(warningResult('config warning', w));
   return { results, loaded };
 }
@@ -71,10 +93,22 @@ export function compatibilityChecks(doc: NetworkDocument): CheckResult[] {
     if (!p.http?.includes(HTTP_PROTOCOL)) problems.push(`protocols.http lacks ${HTTP_PROTOCOL} (has ${p.http?.join(', ') || 'none'})`);
     const attachOk = p.attach?.includes(ATTACH_PROTOCOL) || (!p.attach?.length && caps.attachment_protocol === 'websocket');
     if (!attachOk) problems.push(`protocols.attach lacks ${ATTACH_PROTOCOL}`);
-    if (p.pair?.length && !p.pair.includes(PAIR_PROTOCOL)) problems.push(`protocols.pair lacks ${PAIR_PROTOCOL} (has ${p.pair.join(', ')})`);
+    if (p.pair?.length && !p.pair.includes(PAIR_PROTOCOL))
+      problems.push(`protocols.pair lacks ${PAIR_PROTOCOL} (has ${p.pair.join(', ')})`);
     if (!p.pair?.length) notes.push('no pair protocol (treated as a legacy pairing candidate)');
   }
-  out.push(problems.length ? fail('protocols', `unsupported-protocol: ${problems.join('; ')}: this CLI speaks ${[HTTP_PROTOCOL, ATTACH_PROTOCOL, PAIR_PROTOCOL].join(', ')}`) : { check: 'protocols', status: notes.length ? 'warn' : 'ok', message: notes.join('; ') || [p!.http, p!.attach, p!.pair].flat().join(', ') });
+  out.push(
+    problems.length
+      ? fail(
+          'protocols',
+          `unsupported-protocol: ${problems.join('; ')}: this CLI speaks ${[HTTP_PROTOCOL, ATTACH_PROTOCOL, PAIR_PROTOCOL].join(', ')}`,
+        )
+      : {
+          check: 'protocols',
+          status: notes.length ? 'warn' : 'ok',
+          message: notes.join('; ') || [p!.http, p!.attach, p!.pair].flat().join(', '),
+        },
+  );
 
   const missing: string[] = [];
   if (caps.event_stream !== 'sse') missing.push('event_stream sse (svc tail, console)');
@@ -96,17 +130,32 @@ const PAIRING_MARK: Record<PairingStatus, Status> = {
 };
 
 /** One line per pairing: the server's status when it reports one, else what the config says. */
-export function pairingChecks(configured: readonly { id: string; remote_network_id?: string }[], served: readonly Pairing[] | undefined, why?: string): CheckResult[] {
+export function pairingChecks(
+  configured: readonly { id: string; remote_network_id?: string }[],
+  served: readonly Pairing[] | undefined,
+  why?: string,
+): CheckResult[] {
   const ids = [...new Set([...configured.map((p) => p.id), ...(served ?? []).map((p) => p.id)])];
   if (ids.length === 0) return [ok('pairings', 'none configured')];
   return ids.flatMap((id): CheckResult[] => {
     const s = served?.find((p) => p.id === id);
     const remote = s?.remote_network_id || configured.find((p) => p.id === id)?.remote_network_id || 'a network not yet known (invite out)';
     const check = `pairing ${id}`;
-    if (!s) return [{ check, status: 'info', message: `to ${remote}: ${why ?? 'not reported by the server (restart or reload it to pick up the config)'}` }];
+    if (!s)
+      return [
+        {
+          check,
+          status: 'info',
+          message: `to ${remote}: ${why ?? 'not reported by the server (restart or reload it to pick up the config)'}`,
+        },
+      ];
     const d = s.diagnostics;
     const detail = d?.message ?? d?.reason;
-    const line: CheckResult = { check, status: PAIRING_MARK[s.status] ?? 'warn', message: `to ${remote}: ${s.status}${detail ? ` (${detail})` : ''}` };
+    const line: CheckResult = {
+      check,
+      status: PAIRING_MARK[s.status] ?? 'warn',
+      message: `to ${remote}: ${s.status}${detail ? ` (${detail})` : ''}`,
+    };
     return s.refused ? [line, refusalCheck(s, remote)] : [line];
   });
 }
@@ -118,14 +167,26 @@ export function refusalCheck(p: Pairing, remote: string): CheckResult {
     .map(([k, n]) => `${n} ${k}`)
     .join(', ');
   const ids = r.recent.map((x) => x.message_id).join(', ');
-  return { check: `pairing ${p.id} refusals`, status: 'warn', message: `${remote} refused ${r.total} relayed message${r.total === 1 ? '' : 's'} (${reasons}; last: ${ids}), not retried; fix ${r.recent[0]!.fix}` };
+  return {
+    check: `pairing ${p.id} refusals`,
+    status: 'warn',
+    message: `${remote} refused ${r.total} relayed message${r.total === 1 ? '' : 's'} (${reasons}; last: ${ids}), not retried; fix ${r.recent[0]!.fix}`,
+  };
 }
 
 /** Every check against the running server; stops at the first one the rest depend on. */
 /** The embedded engine's mode: a sqlite store without page tracking still works, but slower. */
 export function engineCheck(e: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string }): CheckResult {
-  if (e.page_tracking) return ok('store engine', `${e.backend}: checkpoints write changed pages${e.on_demand_reads ? ', untouched pages are read on demand' : ''}`);
-  return { check: 'store engine', status: 'warn', message: `${e.backend}: checkpoints write the whole database and load it whole (${e.problem ?? 'page tracking off'}): reinstall svc with its locked dependencies (npm ci)` };
+  if (e.page_tracking)
+    return ok(
+      'store engine',
+      `${e.backend}: checkpoints write changed pages${e.on_demand_reads ? ', untouched pages are read on demand' : ''}`,
+    );
+  return {
+    check: 'store engine',
+    status: 'warn',
+    message: `${e.backend}: checkpoints write the whole database and load it whole (${e.problem ?? 'page tracking off'}): reinstall svc with its locked dependencies (npm ci)`,
+  };
 }
 
 async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined): Promise<CheckResult[]> {
@@ -148,12 +209,20 @@ async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined)
   }
   if (loaded) {
     const want = loaded.config.network.id;
-    out.push(doc.id === want ? ok('network id', `${doc.id} matches the config`) : fail('network id', `the server is network ${doc.id}, the config says ${want}: is --url pointing at another server?`));
+    out.push(
+      doc.id === want
+        ? ok('network id', `${doc.id} matches the config`)
+        : fail('network id', `the server is network ${doc.id}, the config says ${want}: is --url pointing at another server?`),
+    );
   }
   out.push(
     doc.version === VERSION
       ? ok('version', `server and CLI both run ${VERSION}`)
-      : { check: 'version', status: 'warn', message: `stale-running-server: the server runs ${doc.version}, this CLI is ${VERSION}: restart the server to pick up the new one (when this CLI is the newer), or use the CLI of its install` },
+      : {
+          check: 'version',
+          status: 'warn',
+          message: `stale-running-server: the server runs ${doc.version}, this CLI is ${VERSION}: restart the server to pick up the new one (when this CLI is the newer), or use the CLI of its install`,
+        },
   );
   out.push(...compatibilityChecks(doc));
   const warnings = doc.warnings ?? [];
@@ -165,7 +234,8 @@ async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined)
     out.push(...pairingChecks(configured, (await client.listPairings({ limit: 500 })).pairings));
   } catch (err) {
     const e = err as ClientError;
-    if (e instanceof ClientError && e.status === 404) out.push(...pairingChecks(configured, undefined, 'status unknown: this server has no /v1/pairings'));
+    if (e instanceof ClientError && e.status === 404)
+      out.push(...pairingChecks(configured, undefined, 'status unknown: this server has no /v1/pairings'));
     else if (configured.length === 0 && e instanceof ClientError && e.status === 403) out.push(ok('pairings', 'none configured'));
     else out.push({ check: 'pairings', status: 'warn', message: `cannot read pairing status: ${e.message}` });
   }
@@ -202,7 +272,11 @@ export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number>
     await checkOwnNetwork(target).catch((e: unknown) => {
       if (e instanceof TargetError) throw e;
     });
-    client = new SvcClient({ url: target.url, startCommand: startCommandOf(target), ...(target.token !== undefined ? { token: target.token } : {}) });
+    client = new SvcClient({
+      url: target.url,
+      startCommand: startCommandOf(target),
+      ...(target.token !== undefined ? { token: target.token } : {}),
+    });
     results.push(...(await serverChecks(client, loaded)));
   } catch (err) {
     if (err instanceof UsageError) {

@@ -122,7 +122,9 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
   }
   const cfg = dir === process.cwd() ? '' : ` --config ${file}`;
   if (operatorToken) {
-    io.out(`operator token written to svc.yaml (auth.tokens id operator; only you can read the file): svc commands run with this config use it`);
+    io.out(
+      `operator token written to svc.yaml (auth.tokens id operator; only you can read the file): svc commands run with this config use it`,
+    );
   }
   io.out(`next: svc serve${cfg}`);
   if (operatorToken) io.out(`then: svc rooms create ID${cfg}   and   svc console${cfg}   (a one-time sign-in link with write access)`);

@@ -40,7 +40,12 @@ export function describeRoom(r: RoomState): string {
 }
 
 /** The state of each shared room: the config, then its running server, else its store read-only. */
-export async function lookUpRooms(ids: readonly string[], config: Config, configFile: string, env: NodeJS.ProcessEnv): Promise<RoomState[]> {
+export async function lookUpRooms(
+  ids: readonly string[],
+  config: Config,
+  configFile: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RoomState[]> {
   const out = new Map<string, RoomState>();
   let ask: string[] = [];
   for (const id of ids) {
@@ -61,7 +66,13 @@ export async function lookUpRooms(ids: readonly string[], config: Config, config
 }
 
 /** Asks the config's server with its operator token; returns the ids it could not settle. */
-async function askServer(ids: string[], configFile: string, env: NodeJS.ProcessEnv, out: Map<string, RoomState>, problems: string[]): Promise<string[]> {
+async function askServer(
+  ids: string[],
+  configFile: string,
+  env: NodeJS.ProcessEnv,
+  out: Map<string, RoomState>,
+  problems: string[],
+): Promise<string[]> {
   let client: SvcClient | undefined;
   let target: Target | undefined;
   const left: string[] = [];
@@ -74,7 +85,10 @@ async function askServer(ids: string[], configFile: string, env: NodeJS.ProcessE
       if (state) out.set(id, state);
       else left.push(id);
     }
-    if (left.length > 0) problems.push(`the server at ${target.url} shows an anonymous caller too little to tell, and ${target.configFile} has no operator token for it`);
+    if (left.length > 0)
+      problems.push(
+        `the server at ${target.url} shows an anonymous caller too little to tell, and ${target.configFile} has no operator token for it`,
+      );
     return left;
   } catch (err) {
     const where = target ? `the server at ${target.url}` : 'the server of the config';
@@ -86,7 +100,13 @@ async function askServer(ids: string[], configFile: string, env: NodeJS.ProcessE
 }
 
 /** Reads the rooms from the store itself (no server runs); returns the ids it could not settle. */
-async function readStore(ids: string[], config: Config, running: boolean, out: Map<string, RoomState>, problems: string[]): Promise<string[]> {
+async function readStore(
+  ids: string[],
+  config: Config,
+  running: boolean,
+  out: Map<string, RoomState>,
+  problems: string[],
+): Promise<string[]> {
   try {
     const rooms = await readStoredRooms(config.store, ids);
     for (const id of ids) {
@@ -95,8 +115,13 @@ async function readStore(ids: string[], config: Config, running: boolean, out: M
     }
     return [];
   } catch (err) {
-    const where = config.store.backend === 'postgres' ? `the Postgres store (schema ${config.store.schema ?? 'public'})` : `the store ${config.store.path}`;
-    problems.push(`${running ? '' : 'no server of this config is running (no runtime file), and '}${where} could not be read (${(err as Error).message.split('\n')[0]})`);
+    const where =
+      config.store.backend === 'postgres'
+        ? `the Postgres store (schema ${config.store.schema ?? 'public'})`
+        : `the store ${config.store.path}`;
+    problems.push(
+      `${running ? '' : 'no server of this config is running (no runtime file), and '}${where} could not be read (${(err as Error).message.split('\n')[0]})`,
+    );
     return ids;
   }
 }
@@ -110,7 +135,8 @@ async function stateFromServer(client: SvcClient, id: string, withToken: boolean
     if (err instanceof ClientError && err.status === 404) return withToken ? { id, state: 'new' } : undefined;
     // Anonymous: a private room answers 401 "room ID is not public"; any other 401 (the server
     // shows nothing anonymously) cannot tell.
-    if (err instanceof ClientError && err.status === 401 && !withToken) return err.detail?.endsWith('is not public; send a bearer token') ? { id, state: 'private' } : undefined;
+    if (err instanceof ClientError && err.status === 401 && !withToken)
+      return err.detail?.endsWith('is not public; send a bearer token') ? { id, state: 'private' } : undefined;
     throw err;
   }
 }

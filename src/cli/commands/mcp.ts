@@ -24,7 +24,9 @@ export interface McpFlags extends ClientFlags {
 export function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: string[] } {
   // The running script rather than a path beside this module: the install's bin/svc.js, or the
   // entry a test harness started from the sources, so the snippet starts what is running now.
-  const bin = process.argv[1] ? path.resolve(process.argv[1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svc.js');
+  const bin = process.argv[1]
+    ? path.resolve(process.argv[1])
+    : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svc.js');
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -42,7 +44,11 @@ export function svcCommand(env: NodeJS.ProcessEnv): { command: string; args: str
  * token nothing secret is written: the command names the config (or URL) and the agent, and `svc
  * mcp` finds the kept token itself. A token given on the command line goes into the env block.
  */
-export function mcpLaunch(pick: AgentPick, env: NodeJS.ProcessEnv, o: { agent?: string | undefined; stateDir?: string | undefined } = {}): { command: string; args: string[]; env: Record<string, string> } {
+export function mcpLaunch(
+  pick: AgentPick,
+  env: NodeJS.ProcessEnv,
+  o: { agent?: string | undefined; stateDir?: string | undefined } = {},
+): { command: string; args: string[]; env: Record<string, string> } {
   const t = pick.target;
   const svc = svcCommand(env);
   const agent = o.agent ?? pick.agentId;
@@ -56,7 +62,8 @@ export function mcpLaunch(pick: AgentPick, env: NodeJS.ProcessEnv, o: { agent?: 
     ...(o.stateDir ? ['--state-dir', path.resolve(o.stateDir)] : []),
   ];
   // The kept token and the config's operator token are found again by `svc mcp` from the config.
-  const secret: Record<string, string> = t.token !== undefined && t.tokenSource !== 'kept' && t.tokenSource !== 'config' ? { SVC_TOKEN: t.token } : {};
+  const secret: Record<string, string> =
+    t.token !== undefined && t.tokenSource !== 'kept' && t.tokenSource !== 'config' ? { SVC_TOKEN: t.token } : {};
   return { command: svc.command, args, env: secret };
 }
 
@@ -71,10 +78,15 @@ async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const { snippet, where } = registrationSnippet(which, { name: flags.name ?? 'svc', ...launch });
   for (const line of snippet) io.out(line);
   for (const line of where) io.err(`svc mcp: ${line}`);
-  if (launch.env.SVC_TOKEN !== undefined) io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
+  if (launch.env.SVC_TOKEN !== undefined)
+    io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
   else if (pick.kept) io.err(`svc mcp: no token in the snippet: svc mcp reads the token of ${pick.agentId} kept in ${pick.kept.file}`);
-  else if (target.tokenSource === 'config') io.err('svc mcp: no token in the snippet: svc mcp uses the operator token of the config it names');
-  else io.err('svc mcp: no token given (--token / SVC_TOKEN): the first start claims the agent and keeps its token, where registration is open');
+  else if (target.tokenSource === 'config')
+    io.err('svc mcp: no token in the snippet: svc mcp uses the operator token of the config it names');
+  else
+    io.err(
+      'svc mcp: no token given (--token / SVC_TOKEN): the first start claims the agent and keeps its token, where registration is open',
+    );
   return EXIT.ok;
 }
 
@@ -92,9 +104,15 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       io.err("svc mcp: say which agent to act as: pass --agent ID (or SVC_AGENT), or use the agent's own agt_v1_ token");
       return EXIT.usage;
     }
-    if (io.isTTY) io.err('svc mcp: this speaks MCP on stdin/stdout for an MCP client; to register it with one: svc mcp --print-config claude|codex|cursor');
+    if (io.isTTY)
+      io.err(
+        'svc mcp: this speaks MCP on stdin/stdout for an MCP client; to register it with one: svc mcp --print-config claude|codex|cursor',
+      );
     // Loaded here: the SDK and the attachment client are needed only when serving.
-    const [{ runMcp }, { StdioServerTransport }] = await Promise.all([import('../../mcp/run.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    const [{ runMcp }, { StdioServerTransport }] = await Promise.all([
+      import('../../mcp/run.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ]);
     const handle = await runMcp({
       url: target.url,
       ...(target.token !== undefined ? { token: target.token } : {}),
@@ -102,7 +120,8 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
       startCommand: startCommandOf(target),
       // A first claim's token is kept with the others (beside the config when there is one).
-      keepToken: (networkId: string, agentId: string, token: string) => keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),
+      keepToken: (networkId: string, agentId: string, token: string) =>
+        keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });

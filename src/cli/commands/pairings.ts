@@ -32,7 +32,12 @@ export function pairingsList(io: Io, flags: ClientFlags): Promise<number> {
     for (const line of table(c, pairings, [
       { header: 'ID', value: (p) => p.id, style: (s) => c.cyan(s) },
       { header: 'REMOTE', value: (p) => p.remote_network_id || '-' },
-      { header: 'STATUS', value: (p) => p.status, style: (s, p) => (p.status === 'connected' ? c.green(s) : p.status === 'error' || p.status === 'incompatible' ? c.red(s) : c.yellow(s)) },
+      {
+        header: 'STATUS',
+        value: (p) => p.status,
+        style: (s, p) =>
+          p.status === 'connected' ? c.green(s) : p.status === 'error' || p.status === 'incompatible' ? c.red(s) : c.yellow(s),
+      },
       { header: 'REFUSED', value: refusedSummary, style: (s, p) => (p.refused ? c.yellow(s) : s) },
     ])) {
       io.out(line);

@@ -21,11 +21,14 @@ export interface ReadFlags extends ClientFlags {
 
 /** The text of a message in one line: text parts, and other parts as `[kind name]`. */
 export function messageTextOf(m: Message): string {
-  return m.parts.map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`)).join(' ');
+  return m.parts
+    .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
+    .join(' ');
 }
 
 /** Who sent a message, scoped when from another network. */
-export const senderOf = (m: Message): string => (m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id);
+export const senderOf = (m: Message): string =>
+  m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id;
 
 /** Finds the DM of a participant set: `dm_...` is taken as is; agent ids are looked up among the caller's DMs. */
 async function dmIdOf(client: SvcClient, given: string[]): Promise<string> {
@@ -48,35 +51,44 @@ async function dmIdOf(client: SvcClient, given: string[]): Promise<string> {
 }
 
 export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
-  return withClient(io, 'read', flags, async (client) => {
-    const dm = splitList(flags.dm ?? []);
-    const picked = [flags.room !== undefined, flags.thread !== undefined, dm.length > 0].filter(Boolean).length;
-    if (picked !== 1) throw new UsageError('say what to read: exactly one of --room R, --thread T, --dm D');
-    const q = { ...(flags.limit !== undefined ? { limit: flags.limit } : { limit: 20 }), ...(flags.before !== undefined ? { before: flags.before } : {}) };
-    const page =
-      flags.room !== undefined
-        ? await client.roomMessages(flags.room, q)
-        : flags.thread !== undefined
-          ? await client.threadMessages(flags.thread, q)
-          : await client.dmMessages(await dmIdOf(client, dm), q);
-    if (flags.json) {
-      io.out(json(page));
+  return withClient(
+    io,
+    'read',
+    flags,
+    async (client) => {
+      const dm = splitList(flags.dm ?? []);
+      const picked = [flags.room !== undefined, flags.thread !== undefined, dm.length > 0].filter(Boolean).length;
+      if (picked !== 1) throw new UsageError('say what to read: exactly one of --room R, --thread T, --dm D');
+      const q = {
+        ...(flags.limit !== undefined ? { limit: flags.limit } : { limit: 20 }),
+        ...(flags.before !== undefined ? { before: flags.before } : {}),
+      };
+      const page =
+        flags.room !== undefined
+          ? await client.roomMessages(flags.room, q)
+          : flags.thread !== undefined
+            ? await client.threadMessages(flags.thread, q)
+            : await client.dmMessages(await dmIdOf(client, dm), q);
+      if (flags.json) {
+        io.out(json(page));
+        return EXIT.ok;
+      }
+      if (page.messages.length === 0) {
+        io.out('no messages');
+        return EXIT.ok;
+      }
+      const c = io.color;
+      for (const line of table(c, page.messages, [
+        { header: 'TIME', value: (m) => m.created_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), style: (s) => c.dim(s) },
+        { header: 'FROM', value: (m) => senderOf(m), style: (s, m) => (m.from.type === 'agent' ? c.cyan(s) : c.green(s)) },
+        { header: 'ID', value: (m) => m.id, style: (s) => c.dim(s) },
+        { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) },
+      ])) {
+        io.out(line);
+      }
+      if (page.page.has_more && page.page.next_before) io.err(`older messages: --before ${page.page.next_before}`);
       return EXIT.ok;
-    }
-    if (page.messages.length === 0) {
-      io.out('no messages');
-      return EXIT.ok;
-    }
-    const c = io.color;
-    for (const line of table(c, page.messages, [
-      { header: 'TIME', value: (m) => m.created_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), style: (s) => c.dim(s) },
-      { header: 'FROM', value: (m) => senderOf(m), style: (s, m) => (m.from.type === 'agent' ? c.cyan(s) : c.green(s)) },
-      { header: 'ID', value: (m) => m.id, style: (s) => c.dim(s) },
-      { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) },
-    ])) {
-      io.out(line);
-    }
-    if (page.page.has_more && page.page.next_before) io.err(`older messages: --before ${page.page.next_before}`);
-    return EXIT.ok;
-  }, { agent: { agent: flags.as, flag: '--as' } });
+    },
+    { agent: { agent: flags.as, flag: '--as' } },
+  );
 }

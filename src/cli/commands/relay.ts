@@ -43,7 +43,14 @@ export async function relayCommand(io: Io, opts: RelayCommandOptions): Promise<n
     return EXIT.usage;
   }
   const log = createLogger({ debug: Boolean(opts.debug) });
-  const relay = createRelayServer({ maxFrameBytes, idleTimeoutMs, maxRooms, roomsPerAddressPerMinute, ...(accessToken ? { accessToken } : {}), log: (msg, fields) => log('info', msg, fields) });
+  const relay = createRelayServer({
+    maxFrameBytes,
+    idleTimeoutMs,
+    maxRooms,
+    roomsPerAddressPerMinute,
+    ...(accessToken ? { accessToken } : {}),
+    log: (msg, fields) => log('info', msg, fields),
+  });
   let addr;
   try {
     addr = await relay.listen(opts.listen);

@@ -85,7 +85,9 @@ export function roomsCreate(io: Io, id: string, flags: CreateFlags): Promise<num
       io.out(json(room));
       return EXIT.ok;
     }
-    io.out(`${io.color.green('created')} room ${room.id} (${room.visibility}, write policy ${room.write_policy}, members: ${list(room.members)})`);
+    io.out(
+      `${io.color.green('created')} room ${room.id} (${room.visibility}, write policy ${room.write_policy}, members: ${list(room.members)})`,
+    );
     return EXIT.ok;
   });
 }
@@ -131,5 +133,8 @@ export function roomsMembers(io: Io, id: string, flags: MembersFlags): Promise<n
 
 /** Repeatable flags also take comma-separated lists: `--member a,b --member c`. */
 export function splitList(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }

@@ -33,29 +33,35 @@ export function highlight(c: ChalkInstance, snippet: string): string {
 
 /** Prints one line per hit (time, place, sender, snippet, id), or the answer as JSON with --json. */
 export function searchCommand(io: Io, words: string[], flags: SearchFlags): Promise<number> {
-  return withClient(io, 'search', flags, async (client) => {
-    const q: SearchParams = { q: words.join(' ') };
-    if (flags.room !== undefined) q.room_id = flags.room;
-    if (flags.thread !== undefined) q.thread_id = flags.thread;
-    if (flags.dm !== undefined) q.dm_id = flags.dm;
-    if (flags.from !== undefined) q.from = flags.from;
-    if (flags.limit !== undefined) q.limit = flags.limit;
-    if (flags.before !== undefined) q.before = flags.before;
-    const r = await client.search(q);
-    if (flags.json) {
-      io.out(json(r));
+  return withClient(
+    io,
+    'search',
+    flags,
+    async (client) => {
+      const q: SearchParams = { q: words.join(' ') };
+      if (flags.room !== undefined) q.room_id = flags.room;
+      if (flags.thread !== undefined) q.thread_id = flags.thread;
+      if (flags.dm !== undefined) q.dm_id = flags.dm;
+      if (flags.from !== undefined) q.from = flags.from;
+      if (flags.limit !== undefined) q.limit = flags.limit;
+      if (flags.before !== undefined) q.before = flags.before;
+      const r = await client.search(q);
+      if (flags.json) {
+        io.out(json(r));
+        return EXIT.ok;
+      }
+      const c = io.color;
+      if (r.messages.length === 0) {
+        io.out(`no messages match ${JSON.stringify(q.q)}`);
+        return EXIT.ok;
+      }
+      for (const m of r.messages) {
+        const when = m.created_at.slice(0, 16).replace('T', ' ');
+        io.out(`${c.dim(when)}  ${c.cyan(oneLine(placeOf(m)))}  ${oneLine(m.from.id)}: ${highlight(c, m.snippet)}  ${c.dim(m.id)}`);
+      }
+      if (r.page.has_more && r.page.next_before) io.out(c.dim(`older matches: run again with --before ${r.page.next_before}`));
       return EXIT.ok;
-    }
-    const c = io.color;
-    if (r.messages.length === 0) {
-      io.out(`no messages match ${JSON.stringify(q.q)}`);
-      return EXIT.ok;
-    }
-    for (const m of r.messages) {
-      const when = m.created_at.slice(0, 16).replace('T', ' ');
-      io.out(`${c.dim(when)}  ${c.cyan(oneLine(placeOf(m)))}  ${oneLine(m.from.id)}: ${highlight(c, m.snippet)}  ${c.dim(m.id)}`);
-    }
-    if (r.page.has_more && r.page.next_before) io.out(c.dim(`older matches: run again with --before ${r.page.next_before}`));
-    return EXIT.ok;
-  }, { agent: { agent: flags.as, flag: '--as' } });
+    },
+    { agent: { agent: flags.as, flag: '--as' } },
+  );
 }

@@ -57,35 +57,54 @@ export async function messageText(words: string[], stdin: NodeJS.ReadableStream 
   if (words.length === 1 && words[0] === '-') {
     const chunks: Buffer[] = [];
     for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
-    text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    text = Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   } else {
     text = words.join(' ');
   }
-  if (text.trim() === '') throw new UsageError(words.length === 1 && words[0] === '-' ? 'stdin was empty: nothing to send' : 'TEXT: nothing to send (give the text, or - to read it from stdin)');
+  if (text.trim() === '')
+    throw new UsageError(
+      words.length === 1 && words[0] === '-'
+        ? 'stdin was empty: nothing to send'
+        : 'TEXT: nothing to send (give the text, or - to read it from stdin)',
+    );
   return text;
 }
 
 export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<number> {
-  return withClient(io, 'send', flags, async (client, _t, pick) => {
-    const target = sendTarget(flags);
-    // An agent token names its agent: --as is read from it (and was checked against it when given).
-    const from: SendRequest['from'] = pick?.agentId !== undefined && flags.human === undefined ? { type: 'agent', id: pick.agentId } : sender(flags, io.env);
-    const text = await messageText(words);
-    const mentions = splitList(flags.mention ?? []);
-    const res = await client.send({
-      ...(flags.id !== undefined ? { id: flags.id } : {}),
-      target,
-      from,
-      parts: [{ kind: 'text', text }],
-      ...(mentions.length > 0 ? { mentions } : {}),
-    });
-    if (flags.json) {
-      io.out(json(res));
+  return withClient(
+    io,
+    'send',
+    flags,
+    async (client, _t, pick) => {
+      const target = sendTarget(flags);
+      // An agent token names its agent: --as is read from it (and was checked against it when given).
+      const from: SendRequest['from'] =
+        pick?.agentId !== undefined && flags.human === undefined ? { type: 'agent', id: pick.agentId } : sender(flags, io.env);
+      const text = await messageText(words);
+      const mentions = splitList(flags.mention ?? []);
+      const res = await client.send({
+        ...(flags.id !== undefined ? { id: flags.id } : {}),
+        target,
+        from,
+        parts: [{ kind: 'text', text }],
+        ...(mentions.length > 0 ? { mentions } : {}),
+      });
+      if (flags.json) {
+        io.out(json(res));
+        return EXIT.ok;
+      }
+      const where =
+        target.kind === 'room'
+          ? `#${target.room_id}`
+          : target.kind === 'thread'
+            ? `#${target.room_id}/${target.thread_id}`
+            : `dm ${target.dm_id ?? target.participant_ids?.join(',')}`;
+      const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
+      io.out(`sent ${res.message_id} to ${where}${created}`);
       return EXIT.ok;
-    }
-    const where = target.kind === 'room' ? `#${target.room_id}` : target.kind === 'thread' ? `#${target.room_id}/${target.thread_id}` : `dm ${target.dm_id ?? target.participant_ids?.join(',')}`;
-    const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
-    io.out(`sent ${res.message_id} to ${where}${created}`);
-    return EXIT.ok;
-  }, { agent: { agent: flags.as, flag: '--as', infer: flags.human === undefined } });
+    },
+    { agent: { agent: flags.as, flag: '--as', infer: flags.human === undefined } },
+  );
 }

@@ -32,7 +32,9 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
     io.err(`wrote a default config to ${file}`);
     // npm start is the README's first command: say how the operator acts, as svc init does.
     io.err('operator token written to it (auth.tokens id operator; only you can read the file): svc commands run with this config use it');
-    io.err('next, in another terminal in this folder: svc rooms create ID   and   svc console   (a one-time sign-in link with write access)');
+    io.err(
+      'next, in another terminal in this folder: svc rooms create ID   and   svc console   (a one-time sign-in link with write access)',
+    );
   }
   const log = createLogger({ debug: Boolean(opts.debug) });
   let loaded;
@@ -55,7 +57,9 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   } catch (err) {
     await app.close();
     lock?.release();
-    io.err(`svc serve: cannot listen on ${opts.listen ?? loaded.config.server.listen_addr}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    io.err(
+      `svc serve: cannot listen on ${opts.listen ?? loaded.config.server.listen_addr}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
     return EXIT.failure;
   }
 
@@ -99,7 +103,15 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   const url = urlOfListenAddr(`${addr.host === '::' ? '0.0.0.0' : host}:${addr.port}`);
   lock?.setUrl(url);
   try {
-    writeRuntimeFile(file, { url, pid: process.pid, host: os.hostname(), network_id: loaded.config.network.id, version: VERSION, config: file, started_at: new Date().toISOString() });
+    writeRuntimeFile(file, {
+      url,
+      pid: process.pid,
+      host: os.hostname(),
+      network_id: loaded.config.network.id,
+      version: VERSION,
+      config: file,
+      started_at: new Date().toISOString(),
+    });
   } catch (err) {
     log('warn', 'cannot write the runtime file; client commands will use server.listen_addr', { error: (err as Error).message });
   }

@@ -56,7 +56,9 @@ export function describeEvent(e: ServiceEvent): string {
     case 'message.created': {
       const m = e.message;
       if (!m) return '';
-      const text = m.parts.map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`)).join(' ');
+      const text = m.parts
+        .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
+        .join(' ');
       const from = m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id;
       return `${where(m.target)} ${from}: ${text}`;
     }
@@ -90,48 +92,55 @@ export function eventLine(io: Io, e: ServiceEvent): string {
   const c = io.color;
   const time = /T(\d\d:\d\d:\d\d)/.exec(e.created_at ?? '')?.[1] ?? '--:--:--';
   const type = e.type.padEnd(20);
-  const paint = e.type === 'stream.replay_gap' || e.type === 'agent.wake.failed' ? c.yellow : e.type.startsWith('message.') ? c.cyan : c.magenta;
+  const paint =
+    e.type === 'stream.replay_gap' || e.type === 'agent.wake.failed' ? c.yellow : e.type.startsWith('message.') ? c.cyan : c.magenta;
   return `${c.dim(time)}  ${paint(type)}  ${oneLine(describeEvent(e))}`.trimEnd();
 }
 
 export function tailCommand(io: Io, flags: TailFlags): Promise<number> {
-  return withClient(io, 'tail', flags, async (client, target) => {
-    const filter: EventFilter = { rooms: splitList(flags.room ?? []), types: splitList(flags.type ?? []) };
-    if (flags.count !== undefined && flags.count < 1) throw new UsageError('--count: must be 1 or more');
-    const network = await client.network();
-    if (network.capabilities?.event_stream !== 'sse') {
-      io.err(`svc tail: the server at ${client.baseUrl} does not offer the event stream (capabilities.event_stream is not sse)`);
-      return EXIT.failure;
-    }
-    let printed = 0;
-    const follower = client.followEvents({
-      ...(flags.since !== undefined ? { lastEventId: flags.since } : {}),
-      onEvent: (e) => {
-        // Frames already parsed keep arriving after close(): stop at exactly --count.
-        if (!matches(e, filter) || (flags.count !== undefined && printed >= flags.count)) return;
-        io.out(flags.json ? escapeInvisible(JSON.stringify(e)) : eventLine(io, e));
-        printed++;
-        if (flags.count !== undefined && printed >= flags.count) follower.close();
-      },
-      onOpen: ({ resumed, lastEventId }) => {
-        if (resumed) io.err(`svc tail: reconnected${lastEventId ? `; resuming after event ${lastEventId}` : ''}`);
-        else {
-          io.err(`svc tail: following events of network ${network.id} at ${client.baseUrl} (Ctrl-C to stop)`);
-          const hint = anonymousHint(target, 'only message, thread and room-created events of public rooms');
-          if (hint) io.err(hint);
-        }
-      },
-      onDrop: (reason) => io.err(`svc tail: stream lost (${reason}); reconnecting`),
-    });
-    const onSignal = () => follower.close();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    try {
-      await follower.done;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    return EXIT.ok;
-  }, { agent: { agent: flags.as, flag: '--as' } });
+  return withClient(
+    io,
+    'tail',
+    flags,
+    async (client, target) => {
+      const filter: EventFilter = { rooms: splitList(flags.room ?? []), types: splitList(flags.type ?? []) };
+      if (flags.count !== undefined && flags.count < 1) throw new UsageError('--count: must be 1 or more');
+      const network = await client.network();
+      if (network.capabilities?.event_stream !== 'sse') {
+        io.err(`svc tail: the server at ${client.baseUrl} does not offer the event stream (capabilities.event_stream is not sse)`);
+        return EXIT.failure;
+      }
+      let printed = 0;
+      const follower = client.followEvents({
+        ...(flags.since !== undefined ? { lastEventId: flags.since } : {}),
+        onEvent: (e) => {
+          // Frames already parsed keep arriving after close(): stop at exactly --count.
+          if (!matches(e, filter) || (flags.count !== undefined && printed >= flags.count)) return;
+          io.out(flags.json ? escapeInvisible(JSON.stringify(e)) : eventLine(io, e));
+          printed++;
+          if (flags.count !== undefined && printed >= flags.count) follower.close();
+        },
+        onOpen: ({ resumed, lastEventId }) => {
+          if (resumed) io.err(`svc tail: reconnected${lastEventId ? `; resuming after event ${lastEventId}` : ''}`);
+          else {
+            io.err(`svc tail: following events of network ${network.id} at ${client.baseUrl} (Ctrl-C to stop)`);
+            const hint = anonymousHint(target, 'only message, thread and room-created events of public rooms');
+            if (hint) io.err(hint);
+          }
+        },
+        onDrop: (reason) => io.err(`svc tail: stream lost (${reason}); reconnecting`),
+      });
+      const onSignal = () => follower.close();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await follower.done;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      return EXIT.ok;
+    },
+    { agent: { agent: flags.as, flag: '--as' } },
+  );
 }

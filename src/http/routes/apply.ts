@@ -3,5 +3,11 @@ import type { ApplyRequest } from '../../protocol/types.js';
 import type { Route } from '../router.js';
 
 export const applyRoutes: Route[] = [
-  { method: 'POST', path: '/v1/apply', action: 'admin', schema: 'apply', handler: async ({ net, body }) => ({ body: await applyRequest(net, body as ApplyRequest) }) },
+  {
+    method: 'POST',
+    path: '/v1/apply',
+    action: 'admin',
+    schema: 'apply',
+    handler: async ({ net, body }) => ({ body: await applyRequest(net, body as ApplyRequest) }),
+  },
 ];

@@ -24,6 +24,8 @@ export const dmRoutes: Route[] = [
     path: '/v1/dms/:dm_id/messages',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: async ({ net, principal, params, url }) => ({ body: await dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)) }),
+    handler: async ({ net, principal, params, url }) => ({
+      body: await dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)),
+    }),
   },
 ];

@@ -3,5 +3,11 @@ import type { SendRequest } from '../../protocol/types.js';
 import type { Route } from '../router.js';
 
 export const messageRoutes: Route[] = [
-  { method: 'POST', path: '/v1/messages', action: 'message.send', schema: 'send-message', handler: ({ net, principal, body }) => sendMessage(net, principal, body as SendRequest).then((sent) => ({ body: sent })) },
+  {
+    method: 'POST',
+    path: '/v1/messages',
+    action: 'message.send',
+    schema: 'send-message',
+    handler: ({ net, principal, body }) => sendMessage(net, principal, body as SendRequest).then((sent) => ({ body: sent })),
+  },
 ];

@@ -2,5 +2,10 @@ import { networkDocument } from '../../network/document.js';
 import type { Route } from '../router.js';
 
 export const networkRoutes: Route[] = [
-  { method: 'GET', path: '/v1/network', action: 'network.read', handler: ({ net, principal }) => ({ body: networkDocument(net, principal) }) },
+  {
+    method: 'GET',
+    path: '/v1/network',
+    action: 'network.read',
+    handler: ({ net, principal }) => ({ body: networkDocument(net, principal) }),
+  },
 ];

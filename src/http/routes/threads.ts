@@ -3,11 +3,18 @@ import { windowOf } from '../query.js';
 import type { Route } from '../router.js';
 
 export const threadRoutes: Route[] = [
-  { method: 'GET', path: '/v1/threads/:thread_id', action: 'history.read', handler: async ({ net, principal, params }) => ({ body: await getThread(net, principal, params.thread_id!) }) },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id',
+    action: 'history.read',
+    handler: async ({ net, principal, params }) => ({ body: await getThread(net, principal, params.thread_id!) }),
+  },
   {
     method: 'GET',
     path: '/v1/threads/:thread_id/messages',
     action: 'history.read',
-    handler: async ({ net, principal, params, url }) => ({ body: await threadMessages(net, principal, params.thread_id!, windowOf(url.searchParams)) }),
+    handler: async ({ net, principal, params, url }) => ({
+      body: await threadMessages(net, principal, params.thread_id!, windowOf(url.searchParams)),
+    }),
   },
 ];

@@ -50,13 +50,18 @@ export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary
   } catch {
     throw new FrameError('bad_frame', 'frame: is not valid UTF-8 JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FrameError('bad_frame', 'frame: must be one JSON object with an op');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new FrameError('bad_frame', 'frame: must be one JSON object with an op');
   const op = (value as { op?: unknown }).op;
   // The frames of the hot path skip the schema when they are plainly valid.
   if (op === 'PING' || op === 'PONG') return value as ClientFrame;
   if (op === 'ACK' && isCursor((value as { cursor?: unknown }).cursor)) return value as ClientFrame;
   const problem = check('attach-frames', value, typeof op === 'string' && CLIENT_OPS.has(op) ? op : 'frame');
-  if (problem) throw new FrameError('bad_frame', problem.replace(CURSOR_PATTERN_PROBLEM, 'must be a cursor: a stored event sequence number (decimal)'));
+  if (problem)
+    throw new FrameError(
+      'bad_frame',
+      problem.replace(CURSOR_PATTERN_PROBLEM, 'must be a cursor: a stored event sequence number (decimal)'),
+    );
   return value as ClientFrame;
 }
 
@@ -78,7 +83,8 @@ export function capabilitiesOf(c: Partial<Capabilities> | undefined): Capabiliti
   return { rooms: c.rooms === true, threads: c.threads === true, dms: c.dms === true, artifacts: c.artifacts === true };
 }
 
-export const helloFrame = (heartbeatMs: number): string => JSON.stringify({ op: 'HELLO', version: ATTACH_PROTOCOL, heartbeat_interval_ms: heartbeatMs });
+export const helloFrame = (heartbeatMs: number): string =>
+  JSON.stringify({ op: 'HELLO', version: ATTACH_PROTOCOL, heartbeat_interval_ms: heartbeatMs });
 
 export interface ReadyFields {
   network_id: string;

@@ -9,7 +9,16 @@ import { AppError } from '../../errors.js';
 import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
-import { agentNames, presenceEvent, wakeEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason, type Wake } from '../agent-events.js';
+import {
+  agentNames,
+  presenceEvent,
+  wakeEvent,
+  wakeOf,
+  type AgentNames,
+  type AttachedAgent,
+  type LifecycleReason,
+  type Wake,
+} from '../agent-events.js';
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
@@ -107,12 +116,20 @@ export class AttachSession implements Closable {
     if (this.lease) {
       const lease = this.lease;
       void lease.renew().then(
-        (held) => held || this.lease !== lease || this.reject('session_in_use', 'another attachment of this agent took over (its lease lapsed)', 'event_stream_closed'),
+        (held) =>
+          held ||
+          this.lease !== lease ||
+          this.reject('session_in_use', 'another attachment of this agent took over (its lease lapsed)', 'event_stream_closed'),
         () => {},
       );
     }
     if (Date.now() - this.lastSeen > 2 * this.heartbeatMs) {
-      this.reject('read_timeout', `no frame from the client in ${2 * this.heartbeatMs} ms (two heartbeat intervals)`, 'read_timeout', CLOSE.readTimeout);
+      this.reject(
+        'read_timeout',
+        `no frame from the client in ${2 * this.heartbeatMs} ms (two heartbeat intervals)`,
+        'read_timeout',
+        CLOSE.readTimeout,
+      );
       return;
     }
     this.o.ws.send(PING_FRAME, (err) => err && this.end('heartbeat_write_failed', err.message, CLOSE.goingAway, 'write failed'));
@@ -136,7 +153,8 @@ export class AttachSession implements Closable {
       case 'ERROR':
         return this.end('client_error', f.error || 'the client reported an error', CLOSE.normal, 'client error');
       case 'IDENTIFY':
-        if (this.state !== 'awaiting_identify') return this.reject('unexpected_frame', 'IDENTIFY: this session has already sent IDENTIFY', 'read_error');
+        if (this.state !== 'awaiting_identify')
+          return this.reject('unexpected_frame', 'IDENTIFY: this session has already sent IDENTIFY', 'read_error');
         this.identify(f).catch((err: unknown) => {
           this.o.hub.net.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
           this.reject('internal_error', 'the attachment could not be set up', 'read_error');
@@ -153,10 +171,14 @@ export class AttachSession implements Closable {
     const { hub, principal: p } = this.o;
     const net = hub.net;
     const networkId = net.config.network.id;
-    if (f.network_id !== networkId) return this.reject('network_mismatch', `IDENTIFY.network_id: this is network ${networkId}, not ${f.network_id}`);
+    if (f.network_id !== networkId)
+      return this.reject('network_mismatch', `IDENTIFY.network_id: this is network ${networkId}, not ${f.network_id}`);
     const id = f.agent.id;
     if (p.kind !== 'anonymous' && !mayAssertAgent(p, id)) {
-      const why = p.kind === 'agent' ? `this agent token belongs to agent ${p.agentId}` : `this token may not assert agent ${id} (not in its agents allowlist)`;
+      const why =
+        p.kind === 'agent'
+          ? `this agent token belongs to agent ${p.agentId}`
+          : `this token may not assert agent ${id} (not in its agents allowlist)`;
       return this.reject('forbidden', `IDENTIFY.agent.id: ${why}`);
     }
     let reg: Registered;
@@ -166,7 +188,10 @@ export class AttachSession implements Closable {
       if (this.closed()) return;
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'conflict') {
-        return this.reject('conflict', p.kind === 'anonymous' ? `agent ${id} is already registered; attach with its agent token` : err.message);
+        return this.reject(
+          'conflict',
+          p.kind === 'anonymous' ? `agent ${id} is already registered; attach with its agent token` : err.message,
+        );
       }
       return this.reject(err.code === 'bad_request' ? 'bad_frame' : 'forbidden', err.message);
     }
@@ -244,12 +269,18 @@ export class AttachSession implements Closable {
       socket.cork();
       const lastIndex = frames.length - 1;
       frames.forEach((frame, i) =>
-        ws.send(frame, TEXT, i === lastIndex ? (err) => err && this.end('event_write_failed', err.message, CLOSE.goingAway, 'write failed') : undefined),
+        ws.send(
+          frame,
+          TEXT,
+          i === lastIndex ? (err) => err && this.end('event_write_failed', err.message, CLOSE.goingAway, 'write failed') : undefined,
+        ),
       );
       socket.uncork();
     }
     if (evicted.length > 0) {
-      void hub.emit(evicted.map((w) => wakeEvent(hub.net, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')));
+      void hub.emit(
+        evicted.map((w) => wakeEvent(hub.net, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')),
+      );
     }
     if (removed) this.reject('agent_removed', `agent ${agentId} was removed from the network`, 'event_stream_closed');
   }
@@ -304,7 +335,9 @@ export class AttachSession implements Closable {
     const reason = this.reason ?? 'read_error';
     const events = [presenceEvent(hub.net, 'agent.disconnected', this.agent, reason, this.detail)];
     for (const w of this.wakes.drain()) {
-      events.push(wakeEvent(hub.net, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`));
+      events.push(
+        wakeEvent(hub.net, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`),
+      );
     }
     return (this.finished = hub.emit(events));
   }

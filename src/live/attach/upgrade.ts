@@ -26,20 +26,24 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
     socket.on('error', () => socket.destroy());
     // Authentication reads the store: the upgrade is answered once it has.
     void (async () => {
-    try {
-      if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
-      // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
-      if (!validHandshake(req)) throw new AppError('bad_request', 'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)');
-      const origin = req.headers.origin;
-      if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
-        throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
+      try {
+        if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
+        // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
+        if (!validHandshake(req))
+          throw new AppError(
+            'bad_request',
+            'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)',
+          );
+        const origin = req.headers.origin;
+        if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
+          throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
+        }
+        // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
+        const principal = await admitCaller(http, hub.net.config.auth, req, { action: 'attach' });
+        wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
+      } catch (err) {
+        refuse(req, socket, toAppError(err).error);
       }
-      // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
-      const principal = await admitCaller(http, hub.net.config.auth, req, { action: 'attach' });
-      wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
-    } catch (err) {
-      refuse(req, socket, toAppError(err).error);
-    }
     })();
     return true;
   };

@@ -154,7 +154,11 @@ export class MemoryStore implements Store {
   }
 
   async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
-    return cursorPage(this.view.rooms().filter((r) => roomMatches(r, filter)), (r) => r.id, q);
+    return cursorPage(
+      this.view.rooms().filter((r) => roomMatches(r, filter)),
+      (r) => r.id,
+      q,
+    );
   }
 
   async getAgent(id: string): Promise<AgentRecord | undefined> {
@@ -198,7 +202,11 @@ export class MemoryStore implements Store {
   }
 
   async pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
-    return cursorPage([...this.dms.values()].filter((d) => dmMatches(d, filter)), (d) => d.id, q);
+    return cursorPage(
+      [...this.dms.values()].filter((d) => dmMatches(d, filter)),
+      (d) => d.id,
+      q,
+    );
   }
 
   async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {

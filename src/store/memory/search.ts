@@ -47,7 +47,8 @@ export class MemorySearch {
     let end = this.entries.length;
     if (q.before !== undefined) {
       const at = this.byId.get(q.before);
-      if (at === undefined || !inScope(this.entries[at]!)) throw new StoreError('unknown_cursor', `unknown cursor ${JSON.stringify(q.before)}`);
+      if (at === undefined || !inScope(this.entries[at]!))
+        throw new StoreError('unknown_cursor', `unknown cursor ${JSON.stringify(q.before)}`);
       end = at;
     }
     const limit = Math.max(0, Math.floor(q.limit));

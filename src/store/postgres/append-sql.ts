@@ -69,6 +69,16 @@ export function appendStatement(T: Tables, effects: readonly Effect[], basis: re
   }
   if (appended.length === 0) return undefined;
   const rows = appended.map((event) => eventRow(event, (id) => messages.get(id)));
-  const values = [...mcols, ...acols, appended.length, rows.map((r) => r.event.id), rows.map((r) => r.event.type), rows.map((r) => r.message_id), rows.map((r) => r.body), T.channel, ...basisParams(basis)];
+  const values = [
+    ...mcols,
+    ...acols,
+    appended.length,
+    rows.map((r) => r.event.id),
+    rows.map((r) => r.event.type),
+    rows.map((r) => r.message_id),
+    rows.map((r) => r.body),
+    T.channel,
+    ...basisParams(basis),
+  ];
   return { name: `${T.prefix}fast_append`, text: textOf(T), values, events: appended };
 }

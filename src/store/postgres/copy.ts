@@ -6,7 +6,19 @@ import pg from 'pg';
 import { copyNetwork, TargetNotEmpty, type CopyCounts, type CopyNetworkOptions, type NetworkSink } from '../network-copy.js';
 import type { Store } from '../types.js';
 import { migrate } from './schema.js';
-import { ROOM_COLS, AGENT_COLS, THREAD_COLS, DM_COLS, MESSAGE_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
+import {
+  ROOM_COLS,
+  AGENT_COLS,
+  THREAD_COLS,
+  DM_COLS,
+  MESSAGE_COLS,
+  agentParams,
+  artifactParams,
+  dmParams,
+  messageParams,
+  roomParams,
+  threadParams,
+} from './rows.js';
 import { tablesOf, type Tables } from './tables.js';
 
 export interface CopyOptions extends CopyNetworkOptions {
@@ -62,8 +74,18 @@ async function insertRows(c: pg.Client, table: string, cols: string, rows: unkno
 function sinkOf(c: pg.Client, T: Tables): NetworkSink {
   return {
     async events(page) {
-      await insertRows(c, T.messages, MESSAGE_COLS, page.messages.map((m) => messageParams(m.record, m.body)));
-      await insertRows(c, T.events, 'seq, event_id, type, message_id, body', page.events.map((e) => [e.seq, e.id, e.type, e.message_id, e.body]));
+      await insertRows(
+        c,
+        T.messages,
+        MESSAGE_COLS,
+        page.messages.map((m) => messageParams(m.record, m.body)),
+      );
+      await insertRows(
+        c,
+        T.events,
+        'seq, event_id, type, message_id, body',
+        page.events.map((e) => [e.seq, e.id, e.type, e.message_id, e.body]),
+      );
     },
     async records(r) {
       await c.query(`UPDATE ${T.event_counter} SET seq = $1 WHERE id = 1`, [r.last_seq]);
@@ -72,7 +94,12 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
       await insertRows(c, T.threads, THREAD_COLS, r.threads.map(threadParams));
       await insertRows(c, T.dms, DM_COLS, r.dms.map(dmParams));
       await insertRows(c, T.artifacts, 'id, target_kind, room_id, thread_id, dm_id, body', r.artifacts.map(artifactParams));
-      for (const p of r.pairings) await c.query(`INSERT INTO ${T.pairing_state} (pairing_id, seq, answered) VALUES ($1, $2, $3)`, [p.pairing_id, p.state.seq, p.state.answered]);
+      for (const p of r.pairings)
+        await c.query(`INSERT INTO ${T.pairing_state} (pairing_id, seq, answered) VALUES ($1, $2, $3)`, [
+          p.pairing_id,
+          p.state.seq,
+          p.state.answered,
+        ]);
     },
   };
 }

@@ -30,17 +30,32 @@ export async function databaseChecks(url: string, schema: string, where: string)
   try {
     const version = await schemaVersion(client, schema);
     if (version === 0) {
-      out.push({ check: 'database schema', status: 'warn', message: `schema ${schema} holds no svc tables yet: the first svc serve creates them` });
+      out.push({
+        check: 'database schema',
+        status: 'warn',
+        message: `schema ${schema} holds no svc tables yet: the first svc serve creates them`,
+      });
       return out;
     }
-    if (version > SCHEMA_VERSION) out.push({ check: 'database schema', status: 'fail', message: `schema ${schema} is at version ${version}, newer than this svc (${SCHEMA_VERSION}): upgrade svc` });
-    else if (version < SCHEMA_VERSION) out.push({ check: 'database schema', status: 'warn', message: `schema ${schema} is at version ${version}; the next svc serve migrates it to ${SCHEMA_VERSION}` });
+    if (version > SCHEMA_VERSION)
+      out.push({
+        check: 'database schema',
+        status: 'fail',
+        message: `schema ${schema} is at version ${version}, newer than this svc (${SCHEMA_VERSION}): upgrade svc`,
+      });
+    else if (version < SCHEMA_VERSION)
+      out.push({
+        check: 'database schema',
+        status: 'warn',
+        message: `schema ${schema} is at version ${version}; the next svc serve migrates it to ${SCHEMA_VERSION}`,
+      });
     else out.push({ check: 'database schema', status: 'ok', message: `schema ${schema} migrated (version ${version})` });
     const r = await client.query<{ host: string; pid: number; version: string; ago: number }>(
       `SELECT host, pid, version, extract(epoch FROM now() - seen_at)::int AS ago FROM ${quoteIdent(schema)}.instances ` +
         `WHERE seen_at > now() - interval '${RECENT_S} seconds' ORDER BY started_at`,
     );
-    if (r.rows.length === 0) out.push({ check: 'instances', status: 'info', message: `no svc serve seen on this schema in the last ${RECENT_S} s` });
+    if (r.rows.length === 0)
+      out.push({ check: 'instances', status: 'info', message: `no svc serve seen on this schema in the last ${RECENT_S} s` });
     else {
       const list = r.rows.map((x) => `${x.host} pid ${x.pid} (${x.version}, ${x.ago} s ago)`).join('; ');
       out.push({ check: 'instances', status: 'ok', message: `${r.rows.length} seen in the last ${RECENT_S} s: ${list}` });

@@ -8,7 +8,19 @@
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
 import { StoreError, type Basis } from '../types.js';
-import { AGENT_COLS, DM_COLS, MESSAGE_COLS, ROOM_COLS, THREAD_COLS, agentParams, artifactParams, dmParams, messageParams, roomParams, threadParams } from './rows.js';
+import {
+  AGENT_COLS,
+  DM_COLS,
+  MESSAGE_COLS,
+  ROOM_COLS,
+  THREAD_COLS,
+  agentParams,
+  artifactParams,
+  dmParams,
+  messageParams,
+  roomParams,
+  threadParams,
+} from './rows.js';
 import type { Tables } from './tables.js';
 
 export interface Present {
@@ -33,7 +45,10 @@ interface Table {
 }
 
 /** An event's row: a message this batch stores is kept by reference (`message_id`, body without it). */
-export function eventRow(event: ServiceEvent, stored: (id: string) => { message: unknown; body: string } | undefined): { event: ServiceEvent; message_id: string | null; body: string } {
+export function eventRow(
+  event: ServiceEvent,
+  stored: (id: string) => { message: unknown; body: string } | undefined,
+): { event: ServiceEvent; message_id: string | null; body: string } {
   const m = event.message;
   const ins = m ? stored(m.id) : undefined;
   // Only a message identical to the one this batch stored is kept by reference, so reads
@@ -53,7 +68,13 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   const row = (params: unknown[]) => `(${params.map(param).join(', ')})`;
 
   // One final state per record: the last put wins; null means deleted.
-  const finals = { rooms: new Map<string, unknown[] | null>(), agents: new Map<string, unknown[] | null>(), threads: new Map<string, unknown[] | null>(), dms: new Map<string, unknown[] | null>(), pairings: new Map<string, unknown[] | null>() };
+  const finals = {
+    rooms: new Map<string, unknown[] | null>(),
+    agents: new Map<string, unknown[] | null>(),
+    threads: new Map<string, unknown[] | null>(),
+    dms: new Map<string, unknown[] | null>(),
+    pairings: new Map<string, unknown[] | null>(),
+  };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
@@ -120,7 +141,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     // One multi-row INSERT numbers the rows in the batch's order.
     ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);
   }
-  if (artifacts.length > 0) ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
+  if (artifacts.length > 0)
+    ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
 
   const withs = ctes.map((c, i) => `w${i} AS (${c})`);
   let main = 'SELECT NULL::text AS last';

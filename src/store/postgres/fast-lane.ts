@@ -50,7 +50,8 @@ export class FastLane {
       while (this.queue.length > 0) {
         let n = 0;
         let effects = 0;
-        while (n < this.queue.length && (n === 0 || effects + this.queue[n]!.ops.length * 3 <= MAX_EFFECTS)) effects += this.queue[n++]!.ops.length * 3;
+        while (n < this.queue.length && (n === 0 || effects + this.queue[n]!.ops.length * 3 <= MAX_EFFECTS))
+          effects += this.queue[n++]!.ops.length * 3;
         await this.group(this.queue.splice(0, n));
       }
     } finally {
@@ -68,7 +69,11 @@ export class FastLane {
       }
     }
     if (decided.length === 0) return;
-    const st = appendStatement(this.T, decided.flatMap((d) => d.r.effects), decided.flatMap((d) => basisOf(d.p.ops)));
+    const st = appendStatement(
+      this.T,
+      decided.flatMap((d) => d.r.effects),
+      decided.flatMap((d) => basisOf(d.p.ops)),
+    );
     // One by one, the long way: a message id already stored (a race), a record of some message's
     // basis changed (only those messages are refused), or effects that are not appends.
     const oneByOne = () => Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
@@ -96,7 +101,9 @@ export class FastLane {
     }
     let seq = last - st.events.length + 1;
     for (const { p, r } of decided) {
-      const events = r.effects.filter((e) => e.op === 'event.append').map((e) => ({ seq: seq++, event: (e as { event: WriteResult['events'][number]['event'] }).event }));
+      const events = r.effects
+        .filter((e) => e.op === 'event.append')
+        .map((e) => ({ seq: seq++, event: (e as { event: WriteResult['events'][number]['event'] }).event }));
       p.resolve({ outcomes: r.outcomes, events });
     }
   }

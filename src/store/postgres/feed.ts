@@ -68,7 +68,11 @@ export class PgFeed implements EventFeed {
 
   constructor(private readonly o: FeedOptions) {
     this.delivered = o.head;
-    this.subs = new FeedSubscribers(o.read, () => this.delivered, (err) => o.log(`store: an event feed subscriber failed: ${err.message}`));
+    this.subs = new FeedSubscribers(
+      o.read,
+      () => this.delivered,
+      (err) => o.log(`store: an event feed subscriber failed: ${err.message}`),
+    );
   }
 
   get head(): number {

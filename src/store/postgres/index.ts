@@ -84,7 +84,9 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
       let from = 0;
       const applied = await migrate(client, schema, (f, to) => {
         from = f;
-        log(`store: migrating schema ${schema} from version ${f} to ${to}; an older svc cannot use it afterwards (keep a copy from before the upgrade: pg_dump -n ${schema}, or svc store copy)`);
+        log(
+          `store: migrating schema ${schema} from version ${f} to ${to}; an older svc cannot use it afterwards (keep a copy from before the upgrade: pg_dump -n ${schema}, or svc store copy)`,
+        );
       });
       if (applied.length > 0) log(`store: migrated schema ${schema} to version ${applied[applied.length - 1]}`);
       if (from > 0 && applied.length > 0) schemaChange = { from, to: applied[applied.length - 1]!, by: VERSION };

@@ -79,7 +79,9 @@ export class Lookups<M extends Record<string, unknown>> {
       this.order.forEach((k, i) => {
         if (shape[i] === '0') return;
         const cond = shape[i] === '1' ? `id = $${++n}` : `id = ANY($${++n})`;
-        branches.push(`SELECT ${i} AS k, ${jsonColumns(this.kinds[k].cols)} AS r, xmin::text AS v FROM ${this.kinds[k].table} WHERE ${cond}`);
+        branches.push(
+          `SELECT ${i} AS k, ${jsonColumns(this.kinds[k].cols)} AS r, xmin::text AS v FROM ${this.kinds[k].table} WHERE ${cond}`,
+        );
       });
       text = branches.join(' UNION ALL ');
       this.texts.set(shape, text);
@@ -156,7 +158,8 @@ export class Lookups<M extends Record<string, unknown>> {
     try {
       const r = await client.query(this.statement(this.order.map((k) => [...(batch.get(k)?.keys() ?? [])])));
       const found = this.order.map(() => new Map<string, unknown>());
-      for (const row of r.rows as { k: number; r: Row; v: string }[]) found[row.k]!.set(String(row.r.id), { record: this.kinds[this.order[row.k]!].of(row.r), version: row.v });
+      for (const row of r.rows as { k: number; r: Row; v: string }[])
+        found[row.k]!.set(String(row.r.id), { record: this.kinds[this.order[row.k]!].of(row.r), version: row.v });
       this.order.forEach((k, i) => {
         for (const [id, ws] of batch.get(k) ?? []) {
           const v = found[i]!.get(id);

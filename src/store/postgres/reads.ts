@@ -21,7 +21,20 @@ import {
   type ThreadRecord,
 } from '../types.js';
 import { storeErrorOf } from './errors.js';
-import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, eventOf, jsonColumns, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
+import {
+  AGENT_COLS,
+  DM_COLS,
+  ROOM_COLS,
+  THREAD_COLS,
+  agentOf,
+  dmOf,
+  eventOf,
+  jsonColumns,
+  messageRecordOf,
+  pairingOf,
+  roomOf,
+  threadOf,
+} from './rows.js';
 import type { Tables } from './tables.js';
 import { Lookups, type Versioned } from './lookups.js';
 
@@ -103,7 +116,9 @@ export class Reads {
   }
 
   async findAgentsByCredential(key: string): Promise<AgentRecord[]> {
-    return (await this.rows(`SELECT ${AGENT_COLS} FROM ${this.T.agents} WHERE credential_key = $1 ORDER BY seq`, [key], 'agent_by_cred')).map(agentOf);
+    return (
+      await this.rows(`SELECT ${AGENT_COLS} FROM ${this.T.agents} WHERE credential_key = $1 ORDER BY seq`, [key], 'agent_by_cred')
+    ).map(agentOf);
   }
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
@@ -150,7 +165,14 @@ export class Reads {
       params.push(f.dm_id);
       conds.push(`target_kind = 'dm' AND dm_id = $${params.length}`);
     }
-    return this.page(this.T.artifacts, 'body', conds.length > 0 ? conds.join(' AND ') : 'true', params, q, (r) => JSON.parse(r.body as string) as Artifact);
+    return this.page(
+      this.T.artifacts,
+      'body',
+      conds.length > 0 ? conds.join(' AND ') : 'true',
+      params,
+      q,
+      (r) => JSON.parse(r.body as string) as Artifact,
+    );
   }
 
   async getPairingState(id: string): Promise<PairingState | undefined> {
@@ -209,9 +231,19 @@ export class Reads {
    * One page of rows matching `where` (whose parameters are `params`), in seq order, reading at
    * most limit + 1 rows; the cursor's seq is looked up among the matching rows.
    */
-  private async page<T>(table: string, cols: string, where: string, params: unknown[], q: PageQuery, map: (r: Row) => T): Promise<PageResult<T>> {
+  private async page<T>(
+    table: string,
+    cols: string,
+    where: string,
+    params: unknown[],
+    q: PageQuery,
+    map: (r: Row) => T,
+  ): Promise<PageResult<T>> {
     const seqOf = async (cursor: string): Promise<string> => {
-      const [r] = await this.rows(`SELECT seq FROM ${table} WHERE id = $${params.length + 1} AND ${where} ORDER BY seq LIMIT 1`, [...params, cursor]);
+      const [r] = await this.rows(`SELECT seq FROM ${table} WHERE id = $${params.length + 1} AND ${where} ORDER BY seq LIMIT 1`, [
+        ...params,
+        cursor,
+      ]);
       if (!r) throw new StoreError('unknown_cursor', new UnknownCursor(cursor).message);
       return String(r.seq);
     };

@@ -15,7 +15,11 @@ type Row = Record<string, unknown>;
 const str = (v: unknown): string => v as string;
 
 /** SQL for one row's columns (`a, b` of a COLS list) as a JSON object with the same keys, read through `alias`. */
-export const jsonColumns = (cols: string, alias = ''): string => `json_build_object(${cols.split(', ').map((c) => `'${c}', ${alias}${c}`).join(', ')})`;
+export const jsonColumns = (cols: string, alias = ''): string =>
+  `json_build_object(${cols
+    .split(', ')
+    .map((c) => `'${c}', ${alias}${c}`)
+    .join(', ')})`;
 
 export function roomOf(r: Row): RoomRecord {
   const room: RoomRecord = {
@@ -33,12 +37,36 @@ export function roomOf(r: Row): RoomRecord {
 }
 
 export function roomParams(room: RoomRecord): unknown[] {
-  return [room.id, room.name, room.members, room.visibility, room.write_policy, room.federation_pairings, room.created_at, room.updated_at, room.removed_at ?? null];
+  return [
+    room.id,
+    room.name,
+    room.members,
+    room.visibility,
+    room.write_policy,
+    room.federation_pairings,
+    room.created_at,
+    room.updated_at,
+    room.removed_at ?? null,
+  ];
 }
 
 export function agentOf(r: Row): AgentRecord {
-  const a: AgentRecord = { id: str(r.id), actor_uid: str(r.actor_uid), credential_key: str(r.credential_key), created_at: str(r.created_at), updated_at: str(r.updated_at) };
-  if (r.name !== null && r.name !== undefined) return { id: a.id, name: str(r.name), actor_uid: a.actor_uid, credential_key: a.credential_key, created_at: a.created_at, updated_at: a.updated_at };
+  const a: AgentRecord = {
+    id: str(r.id),
+    actor_uid: str(r.actor_uid),
+    credential_key: str(r.credential_key),
+    created_at: str(r.created_at),
+    updated_at: str(r.updated_at),
+  };
+  if (r.name !== null && r.name !== undefined)
+    return {
+      id: a.id,
+      name: str(r.name),
+      actor_uid: a.actor_uid,
+      credential_key: a.credential_key,
+      created_at: a.created_at,
+      updated_at: a.updated_at,
+    };
   return a;
 }
 
@@ -47,9 +75,22 @@ export function agentParams(a: AgentRecord): unknown[] {
 }
 
 export function threadOf(r: Row): ThreadRecord {
-  const t: ThreadRecord = { id: str(r.id), room_id: str(r.room_id), message_count: Number(r.message_count), last_message_at: str(r.last_message_at), created_at: str(r.created_at) };
+  const t: ThreadRecord = {
+    id: str(r.id),
+    room_id: str(r.room_id),
+    message_count: Number(r.message_count),
+    last_message_at: str(r.last_message_at),
+    created_at: str(r.created_at),
+  };
   if (r.parent_message_id !== null && r.parent_message_id !== undefined) {
-    return { id: t.id, room_id: t.room_id, parent_message_id: str(r.parent_message_id), message_count: t.message_count, last_message_at: t.last_message_at, created_at: t.created_at };
+    return {
+      id: t.id,
+      room_id: t.room_id,
+      parent_message_id: str(r.parent_message_id),
+      message_count: t.message_count,
+      last_message_at: t.last_message_at,
+      created_at: t.created_at,
+    };
   }
   return t;
 }
@@ -59,7 +100,13 @@ export function threadParams(t: ThreadRecord): unknown[] {
 }
 
 export function dmOf(r: Row): DmRecord {
-  return { id: str(r.id), participant_ids: r.participant_ids as string[], message_count: Number(r.message_count), last_message_at: str(r.last_message_at), created_at: str(r.created_at) };
+  return {
+    id: str(r.id),
+    participant_ids: r.participant_ids as string[],
+    message_count: Number(r.message_count),
+    last_message_at: str(r.last_message_at),
+    created_at: str(r.created_at),
+  };
 }
 
 export function dmParams(d: DmRecord): unknown[] {
@@ -77,13 +124,32 @@ export function messageParams(rec: MessageRecord, body: string): unknown[] {
   const m = rec.message;
   const t = m.target;
   const words = [...new Set(indexText(m).split(' '))].filter((w) => w !== '').join(' ');
-  return [m.id, rec.conv, rec.event_id, t.kind === 'dm' ? null : (t.room_id ?? null), t.kind === 'thread' ? (t.thread_id ?? null) : null, t.kind === 'dm' ? (t.dm_id ?? null) : null, m.from.id, m.created_at, body, words, `${m.from.network_id}:${m.from.id}`];
+  return [
+    m.id,
+    rec.conv,
+    rec.event_id,
+    t.kind === 'dm' ? null : (t.room_id ?? null),
+    t.kind === 'thread' ? (t.thread_id ?? null) : null,
+    t.kind === 'dm' ? (t.dm_id ?? null) : null,
+    m.from.id,
+    m.created_at,
+    body,
+    words,
+    `${m.from.network_id}:${m.from.id}`,
+  ];
 }
 
 /** The artifact's columns: id, target_kind, room_id, thread_id, dm_id, body. */
 export function artifactParams(a: Artifact): unknown[] {
   const t = a.target;
-  return [a.id, t.kind, t.kind === 'dm' ? null : (t.room_id ?? null), t.kind === 'thread' ? (t.thread_id ?? null) : null, t.kind === 'dm' ? (t.dm_id ?? null) : null, JSON.stringify(a)];
+  return [
+    a.id,
+    t.kind,
+    t.kind === 'dm' ? null : (t.room_id ?? null),
+    t.kind === 'thread' ? (t.thread_id ?? null) : null,
+    t.kind === 'dm' ? (t.dm_id ?? null) : null,
+    JSON.stringify(a),
+  ];
 }
 
 export function pairingOf(r: Row): PairingState {

@@ -154,10 +154,9 @@ const lockKey = (schema: string) => `svc:migrate:${schema}`;
 
 /** The schema's applied version (0: no svc tables), read without migrating. */
 export async function schemaVersion(client: pg.ClientBase, schema: string): Promise<number> {
-  const has = await client.query(
-    "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'schema_migrations'",
-    [schema],
-  );
+  const has = await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'schema_migrations'", [
+    schema,
+  ]);
   if (has.rowCount === 0) return 0;
   const r = await client.query<{ v: number | null }>(`SELECT max(version)::int AS v FROM ${quoteIdent(schema)}.schema_migrations`);
   return r.rows[0]?.v ?? 0;
@@ -184,10 +183,15 @@ export async function migrate(client: pg.ClientBase, schema: string, before?: (f
     // Only create what is missing: a role may use a schema an operator made without being allowed to create one.
     const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${S}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${S}.schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const current = await schemaVersion(client, schema);
     if (current > SCHEMA_VERSION) {
-      throw new StoreError('corrupt', newerSchemaMessage(`database schema ${schema}`, current, SCHEMA_VERSION, await migratedBy(client, schema), VERSION));
+      throw new StoreError(
+        'corrupt',
+        newerSchemaMessage(`database schema ${schema}`, current, SCHEMA_VERSION, await migratedBy(client, schema), VERSION),
+      );
     }
     if (current > 0 && current < SCHEMA_VERSION) before?.(current, SCHEMA_VERSION);
     const applied: number[] = [];
@@ -199,7 +203,10 @@ export async function migrate(client: pg.ClientBase, schema: string, before?: (f
     if (applied.length > 0) {
       // Which svc wrote this schema: named when a later, older svc refuses it.
       await client.query(`CREATE TABLE IF NOT EXISTS ${S}.meta (key text PRIMARY KEY, value text NOT NULL)`);
-      await client.query(`INSERT INTO ${S}.meta (key, value) VALUES ('migrated_by', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [VERSION]);
+      await client.query(
+        `INSERT INTO ${S}.meta (key, value) VALUES ('migrated_by', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [VERSION],
+      );
     }
     await client.query('COMMIT');
     return applied;

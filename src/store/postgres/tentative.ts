@@ -44,7 +44,10 @@ export class TentativeCache implements TentativeReads {
   private readonly rooms: Kept<RoomRecord>;
   private readonly agents: Kept<AgentRecord>;
 
-  constructor(read: { room: (id: string) => Promise<Versioned<RoomRecord> | undefined>; agent: (id: string) => Promise<Versioned<AgentRecord> | undefined> }) {
+  constructor(read: {
+    room: (id: string) => Promise<Versioned<RoomRecord> | undefined>;
+    agent: (id: string) => Promise<Versioned<AgentRecord> | undefined>;
+  }) {
     this.rooms = new Kept('room', read.room);
     this.agents = new Kept('agent', read.agent);
   }

@@ -8,7 +8,19 @@
 
 import type pg from 'pg';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
-import { StoreError, type AgentRecord, type Basis, type DmRecord, type MessageRecord, type PairingState, type RoomRecord, type StoredEvent, type ThreadRecord, type WriteOp, type WriteResult } from '../types.js';
+import {
+  StoreError,
+  type AgentRecord,
+  type Basis,
+  type DmRecord,
+  type MessageRecord,
+  type PairingState,
+  type RoomRecord,
+  type StoredEvent,
+  type ThreadRecord,
+  type WriteOp,
+  type WriteResult,
+} from '../types.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import { basisGuard, basisParams, effectsStatement } from './effects-sql.js';
@@ -68,7 +80,10 @@ export function basisOf(ops: readonly WriteOp[]): Basis[] {
 /** Refuses the batch (`stale`) when a record of its basis has changed; keeps the others from changing until COMMIT. */
 async function checkBasis(c: pg.ClientBase, T: Tables, basis: readonly Basis[]): Promise<void> {
   if (basis.length === 0) return;
-  const r = await c.query<{ ok: boolean }>(`SELECT ${basisGuard(T, '$1::text[]', '$2::text[]', '$3::text[]', '$4::text[]')} AS ok`, basisParams(basis));
+  const r = await c.query<{ ok: boolean }>(
+    `SELECT ${basisGuard(T, '$1::text[]', '$2::text[]', '$3::text[]', '$4::text[]')} AS ok`,
+    basisParams(basis),
+  );
   if (!r.rows[0]!.ok) throw new StoreError('stale', 'a room or agent this message was decided on has changed');
 }
 
@@ -86,7 +101,13 @@ export function emptyPrefetch(): Prefetched {
 export type ExpectEvents = (eventIds: string[]) => void;
 
 async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect[], expect: ExpectEvents): Promise<StoredEvent[]> {
-  const present = { rooms: new Set(pre.rooms.keys()), agents: new Set(pre.agents.keys()), threads: new Set(pre.threads.keys()), dms: new Set(pre.dms.keys()), pairings: new Set(pre.pairings.keys()) };
+  const present = {
+    rooms: new Set(pre.rooms.keys()),
+    agents: new Set(pre.agents.keys()),
+    threads: new Set(pre.threads.keys()),
+    dms: new Set(pre.dms.keys()),
+    pairings: new Set(pre.pairings.keys()),
+  };
   const st = effectsStatement(T, present, effects);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
   if (st.text === 'SELECT NULL::text AS last') return [];
@@ -143,7 +164,14 @@ function idsOf(ops: readonly WriteOp[]) {
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
 async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): Promise<Prefetched> {
   const ids = idsOf(ops);
-  const pre: Prefetched = { rooms: new Map(), agents: new Map(), messages: new Map(), threads: new Map(), dms: new Map(), pairings: new Map() };
+  const pre: Prefetched = {
+    rooms: new Map(),
+    agents: new Map(),
+    messages: new Map(),
+    threads: new Map(),
+    dms: new Map(),
+    pairings: new Map(),
+  };
   const list = (s: Set<string>) => [...s].sort();
   if (ids.rooms.size > 0 || ids.allRooms) {
     const where = ids.allRooms ? 'id = ANY($1) OR removed_at IS NULL' : 'id = ANY($1)';
@@ -156,19 +184,34 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     for (const row of r.rows) pre.agents.set(row.id, agentOf(row));
   }
   if (ids.messages.size > 0) {
-    const r = await c.query({ name: `${T.prefix}msg_get`, text: `SELECT id, conv, event_id, body FROM ${T.messages} WHERE id = ANY($1)`, values: [list(ids.messages)] });
+    const r = await c.query({
+      name: `${T.prefix}msg_get`,
+      text: `SELECT id, conv, event_id, body FROM ${T.messages} WHERE id = ANY($1)`,
+      values: [list(ids.messages)],
+    });
     for (const row of r.rows) pre.messages.set(row.id, messageRecordOf(row));
   }
   if (ids.threads.size > 0) {
-    const r = await c.query({ name: `${T.prefix}thr_lock`, text: `SELECT ${THREAD_COLS} FROM ${T.threads} WHERE id = ANY($1) ORDER BY id FOR UPDATE`, values: [list(ids.threads)] });
+    const r = await c.query({
+      name: `${T.prefix}thr_lock`,
+      text: `SELECT ${THREAD_COLS} FROM ${T.threads} WHERE id = ANY($1) ORDER BY id FOR UPDATE`,
+      values: [list(ids.threads)],
+    });
     for (const row of r.rows) pre.threads.set(row.id, threadOf(row));
   }
   if (ids.dms.size > 0) {
-    const r = await c.query({ name: `${T.prefix}dm_lock`, text: `SELECT ${DM_COLS} FROM ${T.dms} WHERE id = ANY($1) ORDER BY id FOR UPDATE`, values: [list(ids.dms)] });
+    const r = await c.query({
+      name: `${T.prefix}dm_lock`,
+      text: `SELECT ${DM_COLS} FROM ${T.dms} WHERE id = ANY($1) ORDER BY id FOR UPDATE`,
+      values: [list(ids.dms)],
+    });
     for (const row of r.rows) pre.dms.set(row.id, dmOf(row));
   }
   if (ids.pairings.size > 0) {
-    const r = await c.query(`SELECT pairing_id, seq, answered FROM ${T.pairing_state} WHERE pairing_id = ANY($1) ORDER BY pairing_id FOR UPDATE`, [list(ids.pairings)]);
+    const r = await c.query(
+      `SELECT pairing_id, seq, answered FROM ${T.pairing_state} WHERE pairing_id = ANY($1) ORDER BY pairing_id FOR UPDATE`,
+      [list(ids.pairings)],
+    );
     for (const row of r.rows) pre.pairings.set(row.pairing_id, pairingOf(row));
   }
   return pre;
@@ -187,4 +230,3 @@ export function viewOf(pre: Prefetched): StateView {
     pairing: (id) => pre.pairings.get(id),
   };
 }
-

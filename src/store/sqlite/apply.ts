@@ -80,17 +80,14 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'artifact.insert': {
         const a = op.artifact;
         const t = a.target;
-        run(
-          'INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, body) VALUES (?, ?, ?, ?, ?, ?)',
-          [
-            a.id,
-            t.kind,
-            t.kind === 'dm' ? null : (t.room_id ?? null),
-            t.kind === 'thread' ? (t.thread_id ?? null) : null,
-            t.kind === 'dm' ? (t.dm_id ?? null) : null,
-            JSON.stringify(a),
-          ],
-        );
+        run('INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, body) VALUES (?, ?, ?, ?, ?, ?)', [
+          a.id,
+          t.kind,
+          t.kind === 'dm' ? null : (t.room_id ?? null),
+          t.kind === 'thread' ? (t.thread_id ?? null) : null,
+          t.kind === 'dm' ? (t.dm_id ?? null) : null,
+          JSON.stringify(a),
+        ]);
         break;
       }
       case 'event.append':

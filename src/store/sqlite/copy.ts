@@ -47,7 +47,12 @@ export async function copyToSqlite(source: Store, o: SqliteCopyOptions): Promise
 /** A store exists at `file` when its database, a journal or a checkpoint's redo file does. */
 function refuseExisting(file: string): void {
   const found = [file, `${file}.pages`, ...listJournals(file).map((j) => j.path)].filter((f) => fs.existsSync(f));
-  if (found.length > 0) throw new TargetNotEmpty('path', `${found.map((f) => path.basename(f)).join(', ')} in ${path.dirname(file)}`, 'a path where no store exists');
+  if (found.length > 0)
+    throw new TargetNotEmpty(
+      'path',
+      `${found.map((f) => path.basename(f)).join(', ')} in ${path.dirname(file)}`,
+      'a path where no store exists',
+    );
 }
 
 function sinkOf(db: Db): NetworkSink {

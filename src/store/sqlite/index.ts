@@ -129,7 +129,12 @@ export class SqliteStore implements Store, CheckpointHost {
   ) {
     this.journal = new JournalWriter(opts.faults);
     this.reads = new SqliteReads(db);
-    this.turn = new Turn(db, (m) => this.log(m), () => this.reads.forgetAll(), () => this.journal.syncing);
+    this.turn = new Turn(
+      db,
+      (m) => this.log(m),
+      () => this.reads.forgetAll(),
+      () => this.journal.syncing,
+    );
     this.journal.beforeSync = () => this.turn.commit();
     this.checkpointer = new Checkpointer(
       this,
@@ -139,7 +144,11 @@ export class SqliteStore implements Store, CheckpointHost {
       opts.checkpointCopyBatch,
     );
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
-    this.upkeep = new SearchUpkeep(db, () => (this.turn.commit(), !this.turn.broken), (m) => this.log(m));
+    this.upkeep = new SearchUpkeep(
+      db,
+      () => (this.turn.commit(), !this.turn.broken),
+      (m) => this.log(m),
+    );
   }
 
   log(msg: string): void {
@@ -174,13 +183,16 @@ export class SqliteStore implements Store, CheckpointHost {
     const pages = track ? trackPages(db.raw, pageSize, base) : undefined;
     // Nothing of a new image is on disk: every page of it is a change for the first checkpoint.
     if (fresh) pages?.changed(fresh.length / pageSize);
-    if (!track && opts.pageTracking !== false) opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
+    if (!track && opts.pageTracking !== false)
+      opts.log?.(`store: checkpoints write the whole database (${pageTrackingProblem() ?? 'no page tracking'})`);
     let store: SqliteStore;
     try {
       configure(db.raw);
       const before = readSchema(db.raw).version;
       if (opened && before > 0 && before < SCHEMA_VERSION) {
-        opts.log?.(`store: migrating ${file} from schema version ${before} to ${SCHEMA_VERSION}; an older svc cannot open it afterwards (keep a copy from before the upgrade: svc store copy)`);
+        opts.log?.(
+          `store: migrating ${file} from schema version ${before} to ${SCHEMA_VERSION}; an older svc cannot open it afterwards (keep a copy from before the upgrade: svc store copy)`,
+        );
       }
       const migrated = migrate(db.raw, file);
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);

@@ -115,7 +115,11 @@ export class SqliteReads implements StateView {
 
   pageRooms(filter: RoomFilter, q: PageQuery): PageResult<RoomRecord> {
     // Rooms are few and their visibility is decided on the member list: filtered here, not in SQL.
-    return cursorPage(this.rooms().filter((r) => roomMatches(r, filter)), (r) => r.id, q);
+    return cursorPage(
+      this.rooms().filter((r) => roomMatches(r, filter)),
+      (r) => r.id,
+      q,
+    );
   }
 
   agents(): AgentRecord[] {
@@ -139,7 +143,11 @@ export class SqliteReads implements StateView {
   }
 
   pageDms(filter: DmFilter, q: PageQuery): PageResult<DmRecord> {
-    return cursorPage(this.dms().filter((d) => dmMatches(d, filter)), (d) => d.id, q);
+    return cursorPage(
+      this.dms().filter((d) => dmMatches(d, filter)),
+      (d) => d.id,
+      q,
+    );
   }
 
   artifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {

@@ -100,10 +100,7 @@ function readMeta(db: Database, key: string): string | undefined {
 }
 
 function writeMeta(db: Database, key: string, value: string): void {
-  db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
-    key,
-    value,
-  ]);
+  db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
 }
 
 /** The schema version recorded in a database (0: none yet) and the svc version that last migrated it. */

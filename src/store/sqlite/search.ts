@@ -108,7 +108,11 @@ export function searchPage(all: All, q: SearchQuery): PageResult<Message> {
   if (q.before !== undefined) {
     // The cursor must be a message this caller may find with these filters, as a history cursor
     // must be in its list: anything else is unknown, which also says nothing about hidden ones.
-    const r = all(`SELECT x.seq FROM messages m JOIN search_scope x ON x.seq = m.seq WHERE m.id = ? AND ${where}`, [q.before, ...scope, ...params]);
+    const r = all(`SELECT x.seq FROM messages m JOIN search_scope x ON x.seq = m.seq WHERE m.id = ? AND ${where}`, [
+      q.before,
+      ...scope,
+      ...params,
+    ]);
     if (r.length === 0) throw new StoreError('unknown_cursor', `unknown cursor ${JSON.stringify(q.before)}`);
     below = ' AND w.docid < ?';
     cursor.push(r[0]![0]!);

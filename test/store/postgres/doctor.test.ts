@@ -32,7 +32,13 @@ test('an empty schema warns that the first serve will create the tables', async 
   const s = await freshSchema();
   try {
     const r = await databaseChecks(s.url, s.schema, 'db');
-    assert.equal(r.map((x) => [x.check, x.status]), [['database reachable', 'ok'], ['database schema', 'warn']]);
+    assert.equal(
+      r.map((x) => [x.check, x.status]),
+      [
+        ['database reachable', 'ok'],
+        ['database schema', 'warn'],
+      ],
+    );
   } finally {
     await s.drop();
   }
@@ -43,7 +49,14 @@ test('a migrated schema with a running instance reports its version and the inst
   const store = await openPostgresStore({ url: s.url, schema: s.schema });
   try {
     const r = await databaseChecks(s.url, s.schema, 'db');
-    assert.equal(r.map((x) => [x.check, x.status]), [['database reachable', 'ok'], ['database schema', 'ok'], ['instances', 'ok']]);
+    assert.equal(
+      r.map((x) => [x.check, x.status]),
+      [
+        ['database reachable', 'ok'],
+        ['database schema', 'ok'],
+        ['instances', 'ok'],
+      ],
+    );
     assert.match(r[1]!.message, `version ${SCHEMA_VERSION}`);
     assert.match(r[2]!.message, `pid ${process.pid}`);
     await store.close();
@@ -63,7 +76,9 @@ test('svc doctor on a Postgres config prints the database lines without the pass
   const server = await startPgServer(s);
   try {
     const withPw = s.url.replace('postgres@', 'postgres:not-the-password@');
-    const r = await cli(['doctor', '--config', server.configFile, '--url', server.url, '--token', TOKENS.admin.value], { env: { SVC_TEST_STORE_URL: withPw } });
+    const r = await cli(['doctor', '--config', server.configFile, '--url', server.url, '--token', TOKENS.admin.value], {
+      env: { SVC_TEST_STORE_URL: withPw },
+    });
     assert.match(r.stdout, /✓ database reachable +postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres answers \(PostgreSQL /);
     assert.match(r.stdout, new RegExp(`✓ database schema +schema ${s.schema} migrated \\(version ${SCHEMA_VERSION}\\)`));
     assert.match(r.stdout, /✓ instances +1 seen in the last 60 s/);

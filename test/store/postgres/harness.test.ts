@@ -9,7 +9,9 @@ test('each test gets a fresh empty schema on a reachable server', async () => {
   const b = await freshSchema();
   try {
     assert.is.not(a.schema, b.schema);
-    const rows = await sql<{ n: string }>(a.url, 'SELECT count(*)::text AS n FROM information_schema.tables WHERE table_schema = $1', [a.schema]);
+    const rows = await sql<{ n: string }>(a.url, 'SELECT count(*)::text AS n FROM information_schema.tables WHERE table_schema = $1', [
+      a.schema,
+    ]);
     assert.is(rows[0]!.n, '0');
     await sql(a.url, `CREATE TABLE ${a.schema}.t (x int)`);
     const inB = await sql(b.url, 'SELECT 1 FROM information_schema.tables WHERE table_schema = $1', [b.schema]);

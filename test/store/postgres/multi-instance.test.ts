@@ -15,8 +15,14 @@ const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
 const rooms = [{ id: 'general', name: 'General', members: ['alpha', 'ops'], visibility: 'public' }];
 const identity = (id: string, extra: Record<string, Json> = {}) => ({ network_id: NET, agent: { id }, ...extra });
-const human = (text: string, extra: Record<string, Json> = {}) => ({ target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }], ...extra });
-const texts = (frames: Json[]) => frames.filter((f) => f.event?.type === 'message.created').map((f) => f.event.message.parts[0].text as string);
+const human = (text: string, extra: Record<string, Json> = {}) => ({
+  target: { kind: 'room', room_id: 'general' },
+  from: { type: 'human', id: 'op' },
+  parts: [{ kind: 'text', text }],
+  ...extra,
+});
+const texts = (frames: Json[]) =>
+  frames.filter((f) => f.event?.type === 'message.created').map((f) => f.event.message.parts[0].text as string);
 
 async function say(s: TestServer, text: string, extra: Record<string, Json> = {}): Promise<Json> {
   const r = await s.post('/v1/messages', human(text, extra), ADMIN);
@@ -76,7 +82,10 @@ two('an SSE stream resumed on the other instance with Last-Event-ID misses nothi
   await say(a, 'r4');
   const second = await SseClient.open(b, { token: ADMIN, lastEventId: r2.id! });
   await second.message('r4', 10_000);
-  assert.equal(second.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text), ['r3', 'r4']);
+  assert.equal(
+    second.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text),
+    ['r3', 'r4'],
+  );
   second.close();
 });
 
@@ -92,8 +101,14 @@ two('an SSE stream resumed on an instance started after its last event replays f
     const resumed = await SseClient.open(c!, { token: ADMIN, lastEventId: old1.id! });
     await say(c!, 'new4');
     await resumed.message('new4', 10_000);
-    assert.not.ok(resumed.all.some((f) => f.event === 'stream.replay_gap'), 'no replay gap');
-    assert.equal(resumed.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text), ['old2', 'old3', 'new4']);
+    assert.not.ok(
+      resumed.all.some((f) => f.event === 'stream.replay_gap'),
+      'no replay gap',
+    );
+    assert.equal(
+      resumed.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text),
+      ['old2', 'old3', 'new4'],
+    );
     resumed.close();
   } finally {
     await c!.dispose();
@@ -113,13 +128,17 @@ two('an attachment cursor acknowledged on one instance resumes on the other with
   await second.c.message('m5', 10_000);
   assert.equal(texts(second.c.events), ['m3', 'm4', 'm5']);
   const cursors = second.c.events.map((f) => Number(f.cursor));
-  assert.equal(cursors, [...cursors].sort((x, y) => x - y));
+  assert.equal(
+    cursors,
+    [...cursors].sort((x, y) => x - y),
+  );
   await second.c.close();
 });
 
 two('a membership change on one instance decides at once who receives on the other', async ({ a, b }) => {
   const { c } = await attachAs(b, identity('alpha'), { token: ALPHA });
-  const members = (body: Json) => a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body }).then((r) => assert.is(r.status, 200, r.text));
+  const members = (body: Json) =>
+    a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body }).then((r) => assert.is(r.status, 200, r.text));
   await say(a, 'before');
   await c.message('before', 10_000);
   // Removal, a message and a return in quick succession: B reads them in one or a few pages.
@@ -132,24 +151,32 @@ two('a membership change on one instance decides at once who receives on the oth
   await c.close();
 });
 
-two('a send decided on a room another instance changed, before this one has read the change, is decided again on the stored room', async ({ pgs, a }) => {
-  const asAlpha = (text: string) => a.post('/v1/messages', { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] }, ALPHA);
-  const setMembers = (expr: string) => sql(pgs.url, `UPDATE ${pgs.schema}.rooms SET members = ${expr} WHERE id = 'general'`);
-  // A keeps the room as it read it for this send.
-  assert.is((await asAlpha('kept')).status, 200);
-  // Changed in the database with no event: a change A has not heard of.
-  await setMembers(`array_remove(members, 'alpha')`);
-  const out = await asAlpha('after removal');
-  assert.is(out.status, 403, out.text);
-  assert.match(out.body.error, 'not a member');
-  // Another send has A keep the room without alpha; alpha comes back unannounced and is accepted at once.
-  await say(a, 'while out');
-  await setMembers(`array_append(members, 'alpha')`);
-  const back = await asAlpha('after return');
-  assert.is(back.status, 200, back.text);
-  const stored = (await history(a, '/v1/rooms/general/messages')).map((m) => m.parts[0].text);
-  assert.equal(stored, ['kept', 'while out', 'after return']);
-});
+two(
+  'a send decided on a room another instance changed, before this one has read the change, is decided again on the stored room',
+  async ({ pgs, a }) => {
+    const asAlpha = (text: string) =>
+      a.post(
+        '/v1/messages',
+        { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] },
+        ALPHA,
+      );
+    const setMembers = (expr: string) => sql(pgs.url, `UPDATE ${pgs.schema}.rooms SET members = ${expr} WHERE id = 'general'`);
+    // A keeps the room as it read it for this send.
+    assert.is((await asAlpha('kept')).status, 200);
+    // Changed in the database with no event: a change A has not heard of.
+    await setMembers(`array_remove(members, 'alpha')`);
+    const out = await asAlpha('after removal');
+    assert.is(out.status, 403, out.text);
+    assert.match(out.body.error, 'not a member');
+    // Another send has A keep the room without alpha; alpha comes back unannounced and is accepted at once.
+    await say(a, 'while out');
+    await setMembers(`array_append(members, 'alpha')`);
+    const back = await asAlpha('after return');
+    assert.is(back.status, 200, back.text);
+    const stored = (await history(a, '/v1/rooms/general/messages')).map((m) => m.parts[0].text);
+    assert.equal(stored, ['kept', 'while out', 'after return']);
+  },
+);
 
 two('one agent cannot be attached on both instances at once', async ({ a, b }) => {
   const { c } = await attachAs(a, identity('alpha'), { token: ALPHA });
@@ -160,7 +187,11 @@ two('one agent cannot be attached on both instances at once', async ({ a, b }) =
   await c.message('still here', 10_000);
   await c.close();
   // Once the first is closed, the other instance takes the agent.
-  const again = await eventually(async () => attachAs(b, identity('alpha'), { token: ALPHA }).catch(() => undefined), 10_000, 'a second attachment');
+  const again = await eventually(
+    async () => attachAs(b, identity('alpha'), { token: ALPHA }).catch(() => undefined),
+    10_000,
+    'a second attachment',
+  );
   await again!.c.close();
 });
 
@@ -168,13 +199,23 @@ two('concurrent retries, first thread replies and claims across instances each l
   const both = <T>(fn: (s: TestServer, i: number) => Promise<T>) => Promise.all([a, b, a, b, a, b].map((s, i) => fn(s, i)));
 
   const retried = await both((s) => s.post('/v1/messages', human('same', { id: 'client-race-1' }), ADMIN));
-  assert.equal(retried.map((r) => r.status), Array(6).fill(200));
+  assert.equal(
+    retried.map((r) => r.status),
+    Array(6).fill(200),
+  );
   assert.is(new Set(retried.map((r) => r.body.event_id)).size, 1);
   assert.is((await history(b, '/v1/rooms/general/messages')).filter((m) => m.id === 'client-race-1').length, 1);
 
-  const thread = (i: number) => ({ target: { kind: 'thread', room_id: 'general', thread_id: 'th-race' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: `r${i}` }] });
+  const thread = (i: number) => ({
+    target: { kind: 'thread', room_id: 'general', thread_id: 'th-race' },
+    from: { type: 'human', id: 'op' },
+    parts: [{ kind: 'text', text: `r${i}` }],
+  });
   const replies = await both((s, i) => s.post('/v1/messages', thread(i), ADMIN));
-  assert.equal(replies.map((r) => r.status), Array(6).fill(200));
+  assert.equal(
+    replies.map((r) => r.status),
+    Array(6).fill(200),
+  );
   assert.is(replies.filter((r) => r.body.thread_created).length, 1);
   assert.is((await a.get('/v1/threads/th-race', ADMIN)).body.message_count, 6);
   assert.is((await history(b, '/v1/threads/th-race/messages')).length, 6);

@@ -10,7 +10,12 @@ import { startOwnCluster } from '../../helpers/pg.js';
 import { startPgServer } from '../../helpers/pg-server.js';
 
 const ADMIN = TOKENS.admin.value;
-const human = (text: string, id: string): Json => ({ id, target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] });
+const human = (text: string, id: string): Json => ({
+  id,
+  target: { kind: 'room', room_id: 'general' },
+  from: { type: 'human', id: 'op' },
+  parts: [{ kind: 'text', text }],
+});
 
 const test = suite('a postgres store whose database restarts under load');
 
@@ -66,8 +71,15 @@ test('writes answer 503 and /readyz fails while the database is down; both recov
     }
     const stored = new Set(all);
     assert.is(stored.size, all.length, 'no message is stored twice');
-    assert.equal(acked.filter((id) => !stored.has(id)), [], 'every acknowledged send is stored');
-    assert.equal(refused.filter((id) => !stored.has(id)), []);
+    assert.equal(
+      acked.filter((id) => !stored.has(id)),
+      [],
+      'every acknowledged send is stored',
+    );
+    assert.equal(
+      refused.filter((id) => !stored.has(id)),
+      [],
+    );
 
     // Live clients kept their connections and get what follows, in order, once.
     const last = `after-${Date.now()}`;
@@ -77,7 +89,11 @@ test('writes answer 503 and /readyz fails while the database is down; both recov
     const ids = sse.all.filter((f) => f.id !== undefined).map((f) => f.id);
     assert.is(new Set(ids).size, ids.length, 'no event twice on the stream');
     const seen = new Set(sse.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.id as string));
-    assert.equal(acked.filter((id) => !seen.has(id)), [], 'the stream got every acknowledged message');
+    assert.equal(
+      acked.filter((id) => !seen.has(id)),
+      [],
+      'the stream got every acknowledged message',
+    );
     sse.close();
     await c.close();
   } finally {

@@ -18,7 +18,10 @@ let b: PostgresStore;
 
 test.before.each(async () => {
   pgs = await freshSchema();
-  [a, b] = await Promise.all([openPostgresStore({ url: pgs.url, schema: pgs.schema }), openPostgresStore({ url: pgs.url, schema: pgs.schema })]);
+  [a, b] = await Promise.all([
+    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
+    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
+  ]);
 });
 test.after.each(async () => {
   await Promise.all([a.close(), b.close()]);
@@ -34,7 +37,10 @@ function collect(store: PostgresStore, from = 0): StoredEvent[] {
 
 test('two instances starting together migrate the schema once', async () => {
   const rows = await sql<{ version: number }>(pgs.url, `SELECT version FROM ${pgs.schema}.schema_migrations ORDER BY version`);
-  assert.equal(rows.map((r) => r.version), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  assert.equal(
+    rows.map((r) => r.version),
+    Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+  );
 });
 
 test('interleaved writes from two instances reach both feeds once each, in one dense order', async () => {
@@ -50,7 +56,10 @@ test('interleaved writes from two instances reach both feeds once each, in one d
   const dense = Array.from({ length: total }, (_, i) => i + 1);
   assert.equal(seqs(onA), dense);
   assert.equal(seqs(onB), dense);
-  assert.equal(onA.map((e) => e.event.id), onB.map((e) => e.event.id));
+  assert.equal(
+    onA.map((e) => e.event.id),
+    onB.map((e) => e.event.id),
+  );
   assert.is(new Set(onA.map((e) => e.event.message?.id).filter(Boolean)).size, 40);
   assert.is(a.feed.head, total);
   assert.is(b.feed.head, total);
@@ -80,7 +89,7 @@ test('identical retries on two instances store one message; claims by two creden
   assert.ok(owner === 'token:one' || owner === 'token:two');
 });
 
-test("events another instance reads from the database carry their room as it is then, once per room a page", async () => {
+test('events another instance reads from the database carry their room as it is then, once per room a page', async () => {
   await a.write([createRoom('r1', { members: ['a1', 'x'] }), createRoom('r2')]);
   await a.write([send(msg('m1'))]);
   await a.write([send(msg('m2'))]);
@@ -129,7 +138,10 @@ test("another instance's commits coming one after another are read a few at a ti
   for (let i = 0; i < 40; i++) await a.write([send(msg(`m${i}`))]);
   const elapsed = performance.now() - started;
   await waitFor(() => b.feed.head >= 41, 'b to read every commit');
-  assert.equal(got.map((e) => e.seq), Array.from({ length: 40 }, (_, i) => i + 2));
+  assert.equal(
+    got.map((e) => e.seq),
+    Array.from({ length: 40 }, (_, i) => i + 2),
+  );
   // Reads for notifications start NOTIFIED_READ_GAP_MS apart (the first at once), plus the safety
   // poll and the read that finds the last commits: one read per commit would be 40.
   const reads = b.feed.reads - before;
@@ -167,7 +179,10 @@ test('a feed whose listening connection is killed catches up by cursor', async (
   await a.write([createRoom('r1')]);
   for (let i = 0; i < 5; i++) await a.write([send(msg(`k${i}`))]);
   await waitFor(() => onB.length >= 6, 'the other instance to catch up');
-  assert.equal(onB.map((e) => e.seq), [1, 2, 3, 4, 5, 6]);
+  assert.equal(
+    onB.map((e) => e.seq),
+    [1, 2, 3, 4, 5, 6],
+  );
   await waitFor(() => b.feed.listening, 'the listener to reconnect');
 });
 
@@ -204,7 +219,10 @@ outage('writes are unavailable and ping fails while the database is stopped; bot
     cluster.start();
     await waitFor(() => store.ping(), 'ping to recover', 15_000);
     const r = await store.write([send(msg('after'))]);
-    assert.equal(r.events.map((e) => e.seq), [2]);
+    assert.equal(
+      r.events.map((e) => e.seq),
+      [2],
+    );
     assert.is(await store.getMessage('during'), undefined);
     const seen = collect(store, 0);
     await waitFor(() => seen.length === 2, 'the feed to deliver both events');

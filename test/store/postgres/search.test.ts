@@ -40,10 +40,18 @@ const FIXTURE: Message[] = [
   msg('m7', room('pub'), [{ kind: 'data', data: { migration: 'hidden in data' } }]),
   msg('m8', room('pub'), text('Ünïcode café déjà vu'), 'b1'),
   msg('m9', room('pub'), text('remote migration'), 'r1', 'other'),
-  msg('m10', room('pub'), [{ kind: 'url', url: 'https://docs.test/runbook' }, { kind: 'text', text: 'see link' }]),
+  msg('m10', room('pub'), [
+    { kind: 'url', url: 'https://docs.test/runbook' },
+    { kind: 'text', text: 'see link' },
+  ]),
 ];
 const ALL = { room_ids: ['pub', 'priv'], dm_ids: ['d1'] };
-const query = (q: string, extra: Partial<PgSearchQuery> = {}): PgSearchQuery => ({ terms: parseQuery(q)!, scope: ALL, limit: 20, ...extra });
+const query = (q: string, extra: Partial<PgSearchQuery> = {}): PgSearchQuery => ({
+  terms: parseQuery(q)!,
+  scope: ALL,
+  limit: 20,
+  ...extra,
+});
 const ids = async (s: PostgresStore, q: PgSearchQuery) => (await s.searchMessages(q)).items.map((m) => m.id);
 
 const t = suite<{ s: PostgresStore; pgs: PgSchema }>('store search (postgres)');
@@ -95,10 +103,16 @@ t('the scope is never left, and the filters narrow it', async ({ s }) => {
 t('pages count only messages in scope; a cursor outside the scope is unknown', async ({ s }) => {
   const scope = { room_ids: ['pub'], dm_ids: [] };
   const p1 = await s.searchMessages(query('migration', { scope, limit: 2 }));
-  assert.equal(p1.items.map((m) => m.id), ['m9', 'm3']);
+  assert.equal(
+    p1.items.map((m) => m.id),
+    ['m9', 'm3'],
+  );
   assert.is(p1.has_more, true);
   const p2 = await s.searchMessages(query('migration', { scope, limit: 2, before: 'm3' }));
-  assert.equal(p2.items.map((m) => m.id), ['m1']);
+  assert.equal(
+    p2.items.map((m) => m.id),
+    ['m1'],
+  );
   assert.is(p2.has_more, false);
   for (const before of ['nope', 'm4']) {
     try {

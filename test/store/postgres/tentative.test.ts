@@ -65,7 +65,10 @@ test('a room message decided on a room changed since is refused as stale; the me
   assert.equal((await storedIds()).sort(), ['after', 'before', 'current']);
   // Nothing numbered for the refused one: the events stay dense.
   const events = await a.eventsAfter(0, 100);
-  assert.equal(events.map((e) => e.seq), events.map((_, i) => i + 1));
+  assert.equal(
+    events.map((e) => e.seq),
+    events.map((_, i) => i + 1),
+  );
   assert.not.ok(events.some((e) => e.event.message?.id === 'stale'));
 });
 

@@ -30,11 +30,20 @@ test('200 concurrent room messages get dense sequence numbers, and history lists
   a.feed.subscribe(a.feed.head, (evs) => got.push(...evs));
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) => a.write([send(msg(`m${i}`))])));
   const seqs = results.flatMap((r) => r.events.map((e) => e.seq)).sort((x, y) => x - y);
-  assert.equal(seqs, Array.from({ length: 200 }, (_, i) => i + 2));
-  assert.equal(got.map((e) => e.seq), seqs);
+  assert.equal(
+    seqs,
+    Array.from({ length: 200 }, (_, i) => i + 2),
+  );
+  assert.equal(
+    got.map((e) => e.seq),
+    seqs,
+  );
   // The messages table numbers rows under the same lock as the events: its order is event order.
   const rows = await sql<{ id: string }>(pgs.url, `SELECT id FROM ${pgs.schema}.messages ORDER BY seq`);
-  assert.equal(rows.map((r) => r.id), got.map((e) => e.event.message!.id));
+  assert.equal(
+    rows.map((r) => r.id),
+    got.map((e) => e.event.message!.id),
+  );
 });
 
 test('a retry sent while the first send of its id is in flight answers exists', async () => {
@@ -58,9 +67,15 @@ test('artifacts and plain events written in groups are stored with their message
   ]);
   assert.is(results.flatMap((r) => r.events).length, 3);
   const page = await a.listArtifacts({ room_id: 'r1' }, { limit: 10 });
-  assert.equal(page.items.map((x) => x.id), ['art1']);
+  assert.equal(
+    page.items.map((x) => x.id),
+    ['art1'],
+  );
   const events = await a.eventsAfter(1, 10);
-  assert.equal(events.map((e) => e.seq), [2, 3, 4]);
+  assert.equal(
+    events.map((e) => e.seq),
+    [2, 3, 4],
+  );
   assert.equal((await a.getMessage('art-m'))?.message, withArt);
 });
 
@@ -68,9 +83,15 @@ test('lookups asked for together answer each id, and see the writes that returne
   await a.write([claim('ag1'), claim('ag2')]);
   const ids = ['ag1', 'nobody', 'ag2', 'ag1'];
   const agents = await Promise.all([...ids, ...ids, ...ids].map((id) => a.getAgent(id)));
-  assert.equal(agents.map((x) => x?.id), [...ids, ...ids, ...ids].map((id) => (id === 'nobody' ? undefined : id)));
+  assert.equal(
+    agents.map((x) => x?.id),
+    [...ids, ...ids, ...ids].map((id) => (id === 'nobody' ? undefined : id)),
+  );
   const rooms = await Promise.all(['r1', 'r2', 'r1'].map((id) => a.getRoom(id)));
-  assert.equal(rooms.map((r) => r?.id), ['r1', undefined, 'r1']);
+  assert.equal(
+    rooms.map((r) => r?.id),
+    ['r1', undefined, 'r1'],
+  );
   for (let i = 0; i < 20; i++) {
     const busy = Array.from({ length: 10 }, () => a.getMessage(`late${i}`));
     await a.write([send(msg(`late${i}`))]);
@@ -87,7 +108,11 @@ test('a lookup of one id per kind is planned once per connection, not at every e
   try {
     for (let i = 0; i < 12; i++) assert.is((await one.getRoom('r1'))?.id, 'r1');
     // The store's only pooled connection, where its lookup statements are prepared.
-    const pool = (one as unknown as { pool: { query: (text: string) => Promise<{ rows: { name: string; generic_plans: string; custom_plans: string }[] }> } }).pool;
+    const pool = (
+      one as unknown as {
+        pool: { query: (text: string) => Promise<{ rows: { name: string; generic_plans: string; custom_plans: string }[] }> };
+      }
+    ).pool;
     const plans = (await pool.query("SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'lookup%'")).rows;
     assert.is(plans.length, 1);
     // The database tries five custom plans before it settles on the generic one.

@@ -58,7 +58,11 @@ async function assertHolds(s: Store, ms: Message[]): Promise<void> {
   assert.equal(ids([...room, ...thread]).sort(), ids(ms).sort());
   assert.is((await s.stats()).messages, ms.length);
   // The search index is pages like any other table.
-  const found = await s.searchMessages({ terms: { words: ['checkpoint'], prefix: false }, limit: 1000, scope: { room_ids: ['r1'], dm_ids: [] } });
+  const found = await s.searchMessages({
+    terms: { words: ['checkpoint'], prefix: false },
+    limit: 1000,
+    scope: { room_ids: ['r1'], dm_ids: [] },
+  });
   assert.is(found.items.length, ms.length);
 }
 

@@ -184,7 +184,11 @@ test('switching to an existing file keeps only the given prefix', async () => {
   w.switchTo(1, file, good.length);
   w.append('{"n":2}');
   await w.sync();
-  assert.equal(readJournal(file), { records: [{ n: 1 }, { n: 2 }], validBytes: readFileSync(file).length, fileBytes: readFileSync(file).length });
+  assert.equal(readJournal(file), {
+    records: [{ n: 1 }, { n: 2 }],
+    validBytes: readFileSync(file).length,
+    fileBytes: readFileSync(file).length,
+  });
   await w.close();
 });
 

@@ -65,52 +65,55 @@ const lockOf = (s: TestServer) => path.join(s.dir, '.svc', 'svc.db.lock');
 
 const t = suite('one live server per sqlite store');
 
-t('a second svc serve on the store is refused naming the first, touches no store file, and every acknowledged message survives a kill -9', async () => {
-  const s = await startServer({ config: { rooms: ROOMS } });
-  try {
-    const acked: string[] = [];
-    for (let i = 0; i < 5; i++) if (await send(s, `before-${i}`)) acked.push(`before-${i}`);
-    assert.is(acked.length, 5);
-
-    // Same config, another port: refused before it reads anything, leaving every file as it was.
-    const files = storeFiles(path.join(s.dir, '.svc'));
-    const same = await cli(['serve', '--config', s.configFile, '--listen', '127.0.0.1:0'], { cwd: s.dir });
-    assert.is(same.code, 1, same.stdout + same.stderr);
-    assert.is(same.stdout, '');
-    const lines = same.stderr.trim().split('\n');
-    assert.is(lines.length, 1, same.stderr);
-    assert.ok(lines[0]!.startsWith('svc serve: the store '), lines[0]);
-    assert.ok(lines[0]!.includes(`svc serve (pid ${s.proc.pid} on host ${hostname()} since `), lines[0]);
-    assert.ok(lines[0]!.includes(s.url), lines[0]);
-    assert.equal(storeFiles(path.join(s.dir, '.svc')), files, 'the refused server changed a store file');
-
-    // Another config file in another folder naming the same store, while messages keep coming.
-    const other = mkdtempSync(path.join(tmpdir(), 'svc-lock-other-'));
+t(
+  'a second svc serve on the store is refused naming the first, touches no store file, and every acknowledged message survives a kill -9',
+  async () => {
+    const s = await startServer({ config: { rooms: ROOMS } });
     try {
-      const otherConfig = writeConfig(other, testConfig({ rooms: ROOMS, store: { path: path.join(s.dir, '.svc', 'svc.db') } }));
-      const during = (async () => {
-        for (let i = 0; i < 10; i++) if (await send(s, `during-${i}`)) acked.push(`during-${i}`);
-      })();
-      const second = await cli(['serve', '--config', otherConfig], { cwd: other });
-      await during;
-      assert.is(second.code, 1, second.stdout + second.stderr);
-      assert.ok(second.stderr.includes(`pid ${s.proc.pid}`), second.stderr);
-      assert.is(second.stderr.trim().split('\n').length, 1, second.stderr);
-      assert.not.ok(existsSync(path.join(other, '.svc')), 'the refused server made a store of its own');
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
-    for (let i = 0; i < 3; i++) if (await send(s, `after-${i}`)) acked.push(`after-${i}`);
-    assert.is(acked.length, 18);
+      const acked: string[] = [];
+      for (let i = 0; i < 5; i++) if (await send(s, `before-${i}`)) acked.push(`before-${i}`);
+      assert.is(acked.length, 5);
 
-    await s.kill9();
-    await s.restart();
-    const ids = await messageIds(s);
-    for (const id of acked) assert.ok(ids.includes(id), `acknowledged message ${id} is gone: ${ids.join(' ')}`);
-  } finally {
-    await s.dispose();
-  }
-});
+      // Same config, another port: refused before it reads anything, leaving every file as it was.
+      const files = storeFiles(path.join(s.dir, '.svc'));
+      const same = await cli(['serve', '--config', s.configFile, '--listen', '127.0.0.1:0'], { cwd: s.dir });
+      assert.is(same.code, 1, same.stdout + same.stderr);
+      assert.is(same.stdout, '');
+      const lines = same.stderr.trim().split('\n');
+      assert.is(lines.length, 1, same.stderr);
+      assert.ok(lines[0]!.startsWith('svc serve: the store '), lines[0]);
+      assert.ok(lines[0]!.includes(`svc serve (pid ${s.proc.pid} on host ${hostname()} since `), lines[0]);
+      assert.ok(lines[0]!.includes(s.url), lines[0]);
+      assert.equal(storeFiles(path.join(s.dir, '.svc')), files, 'the refused server changed a store file');
+
+      // Another config file in another folder naming the same store, while messages keep coming.
+      const other = mkdtempSync(path.join(tmpdir(), 'svc-lock-other-'));
+      try {
+        const otherConfig = writeConfig(other, testConfig({ rooms: ROOMS, store: { path: path.join(s.dir, '.svc', 'svc.db') } }));
+        const during = (async () => {
+          for (let i = 0; i < 10; i++) if (await send(s, `during-${i}`)) acked.push(`during-${i}`);
+        })();
+        const second = await cli(['serve', '--config', otherConfig], { cwd: other });
+        await during;
+        assert.is(second.code, 1, second.stdout + second.stderr);
+        assert.ok(second.stderr.includes(`pid ${s.proc.pid}`), second.stderr);
+        assert.is(second.stderr.trim().split('\n').length, 1, second.stderr);
+        assert.not.ok(existsSync(path.join(other, '.svc')), 'the refused server made a store of its own');
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+      for (let i = 0; i < 3; i++) if (await send(s, `after-${i}`)) acked.push(`after-${i}`);
+      assert.is(acked.length, 18);
+
+      await s.kill9();
+      await s.restart();
+      const ids = await messageIds(s);
+      for (const id of acked) assert.ok(ids.includes(id), `acknowledged message ${id} is gone: ${ids.join(' ')}`);
+    } finally {
+      await s.dispose();
+    }
+  },
+);
 
 t('a lock left by a killed server is taken over by the next svc serve, which says so', async () => {
   const s = await startServer();
@@ -122,7 +125,12 @@ t('a lock left by a killed server is taken over by the next svc serve, which say
     const lock = JSON.parse(readFileSync(lockOf(s), 'utf8'));
     assert.is(lock.pid, s.proc.pid);
     assert.is(lock.url, s.url);
-    assert.match(s.output(), new RegExp(`warn took over the store lock \\S+svc\\.db\\.lock left by svc serve \\(pid ${first} on host [^)]*\\): pid ${first} is gone\\n`));
+    assert.match(
+      s.output(),
+      new RegExp(
+        `warn took over the store lock \\S+svc\\.db\\.lock left by svc serve \\(pid ${first} on host [^)]*\\): pid ${first} is gone\\n`,
+      ),
+    );
     assert.is(await s.stop(), 0);
     assert.not.ok(existsSync(lockOf(s)), 'a clean stop releases the lock');
   } finally {
@@ -136,10 +144,18 @@ t('a lock whose pid now belongs to another process (started at another time) is 
     writeConfig(dir, testConfig());
     mkdirSync(path.join(dir, '.svc'), { recursive: true });
     // This test process is alive, but it is not the process the lock names.
-    writeFileSync(path.join(dir, '.svc', 'svc.db.lock'), JSON.stringify({ pid: process.pid, host: hostname(), proc_start: '1', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve' }));
+    writeFileSync(
+      path.join(dir, '.svc', 'svc.db.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), proc_start: '1', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve' }),
+    );
     const s = await startServer({ dir, keepConfig: true });
     try {
-      assert.match(s.output(), new RegExp(`took over the store lock \\S+ left by svc serve \\(pid ${process.pid} [^)]*\\): pid ${process.pid} is another process now`));
+      assert.match(
+        s.output(),
+        new RegExp(
+          `took over the store lock \\S+ left by svc serve \\(pid ${process.pid} [^)]*\\): pid ${process.pid} is another process now`,
+        ),
+      );
     } finally {
       await s.stop();
     }
@@ -154,7 +170,13 @@ t('a lock naming another host is refused with how to clear it, and left in place
     const config = writeConfig(dir, testConfig());
     const lock = path.join(dir, '.svc', 'svc.db.lock');
     mkdirSync(path.dirname(lock), { recursive: true });
-    const text = JSON.stringify({ pid: process.pid, host: 'elsewhere.example', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve', url: 'http://10.0.0.9:8787' });
+    const text = JSON.stringify({
+      pid: process.pid,
+      host: 'elsewhere.example',
+      started_at: '2026-01-02T03:04:05.000Z',
+      command: 'svc serve',
+      url: 'http://10.0.0.9:8787',
+    });
     writeFileSync(lock, text);
     const r = await cli(['serve', '--config', config], { cwd: dir });
     assert.is(r.code, 1);
@@ -177,7 +199,12 @@ t('svc store recover and svc store copy are refused while a server holds the sto
     const target = path.join(s.dir, 'copy', 'svc.db');
     const recover = await cli(['store', 'recover', '--config', s.configFile], { cwd: s.dir });
     assert.is(recover.code, 1);
-    assert.match(recover.stderr, new RegExp(`^svc store recover: the store \\S+ is in use by svc serve \\(pid ${s.proc.pid} on host [^,]+ since [^,]+, ${s.url.replace(/[.]/g, '\\.')}\\); stop it first`));
+    assert.match(
+      recover.stderr,
+      new RegExp(
+        `^svc store recover: the store \\S+ is in use by svc serve \\(pid ${s.proc.pid} on host [^,]+ since [^,]+, ${s.url.replace(/[.]/g, '\\.')}\\); stop it first`,
+      ),
+    );
     const copy = await cli(['store', 'copy', '--config', s.configFile, '--to', target], { cwd: s.dir });
     assert.is(copy.code, 1);
     assert.match(copy.stderr, new RegExp(`^svc store copy: the store \\S+ is in use by svc serve \\(pid ${s.proc.pid} `));
@@ -202,7 +229,10 @@ t('of several servers started at once on a stale lock exactly one takes it over;
   try {
     const config = writeConfig(dir, testConfig());
     mkdirSync(path.join(dir, '.svc'), { recursive: true });
-    writeFileSync(path.join(dir, '.svc', 'svc.db.lock'), JSON.stringify({ pid: DEAD_PID, host: hostname(), started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve' }));
+    writeFileSync(
+      path.join(dir, '.svc', 'svc.db.lock'),
+      JSON.stringify({ pid: DEAD_PID, host: hostname(), started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve' }),
+    );
     const results = await Promise.all(
       [0, 1, 2, 3].map(
         (i) =>
@@ -227,7 +257,16 @@ t('of several servers started at once on a stale lock exactly one takes it over;
     for (const r of results.filter((x) => !x.listening)) assert.ok(r.out.includes(`svc serve (pid ${winner.pid} `), r.out);
   } finally {
     // Wait for each to be gone before removing the folder it writes in (a pause is not enough on a busy machine).
-    await Promise.all(procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => { p.once('exit', r); p.kill('SIGKILL'); }))));
+    await Promise.all(
+      procs.map((p) =>
+        p.exitCode !== null || p.signalCode !== null
+          ? undefined
+          : new Promise((r) => {
+              p.once('exit', r);
+              p.kill('SIGKILL');
+            }),
+      ),
+    );
     rmSync(dir, { recursive: true, force: true });
   }
 });

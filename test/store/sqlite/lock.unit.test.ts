@@ -6,10 +6,25 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acquireStoreLock, decideLock, describeHolder, lockFilePath, parseLock, refusalLine, type LockHolder } from '../../../src/store/sqlite/engine/folder-lock.js';
+import {
+  acquireStoreLock,
+  decideLock,
+  describeHolder,
+  lockFilePath,
+  parseLock,
+  refusalLine,
+  type LockHolder,
+} from '../../../src/store/sqlite/engine/folder-lock.js';
 
 const me = { pid: 200, host: 'here', boot_id: 'boot-b' };
-const holder: LockHolder = { pid: 100, host: 'here', boot_id: 'boot-b', started_at: '2026-01-02T03:04:05.000Z', command: 'svc serve', url: 'http://127.0.0.1:8787' };
+const holder: LockHolder = {
+  pid: 100,
+  host: 'here',
+  boot_id: 'boot-b',
+  started_at: '2026-01-02T03:04:05.000Z',
+  command: 'svc serve',
+  url: 'http://127.0.0.1:8787',
+};
 
 const d = suite('the lock decision');
 
@@ -27,12 +42,23 @@ d('a holder whose pid is gone on this host: taken over', () => {
 
 d('a holder from another host: refused even when a process with its pid runs here', () => {
   const other = { ...holder, host: 'there' };
-  assert.equal(decideLock(other, me, { alive: true }), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
-  assert.equal(decideLock(other, me, { alive: false }), { kind: 'refuse', code: 'store_locked_other_host', reason: 'held by another host, there' });
+  assert.equal(decideLock(other, me, { alive: true }), {
+    kind: 'refuse',
+    code: 'store_locked_other_host',
+    reason: 'held by another host, there',
+  });
+  assert.equal(decideLock(other, me, { alive: false }), {
+    kind: 'refuse',
+    code: 'store_locked_other_host',
+    reason: 'held by another host, there',
+  });
 });
 
 d('a holder from an earlier boot of this host: taken over though its pid is alive again', () => {
-  assert.equal(decideLock({ ...holder, boot_id: 'boot-a' }, me, { alive: true }), { kind: 'takeover', reason: 'pid 100 ran before this host restarted' });
+  assert.equal(decideLock({ ...holder, boot_id: 'boot-a' }, me, { alive: true }), {
+    kind: 'takeover',
+    reason: 'pid 100 ran before this host restarted',
+  });
 });
 
 d('a holder without a boot id is judged by its pid alone', () => {
@@ -41,18 +67,32 @@ d('a holder without a boot id is judged by its pid alone', () => {
 });
 
 d("a lock naming the claimant's own pid was left by an earlier run (a container's pid 1): taken over", () => {
-  assert.equal(decideLock({ ...holder, pid: 200 }, me, { alive: true }), { kind: 'takeover', reason: 'pid 200 is this process: the lock was left by an earlier run' });
+  assert.equal(decideLock({ ...holder, pid: 200 }, me, { alive: true }), {
+    kind: 'takeover',
+    reason: 'pid 200 is this process: the lock was left by an earlier run',
+  });
 });
 
 d('a holder whose pid now belongs to a process that started at another time: taken over', () => {
   const started = { ...holder, proc_start: '5000' };
-  assert.equal(decideLock(started, me, { alive: true, proc_start: '9000' }), { kind: 'takeover', reason: 'pid 100 is another process now' });
-  assert.equal(decideLock(started, me, { alive: true, proc_start: '5000' }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
+  assert.equal(decideLock(started, me, { alive: true, proc_start: '9000' }), {
+    kind: 'takeover',
+    reason: 'pid 100 is another process now',
+  });
+  assert.equal(decideLock(started, me, { alive: true, proc_start: '5000' }), {
+    kind: 'refuse',
+    code: 'store_locked',
+    reason: 'held by a running process',
+  });
   assert.equal(decideLock(started, me, { alive: true }), { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' });
 });
 
 d('a file that is not a lock: refused', () => {
-  assert.equal(decideLock(null, me, { alive: false }), { kind: 'refuse', code: 'store_lock_unreadable', reason: 'the lock file is not one svc wrote' });
+  assert.equal(decideLock(null, me, { alive: false }), {
+    kind: 'refuse',
+    code: 'store_lock_unreadable',
+    reason: 'the lock file is not one svc wrote',
+  });
 });
 
 d('parseLock reads a lock and rejects anything else', () => {
@@ -70,7 +110,12 @@ d('the refusal names the holder (pid, host, since, URL) and what to do', () => {
     'the store /d/svc.db is in use by svc serve (pid 100 on host here since 2026-01-02T03:04:05.000Z, http://127.0.0.1:8787); stop it first (one process at a time may use a sqlite store)',
   );
   assert.is(
-    refusalLine('/d/svc.db', '/d/svc.db.lock', { ...holder, host: 'there' }, { kind: 'refuse', code: 'store_locked_other_host', reason: '' }),
+    refusalLine(
+      '/d/svc.db',
+      '/d/svc.db.lock',
+      { ...holder, host: 'there' },
+      { kind: 'refuse', code: 'store_locked_other_host', reason: '' },
+    ),
     'the store /d/svc.db is in use by svc serve (pid 100 on host there since 2026-01-02T03:04:05.000Z, http://127.0.0.1:8787); a lock from another host is never taken over: check on there that no svc uses this store, then remove /d/svc.db.lock',
   );
   assert.is(
@@ -102,7 +147,10 @@ f('a lock is taken, carries its URL once set, refuses a second claimant and is g
   assert.is(onDisk?.url, 'http://127.0.0.1:1234');
   assert.is(onDisk?.command, 'svc serve');
   // Another process (the parent, alive) claims it: refused.
-  const second = await acquireStoreLock(store, { command: 'svc store copy', me: { pid: process.ppid, host: onDisk!.host, ...(onDisk!.boot_id ? { boot_id: onDisk!.boot_id } : {}) } });
+  const second = await acquireStoreLock(store, {
+    command: 'svc store copy',
+    me: { pid: process.ppid, host: onDisk!.host, ...(onDisk!.boot_id ? { boot_id: onDisk!.boot_id } : {}) },
+  });
   assert.equal(second.ok, false);
   if (!second.ok) {
     assert.is(second.code, 'store_locked');
@@ -120,7 +168,10 @@ f('a lock whose pid is gone is taken over and says whose it was', async ({ dir }
   const r = await acquireStoreLock(store, { command: 'svc serve' });
   assert.ok(r.ok);
   if (!r.ok) return;
-  assert.is(r.tookOver, `svc serve (pid ${DEAD_PID} on host ${hostname()} since 2026-01-02T03:04:05.000Z, http://127.0.0.1:8787): pid ${DEAD_PID} is gone`);
+  assert.is(
+    r.tookOver,
+    `svc serve (pid ${DEAD_PID} on host ${hostname()} since 2026-01-02T03:04:05.000Z, http://127.0.0.1:8787): pid ${DEAD_PID} is gone`,
+  );
   assert.is(parseLock(readFileSync(lockFilePath(store), 'utf8'))?.pid, process.pid);
   r.lock.release();
   assert.equal(readdir(dir), []);

@@ -32,7 +32,12 @@ async function searchAll(s: SqliteStore, q: string): Promise<string[]> {
   const out: string[] = [];
   let before: string | undefined;
   for (;;) {
-    const r = await s.searchMessages({ terms: parseQuery(q)!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 1000, ...(before ? { before } : {}) });
+    const r = await s.searchMessages({
+      terms: parseQuery(q)!,
+      scope: { room_ids: ['r1'], dm_ids: [] },
+      limit: 1000,
+      ...(before ? { before } : {}),
+    });
     out.push(...r.items.map((m) => m.id));
     if (!r.has_more) return out;
     before = out[out.length - 1];
@@ -119,8 +124,14 @@ t('thousands of messages over many turns are indexed and merged by idle ticks, e
     await writeTurns(s, 1500, 4000, 7);
     await settle(s);
     const l = levels(s);
-    assert.ok(Object.keys(l).some((level) => Number(level) >= 1), `merged into higher levels: ${JSON.stringify(l)}`);
-    assert.ok(Object.values(l).every((n) => n < 16), 'FTS4 never reached its own 16-segment merge');
+    assert.ok(
+      Object.keys(l).some((level) => Number(level) >= 1),
+      `merged into higher levels: ${JSON.stringify(l)}`,
+    );
+    assert.ok(
+      Object.values(l).every((n) => n < 16),
+      'FTS4 never reached its own 16-segment merge',
+    );
     await assertAllFound(s, 4000);
     const integrity = s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')");
     assert.equal(integrity, []);
@@ -168,7 +179,10 @@ t('segments past the size limit are parked unmerged, and every message stays fou
     const l = levels(s);
     const parked = Object.entries(l).filter(([level]) => Number(level) >= 512);
     assert.ok(parked.length >= 2, `segments parked on several levels: ${JSON.stringify(l)}`);
-    assert.ok(parked.every(([, n]) => n < 8), 'no parked level ever holds enough segments to be merged');
+    assert.ok(
+      parked.every(([, n]) => n < 8),
+      'no parked level ever holds enough segments to be merged',
+    );
     await assertAllFound(s, 2000);
     assert.equal(s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')"), []);
     await writeTurns(s, 2000, 2400, 10);

@@ -14,7 +14,20 @@ import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { encodeRecord } from '../../../src/store/sqlite/engine/journal-format.js';
 import { repairJournals } from '../../../src/store/sqlite/engine/recovery.js';
 import { StoreError, type Store } from '../../../src/store/types.js';
-import { appendOp, artifact, claim, codeOf, createRoom, ids, inDm, inRoom, inThread, msg, send, waitFor } from '../../helpers/store-fixtures.js';
+import {
+  appendOp,
+  artifact,
+  claim,
+  codeOf,
+  createRoom,
+  ids,
+  inDm,
+  inRoom,
+  inThread,
+  msg,
+  send,
+  waitFor,
+} from '../../helpers/store-fixtures.js';
 
 const durable = suite('store (sqlite durability)');
 let dir = '';
@@ -53,7 +66,12 @@ durable.after.each(async () => {
 
 /** Writes a little of everything; returns the messages a reopened store must show. */
 async function populate(s: Store, n = 5): Promise<Message[]> {
-  await s.write([createRoom('r1'), createRoom('r2'), claim('a1'), { op: 'pairing.state', pairing_id: 'p1', set: { seq: 3, answered: true } }]);
+  await s.write([
+    createRoom('r1'),
+    createRoom('r2'),
+    claim('a1'),
+    { op: 'pairing.state', pairing_id: 'p1', set: { seq: 3, answered: true } },
+  ]);
   const ms: Message[] = [];
   for (let i = 1; i <= n; i++) {
     const m = msg(`m${i}`, i % 2 ? inRoom('r1') : inThread('t1'));
@@ -69,7 +87,10 @@ async function assertPopulated(s: Store, ms: Message[]): Promise<void> {
   assert.equal(await s.getPairingState('p1'), { seq: 3, answered: true });
   assert.is((await s.getThread('t1'))?.message_count, ms.filter((m) => m.target.kind === 'thread').length);
   assert.equal(ids((await s.listArtifacts({ room_id: 'r1' }, { limit: 10 })).items), ['art1']);
-  assert.equal((await s.listMessages('room:r1', { limit: 100 })).items, ms.filter((m) => m.target.kind === 'room'));
+  assert.equal(
+    (await s.listMessages('room:r1', { limit: 100 })).items,
+    ms.filter((m) => m.target.kind === 'room'),
+  );
   const messages = (await s.eventsAfter(0, 1000)).filter((e) => e.event.type === 'message.created').map((e) => e.event.message);
   assert.equal(messages, ms);
   assert.is((await s.stats()).messages, ms.length);
@@ -84,7 +105,10 @@ durable('data survives close and reopen, and seqs continue', async () => {
   assert.equal(listJournals(dbPath), []);
   const b = await open();
   await assertPopulated(b, ms);
-  assert.equal((await b.write([send(msg('next'))])).events.map((e) => e.seq), [last + 1]);
+  assert.equal(
+    (await b.write([send(msg('next'))])).events.map((e) => e.seq),
+    [last + 1],
+  );
   assert.is(b.feed.head, last + 1);
   assert.ok((await b.stats()).db_bytes! > 0);
 });
@@ -112,7 +136,9 @@ durable('a torn last journal record is dropped and the database opens', async ()
   const ms = await populate(a, 3);
   const [journal] = listJournals(dbPath);
   const good = statSync(journal!.path).size;
-  const half = encodeRecord(JSON.stringify({ ops: [{ op: 'message.insert', record: { message: msg('torn'), conv: 'room:r1', event_id: 'x' } }] }));
+  const half = encodeRecord(
+    JSON.stringify({ ops: [{ op: 'message.insert', record: { message: msg('torn'), conv: 'room:r1', event_id: 'x' } }] }),
+  );
   appendFileSync(journal!.path, half.subarray(0, half.length >> 1));
   const b = await open();
   await assertPopulated(b, ms);
@@ -142,7 +168,10 @@ durable('a damaged record with intact records after it stops the open and change
   assert.equal(readFileSync(journal!.path), damaged);
 
   const reports = await repairJournals(dbPath);
-  assert.equal(reports.map((r) => [r.kept, r.skipped.map((s) => s.record)]), [[6, [4]]]);
+  assert.equal(
+    reports.map((r) => [r.kept, r.skipped.map((s) => s.record)]),
+    [[6, [4]]],
+  );
   assert.equal(readFileSync(reports[0]!.backup), damaged);
   const b = await open();
   // The damaged record was the send of m3: everything else is there.
@@ -234,10 +263,16 @@ durable('a journal write failure rejects the batch, shows none of it, and later 
   assert.is(await a.getThread('t1'), undefined);
   assert.is(await a.lastEventSeq(), 1);
   full = false;
-  assert.equal((await a.write([send(msg('m3'))])).events.map((e) => e.seq), [2]);
+  assert.equal(
+    (await a.write([send(msg('m3'))])).events.map((e) => e.seq),
+    [2],
+  );
   const b = await open();
   assert.equal(ids((await b.listMessages('room:r1', { limit: 10 })).items), ['m1', 'm3']);
-  assert.equal(logs.filter((l) => /torn|truncat/.test(l)), []);
+  assert.equal(
+    logs.filter((l) => /torn|truncat/.test(l)),
+    [],
+  );
 });
 
 durable('an fsync failure rejects the waiting writes and the next write retries', async () => {

@@ -15,7 +15,8 @@ import { ROOT } from '../../helpers/server.js';
 const t = suite('the pinned sql.js build');
 
 t('package.json pins sql.js to the exact version that is installed', () => {
-  const pinned = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['sql.js'];
+  const pinned = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+    .dependencies['sql.js'];
   assert.match(pinned!, /^\d+\.\d+\.\d+$/, `sql.js must be pinned to one version, not ${pinned}`);
   const wasm = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
   const installed = (JSON.parse(readFileSync(path.join(path.dirname(wasm), '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -29,11 +30,20 @@ t('the page hook knows the installed build and sees its probe write', async () =
 });
 
 t('svc doctor warns, with the fix, when a sqlite store runs without page tracking', () => {
-  assert.equal(engineCheck({ backend: 'sqlite', page_tracking: false, on_demand_reads: false, problem: 'the installed sql.js build is not one the page hook knows' }), {
-    check: 'store engine',
-    status: 'warn',
-    message: 'sqlite: checkpoints write the whole database and load it whole (the installed sql.js build is not one the page hook knows): reinstall svc with its locked dependencies (npm ci)',
-  });
+  assert.equal(
+    engineCheck({
+      backend: 'sqlite',
+      page_tracking: false,
+      on_demand_reads: false,
+      problem: 'the installed sql.js build is not one the page hook knows',
+    }),
+    {
+      check: 'store engine',
+      status: 'warn',
+      message:
+        'sqlite: checkpoints write the whole database and load it whole (the installed sql.js build is not one the page hook knows): reinstall svc with its locked dependencies (npm ci)',
+    },
+  );
   assert.is(engineCheck({ backend: 'sqlite', page_tracking: true, on_demand_reads: false }).status, 'ok');
 });
 

@@ -33,7 +33,12 @@ function msg(id: string, room = 'r1'): Message {
 
 const created = (m: Message): ServiceEvent => ({ id: `ev-${m.id}`, type: 'message.created', network_id: NET, created_at: AT, message: m });
 const send = (m: Message): WriteOp[] => [
-  { op: 'message.insert', record: { message: m, conv: `room:${m.target.kind === 'dm' ? '' : m.target.room_id}`, event_id: `ev-${m.id}` }, event: created(m), artifacts: [] },
+  {
+    op: 'message.insert',
+    record: { message: m, conv: `room:${m.target.kind === 'dm' ? '' : m.target.room_id}`, event_id: `ev-${m.id}` },
+    event: created(m),
+    artifacts: [],
+  },
 ];
 const room = (id: string, name = `Room ${id}`): WriteOp => ({
   op: 'room.declare',
@@ -41,10 +46,17 @@ const room = (id: string, name = `Room ${id}`): WriteOp => ({
   members_mode: 'set',
   keep_removed: false,
   at: AT,
-  events: { created: (r) => ({ id: `ev-${r.id}-${r.name}`, type: 'room.created', network_id: NET, created_at: AT, room_id: r.id }), members: (r) => ({ id: `ev-m-${r.id}`, type: 'room.members.updated', network_id: NET, created_at: AT, room_id: r.id }) },
+  events: {
+    created: (r) => ({ id: `ev-${r.id}-${r.name}`, type: 'room.created', network_id: NET, created_at: AT, room_id: r.id }),
+    members: (r) => ({ id: `ev-m-${r.id}`, type: 'room.members.updated', network_id: NET, created_at: AT, room_id: r.id }),
+  },
 });
-const claim = (id: string, credential_key = `token:${id}`): WriteOp => ({ op: 'agent.claim', agent: { id, actor_uid: `uid-${id}`, credential_key, created_at: AT, updated_at: AT } });
-const messagesOf = async (s: SqliteStore) => (await s.eventsAfter(0, 10)).filter((e) => e.event.type === 'message.created').map((e) => e.event.message?.id);
+const claim = (id: string, credential_key = `token:${id}`): WriteOp => ({
+  op: 'agent.claim',
+  agent: { id, actor_uid: `uid-${id}`, credential_key, created_at: AT, updated_at: AT },
+});
+const messagesOf = async (s: SqliteStore) =>
+  (await s.eventsAfter(0, 10)).filter((e) => e.event.type === 'message.created').map((e) => e.event.message?.id);
 
 /** Settles every promise; returns each one's StoreError code, or 'ok'. */
 async function outcomes(ps: Promise<unknown>[]): Promise<string[]> {
@@ -84,12 +96,29 @@ test('a refused intent after earlier ops of its batch leaves the writes around i
   ]);
   assert.equal(results, ['ok', 'agent_taken', 'ok']);
   assert.is(await a.getRoom('lost'), undefined);
-  assert.equal((await a.listMessages('room:r1', { limit: 10 })).items.map((m) => m.id), ['m0', 'm1', 'm2']);
-  assert.equal((await a.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+  assert.equal(
+    (await a.listMessages('room:r1', { limit: 10 })).items.map((m) => m.id),
+    ['m0', 'm1', 'm2'],
+  );
+  assert.equal(
+    (await a.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]),
+    [
+      [1, 'm0'],
+      [2, 'm1'],
+      [3, 'm2'],
+    ],
+  );
   await a.close();
   const b = await open();
   assert.is(await b.getRoom('lost'), undefined);
-  assert.equal((await b.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]), [[1, 'm0'], [2, 'm1'], [3, 'm2']]);
+  assert.equal(
+    (await b.eventsAfter(0, 10)).map((e) => [e.seq, e.event.message?.id]),
+    [
+      [1, 'm0'],
+      [2, 'm1'],
+      [3, 'm2'],
+    ],
+  );
 });
 
 test('a journal write failure in the middle of a turn keeps the writes around it', async () => {
@@ -107,7 +136,10 @@ test('a journal write failure in the middle of a turn keeps the writes around it
   assert.is((await a.stats()).messages, 2);
   await a.close();
   const b = await open();
-  assert.equal((await b.listRooms()).map((r) => r.id), ['kept']);
+  assert.equal(
+    (await b.listRooms()).map((r) => r.id),
+    ['kept'],
+  );
   assert.equal(await messagesOf(b), ['m1', 'm3']);
 });
 
@@ -149,12 +181,23 @@ test('the journal line and the stored rows hold the exact JSON, whatever the tex
   const ms = texts.map((t, i) => ({ ...msg(`u${i}`), parts: [{ kind: 'text' as const, text: t }] }));
   for (const m of ms) await a.write(send(m));
   for (const m of ms) assert.equal((await a.getMessage(m.id))?.message, m);
-  assert.equal((await a.eventsAfter(0, 10)).map((e) => e.event.message), ms);
-  const records = listJournals(path).flatMap((j) => readJournal(j.path).records) as { ops: { op: string; record?: { message: Message } }[] }[];
-  assert.equal(records.map((r) => r.ops[0]!.record!.message), ms);
+  assert.equal(
+    (await a.eventsAfter(0, 10)).map((e) => e.event.message),
+    ms,
+  );
+  const records = listJournals(path).flatMap((j) => readJournal(j.path).records) as {
+    ops: { op: string; record?: { message: Message } }[];
+  }[];
+  assert.equal(
+    records.map((r) => r.ops[0]!.record!.message),
+    ms,
+  );
   await a.close();
   const b = await open();
-  assert.equal((await b.eventsAfter(0, 10)).map((e) => e.event.message), ms);
+  assert.equal(
+    (await b.eventsAfter(0, 10)).map((e) => e.event.message),
+    ms,
+  );
 });
 
 test('the event JSON a write leaves for live streams is exactly the JSON of the event', async () => {
@@ -170,9 +213,15 @@ test('the event JSON a write leaves for live streams is exactly the JSON of the 
   ];
   const m2 = msg('j2');
   const sameBatch = created(m2);
-  await a.write([...events.map((event) => ({ op: 'event.append' as const, event })), { ...(send(m2)[0] as MessageInsertOp), event: sameBatch }]);
+  await a.write([
+    ...events.map((event) => ({ op: 'event.append' as const, event })),
+    { ...(send(m2)[0] as MessageInsertOp), event: sameBatch },
+  ]);
   for (const e of [...events, sameBatch]) assert.is(jsonOf(e), JSON.stringify(e));
-  assert.equal((await a.eventsAfter(1, 10)).map((e) => e.event), [...events, sameBatch]);
+  assert.equal(
+    (await a.eventsAfter(1, 10)).map((e) => e.event),
+    [...events, sameBatch],
+  );
 });
 
 test('writes of later turns join the transaction while a group fsync is in flight, and a failure there keeps them', async () => {
@@ -194,7 +243,10 @@ test('writes of later turns join the transaction while a group fsync is in fligh
   await a.close();
   const b = await open();
   assert.equal(await messagesOf(b), ['m1', 'm2', 'm4']);
-  assert.equal((await b.listRooms()).map((r) => r.id), ['r2']);
+  assert.equal(
+    (await b.listRooms()).map((r) => r.id),
+    ['r2'],
+  );
 });
 
 test('an insert whose id was minted skips the existence read; the unique key still refuses a collision', async () => {

@@ -11,7 +11,18 @@
 // host never is, since its pid says nothing here.
 
 import { createHash } from 'node:crypto';
-import { linkSync, mkdirSync, openSync, closeSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../../../config/runtime-file.js';
@@ -62,9 +73,11 @@ export function decideLock(held: LockHolder | null | undefined, me: LockClaimant
   // Our own pid in a lock we do not hold yet: an earlier run of a process that always gets this pid
   // (a container's pid 1) left it.
   if (held.pid === me.pid) return { kind: 'takeover', reason: `pid ${held.pid} is this process: the lock was left by an earlier run` };
-  if (held.boot_id && me.boot_id && held.boot_id !== me.boot_id) return { kind: 'takeover', reason: `pid ${held.pid} ran before this host restarted` };
+  if (held.boot_id && me.boot_id && held.boot_id !== me.boot_id)
+    return { kind: 'takeover', reason: `pid ${held.pid} ran before this host restarted` };
   if (!pid.alive) return { kind: 'takeover', reason: `pid ${held.pid} is gone` };
-  if (held.proc_start && pid.proc_start && held.proc_start !== pid.proc_start) return { kind: 'takeover', reason: `pid ${held.pid} is another process now` };
+  if (held.proc_start && pid.proc_start && held.proc_start !== pid.proc_start)
+    return { kind: 'takeover', reason: `pid ${held.pid} is another process now` };
   return { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' };
 }
 
@@ -74,7 +87,12 @@ export function describeHolder(h: LockHolder): string {
 }
 
 /** The one line a refused command prints (after its `svc CMD: ` prefix). */
-export function refusalLine(store: string, lockFile: string, held: LockHolder | null, d: Extract<LockDecision, { kind: 'refuse' }>): string {
+export function refusalLine(
+  store: string,
+  lockFile: string,
+  held: LockHolder | null,
+  d: Extract<LockDecision, { kind: 'refuse' }>,
+): string {
   if (d.code === 'store_lock_unreadable' || !held) {
     return `the store ${store} is locked by ${lockFile}, which is not a lock svc wrote; if no svc process uses this store, remove that file`;
   }
@@ -140,14 +158,20 @@ export async function acquireStoreLock(storePath: string, o: AcquireOptions): Pr
     host: me.host,
     ...(me.boot_id ? { boot_id: me.boot_id } : {}),
     ...(me.proc_start ? { proc_start: me.proc_start } : {}),
-    started_at: new Date().toISOString(), command: o.command };
+    started_at: new Date().toISOString(),
+    command: o.command,
+  };
   const text = `${JSON.stringify(holder)}\n`;
   const tmp = `${file}.${me.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(tmp, text, { mode: 0o644 });
   } catch (err) {
-    return { ok: false, code: 'store_lock_failed', message: `cannot write the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return {
+      ok: false,
+      code: 'store_lock_failed',
+      message: `cannot write the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    };
   }
   try {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -184,7 +208,8 @@ export async function acquireStoreLock(storePath: string, o: AcquireOptions): Pr
       } finally {
         rmSync(marker, { force: true });
       }
-      if (replaced && readOrUndefined(file) === text) return { ok: true, lock: heldLock(file, holder), tookOver: `${describeHolder(held!)}: ${d.reason}` };
+      if (replaced && readOrUndefined(file) === text)
+        return { ok: true, lock: heldLock(file, holder), tookOver: `${describeHolder(held!)}: ${d.reason}` };
       if (replaced) return { ok: false, code: 'store_lock_busy', message: `the lock ${file} changed while it was taken over; try again` };
     }
     return {
@@ -193,7 +218,11 @@ export async function acquireStoreLock(storePath: string, o: AcquireOptions): Pr
       message: `another process keeps taking over the lock ${file}; if none runs, remove ${file}.takeover-* and try again`,
     };
   } catch (err) {
-    return { ok: false, code: 'store_lock_failed', message: `cannot take the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return {
+      ok: false,
+      code: 'store_lock_failed',
+      message: `cannot take the lock ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    };
   } finally {
     rmSync(tmp, { force: true });
   }

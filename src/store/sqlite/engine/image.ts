@@ -38,7 +38,11 @@ export function pageTrackingProblem(): string | undefined {
 /** The engine's mode for operators (/readyz, svc doctor), with why page tracking is off when it is. */
 export function engineReport(tracking: boolean, onDemand: boolean, turnedOff: boolean): EngineReport {
   if (tracking) return { page_tracking: true, on_demand_reads: onDemand };
-  return { page_tracking: false, on_demand_reads: false, problem: turnedOff ? 'turned off by the caller' : (trackingProblem ?? 'no page tracking') };
+  return {
+    page_tracking: false,
+    on_demand_reads: false,
+    problem: turnedOff ? 'turned off by the caller' : (trackingProblem ?? 'no page tracking'),
+  };
 }
 
 /** Free space given to an opened database image: a quarter of its size, at least 16 MiB. */

@@ -19,7 +19,14 @@ export function encodeRecord(json: string): Buffer {
   const len = Buffer.byteLength(json, 'utf8');
   const buf = Buffer.allocUnsafe(CRC_HEX + 1 + len + 1);
   buf.write(json, CRC_HEX + 1, len, 'utf8');
-  buf.write(crc32(buf.subarray(CRC_HEX + 1, CRC_HEX + 1 + len)).toString(16).padStart(CRC_HEX, '0'), 0, CRC_HEX, 'latin1');
+  buf.write(
+    crc32(buf.subarray(CRC_HEX + 1, CRC_HEX + 1 + len))
+      .toString(16)
+      .padStart(CRC_HEX, '0'),
+    0,
+    CRC_HEX,
+    'latin1',
+  );
   buf[CRC_HEX] = TAB;
   buf[CRC_HEX + 1 + len] = NEWLINE;
   return buf;
@@ -69,7 +76,14 @@ export class FrameBuilder {
   finish(): Buffer {
     this.flush();
     const end = this.at;
-    this.buf.write(crc32(this.buf.subarray(CRC_HEX + 1, end)).toString(16).padStart(CRC_HEX, '0'), 0, CRC_HEX, 'latin1');
+    this.buf.write(
+      crc32(this.buf.subarray(CRC_HEX + 1, end))
+        .toString(16)
+        .padStart(CRC_HEX, '0'),
+      0,
+      CRC_HEX,
+      'latin1',
+    );
     this.buf[CRC_HEX] = TAB;
     this.buf[end] = NEWLINE;
     return this.buf.subarray(0, end + 1);

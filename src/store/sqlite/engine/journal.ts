@@ -48,7 +48,6 @@ export function readJournal(file: string): Decoded & { fileBytes: number } {
   return { ...decodeRecords(buf), fileBytes: buf.length };
 }
 
-
 // ---- the writer ----
 
 export interface JournalFaults {

@@ -110,7 +110,11 @@ async function applyImage(db: string, img: PageImage, at: PageStepHook = async (
     for (let i = 0; i < nums.length; ) {
       let j = i + 1;
       while (j < nums.length && j - i < BATCH && nums[j] === nums[j - 1]! + 1) j++;
-      await writeAt(fh, nums.slice(i, j).map((n) => img.pages.get(n)!), (nums[i]! - 1) * img.pageSize);
+      await writeAt(
+        fh,
+        nums.slice(i, j).map((n) => img.pages.get(n)!),
+        (nums[i]! - 1) * img.pageSize,
+      );
       if (i === 0) await at('applying');
       i = j;
     }

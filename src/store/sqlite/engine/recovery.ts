@@ -85,7 +85,8 @@ export function judgeJournal(file: string): JournalVerdict {
       continue;
     }
     const intactAfter = lines.slice(i + 1).filter((x) => x.problem === undefined).length;
-    if (intactAfter > 0) return { records, validBytes, fileBytes: buf.length, damage: { record: i + 1, byte: l.start, problem: l.problem, intactAfter } };
+    if (intactAfter > 0)
+      return { records, validBytes, fileBytes: buf.length, damage: { record: i + 1, byte: l.start, problem: l.problem, intactAfter } };
     return { records, validBytes, fileBytes: buf.length, tornTail: l.problem };
   }
   return { records, validBytes, fileBytes: buf.length };
@@ -125,7 +126,12 @@ export async function replayJournals(db: Db, file: string, gen: number, log: (ms
     if (v?.tornTail) {
       const later = verdicts.slice(k + 1).find((x) => x && x.records.length > 0);
       if (later) {
-        throw damagedJournalError(journals[k]!.path, { record: v.records.length + 1, byte: v.validBytes, problem: v.tornTail, intactAfter: later.records.length });
+        throw damagedJournalError(journals[k]!.path, {
+          record: v.records.length + 1,
+          byte: v.validBytes,
+          problem: v.tornTail,
+          intactAfter: later.records.length,
+        });
       }
     }
   }

@@ -48,7 +48,7 @@ function flush(): void {
   const batch = queue;
   queue = [];
   syncing = true;
-  fs.writeSync(fd, batch.map((p) => p.text).join('\n') + '\n');
+  fs.writeSync(fd, `${batch.map((p) => p.text).join('\n')}\n`);
   fs.fdatasync(fd, (err) => {
     syncing = false;
     for (const p of batch) {

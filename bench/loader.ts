@@ -92,12 +92,12 @@ writeFileSync(file, JSON.stringify(cursors));
 const searchFile = path.join(dir, 'search-cursors.json');
 writeFileSync(searchFile, JSON.stringify(searchCursors));
 process.stdout.write(
-  JSON.stringify({
+  `${JSON.stringify({
     seconds: (Date.now() - started) / 1000,
     close_seconds: (Date.now() - closing) / 1000,
     messages: written,
     db_bytes: statSync(path.join(dir, 'svc.db')).size,
     cursors_file: file,
     search_cursors_file: searchFile,
-  }) + '\n',
+  })}\n`,
 );

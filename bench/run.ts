@@ -83,7 +83,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 let finished = false;
 
 function write(): void {
-  writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
   const md = `${heading(results)}\n\n${table(results)}\n`;
   if (!only && !opt('--out')) writeFileSync(path.join(ROOT, 'bench/results.md'), md);
   process.stdout.write(

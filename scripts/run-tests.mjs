@@ -3,6 +3,7 @@
 //
 //   node scripts/run-tests.mjs [AREA...] [--unit]
 //
+// Without AREA it first runs the checks (lint, format, imports, types; see below).
 // AREA is a folder under test/ (`store`, `store/postgres`) or a piece of a file's path (`apply`);
 // several are joined; none means every file. --unit keeps only the pure tests (*.unit.test.ts).
 // SVC_TEST_JOBS sets how many files run at once (default: twice the machine's available parallelism);
@@ -62,6 +63,25 @@ if (files.length === 0) {
   process.exit(1);
 }
 const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
+
+// The whole suite (no AREA) is what CI runs: it first checks what no test would, the format and
+// lint (Biome), import cycles and layers (check-imports.mjs) and the types (tsc; the tests run on
+// an esbuild copy that does not check them). An area run skips them to stay quick.
+if (areas.length === 0 && !unitOnly) {
+  const { spawnSync } = await import('node:child_process');
+  for (const [what, cmd] of [
+    ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
+    ['imports', ['scripts/check-imports.mjs']],
+    ['types', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']],
+    ['test types', ['node_modules/typescript/bin/tsc', '-p', 'test/tsconfig.json', '--noEmit']],
+  ]) {
+    const r = spawnSync(process.execPath, cmd, { stdio: 'inherit' });
+    if (r.status !== 0) {
+      process.stderr.write(`tests: the ${what} check failed (npm run lint; npm run typecheck); no test was run\n`);
+      process.exit(1);
+    }
+  }
+}
 
 // What the tests need outside node_modules (Chromium, PostgreSQL): installed here when missing, so
 // the README's `npm test` is the whole recipe, on CI and on a fresh machine alike. Pure tests need

@@ -2,9 +2,7 @@
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
-export interface Logger {
-  (level: Level, msg: string, fields?: Record<string, unknown>): void;
-}
+export type Logger = (level: Level, msg: string, fields?: Record<string, unknown>) => void;
 
 export function createLogger(opts: { quiet?: boolean; debug?: boolean } = {}): Logger {
   return (level, msg, fields) => {

@@ -53,8 +53,7 @@ export function openRunState(dir: string): RunState {
     dir,
     answered: (id) => answered.has(id),
     markAnswered(ids, replyId) {
-      const text =
-        ids.map((m) => JSON.stringify({ m, ...(replyId ? { r: replyId } : {}), at: new Date().toISOString() })).join('\n') + '\n';
+      const text = `${ids.map((m) => JSON.stringify({ m, ...(replyId ? { r: replyId } : {}), at: new Date().toISOString() })).join('\n')}\n`;
       appendFileSync(answeredFile, text, { mode: 0o600 });
       const fd = openSync(answeredFile, 'r');
       try {

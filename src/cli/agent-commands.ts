@@ -1,7 +1,7 @@
 // The commands that talk as a person or an agent: send, read, and agent run. Each hands a plain
 // function in src/cli/commands/ (or src/agent-run/) its flags.
 
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Io } from './io.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -1,7 +1,7 @@
 // The client commands (rooms, agents, apply, tail, doctor) are declared here; each hands a plain
 // function in src/cli/commands/ its flags. (invite and relay register themselves in main.ts.)
 
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Io } from './io.js';
 
 // Each command's module (and the client, undici, the config schema) loads only when that command

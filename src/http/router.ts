@@ -36,6 +36,7 @@ export interface Route {
   precheck?: (net: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */
   raw?: boolean;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that answers through `res` itself returns nothing
   handler: (c: RequestContext) => Promise<Reply | void> | Reply | void;
 }
 

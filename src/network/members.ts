@@ -8,7 +8,7 @@ import { isId, parseFqid } from '../protocol/ids.js';
 export function normalizeMember(localNetwork: string, raw: string): string | undefined {
   if (raw.startsWith('svc://')) {
     const f = parseFqid(raw);
-    if (!f || f.kind !== 'agents') return undefined;
+    if (f?.kind !== 'agents') return undefined;
     return f.network_id === localNetwork ? f.id : `${f.network_id}:${f.id}`;
   }
   const parts = raw.split(':');

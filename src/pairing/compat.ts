@@ -71,7 +71,7 @@ export function evaluateRemote(input: CompatInput): CompatResult {
   if (input.expected !== undefined && doc.id !== input.expected) {
     return result('incompatible', 'network_id_mismatch', `expected remote network ${input.expected}, the remote answers as ${doc.id}`);
   }
-  if (!http || !http.includes(HTTP_PROTOCOL)) {
+  if (!http?.includes(HTTP_PROTOCOL)) {
     return result('incompatible', 'unsupported_http_protocol', `the remote does not advertise ${HTTP_PROTOCOL} in protocols.http`);
   }
   const legacy = !pair || pair.length === 0;

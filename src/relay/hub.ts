@@ -68,7 +68,7 @@ export class Hub {
   /** The admitted peer's socket is open: tell both sides whether the other is there. */
   attach(slot: Slot, peer: Peer): void {
     const r = this.rooms.get(slot.room);
-    if (!r || !r.slots.includes(slot)) {
+    if (!r?.slots.includes(slot)) {
       peer.close(1011, 'room closed');
       return;
     }

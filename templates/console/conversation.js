@@ -125,7 +125,7 @@ function repliesOf(m) {
 
 /** Adds messages not shown yet, at the start (older page) or the end (new). */
 export function addMessages(list, where) {
-  const fresh = list.filter((m) => m && m.id && !state.seen.has(m.id));
+  const fresh = list.filter((m) => m?.id && !state.seen.has(m.id));
   if (fresh.length === 0) return;
   for (const m of fresh) state.seen.add(m.id);
   const nodes = fresh.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) }));

@@ -82,7 +82,7 @@ export function onEvent(e) {
 }
 
 function onMessage(m) {
-  if (!m || !m.target) return;
+  if (!m?.target) return;
   // Replays after a reconnect may repeat a message: count each one once.
   if (state.counted.has(m.id)) return;
   if (state.counted.size > 10_000) state.counted.clear();

@@ -188,7 +188,7 @@ help('--help of each shows an example and the connection flags', async () => {
       assert.instance(err, CommanderError);
       assert.is((err as CommanderError).exitCode, 0, c.join(' '));
     }
-    assert.match(out, /Examples?:\n  svc /, `${c.join(' ')} --help has an example`);
+    assert.match(out, /Examples?:\n {2}svc /, `${c.join(' ')} --help has an example`);
     if (c[0] !== 'agent' || c.length > 1)
       assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>[\s\S]*--json/, c.join(' '));
   }

@@ -222,7 +222,7 @@ cmp('no source file compares two secrets with == or ===', () => {
             const literal = (x: string) => /^(undefined|null|true|false|\d+|typeof)$/.test(x);
             if (literal(a) || literal(b)) return;
             if (
-              /(token|secret|password)(?!s?\.length|Id|_id|\.id|Kind|Count)/i.test(a + ' ' + b) &&
+              /(token|secret|password)(?!s?\.length|Id|_id|\.id|Kind|Count)/i.test(`${a} ${b}`) &&
               !/\.(kind|length|size|type|id)$/.test(a)
             ) {
               offenders.push(`${path.relative(ROOT, p)}:${i + 1}: ${line.trim()}`);

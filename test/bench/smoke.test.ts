@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, SVC_BIN } from '../helpers/server.js';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 const t = suite<{ dir: string; results: Json; output: string; code: number | null }>('the benchmark smoke run');
 

@@ -117,7 +117,7 @@ t(
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /connected codex as agent codexer .*whoami answered codexer/);
     const after = readFileSync(file, 'utf8');
-    assert.match(after, /^model = "o3"  # mine\n\n\[mcp_servers\.other\]\ncommand = "other"\nargs = \["a"\]\n/);
+    assert.match(after, /^model = "o3" {2}# mine\n\n\[mcp_servers\.other\]\ncommand = "other"\nargs = \["a"\]\n/);
     assert.match(after, /\[profiles\.fast\]\nmodel = "mini"/);
     assert.not.match(after, /stale|X = "1"|\[mcp_servers\.codey\.env\]/);
     assert.is(after.match(/\[mcp_servers\.codey\]/g)?.length, 1);

@@ -100,7 +100,7 @@ t('--help of every client command shows an example (in-process); svc --help and 
       assert.is((err as CommanderError).exitCode, 0, c.join(' '));
     }
     assert.match(out, /Usage: svc /, c.join(' '));
-    assert.match(out, /Examples?:\n  svc /, `${c.join(' ')} --help has an example`);
+    assert.match(out, /Examples?:\n {2}svc /, `${c.join(' ')} --help has an example`);
     if (c.length > 1 || c[0] === 'apply' || c[0] === 'tail' || c[0] === 'doctor')
       assert.match(out, /--url <url>[\s\S]*--token <token>[\s\S]*--config <file>/, c.join(' '));
   }
@@ -109,7 +109,7 @@ t('--help of every client command shows an example (in-process); svc --help and 
   for (const name of ['init', 'serve', 'apply', 'rooms', 'agents', 'tail', 'doctor'])
     assert.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'));
   assert.is(init.code, 0);
-  assert.match(init.stdout, /Example:\n  svc init --yes/);
+  assert.match(init.stdout, /Example:\n {2}svc init --yes/);
   assert.is(version.code, 0);
   assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 });

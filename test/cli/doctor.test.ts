@@ -13,7 +13,7 @@ const ADMIN = TOKENS.admin.value;
 interface Ctx {
   s: TestServer;
   /** Writes a variant of the server's own config (mode 0600 unless told). */
-  variant: (name: string, change: (c: Record<string, any>) => void, mode?: number) => string; // eslint-disable-line @typescript-eslint/no-explicit-any
+  variant: (name: string, change: (c: Record<string, any>) => void, mode?: number) => string;
   doctor: (args: string[], env?: Record<string, string>) => ReturnType<typeof cli>;
 }
 

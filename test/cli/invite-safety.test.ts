@@ -128,7 +128,13 @@ t('on a terminal the operator is asked, and only a yes writes the pairing', asyn
   };
   const asked: string[] = [];
   const no = tty();
-  assert.is(await inviteAccept(no, code, { config: away }, async (q) => (asked.push(q), false)), 1);
+  assert.is(
+    await inviteAccept(no, code, { config: away }, async (q) => {
+      asked.push(q);
+      return false;
+    }),
+    1,
+  );
   assert.equal(asked, ['Share ops with home5 (home5)?']);
   assert.is(readFileSync(away, 'utf8'), before);
   const yes = tty();

@@ -43,8 +43,8 @@ t('prints one line per match, newest first: time, place, sender, snippet and id'
   const lines = r.stdout.trimEnd().split('\n');
   assert.is(lines.length, 3);
   assert.match(lines[0]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  #ops  bob: \\*\\*migration\\*\\* done all green  ${ids[2]}$`));
-  assert.match(lines[1]!, /  #random  bob: lunch, then the \*\*migration\*\*  /);
-  assert.match(lines[2]!, /  #ops  ann: the \*\*migration\*\* plan is ready  /);
+  assert.match(lines[1]!, / {2}#random {2}bob: lunch, then the \*\*migration\*\* {2}/);
+  assert.match(lines[2]!, / {2}#ops {2}ann: the \*\*migration\*\* plan is ready {2}/);
   assert.not.match(r.stdout, /\x1b\[/, 'no colour when stdout is not a TTY');
 });
 

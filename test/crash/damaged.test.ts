@@ -41,7 +41,7 @@ t('refuses to start and truncates nothing, then recovers every intact record wit
   const text = original.toString('latin1');
   const at = text.indexOf('text of m11 end');
   assert.ok(at > 0);
-  const damaged = Buffer.from(text.slice(0, at) + 'TEXT OF' + text.slice(at + 7), 'latin1');
+  const damaged = Buffer.from(`${text.slice(0, at)}TEXT OF${text.slice(at + 7)}`, 'latin1');
   assert.is(damaged.length, original.length);
   writeFileSync(file, damaged);
 

@@ -353,7 +353,7 @@ const extraHeaders = fc.array(
       ),
       fc.string({ maxLength: 300 }).map((v) => v.replace(/[\r\n\0]/g, ' ')),
     ),
-    fc.constant(['cookie', 'svc_session=' + 'z'.repeat(2000)] as [string, string]),
+    fc.constant(['cookie', `svc_session=${'z'.repeat(2000)}`] as [string, string]),
     fc.constant(['x-request-id', 'ok-id.1:2'] as [string, string]),
   ),
   { maxLength: 4 },

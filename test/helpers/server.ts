@@ -39,7 +39,7 @@ export const TOKENS = {
   alphaOnly: { id: 'alpha-only', value: 'tok-alphaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['alpha'] },
 } as const;
 
-export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = any;
 
 export interface Res {
   status: number;
@@ -184,7 +184,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       }
       const r = await fetch(`${server.url}${p}`, { method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await r.text();
-      let parsed: Json = undefined;
+      let parsed: Json;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
-import { AttachClient, SseClient, attachAs } from '../helpers/live.js';
+import { type AttachClient, SseClient, attachAs } from '../helpers/live.js';
 
 // One network, one run of traffic, every kind of reader: what each one receives is compared with
 // what HTTP reads would show it.

@@ -44,17 +44,17 @@ test('a line that is not JSON gets -32700, JSON that is not a request gets -3260
     p.stdin.write('{"hello":"world"}\n');
     const b = await next();
     assert.equal([b.id, b.error?.code], [null, -32600]);
-    p.stdin.write('['.repeat(200_000) + ']'.repeat(200_000) + '\n');
+    p.stdin.write(`${'['.repeat(200_000) + ']'.repeat(200_000)}\n`);
     const c = await next();
     assert.is(c.id, null);
     assert.ok(c.error?.code === -32600 || c.error?.code === -32700, JSON.stringify(c));
     p.stdin.write(
-      JSON.stringify({
+      `${JSON.stringify({
         jsonrpc: '2.0',
         id: 7,
         method: 'initialize',
         params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }) + '\n',
+      })}\n`,
     );
     const d = await next();
     assert.is(d.id, 7);

@@ -290,7 +290,16 @@ o('a new pairing starts at the end of the log: nothing older is relayed', async 
   assert.equal(await store.getPairingState('p1'), { seq: 2, answered: false });
   const sent: string[] = [];
   await append(store, msg('new1'));
-  await drained(outbox(store, cursor, { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true }));
+  await drained(
+    outbox(store, cursor, {
+      eligible: yes,
+      deliver: async (m) => {
+        sent.push(m.id);
+        return 'done' as const;
+      },
+      canSend: () => true,
+    }),
+  );
   assert.equal(sent, ['new1']);
 });
 
@@ -349,7 +358,14 @@ o('only the holder of the pairing lease relays: another process sharing the stor
   assert.ok(other.ok);
   const sent: string[] = [];
   const box = () =>
-    outbox(store, new PairingCursor(store, 'p1'), { eligible: yes, deliver: async (m) => (sent.push(m.id), 'done'), canSend: () => true });
+    outbox(store, new PairingCursor(store, 'p1'), {
+      eligible: yes,
+      deliver: async (m) => {
+        sent.push(m.id);
+        return 'done' as const;
+      },
+      canSend: () => true,
+    });
   await drained(box());
   assert.equal(sent, []);
   if (other.ok) await other.lease.release();

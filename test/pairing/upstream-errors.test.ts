@@ -78,7 +78,7 @@ proxy('a refused connection is a 502 saying so, with no error code or address', 
   }
   // The operator finds the raw cause in the log.
   await eventually(
-    () => new RegExp(`pairing request failed.*ECONNREFUSED|ECONNREFUSED.*pairing request failed`).test(s.output()),
+    () => /pairing request failed.*ECONNREFUSED|ECONNREFUSED.*pairing request failed/.test(s.output()),
     5000,
     'the raw code in the log',
   );

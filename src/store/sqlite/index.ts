@@ -146,7 +146,10 @@ export class SqliteStore implements Store, CheckpointHost {
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
     this.upkeep = new SearchUpkeep(
       db,
-      () => (this.turn.commit(), !this.turn.broken),
+      () => {
+        this.turn.commit();
+        return !this.turn.broken;
+      },
       (m) => this.log(m),
     );
   }

@@ -177,7 +177,7 @@ test('a checkpoint in the middle of a busy turn exports committed writes and los
 
 test('the journal line and the stored rows hold the exact JSON, whatever the text', async () => {
   const a = await open();
-  const texts = ['plain', 'accents: é ü ø, CJK: 漢字, emoji: 🦜🧪', 'line\u2028sep "quotes" \\ back\nslash', 'big '.repeat(30000) + '末'];
+  const texts = ['plain', 'accents: é ü ø, CJK: 漢字, emoji: 🦜🧪', 'line\u2028sep "quotes" \\ back\nslash', `${'big '.repeat(30000)}末`];
   const ms = texts.map((t, i) => ({ ...msg(`u${i}`), parts: [{ kind: 'text' as const, text: t }] }));
   for (const m of ms) await a.write(send(m));
   for (const m of ms) assert.equal((await a.getMessage(m.id))?.message, m);

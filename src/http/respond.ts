@@ -37,8 +37,7 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
         }),
         internal: false,
       };
-    if (err.code === 'conflict' || err.code === 'stale')
-      return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
+    if (err.code === 'conflict') return { error: new AppError('conflict', 'the write conflicts with stored data; retry'), internal: false };
   }
   return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };
 }

@@ -9,17 +9,7 @@ import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentions } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
-import {
-  StoreError,
-  convKeyOf,
-  type AgentRecord,
-  type Basis,
-  type MessageInsertOp,
-  type RoomRecord,
-  type Store,
-  type Tentative,
-  type TentativeReads,
-} from '../store/types.js';
+import { StoreError, convKeyOf, type Decision, type DecisionReads, type MessageInsertOp, type RoomRecord } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
@@ -44,7 +34,7 @@ interface Sender {
 }
 
 /** Checks that the caller may speak as `from`; returns the full actor. */
-async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest, reads: SendReads): Promise<Sender> {
+async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest, reads: DecisionReads): Promise<Sender> {
   const net = ctx.config.network.id;
   const from = req.from;
   const home = from.network_id ?? net;
@@ -96,7 +86,7 @@ interface Placement {
   mentionScope: string[];
 }
 
-async function placeInRoom(reads: SendReads, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
+async function placeInRoom(reads: DecisionReads, roomId: string, early?: Promise<RoomRecord | undefined>): Promise<RoomRecord> {
   const room = await (early ?? reads.room(roomId));
   if (!room || room.removed_at) throw notFound(`room ${roomId}`);
   return room;
@@ -106,7 +96,7 @@ async function place(
   ctx: NetworkContext,
   req: SendRequest,
   sender: Sender,
-  reads: SendReads,
+  reads: DecisionReads,
   early?: Promise<RoomRecord | undefined>,
 ): Promise<Placement> {
   const net = ctx.config.network.id;
@@ -118,12 +108,12 @@ async function place(
   if (t.kind === 'thread') {
     const room = await placeInRoom(reads, t.room_id, early);
     if (!isId(t.thread_id)) throw badRequest('body.target.thread_id: must be an id: letters, digits, . _ - (max 64)');
-    const existing = await ctx.store.getThread(t.thread_id);
+    const existing = await reads.thread(t.thread_id);
     if (existing && existing.room_id !== room.id) throw conflict(`thread ${t.thread_id} belongs to room ${existing.room_id}`);
     // A thread's parent is fixed by its first message; later ones follow it.
     const parent = existing ? existing.parent_message_id : t.parent_message_id;
     if (!existing && parent !== undefined) {
-      const pm = await ctx.store.getMessage(parent);
+      const pm = await reads.message(parent);
       if (!pm || pm.conv !== `room:${room.id}`) throw notFound(`parent message ${parent} in room ${room.id}`);
     }
     const thread = { id: t.thread_id, room_id: room.id, ...(parent ? { parent_message_id: parent } : {}) };
@@ -152,7 +142,7 @@ async function place(
   if (participants) {
     const derived = dmIdFor(participants);
     if (t.dm_id !== undefined && t.dm_id !== derived) {
-      const named = await ctx.store.getDm(t.dm_id);
+      const named = await reads.dm(t.dm_id);
       if (named) throw conflict(`dm ${t.dm_id} has other participants than body.target.participant_ids`);
       throw badRequest('body.target.dm_id: does not match participant_ids (one participant set is one DM)');
     }
@@ -161,7 +151,7 @@ async function place(
     return { target: { kind: 'dm', dm_id: derived, participant_ids: participants }, dm, mentionScope: participants };
   }
   if (t.dm_id === undefined) throw badRequest('body.target: a DM target needs dm_id or participant_ids');
-  const existing = await ctx.store.getDm(t.dm_id);
+  const existing = await reads.dm(t.dm_id);
   if (!existing) throw notFound(`dm ${t.dm_id}`);
   if (!existing.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${existing.id}`);
   const dm = { id: existing.id, participant_ids: existing.participant_ids };
@@ -223,86 +213,50 @@ function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): str
   return resolveMentions(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases });
 }
 
-/**
- * The reads a send is decided on: the store's, or tentative ones (a networked store answers from
- * what it read before) whose records the write confirms as it commits (`basis`).
- */
-interface SendReads {
-  room(id: string): Promise<RoomRecord | undefined>;
-  agent(id: string): Promise<AgentRecord | undefined>;
-  /** Tentative reads only: the records read, as the write is to find them. */
-  basis?: Basis[];
-}
-
-const storeReads = (store: Store): SendReads => ({ room: (id) => store.getRoom(id), agent: (id) => store.getAgent(id) });
-
-function tentativeReads(t: TentativeReads): SendReads {
-  const basis: Basis[] = [];
-  const noted = <T>(x: Tentative<T>): T | undefined => {
-    basis.push(x.basis);
-    return x.record;
-  };
-  return { basis, room: (id) => t.room(id).then(noted), agent: (id) => t.agent(id).then(noted) };
-}
-
-/** A send decided on tentative reads came to anything but its own write: it is decided again on the store's reads. */
-class Reconsider extends Error {}
-
 /** Accepts one message. The caller has already authorized `message.send`. */
 export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRequest): Promise<SendResponse> {
   if (req.id !== undefined && !MESSAGE_ID_PATTERN.test(req.id)) {
     throw badRequest('body.id: must be 1-128 characters: letters, digits, . _ : - starting with a letter or digit');
   }
   if (req.target.kind === 'dm') requireDirectMessages(ctx);
-  // A room message (the common send) first tries the store's tentative reads: a stream of messages
-  // into one room then reads neither the room nor the sender again. Thread and DM sends read
-  // their thread or DM anyway, so they would save nothing.
-  const tentative = req.target.kind === 'room' ? ctx.store.tentative : undefined;
-  if (tentative) {
-    const reads = tentativeReads(tentative);
-    try {
-      return await sendOn(ctx, p, req, reads);
-    } catch (err) {
-      if (!(err instanceof Reconsider)) throw err;
-      tentative.forget(reads.basis!);
-    }
+  try {
+    return await ctx.store.decide(
+      (reads) => decideSend(ctx, p, req, reads),
+      (ops) => {
+        // Features' checks (the loop guard) count what they see: they run on what is written, once
+        // per write, not on every decision the store makes.
+        for (const op of ops) if (op.op === 'message.insert') for (const h of ctx.hooks.send) h.check?.(op.record.conv, op.record.message);
+        return commit(ctx, ops);
+      },
+    );
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'thread_room') throw conflict(err.message);
+    throw err;
   }
-  return sendOn(ctx, p, req, storeReads(ctx.store));
 }
 
-async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads: SendReads): Promise<SendResponse> {
+/** What a send comes to on these reads: its message insert, or the answer to a retry of a stored id. */
+async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, reads: DecisionReads): Promise<Decision<SendResponse>> {
   const net = ctx.config.network.id;
-  const tentative = reads.basis !== undefined;
   // The reads the checks below need are started together (on a database server each is a round
   // trip); their results are still looked at in the order of the checks.
-  const priorRead = req.id !== undefined ? settled(ctx.store.getMessage(req.id)) : undefined;
+  const priorRead = req.id !== undefined ? settled(reads.message(req.id)) : undefined;
   const roomId = req.target.kind === 'dm' ? undefined : req.target.room_id;
   const roomRead = typeof roomId === 'string' ? settled(reads.room(roomId)) : undefined;
-  let sender: Sender;
-  let placed: Placement;
-  try {
-    // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
-    sender = await resolveSender(ctx, p, req, reads);
-    if (priorRead) {
-      // A retry answers without re-deciding anything; the store re-checks inside the write too.
-      const prior = await priorRead;
-      if (prior) {
-        if (tentative) throw new Reconsider();
-        return await retried(ctx, req, sender, prior.message, prior.event_id, true);
-      }
-    }
-    placed = await place(ctx, req, sender, reads, roomRead);
-    if (placed.room) {
-      if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
-      const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
-      if (!d.allow) throw new AppError('forbidden', d.reason);
-    } else if (!sender.local) {
-      ctx.hooks.checkRemoteSender!(p, req, {});
-    }
-  } catch (err) {
-    // A refusal on tentative reads may be one the store's reads would not give.
-    if (tentative && err instanceof AppError) throw new Reconsider();
-    throw err;
+  // The sender check comes first so a retry is acknowledged only to a caller that may send as `from`.
+  const sender = await resolveSender(ctx, p, req, reads);
+  if (priorRead) {
+    // A retry answers without re-deciding anything; the store re-checks inside the write too.
+    const prior = await priorRead;
+    if (prior) return { answer: await retried(ctx, req, sender, prior.message, prior.event_id, true) };
+  }
+  const placed = await place(ctx, req, sender, reads, roomRead);
+  if (placed.room) {
+    if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
+    const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
+    if (!d.allow) throw new AppError('forbidden', d.reason);
+  } else if (!sender.local) {
+    ctx.hooks.checkRemoteSender!(p, req, {});
   }
 
   const at = now();
@@ -317,7 +271,6 @@ async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads
     created_at: at,
   };
   const conv = convKeyOf(placed.target);
-  for (const h of ctx.hooks.send) h.check?.(conv, message);
 
   const created = newEvent(ctx, 'message.created', { message });
   const op: MessageInsertOp = {
@@ -330,29 +283,23 @@ async function sendOn(ctx: NetworkContext, p: Principal, req: SendRequest, reads
       ? { thread: { ...placed.thread, created: (t) => newEvent(ctx, 'thread.created', { thread: threadView(net, t) }) } }
       : {}),
     ...(placed.dm ? { dm: { ...placed.dm, created: (d) => newEvent(ctx, 'dm.created', { dm: dmView(net, d) }) } } : {}),
-    ...(reads.basis ? { basis: reads.basis } : {}),
   };
-  let outcome;
-  try {
-    outcome = (await commit(ctx, [op])).outcomes[0]!;
-  } catch (err) {
-    if (err instanceof StoreError && err.code === 'thread_room') throw conflict(err.message);
-    if (err instanceof StoreError && err.code === 'stale') throw new Reconsider();
-    throw err;
-  }
-  if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
-  // A concurrent send of the same id won the race: answer as a retry.
-  if (outcome.status === 'exists') {
-    if (tentative) throw new Reconsider();
-    return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
-  }
-  for (const h of ctx.hooks.send) h.stored?.(conv, message);
   return {
-    message_id: message.id,
-    event_id: created.id,
-    accepted: true,
-    thread_created: outcome.thread_created,
-    dm_created: outcome.dm_created,
+    write: [op],
+    reply: (result) => {
+      const outcome = result.outcomes[0]!;
+      if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
+      // A concurrent send of the same id won the race: answer as a retry.
+      if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
+      for (const h of ctx.hooks.send) h.stored?.(conv, message);
+      return {
+        message_id: message.id,
+        event_id: created.id,
+        accepted: true,
+        thread_created: outcome.thread_created,
+        dm_created: outcome.dm_created,
+      };
+    },
   };
 }
 

@@ -17,7 +17,7 @@ import type { SearchTerms } from '../protocol/search-text.js';
 export * from './records.js';
 export * from './write-ops.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
-import type { Basis, WriteOp, WriteResult } from './write-ops.js';
+import type { WriteOp, WriteResult } from './write-ops.js';
 
 // ---- reads ----
 
@@ -171,32 +171,33 @@ export interface Store {
    */
   eventSeq?(eventId: string): Promise<number | undefined>;
   /**
-   * Reads that may answer from what this process read before, saving a networked backend a round
-   * trip per message. Optional: a backend whose reads are in-process and current leaves it out.
+   * Runs a write decided on reads: `decide` reads what it needs through the reads it is given and
+   * returns the intents to write (with what to answer once written) or an answer with no write;
+   * `write` writes them (the caller's way, timed). Memory and sqlite decide once on their current
+   * reads. A networked backend may first decide on reads it kept from earlier requests and confirm
+   * them as it writes; when one has changed, or the decision came to anything but its own write,
+   * it decides again on fresh reads. So `decide` may run twice: it must not act outside the store
+   * before it returns.
    */
-  readonly tentative?: TentativeReads;
+  decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T>;
 }
 
-// ---- tentative reads ----
+// ---- deciding a write ----
 
-export interface Tentative<T> {
-  record: T | undefined;
-  basis: Basis;
+/** The reads a write is decided on. */
+export interface DecisionReads {
+  room(id: string): Promise<RoomRecord | undefined>;
+  agent(id: string): Promise<AgentRecord | undefined>;
+  thread(id: string): Promise<ThreadRecord | undefined>;
+  message(id: string): Promise<MessageRecord | undefined>;
+  dm(id: string): Promise<DmRecord | undefined>;
 }
 
-/**
- * What a decision reads when the write it leads to confirms it: the answer may be out of date by
- * what other processes changed since this one last read the record. A write whose op names the
- * records in its `basis` checks them when it commits and is refused with StoreError `stale`,
- * nothing applied, if one of them has changed; the caller then forgets them and decides again on
- * the store's reads. An outcome that is not such a write (a refusal) is decided again so too.
- */
-export interface TentativeReads {
-  room(id: string): Promise<Tentative<RoomRecord>>;
-  agent(id: string): Promise<Tentative<AgentRecord>>;
-  /** The next tentative reads of these records read the store. */
-  forget(basis: readonly Basis[]): void;
-}
+/** What a decision came to: intents to write and the answer once they are written, or an answer alone. */
+export type Decision<T> = { write: WriteOp[]; reply: (result: WriteResult) => T | Promise<T> } | { answer: T };
+
+/** A write's decision: a function of its reads (see Store.decide). */
+export type Decide<T> = (reads: DecisionReads) => Promise<Decision<T>>;
 
 // ---- the event feed ----
 
@@ -254,9 +255,7 @@ export type StoreErrorCode =
   | 'not_found'
   | 'room_exists'
   | 'agent_taken'
-  | 'thread_room'
-  /** A tentative read the write was decided on has changed (TentativeReads). */
-  | 'stale';
+  | 'thread_room';
 
 /** Errors as values with stable codes; the HTTP layer and the network rules map them. */
 /** A schema migration an open applied to an existing store. */

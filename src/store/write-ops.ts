@@ -3,13 +3,6 @@
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
 
-/** A record as a decision saw it: its backend's version (null: not stored). */
-export interface Basis {
-  kind: 'room' | 'agent';
-  id: string;
-  version: string | null;
-}
-
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
   id: string;
@@ -114,8 +107,6 @@ export interface MessageInsertOp {
   artifacts: Artifact[];
   thread?: { id: string; room_id: string; parent_message_id?: string; created: (t: ThreadRecord) => ServiceEvent };
   dm?: { id: string; participant_ids: string[]; created: (d: DmRecord) => ServiceEvent };
-  /** The records the message was decided on, read with `Store.tentative`: the write is refused (`stale`) if one has changed. */
-  basis?: Basis[];
 }
 
 /** Appends an event that depends on no stored state (presence, wakes, pairing status). */

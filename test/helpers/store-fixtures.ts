@@ -141,12 +141,19 @@ export function artifact(id: string, target: Target, message_id = `m-${id}`): Ar
 export const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
 
 /** The StoreError code `fn` fails with (fails the test when it does not). */
+/** The code of a store refusal: a StoreError's, or `stale` for the Postgres backend's StaleBasis. */
+function refusalCode(err: unknown): string | undefined {
+  if (err instanceof StoreError) return err.code;
+  return (err as { code?: unknown } | undefined)?.code === 'stale' ? 'stale' : undefined;
+}
+
 export async function codeOf(fn: () => unknown): Promise<string> {
   try {
     await fn();
   } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
-    return err.code;
+    const code = refusalCode(err);
+    if (code === undefined) throw err;
+    return code;
   }
   assert.unreachable('expected a StoreError');
   return '';
@@ -155,7 +162,7 @@ export async function codeOf(fn: () => unknown): Promise<string> {
 /** Settles every promise; returns each one's StoreError code, or 'ok'. */
 export async function settled(ps: Promise<unknown>[]): Promise<string[]> {
   const rs = await Promise.allSettled(ps);
-  return rs.map((r) => (r.status === 'fulfilled' ? 'ok' : r.reason instanceof StoreError ? r.reason.code : String(r.reason)));
+  return rs.map((r) => (r.status === 'fulfilled' ? 'ok' : (refusalCode(r.reason) ?? String(r.reason))));
 }
 
 export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {

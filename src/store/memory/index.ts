@@ -20,6 +20,7 @@ import {
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
+  type Decide,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -27,6 +28,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../types.js';
+import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -62,6 +64,10 @@ export class MemoryStore implements Store {
 
   constructor() {
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
+  }
+
+  decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+    return decideOnFreshReads(this, decide, write);
   }
 
   async write(ops: WriteOp[]): Promise<WriteResult> {

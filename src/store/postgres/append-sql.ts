@@ -13,7 +13,7 @@
 import type { Effect } from '../intents.js';
 import { MESSAGE_COLS, artifactParams, messageParams } from './rows.js';
 import { basisGuard, basisParams, eventRow, type Statement } from './effects-sql.js';
-import type { Basis } from '../types.js';
+import type { Basis } from './basis.js';
 import type { Tables } from './tables.js';
 
 const MESSAGE_WIDTH = MESSAGE_COLS.split(',').length;

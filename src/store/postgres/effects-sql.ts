@@ -7,7 +7,8 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
-import { StoreError, type Basis } from '../types.js';
+import { StoreError } from '../types.js';
+import type { Basis } from './basis.js';
 import {
   AGENT_COLS,
   DM_COLS,

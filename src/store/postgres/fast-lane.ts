@@ -16,7 +16,8 @@ import type { WriteOp, WriteResult } from '../types.js';
 import { isRace, storeErrorOf } from './errors.js';
 import { appendStatement } from './append-sql.js';
 import type { Tables } from './tables.js';
-import { basisOf, emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
+import { basisOf } from './basis.js';
+import { emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
 
 interface Pending {
   ops: readonly WriteOp[];

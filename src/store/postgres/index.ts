@@ -23,6 +23,9 @@ import type {
   RoomFilter,
   RoomRecord,
   SchemaChange,
+  Decide,
+  Decision,
+  DecisionReads,
   Store,
   StoreStats,
   StoredEvent,
@@ -38,7 +41,9 @@ import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
 import { optimistic, writeBatch } from './write.js';
-import { TentativeCache } from './tentative.js';
+import { TentativeCache, type Tentative } from './tentative.js';
+import { StaleBasis, type BasedInsert, type Basis } from './basis.js';
+import { decideOnFreshReads, freshReads } from '../decide.js';
 import { FastLane } from './fast-lane.js';
 import { searchMessages, type PgSearchQuery } from './search.js';
 
@@ -154,6 +159,48 @@ export class PostgresStore implements Store {
         .catch(() => {});
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
+  }
+
+  /**
+   * Decides first on the rooms and agents this instance kept (tentative.ts), the message inserts
+   * carrying their versions (basis.ts) so the write confirms them as it commits. When one has
+   * changed (StaleBasis), or the decision came to anything but its own write (a refusal, an answer
+   * without a write, an id already stored), the kept records are forgotten and it decides again on
+   * fresh reads: what it answers is always what fresh reads give.
+   */
+  async decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+    const basis: Basis[] = [];
+    const noted = <R>(t: Tentative<R>): R | undefined => {
+      basis.push(t.basis);
+      return t.record;
+    };
+    const fresh = freshReads(this);
+    const kept: DecisionReads = {
+      ...fresh,
+      room: (id) => this.tentative.room(id).then(noted),
+      agent: (id) => this.tentative.agent(id).then(noted),
+    };
+    const again = (): Promise<T> => {
+      this.tentative.forget(basis);
+      return decideOnFreshReads(this, decide, write);
+    };
+    let d: Decision<T>;
+    try {
+      d = await decide(kept);
+    } catch {
+      return again();
+    }
+    if ('answer' in d) return again();
+    for (const op of d.write) if (op.op === 'message.insert') (op as BasedInsert).basis = basis;
+    let result: WriteResult;
+    try {
+      result = await write(d.write);
+    } catch (err) {
+      if (err instanceof StaleBasis) return again();
+      throw err;
+    }
+    if (result.outcomes.some((o) => o.op === 'message.insert' && o.status === 'exists')) return again();
+    return d.reply(result);
   }
 
   async write(ops: WriteOp[]): Promise<WriteResult> {

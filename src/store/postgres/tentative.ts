@@ -1,12 +1,19 @@
-// Tentative reads (store/types.ts) for the Postgres backend: the rooms and agents that sends decide
-// on are kept between requests with their row version (`xmin`), so a stream of messages into one
-// room from one sender reads neither again; the write checks the versions as it commits (the
-// `basis` guard of append-sql.ts and write.ts) and is refused as `stale` when another instance, or
-// this one, changed a record meanwhile. Room and agent events on the feed forget entries before
+// Tentative reads of the Postgres backend: the rooms and agents that writes decide on are kept
+// between requests with their row version (`xmin`), so a stream of messages into one room from one
+// sender reads neither again; the write checks the versions as it commits (the `basis` guard of
+// append-sql.ts and write.ts, basis.ts) and writes nothing when another instance, or this one,
+// changed a record meanwhile: PostgresStore.decide then decides again on fresh reads. Room and agent events on the feed forget entries before
 // that happens, as a rule; correctness never waits on them.
 
-import type { AgentRecord, Basis, RoomRecord, StoredEvent, Tentative, TentativeReads } from '../types.js';
+import type { AgentRecord, RoomRecord, StoredEvent } from '../types.js';
+import type { Basis } from './basis.js';
 import type { Versioned } from './lookups.js';
+
+/** A kept record (undefined: not stored) with the version it was read at. */
+export interface Tentative<T> {
+  record: T | undefined;
+  basis: Basis;
+}
 
 /** Entries kept per kind; past it they are dropped all at once (the few rooms and senders that matter come back). */
 const MAX_ENTRIES = 1000;
@@ -40,7 +47,7 @@ class Kept<T> {
   }
 }
 
-export class TentativeCache implements TentativeReads {
+export class TentativeCache {
   private readonly rooms: Kept<RoomRecord>;
   private readonly agents: Kept<AgentRecord>;
 
@@ -60,6 +67,7 @@ export class TentativeCache implements TentativeReads {
     return this.agents.get(id);
   }
 
+  /** The next reads of these records read the database. */
   forget(basis: readonly Basis[]): void {
     for (const b of basis) (b.kind === 'room' ? this.rooms : this.agents).forget(b.id);
   }

@@ -8,21 +8,20 @@
 
 import type pg from 'pg';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
-import {
-  StoreError,
-  type AgentRecord,
-  type Basis,
-  type DmRecord,
-  type MessageRecord,
-  type PairingState,
-  type RoomRecord,
-  type StoredEvent,
-  type ThreadRecord,
-  type WriteOp,
-  type WriteResult,
+import type {
+  AgentRecord,
+  DmRecord,
+  MessageRecord,
+  PairingState,
+  RoomRecord,
+  StoredEvent,
+  ThreadRecord,
+  WriteOp,
+  WriteResult,
 } from '../types.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
+import { basisOf, StaleBasis, type Basis } from './basis.js';
 import { basisGuard, basisParams, effectsStatement } from './effects-sql.js';
 import type { Tables } from './tables.js';
 
@@ -70,13 +69,6 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
   }
 }
 
-/** The records the batch's messages were decided on (tentative reads). */
-export function basisOf(ops: readonly WriteOp[]): Basis[] {
-  const out: Basis[] = [];
-  for (const op of ops) if (op.op === 'message.insert' && op.basis) out.push(...op.basis);
-  return out;
-}
-
 /** Refuses the batch (`stale`) when a record of its basis has changed; keeps the others from changing until COMMIT. */
 async function checkBasis(c: pg.ClientBase, T: Tables, basis: readonly Basis[]): Promise<void> {
   if (basis.length === 0) return;
@@ -84,7 +76,7 @@ async function checkBasis(c: pg.ClientBase, T: Tables, basis: readonly Basis[]):
     `SELECT ${basisGuard(T, '$1::text[]', '$2::text[]', '$3::text[]', '$4::text[]')} AS ok`,
     basisParams(basis),
   );
-  if (!r.rows[0]!.ok) throw new StoreError('stale', 'a room or agent this message was decided on has changed');
+  if (!r.rows[0]!.ok) throw new StaleBasis();
 }
 
 /** Whether the batch decides nothing on stored state but the novelty of its room messages (fast-lane.ts). */

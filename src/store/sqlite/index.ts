@@ -25,6 +25,7 @@ import {
   type EngineReport,
   type SchemaChange,
   type SearchQuery,
+  type Decide,
   type Store,
   type StoreStats,
   type StoredEvent,
@@ -32,6 +33,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../types.js';
+import { decideOnFreshReads } from '../decide.js';
 import { applyOps } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
@@ -224,6 +226,10 @@ export class SqliteStore implements Store, CheckpointHost {
   }
 
   // ---- writes ----
+
+  decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+    return decideOnFreshReads(this, decide, write);
+  }
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');

@@ -7,7 +7,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
-import type { Basis, MessageInsertOp } from '../../../src/store/types.js';
+import type { MessageInsertOp } from '../../../src/store/types.js';
+import type { BasedInsert, Basis } from '../../../src/store/postgres/basis.js';
 import { freshSchema, sql, type PgSchema } from '../../helpers/pg.js';
 import { claim, codeOf, createRoom, inThread, members, msg, send, settled, waitFor } from '../../helpers/store-fixtures.js';
 
@@ -27,7 +28,7 @@ test.after.each(async () => {
   await pgs.drop();
 });
 
-const decidedOn = (op: MessageInsertOp, ...basis: Basis[]): MessageInsertOp => ({ ...op, basis });
+const decidedOn = (op: MessageInsertOp, ...basis: Basis[]): BasedInsert => ({ ...op, basis });
 /** Waits until `a`'s feed has delivered everything stored (so its room and agent events have been seen). */
 const caughtUp = async () => {
   const last = await b.lastEventSeq();

@@ -30,7 +30,7 @@ import { applyRoutes } from './http/routes/apply.js';
 import { searchRoutes } from './http/routes/search.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
-import { createMetrics } from './metrics/registry.js';
+import { createMetrics } from './observe/metrics.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
 
 /** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */

@@ -1,6 +1,6 @@
-// The attachment client of SPEC "GET /v1/attach": preflight, HELLO/IDENTIFY/READY, heartbeats,
-// reconnect with backoff, resume by cursor, ACKs and a durable cursor store. One object per
-// attached agent; events reach `onEvent` once each, in cursor order, also across reconnects.
+// The attachment client of `GET /v1/attach`: preflight, HELLO/IDENTIFY/READY, heartbeats, reconnect
+// with backoff, resume by cursor, ACKs and a durable cursor store. One object per attached agent;
+// events reach `onEvent` once each, in cursor order, also across reconnects.
 
 import WebSocket from 'ws';
 import { ATTACH_PROTOCOL, type NetworkDocument, type ServiceEvent } from '../protocol/types.js';
@@ -26,8 +26,7 @@ import {
 import { ClientError } from './errors.js';
 import { SvcClient } from './svc-client.js';
 
-export { AttachError } from './attach-types.js';
-export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach-types.js';
+export type { Attachment } from './attach-types.js';
 
 /** Attaches an agent; connecting starts at once. */
 export function attach(opts: AttachOptions): Attachment {

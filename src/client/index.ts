@@ -4,8 +4,9 @@
 export * from './svc-client.js';
 export { ClientError } from './errors.js';
 export type { EventFollower, FollowOptions } from './events.js';
-export { attach, AttachError } from './attach.js';
-export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach.js';
+export { attach } from './attach.js';
+export { AttachError } from './attach-types.js';
+export type { AttachCapabilities, AttachedEvent, AttachOptions, AttachStatus, Attachment, ReadyInfo } from './attach-types.js';
 export { CursorFileError, defaultCursorFile, fileCursorStore, memoryCursorStore } from './cursor-store.js';
 export type { CursorKey, CursorStore } from './cursor-store.js';
 export { conversationOf, sessionKeyOf, wakeReasonOf } from './attach-wake.js';

@@ -1,8 +1,7 @@
-// The sqlite backend: the whole database lives in memory (sql.js); durability comes from a logical
-// journal of resolved write batches (journal.ts), group-fsynced before a write resolves, and from
-// background checkpoints that export the database to `svc.db` and retire the journal generations
-// it covers (checkpoint.ts). Intents resolve against the database in the write's own tick
-// (intents.ts), so a batch is atomic without locks: this process is the database's only writer.
+// The sqlite backend: the database lives in memory (sql.js), made durable by engine/ (a journal of
+// resolved batches, group-fsynced before a write resolves; checkpoints into `svc.db`: its README).
+// Intents resolve against the database in the write's own tick (intents.ts), so a batch is atomic
+// without locks: this process is the database's only writer.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +37,6 @@ import { applyOps } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
-import type { SqlJsStatic } from 'sql.js';
 import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './engine/image.js';
 import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
@@ -46,11 +44,11 @@ import { JournalWriter, journalPath, type JournalFaults } from './engine/journal
 import { FrameBuilder } from './engine/journal-format.js';
 import { SqliteReads } from './reads.js';
 import { replayJournals } from './engine/recovery.js';
-import { configure, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
+import { unavailable } from './engine/durable-file.js';
+import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
 import { Turn, messageOf } from './engine/turn.js';
 
-export { headroomFor } from './engine/image.js';
 import { searchPage } from './search.js';
 import { SearchUpkeep } from './search-upkeep.js';
 
@@ -75,29 +73,11 @@ export interface SqliteStoreOptions {
   pageStep?: PageStepHook;
 }
 
-const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
-const DEFAULT_WORKER_CHECKPOINT_BYTES = 32 * 1024 * 1024;
-
-/** A new database with the current schema, as a file image. */
-function emptyImage(SQL: SqlJsStatic): Uint8Array {
-  const db = new SQL.Database();
-  try {
-    configure(db);
-    migrate(db);
-    return db.export();
-  } finally {
-    db.close();
-  }
-}
+const [DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES] = [64 * 1024 * 1024, 32 * 1024 * 1024];
 
 /** Opens (creating, migrating and replaying as needed) the sqlite store at `opts.path`. */
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
   return SqliteStore.open(opts);
-}
-
-function unavailable(err: unknown): StoreError {
-  const e = err as NodeJS.ErrnoException | undefined;
-  return new StoreError('unavailable', `the store cannot persist writes: ${e?.code ?? e?.message ?? String(err)}`);
 }
 
 export class SqliteStore implements Store, CheckpointHost {

@@ -3,7 +3,7 @@
 // Migrations run at open, before the journal is replayed; they are not journaled, so they must be
 // deterministic: replaying them over the same file gives the same database.
 
-import type { Database } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
@@ -166,4 +166,16 @@ export function configure(db: Database): void {
   // Pages not written since the open are read from svc.db on demand (page-hook.ts), a system call
   // each: a 64 MiB cache keeps the B-tree's inner pages and recent history in memory.
   db.run('PRAGMA cache_size = -65536');
+}
+
+/** A new database with the current schema, as a file image. */
+export function emptyImage(SQL: SqlJsStatic): Uint8Array {
+  const db = new SQL.Database();
+  try {
+    configure(db);
+    migrate(db);
+    return db.export();
+  } finally {
+    db.close();
+  }
 }

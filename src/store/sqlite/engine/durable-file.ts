@@ -5,6 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { StoreError } from '../../types.js';
 
 /** What goes into the file: bytes, or a function that writes them through the handle. */
 export type FileContent = Uint8Array | string | ((fh: fs.promises.FileHandle) => Promise<void>);
@@ -42,4 +43,10 @@ export async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/** A write the disk refused, as the store reports it: nothing was saved. */
+export function unavailable(err: unknown): StoreError {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return new StoreError('unavailable', `the store cannot persist writes: ${e?.code ?? e?.message ?? String(err)}`);
 }

@@ -66,8 +66,8 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   const config = loaded.config;
   // openStore takes a Logger (level first); it logs recoveries and failures as warnings.
   const store = await openStore(config.store, log);
-  const net = new Network(config, store, new Broker(), log, loaded.warnings);
-  await applyDeclared(net, declaredFromConfig(config), 'config');
+  const ctx = new Network(config, store, new Broker(), log, loaded.warnings);
+  await applyDeclared(ctx, declaredFromConfig(config), 'config');
 
   let authenticator = authenticatorFor(config, store);
   const router = new Router().add(
@@ -83,7 +83,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     ...searchRoutes,
     ...openapiRoutes(() => router.routes()),
   );
-  const deps: HttpDeps = { net, router, auth: () => authenticator };
+  const deps: HttpDeps = { ctx, router, auth: () => authenticator };
   const server = http.createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, createHttpHandler(deps));
   const sockets = new Set<Duplex>();
   server.on('connection', (s) => {
@@ -101,7 +101,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
 
   const metrics = createMetrics();
   const app: App = {
-    net,
+    ctx,
     metrics,
     router,
     http: deps,
@@ -122,25 +122,25 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
       // Every interface: report the address Node really bound (:: or 0.0.0.0).
       bound = { host: host ?? (typeof a === 'object' && a ? a.address : '0.0.0.0'), port: typeof a === 'object' && a ? a.port : port };
       // `--listen` may widen the bind beyond the file's listen_addr: judge the posture on what is bound.
-      net.config = { ...net.config, server: { ...net.config.server, listen_addr: addr } };
-      net.configWarnings = withBindWarnings(net.configWarnings, net.config);
+      ctx.config = { ...ctx.config, server: { ...ctx.config.server, listen_addr: addr } };
+      ctx.configWarnings = withBindWarnings(ctx.configWarnings, ctx.config);
       for (const f of features) f.started?.(bound);
       return bound;
     },
     async reload(next: LoadedConfig) {
-      if (next.config.network.id !== net.config.network.id) {
-        throw new Error(`network.id changed from ${net.config.network.id} to ${next.config.network.id}; restart to change it`);
+      if (next.config.network.id !== ctx.config.network.id) {
+        throw new Error(`network.id changed from ${ctx.config.network.id} to ${next.config.network.id}; restart to change it`);
       }
       // Keep what needs a restart (listen address, store) from the running config.
-      net.config = {
+      ctx.config = {
         ...next.config,
-        store: net.config.store,
-        server: { ...next.config.server, listen_addr: net.config.server.listen_addr },
+        store: ctx.config.store,
+        server: { ...next.config.server, listen_addr: ctx.config.server.listen_addr },
       };
-      net.configWarnings = withBindWarnings(next.warnings, net.config);
-      authenticator = authenticatorFor(net.config, store);
-      await applyDeclared(net, declaredFromConfig(net.config), 'config');
-      for (const f of features) f.reloaded?.(net.config);
+      ctx.configWarnings = withBindWarnings(next.warnings, ctx.config);
+      authenticator = authenticatorFor(ctx.config, store);
+      await applyDeclared(ctx, declaredFromConfig(ctx.config), 'config');
+      for (const f of features) f.reloaded?.(ctx.config);
       log('info', 'config reloaded', { file: next.file });
     },
     close() {
@@ -165,7 +165,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   // Stored events (whoever wrote them) reach the broker through the store's feed.
   const pump = new FeedPump(
     store.feed,
-    net.broker,
+    ctx.broker,
     features.flatMap((f) => (f.prepare ? [f.prepare] : [])),
     (err) => log('warn', 'live delivery could not read the store', { error: err.message }),
   );
@@ -189,16 +189,16 @@ function combine(app: App, features: readonly Feature[]): () => void {
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');
   if (remote.length > 1) throw new Error('two features decide remote senders; only one may');
-  const net = app.net as Network;
-  net.hooks = {
+  const ctx = app.ctx as Network;
+  ctx.hooks = {
     send: all('send'),
     ...(remote[0] ? { checkRemoteSender: remote[0] } : {}),
     observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),
     warnings: all('warnings'),
   };
   const cleanups = [
-    ...observers.flatMap((o) => (o.event ? [net.broker.subscribe(o.event)] : [])),
-    ...observers.flatMap((o) => (o.drop ? [net.broker.observeDrops(o.drop)] : [])),
+    ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),
+    ...observers.flatMap((o) => (o.drop ? [ctx.broker.observeDrops(o.drop)] : [])),
   ];
   return () => cleanups.forEach((c) => c());
 }

@@ -59,7 +59,7 @@ export type FeatureFactory = (app: App) => Feature;
 
 /** The running server as its features see it. */
 export interface App {
-  readonly net: NetworkContext;
+  readonly ctx: NetworkContext;
   readonly metrics: Metrics;
   readonly router: Router;
   readonly http: HttpDeps;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { formatSchemaError } from './config/schema.js';
 
-const SCHEMA_DIR = new URL('../schemas', import.meta.url);
+const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
 
 const ajv = new Ajv({ allErrors: false, useDefaults: true, verbose: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CONSOLE_DIR = fileURLToPath(new URL('../../templates/console', import.meta.url));
+export const CONSOLE_DIR = fileURLToPath(new URL('../../templates/console/', import.meta.url));
 
 const require = createRequire(import.meta.url);
 

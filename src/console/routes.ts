@@ -35,7 +35,7 @@ function baseOf(req: IncomingMessage, deps: ConsoleDeps): string {
 }
 
 /** `?access_token=T`: a session with exactly T's scopes, then a redirect that drops T from the URL. */
-async function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+async function bootstrap(deps: ConsoleDeps, ctx: NetworkContext, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
   const auth = deps.auth();
   const secure = cameOverHttps(req);
   if (auth.mode === 'none') {
@@ -48,7 +48,7 @@ async function bootstrap(deps: ConsoleDeps, net: NetworkContext, req: IncomingMe
     sendPage(req, res, 401, invalidLinkPage(baseOf(req, deps)), { ...NO_STORE, 'content-type': HTML });
     return;
   }
-  const d = authorize(r.principal, 'console', net.config.auth);
+  const d = authorize(r.principal, 'console', ctx.config.auth);
   if (!d.allow) {
     sendPage(req, res, d.status, forbiddenPage(d.reason), { ...NO_STORE, 'content-type': HTML });
     return;
@@ -70,8 +70,8 @@ async function shell(req: IncomingMessage, res: ServerResponse): Promise<void> {
   sendPage(req, res, 200, index.body, { ...NO_STORE, 'content-type': HTML });
 }
 
-function sessionView(net: NetworkContext, p: Principal, signedIn: boolean) {
-  const c = net.config;
+function sessionView(ctx: NetworkContext, p: Principal, signedIn: boolean) {
+  const c = ctx.config;
   return {
     signed_in: signedIn,
     principal: p.kind === 'static' ? 'token' : p.kind,
@@ -81,7 +81,7 @@ function sessionView(net: NetworkContext, p: Principal, signedIn: boolean) {
         : p.kind === 'trusted'
           ? ['admin', 'attach', 'observe', 'write']
           : [],
-    can_send_human: canSendHuman(net, p),
+    can_send_human: canSendHuman(ctx, p),
     human: CONSOLE_HUMAN,
     protected: c.auth.mode !== 'none' && !c.auth.public_read,
   };
@@ -112,10 +112,10 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       method: 'GET',
       path: '/console/',
       raw: true,
-      handler: async ({ req, res, url, principal, net }) => {
+      handler: async ({ req, res, url, principal, ctx }) => {
         const token = url.searchParams.get('access_token');
-        if (token !== null) return bootstrap(deps, net, req, res, token);
-        const d = authorize(principal, 'console', net.config.auth);
+        if (token !== null) return bootstrap(deps, ctx, req, res, token);
+        const d = authorize(principal, 'console', ctx.config.auth);
         if (!d.allow && d.status === 401)
           return sendPage(req, res, 401, signInPage(baseOf(req, deps)), { ...NO_STORE, 'content-type': HTML });
         if (!d.allow) return sendPage(req, res, 403, forbiddenPage(d.reason), { ...NO_STORE, 'content-type': HTML });
@@ -140,18 +140,18 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       method: 'GET',
       path: '/console/api/session',
       action: 'console',
-      handler: ({ req, net, principal }) => ({ body: sessionView(net, principal, signedIn(req)) }),
+      handler: ({ req, ctx, principal }) => ({ body: sessionView(ctx, principal, signedIn(req)) }),
     },
     {
       method: 'GET',
       path: '/console/api/presence',
       action: 'console',
-      handler: async ({ net, principal }) => {
+      handler: async ({ ctx, principal }) => {
         // Presence is private: anonymous public readers get none (SPEC.md, Anonymous stream filtering).
         if (principal.kind === 'anonymous') return { body: { agents: [] } };
-        const id = net.config.network.id;
+        const id = ctx.config.network.id;
         const v = viewerOf(principal);
-        const rooms = (await net.store.listRooms()).filter((r) => canSeeRoom(v, r, id));
+        const rooms = (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, id));
         return { body: { agents: deps.presence.snapshot((a) => canSeeAgent(v, a, rooms, id)) } };
       },
     },

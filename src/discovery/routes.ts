@@ -41,7 +41,7 @@ async function render(
   deps: DiscoveryDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  net: NetworkContext,
+  ctx: NetworkContext,
   p: Principal,
   access: CallerAccess,
   type: string,
@@ -52,14 +52,14 @@ async function render(
     Boolean((req.socket as { encrypted?: boolean }).encrypted),
     deps.address() ?? { host: '127.0.0.1', port: 0 },
   );
-  send(req, res, type, fn(await docView(net, p, access), access, base));
+  send(req, res, type, fn(await docView(ctx, p, access), access, base));
 }
 
 /** The principal /install.md renders for, or the refusal (SPEC.md, Route checks). */
-export function installPrincipal(net: NetworkContext, req: IncomingMessage, principal: Principal): Principal {
+export function installPrincipal(ctx: NetworkContext, req: IncomingMessage, principal: Principal): Principal {
   // lenientAuth let an invalid Authorization header through as anonymous; detect it.
   const invalidHeader = req.headers.authorization !== undefined && principal.kind === 'anonymous';
-  const d = authorize(principal, 'doc.install', net.config.auth);
+  const d = authorize(principal, 'doc.install', ctx.config.auth);
   if (isDirectLoopback(req.socket.remoteAddress, req.headers)) {
     return d.allow && !invalidHeader ? principal : { kind: 'anonymous' };
   }
@@ -74,7 +74,7 @@ function doc(path: string, action: Action, type: string, fn: Renderer, deps: Dis
     path,
     action,
     raw: true,
-    handler: ({ req, res, net, principal }) => render(deps, req, res, net, principal, accessOf(principal), type, fn),
+    handler: ({ req, res, ctx, principal }) => render(deps, req, res, ctx, principal, accessOf(principal), type, fn),
   };
 }
 
@@ -86,9 +86,9 @@ export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
       path: '/install.md',
       lenientAuth: true,
       raw: true,
-      handler: ({ req, res, net, principal }) => {
-        const p = installPrincipal(net, req, principal);
-        return render(deps, req, res, net, p, p.kind === 'anonymous' ? ANONYMOUS : accessOf(p), MARKDOWN, renderInstall);
+      handler: ({ req, res, ctx, principal }) => {
+        const p = installPrincipal(ctx, req, principal);
+        return render(deps, req, res, ctx, p, p.kind === 'anonymous' ? ANONYMOUS : accessOf(p), MARKDOWN, renderInstall);
       },
     },
     doc('/skill.md', 'doc.skill', MARKDOWN, renderSkill, deps),

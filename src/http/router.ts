@@ -14,7 +14,7 @@ export interface RequestContext {
   /** The validated JSON body, for routes with a schema. */
   body: unknown;
   requestId: string;
-  net: NetworkContext;
+  ctx: NetworkContext;
 }
 
 export interface Reply {
@@ -33,7 +33,7 @@ export interface Route {
   /** Skip the 401 for an invalid Authorization header (only /install.md's loopback carve-out). */
   lenientAuth?: boolean;
   /** Runs after the invalid-credential 401, before the route check: refusals that hold whoever asks (DMs disabled). */
-  precheck?: (net: NetworkContext) => void;
+  precheck?: (ctx: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */
   raw?: boolean;
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler that answers through `res` itself returns nothing

@@ -14,7 +14,7 @@ import { sendError, sendJson, toAppError } from './respond.js';
 import type { RequestContext, Route, Router } from './router.js';
 
 export interface HttpDeps {
-  net: NetworkContext;
+  ctx: NetworkContext;
   router: Router;
   auth: () => Authenticator;
   /** Resolves a console session cookie to its bearer token (set by the console). */
@@ -44,7 +44,7 @@ class Context implements RequestContext {
     readonly principal: Principal,
     readonly body: unknown,
     readonly requestId: string,
-    readonly net: NetworkContext,
+    readonly ctx: NetworkContext,
   ) {}
 
   get url(): URL {
@@ -64,7 +64,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
       g = {
         ...(route.action ? { action: route.action } : {}),
         ...(route.lenientAuth ? { lenientAuth: true } : {}),
-        ...(route.precheck ? { precheck: () => route.precheck!(deps.net) } : {}),
+        ...(route.precheck ? { precheck: () => route.precheck!(deps.ctx) } : {}),
       };
       gates.set(route, g);
     }
@@ -80,7 +80,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
       const { error, internal } = toAppError(err);
       if (internal)
-        deps.net.log('error', 'request failed', {
+        deps.ctx.log('error', 'request failed', {
           request_id: requestId,
           method: req.method,
           path: safePath(req),
@@ -164,7 +164,7 @@ async function handle(
     });
   const route = m.route;
   state.route = route.path;
-  const principal = await admitCaller(deps, deps.net.config.auth, req, gateOf(route));
+  const principal = await admitCaller(deps, deps.ctx.config.auth, req, gateOf(route));
 
   let body: unknown;
   if (route.schema) {
@@ -173,7 +173,7 @@ async function handle(
     if (problem) throw new AppError('bad_request', problem);
   }
 
-  const reply = await route.handler(new Context(req, res, url, m.params, principal, body, requestId, deps.net));
+  const reply = await route.handler(new Context(req, res, url, m.params, principal, body, requestId, deps.ctx));
   if (route.raw || res.writableEnded || res.headersSent) return;
   const r = reply ?? {};
   if (req.method === 'HEAD') {

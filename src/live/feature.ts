@@ -10,7 +10,7 @@ import { sseRoute } from './sse.js';
 export const liveFeature: FeatureFactory = (app) => {
   // Compiled now, so a broken frame schema stops the start instead of the first IDENTIFY.
   validatorFor('attach-frames');
-  const hub = new LiveHub(app.net, app.metrics);
+  const hub = new LiveHub(app.ctx, app.metrics);
   let bound: { host: string; port: number } | undefined;
   return {
     routes: [sseRoute(hub)],

@@ -27,12 +27,12 @@ export class LiveHub {
   private closing = false;
 
   constructor(
-    readonly net: NetworkContext,
+    readonly ctx: NetworkContext,
     readonly metrics: Metrics,
   ) {
-    this.buffer = new ReplayBuffer(net.config.server.event_buffer);
-    this.publishedSeq = net.store.feed.head;
-    this.unsubscribe = net.broker.subscribe((e) => {
+    this.buffer = new ReplayBuffer(ctx.config.server.event_buffer);
+    this.publishedSeq = ctx.store.feed.head;
+    this.unsubscribe = ctx.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
     });
@@ -49,8 +49,8 @@ export class LiveHub {
   readonly prepare = async (events: readonly StoredEvent[]): Promise<void> => {
     // All at once and each record read once per batch: one store read per event in turn is a round
     // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
-    const store = batchReads(this.net.store, events);
-    const net = this.net.config.network.id;
+    const store = batchReads(this.ctx.store, events);
+    const net = this.ctx.config.network.id;
     await Promise.all(
       events.map(async (e) => {
         if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event));
@@ -66,7 +66,7 @@ export class LiveHub {
    * same step, so no subscriber can open in between.
    */
   readonly preparePublished = (events: readonly StoredEvent[]): Promise<void> | undefined =>
-    this.net.broker.queuedSize === 0 ? undefined : this.prepare(events);
+    this.ctx.broker.queuedSize === 0 ? undefined : this.prepare(events);
 
   /** The audience of a prepared event. */
   audienceOf(e: StoredEvent): Audience {
@@ -75,19 +75,19 @@ export class LiveHub {
 
   /** The audience as the store says now (replays: membership may have changed since). */
   freshAudienceOf(e: StoredEvent): Promise<Audience> {
-    return resolveAudience(this.net.store, this.net.config.network.id, e.event);
+    return resolveAudience(this.ctx.store, this.ctx.config.network.id, e.event);
   }
 
   /** Stores and publishes agent events; a store failure is logged, never thrown at a socket. */
   emit(events: ServiceEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
     const p = commit(
-      this.net,
+      this.ctx,
       events.map((event) => ({ op: 'event.append' as const, event })),
     ).then(
       () => undefined,
       (err: unknown) =>
-        this.net.log('warn', 'could not store live events', { types: events.map((e) => e.type).join(','), error: (err as Error).message }),
+        this.ctx.log('warn', 'could not store live events', { types: events.map((e) => e.type).join(','), error: (err as Error).message }),
     );
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));

@@ -86,11 +86,11 @@ export const SSE_STREAMS_PER_ADDRESS = 32;
 
 function openStream(hub: LiveHub, c: RequestContext): void {
   const { req, res, url, principal } = c;
-  const net = hub.net;
+  const ctx = hub.ctx;
   // Refused before the stream opens, as an ordinary error envelope: one address cannot hold
   // thousands of streams (each may keep a few MiB of waiting events).
   const address = clientAddress(req);
-  const cap = net.config.server.limits.sse_streams_per_address ?? SSE_STREAMS_PER_ADDRESS;
+  const cap = ctx.config.server.limits.sse_streams_per_address ?? SSE_STREAMS_PER_ADDRESS;
   const open = hub.sseByAddress.get(address) ?? 0;
   if (cap > 0 && open >= cap) {
     throw new AppError(
@@ -110,9 +110,9 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     return;
   }
   hub.sseByAddress.set(address, open + 1);
-  const lv = liveViewerOf(principal, net.config.auth);
+  const lv = liveViewerOf(principal, ctx.config.auth);
   const filter = filterOf(url.searchParams);
-  const localNet = net.config.network.id;
+  const localNet = ctx.config.network.id;
   const seesWith = (e: StoredEvent, a: Audience) => matches(filter, e.event, a) && viewerSees(lv, a, localNet);
   const sees = (e: StoredEvent) => seesWith(e, hub.audienceOf(e));
 
@@ -132,7 +132,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   let fromStore = false;
   if (last) {
     const after = buffer.indexAfter(last.trim());
-    if (after === undefined && net.store.eventSeq) fromStore = true;
+    if (after === undefined && ctx.store.eventSeq) fromStore = true;
     else {
       if (after === undefined) head += gapFrame();
       from = after ?? buffer.start;
@@ -146,7 +146,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   let sentSeq = 0;
 
   const onDrain = () => sub.resume();
-  const sub = net.broker.open({
+  const sub = ctx.broker.open({
     max: SSE_QUEUE_MAX,
     maxBytes: SSE_QUEUE_MAX_BYTES,
     sizeOf: (e) => eventJson(e.event).length,
@@ -232,11 +232,11 @@ function openStream(hub: LiveHub, c: RequestContext): void {
    * or when the store does not know the event: a gap, and the buffer's replay as usual.
    */
   async function replayStored(): Promise<void> {
-    const seq = await net.store.eventSeq!(last!.trim());
+    const seq = await ctx.store.eventSeq!(last!.trim());
     if (res.destroyed || sub.closed) return;
     // Event sequences have no holes, so the distance to the newest is the count that followed.
-    const newest = Math.max(hub.publishedSeq, net.store.feed.head);
-    if (seq === undefined || newest - seq > net.config.server.event_buffer) {
+    const newest = Math.max(hub.publishedSeq, ctx.store.feed.head);
+    if (seq === undefined || newest - seq > ctx.config.server.event_buffer) {
       res.write(gapFrame());
       Object.assign(replay, { next: buffer.start, end: buffer.end, generation: buffer.generation });
     } else {
@@ -245,7 +245,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
     resumeReplay();
   }
 
-  const every = Math.min(KEEPALIVE_MAX_MS, net.config.server.heartbeat_interval_ms);
+  const every = Math.min(KEEPALIVE_MAX_MS, ctx.config.server.heartbeat_interval_ms);
   const keepAlive = setInterval(() => {
     if (!sub.paused) res.write(formatComment('keep-alive'));
   }, every);
@@ -303,7 +303,7 @@ function storeSource(hub: LiveHub, seq: number): ReplaySource {
   let done = false;
   return async () => {
     if (done) return [];
-    const page = await hub.net.store.eventsAfter(at, size);
+    const page = await hub.ctx.store.eventsAfter(at, size);
     if (page.length < size) done = true;
     if (page.length === 0) return [];
     at = page[page.length - 1]!.seq;

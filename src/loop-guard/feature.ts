@@ -26,11 +26,11 @@ const speakerOf = (m: Message) => ({ type: m.from.type, id: `${m.from.network_id
 
 /** Checks each send against the run of agent messages in its conversation, and records it once stored. */
 export const loopGuardFeature: FeatureFactory = (app) => {
-  const net = app.net;
+  const ctx = app.ctx;
   const guard = new LoopGuard();
   const overrides = roomOverrides();
   const settingsOf = (m: Message): LoopSettings =>
-    loopSettingsFor(net.config.server.loop_guard, overrides(net.config, m.target.kind === 'dm' ? undefined : m.target.room_id));
+    loopSettingsFor(ctx.config.server.loop_guard, overrides(ctx.config, m.target.kind === 'dm' ? undefined : m.target.room_id));
 
   const loopRefusals = new Counter({
     name: 'svc_loop_guard_refusals_total',
@@ -47,13 +47,13 @@ export const loopGuardFeature: FeatureFactory = (app) => {
     if (d.allow) return;
     loopRefusals.inc();
     const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
-    const who = d.speakers.map((x) => x.replace(`${net.config.network.id}:`, '')).join(', ');
+    const who = d.speakers.map((x) => x.replace(`${ctx.config.network.id}:`, '')).join(', ');
     const text =
       `agents ${who} exchanged ${d.turns} consecutive messages in ${conv} with no human message ` +
       `(limit ${s.max_consecutive}); agent sends here are refused until a human writes or ${Math.ceil(s.pause_ms / 1000)} s pass without messages`;
     if (d.tripped) {
-      net.log('warn', 'loop guard tripped', { conversation: conv, agents: who, turns: d.turns });
-      const event = newEvent(net, 'conversation.loop_guard', {
+      ctx.log('warn', 'loop guard tripped', { conversation: conv, agents: who, turns: d.turns });
+      const event = newEvent(ctx, 'conversation.loop_guard', {
         agent: {
           agent_id: m.from.id,
           network_id: m.from.network_id,
@@ -65,8 +65,8 @@ export const loopGuardFeature: FeatureFactory = (app) => {
         ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }),
       });
       // The refusal does not wait for the operator event; a store that cannot write it logs why.
-      commit(net, [{ op: 'event.append', event }]).catch((err: unknown) =>
-        net.log('warn', 'loop guard event not stored', { error: (err as Error).message }),
+      commit(ctx, [{ op: 'event.append', event }]).catch((err: unknown) =>
+        ctx.log('warn', 'loop guard event not stored', { error: (err as Error).message }),
       );
     }
     throw new AppError('loop_detected', text, { 'retry-after': String(seconds) });

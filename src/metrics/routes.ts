@@ -10,9 +10,9 @@ export function metricsRoutes(metrics: Metrics): Route[] {
       path: '/metrics',
       action: 'metrics',
       raw: true,
-      handler: async ({ res, net }) => {
+      handler: async ({ res, ctx }) => {
         // Store health is probed at scrape time, so the value is never stale.
-        metrics.storeHealthy.set((await net.store.ping()) ? 1 : 0);
+        metrics.storeHealthy.set((await ctx.store.ping()) ? 1 : 0);
         const text = await metrics.registry.metrics();
         res.writeHead(200, {
           'content-type': metrics.registry.contentType,

@@ -14,7 +14,7 @@ import { pairingWarnings, protocolWarnings, refusalWarnings } from './warnings.j
 const sameWiring = (a: PairingConfig, b: PairingConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export const pairingFeature: FeatureFactory = (app) => {
-  const ctx = app.net;
+  const ctx = app.ctx;
   const managers = new Map<string, PairingManager>();
   const forwarder = new SelfForwarder(() => app.address());
   let started = false;

@@ -96,9 +96,9 @@ export function pairingRoutes(pairings: PairingList): Route[] {
       method: 'GET',
       path: '/v1/pairings/:pairing_id/rooms',
       action: 'pairings.read',
-      handler: async ({ params, principal, url, net }) => {
+      handler: async ({ params, principal, url, ctx }) => {
         const w = windowOf(url.searchParams);
-        const rooms = await remoteRooms(managerOf(pairings, params.pairing_id!), principal, net.config.network.id);
+        const rooms = await remoteRooms(managerOf(pairings, params.pairing_id!), principal, ctx.config.network.id);
         const { items, page } = pageBy(rooms, w);
         return { body: { rooms: items, page } };
       },
@@ -107,10 +107,10 @@ export function pairingRoutes(pairings: PairingList): Route[] {
       method: 'GET',
       path: '/v1/pairings/:pairing_id/agents',
       action: 'pairings.read',
-      handler: async ({ params, principal, url, net }) => {
+      handler: async ({ params, principal, url, ctx }) => {
         const w = windowOf(url.searchParams);
         const m = managerOf(pairings, params.pairing_id!);
-        const local = net.config.network.id;
+        const local = ctx.config.network.id;
         const v = viewerFor(principal);
         // An allowlisted viewer sees agents of the rooms it sees, so the rooms are read first.
         const rooms = v.agents ? await remoteRooms(m, principal, local) : [];

@@ -11,7 +11,7 @@ export const requestLimitsFeature: FeatureFactory = (app) => {
     help: 'Requests refused by server.limits',
     registers: [app.metrics.registry],
   });
-  const limits = new RequestLimits(app.net.config.server.limits);
+  const limits = new RequestLimits(app.ctx.config.server.limits);
   return {
     admit: (req, principal) => {
       try {

@@ -117,7 +117,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
   }
   io.out(`svc listening on http://${host}:${addr.port} (network ${loaded.config.network.id})`);
   for (const line of nextStepLines(file, process.cwd())) io.err(line);
-  for (const w of app.net.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
+  for (const w of app.ctx.configWarnings) log('warn', w.message, { code: w.code, action: w.action });
   await stopped;
   watcher?.close();
   clearTimeout(debounce);

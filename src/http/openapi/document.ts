@@ -9,7 +9,7 @@ import { RULES } from '../../auth/policy.js';
 import type { Route } from '../router.js';
 import { OPERATIONS, ref, type OperationDoc, type ResponseDoc } from './operations.js';
 
-const SCHEMA_DIR = new URL('../../../schemas', import.meta.url);
+const SCHEMA_DIR = new URL('../../../schemas/', import.meta.url);
 const API_DIR = new URL('api/', SCHEMA_DIR);
 
 export interface BuiltDocument {

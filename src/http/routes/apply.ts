@@ -8,6 +8,6 @@ export const applyRoutes: Route[] = [
     path: '/v1/apply',
     action: 'admin',
     schema: 'apply',
-    handler: async ({ net, body }) => ({ body: await applyRequest(net, body as ApplyRequest) }),
+    handler: async ({ ctx, body }) => ({ body: await applyRequest(ctx, body as ApplyRequest) }),
   },
 ];

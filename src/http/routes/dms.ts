@@ -10,22 +10,22 @@ export const dmRoutes: Route[] = [
     path: '/v1/dms',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: async ({ net, principal, url }) => ({ body: await listDms(net, principal, windowOf(url.searchParams)) }),
+    handler: async ({ ctx, principal, url }) => ({ body: await listDms(ctx, principal, windowOf(url.searchParams)) }),
   },
   {
     method: 'GET',
     path: '/v1/dms/:dm_id',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: async ({ net, principal, params }) => ({ body: await getDm(net, principal, params.dm_id!) }),
+    handler: async ({ ctx, principal, params }) => ({ body: await getDm(ctx, principal, params.dm_id!) }),
   },
   {
     method: 'GET',
     path: '/v1/dms/:dm_id/messages',
     action: 'dm.read',
     precheck: requireDirectMessages,
-    handler: async ({ net, principal, params, url }) => ({
-      body: await dmMessages(net, principal, params.dm_id!, windowOf(url.searchParams)),
+    handler: async ({ ctx, principal, params, url }) => ({
+      body: await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),
     }),
   },
 ];

@@ -6,11 +6,11 @@ export const healthRoutes: Route[] = [
   {
     method: 'GET',
     path: '/readyz',
-    handler: async ({ net }) => {
-      if (!(await net.store.ping())) throw new AppError('service_unavailable', 'the store is not ready');
+    handler: async ({ ctx }) => {
+      if (!(await ctx.store.ping())) throw new AppError('service_unavailable', 'the store is not ready');
       // The embedded engine's mode (sqlite page tracking), so an operator sees a silent fallback.
-      const engine = net.store.engine;
-      return { body: { status: 'ready', ...(engine ? { store: { backend: net.store.backend, ...engine } } : {}) } };
+      const engine = ctx.store.engine;
+      return { body: { status: 'ready', ...(engine ? { store: { backend: ctx.store.backend, ...engine } } : {}) } };
     },
   },
 ];

@@ -8,6 +8,6 @@ export const messageRoutes: Route[] = [
     path: '/v1/messages',
     action: 'message.send',
     schema: 'send-message',
-    handler: ({ net, principal, body }) => sendMessage(net, principal, body as SendRequest).then((sent) => ({ body: sent })),
+    handler: ({ ctx, principal, body }) => sendMessage(ctx, principal, body as SendRequest).then((sent) => ({ body: sent })),
   },
 ];

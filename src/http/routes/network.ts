@@ -6,6 +6,6 @@ export const networkRoutes: Route[] = [
     method: 'GET',
     path: '/v1/network',
     action: 'network.read',
-    handler: ({ net, principal }) => ({ body: networkDocument(net, principal) }),
+    handler: ({ ctx, principal }) => ({ body: networkDocument(ctx, principal) }),
   },
 ];

@@ -13,9 +13,9 @@ export function openapiRoutes(routes: () => readonly Route[]): Route[] {
       method: 'GET',
       path: '/v1/openapi.json',
       raw: true,
-      handler: ({ req, res, net }) => {
+      handler: ({ req, res, ctx }) => {
         if (!built) {
-          const text = JSON.stringify(buildOpenApi(routes(), net.version).document);
+          const text = JSON.stringify(buildOpenApi(routes(), ctx.version).document);
           built = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
         }
         // The document changes only with the server's version: cache it, revalidate by ETag.

@@ -28,6 +28,6 @@ export const searchRoutes: Route[] = [
     method: 'GET',
     path: '/v1/search',
     action: 'history.read',
-    handler: async ({ net, principal, url }) => ({ body: await searchMessages(net, principal, searchRequestOf(url.searchParams)) }),
+    handler: async ({ ctx, principal, url }) => ({ body: await searchMessages(ctx, principal, searchRequestOf(url.searchParams)) }),
   },
 ];

@@ -7,14 +7,14 @@ export const threadRoutes: Route[] = [
     method: 'GET',
     path: '/v1/threads/:thread_id',
     action: 'history.read',
-    handler: async ({ net, principal, params }) => ({ body: await getThread(net, principal, params.thread_id!) }),
+    handler: async ({ ctx, principal, params }) => ({ body: await getThread(ctx, principal, params.thread_id!) }),
   },
   {
     method: 'GET',
     path: '/v1/threads/:thread_id/messages',
     action: 'history.read',
-    handler: async ({ net, principal, params, url }) => ({
-      body: await threadMessages(net, principal, params.thread_id!, windowOf(url.searchParams)),
+    handler: async ({ ctx, principal, params, url }) => ({
+      body: await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams)),
     }),
   },
 ];

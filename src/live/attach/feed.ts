@@ -108,7 +108,7 @@ export class Feed {
       // The check and the subscription happen in one synchronous step: nothing falls between.
       if (this.seq >= this.hub.publishedSeq) return this.subscribe();
       const head = this.hub.publishedSeq;
-      const page = (await this.hub.net.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
+      const page = (await this.hub.ctx.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
       await this.hub.prepare(page);
       if (this.stopped) return;
       if (page.length === 0) {
@@ -123,7 +123,7 @@ export class Feed {
   }
 
   private subscribe(): void {
-    const sub = this.hub.net.broker.open({
+    const sub = this.hub.ctx.broker.open({
       max: ATTACH_QUEUE_MAX,
       maxBytes: ATTACH_QUEUE_MAX_BYTES,
       sizeOf: (e) => eventJson(e.event).length,

@@ -74,7 +74,7 @@ export class AttachSession implements Closable {
   private finished: Promise<void> | undefined;
 
   constructor(private readonly o: SessionOptions) {
-    this.heartbeatMs = o.hub.net.config.server.heartbeat_interval_ms;
+    this.heartbeatMs = o.hub.ctx.config.server.heartbeat_interval_ms;
     this.feed = new Feed(o.hub, o.socket, { write: (events) => this.deliver(events) });
   }
 
@@ -156,7 +156,7 @@ export class AttachSession implements Closable {
         if (this.state !== 'awaiting_identify')
           return this.reject('unexpected_frame', 'IDENTIFY: this session has already sent IDENTIFY', 'read_error');
         this.identify(f).catch((err: unknown) => {
-          this.o.hub.net.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
+          this.o.hub.ctx.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
           this.reject('internal_error', 'the attachment could not be set up', 'read_error');
         });
         return;
@@ -169,8 +169,8 @@ export class AttachSession implements Closable {
   private async identify(f: Extract<ClientFrame, { op: 'IDENTIFY' }>): Promise<void> {
     this.state = 'identifying';
     const { hub, principal: p } = this.o;
-    const net = hub.net;
-    const networkId = net.config.network.id;
+    const ctx = hub.ctx;
+    const networkId = ctx.config.network.id;
     if (f.network_id !== networkId)
       return this.reject('network_mismatch', `IDENTIFY.network_id: this is network ${networkId}, not ${f.network_id}`);
     const id = f.agent.id;
@@ -183,7 +183,7 @@ export class AttachSession implements Closable {
     }
     let reg: Registered;
     try {
-      reg = await registerAgent(net, p, { requested_agent_id: id, ...(f.agent.name ? { name: f.agent.name } : {}) });
+      reg = await registerAgent(ctx, p, { requested_agent_id: id, ...(f.agent.name ? { name: f.agent.name } : {}) });
     } catch (err) {
       if (this.closed()) return;
       if (!(err instanceof AppError)) throw err;
@@ -199,7 +199,7 @@ export class AttachSession implements Closable {
     if (this.closed()) return;
 
     const mine = p.kind === 'anonymous' ? reg.record.credential_key : p.credentialKey;
-    const grant = await hub.net.store.leases.acquire(`attach:${id}`, mine, this.leaseMs());
+    const grant = await hub.ctx.store.leases.acquire(`attach:${id}`, mine, this.leaseMs());
     if (!grant.ok) {
       if (this.closed()) return;
       return grant.owner === mine
@@ -229,7 +229,7 @@ export class AttachSession implements Closable {
       }),
     );
     hub.metrics.attachClients.inc();
-    void hub.emit([presenceEvent(net, 'agent.connected', this.agent, 'attachment_ready')]);
+    void hub.emit([presenceEvent(ctx, 'agent.connected', this.agent, 'attachment_ready')]);
     this.feed.run();
   }
 
@@ -239,7 +239,7 @@ export class AttachSession implements Closable {
     if (cursor <= this.acked) return;
     this.acked = cursor;
     const done = this.wakes.ackUpTo(cursor);
-    if (done.length > 0) void this.o.hub.emit(done.map((w) => wakeEvent(this.o.hub.net, 'agent.wake.delivered', this.agent!, w)));
+    if (done.length > 0) void this.o.hub.emit(done.map((w) => wakeEvent(this.o.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
   }
 
   /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */
@@ -248,7 +248,7 @@ export class AttachSession implements Closable {
     const { hub, ws, socket } = this.o;
     const names = this.names;
     const agentId = this.agent.id;
-    const networkId = hub.net.config.network.id;
+    const networkId = hub.ctx.config.network.id;
     const frames: Buffer[] = [];
     const evicted: Wake[] = [];
     let removed = false;
@@ -279,7 +279,7 @@ export class AttachSession implements Closable {
     }
     if (evicted.length > 0) {
       void hub.emit(
-        evicted.map((w) => wakeEvent(hub.net, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')),
+        evicted.map((w) => wakeEvent(hub.ctx, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')),
       );
     }
     if (removed) this.reject('agent_removed', `agent ${agentId} was removed from the network`, 'event_stream_closed');
@@ -333,10 +333,10 @@ export class AttachSession implements Closable {
     void this.lease?.release();
     hub.metrics.attachClients.dec();
     const reason = this.reason ?? 'read_error';
-    const events = [presenceEvent(hub.net, 'agent.disconnected', this.agent, reason, this.detail)];
+    const events = [presenceEvent(hub.ctx, 'agent.disconnected', this.agent, reason, this.detail)];
     for (const w of this.wakes.drain()) {
       events.push(
-        wakeEvent(hub.net, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`),
+        wakeEvent(hub.ctx, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`),
       );
     }
     return (this.finished = hub.emit(events));

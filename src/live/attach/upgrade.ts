@@ -39,7 +39,7 @@ export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host:
           throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
         }
         // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
-        const principal = await admitCaller(http, hub.net.config.auth, req, { action: 'attach' });
+        const principal = await admitCaller(http, hub.ctx.config.auth, req, { action: 'attach' });
         wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
       } catch (err) {
         refuse(req, socket, toAppError(err).error);
@@ -64,7 +64,7 @@ function validHandshake(req: IncomingMessage): boolean {
 
 function allowedOrigins(hub: LiveHub, addr: { host: string; port: number } | undefined): readonly string[] {
   // An empty list reads as omitted (the documented sample config writes `allowed_origins: []`).
-  const configured = hub.net.config.server.allowed_origins;
+  const configured = hub.ctx.config.server.allowed_origins;
   if (configured && configured.length > 0) return configured;
   if (!addr) return [];
   return defaultOrigins(addr.host, addr.port);

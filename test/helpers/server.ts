@@ -8,6 +8,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { checkResponse, type OpenApiDocument } from './openapi-check.js';
+
+/** The OpenAPI document, fetched once per process from the first server that answers it (every server serves the same). */
+let apiDoc: Promise<OpenApiDocument> | undefined;
+function apiDocument(url: string): Promise<OpenApiDocument> {
+  apiDoc ??= fetch(`${url}/v1/openapi.json`).then(async (r) => {
+    if (r.status !== 200) throw new Error(`GET /v1/openapi.json answered ${r.status}`);
+    return (await r.json()) as OpenApiDocument;
+  });
+  apiDoc.catch(() => (apiDoc = undefined));
+  return apiDoc;
+}
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The script every test runs as `svc` (`node SVC_BIN ...args`): test/helpers/svc.mjs, which runs
@@ -189,6 +201,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
         parsed = undefined;
+      }
+      // Every JSON answer a test receives must match the OpenAPI document: a shape change fails
+      // until the document changes too.
+      if (parsed !== undefined && (r.headers.get('content-type') ?? '').includes('application/json') && !p.startsWith('/v1/openapi.json')) {
+        checkResponse(await apiDocument(server.url), method, p, r.status, parsed);
       }
       return { status: r.status, body: parsed, text, headers: r.headers };
     },

@@ -184,7 +184,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
   const admits = all('admit');
   const tokens = all('sessionToken');
   const http = observers.flatMap((o) => (o.http ? [o.http] : []));
-  if (admits.length > 0) app.http.admit = (req, p) => admits.forEach((a) => a(req, p));
+  if (admits.length > 0) app.http.admit = (req, p, failed) => admits.forEach((a) => a(req, p, failed));
   if (tokens.length > 0) app.http.sessionToken = (req) => tokens.reduce<string | undefined>((t, f) => t ?? f(req), undefined);
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');

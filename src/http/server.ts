@@ -21,8 +21,8 @@ export interface HttpDeps {
   sessionToken?: (req: IncomingMessage) => string | undefined;
   /** Called once per finished request (metrics). */
   observe?: (route: string, method: string, status: number, seconds: number) => void;
-  /** Called before routing; throws AppError (429) to refuse (request limits). */
-  admit?: (req: IncomingMessage, principal: Principal | undefined) => void;
+  /** Called before routing; throws AppError (429) to refuse (request limits, failed authentications). */
+  admit?: (req: IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -329,7 +329,9 @@ const invalidBody = fc.oneof(
     Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
     Buffer.from(deep(100_000, '[', ']')),
     Buffer.from(`{"id":${deep(50_000, '{"a":', '}')}}`),
-    Buffer.from(`{"add":[${'"m",'.repeat(200_000)}"m"]}`.replace('"m",', '1,')),
+    // Unknown fields are ignored (SPEC.md), so without the bad requested_agent_id this body is a
+    // valid POST /v1/agents/register and an admin token registers an agent (a random-seed run found it).
+    Buffer.from(`{"requested_agent_id":1,"add":[${'"m",'.repeat(200_000)}"m"]}`.replace('"m",', '1,')),
     Buffer.alloc(1024 * 1024 + 1, 0x20),
   ),
 );
@@ -434,12 +436,9 @@ t('answers every generated request with a well-formed status and envelope, in bo
     fc.asyncProperty(request, async (r) => {
       const what = describe(r);
       const bytes = requestBytes(r.method, r.target, r.headers, r.body);
-      let a = await exchange(s.port, bytes);
-      // On a loaded machine a large upload that the server refuses early (401/403 before the body
-      // is read) was twice seen reset before its answer could be read; replays of the same input
-      // answer well. One retry keeps that race out of the verdict: a server that never answers a
-      // request still fails here. (Left for a closer look at the early-answer path.)
-      if (a.noResponse) a = await exchange(s.port, bytes);
+      // No retry: an early refusal (401/403/413 before the body is read) is answered only after
+      // the upload is drained (src/http/server.ts), so a client always reads its answer.
+      const a = await exchange(s.port, bytes);
       if (process.env.FUZZ_DEBUG) console.log(a.status, what.slice(0, 160));
       assertWellFormed(a, what);
       noSecrets(a, what);

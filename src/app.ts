@@ -18,6 +18,7 @@ import type { Store } from './store/types.js';
 import { Router } from './http/router.js';
 import { createHttpHandler, type HttpDeps } from './http/server.js';
 import { clientErrorResponse } from './http/respond.js';
+import { answerClientError } from './http/server.js';
 import { healthRoutes } from './http/routes/health.js';
 import { networkRoutes } from './http/routes/network.js';
 import { roomRoutes } from './http/routes/rooms.js';
@@ -90,10 +91,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (socket.writable) socket.end(clientErrorResponse(err.code));
-    else socket.destroy();
-  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(socket, clientErrorResponse(err.code)));
 
   let bound: { host: string; port: number } | undefined;
   let closing: Promise<void> | undefined;

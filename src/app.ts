@@ -18,6 +18,7 @@ import type { Store } from './store/types.js';
 import { Router } from './http/router.js';
 import { createHttpHandler, type HttpDeps } from './http/server.js';
 import { clientErrorResponse } from './http/respond.js';
+import { answerClientError } from './http/server.js';
 import { healthRoutes } from './http/routes/health.js';
 import { networkRoutes } from './http/routes/network.js';
 import { roomRoutes } from './http/routes/rooms.js';
@@ -90,10 +91,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (socket.writable) socket.end(clientErrorResponse(err.code));
-    else socket.destroy();
-  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(socket, clientErrorResponse(err.code)));
 
   let bound: { host: string; port: number } | undefined;
   let closing: Promise<void> | undefined;
@@ -184,7 +182,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
   const admits = all('admit');
   const tokens = all('sessionToken');
   const http = observers.flatMap((o) => (o.http ? [o.http] : []));
-  if (admits.length > 0) app.http.admit = (req, p) => admits.forEach((a) => a(req, p));
+  if (admits.length > 0) app.http.admit = (req, p, failed) => admits.forEach((a) => a(req, p, failed));
   if (tokens.length > 0) app.http.sessionToken = (req) => tokens.reduce<string | undefined>((t, f) => t ?? f(req), undefined);
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');

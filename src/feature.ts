@@ -16,8 +16,11 @@ import type { Metrics } from './observe/metrics.js';
 
 export type { UpgradeHandler };
 
-/** Refuses a request or upgrade before it is served (request limits); throws AppError. */
-export type Admit = (req: http.IncomingMessage, principal: Principal | undefined) => void;
+/**
+ * Refuses a request or upgrade before it is served (request limits); throws AppError. `failedAuth`
+ * says the caller's credential (bearer token, sign-in code) was refused.
+ */
+export type Admit = (req: http.IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
 
 /**
  * What one part of the server adds (live, console, pairings, metrics, guards). The app combines

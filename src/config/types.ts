@@ -52,6 +52,8 @@ export interface LimitsConfig {
   per_credential_rps: number;
   /** Requests per second per client address (0 = off). */
   per_address_rps: number;
+  /** Failed authentications per client address per minute before 429 (0 = off; the schema's default is 20). */
+  auth_failures_per_minute?: number;
   /** Open SSE streams per client address (0 = no cap; the schema's default is 32). */
   sse_streams_per_address?: number;
   /** Bytes of message JSON in one history or search page (the schema's default is 4 MiB). */

@@ -16,7 +16,7 @@ export const consoleFeature: FeatureFactory = (app) => {
   return {
     // Sign-in first: the router takes the first match, and /console/:file would match /console/sign-in.
     routes: [
-      ...signInCodeRoutes({ codes, sessions, address: () => app.address() }),
+      ...signInCodeRoutes({ codes, sessions, address: () => app.address(), failed: (req) => app.http.admit?.(req, undefined, true) }),
       ...consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
     ],
     sessionToken: (req) => {

@@ -77,6 +77,8 @@ export interface SignInDeps {
   codes: SignInCodes;
   sessions: SessionStore;
   address: () => { host: string; port: number } | undefined;
+  /** Counts a refused sign-in code against the caller's address; throws AppError (429) past the limit. */
+  failed?: (req: IncomingMessage) => void;
 }
 
 /** POST /console/api/sign-in-codes (admin) and GET /console/sign-in?code=C. */
@@ -115,7 +117,11 @@ export function signInCodeRoutes(deps: SignInDeps): Route[] {
         // A HEAD (a link preview, a checker) must not use up the one sign-in.
         if (req.method === 'HEAD') return sendPage(req, res, 200, '', headers);
         const token = deps.codes.consume(url.searchParams.get('code'));
-        if (token === undefined) return sendPage(req, res, 401, usedOrExpiredPage(), headers);
+        if (token === undefined) {
+          // Guessing codes is guessing credentials: limited per address like bad bearer tokens.
+          deps.failed?.(req);
+          return sendPage(req, res, 401, usedOrExpiredPage(), headers);
+        }
         const location = '/console/';
         if (token === '') return sendPage(req, res, 303, redirectBody(location), { ...headers, location });
         deps.sessions.close(parseCookies(req.headers.cookie).get(SESSION_COOKIE));

@@ -1,8 +1,9 @@
 // The one admission gate for every way a caller reaches the server: routed HTTP requests (the SSE
 // stream is one), and the WebSocket upgrade. The order is the same for all of them, so a surface
 // cannot be used to skip a step: request limits (429) -> credential (401) -> precheck -> authorize
-// (401/403). Limits come before the credential check so that guessing tokens is limited per
-// address on every path, not only where a handler happens to check the token late.
+// (401/403). Limits come before the 401 so that guessing tokens is limited per address on every
+// path (failed authentications: 429 past server.limits.auth_failures_per_minute, on by default),
+// not only where a handler happens to check the token late.
 
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
@@ -13,8 +14,11 @@ export interface GateDeps {
   auth: () => Authenticator;
   /** Resolves a console session cookie to its bearer token (set by the console). */
   sessionToken?: (req: IncomingMessage) => string | undefined;
-  /** Throws AppError (429) to refuse (request limits); sees the principal when the credential is valid. */
-  admit?: (req: IncomingMessage, principal: Principal | undefined) => void;
+  /**
+   * Throws AppError (429) to refuse (request limits); sees the principal when the credential is
+   * valid, and `failedAuth` when one was presented and refused (counted per address).
+   */
+  admit?: (req: IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
 }
 
 export interface GateRequest {
@@ -44,7 +48,8 @@ export async function principalOf(deps: GateDeps, req: IncomingMessage): Promise
 /** Admits a caller or throws the AppError to answer with; returns who is calling. */
 export async function admitCaller(deps: GateDeps, policy: PolicySettings, req: IncomingMessage, r: GateRequest = {}): Promise<Principal> {
   const who = await principalOf(deps, req);
-  deps.admit?.(req, who.principal);
+  // A refused credential counts as a failure on every surface (routes, SSE, the attach upgrade) here.
+  deps.admit?.(req, who.principal, who.error !== undefined);
   // After the limits: an invalid Authorization header is never answered with anything but 401 (SPEC.md).
   if (who.error !== undefined && !r.lenientAuth) throw new AppError('unauthorized', who.error);
   r.precheck?.();

@@ -3,6 +3,7 @@
 // precheck, authorize 401/403) -> body (413/400) -> handler -> one JSON reply, or one error envelope.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError } from '../errors.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
@@ -21,8 +22,8 @@ export interface HttpDeps {
   sessionToken?: (req: IncomingMessage) => string | undefined;
   /** Called once per finished request (metrics). */
   observe?: (route: string, method: string, status: number, seconds: number) => void;
-  /** Called before routing; throws AppError (429) to refuse (request limits). */
-  admit?: (req: IncomingMessage, principal: Principal | undefined) => void;
+  /** Called before routing; throws AppError (429) to refuse (request limits, failed authentications). */
+  admit?: (req: IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -123,6 +124,40 @@ function drainThen(req: IncomingMessage, limit: number, answer: () => void): voi
   req.once('close', once);
   req.once('error', once);
   req.resume();
+}
+
+/** Sockets answered by answerClientError, still reading what their client sends. */
+const lingering = new WeakSet<Duplex>();
+
+/** How long a socket whose request the parser refused may go on uploading after its answer. */
+const CLIENT_ERROR_LINGER_MS = 5_000;
+
+/**
+ * Answers a request the HTTP parser refused (a bad request line, too large headers) and closes.
+ * The client may still be uploading a body: closing under unread bytes resets the connection and
+ * the client loses the answer (a 4 MB upload after a bad target lost its 400 54 times in 60), so
+ * what still arrives is read and dropped, up to DRAIN_LIMIT_BYTES and CLIENT_ERROR_LINGER_MS.
+ */
+export function answerClientError(socket: Duplex, response: string): void {
+  // Node's parser reports every later chunk of the same socket again: answered once is enough.
+  if (lingering.has(socket)) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  lingering.add(socket);
+  // The HTTP parser's own reader would keep parsing (and failing on) the dropped bytes.
+  socket.removeAllListeners('data');
+  let seen = 0;
+  const timer = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT_BYTES) socket.destroy();
+  });
+  socket.end(response);
+  socket.resume();
 }
 
 /** Per-request facts the finish observer reads (the route pattern, once matched). */

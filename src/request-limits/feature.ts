@@ -1,5 +1,5 @@
 // The request limits as a feature (server.limits): an admission check for every routed request
-// and attach upgrade. The limiter itself is src/http/limits.ts.
+// and attach upgrade, which also counts failed authentications per address. The limiter itself is src/http/limits.ts.
 
 import { Counter } from 'prom-client';
 import type { FeatureFactory } from '../feature.js';
@@ -13,9 +13,9 @@ export const requestLimitsFeature: FeatureFactory = (app) => {
   });
   const limits = new RequestLimits(app.ctx.config.server.limits);
   return {
-    admit: (req, principal) => {
+    admit: (req, principal, failedAuth) => {
       try {
-        limits.admit(req, principal);
+        limits.admit(req, principal, failedAuth);
       } catch (err) {
         limitRefusals.inc();
         throw err;

@@ -1,7 +1,8 @@
 // Hostile input at the attachment protocol: generated frame sequences (bad JSON, wrong types,
 // unknown ops, frames out of order, binary and invalid UTF-8, oversized frames) and upgrade abuse.
 // The server answers with ERROR frames or close codes, never crashes, leaks no token, and stores
-// nothing but the registrations of IDENTIFYs it accepted. Replay with FUZZ_SEED=<seed>.
+// nothing but the registrations of IDENTIFYs it accepted. A failure is written to
+// test/.artifacts/fuzz-failures/attach-<seed>.json with the command that replays it (harness.ts).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,10 +10,10 @@ import fc from 'fast-check';
 import WebSocket from 'ws';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 import { assertWellFormed, exchange, requestBytes } from './raw.js';
+import { fuzzCheck, fuzzRun } from './harness.js';
 
-// A fixed default keeps `npm test` reproducible; FUZZ_SEED=random explores new inputs.
-const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20261124);
-const RUNS = Number(process.env.FUZZ_ATTACH_RUNS ?? 120);
+// A fixed default seed keeps `npm test` reproducible; SVC_FUZZ_SEED=random explores new inputs.
+const RUN = fuzzRun(Number(process.env.FUZZ_ATTACH_RUNS ?? 120));
 const SERVER_OPS = new Set(['HELLO', 'READY', 'EVENT', 'ERROR', 'PING', 'PONG']);
 
 interface Ctx {
@@ -24,7 +25,10 @@ interface Ctx {
 
 const t = suite<Ctx>('the attachment protocol under hostile frames');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  // Bad tokens by the dozen from one address: the failed-authentication limit is tested elsewhere.
+  ctx.s = await startServer({
+    config: { server: { limits: { auth_failures_per_minute: 1_000_000 } }, rooms: [{ id: 'general', members: ['alpha', 'beta'] }] },
+  });
   ctx.agentsBefore = await agentIds(ctx.s);
   ctx.readied = new Set();
 });
@@ -155,7 +159,9 @@ function checkFrames(frames: string[], what: string, readied: Set<string>): void
 
 t('answers every generated frame sequence with protocol frames or a close, and stays up', async (ctx) => {
   const { s } = ctx;
-  await fc.assert(
+  await fuzzCheck(
+    'attach',
+    'test/fuzz/attach.test.ts',
     fc.asyncProperty(token, fc.array(frame, { minLength: 1, maxLength: 5 }), async (tok, frames) => {
       const what = `${tok ?? 'anonymous'} ${JSON.stringify(frames).slice(0, 300)}`;
       // A well-formed IDENTIFY registers its agent even if the session then fails or closes early.
@@ -172,7 +178,7 @@ t('answers every generated frame sequence with protocol frames or a close, and s
         assert.ok([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1011, 4000, 1005, 1006].includes(r.close), `${what}: close code ${r.close}`);
       assert.not.ok(r.close === 1011, `${what}: the server reported an internal error`);
     }),
-    { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true },
+    RUN,
   );
   assert.is((await s.get('/healthz')).status, 200);
 });

@@ -105,7 +105,16 @@ export interface StartOptions {
 export function testConfig(overrides: Record<string, Json> = {}): Record<string, Json> {
   const base: Record<string, Json> = {
     network: { id: 'testnet', name: 'Test Net' },
-    server: { listen_addr: '127.0.0.1:0', human_ingress: true, direct_messages: true, heartbeat_interval_ms: 30000 },
+    server: {
+      listen_addr: '127.0.0.1:0',
+      human_ingress: true,
+      direct_messages: true,
+      heartbeat_interval_ms: 30000,
+      // Every test client is 127.0.0.1 and many tests check 401s by the dozen: the default limit on
+      // failed authentications (20 per minute per address) is raised here and tested on its own
+      // (test/http/auth-failure-limit.test.ts). A test that sets server.limits gets the default again.
+      limits: { auth_failures_per_minute: 1_000_000 },
+    },
     store: { backend: 'sqlite', path: '.svc/svc.db' },
     auth: {
       mode: 'bearer',

@@ -182,18 +182,19 @@ t('writes during a checkpoint copy the pages it has not copied yet, and the resu
   abandon(a);
   await a.write([createRoom('r1')]);
   const ms: Message[] = [];
-  // Big messages dirty hundreds of pages per checkpoint, copied one per turn; four writers keep
-  // writes landing in those turns, on pages of its snapshot.
+  // Big messages dirty hundreds of pages per checkpoint, copied one per turn; sixteen writers keep
+  // writes landing in those turns, on pages of its snapshot (four were too few on a loaded machine,
+  // where each write waits longer for its fsync).
   let n = 0;
   const writer = async () => {
-    while (!captured && n < 5000) {
+    while (!captured && n < 20000) {
       const m = msg(`big${n++}`, inRoom('r1'), 'a1');
       m.parts = [{ kind: 'text', text: `checkpoint ${'x'.repeat(3000)} ${n}` }];
       ms.push(m);
       await a!.write([send(m)]);
     }
   };
-  await Promise.all([writer(), writer(), writer(), writer()]);
+  await Promise.all(Array.from({ length: 16 }, writer));
   assert.ok(captured, `no write landed on a page a checkpoint was copying (${n} writes)`);
   // A page that changed after the snapshot but went into the checkpoint anyway would leave tables
   // and indexes out of step in svc.db.

@@ -119,11 +119,29 @@ export function messageRecordOf(r: Row): MessageRecord {
 
 export const MESSAGE_COLS = 'id, conv, event_id, room_id, thread_id, dm_id, from_id, created_at, body, words, sender';
 
+/**
+ * Characters of distinct words indexed per message. PostgreSQL refuses a tsvector over 1 MiB
+ * (lexemes plus positions: a 1 MiB text of ~131k distinct words makes 1.5 MB), which refused the
+ * whole send; words past this budget (~60k words) are stored but not found by search.
+ */
+export const INDEXED_WORD_CHARS = 400_000;
+
+/** A message's distinct searchable words, the first INDEXED_WORD_CHARS characters of them. */
+export function indexedWords(m: MessageRecord['message']): string {
+  let out = '';
+  for (const w of new Set(indexText(m).split(' '))) {
+    if (w === '') continue;
+    if (out.length + w.length + 1 > INDEXED_WORD_CHARS) break;
+    out = out === '' ? w : `${out} ${w}`;
+  }
+  return out;
+}
+
 /** The message's columns (MESSAGE_COLS); `words` are its distinct searchable words. */
 export function messageParams(rec: MessageRecord, body: string): unknown[] {
   const m = rec.message;
   const t = m.target;
-  const words = [...new Set(indexText(m).split(' '))].filter((w) => w !== '').join(' ');
+  const words = indexedWords(m);
   return [
     m.id,
     rec.conv,

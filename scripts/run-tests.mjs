@@ -19,7 +19,7 @@
 // scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
 // its own cluster and runs `svc` from the sources through tsx instead.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,7 +68,6 @@ const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
 // lint (Biome), import cycles and layers (check-imports.mjs) and the types (tsc; the tests run on
 // an esbuild copy that does not check them). An area run skips them to stay quick.
 if (areas.length === 0 && !unitOnly) {
-  const { spawnSync } = await import('node:child_process');
   for (const [what, cmd] of [
     ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
     ['imports', ['scripts/check-imports.mjs']],

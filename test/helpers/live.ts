@@ -1,7 +1,9 @@
 // Real live clients for black-box tests: an SSE reader over node:http (it sees comments, ids and
 // can stop reading) and an attachment client over the ws package.
 
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import WebSocket from 'ws';
 import type { Json, TestServer } from './server.js';
 
@@ -306,4 +308,65 @@ export async function metricValue(s: TestServer, token: string, series: string):
     if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
   }
   return undefined;
+}
+
+/** Resident set of a server process in MiB (Linux). */
+export function rssMiB(s: TestServer): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'));
+  return Number(m![1]) / 1024;
+}
+
+/** Opens GET /v1/events/stream (resumed after `lastEventId`, with `token` if given) on a raw socket that never reads. */
+export function stalledStream(s: TestServer, lastEventId: string, token?: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(s.port, '127.0.0.1', () => {
+      const auth = token ? `authorization: Bearer ${token}\r\n` : '';
+      sock.write(`GET /v1/events/stream HTTP/1.1\r\nhost: x\r\n${auth}last-event-id: ${lastEventId}\r\n\r\n`);
+      sock.pause();
+      resolve(sock);
+    });
+    // Later errors (the server closing a stalled stream) are expected: only a failed connect rejects.
+    sock.on('error', reject);
+  });
+}
+
+/** What a stream read delivered: its event ids, and whether a replay gap frame came. */
+export interface StreamRead {
+  ids: string[];
+  gap: boolean;
+}
+
+/** Reads GET /v1/events/stream until `until` holds for the event ids seen so far, or `ms` pass. */
+export async function readEventIds(
+  s: TestServer,
+  headers: Record<string, string>,
+  until: (ids: string[]) => boolean,
+  ms: number,
+): Promise<StreamRead> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), ms);
+  const out: StreamRead = { ids: [], gap: false };
+  try {
+    const r = await fetch(`${s.url}/v1/events/stream`, { headers, signal: ac.signal });
+    const reader = r.body!.getReader();
+    const dec = new TextDecoder();
+    let partial = '';
+    while (!until(out.ids)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // Line by line as it arrives: the frames are large, rescanning everything would be quadratic.
+      const lines = (partial + dec.decode(value, { stream: true })).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (line.startsWith('id: ')) out.ids.push(line.slice(4));
+        else if (line === 'event: stream.replay_gap') out.gap = true;
+      }
+    }
+  } catch {
+    // timed out: what arrived is the answer
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return out;
 }

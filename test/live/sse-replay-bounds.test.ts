@@ -4,68 +4,19 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
-import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { eventually, startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
+import { readEventIds, rssMiB, stalledStream, type StreamRead } from '../helpers/live.js';
 
 const ADMIN = TOKENS.admin.value;
 const OBS = TOKENS.observer.value;
 const BIG = 100 * 1024;
 const COUNT = 200;
 
-/** Resident set of the server process in MiB (Linux). */
-function rssMiB(s: TestServer): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
-}
-
-/** Opens a stream on a raw socket and never reads from it. */
-function stalledStream(s: TestServer, lastEventId: string): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(s.port, '127.0.0.1', () => {
-      sock.write(`GET /v1/events/stream HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OBS}\r\nlast-event-id: ${lastEventId}\r\n\r\n`);
-      sock.pause();
-      resolve(sock);
-    });
-    sock.on('error', reject);
-  });
-}
-
-interface Read {
-  ids: string[];
-  gap: boolean;
-}
-
-/** Reads a stream until `until` holds for the event ids seen so far (or the time runs out). */
-async function readStream(s: TestServer, headers: Record<string, string>, until: (ids: string[]) => boolean, ms = 20_000): Promise<Read> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), ms);
-  const r = await fetch(`${s.url}/v1/events/stream`, { headers: { authorization: `Bearer ${OBS}`, ...headers }, signal: ac.signal });
-  const reader = r.body!.getReader();
-  const dec = new TextDecoder();
-  const out: Read = { ids: [], gap: false };
-  let partial = '';
-  try {
-    while (!until(out.ids)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      // Line by line as it arrives: the frames are large, rescanning everything would be quadratic.
-      const lines = (partial + dec.decode(value, { stream: true })).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        if (line.startsWith('id: ')) out.ids.push(line.slice(4));
-        else if (line === 'event: stream.replay_gap') out.gap = true;
-      }
-    }
-  } catch {
-    // aborted: return what arrived
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return out;
-}
+/** Reads a stream as the observer until `until` holds for the event ids seen so far (or the time runs out). */
+const readStream = (s: TestServer, headers: Record<string, string>, until: (ids: string[]) => boolean, ms = 20_000): Promise<StreamRead> =>
+  readEventIds(s, { authorization: `Bearer ${OBS}`, ...headers }, until, ms);
 
 async function sendMany(s: TestServer, n: number, size: number): Promise<string[]> {
   const ids: string[] = [];
@@ -109,10 +60,10 @@ replay('a normal resume replays exactly the events after the given id, in order'
 
 replay('streams that never read stay bounded in server memory and /healthz keeps answering', async ({ s }) => {
   const before = rssMiB(s);
-  const socks: net.Socket[] = [];
+  const socks: Socket[] = [];
   const health: number[] = [];
   for (let i = 0; i < 8; i++) {
-    socks.push(await stalledStream(s, i % 2 ? 'bogus' : 'evt_unknown'));
+    socks.push(await stalledStream(s, i % 2 ? 'bogus' : 'evt_unknown', OBS));
     const t0 = performance.now();
     assert.is((await s.get('/healthz')).status, 200);
     health.push(performance.now() - t0);
@@ -132,7 +83,7 @@ replay('streams that never read stay bounded in server memory and /healthz keeps
 replay('a stalled replay whose waiting live events pass the cap is cut', async ({ s }) => {
   const drops = async () => Number(/svc_broker_drops_total\{surface="sse"\} (\d+)/.exec((await s.get('/metrics', ADMIN)).text)?.[1] ?? 0);
   const before = await drops();
-  const sock = await stalledStream(s, 'bogus');
+  const sock = await stalledStream(s, 'bogus', OBS);
   let closed = false;
   sock.on('close', () => (closed = true));
   // 4 MiB of live events waiting behind the replay: one more message passes the cap.

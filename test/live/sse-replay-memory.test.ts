@@ -5,11 +5,11 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
-import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
+import { readEventIds, rssMiB, stalledStream, type StreamRead } from '../helpers/live.js';
 
 const ADMIN = TOKENS.admin.value;
 const COUNT = 40;
@@ -20,12 +20,6 @@ const config = {
   auth: { public_read: true },
   rooms: [{ id: 'general', name: 'General', members: ['alpha'], visibility: 'public' }],
 };
-
-/** Resident set of the server process in MiB (Linux). */
-function rssMiB(s: TestServer): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
-}
 
 async function say(s: TestServer, text: string): Promise<string> {
   const r = await s.post(
@@ -45,47 +39,9 @@ async function fill(s: TestServer): Promise<{ marker: string; ids: string[] }> {
   return { marker, ids };
 }
 
-/** An anonymous stream on a raw socket that sends Last-Event-ID and never reads. */
-function stalledStream(s: TestServer, lastEventId: string): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(s.port, '127.0.0.1', () => {
-      sock.write(`GET /v1/events/stream HTTP/1.1\r\nhost: x\r\nlast-event-id: ${lastEventId}\r\n\r\n`);
-      sock.pause();
-      resolve(sock);
-    });
-    sock.on('error', () => undefined);
-    sock.once('error', reject);
-  });
-}
-
-/** Reads an anonymous stream resumed after `lastEventId` until `n` event ids arrived; the ids and whether a gap frame came. */
-async function readIds(s: TestServer, lastEventId: string, n: number, ms = 60_000): Promise<{ ids: string[]; gap: boolean }> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), ms);
-  const out = { ids: [] as string[], gap: false };
-  try {
-    const r = await fetch(`${s.url}/v1/events/stream`, { headers: { 'last-event-id': lastEventId }, signal: ac.signal });
-    const reader = r.body!.getReader();
-    const dec = new TextDecoder();
-    let partial = '';
-    while (out.ids.length < n) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const lines = (partial + dec.decode(value, { stream: true })).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        if (line.startsWith('id: ')) out.ids.push(line.slice(4));
-        else if (line === 'event: stream.replay_gap') out.gap = true;
-      }
-    }
-  } catch {
-    // timed out: return what arrived
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return out;
-}
+/** Reads an anonymous stream resumed after `lastEventId` until `n` event ids arrived. */
+const readIds = (s: TestServer, lastEventId: string, n: number, ms = 60_000): Promise<StreamRead> =>
+  readEventIds(s, { 'last-event-id': lastEventId }, (ids) => ids.length >= n, ms);
 
 /**
  * Opens the stalled streams and samples the server's RSS while their replays run; the largest
@@ -94,7 +50,7 @@ async function readIds(s: TestServer, lastEventId: string, n: number, ms = 60_00
 async function growthUnderStalledStreams(s: TestServer, marker: string): Promise<number> {
   await new Promise((r) => setTimeout(r, 500));
   const before = rssMiB(s);
-  const socks: net.Socket[] = [];
+  const socks: Socket[] = [];
   for (let i = 0; i < STREAMS; i++) socks.push(await stalledStream(s, marker));
   let peak = before;
   for (let t = 0; t < 40; t++) {

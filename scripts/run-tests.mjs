@@ -159,7 +159,10 @@ function runFile(file) {
       const c = judge(out);
       if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
       const unjudged = !Number.isFinite(c.failed);
-      const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0;
+      // A handle the garbage collector closed was leaked: every file handle is closed explicitly.
+      const leaked = /\[DEP0137\]/.test(out);
+      if (leaked) out += '\ntests: a FileHandle was closed on garbage collection (DEP0137): close it explicitly\n';
+      const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0 && !leaked;
       if (!ok && !timedOut && !signal && code === 0 && c.failed > 0)
         out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
       const r = {

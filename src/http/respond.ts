@@ -17,6 +17,51 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** Resolves when the response can take more, or is gone. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Writes a JSON object body piece by piece (chunked): each element of a top-level array is
+ * stringified and written on its own, waiting for the socket to drain whenever its buffer is
+ * full. The text is the same as sendJson's; a reader that went away stops the writing.
+ */
+export async function sendJsonStreamed(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
+  const write = async (text: string) => {
+    if (!res.write(text) && !res.destroyed) await writable(res);
+  };
+  let first = true;
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    if (res.destroyed) return;
+    const name = `${first ? '{' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (!Array.isArray(value)) {
+      await write(`${name}${JSON.stringify(value)}`);
+      continue;
+    }
+    await write(`${name}[`);
+    for (let i = 0; i < value.length && !res.destroyed; i++) await write(`${i ? ',' : ''}${JSON.stringify(value[i]) ?? 'null'}`);
+    await write(']');
+  }
+  if (!res.destroyed) res.end(first ? '{}' : '}');
+}
+
 /** Maps anything thrown to a catalogue error; unknown errors become a sanitized 500. */
 export function toAppError(err: unknown): { error: AppError; internal: boolean } {
   if (err instanceof AppError) return { error: err, internal: false };

@@ -21,6 +21,11 @@ export interface Reply {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Write the body as it goes, one element of each top-level array at a time (pages of messages):
+   * a page is never one string, and a reader that does not read holds back only one element.
+   */
+  stream?: boolean;
 }
 
 export interface Route {

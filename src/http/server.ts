@@ -11,7 +11,7 @@ import { newId } from '../protocol/ids.js';
 import { check, compileRequestSchemas } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
 import { admitCaller, type GateRequest } from './gate.js';
-import { sendError, sendJson, toAppError } from './respond.js';
+import { sendError, sendJson, sendJsonStreamed, toAppError } from './respond.js';
 import type { RequestContext, Route, Router } from './router.js';
 
 export interface HttpDeps {
@@ -216,5 +216,8 @@ async function handle(
     res.end();
     return;
   }
+  if (r.stream && isObject(r.body)) return sendJsonStreamed(res, r.status ?? 200, r.body, r.headers);
   sendJson(res, r.status ?? 200, r.body ?? {}, r.headers);
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

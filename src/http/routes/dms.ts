@@ -26,6 +26,7 @@ export const dmRoutes: Route[] = [
     precheck: requireDirectMessages,
     handler: async ({ ctx, principal, params, url }) => ({
       body: await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),
+      stream: true,
     }),
   },
 ];

@@ -45,6 +45,7 @@ export const roomRoutes: Route[] = [
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
       body: await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams)),
+      stream: true,
     }),
   },
   {

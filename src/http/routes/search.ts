@@ -28,6 +28,9 @@ export const searchRoutes: Route[] = [
     method: 'GET',
     path: '/v1/search',
     action: 'history.read',
-    handler: async ({ ctx, principal, url }) => ({ body: await searchMessages(ctx, principal, searchRequestOf(url.searchParams)) }),
+    handler: async ({ ctx, principal, url }) => ({
+      body: await searchMessages(ctx, principal, searchRequestOf(url.searchParams)),
+      stream: true,
+    }),
   },
 ];

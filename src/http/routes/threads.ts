@@ -15,6 +15,7 @@ export const threadRoutes: Route[] = [
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
       body: await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams)),
+      stream: true,
     }),
   },
 ];

@@ -34,9 +34,22 @@ async function open(opts: Partial<SqliteStoreOptions> = {}): Promise<SqliteStore
   return s;
 }
 
+// What a crash leaves stays reachable until the test process ends, as a killed process's open
+// files stay open until it is gone: a store (and a checkpoint frozen in a hook) that the garbage
+// collector found would have its file handles closed behind the test's back (Node's DEP0137).
+const crashed: unknown[] = [];
+
 /** A store left as a crash would leave it: never closed, never touched again. */
 function abandon(s: SqliteStore): void {
   opened = opened.filter((x) => x !== s);
+  crashed.push(s);
+}
+
+/** A hook's answer that never comes: the checkpoint waiting on it is frozen for good. */
+function never(): Promise<never> {
+  const p = new Promise<never>(() => {});
+  crashed.push(p);
+  return p;
 }
 
 async function sendMany(s: Store, from: number, n: number): Promise<Message[]> {
@@ -82,7 +95,7 @@ for (const step of STEPS) {
       pageStep: async (at) => {
         if (at !== step) return;
         frozen = true;
-        await new Promise(() => {});
+        await never();
       },
     });
     abandon(b);
@@ -219,7 +232,7 @@ t('a damaged redo file stops the open with an error naming it', async () => {
   await sendMany(a, 0, 20);
   await a.close();
   abandon(a);
-  const b = await open({ pageStep: (at) => (at === 'redo-written' ? new Promise(() => {}) : Promise.resolve()) });
+  const b = await open({ pageStep: (at) => (at === 'redo-written' ? never() : Promise.resolve()) });
   abandon(b);
   await sendMany(b, 20, 5);
   void b.close();

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { precompileSchemas } from './precompile-schemas.mjs';
 
 const PREFIX = '.test-build-';
 
@@ -55,6 +56,8 @@ export async function buildForTests(root) {
     target: 'node20',
     logLevel: 'warning',
   });
+  // The schema validators as a build has them (scripts/precompile-schemas.mjs).
+  await precompileSchemas(out);
   const bin = path.join(out, 'svc.js');
   writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
   if (!existsSync(path.join(out, 'cli', 'main.js'))) throw new Error(`test build: ${out}/cli/main.js missing`);

@@ -2,23 +2,38 @@
 // line naming the field path (`body.parts[0].kind: must be one of ...`), with the same formatter
 // as config files.
 
-import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
 import { formatSchemaError } from './config/schema.js';
+import { type SchemaSet, validatorsOf } from './precompiled.js';
 
 const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
 
-const ajv = new Ajv({ allErrors: false, useDefaults: true, verbose: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
+/** Every request schema: `schemas/<name>.schema.json` except the config file's. */
+const REQUEST_SCHEMA_NAMES = readdirSync(SCHEMA_DIR)
+  .filter((f) => f.endsWith('.schema.json') && f !== 'config.schema.json')
+  .map((f) => f.slice(0, -'.schema.json'.length))
+  .sort();
 
-/** The compiled validator of `schemas/<name>.schema.json`. */
+const read = (name: string) => JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as { $id: string };
+
+/** The request validators, compiled at build time (src/precompiled.ts). */
+export const REQUEST_SCHEMAS: SchemaSet = (() => {
+  const schemas = REQUEST_SCHEMA_NAMES.map((name) => ({ name, schema: read(name) }));
+  return {
+    name: 'requests',
+    options: { allErrors: false, useDefaults: true, verbose: true, strict: false },
+    schemas: schemas.map((s) => s.schema),
+    exports: Object.fromEntries(schemas.map((s) => [s.name.replace(/-/g, '_'), s.schema.$id])),
+  };
+})();
+
+const { validators } = await validatorsOf(REQUEST_SCHEMAS);
+
+/** The validator of `schemas/<name>.schema.json`. */
 export function validatorFor(name: string): ValidateFunction {
-  let v = compiled.get(name);
-  if (!v) {
-    const schema = JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as object;
-    v = ajv.compile(schema);
-    compiled.set(name, v);
-  }
+  const v = validators[name.replace(/-/g, '_')];
+  if (!v) throw new Error(`no request schema ${name}`);
   return v;
 }
 
@@ -28,9 +43,4 @@ export function check(name: string, value: unknown, root: string): string | unde
   if (v(value)) return undefined;
   const errs = (v.errors ?? []).filter((e) => e.keyword !== 'if');
   return formatSchemaError(errs[0] ?? v.errors![0]!, value, root);
-}
-
-/** Compiles every request schema now, so a broken schema fails at start, not on a request. */
-export function compileRequestSchemas(): void {
-  for (const name of ['send-message', 'create-room', 'update-members', 'register-agent', 'apply', 'attach-frames']) validatorFor(name);
 }

@@ -5,7 +5,9 @@
 // kept, the command says so and names the fix instead of failing with a scope error.
 
 import { AGENT_TOKEN_PREFIX } from '../auth/credentials.js';
-import { agentOfToken, ClientError, SvcClient } from '../client/index.js';
+import { agentOfToken } from '../client/attach-whoami.js';
+import { ClientError } from '../client/errors.js';
+import { SvcClient } from '../client/svc-client.js';
 import {
   findToken,
   keptAgents,

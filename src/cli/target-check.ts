@@ -4,7 +4,8 @@
 // receives the token. Cheap on loopback; skipped when the runtime file vouches for the URL.
 
 import path from 'node:path';
-import { ClientError, SvcClient } from '../client/index.js';
+import { ClientError } from '../client/errors.js';
+import { SvcClient } from '../client/svc-client.js';
 import { startCommandOf, TargetError, type Target } from './target.js';
 
 /** What the anonymous probe learned: the network id, or that the server keeps its document private. */

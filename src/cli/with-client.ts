@@ -1,7 +1,8 @@
 // Runs a client command: resolves the target, opens the client, turns every known failure into one
 // line on stderr and an exit code (1 failure, 2 usage), and closes the client.
 
-import { ClientError, SvcClient } from '../client/index.js';
+import { ClientError } from '../client/errors.js';
+import { SvcClient } from '../client/svc-client.js';
 import type { AgentNeed, AgentPick } from './agent-token.js';
 import { oneLine } from './format.js';
 import { EXIT, type Io } from './io.js';

@@ -1,8 +1,7 @@
 // The typed client of SPEC.md: one method per HTTP endpoint, shapes from src/protocol/types.ts.
 // Every failure is a ClientError whose message is one line an operator can act on. The package's
-// face is index.ts; the attachment (attach.ts) builds on this client.
-
-import { Agent, request } from 'undici';
+// face is index.ts; the attachment (attach.ts) builds on this client. Requests go out through
+// http-call.ts (node:http, for the CLI's start-up time).
 import type {
   AgentRegistration,
   AgentSummary,
@@ -24,6 +23,7 @@ import type {
 } from '../protocol/types.js';
 import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
+import { exchange } from './http-call.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
 /** `limit`, `before`, `after` of every list endpoint. */
@@ -94,7 +94,6 @@ type Query = Record<string, string | number | undefined>;
 export class SvcClient {
   readonly baseUrl: string;
   readonly #token: string | undefined;
-  readonly #agent: Agent;
   readonly #timeoutMs: number;
   readonly #start: string | undefined;
 
@@ -103,17 +102,17 @@ export class SvcClient {
     this.#token = opts.token;
     this.#timeoutMs = opts.timeoutMs ?? 15_000;
     this.#start = opts.startCommand;
-    this.#agent = new Agent({ connect: { timeout: this.#timeoutMs }, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs });
   }
 
   get hasToken(): boolean {
     return this.#token !== undefined;
   }
 
-  /** Releases the connection pool; the client is unusable afterwards. */
-  async close(): Promise<void> {
-    await this.#agent.close();
-  }
+  /**
+   * Kept for callers of the client library: connections are the runtime's shared keep-alive
+   * sockets, which never hold a process open, so there is nothing to release.
+   */
+  async close(): Promise<void> {}
 
   // Health and network
   /** GET /healthz (no credential). */
@@ -290,11 +289,12 @@ export class SvcClient {
     let text: string;
     let requestId: string | undefined;
     try {
-      const res = await request(this.baseUrl + full, { method: method as 'GET', headers, body, dispatcher: this.#agent });
-      status = res.statusCode;
-      const rid = res.headers['x-request-id'];
-      requestId = typeof rid === 'string' ? rid : undefined;
-      text = await res.body.text();
+      ({ status, requestId, text } = await exchange(this.baseUrl + full, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        timeoutMs: this.#timeoutMs,
+      }));
     } catch (err) {
       throw transportError(err, ctx);
     }

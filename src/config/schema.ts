@@ -1,11 +1,8 @@
 // The config JSON Schema, compiled once, and the one-line description of what is wrong with a file.
 
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-
-// ajv is CommonJS: under NodeNext the default import is the whole `module.exports`, which TypeScript
-// types as the namespace (not constructable). ajv also sets `exports.Ajv`, which Node's CJS lexer
-// exposes as a real named export, so the named import works for both tsc and Node without casts.
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { type SchemaSet, validatorsOf } from '../precompiled.js';
 
 // The schema is read at runtime rather than imported: it lives outside `rootDir` (src/), and the
 // same relative URL works from src/config/ (tsx) and dist/config/ (built).
@@ -13,19 +10,27 @@ const SCHEMA_URL = new URL('../../schemas/config.schema.json', import.meta.url);
 
 export const configSchema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as { $id: string } & Record<string, unknown>;
 export const CONFIG_SCHEMA_ID: string = configSchema.$id;
+const PAIRINGS_SCHEMA_ID = `${CONFIG_SCHEMA_ID.replace(/\.schema\.json$/, '')}.pairings.schema.json`;
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true });
-ajv.addSchema(configSchema);
+/** The config's validators, compiled at build time (src/precompiled.ts). */
+export const CONFIG_SCHEMAS: SchemaSet = {
+  name: 'config',
+  options: { allErrors: true, useDefaults: true, verbose: true, strict: true },
+  schemas: [
+    configSchema,
+    // An array of pairing objects checked with the file's own pairing sub-schema (SERVICE_PAIRINGS_JSON).
+    { $id: PAIRINGS_SCHEMA_ID, type: 'array', items: { $ref: `${CONFIG_SCHEMA_ID}#/definitions/pairing` } },
+  ],
+  exports: { validateConfig: CONFIG_SCHEMA_ID, validatePairingList: PAIRINGS_SCHEMA_ID },
+};
+
+const { validators } = await validatorsOf(CONFIG_SCHEMAS);
 
 /** Validates (and fills defaults into, in place) a whole parsed config file. */
-export const validateConfig: ValidateFunction = ajv.getSchema(CONFIG_SCHEMA_ID)!;
+export const validateConfig: ValidateFunction = validators.validateConfig!;
 
 /** Validates an array of pairing objects with the file's own pairing sub-schema (SERVICE_PAIRINGS_JSON). */
-export const validatePairingList: ValidateFunction = ajv.compile({
-  $id: `${CONFIG_SCHEMA_ID.replace(/\.schema\.json$/, '')}.pairings.schema.json`,
-  type: 'array',
-  items: { $ref: `${CONFIG_SCHEMA_ID}#/definitions/pairing` },
-});
+export const validatePairingList: ValidateFunction = validators.validatePairingList!;
 
 /** What each schema pattern is for, so a mismatch reads as a rule instead of a regex. */
 const PATTERN_HINTS: Record<string, string> = {

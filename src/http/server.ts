@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { newId } from '../protocol/ids.js';
-import { check, compileRequestSchemas } from '../schemas.js';
+import { check } from '../schemas.js';
 import { parseJsonObject, readBody } from './body.js';
 import { admitCaller, type GateRequest } from './gate.js';
 import { sendError, sendJson, sendJsonStreamed, toAppError } from './respond.js';
@@ -56,8 +56,6 @@ class Context implements RequestContext {
 export { principalOf } from './gate.js';
 
 export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  // At boot, not on the first request of each kind (a compile takes ~100 ms).
-  compileRequestSchemas();
   const gates = new WeakMap<Route, GateRequest>();
   const gateOf = (route: Route): GateRequest => {
     let g = gates.get(route);

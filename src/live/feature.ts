@@ -2,14 +2,11 @@
 // wake events; each event's audience resolved before live delivery.
 
 import type { FeatureFactory } from '../feature.js';
-import { validatorFor } from '../schemas.js';
 import { attachUpgrade } from './attach/upgrade.js';
 import { LiveHub } from './hub.js';
 import { sseRoute } from './sse.js';
 
 export const liveFeature: FeatureFactory = (app) => {
-  // Compiled now, so a broken frame schema stops the start instead of the first IDENTIFY.
-  validatorFor('attach-frames');
   const hub = new LiveHub(app.ctx, app.metrics);
   let bound: { host: string; port: number } | undefined;
   return {

@@ -1,6 +1,6 @@
 // read_messages and send_message over the typed HTTP client.
 
-import { ClientError } from '../client/index.js';
+import { ClientError } from '../client/errors.js';
 import type { Message, Page } from '../protocol/types.js';
 import { readTarget, sendBody, sendPlan, type SendArgs } from './args.js';
 import { markRead, type ToolContext } from './conversations.js';

@@ -6,7 +6,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ClientError, collectAll, type SvcClient } from '../../client/index.js';
+import { ClientError } from '../../client/errors.js';
+import { collectAll, type SvcClient } from '../../client/svc-client.js';
 import { ConfigError, parseConfig, parseYaml } from '../../config/load.js';
 import { declaredFromConfig } from '../../network/apply.js';
 import { normalizeMember } from '../../network/members.js';

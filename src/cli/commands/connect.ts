@@ -8,7 +8,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
-import { ClientError } from '../../client/index.js';
+import { ClientError } from '../../client/errors.js';
 import { keepToken } from '../../config/agent-credentials.js';
 import { ClientConfigError, codexTable, jsonEntry, mergeCodexToml, mergeMcpJson, type ServerEntry } from '../../mcp/client-config.js';
 import { MCP_CLIENTS, type McpClientName } from '../../mcp/print-config.js';
@@ -187,7 +187,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
         io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
       } else if (!pick.kept && !given) {
         try {
-          const { SvcClient } = await import('../../client/index.js');
+          const { SvcClient } = await import('../../client/svc-client.js');
           const anon = new SvcClient({ url: pick.target.url });
           try {
             const reg = await anon.registerAgent({ requested_agent_id: agent });

@@ -4,7 +4,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ClientError, SvcClient } from '../../client/index.js';
+import { ClientError } from '../../client/errors.js';
+import { SvcClient } from '../../client/svc-client.js';
 import { checkSecretFile, ConfigError, describeStoreUrl, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
 import type { LoadedConfig } from '../../config/types.js';
 import {

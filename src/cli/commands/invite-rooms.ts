@@ -5,7 +5,8 @@
 // operator token: a private room is invisible to an anonymous caller), and when no server runs the
 // store itself, read-only (sqlite, Postgres). "unknown" is left only when none of them can answer.
 
-import { ClientError, SvcClient } from '../../client/index.js';
+import { ClientError } from '../../client/errors.js';
+import { SvcClient } from '../../client/svc-client.js';
 import type { Config } from '../../config/types.js';
 import { readRuntimeFile } from '../../config/runtime-file.js';
 import { readStoredRooms } from '../../store/read-rooms.js';

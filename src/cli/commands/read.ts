@@ -1,6 +1,6 @@
 // svc read: the newest messages of a room, a thread or a DM, oldest first.
 
-import type { SvcClient } from '../../client/index.js';
+import type { SvcClient } from '../../client/svc-client.js';
 import type { Message } from '../../protocol/types.js';
 import { json, oneLine, table } from '../format.js';
 import { EXIT, type Io } from '../io.js';

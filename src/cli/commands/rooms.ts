@@ -1,6 +1,6 @@
 // svc rooms list / get / create / delete / members: the room endpoints for operators.
 
-import { collectAll, type CreateRoomRequest } from '../../client/index.js';
+import { collectAll, type CreateRoomRequest } from '../../client/svc-client.js';
 import type { Room, Visibility, WritePolicy } from '../../protocol/types.js';
 import { json, keyValues, list, table } from '../format.js';
 import { EXIT, type Io } from '../io.js';

@@ -1,6 +1,6 @@
 // svc search WORDS: full-text search for operators and scripts.
 
-import type { SearchHit, SearchParams } from '../../client/index.js';
+import type { SearchHit, SearchParams } from '../../client/svc-client.js';
 import type { ChalkInstance } from 'chalk';
 import { json, oneLine } from '../format.js';
 import { EXIT, type Io } from '../io.js';

@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { answerMalformedInput } from './malformed-input.js';
 import { attach, type Attachment } from '../client/attach.js';
 import { ClientError, SvcClient } from '../client/index.js';
+import { type ChannelHandle, startChannel } from './channel.js';
 import { selfOf } from './format.js';
 import { resolveAgentId } from './identity.js';
 import { Inbox } from './inbox.js';
@@ -48,6 +49,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     ...(o.startCommand ? { startCommand: o.startCommand } : {}),
   });
   let attachment: Attachment | undefined;
+  let channel: ChannelHandle | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -87,6 +89,8 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     attachment = a;
     if (closed) await a.close();
     inbox = new Inbox({ self, flush: () => a.flush(), failure: () => failure });
+    // Mentions and DMs also go to the client as claude/channel events when it takes them.
+    channel = startChannel({ server: server.server, inbox, self, file: path.join(stateDir, 'channel.json'), log: o.log });
     a.done.catch((err: unknown) => {
       failure = new Error(`live delivery stopped: ${(err as Error).message}`);
       o.log(`svc mcp: ${failure.message}`);
@@ -128,6 +132,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       if (closed) return;
       closed = true;
       clearTimeout(retry);
+      channel?.close();
       await server.close().catch(() => undefined);
       await attachment?.close().catch(() => undefined);
       await client.close().catch(() => undefined);

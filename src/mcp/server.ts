@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js';
 import { conversationLines, listConversations, whoami } from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
 import type { Inbox, Scope } from './inbox.js';
@@ -41,10 +42,11 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   const server = new McpServer(
     { name: 'svc', version: VERSION, title: deps.agent ? `svc agent ${deps.agent}` : 'svc agent' },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, ...CHANNEL_SERVER_CAPABILITIES },
       instructions:
         `You are ${deps.agent ? `agent ${deps.agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
-        'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).',
+        'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there). ' +
+        CHANNEL_INSTRUCTIONS,
     },
   );
 

@@ -16,7 +16,7 @@ import type { Inbox } from './inbox.js';
 export const CHANNEL_CAPABILITY = 'claude/channel';
 export const CHANNEL_METHOD = 'notifications/claude/channel';
 
-/** Declared always: clients that do not know an experimental capability ignore it (MCP lifecycle). */
+/** Declared by `svc mcp` to every client: one that does not know an experimental capability ignores it. */
 export const CHANNEL_SERVER_CAPABILITIES = { experimental: { [CHANNEL_CAPABILITY]: {} } };
 
 /** Added to the server's instructions: what a `<channel>` event from svc holds and how to answer it. */

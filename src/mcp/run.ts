@@ -113,7 +113,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
         throw err;
       },
     ));
-  const { server, addInbox } = createMcpServer({ session, ...(o.agent ? { agent: o.agent } : {}) });
+  const { server, addInbox } = createMcpServer({ session, channel: true, ...(o.agent ? { agent: o.agent } : {}) });
   // Started now, not on the first call: the attachment should collect arrivals from the start.
   const kick = (): void => {
     if (closed) return;

@@ -6,11 +6,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CHANNEL_METHOD, type ChannelHost, channelEvents, channelSupported, startChannel } from '../../src/mcp/channel.js';
 import { selfOf } from '../../src/mcp/format.js';
+import { createMcpServer } from '../../src/mcp/server.js';
 import { Inbox } from '../../src/mcp/inbox.js';
 import type { Message } from '../../src/protocol/types.js';
 
@@ -40,6 +43,27 @@ which('a client declaring nothing, or other experimental capabilities, does not'
   assert.not.ok(channelSupported({}, { name: 'codex-mcp-client', version: '1' }));
   assert.not.ok(channelSupported({ experimental: { 'claude/channel/permission': {} } }, { name: 'x', version: '1' }));
   assert.not.ok(channelSupported(undefined, undefined));
+});
+
+/** What a client sees in `initialize` from a server made with `channel`. */
+async function initialized(channel: boolean) {
+  const { server } = createMcpServer({ session: () => Promise.reject(new Error('no network')), agent: 'beta', channel });
+  const client = new Client({ name: 'probe', version: '1' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(a), client.connect(b)]);
+  const seen = { experimental: client.getServerCapabilities()?.experimental, instructions: client.getInstructions() ?? '' };
+  await client.close();
+  await server.close();
+  return seen;
+}
+
+which('svc mcp declares claude/channel and describes the events; a server made without channel (over HTTP) does neither', async () => {
+  const on = await initialized(true);
+  assert.equal(on.experimental, { 'claude/channel': {} });
+  assert.match(on.instructions, /<channel source=/);
+  const off = await initialized(false);
+  assert.is(off.experimental, undefined);
+  assert.not.match(off.instructions, /channel/);
 });
 
 which.run();

@@ -69,6 +69,18 @@ function meta(views: readonly MessageView[], self: Self): Record<string, string>
   return m;
 }
 
+/** Messages shown in one event at most (the newest): a long replay stays one readable turn. */
+export const EVENT_MESSAGES_MAX = 20;
+
+function content(views: readonly MessageView[], self: Self): string {
+  const shown = views.slice(-EVENT_MESSAGES_MAX);
+  const lines = groupedLines(shown, self);
+  const hidden = views.length - shown.length;
+  if (hidden > 0)
+    lines.push(`(${hidden} earlier message${hidden === 1 ? '' : 's'} of this burst not shown: wait_for_messages returns them all)`);
+  return lines.join('\n');
+}
+
 /**
  * The events for a burst of arrivals: one per conversation, in the order each first appears, its
  * content the messages as wait_for_messages shows them (where, how to reply, who, when, what).
@@ -82,7 +94,7 @@ export function channelEvents(messages: readonly Message[], self: Self): Channel
     if (g) g.push(v);
     else groups.set(k, [v]);
   }
-  return [...groups.values()].map((views) => ({ content: groupedLines(views, self).join('\n'), meta: meta(views, self) }));
+  return [...groups.values()].map((views) => ({ content: content(views, self), meta: meta(views, self) }));
 }
 
 /** The part of the SDK's `Server` the push uses. */

@@ -11,7 +11,14 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CHANNEL_METHOD, type ChannelHost, channelEvents, channelSupported, startChannel } from '../../src/mcp/channel.js';
+import {
+  CHANNEL_METHOD,
+  type ChannelHost,
+  channelEvents,
+  channelSupported,
+  EVENT_MESSAGES_MAX,
+  startChannel,
+} from '../../src/mcp/channel.js';
 import { selfOf } from '../../src/mcp/format.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { Inbox } from '../../src/mcp/inbox.js';
@@ -128,6 +135,15 @@ events('messages of a burst are grouped per conversation, in the order each conv
     ts: '2026-11-24T03:41:07.123Z',
   });
   for (const e of out) for (const k of Object.keys(e.meta)) assert.match(k, /^[a-zA-Z_][a-zA-Z0-9_]*$/, 'meta keys are identifiers');
+});
+
+events('a long burst in one conversation shows its newest messages and says how many more there are', () => {
+  const many = Array.from({ length: EVENT_MESSAGES_MAX + 3 }, (_, i) => msg({ id: `m${i + 1}`, text: `number ${i + 1}` }));
+  const [e] = channelEvents(many, self);
+  assert.is(e!.meta.message_ids.split(',').length, EVENT_MESSAGES_MAX + 3, 'meta names them all');
+  assert.not.match(e!.content, /number 3\n/);
+  assert.match(e!.content, /number 4\n/);
+  assert.match(e!.content, /\n\(3 earlier messages of this burst not shown: wait_for_messages returns them all\)$/);
 });
 
 events.run();

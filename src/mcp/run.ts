@@ -9,6 +9,7 @@ import { answerMalformedInput } from './malformed-input.js';
 import { attach, type Attachment } from '../client/attach.js';
 import { ClientError } from '../client/errors.js';
 import { SvcClient } from '../client/svc-client.js';
+import { type ChannelHandle, startChannel } from './channel.js';
 import { selfOf } from './format.js';
 import { resolveAgentId } from './identity.js';
 import { Inbox } from './inbox.js';
@@ -49,6 +50,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     ...(o.startCommand ? { startCommand: o.startCommand } : {}),
   });
   let attachment: Attachment | undefined;
+  let channel: ChannelHandle | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -88,6 +90,8 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     attachment = a;
     if (closed) await a.close();
     inbox = new Inbox({ self, flush: () => a.flush(), failure: () => failure });
+    // Mentions and DMs also go to the client as claude/channel events when it takes them.
+    channel = startChannel({ server: server.server, inbox, self, file: path.join(stateDir, 'channel.json'), log: o.log });
     a.done.catch((err: unknown) => {
       failure = new Error(`live delivery stopped: ${(err as Error).message}`);
       o.log(`svc mcp: ${failure.message}`);
@@ -110,7 +114,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
         throw err;
       },
     ));
-  const { server, addInbox } = createMcpServer({ session, ...(o.agent ? { agent: o.agent } : {}) });
+  const { server, addInbox } = createMcpServer({ session, channel: true, ...(o.agent ? { agent: o.agent } : {}) });
   // Started now, not on the first call: the attachment should collect arrivals from the start.
   const kick = (): void => {
     if (closed) return;
@@ -129,6 +133,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       if (closed) return;
       closed = true;
       clearTimeout(retry);
+      channel?.close();
       await server.close().catch(() => undefined);
       await attachment?.close().catch(() => undefined);
       await client.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js';
 import { conversationLines, listConversations, whoami } from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
 import type { Inbox, Scope } from './inbox.js';
@@ -25,6 +26,8 @@ export interface McpDeps {
   session: () => Promise<Session>;
   /** The agent id when known before the network answers (`--agent`), for the instructions. */
   agent?: string;
+  /** Declares the claude/channel capability and says so in the instructions (svc mcp over stdio pushes the events). */
+  channel?: boolean;
 }
 
 /** The URI of this agent's inbox resource. */
@@ -41,10 +44,11 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   const server = new McpServer(
     { name: 'svc', version: VERSION, title: deps.agent ? `svc agent ${deps.agent}` : 'svc agent' },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, ...(deps.channel ? CHANNEL_SERVER_CAPABILITIES : {}) },
       instructions:
         `You are ${deps.agent ? `agent ${deps.agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
-        'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).',
+        'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).' +
+        (deps.channel ? ` ${CHANNEL_INSTRUCTIONS}` : ''),
     },
   );
 

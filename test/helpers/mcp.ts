@@ -3,7 +3,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { cleanEnv } from './cli.js';
 import { SVC_BIN } from './server.js';
 
@@ -19,7 +19,12 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function startMcp(args: string[], env: Record<string, string | undefined> = {}): Promise<McpSession> {
+/** `capabilities`: what the client declares in `initialize` (none by default). */
+export async function startMcp(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  capabilities: ClientCapabilities = {},
+): Promise<McpSession> {
   const e = cleanEnv(env);
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -33,7 +38,7 @@ export async function startMcp(args: string[], env: Record<string, string | unde
     err += d.toString();
     for (const w of watchers) w();
   });
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  const client = new Client({ name: 'svc-test', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
   return {
     client,

@@ -30,10 +30,14 @@ function writable(res: ServerResponse): Promise<void> {
   });
 }
 
+/** What the streamed writer gathers before writing: a page smaller than this goes out whole. */
+const STREAM_PIECE_CHARS = 64 * 1024;
+
 /**
- * Writes a JSON object body piece by piece (chunked): each element of a top-level array is
- * stringified and written on its own, waiting for the socket to drain whenever its buffer is
- * full. The text is the same as sendJson's; a reader that went away stops the writing.
+ * Writes a JSON object body as it is made: each element of a top-level array is stringified on
+ * its own, and the text goes out in pieces of about 64 KiB (chunked), waiting for the socket to
+ * drain whenever its buffer is full. A body that stays under one piece is sent whole with its
+ * length, as sendJson does. The text is sendJson's; a reader that went away stops the writing.
  */
 export async function sendJsonStreamed(
   res: ServerResponse,
@@ -41,9 +45,20 @@ export async function sendJsonStreamed(
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
-  const write = async (text: string) => {
-    if (!res.write(text) && !res.destroyed) await writable(res);
+  const head = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers };
+  let pending: string[] = [];
+  let size = 0;
+  let streaming = false;
+  const push = async (text: string) => {
+    pending.push(text);
+    size += text.length;
+    if (size < STREAM_PIECE_CHARS) return;
+    if (!streaming) res.writeHead(status, head);
+    streaming = true;
+    const piece = pending.join('');
+    pending = [];
+    size = 0;
+    if (!res.write(piece) && !res.destroyed) await writable(res);
   };
   let first = true;
   for (const [key, value] of Object.entries(body)) {
@@ -52,14 +67,18 @@ export async function sendJsonStreamed(
     const name = `${first ? '{' : ','}${JSON.stringify(key)}:`;
     first = false;
     if (!Array.isArray(value)) {
-      await write(`${name}${JSON.stringify(value)}`);
+      await push(`${name}${JSON.stringify(value)}`);
       continue;
     }
-    await write(`${name}[`);
-    for (let i = 0; i < value.length && !res.destroyed; i++) await write(`${i ? ',' : ''}${JSON.stringify(value[i]) ?? 'null'}`);
-    await write(']');
+    await push(`${name}[`);
+    for (let i = 0; i < value.length && !res.destroyed; i++) await push(`${i ? ',' : ''}${JSON.stringify(value[i]) ?? 'null'}`);
+    await push(']');
   }
-  if (!res.destroyed) res.end(first ? '{}' : '}');
+  if (res.destroyed) return;
+  pending.push(first ? '{}' : '}');
+  const rest = pending.join('');
+  if (!streaming) res.writeHead(status, { ...head, 'content-length': Buffer.byteLength(rest) });
+  res.end(rest);
 }
 
 /** Maps anything thrown to a catalogue error; unknown errors become a sanitized 500. */

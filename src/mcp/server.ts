@@ -8,12 +8,12 @@ import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { conversationLines, listConversations, whoami } from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
-import type { Inbox, Scope } from './inbox.js';
+import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { result } from './result.js';
 import { registerSearch } from './search.js';
-import type { Session } from './session.js';
+import type { InboxPort, Session } from './session.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
@@ -25,6 +25,11 @@ export interface McpDeps {
   session: () => Promise<Session>;
   /** The agent id when known before the network answers (`--agent`), for the instructions. */
   agent?: string;
+  /**
+   * Whether the inbox resource can be subscribed to (default true). Stateless HTTP has no stream
+   * to say a resource changed on, so `/v1/mcp` does not offer it.
+   */
+  subscribe?: boolean;
 }
 
 /** The URI of this agent's inbox resource. */
@@ -41,7 +46,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   const server = new McpServer(
     { name: 'svc', version: VERSION, title: deps.agent ? `svc agent ${deps.agent}` : 'svc agent' },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      capabilities: { tools: {}, resources: deps.subscribe === false ? {} : { subscribe: true, listChanged: true } },
       instructions:
         `You are ${deps.agent ? `agent ${deps.agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
         'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).',
@@ -178,7 +183,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
             .catch(() => undefined);
         }, PROGRESS_EVERY_MS);
       }
-      let r: Awaited<ReturnType<Inbox['wait']>>;
+      let r: Awaited<ReturnType<InboxPort['wait']>>;
       try {
         r = await inbox.wait(scope, a.timeout_s * 1000, extra.signal);
       } finally {
@@ -188,7 +193,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       for (const v of views) {
         // DMs arrive whole, and scope "all" is everything: those conversations are read now.
         if (scope === 'all' || v.conversation.kind === 'dm')
-          ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
+          await ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
       }
       const what = scope === 'all' ? 'messages' : `mentions of ${self.agent_id} and DMs to it`;
       const lines =
@@ -202,6 +207,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   registerSearch(server, deps.session);
 
   const subscribed = new Set<string>();
+  if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const self = (await deps.session().catch(() => undefined))?.ctx.self;
     const mine = self ? inboxUri(self) : undefined;
@@ -231,7 +237,7 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
       mimeType: 'text/plain',
     },
     async () => {
-      const views = inbox.pending('mentions').map((m) => messageView(m, self));
+      const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
       const text =
         views.length === 0
           ? 'No new mentions or DMs.'
@@ -244,7 +250,7 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
       };
     },
   );
-  inbox.onArrival(() => {
+  inbox.onArrival?.(() => {
     if (subscribed.has(uri) && server.isConnected()) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
   });
 }

@@ -35,7 +35,8 @@ export type Effect =
   | { op: 'event.append'; event: ServiceEvent }
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }
   | { op: 'pairing.delete'; pairing_id: string }
-  | { op: 'read_state.put'; agent_id: string; state: AgentReadState };
+  | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
+  | { op: 'read_state.delete'; agent_id: string };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -170,6 +171,8 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         const memberOf = view.rooms().filter((r) => r.members.includes(op.id));
         if (!agent && memberOf.length === 0) throw new StoreError('not_found', `agent ${op.id}`);
         if (agent) put({ op: 'agent.delete', id: op.id });
+        // A later agent of the same id starts its own MCP cursor and markers.
+        if (view.readState(op.id)) put({ op: 'read_state.delete', agent_id: op.id });
         for (const room of memberOf) for (const e of changeMembers(room, [], [op.id], op.at, op.events.members).effects) put(e);
         put({ op: 'event.append', event: op.events.removed(agent) });
         outcomes.push({ op: 'agent.remove', agent });
@@ -309,7 +312,7 @@ class Overlay implements StateView {
   private threads: Map<string, ThreadRecord> | undefined;
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
-  private readStates: Map<string, AgentReadState> | undefined;
+  private readStates: Map<string, AgentReadState | null> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -341,6 +344,9 @@ class Overlay implements StateView {
         break;
       case 'read_state.put':
         (this.readStates ??= new Map()).set(e.agent_id, e.state);
+        break;
+      case 'read_state.delete':
+        (this.readStates ??= new Map()).set(e.agent_id, null);
         break;
       default:
         break;
@@ -386,6 +392,7 @@ class Overlay implements StateView {
   }
 
   readState(agentId: string): AgentReadState | undefined {
-    return this.readStates?.get(agentId) ?? this.base.readState(agentId);
+    const s = this.readStates?.get(agentId);
+    return s === null ? undefined : (s ?? this.base.readState(agentId));
   }
 }

@@ -477,6 +477,10 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.is(st!.cursor, 7);
     assert.equal(st!.read, { 'room:r1': { id: 'm2', at: at('2') } }, 'a marker never moves back');
     assert.is(await store.getAgentReadState('gamma'), undefined);
+    // Removing the agent forgets it: a later agent of that id starts afresh.
+    await store.write([claim('beta', 'token:beta')]);
+    await store.write([removeAgent('beta')]);
+    assert.is(await store.getAgentReadState('beta'), undefined);
   });
 
   // ---- the feed and leases ----

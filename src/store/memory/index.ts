@@ -137,6 +137,9 @@ export class MemoryStore implements Store {
         case 'read_state.put':
           this.readStates.set(e.agent_id, clone(e.state));
           break;
+        case 'read_state.delete':
+          this.readStates.delete(e.agent_id);
+          break;
       }
     }
     return events;

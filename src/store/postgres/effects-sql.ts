@@ -107,6 +107,9 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'read_state.put':
         finals.readStates.set(e.agent_id, [e.agent_id, JSON.stringify(e.state)]);
         break;
+      case 'read_state.delete':
+        finals.readStates.set(e.agent_id, null);
+        break;
       case 'message.insert': {
         const body = JSON.stringify(e.record.message);
         messages.push({ id: e.record.message.id, message: e.record.message, body, params: messageParams(e.record, body) });

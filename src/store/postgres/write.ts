@@ -147,6 +147,7 @@ function idsOf(ops: readonly WriteOp[]) {
         break;
       case 'agent.remove':
         agents.add(op.id);
+        readStates.add(op.id);
         allRooms = true;
         break;
       case 'message.insert':

@@ -112,6 +112,9 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           JSON.stringify(op.state),
         ]);
         break;
+      case 'read_state.delete':
+        run('DELETE FROM agent_read_state WHERE agent_id = ?', [op.agent_id]);
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

@@ -128,6 +128,18 @@ t('wait_for_messages returns a mention sent while it waits, and nothing twice', 
     assert.is((r.structuredContent as Json).timed_out, false);
     const again = await m.call('wait_for_messages', { timeout_s: 0 });
     assert.equal(ids(again), [], 'a returned mention is not returned again');
+
+    // The inbox resource shows what the next wait would return, without consuming it.
+    const uri = 'svc://testnet/agents/beta/inbox';
+    const next = await say(ctx.s, GENERAL, 'for the inbox @beta');
+    const inbox = await m.client.readResource({ uri });
+    const json = inbox.contents.find((c) => c.mimeType === 'application/json') as { text: string };
+    assert.equal(
+      JSON.parse(json.text).messages.map((x: Json) => x.id),
+      [next],
+    );
+    assert.equal(ids(await m.call('wait_for_messages', { timeout_s: 5 })), [next]);
+    assert.match(((await m.client.readResource({ uri })).contents[0] as { text: string }).text, /No new mentions or DMs/);
   } finally {
     await m.close();
   }

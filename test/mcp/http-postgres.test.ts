@@ -64,27 +64,42 @@ two('a wait on B returns a mention sent on A while it waits', async ({ a, b, bet
   }
 });
 
-two('waits of one agent on A and on B return each mention exactly once between them', async ({ a, b, beta }) => {
-  const onA = await connectMcpHttp(a.url, beta);
-  const onB = await connectMcpHttp(b.url, beta);
-  try {
-    const sent: string[] = [];
-    const got: string[] = [];
-    for (let round = 0; round < 3; round++) {
-      const waits = [onA.call('wait_for_messages', { timeout_s: 3 }), onB.call('wait_for_messages', { timeout_s: 3 })];
-      await new Promise((r) => setTimeout(r, 300));
-      sent.push(await say(round % 2 ? a : b, `round ${round} @beta`));
-      for (const r of await Promise.all(waits)) got.push(...ids(r));
+two(
+  'waits of one agent on A and on B return each mention exactly once between them, also across a restart of B',
+  async ({ a, b, beta }) => {
+    const onA = await connectMcpHttp(a.url, beta);
+    const onB = await connectMcpHttp(b.url, beta);
+    try {
+      const sent: string[] = [];
+      const got: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const waits = [onA.call('wait_for_messages', { timeout_s: 3 }), onB.call('wait_for_messages', { timeout_s: 3 })];
+        await new Promise((r) => setTimeout(r, 300));
+        sent.push(await say(round % 2 ? a : b, `round ${round} @beta`));
+        for (const r of await Promise.all(waits)) got.push(...ids(r));
+      }
+      // Whatever is still waiting comes now, once.
+      got.push(...ids(await onA.call('wait_for_messages', { timeout_s: 0.5 })));
+      got.push(...ids(await onB.call('wait_for_messages', { timeout_s: 0.5 })));
+      assert.equal([...got].sort(), [...sent].sort(), 'every mention once, none twice');
+    } finally {
+      await onA.close();
+      await onB.close();
     }
-    // Whatever is still waiting comes now, once.
-    got.push(...ids(await onA.call('wait_for_messages', { timeout_s: 0.5 })));
-    got.push(...ids(await onB.call('wait_for_messages', { timeout_s: 0.5 })));
-    assert.equal([...got].sort(), [...sent].sort(), 'every mention once, none twice');
-  } finally {
-    await onA.close();
-    await onB.close();
-  }
-});
+    // B restarts; a mention sent on A meanwhile comes through B once, and nothing from before does.
+    const stopped = b.stop();
+    const during = await say(a, 'while B restarts @beta');
+    await stopped;
+    await b.restart();
+    const again = await connectMcpHttp(b.url, beta);
+    try {
+      assert.equal(ids(await again.call('wait_for_messages', { timeout_s: 5 })), [during]);
+      assert.equal(ids(await again.call('wait_for_messages', { timeout_s: 0.5 })), []);
+    } finally {
+      await again.close();
+    }
+  },
+);
 
 two('a conversation read through A is read through B', async ({ a, b, beta }) => {
   await say(a, 'room traffic to read');

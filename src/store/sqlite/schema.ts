@@ -91,7 +91,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 5,
     // #27 part 1 (MCP over HTTP): each agent's wait cursor and read markers (AgentReadState).
-    sql: `CREATE TABLE agent_read_state (agent_id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
+    sql: `CREATE TABLE IF NOT EXISTS agent_read_state (agent_id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
   },
 ];
 

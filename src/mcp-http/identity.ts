@@ -5,6 +5,7 @@
 // refused with the way out, since an operator's token is no agent.
 
 import { mayAssertAgent, type Principal } from '../auth/principal.js';
+import { ID_PATTERN } from '../protocol/ids.js';
 
 /** The request header naming the agent for a static token. */
 export const AGENT_HEADER = 'x-svc-agent';
@@ -17,6 +18,8 @@ const HOW =
 /** The agent a request acts as, or why none. */
 export function mcpAgentOf(p: Principal, asked: string | undefined): McpIdentity {
   const named = asked?.trim() || undefined;
+  if (named !== undefined && !ID_PATTERN.test(named))
+    return { ok: false, reason: `X-Svc-Agent: ${JSON.stringify(named.slice(0, 80))} is not an agent id (letters, digits, . _ -)` };
   if (p.kind === 'agent') {
     if (named !== undefined && named !== p.agentId)
       return { ok: false, reason: `this agent token belongs to ${p.agentId}; it cannot act as ${named}` };

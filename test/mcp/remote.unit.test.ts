@@ -33,6 +33,7 @@ who('a static token acts as the agent it names and may assert, or the one agent 
   const bare = mcpAgentOf(stat(), undefined);
   assert.ok(!bare.ok && /acts as one agent/.test(bare.reason));
   assert.is(mcpAgentOf({ kind: 'anonymous' }, 'beta').ok, false);
+  assert.is(mcpAgentOf(stat(), '../etc').ok, false, 'the header must be an agent id');
   assert.equal(mcpAgentOf({ kind: 'trusted', credentialKey: 'anonymous' }, 'x'), { ok: true, agentId: 'x' });
 });
 

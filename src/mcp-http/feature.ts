@@ -4,6 +4,7 @@
 
 import type { FeatureFactory } from '../feature.js';
 import { mcpRoutes } from './routes.js';
+import { InFlight } from './in-flight.js';
 import { WaitLimit } from './wait-limit.js';
 
-export const mcpHttpFeature: FeatureFactory = () => ({ routes: mcpRoutes(new WaitLimit()) });
+export const mcpHttpFeature: FeatureFactory = () => ({ routes: mcpRoutes({ waits: new WaitLimit(), inFlight: new InFlight() }) });

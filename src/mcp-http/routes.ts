@@ -17,6 +17,7 @@ import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
+import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import type { WaitLimit } from './wait-limit.js';
 
 /** The path of the MCP endpoint. */
@@ -44,39 +45,54 @@ async function sessionFor(ctx: NetworkContext, principal: Principal, agentId: st
   };
 }
 
+/** What a request of one caller shares with the other requests on this instance. */
+export interface McpShared {
+  waits: WaitLimit;
+  inFlight: InFlight;
+}
+
 async function serve(
   ctx: NetworkContext,
   principal: Principal,
   req: IncomingMessage,
   res: ServerResponse,
-  waits: WaitLimit,
+  shared: McpShared,
 ): Promise<void> {
   const asked = req.headers[AGENT_HEADER];
   const who = mcpAgentOf(principal, typeof asked === 'string' ? asked : undefined);
   if (!who.ok) throw new AppError('forbidden', who.reason);
   const body = await jsonRpcBody(req);
-  const session = await sessionFor(ctx, principal, who.agentId, waits);
+  // Requests of one credential acting as one agent can cancel each other's calls, nobody else's.
+  const caller = `${'credentialKey' in principal ? principal.credentialKey : 'anonymous'}\n${who.agentId}`;
+  for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
+  const session = await sessionFor(ctx, principal, who.agentId, shared.waits);
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
   addInbox(session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  // A client that goes away cancels its calls (a wait ends, its cursor untouched).
-  res.on('close', () => {
+  // Closing the server aborts its calls: a wait ends with its cursor untouched.
+  const stop = () => {
     void transport.close().catch(() => undefined);
     void server.close().catch(() => undefined);
+  };
+  const forget = requestIds(body).map((id) => shared.inFlight.add(caller, id, stop));
+  // A client that goes away, or cancels (in-flight.ts), stops its calls.
+  res.on('close', () => {
+    for (const f of forget) f();
+    stop();
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
 }
 
-/** The MCP route; `waits` bounds concurrent waits per agent on this instance. */
-export function mcpRoutes(waits: WaitLimit): Route[] {
+/** The MCP route; `shared` bounds concurrent waits per agent and finds calls to cancel on this instance. */
+export function mcpRoutes(shared: McpShared): Route[] {
   return [
     {
       method: 'POST',
       path: MCP_PATH,
       action: 'mcp',
       raw: true,
-      handler: ({ ctx, principal, req, res }) => serve(ctx, principal, req, res, waits),
+      handler: ({ ctx, principal, req, res }) => serve(ctx, principal, req, res, shared),
     },
   ];
 }

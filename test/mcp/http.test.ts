@@ -193,6 +193,25 @@ t('a static token acts as the one agent its list names or as X-Svc-Agent; the ad
   assert.is(outside.status, 403, outside.text);
 });
 
+t('a wait whose client goes away ends and consumes nothing: the next wait gets the mention', async (ctx) => {
+  const m = await connectMcpHttp(ctx.s.url, ctx.beta);
+  try {
+    await m.call('wait_for_messages', { timeout_s: 0 });
+    const gone = new AbortController();
+    const abandoned = m.client
+      .callTool({ name: 'wait_for_messages', arguments: { timeout_s: 20 } }, undefined, { signal: gone.signal, timeout: 30_000 })
+      .catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 400));
+    gone.abort();
+    await abandoned;
+    await new Promise((r) => setTimeout(r, 300));
+    const id = await say(ctx.s, GENERAL, 'after the abandoned wait @beta');
+    assert.equal(ids(await m.call('wait_for_messages', { timeout_s: 5 })), [id], 'the abandoned wait did not take it');
+  } finally {
+    await m.close();
+  }
+});
+
 t('one agent has at most four waits open at once: a fifth is a tool error at once', async (ctx) => {
   const sessions: McpHttpSession[] = [];
   try {

@@ -21,7 +21,8 @@ export type Action =
   | 'console'
   | 'doc.llms'
   | 'doc.skill'
-  | 'doc.install';
+  | 'doc.install'
+  | 'mcp'; // POST /v1/mcp: the MCP tools act as one agent; each tool then checks its own route
 
 interface Rule {
   scopes: readonly Scope[];
@@ -49,6 +50,7 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   'doc.llms': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'doc.skill': { scopes: ['observe', 'write', 'admin', 'attach'], anonymous: 'public_read' },
   'doc.install': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
+  mcp: { scopes: ['attach', 'write', 'observe', 'admin'], anonymous: 'never' },
 };
 
 export interface PolicySettings {

@@ -58,6 +58,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ]),
     )
     .option('--name <name>', 'the server name in the printed snippet', 'svc')
+    .option('--remote', "with --print-config: the HTTP form (the client connects to the server's /v1/mcp with the agent's token)")
     .addHelpText(
       'after',
       '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"',
@@ -74,6 +75,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--name <name>', "the server name in the client's config", 'svc')
     .option('--yes', 'write without asking')
     .option('--print', 'only print what would be written')
+    .option('--remote', "write the HTTP form: the client connects to the server's /v1/mcp with the agent's token (nothing runs locally)")
     .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
     .option(
       '--token <token>',
@@ -82,7 +84,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .addHelpText(
       'after',
-      '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print',
+      '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print\n  svc connect claude --agent alpha --remote --url https://svc.example.org',
     )
     .action(async (client: string, o) =>
       run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })),

@@ -6,6 +6,7 @@ import { code, doc, fence, mdText, safeId } from './markdown.js';
 import { describeAccess, registrationLine, sendsToken, title } from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
 import { searchApiLine } from './search-doc.js';
+import { mcpApiLine } from './mcp-doc.js';
 
 /** Renders /llms.txt for a caller at `base`. */
 export function renderLlms(v: DocView, a: CallerAccess, base: string): string {
@@ -21,7 +22,7 @@ export function renderLlms(v: DocView, a: CallerAccess, base: string): string {
     : '- none visible to you';
   return doc(
     `# ${title(v)}`,
-    `> A self-hosted svc network at ${base} where AI agents and people talk in rooms, threads and direct messages. Agents join over HTTP and a WebSocket attachment (${ATTACH_PROTOCOL}).`,
+    `> A self-hosted svc network at ${base} where AI agents and people talk in rooms, threads and direct messages. Agents join over HTTP and a WebSocket attachment (${ATTACH_PROTOCOL}), or as MCP clients at ${base}/v1/mcp.`,
     `Rendered for ${describeAccess(v, a)}. Agent registration: ${registrationLine(v)}.`,
     `## Docs
 
@@ -36,7 +37,8 @@ ${searchApiLine(base)}
 - \`POST ${base}/v1/messages\`: send \`{target, from, parts}\`
 - \`POST ${base}/v1/agents/register\`: claim an agent id
 - \`GET ${base}/v1/events/stream\`: server-sent events
-- \`${wsUrl(base, '/v1/attach')}\`: WebSocket attachment, frames HELLO, IDENTIFY, READY, EVENT, ACK, PING/PONG`,
+- \`${wsUrl(base, '/v1/attach')}\`: WebSocket attachment, frames HELLO, IDENTIFY, READY, EVENT, ACK, PING/PONG
+${mcpApiLine(base)}`,
     `## Rooms
 
 ${rooms}`,

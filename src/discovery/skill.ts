@@ -17,6 +17,7 @@ import {
 } from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
 import { maySearch, searchSection } from './search-doc.js';
+import { mayUseMcp, mcpSection } from './mcp-doc.js';
 
 function frontMatter(v: DocView, base: string): string {
   // JSON strings are valid YAML double-quoted scalars; names are flattened to one line first.
@@ -85,6 +86,7 @@ export function renderSkill(v: DocView, a: CallerAccess, base: string): string {
     (mayAttach(v, a) || anonOpen) && `## Join as an agent`,
     (mayAttach(v, a) || anonOpen) && registration(v, a),
     mayAttach(v, a) && attachFlow(v, a, base),
+    mayUseMcp(v, a) && mcpSection(v, a, base),
     `## Rules`,
     `- Persist an \`agent_token\` before waking a runtime or sending: it is shown once and cannot be recovered.
 - The first claim of an agent id wins; ids are not proof of identity.

@@ -29,6 +29,15 @@ export function jsonEntry(e: ServerEntry): Record<string, unknown> {
 
 /** `text` (a JSON file's content, undefined when absent) with `mcpServers[name]` set; whether an entry was replaced. */
 export function mergeMcpJson(text: string | undefined, name: string, e: ServerEntry): { text: string; replaced: boolean } {
+  return mergeMcpJsonValue(text, name, jsonEntry(e));
+}
+
+/** `mergeMcpJson` with the entry's JSON as given (the HTTP form of remote-config.ts). */
+export function mergeMcpJsonValue(
+  text: string | undefined,
+  name: string,
+  value: Record<string, unknown>,
+): { text: string; replaced: boolean } {
   let doc: unknown = {};
   if (text !== undefined && text.trim() !== '') {
     try {
@@ -41,12 +50,12 @@ export function mergeMcpJson(text: string | undefined, name: string, e: ServerEn
   const servers = doc.mcpServers ?? {};
   if (!isObject(servers)) throw new ClientConfigError('mcpServers is not an object; fix or move it, then run this again');
   const replaced = name in servers;
-  const next = { ...doc, mcpServers: { ...servers, [name]: jsonEntry(e) } };
+  const next = { ...doc, mcpServers: { ...servers, [name]: value } };
   return { text: `${JSON.stringify(next, null, 2)}\n`, replaced };
 }
 
-const tomlString = (s: string) => JSON.stringify(s);
-const bareKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
+export const tomlString = (s: string) => JSON.stringify(s);
+export const bareKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
 
 /** The `[mcp_servers.NAME]` table (and its env table) for Codex's config.toml. */
 export function codexTable(name: string, e: ServerEntry): string[] {

@@ -4,17 +4,34 @@
 import { collectAll, type SvcClient } from '../client/svc-client.js';
 import type { Message, NetworkDocument, Room } from '../protocol/types.js';
 import { conversationKey, isOwn, replyHint, type Conversation, type Self } from './format.js';
-import { unreadIn, type ReadMarkers } from './read-markers.js';
+import { unreadIn, type Markers } from './read-markers.js';
 
 /** How many of a conversation's newest messages are looked at for its unread count. */
 export const UNREAD_WINDOW = 50;
 /** Threads listed per room (the most recently active). */
 const THREADS_PER_ROOM = 20;
 
+/** The calls the tools make to the network: the typed HTTP client's, or the same in process. */
+export type NetworkApi = Pick<
+  SvcClient,
+  | 'network'
+  | 'listRooms'
+  | 'getAgent'
+  | 'roomMessages'
+  | 'roomThreads'
+  | 'getThread'
+  | 'threadMessages'
+  | 'listDms'
+  | 'getDm'
+  | 'dmMessages'
+  | 'search'
+  | 'send'
+>;
+
 export interface ToolContext {
-  client: SvcClient;
+  client: NetworkApi;
   self: Self;
-  markers: ReadMarkers;
+  markers: Markers;
 }
 
 const isMember = (r: Room, self: Self): boolean => r.members.some((m) => m === self.agent_id || m === self.scoped || m === self.fqid);
@@ -145,9 +162,9 @@ async function unreadSince(
 }
 
 /** Marks a conversation read up to the newest of `messages`. */
-export function markRead(ctx: ToolContext, c: Conversation, messages: readonly Message[]): void {
+export async function markRead(ctx: ToolContext, c: Conversation, messages: readonly Message[]): Promise<void> {
   const last = messages[messages.length - 1];
-  if (last) ctx.markers.advance(conversationKey(c), { id: last.id, at: last.created_at });
+  if (last) await ctx.markers.advance(conversationKey(c), { id: last.id, at: last.created_at });
 }
 
 /** The list as compact text. */

@@ -49,7 +49,7 @@ export async function readMessages(ctx: ToolContext, a: ReadArgs): Promise<ReadR
       conversation = { kind: 'dm', dm_id: dm.id, participant_ids: dm.participant_ids };
     }
   }
-  if (!a.before) markRead(ctx, conversation, r.messages);
+  if (!a.before) await markRead(ctx, conversation, r.messages);
   return { conversation, messages: r.messages, page: r.page };
 }
 

@@ -80,3 +80,24 @@ export async function probeWhoami(
     await client.close().catch(() => undefined);
   }
 }
+
+/** Connects to `url` over Streamable HTTP with `headers` (the remote entry, as the client will) and calls whoami. */
+export async function probeWhoamiHttp(url: string, headers: Record<string, string>, timeoutMs = 20_000): Promise<ProbeResult> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'svc-connect-check', version: '1.0.0' });
+  try {
+    await client.connect(transport, { timeout: timeoutMs }).catch((err: unknown) => {
+      throw new ProbeError(`${url} did not answer MCP: ${(err as Error).message}`, '');
+    });
+    const r = (await client.callTool({ name: 'whoami', arguments: {} }, undefined, { timeout: timeoutMs })) as CallToolResult;
+    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    if (r.isError) throw new ProbeError(`whoami failed: ${text.split('\n')[0]}`, '');
+    const s = r.structuredContent as { agent?: { id?: string; registered?: boolean }; network?: { id?: string } } | undefined;
+    const agentId = s?.agent?.id;
+    if (!agentId) throw new ProbeError(`whoami did not name the agent: ${text.split('\n')[0]}`, '');
+    return { agentId, ...(s?.network?.id ? { networkId: s.network.id } : {}), registered: s?.agent?.registered ?? true };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}

@@ -17,7 +17,16 @@ interface FileShape {
   read: Record<string, Marker>;
 }
 
-export class ReadMarkers {
+/** Read markers as the tools use them: a JSON file (stdio) or the agent's read state in the store (HTTP). */
+export interface Markers {
+  /** When this agent's markers began: messages older than this count as read. */
+  readonly since: string;
+  get(key: string): Marker | undefined;
+  /** Moves a conversation's marker forward to `m` (never back). */
+  advance(key: string, m: Marker): void | Promise<void>;
+}
+
+export class ReadMarkers implements Markers {
   #data: FileShape;
 
   private constructor(

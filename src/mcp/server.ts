@@ -9,12 +9,12 @@ import { VERSION } from '../version.js';
 import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js';
 import { conversationLines, listConversations, whoami } from './conversations.js';
 import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
-import type { Inbox, Scope } from './inbox.js';
+import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { result } from './result.js';
 import { registerSearch } from './search.js';
-import type { Session } from './session.js';
+import type { InboxPort, Session } from './session.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
@@ -28,6 +28,11 @@ export interface McpDeps {
   agent?: string;
   /** Declares the claude/channel capability and says so in the instructions (svc mcp over stdio pushes the events). */
   channel?: boolean;
+  /**
+   * Whether the inbox resource can be subscribed to (default true). Stateless HTTP has no stream
+   * to say a resource changed on, so `/v1/mcp` does not offer it.
+   */
+  subscribe?: boolean;
 }
 
 /** The URI of this agent's inbox resource. */
@@ -44,7 +49,11 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   const server = new McpServer(
     { name: 'svc', version: VERSION, title: deps.agent ? `svc agent ${deps.agent}` : 'svc agent' },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, ...(deps.channel ? CHANNEL_SERVER_CAPABILITIES : {}) },
+      capabilities: {
+        tools: {},
+        resources: deps.subscribe === false ? {} : { subscribe: true, listChanged: true },
+        ...(deps.channel ? CHANNEL_SERVER_CAPABILITIES : {}),
+      },
       instructions:
         `You are ${deps.agent ? `agent ${deps.agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
         'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).' +
@@ -182,7 +191,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
             .catch(() => undefined);
         }, PROGRESS_EVERY_MS);
       }
-      let r: Awaited<ReturnType<Inbox['wait']>>;
+      let r: Awaited<ReturnType<InboxPort['wait']>>;
       try {
         r = await inbox.wait(scope, a.timeout_s * 1000, extra.signal);
       } finally {
@@ -192,7 +201,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       for (const v of views) {
         // DMs arrive whole, and scope "all" is everything: those conversations are read now.
         if (scope === 'all' || v.conversation.kind === 'dm')
-          ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
+          await ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
       }
       const what = scope === 'all' ? 'messages' : `mentions of ${self.agent_id} and DMs to it`;
       const lines =
@@ -206,6 +215,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   registerSearch(server, deps.session);
 
   const subscribed = new Set<string>();
+  if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const self = (await deps.session().catch(() => undefined))?.ctx.self;
     const mine = self ? inboxUri(self) : undefined;
@@ -235,7 +245,7 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
       mimeType: 'text/plain',
     },
     async () => {
-      const views = inbox.pending('mentions').map((m) => messageView(m, self));
+      const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
       const text =
         views.length === 0
           ? 'No new mentions or DMs.'
@@ -248,7 +258,7 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
       };
     },
   );
-  inbox.onArrival(() => {
+  inbox.onArrival?.(() => {
     if (subscribed.has(uri) && server.isConnected()) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
   });
 }

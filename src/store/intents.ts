@@ -8,6 +8,8 @@
 import type { Artifact, ServiceEvent } from '../protocol/types.js';
 import {
   StoreError,
+  type AgentReadState,
+  type AgentReadStateOp,
   type AgentRecord,
   type DmRecord,
   type MembersEvent,
@@ -32,7 +34,9 @@ export type Effect =
   | { op: 'artifact.insert'; artifact: Artifact }
   | { op: 'event.append'; event: ServiceEvent }
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }
-  | { op: 'pairing.delete'; pairing_id: string };
+  | { op: 'pairing.delete'; pairing_id: string }
+  | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
+  | { op: 'read_state.delete'; agent_id: string };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -46,6 +50,7 @@ export interface StateView {
   thread(id: string): ThreadRecord | undefined;
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
+  readState(agentId: string): AgentReadState | undefined;
 }
 
 export interface Resolved {
@@ -166,6 +171,8 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         const memberOf = view.rooms().filter((r) => r.members.includes(op.id));
         if (!agent && memberOf.length === 0) throw new StoreError('not_found', `agent ${op.id}`);
         if (agent) put({ op: 'agent.delete', id: op.id });
+        // A later agent of the same id starts its own MCP cursor and markers.
+        if (view.readState(op.id)) put({ op: 'read_state.delete', agent_id: op.id });
         for (const room of memberOf) for (const e of changeMembers(room, [], [op.id], op.at, op.events.members).effects) put(e);
         put({ op: 'event.append', event: op.events.removed(agent) });
         outcomes.push({ op: 'agent.remove', agent });
@@ -187,11 +194,30 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'pairing.state' });
         break;
       }
+      case 'agent.read_state': {
+        const state = nextReadState(view.readState(op.agent_id), op);
+        put({ op: 'read_state.put', agent_id: op.agent_id, state });
+        outcomes.push({ op: 'agent.read_state', state });
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
   }
   return { effects, outcomes };
+}
+
+/** An agent's read state after `op`; refuses a cursor that moved since the caller read it. */
+export function nextReadState(prev: AgentReadState | undefined, op: AgentReadStateOp): AgentReadState {
+  const cur = prev ?? op.init;
+  if (op.expect_cursor !== undefined && cur.cursor !== op.expect_cursor)
+    throw new StoreError('conflict', `the read cursor of agent ${op.agent_id} moved (${cur.cursor}, not ${op.expect_cursor})`);
+  const read = { ...cur.read };
+  for (const [key, m] of Object.entries(op.read ?? {})) {
+    const had = read[key];
+    if (!had || (had.at <= m.at && had.id !== m.id)) read[key] = { id: m.id, at: m.at };
+  }
+  return { cursor: op.cursor ?? cur.cursor, since: cur.since, read };
 }
 
 function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => void): OpOutcome {
@@ -286,6 +312,7 @@ class Overlay implements StateView {
   private threads: Map<string, ThreadRecord> | undefined;
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
+  private readStates: Map<string, AgentReadState | null> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -314,6 +341,12 @@ class Overlay implements StateView {
         break;
       case 'pairing.delete':
         (this.pairings ??= new Map()).set(e.pairing_id, null);
+        break;
+      case 'read_state.put':
+        (this.readStates ??= new Map()).set(e.agent_id, e.state);
+        break;
+      case 'read_state.delete':
+        (this.readStates ??= new Map()).set(e.agent_id, null);
         break;
       default:
         break;
@@ -356,5 +389,10 @@ class Overlay implements StateView {
   pairing(id: string): PairingState | undefined {
     const s = this.pairings?.get(id);
     return s === null ? undefined : (s ?? this.base.pairing(id));
+  }
+
+  readState(agentId: string): AgentReadState | undefined {
+    const s = this.readStates?.get(agentId);
+    return s === null ? undefined : (s ?? this.base.readState(agentId));
   }
 }

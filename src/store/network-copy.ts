@@ -12,6 +12,7 @@ import {
   type DmRecord,
   type MessageRecord,
   type PairingState,
+  type AgentReadState,
   type RoomRecord,
   type Store,
   type StoredEvent,
@@ -57,6 +58,8 @@ export interface NetworkRecords {
   dms: DmRecord[];
   artifacts: Artifact[];
   pairings: { pairing_id: string; state: PairingState }[];
+  /** MCP read states (#27) of registered agents and room members: sequence numbers are kept, so their cursors hold. */
+  readStates: { agent_id: string; state: AgentReadState }[];
   /** The last event's seq: the target's sequence continues after it. */
   last_seq: number;
 }
@@ -151,7 +154,13 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     if (state) pairings.push({ pairing_id: id, state });
   }
   const agents = await source.listAgents();
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, last_seq: last });
+  const readStates: NetworkRecords['readStates'] = [];
+  const agentIds = new Set([...agents.map((a) => a.id), ...rooms.flatMap((r) => r.members.filter((m) => !m.includes(':')))]);
+  for (const id of [...agentIds].sort()) {
+    const state = await source.getAgentReadState(id);
+    if (state) readStates.push({ agent_id: id, state });
+  }
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,

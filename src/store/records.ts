@@ -61,6 +61,26 @@ export interface PairingState {
   answered: boolean;
 }
 
+/** The newest message an agent has read in one conversation. */
+export interface ReadMarker {
+  id: string;
+  at: string;
+}
+
+/**
+ * Where one agent's MCP session over HTTP stands (#27 part 1): the wait cursor of
+ * wait_for_messages and the read markers of list_conversations, kept per agent so that any
+ * instance answers any call and a restart forgets nothing.
+ */
+export interface AgentReadState {
+  /** The last event sequence number wait_for_messages has consumed. */
+  cursor: number;
+  /** When this agent's markers began: messages older than this count as read. */
+  since: string;
+  /** Read markers by conversation key (`room:<id>`, `thread:<id>`, `dm:<id>`). */
+  read: Record<string, ReadMarker>;
+}
+
 export interface StoredEvent {
   /** Durable sequence number: the attachment cursor and the SSE event id. */
   seq: number;

@@ -1,7 +1,17 @@
 // Write intents: the ops of one atomic write and what each did. Re-exported by ./types.js.
 
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
-import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
+import type {
+  AgentReadState,
+  AgentRecord,
+  DmRecord,
+  MessageRecord,
+  PairingState,
+  ReadMarker,
+  RoomRecord,
+  StoredEvent,
+  ThreadRecord,
+} from './records.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -123,6 +133,21 @@ export interface PairingStateOp {
   delete?: boolean;
 }
 
+/**
+ * Changes an agent's read state (the MCP wait cursor and read markers). Absent: `init` is stored
+ * first. With `expect_cursor`, the write is refused (`conflict`) unless the stored cursor is that
+ * value, so two instances cannot both consume the same events. `cursor` sets the cursor; each of
+ * `read` moves a conversation's marker forward (never back).
+ */
+export interface AgentReadStateOp {
+  op: 'agent.read_state';
+  agent_id: string;
+  init: AgentReadState;
+  expect_cursor?: number;
+  cursor?: number;
+  read?: Record<string, ReadMarker>;
+}
+
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -133,7 +158,8 @@ export type WriteOp =
   | AgentRemoveOp
   | MessageInsertOp
   | EventAppendOp
-  | PairingStateOp;
+  | PairingStateOp
+  | AgentReadStateOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -146,7 +172,8 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'stored'; record: MessageRecord; thread_created: boolean; dm_created: boolean }
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'event.append' }
-  | { op: 'pairing.state' };
+  | { op: 'pairing.state' }
+  | { op: 'agent.read_state'; state: AgentReadState };
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -63,6 +63,7 @@ const EXPECTED_SCOPES: Record<Action, Scope[]> = {
   'doc.llms': ['observe', 'admin'],
   'doc.skill': ['observe', 'write', 'admin', 'attach'],
   'doc.install': ['observe', 'admin'],
+  mcp: ['attach', 'write', 'observe', 'admin'],
 };
 
 rules('every action accepts exactly the scopes of the Route checks table', () => {
@@ -127,6 +128,7 @@ rules('a generated agent token reads, writes and attaches but never administers'
     'doc.llms': 200,
     'doc.skill': 200,
     'doc.install': 200,
+    mcp: 200,
   };
   for (const [action, st] of Object.entries(expect) as [Action, number][]) assert.is(status('agent', action), st, action);
 });

@@ -194,6 +194,20 @@ r('names from config are flattened and escaped so they cannot inject Markdown', 
   assert.is(safeId("x'; rm -rf /", '<x>'), '<x>');
 });
 
+r("skill.md tells an agent how to connect an MCP client over HTTP, with each client's entry; llms.txt lists /v1/mcp", () => {
+  const text = renderSkill(view(), AGENT, BASE);
+  assert.ok(text.includes('## Connect an MCP client over HTTP'));
+  assert.ok(text.includes('MCP over Streamable HTTP at `http://svc.example:8787/v1/mcp`'));
+  assert.ok(text.includes('claude mcp add --transport http svc "$SVC_URL/v1/mcp" --header "Authorization: Bearer $SVC_TOKEN"'));
+  assert.ok(text.includes('svc connect claude --agent alpha --remote --url "$SVC_URL"'));
+  assert.ok(text.includes('[mcp_servers.svc]\nurl = "http://svc.example:8787/v1/mcp"\nbearer_token_env_var = "SVC_TOKEN"'));
+  assert.ok(
+    text.includes('"url": "http://svc.example:8787/v1/mcp",\n      "headers": {\n        "Authorization": "Bearer <your agent token>"'),
+  );
+  assert.not.ok(renderSkill(view(), OBSERVER, BASE).includes('/v1/mcp'), 'a read-only token is not told to connect as an agent');
+  assert.ok(renderLlms(view(), AGENT, BASE).includes('- `POST http://svc.example:8787/v1/mcp`: MCP over Streamable HTTP'));
+});
+
 r.run();
 
 const u = suite('base URLs and loopback detection');

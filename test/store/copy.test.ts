@@ -43,6 +43,12 @@ async function network(s: Store): Promise<void> {
   await s.write([send(msg('m5', inRoom('gone')))]);
   await s.write([removeRoom('gone'), members('r2', ['c3'])]);
   await s.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 5, answered: true } }]);
+  // MCP read states of a registered agent and of a room member acting through a static token.
+  const init = { cursor: 3, since: '2026-01-01T00:00:00.000Z', read: { 'room:r1': { id: 'm1', at: '2026-01-01T00:00:01.000Z' } } };
+  await s.write([
+    { op: 'agent.read_state', agent_id: 'a1', init },
+    { op: 'agent.read_state', agent_id: 'c3', init: { ...init, cursor: 6 } },
+  ]);
 }
 
 async function snapshot(s: Store) {
@@ -61,6 +67,7 @@ async function snapshot(s: Store) {
     events: await s.eventsAfter(0, 1000),
     last: await s.lastEventSeq(),
     pairing: await s.getPairingState('p1'),
+    readStates: [await s.getAgentReadState('a1'), await s.getAgentReadState('c3')],
   };
 }
 

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message, Target } from '../../src/protocol/types.js';
 import { openStore } from '../../src/store/open.js';
-import type { PageQuery, Store, StoredEvent, WriteOp } from '../../src/store/types.js';
+import { StoreError, type PageQuery, type Store, type StoredEvent, type WriteOp } from '../../src/store/types.js';
 import {
   appendOp,
   artifact,
@@ -453,6 +453,34 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.equal(await store.getPairingState('p1'), { seq: 5, answered: true });
     await store.write([{ op: 'pairing.state', pairing_id: 'p1', delete: true }]);
     assert.is(await store.getPairingState('p1'), undefined);
+  });
+
+  test('an agent read state is created once, moves its cursor only from the expected value, and keeps markers moving forward', async () => {
+    const init = { cursor: 3, since: '2026-01-01T00:00:00.000Z', read: {} };
+    assert.is(await store.getAgentReadState('beta'), undefined);
+    await store.write([{ op: 'agent.read_state', agent_id: 'beta', init }]);
+    // A second creation keeps what is stored (its init is not applied again).
+    await store.write([{ op: 'agent.read_state', agent_id: 'beta', init: { ...init, cursor: 9 } }]);
+    assert.equal(await store.getAgentReadState('beta'), init);
+    await store.write([{ op: 'agent.read_state', agent_id: 'beta', init, expect_cursor: 3, cursor: 7 }]);
+    try {
+      await store.write([{ op: 'agent.read_state', agent_id: 'beta', init, expect_cursor: 3, cursor: 8 }]);
+      assert.unreachable('a cursor that moved refuses the write');
+    } catch (err) {
+      assert.instance(err, StoreError);
+      assert.is((err as StoreError).code, 'conflict');
+    }
+    const at = (s: string) => `2026-01-01T00:00:0${s}.000Z`;
+    await store.write([{ op: 'agent.read_state', agent_id: 'beta', init, read: { 'room:r1': { id: 'm2', at: at('2') } } }]);
+    await store.write([{ op: 'agent.read_state', agent_id: 'beta', init, read: { 'room:r1': { id: 'm1', at: at('1') } } }]);
+    const st = await store.getAgentReadState('beta');
+    assert.is(st!.cursor, 7);
+    assert.equal(st!.read, { 'room:r1': { id: 'm2', at: at('2') } }, 'a marker never moves back');
+    assert.is(await store.getAgentReadState('gamma'), undefined);
+    // Removing the agent forgets it: a later agent of that id starts afresh.
+    await store.write([claim('beta', 'token:beta')]);
+    await store.write([removeAgent('beta')]);
+    assert.is(await store.getAgentReadState('beta'), undefined);
   });
 
   // ---- the feed and leases ----

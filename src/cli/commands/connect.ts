@@ -9,10 +9,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
 import { ClientError } from '../../client/errors.js';
-import { keepToken } from '../../config/agent-credentials.js';
-import { ClientConfigError, codexTable, jsonEntry, mergeCodexToml, mergeMcpJson, type ServerEntry } from '../../mcp/client-config.js';
+import { keepToken, type CredentialScope } from '../../config/agent-credentials.js';
+import {
+  ClientConfigError,
+  codexTable,
+  jsonEntry,
+  mergeCodexToml,
+  mergeMcpJson,
+  mergeMcpJsonValue,
+  type ServerEntry,
+} from '../../mcp/client-config.js';
+import {
+  claudeAddArgs,
+  codexHttpTable,
+  httpHeaders,
+  httpJsonEntry,
+  mcpUrlOf,
+  tokenEnvVar,
+  type HttpEntry,
+} from '../../mcp/remote-config.js';
 import { MCP_CLIENTS, type McpClientName } from '../../mcp/print-config.js';
-import { keepFix, pickAgentToken, scopeOf } from '../agent-token.js';
+import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
 import { EXIT, type Io } from '../io.js';
 import { TargetError, UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
@@ -25,6 +42,8 @@ export interface ConnectFlags extends ClientFlags {
   yes?: boolean;
   /** Only print what would be written. */
   print?: boolean;
+  /** Write the HTTP form: the client connects to the server's /v1/mcp with the agent's token. */
+  remote?: boolean;
 }
 
 /** One change to make: a file to write, or a command to run. */
@@ -98,6 +117,132 @@ export function planChange(which: McpClientName, name: string, entry: ServerEntr
   }
 }
 
+/** The change that registers the HTTP form of `entry` as server `name` with `which` (`--remote`). */
+export function planRemoteChange(
+  which: McpClientName,
+  name: string,
+  entry: HttpEntry,
+  o: { cwd: string; env: NodeJS.ProcessEnv; redact?: boolean; envVar?: string },
+): Change {
+  // The plan shown before the token exists (or before it is confirmed) does not show the token.
+  const shown: HttpEntry = o.redact ? { ...entry, token: '<the token of the agent>' } : entry;
+  const mergeJson = (file: string, client: 'claude' | 'cursor'): Change => {
+    try {
+      const { text, replaced } = mergeMcpJsonValue(readText(file), name, httpJsonEntry(client, entry));
+      return {
+        kind: 'file',
+        file,
+        text,
+        replaced,
+        show: [`${file}: mcpServers.${name} =`, ...JSON.stringify(httpJsonEntry(client, shown), null, 2).split('\n')],
+      };
+    } catch (err) {
+      if (err instanceof ClientConfigError) throw new TargetError(`${file}: ${err.message}`);
+      throw err;
+    }
+  };
+  switch (which) {
+    case 'claude': {
+      const claude = onPath('claude', o.env);
+      const mcpJson = path.join(o.cwd, '.mcp.json');
+      if (!claude) return mergeJson(mcpJson, 'claude');
+      const argv = [claude, ...claudeAddArgs(name, entry)];
+      let exists = false;
+      try {
+        const doc = JSON.parse(readText(mcpJson) ?? '{}') as { mcpServers?: Record<string, unknown> };
+        exists = Boolean(doc.mcpServers && name in doc.mcpServers);
+      } catch {
+        // claude itself says what is wrong with the file
+      }
+      const before = exists ? [[claude, 'mcp', 'remove', '--scope', 'project', name]] : [];
+      return {
+        kind: 'run',
+        argv,
+        before,
+        show: [...before, ['claude', ...claudeAddArgs(name, shown)]].map(
+          (a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`,
+        ),
+      };
+    }
+    case 'codex': {
+      const file = path.join(o.env.CODEX_HOME || path.join(o.env.HOME || os.homedir(), '.codex'), 'config.toml');
+      const table = codexHttpTable(name, entry, o.envVar ?? tokenEnvVar(name));
+      const { text, replaced } = mergeCodexToml(readText(file), name, table);
+      return { kind: 'file', file, text, replaced, show: [`${file}:`, ...table] };
+    }
+    case 'cursor':
+      return mergeJson(path.join(o.cwd, '.cursor', 'mcp.json'), 'cursor');
+  }
+}
+
+interface RemoteContext {
+  client: McpClientName;
+  name: string;
+  agent: string;
+  networkId: string;
+  pick: AgentPick;
+  scope: CredentialScope;
+  given: boolean;
+  givenAgentToken: boolean;
+}
+
+/** `svc connect CLIENT --remote`: the HTTP entry with the agent's token, proven by whoami over HTTP. */
+async function connectRemote(io: Io, flags: ConnectFlags, c: RemoteContext): Promise<number> {
+  const cwd = process.cwd();
+  const url = mcpUrlOf(c.pick.target.url);
+  // A static token given acts as the agent through X-Svc-Agent; an agent token names its own.
+  const staticGiven = c.given && !c.givenAgentToken;
+  const entryWith = (token: string): HttpEntry => ({ url, token, ...(staticGiven ? { agent: c.agent } : {}) });
+  const envVar = tokenEnvVar(c.agent);
+  const preview = planRemoteChange(c.client, c.name, entryWith(c.pick.target.token ?? ''), { cwd, env: io.env, redact: true, envVar });
+  const plan = [
+    `svc connect: ${c.client} connects to ${url} as agent ${c.agent} of network ${c.networkId} (MCP over HTTP; nothing runs locally)`,
+    ...preview.show.map((l) => `  ${l}`),
+    preview.kind === 'file'
+      ? preview.replaced
+        ? `  (replaces the existing ${c.name} entry; other entries are kept)`
+        : '  (other entries are kept)'
+      : '',
+    c.client === 'codex'
+      ? `  the token is not written: Codex reads it from ${envVar} (export ${envVar}="$(svc agents token ${c.agent})")`
+      : '  the entry holds the agent token: keep that file private and out of version control',
+  ].filter((l) => l !== '');
+  if (flags.print) {
+    for (const l of plan) io.out(l);
+    return EXIT.ok;
+  }
+  for (const l of plan) io.err(l);
+  if (!flags.yes) {
+    if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
+    if (!(await confirm(preview.kind === 'file' ? `Write ${preview.file}?` : 'Run it?'))) {
+      io.err('svc connect: nothing written');
+      return EXIT.failure;
+    }
+  }
+  const token = await keepCredential(io, c.pick, c.agent, c.scope, c.given, c.givenAgentToken);
+  if (token === undefined) throw new TargetError(`no token of agent ${c.agent} to write; ${keepFix(c.agent)}`);
+  const entry = entryWith(token);
+  const change = planRemoteChange(c.client, c.name, entry, { cwd, env: io.env, envVar });
+  apply(change, cwd, io.env);
+  io.err(
+    `svc connect: ${change.kind === 'file' ? `wrote ${change.file}` : `ran claude mcp add --transport http (${c.name})`}; checking it by calling whoami over HTTP`,
+  );
+  const { probeWhoamiHttp, ProbeError } = await import('../../mcp/probe.js');
+  try {
+    const who = await probeWhoamiHttp(url, httpHeaders(entry));
+    if (who.agentId !== c.agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${c.agent}`, '');
+  } catch (err) {
+    if (err instanceof ProbeError) {
+      io.err(`svc connect: written, but the check failed: ${err.message}`);
+      return EXIT.failure;
+    }
+    throw err;
+  }
+  if (c.client === 'codex') io.err(`svc connect: before starting Codex: export ${envVar}="$(svc agents token ${c.agent})"`);
+  io.out(`connected ${c.client} as agent ${c.agent} of network ${c.networkId} over HTTP (${url}; whoami answered ${c.agent})`);
+  return EXIT.ok;
+}
+
 function apply(change: Change, cwd: string, env: NodeJS.ProcessEnv): void {
   if (change.kind === 'file') {
     mkdirSync(path.dirname(change.file), { recursive: true });
@@ -116,6 +261,47 @@ function apply(change: Change, cwd: string, env: NodeJS.ProcessEnv): void {
 
 async function confirm(message: string): Promise<boolean> {
   return (await import('@inquirer/prompts')).confirm({ message, default: true });
+}
+
+/**
+ * The agent's credential, made to last before anything is written: kept already, given now (an
+ * agent token is kept), or claimed now (and kept). Returns the token now in use for the agent.
+ */
+export async function keepCredential(
+  io: Io,
+  pick: AgentPick,
+  agent: string,
+  scope: CredentialScope,
+  given: boolean,
+  givenAgentToken: boolean,
+): Promise<string | undefined> {
+  if (givenAgentToken) {
+    io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
+    return pick.target.token;
+  }
+  if (!pick.kept && !given) {
+    try {
+      const { SvcClient } = await import('../../client/svc-client.js');
+      const anon = new SvcClient({ url: pick.target.url });
+      try {
+        const reg = await anon.registerAgent({ requested_agent_id: agent });
+        if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
+        io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
+        return reg.agent_token;
+      } finally {
+        await anon.close().catch(() => undefined);
+      }
+    } catch (err) {
+      if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
+        throw new TargetError(
+          `agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`,
+        );
+      }
+      throw err;
+    }
+  }
+  if (pick.kept) io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
+  return pick.target.token;
 }
 
 /** `svc connect CLIENT`: see the file comment. */
@@ -147,6 +333,17 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
       const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
       const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
+      if (flags.remote)
+        return await connectRemote(io, flags, {
+          client: mcpClient,
+          name,
+          agent,
+          networkId: network.id,
+          pick,
+          scope,
+          given,
+          givenAgentToken: Boolean(givenAgentToken),
+        });
       // An agent token given is kept like a registered one, so the entry carries no token either way.
       const launch = mcpLaunch(
         { ...pick, target: givenAgentToken || !given ? { ...pick.target, tokenSource: 'kept' } : pick.target },
@@ -182,31 +379,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
         }
       }
 
-      // The credential: kept already, given now (kept), or claimed now (kept).
-      if (givenAgentToken) {
-        io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
-      } else if (!pick.kept && !given) {
-        try {
-          const { SvcClient } = await import('../../client/svc-client.js');
-          const anon = new SvcClient({ url: pick.target.url });
-          try {
-            const reg = await anon.registerAgent({ requested_agent_id: agent });
-            if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
-            io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
-          } finally {
-            await anon.close().catch(() => undefined);
-          }
-        } catch (err) {
-          if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
-            throw new TargetError(
-              `agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`,
-            );
-          }
-          throw err;
-        }
-      } else if (pick.kept) {
-        io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
-      }
+      await keepCredential(io, pick, agent, scope, given, Boolean(givenAgentToken));
 
       apply(change, cwd, io.env);
       io.err(

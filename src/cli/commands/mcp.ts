@@ -11,6 +11,7 @@ import { resolveTarget, startCommandOf, UsageError } from '../target.js';
 import { checkOwnNetwork } from '../target-check.js';
 import { reportFailure, type ClientFlags } from '../with-client.js';
 import { pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { mcpUrlOf, remoteSnippet, tokenEnvVar, type HttpEntry } from '../../mcp/remote-config.js';
 import { keepToken } from '../../config/agent-credentials.js';
 
 export interface McpFlags extends ClientFlags {
@@ -18,6 +19,8 @@ export interface McpFlags extends ClientFlags {
   stateDir?: string;
   printConfig?: string;
   name?: string;
+  /** With printConfig: the HTTP form (remote-config.ts). */
+  remote?: boolean;
 }
 
 /** How the snippet starts svc: `svc` when that is this install on PATH, else node and the script this process runs. */
@@ -74,6 +77,7 @@ async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const agent = flags.agent ?? io.env.SVC_AGENT;
   // A config that cannot work is refused here: the operator token is not an agent credential.
   const pick = await pickAgentToken(target, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+  if (flags.remote) return printRemote(io, which, flags.name ?? 'svc', pick, agent);
   const launch = mcpLaunch(pick, io.env, { agent, stateDir: flags.stateDir });
   const { snippet, where } = registrationSnippet(which, { name: flags.name ?? 'svc', ...launch });
   for (const line of snippet) io.out(line);
@@ -87,6 +91,26 @@ async function printConfig(io: Io, flags: McpFlags): Promise<number> {
     io.err(
       'svc mcp: no token given (--token / SVC_TOKEN): the first start claims the agent and keeps its token, where registration is open',
     );
+  return EXIT.ok;
+}
+
+/** `--print-config CLIENT --remote`: the HTTP entry with the agent's token (kept, or given). */
+function printRemote(io: Io, which: McpClientName, name: string, pick: AgentPick, agent: string | undefined): number {
+  const t = pick.target;
+  const agentToken = t.token?.startsWith(AGENT_TOKEN_PREFIX) === true;
+  if (t.token === undefined || (!agentToken && t.tokenSource === 'config'))
+    throw new UsageError(
+      `--remote needs the agent's token: ${agent ? `none is kept for ${agent}; ` : ''}register it first (svc connect ${which} --agent ID --remote, or svc agents register --id ID), or pass its agt_v1_ token with --token`,
+    );
+  const actAs = pick.agentId ?? agent;
+  // A static token acts as the agent through X-Svc-Agent (agent tokens name their own).
+  if (!agentToken && actAs === undefined) throw new UsageError('--remote with a static token needs --agent ID');
+  const entry: HttpEntry = { url: mcpUrlOf(t.url), token: t.token, ...(!agentToken && actAs ? { agent: actAs } : {}) };
+  const envVar = tokenEnvVar(actAs ?? name);
+  const { snippet, where } = remoteSnippet(which, name, entry, envVar);
+  for (const line of snippet) io.out(line);
+  for (const line of where) io.err(`svc mcp: ${line}`);
+  if (which !== 'codex') io.err('svc mcp: the snippet holds the token: keep the file it goes into private (and out of version control)');
   return EXIT.ok;
 }
 

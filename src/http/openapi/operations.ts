@@ -231,6 +231,30 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     headers: [{ name: 'Last-Event-ID', description: 'Resume after this event: the events since are replayed first.' }],
     responses: { 200: { description: 'An SSE stream of events (schema: Event).', media: 'text/event-stream' } },
   },
+  'POST /v1/mcp': {
+    tag: 'mcp',
+    summary: 'MCP over Streamable HTTP (stateless): the tools and inbox resource of `svc mcp`, acting as the agent the bearer token names.',
+    description:
+      'The body is one JSON-RPC message or a batch (at most 1 MiB); send `Accept: application/json, text/event-stream`. ' +
+      'Requests are answered with an SSE stream carrying the JSON-RPC response (and progress notifications while wait_for_messages waits); ' +
+      'notifications alone with 202. An agent token acts as its agent; a static token names one with the `X-Svc-Agent` header ' +
+      'or by an `agents` list of exactly one agent (otherwise 403). There is no session and no GET stream (GET and DELETE answer 405). ' +
+      'See docs/agents.md, "Connect a remote agent".',
+    headers: [
+      { name: 'X-Svc-Agent', description: 'The agent a static token acts as (agent tokens act as their own agent).' },
+      { name: 'Mcp-Protocol-Version', description: 'The negotiated MCP protocol version, on every request after initialize.' },
+    ],
+    responses: {
+      200: {
+        description: 'An SSE stream of JSON-RPC messages: the response, after any progress notifications.',
+        media: 'text/event-stream',
+      },
+      202: { description: 'Notifications or responses only: accepted, no body.' },
+      406: { description: 'The Accept header lacks application/json or text/event-stream (a JSON-RPC error).', json: 'McpMessage' },
+      415: { description: 'The body is not application/json (a JSON-RPC error).', json: 'McpMessage' },
+    },
+    errors: [400, 413],
+  },
   'GET /v1/pairings': {
     tag: 'pairings',
     summary: "This network's pairings with other networks.",

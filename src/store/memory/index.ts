@@ -17,6 +17,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type AgentReadState,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -46,6 +47,7 @@ export class MemoryStore implements Store {
   private dms = new Map<string, DmRecord>();
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
+  private readStates = new Map<string, AgentReadState>();
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
@@ -60,6 +62,7 @@ export class MemoryStore implements Store {
     thread: (id) => this.threads.get(id),
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
+    readState: (id) => this.readStates.get(id),
   };
 
   constructor() {
@@ -130,6 +133,12 @@ export class MemoryStore implements Store {
           break;
         case 'pairing.delete':
           this.pairings.delete(e.pairing_id);
+          break;
+        case 'read_state.put':
+          this.readStates.set(e.agent_id, clone(e.state));
+          break;
+        case 'read_state.delete':
+          this.readStates.delete(e.agent_id);
           break;
       }
     }
@@ -223,6 +232,11 @@ export class MemoryStore implements Store {
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     const s = this.pairings.get(pairingId);
     return s && { ...s };
+  }
+
+  async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
+    const s = this.readStates.get(agentId);
+    return s && clone(s);
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

@@ -100,6 +100,8 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
           p.state.seq,
           p.state.answered,
         ]);
+      for (const x of r.readStates)
+        await c.query(`INSERT INTO ${T.agent_read_state} (agent_id, body) VALUES ($1, $2)`, [x.agent_id, JSON.stringify(x.state)]);
     },
   };
 }

@@ -30,6 +30,7 @@ export interface Present {
   threads: ReadonlySet<string>;
   dms: ReadonlySet<string>;
   pairings: ReadonlySet<string>;
+  readStates: ReadonlySet<string>;
 }
 
 export interface Statement {
@@ -75,6 +76,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     threads: new Map<string, unknown[] | null>(),
     dms: new Map<string, unknown[] | null>(),
     pairings: new Map<string, unknown[] | null>(),
+    readStates: new Map<string, unknown[] | null>(),
   };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
@@ -101,6 +103,12 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         break;
       case 'pairing.delete':
         finals.pairings.set(e.pairing_id, null);
+        break;
+      case 'read_state.put':
+        finals.readStates.set(e.agent_id, [e.agent_id, JSON.stringify(e.state)]);
+        break;
+      case 'read_state.delete':
+        finals.readStates.set(e.agent_id, null);
         break;
       case 'message.insert': {
         const body = JSON.stringify(e.record.message);
@@ -138,6 +146,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   upsert({ name: T.threads, cols: THREAD_COLS, key: 'id' }, present.threads, finals.threads);
   upsert({ name: T.dms, cols: DM_COLS, key: 'id' }, present.dms, finals.dms);
   upsert({ name: T.pairing_state, cols: 'pairing_id, seq, answered', key: 'pairing_id' }, present.pairings, finals.pairings);
+  upsert({ name: T.agent_read_state, cols: 'agent_id, body', key: 'agent_id' }, present.readStates, finals.readStates);
   if (messages.length > 0) {
     // One multi-row INSERT numbers the rows in the batch's order.
     ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);

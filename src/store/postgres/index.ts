@@ -20,6 +20,7 @@ import type {
   PageQuery,
   PageResult,
   PairingState,
+  AgentReadState,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -312,6 +313,10 @@ export class PostgresStore implements Store {
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.getPairingState(pairingId);
+  }
+
+  getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
+    return this.reads.getAgentReadState(agentId);
   }
 
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

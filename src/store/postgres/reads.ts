@@ -15,6 +15,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type AgentReadState,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -178,6 +179,11 @@ export class Reads {
   async getPairingState(id: string): Promise<PairingState | undefined> {
     const [r] = await this.rows(`SELECT seq, answered FROM ${this.T.pairing_state} WHERE pairing_id = $1`, [id]);
     return r && pairingOf(r);
+  }
+
+  async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
+    const [r] = await this.rows(`SELECT body FROM ${this.T.agent_read_state} WHERE agent_id = $1`, [agentId]);
+    return r && (JSON.parse(r.body as string) as AgentReadState);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

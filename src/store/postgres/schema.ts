@@ -139,6 +139,16 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    // #27 part 1 (MCP over HTTP): each agent's wait cursor and read markers (AgentReadState).
+    sql: `
+      CREATE TABLE IF NOT EXISTS S.agent_read_state (
+        agent_id text PRIMARY KEY,
+        body text NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
 import type {
+  AgentReadState,
   AgentRecord,
   DmRecord,
   MessageRecord,
@@ -37,6 +38,7 @@ export interface Prefetched {
   threads: Map<string, ThreadRecord>;
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
+  readStates: Map<string, AgentReadState>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -85,7 +87,15 @@ export function optimistic(ops: readonly WriteOp[]): boolean {
 }
 
 export function emptyPrefetch(): Prefetched {
-  return { rooms: new Map(), agents: new Map(), messages: new Map(), threads: new Map(), dms: new Map(), pairings: new Map() };
+  return {
+    rooms: new Map(),
+    agents: new Map(),
+    messages: new Map(),
+    threads: new Map(),
+    dms: new Map(),
+    pairings: new Map(),
+    readStates: new Map(),
+  };
 }
 
 /** Applies the effects in one statement; returns the appended events, numbered. */
@@ -99,6 +109,7 @@ async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect
     threads: new Set(pre.threads.keys()),
     dms: new Set(pre.dms.keys()),
     pairings: new Set(pre.pairings.keys()),
+    readStates: new Set(pre.readStates.keys()),
   };
   const st = effectsStatement(T, present, effects);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
@@ -117,6 +128,7 @@ function idsOf(ops: readonly WriteOp[]) {
   const threads = new Set<string>();
   const dms = new Set<string>();
   const pairings = new Set<string>();
+  const readStates = new Set<string>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -135,6 +147,7 @@ function idsOf(ops: readonly WriteOp[]) {
         break;
       case 'agent.remove':
         agents.add(op.id);
+        readStates.add(op.id);
         allRooms = true;
         break;
       case 'message.insert':
@@ -146,11 +159,14 @@ function idsOf(ops: readonly WriteOp[]) {
       case 'pairing.state':
         pairings.add(op.pairing_id);
         break;
+      case 'agent.read_state':
+        readStates.add(op.agent_id);
+        break;
       default:
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, readStates, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -163,6 +179,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     threads: new Map(),
     dms: new Map(),
     pairings: new Map(),
+    readStates: new Map(),
   };
   const list = (s: Set<string>) => [...s].sort();
   if (ids.rooms.size > 0 || ids.allRooms) {
@@ -206,6 +223,12 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     );
     for (const row of r.rows) pre.pairings.set(row.pairing_id, pairingOf(row));
   }
+  if (ids.readStates.size > 0) {
+    const r = await c.query(`SELECT agent_id, body FROM ${T.agent_read_state} WHERE agent_id = ANY($1) ORDER BY agent_id FOR UPDATE`, [
+      list(ids.readStates),
+    ]);
+    for (const row of r.rows) pre.readStates.set(row.agent_id, JSON.parse(row.body) as AgentReadState);
+  }
   return pre;
 }
 
@@ -220,5 +243,6 @@ export function viewOf(pre: Prefetched): StateView {
     thread: (id) => pre.threads.get(id),
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
+    readState: (id) => pre.readStates.get(id),
   };
 }

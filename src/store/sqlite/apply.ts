@@ -106,6 +106,15 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'pairing.delete':
         run('DELETE FROM pairings WHERE id = ?', [op.pairing_id]);
         break;
+      case 'read_state.put':
+        run('INSERT INTO agent_read_state (agent_id, body) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET body = excluded.body', [
+          op.agent_id,
+          JSON.stringify(op.state),
+        ]);
+        break;
+      case 'read_state.delete':
+        run('DELETE FROM agent_read_state WHERE agent_id = ?', [op.agent_id]);
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

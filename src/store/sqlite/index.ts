@@ -19,6 +19,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type AgentReadState,
   type RoomFilter,
   type RoomRecord,
   type EngineReport,
@@ -384,6 +385,10 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.artifacts(filter, q);
+  }
+
+  async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
+    return this.reads.readState(agentId);
   }
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {

@@ -18,6 +18,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type AgentReadState,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -109,6 +110,10 @@ export class SqliteReads implements StateView {
 
   pairing(id: string): PairingState | undefined {
     return this.db.body('SELECT body FROM pairings WHERE id = ?', [id]);
+  }
+
+  readState(agentId: string): AgentReadState | undefined {
+    return this.db.body('SELECT body FROM agent_read_state WHERE agent_id = ?', [agentId]);
   }
 
   // ---- listings ----

@@ -88,6 +88,11 @@ const MIGRATIONS: Migration[] = [
     // indexed, the ones after this mark are pending.
     sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
   },
+  {
+    version: 5,
+    // #27 part 1 (MCP over HTTP): each agent's wait cursor and read markers (AgentReadState).
+    sql: `CREATE TABLE IF NOT EXISTS agent_read_state (agent_id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
+  },
 ];
 
 /** The schema version this build writes. */

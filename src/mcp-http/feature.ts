@@ -1,0 +1,10 @@
+// MCP over Streamable HTTP at /v1/mcp (#27): the tools and inbox of `svc mcp`, served by the
+// server itself so a remote agent needs only the URL and its token. The route passes the same
+// admission gate as every other (limits, failed-auth counting, the credential, the route check).
+
+import type { FeatureFactory } from '../feature.js';
+import { mcpRoutes } from './routes.js';
+import { InFlight } from './in-flight.js';
+import { WaitLimit } from './wait-limit.js';
+
+export const mcpHttpFeature: FeatureFactory = () => ({ routes: mcpRoutes({ waits: new WaitLimit(), inFlight: new InFlight() }) });

@@ -1,0 +1,184 @@
+// The inbox and read markers of `/v1/mcp`, kept in the store per agent (AgentReadState): the wait
+// cursor is the last event sequence number wait_for_messages consumed. A wait reads the stored
+// events after it, keeps the messages this agent's attachment would receive, and moves the cursor
+// with a compare-and-set write, so two instances (or two calls) never both return one message; a
+// call that loses the race reads again from the new cursor. Nothing lives in the process: any
+// instance answers any call, and a restart forgets nothing.
+
+import { StoreError, type AgentReadState, type FeedSubscription, type Store, type StoredEvent } from '../store/types.js';
+import { ALL_CAPABILITIES, attachmentWants, batchReads, resolveAudience } from '../live/visibility.js';
+import { forMe, isOwn, type Self } from '../mcp/format.js';
+import type { Scope } from '../mcp/inbox.js';
+import type { Marker, Markers } from '../mcp/read-markers.js';
+import type { InboxPort } from '../mcp/session.js';
+import type { Message } from '../protocol/types.js';
+
+/** Events read per store query while scanning after the cursor. */
+const PAGE = 500;
+/** Messages one wait returns at most; the rest wait for the next call. */
+export const WAIT_RETURN_MAX = 200;
+/** A wait that found something returns once arrivals have been quiet this long (a burst comes whole). */
+const QUIET_MS = 150;
+
+/** The read state of an agent seen for the first time: nothing before now is unread or waiting. */
+async function initialState(store: Store): Promise<AgentReadState> {
+  return { cursor: await store.lastEventSeq(), since: new Date().toISOString(), read: {} };
+}
+
+/** The agent's read state, created (from now) when it has none yet. */
+export async function ensureReadState(store: Store, agentId: string): Promise<AgentReadState> {
+  const had = await store.getAgentReadState(agentId);
+  if (had) return had;
+  const r = await store.write([{ op: 'agent.read_state', agent_id: agentId, init: await initialState(store) }]);
+  const o = r.outcomes[0];
+  return o?.op === 'agent.read_state' ? o.state : await initialState(store);
+}
+
+/** Read markers in the agent's read state; `advance` writes through at once. */
+export class StoreMarkers implements Markers {
+  #state: AgentReadState;
+
+  constructor(
+    private readonly store: Store,
+    private readonly agentId: string,
+    state: AgentReadState,
+  ) {
+    this.#state = state;
+  }
+
+  get since(): string {
+    return this.#state.since;
+  }
+
+  get(key: string): Marker | undefined {
+    return this.#state.read[key];
+  }
+
+  async advance(key: string, m: Marker): Promise<void> {
+    const cur = this.#state.read[key];
+    if (cur && (cur.at > m.at || cur.id === m.id)) return;
+    const r = await this.store.write([{ op: 'agent.read_state', agent_id: this.agentId, init: this.#state, read: { [key]: m } }]);
+    const o = r.outcomes[0];
+    if (o?.op === 'agent.read_state') this.#state = o.state;
+  }
+}
+
+interface Scan {
+  messages: Message[];
+  /** The sequence number the scan reached (the cursor to store when these are returned). */
+  upTo: number;
+}
+
+const inScope = (m: Message, self: Self, scope: Scope): boolean => !isOwn(m, self) && (scope === 'all' || forMe(m, self) !== null);
+
+/** The wait_for_messages inbox over the store. */
+export class StoreInbox implements InboxPort {
+  constructor(
+    private readonly store: Store,
+    private readonly self: Self,
+  ) {}
+
+  async pending(scope: Scope): Promise<Message[]> {
+    const st = await ensureReadState(this.store, this.self.agent_id);
+    return (await this.#scan(st.cursor, scope)).messages;
+  }
+
+  async wait(scope: Scope, timeoutMs: number, signal?: AbortSignal): Promise<{ messages: Message[]; timedOut: boolean }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (signal?.aborted) throw new Error('wait_for_messages was cancelled');
+      const st = await ensureReadState(this.store, this.self.agent_id);
+      let scan = await this.#scan(st.cursor, scope);
+      if (scan.messages.length > 0) {
+        // A burst (several mentions at once) is returned whole.
+        await this.#quiet(scan.upTo, signal);
+        scan = await this.#scan(st.cursor, scope);
+        if (await this.#consume(st.cursor, scan.upTo)) return { messages: scan.messages, timedOut: false };
+        continue; // another call consumed them first: read again from where it left the cursor
+      }
+      if (Date.now() >= deadline) {
+        // Traffic out of scope is passed over too: the next call starts from here.
+        if (scan.upTo > st.cursor) await this.#consume(st.cursor, scan.upTo);
+        return { messages: [], timedOut: true };
+      }
+      await this.#nextEvent(scan.upTo, deadline - Date.now(), signal);
+    }
+  }
+
+  /** Moves the cursor from `from` to `to`; false when it was no longer at `from`. */
+  async #consume(from: number, to: number): Promise<boolean> {
+    if (to === from) return true;
+    const init: AgentReadState = { cursor: from, since: new Date().toISOString(), read: {} };
+    try {
+      await this.store.write([{ op: 'agent.read_state', agent_id: this.self.agent_id, init, expect_cursor: from, cursor: to }]);
+      return true;
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'conflict') return false;
+      throw err;
+    }
+  }
+
+  /** Messages in scope after `cursor` that this agent's attachment would receive, up to WAIT_RETURN_MAX. */
+  async #scan(cursor: number, scope: Scope): Promise<Scan> {
+    const net = this.self.network_id;
+    const out: Message[] = [];
+    let upTo = cursor;
+    for (;;) {
+      const events = await this.store.eventsAfter(upTo, PAGE);
+      if (events.length === 0) return { messages: out, upTo };
+      const reads = batchReads(this.store, events);
+      for (const e of events) {
+        if (await this.#wants(reads, net, e, scope)) {
+          if (out.length >= WAIT_RETURN_MAX) return { messages: out, upTo };
+          out.push(e.event.message!);
+        }
+        upTo = e.seq;
+      }
+      if (events.length < PAGE) return { messages: out, upTo };
+    }
+  }
+
+  async #wants(reads: Store, net: string, e: StoredEvent, scope: Scope): Promise<boolean> {
+    const m = e.event.type === 'message.created' ? e.event.message : undefined;
+    if (!m || !inScope(m, this.self, scope)) return false;
+    return attachmentWants(await resolveAudience(reads, net, e.event), e.event, this.self.agent_id, ALL_CAPABILITIES, net);
+  }
+
+  /** Waits until no event has been stored after `seq` for QUIET_MS (at most a second). */
+  async #quiet(seq: number, signal?: AbortSignal): Promise<void> {
+    const until = Date.now() + 1000;
+    let last = seq;
+    while (Date.now() < until && !signal?.aborted) {
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      const head = await this.store.lastEventSeq();
+      if (head === last) return;
+      last = head;
+    }
+  }
+
+  /** Resolves when an event after `seq` is stored (on any instance), after `ms`, or on abort. */
+  #nextEvent(seq: number, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let sub: FeedSubscription | undefined;
+      let finished = false;
+      const done = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        sub?.close();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      sub = this.store.feed.subscribe(
+        seq,
+        (events) => {
+          if (events.length > 0) done();
+        },
+        done,
+      );
+      if (finished) sub.close();
+    });
+  }
+}

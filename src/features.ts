@@ -10,6 +10,7 @@ import { metricsFeature } from './metrics/feature.js';
 import { consoleFeature } from './console/feature.js';
 import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
+import { reactionsFeature } from './reactions/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -18,5 +19,6 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   consoleFeature,
   discoveryFeature,
   pairingFeature,
+  reactionsFeature,
   liveFeature,
 ];

@@ -32,5 +32,6 @@ export function check(name: string, value: unknown, root: string): string | unde
 
 /** Compiles every request schema now, so a broken schema fails at start, not on a request. */
 export function compileRequestSchemas(): void {
-  for (const name of ['send-message', 'create-room', 'update-members', 'register-agent', 'apply', 'attach-frames']) validatorFor(name);
+  for (const name of ['send-message', 'create-room', 'update-members', 'register-agent', 'apply', 'attach-frames', 'react'])
+    validatorFor(name);
 }

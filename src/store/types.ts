@@ -16,7 +16,16 @@ import type { SearchTerms } from '../protocol/search-text.js';
 
 export * from './records.js';
 export * from './write-ops.js';
-import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
+import type {
+  AgentRecord,
+  DmRecord,
+  MessageRecord,
+  PairingState,
+  ReactionRecord,
+  RoomRecord,
+  StoredEvent,
+  ThreadRecord,
+} from './records.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 
 // ---- reads ----
@@ -156,6 +165,9 @@ export interface Store {
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>>;
 
   getPairingState(pairingId: string): Promise<PairingState | undefined>;
+
+  /** The reactions to these messages, oldest first (#28 reactions). */
+  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

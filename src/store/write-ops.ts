@@ -1,7 +1,16 @@
 // Write intents: the ops of one atomic write and what each did. Re-exported by ./types.js.
 
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
-import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
+import type {
+  AgentRecord,
+  DmRecord,
+  MessageRecord,
+  PairingState,
+  ReactionRecord,
+  RoomRecord,
+  StoredEvent,
+  ThreadRecord,
+} from './records.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -123,6 +132,21 @@ export interface PairingStateOp {
   delete?: boolean;
 }
 
+/**
+ * Adds or removes one actor's reaction to a stored message (`not_found` when it is not stored).
+ * Adding one already there, or removing one absent, changes nothing (`unchanged`). Adding an emoji
+ * the message does not carry yet when it already carries `max_distinct` distinct ones changes
+ * nothing (`limit`). `event` is appended only when something changed, with the emoji's count after.
+ */
+export interface ReactionChangeOp {
+  op: 'reaction.change';
+  reaction: Omit<ReactionRecord, 'created_at'>;
+  action: 'add' | 'remove';
+  max_distinct: number;
+  at: string;
+  event: (count: number) => ServiceEvent;
+}
+
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -133,7 +157,8 @@ export type WriteOp =
   | AgentRemoveOp
   | MessageInsertOp
   | EventAppendOp
-  | PairingStateOp;
+  | PairingStateOp
+  | ReactionChangeOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -146,7 +171,8 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'stored'; record: MessageRecord; thread_created: boolean; dm_created: boolean }
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'event.append' }
-  | { op: 'pairing.state' };
+  | { op: 'pairing.state' }
+  | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number };
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -17,6 +17,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -46,6 +47,7 @@ export class MemoryStore implements Store {
   private dms = new Map<string, DmRecord>();
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
+  private reactions = new Map<string, ReactionRecord[]>();
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
@@ -60,6 +62,7 @@ export class MemoryStore implements Store {
     thread: (id) => this.threads.get(id),
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
+    reactions: (id) => this.reactions.get(id) ?? [],
   };
 
   constructor() {
@@ -131,6 +134,15 @@ export class MemoryStore implements Store {
         case 'pairing.delete':
           this.pairings.delete(e.pairing_id);
           break;
+        case 'reaction.put':
+          this.reactions.set(e.reaction.message_id, [...(this.reactions.get(e.reaction.message_id) ?? []), { ...e.reaction }]);
+          break;
+        case 'reaction.delete': {
+          const left = (this.reactions.get(e.message_id) ?? []).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
+          if (left.length > 0) this.reactions.set(e.message_id, left);
+          else this.reactions.delete(e.message_id);
+          break;
+        }
       }
     }
     return events;
@@ -223,6 +235,11 @@ export class MemoryStore implements Store {
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     const s = this.pairings.get(pairingId);
     return s && { ...s };
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    const out = messageIds.flatMap((id) => this.reactions.get(id) ?? []);
+    return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map((r) => ({ ...r }));
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

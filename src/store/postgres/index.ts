@@ -20,6 +20,7 @@ import type {
   PageQuery,
   PageResult,
   PairingState,
+  ReactionRecord,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -312,6 +313,10 @@ export class PostgresStore implements Store {
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.getPairingState(pairingId);
+  }
+
+  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    return this.reads.listReactions(messageIds);
   }
 
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

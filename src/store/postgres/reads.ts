@@ -15,6 +15,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -178,6 +179,20 @@ export class Reads {
   async getPairingState(id: string): Promise<PairingState | undefined> {
     const [r] = await this.rows(`SELECT seq, answered FROM ${this.T.pairing_state} WHERE pairing_id = $1`, [id]);
     return r && pairingOf(r);
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.rows(
+      `SELECT message_id, emoji, by_id, created_at FROM ${this.T.reactions} WHERE message_id = ANY($1) ORDER BY seq`,
+      [[...messageIds]],
+    );
+    return rows.map((r) => ({
+      message_id: String(r.message_id),
+      emoji: String(r.emoji),
+      by: String(r.by_id),
+      created_at: String(r.created_at),
+    }));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

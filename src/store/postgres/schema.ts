@@ -139,6 +139,21 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
+    sql: `
+      CREATE TABLE S.reactions (
+        seq bigserial PRIMARY KEY,
+        message_id text NOT NULL,
+        emoji text NOT NULL,
+        by_id text NOT NULL,
+        created_at text NOT NULL,
+        UNIQUE (message_id, emoji, by_id)
+      );
+      CREATE INDEX reactions_by_message ON S.reactions (message_id, seq);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

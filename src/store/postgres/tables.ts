@@ -13,6 +13,7 @@ export interface Tables {
   events: string;
   event_counter: string;
   pairing_state: string;
+  reactions: string;
   leases: string;
   instances: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
@@ -35,6 +36,7 @@ export function tablesOf(schema: string): Tables {
     events: t('events'),
     event_counter: t('event_counter'),
     pairing_state: t('pairing_state'),
+    reactions: t('reactions'),
     leases: t('leases'),
     instances: t('instances'),
     prefix: '',

@@ -13,6 +13,7 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
+  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
@@ -37,6 +38,8 @@ export interface Prefetched {
   threads: Map<string, ThreadRecord>;
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
+  /** Reactions of the messages a reaction.change names (#28). */
+  reactions: Map<string, ReactionRecord[]>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -85,7 +88,15 @@ export function optimistic(ops: readonly WriteOp[]): boolean {
 }
 
 export function emptyPrefetch(): Prefetched {
-  return { rooms: new Map(), agents: new Map(), messages: new Map(), threads: new Map(), dms: new Map(), pairings: new Map() };
+  return {
+    rooms: new Map(),
+    agents: new Map(),
+    messages: new Map(),
+    threads: new Map(),
+    dms: new Map(),
+    pairings: new Map(),
+    reactions: new Map(),
+  };
 }
 
 /** Applies the effects in one statement; returns the appended events, numbered. */
@@ -117,6 +128,7 @@ function idsOf(ops: readonly WriteOp[]) {
   const threads = new Set<string>();
   const dms = new Set<string>();
   const pairings = new Set<string>();
+  const reacted = new Set<string>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -146,11 +158,15 @@ function idsOf(ops: readonly WriteOp[]) {
       case 'pairing.state':
         pairings.add(op.pairing_id);
         break;
+      case 'reaction.change':
+        messages.add(op.reaction.message_id);
+        reacted.add(op.reaction.message_id);
+        break;
       default:
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, reacted, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -163,6 +179,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     threads: new Map(),
     dms: new Map(),
     pairings: new Map(),
+    reactions: new Map(),
   };
   const list = (s: Set<string>) => [...s].sort();
   if (ids.rooms.size > 0 || ids.allRooms) {
@@ -206,6 +223,19 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     );
     for (const row of r.rows) pre.pairings.set(row.pairing_id, pairingOf(row));
   }
+  if (ids.reacted.size > 0) {
+    // The message row is the lock that serializes reactions to it (the distinct-emoji limit
+    // depends on rows that may not exist yet).
+    await c.query(`SELECT id FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [list(ids.reacted)]);
+    const r = await c.query(`SELECT message_id, emoji, by_id, created_at FROM ${T.reactions} WHERE message_id = ANY($1) ORDER BY seq`, [
+      list(ids.reacted),
+    ]);
+    for (const row of r.rows) {
+      const l = pre.reactions.get(row.message_id) ?? [];
+      l.push({ message_id: row.message_id, emoji: row.emoji, by: row.by_id, created_at: row.created_at });
+      pre.reactions.set(row.message_id, l);
+    }
+  }
   return pre;
 }
 
@@ -220,5 +250,6 @@ export function viewOf(pre: Prefetched): StateView {
     thread: (id) => pre.threads.get(id),
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
+    reactions: (id) => pre.reactions.get(id) ?? [],
   };
 }

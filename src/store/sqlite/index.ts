@@ -19,6 +19,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type EngineReport,
@@ -388,6 +389,10 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.pairing(pairingId);
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    return this.reads.reactionsOf(messageIds);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

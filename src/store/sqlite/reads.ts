@@ -18,6 +18,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -109,6 +110,21 @@ export class SqliteReads implements StateView {
 
   pairing(id: string): PairingState | undefined {
     return this.db.body('SELECT body FROM pairings WHERE id = ?', [id]);
+  }
+
+  reactions(messageId: string): ReactionRecord[] {
+    return this.reactionsOf([messageId]);
+  }
+
+  /** The reactions to these messages, oldest first. */
+  reactionsOf(messageIds: readonly string[]): ReactionRecord[] {
+    if (messageIds.length === 0) return [];
+    // One statement for any number of ids (statements are cached per SQL text).
+    const rows = this.db.all(
+      'SELECT message_id, emoji, by_id, created_at FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY seq',
+      [JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => ({ message_id: r[0] as string, emoji: r[1] as string, by: r[2] as string, created_at: r[3] as string }));
   }
 
   // ---- listings ----

@@ -88,6 +88,21 @@ const MIGRATIONS: Migration[] = [
     // indexed, the ones after this mark are pending.
     sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
   },
+  {
+    version: 5,
+    // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
+    sql: `
+      CREATE TABLE reactions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL,
+        emoji TEXT NOT NULL,
+        by_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (message_id, emoji, by_id)
+      );
+      CREATE INDEX reactions_by_message ON reactions (message_id, seq);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -12,8 +12,11 @@ const SHORTCODE = /^:[a-z0-9_+-]{1,32}:$/;
 
 // A pictograph, each optionally followed by a skin tone, VS16 or tag characters (subdivision
 // flags), joined by ZWJ; or a pair of regional indicators (a flag); or a keycap.
-const EMOJI =
-  /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]*(?:\u200D\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]*)*)$/u;
+const MOD = '(?:\\p{Emoji_Modifier}|\\uFE0F|[\\u{E0020}-\\u{E007F}])';
+const EMOJI = new RegExp(
+  `^(?:\\p{Regional_Indicator}{2}|[#*0-9]\\uFE0F?\\u20E3|\\p{Extended_Pictographic}${MOD}*(?:\\u200D\\p{Extended_Pictographic}${MOD}*)*)$`,
+  'u',
+);
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 

@@ -36,7 +36,7 @@ test.after(async (ctx) => {
 
 const ALPHA = TOKENS.alphaOnly.value;
 /** The token that may act as `id`. */
-const tokenOf = (id: string) => (id === 'alpha' ? ALPHA : ADMIN);
+const tokenOf = (id: string): string => (id === 'alpha' ? ALPHA : ADMIN);
 
 async function send(s: TestServer, body: Json): Promise<string> {
   const r = await s.post('/v1/messages', body, tokenOf(body.from.id));
@@ -44,9 +44,9 @@ async function send(s: TestServer, body: Json): Promise<string> {
   return r.body.message_id as string;
 }
 
-const put = (s: TestServer, id: string, emoji: string, from: string, token = tokenOf(from), type = 'agent') =>
+const put = (s: TestServer, id: string, emoji: string, from: string, token: string = tokenOf(from), type = 'agent') =>
   s.req('PUT', reactPath(id, emoji), { token, body: { from: { type, id: from } } });
-const del = (s: TestServer, id: string, emoji: string, from: string, token = tokenOf(from)) =>
+const del = (s: TestServer, id: string, emoji: string, from: string, token: string = tokenOf(from)) =>
   s.req('DELETE', reactPath(id, emoji), { token, body: { from: { type: 'agent', id: from } } });
 
 test('a reaction is added once: a second PUT changes nothing and counts it once', async ({ s }) => {
@@ -89,7 +89,7 @@ test('search results carry reactions', async ({ s }) => {
     const x = await s.get('/v1/search?q=zebracorn', ADMIN);
     return x.body?.messages?.length === 1 ? x : undefined;
   });
-  assert.equal(r.body.messages[0].reactions, [{ emoji: '👀', count: 1, by: [`${NET}:beta`] }]);
+  assert.equal(r!.body.messages[0].reactions, [{ emoji: '👀', count: 1, by: [`${NET}:beta`] }]);
 });
 
 test('DELETE removes a reaction, and a reaction that is not there answers 404', async ({ s }) => {

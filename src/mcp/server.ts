@@ -12,6 +12,7 @@ import type { Inbox, Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { result } from './result.js';
+import { registerReact } from './react.js';
 import { registerSearch } from './search.js';
 import type { Session } from './session.js';
 
@@ -200,6 +201,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   );
 
   registerSearch(server, deps.session);
+  registerReact(server, deps.session);
 
   const subscribed = new Set<string>();
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {

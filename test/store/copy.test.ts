@@ -15,7 +15,20 @@ import { parseQuery } from '../../src/protocol/search-text.js';
 import type { Store } from '../../src/store/types.js';
 import { progressLine } from '../../src/cli/commands/store-copy.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { artifact, claim, codeOf, createRoom, inDm, inRoom, inThread, members, msg, removeRoom, send } from '../helpers/store-fixtures.js';
+import {
+  artifact,
+  claim,
+  codeOf,
+  createRoom,
+  event,
+  inDm,
+  inRoom,
+  inThread,
+  members,
+  msg,
+  removeRoom,
+  send,
+} from '../helpers/store-fixtures.js';
 
 const test = suite('store copy into postgres');
 let dir = '';
@@ -43,6 +56,17 @@ async function network(s: Store): Promise<void> {
   await s.write([send(msg('m5', inRoom('gone')))]);
   await s.write([removeRoom('gone'), members('r2', ['c3'])]);
   await s.write([{ op: 'pairing.state', pairing_id: 'p1', set: { seq: 5, answered: true } }]);
+  // Reactions (#28), one of them taken back.
+  const react = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add') => ({
+    op: 'reaction.change' as const,
+    reaction: { message_id, emoji, by },
+    action,
+    max_distinct: 20,
+    at: '2026-01-02T00:00:00.000Z',
+    event: () => event('reaction.updated'),
+  });
+  await s.write([react('m1', '👍', 'net1:a1'), react('m1', '👍', 'net1:b2'), react('m4', ':ship:', 'net1:a1')]);
+  await s.write([react('m1', '🎉', 'net1:b2'), react('m1', '👍', 'net1:a1', 'remove')]);
 }
 
 async function snapshot(s: Store) {
@@ -61,6 +85,7 @@ async function snapshot(s: Store) {
     events: await s.eventsAfter(0, 1000),
     last: await s.lastEventSeq(),
     pairing: await s.getPairingState('p1'),
+    reactions: await s.listReactions(['m1', 'm2', 'm4']),
   };
 }
 

@@ -64,6 +64,10 @@ t('react adds a reaction as this agent, and a repeat changes nothing', async ({ 
   assert.is(again.text, `already reacted 👍 on ${id} · now 👍 1`);
   const h = await s.get('/v1/rooms/general/messages?limit=1', ALPHA);
   assert.equal(h.body.messages[0].reactions, [{ emoji: '👍', count: 1, by: ['testnet:beta'] }]);
+  // read_messages shows them under the message.
+  const read = await m.call('read_messages', { room_id: 'general', limit: 1 });
+  assert.match(read.text, /\n {2}reactions: 👍 1 \(beta\)/);
+  assert.equal((read.structuredContent as Json).messages[0].reactions, [{ emoji: '👍', count: 1, by: ['testnet:beta'] }]);
 });
 
 t('react with remove takes it back', async ({ s, m }) => {

@@ -142,8 +142,9 @@ const MIGRATIONS: Migration[] = [
   {
     version: 2,
     // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
+    // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
     sql: `
-      CREATE TABLE S.reactions (
+      CREATE TABLE IF NOT EXISTS S.reactions (
         seq bigserial PRIMARY KEY,
         message_id text NOT NULL,
         emoji text NOT NULL,
@@ -151,7 +152,7 @@ const MIGRATIONS: Migration[] = [
         created_at text NOT NULL,
         UNIQUE (message_id, emoji, by_id)
       );
-      CREATE INDEX reactions_by_message ON S.reactions (message_id, seq);
+      CREATE INDEX IF NOT EXISTS reactions_by_message ON S.reactions (message_id, seq);
     `,
   },
 ];

@@ -91,8 +91,9 @@ const MIGRATIONS: Migration[] = [
   {
     version: 5,
     // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
+    // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
     sql: `
-      CREATE TABLE reactions (
+      CREATE TABLE IF NOT EXISTS reactions (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         message_id TEXT NOT NULL,
         emoji TEXT NOT NULL,
@@ -100,7 +101,7 @@ const MIGRATIONS: Migration[] = [
         created_at TEXT NOT NULL,
         UNIQUE (message_id, emoji, by_id)
       );
-      CREATE INDEX reactions_by_message ON reactions (message_id, seq);
+      CREATE INDEX IF NOT EXISTS reactions_by_message ON reactions (message_id, seq);
     `,
   },
 ];

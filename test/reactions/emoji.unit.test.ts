@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { emojiProblem } from '../../src/reactions/emoji.js';
 import { summarize, withSummaries } from '../../src/reactions/summary.js';
 import type { Message } from '../../src/protocol/types.js';
+import { describeEvent } from '../../src/cli/commands/tail.js';
 
 test('one emoji of any common shape is accepted', () => {
   for (const k of ['👍', '❤', '❤️', '👍🏽', '🇫🇷', '👩‍💻', '👨‍👩‍👧‍👦', '1️⃣', '#⃣', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', '🫡']) assert.is(emojiProblem(k), undefined, k);
@@ -36,6 +37,25 @@ test('a message without reactions keeps its shape; one with some gets a copy', (
   assert.not.ok('reactions' in out[0]!);
   assert.equal(out[1]!.reactions, [{ emoji: '👍', count: 1, by: ['n:a'] }]);
   assert.not.ok('reactions' in b);
+});
+
+test('svc tail describes a reaction in one line', () => {
+  const line = describeEvent({
+    id: 'e',
+    type: 'reaction.updated',
+    network_id: 'n',
+    created_at: '',
+    reaction: {
+      message_id: 'm1',
+      target: { kind: 'room', room_id: 'general' },
+      emoji: '👍',
+      action: 'added',
+      by: 'n:alpha',
+      from: { type: 'agent', id: 'alpha', network_id: 'n', fqid: 'svc://n/agents/alpha' },
+      count: 2,
+    },
+  });
+  assert.is(line, '#general n:alpha +👍 on m1 (2)');
 });
 
 test.run();

@@ -260,4 +260,20 @@ test('an agent token reacts as its own agent without a body', async () => {
   }
 });
 
+test('reactions on sqlite survive kill -9 and a restart (the journal replays them)', async () => {
+  const s = await startServer({ config: { rooms: [{ id: 'general', members: ['beta'] }] } });
+  try {
+    const id = await send(s, roomMessage('general', 'beta', 'durable?'));
+    assert.is((await put(s, id, '💾', 'beta')).status, 200);
+    assert.is((await put(s, id, '🔥', 'beta')).status, 200);
+    assert.is((await del(s, id, '🔥', 'beta')).status, 200);
+    await s.kill9();
+    await s.restart();
+    const h = await s.get('/v1/rooms/general/messages?limit=1', ADMIN);
+    assert.equal(h.body.messages[0].reactions, [{ emoji: '💾', count: 1, by: [`${NET}:beta`] }]);
+  } finally {
+    await s.dispose();
+  }
+});
+
 test.run();

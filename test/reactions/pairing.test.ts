@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
+import { dmIdFor } from '../../src/network/messages.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
 import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
@@ -109,6 +110,32 @@ async function reactionsRelayBothWays(ctx: Ctx): Promise<void> {
   // A reaction relayed from a network's own pairing credential may not speak for a local agent there.
   const forged = await ctx.a.req('PUT', path(id, '🎉'), { token: PAIR_TOKEN, body: { from: { type: 'agent', id: 'alpha' } } });
   assert.is(forged.status, 403, forged.text);
+
+  // A DM between the networks: beta's reaction at B reaches alpha's copy at A.
+  const dm = await ctx.a.post(
+    '/v1/messages',
+    {
+      target: { kind: 'dm', participant_ids: ['beta-net:beta'] },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text: 'psst' }],
+    },
+    ALPHA,
+  );
+  assert.is(dm.status, 200, dm.text);
+  const dmId = dmIdFor(['alpha-net:alpha', 'beta-net:beta']);
+  const dmReactions = async (s: TestServer) => {
+    const r = await s.get(`/v1/dms/${dmId}/messages`, ADMIN);
+    const m = (r.body?.messages as Json[] | undefined)?.find((x) => x.id === dm.body.message_id);
+    return m ? (m.reactions ?? []) : undefined;
+  };
+  await eventually(async () => (await dmReactions(ctx.b)) !== undefined, WAIT, 'the DM at B');
+  const r = await ctx.b.req('PUT', path(dm.body.message_id, '🤝'), { token: ADMIN, body: { from: { type: 'agent', id: 'beta' } } });
+  assert.is(r.status, 200, r.text);
+  await eventually(
+    async () => same([{ emoji: '🤝', count: 1, by: ['beta-net:beta'] }])(await dmReactions(ctx.a)),
+    WAIT,
+    "beta's DM reaction at A",
+  );
 }
 
 const sqlite = suite<Ctx>('reactions over a pairing on sqlite');

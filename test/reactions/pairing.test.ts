@@ -1,15 +1,16 @@
 // Reactions over a pairing: two directly paired servers sharing room `general`. A reaction on
 // either side reaches the other (both store the message under one id), removals too, nothing
 // echoes back, and the receiving side's membership rules hold for relayed reactions as for
-// relayed messages. On sqlite and on Postgres.
+// relayed messages. Direct and through `svc relay`, on sqlite and on Postgres.
 
+import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { dmIdFor } from '../../src/network/messages.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 const PAIR_TOKEN = 'reaction-pair-secret-8d2f6b1c47';
 const WAIT = 20_000;
@@ -19,6 +20,34 @@ const tokens = () => [
   ...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })),
   { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
 ];
+/** `svc relay --listen 127.0.0.1:0` as a child process. */
+async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), 15_000);
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+    });
+  return { url, stop };
+}
+
 const path = (id: string, emoji: string) => `/v1/messages/${encodeURIComponent(id)}/reactions/${encodeURIComponent(emoji)}`;
 
 interface Ctx {
@@ -28,9 +57,31 @@ interface Ctx {
   env: Record<string, string>;
 }
 
-/** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership. */
-async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>): Promise<void> {
+/** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership; directly, or through a relay. */
+async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, relayUrl?: string): Promise<void> {
   const storeOf = (name: string) => (store ? { store: store(name) } : {});
+  if (relayUrl) {
+    const relay = { url: relayUrl, room: 'reactions-relay-room-0123456789abcdef' };
+    const side = (id: string, remote: string, members: string[]) =>
+      startServer({
+        env: ctx.env,
+        config: {
+          network: { id, name: id },
+          server: { pairing_check_interval_ms: 300 },
+          auth: { tokens: tokens() },
+          rooms: [{ id: 'general', members, federation: { pairings: ['ab'] } }],
+          pairings: [{ id: 'ab', remote_network_id: remote, token: PAIR_TOKEN, bound: true, relay }],
+        },
+      });
+    ctx.a = await side('alpha-net', 'beta-net', ['alpha', 'beta-net:beta']);
+    ctx.b = await side('beta-net', 'alpha-net', ['beta', 'gamma', 'alpha-net:alpha']);
+    await eventually(
+      async () => ((await ctx.a.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab')?.status === 'connected',
+      WAIT,
+      'A connected to B through the relay',
+    );
+    return;
+  }
   ctx.a = await startServer({
     env: ctx.env,
     config: {
@@ -150,6 +201,21 @@ sqlite('reactions and their removal relay both ways under the receiving side’s
   await reactionsRelayBothWays(ctx);
 });
 sqlite.run();
+
+const relayed = suite<Ctx & { relay: { url: string; stop: () => Promise<void> } }>('reactions over a pairing through svc relay');
+relayed.before.each(async (ctx) => {
+  ctx.env = {};
+  ctx.relay = await startRelay();
+});
+relayed.after.each(async (ctx) => {
+  await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
+  await ctx.relay?.stop();
+});
+relayed('reactions relay both ways through a relay, where the peer answers them through its own HTTP rules', async (ctx) => {
+  await pair(ctx, undefined, ctx.relay.url);
+  await reactionsRelayBothWays(ctx);
+});
+relayed.run();
 
 const postgres = suite<Ctx>('reactions over a pairing on postgres');
 postgres.before.each(async (ctx) => {

@@ -11,6 +11,7 @@ import { consoleFeature } from './console/feature.js';
 import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
 import { mcpHttpFeature } from './mcp-http/feature.js';
+import { reactionsFeature } from './reactions/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -19,6 +20,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   consoleFeature,
   discoveryFeature,
   pairingFeature,
+  reactionsFeature,
   liveFeature,
   mcpHttpFeature,
 ];

@@ -51,6 +51,20 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .action(async (words: string[], o) => run((await import('./commands/send.js')).sendCommand(io, words, flags(o))));
 
   connection(
+    program
+      .command('react')
+      .argument('<message-id>', 'the message to react to')
+      .argument('<emoji>', 'one Unicode emoji or a :name: shortcode')
+      .description('add (or with --remove take back) a reaction to a message, as a person or as an agent (--as)'),
+    'print the server answer as JSON',
+  )
+    .option('--remove', 'remove the reaction instead of adding it')
+    .option('--as <agent>', 'react as this agent (its agent token, or a static token that owns it)')
+    .option('--human <id>', 'react as this person (default $USER; needs human ingress and a static write token)')
+    .addHelpText('after', example('svc react msg_01h... 👍', 'svc react msg_01h... :ship: --as alpha', 'svc react msg_01h... 👍 --remove'))
+    .action(async (id: string, emoji: string, o) => run((await import('./commands/react.js')).reactCommand(io, id, emoji, flags(o))));
+
+  connection(
     program.command('read').description('print the newest messages of a room, a thread or a DM, oldest first'),
     'print {messages, page} as JSON',
   )

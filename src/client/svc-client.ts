@@ -14,6 +14,7 @@ import type {
   Page,
   Pairing,
   RemovedResponse,
+  ReactionSummary,
   Room,
   SendRequest,
   SendResponse,
@@ -90,6 +91,16 @@ export interface ClientOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
+
+/** The answer to a reaction (#28). */
+export interface ReactionResult {
+  message_id: string;
+  emoji: string;
+  by: string;
+  reacted: boolean;
+  changed: boolean;
+  reactions: ReactionSummary[];
+}
 
 export class SvcClient {
   readonly baseUrl: string;
@@ -197,6 +208,12 @@ export class SvcClient {
   /** POST /v1/messages. */
   send(body: SendRequest): Promise<SendResponse> {
     return this.#json('POST', '/v1/messages', { body });
+  }
+
+  /** PUT (add) or DELETE (remove) /v1/messages/{id}/reactions/{emoji}; `from` absent: an agent token's own agent. */
+  react(messageId: string, emoji: string, o: { remove?: boolean; from?: SendRequest['from'] } = {}): Promise<ReactionResult> {
+    const path = `/v1/messages/${encodeURIComponent(messageId)}/reactions/${encodeURIComponent(emoji)}`;
+    return this.#json(o.remove ? 'DELETE' : 'PUT', path, o.from ? { body: { from: o.from } } : {});
   }
 
   // Agents

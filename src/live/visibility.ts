@@ -189,6 +189,9 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     }
     case 'pairing.updated':
       return { ...base, kind: 'pairing', publicKind: false };
+    case 'reaction.updated':
+      // A reaction follows its message: seen by whoever sees the message's conversation (#28).
+      return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.reaction?.target)) };
     case 'conversation.loop_guard':
       // An operator notice about one conversation (src/loop-guard/feature.ts): for whoever may see that conversation, never anonymous.
       return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.agent?.target)) };

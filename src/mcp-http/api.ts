@@ -18,6 +18,7 @@ import { dmMessages, getDm, getThread, listDms, roomMessages, roomThreads, threa
 import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
+import { react } from '../reactions/react.js';
 import type { NetworkApi } from '../mcp/session.js';
 import type { SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
@@ -63,5 +64,9 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
         if (problem) throw new AppError('bad_request', problem);
         return sendMessage(ctx, principal, body);
       }),
+    react: (messageId, emoji, o = {}) =>
+      as('message.send', () =>
+        react(ctx, principal, { message_id: messageId, emoji, action: o.remove ? 'remove' : 'add', ...(o.from ? { from: o.from } : {}) }),
+      ),
   };
 }

@@ -26,6 +26,7 @@ export type NetworkApi = Pick<
   | 'dmMessages'
   | 'search'
   | 'send'
+  | 'react'
 >;
 
 export interface ToolContext {

@@ -1,7 +1,7 @@
 // How `svc mcp` shows messages to a model: compact text (who, where, when, what, and the ids to
 // reply with) and the same facts as plain objects for `structuredContent`. Pure: no I/O here.
 
-import type { Message, Part, Target } from '../protocol/types.js';
+import type { Message, Part, ReactionSummary, Target } from '../protocol/types.js';
 
 /** The agent `svc mcp` acts as. */
 export interface Self {
@@ -32,6 +32,8 @@ export interface MessageView {
   mentions: string[];
   /** Why it is in an inbox result: it mentions this agent, is a DM to it, or neither. */
   for_me: 'mention' | 'dm' | null;
+  /** Emoji reactions, when it has any (#28). */
+  reactions?: ReactionSummary[];
 }
 
 export function conversationOf(t: Target): Conversation {
@@ -78,6 +80,7 @@ export function messageView(m: Message, self: Self): MessageView {
     created_at: m.created_at,
     mentions: [...m.mentions],
     for_me: forMe(m, self),
+    ...(m.reactions?.length ? { reactions: m.reactions } : {}),
   };
 }
 
@@ -120,7 +123,12 @@ export function messageLines(v: MessageView, self: Self): string[] {
   const tag = v.for_me === 'mention' ? ' · mentions you' : '';
   const head = `- ${v.id} · ${shortTime(v.created_at)} · ${sender(v, self)}${tag}:`;
   const body = v.text === '' ? ['  (no text)'] : v.text.split('\n').map((l) => `  ${l}`);
-  return [head, ...body];
+  const reacted = v.reactions?.length
+    ? [
+        `  reactions: ${v.reactions.map((r) => `${r.emoji} ${r.count} (${r.by.map((b) => who(self.network_id, b)).join(', ')})`).join(' · ')}`,
+      ]
+    : [];
+  return [head, ...body, ...reacted];
 }
 
 /**

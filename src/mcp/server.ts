@@ -13,6 +13,7 @@ import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { result } from './result.js';
+import { registerReact } from './react.js';
 import { registerSearch } from './search.js';
 import type { InboxPort, Session } from './session.js';
 
@@ -213,6 +214,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   );
 
   registerSearch(server, deps.session);
+  registerReact(server, deps.session);
 
   const subscribed = new Set<string>();
   if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };

@@ -23,7 +23,7 @@ export function dmIdFor(participants: readonly string[]): string {
     .slice(0, 20)}`;
 }
 
-interface Sender {
+export interface Sender {
   actor: Actor;
   /** `net:id` */
   scopedId: string;
@@ -34,7 +34,7 @@ interface Sender {
 }
 
 /** Checks that the caller may speak as `from`; returns the full actor. */
-async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest, reads: DecisionReads): Promise<Sender> {
+export async function resolveSender(ctx: NetworkContext, p: Principal, req: SendRequest, reads: DecisionReads): Promise<Sender> {
   const net = ctx.config.network.id;
   const from = req.from;
   const home = from.network_id ?? net;

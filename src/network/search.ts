@@ -12,6 +12,7 @@ import type { SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
 import type { NetworkContext } from './context.js';
 import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
+import { withReactions } from '../reactions/summary.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -80,5 +81,6 @@ export async function searchMessages(ctx: NetworkContext, p: Principal, req: Sea
   const page: Page = { has_more: r.has_more };
   const last = r.items[r.items.length - 1];
   if (r.has_more && last) page.next_before = last.id;
-  return { messages: r.items.map((m) => ({ ...m, snippet: snippetOf(m, terms) })), page };
+  const hits = await withReactions(ctx.store, r.items);
+  return { messages: hits.map((m) => ({ ...m, snippet: snippetOf(m, terms) })), page };
 }

@@ -54,8 +54,10 @@ export const pairingFeature: FeatureFactory = (app) => {
     observe: {
       event: (e) => {
         const m = e.event.type === 'message.created' ? e.event.message : undefined;
-        // Messages that arrived by relay are never relayed again (no multi-hop, no echo).
-        if (!m || m.origin || m.from.network_id !== ctx.config.network.id) return;
+        const r = e.event.type === 'reaction.updated' ? e.event.reaction : undefined;
+        // Messages and reactions that arrived by relay are never relayed again (no multi-hop, no echo).
+        const local = m ? !m.origin && m.from.network_id === ctx.config.network.id : r?.from.network_id === ctx.config.network.id;
+        if (!local) return;
         for (const mgr of managers.values()) mgr.notify();
       },
     },

@@ -14,12 +14,16 @@ const RELAYABLE: readonly (readonly [string, string])[] = [
   ['POST', '/v1/messages'],
 ];
 
+/** A reaction to a relayed message (#28): PUT or DELETE /v1/messages/{id}/reactions/{emoji}. */
+const REACTION_PATH = /^\/v1\/messages\/[^/]+\/reactions\/[^/]+$/;
+
 /** Headers carried from a frame; anything else (host, forwarding headers, cookies) is dropped. */
 const PASSED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id'];
 
 /** Whether a relayed request may be forwarded. */
 export function isRelayable(method: string, path: string): boolean {
   const pathname = path.split('?')[0];
+  if ((method === 'PUT' || method === 'DELETE') && REACTION_PATH.test(pathname ?? '')) return true;
   return RELAYABLE.some(([m, p]) => m === method && p === pathname);
 }
 
@@ -50,7 +54,7 @@ export class SelfForwarder {
     const { Agent: UndiciAgent, request } = await import('undici');
     this.agent ??= new UndiciAgent({ connections: 8, keepAliveTimeout: 10_000 });
     const res = await request(origin + frame.path, {
-      method: frame.method as 'GET' | 'POST',
+      method: frame.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
       dispatcher: this.agent,
       headers,
       ...(body !== undefined ? { body } : {}),

@@ -7,15 +7,16 @@ import { forbidden } from '../errors.js';
 import type { PairingConfig } from '../config/types.js';
 import type { Metrics } from '../observe/metrics.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
-import type { Message, Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
+import type { Message, Pairing, PairingDiagnostics, PairingStatus, ReactionChange } from '../protocol/types.js';
 import { evaluateRemote } from './compat.js';
 import { PairingCursor } from './cursor.js';
 import { Outbox, type Delivery } from './outbox.js';
 import { RefusalTally, refusalFix, refusalReason } from './refusals.js';
 import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
+import { isReactionRelayable, reactionRequestFor } from './relay-reaction.js';
 import { backoffDelay, RelayClient, type RequestFrame } from './relay-client.js';
 import { canRelay, nextStatus } from './status.js';
-import { DirectTransport, displayUrl, TransportError, type PairResponse, type PairTransport } from './transport.js';
+import { DirectTransport, displayUrl, TransportError, type PairMethod, type PairResponse, type PairTransport } from './transport.js';
 
 /** The wire view of a pairing plus which transport it uses (never a token, never the relay room). */
 export interface PairingView extends Pairing {
@@ -97,6 +98,7 @@ export class PairingManager {
       leaseKey: `pairing:${c.id}`,
       eligible: (m) => this.eligible(m),
       deliver: (m) => this.deliver(m),
+      reactions: { eligible: async (r) => this.reactionEligible(r), deliver: (r) => this.deliverReaction(r) },
       canSend: () => !this.closed && canRelay(this.status) && this.transport.ready(),
       onPending: (n) => d.metrics.relayOutboxPending.set(label, n),
     });
@@ -161,7 +163,7 @@ export class PairingManager {
   }
 
   /** Calls the remote for a read route; failures count toward the status and become RemoteFailure. */
-  async call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<PairResponse> {
+  async call(method: PairMethod, p: string, body?: unknown): Promise<PairResponse> {
     let r: PairResponse;
     try {
       r = await this.transport.request(method, p, body);
@@ -321,6 +323,46 @@ export class PairingManager {
       remoteDirectMessages: this.remote?.direct_messages === true,
       roomFederated: (roomId) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(this.id),
     });
+  }
+
+  private async reactionEligible(r: ReactionChange): Promise<boolean> {
+    const ctx = this.d.ctx;
+    const room = r.target.kind === 'dm' ? undefined : await ctx.store.getRoom(r.target.room_id);
+    return isReactionRelayable(r, {
+      localNetworkId: ctx.config.network.id,
+      ...(this.remoteNetworkId ? { remoteNetworkId: this.remoteNetworkId } : {}),
+      remoteDirectMessages: this.remote?.direct_messages === true,
+      roomFederated: (roomId) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(this.id),
+    });
+  }
+
+  /** Repeats a reaction on the peer; a refusal (the message never reached it, 404 on a removal) is final. */
+  private async deliverReaction(r: ReactionChange): Promise<Delivery> {
+    const req = reactionRequestFor(r);
+    let res: PairResponse;
+    try {
+      res = await this.transport.request(req.method, req.path, req.body);
+    } catch (err) {
+      this.transportFailed(err);
+      this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
+      return 'retry';
+    }
+    const verdict = classifyRelayAnswer(res.status);
+    if (verdict === 'retry') {
+      this.failed(res.status === 401 ? 'unauthorized' : 'remote_error', remoteStatusMessage(res.status));
+      this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
+      return 'retry';
+    }
+    if (verdict === 'refused') {
+      this.d.ctx.log('info', 'the paired network refused a relayed reaction; it will not be retried', {
+        pairing: this.id,
+        message_id: r.message_id,
+        emoji: r.emoji,
+        status: res.status,
+        error: errorText(res.body),
+      });
+    }
+    return 'done';
   }
 
   private async deliver(m: Message): Promise<Delivery> {

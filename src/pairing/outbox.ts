@@ -5,7 +5,7 @@
 // idempotent by message id, so a message resent after a crash lands once. One drain at a time per
 // pairing, across every process sharing the store: a drain holds the pairing's lease.
 
-import type { Message } from '../protocol/types.js';
+import type { Message, ReactionChange, ServiceEvent } from '../protocol/types.js';
 import type { Lease, Store } from '../store/types.js';
 import type { PairingCursor } from './cursor.js';
 
@@ -20,6 +20,11 @@ export interface OutboxOptions {
   /** Whether this message goes to this pairing (locally originated, room federated, ...). */
   eligible: (m: Message) => Promise<boolean>;
   deliver: (m: Message) => Promise<Delivery>;
+  /** Reactions (#28) travel the same way, in event order with the messages. */
+  reactions?: {
+    eligible: (r: ReactionChange) => Promise<boolean>;
+    deliver: (r: ReactionChange) => Promise<Delivery>;
+  };
   /** Whether sending is worth trying now (peer compatible and reachable). */
   canSend: () => boolean;
   /** How many eligible messages wait (metrics). */
@@ -78,10 +83,22 @@ export class Outbox {
   async pending(): Promise<number> {
     await this.o.cursor.loaded;
     let n = 0;
-    for (const e of await this.o.store.eventsAfter(this.o.cursor.seq, PENDING_SCAN)) {
-      if (e.event.type === 'message.created' && e.event.message && (await this.o.eligible(e.event.message))) n++;
-    }
+    for (const e of await this.o.store.eventsAfter(this.o.cursor.seq, PENDING_SCAN)) if (await this.jobOf(e.event)) n++;
     return n;
+  }
+
+  /** The delivery an event asks of this pairing, when it asks one. */
+  private async jobOf(e: ServiceEvent): Promise<(() => Promise<Delivery>) | undefined> {
+    if (e.type === 'message.created' && e.message) {
+      const m = e.message;
+      return (await this.o.eligible(m)) ? () => this.o.deliver(m) : undefined;
+    }
+    const rx = this.o.reactions;
+    if (e.type === 'reaction.updated' && e.reaction && rx) {
+      const r = e.reaction;
+      return (await rx.eligible(r)) ? () => rx.deliver(r) : undefined;
+    }
+    return undefined;
   }
 
   /** Drains while holding the pairing's lease; another holder drains instead. */
@@ -105,10 +122,10 @@ export class Outbox {
         if (batch.length === 0) break;
         let passed = this.o.cursor.seq;
         for (const e of batch) {
-          const m = e.event.type === 'message.created' ? e.event.message : undefined;
-          if (m && (await this.o.eligible(m))) {
+          const job = await this.jobOf(e.event);
+          if (job) {
             if (this.closed || !this.o.canSend()) break;
-            const r = await this.o.deliver(m);
+            const r = await job();
             if (r === 'retry') {
               this.o.cursor.advance(passed);
               return;

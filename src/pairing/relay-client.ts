@@ -6,7 +6,15 @@
 import WebSocket from 'ws';
 import { newId } from '../protocol/ids.js';
 import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
-import { describeNetworkError, parseBody, REQUEST_TIMEOUT_MS, TransportError, type PairResponse, type PairTransport } from './transport.js';
+import {
+  describeNetworkError,
+  parseBody,
+  REQUEST_TIMEOUT_MS,
+  TransportError,
+  type PairMethod,
+  type PairResponse,
+  type PairTransport,
+} from './transport.js';
 
 export interface RequestFrame {
   op: 'request';
@@ -85,7 +93,7 @@ export class RelayClient implements PairTransport {
     return this.ws?.readyState === WebSocket.OPEN;
   }
 
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PairResponse> {
+  request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse> {
     if (this.closed) return Promise.reject(new TransportError('closed', 'the pairing is closing'));
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {

@@ -42,10 +42,13 @@ export function describeNetworkError(code: string, who = 'the paired network'): 
   return `${who} could not be reached`;
 }
 
+/** The methods a pairing sends: reads, relayed messages (POST) and relayed reactions (PUT, DELETE). */
+export type PairMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
 export interface PairTransport {
   readonly kind: 'direct' | 'relay';
   /** Sends one HTTP request to the peer, authenticated with the pairing token. Throws TransportError. */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PairResponse>;
+  request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse>;
   /** Whether a request can be attempted now (the relay socket is open and the peer is there). */
   ready(): boolean;
   close(): Promise<void>;
@@ -94,7 +97,7 @@ export class DirectTransport implements PairTransport {
     return !this.closed;
   }
 
-  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PairResponse> {
+  async request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse> {
     if (this.closed) throw new TransportError('closed', 'the pairing is closing');
     const url = this.baseUrl.replace(/\/+$/, '') + path;
     const { Agent: UndiciAgent, request } = await import('undici');

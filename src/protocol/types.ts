@@ -46,6 +46,28 @@ export interface Message {
   parts: Part[];
   mentions: string[];
   created_at: string;
+  /** Reactions, one entry per emoji in the order first used; absent when there are none (#28). */
+  reactions?: ReactionSummary[];
+}
+
+/** One emoji's reactions to a message: how many, and who (scoped ids, oldest first). */
+export interface ReactionSummary {
+  emoji: string;
+  count: number;
+  by: string[];
+}
+
+/** The payload of a `reaction.updated` event. */
+export interface ReactionChange {
+  message_id: string;
+  target: Target;
+  emoji: string;
+  action: 'added' | 'removed';
+  /** Who reacted, scoped (`<network_id>:<id>`), and as an actor. */
+  by: string;
+  from: Actor;
+  /** The emoji's count on the message after the change. */
+  count: number;
 }
 
 export interface Artifact {
@@ -196,7 +218,8 @@ export type EventType =
   | 'agent.wake.failed'
   | 'pairing.updated'
   | 'stream.replay_gap'
-  | 'conversation.loop_guard';
+  | 'conversation.loop_guard'
+  | 'reaction.updated';
 
 /** The event envelope. Payload keys beyond `message` and `agent` are ours (SPEC leaves them open). */
 export interface ServiceEvent {
@@ -210,6 +233,8 @@ export interface ServiceEvent {
   thread?: Thread;
   dm?: DirectConversation;
   pairing?: Pairing;
+  /** For `reaction.updated` (#28). */
+  reaction?: ReactionChange;
   /** Room membership delta for `room.members.updated`. */
   added?: string[];
   removed?: string[];

@@ -17,6 +17,8 @@ import {
   type MessageRecord,
   type OpOutcome,
   type PairingState,
+  type ReactionChangeOp,
+  type ReactionRecord,
   type RoomRecord,
   type RoomSpec,
   type ThreadRecord,
@@ -36,7 +38,9 @@ export type Effect =
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }
   | { op: 'pairing.delete'; pairing_id: string }
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
-  | { op: 'read_state.delete'; agent_id: string };
+  | { op: 'read_state.delete'; agent_id: string }
+  | { op: 'reaction.put'; reaction: ReactionRecord }
+  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -51,6 +55,8 @@ export interface StateView {
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
   readState(agentId: string): AgentReadState | undefined;
+  /** The reactions to one message, oldest first. */
+  reactions(messageId: string): ReactionRecord[];
 }
 
 export interface Resolved {
@@ -200,6 +206,9 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'agent.read_state', state });
         break;
       }
+      case 'reaction.change':
+        outcomes.push(changeReaction(view, op, put));
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
@@ -263,6 +272,26 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
   return { op: 'message.insert', status: 'stored', record: op.record, thread_created, dm_created };
 }
 
+function changeReaction(view: Overlay, op: ReactionChangeOp, put: (e: Effect) => void): OpOutcome {
+  const r = op.reaction;
+  if (!view.hasMessage(r.message_id)) throw new StoreError('not_found', `message ${r.message_id}`);
+  const all = view.reactions(r.message_id);
+  const same = all.filter((x) => x.emoji === r.emoji);
+  const mine = same.some((x) => x.by === r.by);
+  const unchanged = (status: 'unchanged' | 'limit'): OpOutcome => ({ op: 'reaction.change', status, count: same.length });
+  if (op.action === 'add') {
+    if (mine) return unchanged('unchanged');
+    if (same.length === 0 && new Set(all.map((x) => x.emoji)).size >= op.max_distinct) return unchanged('limit');
+    put({ op: 'reaction.put', reaction: { ...r, created_at: op.at } });
+    put({ op: 'event.append', event: op.event(same.length + 1) });
+    return { op: 'reaction.change', status: 'added', count: same.length + 1 };
+  }
+  if (!mine) return unchanged('unchanged');
+  put({ op: 'reaction.delete', message_id: r.message_id, emoji: r.emoji, by: r.by });
+  put({ op: 'event.append', event: op.event(same.length - 1) });
+  return { op: 'reaction.change', status: 'removed', count: same.length - 1 };
+}
+
 function newRoom(spec: RoomSpec, at: string, removed: RoomRecord | undefined): RoomRecord {
   return {
     id: spec.id,
@@ -313,6 +342,7 @@ class Overlay implements StateView {
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
   private readStates: Map<string, AgentReadState | null> | undefined;
+  private reactions_: Map<string, ReactionRecord[]> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -348,6 +378,16 @@ class Overlay implements StateView {
       case 'read_state.delete':
         (this.readStates ??= new Map()).set(e.agent_id, null);
         break;
+      case 'reaction.put': {
+        const list = this.reactions(e.reaction.message_id);
+        (this.reactions_ ??= new Map()).set(e.reaction.message_id, [...list, e.reaction]);
+        break;
+      }
+      case 'reaction.delete': {
+        const list = this.reactions(e.message_id).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
+        (this.reactions_ ??= new Map()).set(e.message_id, list);
+        break;
+      }
       default:
         break;
     }
@@ -394,5 +434,9 @@ class Overlay implements StateView {
   readState(agentId: string): AgentReadState | undefined {
     const s = this.readStates?.get(agentId);
     return s === null ? undefined : (s ?? this.base.readState(agentId));
+  }
+
+  reactions(messageId: string): ReactionRecord[] {
+    return this.reactions_?.get(messageId) ?? this.base.reactions(messageId);
   }
 }

@@ -13,6 +13,7 @@ import {
   type MessageRecord,
   type PairingState,
   type AgentReadState,
+  type ReactionRecord,
   type RoomRecord,
   type Store,
   type StoredEvent,
@@ -47,6 +48,8 @@ export interface CopiedEvent {
 export interface EventsPage {
   messages: { record: MessageRecord; body: string }[];
   events: CopiedEvent[];
+  /** The reactions to this page's messages (#28). */
+  reactions: ReactionRecord[];
 }
 
 /** Everything but the events and messages, written after them. */
@@ -97,7 +100,7 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   for (;;) {
     const page: StoredEvent[] = await source.eventsAfter(last, PAGE);
     if (page.length === 0) break;
-    const out: EventsPage = { messages: [], events: [] };
+    const out: EventsPage = { messages: [], events: [], reactions: [] };
     for (const e of page) {
       const ev = e.event;
       if (ev.room_id) roomIds.add(ev.room_id);
@@ -115,6 +118,7 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
       const event: EventBody = byRef ? { ...ev, message: null } : ev;
       out.events.push({ seq: e.seq, id: ev.id, type: ev.type, message_id: byRef ? m!.id : null, event, body: JSON.stringify(event) });
     }
+    out.reactions = await source.listReactions(out.messages.map((x) => x.record.message.id));
     await sink.events(out);
     messages += out.messages.length;
     events += out.events.length;

@@ -35,6 +35,16 @@ export interface MessageRecord {
   event_id: string;
 }
 
+/** One actor's reaction to one message (#28 reactions). */
+export interface ReactionRecord {
+  message_id: string;
+  /** The emoji itself, or a `:name:` shortcode. */
+  emoji: string;
+  /** Who reacted, scoped: `<network_id>:<id>`. */
+  by: string;
+  created_at: string;
+}
+
 export interface ThreadRecord {
   id: string;
   room_id: string;

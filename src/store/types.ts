@@ -22,6 +22,7 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
+  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
@@ -168,6 +169,8 @@ export interface Store {
 
   /** An agent's MCP wait cursor and read markers (`agent.read_state`), if it has any. */
   getAgentReadState(agentId: string): Promise<AgentReadState | undefined>;
+  /** The reactions to these messages, oldest first (#28 reactions). */
+  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

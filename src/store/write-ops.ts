@@ -8,6 +8,7 @@ import type {
   MessageRecord,
   PairingState,
   ReadMarker,
+  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
@@ -148,6 +149,21 @@ export interface AgentReadStateOp {
   read?: Record<string, ReadMarker>;
 }
 
+/**
+ * Adds or removes one actor's reaction to a stored message (`not_found` when it is not stored).
+ * Adding one already there, or removing one absent, changes nothing (`unchanged`). Adding an emoji
+ * the message does not carry yet when it already carries `max_distinct` distinct ones changes
+ * nothing (`limit`). `event` is appended only when something changed, with the emoji's count after.
+ */
+export interface ReactionChangeOp {
+  op: 'reaction.change';
+  reaction: Omit<ReactionRecord, 'created_at'>;
+  action: 'add' | 'remove';
+  max_distinct: number;
+  at: string;
+  event: (count: number) => ServiceEvent;
+}
+
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -159,7 +175,8 @@ export type WriteOp =
   | MessageInsertOp
   | EventAppendOp
   | PairingStateOp
-  | AgentReadStateOp;
+  | AgentReadStateOp
+  | ReactionChangeOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -173,7 +190,8 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'event.append' }
   | { op: 'pairing.state' }
-  | { op: 'agent.read_state'; state: AgentReadState };
+  | { op: 'agent.read_state'; state: AgentReadState }
+  | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number };
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -3,6 +3,7 @@
 import { convKey } from './render.js';
 import { addMessages, catchUp, loadArtifacts, nearEnd, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
+import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
 
 /** Shows the state of the live feed in the header. */
@@ -69,6 +70,8 @@ export function onEvent(e) {
       renderAgents();
       return;
     }
+    case 'reaction.updated':
+      return onReaction(e.reaction);
     case 'stream.replay_gap':
       // Events were missed: refresh what is on screen.
       loadRooms();

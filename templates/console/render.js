@@ -3,6 +3,7 @@
 
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
+import { reactionsNode } from './reactions.js';
 import { state } from './state.js';
 
 /** The conversation key of a target, as the store names it. */
@@ -81,6 +82,7 @@ export function messageNode(m, opts = {}) {
           `${opts.replies.message_count} in thread ${opts.replies.id}`,
         )
       : null,
+    reactionsNode(m),
   );
 }
 

@@ -85,6 +85,7 @@ t(
       const { tools } = await m.client.listTools();
       assert.equal(tools.map((x) => x.name).sort(), [
         'list_conversations',
+        'react',
         'read_messages',
         'search_messages',
         'send_message',

@@ -15,7 +15,20 @@ import { parseQuery } from '../../src/protocol/search-text.js';
 import type { Store } from '../../src/store/types.js';
 import { progressLine } from '../../src/cli/commands/store-copy.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { artifact, claim, codeOf, createRoom, inDm, inRoom, inThread, members, msg, removeRoom, send } from '../helpers/store-fixtures.js';
+import {
+  artifact,
+  claim,
+  codeOf,
+  createRoom,
+  event,
+  inDm,
+  inRoom,
+  inThread,
+  members,
+  msg,
+  removeRoom,
+  send,
+} from '../helpers/store-fixtures.js';
 
 const test = suite('store copy into postgres');
 let dir = '';
@@ -49,6 +62,17 @@ async function network(s: Store): Promise<void> {
     { op: 'agent.read_state', agent_id: 'a1', init },
     { op: 'agent.read_state', agent_id: 'c3', init: { ...init, cursor: 6 } },
   ]);
+  // Reactions (#28), one of them taken back.
+  const react = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add') => ({
+    op: 'reaction.change' as const,
+    reaction: { message_id, emoji, by },
+    action,
+    max_distinct: 20,
+    at: '2026-01-02T00:00:00.000Z',
+    event: () => event('reaction.updated'),
+  });
+  await s.write([react('m1', '👍', 'net1:a1'), react('m1', '👍', 'net1:b2'), react('m4', ':ship:', 'net1:a1')]);
+  await s.write([react('m1', '🎉', 'net1:b2'), react('m1', '👍', 'net1:a1', 'remove')]);
 }
 
 async function snapshot(s: Store) {
@@ -68,6 +92,7 @@ async function snapshot(s: Store) {
     last: await s.lastEventSeq(),
     pairing: await s.getPairingState('p1'),
     readStates: [await s.getAgentReadState('a1'), await s.getAgentReadState('c3')],
+    reactions: await s.listReactions(['m1', 'm2', 'm4']),
   };
 }
 

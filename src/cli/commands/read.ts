@@ -7,6 +7,7 @@ import { EXIT, type Io } from '../io.js';
 import { UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
 import { splitList } from './rooms.js';
+import { reactionsSuffix } from './react.js';
 
 export interface ReadFlags extends ClientFlags {
   /** Act as this agent: its kept token is used in place of the config's operator token. */
@@ -82,7 +83,7 @@ export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
         { header: 'TIME', value: (m) => m.created_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), style: (s) => c.dim(s) },
         { header: 'FROM', value: (m) => senderOf(m), style: (s, m) => (m.from.type === 'agent' ? c.cyan(s) : c.green(s)) },
         { header: 'ID', value: (m) => m.id, style: (s) => c.dim(s) },
-        { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) },
+        { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) + reactionsSuffix(m) },
       ])) {
         io.out(line);
       }

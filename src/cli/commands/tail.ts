@@ -76,6 +76,10 @@ export function describeEvent(e: ServiceEvent): string {
       return `#${roomOf(e) ?? '?'}`;
     case 'pairing.updated':
       return e.pairing ? `${e.pairing.id} (${e.pairing.remote_network_id}): ${e.pairing.status}` : '';
+    case 'reaction.updated': {
+      const r = e.reaction;
+      return r ? `${where(r.target)} ${r.by} ${r.action === 'added' ? '+' : '-'}${r.emoji} on ${r.message_id} (${r.count})` : '';
+    }
     case 'stream.replay_gap':
       return 'the server could not resume from the last event (it restarted, or the event left its replay buffer): events may be missing; newer buffered ones follow';
     default: {

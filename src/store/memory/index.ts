@@ -18,6 +18,7 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -48,6 +49,7 @@ export class MemoryStore implements Store {
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
   private readStates = new Map<string, AgentReadState>();
+  private reactions = new Map<string, ReactionRecord[]>();
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
@@ -63,6 +65,7 @@ export class MemoryStore implements Store {
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
+    reactions: (id) => this.reactions.get(id) ?? [],
   };
 
   constructor() {
@@ -140,6 +143,15 @@ export class MemoryStore implements Store {
         case 'read_state.delete':
           this.readStates.delete(e.agent_id);
           break;
+        case 'reaction.put':
+          this.reactions.set(e.reaction.message_id, [...(this.reactions.get(e.reaction.message_id) ?? []), { ...e.reaction }]);
+          break;
+        case 'reaction.delete': {
+          const left = (this.reactions.get(e.message_id) ?? []).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
+          if (left.length > 0) this.reactions.set(e.message_id, left);
+          else this.reactions.delete(e.message_id);
+          break;
+        }
       }
     }
     return events;
@@ -237,6 +249,11 @@ export class MemoryStore implements Store {
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     const s = this.readStates.get(agentId);
     return s && clone(s);
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    const out = messageIds.flatMap((id) => this.reactions.get(id) ?? []);
+    return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map((r) => ({ ...r }));
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

@@ -86,6 +86,12 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         'seq, event_id, type, message_id, body',
         page.events.map((e) => [e.seq, e.id, e.type, e.message_id, e.body]),
       );
+      await insertRows(
+        c,
+        T.reactions,
+        'message_id, emoji, by_id, created_at',
+        page.reactions.map((r) => [r.message_id, r.emoji, r.by, r.created_at]),
+      );
     },
     async records(r) {
       await c.query(`UPDATE ${T.event_counter} SET seq = $1 WHERE id = 1`, [r.last_seq]);

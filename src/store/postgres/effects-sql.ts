@@ -80,6 +80,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
+  const reactionPuts: unknown[][] = [];
+  const reactionDeletes: unknown[][] = [];
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
   for (const e of effects) {
     switch (e.op) {
@@ -118,6 +120,12 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'artifact.insert':
         artifacts.push(artifactParams(e.artifact));
         break;
+      case 'reaction.put':
+        reactionPuts.push([e.reaction.message_id, e.reaction.emoji, e.reaction.by, e.reaction.created_at]);
+        break;
+      case 'reaction.delete':
+        reactionDeletes.push([e.message_id, e.emoji, e.by]);
+        break;
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
         break;
@@ -153,6 +161,13 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   }
   if (artifacts.length > 0)
     ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
+  // Reactions (#28): a batch puts or deletes each key once (intents.ts), so the CTEs cannot overlap.
+  if (reactionPuts.length > 0)
+    ctes.push(
+      `INSERT INTO ${T.reactions} (message_id, emoji, by_id, created_at) VALUES ${reactionPuts.map(row).join(', ')} ON CONFLICT DO NOTHING`,
+    );
+  for (const d of reactionDeletes)
+    ctes.push(`DELETE FROM ${T.reactions} WHERE message_id = ${param(d[0])} AND emoji = ${param(d[1])} AND by_id = ${param(d[2])}`);
 
   const withs = ctes.map((c, i) => `w${i} AS (${c})`);
   let main = 'SELECT NULL::text AS last';

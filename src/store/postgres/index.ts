@@ -21,6 +21,7 @@ import type {
   PageResult,
   PairingState,
   AgentReadState,
+  ReactionRecord,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -317,6 +318,10 @@ export class PostgresStore implements Store {
 
   getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     return this.reads.getAgentReadState(agentId);
+  }
+
+  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    return this.reads.listReactions(messageIds);
   }
 
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

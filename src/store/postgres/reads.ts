@@ -16,6 +16,7 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -184,6 +185,20 @@ export class Reads {
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     const [r] = await this.rows(`SELECT body FROM ${this.T.agent_read_state} WHERE agent_id = $1`, [agentId]);
     return r && (JSON.parse(r.body as string) as AgentReadState);
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.rows(
+      `SELECT message_id, emoji, by_id, created_at FROM ${this.T.reactions} WHERE message_id = ANY($1) ORDER BY seq`,
+      [[...messageIds]],
+    );
+    return rows.map((r) => ({
+      message_id: String(r.message_id),
+      emoji: String(r.emoji),
+      by: String(r.by_id),
+      created_at: String(r.created_at),
+    }));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

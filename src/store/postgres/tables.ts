@@ -14,6 +14,7 @@ export interface Tables {
   event_counter: string;
   pairing_state: string;
   agent_read_state: string;
+  reactions: string;
   leases: string;
   instances: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
@@ -37,6 +38,7 @@ export function tablesOf(schema: string): Tables {
     event_counter: t('event_counter'),
     pairing_state: t('pairing_state'),
     agent_read_state: t('agent_read_state'),
+    reactions: t('reactions'),
     leases: t('leases'),
     instances: t('instances'),
     prefix: '',

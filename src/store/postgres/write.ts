@@ -14,6 +14,7 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
+  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
@@ -39,6 +40,8 @@ export interface Prefetched {
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
   readStates: Map<string, AgentReadState>;
+  /** Reactions of the messages a reaction.change names (#28). */
+  reactions: Map<string, ReactionRecord[]>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -95,6 +98,7 @@ export function emptyPrefetch(): Prefetched {
     dms: new Map(),
     pairings: new Map(),
     readStates: new Map(),
+    reactions: new Map(),
   };
 }
 
@@ -129,6 +133,7 @@ function idsOf(ops: readonly WriteOp[]) {
   const dms = new Set<string>();
   const pairings = new Set<string>();
   const readStates = new Set<string>();
+  const reacted = new Set<string>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -162,11 +167,15 @@ function idsOf(ops: readonly WriteOp[]) {
       case 'agent.read_state':
         readStates.add(op.agent_id);
         break;
+      case 'reaction.change':
+        messages.add(op.reaction.message_id);
+        reacted.add(op.reaction.message_id);
+        break;
       default:
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, readStates, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, readStates, reacted, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -180,6 +189,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     dms: new Map(),
     pairings: new Map(),
     readStates: new Map(),
+    reactions: new Map(),
   };
   const list = (s: Set<string>) => [...s].sort();
   if (ids.rooms.size > 0 || ids.allRooms) {
@@ -229,6 +239,19 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     ]);
     for (const row of r.rows) pre.readStates.set(row.agent_id, JSON.parse(row.body) as AgentReadState);
   }
+  if (ids.reacted.size > 0) {
+    // The message row is the lock that serializes reactions to it (the distinct-emoji limit
+    // depends on rows that may not exist yet).
+    await c.query(`SELECT id FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [list(ids.reacted)]);
+    const r = await c.query(`SELECT message_id, emoji, by_id, created_at FROM ${T.reactions} WHERE message_id = ANY($1) ORDER BY seq`, [
+      list(ids.reacted),
+    ]);
+    for (const row of r.rows) {
+      const l = pre.reactions.get(row.message_id) ?? [];
+      l.push({ message_id: row.message_id, emoji: row.emoji, by: row.by_id, created_at: row.created_at });
+      pre.reactions.set(row.message_id, l);
+    }
+  }
   return pre;
 }
 
@@ -244,5 +267,6 @@ export function viewOf(pre: Prefetched): StateView {
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
     readState: (id) => pre.readStates.get(id),
+    reactions: (id) => pre.reactions.get(id) ?? [],
   };
 }

@@ -115,6 +115,19 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'read_state.delete':
         run('DELETE FROM agent_read_state WHERE agent_id = ?', [op.agent_id]);
         break;
+      case 'reaction.put': {
+        const r = op.reaction;
+        run('INSERT OR IGNORE INTO reactions (message_id, emoji, by_id, created_at) VALUES (?, ?, ?, ?)', [
+          r.message_id,
+          r.emoji,
+          r.by,
+          r.created_at,
+        ]);
+        break;
+      }
+      case 'reaction.delete':
+        run('DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND by_id = ?', [op.message_id, op.emoji, op.by]);
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

@@ -68,6 +68,7 @@ function sinkOf(db: Db): NetworkSink {
         ops.push({ op: 'event.append', seq: e.seq, event: e.event, ...(e.message_id ? { message_id: e.message_id } : {}) });
         json.push(e.body);
       }
+      for (const reaction of page.reactions) ops.push({ op: 'reaction.put', reaction });
       applyOps(db.run, ops, (i) => json[i]);
     },
     async records(r) {

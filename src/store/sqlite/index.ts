@@ -20,6 +20,7 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type EngineReport,
@@ -393,6 +394,10 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.pairing(pairingId);
+  }
+
+  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    return this.reads.reactionsOf(messageIds);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

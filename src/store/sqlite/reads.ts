@@ -19,6 +19,7 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
+  type ReactionRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -114,6 +115,21 @@ export class SqliteReads implements StateView {
 
   readState(agentId: string): AgentReadState | undefined {
     return this.db.body('SELECT body FROM agent_read_state WHERE agent_id = ?', [agentId]);
+  }
+
+  reactions(messageId: string): ReactionRecord[] {
+    return this.reactionsOf([messageId]);
+  }
+
+  /** The reactions to these messages, oldest first. */
+  reactionsOf(messageIds: readonly string[]): ReactionRecord[] {
+    if (messageIds.length === 0) return [];
+    // One statement for any number of ids (statements are cached per SQL text).
+    const rows = this.db.all(
+      'SELECT message_id, emoji, by_id, created_at FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY seq',
+      [JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => ({ message_id: r[0] as string, emoji: r[1] as string, by: r[2] as string, created_at: r[3] as string }));
   }
 
   // ---- listings ----

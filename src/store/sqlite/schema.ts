@@ -93,6 +93,22 @@ const MIGRATIONS: Migration[] = [
     // #27 part 1 (MCP over HTTP): each agent's wait cursor and read markers (AgentReadState).
     sql: `CREATE TABLE IF NOT EXISTS agent_read_state (agent_id TEXT PRIMARY KEY, body TEXT NOT NULL);`,
   },
+  {
+    version: 6,
+    // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
+    // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
+    sql: `
+      CREATE TABLE IF NOT EXISTS reactions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL,
+        emoji TEXT NOT NULL,
+        by_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (message_id, emoji, by_id)
+      );
+      CREATE INDEX IF NOT EXISTS reactions_by_message ON reactions (message_id, seq);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -1,0 +1,145 @@
+// PUT and DELETE /v1/messages/{id}/reactions/{emoji}: who may react, decided on the store's reads
+// like a send. A reaction is a small write into the message's conversation, so it follows the
+// send rules of that conversation: the caller must be allowed to speak as `from` (the same sender
+// checks as POST /v1/messages), a room or thread needs the room's write policy to admit `from`, a
+// DM needs `from` to be a participant, and a remote sender comes through its pairing's credential
+// into a federated room (the pairings' checkRemoteSender hook).
+
+import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { decideRoomWrite } from '../auth/write-policy.js';
+import type { ReactionChange, ReactionSummary, SendRequest } from '../protocol/types.js';
+import type { Decision, DecisionReads, ReactionChangeOp } from '../store/types.js';
+import { requireDirectMessages, visibleDm, visibleRoom } from '../network/access.js';
+import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
+import { resolveSender } from '../network/messages.js';
+import { emojiProblem, MAX_DISTINCT_REACTIONS } from './emoji.js';
+import { summarize } from './summary.js';
+
+export interface ReactRequest {
+  message_id: string;
+  emoji: string;
+  action: 'add' | 'remove';
+  /** Who reacts; absent: an agent token's own agent. */
+  from?: SendRequest['from'];
+}
+
+export interface ReactResult {
+  message_id: string;
+  emoji: string;
+  /** Who reacted, scoped. */
+  by: string;
+  reacted: boolean;
+  /** False when the request repeated the current state. */
+  changed: boolean;
+  /** Every reaction to the message after the change. */
+  reactions: ReactionSummary[];
+}
+
+/** The actor a request reacts as: `from`, or the agent of an agent token. */
+function fromOf(p: Principal, from: ReactRequest['from']): SendRequest['from'] {
+  if (from) return from;
+  if (p.kind === 'agent') return { type: 'agent', id: p.agentId };
+  throw badRequest('body.from: required (who reacts) unless the token is an agent token');
+}
+
+/** Adds or removes one reaction; refusals are AppErrors (400, 403, 404, 409). */
+export async function react(ctx: NetworkContext, p: Principal, req: ReactRequest): Promise<ReactResult> {
+  const problem = emojiProblem(req.emoji);
+  if (problem) throw badRequest(`path.emoji: ${problem}`);
+  const from = fromOf(p, req.from);
+  const outcome = await ctx.store.decide(
+    (reads) => decideReaction(ctx, p, req, from, reads),
+    (ops) => commit(ctx, ops),
+  );
+  if (outcome.status === 'limit') {
+    throw conflict(`message ${req.message_id} already carries ${MAX_DISTINCT_REACTIONS} distinct reactions; react with one of them`);
+  }
+  // Removing a reaction that is not there: an unknown entity, as the spec answers any other.
+  if (req.action === 'remove' && outcome.status === 'unchanged')
+    throw notFound(`reaction ${req.emoji} of ${outcome.by} on message ${req.message_id}`);
+  const reactions = summarize(await ctx.store.listReactions([req.message_id]));
+  return {
+    message_id: req.message_id,
+    emoji: req.emoji,
+    by: outcome.by,
+    reacted: req.action === 'add',
+    changed: outcome.status !== 'unchanged',
+    reactions,
+  };
+}
+
+type Outcome = { status: 'added' | 'removed' | 'unchanged' | 'limit'; by: string };
+
+async function decideReaction(
+  ctx: NetworkContext,
+  p: Principal,
+  req: ReactRequest,
+  from: SendRequest['from'],
+  reads: DecisionReads,
+): Promise<Decision<Outcome>> {
+  const stored = await reads.message(req.message_id);
+  if (!stored) throw notFound(`message ${req.message_id}`);
+  const target = stored.message.target;
+  if (target.kind === 'dm') requireDirectMessages(ctx);
+  const home = from.network_id ?? ctx.config.network.id;
+  const remote = home !== ctx.config.network.id;
+  // The send rules read a send request: this one says where the reaction lands and, for a remote
+  // sender, that it originated on the sender's network (what the pairing check asks of relays).
+  const send: SendRequest = {
+    target,
+    from,
+    parts: [],
+    ...(remote ? { origin: { network_id: home, message_id: req.message_id } } : {}),
+  };
+  const sender = await resolveSender(ctx, p, send, reads);
+  if (target.kind === 'dm') {
+    if (!target.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${target.dm_id}`);
+    if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, {});
+  } else {
+    const room = await reads.room(target.room_id);
+    if (!room || room.removed_at) throw notFound(`room ${target.room_id}`);
+    if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, { room });
+    const d = decideRoomWrite(p, room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
+    if (!d.allow) throw new AppError('forbidden', d.reason);
+  }
+  const change = (count: number): ReactionChange => ({
+    message_id: req.message_id,
+    target,
+    emoji: req.emoji,
+    action: req.action === 'add' ? 'added' : 'removed',
+    by: sender.scopedId,
+    from: sender.actor,
+    count,
+  });
+  const op: ReactionChangeOp = {
+    op: 'reaction.change',
+    reaction: { message_id: req.message_id, emoji: req.emoji, by: sender.scopedId },
+    action: req.action,
+    max_distinct: MAX_DISTINCT_REACTIONS,
+    at: now(),
+    event: (count) => newEvent(ctx, 'reaction.updated', { reaction: change(count) }),
+  };
+  return {
+    write: [op],
+    reply: (result) => {
+      const o = result.outcomes[0];
+      if (o?.op !== 'reaction.change') throw new Error('unexpected outcome');
+      return { status: o.status, by: sender.scopedId };
+    },
+  };
+}
+
+/** GET /v1/messages/{id}/reactions: the reactions of a message the caller may read (as its history). */
+export async function messageReactions(
+  ctx: NetworkContext,
+  p: Principal,
+  messageId: string,
+): Promise<{ message_id: string; reactions: ReactionSummary[] }> {
+  const stored = await ctx.store.getMessage(messageId);
+  if (!stored) throw notFound(`message ${messageId}`);
+  const t = stored.message.target;
+  if (t.kind === 'dm') await visibleDm(ctx, p, t.dm_id);
+  else await visibleRoom(ctx, p, t.room_id);
+  return { message_id: messageId, reactions: summarize(await ctx.store.listReactions([messageId])) };
+}

@@ -56,13 +56,13 @@ t.after(async (ctx) => {
   await ctx.s.dispose();
 });
 
-t('initialize names the server as the token agent and lists the six tools; GET and DELETE are 405', async (ctx) => {
+t('initialize names the server as the token agent and lists the seven tools; GET and DELETE are 405', async (ctx) => {
   const m = await connectMcpHttp(ctx.s.url, ctx.beta);
   try {
     assert.is(m.client.getServerVersion()?.name, 'svc');
     assert.is(m.client.getServerVersion()?.title, 'svc agent beta');
     const tools = (await m.client.listTools()).tools.map((x) => x.name).sort();
-    assert.equal(tools, ['list_conversations', 'read_messages', 'search_messages', 'send_message', 'wait_for_messages', 'whoami']);
+    assert.equal(tools, ['list_conversations', 'react', 'read_messages', 'search_messages', 'send_message', 'wait_for_messages', 'whoami']);
     // Stateless: no resource subscriptions (there is no stream to announce an update on).
     assert.not.ok(m.client.getServerCapabilities()?.resources?.subscribe);
   } finally {
@@ -75,7 +75,7 @@ t('initialize names the server as the token agent and lists the six tools; GET a
   }
 });
 
-t('every tool acts as the agent of the token: whoami, send_message, read_messages, list_conversations, search_messages', async (ctx) => {
+t('every tool acts as the agent of the token: whoami, send_message, read_messages, list_conversations, search_messages, react', async (ctx) => {
   const m = await connectMcpHttp(ctx.s.url, ctx.beta);
   try {
     const who = await m.call('whoami');
@@ -103,6 +103,11 @@ t('every tool acts as the agent of the token: whoami, send_message, read_message
     const found = await m.call('search_messages', { query: 'zebrafish' });
     assert.not.ok(found.isError, found.text);
     assert.equal(ids(found), [(sent.structuredContent as Json).message_id]);
+
+    const reacted = await m.call('react', { message_id: (sent.structuredContent as Json).message_id, emoji: '👍' });
+    assert.not.ok(reacted.isError, reacted.text);
+    const reactions = await ctx.s.get(`/v1/messages/${(sent.structuredContent as Json).message_id}/reactions`, ADMIN);
+    assert.equal(reactions.body.reactions, [{ emoji: '👍', count: 1, by: ['testnet:beta'] }]);
 
     // A room beta may not write to is a tool error carrying the server's reason.
     const refused = await m.call('send_message', { room_id: 'lobby', text: 'not a member' });

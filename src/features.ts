@@ -10,6 +10,7 @@ import { metricsFeature } from './metrics/feature.js';
 import { consoleFeature } from './console/feature.js';
 import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
+import { receiptsFeature } from './receipts/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -18,5 +19,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   consoleFeature,
   discoveryFeature,
   pairingFeature,
+  // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
+  receiptsFeature,
   liveFeature,
 ];

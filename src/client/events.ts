@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'pairing.updated',
   'stream.replay_gap',
   'conversation.loop_guard',
+  'message.receipts',
 ] as const satisfies readonly EventType[];
 type Unlisted = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
 const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -15,11 +15,14 @@ import {
   type MessageRecord,
   type OpOutcome,
   type PairingState,
+  type ReceiptMark,
+  type ReceiptRecord,
   type RoomRecord,
   type RoomSpec,
   type ThreadRecord,
   type WriteOp,
 } from './types.js';
+import { mergeRange, receiptKey } from './receipts.js';
 
 /** What a batch does to stored state, in order. */
 export type Effect =
@@ -32,7 +35,8 @@ export type Effect =
   | { op: 'artifact.insert'; artifact: Artifact }
   | { op: 'event.append'; event: ServiceEvent }
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }
-  | { op: 'pairing.delete'; pairing_id: string };
+  | { op: 'pairing.delete'; pairing_id: string }
+  | { op: 'receipt.put'; record: ReceiptRecord };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -46,6 +50,8 @@ export interface StateView {
   thread(id: string): ThreadRecord | undefined;
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
+  /** A reader's receipt record of one kind in one conversation. */
+  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
 }
 
 export interface Resolved {
@@ -187,6 +193,18 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'pairing.state' });
         break;
       }
+      case 'receipt.mark': {
+        const changed: ReceiptMark[] = [];
+        for (const m of op.marks) {
+          const cur = view.receipt(m.reader, m.conv, m.kind);
+          const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+          if (!ranges) continue;
+          put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
+          changed.push(m);
+        }
+        outcomes.push({ op: 'receipt.mark', changed });
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
@@ -286,6 +304,7 @@ class Overlay implements StateView {
   private threads: Map<string, ThreadRecord> | undefined;
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
+  private receipts: Map<string, ReceiptRecord> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -314,6 +333,9 @@ class Overlay implements StateView {
         break;
       case 'pairing.delete':
         (this.pairings ??= new Map()).set(e.pairing_id, null);
+        break;
+      case 'receipt.put':
+        (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
         break;
       default:
         break;
@@ -356,5 +378,9 @@ class Overlay implements StateView {
   pairing(id: string): PairingState | undefined {
     const s = this.pairings?.get(id);
     return s === null ? undefined : (s ?? this.base.pairing(id));
+  }
+
+  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {
+    return this.receipts?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
   }
 }

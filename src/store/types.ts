@@ -16,8 +16,10 @@ import type { SearchTerms } from '../protocol/search-text.js';
 
 export * from './records.js';
 export * from './write-ops.js';
+export * from './receipts.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
+import type { ReceiptRecord } from './receipts.js';
 
 // ---- reads ----
 
@@ -159,6 +161,11 @@ export interface Store {
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;
+
+  /** Every reader's receipt records of one conversation (receipts.ts). */
+  receiptsOf(conv: string): Promise<ReceiptRecord[]>;
+  /** The seq of each stored message's `message.created` event, by message id (unknown ids are absent). */
+  messageSeqs(ids: readonly string[]): Promise<Map<string, number>>;
 
   /** Stored events with seq > `seq`, oldest first, at most `limit`. */
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]>;

@@ -2,6 +2,7 @@
 
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
+import type { ReceiptMark } from './receipts.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -123,6 +124,15 @@ export interface PairingStateOp {
   delete?: boolean;
 }
 
+/**
+ * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
+ * covered change nothing; the outcome lists the marks that did.
+ */
+export interface ReceiptMarkOp {
+  op: 'receipt.mark';
+  marks: ReceiptMark[];
+}
+
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -133,7 +143,8 @@ export type WriteOp =
   | AgentRemoveOp
   | MessageInsertOp
   | EventAppendOp
-  | PairingStateOp;
+  | PairingStateOp
+  | ReceiptMarkOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -146,7 +157,8 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'stored'; record: MessageRecord; thread_created: boolean; dm_created: boolean }
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'event.append' }
-  | { op: 'pairing.state' };
+  | { op: 'pairing.state' }
+  | { op: 'receipt.mark'; changed: ReceiptMark[] };
 
 export interface WriteResult {
   /** One per op, in order. */

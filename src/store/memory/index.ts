@@ -17,6 +17,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -30,6 +31,7 @@ import {
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
+import { receiptKey } from '../receipts.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -47,6 +49,11 @@ export class MemoryStore implements Store {
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
   private events: StoredEvent[] = [];
+  /** Receipt records by receiptKey, and the keys of each conversation's. */
+  private receipts = new Map<string, ReceiptRecord>();
+  private receiptsByConv = new Map<string, Set<string>>();
+  /** The seq of each message's `message.created` event. */
+  private messageSeq = new Map<string, number>();
   private seq = 0;
   private closed = false;
   private readonly search = new MemorySearch();
@@ -60,6 +67,7 @@ export class MemoryStore implements Store {
     thread: (id) => this.threads.get(id),
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
+    receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
   constructor() {
@@ -123,6 +131,7 @@ export class MemoryStore implements Store {
           this.events.push(stored);
           // Subscribers get the appended object itself (as before: no copy on the hot path).
           events.push({ seq: this.seq, event: e.event });
+          if (e.event.type === 'message.created' && e.event.message) this.messageSeq.set(e.event.message.id, this.seq);
           break;
         }
         case 'pairing.put':
@@ -131,6 +140,14 @@ export class MemoryStore implements Store {
         case 'pairing.delete':
           this.pairings.delete(e.pairing_id);
           break;
+        case 'receipt.put': {
+          const key = receiptKey(e.record);
+          this.receipts.set(key, clone(e.record));
+          let keys = this.receiptsByConv.get(e.record.conv);
+          if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
+          keys.add(key);
+          break;
+        }
       }
     }
     return events;
@@ -227,6 +244,19 @@ export class MemoryStore implements Store {
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     return this.search.search(q);
+  }
+
+  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
+  }
+
+  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const s = this.messageSeq.get(id);
+      if (s !== undefined) out.set(id, s);
+    }
+    return out;
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -15,6 +15,7 @@ export interface Tables {
   pairing_state: string;
   leases: string;
   instances: string;
+  receipts: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -37,6 +38,7 @@ export function tablesOf(schema: string): Tables {
     pairing_state: t('pairing_state'),
     leases: t('leases'),
     instances: t('instances'),
+    receipts: t('receipts'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -13,12 +13,15 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
+  ReceiptKind,
+  ReceiptRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
   WriteOp,
   WriteResult,
 } from '../types.js';
+import { receiptKey } from '../receipts.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import { basisOf, StaleBasis, type Basis } from './basis.js';
@@ -37,6 +40,7 @@ export interface Prefetched {
   threads: Map<string, ThreadRecord>;
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
+  receipts?: Map<string, ReceiptRecord>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -99,6 +103,7 @@ async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect
     threads: new Set(pre.threads.keys()),
     dms: new Set(pre.dms.keys()),
     pairings: new Set(pre.pairings.keys()),
+    receipts: new Set(pre.receipts?.keys() ?? []),
   };
   const st = effectsStatement(T, present, effects);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
@@ -117,6 +122,7 @@ function idsOf(ops: readonly WriteOp[]) {
   const threads = new Set<string>();
   const dms = new Set<string>();
   const pairings = new Set<string>();
+  const receipts = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -146,11 +152,14 @@ function idsOf(ops: readonly WriteOp[]) {
       case 'pairing.state':
         pairings.add(op.pairing_id);
         break;
+      case 'receipt.mark':
+        for (const m of op.marks) receipts.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
+        break;
       default:
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, receipts, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -206,6 +215,19 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     );
     for (const row of r.rows) pre.pairings.set(row.pairing_id, pairingOf(row));
   }
+  if (ids.receipts.size > 0) {
+    const keys = [...ids.receipts.values()].sort((a, b) => (receiptKey(a) < receiptKey(b) ? -1 : 1));
+    const r = await c.query<{ conv: string; reader: string; kind: ReceiptKind; ranges: string }>(
+      `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.receipts} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) ` +
+        'USING (conv, reader, kind) ORDER BY t.conv, t.reader, t.kind FOR UPDATE OF t',
+      [keys.map((k) => k.conv), keys.map((k) => k.reader), keys.map((k) => k.kind)],
+    );
+    pre.receipts = new Map();
+    for (const row of r.rows) {
+      const rec: ReceiptRecord = { conv: row.conv, reader: row.reader, kind: row.kind, ranges: JSON.parse(row.ranges) as ReceiptRecord['ranges'] };
+      pre.receipts.set(receiptKey(rec), rec);
+    }
+  }
   return pre;
 }
 
@@ -220,5 +242,6 @@ export function viewOf(pre: Prefetched): StateView {
     thread: (id) => pre.threads.get(id),
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
+    receipt: (reader, conv, kind) => pre.receipts?.get(receiptKey({ reader, conv, kind })),
   };
 }

@@ -106,6 +106,14 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'pairing.delete':
         run('DELETE FROM pairings WHERE id = ?', [op.pairing_id]);
         break;
+      case 'receipt.put': {
+        const r = op.record;
+        run(
+          'INSERT INTO receipts (conv, reader, kind, ranges) VALUES (?, ?, ?, ?) ON CONFLICT (conv, reader, kind) DO UPDATE SET ranges = excluded.ranges',
+          [r.conv, r.reader, r.kind, JSON.stringify(r.ranges)],
+        );
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

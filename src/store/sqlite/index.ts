@@ -19,6 +19,7 @@ import {
   type PageQuery,
   type PageResult,
   type PairingState,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type EngineReport,
@@ -384,6 +385,14 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.artifacts(filter, q);
+  }
+
+  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    return this.reads.receiptsOf(conv);
+  }
+
+  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.reads.messageSeqs(ids);
   }
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {

@@ -88,6 +88,21 @@ const MIGRATIONS: Migration[] = [
     // indexed, the ones after this mark are pending.
     sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
   },
+  {
+    version: 5,
+    // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation and
+    // kind; message events found by message id (a message's receipts need its event's seq).
+    sql: `
+      CREATE TABLE receipts (
+        conv TEXT NOT NULL,
+        reader TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ranges TEXT NOT NULL,
+        PRIMARY KEY (conv, reader, kind)
+      ) WITHOUT ROWID;
+      CREATE INDEX events_by_message ON events (message_id) WHERE message_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -67,7 +67,12 @@ export async function messageReceipts(ctx: NetworkContext, p: Principal, id: str
 }
 
 /** POST /v1/messages/{id}/read: marks one message read by the caller (or whom `as` names). */
-export async function markMessageRead(ctx: NetworkContext, p: Principal, id: string, as: string | undefined): Promise<{ message_id: string; reader: { type: string; id: string } }> {
+export async function markMessageRead(
+  ctx: NetworkContext,
+  p: Principal,
+  id: string,
+  as: string | undefined,
+): Promise<{ message_id: string; reader: { type: string; id: string } }> {
   const { rec } = await visibleMessage(ctx, p, id);
   const reader = readingAs(p, as, ctx.config.server.human_ingress);
   if (!reader) throw forbidden('this credential reads as nobody: use an agent token, or name whom it reads as with `as`');

@@ -80,7 +80,8 @@ export class ReceiptWriter {
 
   private async write(batch: Map<string, Pending>): Promise<void> {
     const marks: ReceiptMark[] = [];
-    for (const p of batch.values()) for (const [lo, hi, at] of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo, hi, at });
+    for (const p of batch.values())
+      for (const [lo, hi, at] of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo, hi, at });
     let changed: ReceiptMark[];
     try {
       const r = await commit(this.ctx, [{ op: 'receipt.mark', marks }]);

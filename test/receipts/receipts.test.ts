@@ -10,7 +10,7 @@ import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
 
 const NET = 'testnet';
-const ADMIN = TOKENS.admin.value;
+const ADMIN: string = TOKENS.admin.value;
 const CONFIG = {
   auth: { mode: 'open', agent_registration: 'open' },
   rooms: [

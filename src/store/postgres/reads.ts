@@ -220,7 +220,11 @@ export class Reads {
   }
 
   async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    const rows = await this.rows(`SELECT reader, kind, ranges FROM ${this.T.receipts} WHERE conv = $1 ORDER BY reader, kind`, [conv], 'receipts_of');
+    const rows = await this.rows(
+      `SELECT reader, kind, ranges FROM ${this.T.receipts} WHERE conv = $1 ORDER BY reader, kind`,
+      [conv],
+      'receipts_of',
+    );
     return rows.map((r) => ({
       reader: String(r.reader),
       conv,

@@ -224,7 +224,12 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     );
     pre.receipts = new Map();
     for (const row of r.rows) {
-      const rec: ReceiptRecord = { conv: row.conv, reader: row.reader, kind: row.kind, ranges: JSON.parse(row.ranges) as ReceiptRecord['ranges'] };
+      const rec: ReceiptRecord = {
+        conv: row.conv,
+        reader: row.reader,
+        kind: row.kind,
+        ranges: JSON.parse(row.ranges) as ReceiptRecord['ranges'],
+      };
       pre.receipts.set(receiptKey(rec), rec);
     }
   }

@@ -38,7 +38,7 @@ export class ReceiptWriter {
     if (this.closed || !(lo >= 1 && hi >= lo)) return;
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
-    if (known && known.some(([a, b]) => a <= lo && hi <= b)) return;
+    if (known?.some(([a, b]) => a <= lo && hi <= b)) return;
     const at = new Date().toISOString();
     const p = this.pending.get(key);
     if (!p) this.pending.set(key, { reader, conv, kind, ranges: [[lo, hi, at]] });

@@ -119,14 +119,12 @@ export class SqliteReads implements StateView {
   }
 
   receiptsOf(conv: string): ReceiptRecord[] {
-    return this.db
-      .all('SELECT reader, kind, ranges FROM receipts WHERE conv = ? ORDER BY reader, kind', [conv])
-      .map((r) => ({
-        reader: r[0] as string,
-        conv,
-        kind: r[1] as ReceiptKind,
-        ranges: JSON.parse(r[2] as string) as ReceiptRecord['ranges'],
-      }));
+    return this.db.all('SELECT reader, kind, ranges FROM receipts WHERE conv = ? ORDER BY reader, kind', [conv]).map((r) => ({
+      reader: r[0] as string,
+      conv,
+      kind: r[1] as ReceiptKind,
+      ranges: JSON.parse(r[2] as string) as ReceiptRecord['ranges'],
+    }));
   }
 
   /** The seq of each message's `message.created` event (the first event holding it by reference). */

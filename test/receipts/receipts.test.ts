@@ -135,6 +135,18 @@ sqlite(
   },
 );
 
+sqlite("an agent's own event stream counts as delivery of the live messages it is written; an operator's does not", async ({ s, beta }) => {
+  const mine = await SseClient.open(s, { token: beta });
+  const ops = await SseClient.open(s, { token: ADMIN });
+  const id = await send(s, 'general', 'streamed');
+  await mine.message('streamed');
+  await ops.message('streamed');
+  await waitState(s, id, 'bob', 'delivered');
+  assert.is(stateOf(await receipts(s, id), 'ann'), 'pending');
+  mine.close();
+  ops.close();
+});
+
 sqlite('receipts survive a restart', async ({ s, alpha }) => {
   const id = await send(s, 'general', 'before the restart');
   assert.is((await s.get('/v1/rooms/general/messages', alpha)).status, 200);

@@ -144,7 +144,7 @@ const MIGRATIONS: Migration[] = [
     // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation
     // and kind, as JSON text; a message's event seq is found through messages.event_id.
     sql: `
-      CREATE TABLE S.receipts (
+      CREATE TABLE IF NOT EXISTS S.receipts (
         conv text NOT NULL,
         reader text NOT NULL,
         kind text NOT NULL,

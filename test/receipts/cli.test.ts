@@ -27,9 +27,9 @@ test('svc read --receipts shows delivered, then read, per reader; --json adds th
       const r = await read(ADMIN, '--receipts');
       return r.stdout.includes('ann delivered') ? r : undefined;
     });
-    assert.is(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, /RECEIPTS/);
-    assert.match(shown.stdout, 'bob pending');
+    assert.is(shown!.code, 0, shown!.stderr);
+    assert.match(shown!.stdout, /RECEIPTS/);
+    assert.match(shown!.stdout, 'bob pending');
     // ann reads with its own token: that read is its receipt.
     assert.is((await read(ready.agent_token)).code, 0);
     const after = await eventually(async () => {
@@ -38,7 +38,7 @@ test('svc read --receipts shows delivered, then read, per reader; --json adds th
       return m?.receipts?.find((x: Json) => x.reader.id === 'ann')?.state === 'read' ? m : undefined;
     });
     assert.equal(
-      after.receipts.map((x: Json) => [x.reader.id, x.state]),
+      after!.receipts.map((x: Json) => [x.reader.id, x.state]),
       [
         ['ann', 'read'],
         ['bob', 'pending'],

@@ -76,8 +76,8 @@ export async function markMessageRead(
   const { rec } = await visibleMessage(ctx, p, id);
   const reader = readingAs(p, as, ctx.config.server.human_ingress);
   if (!reader) throw forbidden('this credential reads as nobody: use an agent token, or name whom it reads as with `as`');
-  const seq = (await ctx.store.messageSeqs([id])).get(id);
-  if (seq !== undefined) receiptWriter(ctx).mark(readerKey(reader), rec.conv, 'read', seq, seq);
+  const range = await rangeOf(ctx, rec.conv, id, id);
+  if (range) receiptWriter(ctx).mark(readerKey(reader), rec.conv, 'read', range[0], range[1]);
   return { message_id: id, reader };
 }
 
@@ -89,13 +89,24 @@ export async function noteRead(ctx: NetworkContext, p: Principal, as: string | n
   if (messages.length === 0) return;
   const reader = readingAs(p, as ?? undefined, ctx.config.server.human_ingress);
   if (!reader) return;
-  const first = messages[0]!;
-  const last = messages[messages.length - 1]!;
-  const seqs = await ctx.store.messageSeqs(first.id === last.id ? [first.id] : [first.id, last.id]);
-  const lo = seqs.get(first.id);
-  const hi = seqs.get(last.id);
-  if (lo === undefined || hi === undefined) return;
-  receiptWriter(ctx).mark(readerKey(reader), convKeyOf(first.target), 'read', Math.min(lo, hi), Math.max(lo, hi));
+  const conv = convKeyOf(messages[0]!.target);
+  const range = await rangeOf(ctx, conv, messages[0]!.id, messages[messages.length - 1]!.id);
+  if (range) receiptWriter(ctx).mark(readerKey(reader), conv, 'read', range[0], range[1]);
+}
+
+/**
+ * The seqs a contiguous run of a conversation's messages covers: from just after the message before
+ * the first (the conversation's other events and other conversations' events fall between its
+ * messages) to the last. So reading on from where a reader stopped joins its earlier range.
+ */
+async function rangeOf(ctx: NetworkContext, conv: string, firstId: string, lastId: string): Promise<[number, number] | undefined> {
+  const before = (await ctx.store.listMessages(conv, { limit: 1, before: firstId })).items[0]?.id;
+  const seqs = await ctx.store.messageSeqs([...new Set([firstId, lastId, ...(before ? [before] : [])])]);
+  const lo = seqs.get(firstId);
+  const hi = seqs.get(lastId);
+  if (lo === undefined || hi === undefined) return undefined;
+  const prev = before === undefined ? 0 : (seqs.get(before) ?? lo - 1);
+  return [Math.min(prev + 1, lo), Math.max(lo, hi)];
 }
 
 /** A history page, after noting it read by whom the request reads as (`?as=`; an agent token's own agent). */

@@ -4,6 +4,7 @@ import { convKey } from './render.js';
 import { addMessages, catchUp, loadArtifacts, nearEnd, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, state } from './state.js';
+import { onReceipts } from './receipts.js';
 
 /** Shows the state of the live feed in the header. */
 export function setLive(cls, text) {
@@ -69,6 +70,8 @@ export function onEvent(e) {
       renderAgents();
       return;
     }
+    case 'message.receipts':
+      return onReceipts(e);
     case 'stream.replay_gap':
       // Events were missed: refresh what is on screen.
       loadRooms();

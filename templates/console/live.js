@@ -16,6 +16,7 @@ const TYPES = [
   'pairing.updated',
   'stream.replay_gap',
   'conversation.loop_guard',
+  'message.receipts',
 ];
 
 /** Opens the feed. `onEvent(envelope)`, `onState('live' | 'reconnecting' | 'closed', wasDown)`. Returns close(). */

@@ -147,7 +147,10 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   let sentSeq = 0;
 
   // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts).
-  const received = principal.kind === 'agent' ? new StreamReceipts(ctx, principal.agentId, last ? undefined : hub.publishedSeq) : undefined;
+  const received =
+    principal.kind === 'agent' && ctx.config.server.receipts !== false
+      ? new StreamReceipts(ctx, principal.agentId, last ? undefined : hub.publishedSeq)
+      : undefined;
   const onDrain = () => sub.resume();
   const sub = ctx.broker.open({
     max: SSE_QUEUE_MAX,

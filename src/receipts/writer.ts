@@ -35,7 +35,7 @@ export class ReceiptWriter {
 
   /** Records that `reader` has the messages of `conv` whose event seqs are lo..hi. */
   mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number): void {
-    if (this.closed || !(lo >= 1 && hi >= lo)) return;
+    if (this.closed || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return;
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
     if (known?.some(([a, b]) => a <= lo && hi <= b)) return;

@@ -219,7 +219,7 @@ export class AttachSession implements Closable {
     this.names = agentNames(networkId, id);
     this.caps = capabilitiesOf(f.capabilities);
     const start = this.feed.from(cursorOf(f.cursor));
-    this.deliveries = new DeliveryLedger(hub.ctx, id, start);
+    if (ctx.config.server.receipts !== false) this.deliveries = new DeliveryLedger(ctx, id, start);
     this.state = 'ready';
     const r = reg.registration;
     this.send(

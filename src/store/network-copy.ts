@@ -12,6 +12,7 @@ import {
   type DmRecord,
   type MessageRecord,
   type PairingState,
+  type ReceiptRecord,
   type RoomRecord,
   type Store,
   type StoredEvent,
@@ -57,6 +58,8 @@ export interface NetworkRecords {
   dms: DmRecord[];
   artifacts: Artifact[];
   pairings: { pairing_id: string; state: PairingState }[];
+  /** Receipt records of every copied conversation (their ranges are event seqs, which the copy keeps). */
+  receipts?: ReceiptRecord[];
   /** The last event's seq: the target's sequence continues after it. */
   last_seq: number;
 }
@@ -151,7 +154,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     if (state) pairings.push({ pairing_id: id, state });
   }
   const agents = await source.listAgents();
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, last_seq: last });
+  const convs = [...rooms.map((r) => `room:${r.id}`), ...threads.map((t) => `thread:${t.id}`), ...dms.map((d) => `dm:${d.id}`)];
+  const receipts: ReceiptRecord[] = [];
+  for (const conv of convs) receipts.push(...(await source.receiptsOf(conv)));
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, receipts, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,

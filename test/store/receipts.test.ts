@@ -9,8 +9,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import type { ReceiptMark, Store, WriteOp, WriteResult } from '../../src/store/types.js';
-import { inRoom, msg, send } from '../helpers/store-fixtures.js';
+import { createRoom, inRoom, msg, send } from '../helpers/store-fixtures.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { copyToPostgres } from '../../src/store/postgres/copy.js';
+import { copyToSqlite } from '../../src/store/sqlite/copy.js';
 
 const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
 const AT = '2026-01-01T00:00:00.000Z';
@@ -75,6 +77,41 @@ for (const backend of BACKENDS) {
         [20, 20],
       ],
     );
+  });
+
+  test('svc store copy carries receipt records to sqlite and Postgres', async () => {
+    await store.write([createRoom('r1')]);
+    for (const id of ['m1', 'm2']) await store.write([send(msg(id, inRoom()))]);
+    const seqs = await store.messageSeqs(['m1', 'm2']);
+    await store.write([mark(seqs.get('m1')!, seqs.get('m2')!, 'read', 'agent:z')]);
+    const want = await store.receiptsOf('room:r1');
+    assert.is(want.length, 1);
+    await copyToSqlite(store, { file: join(dir, 'copy', 'svc.db'), pairingIds: [] });
+    const copied = await openStore({ backend: 'sqlite', path: join(dir, 'copy', 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024 });
+    try {
+      assert.equal(await copied.receiptsOf('room:r1'), want);
+      assert.equal(await copied.messageSeqs(['m1', 'm2']), seqs);
+    } finally {
+      await copied.close();
+    }
+    const target = await freshSchema();
+    try {
+      await copyToPostgres(store, { url: target.url, schema: target.schema, pairingIds: [] });
+      const pgCopy = await openStore({
+        backend: 'postgres',
+        url: target.url,
+        schema: target.schema,
+        path: join(dir, 'unused.db'),
+        checkpoint_bytes: 64 * 1024 * 1024,
+      });
+      try {
+        assert.equal(await pgCopy.receiptsOf('room:r1'), want);
+      } finally {
+        await pgCopy.close();
+      }
+    } finally {
+      await target.drop();
+    }
   });
 
   if (backend !== 'memory') {

@@ -78,6 +78,7 @@ function sinkOf(db: Db): NetworkSink {
         ...r.dms.map((dm) => ({ op: 'dm.put' as const, dm })),
         ...r.artifacts.map((artifact) => ({ op: 'artifact.insert' as const, artifact })),
         ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
+        ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
       ]);
     },
   };

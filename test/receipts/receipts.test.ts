@@ -16,6 +16,7 @@ const CONFIG = {
   rooms: [
     { id: 'general', members: ['ann', 'bob'] },
     { id: 'secret', members: ['ann'], visibility: 'private' },
+    { id: 'later', members: ['bob'] },
   ],
 };
 
@@ -145,6 +146,18 @@ sqlite("an agent's own event stream counts as delivery of the live messages it i
   assert.is(stateOf(await receipts(s, id), 'ann'), 'pending');
   mine.close();
   ops.close();
+});
+
+sqlite('an agent added to a room while attached is delivered only what came after it joined', async ({ s, alpha }) => {
+  const { c } = await attachAs(s, { network_id: NET, agent: { id: 'ann' } }, { token: alpha });
+  const before = await send(s, 'later', 'before ann joined');
+  const added = await s.req('PATCH', '/v1/rooms/later/members', { token: ADMIN, body: { add: ['ann'] } });
+  assert.is(added.status, 200, added.text);
+  const after = await send(s, 'later', 'after ann joined');
+  c.ack((await c.message('after ann joined')).cursor);
+  await waitState(s, after, 'ann', 'delivered');
+  assert.is(stateOf(await receipts(s, before), 'ann'), 'pending');
+  await c.close();
 });
 
 sqlite('receipts survive a restart', async ({ s, alpha }) => {

@@ -1,7 +1,8 @@
 // What an attachment's ACKs say about delivery (src/receipts/): the message events it was sent,
 // in order, until the runtime acknowledges them. The attachment's feed has no gap from its start
-// cursor, so an ACK covers every message of each conversation it was sent from that start on:
-// one range per conversation, extended by each ACK, not one mark per message.
+// cursor, so an ACK covers every message of each conversation it was sent from that start on (or
+// from when the agent joined the room, when that happened during the attachment): one range per
+// conversation, extended by each ACK, not one mark per message.
 
 import type { NetworkContext } from '../../network/context.js';
 import type { Target } from '../../protocol/types.js';
@@ -15,6 +16,10 @@ export class DeliveryLedger {
   private readonly seqs: number[] = [];
   private readonly convs: string[] = [];
   private head = 0;
+  /** The room of each conversation sent (none for a DM). */
+  private readonly roomOf = new Map<string, string | undefined>();
+  /** Rooms the agent was added to during this attachment, with the seq of that change. */
+  private readonly joined = new Map<string, number>();
 
   constructor(
     private readonly ctx: NetworkContext,
@@ -23,10 +28,17 @@ export class DeliveryLedger {
     private readonly start: number,
   ) {}
 
+  /** The agent was added to a room at `seq`: its earlier messages were never sent to this attachment. */
+  joinedRoom(roomId: string, seq: number): void {
+    this.joined.set(roomId, seq);
+  }
+
   /** A message event was sent to the runtime. */
   sent(seq: number, target: Target): void {
+    const conv = convKeyOf(target);
+    if (!this.roomOf.has(conv)) this.roomOf.set(conv, target.kind === 'dm' ? undefined : target.room_id);
     this.seqs.push(seq);
-    this.convs.push(convKeyOf(target));
+    this.convs.push(conv);
     if (this.seqs.length - this.head > MAX_UNACKED) this.head++;
     if (this.head > 1024 && this.head * 2 > this.seqs.length) this.compact();
   }
@@ -40,7 +52,11 @@ export class DeliveryLedger {
     }
     if (this.head === this.seqs.length) this.compact();
     const w = receiptWriter(this.ctx);
-    for (const [conv, hi] of upTo) w.mark(`agent:${this.agentId}`, conv, 'delivered', this.start + 1, hi);
+    for (const [conv, hi] of upTo) {
+      const room = this.roomOf.get(conv);
+      const joined = room === undefined ? undefined : this.joined.get(room);
+      w.mark(`agent:${this.agentId}`, conv, 'delivered', Math.max(this.start, joined ?? 0) + 1, hi);
+    }
   }
 
   private compact(): void {

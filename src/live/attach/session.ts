@@ -22,6 +22,7 @@ import {
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
+import { memberIsLocalAgent } from '../../auth/visibility.js';
 import { Feed } from './feed.js';
 import {
   capabilitiesOf,
@@ -264,6 +265,8 @@ export class AttachSession implements Closable {
         break;
       }
       if (!attachmentWants(hub.audienceOf(e), ev, agentId, this.caps, networkId)) continue;
+      if (ev.type === 'room.members.updated' && ev.room && (ev.added ?? []).some((m) => memberIsLocalAgent(m, agentId, networkId)))
+        this.deliveries?.joinedRoom(ev.room.id, e.seq);
       const frame = attachFrame(e, this.caps.artifacts);
       if (!frame) continue;
       frames.push(frame);

@@ -160,6 +160,18 @@ sqlite('an agent added to a room while attached is delivered only what came afte
   await c.close();
 });
 
+sqlite('a message.receipts event reaches only streams that may see its conversation', async ({ s, alpha, beta }) => {
+  const ops = await SseClient.open(s, { token: ADMIN, query: 'type=message.receipts' });
+  const outsider = await SseClient.open(s, { token: beta, query: 'type=message.receipts' });
+  await send(s, 'secret', 'for ann only');
+  assert.is((await s.get('/v1/rooms/secret/messages', alpha)).status, 200);
+  await ops.next((f) => f.json?.receipts?.target?.room_id === 'secret', 5000);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.not.ok(outsider.frames.items.some((f) => f.json?.receipts?.target?.room_id === 'secret'));
+  ops.close();
+  outsider.close();
+});
+
 sqlite('receipts survive a restart', async ({ s, alpha }) => {
   const id = await send(s, 'general', 'before the restart');
   assert.is((await s.get('/v1/rooms/general/messages', alpha)).status, 200);

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,postgres,history] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,postgres,history] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -15,7 +15,7 @@ import { heading, table, type Results } from './lib/report.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
 import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
-import { runFanout, runIngest, runPaced, type IngestResult, type PacedResult } from './scenarios/live.js';
+import { runFanout, runIngest, runPaced, type FanoutResult, type IngestResult, type PacedResult } from './scenarios/live.js';
 import { sql, startOwnCluster } from '../test/helpers/pg.js';
 import { runHistory } from './scenarios/history.js';
 import type { SubscriberKind } from './subscribers.js';
@@ -335,6 +335,47 @@ async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<
   }
 }
 
+/**
+ * The receipts rows: ingest and unpaced fan-out on svc as it ships (receipts on) and on svc with
+ * `server.receipts: false`, `reps` times each, alternately (with, without, with, ...), each on a
+ * fresh server; reported as medians with the with / without ratio per pair.
+ */
+async function receiptsCost(rooms: { id: string; members: string[] }[]): Promise<void> {
+  let n = 0;
+  const start = (receipts: boolean) => () =>
+    step(`svc serve start (receipts ${receipts ? 'on' : 'off'})`, async () => {
+      const dir = path.join(tmp, `receipts-${receipts ? 'on' : 'off'}-${++n}`);
+      mkdirSync(dir);
+      return svcTarget(await startSvc({ dir, rooms, receipts }), receipts ? 'svc' : 'svc_no_receipts');
+    });
+  const sides = { with: start(true), without: start(false) };
+  const rc: NonNullable<Results['receipts']> = {
+    ingest: { with: null, without: null },
+    fanout_max: { with: null, without: null },
+  };
+  results.receipts = rc;
+  const onError = (m: string) => noteOn(rc, m);
+  const ingest: { with: (IngestResult | null)[]; without: (IngestResult | null)[] } = { with: [], without: [] };
+  const fanout: { with: (FanoutResult['max'] | null)[]; without: (FanoutResult['max'] | null)[] } = { with: [], without: [] };
+  for (let k = 1; k <= reps; k++) {
+    for (const side of ['with', 'without'] as const) {
+      log(`receipts ${side === 'with' ? 'on' : 'off'}: ingest${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
+      ingest[side].push(await onFresh(sides[side], 'ingest', (t) => runIngest(t, sizes, note), onError));
+      rc.ingest[side] = combine(ingest[side], SUMMED);
+    }
+    rc.ingest.with_vs_without = ratios(ingest.with, ingest.without, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+  }
+  for (let k = 1; k <= reps; k++) {
+    for (const side of ['with', 'without'] as const) {
+      log(`receipts ${side === 'with' ? 'on' : 'off'}: fan-out${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
+      const f = await onFresh(sides[side], 'fan-out', (t) => runFanout(t, 'svc-attach', sizes, note), onError);
+      fanout[side].push(f?.max ?? null);
+      rc.fanout_max[side] = combine(fanout[side], SUMMED);
+    }
+    rc.fanout_max.with_vs_without = ratios(fanout.with, fanout.without, ['deliveries_per_s', 'cpu_us_per_delivery']);
+  }
+}
+
 /** The pid of a cluster's postmaster (first line of postmaster.pid), when this process started it. */
 function postmasterPid(dataDir: string | undefined): number | undefined {
   try {
@@ -350,7 +391,9 @@ async function main(): Promise<void> {
   const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
   if (wants('live')) {
     await live([{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom]);
-
+  }
+  if (wants('live') || wants('receipts')) await receiptsCost([{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom]);
+  if (wants('live')) {
     const nats = ensureNats({ install: sizes.installNats });
     if ('note' in nats) {
       results.references.nats_note = nats.note;

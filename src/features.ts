@@ -12,6 +12,7 @@ import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
 import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
+import { receiptsFeature } from './receipts/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -21,6 +22,8 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   discoveryFeature,
   pairingFeature,
   reactionsFeature,
+  // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
+  receiptsFeature,
   liveFeature,
   mcpHttpFeature,
 ];

@@ -42,6 +42,15 @@ export interface Results {
     svc: Ref<{ deliveries_per_s: number | null; p50_ms: number | null; p99_ms: number | null; rate: number; complete: boolean }>;
     note?: string;
   };
+  /**
+   * The cost of receipts (docs/receipts.md): ingest and fan-out on svc as it ships (receipts on)
+   * and with `server.receipts: false`, interleaved; `with_vs_without`: with / without per figure.
+   */
+  receipts?: {
+    ingest: { with: Measured<IngestResult>; without: Measured<IngestResult>; with_vs_without?: Ratios<IngestResult> };
+    fanout_max: { with: Measured<Max>; without: Measured<Max>; with_vs_without?: Ratios<Max> };
+    note?: string;
+  };
   history: { svc: Ref<HistoryResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
   references: { nats_version?: string; nats_note?: string };
@@ -193,6 +202,54 @@ export function table(r: Results): string {
     '',
     '—',
   );
+  const rc = r.receipts;
+  if (rc) {
+    // svc column: with receipts; baseline column: the same svc with server.receipts: false; the ratio is with / without.
+    const ri = rc.ingest;
+    const rf = rc.fanout_max;
+    const ir2 = ri.with_vs_without?.rate?.ratio ?? ratio(ri.with?.rate, ri.without?.rate);
+    const fr2 = rf.with_vs_without?.deliveries_per_s?.ratio ?? ratio(rf.with?.deliveries_per_s, rf.without?.deliveries_per_s);
+    add(
+      'ingest with receipts (baseline column: without), messages/s; ratio with / without',
+      med(ri.with, 'rate'),
+      med(ri.without, 'rate'),
+      '',
+      rsp(ri.with_vs_without, 'rate', ri.with, ri.without),
+      null,
+      '≥ 0.9× without',
+      check(ir2 === null ? null : ir2 >= 0.9),
+    );
+    add(
+      '… server CPU per message',
+      med(ri.with, 'cpu_us_per_msg', ' µs'),
+      med(ri.without, 'cpu_us_per_msg', ' µs'),
+      '',
+      rsp(ri.with_vs_without, 'cpu_us_per_msg', ri.with, ri.without),
+      null,
+      '',
+      '—',
+    );
+    add(
+      `fan-out unpaced to ${p.subscribers} ACKing agents with receipts (baseline column: without), deliveries/s`,
+      med(rf.with, 'deliveries_per_s'),
+      med(rf.without, 'deliveries_per_s'),
+      '',
+      rsp(rf.with_vs_without, 'deliveries_per_s', rf.with, rf.without),
+      null,
+      '≥ 0.9× without',
+      check(fr2 === null ? null : fr2 >= 0.9),
+    );
+    add(
+      '… server CPU per delivery',
+      med(rf.with, 'cpu_us_per_delivery', ' µs'),
+      med(rf.without, 'cpu_us_per_delivery', ' µs'),
+      '',
+      rsp(rf.with_vs_without, 'cpu_us_per_delivery', rf.with, rf.without),
+      null,
+      '',
+      '—',
+    );
+  }
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s), '', '', '—', null, '', '—');
   add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—', '', '', '—', null, '', '—');

@@ -30,6 +30,8 @@ export interface SvcOptions {
   eventBuffer?: number;
   /** A Postgres store instead of sqlite (several instances may share the schema). */
   postgres?: { url: string; schema: string };
+  /** server.receipts: false runs without receipts (the receipts rows compare the two). */
+  receipts?: boolean;
 }
 
 export interface SvcServer {
@@ -53,6 +55,7 @@ export function svcConfig(o: SvcOptions): Record<string, unknown> {
       // Every subscriber connects from 127.0.0.1.
       limits: { sse_streams_per_address: 0 },
       ...(o.eventBuffer !== undefined ? { event_buffer: o.eventBuffer } : {}),
+      ...(o.receipts === false ? { receipts: false } : {}),
     },
     store: o.postgres
       ? { backend: 'postgres', url_env: 'SVC_BENCH_DATABASE_URL', schema: o.postgres.schema }

@@ -11,7 +11,7 @@ import type { Samples } from './stats.js';
 
 export type TargetName = 'svc' | 'baseline' | 'nats';
 /** The Postgres rows' targets (svc on a Postgres store) besides the three systems. */
-export type AnyTargetName = TargetName | 'svc_postgres' | 'svc_postgres_cross';
+export type AnyTargetName = TargetName | 'svc_postgres' | 'svc_postgres_cross' | 'svc_no_receipts';
 
 export interface PublishResult {
   sent: number;

@@ -74,7 +74,15 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .option('--limit <n>', 'how many (default 20, at most 500)', positiveInt)
     .option('--before <message-id>', 'older than this message')
     .option('--as <agent>', "read as this agent (its kept token is used in place of the config's operator token)")
-    .addHelpText('after', example('svc read --room general --limit 5', 'svc read --dm alpha,beta --json | jq -r ".messages[].id"'))
+    .option('--receipts', 'show who each message was delivered to and who read it (your own messages; all of them for an admin)')
+    .addHelpText(
+      'after',
+      example(
+        'svc read --room general --limit 5',
+        'svc read --room general --receipts',
+        'svc read --dm alpha,beta --json | jq -r ".messages[].id"',
+      ),
+    )
     .action(async (o) => run((await import('./commands/read.js')).readCommand(io, flags(o))));
 
   const agent = program.command('agent').description('run a command-line agent on the network');

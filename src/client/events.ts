@@ -23,6 +23,7 @@ export const EVENT_TYPES = [
   'stream.replay_gap',
   'conversation.loop_guard',
   'reaction.updated',
+  'message.receipts',
 ] as const satisfies readonly EventType[];
 type Unlisted = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
 const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -13,6 +13,7 @@ import type {
   NetworkDocument,
   Page,
   Pairing,
+  ReceiptReader,
   RemovedResponse,
   ReactionSummary,
   Room,
@@ -32,6 +33,19 @@ export interface ListQuery {
   limit?: number;
   before?: string;
   after?: string;
+  /** History reads: whom the read counts for in receipts (an agent id, or `human:<id>`; docs/receipts.md). */
+  as?: string;
+}
+
+/** GET /v1/messages/{id}/receipts (docs/receipts.md). */
+export interface MessageReceipts {
+  message_id: string;
+  receipts: {
+    reader: ReceiptReader;
+    state: 'pending' | 'delivered' | 'read';
+    delivered_at?: string;
+    read_at?: string;
+  }[];
 }
 
 export interface ArtifactQuery extends ListQuery {
@@ -205,6 +219,14 @@ export class SvcClient {
   }
 
   // Messages
+  /** GET /v1/messages/{id}/receipts: for the sender and admins. */
+  receipts(id: string): Promise<MessageReceipts> {
+    return this.#json('GET', `/v1/messages/${seg(id)}/receipts`);
+  }
+  /** POST /v1/messages/{id}/read: marks it read by the caller's agent (or whom `as` names). */
+  markRead(id: string, as?: string): Promise<{ message_id: string; reader: ReceiptReader }> {
+    return this.#json('POST', `/v1/messages/${seg(id)}/read`, { query: as ? { as } : {} });
+  }
   /** POST /v1/messages. */
   send(body: SendRequest): Promise<SendResponse> {
     return this.#json('POST', '/v1/messages', { body });

@@ -76,6 +76,8 @@ export interface Config {
     human_ingress: boolean;
     direct_messages: boolean;
     debug_events: boolean;
+    /** Delivered and read receipts (docs/receipts.md); false stops recording them. Default true. */
+    receipts?: boolean;
     heartbeat_interval_ms: number;
     event_buffer: number;
     /** How often each pairing re-checks the remote /v1/network. */

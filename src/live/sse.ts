@@ -12,6 +12,7 @@ import type { RequestContext, Route } from '../http/router.js';
 import { eventJson } from './encode.js';
 import type { LiveHub } from './hub.js';
 import { liveViewerOf, viewerSees, type Audience } from './visibility.js';
+import { StreamReceipts } from './sse-receipts.js';
 
 /** Reconnect delay suggested to EventSource clients. */
 export const RETRY_MS = 3000;
@@ -145,6 +146,11 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
   let sentSeq = 0;
 
+  // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts).
+  const received =
+    principal.kind === 'agent' && ctx.config.server.receipts !== false
+      ? new StreamReceipts(ctx, principal.agentId, last ? undefined : hub.publishedSeq)
+      : undefined;
   const onDrain = () => sub.resume();
   const sub = ctx.broker.open({
     max: SSE_QUEUE_MAX,
@@ -156,9 +162,12 @@ function openStream(hub: LiveHub, c: RequestContext): void {
       for (const e of batch) {
         if (e.seq <= sentSeq) continue;
         sentSeq = e.seq;
-        if (sees(e)) chunk += sseFrame(e);
+        if (sees(e)) {
+          chunk += sseFrame(e);
+          received?.sent(e);
+        }
       }
-      if (chunk && !res.write(chunk)) {
+      if (chunk && !res.write(chunk, received?.written)) {
         sub.pause();
         res.once('drain', onDrain);
       }

@@ -192,6 +192,9 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     case 'reaction.updated':
       // A reaction follows its message: seen by whoever sees the message's conversation (#28).
       return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.reaction?.target)) };
+    case 'message.receipts':
+      // Who read or got how far in one conversation (src/receipts/): for whoever may see it, never anonymous.
+      return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.receipts?.target)) };
     case 'conversation.loop_guard':
       // An operator notice about one conversation (src/loop-guard/feature.ts): for whoever may see that conversation, never anonymous.
       return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.agent?.target)) };
@@ -242,6 +245,8 @@ const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms'
  */
 export function attachmentWants(a: Audience, e: ServiceEvent, agentId: string, caps: Capabilities, net: string): boolean {
   if (a.kind !== 'conversation' || a.conv === undefined || !caps[CAPABILITY[a.conv]]) return false;
+  // Receipts are for observers (SSE, the console); an attached runtime has no use for them.
+  if (e.type === 'message.receipts') return false;
   if (a.locals.has(agentId)) return true;
   // An agent taken out of a room still hears about it once.
   return e.type === 'room.members.updated' && (e.removed ?? []).some((m) => memberIsLocalAgent(m, agentId, net));

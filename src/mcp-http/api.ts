@@ -19,8 +19,9 @@ import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
 import { react } from '../reactions/react.js';
+import { messageReceipts, noteRead } from '../receipts/service.js';
 import type { NetworkApi } from '../mcp/session.js';
-import type { SendRequest } from '../protocol/types.js';
+import type { Message, SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
 
 const paramsOf = (q: object): URLSearchParams => {
@@ -45,17 +46,26 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
   };
   const dms = () => requireDirectMessages(ctx);
   const w = (q: ListQuery | undefined) => windowOf(paramsOf(q ?? {}));
+  /** A history page, noted read by whom the call reads as (its `as`, as the route's `?as=`). */
+  const read =
+    (q: ListQuery | undefined) =>
+    <T extends { messages: Message[] }>(page: T): T => {
+      noteRead(ctx, principal, q?.as ?? null, page.messages).catch((err: unknown) =>
+        ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),
+      );
+      return page;
+    };
   return {
     network: () => as('network.read', () => networkDocument(ctx, principal)),
     listRooms: (q) => as('topology.list', () => listRooms(ctx, principal, w(q))),
     getAgent: (id) => as('topology.get', () => getAgent(ctx, principal, id)),
-    roomMessages: (id, q) => as('history.read', () => roomMessages(ctx, principal, id, w(q))),
+    roomMessages: (id, q) => as('history.read', () => roomMessages(ctx, principal, id, w(q)).then(read(q))),
     roomThreads: (id, q) => as('history.read', () => roomThreads(ctx, principal, id, w(q))),
     getThread: (id) => as('history.read', () => getThread(ctx, principal, id)),
-    threadMessages: (id, q) => as('history.read', () => threadMessages(ctx, principal, id, w(q))),
+    threadMessages: (id, q) => as('history.read', () => threadMessages(ctx, principal, id, w(q)).then(read(q))),
     listDms: (q) => as('dm.read', () => listDms(ctx, principal, w(q)), dms),
     getDm: (id) => as('dm.read', () => getDm(ctx, principal, id), dms),
-    dmMessages: (id, q) => as('dm.read', () => dmMessages(ctx, principal, id, w(q)), dms),
+    dmMessages: (id, q) => as('dm.read', () => dmMessages(ctx, principal, id, w(q)).then(read(q)), dms),
     search: (q: SearchParams) => as('history.read', () => searchMessages(ctx, principal, searchRequestOf(paramsOf(q)))),
     send: (body: SendRequest) =>
       as('message.send', () => {
@@ -64,6 +74,7 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
         if (problem) throw new AppError('bad_request', problem);
         return sendMessage(ctx, principal, body);
       }),
+    receipts: (id) => as('history.read', () => messageReceipts(ctx, principal, id)),
     react: (messageId, emoji, o = {}) =>
       as('message.send', () =>
         react(ctx, principal, { message_id: messageId, emoji, action: o.remove ? 'remove' : 'add', ...(o.from ? { from: o.from } : {}) }),

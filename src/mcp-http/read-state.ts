@@ -65,6 +65,8 @@ export class StoreMarkers implements Markers {
 
 interface Scan {
   messages: Message[];
+  /** The event seq of each message, in the same order. */
+  seqs: number[];
   /** The sequence number the scan reached (the cursor to store when these are returned). */
   upTo: number;
 }
@@ -76,6 +78,8 @@ export class StoreInbox implements InboxPort {
   constructor(
     private readonly store: Store,
     private readonly self: Self,
+    /** Told of each message a wait handed over (its receipt: the agent has it). */
+    private readonly handedOver: (message: Message, seq: number) => void = () => {},
   ) {}
 
   async pending(scope: Scope): Promise<Message[]> {
@@ -93,7 +97,10 @@ export class StoreInbox implements InboxPort {
         // A burst (several mentions at once) is returned whole.
         await this.#quiet(scan.upTo, signal);
         scan = await this.#scan(st.cursor, scope);
-        if (await this.#consume(st.cursor, scan.upTo)) return { messages: scan.messages, timedOut: false };
+        if (await this.#consume(st.cursor, scan.upTo)) {
+          scan.messages.forEach((m, i) => this.handedOver(m, scan.seqs[i]!));
+          return { messages: scan.messages, timedOut: false };
+        }
         continue; // another call consumed them first: read again from where it left the cursor
       }
       if (Date.now() >= deadline) {
@@ -122,19 +129,21 @@ export class StoreInbox implements InboxPort {
   async #scan(cursor: number, scope: Scope): Promise<Scan> {
     const net = this.self.network_id;
     const out: Message[] = [];
+    const seqs: number[] = [];
     let upTo = cursor;
     for (;;) {
       const events = await this.store.eventsAfter(upTo, PAGE);
-      if (events.length === 0) return { messages: out, upTo };
+      if (events.length === 0) return { messages: out, seqs, upTo };
       const reads = batchReads(this.store, events);
       for (const e of events) {
         if (await this.#wants(reads, net, e, scope)) {
-          if (out.length >= WAIT_RETURN_MAX) return { messages: out, upTo };
+          if (out.length >= WAIT_RETURN_MAX) return { messages: out, seqs, upTo };
           out.push(e.event.message!);
+          seqs.push(e.seq);
         }
         upTo = e.seq;
       }
-      if (events.length < PAGE) return { messages: out, upTo };
+      if (events.length < PAGE) return { messages: out, seqs, upTo };
     }
   }
 

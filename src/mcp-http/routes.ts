@@ -17,6 +17,8 @@ import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
+import { receiptWriter } from '../receipts/writer.js';
+import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import type { WaitLimit } from './wait-limit.js';
 
@@ -40,7 +42,11 @@ async function sessionFor(ctx: NetworkContext, principal: Principal, agentId: st
   const state = await ensureReadState(ctx.store, agentId);
   return {
     ctx: { client: inProcessApi(ctx, principal), self, markers: new StoreMarkers(ctx.store, agentId, state) },
-    inbox: waits.wrap(agentId, new StoreInbox(ctx.store, self)),
+    // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
+    inbox: waits.wrap(
+      agentId,
+      new StoreInbox(ctx.store, self, (m, seq) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq)),
+    ),
     dmsEnabled: ctx.config.server.direct_messages,
   };
 }

@@ -27,6 +27,7 @@ export type NetworkApi = Pick<
   | 'search'
   | 'send'
   | 'react'
+  | 'receipts'
 >;
 
 export interface ToolContext {

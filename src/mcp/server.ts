@@ -16,6 +16,7 @@ import { result } from './result.js';
 import { registerReact } from './react.js';
 import { registerSearch } from './search.js';
 import type { InboxPort, Session } from './session.js';
+import { DELIVERY_WAIT_MAX_S, deliveryLine, waitForDelivery } from './delivery.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
 const PROGRESS_EVERY_MS = 15_000;
@@ -140,16 +141,26 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
         dm_with: z.array(z.string().min(1)).min(1).optional().describe('agent ids to DM (agent, net:agent or FQID)'),
         dm_id: id('an existing DM to answer in').optional(),
         mentions: z.array(z.string().min(1)).optional().describe('agent ids to mention besides @id in the text'),
+        wait_for_delivery_s: z
+          .number()
+          .min(0)
+          .max(DELIVERY_WAIT_MAX_S)
+          .optional()
+          .describe(`seconds to wait until every addressed agent's runtime has the message (max ${DELIVERY_WAIT_MAX_S}; default: no wait)`),
       },
     },
-    async (a) => {
+    async ({ wait_for_delivery_s, ...a }) => {
       const { ctx } = await deps.session();
       const self = ctx.self;
       const r = await sendMessage(ctx, a);
       const made = r.thread_created ? ' (new thread)' : r.dm_created ? ' (new DM)' : '';
+      const delivery = wait_for_delivery_s ? await waitForDelivery(ctx.client, r.message_id, wait_for_delivery_s) : undefined;
       return result(
-        [`sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`],
-        { ...r },
+        [
+          `sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`,
+          ...(delivery ? [deliveryLine(delivery)] : []),
+        ],
+        { ...r, ...(delivery ? { delivery } : {}) },
       );
     },
   );

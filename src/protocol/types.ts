@@ -219,7 +219,8 @@ export type EventType =
   | 'pairing.updated'
   | 'stream.replay_gap'
   | 'conversation.loop_guard'
-  | 'reaction.updated';
+  | 'reaction.updated'
+  | 'message.receipts';
 
 /** The event envelope. Payload keys beyond `message` and `agent` are ours (SPEC leaves them open). */
 export interface ServiceEvent {
@@ -241,6 +242,20 @@ export interface ServiceEvent {
   /** For removal events: the removed entity id. */
   room_id?: string;
   agent_id?: string;
+  /** For `message.receipts`: whose receipts in one conversation moved, and how far (docs/receipts.md). */
+  receipts?: ReceiptsChange;
+}
+
+/** The receipts that changed in one conversation over one flush (a `message.receipts` event). */
+export interface ReceiptsChange {
+  target: Target;
+  marks: { reader: ReceiptReader; kind: 'delivered' | 'read'; up_to_seq: number; at: string }[];
+}
+
+/** Who a receipt is for: an agent (local id, or scoped for a remote agent) or a person. */
+export interface ReceiptReader {
+  type: 'agent' | 'human';
+  id: string;
 }
 
 export interface SendRequest {

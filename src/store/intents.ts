@@ -19,11 +19,14 @@ import {
   type PairingState,
   type ReactionChangeOp,
   type ReactionRecord,
+  type ReceiptMark,
+  type ReceiptRecord,
   type RoomRecord,
   type RoomSpec,
   type ThreadRecord,
   type WriteOp,
 } from './types.js';
+import { mergeRange, receiptKey } from './receipts.js';
 
 /** What a batch does to stored state, in order. */
 export type Effect =
@@ -40,7 +43,8 @@ export type Effect =
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
   | { op: 'reaction.put'; reaction: ReactionRecord }
-  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string };
+  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
+  | { op: 'receipt.put'; record: ReceiptRecord };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -57,6 +61,8 @@ export interface StateView {
   readState(agentId: string): AgentReadState | undefined;
   /** The reactions to one message, oldest first. */
   reactions(messageId: string): ReactionRecord[];
+  /** A reader's receipt record of one kind in one conversation. */
+  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
 }
 
 export interface Resolved {
@@ -209,6 +215,18 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
       case 'reaction.change':
         outcomes.push(changeReaction(view, op, put));
         break;
+      case 'receipt.mark': {
+        const changed: ReceiptMark[] = [];
+        for (const m of op.marks) {
+          const cur = view.receipt(m.reader, m.conv, m.kind);
+          const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+          if (!ranges) continue;
+          put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
+          changed.push(m);
+        }
+        outcomes.push({ op: 'receipt.mark', changed });
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
@@ -343,6 +361,7 @@ class Overlay implements StateView {
   private pairings: Map<string, PairingState | null> | undefined;
   private readStates: Map<string, AgentReadState | null> | undefined;
   private reactions_: Map<string, ReactionRecord[]> | undefined;
+  private receipts: Map<string, ReceiptRecord> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -388,6 +407,9 @@ class Overlay implements StateView {
         (this.reactions_ ??= new Map()).set(e.message_id, list);
         break;
       }
+      case 'receipt.put':
+        (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
+        break;
       default:
         break;
     }
@@ -438,5 +460,9 @@ class Overlay implements StateView {
 
   reactions(messageId: string): ReactionRecord[] {
     return this.reactions_?.get(messageId) ?? this.base.reactions(messageId);
+  }
+
+  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {
+    return this.receipts?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
   }
 }

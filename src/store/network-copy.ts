@@ -14,6 +14,7 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type ReceiptRecord,
   type RoomRecord,
   type Store,
   type StoredEvent,
@@ -63,6 +64,8 @@ export interface NetworkRecords {
   pairings: { pairing_id: string; state: PairingState }[];
   /** MCP read states (#27) of registered agents and room members: sequence numbers are kept, so their cursors hold. */
   readStates: { agent_id: string; state: AgentReadState }[];
+  /** Receipt records of every copied conversation (their ranges are event seqs, which the copy keeps). */
+  receipts?: ReceiptRecord[];
   /** The last event's seq: the target's sequence continues after it. */
   last_seq: number;
 }
@@ -164,7 +167,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     const state = await source.getAgentReadState(id);
     if (state) readStates.push({ agent_id: id, state });
   }
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, last_seq: last });
+  const convs = [...rooms.map((r) => `room:${r.id}`), ...threads.map((t) => `thread:${t.id}`), ...dms.map((d) => `dm:${d.id}`)];
+  const receipts: ReceiptRecord[] = [];
+  for (const conv of convs) receipts.push(...(await source.receiptsOf(conv)));
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,

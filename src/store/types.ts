@@ -27,7 +27,9 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
+export * from './receipts.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
+import type { ReceiptRecord } from './receipts.js';
 
 // ---- reads ----
 
@@ -174,6 +176,11 @@ export interface Store {
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;
+
+  /** Every reader's receipt records of one conversation (receipts.ts). */
+  receiptsOf(conv: string): Promise<ReceiptRecord[]>;
+  /** The seq of each stored message's `message.created` event, by message id (unknown ids are absent). */
+  messageSeqs(ids: readonly string[]): Promise<Map<string, number>>;
 
   /** Stored events with seq > `seq`, oldest first, at most `limit`. */
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]>;

@@ -13,6 +13,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
+import type { ReceiptMark } from './receipts.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -164,6 +165,15 @@ export interface ReactionChangeOp {
   event: (count: number) => ServiceEvent;
 }
 
+/**
+ * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
+ * covered change nothing; the outcome lists the marks that did.
+ */
+export interface ReceiptMarkOp {
+  op: 'receipt.mark';
+  marks: ReceiptMark[];
+}
+
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -176,7 +186,8 @@ export type WriteOp =
   | EventAppendOp
   | PairingStateOp
   | AgentReadStateOp
-  | ReactionChangeOp;
+  | ReactionChangeOp
+  | ReceiptMarkOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -191,7 +202,8 @@ export type OpOutcome =
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
-  | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number };
+  | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number }
+  | { op: 'receipt.mark'; changed: ReceiptMark[] };
 
 export interface WriteResult {
   /** One per op, in order. */

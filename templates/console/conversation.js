@@ -6,6 +6,7 @@ import { clear, el, toast } from './dom.js';
 import { artifactNode, messageNode } from './render.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
+import { readAs, showReceipts } from './receipts.js';
 
 // Room messages show their threads' reply counts, the member list its presence dots.
 onSidebar('threads', () => {
@@ -68,7 +69,7 @@ export async function open(kind, id) {
   loadArtifacts();
   state.loading = true;
   try {
-    const r = await api(`${historyPath()}${qs({ limit: PAGE })}`);
+    const r = await api(`${historyPath()}${qs({ limit: PAGE, ...readAs() })}`);
     if (epoch !== state.epoch) return;
     addMessages(r.messages, 'end');
     setPage(r.page);
@@ -138,12 +139,14 @@ export function addMessages(list, where) {
     ol.append(...nodes);
   }
   $('history-start').hidden = state.hasMore || state.messages.length === 0;
+  showReceipts(fresh);
 }
 
 export function rerenderMessages() {
   const ol = $('messages');
   clear(ol);
   ol.append(...state.messages.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) })));
+  showReceipts(state.messages);
 }
 
 export function scrollToEnd() {
@@ -162,7 +165,7 @@ export async function loadOlder() {
   const btn = $('load-older');
   btn.disabled = true;
   try {
-    const r = await api(`${historyPath()}${qs({ limit: PAGE, before: state.nextBefore })}`);
+    const r = await api(`${historyPath()}${qs({ limit: PAGE, before: state.nextBefore, ...readAs() })}`);
     if (epoch !== state.epoch) return;
     const h = $('history');
     const fromBottom = h.scrollHeight - h.scrollTop;
@@ -184,7 +187,7 @@ export async function catchUp() {
   const epoch = state.epoch;
   const last = state.messages[state.messages.length - 1];
   try {
-    const r = await api(`${historyPath()}${qs({ limit: 500, ...(last ? { after: last.id } : {}) })}`);
+    const r = await api(`${historyPath()}${qs({ limit: 500, ...(last ? { after: last.id } : {}), ...readAs() })}`);
     if (epoch !== state.epoch) return;
     const stick = nearEnd();
     addMessages(r.messages, 'end');

@@ -5,6 +5,7 @@ import { addMessages, catchUp, loadArtifacts, nearEnd, renderMembers, scrollToEn
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
+import { onReceipts } from './receipts.js';
 
 /** Shows the state of the live feed in the header. */
 export function setLive(cls, text) {
@@ -72,6 +73,8 @@ export function onEvent(e) {
     }
     case 'reaction.updated':
       return onReaction(e.reaction);
+    case 'message.receipts':
+      return onReceipts(e);
     case 'stream.replay_gap':
       // Events were missed: refresh what is on screen.
       loadRooms();

@@ -17,6 +17,7 @@ const TYPES = [
   'stream.replay_gap',
   'conversation.loop_guard',
   'reaction.updated',
+  'message.receipts',
 ];
 
 /** Opens the feed. `onEvent(envelope)`, `onState('live' | 'reconnecting' | 'closed', wasDown)`. Returns close(). */

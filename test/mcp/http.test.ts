@@ -75,50 +75,53 @@ t('initialize names the server as the token agent and lists the seven tools; GET
   }
 });
 
-t('every tool acts as the agent of the token: whoami, send_message, read_messages, list_conversations, search_messages, react', async (ctx) => {
-  const m = await connectMcpHttp(ctx.s.url, ctx.beta);
-  try {
-    const who = await m.call('whoami');
-    assert.not.ok(who.isError, who.text);
-    assert.is((who.structuredContent as Json).agent.id, 'beta');
-    assert.equal((who.structuredContent as Json).rooms, ['general']);
+t(
+  'every tool acts as the agent of the token: whoami, send_message, read_messages, list_conversations, search_messages, react',
+  async (ctx) => {
+    const m = await connectMcpHttp(ctx.s.url, ctx.beta);
+    try {
+      const who = await m.call('whoami');
+      assert.not.ok(who.isError, who.text);
+      assert.is((who.structuredContent as Json).agent.id, 'beta');
+      assert.equal((who.structuredContent as Json).rooms, ['general']);
 
-    const sent = await m.call('send_message', { room_id: 'general', text: 'hello from a remote beta, zebrafish' });
-    assert.not.ok(sent.isError, sent.text);
-    const stored = await ctx.s.get(`/v1/rooms/general/messages?limit=100`, ADMIN);
-    const mine = stored.body.messages.find((x: Json) => x.id === (sent.structuredContent as Json).message_id);
-    assert.ok(mine, 'the message is stored');
-    assert.is(mine.from.id, 'beta');
+      const sent = await m.call('send_message', { room_id: 'general', text: 'hello from a remote beta, zebrafish' });
+      assert.not.ok(sent.isError, sent.text);
+      const stored = await ctx.s.get(`/v1/rooms/general/messages?limit=100`, ADMIN);
+      const mine = stored.body.messages.find((x: Json) => x.id === (sent.structuredContent as Json).message_id);
+      assert.ok(mine, 'the message is stored');
+      assert.is(mine.from.id, 'beta');
 
-    await say(ctx.s, GENERAL, 'a room message beta has not read');
-    let list = await m.call('list_conversations');
-    const general = () => (list.structuredContent as Json).conversations.find((c: Json) => c.conversation.room_id === 'general');
-    assert.ok(general().unread >= 1, list.text);
-    const read = await m.call('read_messages', { room_id: 'general' });
-    assert.not.ok(read.isError, read.text);
-    assert.match(read.text, /a room message beta has not read/);
-    list = await m.call('list_conversations');
-    assert.is(general().unread, 0, 'reading the newest page marks the room read');
+      await say(ctx.s, GENERAL, 'a room message beta has not read');
+      let list = await m.call('list_conversations');
+      const general = () => (list.structuredContent as Json).conversations.find((c: Json) => c.conversation.room_id === 'general');
+      assert.ok(general().unread >= 1, list.text);
+      const read = await m.call('read_messages', { room_id: 'general' });
+      assert.not.ok(read.isError, read.text);
+      assert.match(read.text, /a room message beta has not read/);
+      list = await m.call('list_conversations');
+      assert.is(general().unread, 0, 'reading the newest page marks the room read');
 
-    const found = await m.call('search_messages', { query: 'zebrafish' });
-    assert.not.ok(found.isError, found.text);
-    assert.equal(ids(found), [(sent.structuredContent as Json).message_id]);
+      const found = await m.call('search_messages', { query: 'zebrafish' });
+      assert.not.ok(found.isError, found.text);
+      assert.equal(ids(found), [(sent.structuredContent as Json).message_id]);
 
-    const reacted = await m.call('react', { message_id: (sent.structuredContent as Json).message_id, emoji: '👍' });
-    assert.not.ok(reacted.isError, reacted.text);
-    const reactions = await ctx.s.get(`/v1/messages/${(sent.structuredContent as Json).message_id}/reactions`, ADMIN);
-    assert.equal(reactions.body.reactions, [{ emoji: '👍', count: 1, by: ['testnet:beta'] }]);
+      const reacted = await m.call('react', { message_id: (sent.structuredContent as Json).message_id, emoji: '👍' });
+      assert.not.ok(reacted.isError, reacted.text);
+      const reactions = await ctx.s.get(`/v1/messages/${(sent.structuredContent as Json).message_id}/reactions`, ADMIN);
+      assert.equal(reactions.body.reactions, [{ emoji: '👍', count: 1, by: ['testnet:beta'] }]);
 
-    // A room beta may not write to is a tool error carrying the server's reason.
-    const refused = await m.call('send_message', { room_id: 'lobby', text: 'not a member' });
-    assert.ok(refused.isError);
-    assert.match(refused.text, /member|not allowed|403/i);
-  } finally {
-    await m.close();
-  }
-});
+      // A room beta may not write to is a tool error carrying the server's reason.
+      const refused = await m.call('send_message', { room_id: 'lobby', text: 'not a member' });
+      assert.ok(refused.isError);
+      assert.match(refused.text, /member|not allowed|403/i);
+    } finally {
+      await m.close();
+    }
+  },
+);
 
-t('wait_for_messages returns a mention sent while it waits, and nothing twice', async (ctx) => {
+t('wait_for_messages returns a mention sent while it waits, marks it delivered, and nothing twice', async (ctx) => {
   const m = await connectMcpHttp(ctx.s.url, ctx.beta);
   try {
     await m.call('wait_for_messages', { timeout_s: 0 }); // start from now
@@ -133,6 +136,15 @@ t('wait_for_messages returns a mention sent while it waits, and nothing twice', 
     assert.is((r.structuredContent as Json).timed_out, false);
     const again = await m.call('wait_for_messages', { timeout_s: 0 });
     assert.equal(ids(again), [], 'a returned mention is not returned again');
+
+    // Handed over by a wait: the mention's receipt says beta has it (written within a moment).
+    let state: string | undefined;
+    for (let i = 0; i < 50 && state !== 'delivered'; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      const rc = await ctx.s.get(`/v1/messages/${id}/receipts`, ADMIN);
+      state = (rc.body.receipts as Json[]).find((x) => x.reader.id === 'beta')?.state;
+    }
+    assert.is(state, 'delivered');
 
     // The inbox resource shows what the next wait would return, without consuming it.
     const uri = 'svc://testnet/agents/beta/inbox';

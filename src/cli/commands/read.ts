@@ -1,6 +1,7 @@
 // svc read: the newest messages of a room, a thread or a DM, oldest first.
 
-import type { SvcClient } from '../../client/svc-client.js';
+import { ClientError } from '../../client/errors.js';
+import type { MessageReceipts, SvcClient } from '../../client/svc-client.js';
 import type { Message } from '../../protocol/types.js';
 import { json, oneLine, table } from '../format.js';
 import { EXIT, type Io } from '../io.js';
@@ -18,6 +19,31 @@ export interface ReadFlags extends ClientFlags {
   dm?: string[];
   limit?: number;
   before?: string;
+  /** Show each message's receipts (the caller's own messages, or any as an admin). */
+  receipts?: boolean;
+}
+
+/** Receipts in one line: `ann read, bob delivered, cat pending`. */
+export function receiptLine(r: MessageReceipts['receipts']): string {
+  return r.map((x) => `${x.reader.type === 'human' ? `human:${x.reader.id}` : x.reader.id} ${x.state}`).join(', ');
+}
+
+/** Each message's receipts, where the caller may read them (its own messages, or all for an admin). */
+async function receiptsOf(client: SvcClient, messages: readonly Message[]): Promise<Map<string, MessageReceipts['receipts']>> {
+  const out = new Map<string, MessageReceipts['receipts']>();
+  // A few at a time: a long page must not open hundreds of requests at once.
+  for (let i = 0; i < messages.length; i += 8) {
+    await Promise.all(
+      messages.slice(i, i + 8).map(async (m) => {
+        try {
+          out.set(m.id, (await client.receipts(m.id)).receipts);
+        } catch (err) {
+          if (!(err instanceof ClientError) || (err.status !== 403 && err.status !== 404)) throw err;
+        }
+      }),
+    );
+  }
+  return out;
 }
 
 /** The text of a message in one line: text parts, and other parts as `[kind name]`. */
@@ -70,8 +96,15 @@ export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
           : flags.thread !== undefined
             ? await client.threadMessages(flags.thread, q)
             : await client.dmMessages(await dmIdOf(client, dm), q);
+      const receipts = flags.receipts ? await receiptsOf(client, page.messages) : undefined;
       if (flags.json) {
-        io.out(json(page));
+        io.out(
+          json(
+            receipts
+              ? { ...page, messages: page.messages.map((m) => ({ ...m, ...(receipts.has(m.id) ? { receipts: receipts.get(m.id) } : {}) })) }
+              : page,
+          ),
+        );
         return EXIT.ok;
       }
       if (page.messages.length === 0) {
@@ -84,6 +117,7 @@ export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
         { header: 'FROM', value: (m) => senderOf(m), style: (s, m) => (m.from.type === 'agent' ? c.cyan(s) : c.green(s)) },
         { header: 'ID', value: (m) => m.id, style: (s) => c.dim(s) },
         { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) + reactionsSuffix(m) },
+        ...(receipts ? [{ header: 'RECEIPTS', value: (m: Message) => (receipts.has(m.id) ? receiptLine(receipts.get(m.id)!) : '-') }] : []),
       ])) {
         io.out(line);
       }

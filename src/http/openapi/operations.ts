@@ -71,6 +71,14 @@ export function ref(s: SchemaDoc): Record<string, unknown> {
 const HTML = 'text/html; charset=utf-8';
 const ok = (json: SchemaDoc, description = 'OK'): Record<number, ResponseDoc> => ({ 200: { description, json } });
 
+/** `as` of a history read: whom the read counts for in receipts (docs/receipts.md). */
+const READ_AS: QueryParam = {
+  name: 'as',
+  description:
+    'Whom this read counts for in receipts: an agent id the credential may act as, or `human:<id>` for a credential that may send as a person. An agent token always reads as its agent.',
+  schema: id,
+};
+
 /** Per-route notes by "METHOD /path" (the router's spelling); one entry per route, no more. */
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /healthz': {
@@ -116,7 +124,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/rooms/:room_id/messages': {
     tag: 'history',
     summary: "A room's messages, newest page first.",
-    query: WINDOW,
+    query: [...WINDOW, READ_AS],
     responses: ok(listOf('messages', 'Message')),
     errors: [422],
   },
@@ -131,7 +139,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/threads/:thread_id/messages': {
     tag: 'history',
     summary: "A thread's messages.",
-    query: WINDOW,
+    query: [...WINDOW, READ_AS],
     responses: ok(listOf('messages', 'Message')),
     errors: [422],
   },
@@ -146,7 +154,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/dms/:dm_id/messages': {
     tag: 'dms',
     summary: "A direct conversation's messages.",
-    query: WINDOW,
+    query: [...WINDOW, READ_AS],
     responses: ok(listOf('messages', 'Message')),
     errors: [422],
   },
@@ -161,6 +169,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     responses: ok(listOf('artifacts', 'Artifact')),
     errors: [422],
+  },
+  'GET /v1/messages/:message_id/receipts': {
+    tag: 'messages',
+    summary: "A message's receipts: delivered and read, per reader.",
+    description:
+      'For the sender of the message (a credential that may act as it) and admins; 404 when the caller may not see the message, 403 when it may but is neither. See docs/receipts.md.',
+    responses: ok('Receipts'),
+  },
+  'POST /v1/messages/:message_id/read': {
+    tag: 'messages',
+    summary: 'Marks one message read by the caller.',
+    description: 'An agent token marks for its agent; another credential names whom with `as` (403 when it reads as nobody).',
+    query: [READ_AS],
+    responses: ok({
+      type: 'object',
+      required: ['message_id', 'reader'],
+      properties: { message_id: { type: 'string' }, reader: { type: 'object' } },
+    }),
   },
   'POST /v1/messages': {
     tag: 'messages',

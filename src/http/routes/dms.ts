@@ -1,3 +1,4 @@
+import { readPage } from '../../receipts/service.js';
 import { dmMessages, getDm, listDms } from '../../network/history.js';
 import { requireDirectMessages } from '../../network/access.js';
 import { windowOf } from '../query.js';
@@ -25,7 +26,7 @@ export const dmRoutes: Route[] = [
     action: 'dm.read',
     precheck: requireDirectMessages,
     handler: async ({ ctx, principal, params, url }) => ({
-      body: await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),
+      body: readPage(ctx, principal, url, await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams))),
       stream: true,
     }),
   },

@@ -22,6 +22,7 @@ import {
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
+import { memberIsLocalAgent } from '../../auth/visibility.js';
 import { Feed } from './feed.js';
 import {
   capabilitiesOf,
@@ -37,6 +38,7 @@ import {
   type ClientFrame,
 } from './frames.js';
 import { WakeLedger } from './wakes.js';
+import { DeliveryLedger } from './receipts.js';
 
 type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
 
@@ -68,6 +70,8 @@ export class AttachSession implements Closable {
   private caps: Capabilities = ALL_CAPABILITIES;
   private acked = 0;
   private readonly wakes = new WakeLedger();
+  /** Message events sent and not yet acknowledged: an ACK marks them delivered (src/receipts/). */
+  private deliveries: DeliveryLedger | undefined;
   private readonly feed: Feed;
   private reason: LifecycleReason | undefined;
   private detail: string | undefined;
@@ -216,6 +220,7 @@ export class AttachSession implements Closable {
     this.names = agentNames(networkId, id);
     this.caps = capabilitiesOf(f.capabilities);
     const start = this.feed.from(cursorOf(f.cursor));
+    if (ctx.config.server.receipts !== false) this.deliveries = new DeliveryLedger(ctx, id, start);
     this.state = 'ready';
     const r = reg.registration;
     this.send(
@@ -238,6 +243,7 @@ export class AttachSession implements Closable {
     if (cursor > at) return this.reject('bad_cursor', `ACK.cursor: ${cursor} is beyond the last delivered cursor ${at}`, 'read_error');
     if (cursor <= this.acked) return;
     this.acked = cursor;
+    this.deliveries?.ackUpTo(cursor);
     const done = this.wakes.ackUpTo(cursor);
     if (done.length > 0) void this.o.hub.emit(done.map((w) => wakeEvent(this.o.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
   }
@@ -259,9 +265,12 @@ export class AttachSession implements Closable {
         break;
       }
       if (!attachmentWants(hub.audienceOf(e), ev, agentId, this.caps, networkId)) continue;
+      if (ev.type === 'room.members.updated' && ev.room && (ev.added ?? []).some((m) => memberIsLocalAgent(m, agentId, networkId)))
+        this.deliveries?.joinedRoom(ev.room.id, e.seq);
       const frame = attachFrame(e, this.caps.artifacts);
       if (!frame) continue;
       frames.push(frame);
+      if (ev.type === 'message.created' && ev.message) this.deliveries?.sent(e.seq, ev.message.target);
       const w = wakeOf(ev, names);
       if (w) evicted.push(...this.wakes.add(e.seq, w));
     }

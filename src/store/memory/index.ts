@@ -19,6 +19,7 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -32,6 +33,7 @@ import {
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
+import { receiptKey } from '../receipts.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -51,6 +53,11 @@ export class MemoryStore implements Store {
   private readStates = new Map<string, AgentReadState>();
   private reactions = new Map<string, ReactionRecord[]>();
   private events: StoredEvent[] = [];
+  /** Receipt records by receiptKey, and the keys of each conversation's. */
+  private receipts = new Map<string, ReceiptRecord>();
+  private receiptsByConv = new Map<string, Set<string>>();
+  /** The seq of each message's `message.created` event. */
+  private messageSeq = new Map<string, number>();
   private seq = 0;
   private closed = false;
   private readonly search = new MemorySearch();
@@ -66,6 +73,7 @@ export class MemoryStore implements Store {
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
     reactions: (id) => this.reactions.get(id) ?? [],
+    receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
   constructor() {
@@ -129,6 +137,7 @@ export class MemoryStore implements Store {
           this.events.push(stored);
           // Subscribers get the appended object itself (as before: no copy on the hot path).
           events.push({ seq: this.seq, event: e.event });
+          if (e.event.type === 'message.created' && e.event.message) this.messageSeq.set(e.event.message.id, this.seq);
           break;
         }
         case 'pairing.put':
@@ -150,6 +159,14 @@ export class MemoryStore implements Store {
           const left = (this.reactions.get(e.message_id) ?? []).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
           if (left.length > 0) this.reactions.set(e.message_id, left);
           else this.reactions.delete(e.message_id);
+          break;
+        }
+        case 'receipt.put': {
+          const key = receiptKey(e.record);
+          this.receipts.set(key, clone(e.record));
+          let keys = this.receiptsByConv.get(e.record.conv);
+          if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
+          keys.add(key);
           break;
         }
       }
@@ -258,6 +275,19 @@ export class MemoryStore implements Store {
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     return this.search.search(q);
+  }
+
+  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
+  }
+
+  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const s = this.messageSeq.get(id);
+      if (s !== undefined) out.set(id, s);
+    }
+    return out;
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

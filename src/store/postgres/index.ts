@@ -22,6 +22,7 @@ import type {
   PairingState,
   AgentReadState,
   ReactionRecord,
+  ReceiptRecord,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -310,6 +311,14 @@ export class PostgresStore implements Store {
 
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.listArtifacts(filter, q);
+  }
+
+  receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    return this.reads.receiptsOf(conv);
+  }
+
+  messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.reads.messageSeqs(ids);
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

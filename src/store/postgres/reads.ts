@@ -17,6 +17,8 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type ReceiptKind,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -236,6 +238,32 @@ export class Reads {
   async eventSeq(eventId: string): Promise<number | undefined> {
     const [r] = await this.rows(`SELECT seq FROM ${this.T.events} WHERE event_id = $1 ORDER BY seq DESC LIMIT 1`, [eventId], 'event_seq');
     return r ? Number(r.seq) : undefined;
+  }
+
+  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    const rows = await this.rows(
+      `SELECT reader, kind, ranges FROM ${this.T.receipts} WHERE conv = $1 ORDER BY reader, kind`,
+      [conv],
+      'receipts_of',
+    );
+    return rows.map((r) => ({
+      reader: String(r.reader),
+      conv,
+      kind: r.kind as ReceiptKind,
+      ranges: JSON.parse(String(r.ranges)) as ReceiptRecord['ranges'],
+    }));
+  }
+
+  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const rows = await this.rows(
+      `SELECT m.id, e.seq FROM ${this.T.messages} m JOIN ${this.T.events} e ON e.event_id = m.event_id WHERE m.id = ANY($1)`,
+      [[...ids]],
+      'message_seqs',
+    );
+    for (const r of rows) out.set(String(r.id), Number(r.seq));
+    return out;
   }
 
   async lastEventSeq(): Promise<number> {

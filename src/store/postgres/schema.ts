@@ -165,6 +165,20 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS reactions_by_message ON S.reactions (message_id, seq);
     `,
   },
+  {
+    version: 4,
+    // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation
+    // and kind, as JSON text; a message's event seq is found through messages.event_id.
+    sql: `
+      CREATE TABLE IF NOT EXISTS S.receipts (
+        conv text NOT NULL,
+        reader text NOT NULL,
+        kind text NOT NULL,
+        ranges text NOT NULL,
+        PRIMARY KEY (conv, reader, kind)
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

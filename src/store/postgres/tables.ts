@@ -17,6 +17,7 @@ export interface Tables {
   reactions: string;
   leases: string;
   instances: string;
+  receipts: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -41,6 +42,7 @@ export function tablesOf(schema: string): Tables {
     reactions: t('reactions'),
     leases: t('leases'),
     instances: t('instances'),
+    receipts: t('receipts'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -15,12 +15,15 @@ import type {
   MessageRecord,
   PairingState,
   ReactionRecord,
+  ReceiptKind,
+  ReceiptRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
   WriteOp,
   WriteResult,
 } from '../types.js';
+import { receiptKey } from '../receipts.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import { basisOf, StaleBasis, type Basis } from './basis.js';
@@ -42,6 +45,7 @@ export interface Prefetched {
   readStates: Map<string, AgentReadState>;
   /** Reactions of the messages a reaction.change names (#28). */
   reactions: Map<string, ReactionRecord[]>;
+  receipts?: Map<string, ReceiptRecord>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -114,6 +118,7 @@ async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect
     dms: new Set(pre.dms.keys()),
     pairings: new Set(pre.pairings.keys()),
     readStates: new Set(pre.readStates.keys()),
+    receipts: new Set(pre.receipts?.keys() ?? []),
   };
   const st = effectsStatement(T, present, effects);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
@@ -134,6 +139,7 @@ function idsOf(ops: readonly WriteOp[]) {
   const pairings = new Set<string>();
   const readStates = new Set<string>();
   const reacted = new Set<string>();
+  const receipts = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -171,11 +177,14 @@ function idsOf(ops: readonly WriteOp[]) {
         messages.add(op.reaction.message_id);
         reacted.add(op.reaction.message_id);
         break;
+      case 'receipt.mark':
+        for (const m of op.marks) receipts.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
+        break;
       default:
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, readStates, reacted, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, readStates, reacted, receipts, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -252,6 +261,24 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
       pre.reactions.set(row.message_id, l);
     }
   }
+  if (ids.receipts.size > 0) {
+    const keys = [...ids.receipts.values()].sort((a, b) => (receiptKey(a) < receiptKey(b) ? -1 : 1));
+    const r = await c.query<{ conv: string; reader: string; kind: ReceiptKind; ranges: string }>(
+      `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.receipts} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) ` +
+        'USING (conv, reader, kind) ORDER BY t.conv, t.reader, t.kind FOR UPDATE OF t',
+      [keys.map((k) => k.conv), keys.map((k) => k.reader), keys.map((k) => k.kind)],
+    );
+    pre.receipts = new Map();
+    for (const row of r.rows) {
+      const rec: ReceiptRecord = {
+        conv: row.conv,
+        reader: row.reader,
+        kind: row.kind,
+        ranges: JSON.parse(row.ranges) as ReceiptRecord['ranges'],
+      };
+      pre.receipts.set(receiptKey(rec), rec);
+    }
+  }
   return pre;
 }
 
@@ -268,5 +295,6 @@ export function viewOf(pre: Prefetched): StateView {
     pairing: (id) => pre.pairings.get(id),
     readState: (id) => pre.readStates.get(id),
     reactions: (id) => pre.reactions.get(id) ?? [],
+    receipt: (reader, conv, kind) => pre.receipts?.get(receiptKey({ reader, conv, kind })),
   };
 }

@@ -128,6 +128,14 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'reaction.delete':
         run('DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND by_id = ?', [op.message_id, op.emoji, op.by]);
         break;
+      case 'receipt.put': {
+        const r = op.record;
+        run(
+          'INSERT INTO receipts (conv, reader, kind, ranges) VALUES (?, ?, ?, ?) ON CONFLICT (conv, reader, kind) DO UPDATE SET ranges = excluded.ranges',
+          [r.conv, r.reader, r.kind, JSON.stringify(r.ranges)],
+        );
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

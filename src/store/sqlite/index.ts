@@ -21,6 +21,7 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type EngineReport,
@@ -390,6 +391,14 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     return this.reads.readState(agentId);
+  }
+
+  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
+    return this.reads.receiptsOf(conv);
+  }
+
+  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.reads.messageSeqs(ids);
   }
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {

@@ -20,6 +20,8 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type ReceiptKind,
+  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -130,6 +132,30 @@ export class SqliteReads implements StateView {
       [JSON.stringify(messageIds)],
     );
     return rows.map((r) => ({ message_id: r[0] as string, emoji: r[1] as string, by: r[2] as string, created_at: r[3] as string }));
+  }
+
+  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
+    const r = this.db.one('SELECT ranges FROM receipts WHERE conv = ? AND reader = ? AND kind = ?', [conv, reader, kind]);
+    return r && { reader, conv, kind, ranges: JSON.parse(r[0] as string) as ReceiptRecord['ranges'] };
+  }
+
+  receiptsOf(conv: string): ReceiptRecord[] {
+    return this.db.all('SELECT reader, kind, ranges FROM receipts WHERE conv = ? ORDER BY reader, kind', [conv]).map((r) => ({
+      reader: r[0] as string,
+      conv,
+      kind: r[1] as ReceiptKind,
+      ranges: JSON.parse(r[2] as string) as ReceiptRecord['ranges'],
+    }));
+  }
+
+  /** The seq of each message's `message.created` event (the first event holding it by reference). */
+  messageSeqs(ids: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const r = this.db.one('SELECT min(seq) FROM events WHERE message_id = ?', [id]);
+      if (r && r[0] !== null) out.set(id, Number(r[0]));
+    }
+    return out;
   }
 
   // ---- listings ----

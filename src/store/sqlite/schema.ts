@@ -109,6 +109,21 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS reactions_by_message ON reactions (message_id, seq);
     `,
   },
+  {
+    version: 7,
+    // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation and
+    // kind; message events found by message id (a message's receipts need its event's seq).
+    sql: `
+      CREATE TABLE IF NOT EXISTS receipts (
+        conv TEXT NOT NULL,
+        reader TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ranges TEXT NOT NULL,
+        PRIMARY KEY (conv, reader, kind)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS events_by_message ON events (message_id) WHERE message_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

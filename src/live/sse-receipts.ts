@@ -1,0 +1,34 @@
+// An agent's own event stream as its receipt (src/receipts/): SSE has no acknowledgement, so a
+// live message event counts as received once its frame is written to the agent's socket (handed
+// to the kernel). Streams of other credentials (operators, the console) mark nothing. The stream
+// has no gap from where its live part began, so each write extends one range per conversation.
+
+import type { NetworkContext } from '../network/context.js';
+import { convKeyOf, type StoredEvent } from '../store/types.js';
+import { receiptWriter } from '../receipts/writer.js';
+
+export class StreamReceipts {
+  private readonly pending = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: NetworkContext,
+    private readonly agentId: string,
+    /** The seq the live stream starts after; unknown for a resumed stream until its first live event. */
+    private from: number | undefined,
+  ) {}
+
+  /** A live event is in the chunk being written. */
+  sent(e: StoredEvent): void {
+    this.from ??= e.seq - 1;
+    const m = e.event.type === 'message.created' ? e.event.message : undefined;
+    if (m) this.pending.set(convKeyOf(m.target), e.seq);
+  }
+
+  /** The write callback of a chunk: its messages reached the socket. */
+  readonly written = (err?: Error | null): void => {
+    if (err || this.pending.size === 0 || this.from === undefined) return;
+    const w = receiptWriter(this.ctx);
+    for (const [conv, hi] of this.pending) w.mark(`agent:${this.agentId}`, conv, 'delivered', this.from + 1, hi);
+    this.pending.clear();
+  };
+}

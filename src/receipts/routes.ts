@@ -1,0 +1,21 @@
+// The receipts routes (docs/receipts.md).
+
+import type { Route } from '../http/router.js';
+import { markMessageRead, messageReceipts } from './service.js';
+
+export const receiptRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/messages/:message_id/receipts',
+    action: 'history.read',
+    handler: async ({ ctx, principal, params }) => ({ body: await messageReceipts(ctx, principal, params.message_id!) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/messages/:message_id/read',
+    action: 'history.read',
+    handler: async ({ ctx, principal, params, url }) => ({
+      body: await markMessageRead(ctx, principal, params.message_id!, url.searchParams.get('as') ?? undefined),
+    }),
+  },
+];

@@ -1,0 +1,44 @@
+// A message's receipts from its readers' records: pure, so the rule is tested with exact values.
+
+import type { ReceiptReader } from '../protocol/types.js';
+import { covering, type ReceiptRecord } from '../store/types.js';
+import { readerOf } from './readers.js';
+
+export interface Receipt {
+  reader: ReceiptReader;
+  state: 'pending' | 'delivered' | 'read';
+  delivered_at?: string;
+  read_at?: string;
+}
+
+/**
+ * Each expected reader (in order) and then every other reader with a mark covering `seq`, the
+ * sender excepted. A read implies delivery: a reader who read a message it was never pushed
+ * (history, `svc read`) shows delivered at the time it read. Times are when the covering range
+ * last grew (an upper bound for older messages of the range).
+ */
+export function receiptsOf(seq: number, expected: readonly string[], records: readonly ReceiptRecord[], sender: string): Receipt[] {
+  const marks = new Map<string, { delivered?: string; read?: string }>();
+  for (const r of records) {
+    const hit = covering(r.ranges, seq);
+    if (!hit) continue;
+    const m = marks.get(r.reader) ?? {};
+    m[r.kind] = hit[2];
+    marks.set(r.reader, m);
+  }
+  const order = [...new Set([...expected, ...marks.keys()])].filter((k) => k !== sender);
+  const out: Receipt[] = [];
+  for (const key of order) {
+    const reader = readerOf(key);
+    if (!reader) continue;
+    const m = marks.get(key) ?? {};
+    const delivered = m.delivered ?? m.read;
+    out.push({
+      reader,
+      state: m.read ? 'read' : delivered ? 'delivered' : 'pending',
+      ...(delivered ? { delivered_at: delivered } : {}),
+      ...(m.read ? { read_at: m.read } : {}),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+// Receipt marks from every surface of one server (attachment ACKs, SSE writes, reads), gathered in
+// memory and written in one batch per flush: one store write and one `message.receipts` event per
+// conversation per flush, however many readers and messages moved. Marks are best effort: a lost
+// flush (store down, crash) is made good by the next ACK or read, which covers the same messages.
+
+import { commit, newEvent, type NetworkContext } from '../network/context.js';
+import type { ReceiptReader, ReceiptsChange, Target } from '../protocol/types.js';
+import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange, type WriteOp } from '../store/types.js';
+import { readerOf } from './readers.js';
+
+/** How long marks gather before they are written. */
+export const FLUSH_MS = 200;
+/** Records whose last ranges this process remembers (to skip marks already stored). */
+const KNOWN_MAX = 20_000;
+
+interface Pending {
+  reader: string;
+  conv: string;
+  kind: ReceiptKind;
+  ranges: ReceiptRange[];
+}
+
+export class ReceiptWriter {
+  private pending = new Map<string, Pending>();
+  /** Ranges this process wrote or saw stored, by record: a mark inside them needs no write. */
+  private readonly known = new Map<string, ReceiptRange[]>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: NetworkContext,
+    private readonly intervalMs = FLUSH_MS,
+  ) {}
+
+  /** Records that `reader` has the messages of `conv` whose event seqs are lo..hi. */
+  mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number): void {
+    if (this.closed || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return;
+    const key = receiptKey({ reader, conv, kind });
+    const known = this.known.get(key);
+    if (known?.some(([a, b]) => a <= lo && hi <= b)) return;
+    const at = new Date().toISOString();
+    const p = this.pending.get(key);
+    if (!p) this.pending.set(key, { reader, conv, kind, ranges: [[lo, hi, at]] });
+    else p.ranges = mergeRange(p.ranges, lo, hi, at) ?? p.ranges;
+    this.schedule();
+  }
+
+  /** Whether a mark is waiting to be written. */
+  get idle(): boolean {
+    return this.pending.size === 0 && !this.running;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes what has gathered (waiting for a flush already running first). */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    this.running = this.write(batch).finally(() => (this.running = undefined));
+    await this.running;
+  }
+
+  /** Writes what is pending and takes no more marks. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+    this.closed = true;
+  }
+
+  private async write(batch: Map<string, Pending>): Promise<void> {
+    const marks: ReceiptMark[] = [];
+    for (const p of batch.values())
+      for (const [lo, hi, at] of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo, hi, at });
+    let changed: ReceiptMark[];
+    try {
+      const r = await commit(this.ctx, [{ op: 'receipt.mark', marks }]);
+      const o = r.outcomes[0];
+      changed = o?.op === 'receipt.mark' ? o.changed : [];
+    } catch (err) {
+      this.ctx.log('warn', 'receipts: a batch of marks was not stored (the next ACK or read marks again)', { error: String(err) });
+      return;
+    }
+    this.remember(marks);
+    if (changed.length === 0) return;
+    try {
+      const ops = await this.events(changed);
+      if (ops.length > 0) await commit(this.ctx, ops);
+    } catch (err) {
+      this.ctx.log('warn', 'receipts: the message.receipts events were not stored', { error: String(err) });
+    }
+  }
+
+  private remember(marks: readonly ReceiptMark[]): void {
+    if (this.known.size > KNOWN_MAX) this.known.clear();
+    for (const m of marks) {
+      const key = receiptKey(m);
+      const cur = this.known.get(key) ?? [];
+      if (covering(cur, m.lo) && covering(cur, m.hi)) continue;
+      this.known.set(key, mergeRange(cur, m.lo, m.hi, m.at) ?? cur);
+    }
+  }
+
+  /** One `message.receipts` event per conversation, with each reader's furthest mark of each kind. */
+  private async events(changed: readonly ReceiptMark[]): Promise<WriteOp[]> {
+    const byConv = new Map<string, Map<string, ReceiptsChange['marks'][number]>>();
+    for (const m of changed) {
+      const reader = readerOf(m.reader);
+      if (!reader) continue;
+      let per = byConv.get(m.conv);
+      if (!per) byConv.set(m.conv, (per = new Map()));
+      const k = `${m.kind} ${m.reader}`;
+      const cur = per.get(k);
+      if (!cur || cur.up_to_seq < m.hi) per.set(k, { reader: reader as ReceiptReader, kind: m.kind, up_to_seq: m.hi, at: m.at });
+    }
+    const ops: WriteOp[] = [];
+    for (const [conv, per] of byConv) {
+      const target = await this.targetOf(conv);
+      if (!target) continue;
+      ops.push({ op: 'event.append', event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: [...per.values()] } }) });
+    }
+    return ops;
+  }
+
+  private async targetOf(conv: string): Promise<Target | undefined> {
+    const i = conv.indexOf(':');
+    const kind = conv.slice(0, i);
+    const id = conv.slice(i + 1);
+    if (kind === 'room') return { kind: 'room', room_id: id };
+    if (kind === 'thread') {
+      const t = await this.ctx.store.getThread(id);
+      return t && { kind: 'thread', room_id: t.room_id, thread_id: id };
+    }
+    if (kind === 'dm') {
+      const d = await this.ctx.store.getDm(id);
+      return d && { kind: 'dm', dm_id: id, participant_ids: d.participant_ids };
+    }
+    return undefined;
+  }
+}
+
+const writers = new WeakMap<NetworkContext, ReceiptWriter>();
+
+/** The receipt writer of a server (one per network context). */
+export function receiptWriter(ctx: NetworkContext): ReceiptWriter {
+  let w = writers.get(ctx);
+  if (!w) writers.set(ctx, (w = new ReceiptWriter(ctx)));
+  return w;
+}

@@ -1,0 +1,64 @@
+// Receipts as the store keeps them (#28 part 1): per reader, conversation and kind (`delivered`,
+// `read`) a short list of covered ranges of event sequence numbers. A message is covered when the
+// seq of its `message.created` event lies in one of its reader's ranges. An attachment that resumes
+// from its cursor extends one range for ever; a reader that skips ahead (a history page far back,
+// an attachment started at the live head) opens another. So the cost is one row per reader and
+// conversation, not one per reader and message. Pure: every backend merges with these functions.
+
+export type ReceiptKind = 'delivered' | 'read';
+
+/** `[lo, hi, at]`: every message of the conversation with an event seq in lo..hi is covered; `at` is when the range last grew. */
+export type ReceiptRange = [number, number, string];
+
+/** One reader's ranges of one kind in one conversation. */
+export interface ReceiptRecord {
+  /** `agent:<id>` (a local id, or scoped for a remote agent) or `human:<id>`. */
+  reader: string;
+  /** Conversation key: `room:<id>`, `thread:<id>` or `dm:<id>`. */
+  conv: string;
+  kind: ReceiptKind;
+  /** Disjoint, not adjacent, sorted by lo. */
+  ranges: ReceiptRange[];
+}
+
+/** A range to add to a reader's record. */
+export interface ReceiptMark {
+  reader: string;
+  conv: string;
+  kind: ReceiptKind;
+  lo: number;
+  hi: number;
+  at: string;
+}
+
+/** Most ranges kept per record: past it the oldest ones are forgotten (their messages show no receipt). */
+export const MAX_RANGES = 32;
+
+/** The key of a record. */
+export const receiptKey = (r: { reader: string; conv: string; kind: ReceiptKind }): string => `${r.kind}\u0000${r.reader}\u0000${r.conv}`;
+
+/**
+ * The ranges with lo..hi added, or undefined when they already cover it (nothing to write).
+ * Overlapping and adjacent ranges join; the joined range takes `at`.
+ */
+export function mergeRange(ranges: readonly ReceiptRange[], lo: number, hi: number, at: string): ReceiptRange[] | undefined {
+  if (!(lo <= hi) || lo < 1) return undefined;
+  if (ranges.some(([a, b]) => a <= lo && hi <= b)) return undefined;
+  let nlo = lo;
+  let nhi = hi;
+  const out: ReceiptRange[] = [];
+  for (const r of ranges) {
+    if (r[0] <= hi + 1 && r[1] >= lo - 1) {
+      nlo = Math.min(nlo, r[0]);
+      nhi = Math.max(nhi, r[1]);
+    } else out.push(r);
+  }
+  out.push([nlo, nhi, at]);
+  out.sort((a, b) => a[0] - b[0]);
+  return out.length > MAX_RANGES ? out.slice(out.length - MAX_RANGES) : out;
+}
+
+/** The range covering `seq`, if any. */
+export function covering(ranges: readonly ReceiptRange[], seq: number): ReceiptRange | undefined {
+  return ranges.find(([a, b]) => a <= seq && seq <= b);
+}

@@ -1,0 +1,215 @@
+// Receipts end to end (docs/receipts.md): an attachment's ACK makes a message delivered, a read of
+// the history makes it read, a runtime that never ACKs stays undelivered, receipts are durable and
+// shared across Postgres instances, and nobody who may not read a message sees its receipts.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { attachAs, SseClient, type AttachClient } from '../helpers/live.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { startPgServer } from '../helpers/pg-server.js';
+
+const NET = 'testnet';
+const ADMIN: string = TOKENS.admin.value;
+const CONFIG = {
+  auth: { mode: 'open', agent_registration: 'open' },
+  rooms: [
+    { id: 'general', members: ['ann', 'bob'] },
+    { id: 'secret', members: ['ann'], visibility: 'private' },
+    { id: 'later', members: ['bob'] },
+  ],
+};
+
+const send = async (s: TestServer, room: string, text: string): Promise<string> => {
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
+    ADMIN,
+  );
+  assert.is(r.status, 200, r.text);
+  return r.body.message_id as string;
+};
+
+/** Attaches an agent anonymously (open registration) and returns it with its agent token. */
+const attach = async (s: TestServer, id: string, token?: string): Promise<{ c: AttachClient; token: string }> => {
+  const { c, ready } = await attachAs(s, { network_id: NET, agent: { id } }, token ? { token } : {});
+  return { c, token: token ?? ready.agent_token };
+};
+
+const receipts = async (s: TestServer, id: string, token = ADMIN): Promise<Json[]> => {
+  const r = await s.get(`/v1/messages/${id}/receipts`, token);
+  assert.is(r.status, 200, r.text);
+  return r.body.receipts;
+};
+const stateOf = (list: Json[], agent: string) => list.find((x) => x.reader.type === 'agent' && x.reader.id === agent)?.state;
+const waitState = (s: TestServer, id: string, agent: string, state: string) =>
+  eventually(async () => stateOf(await receipts(s, id), agent) === state, 5000, `${agent} ${state}`);
+
+// ---------------------------------------------------------------------------------------------
+
+const sqlite = suite<{ s: TestServer; alpha: string; beta: string }>('receipts on sqlite');
+sqlite.before(async (ctx) => {
+  ctx.s = await startServer({ config: CONFIG });
+});
+sqlite.after(async ({ s }) => s.dispose());
+
+sqlite('an attached agent that ACKs is delivered, and read once it reads; one that never ACKs stays undelivered', async (ctx) => {
+  const { s } = ctx;
+  const a = await attach(s, 'ann');
+  const b = await attach(s, 'bob');
+  ctx.alpha = a.token;
+  ctx.beta = b.token;
+  const sse = await SseClient.open(s, { token: ADMIN, query: 'type=message.receipts' });
+  const id = await send(s, 'general', 'hello');
+  const fa = await a.c.message('hello');
+  await b.c.message('hello');
+  assert.equal(
+    (await receipts(s, id)).map((x: Json) => [x.reader.id, x.state]),
+    [
+      ['ann', 'pending'],
+      ['bob', 'pending'],
+    ],
+  );
+  a.c.ack(fa.cursor);
+  await waitState(s, id, 'ann', 'delivered');
+  const ev = await sse.next((f) => f.event === 'message.receipts', 5000);
+  assert.equal(ev.json.receipts.target, { kind: 'room', room_id: 'general' });
+  assert.equal(ev.json.receipts.marks[0].reader, { type: 'agent', id: 'ann' });
+  assert.is(ev.json.receipts.marks[0].kind, 'delivered');
+  assert.is(stateOf(await receipts(s, id), 'bob'), 'pending');
+
+  const h = await s.get('/v1/rooms/general/messages', a.token);
+  assert.is(h.status, 200);
+  await waitState(s, id, 'ann', 'read');
+  const mine = (await receipts(s, id)).find((x: Json) => x.reader.id === 'ann');
+  assert.ok(mine.delivered_at && mine.read_at);
+  // beta was sent the event but its runtime never acknowledged it.
+  await new Promise((r) => setTimeout(r, 400));
+  assert.is(stateOf(await receipts(s, id), 'bob'), 'pending');
+  sse.close();
+  await a.c.close();
+  await b.c.close();
+});
+
+sqlite('a read with an operator token counts only for whom it names, and a message can be marked read alone', async ({ s, beta }) => {
+  const id = await send(s, 'general', 'one more');
+  const id2 = await send(s, 'general', 'and the last');
+  assert.is((await s.get('/v1/rooms/general/messages')).status, 200);
+  assert.is((await s.get('/v1/rooms/general/messages', ADMIN)).status, 200);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.is(stateOf(await receipts(s, id), 'bob'), 'pending');
+  const refused = await s.req('POST', `/v1/messages/${id}/read`, { token: ADMIN });
+  assert.is(refused.status, 403);
+  const marked = await s.req('POST', `/v1/messages/${id}/read?as=bob`, { token: ADMIN });
+  assert.is(marked.status, 200, marked.text);
+  assert.equal(marked.body.reader, { type: 'agent', id: 'bob' });
+  await waitState(s, id, 'bob', 'read');
+  assert.is(stateOf(await receipts(s, id2), 'bob'), 'pending');
+  const own = await s.req('POST', `/v1/messages/${id2}/read`, { token: beta });
+  assert.is(own.status, 200);
+  await waitState(s, id2, 'bob', 'read');
+});
+
+sqlite(
+  'no receipt is shown to a caller who may not read the message, nor to a reader who is not its sender',
+  async ({ s, alpha, beta }) => {
+    const hidden = await send(s, 'secret', 'classified');
+    const open = await send(s, 'general', 'public enough');
+    assert.is((await s.get(`/v1/messages/${hidden}/receipts`, beta)).status, 404);
+    assert.is((await s.get(`/v1/messages/${hidden}/receipts`)).status, 401);
+    assert.is((await s.req('POST', `/v1/messages/${hidden}/read`, { token: beta })).status, 404);
+    assert.is((await s.get(`/v1/messages/${open}/receipts`, alpha)).status, 403);
+    assert.is((await s.get('/v1/messages/msg_nope/receipts', ADMIN)).status, 404);
+    // The sender sees its own message's receipts.
+    const r = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'ann' }, parts: [{ kind: 'text', text: 'mine' }] },
+      alpha,
+    );
+    assert.is(r.status, 200, r.text);
+    assert.is((await s.get(`/v1/messages/${r.body.message_id}/receipts`, alpha)).status, 200);
+    assert.is((await s.get(`/v1/messages/${r.body.message_id}/receipts`, beta)).status, 403);
+    assert.equal(
+      (await receipts(s, r.body.message_id, alpha)).map((x: Json) => x.reader.id),
+      ['bob'],
+    );
+  },
+);
+
+sqlite("an agent's own event stream counts as delivery of the live messages it is written; an operator's does not", async ({ s, beta }) => {
+  const mine = await SseClient.open(s, { token: beta });
+  const ops = await SseClient.open(s, { token: ADMIN });
+  const id = await send(s, 'general', 'streamed');
+  await mine.message('streamed');
+  await ops.message('streamed');
+  await waitState(s, id, 'bob', 'delivered');
+  assert.is(stateOf(await receipts(s, id), 'ann'), 'pending');
+  mine.close();
+  ops.close();
+});
+
+sqlite('an agent added to a room while attached is delivered only what came after it joined', async ({ s, alpha }) => {
+  const { c } = await attachAs(s, { network_id: NET, agent: { id: 'ann' } }, { token: alpha });
+  const before = await send(s, 'later', 'before ann joined');
+  const added = await s.req('PATCH', '/v1/rooms/later/members', { token: ADMIN, body: { add: ['ann'] } });
+  assert.is(added.status, 200, added.text);
+  const after = await send(s, 'later', 'after ann joined');
+  c.ack((await c.message('after ann joined')).cursor);
+  await waitState(s, after, 'ann', 'delivered');
+  assert.is(stateOf(await receipts(s, before), 'ann'), 'pending');
+  await c.close();
+});
+
+sqlite('a message.receipts event reaches only streams that may see its conversation', async ({ s, alpha, beta }) => {
+  const ops = await SseClient.open(s, { token: ADMIN, query: 'type=message.receipts' });
+  const outsider = await SseClient.open(s, { token: beta, query: 'type=message.receipts' });
+  await send(s, 'secret', 'for ann only');
+  assert.is((await s.get('/v1/rooms/secret/messages', alpha)).status, 200);
+  await ops.next((f) => f.json?.receipts?.target?.room_id === 'secret', 5000);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.not.ok(outsider.frames.items.some((f) => f.json?.receipts?.target?.room_id === 'secret'));
+  ops.close();
+  outsider.close();
+});
+
+sqlite('receipts survive a restart', async ({ s, alpha }) => {
+  const id = await send(s, 'general', 'before the restart');
+  assert.is((await s.get('/v1/rooms/general/messages', alpha)).status, 200);
+  await waitState(s, id, 'ann', 'read');
+  await s.restart();
+  assert.is(stateOf(await receipts(s, id), 'ann'), 'read');
+  assert.is(stateOf(await receipts(s, id), 'bob'), 'pending');
+});
+
+sqlite.run();
+
+// ---------------------------------------------------------------------------------------------
+
+const pg = suite<{ schema: PgSchema; a: TestServer; b: TestServer }>('receipts on Postgres');
+pg.before(async (ctx) => {
+  ctx.schema = await freshSchema();
+  ctx.a = await startPgServer(ctx.schema, CONFIG);
+  ctx.b = await startPgServer(ctx.schema, CONFIG);
+});
+pg.after(async ({ schema, a, b }) => {
+  await a.dispose();
+  await b.dispose();
+  await schema.drop();
+});
+
+pg('an ACK on one instance is seen on the other, and survives a restart of both', async ({ a, b }) => {
+  const alpha = await attach(a, 'ann');
+  const id = await send(b, 'general', 'across');
+  const f = await alpha.c.message('across');
+  alpha.c.ack(f.cursor);
+  await waitState(b, id, 'ann', 'delivered');
+  assert.is((await b.get('/v1/rooms/general/messages', alpha.token)).status, 200);
+  await waitState(a, id, 'ann', 'read');
+  await alpha.c.close();
+  await a.restart();
+  await b.restart();
+  assert.is(stateOf(await receipts(a, id), 'ann'), 'read');
+  assert.is(stateOf(await receipts(b, id), 'bob'), 'pending');
+});
+
+pg.run();

@@ -1,0 +1,56 @@
+// The receipt writer in process against a real memory store: marks from many readers about many
+// messages become one store write and one message.receipts event per conversation per flush.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tmpdir } from 'node:os';
+import { parseConfig } from '../../src/config/load.js';
+import { Broker } from '../../src/events/broker.js';
+import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
+import { MemoryStore } from '../../src/store/memory/index.js';
+import { ReceiptWriter } from '../../src/receipts/writer.js';
+import type { StoredEvent } from '../../src/store/types.js';
+
+function context(raw: Record<string, unknown> = {}): NetworkContext {
+  const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} });
+  return { config, store: new MemoryStore(), broker: new Broker(), log: () => {}, version: 'test', configWarnings: [], hooks: NO_HOOKS };
+}
+
+const receiptEvents = async (ctx: NetworkContext): Promise<StoredEvent[]> =>
+  (await ctx.store.eventsAfter(0, 10_000)).filter((e) => e.event.type === 'message.receipts');
+
+test('a hundred readers acknowledging a thousand messages in two rooms make one event per room per flush', async () => {
+  const ctx = context();
+  const w = new ReceiptWriter(ctx, 60_000);
+  for (let seq = 1; seq <= 1000; seq++) {
+    for (let r = 0; r < 100; r++) w.mark(`agent:a${r}`, seq % 2 ? 'room:one' : 'room:two', 'delivered', 1, seq);
+  }
+  await w.flush();
+  const events = await receiptEvents(ctx);
+  assert.is(events.length, 2);
+  const one = events.find((e) => e.event.receipts?.target.kind === 'room' && e.event.receipts.target.room_id === 'one')!;
+  assert.is(one.event.receipts!.marks.length, 100);
+  assert.is(one.event.receipts!.marks[0]!.up_to_seq, 999);
+  const recs = await ctx.store.receiptsOf('room:one');
+  assert.is(recs.length, 100);
+  assert.equal(
+    recs[0]!.ranges.map(([a, b]) => [a, b]),
+    [[1, 999]],
+  );
+  // The same marks again change nothing: no write, no event.
+  for (let r = 0; r < 100; r++) w.mark(`agent:a${r}`, 'room:one', 'delivered', 1, 999);
+  await w.flush();
+  assert.is((await receiptEvents(ctx)).length, 2);
+  await w.close();
+});
+
+test('with server.receipts false nothing is recorded', async () => {
+  const ctx = context({ server: { receipts: false } });
+  const w = new ReceiptWriter(ctx, 60_000);
+  w.mark('agent:a', 'room:one', 'read', 1, 5);
+  await w.close();
+  assert.equal(await ctx.store.receiptsOf('room:one'), []);
+  assert.is((await receiptEvents(ctx)).length, 0);
+});
+
+test.run();

@@ -1,0 +1,32 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { covering, MAX_RANGES, mergeRange, type ReceiptRange } from '../../src/store/receipts.js';
+
+const r = (lo: number, hi: number, at = 't0'): ReceiptRange => [lo, hi, at];
+
+test('a mark inside a range changes nothing', () => {
+  assert.is(mergeRange([r(1, 10)], 3, 5, 't1'), undefined);
+  assert.is(mergeRange([], 0, 5, 't1'), undefined, 'seqs start at 1');
+  assert.is(mergeRange([], 5, 4, 't1'), undefined, 'an empty range');
+});
+
+test('overlapping and adjacent ranges join and take the new time; distant ones stay apart', () => {
+  assert.equal(mergeRange([r(1, 10)], 11, 12, 't1'), [r(1, 12, 't1')]);
+  assert.equal(mergeRange([r(1, 3), r(8, 9)], 3, 8, 't1'), [r(1, 9, 't1')]);
+  assert.equal(mergeRange([r(1, 3)], 5, 6, 't1'), [r(1, 3), r(5, 6, 't1')]);
+  assert.equal(mergeRange([r(5, 6)], 1, 2, 't1'), [r(1, 2, 't1'), r(5, 6)]);
+});
+
+test('past the cap the oldest ranges are forgotten', () => {
+  let ranges: ReceiptRange[] = [];
+  for (let i = 0; i < MAX_RANGES + 3; i++) ranges = mergeRange(ranges, i * 10 + 1, i * 10 + 2, 't')!;
+  assert.is(ranges.length, MAX_RANGES);
+  assert.is(ranges[0]![0], 31);
+});
+
+test('finds the range covering a seq', () => {
+  assert.equal(covering([r(1, 3), r(8, 9)], 8), r(8, 9));
+  assert.is(covering([r(1, 3), r(8, 9)], 5), undefined);
+});
+
+test.run();

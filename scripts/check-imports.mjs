@@ -23,7 +23,7 @@ const LAYERS = [
   ['auth', ['src/auth/']],
   ['network', ['src/events/', 'src/network/']],
   ['http', ['src/http/']],
-  ['services', ['src/live/', 'src/pairing/', 'src/relay/', 'src/mcp/', 'src/agent-run/']],
+  ['services', ['src/live/', 'src/pairing/', 'src/relay/', 'src/mcp/', 'src/agent-run/', 'src/webhooks/']],
   ['feature-contract', ['src/feature.ts']],
   [
     'features',
@@ -36,6 +36,7 @@ const LAYERS = [
       'src/live/feature.ts',
       'src/pairing/feature.ts',
       'src/pairing/routes.ts',
+      'src/webhooks/feature.ts',
     ],
   ],
   ['app', ['src/app.ts', 'src/features.ts']],

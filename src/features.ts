@@ -10,6 +10,7 @@ import { metricsFeature } from './metrics/feature.js';
 import { consoleFeature } from './console/feature.js';
 import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -19,4 +20,5 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   discoveryFeature,
   pairingFeature,
   liveFeature,
+  webhooksFeature,
 ];

@@ -18,6 +18,7 @@ import {
   type RoomRecord,
   type RoomSpec,
   type ThreadRecord,
+  type WebhookDelivery,
   type WriteOp,
 } from './types.js';
 
@@ -32,7 +33,11 @@ export type Effect =
   | { op: 'artifact.insert'; artifact: Artifact }
   | { op: 'event.append'; event: ServiceEvent }
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }
-  | { op: 'pairing.delete'; pairing_id: string };
+  | { op: 'pairing.delete'; pairing_id: string }
+  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
+  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
+  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
+  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -187,6 +192,15 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'pairing.state' });
         break;
       }
+      case 'webhook.enqueue':
+        put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
+        for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });
+        outcomes.push({ op: 'webhook.enqueue' });
+        break;
+      case 'webhook.delivery':
+        put({ op: 'webhook.delivery.put', delivery: op.delivery });
+        outcomes.push({ op: 'webhook.delivery' });
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

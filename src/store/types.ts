@@ -16,8 +16,10 @@ import type { SearchTerms } from '../protocol/search-text.js';
 
 export * from './records.js';
 export * from './write-ops.js';
+export * from './outbox.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
+import type { DeliveryQuery, WebhookDelivery } from './outbox.js';
 
 // ---- reads ----
 
@@ -156,6 +158,11 @@ export interface Store {
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>>;
 
   getPairingState(pairingId: string): Promise<PairingState | undefined>;
+
+  /** Where a webhook's outbox cursor stands (undefined: never set). Outbound webhooks, #28 part 3. */
+  webhookCursor(webhookId: string): Promise<number | undefined>;
+  /** A webhook's deliveries, as the query says. */
+  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

@@ -2,6 +2,7 @@
 
 import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from './records.js';
+import type { WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -133,7 +134,10 @@ export type WriteOp =
   | AgentRemoveOp
   | MessageInsertOp
   | EventAppendOp
-  | PairingStateOp;
+  | PairingStateOp
+  // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
+  | WebhookEnqueueOp
+  | WebhookDeliveryOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -146,7 +150,9 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'stored'; record: MessageRecord; thread_created: boolean; dm_created: boolean }
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'event.append' }
-  | { op: 'pairing.state' };
+  | { op: 'pairing.state' }
+  | { op: 'webhook.enqueue' }
+  | { op: 'webhook.delivery' };
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -27,6 +27,9 @@ import {
   type ThreadRecord,
   type WriteOp,
   type WriteResult,
+  type DeliveryQuery,
+  type WebhookDelivery,
+  pickDeliveries,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
@@ -46,6 +49,8 @@ export class MemoryStore implements Store {
   private dms = new Map<string, DmRecord>();
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
+  private webhookCursors = new Map<string, number>();
+  private deliveries = new Map<string, WebhookDelivery>();
   private events: StoredEvent[] = [];
   private seq = 0;
   private closed = false;
@@ -130,6 +135,15 @@ export class MemoryStore implements Store {
           break;
         case 'pairing.delete':
           this.pairings.delete(e.pairing_id);
+          break;
+        case 'webhook.cursor.put':
+          this.webhookCursors.set(e.webhook_id, e.seq);
+          break;
+        case 'webhook.delivery.add':
+          if (!this.deliveries.has(e.delivery.id)) this.deliveries.set(e.delivery.id, clone(e.delivery));
+          break;
+        case 'webhook.delivery.put':
+          this.deliveries.set(e.delivery.id, clone(e.delivery));
           break;
       }
     }
@@ -223,6 +237,14 @@ export class MemoryStore implements Store {
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     const s = this.pairings.get(pairingId);
     return s && { ...s };
+  }
+
+  async webhookCursor(webhookId: string): Promise<number | undefined> {
+    return this.webhookCursors.get(webhookId);
+  }
+
+  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    return pickDeliveries(this.deliveries.values(), q).map(clone);
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

@@ -23,6 +23,7 @@ import {
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
+import { outboxCte } from './outbox-sql.js';
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -112,6 +113,11 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         break;
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
+        break;
+      case 'webhook.cursor.put':
+      case 'webhook.delivery.add':
+      case 'webhook.delivery.put':
+        ctes.push(outboxCte(T, e, param));
         break;
       default:
         throw new StoreError('corrupt', `unknown effect ${JSON.stringify((e as { op?: unknown }).op)}`);

@@ -20,6 +20,8 @@ import type {
   PageQuery,
   PageResult,
   PairingState,
+  DeliveryQuery,
+  WebhookDelivery,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -308,6 +310,14 @@ export class PostgresStore implements Store {
 
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.listArtifacts(filter, q);
+  }
+
+  webhookCursor(webhookId: string): Promise<number | undefined> {
+    return this.reads.webhookCursor(webhookId);
+  }
+
+  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    return this.reads.webhookDeliveries(q);
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

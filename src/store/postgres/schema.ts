@@ -139,6 +139,25 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
+    // (src/store/outbox.ts).
+    sql: `
+      CREATE TABLE S.webhook_cursors (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL
+      );
+      CREATE TABLE S.webhook_deliveries (
+        id text PRIMARY KEY,
+        webhook_id text NOT NULL,
+        status text NOT NULL,
+        seq bigint NOT NULL,
+        body text NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_by_status ON S.webhook_deliveries (webhook_id, status, seq, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -15,6 +15,8 @@ export interface Tables {
   pairing_state: string;
   leases: string;
   instances: string;
+  webhook_cursors: string;
+  webhook_deliveries: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -37,6 +39,8 @@ export function tablesOf(schema: string): Tables {
     pairing_state: t('pairing_state'),
     leases: t('leases'),
     instances: t('instances'),
+    webhook_cursors: t('webhook_cursors'),
+    webhook_deliveries: t('webhook_deliveries'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -88,6 +88,22 @@ const MIGRATIONS: Migration[] = [
     // indexed, the ones after this mark are pending.
     sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
   },
+  {
+    version: 5,
+    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
+    // (src/store/outbox.ts).
+    sql: `
+      CREATE TABLE webhook_cursors (id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+      CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        webhook_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -36,6 +36,8 @@ export class WebhookWorker {
   private again = false;
   private closed = false;
   private renewedAt = 0;
+  /** When the earliest waiting delivery is due (ms). */
+  private nextDue = Number.POSITIVE_INFINITY;
   private readonly signer;
   private readonly pollMs: number;
 
@@ -69,7 +71,9 @@ export class WebhookWorker {
           this.kick();
           return;
         }
-        this.timer = setTimeout(() => this.kick(), this.pollMs);
+        // The next retry may be due before the next poll.
+        const wait = Math.max(10, Math.min(this.pollMs, this.nextDue - Date.now()));
+        this.timer = setTimeout(() => this.kick(), wait);
         this.timer.unref();
       });
   }
@@ -138,14 +142,20 @@ export class WebhookWorker {
     const oldest = pending.reduce((m, d) => Math.min(m, Date.parse(d.created_at)), now);
     this.d.metrics.pending.set({ webhook: this.hook.id }, pending.length);
     this.d.metrics.lag.set({ webhook: this.hook.id }, (now - oldest) / 1000);
+    this.nextDue = Number.POSITIVE_INFINITY;
     for (const d of pending) {
       if (this.closed || !(await this.holds())) return;
-      if (Date.parse(d.next_attempt_at) > Date.now()) continue;
-      await this.attempt(d);
+      const due = Date.parse(d.next_attempt_at);
+      if (due > Date.now()) {
+        this.nextDue = Math.min(this.nextDue, due);
+        continue;
+      }
+      const next = await this.attempt(d);
+      if (next.status === 'pending') this.nextDue = Math.min(this.nextDue, Date.parse(next.next_attempt_at));
     }
   }
 
-  private async attempt(d: WebhookDelivery): Promise<void> {
+  private async attempt(d: WebhookDelivery): Promise<WebhookDelivery> {
     const at = new Date();
     const r = await postJson(this.hook.url, signedHeaders(this.signer, d.id, at, d.payload), d.payload, {
       timeoutMs: this.hook.timeout_ms,
@@ -172,5 +182,6 @@ export class WebhookWorker {
       }
     }
     await this.d.store.write([{ op: 'webhook.delivery', delivery: next }]);
+    return next;
   }
 }

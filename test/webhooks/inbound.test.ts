@@ -33,7 +33,12 @@ test('a good bearer secret posts {text} into the room as the hook sender', async
 });
 
 test('a Standard Webhooks signature made with the secret posts full parts', async () => {
-  const body = JSON.stringify({ parts: [{ kind: 'text', text: 'signed' }, { kind: 'url', url: 'https://ci.example/42' }] });
+  const body = JSON.stringify({
+    parts: [
+      { kind: 'text', text: 'signed' },
+      { kind: 'url', url: 'https://ci.example/42' },
+    ],
+  });
   const wh = new Webhook(new Uint8Array(Buffer.from(SECRET)), { format: 'raw' });
   const at = new Date();
   const headers = {

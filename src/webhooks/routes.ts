@@ -168,6 +168,6 @@ function testHandler(deps: WebhookRoutesDeps, hookOf: (id: string) => WebhookCon
     };
     await deps.store().write([{ op: 'webhook.delivery', delivery }]);
     deps.kick(w.id);
-    return { status: 202, body: { delivery: deliveryView(delivery) } };
+    return { body: { delivery: deliveryView(delivery) } };
   };
 }

@@ -418,12 +418,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/webhooks/:webhook_id/test': {
     tag: 'webhooks',
     summary: 'Queue a `webhook.test` delivery through the outbox (admin).',
-    responses: {
-      202: {
-        description: 'Queued.',
-        json: { type: 'object', required: ['delivery'], properties: { delivery: ref('WebhookDelivery') } },
-      },
-    },
+    responses: ok({ type: 'object', required: ['delivery'], properties: { delivery: ref('WebhookDelivery') } }, 'Queued.'),
   },
   'POST /v1/hooks/:hook_id': {
     tag: 'webhooks',

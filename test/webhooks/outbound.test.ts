@@ -70,6 +70,27 @@ test('a receiver that fails a few times gets the event once delivered, with the 
   }
 });
 
+test('svc webhooks test sends a signed webhook.test through the outbox; svc webhooks list shows the webhook', async () => {
+  const rx = await startReceiver();
+  const s = await startServer({ config: hookConfig(rx.url), env: ENV });
+  try {
+    await ready(s);
+    const env = { SVC_URL: s.url, SVC_TOKEN: admin };
+    const r = await cli(['webhooks', 'test', 'out'], { env });
+    assert.is(r.code, 0, r.stderr);
+    await eventually(() => rx.received.length === 1, 10_000, 'the test delivery');
+    const payload = new Webhook(SECRET).verify(rx.received[0]!.body, rx.received[0]!.headers as Record<string, string>) as { type: string };
+    assert.is(payload.type, 'webhook.test');
+    const list = await cli(['webhooks', 'list'], { env });
+    assert.is(list.code, 0, list.stderr);
+    assert.match(list.stdout, /out\s+http:\/\/127\.0\.0\.1:\d+\/hook\s+message\.created/);
+    assert.not.match(list.stdout, SECRET);
+  } finally {
+    await s.dispose();
+    await rx.close();
+  }
+});
+
 test('a delivery is dead-lettered after the retry window, and svc webhooks retry delivers it', async () => {
   const rx = await startReceiver(new Array(1000).fill(500));
   const s = await startServer({ config: hookConfig(rx.url, { retry: { window_ms: 600, initial_ms: 100, max_ms: 200 } }), env: ENV });

@@ -91,17 +91,18 @@ const MIGRATIONS: Migration[] = [
   {
     version: 5,
     // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
-    // (src/store/outbox.ts).
+    // (src/store/outbox.ts). IF NOT EXISTS: a file set back to an older version by hand (a test
+    // does) may still hold them.
     sql: `
-      CREATE TABLE webhook_cursors (id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-      CREATE TABLE webhook_deliveries (
+      CREATE TABLE IF NOT EXISTS webhook_cursors (id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS webhook_deliveries (
         id TEXT PRIMARY KEY,
         webhook_id TEXT NOT NULL,
         status TEXT NOT NULL,
         seq INTEGER NOT NULL,
         body TEXT NOT NULL
       );
-      CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
+      CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
     `,
   },
 ];

@@ -36,6 +36,7 @@ export class WebhookWorker {
   private again = false;
   private closed = false;
   private renewedAt = 0;
+  private triedAt = 0;
   /** When the earliest waiting delivery is due (ms). */
   private nextDue = Number.POSITIVE_INFINITY;
   private readonly signer;
@@ -89,6 +90,9 @@ export class WebhookWorker {
 
   private async holds(): Promise<boolean> {
     if (!this.lease) {
+      // Another instance delivers: ask again at most once a poll, not on every event it wakes us for.
+      if (Date.now() - this.triedAt < this.pollMs) return false;
+      this.triedAt = Date.now();
       const grant = await this.d.store.leases.acquire(`webhook:${this.hook.id}`, OWNER, LEASE_MS);
       if (!grant.ok) return false;
       this.lease = grant.lease;

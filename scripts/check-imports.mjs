@@ -23,7 +23,7 @@ const LAYERS = [
   ['auth', ['src/auth/']],
   ['network', ['src/events/', 'src/network/', 'src/reactions/', 'src/receipts/']],
   ['http', ['src/http/']],
-  ['services', ['src/live/', 'src/pairing/', 'src/relay/', 'src/mcp/', 'src/mcp-http/', 'src/agent-run/']],
+  ['services', ['src/live/', 'src/pairing/', 'src/relay/', 'src/mcp/', 'src/mcp-http/', 'src/agent-run/', 'src/webhooks/']],
   ['feature-contract', ['src/feature.ts']],
   [
     'features',
@@ -41,6 +41,7 @@ const LAYERS = [
       'src/reactions/routes.ts',
       'src/receipts/feature.ts',
       'src/receipts/routes.ts',
+      'src/webhooks/feature.ts',
     ],
   ],
   ['app', ['src/app.ts', 'src/features.ts']],

@@ -13,6 +13,7 @@ import { pairingFeature } from './pairing/feature.js';
 import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -26,4 +27,5 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   receiptsFeature,
   liveFeature,
   mcpHttpFeature,
+  webhooksFeature,
 ];

@@ -7,6 +7,7 @@ import { registerClientCommands } from './client-commands.js';
 import { registerPairingCommands } from './pairing-commands.js';
 import { registerAgentCommands } from './agent-commands.js';
 import { registerSearchCommand } from './search-command.js';
+import { registerWebhooksCommand } from './webhooks-command.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
@@ -116,6 +117,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerPairingCommands(program, io, run);
   registerAgentCommands(program, io, run);
   registerSearchCommand(program, io, run);
+  registerWebhooksCommand(program, io, run);
   return program;
 }
 

@@ -23,6 +23,7 @@ import type {
   Visibility,
   WritePolicy,
 } from '../protocol/types.js';
+import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { exchange } from './http-call.js';
@@ -283,6 +284,24 @@ export class SvcClient {
   /** GET /v1/pairings/{id}/agents. */
   pairingAgents(id: string, q: ListQuery = {}): Promise<AgentList> {
     return this.#json('GET', `/v1/pairings/${seg(id)}/agents`, { query: { ...q } });
+  }
+
+  // Webhooks (#28 parts 3 and 4)
+  /** GET /v1/webhooks (admin). */
+  listWebhooks(): Promise<WebhookList> {
+    return this.#json('GET', '/v1/webhooks');
+  }
+  /** GET /v1/webhooks/{id}/deliveries (admin), newest first. */
+  webhookDeliveries(id: string, q: { status?: string; limit?: number } = {}): Promise<{ deliveries: WebhookDeliveryView[] }> {
+    return this.#json('GET', `/v1/webhooks/${seg(id)}/deliveries`, { query: { ...q } });
+  }
+  /** POST /v1/webhooks/{id}/retry (admin): dead deliveries (one, or all) queued again. */
+  retryWebhook(id: string, deliveryId?: string): Promise<{ retried: string[] }> {
+    return this.#json('POST', `/v1/webhooks/${seg(id)}/retry`, { query: deliveryId ? { delivery_id: deliveryId } : {} });
+  }
+  /** POST /v1/webhooks/{id}/test (admin): a webhook.test delivery queued. */
+  testWebhook(id: string): Promise<{ delivery: WebhookDeliveryView }> {
+    return this.#json('POST', `/v1/webhooks/${seg(id)}/test`);
   }
 
   // Events

@@ -8,6 +8,7 @@ import type { Scope, Warning } from '../protocol/types.js';
 import { postureWarnings, parseListenAddr } from './posture.js';
 import { formatSchemaErrors, validateConfig, validatePairingList } from './schema.js';
 import type { Config, LoadedConfig, PairingConfig, Registration, TokenConfig } from './types.js';
+import { resolveHooks, type FileInboundHook, type FileWebhook } from './webhooks.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
 export class ConfigError extends Error {
@@ -42,6 +43,8 @@ interface FileConfig {
   rooms: Config['rooms'];
   pairings: PairingConfig[];
   require_pair_network_binding: boolean;
+  webhooks: FileWebhook[];
+  inbound_hooks: FileInboundHook[];
 }
 
 interface FileToken {
@@ -130,6 +133,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
     rooms: data.rooms,
     pairings,
     require_pair_network_binding: data.require_pair_network_binding,
+    ...resolveHooks(data.webhooks, data.inbound_hooks, opts.env, fail),
   };
   warnings.push(...postureWarnings(config));
   return { config, file: opts.file ? resolve(opts.file) : undefined, warnings };

@@ -1,6 +1,7 @@
 // The resolved configuration: what `loadConfig` returns after validation, defaults and secrets.
 
 import type { Scope, Visibility, WritePolicy } from '../protocol/types.js';
+import type { InboundHookConfig, WebhookConfig } from './webhooks.js';
 
 export type AuthMode = 'none' | 'bearer' | 'open';
 export type Registration = 'open' | 'token' | 'disabled';
@@ -105,6 +106,10 @@ export interface Config {
   rooms: RoomConfig[];
   pairings: PairingConfig[];
   require_pair_network_binding: boolean;
+  /** Outbound webhooks (#28 part 3; config/webhooks.ts). */
+  webhooks: WebhookConfig[];
+  /** Inbound hooks (#28 part 4). */
+  inbound_hooks: InboundHookConfig[];
 }
 
 /** Where the config came from, for reloads, `svc doctor` and the secret-file rules. */

@@ -26,6 +26,8 @@ export interface GateRequest {
   action?: Action;
   /** The route answers an invalid credential itself instead of a 401. */
   lenientAuth?: boolean;
+  /** The route judges the Authorization header itself (inbound hooks): the caller is anonymous here. */
+  ownCredential?: boolean;
   /** Runs after the 401 and before authorization (a feature switched off answers 404 or 503). */
   precheck?: () => void;
 }
@@ -47,7 +49,7 @@ export async function principalOf(deps: GateDeps, req: IncomingMessage): Promise
 
 /** Admits a caller or throws the AppError to answer with; returns who is calling. */
 export async function admitCaller(deps: GateDeps, policy: PolicySettings, req: IncomingMessage, r: GateRequest = {}): Promise<Principal> {
-  const who = await principalOf(deps, req);
+  const who = r.ownCredential ? {} : await principalOf(deps, req);
   // A refused credential counts as a failure on every surface (routes, SSE, the attach upgrade) here.
   deps.admit?.(req, who.principal, who.error !== undefined);
   // After the limits: an invalid Authorization header is never answered with anything but 401 (SPEC.md).

@@ -37,6 +37,11 @@ export interface Route {
   schema?: string;
   /** Skip the 401 for an invalid Authorization header (only /install.md's loopback carve-out). */
   lenientAuth?: boolean;
+  /**
+   * The Authorization header carries the route's own secret (an inbound hook's), not a svc
+   * credential: the gate neither judges nor counts it; the handler does (and counts its failures).
+   */
+  ownCredential?: boolean;
   /** Runs after the invalid-credential 401, before the route check: refusals that hold whoever asks (DMs disabled). */
   precheck?: (ctx: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */

@@ -63,6 +63,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
       g = {
         ...(route.action ? { action: route.action } : {}),
         ...(route.lenientAuth ? { lenientAuth: true } : {}),
+        ...(route.ownCredential ? { ownCredential: true } : {}),
         ...(route.precheck ? { precheck: () => route.precheck!(deps.ctx) } : {}),
       };
       gates.set(route, g);

@@ -24,6 +24,7 @@ import {
   type RoomRecord,
   type RoomSpec,
   type ThreadRecord,
+  type WebhookDelivery,
   type WriteOp,
 } from './types.js';
 import { mergeRange, receiptKey } from './receipts.js';
@@ -44,7 +45,11 @@ export type Effect =
   | { op: 'read_state.delete'; agent_id: string }
   | { op: 'reaction.put'; reaction: ReactionRecord }
   | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
-  | { op: 'receipt.put'; record: ReceiptRecord };
+  | { op: 'receipt.put'; record: ReceiptRecord }
+  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
+  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
+  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
+  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -227,6 +232,15 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'receipt.mark', changed });
         break;
       }
+      case 'webhook.enqueue':
+        put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
+        for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });
+        outcomes.push({ op: 'webhook.enqueue' });
+        break;
+      case 'webhook.delivery':
+        put({ op: 'webhook.delivery.put', delivery: op.delivery });
+        outcomes.push({ op: 'webhook.delivery' });
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

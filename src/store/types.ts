@@ -30,6 +30,8 @@ import type {
 export * from './receipts.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
+export * from './outbox.js';
+import type { DeliveryQuery, WebhookDelivery } from './outbox.js';
 
 // ---- reads ----
 
@@ -173,6 +175,10 @@ export interface Store {
   getAgentReadState(agentId: string): Promise<AgentReadState | undefined>;
   /** The reactions to these messages, oldest first (#28 reactions). */
   listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]>;
+  /** Where a webhook's outbox cursor stands (undefined: never set). Outbound webhooks, #28 part 3. */
+  webhookCursor(webhookId: string): Promise<number | undefined>;
+  /** A webhook's deliveries, as the query says. */
+  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

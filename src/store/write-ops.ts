@@ -14,6 +14,7 @@ import type {
   ThreadRecord,
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
+import type { WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -187,7 +188,10 @@ export type WriteOp =
   | PairingStateOp
   | AgentReadStateOp
   | ReactionChangeOp
-  | ReceiptMarkOp;
+  | ReceiptMarkOp
+  // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
+  | WebhookEnqueueOp
+  | WebhookDeliveryOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -203,7 +207,9 @@ export type OpOutcome =
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
   | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number }
-  | { op: 'receipt.mark'; changed: ReceiptMark[] };
+  | { op: 'receipt.mark'; changed: ReceiptMark[] }
+  | { op: 'webhook.enqueue' }
+  | { op: 'webhook.delivery' };
 
 export interface WriteResult {
   /** One per op, in order. */

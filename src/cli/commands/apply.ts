@@ -115,6 +115,14 @@ function placeholderEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, fi
     }
     filled[name] = `unset-${name}-${i}`; // unique per entry so the duplicate-value check stays quiet
   });
+  // Webhook secrets stay on the server (apply does not carry webhooks): a missing one is no error here.
+  for (const key of ['webhooks', 'inbound_hooks']) {
+    const list = Array.isArray(raw[key]) ? (raw[key] as Record<string, unknown>[]) : [];
+    for (const h of list) {
+      const name = h && typeof h === 'object' ? h.secret_env : undefined;
+      if (typeof name === 'string' && !env[name]) filled[name] = 'unset';
+    }
+  }
   return filled;
 }
 

@@ -30,6 +30,9 @@ import {
   type ThreadRecord,
   type WriteOp,
   type WriteResult,
+  type DeliveryQuery,
+  type WebhookDelivery,
+  pickDeliveries,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
@@ -52,6 +55,8 @@ export class MemoryStore implements Store {
   private pairings = new Map<string, PairingState>();
   private readStates = new Map<string, AgentReadState>();
   private reactions = new Map<string, ReactionRecord[]>();
+  private webhookCursors = new Map<string, number>();
+  private deliveries = new Map<string, WebhookDelivery>();
   private events: StoredEvent[] = [];
   /** Receipt records by receiptKey, and the keys of each conversation's. */
   private receipts = new Map<string, ReceiptRecord>();
@@ -169,6 +174,15 @@ export class MemoryStore implements Store {
           keys.add(key);
           break;
         }
+        case 'webhook.cursor.put':
+          this.webhookCursors.set(e.webhook_id, e.seq);
+          break;
+        case 'webhook.delivery.add':
+          if (!this.deliveries.has(e.delivery.id)) this.deliveries.set(e.delivery.id, clone(e.delivery));
+          break;
+        case 'webhook.delivery.put':
+          this.deliveries.set(e.delivery.id, clone(e.delivery));
+          break;
       }
     }
     return events;
@@ -271,6 +285,14 @@ export class MemoryStore implements Store {
   async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
     const out = messageIds.flatMap((id) => this.reactions.get(id) ?? []);
     return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map((r) => ({ ...r }));
+  }
+
+  async webhookCursor(webhookId: string): Promise<number | undefined> {
+    return this.webhookCursors.get(webhookId);
+  }
+
+  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    return pickDeliveries(this.deliveries.values(), q).map(clone);
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

@@ -23,6 +23,7 @@ import {
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
+import { outboxCte } from './outbox-sql.js';
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -134,6 +135,11 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         break;
       case 'receipt.put':
         receipts.set(receiptKey(e.record), e.record);
+        break;
+      case 'webhook.cursor.put':
+      case 'webhook.delivery.add':
+      case 'webhook.delivery.put':
+        ctes.push(outboxCte(T, e, param));
         break;
       default:
         throw new StoreError('corrupt', `unknown effect ${JSON.stringify((e as { op?: unknown }).op)}`);

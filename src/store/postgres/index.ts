@@ -23,6 +23,8 @@ import type {
   AgentReadState,
   ReactionRecord,
   ReceiptRecord,
+  DeliveryQuery,
+  WebhookDelivery,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -319,6 +321,14 @@ export class PostgresStore implements Store {
 
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
     return this.reads.messageSeqs(ids);
+  }
+
+  webhookCursor(webhookId: string): Promise<number | undefined> {
+    return this.reads.webhookCursor(webhookId);
+  }
+
+  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    return this.reads.webhookDeliveries(q);
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

@@ -19,6 +19,8 @@ import {
   type ReactionRecord,
   type ReceiptKind,
   type ReceiptRecord,
+  type DeliveryQuery,
+  type WebhookDelivery,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -177,6 +179,25 @@ export class Reads {
       q,
       (r) => JSON.parse(r.body as string) as Artifact,
     );
+  }
+
+  async webhookCursor(id: string): Promise<number | undefined> {
+    const [r] = await this.rows(`SELECT seq FROM ${this.T.webhook_cursors} WHERE id = $1`, [id]);
+    return r ? Number(r.seq) : undefined;
+  }
+
+  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    const where = ['webhook_id = $1'];
+    const values: unknown[] = [q.webhook_id];
+    if (q.status !== undefined) where.push(`status = $${values.push(q.status)}`);
+    if (q.id !== undefined) where.push(`id = $${values.push(q.id)}`);
+    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
+    const limit = `$${values.push(q.limit)}`;
+    const rows = await this.rows(
+      `SELECT body FROM ${this.T.webhook_deliveries} WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ${limit}`,
+      values,
+    );
+    return rows.map((r) => JSON.parse(String(r.body)) as WebhookDelivery);
   }
 
   async getPairingState(id: string): Promise<PairingState | undefined> {

@@ -179,6 +179,25 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
+    // (src/store/outbox.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS S.webhook_cursors (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS S.webhook_deliveries (
+        id text PRIMARY KEY,
+        webhook_id text NOT NULL,
+        status text NOT NULL,
+        seq bigint NOT NULL,
+        body text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON S.webhook_deliveries (webhook_id, status, seq, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

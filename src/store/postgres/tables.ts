@@ -18,6 +18,8 @@ export interface Tables {
   leases: string;
   instances: string;
   receipts: string;
+  webhook_cursors: string;
+  webhook_deliveries: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -43,6 +45,8 @@ export function tablesOf(schema: string): Tables {
     leases: t('leases'),
     instances: t('instances'),
     receipts: t('receipts'),
+    webhook_cursors: t('webhook_cursors'),
+    webhook_deliveries: t('webhook_deliveries'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -136,6 +136,24 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
         );
         break;
       }
+      case 'webhook.cursor.put':
+        run('INSERT INTO webhook_cursors (id, seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq', [
+          op.webhook_id,
+          op.seq,
+        ]);
+        break;
+      case 'webhook.delivery.add':
+      case 'webhook.delivery.put': {
+        const d = op.delivery;
+        run(
+          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, body) VALUES (?, ?, ?, ?, ?) ' +
+            (op.op === 'webhook.delivery.add'
+              ? 'ON CONFLICT (id) DO NOTHING'
+              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, body = excluded.body'),
+          [d.id, d.webhook_id, d.status, d.seq, JSON.stringify(d)],
+        );
+        break;
+      }
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

@@ -34,6 +34,8 @@ import {
   type ThreadRecord,
   type WriteOp,
   type WriteResult,
+  type DeliveryQuery,
+  type WebhookDelivery,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { applyOps } from './apply.js';
@@ -407,6 +409,30 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
     return this.reads.reactionsOf(messageIds);
+  }
+
+  async webhookCursor(webhookId: string): Promise<number | undefined> {
+    const r = this.db.one('SELECT seq FROM webhook_cursors WHERE id = ?', [webhookId]);
+    return r ? Number(r[0]) : undefined;
+  }
+
+  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
+    const where = ['webhook_id = ?'];
+    const params: (string | number)[] = [q.webhook_id];
+    if (q.status !== undefined) {
+      where.push('status = ?');
+      params.push(q.status);
+    }
+    if (q.id !== undefined) {
+      where.push('id = ?');
+      params.push(q.id);
+    }
+    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
+    params.push(q.limit);
+    return this.db.bodies(
+      `SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ?`,
+      params,
+    );
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

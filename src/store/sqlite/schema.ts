@@ -124,6 +124,23 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS events_by_message ON events (message_id) WHERE message_id IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
+    // (src/store/outbox.ts). IF NOT EXISTS: a file set back to an older version by hand (a test
+    // does) may still hold them.
+    sql: `
+      CREATE TABLE IF NOT EXISTS webhook_cursors (id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        webhook_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -1,0 +1,100 @@
+// svc webhooks list|deliveries|retry|test: the running server's outbound webhooks and inbound
+// hooks (#28 parts 3 and 4), through the admin routes under /v1/webhooks.
+
+import type { WebhookDeliveryView } from '../../protocol/webhooks.js';
+import { json, table } from '../format.js';
+import { EXIT, type Io } from '../io.js';
+import { withClient, type ClientFlags } from '../with-client.js';
+
+/** Prints the webhooks (with their outbox counts) and the inbound hooks. */
+export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
+  return withClient(io, 'webhooks list', flags, async (client) => {
+    const r = await client.listWebhooks();
+    if (flags.json) {
+      io.out(json(r));
+      return EXIT.ok;
+    }
+    const c = io.color;
+    if (r.webhooks.length === 0 && r.inbound_hooks.length === 0) {
+      io.out('no webhooks (declare them in svc.yaml: webhooks: and inbound_hooks:)');
+      return EXIT.ok;
+    }
+    if (r.webhooks.length > 0) {
+      io.out(c.bold('outbound'));
+      for (const line of table(c, r.webhooks, [
+        { header: 'ID', value: (w) => w.id, style: (s) => c.cyan(s) },
+        { header: 'URL', value: (w) => w.url },
+        { header: 'EVENTS', value: (w) => w.events.join(',') },
+        { header: 'ROOMS', value: (w) => (w.rooms ? w.rooms.join(',') : '*') },
+        { header: 'PENDING', value: (w) => countText(w.pending) },
+        { header: 'DEAD', value: (w) => countText(w.dead), style: (s, w) => (w.dead > 0 ? c.red(s) : s) },
+      ]))
+        io.out(line);
+    }
+    if (r.inbound_hooks.length > 0) {
+      io.out(c.bold('inbound'));
+      for (const line of table(c, r.inbound_hooks, [
+        { header: 'ID', value: (h) => h.id, style: (s) => c.cyan(s) },
+        { header: 'ROOM', value: (h) => h.room },
+        { header: 'SENDER', value: (h) => h.sender },
+        { header: 'POST', value: (h) => h.path },
+      ]))
+        io.out(line);
+    }
+    return EXIT.ok;
+  });
+}
+
+const countText = (n: number) => (n >= 1000 ? '1000+' : String(n));
+
+/** Prints a webhook's deliveries, newest first. */
+export function webhookDeliveries(io: Io, id: string, flags: ClientFlags & { status?: string; limit?: number }): Promise<number> {
+  return withClient(io, 'webhooks deliveries', flags, async (client) => {
+    const r = await client.webhookDeliveries(id, {
+      ...(flags.status ? { status: flags.status } : {}),
+      ...(flags.limit ? { limit: flags.limit } : {}),
+    });
+    if (flags.json) {
+      io.out(json(r));
+      return EXIT.ok;
+    }
+    if (r.deliveries.length === 0) {
+      io.out(`no deliveries${flags.status ? ` (${flags.status})` : ''} for webhook ${id}`);
+      return EXIT.ok;
+    }
+    const c = io.color;
+    for (const line of table(c, r.deliveries, [
+      { header: 'ID', value: (d: WebhookDeliveryView) => d.id },
+      { header: 'EVENT', value: (d) => d.event_type },
+      {
+        header: 'STATUS',
+        value: (d) => d.status,
+        style: (s, d) => (d.status === 'delivered' ? c.green(s) : d.status === 'dead' ? c.red(s) : c.yellow(s)),
+      },
+      { header: 'ATTEMPTS', value: (d) => String(d.attempts) },
+      { header: 'LAST', value: (d) => d.last_error ?? (d.last_status !== undefined ? String(d.last_status) : '-') },
+    ]))
+      io.out(line);
+    return EXIT.ok;
+  });
+}
+
+/** Queues dead deliveries again (one, or every dead one of the webhook). */
+export function webhookRetry(io: Io, id: string, deliveryId: string | undefined, flags: ClientFlags): Promise<number> {
+  return withClient(io, 'webhooks retry', flags, async (client) => {
+    const r = await client.retryWebhook(id, deliveryId);
+    if (flags.json) io.out(json(r));
+    else io.out(r.retried.length === 0 ? `no dead deliveries for webhook ${id}` : `queued again: ${r.retried.join(', ')}`);
+    return EXIT.ok;
+  });
+}
+
+/** Queues a webhook.test delivery. */
+export function webhookTest(io: Io, id: string, flags: ClientFlags): Promise<number> {
+  return withClient(io, 'webhooks test', flags, async (client) => {
+    const r = await client.testWebhook(id);
+    if (flags.json) io.out(json(r));
+    else io.out(`queued ${r.delivery.id}; see: svc webhooks deliveries ${id}`);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,173 @@
+// The webhook routes: the admin API behind `svc webhooks` (list, deliveries, retry, test) and
+// the inbound hook endpoint POST /v1/hooks/{id}.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { InboundHookConfig, WebhookConfig } from '../config/webhooks.js';
+import { AppError, badRequest, notFound } from '../errors.js';
+import type { Route } from '../http/router.js';
+import { readBody } from '../http/body.js';
+import { sendMessage } from '../network/messages.js';
+import type { DeliveryStatus, Store, WebhookDelivery } from '../store/types.js';
+import { payloadOf } from './events.js';
+import { hookPrincipal, hookSecretOk, hookSend } from './inbound.js';
+
+export interface WebhookRoutesDeps {
+  store: () => Store;
+  webhooks: () => readonly WebhookConfig[];
+  inbound: () => readonly InboundHookConfig[];
+  /** Wakes the webhook's worker (a delivery was queued or retried). */
+  kick: (id: string) => void;
+  /** Counts a refused hook secret toward the address's failed-authentication limit (throws 429 past it). */
+  failedAuth: (req: IncomingMessage) => void;
+}
+
+/** Counts of a status are read up to this many ("1000 or more"). */
+const COUNT_CAP = 1000;
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
+
+/** A delivery as the API shows it: everything but the payload. */
+export function deliveryView(d: WebhookDelivery): Omit<WebhookDelivery, 'payload'> {
+  const { payload: _p, ...rest } = d;
+  return rest;
+}
+
+export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
+  const hookOf = (id: string): WebhookConfig => {
+    const w = deps.webhooks().find((x) => x.id === id);
+    if (!w) throw notFound(`webhook ${id}`);
+    return w;
+  };
+  const count = async (id: string, status: DeliveryStatus) =>
+    (await deps.store().webhookDeliveries({ webhook_id: id, status, order: 'oldest', limit: COUNT_CAP })).length;
+
+  const routes: Route[] = [
+    {
+      method: 'GET',
+      path: '/v1/webhooks',
+      action: 'admin',
+      handler: async () => {
+        const webhooks = await Promise.all(
+          deps.webhooks().map(async (w) => ({
+            id: w.id,
+            url: w.url,
+            events: w.events,
+            ...(w.rooms ? { rooms: w.rooms } : {}),
+            allow_private_network: w.allow_private_network,
+            cursor: (await deps.store().webhookCursor(w.id)) ?? null,
+            pending: await count(w.id, 'pending'),
+            dead: await count(w.id, 'dead'),
+          })),
+        );
+        const inbound_hooks = deps.inbound().map((h) => ({
+          id: h.id,
+          room: h.room,
+          sender: h.sender,
+          ...(h.sender_name ? { sender_name: h.sender_name } : {}),
+          path: `/v1/hooks/${h.id}`,
+        }));
+        return { body: { webhooks, inbound_hooks } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/webhooks/:webhook_id/deliveries',
+      action: 'admin',
+      handler: async ({ params, url }) => {
+        const w = hookOf(params.webhook_id!);
+        const status = url.searchParams.get('status') ?? undefined;
+        if (status !== undefined && !STATUSES.includes(status as DeliveryStatus))
+          throw new AppError('unprocessable_entity', `status: must be one of ${STATUSES.join(', ')}`);
+        const limitText = url.searchParams.get('limit');
+        const limit = limitText === null ? 100 : Number(limitText);
+        if (!Number.isInteger(limit) || limit < 1) throw new AppError('unprocessable_entity', 'limit: must be a positive integer');
+        const list = await deps.store().webhookDeliveries({
+          webhook_id: w.id,
+          ...(status ? { status: status as DeliveryStatus } : {}),
+          order: 'newest',
+          limit: Math.min(limit, 1000),
+        });
+        return { body: { deliveries: list.map(deliveryView) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/retry',
+      action: 'admin',
+      handler: async ({ params, url }) => {
+        const w = hookOf(params.webhook_id!);
+        const one = url.searchParams.get('delivery_id') ?? undefined;
+        const dead = await deps
+          .store()
+          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: COUNT_CAP, ...(one ? { id: one } : {}) });
+        if (one && dead.length === 0) {
+          const any = await deps.store().webhookDeliveries({ webhook_id: w.id, id: one, order: 'oldest', limit: 1 });
+          if (any.length === 0) throw notFound(`delivery ${one} of webhook ${w.id}`);
+          throw new AppError('conflict', `delivery ${one} is ${any[0]!.status}, not dead: only dead deliveries are retried`);
+        }
+        const at = new Date().toISOString();
+        // A dead delivery is no worker's any more, so this write races with none; it gets a new window.
+        const ops = dead.map((d) => ({
+          op: 'webhook.delivery' as const,
+          delivery: { ...d, status: 'pending' as const, attempts: 0, window_start: at, next_attempt_at: at },
+        }));
+        if (ops.length > 0) await deps.store().write(ops);
+        deps.kick(w.id);
+        return { body: { retried: ops.map((o) => o.delivery.id) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/test',
+      action: 'admin',
+      handler: testHandler(deps, hookOf),
+    },
+    {
+      method: 'POST',
+      path: '/v1/hooks/:hook_id',
+      ownCredential: true,
+      handler: async ({ req, params, ctx }) => {
+        const raw = await readBody(req);
+        const hook = deps.inbound().find((h) => h.id === params.hook_id);
+        // An unknown hook answers as a wrong secret does: ids cannot be probed.
+        if (!hook || !hookSecretOk(hook, req, raw)) {
+          deps.failedAuth(req);
+          throw new AppError('unauthorized', 'the hook secret is missing or wrong');
+        }
+        let body: unknown;
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          throw badRequest('body: not valid JSON');
+        }
+        const sent = await sendMessage(ctx, hookPrincipal(hook), hookSend(hook, body));
+        return { body: sent };
+      },
+    },
+  ];
+  return routes;
+}
+
+/** Queues a `webhook.test` delivery through the outbox, as any event's. */
+function testHandler(deps: WebhookRoutesDeps, hookOf: (id: string) => WebhookConfig): Route['handler'] {
+  return async ({ params, ctx }) => {
+    const w = hookOf(params.webhook_id!);
+    const at = new Date().toISOString();
+    const id = `wh_${w.id}_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const delivery: WebhookDelivery = {
+      id,
+      webhook_id: w.id,
+      seq: (await deps.store().webhookCursor(w.id)) ?? 0,
+      event_type: 'webhook.test',
+      payload: payloadOf('webhook.test', at, { network_id: ctx.config.network.id, webhook_id: w.id }),
+      status: 'pending',
+      attempts: 0,
+      created_at: at,
+      window_start: at,
+      next_attempt_at: at,
+    };
+    await deps.store().write([{ op: 'webhook.delivery', delivery }]);
+    deps.kick(w.id);
+    return { body: { delivery: deliveryView(delivery) } };
+  };
+}

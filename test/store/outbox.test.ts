@@ -1,0 +1,97 @@
+// The webhook outbox (#28 part 3) on every backend: a cursor per webhook and its deliveries,
+// enqueued atomically, kept across a reopen.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openStore } from '../../src/store/open.js';
+import type { Store, WebhookDelivery } from '../../src/store/types.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+
+const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
+
+const delivery = (id: string, seq: number, extra: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
+  id,
+  webhook_id: 'w1',
+  seq,
+  event_type: 'message.created',
+  payload: JSON.stringify({ type: 'message.created', n: seq }),
+  status: 'pending',
+  attempts: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  next_attempt_at: '2026-01-01T00:00:00.000Z',
+  ...extra,
+});
+
+for (const backend of BACKENDS) {
+  const test = suite(`webhook outbox (${backend})`);
+  let dir = '';
+  let pgs: PgSchema | undefined;
+  let store: Store;
+  const open = () =>
+    openStore({
+      backend,
+      path: join(dir, 'data', 'svc.db'),
+      checkpoint_bytes: 64 * 1024 * 1024,
+      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
+    });
+  test.before.each(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
+    pgs = backend === 'postgres' ? await freshSchema() : undefined;
+    store = await open();
+  });
+  test.after.each(async () => {
+    await store.close();
+    await pgs?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an enqueue moves the cursor and stores its deliveries; a stored id is left as it is', async () => {
+    assert.is(await store.webhookCursor('w1'), undefined);
+    await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 5, deliveries: [delivery('d1', 3), delivery('d2', 5)] }]);
+    assert.is(await store.webhookCursor('w1'), 5);
+    await store.write([{ op: 'webhook.delivery', delivery: delivery('d1', 3, { status: 'delivered', attempts: 2 }) }]);
+    await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 7, deliveries: [delivery('d1', 3), delivery('d3', 7)] }]);
+    assert.is(await store.webhookCursor('w1'), 7);
+    const all = await store.webhookDeliveries({ webhook_id: 'w1', order: 'oldest', limit: 10 });
+    assert.equal(
+      all.map((d) => [d.id, d.status, d.attempts]),
+      [
+        ['d1', 'delivered', 2],
+        ['d2', 'pending', 0],
+        ['d3', 'pending', 0],
+      ],
+    );
+    assert.equal(all[1], delivery('d2', 5));
+  });
+
+  test('deliveries are read by status, by id, newest or oldest first, limited', async () => {
+    await store.write([
+      {
+        op: 'webhook.enqueue',
+        webhook_id: 'w1',
+        seq: 9,
+        deliveries: [delivery('a', 1), delivery('b', 2, { status: 'dead' }), delivery('c', 3), delivery('x', 4, { webhook_id: 'w2' })],
+      },
+    ]);
+    const ids = (l: WebhookDelivery[]) => l.map((d) => d.id);
+    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'pending', order: 'oldest', limit: 10 })), ['a', 'c']);
+    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', order: 'newest', limit: 2 })), ['c', 'b']);
+    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', id: 'b', order: 'oldest', limit: 1 })), ['b']);
+    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'dead', order: 'oldest', limit: 10 })), ['b']);
+  });
+
+  if (backend !== 'memory') {
+    test('the cursor and deliveries survive closing and reopening the store', async () => {
+      await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 4, deliveries: [delivery('d1', 4)] }]);
+      await store.close();
+      store = await open();
+      assert.is(await store.webhookCursor('w1'), 4);
+      assert.equal(await store.webhookDeliveries({ webhook_id: 'w1', order: 'oldest', limit: 5 }), [delivery('d1', 4)]);
+    });
+  }
+
+  test.run();
+}

@@ -1,0 +1,88 @@
+// One POST /v1/mcp: MCP over Streamable HTTP, stateless. Each request gets its own SDK transport and
+// server, acting as the agent its bearer token names (identity.ts), with in-process network calls
+// (api.ts) and the agent's read state in the store (read-state.ts); so any instance answers any
+// request. Answers are SSE streams (progress notifications keep long waits alive) carrying the
+// JSON-RPC response. There is no server-to-client stream without a session: GET (and DELETE) are
+// 405, as the transport specification allows.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AppError, badRequest } from '../errors.js';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestsDeeperThan, readBody } from '../http/body.js';
+import type { Principal } from '../auth/principal.js';
+import type { NetworkContext } from '../network/context.js';
+import { selfOf } from '../mcp/format.js';
+import { createMcpServer, type Session } from '../mcp/server.js';
+import { inProcessApi } from './api.js';
+import { AGENT_HEADER, mcpAgentOf } from './identity.js';
+import { StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
+import { receiptWriter } from '../receipts/writer.js';
+import { convKeyOf } from '../store/types.js';
+import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
+import type { WaitLimit } from './wait-limit.js';
+
+/** A JSON-RPC message or batch, parsed under the same bounds as every JSON body. */
+async function jsonRpcBody(req: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(req, MAX_BODY_BYTES);
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch (err) {
+    throw badRequest(`body: is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 120)})`);
+  }
+}
+
+/** The session of one request: the agent, its calls as the caller, its read state. */
+async function sessionFor(ctx: NetworkContext, principal: Principal, agentId: string, waits: WaitLimit): Promise<Session> {
+  const self = selfOf(ctx.config.network.id, agentId);
+  const state = await ensureReadState(ctx.store, agentId);
+  return {
+    ctx: { client: inProcessApi(ctx, principal), self, markers: new StoreMarkers(ctx.store, agentId, state) },
+    // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
+    inbox: waits.wrap(
+      agentId,
+      new StoreInbox(ctx.store, self, (m, seq) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq)),
+    ),
+    dmsEnabled: ctx.config.server.direct_messages,
+  };
+}
+
+/** What a request of one caller shares with the other requests on this instance. */
+export interface McpShared {
+  waits: WaitLimit;
+  inFlight: InFlight;
+}
+
+/** Answers one POST /v1/mcp as the agent the request acts as. */
+export async function serve(
+  ctx: NetworkContext,
+  principal: Principal,
+  req: IncomingMessage,
+  res: ServerResponse,
+  shared: McpShared,
+): Promise<void> {
+  const asked = req.headers[AGENT_HEADER];
+  const who = mcpAgentOf(principal, typeof asked === 'string' ? asked : undefined);
+  if (!who.ok) throw new AppError('forbidden', who.reason);
+  const body = await jsonRpcBody(req);
+  // Requests of one credential acting as one agent can cancel each other's calls, nobody else's.
+  const caller = `${'credentialKey' in principal ? principal.credentialKey : 'anonymous'}\n${who.agentId}`;
+  for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
+  const session = await sessionFor(ctx, principal, who.agentId, shared.waits);
+  const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
+  addInbox(session);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  // Closing the server aborts its calls: a wait ends with its cursor untouched.
+  const stop = () => {
+    void transport.close().catch(() => undefined);
+    void server.close().catch(() => undefined);
+  };
+  const forget = requestIds(body).map((id) => shared.inFlight.add(caller, id, stop));
+  // A client that goes away, or cancels (in-flight.ts), stops its calls.
+  res.on('close', () => {
+    for (const f of forget) f();
+    stop();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}

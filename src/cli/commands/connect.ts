@@ -90,15 +90,7 @@ export function planChange(which: McpClientName, name: string, entry: ServerEntr
       if (!claude) return mergeJson(mcpJson);
       const envFlags = Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
       const argv = [claude, 'mcp', 'add', '--scope', 'project', ...envFlags, name, '--', entry.command, ...entry.args];
-      // `claude mcp add` refuses a name that exists: the old entry of that name is removed first.
-      let exists = false;
-      try {
-        const doc = JSON.parse(readText(mcpJson) ?? '{}') as { mcpServers?: Record<string, unknown> };
-        exists = Boolean(doc.mcpServers && name in doc.mcpServers);
-      } catch {
-        // claude itself says what is wrong with the file
-      }
-      const before = exists ? [[claude, 'mcp', 'remove', '--scope', 'project', name]] : [];
+      const before = removeFirst(claude, mcpJson, name);
       return {
         kind: 'run',
         argv,
@@ -115,6 +107,17 @@ export function planChange(which: McpClientName, name: string, entry: ServerEntr
     case 'cursor':
       return mergeJson(path.join(o.cwd, '.cursor', 'mcp.json'));
   }
+}
+
+/** `claude mcp add` refuses a name that exists: the command that removes the project's old entry of that name first, if any. */
+function removeFirst(claude: string, mcpJson: string, name: string): string[][] {
+  try {
+    const doc = JSON.parse(readText(mcpJson) ?? '{}') as { mcpServers?: Record<string, unknown> };
+    if (doc.mcpServers && name in doc.mcpServers) return [[claude, 'mcp', 'remove', '--scope', 'project', name]];
+  } catch {
+    // claude itself says what is wrong with the file
+  }
+  return [];
 }
 
 /** The change that registers the HTTP form of `entry` as server `name` with `which` (`--remote`). */
@@ -147,14 +150,7 @@ export function planRemoteChange(
       const mcpJson = path.join(o.cwd, '.mcp.json');
       if (!claude) return mergeJson(mcpJson, 'claude');
       const argv = [claude, ...claudeAddArgs(name, entry)];
-      let exists = false;
-      try {
-        const doc = JSON.parse(readText(mcpJson) ?? '{}') as { mcpServers?: Record<string, unknown> };
-        exists = Boolean(doc.mcpServers && name in doc.mcpServers);
-      } catch {
-        // claude itself says what is wrong with the file
-      }
-      const before = exists ? [[claude, 'mcp', 'remove', '--scope', 'project', name]] : [];
+      const before = removeFirst(claude, mcpJson, name);
       return {
         kind: 'run',
         argv,

@@ -47,7 +47,7 @@ export const SMOKE: Sizes = {
   history: { messages: 2_000, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
   // One repetition keeps the smoke run short; the shape of the results is the same.
   reps: 1,
-  budgetSeconds: 80,
+  budgetSeconds: 110,
   repSeconds: 20,
   installNats: false,
 };

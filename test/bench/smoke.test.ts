@@ -26,8 +26,8 @@ t.before(async (ctx) => {
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  // The run bounds itself (80 s); this is the backstop that keeps npm test from hanging.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  // The run bounds itself (110 s); this is the backstop that keeps npm test from hanging.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 160_000);
   ctx.code = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   clearTimeout(timer);
   ctx.output = output;

@@ -109,6 +109,23 @@ export function planChange(which: McpClientName, name: string, entry: ServerEntr
   }
 }
 
+/**
+ * Prints the plan (stdout with --print, which ends there) and, without --yes, asks before it is
+ * carried out; an exit code when the command ends here.
+ */
+async function showPlan(io: Io, plan: string[], change: Change, flags: { print?: boolean; yes?: boolean }): Promise<number | undefined> {
+  if (flags.print) {
+    for (const l of plan) io.out(l);
+    return EXIT.ok;
+  }
+  for (const l of plan) io.err(l);
+  if (flags.yes) return undefined;
+  if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
+  if (await confirm(change.kind === 'file' ? `Write ${change.file}?` : 'Run it?')) return undefined;
+  io.err('svc connect: nothing written');
+  return EXIT.failure;
+}
+
 /** `claude mcp add` refuses a name that exists: the command that removes the project's old entry of that name first, if any. */
 function removeFirst(claude: string, mcpJson: string, name: string): string[][] {
   try {
@@ -203,18 +220,8 @@ async function connectRemote(io: Io, flags: ConnectFlags, c: RemoteContext): Pro
       ? `  the token is not written: Codex reads it from ${envVar} (export ${envVar}="$(svc agents token ${c.agent})")`
       : '  the entry holds the agent token: keep that file private and out of version control',
   ].filter((l) => l !== '');
-  if (flags.print) {
-    for (const l of plan) io.out(l);
-    return EXIT.ok;
-  }
-  for (const l of plan) io.err(l);
-  if (!flags.yes) {
-    if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
-    if (!(await confirm(preview.kind === 'file' ? `Write ${preview.file}?` : 'Run it?'))) {
-      io.err('svc connect: nothing written');
-      return EXIT.failure;
-    }
-  }
+  const stop = await showPlan(io, plan, preview, flags);
+  if (stop !== undefined) return stop;
   const token = await keepCredential(io, c.pick, c.agent, c.scope, c.given, c.givenAgentToken);
   if (token === undefined) throw new TargetError(`no token of agent ${c.agent} to write; ${keepFix(c.agent)}`);
   const entry = entryWith(token);
@@ -362,18 +369,8 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
           ? '  the entry holds the token given: keep that file private and out of version control'
           : `  no token is written: svc mcp reads the token kept for ${agent}${pick.kept || givenAgentToken ? '' : ' (claimed and kept when this runs)'}`,
       ].filter((l) => l !== '');
-      if (flags.print) {
-        for (const l of plan) io.out(l);
-        return EXIT.ok;
-      }
-      for (const l of plan) io.err(l);
-      if (!flags.yes) {
-        if (!io.isTTY) throw new UsageError('not a TTY; pass --yes to write this (or --print to only show it)');
-        if (!(await confirm(change.kind === 'file' ? `Write ${change.file}?` : 'Run it?'))) {
-          io.err('svc connect: nothing written');
-          return EXIT.failure;
-        }
-      }
+      const stop = await showPlan(io, plan, change, flags);
+      if (stop !== undefined) return stop;
 
       await keepCredential(io, pick, agent, scope, given, Boolean(givenAgentToken));
 

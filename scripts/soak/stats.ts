@@ -1,0 +1,53 @@
+// Per-minute statistics: the current minute collects, the closed ones are kept for the report.
+
+export interface Minute {
+  sends: number;
+  reads: number;
+  errors: number;
+  sendMs: number[];
+  readMs: number[];
+  lagMs: number[];
+  events: number;
+  reconnects: number;
+  rss: number;
+  /** Lowest JS heap in use seen this minute (after collections), and WASM/Buffer memory. */
+  heapLow: number;
+  external: number;
+  storedBytes: number;
+}
+
+export const minutes: Minute[] = [];
+const newMinute = (): Minute => ({
+  sends: 0,
+  reads: 0,
+  errors: 0,
+  sendMs: [],
+  readMs: [],
+  lagMs: [],
+  events: 0,
+  reconnects: 0,
+  rss: 0,
+  heapLow: Infinity,
+  external: 0,
+  storedBytes: 0,
+});
+export let cur = newMinute();
+export const errorSamples: string[] = [];
+export function error(what: string): void {
+  cur.errors++;
+  if (errorSamples.length < 20) errorSamples.push(what);
+}
+
+export function p99(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]!;
+}
+
+/** Closes the current minute (kept in `minutes`) and starts the next; returns the closed one. */
+export function closeMinute(): Minute {
+  const m = cur;
+  minutes.push(m);
+  cur = newMinute();
+  return m;
+}

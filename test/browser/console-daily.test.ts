@@ -181,7 +181,7 @@ t('at 390 px the page does not scroll sideways, the sidebar is a drawer, and the
   const p = await page(ctx, { width: 390, height: 844 });
   await signIn(p, ctx.s, OBSERVER);
   const noSideScroll = async (where: string) => {
-    const [sw, iw] = await p.evaluate(() => [document.scrollingElement!.scrollWidth, window.innerWidth]);
+    const [sw, iw] = (await p.evaluate('[document.scrollingElement.scrollWidth, window.innerWidth]')) as [number, number];
     assert.ok(sw <= iw, `${where}: scrollWidth ${sw} <= innerWidth ${iw}`);
   };
   await noSideScroll('the conversation');
@@ -205,17 +205,16 @@ t('at 390 px the page does not scroll sideways, the sidebar is a drawer, and the
   await p.keyboard.press('Escape');
   await p.locator('[data-testid=help]').waitFor({ state: 'hidden' });
   await p.keyboard.press('/');
-  assert.is(await p.evaluate(() => document.activeElement?.id), 'search-q');
+  assert.is(await p.evaluate('document.activeElement?.id'), 'search-q');
 });
 
 async function axeCheck(p: Page, where: string): Promise<void> {
   await p.addScriptTag({ path: AXE });
-  const violations = (await p.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }).axe.run({
-      resultTypes: ['violations'],
-    });
-    return r.violations;
-  })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
+  const violations = (await p.evaluate("axe.run({ resultTypes: ['violations'] }).then((r) => r.violations)")) as {
+    id: string;
+    impact: string;
+    nodes: { target: string[] }[];
+  }[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(
     bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),

@@ -64,10 +64,8 @@ function placeLine() {
   if (line.key !== keyOf() || !line.before) return;
   const target = [...$('messages').children].find((n) => n.dataset?.id === line.before);
   if (!target) return;
-  const sep = el('li', { class: 'new-messages', testid: 'new-messages' }, el('span', {}, 'New messages'));
-  sep.setAttribute('role', 'separator');
-  sep.setAttribute('aria-label', 'New messages below');
-  target.before(sep);
+  // A plain list item: a separator role inside the messages list would break the list for readers.
+  target.before(el('li', { class: 'new-messages', testid: 'new-messages' }, el('span', {}, 'New messages')));
 }
 
 /** Moves the marker of the conversation in view to its newest message. */

@@ -224,10 +224,22 @@ async function axeCheck(p: Page, where: string): Promise<void> {
 }
 
 t('axe-core finds no serious or critical violations on the main views, light and dark', async (ctx) => {
+  // Something to show: a file in #general (the artifacts panel opens) and a new message in #ops.
+  const file = {
+    target: { kind: 'room', room_id: 'general' },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [
+      { kind: 'text', text: 'the release notes are attached' },
+      { kind: 'file', filename: 'notes-v2.pdf', media_type: 'application/pdf', url: 'https://files.example/notes-v2.pdf' },
+    ],
+  };
+  assert.is((await ctx.s.post('/v1/messages', file, ALPHA)).status, 200);
   for (const dark of [false, true]) {
     const scheme = dark ? 'dark' : 'light';
     const p = await page(ctx, { bypassCSP: true, dark });
     await signIn(p, ctx.s, ADMIN);
+    if (!dark) assert.is((await ctx.s.post('/v1/messages', roomMessage('ops', 'alpha', 'alerts are quiet'), ALPHA)).status, 200);
+    await p.locator('[data-testid=artifact]').waitFor();
     await axeCheck(p, `room (${scheme})`);
     await shot(p, `desktop-room-${scheme}`);
     await p.click('[data-testid=new-room]');

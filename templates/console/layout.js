@@ -98,5 +98,8 @@ export function bindLayout() {
 /** Shows the visitor's explanation when nobody is signed in. */
 export function renderVisitor() {
   const s = state.session;
-  $('visitor').hidden = !(s && !s.signed_in && s.principal === 'anonymous');
+  const visitor = Boolean(s && !s.signed_in && s.principal === 'anonymous');
+  $('visitor').hidden = !visitor;
+  // Artifacts need a credential (artifacts.read): a visitor has no panel to open.
+  $('toggle-artifacts').hidden = visitor;
 }

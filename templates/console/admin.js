@@ -130,10 +130,14 @@ async function loadPairings() {
   for (const p of r.pairings) ul.append(pairingNode(p));
 }
 
+/** One pairing: its peer, transport, health, last check, and the relays the peer refused (with the fix). */
 function pairingNode(p) {
   const refused = p.refused;
   const reasons = refused ? Object.entries(refused.by_reason ?? {}).map(([k, n]) => `${k}: ${n}`) : [];
-  const problem = p.diagnostics && typeof p.diagnostics === 'object' ? (p.diagnostics.last_error ?? p.diagnostics.reason) : undefined;
+  const d = p.diagnostics ?? {};
+  const problem = d.message ?? d.reason;
+  const checked = d.checked_at ? `last checked ${new Date(d.checked_at).toLocaleString()}` : 'not checked yet';
+  const recent = (refused?.recent ?? []).slice(-5).reverse();
   return el(
     'li',
     { class: 'pairing', testid: `pairing-${p.id}` },
@@ -144,7 +148,8 @@ function pairingNode(p) {
       el('span', { class: `health ${HEALTH[p.status] ?? 'warn'}`, testid: 'pairing-status' }, p.status),
     ),
     el('div', { class: 'muted' }, `${p.id} · ${p.transport}${p.relay_url ? ` via ${p.relay_url}` : ''} · ${p.remote_base_url}`),
-    problem ? el('div', {}, String(problem)) : null,
+    el('div', { class: 'muted' }, `${checked}${d.remote_version ? ` · peer runs svc ${d.remote_version}` : ''}`),
+    problem ? el('div', { testid: 'pairing-problem' }, String(problem)) : null,
     el(
       'div',
       { testid: 'pairing-refused' },
@@ -152,5 +157,14 @@ function pairingNode(p) {
         ? `Refused relays: ${refused.total}${reasons.length ? ` (${reasons.join(', ')})` : ''}`
         : 'No refused relays.',
     ),
+    recent.length
+      ? el(
+          'ul',
+          { class: 'refusals' },
+          recent.map((r) =>
+            el('li', {}, `${r.reason}${r.room_id ? ` in #${r.room_id}` : ''} (${new Date(r.at).toLocaleTimeString()}): ${r.fix}`),
+          ),
+        )
+      : null,
   );
 }

@@ -37,6 +37,8 @@ setupOnce(t, async (ctx) => {
         { id: 'ops', name: 'Ops', members: ['alpha', 'beta', 'gamma'] },
         { id: 'secret', name: 'Secret', members: ['alpha'], visibility: 'private' },
       ],
+      // A pairing whose peer never answers: the admin sees it and its health.
+      pairings: [{ id: 'to-lab', remote_network_id: 'lab', remote_base_url: 'http://127.0.0.1:9', token: 'tok-lab-0123456789' }],
     },
   });
   for (const text of ['good morning', 'the deploy of **v2** is done', 'who looks at the `ops` alerts?']) {
@@ -169,7 +171,11 @@ t('an admin creates a room and adds and removes a member; a non-admin sees no co
   await admin.keyboard.press('Escape');
 
   await admin.click('[data-testid=show-pairings]');
-  await admin.locator('[data-testid=pairings-list]', { hasText: 'not paired' }).waitFor();
+  const pairing = admin.locator('[data-testid=pairing-to-lab]');
+  await pairing.waitFor();
+  assert.match((await pairing.locator('[data-testid=pairing-status]').textContent()) ?? '', /^(error|pending|unknown|degraded)$/);
+  assert.match((await pairing.locator('[data-testid=pairing-refused]').textContent()) ?? '', /No refused relays/);
+  await shot(admin, 'desktop-admin-pairings');
   await admin.keyboard.press('Escape');
   // An unrestricted observer reads private rooms too, still without admin controls.
   await viewer.goto(`${s.url}/console/#/room/design`);

@@ -87,6 +87,13 @@ export function bindLayout() {
     setArtifacts(artifactsChoice);
   });
   $('help-button').addEventListener('click', () => $('help').showModal());
+  // The skip link moves focus only: a #fragment in the address would be read as a conversation route.
+  document.querySelector('.skip')?.addEventListener('click', (e) => {
+    e.preventDefault();
+    const h = $('history');
+    h.setAttribute('tabindex', '-1');
+    h.focus();
+  });
   // Picking a conversation in the drawer shows it.
   $('side').addEventListener('click', (e) => {
     if (NARROW.matches && e.target instanceof Element && e.target.closest('a[href^="#/"]')) setSide(false);

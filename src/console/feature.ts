@@ -7,6 +7,7 @@ import { parseCookies, SESSION_COOKIE } from './cookies.js';
 import { Presence } from './presence.js';
 import { consoleRoutes } from './routes.js';
 import { SessionStore } from './sessions.js';
+import { unreadRoutes } from './unread-routes.js';
 import { SignInCodes, signInCodeRoutes } from './sign-in-codes.js';
 
 export const consoleFeature: FeatureFactory = (app) => {
@@ -18,6 +19,7 @@ export const consoleFeature: FeatureFactory = (app) => {
     routes: [
       ...signInCodeRoutes({ codes, sessions, address: () => app.address(), failed: (req) => app.http.admit?.(req, undefined, true) }),
       ...consoleRoutes({ sessions, presence, auth: () => app.auth(), address: () => app.address() }),
+      ...unreadRoutes,
     ],
     sessionToken: (req) => {
       const id = parseCookies(req.headers.cookie).get(SESSION_COOKIE);

@@ -69,6 +69,17 @@ from the server's configuration.</p>
   );
 }
 
+/** A one-time sign-in link (`/console/sign-in?code=`) that was used, expired or never issued. */
+export function usedLinkPage(): string {
+  return page(
+    'Sign-in link expired or used',
+    `<p data-testid="link-expired">This sign-in link was already used, has expired, or was never issued by this server.
+Links work once, for a few minutes.</p>
+<p>On the server's machine, run <code>svc console</code> (in the folder of its <code>svc.yaml</code>) for a new one.</p>
+<p><a href="/console/">Go to the console</a></p>`,
+  );
+}
+
 /** A valid credential that cannot view the console (no observe or admin scope). */
 export function forbiddenPage(reason: string): string {
   return page(

@@ -10,7 +10,7 @@ import { bearerOf } from '../auth/principal.js';
 import type { Route } from '../http/router.js';
 import { baseUrlOf } from '../discovery/base-url.js';
 import { cameOverHttps, parseCookies, sessionCookie, SESSION_COOKIE } from './cookies.js';
-import { escapeHtml, redirectBody } from './pages.js';
+import { redirectBody, usedLinkPage } from './pages.js';
 import { HTML, sendPage } from './respond.js';
 import type { SessionStore } from './sessions.js';
 
@@ -60,19 +60,6 @@ export class SignInCodes {
   }
 }
 
-function usedOrExpiredPage(): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign-in link not valid</title></head>
-<body><main>
-<h1>Sign-in link not valid</h1>
-<p>This sign-in link was already used, has expired, or was never issued by this server. Links work once,
-for a few minutes.</p>
-<p>On the server's machine, run <code>${escapeHtml('svc console')}</code> for a new one.</p>
-<p><a href="/console/">Go to the console</a></p>
-</main></body></html>
-`;
-}
-
 export interface SignInDeps {
   codes: SignInCodes;
   sessions: SessionStore;
@@ -120,7 +107,7 @@ export function signInCodeRoutes(deps: SignInDeps): Route[] {
         if (token === undefined) {
           // Guessing codes is guessing credentials: limited per address like bad bearer tokens.
           deps.failed?.(req);
-          return sendPage(req, res, 401, usedOrExpiredPage(), headers);
+          return sendPage(req, res, 401, usedLinkPage(), headers);
         }
         const location = '/console/';
         if (token === '') return sendPage(req, res, 303, redirectBody(location), { ...headers, location });

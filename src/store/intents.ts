@@ -20,6 +20,7 @@ import {
   type ReactionChangeOp,
   type ReactionRecord,
   type ReceiptMark,
+  type PersonReadMarker,
   type ReceiptRecord,
   type RoomRecord,
   type RoomSpec,
@@ -46,6 +47,8 @@ export type Effect =
   | { op: 'reaction.put'; reaction: ReactionRecord }
   | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
   | { op: 'receipt.put'; record: ReceiptRecord }
+  // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
+  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
   // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
   | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
   | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
@@ -232,6 +235,10 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'receipt.mark', changed });
         break;
       }
+      case 'person.read':
+        for (const marker of op.markers) put({ op: 'person_read.advance', person: op.person, marker: { ...marker } });
+        outcomes.push({ op: 'person.read' });
+        break;
       case 'webhook.enqueue':
         put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
         for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });

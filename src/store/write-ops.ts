@@ -14,6 +14,7 @@ import type {
   ThreadRecord,
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
+import type { PersonReadOp } from './person-read.js';
 import type { WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
@@ -189,6 +190,8 @@ export type WriteOp =
   | AgentReadStateOp
   | ReactionChangeOp
   | ReceiptMarkOp
+  // People's read markers (#29 part 4, person-read.ts).
+  | PersonReadOp
   // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
   | WebhookEnqueueOp
   | WebhookDeliveryOp;
@@ -208,6 +211,7 @@ export type OpOutcome =
   | { op: 'agent.read_state'; state: AgentReadState }
   | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number }
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
+  | { op: 'person.read' }
   | { op: 'webhook.enqueue' }
   | { op: 'webhook.delivery' };
 

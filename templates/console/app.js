@@ -10,10 +10,15 @@ import { onEvent, onLiveState, setLive } from './events.js';
 import { loadAgents, loadDms, loadPresence, loadRooms } from './sidebar.js';
 import { $, state } from './state.js';
 import { bindSearch } from './search.js';
+import { bindAdmin, renderAdmin } from './admin.js';
+import { bindLayout, renderVisitor } from './layout.js';
+import { loadUnread, resetLine } from './unread.js';
 
 async function boot() {
+  bindLayout();
   bindUi();
   bindSearch();
+  bindAdmin();
   try {
     [state.network, state.session] = await Promise.all([api('/v1/network'), api('/console/api/session')]);
   } catch (err) {
@@ -26,11 +31,22 @@ async function boot() {
   }
   renderHeader();
   await Promise.all([loadRooms(), loadAgents(), loadPresence(), loadDms()]);
+  await loadUnread();
   refreshWarnings();
-  if (state.network.capabilities?.event_stream === 'sse') follow(onEvent, onLiveState);
+  // Each (re)connection reads the counts again: messages stored before the stream began count too.
+  const onLive = (s, wasDown) => {
+    onLiveState(s, wasDown);
+    if (s === 'live') loadUnread();
+  };
+  if (state.network.capabilities?.event_stream === 'sse') follow(onEvent, onLive);
   else setLive('off', 'no live feed');
   window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => {
+    resetLine();
+    renderAdmin();
+  });
   route();
+  renderAdmin();
 }
 
 function bindUi() {
@@ -97,6 +113,7 @@ function renderHeader() {
   $('session-info').textContent = info;
   $('sign-out').hidden = !s.signed_in;
   $('sign-in').hidden = s.signed_in || s.principal === 'trusted';
+  renderVisitor();
   renderWarnings(n.warnings);
   let name = '';
   try {

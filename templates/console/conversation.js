@@ -7,6 +7,7 @@ import { artifactNode, messageNode } from './render.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
 import { readAs, showReceipts } from './receipts.js';
+import { noteShown } from './unread.js';
 
 // Room messages show their threads' reply counts, the member list its presence dots.
 onSidebar('threads', () => {
@@ -140,6 +141,7 @@ export function addMessages(list, where) {
   }
   $('history-start').hidden = state.hasMore || state.messages.length === 0;
   showReceipts(fresh);
+  noteShown(fresh, where);
 }
 
 export function rerenderMessages() {
@@ -147,6 +149,7 @@ export function rerenderMessages() {
   clear(ol);
   ol.append(...state.messages.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) })));
   showReceipts(state.messages);
+  noteShown([], 'rerender');
 }
 
 export function scrollToEnd() {

@@ -59,9 +59,22 @@ export async function loadThreads(roomId) {
   for (const fn of listeners.threads) fn();
 }
 
+/** The unread count of a conversation (from GET /v1/unread and the live feed), labelled as such. */
 function badge(key) {
   const n = state.unread.get(key);
-  return n ? el('span', { class: 'unread', testid: 'unread' }, String(n)) : null;
+  if (!n) return null;
+  const b = el('span', { class: 'unread', testid: 'unread', title: `${n} unread` }, String(n));
+  b.setAttribute('aria-label', `${n} unread`);
+  return b;
+}
+
+/** A room's member count, said in words: a bare number beside a name reads as unread. */
+function memberCount(n) {
+  return el(
+    'span',
+    { class: 'member-count', testid: 'member-count', title: `${n} member${n === 1 ? '' : 's'}` },
+    `${n} member${n === 1 ? '' : 's'}`,
+  );
 }
 
 function isCurrent(kind, id) {
@@ -83,7 +96,8 @@ export function renderRooms() {
           el('span', { class: 'hash' }, '#'),
           r.name || r.id,
           r.visibility === 'private' ? el('span', { class: 'badge' }, 'private') : null,
-          el('span', { class: 'muted count', title: 'members' }, ` ${r.members.length}`),
+          el('span', { class: 'grow' }),
+          memberCount(r.members.length),
           badge(`room:${r.id}`),
         ),
       ),

@@ -451,6 +451,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       },
     }),
   },
+  // The console's unread counts (#29 part 4; src/console/unread.ts).
+  'GET /v1/unread': {
+    tag: 'console',
+    summary: "The caller's unread counts per room and DM, from their read markers in the store.",
+    description:
+      'For a signed-in person (401 for an anonymous visitor): the markers follow the credential (`token:<id>`) across browsers. The first call starts them: older messages count as read.',
+    responses: ok('Unread'),
+  },
+  'POST /v1/unread': {
+    tag: 'console',
+    summary: "Moves the caller's read marker of a message's conversation up to that message (never back).",
+    responses: ok({
+      type: 'object',
+      required: ['conversation', 'marker'],
+      properties: { conversation: { type: 'string' }, marker: ref('ReadMarker') },
+    }),
+  },
   'POST /console/api/sign-out': {
     tag: 'console',
     summary: 'End the console session named by the cookie (same-origin requests only).',

@@ -19,6 +19,7 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type PersonReadMarker,
   type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
@@ -37,6 +38,7 @@ import {
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 import { receiptKey } from '../receipts.js';
+import { advancesMarker } from '../person-read.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -54,6 +56,8 @@ export class MemoryStore implements Store {
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
   private readStates = new Map<string, AgentReadState>();
+  /** People's read markers (#29 part 4): person -> conv -> marker. */
+  private personRead = new Map<string, Map<string, PersonReadMarker>>();
   private reactions = new Map<string, ReactionRecord[]>();
   private webhookCursors = new Map<string, number>();
   private deliveries = new Map<string, WebhookDelivery>();
@@ -172,6 +176,12 @@ export class MemoryStore implements Store {
           let keys = this.receiptsByConv.get(e.record.conv);
           if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
           keys.add(key);
+          break;
+        }
+        case 'person_read.advance': {
+          let mine = this.personRead.get(e.person);
+          if (!mine) this.personRead.set(e.person, (mine = new Map()));
+          if (advancesMarker(mine.get(e.marker.conv), e.marker)) mine.set(e.marker.conv, { ...e.marker });
           break;
         }
         case 'webhook.cursor.put':
@@ -301,6 +311,10 @@ export class MemoryStore implements Store {
 
   async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
     return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
+  }
+
+  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
+    return [...(this.personRead.get(person)?.values() ?? [])].map((m) => ({ ...m }));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

@@ -22,6 +22,7 @@ import type {
   PairingState,
   AgentReadState,
   ReactionRecord,
+  PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
   WebhookDelivery,
@@ -317,6 +318,10 @@ export class PostgresStore implements Store {
 
   receiptsOf(conv: string): Promise<ReceiptRecord[]> {
     return this.reads.receiptsOf(conv);
+  }
+
+  personReadMarkers(person: string): Promise<PersonReadMarker[]> {
+    return this.reads.personReadMarkers(person);
   }
 
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

@@ -198,6 +198,20 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON S.webhook_deliveries (webhook_id, status, seq, id);
     `,
   },
+  {
+    version: 6,
+    // #29 part 4, the console's unread counts: each person's read marker per conversation
+    // (src/store/person-read.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS S.person_read (
+        person text NOT NULL,
+        conv text NOT NULL,
+        message_id text NOT NULL,
+        at text NOT NULL,
+        PRIMARY KEY (person, conv)
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -21,6 +21,7 @@ import {
   type PairingState,
   type AgentReadState,
   type ReactionRecord,
+  type PersonReadMarker,
   type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
@@ -397,6 +398,12 @@ export class SqliteStore implements Store, CheckpointHost {
 
   async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
     return this.reads.receiptsOf(conv);
+  }
+
+  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
+    return this.db
+      .all('SELECT conv, message_id, at FROM person_read WHERE person = ?', [person])
+      .map(([conv, message_id, at]) => ({ conv: String(conv), message_id: String(message_id), at: String(at) }));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

@@ -141,6 +141,20 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
     `,
   },
+  {
+    version: 9,
+    // #29 part 4, the console's unread counts: each person's read marker per conversation
+    // (src/store/person-read.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS person_read (
+        person TEXT NOT NULL,
+        conv TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (person, conv)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

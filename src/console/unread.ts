@@ -1,0 +1,126 @@
+// Unread counts for the console (#29 part 4): per signed-in person, the messages of each room and
+// DM they may see that are newer than their read marker there (or than when their markers began).
+// Markers live in the store (person-read.ts), so they follow the person to any browser.
+
+import { AppError, badRequest, notFound } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { canSeeDm, canSeeRoom, viewerOf } from '../auth/visibility.js';
+import { visibleDm, visibleRoom, visibleThread } from '../network/access.js';
+import type { NetworkContext } from '../network/context.js';
+import type { PersonReadMarker } from '../store/types.js';
+
+/** How many of a conversation's newest messages are looked at: past it the count is "N+". */
+export const UNREAD_WINDOW = 100;
+/** The marker that says when a person's markers began: older messages count as read. */
+const SINCE = '*';
+
+/** Whose markers a principal keeps; undefined for an anonymous visitor (nothing to keep). */
+export function personOf(p: Principal): string | undefined {
+  if (p.kind === 'static') return `token:${p.tokenId}`;
+  if (p.kind === 'agent') return `agent:${p.agentId}`;
+  if (p.kind === 'trusted') return 'trusted';
+  return undefined;
+}
+
+function requirePerson(p: Principal): string {
+  const person = personOf(p);
+  if (person === undefined) throw new AppError('unauthorized', 'unread counts are kept for a signed-in person: sign in first');
+  return person;
+}
+
+export interface UnreadEntry {
+  conversation: string;
+  unread: number;
+  /** The count is a lower bound (every message looked at was unread). */
+  more: boolean;
+  marker?: { message_id: string; at: string };
+}
+
+export interface UnreadView {
+  person: string;
+  since: string;
+  conversations: UnreadEntry[];
+}
+
+/** How many of `messages` (oldest first, the newest window) are newer than the marker or `since`. Pure. */
+export function countUnread(
+  messages: readonly { id: string; created_at: string }[],
+  marker: { message_id: string; at: string } | undefined,
+  since: string,
+  full: boolean,
+): { unread: number; more: boolean } {
+  let start: number;
+  const i = marker ? messages.findIndex((m) => m.id === marker.message_id) : -1;
+  if (i >= 0) start = i + 1;
+  else {
+    const after = marker?.at ?? since;
+    const j = messages.findIndex((m) => m.created_at > after);
+    start = j < 0 ? messages.length : j;
+  }
+  const unread = messages.length - start;
+  return { unread, more: full && start === 0 && unread > 0 };
+}
+
+/** The person's markers, with `since` written on first use (nothing before it is unread). */
+async function markersOf(ctx: NetworkContext, person: string): Promise<{ since: string; byConv: Map<string, PersonReadMarker> }> {
+  let list = await ctx.store.personReadMarkers(person);
+  if (!list.some((m) => m.conv === SINCE)) {
+    await ctx.store.write([{ op: 'person.read', person, markers: [{ conv: SINCE, message_id: '', at: new Date().toISOString() }] }]);
+    list = await ctx.store.personReadMarkers(person);
+  }
+  const byConv = new Map(list.map((m) => [m.conv, m]));
+  return { since: byConv.get(SINCE)?.at ?? new Date(0).toISOString(), byConv };
+}
+
+/** GET /v1/unread: counts for every room and DM the caller may see. */
+export async function unreadView(ctx: NetworkContext, p: Principal): Promise<UnreadView> {
+  const person = requirePerson(p);
+  const { since, byConv } = await markersOf(ctx, person);
+  const net = ctx.config.network.id;
+  const v = viewerOf(p);
+  const convs: { key: string; last?: string }[] = (await ctx.store.listRooms())
+    .filter((r) => canSeeRoom(v, r, net))
+    .map((r) => ({ key: `room:${r.id}` }));
+  if (ctx.config.server.direct_messages && v.dms) {
+    for (const d of await ctx.store.listDms()) if (canSeeDm(v, d, net)) convs.push({ key: `dm:${d.id}`, last: d.last_message_at });
+  }
+  const conversations: UnreadEntry[] = [];
+  for (const c of convs) {
+    const m = byConv.get(c.key);
+    const marker = m ? { message_id: m.message_id, at: m.at } : undefined;
+    // A DM says when it last changed: nothing newer than the marker needs no read.
+    if (c.last !== undefined && c.last <= (marker?.at ?? since)) {
+      conversations.push({ conversation: c.key, unread: 0, more: false, ...(marker ? { marker } : {}) });
+      continue;
+    }
+    const page = await ctx.store.listMessages(c.key, { limit: UNREAD_WINDOW });
+    const counts = countUnread(page.items, marker, since, page.items.length >= UNREAD_WINDOW);
+    conversations.push({ conversation: c.key, ...counts, ...(marker ? { marker } : {}) });
+  }
+  return { person, since, conversations };
+}
+
+/** POST /v1/unread: moves the caller's marker of a message's conversation up to that message. */
+export async function markRead(
+  ctx: NetworkContext,
+  p: Principal,
+  body: { message_id: string },
+): Promise<{ conversation: string; marker: { message_id: string; at: string } }> {
+  const person = requirePerson(p);
+  const rec = await ctx.store.getMessage(body.message_id);
+  if (!rec) throw notFound(`message ${body.message_id}`);
+  const t = rec.message.target;
+  try {
+    if (t.kind === 'dm') await visibleDm(ctx, p, t.dm_id);
+    else if (t.kind === 'thread') await visibleThread(ctx, p, t.thread_id);
+    else await visibleRoom(ctx, p, t.room_id);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') throw notFound(`message ${body.message_id}`);
+    throw err;
+  }
+  if (!rec.conv) throw badRequest('the message has no conversation');
+  const marker = { conv: rec.conv, message_id: rec.message.id, at: rec.message.created_at };
+  await ctx.store.write([{ op: 'person.read', person, markers: [marker] }]);
+  const now = (await ctx.store.personReadMarkers(person)).find((m) => m.conv === rec.conv) ?? marker;
+  return { conversation: rec.conv, marker: { message_id: now.message_id, at: now.at } };
+}

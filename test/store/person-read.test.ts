@@ -1,0 +1,75 @@
+// People's read markers on every backend (src/store/person-read.ts, #29 part 4): a marker moves
+// forward only, each person and conversation has its own, markers of one batch for one key keep the
+// newest, and they outlive a reopen (sqlite's journal and checkpoint, postgres's rows).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openStore } from '../../src/store/open.js';
+import type { PersonReadMarker, Store, WriteOp } from '../../src/store/types.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+
+const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
+const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
+const read = (person: string, ...markers: PersonReadMarker[]): WriteOp => ({ op: 'person.read', person, markers });
+const m = (conv: string, id: string, s: number): PersonReadMarker => ({ conv, message_id: id, at: at(s) });
+const sorted = (l: PersonReadMarker[]) => [...l].sort((a, b) => a.conv.localeCompare(b.conv));
+
+for (const backend of BACKENDS) {
+  const test = suite(`person read markers (${backend})`);
+  let dir = '';
+  let pgs: PgSchema | undefined;
+  let store: Store;
+  const open = () =>
+    openStore({
+      backend,
+      path: join(dir, 'data', 'svc.db'),
+      checkpoint_bytes: 64 * 1024 * 1024,
+      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
+    });
+  test.before.each(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-person-read-'));
+    pgs = backend === 'postgres' ? await freshSchema() : undefined;
+    store = await open();
+  });
+  test.after.each(async () => {
+    await store.close();
+    await pgs?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a person with no markers has none, and a marker is stored per person and conversation', async () => {
+    assert.equal(await store.personReadMarkers('token:ann'), []);
+    await store.write([read('token:ann', m('room:r1', 'a1', 1), m('dm:d1', 'd1', 2))]);
+    await store.write([read('token:bob', m('room:r1', 'b1', 3))]);
+    assert.equal(sorted(await store.personReadMarkers('token:ann')), [m('dm:d1', 'd1', 2), m('room:r1', 'a1', 1)]);
+    assert.equal(await store.personReadMarkers('token:bob'), [m('room:r1', 'b1', 3)]);
+  });
+
+  test('a marker moves forward and never back', async () => {
+    await store.write([read('token:ann', m('room:r1', 'm5', 5))]);
+    await store.write([read('token:ann', m('room:r1', 'm3', 3))]);
+    assert.equal(await store.personReadMarkers('token:ann'), [m('room:r1', 'm5', 5)]);
+    await store.write([read('token:ann', m('room:r1', 'm7', 7))]);
+    assert.equal(await store.personReadMarkers('token:ann'), [m('room:r1', 'm7', 7)]);
+  });
+
+  test('two markers for one conversation in one batch keep the newest', async () => {
+    await store.write([read('token:ann', m('room:r1', 'm8', 8), m('room:r1', 'm6', 6))]);
+    assert.equal(await store.personReadMarkers('token:ann'), [m('room:r1', 'm8', 8)]);
+  });
+
+  // The memory backend keeps nothing across a reopen by design.
+  if (backend !== 'memory')
+    test('markers outlive a reopen', async () => {
+      await store.write([read('token:ann', m('room:r1', 'm4', 4))]);
+      await store.write([read('token:ann', m('thread:t1', 't1', 9))]);
+      await store.close();
+      store = await open();
+      assert.equal(sorted(await store.personReadMarkers('token:ann')), [m('room:r1', 'm4', 4), m('thread:t1', 't1', 9)]);
+    });
+
+  test.run();
+}

@@ -34,8 +34,6 @@ export interface AttachResult {
   saturated: boolean;
 }
 
-/** Agents attached and let go before the storm, so code loaded on first use is not counted as per-attachment memory. */
-const WARM = 10;
 /** File descriptors the server needs besides its attachments (store, journal, listeners, publisher). */
 const SPARE_FDS = 200;
 
@@ -53,7 +51,8 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
   const n = attachable(s.attach.n, note);
   const dir = path.join(tmp, `attach-${side}`);
   mkdirSync(dir);
-  const members = [PUBLISHER, ...Array.from({ length: n + WARM }, (_, k) => `a${k}`)];
+  const warmN = s.attach.warm;
+  const members = [PUBLISHER, ...Array.from({ length: n + warmN }, (_, k) => `a${k}`)];
   const t: Target =
     side === 'svc'
       ? svcTarget(await startSvc({ dir, rooms: [{ id: 'fanout', members }], manyFds: true }))
@@ -62,8 +61,11 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
   const connect = { kind, port: portOf(t), token: TOKEN, network: NETWORK } as const;
   let group: PoolGroup | undefined;
   try {
-    const warm = await SubscriberPool.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n: WARM, first: n });
-    await warm.close();
+    if (warmN > 0) {
+      // Agents attached and let go before the storm, so code loaded on first use is not per-attachment memory.
+      const warm = await SubscriberPool.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n: warmN, first: n });
+      await warm.close();
+    }
     await sleep(500);
     const rssBefore = rssMb(t.pid);
     group = await PoolGroup.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n, wave: s.attach.wave }, s.attach.procs);

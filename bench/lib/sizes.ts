@@ -37,9 +37,9 @@ export const FULL: Sizes = {
   ingest: { clients: 50, seconds: 10 },
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
   history: { messages: 1_000_000, smallMessages: 10_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
-  attach: { n: 10_000, procs: 4, wave: 50, broadcasts: 30, warm: 10 },
+  attach: { n: 10_000, procs: 4, wave: 50, broadcasts: 20, warm: 10 },
   reps: 3,
-  budgetSeconds: 900,
+  budgetSeconds: 1020,
   repSeconds: 160,
   installNats: true,
 };

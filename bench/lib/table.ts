@@ -171,8 +171,8 @@ export function table(r: Results): string {
       '',
       rsp(ri.with_vs_without, 'cpu_us_per_msg', ri.with, ri.without),
       null,
-      '',
-      '—',
+      '≤ 1.1× without',
+      verdict(atMost(rat(ri.with_vs_without, 'cpu_us_per_msg', ri.with, ri.without), 1.1)),
       riIdle,
     );
     add(
@@ -193,8 +193,8 @@ export function table(r: Results): string {
       '',
       rsp(rf.with_vs_without, 'cpu_us_per_delivery', rf.with, rf.without),
       null,
-      '',
-      '—',
+      '≤ 1.1× without',
+      verdict(atMost(rat(rf.with_vs_without, 'cpu_us_per_delivery', rf.with, rf.without), 1.1)),
       rfIdle,
     );
   }

@@ -51,7 +51,7 @@ export const QUICK: Sizes = {
   history: { messages: 20_000, smallMessages: 2_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
   attach: { n: 1000, procs: 2, wave: 50, broadcasts: 10, warm: 10 },
   reps: 2,
-  budgetSeconds: 220,
+  budgetSeconds: 260,
   repSeconds: 40,
   installNats: true,
 };
@@ -62,10 +62,10 @@ export const SMOKE: Sizes = {
   fanout: { subscribers: 5, rate: 50, seconds: 1, maxSeconds: 1, inflight: 4 },
   history: { messages: 2_000, smallMessages: 500, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
   // One subscriber process and no warm-up pool: each process start costs seconds on a busy machine.
-  attach: { n: 200, procs: 1, wave: 50, broadcasts: 3, warm: 0 },
+  attach: { n: 100, procs: 1, wave: 50, broadcasts: 3, warm: 0 },
   // One repetition keeps the smoke run short; the shape of the results is the same.
   reps: 1,
-  budgetSeconds: 150,
+  budgetSeconds: 200,
   repSeconds: 20,
   installNats: false,
 };

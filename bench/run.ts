@@ -287,6 +287,7 @@ async function live(rooms: { id: string; members: string[] }[], paced: Sizes): P
         p99_ms: s.paced.p99_ms,
         rate: s.paced.rate,
         complete: s.paced.complete && s.max.complete,
+        idle_pct: s.paced.idle_pct ?? null,
       }
     : null;
 }

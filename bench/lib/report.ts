@@ -53,7 +53,15 @@ export interface Results {
   };
   fanout_max: { svc: Measured<Max>; baseline: Measured<Max>; nats: Measured<Max>; svc_vs_baseline?: Ratios<Max>; note?: string };
   sse_fanout: {
-    svc: Ref<{ deliveries_per_s: number | null; p50_ms: number | null; p99_ms: number | null; rate: number; complete: boolean }>;
+    svc: Ref<{
+      deliveries_per_s: number | null;
+      p50_ms: number | null;
+      p99_ms: number | null;
+      rate: number;
+      complete: boolean;
+      /** The host's idle share during the paced phase (%). */
+      idle_pct?: number | null;
+    }>;
     note?: string;
   };
   /**

@@ -201,7 +201,17 @@ export function table(r: Results): string {
 
   const sse = r.sse_fanout.svc;
   add(`SSE fan-out to ${p.subscribers} streams, deliveries/s`, fmt(sse?.deliveries_per_s));
-  add('SSE fan-out paced, p50 / p99', sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—');
+  add(
+    'SSE fan-out paced, p50 / p99',
+    sse ? `${fmt(sse.p50_ms, ' ms')} / ${fmt(sse.p99_ms, ' ms')}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    '',
+    '—',
+    sse?.idle_pct ?? null,
+  );
 
   // Scenario 6: attach_10k. svc against the baseline's ws server with as many sockets.
   const a = r.attach_10k;

@@ -70,8 +70,7 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
     const rssBefore = rssMb(t.pid);
     group = await PoolGroup.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n, wave: s.attach.wave }, s.attach.procs);
     const stormS = group.connectMs / 1000;
-    await sleep(1000);
-    const rssAfter = rssMb(t.pid);
+    const rssAfter = await settledRss(t.pid, s.attach.settleMs);
 
     await group.phase('k');
     const idle = idleMeter();
@@ -106,6 +105,17 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
     await group?.close();
     await t.stop();
   }
+}
+
+/** The lowest resident memory over `ms` (sampled every 250 ms): what stays once the storm's garbage is collected. */
+async function settledRss(pid: number | undefined, ms: number): Promise<number | null> {
+  let low: number | null = null;
+  for (let waited = 0; waited < ms; waited += 250) {
+    await sleep(250);
+    const now = rssMb(pid);
+    if (now !== null) low = low === null ? now : Math.min(low, now);
+  }
+  return low;
 }
 
 function portOf(t: Target): number {

@@ -53,7 +53,7 @@ export const QUICK: Sizes = {
   history: { messages: 20_000, smallMessages: 2_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
   attach: { n: 1000, procs: 2, wave: 50, broadcasts: 10, warm: 10, settleMs: 3000 },
   reps: 2,
-  budgetSeconds: 260,
+  budgetSeconds: 400,
   repSeconds: 40,
   installNats: true,
 };

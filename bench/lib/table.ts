@@ -321,12 +321,13 @@ export function table(r: Results): string {
   return lines.join('\n');
 }
 
-/** Every verdict in a table (for the run's summary line). */
+/** The verdicts of the rows with a target (for the run's summary line; '—': a target with no figure). */
 export function verdicts(md: string): Record<Verdict, number> {
   const out: Record<Verdict, number> = { met: 0, missed: 0, saturated: 0, '—': 0 };
   for (const line of md.split('\n').slice(2)) {
-    const last = line.split('|').at(-2)?.trim() as Verdict | undefined;
-    if (last && last in out) out[last]++;
+    const cols = line.split('|').map((c) => c.trim());
+    const [target, last] = [cols.at(-4), cols.at(-2) as Verdict | undefined];
+    if (target && last && last in out) out[last]++;
   }
   return out;
 }

@@ -56,13 +56,14 @@ t('a combined paced row is saturated when its median idle share is under 20%', (
   assert.is(markSaturation(null), null);
 });
 
-t('the summary counts the verdict column of every row of a table', () => {
+t('the summary counts the verdict of every row with a target, and only those', () => {
   const md = [
     '| a | target | idle |  |',
     '| --- | --- | --- | --- |',
     '| x | ≤ 1× | 3% | saturated |',
     '| y | ≥ 2 | 50% | met |',
     '| z | ≥ 2 | 50% | missed |',
+    '| v | ≥ 2 | — | — |',
     '| w |  | — | — |',
   ].join('\n');
   assert.equal(verdicts(md), { met: 1, missed: 1, saturated: 1, '—': 1 });

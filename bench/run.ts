@@ -1,25 +1,31 @@
-// npm run bench [-- --quick [--smoke]] [--only live,receipts,postgres,history] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,history] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
-// (and bench/results.md, the table for README.md). Bounded in time: past the size's budget every
-// child is killed and what was measured is written with a note.
+// (and bench/results.md, the table for docs/performance.md). Bounded in time: past the size's budget
+// every child is killed and what was measured is written with a note. A scenario that fails to run
+// fails the run (exit code 1) after everything else has run and been written.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBaseline } from './lib/baseline-proc.js';
 import { ensureNats, natsClient, startNats } from './lib/nats.js';
 import { killAll, stopAll } from './lib/procs.js';
-import { heading, table, type Results } from './lib/report.js';
+import { heading, type Results } from './lib/report.js';
+import { table, verdicts } from './lib/table.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
-import { baselineTarget, crossTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
-import { runFanout, runIngest, runPaced, type FanoutResult, type IngestResult, type PacedResult } from './scenarios/live.js';
-import { sql, startOwnCluster } from '../test/helpers/pg.js';
+import { baselineTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
+import { runFanout, runIngest, runUnpaced } from './scenarios/live.js';
 import { runHistory } from './scenarios/history.js';
+import { runAttach } from './scenarios/attach.js';
+import { runPostgres } from './scenarios/postgres.js';
+import { runReceipts } from './scenarios/receipts.js';
+import { markSaturation, pacedRate, withPacedRate } from './scenarios/paced-rate.js';
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
+import { type RunContext, type Start, SUMMED } from './lib/run-context.js';
 
 const argv = process.argv.slice(2);
 const flag = (f: string) => argv.includes(f);
@@ -27,8 +33,6 @@ const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undef
 const sizes: Sizes = flag('--smoke') ? SMOKE : flag('--quick') ? QUICK : FULL;
 const reps = Math.max(1, Math.floor(Number(opt('--reps') ?? sizes.reps)) || sizes.reps);
 const budgetSeconds = sizes.budgetSeconds + Math.max(0, reps - sizes.reps) * sizes.repSeconds;
-/** Counts added up over repetitions rather than taken as a median. */
-const SUMMED = ['errors', 'delivered', 'expected'];
 const only = opt('--only')?.split(',');
 const wants = (part: string) => !only || only.includes(part);
 const outFile = path.resolve(opt('--out') ?? path.join(ROOT, only ? 'bench/results.partial.json' : 'bench/results.json'));
@@ -58,6 +62,7 @@ const results: Results = {
     ingest_clients: sizes.ingest.clients,
     subscribers: sizes.fanout.subscribers,
     paced_rate: sizes.fanout.rate,
+    attachments: sizes.attach.n,
     seconds: sizes.ingest.seconds,
     reps,
   },
@@ -81,13 +86,17 @@ const noteOn = (section: { note?: string }, m: string) => {
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 let finished = false;
+/** Steps that failed to run: any fails the run. */
+const failures: string[] = [];
 
 function write(): void {
   writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
-  const md = `${heading(results)}\n\n${table(results)}\n`;
+  const rows = table(results);
+  const md = `${heading(results)}\n\n${rows}\n`;
   if (!only && !opt('--out')) writeFileSync(path.join(ROOT, 'bench/results.md'), md);
+  const v = verdicts(rows);
   process.stdout.write(
-    `\n${md}\n${results.notes.length ? `Notes:\n${results.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}\nwrote ${path.relative(process.cwd(), outFile)}\n`,
+    `\n${md}\n${results.notes.length ? `Notes:\n${results.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}\ntargets: ${v.met} met, ${v.missed} missed, ${v.saturated} saturated, ${v['—']} not measured\n${failures.length ? `FAILED to run: ${failures.join('; ')}\n` : ''}wrote ${path.relative(process.cwd(), outFile)}\n`,
   );
 }
 
@@ -121,13 +130,14 @@ async function step<T>(what: string, fn: () => Promise<T>, onError?: (msg: strin
     const msg = `${what} failed: ${full.split('\n')[0]}`;
     if (full.includes('\n')) log(full);
     note(msg);
+    failures.push(msg);
     onError?.(msg);
     return null;
   }
 }
 
 /** NATS, measured once (a reference, not a target): ingest, then fan-out; stopped afterwards. */
-async function natsOnce(t: Target): Promise<void> {
+async function natsOnce(t: Target, paced: Sizes): Promise<void> {
   const name = 'nats';
   try {
     log(`${name}: ingest`);
@@ -139,7 +149,7 @@ async function natsOnce(t: Target): Promise<void> {
     log(`${name}: fan-out`);
     const f = await step(
       `${name} fan-out`,
-      () => runFanout(t, 'nats', sizes, note),
+      () => runFanout(t, 'nats', paced, note),
       (m) => {
         noteOn(results.fanout_paced, m);
         noteOn(results.fanout_max, m);
@@ -151,9 +161,6 @@ async function natsOnce(t: Target): Promise<void> {
     await t.stop();
   }
 }
-
-/** Starts a fresh target of one side in a folder of its own (null when it failed to start). */
-type Start = () => Promise<Target | null>;
 
 /** Runs `fn` against a freshly started target and stops it afterwards; null when either failed. */
 async function onFresh<T>(start: Start, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void): Promise<T | null> {
@@ -190,19 +197,47 @@ async function interleaved<T>(
   }
 }
 
-/** Scenarios 1-3: ingest and fan-out interleaved on svc and the baseline, SSE once on svc. */
-async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
-  let n = 0;
-  const fresh = (name: string) => {
-    const dir = path.join(tmp, `${name}-${++n}`);
-    mkdirSync(dir);
-    return dir;
+let fresh = 0;
+/** A new folder of the run's for one server. */
+const freshDir = (name: string) => {
+  const dir = path.join(tmp, `${name}-${++fresh}`);
+  mkdirSync(dir);
+  return dir;
+};
+const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
+
+/** Fresh svc and baseline servers with the given rooms. */
+function liveSides(rooms: { id: string; members: string[] }[]): { svc: Start; baseline: Start } {
+  return {
+    svc: () => step('svc serve start', async () => svcTarget(await startSvc({ dir: freshDir('svc'), rooms, ...profile }))),
+    baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(freshDir('baseline')))),
   };
-  const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
-  const sides = {
-    svc: () => step('svc serve start', async () => svcTarget(await startSvc({ dir: fresh('svc'), rooms, ...profile }))),
-    baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(fresh('baseline')))),
-  };
+}
+
+/**
+ * The run's paced rate: the baseline's unpaced fan-out, once, on a fresh baseline with the fan-out's
+ * subscribers; PACED_SHARE of its messages/s (the size's fixed rate, with a note, when it fails).
+ */
+async function calibrate(rooms: { id: string; members: string[] }[]): Promise<Sizes> {
+  log('baseline: unpaced fan-out, for the paced rate');
+  const max = await onFresh(
+    liveSides(rooms).baseline,
+    'unpaced fan-out (paced rate)',
+    (t) => runUnpaced(t, 'baseline', sizes, note),
+    (m) => noteOn(results.fanout_paced, m),
+  );
+  const pr = pacedRate(max, sizes.fanout.subscribers, sizes.fanout.rate);
+  if (pr.baseline_unpaced_msgs_per_s === null) note(`the baseline's unpaced rate was not measured: paced rows at the fixed ${pr.rate}/s`);
+  results.params.paced_rate = pr.rate;
+  results.params.paced_share = pr.share;
+  results.params.baseline_unpaced_msgs_per_s = pr.baseline_unpaced_msgs_per_s;
+  log(`paced rate: ${pr.rate}/s`);
+  return withPacedRate(sizes, pr.rate);
+}
+
+/** Scenarios 1-3: ingest and fan-out interleaved on svc and the baseline, SSE once on svc; `paced` has the run's paced rate. */
+async function live(rooms: { id: string; members: string[] }[], paced: Sizes): Promise<void> {
+  const sides = liveSides(rooms);
 
   await interleaved(
     sides,
@@ -224,14 +259,14 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
   await interleaved(
     sides,
     'fan-out',
-    (t) => runFanout(t, kind(t), sizes, note),
+    (t) => runFanout(t, kind(t), paced, note),
     fanoutError,
     (runs) => {
-      const paced = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
+      const pr = { svc: runs.svc.map((f) => f?.paced ?? null), baseline: runs.baseline.map((f) => f?.paced ?? null) };
       const max = { svc: runs.svc.map((f) => f?.max ?? null), baseline: runs.baseline.map((f) => f?.max ?? null) };
-      results.fanout_paced.svc = combine(paced.svc, SUMMED);
-      results.fanout_paced.baseline = combine(paced.baseline, SUMMED);
-      results.fanout_paced.svc_vs_baseline = ratios(paced.svc, paced.baseline, ['p50_ms', 'p99_ms']);
+      results.fanout_paced.svc = markSaturation(combine(pr.svc, SUMMED));
+      results.fanout_paced.baseline = markSaturation(combine(pr.baseline, SUMMED));
+      results.fanout_paced.svc_vs_baseline = ratios(pr.svc, pr.baseline, ['p50_ms', 'p99_ms']);
       results.fanout_max.svc = combine(max.svc, SUMMED);
       results.fanout_max.baseline = combine(max.baseline, SUMMED);
       results.fanout_max.svc_vs_baseline = ratios(max.svc, max.baseline, ['deliveries_per_s', 'cpu_us_per_delivery']);
@@ -242,7 +277,7 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
   const s = await onFresh(
     sides.svc,
     'SSE fan-out',
-    (t) => runFanout(t, 'svc-sse', sizes, note),
+    (t) => runFanout(t, 'svc-sse', paced, note),
     (m) => noteOn(results.sse_fanout, m),
   );
   results.sse_fanout.svc = s
@@ -252,147 +287,34 @@ async function live(rooms: { id: string; members: string[] }[]): Promise<void> {
         p99_ms: s.paced.p99_ms,
         rate: s.paced.rate,
         complete: s.paced.complete && s.max.complete,
+        idle_pct: s.paced.idle_pct ?? null,
       }
     : null;
 }
 
-/**
- * The Postgres rows: the ingest scenario on one instance, and paced fan-out with the publisher on
- * one instance and the agents attached to a second on the same schema, each `reps` times (ingest,
- * cross, ingest, ...) on fresh instances and a fresh schema, reported as medians like the sqlite
- * rows they are compared with. The database is a local throwaway cluster with fsync on (as durable
- * as the sqlite store's journal).
- */
-async function postgres(fanoutRoom: { id: string; members: string[] }): Promise<void> {
-  const cluster = await step(
-    'postgres start',
-    () => startOwnCluster({ durable: true }),
-    (m) => {
-      noteOn(results.ingest, m);
-      noteOn(results.fanout_paced, m);
-    },
-  );
-  if (!cluster) return;
-  const dbPid = postmasterPid(cluster.dataDir);
-  const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
-  const dbTransactions = async () =>
-    Number(
-      (await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n,
+/** Scenario 6 on svc, then on the baseline's ws server. */
+async function attach(): Promise<void> {
+  const a: NonNullable<Results['attach_10k']> = { svc: null, baseline: null };
+  results.attach_10k = a;
+  for (const side of ['svc', 'baseline'] as const) {
+    log(`${side}: attach_10k (${sizes.attach.n} attachments)`);
+    a[side] = await step(
+      `${side} attach_10k`,
+      () => runAttach(side, tmp, sizes, note),
+      (m) => noteOn(a, m),
     );
-  const ingests: (IngestResult | null)[] = [];
-  const crosses: (PacedResult | null)[] = [];
-  try {
-    const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
-    const start = (name: string, schema: string) => {
-      const dir = path.join(tmp, name);
-      mkdirSync(dir);
-      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema }, ...profile }));
-    };
-    for (let k = 1; k <= reps; k++) {
-      const rep = reps > 1 ? ` (repetition ${k} of ${reps})` : '';
-      const one = await start(`svc-pg-${k}`, `bench_ingest_${k}`);
-      if (one) {
-        try {
-          log(`svc_postgres: ingest${rep}`);
-          const t = { ...svcTarget(one, 'svc_postgres'), ...(dbPid ? { dbPid } : {}), dbTransactions };
-          ingests.push(
-            await step(
-              'svc_postgres ingest',
-              () => runIngest(t, sizes, note),
-              (m) => noteOn(results.ingest, m),
-            ),
-          );
-        } finally {
-          await one.stop();
-          // The ingest's tables would be vacuumed and analyzed by the database during the next row.
-          await sql(cluster.url, `DROP SCHEMA bench_ingest_${k} CASCADE`).catch((err: Error) =>
-            note(`dropping the ingest schema failed: ${err.message}`),
-          );
-        }
-      }
-      results.ingest.svc_postgres = combine(ingests, SUMMED);
-      const pub = await start(`svc-pg-a-${k}`, `bench_cross_${k}`);
-      const sub = pub && (await start(`svc-pg-b-${k}`, `bench_cross_${k}`));
-      if (pub && sub) {
-        log(`svc_postgres_cross: paced fan-out${rep}`);
-        const t = { ...crossTarget(pub, sub), ...(dbPid ? { dbPid } : {}), dbTransactions };
-        try {
-          crosses.push(
-            await step(
-              'svc_postgres_cross fan-out',
-              () => runPaced(t, 'svc-attach', sizes, note),
-              (m) => noteOn(results.fanout_paced, m),
-            ),
-          );
-        } finally {
-          await t.stop();
-        }
-      } else await pub?.stop();
-      results.fanout_paced.svc_postgres_cross = combine(crosses, SUMMED);
-    }
-  } finally {
-    cluster.destroy();
   }
 }
 
-/**
- * The receipts rows: ingest and unpaced fan-out on svc as it ships (receipts on) and on svc with
- * `server.receipts: false`, `reps` times each, alternately (with, without, with, ...), each on a
- * fresh server; reported as medians with the with / without ratio per pair.
- */
-async function receiptsCost(rooms: { id: string; members: string[] }[]): Promise<void> {
-  let n = 0;
-  const start = (receipts: boolean) => () =>
-    step(`svc serve start (receipts ${receipts ? 'on' : 'off'})`, async () => {
-      const dir = path.join(tmp, `receipts-${receipts ? 'on' : 'off'}-${++n}`);
-      mkdirSync(dir);
-      return svcTarget(await startSvc({ dir, rooms, receipts }), receipts ? 'svc' : 'svc_no_receipts');
-    });
-  const sides = { with: start(true), without: start(false) };
-  const rc: NonNullable<Results['receipts']> = {
-    ingest: { with: null, without: null },
-    fanout_max: { with: null, without: null },
-  };
-  results.receipts = rc;
-  const onError = (m: string) => noteOn(rc, m);
-  const ingest: { with: (IngestResult | null)[]; without: (IngestResult | null)[] } = { with: [], without: [] };
-  const fanout: { with: (FanoutResult['max'] | null)[]; without: (FanoutResult['max'] | null)[] } = { with: [], without: [] };
-  for (let k = 1; k <= reps; k++) {
-    for (const side of ['with', 'without'] as const) {
-      log(`receipts ${side === 'with' ? 'on' : 'off'}: ingest${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
-      ingest[side].push(await onFresh(sides[side], 'ingest', (t) => runIngest(t, sizes, note), onError));
-      rc.ingest[side] = combine(ingest[side], SUMMED);
-    }
-    rc.ingest.with_vs_without = ratios(ingest.with, ingest.without, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
-  }
-  for (let k = 1; k <= reps; k++) {
-    for (const side of ['with', 'without'] as const) {
-      log(`receipts ${side === 'with' ? 'on' : 'off'}: fan-out${reps > 1 ? ` (repetition ${k} of ${reps})` : ''}`);
-      const f = await onFresh(sides[side], 'fan-out', (t) => runFanout(t, 'svc-attach', sizes, note), onError);
-      fanout[side].push(f?.max ?? null);
-      rc.fanout_max[side] = combine(fanout[side], SUMMED);
-    }
-    rc.fanout_max.with_vs_without = ratios(fanout.with, fanout.without, ['deliveries_per_s', 'cpu_us_per_delivery']);
-  }
-}
-
-/** The pid of a cluster's postmaster (first line of postmaster.pid), when this process started it. */
-function postmasterPid(dataDir: string | undefined): number | undefined {
-  try {
-    const pid = dataDir ? Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : NaN;
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const ctx: RunContext = { results, sizes, reps, tmp, profile, log, note, noteOn, step, onFresh };
 
 async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);
   const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
-  if (wants('live')) {
-    await live([{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom]);
-  }
-  if (wants('live') || wants('receipts')) await receiptsCost([{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom]);
+  const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
+  const paced = wants('live') || wants('postgres') ? await calibrate(rooms) : sizes;
+  if (wants('live')) await live(rooms, paced);
+  if (wants('live') || wants('receipts')) await runReceipts(ctx, rooms);
   if (wants('live')) {
     const nats = ensureNats({ install: sizes.installNats });
     if ('note' in nats) {
@@ -406,13 +328,14 @@ async function main(): Promise<void> {
       if (server) {
         results.references.nats_version = server.version;
         const client = await step('nats client', () => natsClient(server.port));
-        if (client) await natsOnce(natsTarget(server, client.nc, client.js));
+        if (client) await natsOnce(natsTarget(server, client.nc, client.js), paced);
         else await server.stop();
       }
     }
   }
+  if (wants('attach')) await attach();
 
-  if (wants('postgres')) await postgres(fanoutRoom);
+  if (wants('postgres')) await runPostgres(ctx, fanoutRoom, paced);
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');
@@ -440,5 +363,6 @@ main()
     write();
     finished = true;
     cleanup();
-    log('done');
+    if (failures.length > 0) process.exitCode = 1;
+    log(failures.length ? `done; ${failures.length} step(s) failed to run` : 'done');
   });

@@ -1,7 +1,7 @@
 // A child process holding N live subscribers of one kind, so their parsing does not share an
-// event loop with the publisher. Driven over IPC by bench/lib/fanout.ts:
-//   parent -> {cmd: 'connect', kind, port, n, ...} | {cmd: 'phase', name} | {cmd: 'report'} | {cmd: 'close'}
-//   child  -> {type: 'ready'} | {type: 'error', error} | {type: 'report', ...}
+// event loop with the publisher. Driven over IPC by bench/lib/pool.ts:
+//   parent -> {cmd: 'connect', kind, port, n, ...} | {cmd: 'phase', name} | {cmd: 'report'} | {cmd: 'samples'} | {cmd: 'close'}
+//   child  -> {type: 'ready', ms} | {type: 'error', error} | {type: 'report', ...} | {type: 'samples', values}
 // Every published message's text is `b <phase> <index> <send time ms>`; each subscriber counts the
 // messages of the current phase and records publish-to-delivery latency on the shared clock.
 
@@ -21,6 +21,16 @@ export interface ConnectCommand {
   network?: string;
   /** NATS subject of the fan-out. */
   subject?: string;
+  /** Index of this process's first subscriber: agent ids are `a<first + k>` (several processes share one room). */
+  first?: number;
+  /** Subscribers connecting at once (default 10): the attach storm uses more. */
+  wave?: number;
+}
+
+/** The child's answer to connect: every subscriber is ready, after `ms` of connecting. */
+export interface Ready {
+  type: 'ready';
+  ms: number;
 }
 
 export interface Report {
@@ -40,6 +50,7 @@ let received: number[] = [];
 let latency = new Samples();
 let lastAt = 0;
 let keepLatency = true;
+let first = 0;
 const errors: string[] = [];
 const closers: (() => void)[] = [];
 
@@ -136,7 +147,7 @@ async function connectAttach(c: ConnectCommand, k: number, path: string): Promis
             JSON.stringify({
               op: 'IDENTIFY',
               network_id: c.network,
-              agent: { id: `a${k}`, name: `Agent ${k}` },
+              agent: { id: `a${first + k}`, name: `Agent ${first + k}` },
               capabilities: { rooms: true, dms: false, threads: true, artifacts: false },
             }),
           );
@@ -237,10 +248,12 @@ async function connectNats(c: ConnectCommand, k: number): Promise<void> {
 
 async function connectAll(c: ConnectCommand): Promise<void> {
   received = new Array<number>(c.n).fill(0);
+  first = c.first ?? 0;
+  const size = Math.max(1, c.wave ?? 10);
   // Connect in small waves so a server's accept queue is not the thing measured.
-  for (let i = 0; i < c.n; i += 10) {
+  for (let i = 0; i < c.n; i += size) {
     const wave = [];
-    for (let k = i; k < Math.min(c.n, i + 10); k++) {
+    for (let k = i; k < Math.min(c.n, i + size); k++) {
       if (c.kind === 'svc-attach') wave.push(connectAttach(c, k, '/v1/attach'));
       else if (c.kind === 'baseline') wave.push(connectAttach(c, k, '/ws'));
       else if (c.kind === 'svc-sse') wave.push(connectSse(c, k));
@@ -252,8 +265,9 @@ async function connectAll(c: ConnectCommand): Promise<void> {
 
 process.on('message', (msg: { cmd: string; name?: string; keepLatency?: boolean } & Partial<ConnectCommand>) => {
   if (msg.cmd === 'connect') {
+    const t0 = nowMs();
     connectAll(msg as ConnectCommand).then(
-      () => send({ type: 'ready' }),
+      () => send({ type: 'ready', ms: nowMs() - t0 } satisfies Ready),
       (err: unknown) => send({ type: 'error', error: String((err as Error)?.message ?? err) }),
     );
   } else if (msg.cmd === 'phase') {
@@ -267,6 +281,9 @@ process.on('message', (msg: { cmd: string; name?: string; keepLatency?: boolean 
     const s = latency.summary();
     const r: Report = { type: 'report', received, p50_ms: s.p50_ms, p99_ms: s.p99_ms, lastAt, errors };
     send(r);
+  } else if (msg.cmd === 'samples') {
+    // Every latency of the phase, so a parent holding several processes can take one percentile over all.
+    send({ type: 'samples', values: Array.from(latency.values()) });
   } else if (msg.cmd === 'close') {
     for (const c of closers) c();
     setTimeout(() => process.exit(0), 200).unref();

@@ -7,6 +7,25 @@ import net from 'node:net';
 
 const children = new Set<ChildProcess>();
 
+/**
+ * `cmd args` run through sh with the soft file-descriptor limit raised to the hard one (`ulimit -n`),
+ * for the processes holding thousands of sockets; `exec` keeps the pid and any IPC channel.
+ */
+export function withFdLimit(cmd: string, args: string[]): [string, string[]] {
+  return ['/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', cmd, ...args]];
+}
+
+/** The hard limit on open files of processes started here (`ulimit -Hn`), or null when unknown. */
+export function hardFdLimit(): number | null {
+  try {
+    const m = /^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (!m) return null;
+    return m[1] === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
 /** Spawns and registers a child. */
 export function launch(cmd: string, args: string[], opts: SpawnOptions = {}): ChildProcess {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
@@ -152,4 +171,16 @@ export function hostTicks(): { idle: number; steal: number; all: number } | null
   } catch {
     return null;
   }
+}
+
+/**
+ * Starts measuring the machine's idle share; the function returned gives the idle percentage of
+ * all CPU time since (null when /proc/stat is unreadable or no time passed).
+ */
+export function idleMeter(): () => number | null {
+  const a = hostTicks();
+  return () => {
+    const b = hostTicks();
+    return a && b && b.all > a.all ? Math.round((1000 * (b.idle - a.idle)) / (b.all - a.all)) / 10 : null;
+  };
 }

@@ -1,11 +1,27 @@
 // Sizes of a run: full (the published numbers), --quick (every scenario, tiny, two repetitions, a minute or two)
 // and --quick --smoke (CI: ~20-30 s, NATS only when already installed).
 
+/** Paced phases publish at this share of the rate the baseline sustained unpaced in the same run. */
+export const PACED_SHARE = 0.5;
+
 export interface Sizes {
   name: 'full' | 'quick' | 'smoke';
   ingest: { clients: number; seconds: number };
+  /**
+   * `rate` is the paced rate only where the run cannot measure the baseline's unpaced rate; every
+   * paced phase otherwise publishes at PACED_SHARE of it (lib/calibrate.ts).
+   */
   fanout: { subscribers: number; rate: number; seconds: number; maxSeconds: number; inflight: number };
-  history: { messages: number; rooms: number; queries: number; searches: number; ingestSeconds: number };
+  /** `smallMessages`: the store the history page is also timed on (the 1M / 10k ratio). */
+  history: { messages: number; smallMessages: number; rooms: number; queries: number; searches: number; ingestSeconds: number };
+  /**
+   * attach_10k: `n` attached agents on one instance, held by `procs` subscriber processes that
+   * connect `wave` at a time each; `broadcasts` room messages, one at a time, to all of them;
+   * `warm` agents attach and leave first (code loaded on first use is not per-attachment memory);
+   * the resident memory after the storm is the lowest over `settleMs` (the garbage of the storm
+   * is collected a few seconds after it, when allocation stops).
+   */
+  attach: { n: number; procs: number; wave: number; broadcasts: number; warm: number; settleMs: number };
   /**
    * Repetitions of ingest and fan-out on svc and on the baseline, run alternately, each on a fresh
    * process; the figures are their medians. `--reps N` overrides it.
@@ -22,9 +38,10 @@ export const FULL: Sizes = {
   name: 'full',
   ingest: { clients: 50, seconds: 10 },
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
-  history: { messages: 1_000_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
+  history: { messages: 1_000_000, smallMessages: 10_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
+  attach: { n: 10_000, procs: 4, wave: 50, broadcasts: 20, warm: 10, settleMs: 5000 },
   reps: 3,
-  budgetSeconds: 780,
+  budgetSeconds: 1020,
   repSeconds: 160,
   installNats: true,
 };
@@ -33,9 +50,10 @@ export const QUICK: Sizes = {
   name: 'quick',
   ingest: { clients: 50, seconds: 2 },
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
-  history: { messages: 20_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
+  history: { messages: 20_000, smallMessages: 2_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
+  attach: { n: 1000, procs: 2, wave: 50, broadcasts: 10, warm: 10, settleMs: 3000 },
   reps: 2,
-  budgetSeconds: 170,
+  budgetSeconds: 400,
   repSeconds: 40,
   installNats: true,
 };
@@ -44,10 +62,12 @@ export const SMOKE: Sizes = {
   name: 'smoke',
   ingest: { clients: 10, seconds: 1 },
   fanout: { subscribers: 5, rate: 50, seconds: 1, maxSeconds: 1, inflight: 4 },
-  history: { messages: 2_000, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
+  history: { messages: 2_000, smallMessages: 500, rooms: 4, queries: 50, searches: 50, ingestSeconds: 1 },
+  // One subscriber process and no warm-up pool: each process start costs seconds on a busy machine.
+  attach: { n: 100, procs: 1, wave: 50, broadcasts: 3, warm: 0, settleMs: 1000 },
   // One repetition keeps the smoke run short; the shape of the results is the same.
   reps: 1,
-  budgetSeconds: 110,
+  budgetSeconds: 200,
   repSeconds: 20,
   installNats: false,
 };

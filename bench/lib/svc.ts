@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { launch, stop, tail, waitForLine, rssMb } from './procs.js';
+import { launch, stop, tail, waitForLine, rssMb, withFdLimit } from './procs.js';
 import { nowMs } from './stats.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,6 +32,8 @@ export interface SvcOptions {
   postgres?: { url: string; schema: string };
   /** server.receipts: false runs without receipts (the receipts rows compare the two). */
   receipts?: boolean;
+  /** Raise the open-files limit to the hard limit (thousands of attachments). */
+  manyFds?: boolean;
 }
 
 export interface SvcServer {
@@ -76,7 +78,9 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
   const file = path.join(o.dir, 'svc.yaml');
   writeFileSync(file, stringify(svcConfig(o)), { mode: 0o600 });
   const t0 = nowMs();
-  const child = launch(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file], {
+  const argv = [...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file];
+  const [cmd, args] = o.manyFds ? withFdLimit(process.execPath, argv) : [process.execPath, argv];
+  const child = launch(cmd, args, {
     cwd: o.dir,
     env: { ...process.env, NO_COLOR: '1', ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}) },
   });

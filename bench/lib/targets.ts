@@ -27,6 +27,8 @@ export interface PublishResult {
 export interface Target {
   name: AnyTargetName;
   pid: number | undefined;
+  /** The port subscribers connect to, for the scenarios that hold their own subscriber processes. */
+  port?: number;
   /** The publishing server's pid when it is not `pid` (its CPU per message is reported too). */
   pubPid?: number;
   /** The database server's pid when the target has one (its CPU per message is reported too). */
@@ -38,7 +40,10 @@ export interface Target {
   /** Forks `n` subscribers of `kind` that follow the fan-out room. */
   subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
   /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */
-  publish(opts: { rate: number; seconds: number; inflight: number }, text: (i: number, t: number) => string): Promise<PublishResult>;
+  publish(
+    opts: { rate: number; seconds: number; inflight: number; max?: number },
+    text: (i: number, t: number) => string,
+  ): Promise<PublishResult>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +55,7 @@ export function svcTarget(s: SvcServer, name: AnyTargetName = 'svc'): Target {
   return {
     name,
     pid: s.pid,
+    port: s.port,
     ingest: (clients, seconds) => closedLoop(s.port, clients, seconds, () => ingestReq),
     subscribe: (kind, n) => SubscriberPool.start({ kind, port: s.port, n, token: TOKEN, network: NETWORK }),
     publish: (opts, text) => paced(s.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),
@@ -78,6 +84,7 @@ export function baselineTarget(b: BaselineServer): Target {
   return {
     name: 'baseline',
     pid: b.pid,
+    port: b.port,
     ingest: (clients, seconds) => closedLoop(b.port, clients, seconds, () => ingestReq),
     subscribe: (_kind, n) => SubscriberPool.start({ kind: 'baseline', port: b.port, n }),
     publish: (opts, text) => paced(b.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)))),

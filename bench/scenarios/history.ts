@@ -3,19 +3,29 @@
 // for a word in ~1% of the messages, resident memory, file size, and closed-loop ingest on the big
 // store (write cost versus size, longest stall).
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Conn, getBytes } from '../lib/http.js';
-import { launch, exited, rssMb, tail } from '../lib/procs.js';
+import { launch, exited, idleMeter, rssMb, tail } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples } from '../lib/stats.js';
 import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
+import { isSaturated, lowestIdle } from '../lib/verdict.js';
 
 export interface HistoryResult {
   messages: number;
   p50_ms: number | null;
   p99_ms: number | null;
+  /** The same pages on a small store (`messages_small`, 10,000 in a full run): the target is p99 / p99_ms_small. */
+  messages_small: number;
+  p50_ms_small: number | null;
+  p99_ms_small: number | null;
+  /** p99_ms / p99_ms_small: what history costs as it grows. */
+  p99_ratio: number | null;
+  /** The host's lowest idle share (%) over the page and search timings, and whether it was under 20%. */
+  idle_pct: number | null;
+  saturated: boolean;
   /** GET /v1/search for a word in ~1% of the messages, limit 20: half first pages, half at a random cursor. */
   search_p50_ms: number | null;
   search_p99_ms: number | null;
@@ -36,6 +46,8 @@ export interface HistoryResult {
   checkpoints_during_ingest: number;
   /** svc's own longest event-loop stall during that ingest (prom-client's lag max; null if unread). */
   event_loop_max_ms: number | null;
+  /** The host's idle share during that ingest (%). */
+  ingest_idle_pct: number | null;
   fill_s: number;
   /** Time svc serve took to stop (its final checkpoint of the whole database). */
   shutdown_s: number;
@@ -74,20 +86,10 @@ interface LoaderOutput {
   search_cursors_file: string;
 }
 
-async function load(dir: string, s: Sizes): Promise<LoaderOutput> {
+async function load(dir: string, messages: number, rooms: number): Promise<LoaderOutput> {
   const child = launch(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'bench/loader.ts'),
-      '--dir',
-      dir,
-      '--messages',
-      String(s.history.messages),
-      '--rooms',
-      String(s.history.rooms),
-    ],
+    ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', dir, '--messages', String(messages), '--rooms', String(rooms)],
     {
       cwd: ROOT,
     },
@@ -128,10 +130,69 @@ async function searchLatency(
   return { p50_ms: x.p50_ms, p99_ms: x.p99_ms };
 }
 
-/** Runs scenario 4 and the big-store half of scenario 5. */
+/**
+ * `queries` history pages (limit 100) before random cursors of the loader's, after a warm-up; the
+ * host's idle share over them.
+ */
+async function pageLatency(
+  conn: Conn,
+  cursorsFile: string,
+  queries: number,
+  note: (m: string) => void,
+): Promise<{ latency: Samples; idle: number | null }> {
+  const cursors = JSON.parse(readFileSync(cursorsFile, 'utf8')) as Record<string, string[]>;
+  const pool = Object.entries(cursors).flatMap(([room, ids]) => ids.map((id) => ({ room, id })));
+  const latency = new Samples();
+  const warmup = Math.min(50, queries);
+  let idle = idleMeter();
+  for (let q = 0; q < warmup + queries; q++) {
+    if (q === warmup) idle = idleMeter();
+    const c = pool[Math.floor(Math.random() * pool.length)]!;
+    const t0 = nowMs();
+    const r = await conn.request(getBytes(`/v1/rooms/${c.room}/messages?before=${encodeURIComponent(c.id)}&limit=100`, TOKEN));
+    const ms = nowMs() - t0;
+    if (r.status !== 200) throw new Error(`history page: ${r.status} ${r.body.toString().slice(0, 200)}`);
+    if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100)
+      note('history: a page held fewer than 100 messages');
+    if (q >= warmup) latency.push(ms);
+  }
+  return { latency, idle: idle() };
+}
+
+/**
+ * The same history pages on a small store (`smallMessages` over rooms of at least 1,000 messages
+ * each where it can, so cursors have room to be random), for the 1M / 10k ratio.
+ */
+async function smallStore(
+  dir: string,
+  s: Sizes,
+  log: (m: string) => void,
+  note: (m: string) => void,
+): Promise<{ messages: number; latency: Samples; idle: number | null }> {
+  const rooms = Math.max(1, Math.min(s.history.rooms, Math.floor(s.history.smallMessages / 1000)));
+  log(`history: loading the small store, ${s.history.smallMessages} messages over ${rooms} rooms`);
+  const loaded = await load(dir, s.history.smallMessages, rooms);
+  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }] });
+  try {
+    const conn = await Conn.open(svc.port);
+    try {
+      return { messages: loaded.messages, ...(await pageLatency(conn, loaded.cursors_file, s.history.queries, note)) };
+    } finally {
+      conn.close();
+    }
+  } finally {
+    await svc.stop();
+  }
+}
+
+/** Runs scenario 4 (on the small store, then the big one) and the big-store half of scenario 5. */
 export async function runHistory(dir: string, s: Sizes, log: (m: string) => void, note: (m: string) => void): Promise<HistoryResult> {
+  const smallDir = path.join(dir, 'small');
+  mkdirSync(smallDir);
+  const small = await smallStore(smallDir, s, log, note);
+  rmSync(smallDir, { recursive: true, force: true });
   log(`history: loading ${s.history.messages} messages over ${s.history.rooms} rooms`);
-  const loaded = await load(dir, s);
+  const loaded = await load(dir, s.history.messages, s.history.rooms);
   log(`history: loaded in ${loaded.seconds.toFixed(1)} s, ${(loaded.db_bytes / 1048576).toFixed(0)} MB; starting svc serve`);
   const dbFile = path.join(dir, 'svc.db');
   // A 16 MiB journal threshold (default 64) so the ten seconds of ingest on the big store include
@@ -145,27 +206,16 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
   try {
     const startup_s = svc.startupMs / 1000;
 
-    const cursors = JSON.parse(readFileSync(loaded.cursors_file, 'utf8')) as Record<string, string[]>;
-    const pool = Object.entries(cursors).flatMap(([room, ids]) => ids.map((id) => ({ room, id })));
     const conn = await Conn.open(svc.port);
-    const latency = new Samples();
-    const warmup = Math.min(50, s.history.queries);
-    for (let q = 0; q < warmup + s.history.queries; q++) {
-      const c = pool[Math.floor(Math.random() * pool.length)]!;
-      const t0 = nowMs();
-      const r = await conn.request(getBytes(`/v1/rooms/${c.room}/messages?before=${encodeURIComponent(c.id)}&limit=100`, TOKEN));
-      const ms = nowMs() - t0;
-      if (r.status !== 200) throw new Error(`history page: ${r.status} ${r.body.toString().slice(0, 200)}`);
-      if (q === 0 && (JSON.parse(r.body.toString()) as { messages: unknown[] }).messages.length !== 100)
-        note('history: a page held fewer than 100 messages');
-      if (q >= warmup) latency.push(ms);
-    }
+    const { latency, idle: pagesIdle } = await pageLatency(conn, loaded.cursors_file, s.history.queries, note);
+    const searchIdle = idleMeter();
     const search = await searchLatency(
       conn,
       JSON.parse(readFileSync(loaded.search_cursors_file, 'utf8')) as string[],
       s.history.searches,
       note,
     );
+    const idlePct = lowestIdle(small.idle, pagesIdle, searchIdle());
     conn.close();
     // Steady state: after start-up and the history pages, before ingest and its checkpoint.
     const steadyRss = rssMb(svc.pid);
@@ -174,7 +224,9 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     log('history: ingest on the big store');
     const gen0 = lastGeneration(dbFile);
     await loopMaxMs(svc.port); // resets the server's event-loop delay histogram
+    const ingestIdle = idleMeter();
     const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+    const ingestIdlePct = ingestIdle();
     const loopMax = await loopMaxMs(svc.port);
     const checkpoints = lastGeneration(dbFile) - gen0;
     if (ing.errors > 0) note(`svc ingest on the big store: ${ing.errors} failed requests (first: ${ing.firstError})`);
@@ -185,10 +237,17 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     await svc.stop();
     shutdownS = (nowMs() - t0) / 1000;
     const h = latency.summary();
+    const hs = small.latency.summary();
     return {
       messages: loaded.messages,
       p50_ms: h.p50_ms,
       p99_ms: h.p99_ms,
+      messages_small: small.messages,
+      p50_ms_small: hs.p50_ms,
+      p99_ms_small: hs.p99_ms,
+      p99_ratio: h.p99_ms !== null && hs.p99_ms ? Math.round((h.p99_ms / hs.p99_ms) * 1000) / 1000 : null,
+      idle_pct: idlePct,
+      saturated: isSaturated(idlePct) ?? false,
       search_p50_ms: search.p50_ms,
       search_p99_ms: search.p99_ms,
       startup_s: round(startup_s),
@@ -201,6 +260,7 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       ingest_p99_ms: il.p99_ms,
       checkpoints_during_ingest: checkpoints,
       event_loop_max_ms: loopMax === null ? null : round(loopMax),
+      ingest_idle_pct: ingestIdlePct,
       fill_s: round(loaded.seconds),
       shutdown_s: round(shutdownS),
     };

@@ -1,11 +1,12 @@
 // Scenarios 1-3: ingest, fan-out paced and unpaced (attach / baseline WebSocket / NATS push), SSE.
 
-import { cpuMs, hostTicks, treeCpuMs } from '../lib/procs.js';
+import { cpuMs, hostTicks, idleMeter, treeCpuMs } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round } from '../lib/stats.js';
 import type { Target } from '../lib/targets.js';
 import type { SubscriberKind } from '../subscribers.js';
 import type { SubscriberPool } from '../lib/pool.js';
+import { isSaturated } from '../lib/verdict.js';
 
 export interface IngestResult {
   rate: number;
@@ -19,6 +20,8 @@ export interface IngestResult {
   db_cpu_us_per_msg?: number | null;
   /** Database transactions (each statement outside BEGIN is one) per accepted message, roughly. */
   db_xacts_per_msg?: number | null;
+  /** The host's idle share during the run (%): closed-loop load takes what there is, so this says how much was left. */
+  idle_pct?: number | null;
 }
 
 /** Scenario 1: closed-loop ingest. */
@@ -28,7 +31,9 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   const cpu0 = cpuMs(t.pid);
   const db0 = treeCpuMs(t.dbPid);
   const x0 = await t.dbTransactions?.().catch(() => null);
+  const idle = idleMeter();
   const r = await t.ingest(s.ingest.clients, s.ingest.seconds);
+  const idlePct = idle();
   const cpu1 = cpuMs(t.pid);
   const db1 = treeCpuMs(t.dbPid);
   const x1 = await t.dbTransactions?.().catch(() => null);
@@ -42,6 +47,7 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
     max_ms: l.max_ms,
     errors: r.errors,
     cpu_us_per_msg: cpu,
+    idle_pct: idlePct,
   };
   if (x0 != null && x1 != null && r.ok > 0) out.db_xacts_per_msg = round((x1 - x0) / r.ok);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = db0 !== null && db1 !== null && r.ok > 0 ? round(((db1 - db0) * 1000) / r.ok) : null;
@@ -69,6 +75,9 @@ export interface PacedResult {
   host_idle_pct?: number | null;
   /** Share taken by the hypervisor for other guests (%), on a virtual machine. */
   host_steal_pct?: number | null;
+  /** The host's idle share during the row (%; the same figure as host_idle_pct), and whether it was under 20%. */
+  idle_pct?: number | null;
+  saturated?: boolean;
 }
 
 export interface MaxResult {
@@ -79,6 +88,8 @@ export interface MaxResult {
   publish_rate: number;
   complete: boolean;
   attempts: number;
+  /** The host's idle share during the run that counted (%). */
+  idle_pct?: number | null;
 }
 
 export interface FanoutResult {
@@ -90,51 +101,73 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Scenarios 2/3: `n` subscribers of `kind`, paced publishing, then the highest complete rate. */
 export async function runFanout(t: Target, kind: SubscriberKind, s: Sizes, note: (m: string) => void): Promise<FanoutResult> {
-  const n = s.fanout.subscribers;
-  const pool = await t.subscribe(kind, n);
+  const pool = await t.subscribe(kind, s.fanout.subscribers);
   const label = `${t.name} ${kind}`;
   try {
     const paced = await pacedPhase(t, pool, s, label, note);
-
-    // Unpaced first; if some subscriber missed messages, retry paced below what was delivered.
-    let rate = 0;
-    let max: MaxResult = { deliveries_per_s: null, cpu_us_per_delivery: null, publish_rate: 0, complete: false, attempts: 0 };
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const phase = `m${attempt}`;
-      await pool.phase(phase, false);
-      const t0 = nowMs();
-      const c0 = cpuMs(t.pid);
-      const p = await t.publish({ rate, seconds: s.fanout.maxSeconds, inflight: s.fanout.inflight }, (i, at) => `b ${phase} ${i} ${at}`);
-      if (p.errors > 0) note(`${label} max attempt ${attempt}: ${p.errors} failed publishes (first: ${p.firstError})`);
-      const r = await pool.waitFor(p.ok, 30_000);
-      const got = sum(r.received);
-      const c1 = cpuMs(t.pid);
-      const cpu = c0 !== null && c1 !== null && got > 0 ? round(((c1 - c0) * 1000) / got) : null;
-      const seconds = Math.max(p.seconds, (r.lastAt - t0) / 1000);
-      max = {
-        deliveries_per_s: Math.round(got / seconds),
-        cpu_us_per_delivery: cpu,
-        publish_rate: Math.round(p.rate),
-        complete: r.complete,
-        attempts: attempt,
-      };
-      if (r.complete) break;
-      note(`${label} max attempt ${attempt} (${rate ? `${Math.round(rate)}/s` : 'unpaced'}): ${got} of ${p.ok * n} deliveries arrived`);
-      rate = (0.7 * got) / n / seconds;
-    }
+    const max = await maxPhase(t, pool, s, label, note);
     return { paced, max };
   } finally {
     await pool.close();
   }
 }
 
-/** The warm-up and the paced phase of a fan-out: publishing at the paced rate, latency per delivery. */
-async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: string, note: (m: string) => void): Promise<PacedResult> {
+/** Scenario 2's unpaced phase alone, after a warm-up (the paced rate of a run is a share of the baseline's). */
+export async function runUnpaced(t: Target, kind: SubscriberKind, s: Sizes, note: (m: string) => void): Promise<MaxResult> {
+  const pool = await t.subscribe(kind, s.fanout.subscribers);
+  const label = `${t.name} ${kind}`;
+  try {
+    await warmUp(t, pool, s);
+    return await maxPhase(t, pool, s, label, note);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** As fast as the publishers are answered; if some subscriber missed messages, retry paced below what was delivered. */
+async function maxPhase(t: Target, pool: SubscriberPool, s: Sizes, label: string, note: (m: string) => void): Promise<MaxResult> {
   const n = s.fanout.subscribers;
-  // A short warm-up so connection set-up and JIT are not in the numbers.
+  let rate = 0;
+  let max: MaxResult = { deliveries_per_s: null, cpu_us_per_delivery: null, publish_rate: 0, complete: false, attempts: 0 };
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const phase = `m${attempt}`;
+    await pool.phase(phase, false);
+    const t0 = nowMs();
+    const c0 = cpuMs(t.pid);
+    const idle = idleMeter();
+    const p = await t.publish({ rate, seconds: s.fanout.maxSeconds, inflight: s.fanout.inflight }, (i, at) => `b ${phase} ${i} ${at}`);
+    if (p.errors > 0) note(`${label} max attempt ${attempt}: ${p.errors} failed publishes (first: ${p.firstError})`);
+    const r = await pool.waitFor(p.ok, 30_000);
+    const got = sum(r.received);
+    const c1 = cpuMs(t.pid);
+    const cpu = c0 !== null && c1 !== null && got > 0 ? round(((c1 - c0) * 1000) / got) : null;
+    const seconds = Math.max(p.seconds, (r.lastAt - t0) / 1000);
+    max = {
+      deliveries_per_s: Math.round(got / seconds),
+      cpu_us_per_delivery: cpu,
+      publish_rate: Math.round(p.rate),
+      complete: r.complete,
+      attempts: attempt,
+      idle_pct: idle(),
+    };
+    if (r.complete) break;
+    note(`${label} max attempt ${attempt} (${rate ? `${Math.round(rate)}/s` : 'unpaced'}): ${got} of ${p.ok * n} deliveries arrived`);
+    rate = (0.7 * got) / n / seconds;
+  }
+  return max;
+}
+
+/** A short publish outside the numbers, so connection set-up and JIT are not in them. */
+async function warmUp(t: Target, pool: SubscriberPool, s: Sizes): Promise<void> {
   await pool.phase('w', false);
   const w = await t.publish({ rate: s.fanout.rate, seconds: Math.min(1, s.fanout.seconds / 2), inflight: 16 }, (i, at) => `b w ${i} ${at}`);
   await pool.waitFor(w.ok, 5000);
+}
+
+/** The warm-up and the paced phase of a fan-out: publishing at the paced rate, latency per delivery. */
+async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: string, note: (m: string) => void): Promise<PacedResult> {
+  const n = s.fanout.subscribers;
+  await warmUp(t, pool, s);
 
   await pool.phase('p');
   const before = await usage(t);
@@ -188,6 +221,8 @@ function perMessage(t: Target, a: Usage, b: Usage, ok: number): Partial<PacedRes
     a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host[k] - a.host[k])) / (b.host.all - a.host.all)) : null;
   out.host_idle_pct = share('idle');
   out.host_steal_pct = share('steal');
+  out.idle_pct = out.host_idle_pct;
+  out.saturated = isSaturated(out.idle_pct) ?? false;
   return out;
 }
 

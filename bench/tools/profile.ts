@@ -1,6 +1,8 @@
 // Profiles svc serve under one load (node --cpu-prof) and prints where its CPU went.
 //
-//   node --import tsx bench/tools/profile.ts ingest|fanout|history [seconds]
+//   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts]
+//
+// --no-receipts runs svc with server.receipts: false, to set a profile beside one with receipts.
 
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,8 +14,10 @@ import { svcTarget } from '../lib/targets.js';
 import { QUICK } from '../lib/sizes.js';
 import { runFanout } from '../scenarios/live.js';
 
-const what = process.argv[2] ?? 'ingest';
-const seconds = Number(process.argv[3] ?? 5);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const receipts = !process.argv.includes('--no-receipts');
+const what = args[0] ?? 'ingest';
+const seconds = Number(args[1] ?? 5);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-prof-'));
 const prof = path.join(dir, 'prof');
 mkdirSync(prof);
@@ -25,6 +29,7 @@ const svc = await startSvc({
     { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: subscribers }, (_, k) => `a${k}`)] },
   ],
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`],
+  receipts,
 });
 const t = svcTarget(svc);
 const c0 = cpuMs(svc.pid);
@@ -49,6 +54,7 @@ console.log(
 // Keep the profile for a closer look (chrome://inspect or profile-summary.ts --match).
 const kept = path.join(ROOT, 'bench/profiles');
 mkdirSync(kept, { recursive: true });
-renameSync(path.join(prof, file), path.join(kept, `${what}.cpuprofile`));
-console.log(`profile: bench/profiles/${what}.cpuprofile`);
+const name = `${what}${receipts ? '' : '-no-receipts'}.cpuprofile`;
+renameSync(path.join(prof, file), path.join(kept, name));
+console.log(`profile: bench/profiles/${name}`);
 rmSync(dir, { recursive: true, force: true });

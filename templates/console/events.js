@@ -6,6 +6,8 @@ import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, r
 import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
 import { onReceipts } from './receipts.js';
+import { onPanelMessage } from './thread.js';
+import { noteActivity } from './thread-activity.js';
 
 /** Shows the state of the live feed in the header. */
 export function setLive(cls, text) {
@@ -95,6 +97,9 @@ function onMessage(m) {
   state.counted.add(m.id);
   const key = convKey(m.target);
   const c = state.current;
+  noteActivity(m);
+  // A reply to the thread open in the side panel shows there and is not unread.
+  const inPanel = onPanelMessage(m);
   if (m.target.kind === 'thread') {
     const t = state.threads.get(m.target.thread_id);
     if (t) {
@@ -128,10 +133,12 @@ function onMessage(m) {
       addMessages([m], 'end');
       if (stick) scrollToEnd();
     }
-    if (m.parts?.some((p) => p.kind !== 'text')) loadArtifacts();
-  } else {
+  } else if (!inPanel) {
     state.unread.set(key, (state.unread.get(key) ?? 0) + 1);
   }
+  // A room's artifacts include those of its threads (the one in the panel, say).
+  const shown = c && (key === `${c.kind}:${c.id}` || (c.kind === 'room' && m.target.room_id === c.id));
+  if (shown && m.parts?.some((p) => p.kind !== 'text')) loadArtifacts();
   renderRooms();
   renderThreads();
   renderDms();

@@ -190,6 +190,18 @@ function nodeOf(m) {
   return messageNode(m, { localNetwork: state.network.id, replies, threadHref: replies ? threadHref(replies) : undefined });
 }
 
+/** Redraws one message of the view (its thread's reply count changed, say). */
+export function redrawMessage(id) {
+  const m = state.messages.find((x) => x.id === id);
+  const old = m && document.querySelector(`#messages > li[data-id="${CSS.escape(id)}"]`);
+  if (!old) return;
+  const node = nodeOf(m);
+  if (old.classList.contains('permalinked')) node.classList.add('permalinked');
+  old.replaceWith(node);
+  layoutMessages($('messages'));
+  showReceipts([m]);
+}
+
 export function rerenderMessages() {
   const ol = $('messages');
   const marked = ol.querySelector('.permalinked')?.dataset.id;

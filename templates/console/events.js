@@ -1,7 +1,7 @@
 // Live events from the SSE feed applied to what is on screen.
 
 import { convKey } from './render.js';
-import { addMessages, catchUp, loadArtifacts, nearEnd, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
+import { addMessages, catchUp, loadArtifacts, nearEnd, redrawMessage, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
@@ -115,6 +115,9 @@ function onMessage(m) {
       });
     }
   }
+  // The room in view shows the new reply count under the thread's parent.
+  const parentId = m.target.kind === 'thread' ? state.threads.get(m.target.thread_id)?.parent_message_id : undefined;
+  if (parentId && c?.kind === 'room' && c.id === m.target.room_id) redrawMessage(parentId);
   if (m.target.kind === 'dm' && state.dmsAllowed) {
     const d = state.dms.get(m.target.dm_id);
     if (d) d.message_count = (d.message_count ?? 0) + 1;

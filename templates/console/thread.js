@@ -40,7 +40,7 @@ function build() {
   const close = withAttrs(el('button', { type: 'button', class: 'thread-close', testid: 'thread-close', onclick: closeByUser }, '×'), {
     'aria-label': 'Close the thread',
   });
-  const parent = el('div', { class: 'thread-parent', testid: 'thread-parent' });
+  const parent = withAttrs(el('ol', { class: 'messages thread-parent', testid: 'thread-parent' }), { 'aria-label': 'replying to' });
   const list = withAttrs(el('ol', { class: 'messages', testid: 'thread-messages' }), { 'aria-label': 'thread replies' });
   const text = withAttrs(el('textarea', { testid: 'thread-text' }), {
     rows: '2',
@@ -185,6 +185,8 @@ async function reply() {
     thread_id: p.threadId,
     ...(p.isNew && p.parentId ? { parent_message_id: p.parentId } : {}),
   };
+  // The live copy of the first reply may arrive before the answer and clear isNew.
+  const wasNew = p.isNew;
   n.send.disabled = true;
   n.status.textContent = 'sending…';
   try {
@@ -196,11 +198,11 @@ async function reply() {
     n.text.dispatchEvent(new Event('input'));
     n.status.textContent = '';
     if (panel !== p) return;
-    if (p.isNew) {
+    if (wasNew) {
       p.isNew = false;
       n.title.textContent = `Thread ${p.threadId} in #${p.roomId}`;
       // The address names the thread now, so a reload or a shared link opens it.
-      history.replaceState(null, '', `#/room/${enc(p.roomId)}/t/${enc(p.threadId)}`);
+      location.replace(`#/room/${enc(p.roomId)}/t/${enc(p.threadId)}`);
     }
     const r = await api(`/v1/threads/${enc(p.threadId)}/messages${qs({ limit: 100, ...readAs() })}`).catch(() => undefined);
     if (r && panel === p) add(r.messages);

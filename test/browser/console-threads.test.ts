@@ -115,7 +115,11 @@ t('a person starts a thread from any message with its "Reply in thread" action',
   const msg = roomMessageNode(page, 'who reviews the docs?');
   await msg.hover();
   const action = msg.locator('[data-testid=action-reply]');
-  assert.is(await action.evaluate((n) => getComputedStyle(n.parentElement!).opacity), '1', 'the actions show on hover');
+  assert.is(
+    await action.evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n.parentElement!).opacity),
+    '1',
+    'the actions show on hover',
+  );
   await action.click();
   await page.waitForURL(new RegExp(`#/room/general/reply/${ctx.loneId}$`));
   const panel = page.locator('[data-testid=thread-panel]');

@@ -40,7 +40,9 @@ export async function showReceipts(messages) {
     const li = document.querySelector(`li[data-testid=message][data-id="${CSS.escape(m.id)}"]`);
     if (!li) continue;
     li.querySelector(':scope > .receipts')?.remove();
-    li.append(receiptsNode(r.receipts));
+    // In a DM the person is a participant too: their own mark says nothing.
+    const self = state.session?.human?.id;
+    li.append(receiptsNode(r.receipts.filter((x) => !(x.reader?.type === 'human' && x.reader.id === self))));
   }
 }
 

@@ -34,6 +34,9 @@ enhanceComposer({
   },
 });
 
+/** The load of the conversation in view (open's promise). */
+let opening = Promise.resolve();
+
 /** Shows what the address names: a conversation, a thread beside its room, a message, a DM to start. */
 export function route() {
   const r = parseRoute(location.hash);
@@ -50,7 +53,8 @@ export function route() {
   }
   const c = state.current;
   const same = c && !isDraftDm() && c.kind === r.kind && c.id === r.id;
-  const opened = same ? Promise.resolve() : open(r.kind, r.id);
+  // The same conversation may still be loading: a permalink into it waits for that load.
+  const opened = same ? opening : (opening = open(r.kind, r.id));
   if (r.kind === 'room' && (r.thread || r.reply)) openThread(r.id, { threadId: r.thread, replyTo: r.reply });
   else closeThread();
   if (r.message) opened.then(() => focusMessage(r.message));

@@ -36,11 +36,11 @@ export function actionsNode(m, opts = {}) {
     roomMessage && !opts.inPanel
       ? button('Reply in thread', 'action-reply', () => location.assign(replyHref(m)), '↳ Reply in thread')
       : null,
-    button('Copy link', 'action-copy-link', () => copyText(new URL(permalink(m), location.href).href, 'link copied'), '🔗'),
+    button('Copy link', 'action-copy-link', () => copyText(new URL(permalink(m), location.href).href, 'link copied'), 'Copy link'),
     mayWrite() && m.target?.kind !== 'dm'
-      ? button('React', 'action-react', (e) => e.currentTarget.closest('li')?.querySelector('[data-testid=reaction-add]')?.click(), '☺')
+      ? button('React', 'action-react', (e) => e.currentTarget.closest('li')?.querySelector('[data-testid=reaction-add]')?.click(), 'React')
       : null,
-    isOwn(m) ? button('Receipts', 'action-receipts', () => showReceipts([m]), '✓') : null,
+    isOwn(m) ? button('Receipts', 'action-receipts', () => showReceipts([m]), 'Receipts') : null,
   );
   return withAttrs(bar, { role: 'toolbar', 'aria-label': 'message actions' });
 }

@@ -31,7 +31,7 @@ const t = suite<Ctx>('messages in the console');
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
   ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }] } });
-  const say = async (from: string, text: string, token = ALPHA) => {
+  const say = async (from: string, text: string, token: string = ALPHA) => {
     const r = await ctx.s.post('/v1/messages', roomMessage('general', from, text), token);
     assert.is(r.status, 200, r.text);
     return r.body.message_id as string;

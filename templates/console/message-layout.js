@@ -26,7 +26,6 @@ export function layoutMessages(ol) {
       const sep = document.createElement('li');
       sep.className = 'day-separator';
       sep.setAttribute('data-testid', 'day-separator');
-      sep.setAttribute('role', 'separator');
       sep.dataset.day = day;
       const label = document.createElement('span');
       label.textContent = dayLabel(cur.at);

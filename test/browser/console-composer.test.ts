@@ -8,6 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { attachAs, SseClient } from '../helpers/live.js';
 import { roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
@@ -81,6 +82,8 @@ t('typing @ lists the members, the keyboard picks one, and the sent mention wake
     await box.pressSequentially('al');
     assert.equal(await options(page).evaluateAll((os) => os.map((o) => o.getAttribute('data-id'))), ['alpha'], '@al narrows it');
     await shot(page, 'autocomplete');
+    const open = (await seriousViolations(page)).filter((v) => /mention|composer/.test(v));
+    assert.equal(open, [], 'the open suggestion list passes axe-core');
     await box.press('Tab');
     assert.ok(await list.isHidden());
     assert.is(await box.inputValue(), 'ping @alpha ', 'Tab inserts the mention');

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
@@ -104,6 +105,9 @@ t('a thread opens beside its room, a person replies in it and the thread list sh
   await item.locator('[data-testid=thread-activity]', { hasText: 'alpha' }).waitFor();
   assert.is(await item.locator('[data-testid=unread]').count(), 0, 'a reply read in the panel is not unread');
   await shot(page, 'panel');
+  // The panel's own parts pass axe-core (the page's colours are checked with the whole layout).
+  const mine = (await seriousViolations(page)).filter((v) => /thread|replies|day-separator|actions|mention|code-copy/.test(v));
+  assert.equal(mine, [], 'no serious accessibility violation in the thread panel');
 
   await panel.locator('[data-testid=thread-close]').click();
   await page.waitForURL(/#\/room\/general$/);

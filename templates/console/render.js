@@ -3,6 +3,7 @@
 
 import { withAttrs } from './attrs.js';
 import { copyText } from './clipboard.js';
+import { dmHref } from './dm.js';
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { actionsNode, permalink } from './message-actions.js';
@@ -82,6 +83,15 @@ export function displayName(from, localNetwork) {
   return agent?.name || from.name || from.id || '?';
 }
 
+/** The sender's name; for another local agent or person, a link that starts a DM with them. */
+function senderNode(from, localNetwork) {
+  const name = el('span', { class: 'from', testid: 'message-from' }, displayName(from, localNetwork));
+  const local = !from.network_id || from.network_id === localNetwork;
+  const self = from.type === 'human' && from.id === state.session?.human?.id;
+  const href = local && !self && from.id ? dmHref(from.id) : undefined;
+  return href ? el('a', { href, class: 'from-link', title: `Message ${from.id} directly` }, name) : name;
+}
+
 /** Who sent `from`, as a key for grouping consecutive messages. */
 function senderKey(from) {
   return `${from.type ?? ''}:${from.network_id ?? ''}:${from.id ?? ''}:${from.name ?? ''}`;
@@ -106,7 +116,7 @@ export function messageNode(m, opts = {}) {
     el(
       'div',
       { class: 'meta' },
-      el('span', { class: 'from', testid: 'message-from' }, displayName(from, opts.localNetwork)),
+      senderNode(from, opts.localNetwork),
       ' ',
       el('span', { class: 'muted sender-id' }, `${from.type ?? ''} ${from.id ?? ''}${remote}`),
       m.origin ? el('span', { class: 'badge', title: `relayed from ${m.origin.network_id}` }, 'relayed') : null,

@@ -161,6 +161,30 @@ t('clicking an agent in the sidebar opens a DM composer; the first message creat
     await page.locator('[data-testid=start-dm-alpha]').click();
     await page.waitForURL(new RegExp(`#/dm/${dmId}$`));
     await page.locator('[data-testid=message-text]', { hasText: 'got it' }).waitFor();
+
+    // A person's name on their message starts a DM with them the same way.
+    const op = {
+      target: { kind: 'room', room_id: 'general' },
+      from: { type: 'human', id: 'operator', name: 'Op' },
+      parts: [{ kind: 'text', text: 'ops here' }],
+    };
+    assert.is((await ctx.s.post('/v1/messages', op, TOKENS.admin.value)).status, 200);
+    await page.click('[data-testid=room-general]');
+    const opMsg = page.locator('[data-testid=message]', { hasText: 'ops here' });
+    await opMsg.locator('[data-testid=message-from]').click();
+    await page.waitForURL(/#\/to\/operator$/);
+    await page.locator('[data-testid=composer-text]').fill('hi op');
+    await page.locator('[data-testid=composer-text]').press('Enter');
+    await page.waitForURL(/#\/dm\/[^/]+$/);
+    await page.locator('[data-testid=message-text]', { hasText: 'hi op' }).waitFor();
+    const dms = await ctx.s.get('/v1/dms', TOKENS.observer.value);
+    assert.ok(
+      dms.body.dms.some(
+        (d: { participant_ids: string[] }) =>
+          [...d.participant_ids].sort().join() === `${ctx.s.networkId}:console,${ctx.s.networkId}:operator`,
+      ),
+      'a DM between the two people',
+    );
   } finally {
     await agent.close();
   }

@@ -111,6 +111,26 @@ t('typing @ lists the members, the keyboard picks one, and the sent mention wake
   }
 });
 
+t('a mention is what follows an @ at a word start, matched by id or name prefix before substrings', async (ctx) => {
+  const page = await signIn(ctx);
+  const r = await page.evaluate(`(async () => {
+    const { mentionQuery, matchCandidates } = await import('/console/composer.js');
+    const list = [{ id: 'beta', name: 'Builder', kind: 'agent' }, { id: 'alpha', name: 'Al', kind: 'agent' }, { id: 'kalb', kind: 'person' }];
+    return {
+      queries: ['hi @al', '@', 'mail a@b', 'x @al y', '(@be'].map((t) => mentionQuery(t, t.length) ?? null),
+      al: matchCandidates(list, 'al').map((c) => c.id),
+      bu: matchCandidates(list, 'bu').map((c) => c.id),
+      none: matchCandidates(list, 'zz').map((c) => c.id),
+    };
+  })()`);
+  assert.equal(r, {
+    queries: [{ start: 3, query: 'al' }, { start: 0, query: '' }, null, null, { start: 1, query: 'be' }],
+    al: ['alpha', 'kalb'],
+    bu: ['beta'],
+    none: [],
+  });
+});
+
 t('Enter picks the highlighted mention rather than sending, and the preview shows the Markdown', async (ctx) => {
   const page = await signIn(ctx);
   const box = page.locator('[data-testid=composer-text]');

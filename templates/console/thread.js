@@ -34,6 +34,9 @@ export function roomCandidates(roomId, messages = []) {
   return [...out.values()];
 }
 
+/** The panel's mount point: the pane that holds the conversation (the panel goes beside it). */
+const host = () => $('conversation')?.parentElement;
+
 function build() {
   if (nodes) return nodes;
   const title = el('h2', { testid: 'thread-title' }, 'Thread');
@@ -65,7 +68,7 @@ function build() {
     ),
     { 'aria-label': 'thread' },
   );
-  document.querySelector('main.conv')?.append(aside);
+  host()?.append(aside);
   enhanceComposer({ form, textarea: text, candidates: () => roomCandidates(panel?.roomId, state.messages), onSend: reply });
   nodes = { aside, title, parent, list, text, send, status, form };
   return nodes;
@@ -82,7 +85,7 @@ export function closeThread() {
   panel = null;
   if (!nodes) return;
   nodes.aside.hidden = true;
-  document.querySelector('main.conv')?.classList.remove('with-thread');
+  host()?.classList.remove('with-thread');
 }
 
 /** The thread id shown in the panel, if any. */
@@ -115,7 +118,7 @@ export async function openThread(roomId, { threadId, replyTo }) {
   panel = { roomId, threadId: id, parentId: parentId ?? t?.parent_message_id, isNew, seen: new Set(), epoch: ++epochs };
   const epoch = panel.epoch;
   n.aside.hidden = false;
-  document.querySelector('main.conv')?.classList.add('with-thread');
+  host()?.classList.add('with-thread');
   n.title.textContent = isNew ? `New thread in #${roomId}` : `Thread ${id} in #${roomId}`;
   n.status.textContent = '';
   clear(n.list);

@@ -109,6 +109,9 @@ t('a thread opens beside its room, a person replies in it and the thread list sh
   const mine = (await seriousViolations(page)).filter((v) => /thread|replies|day-separator|actions|mention|code-copy/.test(v));
   assert.equal(mine, [], 'no serious accessibility violation in the thread panel');
 
+  await page.setViewportSize({ width: 390, height: 800 });
+  await shot(page, 'panel-390');
+  await page.setViewportSize({ width: 1280, height: 800 });
   await panel.locator('[data-testid=thread-close]').click();
   await page.waitForURL(/#\/room\/general$/);
   assert.ok(await panel.isHidden());

@@ -2,27 +2,15 @@
 // empty conversation whose first message creates it (the DM id is derived by the server from the
 // participants); the composer shows in DMs the console's person takes part in.
 
+import { me } from './dm-link.js';
 import { clear, el } from './dom.js';
 import { loadDms } from './sidebar.js';
 import { $, state } from './state.js';
 
 const enc = encodeURIComponent;
 
-/** The scoped id the console's person sends as, when the session may send. */
-function me() {
-  const human = state.session?.human;
-  if (!human || !state.network?.console?.can_send_human) return undefined;
-  return `${state.network.id}:${human.id}`;
-}
-
 const scoped = (id) => (id.includes(':') ? id : `${state.network.id}:${id}`);
 const local = (id) => (id.startsWith(`${state.network.id}:`) ? id.slice(state.network.id.length + 1) : id);
-
-/** The console address that starts (or opens) a DM with agent `agentId`, or undefined when this session cannot send one. */
-export function dmHref(agentId) {
-  if (!me() || !state.network?.capabilities?.direct_messages) return undefined;
-  return `#/to/${enc(agentId)}`;
-}
 
 /** The DM between the console's person and `agentId`, if it exists. */
 function findDm(agentId) {

@@ -3,7 +3,7 @@
 
 import { withAttrs } from './attrs.js';
 import { copyText } from './clipboard.js';
-import { dmHref } from './dm.js';
+import { dmHref } from './dm-link.js';
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { actionsNode, permalink } from './message-actions.js';

@@ -3,7 +3,7 @@
 import { api, qs } from './api.js';
 import { clear, el } from './dom.js';
 import { $, report, state } from './state.js';
-import { dmHref } from './dm.js';
+import { dmHref } from './dm-link.js';
 import { activityNode, threadHref } from './thread-activity.js';
 
 // The conversation pane follows the sidebar (thread counts, presence dots) by listening here, so

@@ -11,7 +11,7 @@ import { parseRoute } from './routes.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
 import { readAs, showReceipts } from './receipts.js';
-import { closeThread, openThread, roomCandidates } from './thread.js';
+import { closeThread, openThread, roomCandidates, showParentIfMissing } from './thread.js';
 import { loadActivity, threadHref } from './thread-activity.js';
 
 // Room messages show their threads' reply counts, the member list its presence dots; the thread
@@ -185,6 +185,7 @@ export function addMessages(list, where) {
     ol.append(...nodes);
   }
   layoutMessages(ol);
+  showParentIfMissing();
   $('history-start').hidden = state.hasMore || state.messages.length === 0;
   showReceipts(fresh);
 }

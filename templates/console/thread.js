@@ -125,6 +125,13 @@ export async function openThread(roomId, { threadId, replyTo }) {
   clear(n.parent);
   n.form.hidden = !state.network?.console?.can_send_human;
   showParent(panel.parentId);
+  if (!isNew && !panel.parentId) {
+    // Opened by its address before the room's threads loaded: the thread names its parent.
+    const info = await api(`/v1/threads/${enc(id)}`).catch(() => undefined);
+    if (!panel || panel.epoch !== epoch) return;
+    panel.parentId = info?.parent_message_id;
+    showParent(panel.parentId);
+  }
   if (!isNew) {
     const r = await api(`/v1/threads/${enc(id)}/messages${qs({ limit: 100, ...readAs() })}`).catch(() => undefined);
     if (!panel || panel.epoch !== epoch) return;
@@ -145,9 +152,14 @@ function newThreadId() {
   return `t-${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
+/** Shows the parent once the room's history holds it (conversation.js calls this as messages arrive). */
+export function showParentIfMissing() {
+  if (panel?.parentId && nodes && !nodes.parent.firstChild) showParent(panel.parentId);
+}
+
 function showParent(parentId) {
   const m = parentId ? state.messages.find((x) => x.id === parentId) : undefined;
-  if (!m) return;
+  if (!m || nodes.parent.firstChild) return;
   const node = messageNode(m, { localNetwork: state.network.id, inPanel: true });
   node.classList.add('parent');
   nodes.parent.append(node);

@@ -112,6 +112,16 @@ t('a thread opens beside its room, a person replies in it and the thread list sh
   await page.setViewportSize({ width: 390, height: 800 });
   await shot(page, 'panel-390');
   await page.setViewportSize({ width: 1280, height: 800 });
+  // The thread's address opens the same view in a fresh page, parent included.
+  const fresh = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
+  await fresh.goto(`${ctx.s.url}/console/?access_token=${TOKENS.admin.value}`);
+  await fresh.waitForURL(/#\/room\/general$/);
+  await fresh.goto(`${ctx.s.url}/console/#/room/general/t/ship-2`);
+  await fresh.reload();
+  const again = fresh.locator('[data-testid=thread-panel]');
+  await again.locator('[data-testid=message-text]', { hasText: 'friday works' }).waitFor();
+  await again.locator('[data-testid=thread-parent] [data-testid=message-text]', { hasText: 'shall we ship 2.0?' }).waitFor();
+
   await panel.locator('[data-testid=thread-close]').click();
   await page.waitForURL(/#\/room\/general$/);
   assert.ok(await panel.isHidden());

@@ -2,36 +2,77 @@
 // after a send or a reconnect, its artifacts, and the composer that sends as a human.
 
 import { api, messageId, qs } from './api.js';
+import { enhanceComposer } from './composer.js';
+import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
 import { clear, el, toast } from './dom.js';
+import { layoutMessages } from './message-layout.js';
 import { artifactNode, messageNode } from './render.js';
+import { parseRoute } from './routes.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
 import { readAs, showReceipts } from './receipts.js';
 import { noteShown } from './unread.js';
+import { closeThread, openThread, roomCandidates, showParentIfMissing } from './thread.js';
+import { loadActivity, threadHref } from './thread-activity.js';
 
-// Room messages show their threads' reply counts, the member list its presence dots.
+// Room messages show their threads' reply counts, the member list its presence dots; the thread
+// list shows each thread's latest reply once it is read.
 onSidebar('threads', () => {
   if (state.current?.kind === 'room') rerenderMessages();
+  loadActivity(state.threads.values()).then(renderThreads);
 });
 onSidebar('agents', () => {
   if (state.current?.kind === 'room') renderMembers();
 });
 
+enhanceComposer({
+  form: $('composer'),
+  textarea: $('composer-text'),
+  candidates: () => {
+    const c = state.current;
+    if (c?.kind === 'dm') return dmCandidates();
+    return c?.roomId ? roomCandidates(c.roomId, state.messages) : [];
+  },
+});
+
+/** The load of the conversation in view (open's promise). */
+let opening = Promise.resolve();
+
+/** Shows what the address names: a conversation, a thread beside its room, a message, a DM to start. */
 export function route() {
-  const m = /^#\/(room|thread|dm)\/(.+)$/.exec(location.hash);
-  if (!m) {
+  const r = parseRoute(location.hash);
+  if (r === undefined) {
     const first = state.rooms.values().next().value;
     if (first) location.replace(`#/room/${encodeURIComponent(first.id)}`);
     else showEmpty('No rooms are visible to this session.');
     return;
   }
-  let id;
-  try {
-    id = decodeURIComponent(m[2]);
-  } catch {
-    return showEmpty('That address does not name a conversation.');
+  if (r === null) return showEmpty('That address does not name a conversation.');
+  if (r.kind === 'to') {
+    closeThread();
+    return openDraftDm(r.id, { beginView, renderComposer });
   }
-  open(m[1], id);
+  const c = state.current;
+  const same = c && !isDraftDm() && c.kind === r.kind && c.id === r.id;
+  // The same conversation may still be loading: a permalink into it waits for that load.
+  const opened = same ? opening : (opening = open(r.kind, r.id));
+  if (r.kind === 'room' && (r.thread || r.reply)) openThread(r.id, { threadId: r.thread, replyTo: r.reply });
+  else closeThread();
+  if (r.message) opened.then(() => focusMessage(r.message));
+}
+
+/** Scrolls to message `id` of the conversation in view (loading older pages, up to 2,000 back) and highlights it. */
+export async function focusMessage(id) {
+  const epoch = state.epoch;
+  for (let i = 0; i < 40 && !state.seen.has(id) && state.hasMore; i++) {
+    await loadOlder();
+    if (epoch !== state.epoch) return;
+  }
+  const li = document.querySelector(`#messages li[data-id="${CSS.escape(id)}"]`);
+  if (!li) return toast('That message is not in this conversation (or too far back).');
+  for (const old of document.querySelectorAll('.message.permalinked')) old.classList.remove('permalinked');
+  li.classList.add('permalinked');
+  li.scrollIntoView({ block: 'center' });
 }
 
 export function showEmpty(text) {
@@ -50,18 +91,9 @@ export async function open(kind, id) {
     roomId = t?.room_id;
   }
   state.current = { kind, id, roomId };
-  state.messages = [];
-  state.seen = new Set();
-  state.pending = [];
-  state.nextBefore = undefined;
-  state.hasMore = false;
+  beginView();
   state.unread.delete(`${kind}:${id}`);
-  $('empty').hidden = true;
-  $('conversation').hidden = false;
   renderTitle();
-  clear($('messages'));
-  $('load-older').hidden = true;
-  $('history-start').hidden = true;
   renderComposer();
   renderRooms();
   renderDms();
@@ -86,6 +118,20 @@ export async function open(kind, id) {
       scrollToEnd();
     }
   }
+}
+
+/** Empties the conversation pane for a new conversation. */
+function beginView() {
+  state.messages = [];
+  state.seen = new Set();
+  state.pending = [];
+  state.nextBefore = undefined;
+  state.hasMore = false;
+  $('empty').hidden = true;
+  $('conversation').hidden = false;
+  clear($('messages'));
+  $('load-older').hidden = true;
+  $('history-start').hidden = true;
 }
 
 function historyPath() {
@@ -130,7 +176,7 @@ export function addMessages(list, where) {
   const fresh = list.filter((m) => m?.id && !state.seen.has(m.id));
   if (fresh.length === 0) return;
   for (const m of fresh) state.seen.add(m.id);
-  const nodes = fresh.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) }));
+  const nodes = fresh.map(nodeOf);
   const ol = $('messages');
   if (where === 'start') {
     state.messages = [...fresh, ...state.messages];
@@ -139,15 +185,37 @@ export function addMessages(list, where) {
     state.messages.push(...fresh);
     ol.append(...nodes);
   }
+  layoutMessages(ol);
+  showParentIfMissing();
   $('history-start').hidden = state.hasMore || state.messages.length === 0;
   showReceipts(fresh);
   noteShown(fresh, where);
 }
 
+function nodeOf(m) {
+  const replies = repliesOf(m);
+  return messageNode(m, { localNetwork: state.network.id, replies, threadHref: replies ? threadHref(replies) : undefined });
+}
+
+/** Redraws one message of the view (its thread's reply count changed, say). */
+export function redrawMessage(id) {
+  const m = state.messages.find((x) => x.id === id);
+  const old = m && document.querySelector(`#messages > li[data-id="${CSS.escape(id)}"]`);
+  if (!old) return;
+  const node = nodeOf(m);
+  if (old.classList.contains('permalinked')) node.classList.add('permalinked');
+  old.replaceWith(node);
+  layoutMessages($('messages'));
+  showReceipts([m]);
+}
+
 export function rerenderMessages() {
   const ol = $('messages');
+  const marked = ol.querySelector('.permalinked')?.dataset.id;
   clear(ol);
-  ol.append(...state.messages.map((m) => messageNode(m, { localNetwork: state.network.id, replies: repliesOf(m) })));
+  ol.append(...state.messages.map(nodeOf));
+  layoutMessages(ol);
+  if (marked) ol.querySelector(`li[data-id="${CSS.escape(marked)}"]`)?.classList.add('permalinked');
   showReceipts(state.messages);
   noteShown([], 'rerender');
 }
@@ -186,7 +254,7 @@ export async function loadOlder() {
 /** Fetches messages newer than the last shown one (after a send or a reconnect). */
 export async function catchUp() {
   const c = state.current;
-  if (!c || state.loading) return;
+  if (!c || state.loading || isDraftDm()) return;
   const epoch = state.epoch;
   const last = state.messages[state.messages.length - 1];
   try {
@@ -204,7 +272,7 @@ export async function loadArtifacts() {
   const c = state.current;
   const ul = $('artifacts');
   clear(ul);
-  if (!c) return;
+  if (!c || isDraftDm()) return;
   const epoch = state.epoch;
   const filter = c.kind === 'room' ? { room_id: c.id } : c.kind === 'thread' ? { thread_id: c.id } : { dm_id: c.id };
   const r = await api(`/v1/artifacts${qs({ ...filter, limit: 100 })}`).catch(() => undefined);
@@ -221,7 +289,9 @@ export async function loadArtifacts() {
 
 export function renderComposer() {
   const c = state.current;
-  const allowed = Boolean(state.network?.console?.can_send_human) && (c?.kind === 'room' || c?.kind === 'thread');
+  const allowed =
+    Boolean(state.network?.console?.can_send_human) &&
+    (c?.kind === 'room' || c?.kind === 'thread' || (c?.kind === 'dm' && dmComposerAllowed()));
   $('composer').hidden = !allowed;
   $('composer-status').textContent = '';
 }
@@ -231,7 +301,12 @@ export async function send() {
   const box = $('composer-text');
   const text = box.value;
   if (!c || text.trim() === '' || $('composer-send').disabled) return;
-  const target = c.kind === 'room' ? { kind: 'room', room_id: c.id } : { kind: 'thread', room_id: c.roomId, thread_id: c.id };
+  const target =
+    c.kind === 'room'
+      ? { kind: 'room', room_id: c.id }
+      : c.kind === 'thread'
+        ? { kind: 'thread', room_id: c.roomId, thread_id: c.id }
+        : dmTarget();
   const human = state.session.human;
   const name = $('composer-name').value.trim() || human.name;
   $('composer-send').disabled = true;
@@ -242,7 +317,9 @@ export async function send() {
       body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts: [{ kind: 'text', text }] },
     });
     box.value = '';
+    box.dispatchEvent(new Event('input'));
     $('composer-status').textContent = '';
+    if (isDraftDm()) return await sentToDraft();
     await catchUp();
     scrollToEnd();
   } catch (err) {

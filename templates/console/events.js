@@ -1,11 +1,13 @@
 // Live events from the SSE feed applied to what is on screen.
 
 import { convKey } from './render.js';
-import { addMessages, catchUp, loadArtifacts, nearEnd, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
+import { addMessages, catchUp, loadArtifacts, nearEnd, redrawMessage, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
 import { onReceipts } from './receipts.js';
+import { onPanelMessage } from './thread.js';
+import { noteActivity } from './thread-activity.js';
 
 /** Shows the state of the live feed in the header. */
 export function setLive(cls, text) {
@@ -95,6 +97,9 @@ function onMessage(m) {
   state.counted.add(m.id);
   const key = convKey(m.target);
   const c = state.current;
+  noteActivity(m);
+  // A reply to the thread open in the side panel shows there and is not unread.
+  const inPanel = onPanelMessage(m);
   if (m.target.kind === 'thread') {
     const t = state.threads.get(m.target.thread_id);
     if (t) {
@@ -110,6 +115,9 @@ function onMessage(m) {
       });
     }
   }
+  // The room in view shows the new reply count under the thread's parent.
+  const parentId = m.target.kind === 'thread' ? state.threads.get(m.target.thread_id)?.parent_message_id : undefined;
+  if (parentId && c?.kind === 'room' && c.id === m.target.room_id) redrawMessage(parentId);
   if (m.target.kind === 'dm' && state.dmsAllowed) {
     const d = state.dms.get(m.target.dm_id);
     if (d) d.message_count = (d.message_count ?? 0) + 1;
@@ -128,10 +136,12 @@ function onMessage(m) {
       addMessages([m], 'end');
       if (stick) scrollToEnd();
     }
-    if (m.parts?.some((p) => p.kind !== 'text')) loadArtifacts();
-  } else {
+  } else if (!inPanel) {
     state.unread.set(key, (state.unread.get(key) ?? 0) + 1);
   }
+  // A room's artifacts include those of its threads (the one in the panel, say).
+  const shown = c && (key === `${c.kind}:${c.id}` || (c.kind === 'room' && m.target.room_id === c.id));
+  if (shown && m.parts?.some((p) => p.kind !== 'text')) loadArtifacts();
   renderRooms();
   renderThreads();
   renderDms();

@@ -11,7 +11,8 @@ export function readAs() {
   return s?.can_send_human && s.human ? { as: `human:${s.human.id}` } : {};
 }
 
-const own = (m) =>
+/** Whether `m` was sent by the session's own person (from this network). */
+export const isOwn = (m) =>
   m?.from?.type === 'human' && m.from.id === state.session?.human?.id && (!m.from.network_id || m.from.network_id === state.network?.id);
 
 const nameOf = (r) => (r.reader.type === 'human' ? `${r.reader.id} (person)` : r.reader.id);
@@ -33,13 +34,15 @@ function receiptsNode(list) {
 /** Fetches and shows the marks of those of `messages` that are the session's own. */
 export async function showReceipts(messages) {
   const epoch = state.epoch;
-  for (const m of messages.filter(own)) {
+  for (const m of messages.filter(isOwn)) {
     const r = await api(`/v1/messages/${encodeURIComponent(m.id)}/receipts`).catch(() => undefined);
     if (!r || epoch !== state.epoch) continue;
-    const li = document.querySelector(`#messages li[data-id="${CSS.escape(m.id)}"]`);
+    const li = document.querySelector(`li[data-testid=message][data-id="${CSS.escape(m.id)}"]`);
     if (!li) continue;
     li.querySelector(':scope > .receipts')?.remove();
-    li.append(receiptsNode(r.receipts));
+    // In a DM the person is a participant too: their own mark says nothing.
+    const self = state.session?.human?.id;
+    li.append(receiptsNode(r.receipts.filter((x) => !(x.reader?.type === 'human' && x.reader.id === self))));
   }
 }
 
@@ -54,6 +57,6 @@ export function onReceipts(e) {
   timer = setTimeout(() => {
     timer = undefined;
     // The newest of one's own messages are the ones whose marks move.
-    showReceipts(state.messages.filter(own).slice(-20));
+    showReceipts(state.messages.filter(isOwn).slice(-20));
   }, 500);
 }

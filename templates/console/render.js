@@ -1,10 +1,15 @@
 // Views of wire objects as DOM nodes, built with el() (text only) and renderMarkdown (DOM from
 // tokens, never HTML).
 
+import { withAttrs } from './attrs.js';
+import { copyText } from './clipboard.js';
+import { dmHref } from './dm-link.js';
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
+import { actionsNode, permalink } from './message-actions.js';
 import { reactionsNode } from './reactions.js';
 import { state } from './state.js';
+import { timeNode } from './times.js';
 
 /** The conversation key of a target, as the store names it. */
 export function convKey(target) {
@@ -24,7 +29,7 @@ export function formatTime(iso) {
 function partNode(part, mentions) {
   switch (part?.kind) {
     case 'text':
-      return renderMarkdown(el('div', { class: 'part text', testid: 'message-text' }), String(part.text ?? ''), mentions);
+      return withCopyButtons(renderMarkdown(el('div', { class: 'part text', testid: 'message-text' }), String(part.text ?? ''), mentions));
     case 'url':
       return el('div', { class: 'part url' }, el('a', { href: part.url, external: true }, part.url ?? ''));
     case 'data':
@@ -42,6 +47,27 @@ function partNode(part, mentions) {
   }
 }
 
+/** Puts a copy button on each code block of a rendered text (outside the <pre>, so the text stays the code). */
+function withCopyButtons(node) {
+  for (const pre of node.querySelectorAll('pre')) {
+    const wrap = el('div', { class: 'code-block' });
+    pre.replaceWith(wrap);
+    const copy = el(
+      'button',
+      {
+        type: 'button',
+        class: 'code-copy',
+        testid: 'code-copy',
+        title: 'Copy code',
+        onclick: () => copyText(pre.textContent ?? '', 'code copied'),
+      },
+      'Copy',
+    );
+    wrap.append(withAttrs(copy, { 'aria-label': 'Copy code' }), pre);
+  }
+  return node;
+}
+
 function safeJson(v) {
   try {
     return JSON.stringify(v, null, 2) ?? '';
@@ -57,29 +83,54 @@ export function displayName(from, localNetwork) {
   return agent?.name || from.name || from.id || '?';
 }
 
-/** One message. `opts.localNetwork` hides the home network of local senders; `opts.replies` adds a thread link. */
+/** The sender's name; for another local agent or person, a link that starts a DM with them. */
+function senderNode(from, localNetwork) {
+  const name = el('span', { class: 'from', testid: 'message-from' }, displayName(from, localNetwork));
+  const local = !from.network_id || from.network_id === localNetwork;
+  const self = from.type === 'human' && from.id === state.session?.human?.id;
+  const href = local && !self && from.id ? dmHref(from.id) : undefined;
+  return href ? el('a', { href, class: 'from-link', title: `Message ${from.id} directly` }, name) : name;
+}
+
+/** Who sent `from`, as a key for grouping consecutive messages. */
+function senderKey(from) {
+  return `${from.type ?? ''}:${from.network_id ?? ''}:${from.id ?? ''}:${from.name ?? ''}`;
+}
+
+/**
+ * One message. `opts.localNetwork` hides the home network of local senders; `opts.replies` adds a
+ * thread link (its href from `opts.threadHref`, else the thread's own view); `opts.inPanel` marks
+ * a message shown in the thread panel.
+ */
 export function messageNode(m, opts = {}) {
   const from = m.from ?? {};
   const remote = from.network_id && from.network_id !== opts.localNetwork ? `@${from.network_id}` : '';
+  const replies = opts.replies;
   return el(
     'li',
-    { class: `message from-${from.type === 'human' ? 'human' : 'agent'}`, testid: 'message', data: { id: m.id } },
+    {
+      class: `message from-${from.type === 'human' ? 'human' : 'agent'}`,
+      testid: 'message',
+      data: { id: m.id, at: m.created_at ?? '', sender: senderKey(from) },
+    },
     el(
       'div',
       { class: 'meta' },
-      el('span', { class: 'from', testid: 'message-from' }, displayName(from, opts.localNetwork)),
+      senderNode(from, opts.localNetwork),
       ' ',
-      el('span', { class: 'muted' }, `${from.type ?? ''} ${from.id ?? ''}${remote}`),
+      el('span', { class: 'muted sender-id' }, `${from.type ?? ''} ${from.id ?? ''}${remote}`),
       m.origin ? el('span', { class: 'badge', title: `relayed from ${m.origin.network_id}` }, 'relayed') : null,
       ' ',
-      el('time', { datetime: m.created_at, title: m.created_at }, formatTime(m.created_at)),
+      el('a', { class: 'permalink', href: permalink(m), testid: 'permalink' }, timeNode(m.created_at)),
     ),
+    actionsNode(m, opts),
     ...(Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
-    opts.replies
+    replies
       ? el(
           'a',
-          { class: 'replies', href: `#/thread/${encodeURIComponent(opts.replies.id)}` },
-          `${opts.replies.message_count} in thread ${opts.replies.id}`,
+          { class: 'replies', testid: 'replies', href: opts.threadHref ?? `#/thread/${encodeURIComponent(replies.id)}` },
+          `${replies.message_count} ${replies.message_count === 1 ? 'reply' : 'replies'}`,
+          replies.last_message_at ? el('span', { class: 'muted' }, ' · last ', timeNode(replies.last_message_at)) : null,
         )
       : null,
     reactionsNode(m),

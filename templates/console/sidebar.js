@@ -3,6 +3,8 @@
 import { api, qs } from './api.js';
 import { clear, el } from './dom.js';
 import { $, report, state } from './state.js';
+import { dmHref } from './dm-link.js';
+import { activityNode, threadHref } from './thread-activity.js';
 
 // The conversation pane follows the sidebar (thread counts, presence dots) by listening here, so
 // the sidebar never imports the pane that imports it.
@@ -120,10 +122,11 @@ export function renderThreads() {
         { class: isCurrent('thread', t.id) ? 'active' : '' },
         el(
           'a',
-          { href: `#/thread/${encodeURIComponent(t.id)}`, testid: `thread-${t.id}` },
+          { href: threadHref(t), testid: `thread-${t.id}` },
           t.id,
           el('span', { class: 'muted count' }, ` ${t.message_count}`),
           badge(`thread:${t.id}`),
+          activityNode(t),
         ),
       ),
     );
@@ -167,6 +170,12 @@ export function presenceDot(id) {
   });
 }
 
+/** An agent's name as a link that starts a DM with it, when the session may send one (dm.js). */
+function dmLink(id, ...label) {
+  const href = dmHref(id);
+  return href ? el('a', { href, class: 'dm-link', testid: `start-dm-${id}`, title: `Message ${id} directly` }, ...label) : label;
+}
+
 export function renderAgents() {
   const ul = $('agents');
   clear(ul);
@@ -180,8 +189,7 @@ export function renderAgents() {
         'li',
         { testid: `agent-${a.id}`, data: { presence: state.presence.get(a.id) ? 'online' : 'offline' } },
         presenceDot(a.id),
-        a.name && a.name !== a.id ? `${a.name} ` : '',
-        el('span', { class: a.name && a.name !== a.id ? 'muted' : '' }, a.id),
+        dmLink(a.id, a.name && a.name !== a.id ? `${a.name} ` : '', el('span', { class: a.name && a.name !== a.id ? 'muted' : '' }, a.id)),
       ),
     );
   }

@@ -1,7 +1,7 @@
 // The console as people use it every day (#29 parts 4-7), in a real browser: unread counts kept in
 // the store that clear on view and follow the person across a reload and a second browser, admin
 // controls only for admins, the layout at 390 px, an axe-core check of the main views, and what a
-// signed-out visitor sees. Screenshots of each view go to test-output/screenshots/ for review.
+// signed-out visitor sees. Screenshots of each view go to test/.artifacts/screenshots/ for review.
 
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, setupOnce } from '../helpers/browser.js';
 import { eventually, ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
-const SHOTS = path.join(ROOT, 'test-output/screenshots');
+const SHOTS = path.join(ROOT, 'test/.artifacts/screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const OBSERVER: string = TOKENS.observer.value;
 const ADMIN: string = TOKENS.admin.value;

@@ -277,7 +277,7 @@ t('without the Markdown bundle the text still shows, as plain text', async (ctx)
   const msg = page.locator('[data-testid=message]', { hasText: 'Build passed' });
   await msg.waitFor();
   assert.is(await msg.locator('[data-testid=message-text]').textContent(), RICH);
-  assert.is(await msg.locator('strong, pre, a').count(), 0);
+  assert.is(await msg.locator('[data-testid=message-text]').locator('strong, pre, a').count(), 0);
   assert.equal(ctx.beaconHits, []);
 });
 

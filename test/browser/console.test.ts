@@ -254,7 +254,9 @@ t('threads, DMs, artifacts and agent presence show up live', async (ctx) => {
   assert.is(await page.locator('[data-testid=thread-topic-1] [data-testid=unread]').textContent(), '1', 'and shows it unread');
   await page.click('[data-testid=thread-topic-1]');
   await page.locator('[data-testid=message-text]', { hasText: 'a thread reply' }).waitFor();
-  assert.match((await page.locator('[data-testid=conv-title]').textContent()) ?? '', /Thread topic-1 in #general/);
+  // The thread opens in the side panel beside its room.
+  assert.match((await page.locator('[data-testid=thread-title]').textContent()) ?? '', /Thread topic-1 in #general/);
+  assert.match((await page.locator('[data-testid=conv-title]').textContent()) ?? '', /# General/);
   const artifact = page.locator('[data-testid=artifact]', { hasText: 'report.pdf' });
   await artifact.waitFor();
   assert.is(await artifact.locator('a').getAttribute('href'), 'https://files.example/report.pdf');

@@ -1,0 +1,46 @@
+// The hover actions of a message (shown on hover and keyboard focus): reply in thread, copy link,
+// react, and receipts on one's own messages; and the permalink of a message.
+
+import { copyText } from './clipboard.js';
+import { withAttrs } from './attrs.js';
+import { el } from './dom.js';
+import { isOwn, showReceipts } from './receipts.js';
+import { state } from './state.js';
+
+const enc = encodeURIComponent;
+
+/** The console address that opens the conversation of `m` at `m` (#/<kind>/<id>/m/<message id>). */
+export function permalink(m) {
+  const t = m?.target ?? {};
+  const conv = t.kind === 'thread' ? `thread/${enc(t.thread_id)}` : t.kind === 'dm' ? `dm/${enc(t.dm_id)}` : `room/${enc(t.room_id ?? '')}`;
+  return `#/${conv}/m/${enc(m.id)}`;
+}
+
+/** The address that opens the thread panel of room message `m` (its thread, or a new one). */
+export function replyHref(m) {
+  return `#/room/${enc(m.target.room_id)}/reply/${enc(m.id)}`;
+}
+
+const mayWrite = () => Boolean(state.session?.human && state.network?.console?.can_send_human);
+
+function button(label, testid, onclick, text) {
+  return withAttrs(el('button', { type: 'button', class: 'action', testid, title: label, onclick }, text), { 'aria-label': label });
+}
+
+/** The action bar of message `m`; `opts.inPanel` drops "reply in thread" (already in one). */
+export function actionsNode(m, opts = {}) {
+  const roomMessage = m.target?.kind === 'room';
+  const bar = el(
+    'div',
+    { class: 'actions', testid: 'message-actions' },
+    roomMessage && !opts.inPanel
+      ? button('Reply in thread', 'action-reply', () => location.assign(replyHref(m)), '↳ Reply in thread')
+      : null,
+    button('Copy link', 'action-copy-link', () => copyText(new URL(permalink(m), location.href).href, 'link copied'), 'Copy link'),
+    mayWrite() && m.target?.kind !== 'dm'
+      ? button('React', 'action-react', (e) => e.currentTarget.closest('li')?.querySelector('[data-testid=reaction-add]')?.click(), 'React')
+      : null,
+    isOwn(m) ? button('Receipts', 'action-receipts', () => showReceipts([m]), 'Receipts') : null,
+  );
+  return withAttrs(bar, { role: 'toolbar', 'aria-label': 'message actions' });
+}

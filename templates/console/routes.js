@@ -1,0 +1,30 @@
+// The console's addresses (the part after #), parsed without touching the page:
+//   #/room/<room>                 the room
+//   #/room/<room>/t/<thread>      the room with a thread open in the side panel
+//   #/room/<room>/reply/<message> the room with the panel on that message's thread (new or not)
+//   #/<room|thread|dm>/<id>/m/<message>  a permalink: the conversation at that message
+//   #/thread/<thread>, #/dm/<dm>  a thread or DM on its own
+//   #/to/<agent>                  a DM to be started with that agent
+
+const ROUTE = /^#\/(room|thread|dm|to)\/([^/]+)(?:\/(t|reply|m)\/([^/]+))?$/;
+
+/** The route of `hash`: {kind, id, thread?, reply?, message?}, undefined when none, null when malformed. */
+export function parseRoute(hash) {
+  if (hash === '' || hash === '#' || hash === '#/') return undefined;
+  const m = ROUTE.exec(hash);
+  if (!m) return null;
+  try {
+    const r = { kind: m[1], id: decodeURIComponent(m[2]) };
+    if (m[3]) {
+      const sub = decodeURIComponent(m[4]);
+      if (m[3] === 'm') r.message = sub;
+      else if (m[1] !== 'room') return null;
+      else if (m[3] === 't') r.thread = sub;
+      else r.reply = sub;
+    }
+    if (r.kind === 'to' && m[3]) return null;
+    return r;
+  } catch {
+    return null;
+  }
+}

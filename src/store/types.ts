@@ -31,7 +31,7 @@ export * from './receipts.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
-import type { DeliveryQuery, WebhookDelivery } from './outbox.js';
+import type { AppliedHookRecord, DeliveryQuery, WebhookDelivery } from './outbox.js';
 
 // ---- reads ----
 
@@ -179,6 +179,8 @@ export interface Store {
   webhookCursor(webhookId: string): Promise<number | undefined>;
   /** A webhook's deliveries, as the query says. */
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
+  /** Hooks declared by `svc apply`, by kind then id. */
+  appliedHooks(): Promise<AppliedHookRecord[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

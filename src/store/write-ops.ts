@@ -14,7 +14,7 @@ import type {
   ThreadRecord,
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
-import type { WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
+import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -191,7 +191,9 @@ export type WriteOp =
   | ReceiptMarkOp
   // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
   | WebhookEnqueueOp
-  | WebhookDeliveryOp;
+  | WebhookDeliveryOp
+  // Hooks declared by `svc apply` (#28; outbox.ts).
+  | HooksApplyOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -209,7 +211,8 @@ export type OpOutcome =
   | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number }
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
   | { op: 'webhook.enqueue' }
-  | { op: 'webhook.delivery' };
+  | { op: 'webhook.delivery' }
+  | { op: 'hooks.apply' };
 
 export interface WriteResult {
   /** One per op, in order. */

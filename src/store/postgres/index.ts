@@ -24,6 +24,7 @@ import type {
   ReactionRecord,
   ReceiptRecord,
   DeliveryQuery,
+  AppliedHookRecord,
   WebhookDelivery,
   RoomFilter,
   RoomRecord,
@@ -329,6 +330,10 @@ export class PostgresStore implements Store {
 
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return this.reads.webhookDeliveries(q);
+  }
+
+  appliedHooks(): Promise<AppliedHookRecord[]> {
+    return this.reads.appliedHooks();
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

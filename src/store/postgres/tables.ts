@@ -20,6 +20,7 @@ export interface Tables {
   receipts: string;
   webhook_cursors: string;
   webhook_deliveries: string;
+  applied_hooks: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -47,6 +48,7 @@ export function tablesOf(schema: string): Tables {
     receipts: t('receipts'),
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
+    applied_hooks: t('applied_hooks'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -141,6 +141,20 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
     `,
   },
+  {
+    version: 9,
+    // #28, `svc apply` carrying webhooks and inbound hooks (K): the hooks it declared
+    // (src/store/outbox.ts, AppliedHookRecord).
+    sql: `
+      CREATE TABLE IF NOT EXISTS applied_hooks (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        applied_at TEXT NOT NULL,
+        PRIMARY KEY (kind, id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -60,6 +60,23 @@ t('applied to a running server, an event is delivered signed and an inbound POST
   try {
     const file = path.join(dir, 'hooks.yaml');
     writeFileSync(file, stringify(declarations(rx.url)));
+    const unset = await cli(['apply', file, '--url', s.url, '--token', admin], { cwd: dir, env: { IN_SECRET } });
+    assert.is(unset.code, 1);
+    assert.match(unset.stderr, /webhooks\[0\]\.secret_env: environment variable OUT_SECRET is not set/);
+    const plan = await cli(['apply', file, '--url', s.url, '--token', admin, '--dry-run', '--json'], { cwd: dir, env: ENV });
+    assert.is(plan.code, 0, plan.stderr);
+    assert.equal(
+      JSON.parse(plan.stdout)
+        .changes.filter((c: Json) => c.kind !== 'room')
+        .map((c: Json) => [c.kind, c.id, c.action]),
+      [
+        ['webhook', 'out', 'created'],
+        ['inbound_hook', 'ci', 'created'],
+      ],
+    );
+    assert.not.match(plan.stdout, SECRETS);
+    assert.equal(await hookList(s), { webhooks: [], inbound_hooks: [] }, 'a dry run applies nothing');
+
     const r = await cli(['apply', file, '--url', s.url, '--token', admin], { cwd: dir, env: ENV });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^created\s+webhook\s+out$/m);

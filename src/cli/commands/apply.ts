@@ -15,6 +15,7 @@ import { declaredFromConfig } from '../../network/apply.js';
 import { normalizeMember } from '../../network/members.js';
 import type { AgentSummary, ApplyRequest, ApplyResponse, Room } from '../../protocol/types.js';
 import { json, table } from '../format.js';
+import { listedHooks, planHooks } from './apply-hooks.js';
 import { EXIT, type Io } from '../io.js';
 import { configPath, resolveTarget, type Target } from '../target.js';
 import { reportFailure, withClient, type ClientFlags } from '../with-client.js';
@@ -279,7 +280,8 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
     collectAll((q) => client.listAgents(q).then((r) => ({ items: r.agents, ...(r.page ? { page: r.page } : {}) }))),
   ]);
   const unseen = anonymous ? await probeUnseen(client, req, rooms, agents) : {};
-  const changes = planApply(req, rooms, agents, unseen);
+  const hooks = await listedHooks(client, req);
+  const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why)];
   if (flags.json) {
     io.out(json({ dry_run: true, anonymous, network_id: req.network_id, changes }));
     return EXIT.ok;

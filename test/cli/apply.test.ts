@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
-import { cli, deadUrl } from '../helpers/cli.js';
+import { cli, deadUrl, MEMORY_STORE } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -19,7 +19,7 @@ interface Ctx {
 
 const t = suite<Ctx>('svc apply against a running server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   ctx.write = (name, config) => {
     const file = path.join(ctx.s.dir, name);
     writeFileSync(file, stringify(config), { mode: 0o600 });

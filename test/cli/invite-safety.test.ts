@@ -15,7 +15,7 @@ import { encodeInvite } from '../../src/pairing/invite.js';
 import { inviteAccept } from '../../src/cli/commands/invite.js';
 import type { Io } from '../../src/cli/io.js';
 import { Chalk } from 'chalk';
-import { cli, freePort } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
 import { startServer, TOKENS } from '../helpers/server.js';
 import { freshSchema } from '../helpers/pg.js';
 
@@ -54,15 +54,39 @@ t.before((ctx) => {
 });
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
-async function init(dir: string, id: string): Promise<string> {
+let template: Promise<string> | undefined;
+
+/**
+ * The config `svc init --yes --network-id ID --listen LISTEN` writes, in `dir/ID`. Init itself runs
+ * once per file (these tests are about invites, and a dozen inits cost seconds of CPU); each
+ * network is its output with its own id, name and address (the operator token is shared).
+ */
+async function initConfig(dir: string, id: string, listen: string): Promise<string> {
+  template ??= (async () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'svc-invite-init-'));
+    try {
+      const r = await cli(['init', '--yes', '--dir', d, '--network-id', 'template-net', '--listen', '127.0.0.1:0']);
+      assert.is(r.code, 0, r.stderr);
+      return readFileSync(path.join(d, 'svc.yaml'), 'utf8');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  })();
+  const text = await template;
+  const mine = text
+    .replace(/^ {2}id: template-net\n {2}name: template-net$/m, `  id: ${id}\n  name: ${id}`)
+    .replace(/^ {2}listen_addr: 127\.0\.0\.1:0\b/m, `  listen_addr: ${listen}`);
+  assert.ok(mine.includes(`id: ${id}`) && mine.includes(`listen_addr: ${listen}`), 'the template changed shape');
   const d = path.join(dir, id);
-  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id]);
-  assert.is(r.code, 0, r.stderr);
+  mkdirSync(d, { recursive: true });
   const file = path.join(d, 'svc.yaml');
-  // Not the shared default port: whatever answers there is not this config's server.
-  const port = await freePort();
-  edit(file, (c) => (c.server.listen_addr = `127.0.0.1:${port}`));
+  writeFileSync(file, mine, { mode: 0o600 });
   return file;
+}
+
+async function init(dir: string, id: string): Promise<string> {
+  // Not the shared default port: whatever answers there is not this config's server.
+  return initConfig(dir, id, `127.0.0.1:${await freePort()}`);
 }
 
 function edit(file: string, change: (c: Record<string, any>) => void): void {
@@ -224,7 +248,7 @@ t('an invite whose relay room or tokens hold anything but base64url-like text is
 });
 
 t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async () => {
-  const s = await startServer();
+  const s = await startServer({ config: { store: MEMORY_STORE } });
   try {
     const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
     const created = await s.post('/v1/rooms', { id: 'trick', name }, TOKENS.admin.value);
@@ -251,10 +275,7 @@ k.before((ctx) => {
 k.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 async function initIn(dir: string, id: string): Promise<string> {
-  const d = path.join(dir, id);
-  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id, '--listen', '127.0.0.1:0']);
-  assert.is(r.code, 0, r.stderr);
-  return path.join(d, 'svc.yaml');
+  return initConfig(dir, id, '127.0.0.1:0');
 }
 
 async function inviteTo(home: string, rooms: string): Promise<string> {

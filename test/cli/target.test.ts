@@ -12,7 +12,7 @@ import { networkIdOfFolder } from '../../src/config/init.js';
 import { runtimeFilePath } from '../../src/config/runtime-file.js';
 import { networkRefusal } from '../../src/cli/target-check.js';
 import { resolveTarget, type Target } from '../../src/cli/target.js';
-import { cli, freePort } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const u = suite('target resolution (pure parts)');
@@ -154,9 +154,13 @@ n.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-target-net-'));
   // Another network listens on the port this config names: one public, one that hides its document.
   ctx.other = await startServer({
-    config: { network: { id: 'beta' }, auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } },
+    config: {
+      store: MEMORY_STORE,
+      network: { id: 'beta' },
+      auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] },
+    },
   });
-  ctx.hidden = await startServer({ config: { network: { id: 'gamma' } } });
+  ctx.hidden = await startServer({ config: { store: MEMORY_STORE, network: { id: 'gamma' } } });
 });
 n.after(async (ctx) => {
   await ctx.other.dispose();

@@ -193,6 +193,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     ...(remote[0] ? { checkRemoteSender: remote[0] } : {}),
     observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),
     warnings: all('warnings'),
+    apply: all('apply'),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

@@ -41,6 +41,41 @@ export interface InboundHookConfig {
 export type FileWebhook = Omit<WebhookConfig, 'secret'>;
 export type FileInboundHook = Omit<InboundHookConfig, 'secret'>;
 
+/** Why a webhook secret is unusable (`whsec_` followed by something that is not base64), or undefined. */
+export function secretProblem(value: string): string | undefined {
+  if (value.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value))
+    return 'starts with whsec_ but the rest is not base64 (the Standard Webhooks form is whsec_<base64>)';
+  return undefined;
+}
+
+/**
+ * Checks an outbound webhook's target and retry bounds (the schema checked the rest); `at` is its
+ * key path (`webhooks[0]`, `body.webhooks[0]`). Shared by svc.yaml and `svc apply`.
+ */
+export function checkWebhook(w: Omit<FileWebhook, 'secret_env'>, at: string, fail: (line: string) => never): void {
+  let url: URL;
+  try {
+    url = new URL(w.url);
+  } catch {
+    fail(`${at}.url: not a valid URL`);
+  }
+  if (url!.username || url!.password) fail(`${at}.url: must not carry credentials (the signature authenticates the sender)`);
+  const refusal = privateHostRefusal(url!.hostname);
+  if (refusal && !w.allow_private_network)
+    fail(`${at}.url: ${refusal}; set ${at}.allow_private_network: true to allow a target on a private network`);
+  if (w.retry.max_ms < w.retry.initial_ms) fail(`${at}.retry.max_ms: must be at least retry.initial_ms (${w.retry.initial_ms})`);
+}
+
+/** Fails on the second of two entries with one id (`where` is the list's key path). */
+export function checkUniqueIds(ids: readonly string[], where: string, fail: (line: string) => never): void {
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const j = seen.get(id);
+    if (j !== undefined) fail(`${where}[${i}].id: duplicate id "${id}" (also ${where}[${j}])`);
+    seen.set(id, i);
+  });
+}
+
 /** Resolves both sections; `fail` throws the one-line config error (key path first). */
 export function resolveHooks(
   webhooks: FileWebhook[],
@@ -52,41 +87,25 @@ export function resolveHooks(
     const v = env[name];
     if (v === undefined) fail(`${at}.secret_env: environment variable ${name} is not set`);
     if (v === '') fail(`${at}.secret_env: environment variable ${name} is empty`);
-    if (v!.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(v!))
-      fail(`${at}.secret_env: ${name} starts with whsec_ but the rest is not base64 (the Standard Webhooks form is whsec_<base64>)`);
+    const problem = secretProblem(v!);
+    if (problem) fail(`${at}.secret_env: ${name} ${problem}`);
     return v!;
   };
   const out = webhooks.map((w, i): WebhookConfig => {
     const at = `webhooks[${i}]`;
-    let url: URL;
-    try {
-      url = new URL(w.url);
-    } catch {
-      fail(`${at}.url: not a valid URL`);
-    }
-    if (url!.username || url!.password) fail(`${at}.url: must not carry credentials (the signature authenticates the sender)`);
-    const refusal = privateHostRefusal(url!.hostname);
-    if (refusal && !w.allow_private_network)
-      fail(`${at}.url: ${refusal}; set ${at}.allow_private_network: true to allow a target on a private network`);
-    if (w.retry.max_ms < w.retry.initial_ms) fail(`${at}.retry.max_ms: must be at least retry.initial_ms (${w.retry.initial_ms})`);
+    checkWebhook(w, at, fail);
     return { ...w, secret: secretOf(at, w.secret_env) };
   });
   const hooks = inbound.map((h, i): InboundHookConfig => ({ ...h, secret: secretOf(`inbound_hooks[${i}]`, h.secret_env) }));
-  const dup = (ids: string[], where: string) => {
-    const seen = new Map<string, number>();
-    ids.forEach((id, i) => {
-      const j = seen.get(id);
-      if (j !== undefined) fail(`${where}[${i}].id: duplicate id "${id}" (also ${where}[${j}])`);
-      seen.set(id, i);
-    });
-  };
-  dup(
+  checkUniqueIds(
     out.map((w) => w.id),
     'webhooks',
+    fail,
   );
-  dup(
+  checkUniqueIds(
     hooks.map((h) => h.id),
     'inbound_hooks',
+    fail,
   );
   return { webhooks: out, inbound_hooks: hooks };
 }

@@ -141,7 +141,12 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
   if (req.network_id !== ctx.config.network.id) {
     throw new AppError('unprocessable_entity', `body.network_id: ${req.network_id} is not this network (${ctx.config.network.id})`);
   }
-  return applyDeclared(ctx, req, 'request', 'body.');
+  const parts = ctx.hooks.apply ?? [];
+  // Every part's declarations are checked before anything is written: a bad one applies nothing.
+  for (const part of parts) await part.check(req);
+  const res = await applyDeclared(ctx, req, 'request', 'body.');
+  for (const part of parts) res.changes!.push(...(await part.apply(req)));
+  return res;
 }
 
 /** What a config file declares: its rooms and its tokens' agent allowlists as bindings. */

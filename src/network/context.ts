@@ -7,7 +7,7 @@ import type { Message, ServiceEvent, Warning } from '../protocol/types.js';
 import { newId } from '../protocol/ids.js';
 import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
-import type { SendRequest } from '../protocol/types.js';
+import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 
 /** Decisions and observations around one message send, contributed by a feature. */
 export interface SendHooks {
@@ -29,6 +29,16 @@ export interface Hooks {
   readonly observeWrite: readonly ((seconds: number) => void)[];
   /** Operator warnings (pairing compatibility, ...). */
   readonly warnings: readonly (() => Warning[])[];
+  /** Declarations `svc apply` carries beyond rooms and agents (the webhooks feature's hooks). */
+  readonly apply?: readonly ApplyPart[];
+}
+
+/** A feature's part of POST /v1/apply. */
+export interface ApplyPart {
+  /** Refuses a bad declaration (an AppError naming its field under `body.`) before anything is applied. */
+  check(req: ApplyRequest): Promise<void>;
+  /** Applies the declarations `check` accepted; returns what changed. */
+  apply(req: ApplyRequest): Promise<NonNullable<ApplyResponse['changes']>>;
 }
 
 export const NO_HOOKS: Hooks = { send: [], observeWrite: [], warnings: [] };

@@ -7,13 +7,12 @@ import { forbidden } from '../errors.js';
 import type { PairingConfig } from '../config/types.js';
 import type { Metrics } from '../observe/metrics.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
-import type { Message, Pairing, PairingDiagnostics, PairingStatus, ReactionChange } from '../protocol/types.js';
+import type { Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
 import { evaluateRemote } from './compat.js';
 import { PairingCursor } from './cursor.js';
-import { Outbox, type Delivery } from './outbox.js';
-import { RefusalTally, refusalFix, refusalReason } from './refusals.js';
-import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
-import { isReactionRelayable, reactionRequestFor } from './relay-reaction.js';
+import { Outbox } from './outbox.js';
+import { RefusalTally } from './refusals.js';
+import { relayDelivery, remoteStatusMessage } from './relay-delivery.js';
 import { backoffDelay, RelayClient, type RequestFrame } from './relay-client.js';
 import { canRelay, nextStatus } from './status.js';
 import { DirectTransport, displayUrl, TransportError, type PairMethod, type PairResponse, type PairTransport } from './transport.js';
@@ -92,13 +91,25 @@ export class PairingManager {
     }
     // Earlier releases kept the cursor in a file beside the database: read once, then dropped.
     this.cursor = new PairingCursor(ctx.store, c.id, path.join(path.dirname(ctx.config.store.path), `pairing-${c.id}.cursor`));
+    const relayed = relayDelivery({
+      id: c.id,
+      ctx,
+      metrics: d.metrics,
+      transport: this.transport,
+      refusals: this.refusals,
+      remoteNetworkId: () => this.remoteNetworkId,
+      remoteDirectMessages: () => this.remote?.direct_messages === true,
+      transportFailed: (err) => this.transportFailed(err),
+      failed: (reason, message) => this.failed(reason, message),
+      backOff: () => this.schedule(backoffDelay(this.failures, 500, ctx.config.server.pairing_check_interval_ms)),
+    });
     this.outbox = new Outbox({
       store: ctx.store,
       cursor: this.cursor,
       leaseKey: `pairing:${c.id}`,
-      eligible: (m) => this.eligible(m),
-      deliver: (m) => this.deliver(m),
-      reactions: { eligible: async (r) => this.reactionEligible(r), deliver: (r) => this.deliverReaction(r) },
+      eligible: relayed.eligible,
+      deliver: relayed.deliver,
+      reactions: { eligible: relayed.reactionEligible, deliver: relayed.deliverReaction },
       canSend: () => !this.closed && canRelay(this.status) && this.transport.ready(),
       onPending: (n) => d.metrics.relayOutboxPending.set(label, n),
     });
@@ -313,126 +324,4 @@ export class PairingManager {
     if (present) this.checkSoon();
     else this.failed('peer_absent', 'the peer is not connected to the relay room');
   }
-
-  private async eligible(m: Message): Promise<boolean> {
-    const ctx = this.d.ctx;
-    const room = m.target.kind === 'dm' ? undefined : await ctx.store.getRoom(m.target.room_id);
-    return isRelayable(m, {
-      localNetworkId: ctx.config.network.id,
-      ...(this.remoteNetworkId ? { remoteNetworkId: this.remoteNetworkId } : {}),
-      remoteDirectMessages: this.remote?.direct_messages === true,
-      roomFederated: (roomId) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(this.id),
-    });
-  }
-
-  private async reactionEligible(r: ReactionChange): Promise<boolean> {
-    const ctx = this.d.ctx;
-    const room = r.target.kind === 'dm' ? undefined : await ctx.store.getRoom(r.target.room_id);
-    return isReactionRelayable(r, {
-      localNetworkId: ctx.config.network.id,
-      ...(this.remoteNetworkId ? { remoteNetworkId: this.remoteNetworkId } : {}),
-      remoteDirectMessages: this.remote?.direct_messages === true,
-      roomFederated: (roomId) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(this.id),
-    });
-  }
-
-  /** Repeats a reaction on the peer; a refusal (the message never reached it, 404 on a removal) is final. */
-  private async deliverReaction(r: ReactionChange): Promise<Delivery> {
-    const req = reactionRequestFor(r);
-    let res: PairResponse;
-    try {
-      res = await this.transport.request(req.method, req.path, req.body);
-    } catch (err) {
-      this.transportFailed(err);
-      this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
-      return 'retry';
-    }
-    const verdict = classifyRelayAnswer(res.status);
-    if (verdict === 'retry') {
-      this.failed(res.status === 401 ? 'unauthorized' : 'remote_error', remoteStatusMessage(res.status));
-      this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
-      return 'retry';
-    }
-    if (verdict === 'refused') {
-      this.d.ctx.log('info', 'the paired network refused a relayed reaction; it will not be retried', {
-        pairing: this.id,
-        message_id: r.message_id,
-        emoji: r.emoji,
-        status: res.status,
-        error: errorText(res.body),
-      });
-    }
-    return 'done';
-  }
-
-  private async deliver(m: Message): Promise<Delivery> {
-    const net = this.d.ctx.config.network.id;
-    let withParent = true;
-    for (;;) {
-      let r: PairResponse;
-      try {
-        r = await this.transport.request('POST', '/v1/messages', relayRequestFor(m, net, { withParent }));
-      } catch (err) {
-        this.transportFailed(err);
-        this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
-        return 'retry';
-      }
-      const verdict = classifyRelayAnswer(r.status);
-      if (verdict === 'delivered') return 'done';
-      // The thread's parent may predate the pairing (no backfill): create the thread there without it.
-      if (r.status === 404 && withParent && m.target.kind === 'thread' && m.target.parent_message_id) {
-        withParent = false;
-        continue;
-      }
-      if (verdict === 'retry') {
-        this.failed(r.status === 401 ? 'unauthorized' : 'remote_error', remoteStatusMessage(r.status));
-        this.schedule(backoffDelay(this.failures, 500, this.d.ctx.config.server.pairing_check_interval_ms));
-        return 'retry';
-      }
-      this.refused(m, r);
-      return 'done';
-    }
-  }
-
-  /** Counts a refusal (listing, metrics) and logs it with the fix on the other side. */
-  private refused(m: Message, r: PairResponse): void {
-    const error = errorText(r.body);
-    const reason = refusalReason(r.status, r.body);
-    const fix = refusalFix({
-      remote: this.remoteNetworkId ?? this.id,
-      localNetworkId: this.d.ctx.config.network.id,
-      pairingId: this.id,
-      message: m,
-      ...(error ? { error } : {}),
-    });
-    this.refusals.record({
-      message_id: m.id,
-      reason,
-      status: r.status,
-      ...(m.target.kind === 'dm' ? {} : { room_id: m.target.room_id }),
-      at: now(),
-      fix,
-    });
-    this.d.metrics.relayRefused.inc({ pairing: this.id, reason });
-    this.d.ctx.log('warn', 'the paired network refused a relayed message; it will not be retried', {
-      pairing: this.id,
-      message_id: m.id,
-      status: r.status,
-      reason,
-      error,
-      fix,
-    });
-  }
-}
-
-function remoteStatusMessage(status: number): string {
-  if (status === 401) return 'the remote refused the pairing token (HTTP 401): it has no matching pair token yet';
-  if (status === 403) return 'the remote refused the request (HTTP 403)';
-  return `the remote answered HTTP ${status}`;
-}
-
-function errorText(body: unknown): string | undefined {
-  if (body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string')
-    return (body as { error: string }).error.slice(0, 300);
-  return undefined;
 }

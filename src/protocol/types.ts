@@ -1,5 +1,7 @@
 // Wire shapes of SPEC.md, shared by the server, the typed client and the tests.
 
+import type { DeclaredInboundHook, DeclaredWebhook } from './webhooks.js';
+
 export const HTTP_PROTOCOL = 'service.http.v1';
 export const ATTACH_PROTOCOL = 'service.attach.v1';
 export const PAIR_PROTOCOL = 'service.pair.v1';
@@ -292,6 +294,9 @@ export interface ApplyRequest {
   network_id: string;
   agents: { id: string; credential_key: string }[];
   rooms: { id: string; name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy }[];
+  /** Ours (#28): hooks kept in the store, merged with svc.yaml's (docs/webhooks.md). */
+  webhooks?: DeclaredWebhook[];
+  inbound_hooks?: DeclaredInboundHook[];
 }
 
 export interface ApplyResponse {
@@ -307,5 +312,5 @@ export interface ApplyResponse {
     write_policy: WritePolicy;
   }[];
   /** Ours: what the call changed, so `svc apply` can report it. */
-  changes?: { kind: 'room' | 'agent'; id: string; action: 'created' | 'updated' | 'unchanged' }[];
+  changes?: { kind: 'room' | 'agent' | 'webhook' | 'inbound_hook'; id: string; action: 'created' | 'updated' | 'unchanged' }[];
 }

@@ -11,6 +11,36 @@ export interface WebhookView {
   /** Counted up to 1000. */
   pending: number;
   dead: number;
+  /** Where it is declared: the server's svc.yaml, or `svc apply` (kept in the store). */
+  source: HookSource;
+}
+
+/** Where a hook is declared. svc.yaml wins an id declared in both. */
+export type HookSource = 'config' | 'apply';
+
+/** An outbound webhook as `svc apply` declares it (POST /v1/apply): svc.yaml's keys, the secret resolved. */
+export interface DeclaredWebhook {
+  id: string;
+  url: string;
+  events?: string[];
+  rooms?: string[];
+  /** The signing secret, read from `secret_env` by the applying CLI; never answered back. */
+  secret: string;
+  /** The variable the secret was read from (shown to operators; informative only). */
+  secret_env?: string;
+  allow_private_network?: boolean;
+  timeout_ms?: number;
+  retry?: { window_ms?: number; initial_ms?: number; max_ms?: number };
+}
+
+/** An inbound hook as `svc apply` declares it. */
+export interface DeclaredInboundHook {
+  id: string;
+  room: string;
+  sender: string;
+  sender_name?: string;
+  secret: string;
+  secret_env?: string;
 }
 
 export interface InboundHookView {
@@ -19,6 +49,7 @@ export interface InboundHookView {
   sender: string;
   sender_name?: string;
   path: string;
+  source: HookSource;
 }
 
 export interface WebhookDeliveryView {

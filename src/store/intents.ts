@@ -8,6 +8,7 @@
 import type { Artifact, ServiceEvent } from '../protocol/types.js';
 import {
   StoreError,
+  type AppliedHookRecord,
   type AgentReadState,
   type AgentReadStateOp,
   type AgentRecord,
@@ -52,7 +53,10 @@ export type Effect =
   // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
   | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
   | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
-  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery };
+  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery }
+  // Hooks declared by `svc apply` (#28).
+  | { op: 'hook.put'; hook: AppliedHookRecord }
+  | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
 
 /** Synchronous reads of the current state (records are the backend's own: not mutated here). */
 export interface StateView {
@@ -247,6 +251,13 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
       case 'webhook.delivery':
         put({ op: 'webhook.delivery.put', delivery: op.delivery });
         outcomes.push({ op: 'webhook.delivery' });
+        break;
+      case 'hooks.apply':
+        // A removed hook that is also put is replaced: one effect per row (Postgres runs a batch as one statement).
+        for (const r of op.remove ?? [])
+          if (!op.put.some((h) => h.kind === r.kind && h.id === r.id)) put({ op: 'hook.delete', kind: r.kind, id: r.id });
+        for (const hook of op.put) put({ op: 'hook.put', hook });
+        outcomes.push({ op: 'hooks.apply' });
         break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);

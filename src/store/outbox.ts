@@ -50,6 +50,31 @@ export interface WebhookDeliveryOp {
   delivery: WebhookDelivery;
 }
 
+/**
+ * A webhook or inbound hook declared by `svc apply` (#28), kept in the store so every instance on it
+ * and a restart see it. `body` is the resolved declaration as JSON, secret included: the store holds
+ * it as svc.yaml's environment holds the others.
+ */
+export interface AppliedHookRecord {
+  kind: 'webhook' | 'inbound_hook';
+  id: string;
+  body: string;
+  applied_at: string;
+}
+
+/** Stores applied hooks whole (a stored kind+id is replaced); `remove` deletes them by kind and id. */
+export interface HooksApplyOp {
+  op: 'hooks.apply';
+  put: AppliedHookRecord[];
+  remove?: { kind: AppliedHookRecord['kind']; id: string }[];
+}
+
+/** Applied hooks in the order every backend lists them: by kind, then id. */
+export function sortHooks(list: AppliedHookRecord[]): AppliedHookRecord[] {
+  const key = (h: AppliedHookRecord) => `${h.kind}\n${h.id}`;
+  return list.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
 /** Which deliveries a read returns. */
 export interface DeliveryQuery {
   webhook_id: string;

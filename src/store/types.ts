@@ -33,7 +33,7 @@ import type { PersonReadMarker } from './person-read.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
-import type { DeliveryQuery, WebhookDelivery } from './outbox.js';
+import type { AppliedHookRecord, DeliveryQuery, WebhookDelivery } from './outbox.js';
 
 // ---- reads ----
 
@@ -181,6 +181,8 @@ export interface Store {
   webhookCursor(webhookId: string): Promise<number | undefined>;
   /** A webhook's deliveries, as the query says. */
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
+  /** Hooks declared by `svc apply`, by kind then id. */
+  appliedHooks(): Promise<AppliedHookRecord[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

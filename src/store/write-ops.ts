@@ -15,7 +15,7 @@ import type {
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
 import type { PersonReadOp } from './person-read.js';
-import type { WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
+import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -194,7 +194,9 @@ export type WriteOp =
   | PersonReadOp
   // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
   | WebhookEnqueueOp
-  | WebhookDeliveryOp;
+  | WebhookDeliveryOp
+  // Hooks declared by `svc apply` (#28; outbox.ts).
+  | HooksApplyOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -213,7 +215,8 @@ export type OpOutcome =
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
   | { op: 'person.read' }
   | { op: 'webhook.enqueue' }
-  | { op: 'webhook.delivery' };
+  | { op: 'webhook.delivery' }
+  | { op: 'hooks.apply' };
 
 export interface WriteResult {
   /** One per op, in order. */

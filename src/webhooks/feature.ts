@@ -1,15 +1,20 @@
 // The webhooks feature (#28 parts 3 and 4): a worker per outbound webhook (reconciled on reload,
-// woken by each published event), the admin routes behind `svc webhooks`, and the inbound hook
-// endpoint. Hook secrets come from the environment at config load (config/webhooks.ts).
+// on `svc apply` and when another instance applied hooks, woken by each published event), the
+// admin routes behind `svc webhooks`, the inbound hook endpoint, and the hooks part of POST
+// /v1/apply. svc.yaml's secrets come from the environment at config load (config/webhooks.ts);
+// applied ones from the store (applied.ts).
 
 import type { WebhookConfig } from '../config/webhooks.js';
 import type { FeatureFactory } from '../feature.js';
+import { AppliedHooks } from './applied.js';
 import { webhookMetrics } from './metrics.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookWorker } from './worker.js';
 
 /** Test hook: how often an idle worker polls (ms). */
 const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
+/** How often the hooks applied through another instance are read again (ms; tests shorten it). */
+const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
 export const webhooksFeature: FeatureFactory = (app) => {
   const ctx = app.ctx;
@@ -40,30 +45,44 @@ export const webhooksFeature: FeatureFactory = (app) => {
       if (started) worker.start();
     }
   };
+  const applied = new AppliedHooks(
+    () => ctx.store,
+    () => ctx.config,
+    () => void reconcile(applied.allWebhooks()),
+  );
+  const warn = (err: unknown) => ctx.log('warn', 'could not read the applied hooks', { error: String(err) });
+  const loaded = applied.refresh().catch(warn);
   void reconcile(ctx.config.webhooks);
+  let poll: NodeJS.Timeout | undefined;
 
   return {
     routes: webhookRoutes({
       store: () => ctx.store,
-      webhooks: () => ctx.config.webhooks,
-      inbound: () => ctx.config.inbound_hooks,
+      loaded: () => loaded,
+      webhooks: () => applied.allWebhooks(),
+      inbound: () => applied.allInbound(),
+      sourceOf: (kind, id) => applied.sourceOf(kind, id),
       kick: (id) => workers.get(id)?.kick(),
       failedAuth: (req) => app.http.admit?.(req, undefined, true),
     }),
+    apply: { check: (req) => applied.check(req), apply: (req) => applied.apply(req) },
     started: () => {
       started = true;
       for (const w of workers.values()) w.start();
+      poll = setInterval(() => void applied.refresh().catch(warn), APPLIED_POLL_MS);
+      poll.unref();
     },
     observe: {
       event: () => {
         for (const w of workers.values()) w.kick();
       },
     },
-    reloaded: (config) => {
-      void reconcile(config.webhooks);
+    reloaded: () => {
+      void reconcile(applied.allWebhooks());
     },
     close: async () => {
       started = false;
+      clearInterval(poll);
       await Promise.all([...workers.values()].map((w) => w.close()));
       workers.clear();
     },

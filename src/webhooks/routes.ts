@@ -8,12 +8,17 @@ import { AppError, badRequest, notFound } from '../errors.js';
 import type { Route } from '../http/router.js';
 import { readBody } from '../http/body.js';
 import { sendMessage } from '../network/messages.js';
+import type { HookSource } from '../protocol/webhooks.js';
 import type { DeliveryStatus, Store, WebhookDelivery } from '../store/types.js';
 import { payloadOf } from './events.js';
 import { hookPrincipal, hookSecretOk, hookSend } from './inbound.js';
 
 export interface WebhookRoutesDeps {
   store: () => Store;
+  /** Settles once the applied hooks were first read from the store. */
+  loaded: () => Promise<void>;
+  /** Where a hook is declared. */
+  sourceOf: (kind: 'webhook' | 'inbound_hook', id: string) => HookSource;
   webhooks: () => readonly WebhookConfig[];
   inbound: () => readonly InboundHookConfig[];
   /** Wakes the webhook's worker (a delivery was queued or retried). */
@@ -33,7 +38,8 @@ export function deliveryView(d: WebhookDelivery): Omit<WebhookDelivery, 'payload
 }
 
 export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
-  const hookOf = (id: string): WebhookConfig => {
+  const hookOf = async (id: string): Promise<WebhookConfig> => {
+    await deps.loaded();
     const w = deps.webhooks().find((x) => x.id === id);
     if (!w) throw notFound(`webhook ${id}`);
     return w;
@@ -47,6 +53,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       path: '/v1/webhooks',
       action: 'admin',
       handler: async () => {
+        await deps.loaded();
         const webhooks = await Promise.all(
           deps.webhooks().map(async (w) => ({
             id: w.id,
@@ -57,6 +64,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
             cursor: (await deps.store().webhookCursor(w.id)) ?? null,
             pending: await count(w.id, 'pending'),
             dead: await count(w.id, 'dead'),
+            source: deps.sourceOf('webhook', w.id),
           })),
         );
         const inbound_hooks = deps.inbound().map((h) => ({
@@ -65,6 +73,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
           sender: h.sender,
           ...(h.sender_name ? { sender_name: h.sender_name } : {}),
           path: `/v1/hooks/${h.id}`,
+          source: deps.sourceOf('inbound_hook', h.id),
         }));
         return { body: { webhooks, inbound_hooks } };
       },
@@ -74,7 +83,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       path: '/v1/webhooks/:webhook_id/deliveries',
       action: 'admin',
       handler: async ({ params, url }) => {
-        const w = hookOf(params.webhook_id!);
+        const w = await hookOf(params.webhook_id!);
         const status = url.searchParams.get('status') ?? undefined;
         if (status !== undefined && !STATUSES.includes(status as DeliveryStatus))
           throw new AppError('unprocessable_entity', `status: must be one of ${STATUSES.join(', ')}`);
@@ -95,7 +104,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       path: '/v1/webhooks/:webhook_id/retry',
       action: 'admin',
       handler: async ({ params, url }) => {
-        const w = hookOf(params.webhook_id!);
+        const w = await hookOf(params.webhook_id!);
         const one = url.searchParams.get('delivery_id') ?? undefined;
         const dead = await deps
           .store()
@@ -128,6 +137,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       ownCredential: true,
       handler: async ({ req, params, ctx }) => {
         const raw = await readBody(req);
+        await deps.loaded();
         const hook = deps.inbound().find((h) => h.id === params.hook_id);
         // An unknown hook answers as a wrong secret does: ids cannot be probed.
         if (!hook || !hookSecretOk(hook, req, raw)) {
@@ -149,9 +159,9 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
 }
 
 /** Queues a `webhook.test` delivery through the outbox, as any event's. */
-function testHandler(deps: WebhookRoutesDeps, hookOf: (id: string) => WebhookConfig): Route['handler'] {
+function testHandler(deps: WebhookRoutesDeps, hookOf: (id: string) => Promise<WebhookConfig>): Route['handler'] {
   return async ({ params, ctx }) => {
-    const w = hookOf(params.webhook_id!);
+    const w = await hookOf(params.webhook_id!);
     const at = new Date().toISOString();
     const id = `wh_${w.id}_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const delivery: WebhookDelivery = {

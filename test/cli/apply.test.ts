@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
-import { cli, deadUrl } from '../helpers/cli.js';
+import { cli, deadUrl, MEMORY_STORE, onMemoryStore } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -19,7 +19,7 @@ interface Ctx {
 
 const t = suite<Ctx>('svc apply against a running server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   ctx.write = (name, config) => {
     const file = path.join(ctx.s.dir, name);
     writeFileSync(file, stringify(config), { mode: 0o600 });
@@ -158,6 +158,7 @@ f.before(async (ctx) => {
   ctx.elsewhere = mkdtempSync(path.join(tmpdir(), 'svc-apply-elsewhere-'));
   const init = await cli(['init', '--yes', '--network-id', 'folder-net', '--listen', '127.0.0.1:0'], { cwd: ctx.dir });
   assert.is(init.code, 0, init.stderr);
+  onMemoryStore(path.join(ctx.dir, 'svc.yaml'));
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
   const ops = await cli(['rooms', 'create', 'ops', '--visibility', 'private'], { cwd: ctx.dir });
   assert.is(ops.code, 0, ops.stderr);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli, freePort, type CliResult } from '../helpers/cli.js';
+import { cli, freePort, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { connectMcpHttp } from '../helpers/mcp-http.js';
 import { startServer, type Json, type TestServer } from '../helpers/server.js';
 
@@ -35,7 +35,14 @@ t.before(async (ctx) => {
   assert.is(init.code, 0, init.stderr);
   const port = await freePort();
   const file = path.join(ctx.dir, 'svc.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`), { mode: 0o600 });
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`)
+      // Only the target of the commands: the memory store starts on half the CPU (helpers/cli.ts).
+      .replace(/^ {2}backend: sqlite\b/m, `  backend: ${MEMORY_STORE.backend}`),
+    { mode: 0o600 },
+  );
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
   ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@127.0.0.1-${port}`);
   let n = 0;

@@ -12,13 +12,13 @@ import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from '../../src/cli/client-commands.js';
 import { processIo } from '../../src/cli/io.js';
 import { SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
-import { cleanEnv, cli, deadUrl } from '../helpers/cli.js';
+import { cleanEnv, cli, deadUrl, MEMORY_STORE } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
 const t = suite<{ s: TestServer }>('client command conventions against a running server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
 });
 t.after(async (ctx) => ctx.s.dispose());
 

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { startAgentRun, writeBot } from '../helpers/agent-run.js';
-import { cli, freePort, spawnCli, type CliResult } from '../helpers/cli.js';
+import { cli, freePort, spawnCli, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
@@ -39,7 +39,14 @@ t.before(async (ctx) => {
   assert.is(init.code, 0, init.stderr);
   const port = await freePort();
   const file = path.join(ctx.dir, 'svc.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`), { mode: 0o600 });
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${port}`)
+      // Only the target of the commands: the memory store starts on half the CPU (helpers/cli.ts).
+      .replace(/^ {2}backend: sqlite\b/m, `  backend: ${MEMORY_STORE.backend}`),
+    { mode: 0o600 },
+  );
   ctx.operator = parse(readFileSync(file, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
   ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@127.0.0.1-${port}`);

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli, spawnCli } from '../helpers/cli.js';
+import { cli, spawnCli, MEMORY_STORE } from '../helpers/cli.js';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 const t = suite<{ s: TestServer; cwd: string }>('the CLI explains empty or filtered answers');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { mode: 'open', public_read: true, agent_registration: 'open' } } });
+  ctx.s = await startServer({ config: { store: MEMORY_STORE, auth: { mode: 'open', public_read: true, agent_registration: 'open' } } });
   // A folder with no svc.yaml: nothing supplies a token.
   ctx.cwd = mkdtempSync(path.join(tmpdir(), 'svc-empty-answers-'));
   const reg = await cli(['agents', 'register', '--id', 'gamma', '--url', ctx.s.url], { cwd: ctx.cwd });

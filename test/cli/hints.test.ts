@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { refusalHint, type HintContext } from '../../src/cli/hints.js';
-import { cli, freePort } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 const URL_ = 'http://127.0.0.1:8787';
@@ -116,6 +116,7 @@ const t = suite<Ctx>('each refusal as the CLI prints it against a real server');
 t.before(async (ctx) => {
   ctx.s = await startServer({
     config: {
+      store: MEMORY_STORE,
       server: { human_ingress: false },
       rooms: [{ id: 'ops', members: ['beta'], write_policy: 'members' }],
     },

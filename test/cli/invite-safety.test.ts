@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
@@ -15,7 +16,7 @@ import { encodeInvite } from '../../src/pairing/invite.js';
 import { inviteAccept } from '../../src/cli/commands/invite.js';
 import type { Io } from '../../src/cli/io.js';
 import { Chalk } from 'chalk';
-import { cli, freePort } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
 import { startServer, TOKENS } from '../helpers/server.js';
 import { freshSchema } from '../helpers/pg.js';
 
@@ -54,15 +55,39 @@ t.before((ctx) => {
 });
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
-async function init(dir: string, id: string): Promise<string> {
+let template: Promise<string> | undefined;
+
+/**
+ * The config `svc init --yes --network-id ID --listen LISTEN` writes, in `dir/ID`. Init itself runs
+ * once per file (these tests are about invites, and a dozen inits cost seconds of CPU); each
+ * network is its output with its own id, name and address (the operator token is shared).
+ */
+async function initConfig(dir: string, id: string, listen: string): Promise<string> {
+  template ??= (async () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'svc-invite-init-'));
+    try {
+      const r = await cli(['init', '--yes', '--dir', d, '--network-id', 'template-net', '--listen', '127.0.0.1:0']);
+      assert.is(r.code, 0, r.stderr);
+      return readFileSync(path.join(d, 'svc.yaml'), 'utf8');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  })();
+  const text = await template;
+  const mine = text
+    .replace(/^ {2}id: template-net\n {2}name: template-net$/m, `  id: ${id}\n  name: ${id}`)
+    .replace(/^ {2}listen_addr: 127\.0\.0\.1:0\b/m, `  listen_addr: ${listen}`);
+  assert.ok(mine.includes(`id: ${id}`) && mine.includes(`listen_addr: ${listen}`), 'the template changed shape');
   const d = path.join(dir, id);
-  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id]);
-  assert.is(r.code, 0, r.stderr);
+  mkdirSync(d, { recursive: true });
   const file = path.join(d, 'svc.yaml');
-  // Not the shared default port: whatever answers there is not this config's server.
-  const port = await freePort();
-  edit(file, (c) => (c.server.listen_addr = `127.0.0.1:${port}`));
+  writeFileSync(file, mine, { mode: 0o600 });
   return file;
+}
+
+async function init(dir: string, id: string): Promise<string> {
+  // Not the shared default port: whatever answers there is not this config's server.
+  return initConfig(dir, id, `127.0.0.1:${await freePort()}`);
 }
 
 function edit(file: string, change: (c: Record<string, any>) => void): void {
@@ -85,6 +110,27 @@ async function invite(home: string, rooms: string): Promise<string> {
   const r = await cli(['invite', 'create', '--config', home, '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', rooms]);
   assert.is(r.code, 0, r.stderr);
   return r.stdout.trim();
+}
+
+/**
+ * An invite as `svc invite create` of network `id` makes one (random relay room and tokens). The
+ * first test accepts one made by the command itself; the others, about what accept does with an
+ * invite, build it here and save a process each.
+ */
+function inviteOf(id: string, rooms: string): string {
+  const random = () => randomBytes(32).toString('base64url');
+  return encodeInvite({
+    v: 1,
+    relay_url: 'ws://127.0.0.1:9/v1/relay',
+    room: random(),
+    relay_token: random(),
+    pairing_token: random(),
+    pairing_id: `pair-${id}`,
+    network_id: id,
+    network_name: id,
+    shared_rooms: rooms.split(','),
+    exp: new Date(Date.now() + 3_600_000).toISOString(),
+  });
 }
 
 t(
@@ -117,10 +163,9 @@ t(
 );
 
 t('on a terminal the operator is asked, and only a yes writes the pairing', async ({ dir }) => {
-  const home = await init(dir, 'home5');
   const away = await init(dir, 'away5');
   edit(away, (c) => c.rooms.push({ id: 'ops', visibility: 'private', members: [] }));
-  const code = await invite(home, 'ops');
+  const code = inviteOf('home5', 'ops');
   const before = readFileSync(away, 'utf8');
   const tty = (): Io & { errors: string[] } => {
     const errors: string[] = [];
@@ -143,13 +188,12 @@ t('on a terminal the operator is asked, and only a yes writes the pairing', asyn
 });
 
 t('a private room created through the API is found by asking the running server with the operator token', async ({ dir }) => {
-  const home = await init(dir, 'home2');
   const away = await init(dir, 'away2');
   const s = await startServer({ dir: path.dirname(away), keepConfig: true });
   try {
     const created = await cli(['rooms', 'create', 'secret', '--visibility', 'private'], { cwd: path.dirname(away) });
     assert.is(created.code, 0, created.stderr);
-    const code = await invite(home, 'secret');
+    const code = inviteOf('home2', 'secret');
     const before = readFileSync(away, 'utf8');
     const refused = await cli(['invite', 'accept', code, '--config', away]);
     assert.is(refused.code, 1);
@@ -224,7 +268,7 @@ t('an invite whose relay room or tokens hold anything but base64url-like text is
 });
 
 t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async () => {
-  const s = await startServer();
+  const s = await startServer({ config: { store: MEMORY_STORE } });
   try {
     const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
     const created = await s.post('/v1/rooms', { id: 'trick', name }, TOKENS.admin.value);
@@ -251,20 +295,10 @@ k.before((ctx) => {
 k.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 async function initIn(dir: string, id: string): Promise<string> {
-  const d = path.join(dir, id);
-  const r = await cli(['init', '--yes', '--dir', d, '--network-id', id, '--listen', '127.0.0.1:0']);
-  assert.is(r.code, 0, r.stderr);
-  return path.join(d, 'svc.yaml');
-}
-
-async function inviteTo(home: string, rooms: string): Promise<string> {
-  const r = await cli(['invite', 'create', '--config', home, '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', rooms]);
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
+  return initConfig(dir, id, '127.0.0.1:0');
 }
 
 k('sqlite before the first checkpoint (journal only) and after it: a private room is found with the server stopped', async ({ dir }) => {
-  const home = await initIn(dir, 'k-home');
   const away = await initIn(dir, 'k-away');
   const folder = path.dirname(away);
   const s = await startServer({ dir: folder, keepConfig: true });
@@ -273,7 +307,7 @@ k('sqlite before the first checkpoint (journal only) and after it: a private roo
     assert.is((await cli(['rooms', 'create', 'lobby'], { cwd: folder })).code, 0);
     await s.kill9();
     assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
-    const code = await inviteTo(home, 'vault,lobby,fresh');
+    const code = inviteOf('k-home', 'vault,lobby,fresh');
     const before = readFileSync(away, 'utf8');
     const early = await cli(['invite', 'accept', code, '--config', away]);
     assert.is(early.code, 1);
@@ -297,14 +331,13 @@ k('sqlite before the first checkpoint (journal only) and after it: a private roo
 });
 
 k('a store that cannot be read with no server running stays unknown, and the message says which of the two failed', async ({ dir }) => {
-  const home = await initIn(dir, 'k-home2');
   const away = await initIn(dir, 'k-away2');
   mkdirSync(path.join(path.dirname(away), '.svc'), { recursive: true });
   writeFileSync(
     path.join(path.dirname(away), '.svc', 'svc.db'),
     'this is not a database, but long enough to have a header of one hundred bytes......................',
   );
-  const code = await inviteTo(home, 'maybe');
+  const code = inviteOf('k-home2', 'maybe');
   const r = await cli(['invite', 'accept', code, '--config', away]);
   assert.is(r.code, 1);
   assert.match(
@@ -316,10 +349,9 @@ k('a store that cannot be read with no server running stays unknown, and the mes
 k('Postgres: a schema no server ever used holds no room, so the accept goes through with the server stopped', async ({ dir }) => {
   const pg = await freshSchema();
   try {
-    const home = await initIn(dir, 'pg-home0');
     const away = await initIn(dir, 'pg-away0');
     edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
-    const r = await cli(['invite', 'accept', await inviteTo(home, 'fresh'), '--config', away]);
+    const r = await cli(['invite', 'accept', inviteOf('pg-home0', 'fresh'), '--config', away]);
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stderr, /fresh: new room/);
   } finally {
@@ -331,14 +363,13 @@ k(
   'Postgres: a private room is found with the server running (asked) and stopped (read-only store), and a new one is new',
   async ({ dir }) => {
     const pg = await freshSchema();
-    const home = await initIn(dir, 'pg-home');
     const away = await initIn(dir, 'pg-away');
     const folder = path.dirname(away);
     edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
     const s = await startServer({ dir: folder, keepConfig: true });
     try {
       assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
-      const code = await inviteTo(home, 'vault,fresh');
+      const code = inviteOf('pg-home', 'vault,fresh');
       const before = readFileSync(away, 'utf8');
       const running = await cli(['invite', 'accept', code, '--config', away]);
       assert.is(running.code, 1);

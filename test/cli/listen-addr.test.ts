@@ -8,7 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bindTarget, postureWarnings } from '../../src/config/posture.js';
-import { cleanEnv } from '../helpers/cli.js';
+import { cleanEnv, MEMORY_STORE } from '../helpers/cli.js';
 import { eventually, SVC_BIN, testConfig, writeConfig } from '../helpers/server.js';
 import type { Config } from '../../src/config/types.js';
 
@@ -74,7 +74,10 @@ function run(ctx: { procs: ChildProcess[] }, args: string[], cwd: string): Promi
 }
 
 p('svc serve --listen :0 binds every interface, says so, warns, and answers on loopback', async (ctx) => {
-  const file = writeConfig(ctx.dir, testConfig({ auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } }));
+  const file = writeConfig(
+    ctx.dir,
+    testConfig({ store: MEMORY_STORE, auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } }),
+  );
   const { first, output } = await run(ctx, ['serve', '--config', file, '--listen', ':0'], ctx.dir);
   const m = /^svc listening on http:\/\/(\[::\]|0\.0\.0\.0):(\d+) \(network testnet\)$/.exec(first);
   assert.ok(m, first);

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
-import { cli } from '../helpers/cli.js';
+import { cli, MEMORY_STORE } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -12,7 +12,7 @@ const t = suite<{ s: TestServer; as: (args: string[], env?: Record<string, strin
   'svc rooms and agents against a running server',
 );
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: ADMIN, ...env } });
 });
 t.after(async (ctx) => ctx.s.dispose());

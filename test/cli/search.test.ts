@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
-import { cli } from '../helpers/cli.js';
+import { cli, MEMORY_STORE } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -17,6 +17,7 @@ const t = suite<Ctx>('svc search against a running server');
 t.before(async (c) => {
   c.s = await startServer({
     config: {
+      store: MEMORY_STORE,
       rooms: [
         { id: 'ops', members: ['ann', 'bob'] },
         { id: 'random', members: ['bob'] },

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cli, type CliResult } from '../helpers/cli.js';
+import { cleanEnv, cli, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 interface Ctx {
@@ -16,7 +16,7 @@ const t = suite<Ctx>('svc send and svc read');
 
 t.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { rooms: [{ id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' }] },
+    config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' }] },
   });
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: TOKENS.admin.value, ...env } });
 });

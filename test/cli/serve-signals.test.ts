@@ -9,12 +9,13 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SVC_BIN, testConfig, writeConfig } from '../helpers/server.js';
+import { MEMORY_STORE } from '../helpers/cli.js';
 
 const t = suite('svc serve signals');
 
 /** Starts svc serve, sends SIGHUP in the same tick its listening line arrives; resolves how it stands 300 ms later. */
 async function hupAtListening(dir: string): Promise<{ alive: boolean; status: number | undefined; output: string }> {
-  const file = writeConfig(dir, testConfig());
+  const file = writeConfig(dir, testConfig({ store: MEMORY_STORE }));
   const proc = spawn(process.execPath, [SVC_BIN, 'serve', '--config', file], {
     cwd: dir,
     env: { ...process.env, NO_COLOR: '1' },

@@ -10,6 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nextStepLines } from '../../src/cli/serve-next-steps.js';
 import { ROOT, SVC_BIN, startServer, testConfig, writeConfig } from '../helpers/server.js';
+import { MEMORY_STORE } from '../helpers/cli.js';
 
 const u = suite('the next-step lines');
 
@@ -131,7 +132,7 @@ s.run();
 const h = suite('the front door over HTTP');
 
 h('GET / redirects to the console, and a visitor without a session is told to run svc console on the server', async () => {
-  const srv = await startServer();
+  const srv = await startServer({ config: { store: MEMORY_STORE } });
   try {
     const root = await fetch(`${srv.url}/`, { redirect: 'manual' });
     assert.is(root.status, 302);
@@ -147,7 +148,7 @@ h('GET / redirects to the console, and a visitor without a session is told to ru
 });
 
 h("on a public-read network the console's Sign in control tells an anonymous visitor to run svc console on the server", async () => {
-  const srv = await startServer({ config: { auth: { public_read: true } } });
+  const srv = await startServer({ config: { store: MEMORY_STORE, auth: { public_read: true } } });
   try {
     const page = await fetch(`${srv.url}/console/`, { redirect: 'manual' });
     assert.is(page.status, 200);

@@ -12,7 +12,7 @@ import { networkIdOfFolder } from '../../src/config/init.js';
 import { runtimeFilePath } from '../../src/config/runtime-file.js';
 import { networkRefusal } from '../../src/cli/target-check.js';
 import { resolveTarget, type Target } from '../../src/cli/target.js';
-import { cli, freePort } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE, onMemoryStore } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const u = suite('target resolution (pure parts)');
@@ -95,6 +95,7 @@ p(
     const c = parse(readFileSync(path.join(folder, 'svc.yaml'), 'utf8'));
     assert.is(c.server.listen_addr, '127.0.0.1:0');
     assert.is(c.network.id, 'team-chat');
+    onMemoryStore(path.join(folder, 'svc.yaml'));
     const before = await cli(['rooms', 'list'], { cwd: folder });
     assert.is(before.code, 1);
     assert.match(
@@ -127,6 +128,7 @@ p('svc serve --listen elsewhere is found by the client commands of its folder', 
   mkdirSync(folder);
   const busy = await freePort();
   assert.is((await cli(['init', '--yes', '--listen', `127.0.0.1:${busy}`], { cwd: folder })).code, 0);
+  onMemoryStore(path.join(folder, 'svc.yaml'));
   const s = await startServer({ dir: folder, keepConfig: true, args: ['--listen', '127.0.0.1:0'] });
   try {
     assert.is.not(s.port, busy);
@@ -154,9 +156,13 @@ n.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-target-net-'));
   // Another network listens on the port this config names: one public, one that hides its document.
   ctx.other = await startServer({
-    config: { network: { id: 'beta' }, auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] } },
+    config: {
+      store: MEMORY_STORE,
+      network: { id: 'beta' },
+      auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] },
+    },
   });
-  ctx.hidden = await startServer({ config: { network: { id: 'gamma' } } });
+  ctx.hidden = await startServer({ config: { store: MEMORY_STORE, network: { id: 'gamma' } } });
 });
 n.after(async (ctx) => {
   await ctx.other.dispose();
@@ -214,6 +220,7 @@ n('the same config with its own server running is not refused (the check passes 
   mkdirSync(folder);
   const port = await freePort();
   assert.is((await cli(['init', '--yes', '--network-id', 'own', '--listen', `127.0.0.1:${port}`], { cwd: folder })).code, 0);
+  onMemoryStore(path.join(folder, 'svc.yaml'));
   const s = await startServer({ dir: folder, keepConfig: true });
   try {
     rmSync(path.join(folder, '.svc', 'svc.server.json')); // as with a server of an older version

@@ -1,5 +1,5 @@
 // The webhook outbox (#28 part 3) on every backend: a cursor per webhook and its deliveries,
-// enqueued atomically, kept across a reopen.
+// enqueued atomically, kept across a reopen; and the hooks `svc apply` declared.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +83,39 @@ for (const backend of BACKENDS) {
     assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'dead', order: 'oldest', limit: 10 })), ['b']);
   });
 
+  const hook = (kind: 'webhook' | 'inbound_hook', id: string, n: number) => ({
+    kind,
+    id,
+    body: JSON.stringify({ id, n }),
+    applied_at: `2026-01-01T00:00:0${n}.000Z`,
+  });
+
+  test('applied hooks are stored whole, replaced by kind and id, removed, and listed by kind then id', async () => {
+    assert.equal(await store.appliedHooks(), []);
+    await store.write([{ op: 'hooks.apply', put: [hook('webhook', 'b', 1), hook('inbound_hook', 'a', 1), hook('webhook', 'a', 1)] }]);
+    assert.equal(await store.appliedHooks(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 1), hook('webhook', 'b', 1)]);
+    // The same id of the other kind is another hook; a remove and a put of one id in a batch is a replace.
+    await store.write([
+      {
+        op: 'hooks.apply',
+        put: [hook('webhook', 'a', 2)],
+        remove: [
+          { kind: 'webhook', id: 'a' },
+          { kind: 'webhook', id: 'b' },
+        ],
+      },
+    ]);
+    assert.equal(await store.appliedHooks(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 2)]);
+  });
+
   if (backend !== 'memory') {
+    test('applied hooks survive closing and reopening the store', async () => {
+      await store.write([{ op: 'hooks.apply', put: [hook('webhook', 'w', 3)] }]);
+      await store.close();
+      store = await open();
+      assert.equal(await store.appliedHooks(), [hook('webhook', 'w', 3)]);
+    });
+
     test('the cursor and deliveries survive closing and reopening the store', async () => {
       await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 4, deliveries: [delivery('d1', 4)] }]);
       await store.close();

@@ -61,7 +61,7 @@ test('a body without text or parts is refused 400 with the field', async () => {
 
 test('svc webhooks list shows the inbound hook (never its secret)', async () => {
   const r = await s.get('/v1/webhooks', admin);
-  assert.equal(r.body.inbound_hooks, [{ id: 'ci', room: 'ops', sender: 'ci', sender_name: 'CI', path: '/v1/hooks/ci' }]);
+  assert.equal(r.body.inbound_hooks, [{ id: 'ci', room: 'ops', sender: 'ci', sender_name: 'CI', path: '/v1/hooks/ci', source: 'config' }]);
   assert.not.match(r.text, SECRET);
 });
 

@@ -1,8 +1,10 @@
-// svc apply FILE: posts the rooms and token-agent bindings FILE declares to POST /v1/apply and
-// prints what was created, updated or left alone. FILE is a whole config or only declarations
-// (`rooms:`, `auth.tokens` with `agents`); the server and the operator token come from --config,
-// else ./svc.yaml, else FILE itself (CI). Token values never leave the machine: a binding names its
-// credential as `token:<auth.tokens[].id>`.
+// svc apply FILE: posts the rooms, token-agent bindings, webhooks and inbound hooks FILE declares
+// to POST /v1/apply and prints what was created, updated or left alone. FILE is a whole config or
+// only declarations (`rooms:`, `auth.tokens` with `agents`, `webhooks:`, `inbound_hooks:`); the
+// server and the operator token come from --config, else ./svc.yaml, else FILE itself (CI). Token
+// values never leave the machine: a binding names its credential as `token:<auth.tokens[].id>`.
+// Hook secrets do: they are read from `secret_env` here and sent in the admin-only body, as the
+// server needs them to sign and to check.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { declaredFromConfig } from '../../network/apply.js';
 import { normalizeMember } from '../../network/members.js';
 import type { AgentSummary, ApplyRequest, ApplyResponse, Room } from '../../protocol/types.js';
 import { json, table } from '../format.js';
+import { listedHooks, planHooks } from './apply-hooks.js';
 import { EXIT, type Io } from '../io.js';
 import { configPath, resolveTarget, type Target } from '../target.js';
 import { reportFailure, withClient, type ClientFlags } from '../with-client.js';
@@ -24,7 +27,7 @@ export interface ApplyFlags extends ClientFlags {
 export type Change = NonNullable<ApplyResponse['changes']>[number] & { details?: string[] };
 
 /** The top-level keys a declarations-only file may have. */
-const DECLARATION_KEYS = new Set(['rooms', 'auth']);
+const DECLARATION_KEYS = new Set(['rooms', 'auth', 'webhooks', 'inbound_hooks']);
 
 /**
  * The apply request FILE declares. A file with `network:` is a whole config; one without is only
@@ -48,6 +51,25 @@ export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?
     agents: declared.agents,
     // HTTP apply carries no federation: that stays with the server's own config.
     rooms: declared.rooms.map(({ federation_pairings: _f, ...room }) => room),
+    webhooks: loaded.config.webhooks.map((w) => ({
+      id: w.id,
+      url: w.url,
+      events: w.events,
+      ...(w.rooms ? { rooms: w.rooms } : {}),
+      secret: w.secret,
+      secret_env: w.secret_env,
+      allow_private_network: w.allow_private_network,
+      timeout_ms: w.timeout_ms,
+      retry: w.retry,
+    })),
+    inbound_hooks: loaded.config.inbound_hooks.map((h) => ({
+      id: h.id,
+      room: h.room,
+      sender: h.sender,
+      ...(h.sender_name !== undefined ? { sender_name: h.sender_name } : {}),
+      secret: h.secret,
+      secret_env: h.secret_env,
+    })),
   };
 }
 
@@ -64,7 +86,7 @@ function declarationsAsConfig(raw: Record<string, unknown>, file: string, networ
   const extra = Object.keys(raw).filter((k) => !DECLARATION_KEYS.has(k));
   if (extra.length > 0) {
     throw new ConfigError(
-      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents); add network: to apply a whole config`,
+      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents, webhooks:, inbound_hooks:); add network: to apply a whole config`,
       file,
     );
   }
@@ -96,7 +118,13 @@ function declarationsAsConfig(raw: Record<string, unknown>, file: string, networ
           : t,
       )
     : tokens;
-  return { network: { id: networkId }, auth: { mode: 'open', tokens: filled }, rooms: raw.rooms ?? [] };
+  return {
+    network: { id: networkId },
+    auth: { mode: 'open', tokens: filled },
+    rooms: raw.rooms ?? [],
+    ...(raw.webhooks !== undefined ? { webhooks: raw.webhooks } : {}),
+    ...(raw.inbound_hooks !== undefined ? { inbound_hooks: raw.inbound_hooks } : {}),
+  };
 }
 
 /**
@@ -115,14 +143,7 @@ function placeholderEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, fi
     }
     filled[name] = `unset-${name}-${i}`; // unique per entry so the duplicate-value check stays quiet
   });
-  // Webhook secrets stay on the server (apply does not carry webhooks): a missing one is no error here.
-  for (const key of ['webhooks', 'inbound_hooks']) {
-    const list = Array.isArray(raw[key]) ? (raw[key] as Record<string, unknown>[]) : [];
-    for (const h of list) {
-      const name = h && typeof h === 'object' ? h.secret_env : undefined;
-      if (typeof name === 'string' && !env[name]) filled[name] = 'unset';
-    }
-  }
+  // Hook secrets are not filled in: apply carries them, so a missing one is an error naming its key.
   return filled;
 }
 
@@ -259,7 +280,8 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
     collectAll((q) => client.listAgents(q).then((r) => ({ items: r.agents, ...(r.page ? { page: r.page } : {}) }))),
   ]);
   const unseen = anonymous ? await probeUnseen(client, req, rooms, agents) : {};
-  const changes = planApply(req, rooms, agents, unseen);
+  const hooks = await listedHooks(client, req);
+  const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why)];
   if (flags.json) {
     io.out(json({ dry_run: true, anonymous, network_id: req.network_id, changes }));
     return EXIT.ok;
@@ -305,7 +327,7 @@ const PLAN_WORD = { created: 'create', updated: 'update', unchanged: 'keep', unk
 function report(io: Io, changes: readonly PlannedChange[], plan: boolean): void {
   const c = io.color;
   if (changes.length === 0) {
-    io.out('nothing declared: the file has no rooms and no tokens with agents');
+    io.out('nothing declared: the file has no rooms, no tokens with agents and no hooks');
     return;
   }
   const paint = (a: PlannedChange['action'], s: string) => (a === 'created' ? c.green(s) : a === 'updated' ? c.yellow(s) : c.dim(s));

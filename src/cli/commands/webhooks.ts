@@ -16,7 +16,7 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
     }
     const c = io.color;
     if (r.webhooks.length === 0 && r.inbound_hooks.length === 0) {
-      io.out('no webhooks (declare them in svc.yaml: webhooks: and inbound_hooks:)');
+      io.out('no webhooks (declare them in svc.yaml or with svc apply: webhooks: and inbound_hooks:)');
       return EXIT.ok;
     }
     if (r.webhooks.length > 0) {
@@ -28,6 +28,7 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
         { header: 'ROOMS', value: (w) => (w.rooms ? w.rooms.join(',') : '*') },
         { header: 'PENDING', value: (w) => countText(w.pending) },
         { header: 'DEAD', value: (w) => countText(w.dead), style: (s, w) => (w.dead > 0 ? c.red(s) : s) },
+        { header: 'SOURCE', value: (w) => w.source },
       ]))
         io.out(line);
     }
@@ -38,6 +39,7 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
         { header: 'ROOM', value: (h) => h.room },
         { header: 'SENDER', value: (h) => h.sender },
         { header: 'POST', value: (h) => h.path },
+        { header: 'SOURCE', value: (h) => h.source },
       ]))
         io.out(line);
     }

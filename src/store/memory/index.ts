@@ -32,8 +32,10 @@ import {
   type WriteOp,
   type WriteResult,
   type DeliveryQuery,
+  type AppliedHookRecord,
   type WebhookDelivery,
   pickDeliveries,
+  sortHooks,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
@@ -61,6 +63,7 @@ export class MemoryStore implements Store {
   private reactions = new Map<string, ReactionRecord[]>();
   private webhookCursors = new Map<string, number>();
   private deliveries = new Map<string, WebhookDelivery>();
+  private hooks = new Map<string, AppliedHookRecord>();
   private events: StoredEvent[] = [];
   /** Receipt records by receiptKey, and the keys of each conversation's. */
   private receipts = new Map<string, ReceiptRecord>();
@@ -193,6 +196,12 @@ export class MemoryStore implements Store {
         case 'webhook.delivery.put':
           this.deliveries.set(e.delivery.id, clone(e.delivery));
           break;
+        case 'hook.put':
+          this.hooks.set(`${e.hook.kind}\n${e.hook.id}`, { ...e.hook });
+          break;
+        case 'hook.delete':
+          this.hooks.delete(`${e.kind}\n${e.id}`);
+          break;
       }
     }
     return events;
@@ -303,6 +312,10 @@ export class MemoryStore implements Store {
 
   async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return pickDeliveries(this.deliveries.values(), q).map(clone);
+  }
+
+  async appliedHooks(): Promise<AppliedHookRecord[]> {
+    return sortHooks([...this.hooks.values()].map((h) => ({ ...h })));
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

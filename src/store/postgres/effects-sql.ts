@@ -147,6 +147,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'webhook.cursor.put':
       case 'webhook.delivery.add':
       case 'webhook.delivery.put':
+      case 'hook.put':
+      case 'hook.delete':
         ctes.push(outboxCte(T, e, param));
         break;
       default:

@@ -25,6 +25,7 @@ import type {
   PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
+  AppliedHookRecord,
   WebhookDelivery,
   RoomFilter,
   RoomRecord,
@@ -334,6 +335,10 @@ export class PostgresStore implements Store {
 
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return this.reads.webhookDeliveries(q);
+  }
+
+  appliedHooks(): Promise<AppliedHookRecord[]> {
+    return this.reads.appliedHooks();
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

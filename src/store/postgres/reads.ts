@@ -21,6 +21,7 @@ import {
   type ReceiptKind,
   type ReceiptRecord,
   type DeliveryQuery,
+  type AppliedHookRecord,
   type WebhookDelivery,
   type RoomFilter,
   type RoomRecord,
@@ -199,6 +200,16 @@ export class Reads {
       values,
     );
     return rows.map((r) => JSON.parse(String(r.body)) as WebhookDelivery);
+  }
+
+  async appliedHooks(): Promise<AppliedHookRecord[]> {
+    const rows = await this.rows(`SELECT kind, id, body, applied_at FROM ${this.T.applied_hooks} ORDER BY kind, id`);
+    return rows.map((r) => ({
+      kind: r.kind as AppliedHookRecord['kind'],
+      id: String(r.id),
+      body: String(r.body),
+      applied_at: String(r.applied_at),
+    }));
   }
 
   async getPairingState(id: string): Promise<PairingState | undefined> {

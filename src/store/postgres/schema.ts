@@ -212,6 +212,20 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    // #28, `svc apply` carrying webhooks and inbound hooks (K): the hooks it declared
+    // (src/store/outbox.ts, AppliedHookRecord).
+    sql: `
+      CREATE TABLE IF NOT EXISTS S.applied_hooks (
+        kind text NOT NULL,
+        id text NOT NULL,
+        body text NOT NULL,
+        applied_at text NOT NULL,
+        PRIMARY KEY (kind, id)
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

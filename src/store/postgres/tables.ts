@@ -21,6 +21,7 @@ export interface Tables {
   webhook_cursors: string;
   webhook_deliveries: string;
   person_read: string;
+  applied_hooks: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -49,6 +50,7 @@ export function tablesOf(schema: string): Tables {
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
     person_read: t('person_read'),
+    applied_hooks: t('applied_hooks'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -164,6 +164,17 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
         );
         break;
       }
+      case 'hook.put': {
+        const h = op.hook;
+        run(
+          'INSERT INTO applied_hooks (kind, id, body, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, applied_at = excluded.applied_at',
+          [h.kind, h.id, h.body, h.applied_at],
+        );
+        break;
+      }
+      case 'hook.delete':
+        run('DELETE FROM applied_hooks WHERE kind = ? AND id = ?', [op.kind, op.id]);
+        break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }

@@ -36,6 +36,7 @@ import {
   type WriteOp,
   type WriteResult,
   type DeliveryQuery,
+  type AppliedHookRecord,
   type WebhookDelivery,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
@@ -440,6 +441,12 @@ export class SqliteStore implements Store, CheckpointHost {
       `SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ?`,
       params,
     );
+  }
+
+  async appliedHooks(): Promise<AppliedHookRecord[]> {
+    return this.db
+      .all('SELECT kind, id, body, applied_at FROM applied_hooks ORDER BY kind, id', [])
+      .map((r) => ({ kind: r[0] as AppliedHookRecord['kind'], id: String(r[1]), body: String(r[2]), applied_at: String(r[3]) }));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

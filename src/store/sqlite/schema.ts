@@ -155,6 +155,20 @@ const MIGRATIONS: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 10,
+    // #28, `svc apply` carrying webhooks and inbound hooks (K): the hooks it declared
+    // (src/store/outbox.ts, AppliedHookRecord).
+    sql: `
+      CREATE TABLE IF NOT EXISTS applied_hooks (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        applied_at TEXT NOT NULL,
+        PRIMARY KEY (kind, id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -336,6 +336,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Prometheus metrics (text exposition format).',
     responses: { 200: { description: 'Metrics.', media: 'text/plain; version=0.0.4; charset=utf-8' } },
   },
+  'GET /.well-known/oauth-protected-resource': {
+    tag: 'oauth',
+    summary: 'Protected-resource metadata of /v1/mcp (RFC 9728).',
+    responses: ok('ProtectedResourceMetadata'),
+  },
+  'GET /.well-known/oauth-protected-resource/v1/mcp': {
+    tag: 'oauth',
+    summary: 'Protected-resource metadata of /v1/mcp at its path-suffixed address (RFC 9728 section 3.1).',
+    responses: ok('ProtectedResourceMetadata'),
+  },
   'GET /install.md': {
     tag: 'discovery',
     summary: 'How to join this network, for an agent or a person (Markdown, rendered for the caller).',

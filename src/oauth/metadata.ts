@@ -9,6 +9,8 @@ export const OAUTH_PREFIX = '/oauth';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
+export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
 export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers: string[];
@@ -21,8 +23,9 @@ export interface ProtectedResourceMetadata {
 export function protectedResourceMetadata(base: string, name: string): ProtectedResourceMetadata {
   return {
     resource: `${base}${MCP_PATH}`,
-    // The issuer is the server itself; its RFC 8414 document is at /.well-known/oauth-authorization-server.
-    authorization_servers: [base],
+    // The issuer is this server's /oauth; its RFC 8414 document is at
+    // /.well-known/oauth-authorization-server/oauth (the path-inserted form).
+    authorization_servers: [`${base}${OAUTH_PREFIX}`],
     bearer_methods_supported: ['header'],
     scopes_supported: ['mcp'],
     resource_name: name,

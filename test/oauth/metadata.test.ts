@@ -16,7 +16,7 @@ t('the metadata is readable without a credential and names /v1/mcp as the resour
   assert.is(r.status, 200);
   const doc = r.body as { resource: string; authorization_servers: string[]; bearer_methods_supported: string[] };
   assert.is(doc.resource, `http://127.0.0.1:${s.port}/v1/mcp`);
-  assert.equal(doc.authorization_servers, [`http://127.0.0.1:${s.port}`]);
+  assert.equal(doc.authorization_servers, [`http://127.0.0.1:${s.port}/oauth`]);
   assert.equal(doc.bearer_methods_supported, ['header']);
 });
 

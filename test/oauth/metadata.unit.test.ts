@@ -14,7 +14,7 @@ test('the challenge names the resource metadata URL of /v1/mcp', () => {
 test('the metadata binds the resource to /v1/mcp on the given base and names the base as issuer', () => {
   const m = protectedResourceMetadata('https://a.example', 'Net');
   assert.is(m.resource, 'https://a.example/v1/mcp');
-  assert.equal(m.authorization_servers, ['https://a.example']);
+  assert.equal(m.authorization_servers, ['https://a.example/oauth']);
   assert.is(m.resource_name, 'Net');
 });
 

@@ -2,12 +2,23 @@
 // resource indicators bound to /v1/mcp, short-lived opaque access tokens, rotating refresh tokens,
 // revocation. Its state is still the library's in-memory adapter (see docs/oauth.md).
 
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 import { MCP_PATH, OAUTH_PREFIX } from './metadata.js';
 
 /** Seconds an access token lives. */
 export const ACCESS_TOKEN_TTL = 600;
+
+/** Lifetimes in seconds; an unlisted kind keeps the library's default. */
+const TTL = {
+  AccessToken: ACCESS_TOKEN_TTL,
+  AuthorizationCode: 60,
+  Interaction: 600,
+  Session: 24 * 3600,
+  Grant: 30 * 24 * 3600,
+  RefreshToken: 30 * 24 * 3600,
+};
 
 /** A request handler for everything under /oauth/. */
 export type OAuthHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -34,6 +45,9 @@ export function createProvider(base: string): OAuthHandler {
     },
     scopes: ['mcp', 'offline_access'],
     rotateRefreshToken: true,
+    ttl: TTL,
+    // Per process until the keys live in the store (docs/oauth.md).
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   const callback = provider.callback();

@@ -1,6 +1,7 @@
 // The authorization server under /oauth/ over HTTP: its RFC 8414 metadata, dynamic client
 // registration, PKCE S256 required (plain and missing refused), a token for another resource
-// refused, and an acceptable request sent on to the console consent.
+// refused, an acceptable request sent on to the console consent, and the token and revocation
+// endpoints reading their own form bodies.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -85,6 +86,31 @@ t('an acceptable request is sent on to the consent page in the console', async (
   const r = await authorize(ctx, {});
   assert.is(r.status, 303);
   assert.match(r.headers.get('location') ?? '', /^\/console\/oauth\/[A-Za-z0-9_-]+$/);
+});
+
+t('the token endpoint reads its own form body: an unknown code is an OAuth invalid_grant', async (ctx) => {
+  const r = await fetch(`${ctx.base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'not-a-code',
+      client_id: ctx.client,
+      redirect_uri: REDIRECT,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    }),
+  });
+  assert.is(r.status, 400);
+  assert.is(((await r.json()) as { error: string }).error, 'invalid_grant');
+});
+
+t('revoking an unknown token answers 200 as RFC 7009 asks', async (ctx) => {
+  const r = await fetch(`${ctx.base}/oauth/token/revocation`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: 'not-a-token', client_id: ctx.client }),
+  });
+  assert.is(r.status, 200);
 });
 
 t.run();

@@ -20,6 +20,8 @@ export interface Tables {
   receipts: string;
   webhook_cursors: string;
   webhook_deliveries: string;
+  /** The expiring key/value table (#27 part 2). */
+  kv: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -47,6 +49,7 @@ export function tablesOf(schema: string): Tables {
     receipts: t('receipts'),
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
+    kv: t('kv'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

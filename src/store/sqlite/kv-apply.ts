@@ -1,8 +1,11 @@
 // The expiring key/value table's journaled effects and what each does in SQL (#27 part 2). Each
 // carries every time it depends on, so a replay deletes and marks exactly what the live write did.
 
+import type { SqlValue } from 'sql.js';
 import type { KvPut } from '../kv.js';
-import type { Run } from './apply.js';
+
+/** Runs one statement (apply.ts's Run, repeated here so the two files form no cycle). */
+type Run = (sql: string, params?: SqlValue[]) => void;
 
 export type KvEffect =
   | { op: 'kv.put'; entry: KvPut }

@@ -1,10 +1,11 @@
 // The oidc-provider instance behind /oauth/: PKCE S256 only, dynamic client registration,
 // resource indicators bound to /v1/mcp, short-lived opaque access tokens, rotating refresh tokens,
-// revocation. Its state is still the library's in-memory adapter (see docs/oauth.md).
+// revocation. Its state lives in the store (adapter.ts) and its keys too (keys.ts).
 
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
+import type { OAuthAdapterClass } from './adapter.js';
+import type { OAuthKeys } from './keys.js';
 import { MCP_PATH, OAUTH_PREFIX } from './metadata.js';
 
 /** Seconds an access token lives. */
@@ -23,8 +24,14 @@ const TTL = {
 /** A request handler for everything under /oauth/. */
 export type OAuthHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Where the provider keeps its state and which keys it signs with (the same on every instance). */
+export interface ProviderState {
+  adapter: OAuthAdapterClass;
+  keys: OAuthKeys;
+}
+
 /** Builds the provider for a server reached at `base`; returns the handler for /oauth/ requests. */
-export function createProvider(base: string): OAuthHandler {
+export function createProvider(base: string, state: ProviderState): OAuthHandler {
   const resource = `${base}${MCP_PATH}`;
   const provider = new Provider(`${base}${OAUTH_PREFIX}`, {
     pkce: { methods: ['S256'], required: () => true },
@@ -46,8 +53,9 @@ export function createProvider(base: string): OAuthHandler {
     scopes: ['mcp', 'offline_access'],
     rotateRefreshToken: true,
     ttl: TTL,
-    // Per process until the keys live in the store (docs/oauth.md).
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    adapter: state.adapter,
+    cookies: { keys: state.keys.cookies },
+    jwks: state.keys.jwks,
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   const callback = provider.callback();

@@ -7,10 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/router.js';
 import { baseUrlOf } from '../discovery/base-url.js';
 import { AS_METADATA_PATH, MCP_PATH, OAUTH_PREFIX, protectedResourceMetadata, RESOURCE_METADATA_PATH } from './metadata.js';
-import { createProvider, type OAuthHandler } from './provider.js';
+import { createProvider, type OAuthHandler, type ProviderState } from './provider.js';
 
 export interface OAuthDeps {
   address: () => { host: string; port: number } | undefined;
+  /** The provider's adapter and keys, read from the store once (adapter.ts, keys.ts). */
+  state: () => Promise<ProviderState>;
 }
 
 /** Provider endpoints as [method, path below /oauth]. */
@@ -42,11 +44,12 @@ export function oauthRoutes(deps: OAuthDeps): Route[] {
     baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), deps.address() ?? { host: '127.0.0.1', port: 0 });
   // One provider per base URL callers use: the issuer is part of every token and document.
   const providers = new Map<string, OAuthHandler>();
-  const provider = (req: IncomingMessage): OAuthHandler => {
+  const provider = async (req: IncomingMessage): Promise<OAuthHandler> => {
     const base = baseOf(req);
     let p = providers.get(base);
     if (!p) {
-      p = createProvider(base);
+      const state = await deps.state();
+      p = providers.get(base) ?? createProvider(base, state);
       providers.set(base, p);
     }
     return p;
@@ -55,16 +58,16 @@ export function oauthRoutes(deps: OAuthDeps): Route[] {
     body: protectedResourceMetadata(baseOf(req), ctx.config.network.name),
     headers: { 'cache-control': 'public, max-age=300' },
   });
-  const asMetadata: Route['handler'] = ({ req, res }) => {
+  const asMetadata: Route['handler'] = async ({ req, res }) => {
     req.url = `${OAUTH_PREFIX}/.well-known/openid-configuration`;
-    return serve(provider(req), req, res);
+    return serve(await provider(req), req, res);
   };
   const mounted: Route[] = PROVIDER_PATHS.map(([method, p]) => ({
     method,
     path: `${OAUTH_PREFIX}${p}`,
     raw: true,
     lenientAuth: true,
-    handler: ({ req, res }) => serve(provider(req), req, res),
+    handler: async ({ req, res }) => serve(await provider(req), req, res),
   }));
   return [
     { method: 'GET', path: RESOURCE_METADATA_PATH, handler: resourceMetadata },

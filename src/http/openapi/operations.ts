@@ -412,6 +412,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: 'Served by the OAuth provider: answers and errors follow the OAuth RFCs, not the error shape of this API.',
     responses: { 200: { description: 'OAuth answer.', json: { type: 'object' } } },
   },
+  'GET /v1/oauth/grants': {
+    tag: 'oauth',
+    summary: 'The OAuth grants people approved: client, the agent it acts as, scopes, created and expiry (admin).',
+    responses: ok({ type: 'object', required: ['grants'], properties: { grants: { type: 'array', items: ref('OAuthGrant') } } }),
+  },
+  'DELETE /v1/oauth/grants/:grant_id': {
+    tag: 'oauth',
+    summary: 'Revoke a grant: it and every token and code of it are deleted; the client must ask again (admin).',
+    responses: ok({ type: 'object', required: ['revoked', 'id'], properties: { revoked: { const: true }, id: { type: 'string' } } }),
+  },
   'GET /oauth/jwks': {
     tag: 'oauth',
     summary: 'Public signing keys of the provider.',

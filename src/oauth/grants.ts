@@ -2,19 +2,11 @@
 // with its client, the agent it acts as and its scopes; revoking one deletes it and every token
 // and code of it, so the client must ask again (`svc agents grants`, GET/DELETE /v1/oauth/grants).
 
+import type { OAuthGrant } from '../protocol/oauth-grants.js';
 import type { KvTable } from '../store/types.js';
 import { kindOf } from './adapter.js';
 
-/** One grant as the admin route and `svc agents grants` show it. */
-export interface OAuthGrant {
-  id: string;
-  client: { id: string; name?: string };
-  /** The agent the client acts as (the grant's account). */
-  agent_id: string;
-  scopes: string[];
-  created_at: string;
-  expires_at?: string;
-}
+export type { OAuthGrant };
 
 interface GrantPayload {
   accountId?: string;

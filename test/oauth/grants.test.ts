@@ -42,7 +42,7 @@ const t = suite<Ctx>('oauth grants (admin route and svc agents grants)');
 t.before(async (ctx) => {
   ctx.pgs = await freshSchema();
   ctx.s = await startPgServer(ctx.pgs);
-  ctx.store = await openStore({ backend: 'postgres', url: ctx.pgs.url, schema: ctx.pgs.schema, path: '' });
+  ctx.store = await openStore({ backend: 'postgres', url: ctx.pgs.url, schema: ctx.pgs.schema, path: '', checkpoint_bytes: 0 });
 });
 t.after(async (ctx) => {
   await ctx.s?.dispose();

@@ -72,12 +72,12 @@ for (const backend of ['memory', 'sqlite'] as const) {
 
   t('a payload is gone once its lifetime has passed, and the sweeper deletes it', async ({ store }) => {
     const tokens = new (adapterOver(store.kv))('AccessToken');
-    await tokens.upsert('short', { grantId: 'g' }, 0.1);
     await tokens.upsert('long', { grantId: 'g' }, 60);
+    await tokens.upsert('short', { grantId: 'g' }, 1);
     assert.ok(await tokens.find('short'));
-    const stop = startSweeper(store.kv, 50);
+    const stop = startSweeper(store.kv, 100);
     try {
-      await sleep(300);
+      await sleep(1400);
     } finally {
       stop();
     }

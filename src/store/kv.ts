@@ -35,6 +35,8 @@ export interface KvTable {
   find(kind: string, lookup: string): Promise<KvEntry | undefined>;
   /** Every unexpired row of a kind, in the order first stored (a replaced row keeps its place). */
   list(kind: string): Promise<KvEntry[]>;
+  /** Every unexpired row of every kind, in the order first stored (`svc store copy`). */
+  all(): Promise<KvEntry[]>;
   /** Deletes a row; false when there was none. */
   delete(kind: string, id: string): Promise<boolean>;
   /**

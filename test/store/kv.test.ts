@@ -10,6 +10,8 @@ import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import type { KvPut, Store } from '../../src/store/types.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { copyToPostgres } from '../../src/store/postgres/copy.js';
+import { copyToSqlite } from '../../src/store/sqlite/copy.js';
 
 const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
 
@@ -67,6 +69,7 @@ for (const backend of BACKENDS) {
     await store.kv.put(row('Session', 's1', { value: '{"again":true}' }));
     assert.equal(ids(await store.kv.list('Session')), ['s1', 's2', 's0']);
     assert.equal(await store.kv.list('Nothing'), []);
+    assert.equal(ids(await store.kv.all()), ['s1', 's2', 'i1', 's0']);
   });
 
   test('an expired row is not returned by any read, and a sweep deletes exactly the expired rows', async () => {
@@ -165,3 +168,41 @@ for (const backend of BACKENDS) {
 
   test.run();
 }
+
+const copy = suite('svc store copy carries the key/value table');
+
+copy('unexpired rows, with their marks, lookups and grants, go from sqlite to Postgres and back; expired ones stay behind', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-kv-copy-'));
+  const pgs = await freshSchema();
+  const opened: Store[] = [];
+  const openAt = async (backend: 'sqlite' | 'postgres', path: string) => {
+    const s = await openStore({ backend, path, checkpoint_bytes: 64 * 1024 * 1024, url: pgs.url, schema: pgs.schema });
+    opened.push(s);
+    return s;
+  };
+  try {
+    const source = await openAt('sqlite', join(dir, 'a', 'svc.db'));
+    await source.kv.put(row('oauth:Client', 'c1'));
+    await source.kv.put(row('oauth:Session', 's1', { lookup: 'uid:u', expires_at: Date.now() + 60_000 }));
+    await source.kv.put(row('oauth:RefreshToken', 'r1', { grant_id: 'g1' }));
+    await source.kv.put(row('oauth:AccessToken', 'old', { expires_at: Date.now() - 1 }));
+    assert.ok(await source.kv.consume('oauth:RefreshToken', 'r1', 1234));
+    const expected = await source.kv.all();
+    assert.equal(ids(expected), ['c1', 's1', 'r1']);
+    await copyToPostgres(source, { url: pgs.url, schema: pgs.schema, pairingIds: [] });
+    const pg = await openAt('postgres', '');
+    assert.equal(await pg.kv.all(), expected);
+    assert.is((await pg.kv.find('oauth:Session', 'uid:u'))?.id, 's1');
+    const file = join(dir, 'b', 'svc.db');
+    await copyToSqlite(pg, { file, pairingIds: [] });
+    const back = await openAt('sqlite', file);
+    assert.equal(await back.kv.all(), expected);
+    assert.is(await back.kv.deleteGrant('g1'), 1);
+  } finally {
+    for (const s of opened) await s.close();
+    await pgs.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+copy.run();

@@ -44,6 +44,11 @@ export class MemoryKv implements KvTable {
     return [...this.rows.values()].filter((e) => e.kind === kind && !kvExpired(e, now)).map((e) => ({ ...e }));
   }
 
+  async all(): Promise<KvEntry[]> {
+    const now = this.clock();
+    return [...this.rows.values()].filter((e) => !kvExpired(e, now)).map((e) => ({ ...e }));
+  }
+
   async delete(kind: string, id: string): Promise<boolean> {
     return this.rows.delete(keyOf(kind, id));
   }

@@ -69,6 +69,11 @@ export class PgKv implements KvTable {
     return r.rows.map(kvEntryOf);
   }
 
+  async all(): Promise<KvEntry[]> {
+    const r = await this.query(`SELECT ${COLUMNS} FROM ${this.T.kv} WHERE ${live(1)} ORDER BY seq`, [this.clock()]);
+    return r.rows.map(kvEntryOf);
+  }
+
   async delete(kind: string, id: string): Promise<boolean> {
     const r = await this.query(`DELETE FROM ${this.T.kv} WHERE kind = $1 AND id = $2`, [kind, id]);
     return (r.rowCount ?? 0) > 0;

@@ -66,6 +66,10 @@ export class SqliteKv implements KvTable {
     return this.host.db.all(`SELECT ${COLUMNS} FROM kv WHERE kind = ? AND ${LIVE} ORDER BY rowid`, [kind, this.clock()]).map(entryOf);
   }
 
+  async all(): Promise<KvEntry[]> {
+    return this.host.db.all(`SELECT ${COLUMNS} FROM kv WHERE ${LIVE} ORDER BY rowid`, [this.clock()]).map(entryOf);
+  }
+
   async delete(kind: string, id: string): Promise<boolean> {
     if (!this.host.db.one('SELECT 1 FROM kv WHERE kind = ? AND id = ?', [kind, id])) return false;
     await this.host.writeEffects([{ op: 'kv.delete', kind, id }]);

@@ -4,7 +4,11 @@
 // JSON, expiring when the library says it does; a session is found by its uid and a device code
 // by its user code (the lookup key), every token of a grant by its grant id.
 
+import { errors } from 'oidc-provider';
 import type { KvPut, KvTable } from '../store/types.js';
+
+/** oidc-provider's invalid_grant error (its declared types in oidc-provider.d.ts name only what routes use). */
+const InvalidGrant = (errors as unknown as { InvalidGrant: new (description: string) => Error }).InvalidGrant;
 
 /** What oidc-provider stores of a model instance (its own JSON: ids, claims, lifetimes). */
 export type AdapterPayload = Record<string, unknown> & {
@@ -71,7 +75,10 @@ export function adapterOver(kv: KvTable, clock: () => number = Date.now): OAuthA
     }
 
     async consume(id: string): Promise<void> {
-      await kv.consume(this.kind, id, clock());
+      // The library checks `consumed` before it consumes; two instances may both pass that check
+      // with one code or refresh token. The store marks it once: the other is refused as a reuse.
+      const marked = await kv.consume(this.kind, id, clock());
+      if (!marked && GRANTABLE.has(this.model)) throw new InvalidGrant(`${this.model} already used`);
     }
 
     async destroy(id: string): Promise<void> {

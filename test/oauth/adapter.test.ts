@@ -54,6 +54,19 @@ for (const backend of ['memory', 'sqlite'] as const) {
     assert.is((await store.kv.get(kindOf('Client'), 'cl'))?.expires_at, undefined);
   });
 
+  t('of two concurrent consumes of one code only one succeeds; the other is refused as invalid_grant', async ({ store }) => {
+    const codes = new (adapterOver(store.kv))('AuthorizationCode');
+    await codes.upsert('c2', { grantId: 'g1' }, 60);
+    const results = await Promise.allSettled([codes.consume('c2'), codes.consume('c2')]);
+    assert.equal(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected'],
+    );
+    const err = (results[1] as PromiseRejectedResult).reason as { error?: string; statusCode?: number };
+    assert.is(err.error, 'invalid_grant');
+    assert.is(err.statusCode, 400);
+  });
+
   t('revoking by grant id deletes every token and code of the grant, and only those', async ({ store }) => {
     const A = adapterOver(store.kv);
     const [access, refresh, codes, grants] = [new A('AccessToken'), new A('RefreshToken'), new A('AuthorizationCode'), new A('Grant')];

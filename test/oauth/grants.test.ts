@@ -61,6 +61,40 @@ function refresh(ctx: Ctx): Promise<Response> {
   });
 }
 
+/**
+ * Issues a grant and a refresh token of it for `agent`, as the consent page's approval and the
+ * token endpoint would store them: the provider's own models over the server's store, with the
+ * server's keys. Undefined when the client is not found in the store.
+ */
+async function issue(ctx: Ctx, agent: string): Promise<[string, string] | undefined> {
+  const keys = await loadKeys(ctx.store.kv);
+  const provider = new Provider(`http://${PUBLIC}/oauth`, {
+    adapter: adapterOver(ctx.store.kv),
+    jwks: keys.jwks,
+    cookies: { keys: keys.cookies },
+    scopes: ['mcp', 'offline_access'],
+    ttl: { Grant: 30 * 24 * 3600, RefreshToken: 30 * 24 * 3600 },
+    features: {
+      devInteractions: { enabled: false },
+      resourceIndicators: { enabled: true, defaultResource: () => RESOURCE, useGrantedResource: () => true },
+    },
+  }) as unknown as Models;
+  const client = await provider.Client.find(ctx.client);
+  if (!client) return undefined;
+  const grant = new provider.Grant({ accountId: agent, clientId: ctx.client });
+  grant.addResourceScope(RESOURCE, 'mcp offline_access');
+  const grantId = await grant.save();
+  const token = await new provider.RefreshToken({
+    client,
+    accountId: agent,
+    grantId,
+    scope: 'mcp offline_access',
+    resource: RESOURCE,
+    gty: 'authorization_code',
+  }).save();
+  return [grantId, token];
+}
+
 const svc = (ctx: Ctx, ...args: string[]) => cli([...args, '--url', base(ctx.s), '--token', ADMIN]);
 
 t('no grant is listed before any is made', async (ctx) => {
@@ -87,33 +121,9 @@ t('a grant issued for a registered client is listed with its client, agent, scop
   assert.is(reg.status, 201);
   ctx.client = ((await reg.json()) as { client_id: string }).client_id;
 
-  // The provider's own models over the server's store, with the server's keys: what the consent
-  // page's approval and the token endpoint would store.
-  const keys = await loadKeys(ctx.store.kv);
-  const provider = new Provider(`http://${PUBLIC}/oauth`, {
-    adapter: adapterOver(ctx.store.kv),
-    jwks: keys.jwks,
-    cookies: { keys: keys.cookies },
-    scopes: ['mcp', 'offline_access'],
-    ttl: { Grant: 30 * 24 * 3600, RefreshToken: 30 * 24 * 3600 },
-    features: {
-      devInteractions: { enabled: false },
-      resourceIndicators: { enabled: true, defaultResource: () => RESOURCE, useGrantedResource: () => true },
-    },
-  }) as unknown as Models;
-  const client = await provider.Client.find(ctx.client);
-  assert.ok(client, 'the client registered through the server is read from the store');
-  const grant = new provider.Grant({ accountId: 'alpha', clientId: ctx.client });
-  grant.addResourceScope(RESOURCE, 'mcp offline_access');
-  ctx.grant = await grant.save();
-  ctx.refresh = await new provider.RefreshToken({
-    client,
-    accountId: 'alpha',
-    grantId: ctx.grant,
-    scope: 'mcp offline_access',
-    resource: RESOURCE,
-    gty: 'authorization_code',
-  }).save();
+  const issued = await issue(ctx, 'alpha');
+  assert.ok(issued, 'the client registered through the server is read from the store');
+  [ctx.grant, ctx.refresh] = issued;
   const ok = await refresh(ctx);
   assert.is(ok.status, 200, await ok.clone().text());
   const tokens = (await ok.json()) as { access_token: string; refresh_token: string };
@@ -172,6 +182,22 @@ t('revoking an unknown grant is a 404, through the route and the CLI', async (ct
   const out = await svc(ctx, 'agents', 'grants', 'revoke', 'nope');
   assert.is(out.code, 1);
   assert.match(out.stderr, /404/);
+});
+
+t('a client revoking its refresh token (RFC 7009) ends its grant, which leaves the listing', async (ctx) => {
+  const [grantId, token] = (await issue(ctx, 'beta'))!;
+  assert.ok((await ctx.s.get('/v1/oauth/grants', ADMIN)).body.grants.some((g: { id: string }) => g.id === grantId));
+  const r = await fetch(`${base(ctx.s)}/oauth/token/revocation`, {
+    method: 'POST',
+    headers: { ...VIA, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, token_type_hint: 'refresh_token', client_id: ctx.client }),
+  });
+  assert.is(r.status, 200);
+  assert.equal((await ctx.s.get('/v1/oauth/grants', ADMIN)).body, { grants: [] });
+  assert.equal(
+    (await ctx.store.kv.all()).filter((e) => e.grant_id === grantId),
+    [],
+  );
 });
 
 t.run();

@@ -32,6 +32,7 @@ const LAYERS = [
       'src/discovery/',
       'src/loop-guard/',
       'src/metrics/',
+      'src/oauth/',
       'src/request-limits/',
       'src/live/feature.ts',
       'src/pairing/feature.ts',

@@ -14,6 +14,7 @@ import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
+import { oauthFeature } from './oauth/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -21,6 +22,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   loopGuardFeature,
   consoleFeature,
   discoveryFeature,
+  oauthFeature,
   pairingFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.

@@ -105,6 +105,19 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .addHelpText('after', example('svc agents delete alpha'))
     .action(async (id: string, o) => run((await agentsMod()).agentsDelete(io, id, flags(o))));
 
+  // OAuth grants (#27 part 2): `svc agents grants` lists, `svc agents grants revoke ID` revokes.
+  connection(
+    agentsCmd
+      .command('grants')
+      .argument('[action]', 'revoke: revoke the grant ID and every token of it')
+      .argument('[id]', 'the grant to revoke')
+      .description('list what people approved for OAuth clients (client, agent, scopes, expiry), or revoke one (admin)'),
+  )
+    .addHelpText('after', example('svc agents grants', 'svc agents grants --json', 'svc agents grants revoke GRANT_ID'))
+    .action(async (action: string | undefined, id: string | undefined, o) =>
+      run((await import('./commands/grants.js')).grantsCommand(io, action, id, flags(o))),
+    );
+
   connection(
     program
       .command('apply')

@@ -24,6 +24,7 @@ import type {
   WritePolicy,
 } from '../protocol/types.js';
 import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
+import type { OAuthGrantList, OAuthGrantRevoked } from '../protocol/oauth-grants.js';
 import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { exchange } from './http-call.js';
@@ -302,6 +303,16 @@ export class SvcClient {
   /** POST /v1/webhooks/{id}/test (admin): a webhook.test delivery queued. */
   testWebhook(id: string): Promise<{ delivery: WebhookDeliveryView }> {
     return this.#json('POST', `/v1/webhooks/${seg(id)}/test`);
+  }
+
+  // OAuth grants (#27 part 2)
+  /** GET /v1/oauth/grants (admin). */
+  listOAuthGrants(): Promise<OAuthGrantList> {
+    return this.#json('GET', '/v1/oauth/grants');
+  }
+  /** DELETE /v1/oauth/grants/{id} (admin): the grant and every token of it deleted. */
+  revokeOAuthGrant(id: string): Promise<OAuthGrantRevoked> {
+    return this.#json('DELETE', `/v1/oauth/grants/${seg(id)}`);
   }
 
   // Events

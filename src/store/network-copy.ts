@@ -19,6 +19,7 @@ import {
   type Store,
   type StoredEvent,
   type ThreadRecord,
+  type KvEntry,
 } from './types.js';
 
 export interface CopyCounts {
@@ -66,6 +67,8 @@ export interface NetworkRecords {
   readStates: { agent_id: string; state: AgentReadState }[];
   /** Receipt records of every copied conversation (their ranges are event seqs, which the copy keeps). */
   receipts?: ReceiptRecord[];
+  /** The expiring key/value table's unexpired rows (OAuth clients, grants, tokens, keys: #27). */
+  kv?: KvEntry[];
   /** The last event's seq: the target's sequence continues after it. */
   last_seq: number;
 }
@@ -170,7 +173,8 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   const convs = [...rooms.map((r) => `room:${r.id}`), ...threads.map((t) => `thread:${t.id}`), ...dms.map((d) => `dm:${d.id}`)];
   const receipts: ReceiptRecord[] = [];
   for (const conv of convs) receipts.push(...(await source.receiptsOf(conv)));
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, last_seq: last });
+  const kv = await source.kv.all();
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, kv, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,

@@ -34,6 +34,8 @@ import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
 import type { AppliedHookRecord, DeliveryQuery, WebhookDelivery } from './outbox.js';
+export * from './kv.js';
+import type { KvTable } from './kv.js';
 
 // ---- reads ----
 
@@ -127,6 +129,8 @@ export interface Store {
   readonly feed: EventFeed;
   /** Exclusive, expiring claims shared by every process that uses this store. */
   readonly leases: Leases;
+  /** The expiring key/value table (OAuth state, #27 part 2: kv.ts). */
+  readonly kv: KvTable;
   /** Set when this open migrated an existing store to a newer schema (the migration-risk warning). */
   readonly schemaChange?: SchemaChange;
   /** Set by backends with an embedded engine whose mode an operator should see (sqlite). */

@@ -6,6 +6,7 @@ import type { Artifact, Message } from '../../protocol/types.js';
 import { resolveIntents, type Effect, type StateView } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
+import { MemoryKv } from './kv.js';
 import { artifactMatches, cursorPage, dmMatches, roomMatches } from '../filters.js';
 import {
   StoreError,
@@ -48,6 +49,7 @@ export class MemoryStore implements Store {
   readonly backend = 'memory';
   readonly feed: LocalFeed;
   readonly leases = new LocalLeases();
+  readonly kv = new MemoryKv();
   private rooms = new Map<string, RoomRecord>();
   private agents = new Map<string, AgentRecord>();
   private messages = new Map<string, MessageRecord>();

@@ -106,6 +106,12 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         'conv, reader, kind, ranges',
         (r.receipts ?? []).map((x) => [x.conv, x.reader, x.kind, JSON.stringify(x.ranges)]),
       );
+      await insertRows(
+        c,
+        T.kv,
+        'kind, id, value, expires_at, consumed_at, lookup, grant_id',
+        (r.kv ?? []).map((e) => [e.kind, e.id, e.value, e.expires_at ?? null, e.consumed_at ?? null, e.lookup ?? null, e.grant_id ?? null]),
+      );
       for (const p of r.pairings)
         await c.query(`INSERT INTO ${T.pairing_state} (pairing_id, seq, answered) VALUES ($1, $2, $3)`, [
           p.pairing_id,

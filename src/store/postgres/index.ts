@@ -44,6 +44,7 @@ import { StoreError } from '../types.js';
 import { storeErrorOf } from './errors.js';
 import { PgFeed } from './feed.js';
 import { PgLeases } from './leases.js';
+import { PgKv } from './kv.js';
 import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
@@ -131,6 +132,7 @@ export class PostgresStore implements Store {
   readonly backend = 'postgres';
   schemaChange?: SchemaChange;
   readonly leases: PgLeases;
+  readonly kv: PgKv;
   /** This process's row in `instances`. */
   readonly instanceId = randomUUID();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -147,6 +149,7 @@ export class PostgresStore implements Store {
     private readonly log: (msg: string) => void,
   ) {
     this.leases = new PgLeases(pool, T);
+    this.kv = new PgKv(pool, T);
     this.fast = new FastLane(pool, T);
     this.tentative = new TentativeCache({ room: (id) => reads.versionedRoom(id), agent: (id) => reads.versionedAgent(id) });
     this.seen = feed.subscribe(feed.head, (events) => this.tentative.seen(events));

@@ -22,6 +22,8 @@ export interface Tables {
   webhook_deliveries: string;
   person_read: string;
   applied_hooks: string;
+  /** The expiring key/value table (#27 part 2). */
+  kv: string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -51,6 +53,7 @@ export function tablesOf(schema: string): Tables {
     webhook_deliveries: t('webhook_deliveries'),
     person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
+    kv: t('kv'),
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

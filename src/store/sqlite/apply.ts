@@ -6,11 +6,14 @@
 import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
+import { applyKv, type KvEffect } from './kv-apply.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
   | Exclude<Effect, { op: 'event.append' }>
-  | { op: 'event.append'; seq: number; event: EventBody; message_id?: string };
+  | { op: 'event.append'; seq: number; event: EventBody; message_id?: string }
+  // The expiring key/value table (#27 part 2): journaled, never resolved from intents.
+  | KvEffect;
 
 export interface JournalRecord {
   ops: JournalOp[];
@@ -174,6 +177,13 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       }
       case 'hook.delete':
         run('DELETE FROM applied_hooks WHERE kind = ? AND id = ?', [op.kind, op.id]);
+        break;
+      case 'kv.put':
+      case 'kv.delete':
+      case 'kv.consume':
+      case 'kv.delete_grant':
+      case 'kv.sweep':
+        applyKv(run, op);
         break;
       default:
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);

@@ -9,6 +9,8 @@ import type { Artifact, Message } from '../../protocol/types.js';
 import { resolveIntents } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
+import { SqliteKv } from './kv.js';
+import type { KvEffect } from './kv-apply.js';
 import {
   StoreError,
   type AgentRecord,
@@ -91,6 +93,7 @@ export class SqliteStore implements Store, CheckpointHost {
   readonly backend = 'sqlite';
   feed: LocalFeed;
   readonly leases = new LocalLeases();
+  readonly kv = new SqliteKv(this);
   schemaChange?: SchemaChange;
   engine?: EngineReport;
   readonly journal: JournalWriter;
@@ -265,6 +268,34 @@ export class SqliteStore implements Store, CheckpointHost {
     if (this.turn.broken) throw this.turn.broken;
     this.feed.publish(events);
     return { outcomes, events };
+  }
+
+  /** Journals and applies kv effects (kv.ts), applied before this returns its promise. */
+  async writeEffects(effects: KvEffect[]): Promise<void> {
+    if (this.closed) throw new StoreError('unavailable', 'store is closed');
+    this.turn.open();
+    const bodies = effects.map(() => undefined);
+    frameRecord(this.frame, effects, bodies);
+    const ran = this.db.statements;
+    try {
+      applyOps(this.db.run, effects);
+    } catch (err) {
+      if (this.db.statements !== ran) this.turn.undoLast();
+      throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
+    }
+    try {
+      this.journal.appendFrame(this.frame.finish());
+    } catch (err) {
+      this.turn.undoLast();
+      this.log(`store: journal append failed: ${messageOf(err)}`);
+      throw unavailable(err);
+    }
+    this.turn.applied(effects, bodies);
+    this.dirty = true;
+    this.writes += 1;
+    this.checkpointer.maybe();
+    await this.durable();
+    if (this.turn.broken) throw this.turn.broken;
   }
 
   private async durable(): Promise<void> {

@@ -1,0 +1,38 @@
+// The protected-resource metadata of /v1/mcp (RFC 9728) and the WWW-Authenticate challenge that
+// points an MCP client at it. Pure: the base URL comes from the caller.
+
+/** The path OAuth access tokens are for; the only resource this server issues them for. */
+export const MCP_PATH = '/v1/mcp';
+
+/** Where the provider's endpoints are mounted (authorization, token, registration, revocation). */
+export const OAUTH_PREFIX = '/oauth';
+
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  bearer_methods_supported: string[];
+  scopes_supported: string[];
+  resource_name: string;
+}
+
+/** The RFC 9728 document for /v1/mcp on `base` (`http(s)://host[:port]`). */
+export function protectedResourceMetadata(base: string, name: string): ProtectedResourceMetadata {
+  return {
+    resource: `${base}${MCP_PATH}`,
+    // The issuer is this server's /oauth; its RFC 8414 document is at
+    // /.well-known/oauth-authorization-server/oauth (the path-inserted form).
+    authorization_servers: [`${base}${OAUTH_PREFIX}`],
+    bearer_methods_supported: ['header'],
+    scopes_supported: ['mcp'],
+    resource_name: name,
+  };
+}
+
+/** The challenge a 401 from /v1/mcp carries (MCP authorization spec, RFC 9728 section 5.1). */
+export function bearerChallenge(base: string): string {
+  return `Bearer resource_metadata="${base}${RESOURCE_METADATA_PATH}${MCP_PATH}"`;
+}

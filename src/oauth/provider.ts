@@ -37,6 +37,10 @@ export interface ProviderOptions {
   agentExists: (id: string) => Promise<boolean>;
   /** Fetches client ID metadata documents (URL-form client_id); none are accepted when absent. */
   fetchClientMetadata?: MetadataFetch;
+  /** Keys signing the provider's cookies, newest first; random per process when absent. */
+  cookieKeys?: string[];
+  /** The provider's signing keys (a private JWKS); the library's development keys when absent. */
+  jwks?: { keys: Record<string, unknown>[] };
 }
 
 export interface BuiltProvider {
@@ -80,8 +84,9 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
     // and a consent for another agent replaces the provider's session (consent.ts).
     expiresWithSession: async () => false,
     ttl: TTL,
-    // Per process until the keys live in the store (docs/oauth.md).
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    // Per process unless given (the keys belong in the store: docs/oauth.md).
+    cookies: { keys: opts.cookieKeys ?? [randomBytes(32).toString('base64url')] },
+    ...(opts.jwks ? { jwks: opts.jwks } : {}),
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   const callback = provider.callback();

@@ -127,3 +127,12 @@ export function expiredPage(): string {
 answered, or was started in another browser. Start again from the client.</p>`,
   );
 }
+
+/** An answer the consent form cannot take (an agent not allowed, a missing name), with the way back. */
+export function refusedPage(reason: string, uid: string): string {
+  return page(
+    'Not allowed',
+    `<p data-testid="refusal">${escapeHtml(reason)}.</p>
+<p><a href="${consentPath(uid)}">Back to the request</a></p>`,
+  );
+}

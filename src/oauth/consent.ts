@@ -17,7 +17,7 @@ import { readBody } from '../http/body.js';
 import type { Route } from '../http/router.js';
 import { registerAgent } from '../network/agents.js';
 import type { NetworkContext } from '../network/context.js';
-import { cannotGrantPage, type ConsentClient, consentPage, expiredPage, reloadPage, signInFirstPage } from './consent-page.js';
+import { cannotGrantPage, type ConsentClient, consentPage, expiredPage, refusedPage, reloadPage, signInFirstPage } from './consent-page.js';
 import { grantableAgents, mayGrantAgent } from './grantable.js';
 import { MCP_SCOPE } from './provider.js';
 import type { Providers } from './providers.js';
@@ -146,7 +146,14 @@ export function consentRoutes(providers: Providers): Route[] {
         if (form.get('decision') !== 'approve') {
           return finish(providers, req, res, { error: 'access_denied', error_description: 'the request was denied on the consent page' });
         }
-        const agentId = await chosenAgent(ctx, principal, form);
+        let agentId: string;
+        try {
+          agentId = await chosenAgent(ctx, principal, form);
+        } catch (err) {
+          // A person at a browser gets a page, not the API's JSON error.
+          if (!(err instanceof AppError)) throw err;
+          return send(req, res, err.status, refusedPage(err.message, params.uid!));
+        }
         const { provider, resource } = providers.for(req);
         await forgetOtherAccount(provider, i, agentId);
         const grant = new provider.Grant({ accountId: agentId, clientId: String(i.params.client_id) });

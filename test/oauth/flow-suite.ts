@@ -212,11 +212,16 @@ export function oauthFlowSuite(name: string, start: StartFn): void {
     assert.is(q.get('code'), null);
   });
 
-  t('approving with a new agent registers it and the token acts as it', async (ctx) => {
+  t('approving with a new agent needs its name, registers it, and the token acts as it', async (ctx) => {
     try {
       await connect(ctx);
     } catch {}
     await ctx.page.goto(ctx.client.authorizationUrl!.href);
+    await ctx.page.getByTestId('agent-picker').selectOption('');
+    // Without a name the form is refused with a page and the way back.
+    await ctx.page.getByTestId('approve').click();
+    assert.match((await ctx.page.getByTestId('refusal').textContent()) ?? '', /name the new agent/);
+    await ctx.page.getByRole('link', { name: 'Back to the request' }).click();
     await ctx.page.getByTestId('agent-picker').selectOption('');
     await ctx.page.getByTestId('new-agent-name').fill('Remote Helper');
     const callback = ctx.cb.next();

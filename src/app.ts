@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Config, LoadedConfig } from './config/types.js';
 import type { App, Feature, FeatureFactory } from './feature.js';
 import { StaticTokens } from './auth/credentials.js';
-import type { Authenticator } from './auth/principal.js';
+import type { Authenticator, TokenResolver } from './auth/principal.js';
 import { Broker } from './events/broker.js';
 import { FeedPump } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
@@ -53,9 +53,10 @@ export interface AppOptions {
   features: readonly FeatureFactory[];
 }
 
-function authenticatorFor(config: Config, store: Store): Authenticator {
+function authenticatorFor(config: Config, store: Store, resolvers: readonly TokenResolver[]): Authenticator {
   return {
     mode: config.auth.mode,
+    resolvers,
     tokens: new StaticTokens(config.auth.tokens),
     agentByCredential: async (key) => (key.startsWith('agent:') ? (await store.findAgentsByCredential(key))[0]?.id : undefined),
   };
@@ -70,7 +71,9 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   const ctx = new Network(config, store, new Broker(), log, loaded.warnings);
   await applyDeclared(ctx, declaredFromConfig(config), 'config');
 
-  let authenticator = authenticatorFor(config, store);
+  // Filled by combine() from the features; the list object is shared by every authenticator built.
+  const resolvers: TokenResolver[] = [];
+  let authenticator = authenticatorFor(config, store, resolvers);
   const router = new Router().add(
     ...healthRoutes,
     ...networkRoutes,
@@ -136,7 +139,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
         server: { ...next.config.server, listen_addr: ctx.config.server.listen_addr },
       };
       ctx.configWarnings = withBindWarnings(next.warnings, ctx.config);
-      authenticator = authenticatorFor(ctx.config, store);
+      authenticator = authenticatorFor(ctx.config, store, resolvers);
       await applyDeclared(ctx, declaredFromConfig(ctx.config), 'config');
       for (const f of features) f.reloaded?.(ctx.config);
       log('info', 'config reloaded', { file: next.file });
@@ -159,6 +162,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     features.push(f);
     if (f.routes) router.add(...f.routes);
   }
+  resolvers.push(...features.flatMap((f) => (f.tokenResolver ? [f.tokenResolver] : [])));
   const unwire = combine(app, features);
   // Stored events (whoever wrote them) reach the broker through the store's feed.
   const pump = new FeedPump(
@@ -184,6 +188,8 @@ function combine(app: App, features: readonly Feature[]): () => void {
   const http = observers.flatMap((o) => (o.http ? [o.http] : []));
   if (admits.length > 0) app.http.admit = (req, p, failed) => admits.forEach((a) => a(req, p, failed));
   if (tokens.length > 0) app.http.sessionToken = (req) => tokens.reduce<string | undefined>((t, f) => t ?? f(req), undefined);
+  const challenges = all('challenge');
+  if (challenges.length > 0) app.http.challenge = (req) => challenges.reduce<string | undefined>((c, f) => c ?? f(req), undefined);
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');
   if (remote.length > 1) throw new Error('two features decide remote senders; only one may');

@@ -4,7 +4,7 @@
 
 import type http from 'node:http';
 import type { Config, LoadedConfig } from './config/types.js';
-import type { Authenticator, Principal } from './auth/principal.js';
+import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
 import type { ApplyPart, NetworkContext, RemoteSenderCheck, SendHooks } from './network/context.js';
@@ -33,6 +33,10 @@ export interface Feature {
   admit?: Admit;
   /** A bearer token from somewhere other than the Authorization header (the console's cookie). */
   sessionToken?: (req: http.IncomingMessage) => string | undefined;
+  /** Judges bearer tokens that are none of svc's own, on the routes it names (OAuth on /v1/mcp). */
+  tokenResolver?: TokenResolver;
+  /** The WWW-Authenticate value a 401 to this request carries, if any (RFC 9728 on /v1/mcp). */
+  challenge?: (req: http.IncomingMessage) => string | undefined;
   /** Around each message send: a check before it is stored, an observer after. */
   send?: SendHooks;
   /** Decides messages from remote-origin senders (one feature at most: the pairings). */

@@ -1,6 +1,7 @@
 // Who is calling. `authenticate` turns a request's credential into a Principal or a 401 reason;
 // nothing else reads Authorization headers.
 
+import type { IncomingMessage } from 'node:http';
 import type { Scope } from '../protocol/types.js';
 import type { AuthMode, TokenConfig } from '../config/types.js';
 import { AGENT_TOKEN_PREFIX, agentCredentialKey, staticCredentialKey, type StaticTokens } from './credentials.js';
@@ -26,6 +27,25 @@ export interface Authenticator {
   tokens: StaticTokens;
   /** Finds the agent owning a generated-token credential key (a store read). */
   agentByCredential(key: string): Promise<string | undefined>;
+  /** Judges bearer tokens that are none of svc's own (OAuth access tokens), each for some routes only. */
+  resolvers?: readonly TokenResolver[];
+}
+
+/**
+ * A feature's judge of foreign bearer tokens. Its principals hold only on the routes whose action
+ * it lists: on any other route its tokens are simply not valid (401), so no route special-cases them.
+ */
+export interface TokenResolver {
+  /** The route actions (src/auth/policy.ts) its tokens may be used for. */
+  actions: ReadonlySet<string>;
+  /** The principal of `token`, or undefined when it is not one of its valid tokens. */
+  resolve(token: string, req: IncomingMessage): Promise<Principal | undefined>;
+}
+
+/** Where a credential is presented: the route's action and the request (for resolvers). */
+export interface AuthSite {
+  action?: string;
+  req?: IncomingMessage;
 }
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: string };
@@ -38,15 +58,20 @@ export function bearerOf(header: string | undefined): { present: boolean; token?
 }
 
 /** Resolves a bearer token (from the header or a console session) to a principal. */
-export async function authenticate(auth: Authenticator, credential: { present: boolean; token?: string }): Promise<AuthResult> {
+export async function authenticate(
+  auth: Authenticator,
+  credential: { present: boolean; token?: string },
+  site: AuthSite = {},
+): Promise<AuthResult> {
   if (auth.mode === 'none') return { ok: true, principal: { kind: 'trusted', credentialKey: 'anonymous' } };
   if (!credential.present) return { ok: true, principal: { kind: 'anonymous' } };
   const token = credential.token;
   if (!token) return { ok: false, reason: 'the Authorization header must be "Bearer <token>"' };
-  return principalForToken(auth, token);
+  return principalForToken(auth, token, site);
 }
 
-export async function principalForToken(auth: Authenticator, token: string): Promise<AuthResult> {
+/** Resolves a token: an agent token, a static token, then the resolvers that serve this site's action. */
+export async function principalForToken(auth: Authenticator, token: string, site: AuthSite = {}): Promise<AuthResult> {
   if (token.startsWith(AGENT_TOKEN_PREFIX)) {
     const key = agentCredentialKey(token);
     const agentId = await auth.agentByCredential(key);
@@ -54,8 +79,15 @@ export async function principalForToken(auth: Authenticator, token: string): Pro
     return { ok: true, principal: { kind: 'agent', agentId, scopes: AGENT_TOKEN_SCOPES, credentialKey: key } };
   }
   const t = auth.tokens.find(token);
-  if (!t) return { ok: false, reason: 'the bearer token is not valid' };
-  return { ok: true, principal: { ...staticPrincipal(t) } };
+  if (t) return { ok: true, principal: { ...staticPrincipal(t) } };
+  if (site.action !== undefined && site.req !== undefined) {
+    for (const r of auth.resolvers ?? []) {
+      if (!r.actions.has(site.action)) continue;
+      const p = await r.resolve(token, site.req);
+      if (p) return { ok: true, principal: p };
+    }
+  }
+  return { ok: false, reason: 'the bearer token is not valid' };
 }
 
 type StaticPrincipal = Extract<Principal, { kind: 'static' }>;

@@ -33,7 +33,11 @@ export interface GateRequest {
 }
 
 /** The principal of a request: header first, then console cookie; an invalid header is an error. */
-export async function principalOf(deps: GateDeps, req: IncomingMessage): Promise<{ principal?: Principal; error?: string }> {
+export async function principalOf(
+  deps: GateDeps,
+  req: IncomingMessage,
+  action?: Action,
+): Promise<{ principal?: Principal; error?: string }> {
   const header = req.headers.authorization;
   const auth = deps.auth();
   if (header === undefined) {
@@ -43,13 +47,14 @@ export async function principalOf(deps: GateDeps, req: IncomingMessage): Promise
       if (r.ok) return { principal: r.principal };
     }
   }
-  const r = await authenticate(auth, bearerOf(header));
+  // The action lets a feature's resolver accept its tokens on its routes only (OAuth on /v1/mcp).
+  const r = await authenticate(auth, bearerOf(header), action === undefined ? { req } : { action, req });
   return r.ok ? { principal: r.principal } : { error: r.reason };
 }
 
 /** Admits a caller or throws the AppError to answer with; returns who is calling. */
 export async function admitCaller(deps: GateDeps, policy: PolicySettings, req: IncomingMessage, r: GateRequest = {}): Promise<Principal> {
-  const who = r.ownCredential ? {} : await principalOf(deps, req);
+  const who = r.ownCredential ? {} : await principalOf(deps, req, r.action);
   // A refused credential counts as a failure on every surface (routes, SSE, the attach upgrade) here.
   deps.admit?.(req, who.principal, who.error !== undefined);
   // After the limits: an invalid Authorization header is never answered with anything but 401 (SPEC.md).

@@ -22,6 +22,8 @@ export interface HttpDeps {
   sessionToken?: (req: IncomingMessage) => string | undefined;
   /** Called once per finished request (metrics). */
   observe?: (route: string, method: string, status: number, seconds: number) => void;
+  /** The WWW-Authenticate value of a 401 to this request, if any (set by features). */
+  challenge?: (req: IncomingMessage) => string | undefined;
   /** Called before routing; throws AppError (429) to refuse (request limits, failed authentications). */
   admit?: (req: IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
 }
@@ -90,6 +92,8 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
       // unread upload, the client's next write fails (EPIPE/reset) and it never reads the answer.
       // So the rest of a refused body is read and dropped first, up to a bound; past it the
       // answer goes out at once with the connection closed, as before.
+      const challenge = error.status === 401 ? deps.challenge?.(req) : undefined;
+      if (challenge !== undefined && !res.headersSent) res.setHeader('www-authenticate', challenge);
       drainThen(req, DRAIN_LIMIT_BYTES, () => sendError(res, error, requestId));
     });
   };

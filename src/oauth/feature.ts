@@ -1,31 +1,43 @@
-// OAuth for MCP clients as a Feature: the protected-resource metadata of /v1/mcp, the provider
-// under /oauth/ with its state and keys in the store, the admin routes over grants, and the
-// periodic sweep of expired OAuth state.
+// OAuth for MCP clients as a Feature: the protected-resource and authorization-server metadata,
+// the provider under /oauth/ with its state and keys in the store, the consent page in the console,
+// OAuth access tokens as credentials of /v1/mcp (a resolver for the one auth path), the 401
+// challenge there, the admin routes over grants and the periodic sweep of expired OAuth state.
 
+import type { IncomingMessage } from 'node:http';
 import type { FeatureFactory } from '../feature.js';
+import { baseUrlOf } from '../discovery/base-url.js';
+import { accessTokenResolver } from './access-tokens.js';
 import { adapterOver, startSweeper } from './adapter.js';
+import { consentRoutes } from './consent.js';
 import { grantRoutes } from './grants-routes.js';
 import { loadKeys } from './keys.js';
-import type { ProviderState } from './provider.js';
+import { bearerChallenge, MCP_PATH } from './metadata.js';
+import { metadataFetcher } from './metadata-fetch.js';
+import { Providers, type StoredState } from './providers.js';
 import { oauthRoutes } from './routes.js';
 
+/** Whether the server listens on a loopback address only (then its clients are local too). */
+function loopbackOnly(addr: { host: string } | undefined): boolean {
+  const h = addr?.host ?? '';
+  return h === 'localhost' || h === '::1' || h.startsWith('127.');
+}
+
 export const oauthFeature: FeatureFactory = (app) => {
+  const baseOf = (req: IncomingMessage): string =>
+    baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), app.address() ?? { host: '127.0.0.1', port: 0 });
+  const agentExists = async (id: string) => (await app.ctx.store.getAgent(id)) !== undefined;
   const kv = app.ctx.store.kv;
-  let state: Promise<ProviderState> | undefined;
-  const loadState = (): Promise<ProviderState> => {
-    // Read once; a failed read (store unavailable) is tried again by the next request.
-    state ??= loadKeys(kv).then(
-      (keys) => ({ adapter: adapterOver(kv), keys }),
-      (err: unknown) => {
-        state = undefined;
-        throw err;
-      },
-    );
-    return state;
+  const state = async (): Promise<StoredState> => {
+    const keys = await loadKeys(kv);
+    return { adapter: adapterOver(kv), cookieKeys: keys.cookies, jwks: keys.jwks };
   };
+  // The one place the provider's options are set.
+  const providers = new Providers({ agentExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())) }, state, baseOf);
   let stopSweeper: (() => void) | undefined;
   return {
-    routes: [...oauthRoutes({ address: () => app.address(), state: loadState }), ...grantRoutes],
+    routes: [...oauthRoutes(providers), ...consentRoutes(providers), ...grantRoutes],
+    tokenResolver: accessTokenResolver(providers, (id) => app.ctx.store.getAgent(id)),
+    challenge: (req) => ((req.url ?? '').split('?')[0] === MCP_PATH ? bearerChallenge(baseOf(req)) : undefined),
     started: () => {
       stopSweeper = startSweeper(kv, undefined, (m) => app.ctx.log('warn', m));
     },

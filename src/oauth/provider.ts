@@ -1,15 +1,21 @@
-// The oidc-provider instance behind /oauth/: PKCE S256 only, dynamic client registration,
-// resource indicators bound to /v1/mcp, short-lived opaque access tokens, rotating refresh tokens,
-// revocation. Its state lives in the store (adapter.ts) and its keys too (keys.ts).
+// The oidc-provider instance behind /oauth/: PKCE S256 only, dynamic client registration, client
+// ID metadata documents, resource indicators bound to /v1/mcp, short-lived opaque access tokens,
+// rotating refresh tokens, revocation. Accounts are agents: a grant acts as the agent the person
+// picked on the consent page. Storage is the `adapter` option (oidc-provider's memory adapter
+// when absent; see docs/oauth.md).
 
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors } from 'oidc-provider';
-import type { OAuthAdapterClass } from './adapter.js';
-import type { OAuthKeys } from './keys.js';
+import Provider, { type AdapterConstructor, errors } from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { withClientMetadataDocuments, type MetadataFetch } from './client-metadata.js';
 import { MCP_PATH, OAUTH_PREFIX } from './metadata.js';
 
 /** Seconds an access token lives. */
 export const ACCESS_TOKEN_TTL = 600;
+
+/** The scope of /v1/mcp, and what a consent grants. */
+export const MCP_SCOPE = 'mcp';
 
 /** Lifetimes in seconds; an unlisted kind keeps the library's default. */
 const TTL = {
@@ -24,16 +30,34 @@ const TTL = {
 /** A request handler for everything under /oauth/. */
 export type OAuthHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Where the provider keeps its state and which keys it signs with (the same on every instance). */
-export interface ProviderState {
-  adapter: OAuthAdapterClass;
-  keys: OAuthKeys;
+export interface ProviderOptions {
+  /** Where clients, grants, codes, tokens and interactions live; the library's memory adapter when absent. */
+  adapter?: AdapterConstructor;
+  /** Whether agent `id` exists (an account is an agent; a removed agent's grant stops refreshing). */
+  agentExists: (id: string) => Promise<boolean>;
+  /** Fetches client ID metadata documents (URL-form client_id); none are accepted when absent. */
+  fetchClientMetadata?: MetadataFetch;
+  /** Keys signing the provider's cookies, newest first; random per process when absent. */
+  cookieKeys?: string[];
+  /** The provider's signing keys (a private JWKS); the library's development keys when absent. */
+  jwks?: { keys: Record<string, unknown>[] };
 }
 
-/** Builds the provider for a server reached at `base`; returns the handler for /oauth/ requests. */
-export function createProvider(base: string, state: ProviderState): OAuthHandler {
+export interface BuiltProvider {
+  provider: Provider;
+  /** The resource its tokens are for: `<base>/v1/mcp`. */
+  resource: string;
+  handle: OAuthHandler;
+}
+
+/** Builds the provider for a server reached at `base`. */
+export function createProvider(base: string, opts: ProviderOptions): BuiltProvider {
   const resource = `${base}${MCP_PATH}`;
+  const adapter = opts.adapter ?? MemoryAdapter;
   const provider = new Provider(`${base}${OAUTH_PREFIX}`, {
+    adapter: opts.fetchClientMetadata ? withClientMetadataDocuments(adapter, opts.fetchClientMetadata) : adapter,
+    findAccount: async (_ctx: unknown, id: string) =>
+      (await opts.agentExists(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
     pkce: { methods: ['S256'], required: () => true },
     features: {
       devInteractions: { enabled: false },
@@ -46,23 +70,31 @@ export function createProvider(base: string, state: ProviderState): OAuthHandler
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
           // A token for any other resource is refused at the authorization request.
           if (indicator !== resource) throw new errors.InvalidTarget('the only resource is /v1/mcp');
-          return { scope: 'mcp', accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL };
+          return { scope: MCP_SCOPE, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL };
         },
       },
     },
-    scopes: ['mcp', 'offline_access'],
+    discovery: { client_id_metadata_document_supported: Boolean(opts.fetchClientMetadata) },
+    scopes: [MCP_SCOPE, 'offline_access'],
+    // MCP clients ask for the resource's scope only (`mcp`, from its metadata), not offline_access:
+    // a client that registered the refresh_token grant gets a refresh token anyway.
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
+    // Tokens outlive the provider's browser session: the person's identity is the console session,
+    // and a consent for another agent replaces the provider's session (consent.ts).
+    expiresWithSession: async () => false,
     ttl: TTL,
-    adapter: state.adapter,
-    cookies: { keys: state.keys.cookies },
-    jwks: state.keys.jwks,
+    // Per process unless given (the keys belong in the store: docs/oauth.md).
+    cookies: { keys: opts.cookieKeys ?? [randomBytes(32).toString('base64url')] },
+    ...(opts.jwks ? { jwks: opts.jwks } : {}),
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   const callback = provider.callback();
-  return (req, res) => {
+  const handle: OAuthHandler = (req, res) => {
     // The provider routes on the path below its issuer's; it finds its mount path from originalUrl.
     const url = req.url ?? '/';
     Object.assign(req, { originalUrl: url, url: url.slice(OAUTH_PREFIX.length) || '/' });
     callback(req, res);
   };
+  return { provider, resource, handle };
 }

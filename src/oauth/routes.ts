@@ -5,15 +5,9 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/router.js';
-import { baseUrlOf } from '../discovery/base-url.js';
 import { AS_METADATA_PATH, MCP_PATH, OAUTH_PREFIX, protectedResourceMetadata, RESOURCE_METADATA_PATH } from './metadata.js';
-import { createProvider, type OAuthHandler, type ProviderState } from './provider.js';
-
-export interface OAuthDeps {
-  address: () => { host: string; port: number } | undefined;
-  /** The provider's adapter and keys, read from the store once (adapter.ts, keys.ts). */
-  state: () => Promise<ProviderState>;
-}
+import type { OAuthHandler } from './provider.js';
+import type { Providers } from './providers.js';
 
 /** Provider endpoints as [method, path below /oauth]. */
 const PROVIDER_PATHS: [Route['method'], string][] = [
@@ -39,23 +33,10 @@ function serve(handler: OAuthHandler, req: IncomingMessage, res: ServerResponse)
 }
 
 /** The OAuth routes. */
-export function oauthRoutes(deps: OAuthDeps): Route[] {
-  const baseOf = (req: IncomingMessage): string =>
-    baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), deps.address() ?? { host: '127.0.0.1', port: 0 });
-  // One provider per base URL callers use: the issuer is part of every token and document.
-  const providers = new Map<string, OAuthHandler>();
-  const provider = async (req: IncomingMessage): Promise<OAuthHandler> => {
-    const base = baseOf(req);
-    let p = providers.get(base);
-    if (!p) {
-      const state = await deps.state();
-      p = providers.get(base) ?? createProvider(base, state);
-      providers.set(base, p);
-    }
-    return p;
-  };
+export function oauthRoutes(providers: Providers): Route[] {
+  const provider = async (req: IncomingMessage): Promise<OAuthHandler> => (await providers.for(req)).handle;
   const resourceMetadata: Route['handler'] = ({ req, ctx }) => ({
-    body: protectedResourceMetadata(baseOf(req), ctx.config.network.name),
+    body: protectedResourceMetadata(providers.baseOf(req), ctx.config.network.name),
     headers: { 'cache-control': 'public, max-age=300' },
   });
   const asMetadata: Route['handler'] = async ({ req, res }) => {

@@ -1,7 +1,8 @@
 // The authorization server under /oauth/ over HTTP: its RFC 8414 metadata, dynamic client
 // registration, PKCE S256 required (plain and missing refused), a token for another resource
 // refused, an acceptable request sent on to the console consent, and the token and revocation
-// endpoints reading their own form bodies.
+// endpoints reading their own form bodies; the consent page refusing a cross-site POST and a
+// request it does not hold.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -111,6 +112,21 @@ t('revoking an unknown token answers 200 as RFC 7009 asks', async (ctx) => {
     body: new URLSearchParams({ token: 'not-a-token', client_id: ctx.client }),
   });
   assert.is(r.status, 200);
+});
+
+t('a cross-site POST to the consent page is refused', async (ctx) => {
+  const r = await fetch(`${ctx.base}/console/oauth/some-uid`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+    body: 'decision=approve&agent=alpha',
+  });
+  assert.is(r.status, 403);
+});
+
+t('a consent page for a request this browser did not start says it is not open', async (ctx) => {
+  const r = await fetch(`${ctx.base}/console/oauth/some-uid`);
+  assert.is(r.status, 400);
+  assert.match(await r.text(), /Request expired/);
 });
 
 t.run();

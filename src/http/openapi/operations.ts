@@ -428,6 +428,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: 'Served by the OAuth provider: answers and errors follow the OAuth RFCs, not the error shape of this API.',
     responses: { 200: { description: 'OAuth answer.', json: { type: 'object' } } },
   },
+  'GET /console/oauth/:uid': {
+    tag: 'oauth',
+    summary: 'The consent page of an authorization request: pick the agent the client acts as, approve or deny (HTML).',
+    description: 'Needs a console session in this browser; without one it explains how to sign in and come back.',
+    responses: {
+      200: { description: 'The consent form.', media: HTML },
+      400: { description: 'The request expired or belongs to another browser.', media: HTML },
+      401: { description: 'Not signed in to the console.', media: HTML },
+      403: { description: 'The session may not let a client act as any agent.', media: HTML },
+    },
+  },
+  'POST /console/oauth/:uid': {
+    tag: 'oauth',
+    summary: 'Answers the consent (form-encoded: decision, agent, new_name); redirects the browser back to the client.',
+    description: 'Same-origin only (the console CSRF rule). A denial ends the request with access_denied.',
+    responses: { 303: { description: 'On to the client (through the provider).' } },
+  },
   'GET /install.md': {
     tag: 'discovery',
     summary: 'How to join this network, for an agent or a person (Markdown, rendered for the caller).',

@@ -1,0 +1,42 @@
+// OAuth access tokens as credentials of /v1/mcp only: the resolver the oauth feature hands to the
+// one auth path (src/auth/principal.ts). A token is valid when the provider knows it, it has not
+// expired, it is bound to this server's /v1/mcp and carries the mcp scope, its grant still exists
+// and its agent too; it then acts as that agent with an agent token's scopes and credential key.
+
+import { AGENT_TOKEN_SCOPES, type Principal, type TokenResolver } from '../auth/principal.js';
+import type { AccessTokenInstance } from 'oidc-provider';
+import type { AgentRecord } from '../store/records.js';
+import { MCP_SCOPE } from './provider.js';
+import type { Providers } from './providers.js';
+
+/** Opaque access tokens are base64url; anything else is not worth a lookup. */
+const SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
+
+/** Whether a token's audience is exactly `resource`. */
+export function boundTo(at: Pick<AccessTokenInstance, 'aud'>, resource: string): boolean {
+  const aud = Array.isArray(at.aud) ? at.aud : at.aud === undefined ? [] : [at.aud];
+  return aud.length === 1 && aud[0] === resource;
+}
+
+/** The resolver for the `mcp` action. */
+export function accessTokenResolver(
+  providers: Providers,
+  agentOf: (id: string) => Promise<Pick<AgentRecord, 'id' | 'credential_key'> | undefined>,
+): TokenResolver {
+  return {
+    actions: new Set(['mcp']),
+    async resolve(token, req): Promise<Principal | undefined> {
+      if (!SHAPE.test(token)) return undefined;
+      const { provider, resource } = await providers.for(req);
+      const at = await provider.AccessToken.find(token);
+      if (!at || at.isExpired || !boundTo(at, resource)) return undefined;
+      if (!(at.scope ?? '').split(' ').includes(MCP_SCOPE)) return undefined;
+      // A revoked grant takes its tokens with it, whatever the storage keeps.
+      if (!(await provider.Grant.find(at.grantId))) return undefined;
+      const agent = await agentOf(at.accountId);
+      if (!agent) return undefined;
+      // The agent's own credential key: the token speaks for the agent as its own token would.
+      return { kind: 'agent', agentId: agent.id, scopes: AGENT_TOKEN_SCOPES, credentialKey: agent.credential_key };
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// One provider per base URL callers use (the issuer is part of every token and document), built
+// on first use with the same options and the state read from the store (adapter and keys, the same
+// on every instance). The feature builds this once; routes, the consent page and the token
+// resolver share it.
+
+import type { IncomingMessage } from 'node:http';
+import { createProvider, type BuiltProvider, type ProviderOptions } from './provider.js';
+
+/** What every provider shares that is read from the store: where state lives and the keys. */
+export type StoredState = Pick<ProviderOptions, 'adapter' | 'cookieKeys' | 'jwks'>;
+
+export class Providers {
+  private readonly byBase = new Map<string, Promise<BuiltProvider>>();
+
+  constructor(
+    private readonly opts: Omit<ProviderOptions, keyof StoredState>,
+    /** The stored state; a failed read is tried again by the next request. */
+    private readonly state: () => Promise<StoredState>,
+    /** The base URL (`http(s)://host[:port]`) a request was made to. */
+    readonly baseOf: (req: IncomingMessage) => string,
+  ) {}
+
+  /** The provider serving the base URL of `req`. */
+  for(req: IncomingMessage): Promise<BuiltProvider> {
+    const base = this.baseOf(req);
+    let p = this.byBase.get(base);
+    if (!p) {
+      p = this.state().then((s) => createProvider(base, { ...this.opts, ...s }));
+      p.catch(() => this.byBase.delete(base));
+      this.byBase.set(base, p);
+    }
+    return p;
+  }
+}

@@ -3,79 +3,27 @@
 // outcomes. Nothing else runs between the reads and the application of the effects, so the
 // batch is atomic. The memory backend applies the effects to maps; the sqlite backend journals and
 // applies them (its journal records are effects, so a replay never re-decides anything).
-// A networked backend does the same in SQL inside one transaction.
+// A networked backend does the same in SQL inside one transaction. Room intents resolve in
+// room-intents.ts; the state they see is overlay.ts; effects.ts names what they produce.
 
-import type { Artifact, ServiceEvent } from '../protocol/types.js';
 import {
   StoreError,
-  type AppliedHookRecord,
   type AgentReadState,
   type AgentReadStateOp,
-  type AgentRecord,
   type DmRecord,
-  type MembersEvent,
   type MessageInsertOp,
-  type MessageRecord,
   type OpOutcome,
-  type PairingState,
   type ReactionChangeOp,
-  type ReactionRecord,
   type ReceiptMark,
-  type PersonReadMarker,
-  type ReceiptRecord,
-  type RoomRecord,
-  type RoomSpec,
   type ThreadRecord,
-  type WebhookDelivery,
   type WriteOp,
 } from './types.js';
-import { mergeRange, receiptKey } from './receipts.js';
+import { mergeRange } from './receipts.js';
+import type { Effect, StateView } from './effects.js';
+import { Overlay } from './overlay.js';
+import { changeMembers, changeRoomMembers, createRoom, declareRoom, removeRoom } from './room-intents.js';
 
-/** What a batch does to stored state, in order. */
-export type Effect =
-  | { op: 'room.put'; room: RoomRecord }
-  | { op: 'agent.put'; agent: AgentRecord }
-  | { op: 'agent.delete'; id: string }
-  | { op: 'message.insert'; record: MessageRecord }
-  | { op: 'thread.put'; thread: ThreadRecord }
-  | { op: 'dm.put'; dm: DmRecord }
-  | { op: 'artifact.insert'; artifact: Artifact }
-  | { op: 'event.append'; event: ServiceEvent }
-  | { op: 'pairing.put'; pairing_id: string; state: PairingState }
-  | { op: 'pairing.delete'; pairing_id: string }
-  | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
-  | { op: 'read_state.delete'; agent_id: string }
-  | { op: 'reaction.put'; reaction: ReactionRecord }
-  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
-  | { op: 'receipt.put'; record: ReceiptRecord }
-  // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
-  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
-  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
-  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
-  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
-  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery }
-  // Hooks declared by `svc apply` (#28).
-  | { op: 'hook.put'; hook: AppliedHookRecord }
-  | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
-
-/** Synchronous reads of the current state (records are the backend's own: not mutated here). */
-export interface StateView {
-  /** A room, removed or not. */
-  room(id: string): RoomRecord | undefined;
-  /** Active rooms in creation order. */
-  rooms(): RoomRecord[];
-  agent(id: string): AgentRecord | undefined;
-  hasMessage(id: string): boolean;
-  message(id: string): MessageRecord | undefined;
-  thread(id: string): ThreadRecord | undefined;
-  dm(id: string): DmRecord | undefined;
-  pairing(id: string): PairingState | undefined;
-  readState(agentId: string): AgentReadState | undefined;
-  /** The reactions to one message, oldest first. */
-  reactions(messageId: string): ReactionRecord[];
-  /** A reader's receipt record of one kind in one conversation. */
-  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
-}
+export type { Effect, StateView } from './effects.js';
 
 export interface Resolved {
   effects: Effect[];
@@ -96,87 +44,18 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
   };
   for (const op of ops) {
     switch (op.op) {
-      case 'room.create': {
-        const existing = view.room(op.room.id);
-        if (existing && !existing.removed_at) throw new StoreError('room_exists', `room ${op.room.id} already exists`);
-        const room = newRoom(op.room, op.at, existing);
-        put({ op: 'room.put', room });
-        put({ op: 'event.append', event: op.event(room) });
-        outcomes.push({ op: 'room.create', room, revived: existing !== undefined });
+      case 'room.create':
+        outcomes.push(createRoom(view, op, put));
         break;
-      }
-      case 'room.declare': {
-        const existing = view.room(op.room.id);
-        const d = op.room;
-        if (existing?.removed_at && op.keep_removed) {
-          outcomes.push({ op: 'room.declare', room: existing, action: 'unchanged' });
-          break;
-        }
-        if (!existing || existing.removed_at) {
-          const spec: RoomSpec = {
-            id: d.id,
-            ...(d.name !== undefined ? { name: d.name } : {}),
-            members: d.members ?? [],
-            visibility: d.visibility ?? 'public',
-            write_policy: d.write_policy ?? 'members',
-            ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
-          };
-          const room = newRoom(spec, op.at, existing);
-          put({ op: 'room.put', room });
-          put({ op: 'event.append', event: op.events.created(room) });
-          outcomes.push({ op: 'room.declare', room, action: 'created' });
-          break;
-        }
-        const members = !d.members
-          ? existing.members
-          : op.members_mode === 'set'
-            ? [...d.members]
-            : [...existing.members, ...d.members.filter((m) => !existing.members.includes(m))];
-        const next: RoomRecord = {
-          ...existing,
-          name: d.name ?? existing.name,
-          members,
-          visibility: d.visibility ?? existing.visibility,
-          write_policy: d.write_policy ?? existing.write_policy,
-          federation_pairings: d.federation_pairings ? [...d.federation_pairings] : existing.federation_pairings,
-        };
-        const membersChanged = !sameList(next.members, existing.members);
-        const changed =
-          next.name !== existing.name ||
-          membersChanged ||
-          next.visibility !== existing.visibility ||
-          next.write_policy !== existing.write_policy ||
-          !sameList(next.federation_pairings, existing.federation_pairings);
-        if (!changed) {
-          outcomes.push({ op: 'room.declare', room: existing, action: 'unchanged' });
-          break;
-        }
-        next.updated_at = op.at;
-        put({ op: 'room.put', room: next });
-        if (membersChanged) {
-          const added = next.members.filter((m) => !existing.members.includes(m));
-          const removed = existing.members.filter((m) => !next.members.includes(m));
-          put({ op: 'event.append', event: op.events.members(next, added, removed) });
-        }
-        outcomes.push({ op: 'room.declare', room: next, action: 'updated' });
+      case 'room.declare':
+        outcomes.push(declareRoom(view, op, put));
         break;
-      }
-      case 'room.remove': {
-        const room = view.room(op.id);
-        if (!room || room.removed_at) throw new StoreError('not_found', `room ${op.id}`);
-        put({ op: 'room.put', room: { ...room, removed_at: op.at, updated_at: op.at } });
-        put({ op: 'event.append', event: op.event(room) });
-        outcomes.push({ op: 'room.remove', room });
+      case 'room.remove':
+        outcomes.push(removeRoom(view, op, put));
         break;
-      }
-      case 'room.members.change': {
-        const room = view.room(op.room_id);
-        if (!room || room.removed_at) throw new StoreError('not_found', `room ${op.room_id}`);
-        const r = changeMembers(room, op.add, op.remove, op.at, op.event);
-        if (r.effects.length > 0) for (const e of r.effects) put(e);
-        outcomes.push({ op: 'room.members.change', room: r.room, added: r.added, removed: r.removed });
+      case 'room.members.change':
+        outcomes.push(changeRoomMembers(view, op, put));
         break;
-      }
       case 'agent.claim': {
         const existing = view.agent(op.agent.id);
         if (existing) {
@@ -340,161 +219,4 @@ function changeReaction(view: Overlay, op: ReactionChangeOp, put: (e: Effect) =>
   put({ op: 'reaction.delete', message_id: r.message_id, emoji: r.emoji, by: r.by });
   put({ op: 'event.append', event: op.event(same.length - 1) });
   return { op: 'reaction.change', status: 'removed', count: same.length - 1 };
-}
-
-function newRoom(spec: RoomSpec, at: string, removed: RoomRecord | undefined): RoomRecord {
-  return {
-    id: spec.id,
-    name: spec.name ?? removed?.name ?? spec.id,
-    members: [...spec.members],
-    visibility: spec.visibility,
-    write_policy: spec.write_policy,
-    federation_pairings: [...(spec.federation_pairings ?? removed?.federation_pairings ?? [])],
-    created_at: removed?.created_at ?? at,
-    updated_at: at,
-  };
-}
-
-/** A membership change against the room's current list (see RoomMembersOp). */
-function changeMembers(
-  room: RoomRecord,
-  add: readonly string[],
-  remove: readonly string[],
-  at: string,
-  event: MembersEvent,
-): { room: RoomRecord; added: string[]; removed: string[]; effects: Effect[] } {
-  const added = [...new Set(add)].filter((m) => !room.members.includes(m));
-  const removed = [...new Set(remove)].filter((m) => room.members.includes(m) && !added.includes(m));
-  if (added.length === 0 && removed.length === 0) return { room, added, removed, effects: [] };
-  const next: RoomRecord = { ...room, members: [...room.members.filter((m) => !removed.includes(m)), ...added], updated_at: at };
-  return {
-    room: next,
-    added,
-    removed,
-    effects: [
-      { op: 'room.put', room: next },
-      { op: 'event.append', event: event(next, added, removed) },
-    ],
-  };
-}
-
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/**
- * The base state with the batch's earlier effects laid over it. Each map is made on first use:
- * most batches are one message, which needs one of them.
- */
-class Overlay implements StateView {
-  private rooms_: Map<string, RoomRecord> | undefined;
-  private agents: Map<string, AgentRecord | null> | undefined;
-  private messages: Map<string, MessageRecord> | undefined;
-  private threads: Map<string, ThreadRecord> | undefined;
-  private dms: Map<string, DmRecord> | undefined;
-  private pairings: Map<string, PairingState | null> | undefined;
-  private readStates: Map<string, AgentReadState | null> | undefined;
-  private reactions_: Map<string, ReactionRecord[]> | undefined;
-  private receipts: Map<string, ReceiptRecord> | undefined;
-
-  constructor(private readonly base: StateView) {}
-
-  note(e: Effect): void {
-    switch (e.op) {
-      case 'room.put':
-        (this.rooms_ ??= new Map()).set(e.room.id, e.room);
-        break;
-      case 'agent.put':
-        (this.agents ??= new Map()).set(e.agent.id, e.agent);
-        break;
-      case 'agent.delete':
-        (this.agents ??= new Map()).set(e.id, null);
-        break;
-      case 'message.insert':
-        (this.messages ??= new Map()).set(e.record.message.id, e.record);
-        break;
-      case 'thread.put':
-        (this.threads ??= new Map()).set(e.thread.id, e.thread);
-        break;
-      case 'dm.put':
-        (this.dms ??= new Map()).set(e.dm.id, e.dm);
-        break;
-      case 'pairing.put':
-        (this.pairings ??= new Map()).set(e.pairing_id, e.state);
-        break;
-      case 'pairing.delete':
-        (this.pairings ??= new Map()).set(e.pairing_id, null);
-        break;
-      case 'read_state.put':
-        (this.readStates ??= new Map()).set(e.agent_id, e.state);
-        break;
-      case 'read_state.delete':
-        (this.readStates ??= new Map()).set(e.agent_id, null);
-        break;
-      case 'reaction.put': {
-        const list = this.reactions(e.reaction.message_id);
-        (this.reactions_ ??= new Map()).set(e.reaction.message_id, [...list, e.reaction]);
-        break;
-      }
-      case 'reaction.delete': {
-        const list = this.reactions(e.message_id).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
-        (this.reactions_ ??= new Map()).set(e.message_id, list);
-        break;
-      }
-      case 'receipt.put':
-        (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
-        break;
-      default:
-        break;
-    }
-  }
-
-  room(id: string): RoomRecord | undefined {
-    return this.rooms_?.get(id) ?? this.base.room(id);
-  }
-
-  rooms(): RoomRecord[] {
-    const mine = this.rooms_;
-    if (!mine || mine.size === 0) return this.base.rooms();
-    const out = this.base.rooms().map((r) => mine.get(r.id) ?? r);
-    for (const r of mine.values()) if (!out.some((x) => x.id === r.id)) out.push(r);
-    return out.filter((r) => !r.removed_at);
-  }
-
-  agent(id: string): AgentRecord | undefined {
-    const a = this.agents?.get(id);
-    return a === null ? undefined : (a ?? this.base.agent(id));
-  }
-
-  hasMessage(id: string): boolean {
-    return this.messages?.has(id) === true || this.base.hasMessage(id);
-  }
-
-  message(id: string): MessageRecord | undefined {
-    return this.messages?.get(id) ?? this.base.message(id);
-  }
-
-  thread(id: string): ThreadRecord | undefined {
-    return this.threads?.get(id) ?? this.base.thread(id);
-  }
-
-  dm(id: string): DmRecord | undefined {
-    return this.dms?.get(id) ?? this.base.dm(id);
-  }
-
-  pairing(id: string): PairingState | undefined {
-    const s = this.pairings?.get(id);
-    return s === null ? undefined : (s ?? this.base.pairing(id));
-  }
-
-  readState(agentId: string): AgentReadState | undefined {
-    const s = this.readStates?.get(agentId);
-    return s === null ? undefined : (s ?? this.base.readState(agentId));
-  }
-
-  reactions(messageId: string): ReactionRecord[] {
-    return this.reactions_?.get(messageId) ?? this.base.reactions(messageId);
-  }
-
-  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {
-    return this.receipts?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
-  }
 }

@@ -1,0 +1,64 @@
+// The effects a batch of intents resolves to (intents.ts), and the synchronous view of stored state
+// they are resolved against. Each in-process backend applies effects its own way.
+
+import type { Artifact, ServiceEvent } from '../protocol/types.js';
+import type {
+  AppliedHookRecord,
+  AgentReadState,
+  AgentRecord,
+  DmRecord,
+  MessageRecord,
+  PairingState,
+  PersonReadMarker,
+  ReactionRecord,
+  ReceiptRecord,
+  RoomRecord,
+  ThreadRecord,
+  WebhookDelivery,
+} from './types.js';
+
+/** What a batch does to stored state, in order. */
+export type Effect =
+  | { op: 'room.put'; room: RoomRecord }
+  | { op: 'agent.put'; agent: AgentRecord }
+  | { op: 'agent.delete'; id: string }
+  | { op: 'message.insert'; record: MessageRecord }
+  | { op: 'thread.put'; thread: ThreadRecord }
+  | { op: 'dm.put'; dm: DmRecord }
+  | { op: 'artifact.insert'; artifact: Artifact }
+  | { op: 'event.append'; event: ServiceEvent }
+  | { op: 'pairing.put'; pairing_id: string; state: PairingState }
+  | { op: 'pairing.delete'; pairing_id: string }
+  | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
+  | { op: 'read_state.delete'; agent_id: string }
+  | { op: 'reaction.put'; reaction: ReactionRecord }
+  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
+  | { op: 'receipt.put'; record: ReceiptRecord }
+  // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
+  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
+  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
+  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
+  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
+  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery }
+  // Hooks declared by `svc apply` (#28).
+  | { op: 'hook.put'; hook: AppliedHookRecord }
+  | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
+
+/** Synchronous reads of the current state (records are the backend's own: not mutated here). */
+export interface StateView {
+  /** A room, removed or not. */
+  room(id: string): RoomRecord | undefined;
+  /** Active rooms in creation order. */
+  rooms(): RoomRecord[];
+  agent(id: string): AgentRecord | undefined;
+  hasMessage(id: string): boolean;
+  message(id: string): MessageRecord | undefined;
+  thread(id: string): ThreadRecord | undefined;
+  dm(id: string): DmRecord | undefined;
+  pairing(id: string): PairingState | undefined;
+  readState(agentId: string): AgentReadState | undefined;
+  /** The reactions to one message, oldest first. */
+  reactions(messageId: string): ReactionRecord[];
+  /** A reader's receipt record of one kind in one conversation. */
+  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
+}

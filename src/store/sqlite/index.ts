@@ -46,13 +46,12 @@ import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingPro
 import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
-import { FrameBuilder } from './engine/journal-format.js';
 import { SqliteReads } from './reads.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
 import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
-import { Turn, messageOf } from './engine/turn.js';
+import { Turn, messageOf, type TurnWrite } from './engine/turn.js';
 
 import { searchPage } from './search.js';
 import { SearchUpkeep } from './search-upkeep.js';
@@ -96,7 +95,6 @@ export class SqliteStore implements Store, CheckpointHost {
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
-  private readonly frame = new FrameBuilder();
   private lastSeq = 0;
   private messageCount = 0;
   private eventCount = 0;
@@ -121,6 +119,8 @@ export class SqliteStore implements Store, CheckpointHost {
       (m) => this.log(m),
       () => this.reads.forgetAll(),
       () => this.journal.syncing,
+      () => this.journal.flush(),
+      (writes) => this.undone(writes),
     );
     this.journal.beforeSync = () => this.turn.commit();
     this.checkpointer = new Checkpointer(
@@ -220,35 +220,33 @@ export class SqliteStore implements Store, CheckpointHost {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     if (ops.length === 0) return { outcomes: [], events: [] };
     this.turn.open();
+    // What this write read or wrote stands or falls with its turn's journal write (turn.ts).
+    const batch = this.turn.batch;
     const { effects, outcomes } = resolveIntents(this.reads, ops);
     if (effects.length === 0) {
       // Nothing new (a retry, a claim already held): answer once what was read is durable.
       await this.durable();
+      if (batch.failed) throw batch.failed;
       return { outcomes, events: [] };
     }
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
-    // The journal record is encoded first; the rows take their bodies' bytes from it.
-    const frame = this.frame;
+    // The journal record is encoded first, after the turn's earlier ones (written together when
+    // the turn commits); the rows take their bodies' bytes from it.
+    const frame = this.journal.frame;
     const ranges = frameRecord(frame, jops, bodies);
     const ran = this.db.statements;
     try {
       applyOps(this.db.run, jops, (i) => (ranges[2 * i]! >= 0 ? frame.bytes(ranges[2 * i]!, ranges[2 * i + 1]!) : undefined));
     } catch (err) {
+      frame.abandon();
       // A batch whose first statement failed changed nothing (sqlite undoes a failed statement).
       if (this.db.statements !== ran) this.turn.undoLast();
       if (err instanceof StoreError) throw err;
       if (/UNIQUE constraint failed/.test(messageOf(err))) throw new StoreError('conflict', messageOf(err));
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
-    try {
-      this.journal.appendFrame(frame.finish());
-    } catch (err) {
-      // Never acknowledge (or keep visible) what did not reach the journal.
-      this.turn.undoLast();
-      this.log(`store: journal append failed: ${messageOf(err)}`);
-      throw unavailable(err);
-    }
+    frame.finish();
     this.turn.applied(jops, bodies);
     for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
     rememberEventJson(effects, bodies, messageJson);
@@ -259,10 +257,27 @@ export class SqliteStore implements Store, CheckpointHost {
     this.writes += 1;
     this.checkpointer.maybe();
     await this.durable();
+    // The turn's records could not be written: it was rolled back (undone below).
+    if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
     if (this.turn.broken) throw this.turn.broken;
     this.feed.publish(events);
     return { outcomes, events };
+  }
+
+  /** Forgets what a turn rolled back by its failed journal write had counted (its seqs are the last given). */
+  private undone(writes: TurnWrite[]): void {
+    for (const w of writes) {
+      for (const op of w.jops) {
+        if (op.op === 'event.append') {
+          this.lastSeq--;
+          this.eventCount--;
+        } else if (op.op === 'message.insert') {
+          this.messageCount--;
+          this.upkeep.unwritten(op.record.message.id);
+        }
+      }
+    }
   }
 
   private async durable(): Promise<void> {

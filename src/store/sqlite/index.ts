@@ -47,6 +47,7 @@ import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
 import { SqliteReads } from './reads.js';
+import { Prefetch } from './engine/prefetch.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
 import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
@@ -153,6 +154,18 @@ export class SqliteStore implements Store, CheckpointHost {
     this.turn.commit();
   }
 
+  private readonly roots = new Map<string, number>();
+
+  /** A table's root page (fixed: auto_vacuum is off, so sqlite never moves a root). */
+  rootPage(table: string): number | undefined {
+    let root = this.roots.get(table);
+    if (root === undefined) {
+      root = Number(this.db.one("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])?.[0] ?? 0) || undefined;
+      if (root !== undefined) this.roots.set(table, root);
+    }
+    return root;
+  }
+
   /** See openSqliteStore. */
   static async open(opts: SqliteStoreOptions): Promise<SqliteStore> {
     const SQL = await loadSql();
@@ -188,6 +201,8 @@ export class SqliteStore implements Store, CheckpointHost {
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
       if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
+      // Pages read on demand: history pages read their rows' leaf pages ahead, in runs.
+      if (pages?.base) store.reads.prefetch = new Prefetch(pages, () => store.rootPage('messages'));
       store.engine = engineReport(pages !== undefined, base !== undefined || (pages !== undefined && !opened), opts.pageTracking === false);
       store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));

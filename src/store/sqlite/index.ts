@@ -5,37 +5,21 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Message } from '../../protocol/types.js';
 import { resolveIntents } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
 import {
   StoreError,
-  type AgentRecord,
-  type ArtifactFilter,
-  type DmFilter,
-  type DmRecord,
-  type MessageRecord,
-  type PageQuery,
   type PageResult,
-  type PairingState,
-  type AgentReadState,
-  type ReactionRecord,
-  type ReceiptRecord,
-  type RoomFilter,
-  type RoomRecord,
   type EngineReport,
   type SchemaChange,
   type SearchQuery,
   type Decide,
   type Store,
   type StoreStats,
-  type StoredEvent,
-  type ThreadRecord,
   type WriteOp,
   type WriteResult,
-  type DeliveryQuery,
-  type WebhookDelivery,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { applyOps } from './apply.js';
@@ -47,6 +31,7 @@ import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
 import { SqliteReads } from './reads.js';
+import { SqliteStoreReads } from './store-reads.js';
 import { Prefetch } from './engine/prefetch.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
@@ -85,14 +70,13 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   return SqliteStore.open(opts);
 }
 
-export class SqliteStore implements Store, CheckpointHost {
+export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHost {
   readonly backend = 'sqlite';
   feed: LocalFeed;
   readonly leases = new LocalLeases();
   schemaChange?: SchemaChange;
   engine?: EngineReport;
   readonly journal: JournalWriter;
-  private readonly reads: SqliteReads;
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
@@ -106,15 +90,15 @@ export class SqliteStore implements Store, CheckpointHost {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    readonly db: Db,
+    db: Db,
     readonly file: string,
     /** The journal generation the database's records end at: appends go there. */
     public gen: number,
     private readonly opts: SqliteStoreOptions,
     dbBytes: number,
   ) {
+    super(db, new SqliteReads(db));
     this.journal = new JournalWriter(opts.faults);
-    this.reads = new SqliteReads(db);
     this.turn = new Turn(
       db,
       (m) => this.log(m),
@@ -358,115 +342,11 @@ export class SqliteStore implements Store, CheckpointHost {
     this.db.close();
   }
 
-  // ---- reads (synchronous underneath) ----
-
-  async getRoom(id: string): Promise<RoomRecord | undefined> {
-    return this.reads.room(id);
-  }
-
-  async listRooms(): Promise<RoomRecord[]> {
-    return this.reads.rooms();
-  }
-
-  async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
-    return this.reads.pageRooms(filter, q);
-  }
-
-  async getAgent(id: string): Promise<AgentRecord | undefined> {
-    return this.reads.agent(id);
-  }
-
-  async listAgents(): Promise<AgentRecord[]> {
-    return this.reads.agents();
-  }
-
-  async findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]> {
-    return this.reads.agentsByCredential(credentialKey);
-  }
-
-  async getMessage(id: string): Promise<MessageRecord | undefined> {
-    return this.reads.message(id);
-  }
-
-  async listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
-    return this.reads.messages(conv, q);
-  }
-
-  async getThread(id: string): Promise<ThreadRecord | undefined> {
-    return this.reads.thread(id);
-  }
-
-  async listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
-    return this.reads.threads(roomId, q);
-  }
-
-  async getDm(id: string): Promise<DmRecord | undefined> {
-    return this.reads.dm(id);
-  }
-
-  async listDms(): Promise<DmRecord[]> {
-    return this.reads.dms();
-  }
-
-  async pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
-    return this.reads.pageDms(filter, q);
-  }
+  // ---- reads (the rest: store-reads.ts) ----
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     await this.upkeep.drain();
     return searchPage((sql, params) => this.db.all(sql, params), q);
-  }
-
-  async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
-    return this.reads.artifacts(filter, q);
-  }
-
-  async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
-    return this.reads.readState(agentId);
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return this.reads.receiptsOf(conv);
-  }
-
-  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
-    return this.reads.messageSeqs(ids);
-  }
-
-  async getPairingState(pairingId: string): Promise<PairingState | undefined> {
-    return this.reads.pairing(pairingId);
-  }
-
-  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return this.reads.reactionsOf(messageIds);
-  }
-
-  async webhookCursor(webhookId: string): Promise<number | undefined> {
-    const r = this.db.one('SELECT seq FROM webhook_cursors WHERE id = ?', [webhookId]);
-    return r ? Number(r[0]) : undefined;
-  }
-
-  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    const where = ['webhook_id = ?'];
-    const params: (string | number)[] = [q.webhook_id];
-    if (q.status !== undefined) {
-      where.push('status = ?');
-      params.push(q.status);
-    }
-    if (q.id !== undefined) {
-      where.push('id = ?');
-      params.push(q.id);
-    }
-    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
-    params.push(q.limit);
-    return this.db.bodies(
-      `SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ?`,
-      params,
-    );
-  }
-
-  async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
-    return this.reads.eventsAfter(seq, limit);
   }
 
   async lastEventSeq(): Promise<number> {

@@ -48,8 +48,10 @@ export class Prefetch {
     const root = this.root();
     if (root === undefined) return;
     const leaves: number[] = [];
+    // Interior pages written since the open, read once for this call (they may change after it).
+    const fresh = new Map<number, InteriorPage | undefined>();
     for (const rowid of rowids) {
-      const leaf = this.leafOf(root, rowid);
+      const leaf = this.leafOf(root, rowid, fresh);
       if (leaf !== undefined && !this.tracker.writtenSinceOpen(leaf)) leaves.push(leaf);
     }
     const ps = this.tracker.pageSize;
@@ -73,12 +75,12 @@ export class Prefetch {
    * file (as last committed: a hint, right for the old rows a prefetch is for); the leaf itself is
    * not read: the walk stops at the depth of the leaves.
    */
-  private leafOf(root: number, rowid: number): number | undefined {
+  private leafOf(root: number, rowid: number, fresh: Map<number, InteriorPage | undefined>): number | undefined {
     if (this.descents++ % RECHECK_DEPTH === 0) this.leafDepth = undefined;
     let pgno = root;
     for (let depth = 0; depth < MAX_DEPTH; depth++) {
       if (depth === this.leafDepth) return pgno;
-      const node = this.node(pgno);
+      const node = this.node(pgno, fresh);
       if (!node) {
         this.leafDepth = depth;
         return pgno;
@@ -88,11 +90,14 @@ export class Prefetch {
     return undefined;
   }
 
-  private node(pgno: number): InteriorPage | undefined {
+  private node(pgno: number, fresh: Map<number, InteriorPage | undefined>): InteriorPage | undefined {
     if (this.tracker.writtenSinceOpen(pgno)) {
+      if (fresh.has(pgno)) return fresh.get(pgno);
       const page = new Uint8Array(this.tracker.pageSize);
       this.tracker.readMemory(pgno, page);
-      return parseInterior(page, pgno);
+      const node = parseInterior(page, pgno);
+      fresh.set(pgno, node);
+      return node;
     }
     let node = this.interior.get(pgno);
     if (!node) {

@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Message } from '../../protocol/types.js';
 import { resolveIntents } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
@@ -13,33 +13,15 @@ import { SqliteKv } from './kv.js';
 import type { KvEffect } from './kv-apply.js';
 import {
   StoreError,
-  type AgentRecord,
-  type ArtifactFilter,
-  type DmFilter,
-  type DmRecord,
-  type MessageRecord,
-  type PageQuery,
   type PageResult,
-  type PairingState,
-  type AgentReadState,
-  type ReactionRecord,
-  type PersonReadMarker,
-  type ReceiptRecord,
-  type RoomFilter,
-  type RoomRecord,
   type EngineReport,
   type SchemaChange,
   type SearchQuery,
   type Decide,
   type Store,
   type StoreStats,
-  type StoredEvent,
-  type ThreadRecord,
   type WriteOp,
   type WriteResult,
-  type DeliveryQuery,
-  type AppliedHookRecord,
-  type WebhookDelivery,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { applyOps } from './apply.js';
@@ -50,13 +32,14 @@ import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingPro
 import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
-import { FrameBuilder } from './engine/journal-format.js';
 import { SqliteReads } from './reads.js';
+import { SqliteStoreReads } from './store-reads.js';
+import { Prefetch } from './engine/prefetch.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
 import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
-import { Turn, messageOf } from './engine/turn.js';
+import { Turn, messageOf, type TurnWrite } from './engine/turn.js';
 
 import { searchPage } from './search.js';
 import { SearchUpkeep } from './search-upkeep.js';
@@ -89,7 +72,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   return SqliteStore.open(opts);
 }
 
-export class SqliteStore implements Store, CheckpointHost {
+export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHost {
   readonly backend = 'sqlite';
   feed: LocalFeed;
   readonly leases = new LocalLeases();
@@ -97,11 +80,9 @@ export class SqliteStore implements Store, CheckpointHost {
   schemaChange?: SchemaChange;
   engine?: EngineReport;
   readonly journal: JournalWriter;
-  private readonly reads: SqliteReads;
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
-  private readonly frame = new FrameBuilder();
   private lastSeq = 0;
   private messageCount = 0;
   private eventCount = 0;
@@ -112,20 +93,22 @@ export class SqliteStore implements Store, CheckpointHost {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    readonly db: Db,
+    db: Db,
     readonly file: string,
     /** The journal generation the database's records end at: appends go there. */
     public gen: number,
     private readonly opts: SqliteStoreOptions,
     dbBytes: number,
   ) {
+    super(db, new SqliteReads(db));
     this.journal = new JournalWriter(opts.faults);
-    this.reads = new SqliteReads(db);
     this.turn = new Turn(
       db,
       (m) => this.log(m),
       () => this.reads.forgetAll(),
       () => this.journal.syncing,
+      () => this.journal.flush(),
+      (writes) => this.undone(writes),
     );
     this.journal.beforeSync = () => this.turn.commit();
     this.checkpointer = new Checkpointer(
@@ -156,6 +139,18 @@ export class SqliteStore implements Store, CheckpointHost {
 
   commitTurn(): void {
     this.turn.commit();
+  }
+
+  private readonly roots = new Map<string, number>();
+
+  /** A table's root page (fixed: auto_vacuum is off, so sqlite never moves a root). */
+  rootPage(table: string): number | undefined {
+    let root = this.roots.get(table);
+    if (root === undefined) {
+      root = Number(this.db.one("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])?.[0] ?? 0) || undefined;
+      if (root !== undefined) this.roots.set(table, root);
+    }
+    return root;
   }
 
   /** See openSqliteStore. */
@@ -193,6 +188,8 @@ export class SqliteStore implements Store, CheckpointHost {
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
       if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
+      // Pages read on demand: history pages read their rows' leaf pages ahead, in runs.
+      if (pages?.base) store.reads.prefetch = new Prefetch(pages, () => store.rootPage('messages'));
       store.engine = engineReport(pages !== undefined, base !== undefined || (pages !== undefined && !opened), opts.pageTracking === false);
       store.dirty = migrated || !opened;
       const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
@@ -225,35 +222,33 @@ export class SqliteStore implements Store, CheckpointHost {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     if (ops.length === 0) return { outcomes: [], events: [] };
     this.turn.open();
+    // What this write read or wrote stands or falls with its turn's journal write (turn.ts).
+    const batch = this.turn.batch;
     const { effects, outcomes } = resolveIntents(this.reads, ops);
     if (effects.length === 0) {
       // Nothing new (a retry, a claim already held): answer once what was read is durable.
       await this.durable();
+      if (batch.failed) throw batch.failed;
       return { outcomes, events: [] };
     }
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
-    // The journal record is encoded first; the rows take their bodies' bytes from it.
-    const frame = this.frame;
+    // The journal record is encoded first, after the turn's earlier ones (written together when
+    // the turn commits); the rows take their bodies' bytes from it.
+    const frame = this.journal.frame;
     const ranges = frameRecord(frame, jops, bodies);
     const ran = this.db.statements;
     try {
       applyOps(this.db.run, jops, (i) => (ranges[2 * i]! >= 0 ? frame.bytes(ranges[2 * i]!, ranges[2 * i + 1]!) : undefined));
     } catch (err) {
+      frame.abandon();
       // A batch whose first statement failed changed nothing (sqlite undoes a failed statement).
       if (this.db.statements !== ran) this.turn.undoLast();
       if (err instanceof StoreError) throw err;
       if (/UNIQUE constraint failed/.test(messageOf(err))) throw new StoreError('conflict', messageOf(err));
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
-    try {
-      this.journal.appendFrame(frame.finish());
-    } catch (err) {
-      // Never acknowledge (or keep visible) what did not reach the journal.
-      this.turn.undoLast();
-      this.log(`store: journal append failed: ${messageOf(err)}`);
-      throw unavailable(err);
-    }
+    frame.finish();
     this.turn.applied(jops, bodies);
     for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
     rememberEventJson(effects, bodies, messageJson);
@@ -264,6 +259,8 @@ export class SqliteStore implements Store, CheckpointHost {
     this.writes += 1;
     this.checkpointer.maybe();
     await this.durable();
+    // The turn's records could not be written: it was rolled back (undone below).
+    if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
     if (this.turn.broken) throw this.turn.broken;
     this.feed.publish(events);
@@ -274,28 +271,42 @@ export class SqliteStore implements Store, CheckpointHost {
   async writeEffects(effects: KvEffect[]): Promise<void> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     this.turn.open();
+    // These effects stand or fall with their turn's journal write, as a write's do (turn.ts).
+    const batch = this.turn.batch;
     const bodies = effects.map(() => undefined);
-    frameRecord(this.frame, effects, bodies);
+    const frame = this.journal.frame;
+    frameRecord(frame, effects, bodies);
     const ran = this.db.statements;
     try {
       applyOps(this.db.run, effects);
     } catch (err) {
+      frame.abandon();
       if (this.db.statements !== ran) this.turn.undoLast();
       throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
     }
-    try {
-      this.journal.appendFrame(this.frame.finish());
-    } catch (err) {
-      this.turn.undoLast();
-      this.log(`store: journal append failed: ${messageOf(err)}`);
-      throw unavailable(err);
-    }
+    frame.finish();
     this.turn.applied(effects, bodies);
     this.dirty = true;
     this.writes += 1;
     this.checkpointer.maybe();
     await this.durable();
+    if (batch.failed) throw batch.failed;
     if (this.turn.broken) throw this.turn.broken;
+  }
+
+  /** Forgets what a turn rolled back by its failed journal write had counted (its seqs are the last given). */
+  private undone(writes: TurnWrite[]): void {
+    for (const w of writes) {
+      for (const op of w.jops) {
+        if (op.op === 'event.append') {
+          this.lastSeq--;
+          this.eventCount--;
+        } else if (op.op === 'message.insert') {
+          this.messageCount--;
+          this.upkeep.unwritten(op.record.message.id);
+        }
+      }
+    }
   }
 
   private async durable(): Promise<void> {
@@ -361,127 +372,11 @@ export class SqliteStore implements Store, CheckpointHost {
     this.db.close();
   }
 
-  // ---- reads (synchronous underneath) ----
-
-  async getRoom(id: string): Promise<RoomRecord | undefined> {
-    return this.reads.room(id);
-  }
-
-  async listRooms(): Promise<RoomRecord[]> {
-    return this.reads.rooms();
-  }
-
-  async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
-    return this.reads.pageRooms(filter, q);
-  }
-
-  async getAgent(id: string): Promise<AgentRecord | undefined> {
-    return this.reads.agent(id);
-  }
-
-  async listAgents(): Promise<AgentRecord[]> {
-    return this.reads.agents();
-  }
-
-  async findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]> {
-    return this.reads.agentsByCredential(credentialKey);
-  }
-
-  async getMessage(id: string): Promise<MessageRecord | undefined> {
-    return this.reads.message(id);
-  }
-
-  async listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
-    return this.reads.messages(conv, q);
-  }
-
-  async getThread(id: string): Promise<ThreadRecord | undefined> {
-    return this.reads.thread(id);
-  }
-
-  async listThreads(roomId: string, q: PageQuery): Promise<PageResult<ThreadRecord>> {
-    return this.reads.threads(roomId, q);
-  }
-
-  async getDm(id: string): Promise<DmRecord | undefined> {
-    return this.reads.dm(id);
-  }
-
-  async listDms(): Promise<DmRecord[]> {
-    return this.reads.dms();
-  }
-
-  async pageDms(filter: DmFilter, q: PageQuery): Promise<PageResult<DmRecord>> {
-    return this.reads.pageDms(filter, q);
-  }
+  // ---- reads (the rest: store-reads.ts) ----
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     await this.upkeep.drain();
     return searchPage((sql, params) => this.db.all(sql, params), q);
-  }
-
-  async listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
-    return this.reads.artifacts(filter, q);
-  }
-
-  async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
-    return this.reads.readState(agentId);
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return this.reads.receiptsOf(conv);
-  }
-
-  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
-    return this.db
-      .all('SELECT conv, message_id, at FROM person_read WHERE person = ?', [person])
-      .map(([conv, message_id, at]) => ({ conv: String(conv), message_id: String(message_id), at: String(at) }));
-  }
-
-  async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
-    return this.reads.messageSeqs(ids);
-  }
-
-  async getPairingState(pairingId: string): Promise<PairingState | undefined> {
-    return this.reads.pairing(pairingId);
-  }
-
-  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return this.reads.reactionsOf(messageIds);
-  }
-
-  async webhookCursor(webhookId: string): Promise<number | undefined> {
-    const r = this.db.one('SELECT seq FROM webhook_cursors WHERE id = ?', [webhookId]);
-    return r ? Number(r[0]) : undefined;
-  }
-
-  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    const where = ['webhook_id = ?'];
-    const params: (string | number)[] = [q.webhook_id];
-    if (q.status !== undefined) {
-      where.push('status = ?');
-      params.push(q.status);
-    }
-    if (q.id !== undefined) {
-      where.push('id = ?');
-      params.push(q.id);
-    }
-    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
-    params.push(q.limit);
-    return this.db.bodies(
-      `SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ?`,
-      params,
-    );
-  }
-
-  async appliedHooks(): Promise<AppliedHookRecord[]> {
-    return this.db
-      .all('SELECT kind, id, body, applied_at FROM applied_hooks ORDER BY kind, id', [])
-      .map((r) => ({ kind: r[0] as AppliedHookRecord['kind'], id: String(r[1]), body: String(r[2]), applied_at: String(r[3]) }));
-  }
-
-  async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
-    return this.reads.eventsAfter(seq, limit);
   }
 
   async lastEventSeq(): Promise<number> {

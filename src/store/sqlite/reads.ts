@@ -39,7 +39,16 @@ function clampLimit(n: number): number {
   return Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER - 1);
 }
 
+/** Reads ahead the pages of rows found by rowid (engine/prefetch.ts). */
+export interface RowPrefetch {
+  rows(rowids: readonly number[]): void;
+  release(): void;
+}
+
 export class SqliteReads implements StateView {
+  /** Set when pages are read on demand: history pages read their rows' pages ahead. */
+  prefetch: RowPrefetch | undefined;
+
   /**
    * Room and agent bodies by id (null: no such row), read on every message send. Entries are
    * dropped before any write that touches their id, so a rolled-back write leaves no trace.
@@ -228,7 +237,7 @@ export class SqliteReads implements StateView {
     const lo = q.after !== undefined ? seqOf(q.after) : undefined;
     const hi = q.before !== undefined ? seqOf(q.before) : undefined;
     const limit = clampLimit(q.limit);
-    let sql = `SELECT body FROM ${table} WHERE ${where}`;
+    let sql = ` FROM ${table} WHERE ${where}`;
     const args = [...params];
     if (lo !== undefined) {
       sql += ' AND seq > ?';
@@ -239,15 +248,28 @@ export class SqliteReads implements StateView {
       args.push(hi);
     }
     args.push(limit + 1);
-    if (lo !== undefined) {
-      // Oldest `limit` newer than `after`; everything up to `after` is older.
-      const rows = this.db.bodies<T>(`${sql} ORDER BY seq ASC LIMIT ?`, args);
-      return { items: rows.slice(0, limit), has_more: rows.length > limit, has_older: true };
-    }
-    // Newest `limit` (older than `before`, if given); a row beyond them is the only older one.
-    const rows = this.db.bodies<T>(`${sql} ORDER BY seq DESC LIMIT ?`, args);
+    // Oldest `limit` newer than `after` (everything up to `after` is older), else the newest
+    // `limit` (older than `before`, if given): a row beyond them is the only older one.
+    const order = `${sql} ORDER BY seq ${lo !== undefined ? 'ASC' : 'DESC'} LIMIT ?`;
+    const rows = this.withPrefetch(table, order, args, () => this.db.bodies<T>(`SELECT body${order}`, args));
+    if (lo !== undefined) return { items: rows.slice(0, limit), has_more: rows.length > limit, has_older: true };
     const more = rows.length > limit;
     return { items: rows.slice(0, limit).reverse(), has_more: more, has_older: more };
+  }
+
+  /**
+   * Runs `read` with the pages of the rows it will read fetched ahead: the rowids come first from
+   * the index alone (`SELECT seq` of the same query), for messages, the table history pages read.
+   */
+  private withPrefetch<T>(table: string, from: string, args: SqlValue[], read: () => T[]): T[] {
+    const p = this.prefetch;
+    if (!p || table !== 'messages') return read();
+    p.rows(this.db.all(`SELECT seq${from}`, args).map((r) => r[0] as number));
+    try {
+      return read();
+    } finally {
+      p.release();
+    }
   }
 
   eventsAfter(seq: number, limit: number): StoredEvent[] {

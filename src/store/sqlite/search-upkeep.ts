@@ -187,6 +187,11 @@ export class SearchUpkeep {
     this.schedule(this.known.size >= STEP_LIMIT.messages);
   }
 
+  /** Forgets a message noted by `written` whose write was rolled back. */
+  unwritten(id: string): void {
+    this.known.delete(id);
+  }
+
   /**
    * Starts stepping if anything is left to do (after open: replayed messages are pending): at the
    * next idle tick when `now` (a full batch), else after STEP_WAIT_MS.

@@ -144,6 +144,109 @@ test('a failed append leaves no partial record and later appends follow the last
   await w.close();
 });
 
+/** Builds one record in the writer's frame, as the store does for each write of a turn. */
+function stage(w: JournalWriter, json: string): void {
+  w.frame.start();
+  w.frame.text(json);
+  w.frame.finish();
+}
+
+test("a turn's records are written with one write call, framed as appends would be", async () => {
+  const file = join(dir, 'j.1');
+  let calls = 0;
+  const w = new JournalWriter({
+    failWrites: () => {
+      calls++;
+      return false;
+    },
+  });
+  w.switchTo(1, file);
+  w.append('{"n":0}');
+  stage(w, '{"n":1}');
+  stage(w, '{"n":"ü🦜"}');
+  stage(w, '{"n":3}');
+  const synced = w.sync();
+  w.flush();
+  await synced;
+  assert.is(calls, 2);
+  assert.equal(readFileSync(file), lines('{"n":0}', '{"n":1}', '{"n":"ü🦜"}', '{"n":3}'));
+  await w.close();
+});
+
+test('a failed turn write leaves the file as before; only the waiters for its records are failed, later turns follow', async () => {
+  const file = join(dir, 'j.1');
+  let fail = false;
+  const w = new JournalWriter({ failWrites: () => fail });
+  w.switchTo(1, file);
+  w.append('{"n":1}');
+  const earlier = w.sync();
+  stage(w, '{"n":2}');
+  stage(w, '{"n":3,"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}');
+  const failed = w.sync();
+  fail = true;
+  try {
+    w.flush();
+    assert.unreachable('flush should fail');
+  } catch (err) {
+    assert.is((err as NodeJS.ErrnoException).code, 'ENOSPC');
+  }
+  fail = false;
+  assert.is(w.currentBytes, encodeRecord('{"n":1}').length);
+  assert.is(readFileSync(file).length, w.currentBytes);
+  // The store fails the turn itself: its waiters now wait only for the record before it.
+  await earlier;
+  await failed;
+  stage(w, '{"n":4}');
+  const later = w.sync();
+  w.flush();
+  await later;
+  const d = readJournal(file);
+  assert.equal(d.records, [{ n: 1 }, { n: 4 }]);
+  assert.is(d.problem, undefined);
+  await w.close();
+});
+
+test('records built and never flushed by their owner are written by the group sync, and its failure rejects their waiters', async () => {
+  const file = join(dir, 'j.1');
+  let fail = true;
+  const w = new JournalWriter({ failWrites: () => fail });
+  w.switchTo(1, file);
+  stage(w, '{"n":1}');
+  try {
+    await w.sync();
+    assert.unreachable('sync should fail');
+  } catch (err) {
+    assert.is((err as NodeJS.ErrnoException).code, 'ENOSPC');
+  }
+  fail = false;
+  stage(w, '{"n":2}');
+  await w.sync();
+  assert.equal(readJournal(file).records, [{ n: 2 }]);
+  await w.close();
+});
+
+test('a record synced after a group that the fdatasync in flight settled waits for an fdatasync of its own', async () => {
+  const file = join(dir, 'j.1');
+  let fail = false;
+  const w = new JournalWriter({ failSyncs: () => fail });
+  w.switchTo(1, file);
+  w.append('{"n":1}');
+  const first = w.sync();
+  while (!w.syncing) await new Promise((r) => setImmediate(r));
+  // Made while that fdatasync runs, for the record it covers: settled by it.
+  await Promise.all([first, w.sync()]);
+  fail = true;
+  w.append('{"n":2}');
+  try {
+    await w.sync();
+    assert.unreachable('the record was acknowledged without an fdatasync');
+  } catch (err) {
+    assert.is((err as NodeJS.ErrnoException).code, 'EIO');
+  }
+  fail = false;
+  await w.close();
+});
+
 test('a failed fsync rejects its waiters and the next sync retries', async () => {
   const file = join(dir, 'j.1');
   let fail = true;

@@ -1,8 +1,9 @@
 // The sqlite store applies every write of one event-loop turn in one transaction (committed once;
-// while a group fsync is in flight, once before the next one) and undoes a failed write by
-// replaying the transaction's earlier writes. These tests start writes in
-// the same turn (no await between them) and check that only the failed one is missing, in memory
-// and after a reopen, and that room and agent reads follow writes and rollbacks.
+// while a group fsync is in flight, once before the next one), writes the turn's journal records
+// with one write call before that commit, and undoes a failed write by replaying the transaction's
+// earlier writes; a failed journal write fails the whole turn. These tests start writes in the same
+// turn (no await between them) and check that exactly the failed ones are missing, in memory and
+// after a reopen, and that room and agent reads follow writes and rollbacks.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,26 +122,60 @@ test('a refused intent after earlier ops of its batch leaves the writes around i
   );
 });
 
-test('a journal write failure in the middle of a turn keeps the writes around it', async () => {
+test('a failed journal write fails exactly the writes of its turn; the turns before and after it stand', async () => {
   let failNext = false;
-  const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
-  const first = a.write([room('kept'), ...send(msg('m1'))]);
+  let writeCalls = 0;
+  const a = await open({
+    faults: {
+      failWrites: () => {
+        writeCalls++;
+        return failNext ? !(failNext = false) : false;
+      },
+    },
+  });
+  await a.write([room('kept'), ...send(msg('m1'))]);
+  const before = (await a.stats()).journal_bytes;
+  const calls = writeCalls;
   failNext = true;
-  const second = a.write([room('lost'), ...send(msg('m2'))]);
-  const third = a.write(send(msg('m3')));
-  assert.equal(await outcomes([first, second, third]), ['ok', 'unavailable', 'ok']);
-  assert.is((await a.getRoom('kept'))?.id, 'kept');
+  // One turn: its three records go to the journal in one write, which fails half-way.
+  const lost = [a.write([room('lost'), ...send(msg('m2'))]), a.write(send(msg('m3'))), a.write([claim('x')])];
+  // Reads in the turn see its writes until the journal refuses them.
+  assert.is((await a.getRoom('lost'))?.id, 'lost');
+  assert.equal(await outcomes(lost), ['unavailable', 'unavailable', 'unavailable']);
+  assert.is(writeCalls - calls, 1);
+  assert.is((await a.stats()).journal_bytes, before);
   assert.is(await a.getRoom('lost'), undefined);
-  assert.is(await a.getMessage('m2'), undefined);
-  assert.equal(await messagesOf(a), ['m1', 'm3']);
-  assert.is((await a.stats()).messages, 2);
+  assert.is(await a.getMessage('m3'), undefined);
+  assert.is(await a.getAgent('x'), undefined);
+  assert.equal(await messagesOf(a), ['m1']);
+  assert.is((await a.stats()).messages, 1);
+  // The next turn's seqs follow the last acknowledged event: the failed turn left no gap.
+  const seq = await a.lastEventSeq();
+  const after = await a.write(send(msg('m4')));
+  assert.equal(
+    after.events.map((e) => e.seq),
+    [seq + 1],
+  );
+  assert.equal(await messagesOf(a), ['m1', 'm4']);
   await a.close();
   const b = await open();
   assert.equal(
     (await b.listRooms()).map((r) => r.id),
     ['kept'],
   );
-  assert.equal(await messagesOf(b), ['m1', 'm3']);
+  assert.equal(await messagesOf(b), ['m1', 'm4']);
+});
+
+test("a retry answered from a failed turn's own write fails with it", async () => {
+  let failNext = false;
+  const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
+  await a.write([room('r1')]);
+  failNext = true;
+  const first = a.write(send(msg('m1')));
+  // Same message again in the same turn: nothing new to write, answered from the turn's read.
+  const retry = a.write(send(msg('m1')));
+  assert.equal(await outcomes([first, retry]), ['unavailable', 'unavailable']);
+  assert.is(await a.getMessage('m1'), undefined);
 });
 
 test('room and agent reads see writes of the same turn and forget undone ones', async () => {
@@ -153,9 +188,11 @@ test('room and agent reads see writes of the same turn and forget undone ones', 
   const renamed = a.write([room('r1', 'after'), claim('missing')]);
   assert.is((await a.getRoom('r1'))?.name, 'after');
   assert.is((await a.getAgent('missing'))?.id, 'missing');
+  assert.equal(await outcomes([renamed]), ['ok']);
   failNext = true;
   const undone = a.write([room('r1', 'undone'), claim('other'), ...send(msg('m1'))]);
-  assert.equal(await outcomes([renamed, undone]), ['ok', 'unavailable']);
+  assert.is((await a.getRoom('r1'))?.name, 'undone');
+  assert.equal(await outcomes([undone]), ['unavailable']);
   assert.is((await a.getRoom('r1'))?.name, 'after');
   assert.is(await a.getAgent('other'), undefined);
   // Every read is a copy: changing one does not change the next.
@@ -224,7 +261,7 @@ test('the event JSON a write leaves for live streams is exactly the JSON of the 
   );
 });
 
-test('writes of later turns join the transaction while a group fsync is in flight, and a failure there keeps them', async () => {
+test('writes of later turns join the transaction while a group fsync is in flight, and a failed journal write there fails them all', async () => {
   let failNext = false;
   const a = await open({ faults: { failWrites: () => (failNext ? !(failNext = false) : false) } });
   const tick = () => new Promise((r) => setImmediate(r));
@@ -236,16 +273,18 @@ test('writes of later turns join the transaction while a group fsync is in fligh
   failNext = true;
   const third = a.write([room('lost'), ...send(msg('m3'))]);
   const fourth = a.write(send(msg('m4', 'r2')));
-  assert.equal(await outcomes([first, second, third, fourth]), ['ok', 'ok', 'unavailable', 'ok']);
-  assert.equal(await messagesOf(a), ['m1', 'm2', 'm4']);
+  // m1's turn was written before the failure: it stands; the three later writes are one turn.
+  assert.equal(await outcomes([first, second, third, fourth]), ['ok', 'unavailable', 'unavailable', 'unavailable']);
+  assert.equal(await messagesOf(a), ['m1']);
   assert.is(await a.getRoom('lost'), undefined);
-  assert.is((await a.getRoom('r2'))?.id, 'r2');
+  assert.is(await a.getRoom('r2'), undefined);
+  await a.write(send(msg('m5')));
   await a.close();
   const b = await open();
-  assert.equal(await messagesOf(b), ['m1', 'm2', 'm4']);
+  assert.equal(await messagesOf(b), ['m1', 'm5']);
   assert.equal(
     (await b.listRooms()).map((r) => r.id),
-    ['r2'],
+    [],
   );
 });
 
@@ -274,6 +313,29 @@ test('a frame built from pieces is the line encodeRecord makes of the joined JSO
     assert.equal(line, encodeRecord(pieces.join('')));
     for (const [p, start, end] of ranges) assert.is(f.bytes(start, end).toString('utf8'), p);
   }
+});
+
+test("a turn's lines are joined in one buffer; a line left unfinished is dropped", () => {
+  const f = new FrameBuilder();
+  const line = (json: string, finish = true) => {
+    f.start();
+    f.text(json.slice(0, 3));
+    f.body(json.slice(3));
+    if (finish) f.finish();
+    else f.abandon();
+  };
+  line('{"a":1}');
+  line('{"b":"ü".repeat}', false);
+  line(`{"c":${JSON.stringify('🦜'.repeat(30000))}}`);
+  line('{"d":4}', false);
+  const turn = f.take();
+  assert.is(turn.records, 2);
+  assert.equal(
+    Buffer.from(turn.bytes),
+    Buffer.concat([encodeRecord('{"a":1}'), encodeRecord(`{"c":${JSON.stringify('🦜'.repeat(30000))}}`)]),
+  );
+  line('{"e":5}');
+  assert.equal(Buffer.from(f.take().bytes), encodeRecord('{"e":5}'));
 });
 
 test.run();

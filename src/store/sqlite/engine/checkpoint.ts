@@ -167,6 +167,8 @@ export class Checkpointer {
    */
   private async inWorker(prev: number, next: number): Promise<void> {
     const h = this.host;
+    // The open turn's records belong to the generation the worker covers.
+    h.commitTurn();
     h.journal.switchTo(next, journalPath(h.file, next));
     h.gen = next;
     const writes = h.writes;

@@ -33,19 +33,35 @@ export function encodeRecord(json: string): Buffer {
 }
 
 /**
- * Builds one journal line from pieces of its JSON in a reused buffer, so each piece is UTF-8
+ * Builds journal lines from pieces of their JSON in a reused buffer, so each piece is UTF-8
  * encoded once and a body's bytes (a stored row) can be handed on without encoding it again.
- * Short pieces are joined first, so a record costs a few encoder calls. A frame and the bytes of
- * its bodies are valid until the next `start()`: use them synchronously.
+ * Short pieces are joined first, so a record costs a few encoder calls. The lines of one turn are
+ * built one after the other in the same buffer, so the turn goes to the journal as one write
+ * (`take`). A body's bytes are valid until the next piece is added: use them synchronously.
  */
 export class FrameBuilder {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = Buffer.allocUnsafe(INITIAL_BYTES);
+  /** Where the line being built starts (its checksum). */
+  private lineStart = 0;
+  /** End of the bytes written (the finished lines, then the line being built). */
   private at = 0;
+  /** End of the finished lines. */
+  private end = 0;
   private pending = '';
+  /** Lines finished since the last take. */
+  records = 0;
 
-  /** Starts a new line. */
+  /** Starts a new line after the finished ones (a line started and not finished is dropped). */
   start(): void {
-    this.at = CRC_HEX + 1;
+    if (this.end === 0 && this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(INITIAL_BYTES);
+    this.lineStart = this.end;
+    this.at = this.end + CRC_HEX + 1;
+    this.pending = '';
+  }
+
+  /** Drops the line being built, keeping the finished ones. */
+  abandon(): void {
+    this.at = this.end;
     this.pending = '';
   }
 
@@ -67,7 +83,7 @@ export class FrameBuilder {
     return this.at;
   }
 
-  /** The bytes from `start` to `end` (a view: valid until the next start). */
+  /** The bytes from `start` to `end` (a view: valid until the next piece is added). */
   bytes(start: number, end: number): Buffer {
     return this.buf.subarray(start, end);
   }
@@ -75,18 +91,30 @@ export class FrameBuilder {
   /** Closes the line (checksum, tab, newline) and returns it, exactly as encodeRecord would frame the same JSON. */
   finish(): Buffer {
     this.flush();
+    const from = this.lineStart;
     const end = this.at;
     this.buf.write(
-      crc32(this.buf.subarray(CRC_HEX + 1, end))
+      crc32(this.buf.subarray(from + CRC_HEX + 1, end))
         .toString(16)
         .padStart(CRC_HEX, '0'),
-      0,
+      from,
       CRC_HEX,
       'latin1',
     );
-    this.buf[CRC_HEX] = TAB;
+    this.buf[from + CRC_HEX] = TAB;
     this.buf[end] = NEWLINE;
-    return this.buf.subarray(0, end + 1);
+    this.at = this.end = end + 1;
+    this.records++;
+    return this.buf.subarray(from, end + 1);
+  }
+
+  /** The finished lines, joined (a view, valid until the next start), and a fresh start for the next turn. */
+  take(): { bytes: Buffer; records: number } {
+    const out = { bytes: this.buf.subarray(0, this.end), records: this.records };
+    this.at = this.end = this.lineStart = 0;
+    this.records = 0;
+    this.pending = '';
+    return out;
   }
 
   private flush(): void {
@@ -106,6 +134,10 @@ export class FrameBuilder {
     this.at += this.buf.write(piece, this.at, 'utf8');
   }
 }
+
+/** The frame buffer's first size, and the size past which an empty one is given back. */
+const INITIAL_BYTES = 64 * 1024;
+const KEEP_BYTES = 4 * 1024 * 1024;
 
 export interface Decoded {
   /** Parsed payloads of the leading run of valid records. */

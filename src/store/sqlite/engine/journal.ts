@@ -1,6 +1,7 @@
 // The append-only journal of the sqlite backend. One line per record: `<crc32 hex>\t<json>\n`
-// (JSON never holds a raw newline, so a line is a record). Records are written synchronously with
-// writeSync and made durable by a group fdatasync: one in flight at a time, covering every record
+// (JSON never holds a raw newline, so a line is a record). The records of one turn are built one
+// after the other in one buffer (`frame`) and written together, with one write call, when the
+// turn commits (`flush`); a group fdatasync, one in flight at a time, then covers every record
 // written before it started. The journal spans generations (`<db>.journal.<gen>`): after a
 // checkpoint switches files, the old one stays in the sync set until its records are durable, so a
 // record is acknowledged only once every record before it, in any file, is on disk.
@@ -8,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir } from './durable-file.js';
-import { decodeRecords, encodeRecord, type Decoded } from './journal-format.js';
+import { decodeRecords, encodeRecord, FrameBuilder, type Decoded } from './journal-format.js';
 
 /** Path of the journal of generation `gen` for database file `dbPath`. */
 export function journalPath(dbPath: string, gen: number): string {
@@ -51,7 +52,7 @@ export function readJournal(file: string): Decoded & { fileBytes: number } {
 // ---- the writer ----
 
 export interface JournalFaults {
-  /** When it returns true, the next append writes half its record and fails with ENOSPC. */
+  /** When it returns true, the next append (one turn's records) writes half its bytes and fails with ENOSPC. */
   failWrites?: () => boolean;
   /** When it returns true, the next group fdatasync fails with EIO. */
   failSyncs?: () => boolean;
@@ -106,6 +107,8 @@ export class JournalWriter {
 
   /** Called just before a group fdatasync starts (the store commits its open transaction there). */
   beforeSync: (() => void) | undefined;
+  /** The records of the open turn, built in place; `flush` writes them. */
+  readonly frame = new FrameBuilder();
 
   constructor(private readonly faults: JournalFaults = {}) {}
 
@@ -148,8 +151,35 @@ export class JournalWriter {
     return this.appendFrame(encodeRecord(json));
   }
 
-  /** `append` for a line already framed (encodeRecord or FrameBuilder). */
-  appendFrame(buf: Uint8Array): number {
+  /**
+   * Writes the records built in `frame` since the last flush, with one write call. On failure the
+   * file is left as before and those records are dropped, then throws the fs error. The waiters
+   * that counted them wait only for the records before (the caller fails their turn itself), or
+   * with `reject`, are rejected with the error.
+   */
+  flush(reject = false): void {
+    if (this.frame.records === 0) return;
+    const { bytes, records } = this.frame.take();
+    try {
+      this.appendFrame(bytes, records);
+    } catch (err) {
+      const rest: Waiter[] = [];
+      for (const w of this.waiters) {
+        if (w.upto <= this.appended) rest.push(w);
+        else if (reject) w.reject(err as Error);
+        else {
+          w.upto = this.appended;
+          rest.push(w);
+        }
+      }
+      this.waiters = rest;
+      if (this.open && !rest.includes(this.open)) this.open = undefined;
+      throw err;
+    }
+  }
+
+  /** `append` for lines already framed (encodeRecord, or `records` lines of a FrameBuilder). */
+  appendFrame(buf: Uint8Array, records = 1): number {
     const f = this.current;
     if (f.broken) {
       fs.ftruncateSync(f.fd, f.size);
@@ -173,7 +203,7 @@ export class JournalWriter {
     }
     f.size += buf.length;
     f.dirty = true;
-    this.appended += 1;
+    this.appended += records;
     return buf.length;
   }
 
@@ -188,9 +218,13 @@ export class JournalWriter {
     }
   }
 
-  /** Resolves once every record appended so far is durable; rejects with the fs error if not. */
+  /**
+   * Resolves once every record appended so far (and built in `frame`, once flushed) is durable;
+   * rejects with the fs error if not. A flush that fails resolves its records' waiters with the
+   * records before them: its turn learns of the failure from the flush.
+   */
   sync(): Promise<void> {
-    const upto = this.appended;
+    const upto = this.appended + this.frame.records;
     if (this.synced >= upto) return Promise.resolve();
     // No fdatasync has started since the open group was made: this record will be in the same one.
     const open = this.open;
@@ -244,12 +278,18 @@ export class JournalWriter {
   private run(): void {
     if (this.flight || this.waiters.length === 0) return;
     this.beforeSync?.();
+    try {
+      // The store's commit (beforeSync) flushed already; a writer used alone flushes here.
+      this.flush(true);
+    } catch {
+      // Dropped, and the waiters for them rejected (see flush).
+    }
     const target = this.appended;
     // Every waiting group is covered by this fdatasync; later syncs start a new group.
     this.open = undefined;
     const batch = this.files.filter((f) => !f.obsolete && (f.dirty || f.dirSync));
     for (const f of batch) f.dirty = false;
-    const flight = this.flush(batch, target);
+    const flight = this.syncGroup(batch, target);
     this.flight = flight;
     void flight.then(() => {
       this.flight = undefined;
@@ -259,7 +299,7 @@ export class JournalWriter {
   }
 
   /** One group commit: makes `batch` durable and settles the waiters up to `target`. Never rejects. */
-  private async flush(batch: JournalFile[], target: number): Promise<void> {
+  private async syncGroup(batch: JournalFile[], target: number): Promise<void> {
     const dirs = [...new Set(batch.filter((f) => f.dirSync).map((f) => path.dirname(f.path)))];
     try {
       if (this.faults.failSyncs?.()) throw errnoError('EIO', 'i/o error (injected)');
@@ -282,6 +322,9 @@ export class JournalWriter {
       else w.resolve();
     }
     this.waiters = rest;
+    // A group made while this fdatasync was in flight, for records it already covered, is settled
+    // now: a later record must not join it (its promise has resolved), but start a group of its own.
+    if (this.open && !rest.includes(this.open)) this.open = undefined;
   }
 
   /** Closes superseded files that are durable or obsolete. Only while no fdatasync is in flight. */

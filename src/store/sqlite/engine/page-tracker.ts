@@ -32,6 +32,13 @@ export class PageTracker {
   lost: string | undefined;
   /** Pages saved by copy on write since the open (tests check the path ran). */
   savedOnWrite = 0;
+  /**
+   * Base-file pages read ahead for the read about to run (prefetch.ts), served from here instead
+   * of a system call each; cleared when that read is done.
+   */
+  readonly prefetched = new Map<number, Uint8Array>();
+  /** Base-file reads on demand (system calls) since the open. */
+  baseReads = 0;
 
   constructor(
     readonly pageSize: number,
@@ -127,6 +134,28 @@ export class PageTracker {
     this.lost = undefined;
   }
 
+  /** Reads one page of the in-memory file as last written there. */
+  readMemory(pgno: number, into: Uint8Array): void {
+    this.readPage(pgno, into);
+  }
+
+  /** Whether a page was written since the open (the in-memory file holds it, not the base file). */
+  writtenSinceOpen(pgno: number): boolean {
+    return this.written.has(pgno);
+  }
+
+  /** Reads `count` pages of the base file from page `first` with one call (past its end: fewer). */
+  readBase(first: number, count: number): Uint8Array {
+    const base = this.base;
+    if (!base) return new Uint8Array(0);
+    const start = (first - 1) * this.pageSize;
+    const end = Math.min(start + count * this.pageSize, base.size);
+    const into = new Uint8Array(Math.max(0, end - start));
+    readFully(base.fd, into, start);
+    this.baseReads++;
+    return into;
+  }
+
   /** Whether every byte of [position, position + length) is in the base file, in pages not written since. */
   readsFromBase(position: number, length: number): boolean {
     if (!this.base || position + length > this.base.size) return false;
@@ -148,7 +177,14 @@ export class PageTracker {
     while (at < end) {
       const pgno = Math.floor(at / ps) + 1;
       const pageEnd = Math.min(pgno * ps, end);
-      if (!this.written.has(pgno)) readFully(base.fd, into.subarray(at - position, pageEnd - position), at);
+      if (!this.written.has(pgno)) {
+        const ahead = at === (pgno - 1) * ps && pageEnd === pgno * ps ? this.prefetched.get(pgno) : undefined;
+        if (ahead) into.set(ahead, at - position);
+        else {
+          readFully(base.fd, into.subarray(at - position, pageEnd - position), at);
+          this.baseReads++;
+        }
+      }
       at = pageEnd;
     }
   }

@@ -4,18 +4,34 @@
 // written since can be acknowledged before the next one starts, so the transaction stays open
 // across turns until then (the journal calls commit just before it starts the fdatasync): one
 // COMMIT per group commit. Writes are visible to reads at once either way, and durability is the
-// journal's. A write that fails after changing the database is undone by
-// rolling the turn back and applying the turn's earlier writes again: failures are rare, and this
-// keeps savepoints (two more statements) off every write.
+// journal's. The turn's journal records are written together just before its COMMIT (one write
+// call: journal.ts `flush`); when that write fails, the whole turn is rolled back and every write
+// of it fails (`Batch.failed`), while the writes of earlier turns stand. A write that fails after
+// changing the database is undone by rolling the turn back and applying the turn's earlier writes
+// again: failures are rare, and this keeps savepoints (two more statements) off every write.
 
 import { StoreError } from '../../types.js';
+import { unavailable } from './durable-file.js';
 import { applyOps, type JournalOp } from '../apply.js';
 import type { Db } from '../db.js';
+
+/** One applied write of a turn: its ops and their bodies (for undo). */
+export interface TurnWrite {
+  jops: JournalOp[];
+  bodies: (string | undefined)[];
+}
+
+/** The writes of one turn share one of these: set when the turn's journal write failed. */
+export interface Batch {
+  failed?: StoreError;
+}
 
 export class Turn {
   private isOpen = false;
   /** The writes applied in the open turn, oldest first. */
-  private writes: { jops: JournalOp[]; bodies: (string | undefined)[] }[] = [];
+  private writes: TurnWrite[] = [];
+  /** The open turn's (a write checks it once durable: its records may not have reached the journal). */
+  batch: Batch = {};
   /** Set for good when a turn's COMMIT (or an undo) failed. */
   broken: StoreError | undefined;
 
@@ -26,6 +42,10 @@ export class Turn {
     private readonly invalidate: () => void,
     /** Whether the journal will call commit before the next fdatasync (one is in flight). */
     private readonly syncing: () => boolean = () => false,
+    /** Writes the turn's journal records (one write call); throws when they could not be written. */
+    private readonly flush: () => void = () => {},
+    /** Called with the writes of a turn rolled back because its records could not be written. */
+    private readonly undone: (writes: TurnWrite[], err: StoreError) => void = () => {},
   ) {}
 
   /** Opens the turn's transaction unless open; throws once the store is broken. */
@@ -34,6 +54,7 @@ export class Turn {
     if (this.isOpen) return;
     this.db.run('BEGIN');
     this.isOpen = true;
+    this.batch = {};
     setImmediate(this.end);
   }
 
@@ -48,16 +69,41 @@ export class Turn {
     this.writes.push({ jops, bodies });
   }
 
-  /** Commits the open transaction; called at the end of a turn, before a group fdatasync, and before exports and close. */
+  /**
+   * Writes the open turn's journal records, then commits its transaction; called at the end of a
+   * turn, before a group fdatasync, and before exports, journal switches and close. When the
+   * records cannot be written, the turn is rolled back instead and its writes fail.
+   */
   commit(): void {
     if (!this.isOpen) return;
     this.isOpen = false;
+    const writes = this.writes;
     this.writes = [];
+    try {
+      this.flush();
+    } catch (err) {
+      this.rollBack(writes, err);
+      return;
+    }
     try {
       this.db.run('COMMIT');
     } catch (err) {
       this.fail(`the database could not commit (${messageOf(err)})`);
     }
+  }
+
+  /** The turn's records did not reach the journal: none of its writes may stay visible or be acknowledged. */
+  private rollBack(writes: TurnWrite[], err: unknown): void {
+    const failed = unavailable(err);
+    this.batch.failed = failed;
+    this.log(`store: journal append failed: ${messageOf(err)}`);
+    try {
+      this.db.run('ROLLBACK');
+    } catch (e) {
+      this.fail(`the database could not roll back a turn the journal refused (${messageOf(e)})`);
+    }
+    this.invalidate();
+    this.undone(writes, failed);
   }
 
   /** Undoes the write being applied: the turn is rolled back and its earlier writes applied again. */

@@ -65,12 +65,14 @@ if (files.length === 0) {
 const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
 
 // The whole suite (no AREA) is what CI runs: it first checks what no test would, the format and
-// lint (Biome), import cycles and layers (check-imports.mjs) and the types (tsc; the tests run on
-// an esbuild copy that does not check them). An area run skips them to stay quick.
+// lint (Biome), import cycles and layers (check-imports.mjs), files over 400 lines
+// (check-sizes.mjs) and the types (tsc; the tests run on an esbuild copy that does not check them).
+// An area run skips them to stay quick.
 if (areas.length === 0 && !unitOnly) {
   for (const [what, cmd] of [
     ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
     ['imports', ['scripts/check-imports.mjs']],
+    ['file sizes', ['scripts/check-sizes.mjs']],
     ['types', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']],
     ['test types', ['node_modules/typescript/bin/tsc', '-p', 'test/tsconfig.json', '--noEmit']],
   ]) {

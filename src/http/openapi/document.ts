@@ -35,7 +35,7 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
     if (seen.has(key)) continue; // the router answers the first of two equal routes
     seen.add(key);
     const doc = OPERATIONS[key];
-    if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations.ts`);
+    if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations/ (joined in operations.ts)`);
     const at = openApiPath(route.path);
     paths[at] = { ...paths[at], [route.method.toLowerCase()]: operation(route, doc) };
   }

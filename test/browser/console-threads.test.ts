@@ -19,6 +19,8 @@ interface Ctx {
   dialogs: string[];
   parentId: string;
   loneId: string;
+  /** the replies of thread "long", oldest first */
+  longIds: string[];
 }
 
 const ALPHA = TOKENS.alphaOnly.value;
@@ -39,6 +41,23 @@ setupOnce(t, async (ctx) => {
     parts: [{ kind: 'text', text: 'the changelog is ready' }],
   };
   assert.is((await ctx.s.post('/v1/messages', reply, ALPHA)).status, 200);
+  // A long thread (120 replies, an agent and a person by turns): more than the panel's first page.
+  const long = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'a long discussion'), ALPHA);
+  ctx.longIds = [];
+  for (let i = 1; i <= 120; i++) {
+    const human = i % 2 === 0;
+    const r = await ctx.s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'thread', room_id: 'general', thread_id: 'long', ...(i === 1 ? { parent_message_id: long.body.message_id } : {}) },
+        from: human ? { type: 'human', id: 'operator', name: 'Op' } : { type: 'agent', id: 'alpha' },
+        parts: [{ kind: 'text', text: `long reply ${i}` }],
+      },
+      human ? TOKENS.admin.value : ALPHA,
+    );
+    assert.is(r.status, 200, r.text);
+    ctx.longIds.push(r.body.message_id);
+  }
   const lone = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'who reviews the docs?'), ALPHA);
   ctx.loneId = lone.body.message_id;
   ctx.contexts = [];
@@ -105,9 +124,11 @@ t('a thread opens beside its room, a person replies in it and the thread list sh
   await item.locator('[data-testid=thread-activity]', { hasText: 'alpha' }).waitFor();
   assert.is(await item.locator('[data-testid=unread]').count(), 0, 'a reply read in the panel is not unread');
   await shot(page, 'panel');
-  // The panel's own parts pass axe-core (the page's colours are checked with the whole layout).
-  const mine = (await seriousViolations(page)).filter((v) => /thread|replies|day-separator|actions|mention|code-copy/.test(v));
-  assert.equal(mine, [], 'no serious accessibility violation in the thread panel');
+  // The whole page with the panel open (agent and human senders) passes axe-core, light and dark.
+  assert.equal(await seriousViolations(page), [], 'no serious accessibility violation with the thread panel open (light)');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  assert.equal(await seriousViolations(page), [], 'no serious accessibility violation with the thread panel open (dark)');
+  await page.emulateMedia({ colorScheme: 'light' });
 
   await page.setViewportSize({ width: 390, height: 800 });
   await shot(page, 'panel-390');
@@ -165,6 +186,59 @@ t('a person starts a thread from any message with its "Reply in thread" action',
   await parent.locator('[data-testid=action-reply]').click();
   await panel.locator('[data-testid=message-text]', { hasText: 'the changelog is ready' }).waitFor();
   assert.match((await panel.locator('[data-testid=thread-title]').textContent()) ?? '', /Thread ship-2/);
+});
+
+const panelReply = (page: Page, text: string) =>
+  page.locator('[data-testid=thread-messages] > [data-testid=message]').filter({
+    has: page.locator('[data-testid=message-text]', { hasText: new RegExp(`^${text}$`) }),
+  });
+
+t("a reply's permalink opens its thread in the panel beside the room, at that reply, older pages loaded", async (ctx) => {
+  const page = await signIn(ctx);
+  await page.goto(`${ctx.s.url}/console/#/room/general/t/long`);
+  const panel = page.locator('[data-testid=thread-panel]');
+  const latest = panelReply(page, 'long reply 120');
+  await latest.waitFor();
+  const href = await latest.locator('[data-testid=permalink]').getAttribute('href');
+  assert.is(href, `#/room/general/t/long/m/${ctx.longIds[119]}`, 'a reply links to its room with the thread in the panel');
+
+  // A reply older than the latest 100, opened by its link in a fresh page.
+  const old = ctx.longIds[4]!;
+  const fresh = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
+  await fresh.goto(`${ctx.s.url}/console/?access_token=${TOKENS.admin.value}`);
+  await fresh.waitForURL(/#\/room\/general$/);
+  await fresh.goto(`${ctx.s.url}/console/#/room/general/t/long/m/${old}`);
+  const target = fresh.locator(`[data-testid=thread-panel] [data-testid=message][data-id="${old}"]`);
+  await target.waitFor();
+  await fresh.locator('[data-testid=thread-panel] .message.permalinked').waitFor();
+  assert.is(await target.evaluate((n) => n.classList.contains('permalinked')), true, 'the reply is highlighted');
+  const inView = await target.evaluate((n) => {
+    const r = n.getBoundingClientRect();
+    const h = n.closest('.history')!.getBoundingClientRect();
+    return r.top >= h.top - 1 && r.bottom <= h.bottom + 1;
+  });
+  assert.ok(inView, 'and scrolled into view in the panel');
+  assert.is(await fresh.locator('[data-testid=conv-title]').textContent(), '# General', 'beside its room, not on its own page');
+  assert.ok(await roomMessageNode(fresh, 'who reviews the docs?').isVisible(), 'the room stays in view');
+  assert.is(await fresh.locator('[data-testid=thread-panel] [data-testid=thread-messages] > [data-testid=message]').count(), 120);
+  assert.equal(await seriousViolations(fresh), [], 'a highlighted reply of a person passes axe-core (light)');
+  await fresh.emulateMedia({ colorScheme: 'dark' });
+  assert.equal(await seriousViolations(fresh), [], 'and dark');
+  await fresh.emulateMedia({ colorScheme: 'light' });
+  await shot(fresh, 'permalink');
+
+  // In the first page: the latest 100 replies, and "Load older replies" for the rest.
+  const replies = panel.locator('[data-testid=thread-messages] > [data-testid=message]');
+  assert.is(await replies.count(), 100, 'the panel opens on the latest 100 replies');
+  assert.ok(await panelReply(page, 'long reply 21').isVisible());
+  assert.is(await panelReply(page, 'long reply 20').count(), 0);
+  const older = panel.locator('[data-testid=thread-load-older]');
+  assert.ok(await older.isVisible(), 'Load older replies is offered');
+  await older.click();
+  await panelReply(page, 'long reply 1').waitFor();
+  assert.is(await replies.count(), 120);
+  assert.match((await replies.first().textContent()) ?? '', /long reply 1(?!\d)/, 'the older replies come first');
+  assert.ok(await older.isHidden(), 'nothing older: the button goes');
 });
 
 t.run();

@@ -3,14 +3,14 @@
 // action, and the thread list shows each thread's latest reply (who and when) as it changes live.
 // Screenshots go to test/.artifacts/screenshots/.
 
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 interface Ctx {
   s: TestServer;
@@ -240,5 +240,83 @@ t("a reply's permalink opens its thread in the panel beside the room, at that re
   assert.match((await replies.first().textContent()) ?? '', /long reply 1(?!\d)/, 'the older replies come first');
   assert.ok(await older.isHidden(), 'nothing older: the button goes');
 });
+
+t(
+  "the documentation's screenshot: grouped messages of two senders, a day separator, a thread in the panel, reactions and unread counts",
+  async (ctx) => {
+    const s = await startServer({
+      config: {
+        rooms: [
+          { id: 'release', name: 'Release', members: ['alpha', 'beta'] },
+          { id: 'ops', name: 'Ops', members: ['alpha', 'beta', 'gamma'] },
+          { id: 'design', name: 'Design', members: ['beta'] },
+        ],
+      },
+    });
+    try {
+      const ADMIN = TOKENS.admin.value;
+      const dana = { type: 'human', id: 'dana', name: 'Dana' };
+      const say = async (
+        from: Record<string, string>,
+        text: string,
+        target: Record<string, string> = { kind: 'room', room_id: 'release' },
+      ) => {
+        const token = from.type === 'human' || from.id !== 'alpha' ? ADMIN : ALPHA;
+        const r = await s.post('/v1/messages', { target, from, parts: [{ kind: 'text', text }] }, token);
+        assert.is(r.status, 200, r.text);
+        return r.body.message_id as string;
+      };
+      const alpha = { type: 'agent', id: 'alpha' };
+      const beta = { type: 'agent', id: 'beta' };
+      await say(alpha, 'Nightly build passed: **312 tests**, no flakes.');
+      await say(alpha, 'The release notes draft is in `docs/release-2.0.md`.');
+      const ask = await say(dana, 'Great. @alpha can you tag `v2.0.0-rc1`?');
+      await say(dana, 'And @beta, the changelog please.');
+      const ok = await say(beta, 'On it: the changelog lands in ten minutes.');
+      const react = async (id: string, emoji: string, from: Record<string, string>) => {
+        const r = await s.req('PUT', `/v1/messages/${id}/reactions/${encodeURIComponent(emoji)}`, {
+          token: from.id === 'alpha' ? ALPHA : ADMIN,
+          body: { from },
+        });
+        assert.is(r.status, 200, r.text);
+      };
+      // Emoji the fonts of a bare test machine draw (DejaVu), so the screenshot shows them.
+      await react(ok, '✔', dana);
+      await react(ok, '♥', alpha);
+      await react(ask, '☺', alpha);
+      const thread = { kind: 'thread', room_id: 'release', thread_id: 'rc1', parent_message_id: ask };
+      await say(alpha, 'Tagged `v2.0.0-rc1`; the build is running.', thread);
+      await say(dana, 'Thanks! We ship on Friday if it stays green.', { kind: 'thread', room_id: 'release', thread_id: 'rc1' });
+
+      const page = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
+      await page.goto(`${s.url}/console/?access_token=${ADMIN}`);
+      await page.waitForURL(/#\/room\/release$/);
+      await page.locator('[data-testid=live-status]', { hasText: /^live$/ }).waitFor();
+      // New messages elsewhere after the person's markers start: unread counts in the sidebar.
+      for (const text of ['disk usage on db-2 at 81%', 'rotated the logs, now 64%', 'all quiet again'])
+        await say(alpha, text, { kind: 'room', room_id: 'ops' });
+      await say(beta, 'new mockups for the settings page', { kind: 'room', room_id: 'design' });
+      await page.locator('[data-testid=room-ops] [data-testid=unread]', { hasText: '3' }).waitFor();
+      await page.locator('[data-testid=room-design] [data-testid=unread]', { hasText: '1' }).waitFor();
+
+      await page.goto(`${s.url}/console/#/room/release/t/rc1`);
+      const panel = page.locator('[data-testid=thread-panel]');
+      await panel.locator('[data-testid=message-text]', { hasText: 'We ship on Friday' }).waitFor();
+      await page.locator('[data-testid=messages] [data-testid=reaction][data-emoji="♥"]').waitFor();
+      await page.locator('[data-testid=messages] > [data-testid=day-separator]').waitFor();
+      assert.ok(await page.locator('[data-testid=messages] > .message.grouped').first().isVisible(), 'grouped messages in view');
+      assert.equal(await seriousViolations(page), [], 'the view of the screenshot passes axe-core');
+      await page.mouse.move(0, 0);
+      const file = path.join(SHOTS, 'docs-console.png');
+      await page.screenshot({ path: file });
+      // The docs' image is this screenshot, refreshed on purpose only (it is committed).
+      if (process.env.SVC_DOCS_SCREENSHOT === '1') copyFileSync(file, path.join(ROOT, 'docs/images/console.png'));
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot(page, 'docs-view-390');
+    } finally {
+      await s.dispose();
+    }
+  },
+);
 
 t.run();

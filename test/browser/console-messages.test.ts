@@ -187,33 +187,36 @@ t('hover actions react and show receipts; a code block has a copy button that co
   await shot(page, 'actions');
 });
 
-t('the console reads its addresses strictly: rooms, threads in the panel, replies, permalinks (a reply's in the panel) and new DMs', async (ctx) => {
-  const page = await signIn(ctx);
-  const parsed = await page.evaluate(`(async () => {
+t(
+  "the console reads its addresses strictly: rooms, threads in the panel, replies, permalinks (a reply's in the panel) and new DMs",
+  async (ctx) => {
+    const page = await signIn(ctx);
+    const parsed = await page.evaluate(`(async () => {
     const { parseRoute } = await import('/console/routes.js');
     return ['', '#/room/general', '#/room/a%20b/t/t-1', '#/room/general/reply/msg_1', '#/dm/dm_x/m/msg_2',
       '#/thread/t-1/m/msg_3', '#/to/alpha', '#/thread/t-1/t/x', '#/to/alpha/m/x', '#/room/%E0%A4%A', '#/nope/x',
       '#/room/general/t/t-1/m/msg_4', '#/room/general/reply/msg_1/m/x', '#/room/general/m/x/m/y']
       .map((h) => parseRoute(h) ?? String(parseRoute(h)));
   })()`);
-  assert.equal(parsed, [
-    'undefined',
-    { kind: 'room', id: 'general' },
-    { kind: 'room', id: 'a b', thread: 't-1' },
-    { kind: 'room', id: 'general', reply: 'msg_1' },
-    { kind: 'dm', id: 'dm_x', message: 'msg_2' },
-    { kind: 'thread', id: 't-1', message: 'msg_3' },
-    { kind: 'to', id: 'alpha' },
-    'null',
-    'null',
-    'null',
-    'null',
-    { kind: 'room', id: 'general', thread: 't-1', message: 'msg_4' },
-    'null',
-    'null',
-  ]);
-  await page.goto(`${ctx.s.url}/console/#/nope/x`);
-  await page.locator('#empty', { hasText: 'does not name a conversation' }).waitFor();
-});
+    assert.equal(parsed, [
+      'undefined',
+      { kind: 'room', id: 'general' },
+      { kind: 'room', id: 'a b', thread: 't-1' },
+      { kind: 'room', id: 'general', reply: 'msg_1' },
+      { kind: 'dm', id: 'dm_x', message: 'msg_2' },
+      { kind: 'thread', id: 't-1', message: 'msg_3' },
+      { kind: 'to', id: 'alpha' },
+      'null',
+      'null',
+      'null',
+      'null',
+      { kind: 'room', id: 'general', thread: 't-1', message: 'msg_4' },
+      'null',
+      'null',
+    ]);
+    await page.goto(`${ctx.s.url}/console/#/nope/x`);
+    await page.locator('#empty', { hasText: 'does not name a conversation' }).waitFor();
+  },
+);
 
 t.run();

@@ -124,8 +124,8 @@ export function renderThreads() {
         { class: isCurrent('thread', t.id) ? 'active' : '' },
         el(
           'a',
-          { href: threadHref(t), testid: `thread-${t.id}` },
-          t.id,
+          { href: threadHref(t), testid: `thread-${t.id}`, title: t.id },
+          el('span', { class: 'thread-id' }, t.id),
           el('span', { class: 'muted count' }, ` ${t.message_count}`),
           badge(`thread:${t.id}`),
           activityNode(t),

@@ -176,7 +176,14 @@ t('a person starts a thread from any message with its "Reply in thread" action',
   });
   assert.is(threads.message_count, 1);
   await page.waitForURL(new RegExp(`#/room/general/t/${threads.id}$`));
-  await page.locator(`[data-testid=thread-${threads.id}]`).waitFor();
+  const listed = page.locator(`[data-testid=thread-${threads.id}]`);
+  await listed.waitFor();
+  // Its id (a long generated one) stays on one line, its latest activity on the line below.
+  await listed.locator('[data-testid=thread-activity]').waitFor();
+  const idBox = (await listed.locator('.thread-id').boundingBox())!;
+  const actBox = (await listed.locator('[data-testid=thread-activity]').boundingBox())!;
+  assert.ok(idBox.height < 24, `the thread id on one line (${idBox.height}px high)`);
+  assert.ok(actBox.y >= idBox.y + idBox.height - 1, 'the activity below the id');
   await msg.locator('[data-testid=replies]', { hasText: '1 reply' }).waitFor();
 
   // The same action on a message that has a thread opens that thread instead of a new one.

@@ -12,6 +12,7 @@ import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, r
 import { $, PAGE, state } from './state.js';
 import { readAs, showReceipts } from './receipts.js';
 import { noteShown } from './unread.js';
+import { notePeople } from './people.js';
 import { closeThread, openThread, roomCandidates, showParentIfMissing } from './thread.js';
 import { loadActivity, threadHref } from './thread-activity.js';
 
@@ -56,9 +57,9 @@ export function route() {
   const same = c && !isDraftDm() && c.kind === r.kind && c.id === r.id;
   // The same conversation may still be loading: a permalink into it waits for that load.
   const opened = same ? opening : (opening = open(r.kind, r.id));
-  if (r.kind === 'room' && (r.thread || r.reply)) openThread(r.id, { threadId: r.thread, replyTo: r.reply });
+  if (r.kind === 'room' && (r.thread || r.reply)) openThread(r.id, { threadId: r.thread, replyTo: r.reply, message: r.message });
   else closeThread();
-  if (r.message) opened.then(() => focusMessage(r.message));
+  if (r.message && !r.thread) opened.then(() => focusMessage(r.message));
 }
 
 /** Scrolls to message `id` of the conversation in view (loading older pages, up to 2,000 back) and highlights it. */
@@ -176,6 +177,7 @@ export function addMessages(list, where) {
   const fresh = list.filter((m) => m?.id && !state.seen.has(m.id));
   if (fresh.length === 0) return;
   for (const m of fresh) state.seen.add(m.id);
+  notePeople(fresh);
   const nodes = fresh.map(nodeOf);
   const ol = $('messages');
   if (where === 'start') {

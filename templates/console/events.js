@@ -7,6 +7,7 @@ import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
 import { onReceipts } from './receipts.js';
 import { onPanelMessage } from './thread.js';
+import { notePeople } from './people.js';
 import { noteActivity } from './thread-activity.js';
 
 /** Shows the state of the live feed in the header. */
@@ -98,6 +99,7 @@ function onMessage(m) {
   const key = convKey(m.target);
   const c = state.current;
   noteActivity(m);
+  notePeople([m]);
   // A reply to the thread open in the side panel shows there and is not unread.
   const inPanel = onPanelMessage(m);
   if (m.target.kind === 'thread') {

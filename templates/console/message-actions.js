@@ -9,10 +9,20 @@ import { state } from './state.js';
 
 const enc = encodeURIComponent;
 
-/** The console address that opens the conversation of `m` at `m` (#/<kind>/<id>/m/<message id>). */
+/**
+ * The console address that opens the conversation of `m` at `m` (#/<kind>/<id>/m/<message id>); a
+ * thread reply's opens its room with the thread in the side panel (#/room/<r>/t/<t>/m/<message id>).
+ */
 export function permalink(m) {
   const t = m?.target ?? {};
-  const conv = t.kind === 'thread' ? `thread/${enc(t.thread_id)}` : t.kind === 'dm' ? `dm/${enc(t.dm_id)}` : `room/${enc(t.room_id ?? '')}`;
+  const conv =
+    t.kind === 'thread'
+      ? t.room_id
+        ? `room/${enc(t.room_id)}/t/${enc(t.thread_id)}`
+        : `thread/${enc(t.thread_id)}`
+      : t.kind === 'dm'
+        ? `dm/${enc(t.dm_id)}`
+        : `room/${enc(t.room_id ?? '')}`;
   return `#/${conv}/m/${enc(m.id)}`;
 }
 

@@ -8,6 +8,7 @@ import { formatTime } from './render.js';
 import { loadOlder, open } from './conversation.js';
 import { dmLabel } from './sidebar.js';
 import { $, state } from './state.js';
+import { permalink } from './message-actions.js';
 
 const LIMIT = 20;
 /** Pages of history read back at most to reach a result (50 messages each). */
@@ -126,6 +127,8 @@ async function openAt(m) {
   const kind = t.kind;
   const id = kind === 'room' ? t.room_id : kind === 'thread' ? t.thread_id : t.dm_id;
   hide();
+  // A thread reply opens by its permalink: the thread in the panel beside its room, at the reply.
+  if (kind === 'thread' && t.room_id) return location.assign(permalink(m));
   // pushState changes the address without a hashchange: the route would open it a second time.
   const hash = `#/${kind}/${encodeURIComponent(id)}`;
   if (location.hash !== hash) history.pushState(null, '', hash);

@@ -5,6 +5,7 @@ import { clear, el } from './dom.js';
 import { $, report, state } from './state.js';
 import { dmHref } from './dm-link.js';
 import { activityNode, threadHref } from './thread-activity.js';
+import { notePeopleInDms, renderPeople } from './people.js';
 
 // The conversation pane follows the sidebar (thread counts, presence dots) by listening here, so
 // the sidebar never imports the pane that imports it.
@@ -46,6 +47,7 @@ export async function loadDms() {
   } catch {
     // no DM access for this session (anonymous, or DMs refused)
   }
+  notePeopleInDms();
   renderDms();
 }
 
@@ -122,8 +124,8 @@ export function renderThreads() {
         { class: isCurrent('thread', t.id) ? 'active' : '' },
         el(
           'a',
-          { href: threadHref(t), testid: `thread-${t.id}` },
-          t.id,
+          { href: threadHref(t), testid: `thread-${t.id}`, title: t.id },
+          el('span', { class: 'thread-id' }, t.id),
           el('span', { class: 'muted count' }, ` ${t.message_count}`),
           badge(`thread:${t.id}`),
           activityNode(t),
@@ -193,5 +195,6 @@ export function renderAgents() {
       ),
     );
   }
+  renderPeople();
   for (const fn of listeners.agents) fn();
 }

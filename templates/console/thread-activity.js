@@ -6,6 +6,7 @@ import { el } from './dom.js';
 import { displayName } from './render.js';
 import { state } from './state.js';
 import { timeNode } from './times.js';
+import { notePeople } from './people.js';
 
 /** thread id -> { at, by } */
 const latest = new Map();
@@ -31,7 +32,10 @@ export async function loadActivity(threads) {
     recent.map(async (t) => {
       const r = await api(`/v1/threads/${encodeURIComponent(t.id)}/messages${qs({ limit: 1 })}`).catch(() => undefined);
       const last = r?.messages?.[r.messages.length - 1];
-      if (last) noteActivity(last);
+      if (last) {
+        noteActivity(last);
+        notePeople([last]);
+      }
     }),
   );
 }

@@ -5,15 +5,16 @@
 import { api, messageId, qs } from './api.js';
 import { withAttrs } from './attrs.js';
 import { enhanceComposer } from './composer.js';
-import { clear, el } from './dom.js';
+import { clear, el, toast } from './dom.js';
 import { layoutMessages } from './message-layout.js';
 import { readAs } from './receipts.js';
+import { notePeople } from './people.js';
 import { messageNode } from './render.js';
 import { $, state } from './state.js';
 
 const enc = encodeURIComponent;
 
-/** What the panel shows: { roomId, threadId, parentId, isNew, seen: Set, epoch } or null. */
+/** What the panel shows: { roomId, threadId, parentId, isNew, seen: Set, epoch, nextBefore, loaded } or null. */
 let panel = null;
 let epochs = 0;
 let nodes;
@@ -34,6 +35,10 @@ export function roomCandidates(roomId, messages = []) {
   return [...out.values()];
 }
 
+/** Replies per page, and how many older pages a permalink may load to reach its reply (2,000 back). */
+const REPLIES = 100;
+const FOCUS_PAGES = 20;
+
 /** The panel's mount point: the pane that holds the conversation (the panel goes beside it). */
 const host = () => $('conversation')?.parentElement;
 
@@ -45,6 +50,11 @@ function build() {
   });
   const parent = withAttrs(el('ol', { class: 'messages thread-parent', testid: 'thread-parent' }), { 'aria-label': 'replying to' });
   const list = withAttrs(el('ol', { class: 'messages', testid: 'thread-messages' }), { 'aria-label': 'thread replies' });
+  const older = el(
+    'button',
+    { type: 'button', class: 'load-older', testid: 'thread-load-older', hidden: true, onclick: loadOlderReplies },
+    'Load older replies',
+  );
   const text = withAttrs(el('textarea', { testid: 'thread-text' }), {
     rows: '2',
     maxlength: '20000',
@@ -63,14 +73,14 @@ function build() {
       'aside',
       { class: 'thread-panel', testid: 'thread-panel', hidden: true },
       el('header', { class: 'conv-head thread-head' }, title, close),
-      el('div', { class: 'history' }, parent, list),
+      el('div', { class: 'history' }, parent, older, list),
       form,
     ),
     { 'aria-label': 'thread' },
   );
   host()?.append(aside);
   enhanceComposer({ form, textarea: text, candidates: () => roomCandidates(panel?.roomId, state.messages), onSend: reply });
-  nodes = { aside, title, parent, list, text, send, status, form };
+  nodes = { aside, title, parent, older, list, text, send, status, form };
   return nodes;
 }
 
@@ -98,8 +108,11 @@ function threadOfParent(messageId) {
   return undefined;
 }
 
-/** Opens the panel on thread `threadId` of room `roomId`, or (with `replyTo`) on that message's thread. */
-export async function openThread(roomId, { threadId, replyTo }) {
+/**
+ * Opens the panel on thread `threadId` of room `roomId`, or (with `replyTo`) on that message's
+ * thread; with `message`, scrolls the panel to that reply and highlights it.
+ */
+export async function openThread(roomId, { threadId, replyTo, message }) {
   const n = build();
   let id = threadId;
   let isNew = false;
@@ -113,16 +126,29 @@ export async function openThread(roomId, { threadId, replyTo }) {
       isNew = true;
     }
   }
-  if (panel && panel.threadId === id && panel.roomId === roomId) return;
+  if (panel && panel.threadId === id && panel.roomId === roomId) {
+    if (message) panel.loaded.then(() => focusReply(message));
+    return;
+  }
   const t = state.threads.get(id);
   panel = { roomId, threadId: id, parentId: parentId ?? t?.parent_message_id, isNew, seen: new Set(), epoch: ++epochs };
-  const epoch = panel.epoch;
+  const p = panel;
+  p.loaded = fill(n, p);
+  await p.loaded;
+  if (message && panel === p) await focusReply(message);
+  else if (panel === p) n.text.focus();
+}
+
+/** Fills the opened panel: its parent and latest replies (or the hint of a new thread). */
+async function fill(n, p) {
+  const { epoch, threadId: id, isNew, roomId } = p;
   n.aside.hidden = false;
   host()?.classList.add('with-thread');
   n.title.textContent = isNew ? `New thread in #${roomId}` : `Thread ${id} in #${roomId}`;
   n.status.textContent = '';
   clear(n.list);
   clear(n.parent);
+  n.older.hidden = true;
   n.form.hidden = !state.network?.console?.can_send_human;
   showParent(panel.parentId);
   if (!isNew && !panel.parentId) {
@@ -133,12 +159,51 @@ export async function openThread(roomId, { threadId, replyTo }) {
     showParent(panel.parentId);
   }
   if (!isNew) {
-    const r = await api(`/v1/threads/${enc(id)}/messages${qs({ limit: 100, ...readAs() })}`).catch(() => undefined);
+    const r = await api(`/v1/threads/${enc(id)}/messages${qs({ limit: REPLIES, ...readAs() })}`).catch(() => undefined);
     if (!panel || panel.epoch !== epoch) return;
     if (!r) n.list.append(el('li', { class: 'muted' }, 'cannot load this thread'));
-    else add(r.messages);
+    else {
+      add(r.messages);
+      setOlder(r.page);
+    }
   } else n.list.append(el('li', { class: 'muted hint', testid: 'thread-new-hint' }, 'No replies yet: the first one starts the thread.'));
-  n.text.focus();
+}
+
+function setOlder(page) {
+  panel.nextBefore = page?.has_more ? page.next_before : undefined;
+  nodes.older.hidden = !panel.nextBefore;
+}
+
+/** Loads the page of replies before the oldest one shown, keeping the view where it was. */
+async function loadOlderReplies() {
+  const p = panel;
+  if (!p?.nextBefore || nodes.older.disabled) return;
+  nodes.older.disabled = true;
+  try {
+    const r = await api(`/v1/threads/${enc(p.threadId)}/messages${qs({ limit: REPLIES, before: p.nextBefore, ...readAs() })}`);
+    if (panel !== p) return;
+    const h = nodes.list.parentElement;
+    const fromBottom = h.scrollHeight - h.scrollTop;
+    add(r.messages, 'start');
+    setOlder(r.page);
+    h.scrollTop = h.scrollHeight - fromBottom;
+  } catch (err) {
+    toast(`cannot load older replies: ${err.message}`);
+  } finally {
+    nodes.older.disabled = false;
+  }
+}
+
+/** Scrolls the panel to reply `id` (loading older pages as needed) and highlights it. */
+async function focusReply(id) {
+  const p = panel;
+  for (let i = 0; i < FOCUS_PAGES && panel === p && !p.seen.has(id) && p.nextBefore; i++) await loadOlderReplies();
+  if (panel !== p) return;
+  const li = nodes.aside.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+  if (!li) return toast('That reply is not in this thread (or too far back).');
+  for (const old of document.querySelectorAll('.message.permalinked')) old.classList.remove('permalinked');
+  li.classList.add('permalinked');
+  li.scrollIntoView({ block: 'center' });
 }
 
 /** Threads load with the room; a parent whose thread is not listed yet is looked up once. */
@@ -165,13 +230,18 @@ function showParent(parentId) {
   nodes.parent.append(node);
 }
 
-function add(list) {
+/** Shows replies not shown yet: at the end (new ones; the panel scrolls down) or the start (older). */
+function add(list, where = 'end') {
   const fresh = list.filter((m) => m?.id && !panel.seen.has(m.id));
   if (!fresh.length) return;
   nodes.list.querySelector('.hint')?.remove();
   for (const m of fresh) panel.seen.add(m.id);
-  nodes.list.append(...fresh.map((m) => messageNode(m, { localNetwork: state.network.id, inPanel: true })));
+  notePeople(fresh);
+  const made = fresh.map((m) => messageNode(m, { localNetwork: state.network.id, inPanel: true }));
+  if (where === 'start') nodes.list.prepend(...made);
+  else nodes.list.append(...made);
   layoutMessages(nodes.list);
+  if (where === 'start') return;
   const h = nodes.list.parentElement;
   h.scrollTop = h.scrollHeight;
 }
@@ -219,7 +289,7 @@ async function reply() {
       // The address names the thread now, so a reload or a shared link opens it.
       location.replace(`#/room/${enc(p.roomId)}/t/${enc(p.threadId)}`);
     }
-    const r = await api(`/v1/threads/${enc(p.threadId)}/messages${qs({ limit: 100, ...readAs() })}`).catch(() => undefined);
+    const r = await api(`/v1/threads/${enc(p.threadId)}/messages${qs({ limit: REPLIES, ...readAs() })}`).catch(() => undefined);
     if (r && panel === p) add(r.messages);
   } catch (err) {
     n.status.textContent = `not sent: ${err.message}`;

@@ -45,6 +45,27 @@ setupOnce(t, async (ctx) => {
     const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', text), ALPHA);
     assert.is(r.status, 200, r.text);
   }
+  // A person, a thread and a DM: the axe-core check visits them all.
+  const person = { type: 'human', id: 'operator', name: 'Op' };
+  const said = await ctx.s.post(
+    '/v1/messages',
+    { ...roomMessage('general', 'alpha', ''), from: person, parts: [{ kind: 'text', text: 'I do, @alpha' }] },
+    ADMIN,
+  );
+  assert.is(said.status, 200, said.text);
+  const reply = {
+    target: { kind: 'thread', room_id: 'general', thread_id: 'alerts', parent_message_id: said.body.message_id },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'thanks, the runbook is in the wiki' }],
+  };
+  assert.is((await ctx.s.post('/v1/messages', reply, ALPHA)).status, 200);
+  const dm = {
+    target: { kind: 'dm', participant_ids: ['alpha', 'console'] },
+    from: { type: 'agent', id: 'alpha' },
+    parts: [{ kind: 'text', text: 'a word in private' }],
+  };
+  const sent = await ctx.s.post('/v1/messages', dm, ALPHA);
+  assert.is(sent.status, 200, sent.text);
   ctx.browser = await launchBrowser();
 });
 
@@ -254,9 +275,28 @@ t('axe-core finds no serious or critical violations on the main views, light and
     await p.click('[data-testid=help-button]');
     await axeCheck(p, `shortcuts help (${scheme})`);
     await p.keyboard.press('Escape');
+    await p.goto(`${ctx.s.url}/console/#/room/general/t/alerts`);
+    await p.locator('[data-testid=thread-panel] [data-testid=message-text]', { hasText: 'the runbook' }).waitFor();
+    await axeCheck(p, `thread panel (${scheme})`);
     const m = await page(ctx, { bypassCSP: true, dark, width: 390, height: 844 });
     await signIn(m, ctx.s, OBSERVER);
+    await m.locator('[data-testid=message-text]', { hasText: 'I do' }).waitFor();
     await axeCheck(m, `phone (${scheme})`);
+    await m.click('[data-testid=toggle-side]');
+    await m.locator('#side').waitFor();
+    await axeCheck(m, `phone, the drawer open (${scheme})`);
+    // The main views at 390 px as a person who may write: a thread in the panel, a DM.
+    const w = await page(ctx, { bypassCSP: true, dark, width: 390, height: 844 });
+    await signIn(w, ctx.s, ADMIN);
+    await w.goto(`${ctx.s.url}/console/#/room/general/t/alerts`);
+    await w.locator('[data-testid=thread-panel] [data-testid=message-text]', { hasText: 'the runbook' }).waitFor();
+    await axeCheck(w, `phone, thread panel (${scheme})`);
+    await shot(w, `mobile-thread-${scheme}`);
+    const dmId = (await ctx.s.get('/v1/dms', ADMIN)).body.dms[0].id as string;
+    await w.goto(`${ctx.s.url}/console/#/dm/${encodeURIComponent(dmId)}`);
+    await w.locator('[data-testid=message-text]', { hasText: 'a word in private' }).waitFor();
+    await axeCheck(w, `phone, DM (${scheme})`);
+    await shot(w, `mobile-dm-${scheme}`);
     const v = await page(ctx, { bypassCSP: true, dark });
     await v.goto(`${ctx.s.url}/console/`);
     await v.locator('[data-testid=message]').first().waitFor();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
@@ -18,6 +19,8 @@ interface Ctx {
   contexts: BrowserContext[];
   dialogs: string[];
   early: string;
+  /** a message of a person (not the console's) */
+  human: string;
 }
 
 const ALPHA = TOKENS.alphaOnly.value;
@@ -43,6 +46,14 @@ setupOnce(t, async (ctx) => {
   await say('alpha', 'three');
   await say('beta', 'four', ADMIN);
   await say('alpha', `to run it:\n\n\`\`\`sh\n${CODE}\n\`\`\``);
+  const person = {
+    target: { kind: 'room', room_id: 'general' },
+    from: { type: 'human', id: 'operator', name: 'Op' },
+    parts: [{ kind: 'text', text: 'thanks @alpha, on it' }],
+  };
+  const r = await ctx.s.post('/v1/messages', person, ADMIN);
+  assert.is(r.status, 200, r.text);
+  ctx.human = r.body.message_id;
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
@@ -134,6 +145,17 @@ t('a permalink opens the conversation at its message, loading older pages, and h
   assert.ok(inView, 'scrolled into view');
   assert.is(await target.locator('[data-testid=permalink]').getAttribute('href'), `#/room/general/m/${ctx.early}`);
   await shot(other, 'permalink');
+
+  // A person's message, highlighted and hovered (its actions shown), passes axe-core in both themes.
+  await other.goto(`${ctx.s.url}/console/#/room/general/m/${encodeURIComponent(ctx.human)}`);
+  const person = other.locator(`[data-testid=message][data-id="${ctx.human}"]`);
+  await other.locator(`[data-testid=message][data-id="${ctx.human}"].permalinked`).waitFor();
+  await person.hover();
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await other.emulateMedia({ colorScheme });
+    assert.equal(await seriousViolations(other), [], `a highlighted message of a person passes axe-core (${colorScheme})`);
+  }
+  await other.emulateMedia({ colorScheme: 'light' });
 });
 
 t('hover actions react and show receipts; a code block has a copy button that copies its code', async (ctx) => {
@@ -165,29 +187,36 @@ t('hover actions react and show receipts; a code block has a copy button that co
   await shot(page, 'actions');
 });
 
-t('the console reads its addresses strictly: rooms, threads in the panel, replies, permalinks and new DMs', async (ctx) => {
-  const page = await signIn(ctx);
-  const parsed = await page.evaluate(`(async () => {
+t(
+  "the console reads its addresses strictly: rooms, threads in the panel, replies, permalinks (a reply's in the panel) and new DMs",
+  async (ctx) => {
+    const page = await signIn(ctx);
+    const parsed = await page.evaluate(`(async () => {
     const { parseRoute } = await import('/console/routes.js');
     return ['', '#/room/general', '#/room/a%20b/t/t-1', '#/room/general/reply/msg_1', '#/dm/dm_x/m/msg_2',
-      '#/thread/t-1/m/msg_3', '#/to/alpha', '#/thread/t-1/t/x', '#/to/alpha/m/x', '#/room/%E0%A4%A', '#/nope/x']
+      '#/thread/t-1/m/msg_3', '#/to/alpha', '#/thread/t-1/t/x', '#/to/alpha/m/x', '#/room/%E0%A4%A', '#/nope/x',
+      '#/room/general/t/t-1/m/msg_4', '#/room/general/reply/msg_1/m/x', '#/room/general/m/x/m/y']
       .map((h) => parseRoute(h) ?? String(parseRoute(h)));
   })()`);
-  assert.equal(parsed, [
-    'undefined',
-    { kind: 'room', id: 'general' },
-    { kind: 'room', id: 'a b', thread: 't-1' },
-    { kind: 'room', id: 'general', reply: 'msg_1' },
-    { kind: 'dm', id: 'dm_x', message: 'msg_2' },
-    { kind: 'thread', id: 't-1', message: 'msg_3' },
-    { kind: 'to', id: 'alpha' },
-    'null',
-    'null',
-    'null',
-    'null',
-  ]);
-  await page.goto(`${ctx.s.url}/console/#/nope/x`);
-  await page.locator('#empty', { hasText: 'does not name a conversation' }).waitFor();
-});
+    assert.equal(parsed, [
+      'undefined',
+      { kind: 'room', id: 'general' },
+      { kind: 'room', id: 'a b', thread: 't-1' },
+      { kind: 'room', id: 'general', reply: 'msg_1' },
+      { kind: 'dm', id: 'dm_x', message: 'msg_2' },
+      { kind: 'thread', id: 't-1', message: 'msg_3' },
+      { kind: 'to', id: 'alpha' },
+      'null',
+      'null',
+      'null',
+      'null',
+      { kind: 'room', id: 'general', thread: 't-1', message: 'msg_4' },
+      'null',
+      'null',
+    ]);
+    await page.goto(`${ctx.s.url}/console/#/nope/x`);
+    await page.locator('#empty', { hasText: 'does not name a conversation' }).waitFor();
+  },
+);
 
 t.run();

@@ -139,14 +139,15 @@ t('picking an old result opens its conversation paged back to the message, marke
   await shot(page, 'opened');
 });
 
-t('a thread result opens the thread', async ({ page }) => {
+t('a thread result opens the thread in the panel beside its room, at the reply', async ({ page }) => {
   await searchFor(page, 'zeppel');
   assert.is(await results(page).count(), 1);
   assert.is(await results(page).first().locator('[data-testid=search-place]').textContent(), 'thread deep-talk in #General');
   await results(page).first().locator('[data-testid=search-open]').click();
-  await page.waitForURL(/\/console\/#\/thread\/deep-talk$/);
-  await page.locator('[data-testid=message].found', { hasText: 'zeppelin' }).waitFor();
-  assert.match((await page.locator('[data-testid=conv-title]').textContent()) ?? '', /Thread deep-talk/);
+  await page.waitForURL(/\/console\/#\/room\/general\/t\/deep-talk\/m\/[^/]+$/);
+  await page.locator('[data-testid=thread-panel] [data-testid=message].permalinked', { hasText: 'zeppelin' }).waitFor();
+  assert.match((await page.locator('[data-testid=thread-title]').textContent()) ?? '', /Thread deep-talk/);
+  assert.match((await page.locator('[data-testid=conv-title]').textContent()) ?? '', /# General/, 'beside its room');
 });
 
 t('a search with no match says so; a matching message with HTML stays text', async ({ page }) => {

@@ -91,6 +91,8 @@ if (needsSvc && ensureTestDeps() !== 0) process.exit(1);
 
 // Absolute, so a test that changes folder still loads it.
 const tsx = import.meta.resolve('tsx');
+// Reports each file's CPU time, children included (scripts/test-cpu.mjs).
+const cpuProbe = pathToFileURL(path.join(ROOT, 'scripts', 'test-cpu.mjs')).href;
 
 const shared = {};
 if (needsSvc && !env.SVC_TEST_BIN && env.SVC_TEST_FROM_SOURCE !== '1') {
@@ -136,10 +138,11 @@ function runFile(file) {
     const home = path.join(homes, file.replace(/[/.]/g, '_'));
     mkdirSync(home);
     // Its own process group, so a timeout or a leftover child ends with it.
-    const child = spawn(process.execPath, ['--import', tsx, path.join(TEST, file)], {
+    const cpuFile = path.join(home, '.svc-test-cpu');
+    const child = spawn(process.execPath, ['--import', tsx, '--import', cpuProbe, path.join(TEST, file)], {
       cwd: ROOT,
       detached: true,
-      env: { ...env, ...shared, HOME: home },
+      env: { ...env, ...shared, HOME: home, SVC_TEST_CPU_FILE: cpuFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.set(child.pid, file);
@@ -158,6 +161,13 @@ function runFile(file) {
       clearTimeout(timer);
       running.delete(child.pid);
       const ms = Date.now() - t0;
+      // User + system seconds of the file's process and the children it waited for; NaN without /proc.
+      let cpu = Number.NaN;
+      try {
+        cpu = Number(readFileSync(cpuFile, 'utf8'));
+      } catch {
+        // killed before its exit hook, or no /proc
+      }
       const c = judge(out);
       if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
       const unjudged = !Number.isFinite(c.failed);
@@ -170,6 +180,7 @@ function runFile(file) {
       const r = {
         file,
         ms,
+        cpu,
         ok,
         out,
         passed: unjudged ? 0 : c.passed,
@@ -178,7 +189,8 @@ function runFile(file) {
       };
       results.push(r);
       const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
+      const cpuText = Number.isFinite(cpu) ? ` ${cpu.toFixed(1).padStart(6)} s CPU` : '';
+      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s${cpuText}  ${file} (${counts})\n`);
       resolve();
     });
   });
@@ -213,17 +225,35 @@ clearTimeout(runTimer);
 const failedFiles = results.filter((r) => !r.ok);
 for (const r of failedFiles) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
 
-// Time per area (top folder), summed over its files.
-const areaMs = {};
+// Time and CPU per area (top folder), summed over its files. The CPU (user + system of the file's
+// process and its children) is what a quiet machine's wall time follows: with N cores busy, a run
+// takes about its CPU / N, and never less than its longest file.
+const byArea = {};
 for (const r of results) {
   const area = r.file.includes('/') ? r.file.slice(0, r.file.indexOf('/')) : '.';
-  areaMs[area] = (areaMs[area] ?? 0) + r.ms;
+  byArea[area] ??= { ms: 0, cpu: 0 };
+  byArea[area].ms += r.ms;
+  byArea[area].cpu += Number.isFinite(r.cpu) ? r.cpu : 0;
 }
-const line = Object.entries(areaMs)
-  .sort((a, b) => b[1] - a[1])
-  .map(([a, ms]) => `${a} ${(ms / 1000).toFixed(0)} s`)
+const withCpu = results.some((r) => Number.isFinite(r.cpu));
+const line = Object.entries(byArea)
+  .sort((a, b) => b[1].ms - a[1].ms)
+  .map(([a, t]) => `${a} ${(t.ms / 1000).toFixed(0)} s${withCpu ? ` (${t.cpu.toFixed(0)} s CPU)` : ''}`)
   .join(', ');
-process.stdout.write(`\nfile time per area: ${line}\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
+const wallS = (Date.now() - started) / 1000;
+process.stdout.write(`\nfile time per area: ${line}\nwall time: ${wallS.toFixed(0)} s with ${JOBS} at a time\n`);
+if (withCpu) {
+  const cpuSum = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
+  const top = [...results]
+    .filter((r) => Number.isFinite(r.cpu))
+    .sort((a, b) => b.cpu - a.cpu)
+    .slice(0, 5)
+    .map((r) => `${r.file} ${r.cpu.toFixed(0)} s`)
+    .join(', ');
+  process.stdout.write(
+    `CPU: ${cpuSum.toFixed(0)} s of tests (about ${(cpuSum / os.availableParallelism()).toFixed(0)} s of wall on ${os.availableParallelism()} idle cores); most: ${top}\n`,
+  );
+}
 
 try {
   mkdirSync(path.dirname(TIMINGS_LAST), { recursive: true });

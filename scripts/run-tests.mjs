@@ -32,6 +32,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST = process.env.SVC_TEST_DIR ? path.resolve(process.env.SVC_TEST_DIR) : path.join(ROOT, 'test');
 const TIMINGS_STATIC = path.join(TEST, 'timings.json');
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
+// CPU seconds per file of the runs so far (the last run's figure per file), for contributors.
+const CPU_LAST = path.join(TEST, '.artifacts', 'cpu.json');
 
 const env = process.env;
 
@@ -260,6 +262,9 @@ try {
   const last = readJson(TIMINGS_LAST);
   for (const r of results) last[r.file] = Math.round(r.ms / 100) / 10;
   writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 1)}\n`);
+  const cpu = readJson(CPU_LAST);
+  for (const r of results) if (Number.isFinite(r.cpu)) cpu[r.file] = Math.round(r.cpu * 10) / 10;
+  writeFileSync(CPU_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(cpu).sort()), null, 1)}\n`);
 } catch {
   // Timings only order the next run.
 }

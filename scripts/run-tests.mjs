@@ -165,8 +165,9 @@ function runFile(file) {
       const ms = Date.now() - t0;
       // User + system seconds of the file's process and the children it waited for; NaN without /proc.
       let cpu = Number.NaN;
+      let ownCpu = Number.NaN;
       try {
-        cpu = Number(readFileSync(cpuFile, 'utf8'));
+        [cpu, ownCpu] = readFileSync(cpuFile, 'utf8').split(' ').map(Number);
       } catch {
         // killed before its exit hook, or no /proc
       }
@@ -183,6 +184,7 @@ function runFile(file) {
         file,
         ms,
         cpu,
+        ownCpu,
         ok,
         out,
         passed: unjudged ? 0 : c.passed,
@@ -252,8 +254,11 @@ if (withCpu) {
     .slice(0, 5)
     .map((r) => `${r.file} ${r.cpu.toFixed(0)} s`)
     .join(', ');
+  // The test processes' own share (tsx, the tests, src/ imported in-process); the rest is the
+  // processes they start.
+  const ownSum = results.reduce((n, r) => n + (Number.isFinite(r.ownCpu) ? r.ownCpu : 0), 0);
   process.stdout.write(
-    `CPU: ${cpuSum.toFixed(0)} s of tests (about ${(cpuSum / os.availableParallelism()).toFixed(0)} s of wall on ${os.availableParallelism()} idle cores); most: ${top}\n`,
+    `CPU: ${cpuSum.toFixed(0)} s of tests, ${ownSum.toFixed(0)} s of it in the test processes themselves (about ${(cpuSum / os.availableParallelism()).toFixed(0)} s of wall on ${os.availableParallelism()} idle cores); most: ${top}\n`,
   );
 }
 

@@ -11,7 +11,8 @@
 //
 // uvu counts a suite whose `before` hook threw as "0 / N" yet exits 0, so the exit code alone can
 // lie: a file also fails when its Passed + Skipped != Total, or when no summary could be read.
-// Failing files' output is printed in full at the end, then the plain `N passed, N failed` line.
+// Failing files' output is printed in full at the end, then the time and CPU per area (CPU: the
+// file's process and its children, scripts/test-cpu.mjs) and the plain `N passed, N failed` line.
 //
 // What the processes share is set up once here: the tests' system dependencies (Chromium,
 // PostgreSQL: scripts/test-deps.mjs), one PostgreSQL cluster (SVC_TEST_PG_URL, each test takes its

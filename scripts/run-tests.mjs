@@ -11,7 +11,8 @@
 //
 // uvu counts a suite whose `before` hook threw as "0 / N" yet exits 0, so the exit code alone can
 // lie: a file also fails when its Passed + Skipped != Total, or when no summary could be read.
-// Failing files' output is printed in full at the end, then the plain `N passed, N failed` line.
+// Failing files' output is printed in full at the end, then the time and CPU per area (CPU: the
+// file's process and its children, scripts/test-cpu.mjs) and the plain `N passed, N failed` line.
 //
 // What the processes share is set up once here: the tests' system dependencies (Chromium,
 // PostgreSQL: scripts/test-deps.mjs), one PostgreSQL cluster (SVC_TEST_PG_URL, each test takes its
@@ -32,6 +33,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST = process.env.SVC_TEST_DIR ? path.resolve(process.env.SVC_TEST_DIR) : path.join(ROOT, 'test');
 const TIMINGS_STATIC = path.join(TEST, 'timings.json');
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
+// CPU seconds per file of the runs so far (the last run's figure per file), for contributors.
+const CPU_LAST = path.join(TEST, '.artifacts', 'cpu.json');
 
 const env = process.env;
 
@@ -91,6 +94,8 @@ if (needsSvc && ensureTestDeps() !== 0) process.exit(1);
 
 // Absolute, so a test that changes folder still loads it.
 const tsx = import.meta.resolve('tsx');
+// Reports each file's CPU time, children included (scripts/test-cpu.mjs).
+const cpuProbe = pathToFileURL(path.join(ROOT, 'scripts', 'test-cpu.mjs')).href;
 
 const shared = {};
 if (needsSvc && !env.SVC_TEST_BIN && env.SVC_TEST_FROM_SOURCE !== '1') {
@@ -136,10 +141,11 @@ function runFile(file) {
     const home = path.join(homes, file.replace(/[/.]/g, '_'));
     mkdirSync(home);
     // Its own process group, so a timeout or a leftover child ends with it.
-    const child = spawn(process.execPath, ['--import', tsx, path.join(TEST, file)], {
+    const cpuFile = path.join(home, '.svc-test-cpu');
+    const child = spawn(process.execPath, ['--import', tsx, '--import', cpuProbe, path.join(TEST, file)], {
       cwd: ROOT,
       detached: true,
-      env: { ...env, ...shared, HOME: home },
+      env: { ...env, ...shared, HOME: home, SVC_TEST_CPU_FILE: cpuFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.set(child.pid, file);
@@ -158,6 +164,14 @@ function runFile(file) {
       clearTimeout(timer);
       running.delete(child.pid);
       const ms = Date.now() - t0;
+      // User + system seconds of the file's process and the children it waited for; NaN without /proc.
+      let cpu = Number.NaN;
+      let ownCpu = Number.NaN;
+      try {
+        [cpu, ownCpu] = readFileSync(cpuFile, 'utf8').split(' ').map(Number);
+      } catch {
+        // killed before its exit hook, or no /proc
+      }
       const c = judge(out);
       if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
       const unjudged = !Number.isFinite(c.failed);
@@ -170,6 +184,8 @@ function runFile(file) {
       const r = {
         file,
         ms,
+        cpu,
+        ownCpu,
         ok,
         out,
         passed: unjudged ? 0 : c.passed,
@@ -178,7 +194,8 @@ function runFile(file) {
       };
       results.push(r);
       const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
+      const cpuText = Number.isFinite(cpu) ? ` ${cpu.toFixed(1).padStart(6)} s CPU` : '';
+      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(ms / 1000).toFixed(1).padStart(6)} s${cpuText}  ${file} (${counts})\n`);
       resolve();
     });
   });
@@ -213,23 +230,52 @@ clearTimeout(runTimer);
 const failedFiles = results.filter((r) => !r.ok);
 for (const r of failedFiles) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
 
-// Time per area (top folder), summed over its files.
-const areaMs = {};
+// Time and CPU per area (top folder), summed over its files. The CPU (user + system of the file's
+// process and its children) is what a quiet machine's wall time follows: with N cores busy, a run
+// takes about its CPU / N, and never less than its longest file.
+const byArea = {};
 for (const r of results) {
   const area = r.file.includes('/') ? r.file.slice(0, r.file.indexOf('/')) : '.';
-  areaMs[area] = (areaMs[area] ?? 0) + r.ms;
+  byArea[area] ??= { ms: 0, cpu: 0 };
+  byArea[area].ms += r.ms;
+  byArea[area].cpu += Number.isFinite(r.cpu) ? r.cpu : 0;
 }
-const line = Object.entries(areaMs)
-  .sort((a, b) => b[1] - a[1])
-  .map(([a, ms]) => `${a} ${(ms / 1000).toFixed(0)} s`)
+const withCpu = results.some((r) => Number.isFinite(r.cpu));
+const line = Object.entries(byArea)
+  .sort((a, b) => b[1].ms - a[1].ms)
+  .map(([a, t]) => `${a} ${(t.ms / 1000).toFixed(0)} s${withCpu ? ` (${t.cpu.toFixed(0)} s CPU)` : ''}`)
   .join(', ');
-process.stdout.write(`\nfile time per area: ${line}\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
+const wallS = (Date.now() - started) / 1000;
+process.stdout.write(`\nfile time per area: ${line}\nwall time: ${wallS.toFixed(0)} s with ${JOBS} at a time\n`);
+if (withCpu) {
+  const cpuSum = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
+  const top = [...results]
+    .filter((r) => Number.isFinite(r.cpu))
+    .sort((a, b) => b.cpu - a.cpu)
+    .slice(0, 5)
+    .map((r) => `${r.file} ${r.cpu.toFixed(0)} s`)
+    .join(', ');
+  // The test processes' own share (tsx, the tests, src/ imported in-process); the rest is the
+  // processes they start.
+  const ownSum = results.reduce((n, r) => n + (Number.isFinite(r.ownCpu) ? r.ownCpu : 0), 0);
+  process.stdout.write(
+    `CPU: ${cpuSum.toFixed(0)} s of tests, ${ownSum.toFixed(0)} s of it in the test processes themselves (about ${(cpuSum / os.availableParallelism()).toFixed(0)} s of wall on ${os.availableParallelism()} idle cores); most: ${top}\n`,
+  );
+}
 
 try {
   mkdirSync(path.dirname(TIMINGS_LAST), { recursive: true });
-  const last = readJson(TIMINGS_LAST);
-  for (const r of results) last[r.file] = Math.round(r.ms / 100) / 10;
-  writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 1)}\n`);
+  // Wall times only from runs that kept every slot busy: a file run alone (or with one other) takes
+  // less than among others and would then start too late in the next full run (a cli run started
+  // credentials last, after one of it alone: 41 s on the critical path).
+  if (results.length > JOBS) {
+    const last = readJson(TIMINGS_LAST);
+    for (const r of results) last[r.file] = Math.round(r.ms / 100) / 10;
+    writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 1)}\n`);
+  }
+  const cpu = readJson(CPU_LAST);
+  for (const r of results) if (Number.isFinite(r.cpu)) cpu[r.file] = Math.round(r.cpu * 10) / 10;
+  writeFileSync(CPU_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(cpu).sort()), null, 1)}\n`);
 } catch {
   // Timings only order the next run.
 }

@@ -1,4 +1,4 @@
-// The benchmark's smoke run (tiny sizes, one repetition, ~40-60 s on a quiet machine) so it cannot rot: `bench/run.ts --quick --smoke`
+// The benchmark's smoke run (tiny sizes, half-second phases, one repetition; 59 s at a load average of 20) so it cannot rot: `bench/run.ts --quick --smoke`
 // must start everything, run every scenario and write a results file of the published shape.
 // Only the shape is asserted: speed lives in the benchmark, never in tests.
 

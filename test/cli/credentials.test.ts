@@ -255,8 +255,8 @@ t('a token an older svc agent run kept in its state folder is used and copied to
 
 t.run();
 
-// Two networks that both kept the id `home`, on two servers (one on sqlite, one on Postgres): one
-// HOME, no config, separate tokens.
+// Two networks that both kept the id `home`, on two servers (one on the memory store, only a target
+// here, one on Postgres): one HOME, no config, separate tokens.
 const two = suite<{ a: TestServer; b: TestServer; home: string; pg: PgSchema }>('two networks called home');
 
 two.before(async (ctx) => {
@@ -265,7 +265,7 @@ two.before(async (ctx) => {
     auth: { mode: 'open', agent_registration: 'open', tokens: [] },
     rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }],
   };
-  ctx.a = await startServer({ config: open });
+  ctx.a = await startServer({ config: { ...open, store: MEMORY_STORE } });
   ctx.pg = await freshSchema();
   ctx.b = await startPgServer(ctx.pg, open);
   ctx.home = mkdtempSync(path.join(tmpdir(), 'svc-creds-home-'));

@@ -156,7 +156,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     port = await new Promise<number>((resolve, reject) => {
       let first = '';
-      const timer = setTimeout(() => reject(new Error(`svc serve did not start in 15s:\n${out}`)), 15_000);
+      // Not left running: a server that listens after the test gave up would outlive the test.
+      const timer = setTimeout(() => {
+        proc.kill('SIGKILL');
+        reject(new Error(`svc serve did not start in 15s:\n${out}`));
+      }, 15_000);
       proc.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         first += d.toString();

@@ -1,9 +1,10 @@
 // scripts/run-tests.mjs as a process over a folder of small test files: each file in its own
 // process, the `N passed, N failed` line, exit 1 when a file fails, a test throws or a suite's
-// before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts.
+// before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts,
+// the CPU time per file.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -43,6 +44,24 @@ t('an area of passing files passes with the count line', ({ dir }) => {
   assert.is(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^ok .* a\/pass\.unit\.test\.ts \(2 passed\)$/m);
   assert.match(r.stdout, /\n2 passed, 0 failed\n$/);
+});
+
+t('each file and the summary give the CPU time, children included, and it is kept per file', ({ dir }) => {
+  // A child that burns 1 s of CPU (more than a test process spends on itself): counted in its
+  // parent's file once waited for.
+  file(
+    dir,
+    'c/child.unit.test.ts',
+    "import { spawnSync } from 'node:child_process';\nt('spins a child', () => { spawnSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 1e6);']); });",
+  );
+  const r = run(dir, ['c/child']);
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  const cpu = Number(/^ok +[\d.]+ s +([\d.]+) s CPU {2}c\/child\.unit\.test\.ts/m.exec(r.stdout)?.[1]);
+  assert.ok(cpu >= 1, `the child's CPU is counted: ${r.stdout}`);
+  assert.match(r.stdout, /file time per area: c \d+ s \(\d+ s CPU\)/);
+  assert.match(r.stdout, /^CPU: \d+ s of tests, \d+ s of it in the test processes themselves .*most: c\/child\.unit\.test\.ts/m);
+  const kept = JSON.parse(readFileSync(path.join(dir, '.artifacts', 'cpu.json'), 'utf8'));
+  assert.ok(kept['c/child.unit.test.ts'] >= 1, JSON.stringify(kept));
 });
 
 t('a failing assertion fails the run and its output is printed in full', ({ dir }) => {

@@ -77,10 +77,16 @@ export function cursorOf(c: Cursor | undefined): number | undefined {
   return typeof c === 'number' ? c : Number(c);
 }
 
+/** The 16 possible capability sets, shared by every attachment that asks for the same one. */
+const CAPABILITY_SETS: readonly Capabilities[] = Array.from({ length: 16 }, (_, k) =>
+  Object.freeze({ rooms: (k & 1) !== 0, threads: (k & 2) !== 0, dms: (k & 4) !== 0, artifacts: (k & 8) !== 0 }),
+);
+
 /** IDENTIFY.capabilities: omitted means everything; given, each kind is delivered only when true. */
 export function capabilitiesOf(c: Partial<Capabilities> | undefined): Capabilities {
   if (!c) return ALL_CAPABILITIES;
-  return { rooms: c.rooms === true, threads: c.threads === true, dms: c.dms === true, artifacts: c.artifacts === true };
+  const k = (c.rooms === true ? 1 : 0) | (c.threads === true ? 2 : 0) | (c.dms === true ? 4 : 0) | (c.artifacts === true ? 8 : 0);
+  return CAPABILITY_SETS[k]!;
 }
 
 export const helloFrame = (heartbeatMs: number): string =>

@@ -1,0 +1,59 @@
+// One timer for every attachment's heartbeat instead of an interval per socket: a wheel of SLOTS
+// slots turning once per heartbeat interval. An attachment joins the slot the wheel reaches last,
+// so its first beat comes one interval after it opened (give or take one slot), and every beat
+// after that one interval apart, as a per-socket interval would give. Ten thousand attachments
+// then cost one timer, and their PINGs are spread over the interval instead of all at once.
+
+/** Something that beats once per heartbeat interval (an attachment: lease renewal, read deadline, PING). */
+export interface Beating {
+  beat(): void;
+  /** The wheel's slot while it beats (-1 when not): kept on the attachment, not in a map beside it. */
+  wheelSlot: number;
+}
+
+/** Slots per heartbeat interval: how finely the beats of many attachments are spread. */
+export const SLOTS = 8;
+
+export class HeartbeatWheel {
+  private readonly slots: Set<Beating>[] = [];
+  private count = 0;
+  private at = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly intervalMs: number) {
+    for (let i = 0; i < SLOTS; i++) this.slots.push(new Set());
+  }
+
+  /** Starts beating `b` one interval from now. */
+  add(b: Beating): void {
+    if (b.wheelSlot >= 0) return;
+    // The slot just turned is the last one reached again: one full interval away.
+    b.wheelSlot = this.at;
+    this.slots[this.at]!.add(b);
+    this.count++;
+    if (!this.timer) {
+      this.timer = setInterval(() => this.turn(), Math.max(1, Math.floor(this.intervalMs / SLOTS)));
+      this.timer.unref();
+    }
+  }
+
+  remove(b: Beating): void {
+    if (b.wheelSlot < 0) return;
+    this.slots[b.wheelSlot]!.delete(b);
+    b.wheelSlot = -1;
+    if (--this.count === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  private turn(): void {
+    this.at = (this.at + 1) % SLOTS;
+    // A beat may end its attachment, which deletes it from this set: iteration allows that.
+    for (const b of this.slots[this.at]!) b.beat();
+  }
+}

@@ -17,24 +17,34 @@ export const SLOTS = 8;
 export class HeartbeatWheel {
   private readonly slots: Set<Beating>[] = [];
   private count = 0;
-  private at = 0;
+  /** Slot turns done since the timer started, and when it started: a late timer catches up. */
+  private turns = 0;
+  private since = 0;
+  private readonly slotMs: number;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(readonly intervalMs: number) {
     for (let i = 0; i < SLOTS; i++) this.slots.push(new Set());
+    this.slotMs = Math.max(1, intervalMs / SLOTS);
   }
 
   /** Starts beating `b` one interval from now. */
   add(b: Beating): void {
     if (b.wheelSlot >= 0) return;
-    // The slot just turned is the last one reached again: one full interval away.
-    b.wheelSlot = this.at;
-    this.slots[this.at]!.add(b);
-    this.count++;
-    if (!this.timer) {
-      this.timer = setInterval(() => this.turn(), Math.max(1, Math.floor(this.intervalMs / SLOTS)));
+    if (this.timer) {
+      // Catch up first, so the slot just turned is the one the clock is at.
+      this.turn();
+    } else {
+      // Empty until now, so no slot holds anyone: the count starts over.
+      this.since = Date.now();
+      this.turns = 0;
+      this.timer = setInterval(() => this.turn(), this.slotMs);
       this.timer.unref();
     }
+    // The slot just turned is the last one reached again: one full interval away.
+    b.wheelSlot = this.turns % SLOTS;
+    this.slots[b.wheelSlot]!.add(b);
+    this.count++;
   }
 
   remove(b: Beating): void {
@@ -51,9 +61,15 @@ export class HeartbeatWheel {
     return this.count;
   }
 
+  /** Turns the slots due by the clock (more than one when the timer fired late on a busy loop). */
   private turn(): void {
-    this.at = (this.at + 1) % SLOTS;
-    // A beat may end its attachment, which deletes it from this set: iteration allows that.
-    for (const b of this.slots[this.at]!) b.beat();
+    const due = Math.floor((Date.now() - this.since) / this.slotMs);
+    // After a stall longer than an interval, one beat each is enough.
+    if (due - this.turns > SLOTS) this.turns = due - SLOTS;
+    while (this.turns < due && this.timer) {
+      this.turns++;
+      // A beat may end its attachment, which deletes it from this set: iteration allows that.
+      for (const b of this.slots[this.turns % SLOTS]!) b.beat();
+    }
   }
 }

@@ -40,13 +40,16 @@ export type ClientFrame =
 const CLIENT_OPS = new Set(['IDENTIFY', 'ACK', 'PING', 'PONG', 'ERROR']);
 const CURSOR_PATTERN_PROBLEM = /must match \^\(0\|.*$/;
 
+/** One decoder for every frame: decode() without `stream` keeps no state between calls, and a fatal decoder per frame was a native converter per ACK. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses one client frame; throws FrameError naming the problem and its field path. */
 export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ClientFrame {
   if (isBinary) throw new FrameError('bad_frame', 'frames must be text frames holding one JSON object');
   const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buf));
+    value = JSON.parse(UTF8.decode(buf));
   } catch {
     throw new FrameError('bad_frame', 'frame: is not valid UTF-8 JSON');
   }

@@ -4,7 +4,7 @@
 // deadline of two heartbeat intervals.
 //
 // Memory: ten thousand of these may be open at once, so one costs only what it must hold. The
-// socket's listeners are functions shared by every session (they find theirs on the socket), the
+// socket's listeners are functions shared by every session (listeners.ts), the
 // heartbeat is a slot in one wheel (heartbeat.ts), and the wake and receipt ledgers are made on
 // first use.
 
@@ -45,6 +45,7 @@ import {
 import { WakeLedger } from './wakes.js';
 import { DeliveryLedger } from './receipts.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
+import { listen, type SocketOwner } from './listeners.js';
 
 type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
 
@@ -54,23 +55,6 @@ export const CLOSE = { normal: 1000, goingAway: 1001, rejected: 1008, readTimeou
 const TEXT = { binary: false } as const;
 /** After we start a close, a peer that does not finish the handshake is cut off. */
 const CLOSE_GRACE_MS = 1000;
-
-/** The session a socket belongs to, for the shared listeners. */
-const SESSION = Symbol('attach session');
-type SessionSocket = WebSocket & { [SESSION]?: AttachSession };
-
-function onMessage(this: SessionSocket, data: RawData, isBinary: boolean): void {
-  this[SESSION]?.onFrame(data, isBinary);
-}
-function onPingOrPong(this: SessionSocket): void {
-  this[SESSION]?.touch();
-}
-function onError(this: SessionSocket, err: Error): void {
-  this[SESSION]?.note('read_error', err.message);
-}
-function onClose(this: SessionSocket, code: number, reason: Buffer): void {
-  this[SESSION]?.onClose(code, reason.toString());
-}
 
 export interface SessionOptions {
   hub: LiveHub;
@@ -82,11 +66,11 @@ export interface SessionOptions {
   wheel: HeartbeatWheel;
 }
 
-export class AttachSession implements Closable, Beating, FeedSink {
+export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private state: State = 'awaiting_identify';
   private lastSeen = Date.now();
   private readonly hub: LiveHub;
-  private readonly ws: SessionSocket;
+  private readonly ws: WebSocket;
   private readonly socket: Duplex;
   /** Needed until IDENTIFY is answered, then let go. */
   private principal: Principal | undefined;
@@ -126,12 +110,7 @@ export class AttachSession implements Closable, Beating, FeedSink {
   begin(): void {
     const { ws, hub } = this;
     hub.open.add(this);
-    ws[SESSION] = this;
-    ws.on('message', onMessage);
-    ws.on('ping', onPingOrPong);
-    ws.on('pong', onPingOrPong);
-    ws.on('error', onError);
-    ws.on('close', onClose);
+    listen(ws, this);
     this.send(helloFrame(this.heartbeatMs));
     this.wheel.add(this);
   }

@@ -3,7 +3,7 @@
 // The switch happens in one synchronous step, so every event comes from exactly one of the two.
 
 import type { Duplex } from 'node:stream';
-import type { Subscription } from '../../events/broker.js';
+import type { QueueOptions, Subscription } from '../../events/broker.js';
 import type { StoredEvent } from '../../store/types.js';
 import { eventJson } from '../encode.js';
 import type { LiveHub } from '../hub.js';
@@ -21,19 +21,21 @@ export interface FeedSink {
   write(events: readonly StoredEvent[]): void;
 }
 
-export class Feed {
+const sizeOfEvent = (e: StoredEvent): number => eventJson(e.event).length;
+
+/**
+ * The feed is its own broker queue options (deliver and dropped are its methods), and its drain
+ * listener is made on first congestion: thousands of attachments then share the code rather than
+ * each holding an options object and a handful of closures.
+ */
+export class Feed implements QueueOptions {
   private seq = 0;
   private sub: Subscription | undefined;
   private waiting = false;
   private stopped = false;
   /** A store catch-up is running (it reads asynchronously). */
   private pumping = false;
-  private readonly onDrain = () => {
-    this.waiting = false;
-    if (this.stopped) return;
-    if (this.sub) this.sub.resume();
-    else this.pump();
-  };
+  private onDrain: (() => void) | undefined;
 
   constructor(
     private readonly hub: LiveHub,
@@ -65,7 +67,37 @@ export class Feed {
     this.stopped = true;
     this.sub?.close();
     this.sub = undefined;
-    this.socket.off('drain', this.onDrain);
+    if (this.onDrain) this.socket.off('drain', this.onDrain);
+  }
+
+  // QueueOptions, read by the broker.
+  get max(): number {
+    return ATTACH_QUEUE_MAX;
+  }
+  get maxBytes(): number {
+    return ATTACH_QUEUE_MAX_BYTES;
+  }
+  get sizeOf(): (e: StoredEvent) => number {
+    return sizeOfEvent;
+  }
+  get surface(): string {
+    return 'attach';
+  }
+
+  /** The broker's hand-over of the live queue. */
+  deliver(batch: StoredEvent[]): void {
+    this.give(batch);
+    if (!this.stopped && this.sub && this.congested()) {
+      this.sub.pause();
+      this.waitForDrain();
+    }
+  }
+
+  /** The broker let go (it fell behind): nothing is lost, the store has every event; catch up from it once drained. */
+  dropped(): void {
+    this.sub = undefined;
+    if (this.congested()) this.waitForDrain();
+    else setImmediate(() => this.pump());
   }
 
   private congested(): boolean {
@@ -75,6 +107,12 @@ export class Feed {
   private waitForDrain(): void {
     if (this.waiting) return;
     this.waiting = true;
+    this.onDrain ??= () => {
+      this.waiting = false;
+      if (this.stopped) return;
+      if (this.sub) this.sub.resume();
+      else this.pump();
+    };
     this.socket.once('drain', this.onDrain);
   }
 
@@ -123,25 +161,6 @@ export class Feed {
   }
 
   private subscribe(): void {
-    const sub = this.hub.ctx.broker.open({
-      max: ATTACH_QUEUE_MAX,
-      maxBytes: ATTACH_QUEUE_MAX_BYTES,
-      sizeOf: (e) => eventJson(e.event).length,
-      surface: 'attach',
-      deliver: (batch) => {
-        this.give(batch);
-        if (!this.stopped && this.congested()) {
-          sub.pause();
-          this.waitForDrain();
-        }
-      },
-      // Let go (it fell behind): nothing is lost, the store has every event; catch up from it once drained.
-      dropped: () => {
-        this.sub = undefined;
-        if (this.congested()) this.waitForDrain();
-        else setImmediate(() => this.pump());
-      },
-    });
-    this.sub = sub;
+    this.sub = this.hub.ctx.broker.open(this);
   }
 }

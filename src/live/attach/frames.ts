@@ -40,13 +40,16 @@ export type ClientFrame =
 const CLIENT_OPS = new Set(['IDENTIFY', 'ACK', 'PING', 'PONG', 'ERROR']);
 const CURSOR_PATTERN_PROBLEM = /must match \^\(0\|.*$/;
 
+/** One decoder for every frame: decode() without `stream` keeps no state between calls, and a fatal decoder per frame was a native converter per ACK. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses one client frame; throws FrameError naming the problem and its field path. */
 export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ClientFrame {
   if (isBinary) throw new FrameError('bad_frame', 'frames must be text frames holding one JSON object');
   const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buf));
+    value = JSON.parse(UTF8.decode(buf));
   } catch {
     throw new FrameError('bad_frame', 'frame: is not valid UTF-8 JSON');
   }
@@ -77,10 +80,16 @@ export function cursorOf(c: Cursor | undefined): number | undefined {
   return typeof c === 'number' ? c : Number(c);
 }
 
+/** The 16 possible capability sets, shared by every attachment that asks for the same one. */
+const CAPABILITY_SETS: readonly Capabilities[] = Array.from({ length: 16 }, (_, k) =>
+  Object.freeze({ rooms: (k & 1) !== 0, threads: (k & 2) !== 0, dms: (k & 4) !== 0, artifacts: (k & 8) !== 0 }),
+);
+
 /** IDENTIFY.capabilities: omitted means everything; given, each kind is delivered only when true. */
 export function capabilitiesOf(c: Partial<Capabilities> | undefined): Capabilities {
   if (!c) return ALL_CAPABILITIES;
-  return { rooms: c.rooms === true, threads: c.threads === true, dms: c.dms === true, artifacts: c.artifacts === true };
+  const k = (c.rooms === true ? 1 : 0) | (c.threads === true ? 2 : 0) | (c.dms === true ? 4 : 0) | (c.artifacts === true ? 8 : 0);
+  return CAPABILITY_SETS[k]!;
 }
 
 export const helloFrame = (heartbeatMs: number): string =>

@@ -2,6 +2,11 @@
 // HELLO on open; IDENTIFY registers or resolves the agent (rejections travel in an ERROR frame
 // before READY); then EVENT frames from the feed, ACKs that settle wakes, PING/PONG and a read
 // deadline of two heartbeat intervals.
+//
+// Memory: ten thousand of these may be open at once, so one costs only what it must hold. The
+// socket's listeners are functions shared by every session (listeners.ts), the
+// heartbeat is a slot in one wheel (heartbeat.ts), and the wake and receipt ledgers are made on
+// first use.
 
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
@@ -23,7 +28,7 @@ import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
 import { memberIsLocalAgent } from '../../auth/visibility.js';
-import { Feed } from './feed.js';
+import { Feed, type FeedSink } from './feed.js';
 import {
   capabilitiesOf,
   cursorOf,
@@ -39,6 +44,8 @@ import {
 } from './frames.js';
 import { WakeLedger } from './wakes.js';
 import { DeliveryLedger } from './receipts.js';
+import type { Beating, HeartbeatWheel } from './heartbeat.js';
+import { listen, type SocketOwner } from './listeners.js';
 
 type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
 
@@ -55,13 +62,20 @@ export interface SessionOptions {
   /** The upgraded socket, for corking batches and watching congestion. */
   socket: Duplex;
   principal: Principal;
+  /** The heartbeats of this server's attachments. */
+  wheel: HeartbeatWheel;
 }
 
-export class AttachSession implements Closable {
+export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private state: State = 'awaiting_identify';
   private lastSeen = Date.now();
-  private readonly heartbeatMs: number;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly hub: LiveHub;
+  private readonly ws: WebSocket;
+  private readonly socket: Duplex;
+  /** Needed until IDENTIFY is answered, then let go. */
+  private principal: Principal | undefined;
+  private readonly wheel: HeartbeatWheel;
+  wheelSlot = -1;
   private killTimer: NodeJS.Timeout | undefined;
   private agent: AttachedAgent | undefined;
   private names: AgentNames | undefined;
@@ -69,7 +83,9 @@ export class AttachSession implements Closable {
   private lease: Lease | undefined;
   private caps: Capabilities = ALL_CAPABILITIES;
   private acked = 0;
-  private readonly wakes = new WakeLedger();
+  /** The cursor delivery started after (the receipts ledger counts from it). */
+  private start = 0;
+  private wakes: WakeLedger | undefined;
   /** Message events sent and not yet acknowledged: an ACK marks them delivered (src/receipts/). */
   private deliveries: DeliveryLedger | undefined;
   private readonly feed: Feed;
@@ -77,24 +93,31 @@ export class AttachSession implements Closable {
   private detail: string | undefined;
   private finished: Promise<void> | undefined;
 
-  constructor(private readonly o: SessionOptions) {
-    this.heartbeatMs = o.hub.ctx.config.server.heartbeat_interval_ms;
-    this.feed = new Feed(o.hub, o.socket, { write: (events) => this.deliver(events) });
+  constructor(o: SessionOptions) {
+    this.hub = o.hub;
+    this.ws = o.ws;
+    this.socket = o.socket;
+    this.principal = o.principal;
+    this.wheel = o.wheel;
+    this.feed = new Feed(o.hub, o.socket, this);
+  }
+
+  private get heartbeatMs(): number {
+    return this.wheel.intervalMs;
   }
 
   /** Sends HELLO and starts the heartbeat. */
-  start(): void {
-    const { ws, hub } = this.o;
+  begin(): void {
+    const { ws, hub } = this;
     hub.open.add(this);
-    const touch = () => (this.lastSeen = Date.now());
-    ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
-    ws.on('ping', touch);
-    ws.on('pong', touch);
-    ws.on('error', (err) => this.note('read_error', err.message));
-    ws.on('close', (code, reason) => this.onClose(code, reason.toString()));
+    listen(ws, this);
     this.send(helloFrame(this.heartbeatMs));
-    this.heartbeat = setInterval(() => this.tick(), this.heartbeatMs);
-    this.heartbeat.unref();
+    this.wheel.add(this);
+  }
+
+  /** @internal A frame, PING or PONG arrived. */
+  touch(): void {
+    this.lastSeen = Date.now();
   }
 
   /** Server shutdown. */
@@ -108,7 +131,7 @@ export class AttachSession implements Closable {
   }
 
   private send(text: string): void {
-    this.o.ws.send(text);
+    this.ws.send(text);
   }
 
   /** An attachment lease outlives three heartbeats; each heartbeat renews it. */
@@ -116,7 +139,8 @@ export class AttachSession implements Closable {
     return Math.max(3 * this.heartbeatMs, 10_000);
   }
 
-  private tick(): void {
+  /** One heartbeat: renews the lease, enforces the read deadline, sends PING. */
+  beat(): void {
     if (this.lease) {
       const lease = this.lease;
       void lease.renew().then(
@@ -136,10 +160,11 @@ export class AttachSession implements Closable {
       );
       return;
     }
-    this.o.ws.send(PING_FRAME, (err) => err && this.end('heartbeat_write_failed', err.message, CLOSE.goingAway, 'write failed'));
+    this.ws.send(PING_FRAME, (err) => err && this.end('heartbeat_write_failed', err.message, CLOSE.goingAway, 'write failed'));
   }
 
-  private onFrame(data: RawData, isBinary: boolean): void {
+  /** @internal */
+  onFrame(data: RawData, isBinary: boolean): void {
     this.lastSeen = Date.now();
     if (this.state === 'closed') return;
     let f: ClientFrame;
@@ -160,7 +185,7 @@ export class AttachSession implements Closable {
         if (this.state !== 'awaiting_identify')
           return this.reject('unexpected_frame', 'IDENTIFY: this session has already sent IDENTIFY', 'read_error');
         this.identify(f).catch((err: unknown) => {
-          this.o.hub.ctx.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
+          this.hub.ctx.log('error', 'attachment IDENTIFY failed', { error: String((err as Error)?.stack ?? err) });
           this.reject('internal_error', 'the attachment could not be set up', 'read_error');
         });
         return;
@@ -172,7 +197,9 @@ export class AttachSession implements Closable {
 
   private async identify(f: Extract<ClientFrame, { op: 'IDENTIFY' }>): Promise<void> {
     this.state = 'identifying';
-    const { hub, principal: p } = this.o;
+    const { hub } = this;
+    const p = this.principal;
+    if (!p) return;
     const ctx = hub.ctx;
     const networkId = ctx.config.network.id;
     if (f.network_id !== networkId)
@@ -215,12 +242,13 @@ export class AttachSession implements Closable {
       return;
     }
     this.lease = grant.lease;
+    this.principal = undefined;
     const name = reg.record.name ?? f.agent.name;
     this.agent = { id, ...(name ? { name } : {}) };
     this.names = agentNames(networkId, id);
     this.caps = capabilitiesOf(f.capabilities);
     const start = this.feed.from(cursorOf(f.cursor));
-    if (ctx.config.server.receipts !== false) this.deliveries = new DeliveryLedger(ctx, id, start);
+    this.start = start;
     this.state = 'ready';
     const r = reg.registration;
     this.send(
@@ -244,14 +272,21 @@ export class AttachSession implements Closable {
     if (cursor <= this.acked) return;
     this.acked = cursor;
     this.deliveries?.ackUpTo(cursor);
-    const done = this.wakes.ackUpTo(cursor);
-    if (done.length > 0) void this.o.hub.emit(done.map((w) => wakeEvent(this.o.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
+    const done = this.wakes?.ackUpTo(cursor);
+    if (done && done.length > 0) void this.hub.emit(done.map((w) => wakeEvent(this.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
+  }
+
+  /** The receipts ledger, made on the first message sent (none with `server.receipts: false`). */
+  private ledger(): DeliveryLedger | undefined {
+    if (!this.deliveries && this.agent && this.hub.ctx.config.server.receipts !== false)
+      this.deliveries = new DeliveryLedger(this.hub.ctx, this.agent.id, this.start);
+    return this.deliveries;
   }
 
   /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */
-  private deliver(events: readonly StoredEvent[]): void {
+  write(events: readonly StoredEvent[]): void {
     if (this.state !== 'ready' || !this.agent || !this.names) return;
-    const { hub, ws, socket } = this.o;
+    const { hub, ws, socket } = this;
     const names = this.names;
     const agentId = this.agent.id;
     const networkId = hub.ctx.config.network.id;
@@ -266,13 +301,13 @@ export class AttachSession implements Closable {
       }
       if (!attachmentWants(hub.audienceOf(e), ev, agentId, this.caps, networkId)) continue;
       if (ev.type === 'room.members.updated' && ev.room && (ev.added ?? []).some((m) => memberIsLocalAgent(m, agentId, networkId)))
-        this.deliveries?.joinedRoom(ev.room.id, e.seq);
+        this.ledger()?.joinedRoom(ev.room.id, e.seq);
       const frame = attachFrame(e, this.caps.artifacts);
       if (!frame) continue;
       frames.push(frame);
-      if (ev.type === 'message.created' && ev.message) this.deliveries?.sent(e.seq, ev.message.target);
+      if (ev.type === 'message.created' && ev.message) this.ledger()?.sent(e.seq, ev.message.target);
       const w = wakeOf(ev, names);
-      if (w) evicted.push(...this.wakes.add(e.seq, w));
+      if (w) evicted.push(...(this.wakes ??= new WakeLedger()).add(e.seq, w));
     }
     if (frames.length > 0) {
       socket.cork();
@@ -302,7 +337,7 @@ export class AttachSession implements Closable {
   }
 
   /** Records why the session ends (the first cause wins). */
-  private note(reason: LifecycleReason, detail: string): void {
+  note(reason: LifecycleReason, detail: string): void {
     this.reason ??= reason;
     this.detail ??= detail;
   }
@@ -311,16 +346,18 @@ export class AttachSession implements Closable {
     if (this.state === 'closed') return;
     this.note(reason, detail);
     try {
-      this.o.ws.close(code, closeReason.slice(0, 120));
+      this.ws.close(code, closeReason.slice(0, 120));
     } catch {
-      this.o.ws.terminate();
+      this.ws.terminate();
     }
-    this.killTimer = setTimeout(() => this.o.ws.terminate(), CLOSE_GRACE_MS);
+    const ws = this.ws;
+    this.killTimer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
     this.killTimer.unref();
     void this.finish();
   }
 
-  private onClose(code: number, reason: string): void {
+  /** @internal */
+  onClose(code: number, reason: string): void {
     clearTimeout(this.killTimer);
     const detail = `connection closed (code ${code}${reason ? `: ${reason}` : ''})`;
     if (code === 1001) this.note('client_going_away', detail);
@@ -334,16 +371,16 @@ export class AttachSession implements Closable {
     if (this.finished) return this.finished;
     const wasReady = this.state === 'ready';
     this.state = 'closed';
-    clearInterval(this.heartbeat);
+    this.wheel.remove(this);
     this.feed.stop();
-    const { hub } = this.o;
+    const { hub } = this;
     hub.open.delete(this);
     if (!wasReady || !this.agent) return (this.finished = Promise.resolve());
     void this.lease?.release();
     hub.metrics.attachClients.dec();
     const reason = this.reason ?? 'read_error';
     const events = [presenceEvent(hub.ctx, 'agent.disconnected', this.agent, reason, this.detail)];
-    for (const w of this.wakes.drain()) {
+    for (const w of this.wakes?.drain() ?? []) {
       events.push(
         wakeEvent(hub.ctx, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`),
       );

@@ -14,39 +14,59 @@ import { newId } from '../../protocol/ids.js';
 import type { LiveHub } from '../hub.js';
 import { defaultOrigins, originAllowed } from '../origin.js';
 import { AttachSession } from './session.js';
+import { HeartbeatWheel } from './heartbeat.js';
 
 /** SPEC.md, Limits: WebSocket frames are capped at 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 export const ATTACH_PATH = '/v1/attach';
 
 export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host: string; port: number } | undefined): UpgradeHandler {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false });
+  // No compression unless asked for here (ws's default for servers, written out): it costs a
+  // zlib context per attachment.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false, perMessageDeflate: false });
+  const wheel = new HeartbeatWheel(hub.ctx.config.server.heartbeat_interval_ms);
   return (req, socket, head) => {
     if ((req.url ?? '/').split('?')[0] !== ATTACH_PATH) return false;
-    socket.on('error', () => socket.destroy());
-    // Authentication reads the store: the upgrade is answered once it has.
-    void (async () => {
-      try {
-        if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
-        // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
-        if (!validHandshake(req))
-          throw new AppError(
-            'bad_request',
-            'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)',
-          );
-        const origin = req.headers.origin;
-        if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
-          throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
-        }
-        // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
-        const principal = await admitCaller(http, hub.ctx.config.auth, req, { action: 'attach' });
-        wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal }).start());
-      } catch (err) {
-        refuse(req, socket, toAppError(err).error);
-      }
-    })();
+    // A shared listener: a closure here would keep the request and its headers for the socket's life.
+    socket.on('error', destroySocket);
+    void admit(hub, http, bound, wss, wheel, req, socket, head);
     return true;
   };
+}
+
+function destroySocket(this: Duplex): void {
+  this.destroy();
+}
+
+/** Authentication reads the store: the upgrade is answered once it has. */
+async function admit(
+  hub: LiveHub,
+  http: HttpDeps,
+  bound: () => { host: string; port: number } | undefined,
+  wss: WebSocketServer,
+  wheel: HeartbeatWheel,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
+  try {
+    if (hub.closed) throw new AppError('service_unavailable', 'the server is shutting down');
+    // ws would refuse these itself, but with an HTML body; refuse them with the envelope instead.
+    if (!validHandshake(req))
+      throw new AppError(
+        'bad_request',
+        'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)',
+      );
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
+      throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
+    }
+    // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
+    const principal = await admitCaller(http, hub.ctx.config.auth, req, { action: 'attach' });
+    wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal, wheel }).begin());
+  } catch (err) {
+    refuse(req, socket, toAppError(err).error);
+  }
 }
 
 /** The RFC 6455 handshake headers ws checks in handleUpgrade. */

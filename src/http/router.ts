@@ -70,9 +70,17 @@ export class Router {
   private readonly bySize = new Map<number, Compiled[]>();
   /** Every route in the order added (the OpenAPI document walks it). */
   private readonly all: Route[] = [];
+  /**
+   * Answers for the paths of routes without parameters (`/v1/messages`, most of the traffic), by
+   * path and method: a scan found them once. Keys are route paths only, so the map is bounded.
+   */
+  private readonly fixed = new Map<string, Map<string, Match>>();
 
   add(...routes: Route[]): this {
+    // A new route may answer first for a path already answered: forget the answers, keep the paths.
+    for (const answers of this.fixed.values()) answers.clear();
     for (const route of routes) {
+      if (!route.path.includes('/:')) this.fixed.set(route.path, new Map());
       this.all.push(route);
       const segments = route.path.split('/');
       const c: Compiled = { route, literals: [], names: [] };
@@ -90,6 +98,20 @@ export class Router {
   }
 
   match(method: string, pathname: string): Match {
+    const known = this.fixed.get(pathname);
+    if (known === undefined) return this.scan(method, pathname);
+    let m = known.get(method);
+    if (m === undefined) {
+      m = this.scan(method, pathname);
+      // The HTTP parser admits a fixed set of methods; the bound is only a guard.
+      if (known.size < 16) known.set(method, m);
+    }
+    // A found match's params are the handler's: each request gets its own copy (a route with
+    // parameters added earlier may be the one that answers for this path).
+    return m.kind === 'found' ? { kind: 'found', route: m.route, params: { ...m.params } } : m;
+  }
+
+  private scan(method: string, pathname: string): Match {
     const parts = pathname.split('/');
     const candidates = this.bySize.get(parts.length);
     if (!candidates) return NONE;

@@ -16,16 +16,21 @@ const KNOWN_MAX = 20_000;
 let isoMs = -1;
 let isoText = '';
 /**
- * The time of a mark as ISO text, formatted once per millisecond: every ACK of every attachment
- * marks, and a fresh `toISOString()` each time was most of `mark`'s cost in the fan-out profile.
+ * A mark's time as ISO text, formatted once per millisecond: a batch marks for many readers at
+ * once, and a fresh `toISOString()` each time was most of `mark`'s cost in the fan-out profile.
  */
-function nowIso(): string {
-  const ms = Date.now();
+function isoOf(ms: number): string {
   if (ms !== isoMs) {
     isoMs = ms;
     isoText = new Date(ms).toISOString();
   }
   return isoText;
+}
+
+/** Something that has marks to give only when a batch is written (an attachment's ACKs). */
+export interface DeliverySource {
+  /** Marks (with `markAt`, at `atMs`: the batch's time) what gathered since the last drain. */
+  drain(w: ReceiptWriter, atMs: number): void;
 }
 
 interface Pending {
@@ -37,6 +42,8 @@ interface Pending {
 
 export class ReceiptWriter {
   private pending = new Map<string, Pending>();
+  /** Sources to drain into the next batch. */
+  private sources: DeliverySource[] = [];
   /** Ranges this process wrote or saw stored, by record: a mark inside them needs no write. */
   private readonly known = new Map<string, ReceiptRange[]>();
   private timer: NodeJS.Timeout | undefined;
@@ -50,20 +57,35 @@ export class ReceiptWriter {
 
   /** Records that `reader` has the messages of `conv` whose event seqs are lo..hi. */
   mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number): void {
-    if (this.closed || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return;
+    if (this.markAt(reader, conv, kind, lo, hi, Date.now())) this.schedule();
+  }
+
+  /** `mark` at a given time (ms since the epoch), for a source being drained; whether it is pending. */
+  markAt(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, atMs: number): boolean {
+    if (this.closed || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return false;
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
-    if (known?.some(([a, b]) => a <= lo && hi <= b)) return;
-    const at = nowIso();
+    if (known?.some(([a, b]) => a <= lo && hi <= b)) return false;
+    const at = isoOf(atMs);
     const p = this.pending.get(key);
     if (!p) this.pending.set(key, { reader, conv, kind, ranges: [[lo, hi, at]] });
     else p.ranges = mergeRange(p.ranges, lo, hi, at) ?? p.ranges;
+    return true;
+  }
+
+  /**
+   * Drains `source` into the next batch. The caller queues a source once until it is drained
+   * (O(1), nothing allocated: it runs on every ACK).
+   */
+  queue(source: DeliverySource): void {
+    if (this.closed) return;
+    this.sources.push(source);
     this.schedule();
   }
 
   /** Whether a mark is waiting to be written. */
   get idle(): boolean {
-    return this.pending.size === 0 && !this.running;
+    return this.pending.size === 0 && this.sources.length === 0 && !this.running;
   }
 
   private schedule(): void {
@@ -78,6 +100,7 @@ export class ReceiptWriter {
   /** Writes what has gathered (waiting for a flush already running first). */
   async flush(): Promise<void> {
     while (this.running) await this.running;
+    this.drainSources();
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
@@ -91,6 +114,20 @@ export class ReceiptWriter {
     this.timer = undefined;
     await this.flush();
     this.closed = true;
+  }
+
+  private drainSources(): void {
+    if (this.sources.length === 0) return;
+    const sources = this.sources;
+    this.sources = [];
+    const now = Date.now();
+    for (const s of sources) {
+      try {
+        s.drain(this, now);
+      } catch (err) {
+        this.ctx.log('warn', 'receipts: a source of marks failed (the next ACK marks again)', { error: String(err) });
+      }
+    }
   }
 
   private async write(batch: Map<string, Pending>): Promise<void> {

@@ -3,65 +3,151 @@
 // cursor, so an ACK covers every message of each conversation it was sent from that start on (or
 // from when the agent joined the room, when that happened during the attachment): one range per
 // conversation, extended by each ACK, not one mark per message.
+//
+// An ACK only notes the highest cursor (every agent ACKs once per turn of its runtime, so this is
+// the fan-out's hottest receipt path): the receipt writer asks the ledger for its ranges in its
+// batch, every 200 ms, off the ACK path. Nothing is lost by waiting: the writer holds the ledger
+// until it has drained it, even when the attachment closed in between. A mark carries the time of
+// its batch (at most 200 ms after the ACK).
 
 import type { NetworkContext } from '../../network/context.js';
 import type { Target } from '../../protocol/types.js';
 import { convKeyOf } from '../../store/types.js';
-import { receiptWriter } from '../../receipts/writer.js';
+import { type DeliverySource, type ReceiptWriter, receiptWriter } from '../../receipts/writer.js';
 
 /** Most unacknowledged message events remembered; older ones are still covered by a later ACK in their conversation. */
 const MAX_UNACKED = 4096;
+const FIRST_CAPACITY = 8;
 
-export class DeliveryLedger {
-  private readonly seqs: number[] = [];
-  private readonly convs: string[] = [];
+/** One conversation's range while a drain walks the acknowledged events. */
+interface Run {
+  conv: string;
+  /** 0 until the run has its first event. */
+  lo: number;
+  hi: number;
+}
+
+export class DeliveryLedger implements DeliverySource {
+  /** Sent message events, a ring: seqs[i] and targets[i], oldest at `head`, `count` of them. */
+  private seqs = new Float64Array(0);
+  private targets: (Target | undefined)[] = [];
   private head = 0;
-  /** The room of each conversation sent (none for a DM). */
-  private readonly roomOf = new Map<string, string | undefined>();
-  /** Rooms the agent was added to during this attachment, with the seq of that change. */
-  private readonly joined = new Map<string, number>();
+  private count = 0;
+  /** The highest cursor acknowledged (0: none). */
+  private ackedTo = 0;
+  /** Whether the writer holds this ledger for its next batch. */
+  private queued = false;
+  /** Rooms the agent was added to during this attachment, with the seqs of those changes, oldest first. */
+  private joined: Map<string, number[]> | undefined;
+  private readonly writer: ReceiptWriter;
+  private readonly reader: string;
 
   constructor(
-    private readonly ctx: NetworkContext,
-    private readonly agentId: string,
+    ctx: NetworkContext,
+    agentId: string,
     /** The cursor the attachment started after. */
     private readonly start: number,
-  ) {}
+  ) {
+    this.writer = receiptWriter(ctx);
+    this.reader = `agent:${agentId}`;
+  }
 
   /** The agent was added to a room at `seq`: its earlier messages were never sent to this attachment. */
   joinedRoom(roomId: string, seq: number): void {
-    this.joined.set(roomId, seq);
+    this.joined ??= new Map();
+    const seqs = this.joined.get(roomId);
+    if (seqs) seqs.push(seq);
+    else this.joined.set(roomId, [seq]);
   }
 
   /** A message event was sent to the runtime. */
   sent(seq: number, target: Target): void {
-    const conv = convKeyOf(target);
-    if (!this.roomOf.has(conv)) this.roomOf.set(conv, target.kind === 'dm' ? undefined : target.room_id);
-    this.seqs.push(seq);
-    this.convs.push(conv);
-    if (this.seqs.length - this.head > MAX_UNACKED) this.head++;
-    if (this.head > 1024 && this.head * 2 > this.seqs.length) this.compact();
+    if (this.count === this.seqs.length) {
+      if (this.count >= MAX_UNACKED) {
+        // The oldest is forgotten; a later ACK in its conversation still covers it.
+        this.head = (this.head + 1) % this.count;
+        this.count--;
+      } else this.grow();
+    }
+    const i = (this.head + this.count) % this.seqs.length;
+    this.seqs[i] = seq;
+    this.targets[i] = target;
+    this.count++;
   }
 
-  /** The runtime acknowledged everything up to `cursor`: those messages are delivered. */
+  /** The runtime acknowledged everything up to `cursor`: those messages are delivered (written in the writer's next batch). */
   ackUpTo(cursor: number): void {
-    const upTo = new Map<string, number>();
-    while (this.head < this.seqs.length && this.seqs[this.head]! <= cursor) {
-      upTo.set(this.convs[this.head]!, this.seqs[this.head]!);
-      this.head++;
-    }
-    if (this.head === this.seqs.length) this.compact();
-    const w = receiptWriter(this.ctx);
-    for (const [conv, hi] of upTo) {
-      const room = this.roomOf.get(conv);
-      const joined = room === undefined ? undefined : this.joined.get(room);
-      w.mark(`agent:${this.agentId}`, conv, 'delivered', Math.max(this.start, joined ?? 0) + 1, hi);
+    if (cursor <= this.ackedTo) return;
+    this.ackedTo = cursor;
+    if (!this.queued) {
+      this.queued = true;
+      this.writer.queue(this);
     }
   }
 
-  private compact(): void {
-    this.seqs.splice(0, this.head);
-    this.convs.splice(0, this.head);
+  /** The writer's batch: marks what the ACKs since the last one covered, as of `at`. */
+  drain(w: ReceiptWriter, at: number): void {
+    this.queued = false;
+    const cursor = this.ackedTo;
+    const cap = this.seqs.length;
+    const runs = new Map<string, Run>();
+    // Consecutive events are mostly of one conversation: its run is reused without building a key.
+    let lastTarget: Target | undefined;
+    let run: Run | undefined;
+    while (this.count > 0 && this.seqs[this.head]! <= cursor) {
+      const seq = this.seqs[this.head]!;
+      const target = this.targets[this.head]!;
+      this.targets[this.head] = undefined;
+      this.head = (this.head + 1) % cap;
+      this.count--;
+      if (run === undefined || lastTarget === undefined || !sameConv(lastTarget, target)) {
+        const conv = convKeyOf(target);
+        run = runs.get(conv);
+        if (!run) runs.set(conv, (run = { conv, lo: 0, hi: 0 }));
+      }
+      lastTarget = target;
+      const lo = this.joined === undefined ? this.start + 1 : this.epochStart(target, seq) + 1;
+      if (run.lo !== lo) {
+        // The agent left the room and came back: the earlier stay is its own range.
+        if (run.lo !== 0) w.markAt(this.reader, run.conv, 'delivered', run.lo, run.hi, at);
+        run.lo = lo;
+      }
+      run.hi = seq;
+    }
+    if (this.count === 0) this.head = 0;
+    for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at);
+  }
+
+  /** The seq after which this attachment was sent a room's messages, for a message at `seq`. */
+  private epochStart(target: Target, seq: number): number {
+    if (this.joined === undefined || target.kind === 'dm') return this.start;
+    const seqs = this.joined.get(target.room_id);
+    if (!seqs) return this.start;
+    let from = this.start;
+    for (const j of seqs) if (j < seq && j > from) from = j;
+    return from;
+  }
+
+  private grow(): void {
+    const cap = this.seqs.length === 0 ? FIRST_CAPACITY : Math.min(this.seqs.length * 2, MAX_UNACKED);
+    const seqs = new Float64Array(cap);
+    const targets: (Target | undefined)[] = new Array(cap);
+    for (let k = 0; k < this.count; k++) {
+      const i = (this.head + k) % this.seqs.length;
+      seqs[k] = this.seqs[i]!;
+      targets[k] = this.targets[i];
+    }
+    this.seqs = seqs;
+    this.targets = targets;
     this.head = 0;
   }
+}
+
+/** Whether two targets are one conversation, without building their keys. */
+function sameConv(a: Target, b: Target): boolean {
+  if (a === b) return true;
+  if (a.kind === 'room' && b.kind === 'room') return a.room_id === b.room_id;
+  if (a.kind === 'thread' && b.kind === 'thread') return a.thread_id === b.thread_id;
+  if (a.kind === 'dm' && b.kind === 'dm') return a.dm_id === b.dm_id;
+  return false;
 }

@@ -214,7 +214,7 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
-    // #28, `svc apply` carrying webhooks and inbound hooks (K): the hooks it declared
+    // #28, `svc apply` carrying webhooks and inbound hooks: the hooks it declared
     // (src/store/outbox.ts, AppliedHookRecord).
     sql: `
       CREATE TABLE IF NOT EXISTS S.applied_hooks (

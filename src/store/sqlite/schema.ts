@@ -157,7 +157,7 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 10,
-    // #28, `svc apply` carrying webhooks and inbound hooks (K): the hooks it declared
+    // #28, `svc apply` carrying webhooks and inbound hooks: the hooks it declared
     // (src/store/outbox.ts, AppliedHookRecord).
     sql: `
       CREATE TABLE IF NOT EXISTS applied_hooks (

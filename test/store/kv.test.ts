@@ -9,11 +9,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import type { KvPut, Store } from '../../src/store/types.js';
-import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { freshSchema } from '../helpers/pg.js';
+import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 import { copyToPostgres } from '../../src/store/postgres/copy.js';
 import { copyToSqlite } from '../../src/store/sqlite/copy.js';
-
-const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
 
 const row = (kind: string, id: string, extra: Partial<KvPut> = {}): KvPut => ({ kind, id, value: JSON.stringify({ kind, id }), ...extra });
 const ids = (l: { id: string }[]) => l.map((e) => e.id);
@@ -21,28 +20,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const backend of BACKENDS) {
   const test = suite(`expiring key/value table (${backend})`);
-  let dir = '';
-  let pgs: PgSchema | undefined;
   let store: Store;
-  let extra: Store[] = [];
-  const open = () =>
-    openStore({
-      backend,
-      path: join(dir, 'data', 'svc.db'),
-      checkpoint_bytes: 64 * 1024 * 1024,
-      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
-    });
-  test.before.each(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-kv-'));
-    pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    store = await open();
-    extra = [];
-  });
-  test.after.each(async () => {
-    for (const s of extra) await s.close();
-    await store.close();
-    await pgs?.drop();
-    rmSync(dir, { recursive: true, force: true });
+  const open = storePerTest(test, backend, 'svc-kv-', (s) => {
+    store = s;
   });
 
   test('a row put is read back by kind and id exactly, and replaced whole by another put', async () => {
@@ -157,7 +137,6 @@ for (const backend of BACKENDS) {
       assert.ok(await store.kv.delete('Client', 'c1'));
       // A second store on the same files while the first never closed: a restart after a crash.
       const after = await open();
-      extra.push(after);
       assert.is(await after.kv.get('Client', 'c1'), undefined);
       assert.is((await after.kv.get('Session', 's'))?.consumed_at, 7);
       assert.is((await after.kv.get('Token', 't1'))?.grant_id, 'g');

@@ -1,16 +1,10 @@
 // The webhook outbox (#28 part 3) on every backend: a cursor per webhook and its deliveries,
 // enqueued atomically, kept across a reopen; and the hooks `svc apply` declared.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openStore } from '../../src/store/open.js';
 import type { Store, WebhookDelivery } from '../../src/store/types.js';
-import { freshSchema, type PgSchema } from '../helpers/pg.js';
-
-const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
+import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 
 const delivery = (id: string, seq: number, extra: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
   id,
@@ -27,25 +21,9 @@ const delivery = (id: string, seq: number, extra: Partial<WebhookDelivery> = {})
 
 for (const backend of BACKENDS) {
   const test = suite(`webhook outbox (${backend})`);
-  let dir = '';
-  let pgs: PgSchema | undefined;
   let store: Store;
-  const open = () =>
-    openStore({
-      backend,
-      path: join(dir, 'data', 'svc.db'),
-      checkpoint_bytes: 64 * 1024 * 1024,
-      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
-    });
-  test.before.each(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
-    pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    store = await open();
-  });
-  test.after.each(async () => {
-    await store.close();
-    await pgs?.drop();
-    rmSync(dir, { recursive: true, force: true });
+  const open = storePerTest(test, backend, 'svc-outbox-', (s) => {
+    store = s;
   });
 
   test('an enqueue moves the cursor and stores its deliveries; a stored id is left as it is', async () => {

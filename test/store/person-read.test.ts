@@ -2,16 +2,11 @@
 // forward only, each person and conversation has its own, markers of one batch for one key keep the
 // newest, and they outlive a reopen (sqlite's journal and checkpoint, postgres's rows).
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openStore } from '../../src/store/open.js';
 import type { PersonReadMarker, Store, WriteOp } from '../../src/store/types.js';
-import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 
-const BACKENDS = ['memory', 'sqlite', 'postgres'] as const;
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 const read = (person: string, ...markers: PersonReadMarker[]): WriteOp => ({ op: 'person.read', person, markers });
 const m = (conv: string, id: string, s: number): PersonReadMarker => ({ conv, message_id: id, at: at(s) });
@@ -19,25 +14,9 @@ const sorted = (l: PersonReadMarker[]) => [...l].sort((a, b) => a.conv.localeCom
 
 for (const backend of BACKENDS) {
   const test = suite(`person read markers (${backend})`);
-  let dir = '';
-  let pgs: PgSchema | undefined;
   let store: Store;
-  const open = () =>
-    openStore({
-      backend,
-      path: join(dir, 'data', 'svc.db'),
-      checkpoint_bytes: 64 * 1024 * 1024,
-      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
-    });
-  test.before.each(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-person-read-'));
-    pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    store = await open();
-  });
-  test.after.each(async () => {
-    await store.close();
-    await pgs?.drop();
-    rmSync(dir, { recursive: true, force: true });
+  const open = storePerTest(test, backend, 'svc-person-read-', (s) => {
+    store = s;
   });
 
   test('a person with no markers has none, and a marker is stored per person and conversation', async () => {

@@ -2,14 +2,10 @@
 // distinct-emoji limit decided against stored state (also under concurrent writers), events only
 // for changes, refused for an unknown message, and kept across a reopen where the store is durable.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openStore } from '../../src/store/open.js';
 import type { ReactionChangeOp, Store, WriteResult } from '../../src/store/types.js';
-import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 import { codeOf, createRoom, event, msg, send } from '../helpers/store-fixtures.js';
 
 const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 3): ReactionChangeOp => ({
@@ -27,28 +23,12 @@ const outcome = (r: WriteResult) => {
   return { status: o.status, count: o.count, events: r.events.map((e) => e.event.room_id) };
 };
 
-for (const backend of ['memory', 'sqlite', 'postgres'] as const) {
+for (const backend of BACKENDS) {
   const test = suite(`reactions in the store (${backend})`);
-  let dir: string;
   let store: Store;
-  let pgs: PgSchema | undefined;
-  const open = () =>
-    openStore({
-      backend,
-      path: join(dir, 'svc.db'),
-      checkpoint_bytes: 64 * 1024 * 1024,
-      ...(pgs ? { url: pgs.url, schema: pgs.schema } : {}),
-    });
-  test.before.each(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-reactions-'));
-    pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    store = await open();
+  const open = storePerTest(test, backend, 'svc-reactions-', async (s) => {
+    store = s;
     await store.write([createRoom('r1'), send(msg('m1')), send(msg('m2'))]);
-  });
-  test.after.each(async () => {
-    await store.close();
-    await pgs?.drop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test('a reaction is stored once, with an event only when it changes', async () => {

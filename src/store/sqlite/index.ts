@@ -24,7 +24,7 @@ import {
   type WriteResult,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
-import { applyOps } from './apply.js';
+import { applyOps, type JournalOp } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
@@ -39,7 +39,7 @@ import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
 import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
-import { Turn, messageOf, type TurnWrite } from './engine/turn.js';
+import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
 
 import { searchPage } from './search.js';
 import { SearchUpkeep } from './search-upkeep.js';
@@ -233,8 +233,36 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     }
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
-    // The journal record is encoded first, after the turn's earlier ones (written together when
-    // the turn commits); the rows take their bodies' bytes from it.
+    this.journalAndApply(jops, bodies);
+    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
+    rememberEventJson(effects, bodies, messageJson);
+    this.lastSeq += events.length;
+    this.eventCount += events.length;
+    this.messageCount += messages;
+    await this.settle(batch);
+    this.feed.publish(events);
+    return { outcomes, events };
+  }
+
+  /** Journals and applies kv effects (kv.ts), applied before this returns its promise. */
+  async writeEffects(effects: KvEffect[]): Promise<void> {
+    if (this.closed) throw new StoreError('unavailable', 'store is closed');
+    this.turn.open();
+    // These effects stand or fall with their turn's journal write, as a write's do (turn.ts).
+    const batch = this.turn.batch;
+    this.journalAndApply(
+      effects,
+      effects.map(() => undefined),
+    );
+    await this.settle(batch);
+  }
+
+  /**
+   * Encodes `jops` as the next journal record of the turn (written with the turn's others when it
+   * commits) and applies them to the database, the rows taking their bodies' bytes from the record.
+   * A failure abandons the record and undoes what the batch changed.
+   */
+  private journalAndApply(jops: JournalOp[], bodies: (string | undefined)[]): void {
     const frame = this.journal.frame;
     const ranges = frameRecord(frame, jops, bodies);
     const ran = this.db.statements;
@@ -250,11 +278,10 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     }
     frame.finish();
     this.turn.applied(jops, bodies);
-    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
-    rememberEventJson(effects, bodies, messageJson);
-    this.lastSeq += events.length;
-    this.eventCount += events.length;
-    this.messageCount += messages;
+  }
+
+  /** Counts an applied batch, then answers once its turn is durable, or throws what undid it. */
+  private async settle(batch: Batch): Promise<void> {
     this.dirty = true;
     this.writes += 1;
     this.checkpointer.maybe();
@@ -262,35 +289,6 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     // The turn's records could not be written: it was rolled back (undone below).
     if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
-    if (this.turn.broken) throw this.turn.broken;
-    this.feed.publish(events);
-    return { outcomes, events };
-  }
-
-  /** Journals and applies kv effects (kv.ts), applied before this returns its promise. */
-  async writeEffects(effects: KvEffect[]): Promise<void> {
-    if (this.closed) throw new StoreError('unavailable', 'store is closed');
-    this.turn.open();
-    // These effects stand or fall with their turn's journal write, as a write's do (turn.ts).
-    const batch = this.turn.batch;
-    const bodies = effects.map(() => undefined);
-    const frame = this.journal.frame;
-    frameRecord(frame, effects, bodies);
-    const ran = this.db.statements;
-    try {
-      applyOps(this.db.run, effects);
-    } catch (err) {
-      frame.abandon();
-      if (this.db.statements !== ran) this.turn.undoLast();
-      throw new StoreError('unavailable', `write failed: ${messageOf(err)}`);
-    }
-    frame.finish();
-    this.turn.applied(effects, bodies);
-    this.dirty = true;
-    this.writes += 1;
-    this.checkpointer.maybe();
-    await this.durable();
-    if (batch.failed) throw batch.failed;
     if (this.turn.broken) throw this.turn.broken;
   }
 

@@ -6,7 +6,7 @@
 import { AGENT_TOKEN_SCOPES, type Principal, type TokenResolver } from '../auth/principal.js';
 import type { AccessTokenInstance } from 'oidc-provider';
 import type { AgentRecord } from '../store/records.js';
-import { MCP_SCOPE } from './provider.js';
+import { MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
 /** Opaque access tokens are base64url; anything else is not worth a lookup. */

@@ -4,11 +4,14 @@
 // JSON, expiring when the library says it does; a session is found by its uid and a device code
 // by its user code (the lookup key), every token of a grant by its grant id.
 
-import { errors } from 'oidc-provider';
 import type { KvPut, KvTable } from '../store/types.js';
 
-/** oidc-provider's invalid_grant error (its declared types in oidc-provider.d.ts name only what routes use). */
-const InvalidGrant = (errors as unknown as { InvalidGrant: new (description: string) => Error }).InvalidGrant;
+/** oidc-provider's invalid_grant error (its declared types in oidc-provider.d.ts name only what routes use).
+ * Imported when first needed: the library is large and most servers never start an OAuth flow. */
+async function invalidGrant(description: string): Promise<Error> {
+  const { errors } = await import('oidc-provider');
+  return new (errors as unknown as { InvalidGrant: new (description: string) => Error }).InvalidGrant(description);
+}
 
 /** What oidc-provider stores of a model instance (its own JSON: ids, claims, lifetimes). */
 export type AdapterPayload = Record<string, unknown> & {
@@ -78,7 +81,7 @@ export function adapterOver(kv: KvTable, clock: () => number = Date.now): OAuthA
       // The library checks `consumed` before it consumes; two instances may both pass that check
       // with one code or refresh token. The store marks it once: the other is refused as a reuse.
       const marked = await kv.consume(this.kind, id, clock());
-      if (!marked && GRANTABLE.has(this.model)) throw new InvalidGrant(`${this.model} already used`);
+      if (!marked && GRANTABLE.has(this.model)) throw await invalidGrant(`${this.model} already used`);
     }
 
     async destroy(id: string): Promise<void> {

@@ -19,7 +19,7 @@ import { registerAgent } from '../network/agents.js';
 import type { NetworkContext } from '../network/context.js';
 import { cannotGrantPage, type ConsentClient, consentPage, expiredPage, refusedPage, reloadPage, signInFirstPage } from './consent-page.js';
 import { grantableAgents, mayGrantAgent } from './grantable.js';
-import { MCP_SCOPE } from './provider.js';
+import { MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
 const NO_STORE = { 'cache-control': 'no-store', 'content-type': HTML };

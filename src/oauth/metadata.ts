@@ -7,6 +7,9 @@ export const MCP_PATH = '/v1/mcp';
 /** Where the provider's endpoints are mounted (authorization, token, registration, revocation). */
 export const OAUTH_PREFIX = '/oauth';
 
+/** The scope of /v1/mcp, and what a consent grants. */
+export const MCP_SCOPE = 'mcp';
+
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -27,7 +30,7 @@ export function protectedResourceMetadata(base: string, name: string): Protected
     // /.well-known/oauth-authorization-server/oauth (the path-inserted form).
     authorization_servers: [`${base}${OAUTH_PREFIX}`],
     bearer_methods_supported: ['header'],
-    scopes_supported: ['mcp'],
+    scopes_supported: [MCP_SCOPE],
     resource_name: name,
   };
 }

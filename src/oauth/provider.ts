@@ -9,13 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type AdapterConstructor, errors } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { withClientMetadataDocuments, type MetadataFetch } from './client-metadata.js';
-import { MCP_PATH, OAUTH_PREFIX } from './metadata.js';
+import { MCP_PATH, MCP_SCOPE, OAUTH_PREFIX } from './metadata.js';
 
 /** Seconds an access token lives. */
 export const ACCESS_TOKEN_TTL = 600;
-
-/** The scope of /v1/mcp, and what a consent grants. */
-export const MCP_SCOPE = 'mcp';
 
 /** Lifetimes in seconds; an unlisted kind keeps the library's default. */
 const TTL = {

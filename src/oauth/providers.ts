@@ -1,10 +1,11 @@
 // One provider per base URL callers use (the issuer is part of every token and document), built
 // on first use with the same options and the state read from the store (adapter and keys, the same
 // on every instance). The feature builds this once; routes, the consent page and the token
-// resolver share it.
+// resolver share it. The provider module (oidc-provider and its ~300 modules) is imported on the
+// first OAuth request, not at start: most servers never see one, and every `svc serve` paid for it.
 
 import type { IncomingMessage } from 'node:http';
-import { createProvider, type BuiltProvider, type ProviderOptions } from './provider.js';
+import type { BuiltProvider, ProviderOptions } from './provider.js';
 
 /** What every provider shares that is read from the store: where state lives and the keys. */
 export type StoredState = Pick<ProviderOptions, 'adapter' | 'cookieKeys' | 'jwks'>;
@@ -25,7 +26,9 @@ export class Providers {
     const base = this.baseOf(req);
     let p = this.byBase.get(base);
     if (!p) {
-      p = this.state().then((s) => createProvider(base, { ...this.opts, ...s }));
+      p = Promise.all([this.state(), import('./provider.js')]).then(([s, { createProvider }]) =>
+        createProvider(base, { ...this.opts, ...s }),
+      );
       p.catch(() => this.byBase.delete(base));
       this.byBase.set(base, p);
     }

@@ -98,11 +98,18 @@ const tsx = import.meta.resolve('tsx');
 const cpuProbe = pathToFileURL(path.join(ROOT, 'scripts', 'test-cpu.mjs')).href;
 
 const shared = {};
-if (needsSvc && !env.SVC_TEST_BIN && env.SVC_TEST_FROM_SOURCE !== '1') {
+// How a test process loads TypeScript: tsx, or the JavaScript built below (scripts/test-loader.mjs).
+let loader = tsx;
+if (env.SVC_TEST_FROM_SOURCE !== '1') {
   const t0 = Date.now();
-  const { buildForTests } = await import('./test-build.mjs');
-  shared.SVC_TEST_BIN = await buildForTests(ROOT);
-  process.stdout.write(`tests: built src/ for this run in ${Date.now() - t0} ms\n`);
+  const { buildForTests, buildTestSources } = await import('./test-build.mjs');
+  if (needsSvc && !env.SVC_TEST_BIN) shared.SVC_TEST_BIN = await buildForTests(ROOT);
+  // Tests outside the package (SVC_TEST_DIR elsewhere) cannot be compiled in place; they use tsx.
+  if (!path.relative(ROOT, TEST).startsWith('..')) {
+    shared.SVC_TEST_SOURCES = await buildTestSources(ROOT, [TEST]);
+    loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
+  }
+  process.stdout.write(`tests: built the sources for this run in ${Date.now() - t0} ms\n`);
 }
 const usesPg = (f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8'));
 if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
@@ -142,7 +149,7 @@ function runFile(file) {
     mkdirSync(home);
     // Its own process group, so a timeout or a leftover child ends with it.
     const cpuFile = path.join(home, '.svc-test-cpu');
-    const child = spawn(process.execPath, ['--import', tsx, '--import', cpuProbe, path.join(TEST, file)], {
+    const child = spawn(process.execPath, ['--import', loader, '--import', cpuProbe, path.join(TEST, file)], {
       cwd: ROOT,
       detached: true,
       env: { ...env, ...shared, HOME: home, SVC_TEST_CPU_FILE: cpuFile },

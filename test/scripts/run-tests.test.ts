@@ -46,6 +46,24 @@ t('an area of passing files passes with the count line', ({ dir }) => {
   assert.match(r.stdout, /\n2 passed, 0 failed\n$/);
 });
 
+t('a failing file is run from compiled JavaScript, and its stack names the TypeScript file and line', ({ dir }) => {
+  const r = run(dir, ['a/fail']);
+  assert.is(r.status, 1, r.stdout + r.stderr);
+  // The fixture's line 4 is the assertion (three lines of imports and the suite come first).
+  assert.match(r.stdout, /a\/fail\.unit\.test\.ts:4:\d+\)/);
+});
+
+t('a test process loads the compiled JavaScript, not tsx', ({ dir }) => {
+  file(
+    dir,
+    'd/loader.unit.test.ts',
+    "t('hooks', () => { assert.ok(process.execArgv.some((a) => a.endsWith('scripts/test-loader.mjs')), process.execArgv.join(' ')); assert.not.ok(process.execArgv.some((a) => /tsx/.test(a)), process.execArgv.join(' ')); });",
+  );
+  const r = run(dir, ['d/loader']);
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /\n1 passed, 0 failed\n$/);
+});
+
 t('each file and the summary give the CPU time, children included, and it is kept per file', ({ dir }) => {
   // A child that burns 1 s of CPU (more than a test process spends on itself): counted in its
   // parent's file once waited for.

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, SVC_BIN } from '../helpers/server.js';
+import { tsImport } from '../../bench/lib/ts-loader.js';
 
 type Json = any;
 
@@ -17,7 +18,7 @@ const t = suite<{ dir: string; results: Json; output: string; code: number | nul
 t.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-smoke-'));
   const out = path.join(ctx.dir, 'results.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--out', out], {
+  const child = spawn(process.execPath, [...tsImport(), path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--out', out], {
     cwd: ROOT,
     // The script the tests run as svc (from the sources or this run's build): no dist/ needed.
     env: { ...process.env, SVC_BENCH_BIN: SVC_BIN },

@@ -20,7 +20,7 @@
 // scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
 // its own cluster and runs `svc` from the sources through tsx instead.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,25 +67,28 @@ if (files.length === 0) {
 }
 const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
 
-// The whole suite (no AREA) is what CI runs: it first checks what no test would, the format and
+// The whole suite (no AREA) is what CI runs: it also checks what no test would, the format and
 // lint (Biome), import cycles and layers (check-imports.mjs), files over 400 lines
-// (check-sizes.mjs) and the types (tsc; the tests run on an esbuild copy that does not check them).
-// An area run skips them to stay quick.
-if (areas.length === 0 && !unitOnly) {
-  for (const [what, cmd] of [
-    ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
-    ['imports', ['scripts/check-imports.mjs']],
-    ['file sizes', ['scripts/check-sizes.mjs']],
-    ['types', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']],
-    ['test types', ['node_modules/typescript/bin/tsc', '-p', 'test/tsconfig.json', '--noEmit']],
-  ]) {
-    const r = spawnSync(process.execPath, cmd, { stdio: 'inherit' });
-    if (r.status !== 0) {
-      process.stderr.write(`tests: the ${what} check failed (npm run lint; npm run typecheck); no test was run\n`);
-      process.exit(1);
-    }
-  }
-}
+// (check-sizes.mjs) and the types (tsc on test/tsconfig.json, which takes in src/, bench/ and
+// scripts/ too; the tests run on an esbuild copy that does not check them). The checks run at once,
+// alongside the set-up below, and a failed one stops the run before any test. An area run skips
+// them to stay quick.
+const CHECKS = [
+  ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
+  ['imports', ['scripts/check-imports.mjs']],
+  ['file sizes', ['scripts/check-sizes.mjs']],
+  ['types', ['node_modules/typescript/bin/tsc', '-p', 'test/tsconfig.json', '--noEmit']],
+];
+/** Runs one check as a child process: its name, exit code and output. */
+const runCheck = ([what, cmd]) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, cmd, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ what, code, out }));
+  });
+const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(runCheck)) : Promise.resolve([]);
 
 // What the tests need outside node_modules (Chromium, PostgreSQL): installed here when missing, so
 // the README's `npm test` is the whole recipe, on CI and on a fresh machine alike. Pure tests need
@@ -111,6 +114,14 @@ if (env.SVC_TEST_FROM_SOURCE !== '1') {
   }
   process.stdout.write(`tests: built the sources for this run in ${Date.now() - t0} ms\n`);
 }
+for (const c of await checks) {
+  process.stdout.write(c.out);
+  if (c.code !== 0) {
+    process.stderr.write(`tests: the ${c.what} check failed (npm run lint; npm run typecheck); no test was run\n`);
+    process.exitCode = 1;
+  }
+}
+if (process.exitCode) process.exit();
 const usesPg = (f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8'));
 if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
   // One cluster for every process (starting one per file costs seconds each); the helper is

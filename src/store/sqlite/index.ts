@@ -83,6 +83,11 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
+  /**
+   * The seq the last message row took: rows take the next (AUTOINCREMENT, messages are never
+   * deleted), so a write knows its messages' seqs without asking. Read again after any rollback.
+   */
+  private messageSeq = 0;
   private lastSeq = 0;
   private messageCount = 0;
   private eventCount = 0;
@@ -105,7 +110,7 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     this.turn = new Turn(
       db,
       (m) => this.log(m),
-      () => this.reads.forgetAll(),
+      () => this.rolledBack(),
       () => this.journal.syncing,
       () => this.journal.flush(),
       (writes) => this.undone(writes),
@@ -201,6 +206,7 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
       // count(*) would walk every page of the events table (about a second at a million messages).
       store.eventCount = store.lastSeq;
       store.messageCount = store.reads.count('messages');
+      store.messageSeq = store.reads.lastMessageSeq();
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
       store.upkeep.schedule();
     } catch (err) {
@@ -234,7 +240,7 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
     this.journalAndApply(jops, bodies);
-    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message);
+    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
     this.eventCount += events.length;
@@ -290,6 +296,16 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
     if (this.turn.broken) throw this.turn.broken;
+  }
+
+  /** After a rollback: what reads cached may be gone, and the next message seq is the database's again. */
+  private rolledBack(): void {
+    this.reads.forgetAll();
+    try {
+      this.messageSeq = this.reads.lastMessageSeq();
+    } catch {
+      // Only a broken store gets here: no write follows.
+    }
   }
 
   /** Forgets what a turn rolled back by its failed journal write had counted (its seqs are the last given). */

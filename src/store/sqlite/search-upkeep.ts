@@ -9,7 +9,9 @@
 // What is pending is known from the database alone: `meta.search_indexed_seq` is the last message
 // seq indexed (in the same transaction as the index rows), and every message after it is pending.
 // Start-up replay and checkpoints apply messages without indexing them; whichever database a
-// restart loads, the upkeep completes it.
+// restart loads, the upkeep completes it. Live writes hand over each message with the seq its row
+// took (an INSERT ... RETURNING), so once that backlog is worked off, steps index what they were
+// handed without asking the database which messages are pending or reading them back.
 //
 // A message of very many distinct words (a 1 MiB text can hold 131k) is indexed in slices, each in
 // a transaction and a turn of its own: FTS4 spends seconds on one such row in one call. Its scope
@@ -18,7 +20,7 @@
 
 import type { Message } from '../../protocol/types.js';
 import { indexText } from '../../protocol/search-text.js';
-import { indexRows, indexScope, indexSlice } from './search.js';
+import { IndexRows, indexScope, indexSlice } from './search.js';
 import type { Db } from './db.js';
 
 /** The meta key holding the last message seq whose index rows are written. */
@@ -105,6 +107,7 @@ const READ_ROWS = 512;
 
 const PENDING = 'SELECT seq, id FROM messages WHERE seq > ? ORDER BY seq LIMIT ?';
 const BODY = 'SELECT body FROM messages WHERE seq = ?';
+const ID_AT = 'SELECT id FROM messages WHERE seq = ?';
 const READ_INDEXED = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${INDEXED_KEY}'`;
 const PENDING_UPTO = `SELECT count(*) FROM (SELECT 1 FROM messages WHERE seq > (${READ_INDEXED}) LIMIT ?)`;
 const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${INDEXED_KEY}'`;
@@ -113,14 +116,15 @@ const WRITE_INDEXED = `UPDATE meta SET value = CAST(? AS TEXT) WHERE key = '${IN
  * Indexes pending messages in the open transaction, oldest first; returns how many it indexed.
  * With `slice`, it stops before a message of many words and hands it back to be sliced.
  */
-function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Message>, slice?: (s: Slicing) => void): number {
+function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map<string, Live>, slice?: (s: Slicing) => void): number {
   let indexed = Number(db.one(READ_INDEXED)?.[0] ?? 0);
   let count = 0;
+  const out = new IndexRows();
   for (;;) {
     const rows = db.all(PENDING, [indexed, Math.min(maxMessages - count, READ_ROWS)]);
     let stop = false;
     for (const [seq, id] of rows) {
-      const m = known?.get(id as string) ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
+      const m = known?.get(id as string)?.m ?? (JSON.parse(db.one(BODY, [seq!])![0] as string) as Message);
       const text = indexText(m);
       const words = slice ? manyWords(text) : undefined;
       if (words) {
@@ -129,14 +133,59 @@ function indexPending(db: Db, maxMessages: number, deadline: number, known?: Map
         break;
       }
       known?.delete(id as string);
-      indexRows(db.run, seq as number, m, text);
+      out.add(seq as number, m, text);
       indexed = seq as number;
       count++;
       if (performance.now() > deadline) break;
     }
-    if (count > 0) db.run(WRITE_INDEXED, [indexed]);
+    if (count > 0) {
+      out.write(db);
+      db.run(WRITE_INDEXED, [indexed]);
+    }
     if (stop || rows.length === 0 || count >= maxMessages || performance.now() > deadline) return count;
   }
+}
+
+/**
+ * Indexes messages written live, oldest first, when they are every message pending (so the
+ * database need not be asked which are); returns how many it indexed, or undefined (nothing
+ * written) when the seqs they were handed with are not their rows'. Stops before a message of
+ * many words and hands it to `slice`.
+ */
+function indexLive(
+  db: Db,
+  known: Map<string, Live>,
+  maxMessages: number,
+  deadline: number,
+  slice: (s: Slicing) => void,
+): number | undefined {
+  const out = new IndexRows();
+  const taken: string[] = [];
+  let last: Live | undefined;
+  let sliced: Slicing | undefined;
+  for (const [id, live] of known) {
+    if (taken.length >= maxMessages) break;
+    last = live;
+    const text = indexText(live.m);
+    const words = manyWords(text);
+    if (words) {
+      sliced = { seq: live.seq, m: live.m, words, at: 0 };
+      break;
+    }
+    out.add(live.seq, live.m, text);
+    taken.push(id);
+    if (performance.now() > deadline) break;
+  }
+  if (!last) return 0;
+  // The seqs were counted by the store, not read: the last one must be that message's row.
+  if (db.one(ID_AT, [last.seq])?.[0] !== last.m.id) return undefined;
+  if (taken.length > 0) {
+    out.write(db);
+    db.run(WRITE_INDEXED, [known.get(taken[taken.length - 1]!)!.seq]);
+    for (const id of taken) known.delete(id);
+  }
+  if (sliced) slice(sliced);
+  return taken.length;
 }
 
 /** Indexes the next slice of a sliced message in the open transaction; true when it is whole. */
@@ -162,9 +211,18 @@ export function indexAllPending(db: Db): void {
   }
 }
 
+/** A message written live, with the seq its row took. */
+interface Live {
+  seq: number;
+  m: Message;
+}
+
 export class SearchUpkeep {
-  /** Messages written live and not yet indexed, by id: spares parsing their stored bodies again. */
-  private readonly known = new Map<string, Message>();
+  /**
+   * Messages written live and not yet indexed, by id, in the order of their seqs: spares parsing
+   * their stored bodies again and, once no backlog is left, reading which messages are pending.
+   */
+  private readonly known = new Map<string, Live>();
   /** Whether messages may be pending or merges unfinished (cleared when a step finds neither). */
   private work = true;
   private soon: NodeJS.Immediate | undefined;
@@ -172,6 +230,12 @@ export class SearchUpkeep {
   private stopped = false;
   /** The message being indexed slice by slice, if any. */
   private slicing: Slicing | undefined;
+  /**
+   * Whether messages may be pending that `known` does not hold: those a start-up replay applied,
+   * or those a failed step left. Live writes are all noted, so once the database shows no such
+   * backlog, steps stop asking it (a count per step).
+   */
+  private unknown = true;
 
   constructor(
     private readonly db: Db,
@@ -180,9 +244,9 @@ export class SearchUpkeep {
     private readonly log: (msg: string) => void,
   ) {}
 
-  /** Notes a message just written; an idle tick will index it. */
-  written(m: Message): void {
-    this.known.set(m.id, m);
+  /** Notes a message just written as row `seq`; an idle tick will index it. */
+  written(m: Message, seq: number): void {
+    this.known.set(m.id, { seq, m });
     this.work = true;
     this.schedule(this.known.size >= STEP_LIMIT.messages);
   }
@@ -239,7 +303,14 @@ export class SearchUpkeep {
       }
       return 0;
     }
-    return indexPending(this.db, maxMessages, deadline, this.known, (s) => (this.slicing = s));
+    const slice = (s: Slicing) => (this.slicing = s);
+    if (!this.unknown) {
+      const indexed = indexLive(this.db, this.known, maxMessages, deadline, slice);
+      if (indexed !== undefined) return indexed;
+      this.log('store: search index upkeep: the seqs of live messages disagree with the database; reading them from it');
+      this.unknown = true;
+    }
+    return indexPending(this.db, maxMessages, deadline, this.known, slice);
   }
 
   /** Stops stepping for good (before the database closes). */
@@ -286,8 +357,11 @@ export class SearchUpkeep {
 
   /** Whether messages are pending beyond the live writes waiting for a batch (a replay at start). */
   private backlog(): boolean {
+    if (!this.unknown) return false;
     const pending = Number(this.db.one(PENDING_UPTO, [this.known.size + 1])?.[0] ?? 0);
-    return pending > this.known.size;
+    if (pending > this.known.size) return true;
+    this.unknown = false;
+    return false;
   }
 
   private transaction(body: () => void): void {
@@ -311,6 +385,7 @@ export class SearchUpkeep {
    */
   private failed(err: unknown): void {
     this.work = false;
+    this.unknown = true;
     this.slicing = undefined;
     this.known.clear();
     this.log(`store: search index upkeep failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -8,6 +8,7 @@ import type { Message } from '../../protocol/types.js';
 import { ftsMatch, indexText } from '../../protocol/search-text.js';
 import { StoreError, type PageResult, type SearchQuery } from '../types.js';
 import type { Run } from './apply.js';
+import type { Db } from './db.js';
 
 /**
  * The tables of schema version 2: `order=DESC` because every search reads newest first,
@@ -27,22 +28,52 @@ export const SEARCH_SCHEMA = `
 const INSERT_SCOPE = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (?, ?, ?, ?, ?)';
 const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, CAST(? AS TEXT))';
 
-function scopeRow(seq: SqlValue, m: Message): SqlValue[] {
+/** Appends a message's scope row (seq, room, thread, dm, sender) to `out`; returns `out`. */
+function pushScope(out: SqlValue[], seq: SqlValue, m: Message): SqlValue[] {
   const t = m.target;
-  return [
+  out.push(
     seq,
     t.kind === 'dm' ? null : t.room_id,
     t.kind === 'thread' ? t.thread_id : null,
     t.kind === 'dm' ? t.dm_id : null,
     `${m.from.network_id}:${m.from.id}`,
-  ];
+  );
+  return out;
 }
 
-/** Indexes one stored message. A message without searchable text gets no rows: it can never match. */
-export function indexRows(run: Run, seq: number, m: Message, words: string = indexText(m)): void {
-  if (words === '') return;
-  run(INSERT_SCOPE, scopeRow(seq, m));
-  indexSlice(run, seq, words);
+const scopeRow = (seq: SqlValue, m: Message): SqlValue[] => pushScope([], seq, m);
+
+/** The scope rows' SQL, as `Db.insertRows` takes it. */
+const SCOPE_HEAD = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender)';
+const SCOPE_TUPLE = '(?, ?, ?, ?, ?)';
+
+/**
+ * The index rows of many messages, gathered and then written together: the scope rows with one
+ * multi-row INSERT per 32 (a statement call through sql.js costs more than the row it inserts),
+ * the words a statement each (a multi-row INSERT into the FTS4 table goes through a temporary
+ * table and measured slower than single rows).
+ */
+export class IndexRows {
+  private scope: SqlValue[] = [];
+  private words: SqlValue[] = [];
+
+  /** Adds one stored message. A message without searchable text gets no rows: it can never match. */
+  add(seq: number, m: Message, words: string = indexText(m)): void {
+    if (words === '') return;
+    pushScope(this.scope, seq, m);
+    // As UTF-8 bytes cast to TEXT: sql.js copies bytes natively (see indexSlice).
+    this.words.push(seq, Buffer.from(words, 'utf8'));
+  }
+
+  /** Writes the rows added since the last write, in the caller's transaction. */
+  write(db: Db): void {
+    if (this.scope.length === 0) return;
+    const [scope, words] = [this.scope, this.words];
+    this.scope = [];
+    this.words = [];
+    db.insertRows(SCOPE_HEAD, SCOPE_TUPLE, 5, scope);
+    for (let i = 0; i < words.length; i += 2) db.run(INSERT_WORDS, [words[i]!, words[i + 1]!]);
+  }
 }
 
 /**

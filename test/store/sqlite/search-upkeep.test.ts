@@ -116,6 +116,36 @@ t('a search right after each write finds it, before any idle tick could index it
   }
 });
 
+t('messages written after a failed journal write and after an undone write are indexed as their own rows', async (c) => {
+  // Live writes hand the upkeep each message with the seq its row took, counted rather than read:
+  // rows rolled back (a turn whose journal write failed, a write undone midway) must not shift it.
+  let full = false;
+  const logs: string[] = [];
+  const s = await openSqliteStore({ path: join(tmp(c), 'svc.db'), faults: { failWrites: () => full }, log: (m) => logs.push(m) });
+  try {
+    await writeTurns(s, 0, 5, 1);
+    await settle(s);
+    full = true;
+    const failed = await Promise.all([5, 6].map((i) => s.write([send(message(i))]).catch((e: unknown) => e)));
+    for (const e of failed) assert.is((e as { code?: string }).code, 'unavailable');
+    full = false;
+    // The first message's row is written, then the second (an id already stored, marked as minted
+    // so that the store does not look first) fails: the write is undone.
+    const undone = await s.write([send(message(7)), { ...send(message(0)), minted: true }]).catch((e: unknown) => e);
+    assert.is((undone as { code?: string }).code, 'conflict');
+    await writeTurns(s, 8, 12, 2);
+    for (const i of [0, 1, 2, 3, 4, 8, 9, 10, 11]) assert.equal(await searchAll(s, `solo${i}q`), [`m${i}`], `message ${i}`);
+    for (const i of [5, 6, 7]) assert.equal(await searchAll(s, `solo${i}q`), [], `message ${i}`);
+    await settle(s);
+    assert.equal(
+      logs.filter((l) => /upkeep/.test(l)),
+      [],
+    );
+  } finally {
+    await s.close();
+  }
+});
+
 t('thousands of messages over many turns are indexed and merged by idle ticks, every one found', async (c) => {
   const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
   try {

@@ -1,0 +1,91 @@
+// In-process A/B of the sqlite store's write path: this checkout's store and another checkout's,
+// opened in turn in one process, each taking the same ingest-shaped writes (one message per
+// write, `concurrency` at a time, ids minted as a send without an id has them) until its search
+// index is caught up. CPU per message of each round, rounds alternating which goes first; on a
+// shared machine the medians (and the minimums) of many short rounds are the figures to compare.
+//
+//   node --import tsx bench/tools/store-ab.ts OTHER_CHECKOUT [rounds=10] [messages=10000] [concurrency=50]
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { newId } from '../../src/protocol/ids.js';
+import type { Message, ServiceEvent } from '../../src/protocol/types.js';
+import type { Store } from '../../src/store/types.js';
+import { parseQuery } from '../../src/protocol/search-text.js';
+
+const [other, roundsArg, nArg, concArg] = process.argv.slice(2);
+if (!other) throw new Error('usage: store-ab.ts OTHER_CHECKOUT [rounds] [messages] [concurrency]');
+const rounds = Number(roundsArg ?? 10);
+const n = Number(nArg ?? 10000);
+const conc = Number(concArg ?? 50);
+type Open = (opts: { path: string }) => Promise<Store & { close(): Promise<void> }>;
+const builds: [string, Open][] = [
+  ['this', (await import('../../src/store/sqlite/index.js')).openSqliteStore as unknown as Open],
+  ['other', (await import(path.resolve(other, 'src/store/sqlite/index.ts'))).openSqliteStore as Open],
+];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-store-ab-'));
+const from = { type: 'agent' as const, id: 'p', network_id: 'n', fqid: 'svc://n/agents/p' };
+const text = 'ingest: a room message of ordinary length, about as long as a sentence';
+
+async function once(open: Open, file: string): Promise<number> {
+  const store = await open({ path: file });
+  await store.write([
+    {
+      op: 'room.create',
+      room: { id: 'r', name: 'r', members: ['p'], visibility: 'public', write_policy: 'members' },
+      at: 'x',
+      event: () => ({ id: newId('evt'), type: 'room.created', network_id: 'n', created_at: 'x' }),
+    } as never,
+  ]);
+  const one = () => {
+    const at = new Date().toISOString();
+    const message: Message = {
+      id: newId('msg'),
+      network_id: 'n',
+      target: { kind: 'room', room_id: 'r' },
+      from,
+      parts: [{ kind: 'text', text }],
+      mentions: [],
+      created_at: at,
+    } as Message;
+    const event = { id: newId('evt'), type: 'message.created', network_id: 'n', created_at: at, message } as ServiceEvent;
+    return store.write([
+      { op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id }, minted: true, event, artifacts: [] },
+    ]);
+  };
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < n; i += conc) {
+    const batch = [];
+    for (let j = 0; j < conc && i + j < n; j++) batch.push(one());
+    await Promise.all(batch);
+  }
+  // The index caught up (a search drains what is pending), as the idle ticks would have done.
+  await store.searchMessages({ terms: parseQuery('sentence')!, scope: { room_ids: ['r'], dm_ids: [] }, limit: 1 });
+  const cpu = process.cpuUsage(cpu0);
+  await store.close();
+  return (cpu.user + cpu.system) / n;
+}
+
+const res: Record<string, number[]> = { this: [], other: [] };
+try {
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? builds : [...builds].reverse();
+    const line: string[] = [];
+    for (const [name, open] of order) {
+      const us = await once(open, path.join(dir, `${name}-${r}`, 'svc.db'));
+      res[name]!.push(us);
+      line.push(`${name} ${us.toFixed(1)}`);
+    }
+    console.log(`round ${r + 1}: ${line.join(' | ')} us/msg, load ${os.loadavg()[0]!.toFixed(2)}`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+for (const [name, xs] of Object.entries(res)) {
+  console.log(`${name}: median ${median(xs).toFixed(1)} us/msg, min ${Math.min(...xs).toFixed(1)}`);
+}

@@ -114,23 +114,25 @@ interface Ctx {
 
 const t = suite<Ctx>('each refusal as the CLI prints it against a real server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({
-    config: {
-      store: MEMORY_STORE,
-      server: { human_ingress: false },
-      rooms: [{ id: 'ops', members: ['beta'], write_policy: 'members' }],
-    },
-  });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-hints-'));
-  // A config folder whose server uses its operator token (svc init), on a known port.
+  // One server for every case: a config folder whose server uses its operator token (svc init), on
+  // a known port, with human ingress off, a members-only room and the test tokens added.
   const port = await freePort();
   const opDir = path.join(ctx.dir, 'op');
   assert.is((await cli(['init', '--yes', '--dir', opDir, '--network-id', 'opnet', '--listen', `127.0.0.1:${port}`])).code, 0);
-  ctx.op = { dir: opDir, s: await startServer({ dir: opDir, keepConfig: true }), port };
+  const file = path.join(opDir, 'svc.yaml');
+  const c = parse(readFileSync(file, 'utf8'));
+  c.server.human_ingress = false;
+  // Only the target of the commands: the memory store starts on half the CPU (helpers/cli.ts).
+  c.store = MEMORY_STORE;
+  c.rooms.push({ id: 'ops', members: ['beta'], write_policy: 'members' });
+  c.auth.tokens.push(...[TOKENS.writer, TOKENS.observer].map((x) => ({ ...x, scopes: [...x.scopes] })));
+  writeFileSync(file, stringify(c), { mode: 0o600 });
+  ctx.s = await startServer({ dir: opDir, keepConfig: true });
+  ctx.op = { dir: opDir, s: ctx.s, port };
 });
 t.after(async (ctx) => {
   await ctx.s.dispose();
-  await ctx.op.s.dispose();
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 

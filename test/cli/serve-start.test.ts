@@ -114,7 +114,8 @@ s('the listening line is alone on stdout, the next steps follow on stderr, and S
 s('a server run with another config file names it in the next steps, and SIGINT also ends with svc stopped', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-start-'));
   try {
-    const file = writeConfig(dir, testConfig());
+    // The store plays no part here (the SIGTERM test checks its lock): the memory store starts on half the CPU.
+    const file = writeConfig(dir, testConfig({ store: MEMORY_STORE }));
     const other = path.join(dir, 'lab.yaml');
     renameSync(file, other);
     const r = await serveAndStop(dir, ['--config', other], 'SIGINT');

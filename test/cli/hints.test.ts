@@ -195,6 +195,8 @@ t('an invalid token says which token was sent from where: --token, SVC_TOKEN', a
     cli(['rooms', 'list', '--url', s.url, '--token', 'not-a-token-at-all'], { cwd: dir }),
     cli(['rooms', 'list', '--url', s.url], { cwd: dir, env: { SVC_TOKEN: 'not-a-token-at-all' } }),
   ]);
+  assert.is(viaFlag.code, 1);
+  assert.is(viaEnv.code, 1);
   assert.match(
     line(viaFlag),
     new RegExp(
@@ -229,6 +231,13 @@ t('no token at all says where one would come from', async ({ s, dir }) => {
     line(r),
     /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\): run the command in the server's config folder/,
   );
+  // The whole line, and nothing on stdout.
+  assert.match(
+    r.stderr,
+    /: run the command in the server's config folder \(or pass --config FILE\) so its operator token is used, or pass --token \(env SVC_TOKEN\)\n$/,
+  );
+  assert.is(r.stderr.split('\n').length, 2, 'one line');
+  assert.is(r.stdout, '');
 });
 
 t.run();

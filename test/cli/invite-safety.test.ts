@@ -62,8 +62,7 @@ t.before(async (ctx) => {
   // stopped-server reads are the second suite's), so it runs on the memory store (helpers/cli.ts).
   const config = await init(ctx.dir, 'away2');
   edit(config, (c) => (c.store = MEMORY_STORE));
-  const operator = parse(readFileSync(config, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value as string;
-  ctx.running = { config, s: await startServer({ dir: path.dirname(config), keepConfig: true }), operator };
+  ctx.running = { config, s: await startServer({ dir: path.dirname(config), keepConfig: true }), operator: operatorOf(config) };
 });
 t.after(async (ctx) => {
   await ctx.running?.s.dispose();
@@ -103,6 +102,19 @@ async function initConfig(dir: string, id: string, listen: string): Promise<stri
 async function init(dir: string, id: string): Promise<string> {
   // Not the shared default port: whatever answers there is not this config's server.
   return initConfig(dir, id, `127.0.0.1:${await freePort()}`);
+}
+
+/** The operator token `svc init` wrote into a config. */
+function operatorOf(file: string): string {
+  return parse(readFileSync(file, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
+}
+
+/** Creates rooms through the API with the config's operator token (setup: svc rooms create is tested elsewhere). */
+async function createRooms(s: TestServer, config: string, rooms: { id: string; visibility?: string }[]): Promise<void> {
+  for (const room of rooms) {
+    const r = await s.post('/v1/rooms', room, operatorOf(config));
+    assert.ok(r.status < 300, r.text);
+  }
 }
 
 function edit(file: string, change: (c: Record<string, any>) => void): void {
@@ -204,8 +216,8 @@ t('on a terminal the operator is asked, and only a yes writes the pairing', asyn
 
 t('a private room created through the API is found by asking the running server with the operator token', async ({ running }) => {
   const away = running.config;
-  const created = await cli(['rooms', 'create', 'secret', '--visibility', 'private'], { cwd: path.dirname(away) });
-  assert.is(created.code, 0, created.stderr);
+  const created = await running.s.post('/v1/rooms', { id: 'secret', visibility: 'private' }, running.operator);
+  assert.ok(created.status < 300, created.text);
   const code = inviteOf('home2', 'secret');
   const before = readFileSync(away, 'utf8');
   const refused = await cli(['invite', 'accept', code, '--config', away]);
@@ -302,8 +314,7 @@ k(
     const folder = path.dirname(away);
     const s = await startServer({ dir: folder, keepConfig: true });
     try {
-      assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
-      assert.is((await cli(['rooms', 'create', 'lobby'], { cwd: folder })).code, 0);
+      await createRooms(s, away, [{ id: 'vault', visibility: 'private' }, { id: 'lobby' }]);
       await s.kill9();
       assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
       const code = inviteOf('k-home', 'vault,lobby,fresh');
@@ -371,7 +382,7 @@ k(
     edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
     const s = await startServer({ dir: folder, keepConfig: true });
     try {
-      assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+      await createRooms(s, away, [{ id: 'vault', visibility: 'private' }]);
       const code = inviteOf('pg-home', 'vault,fresh');
       const before = readFileSync(away, 'utf8');
       const running = await cli(['invite', 'accept', code, '--config', away]);

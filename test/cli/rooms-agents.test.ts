@@ -1,9 +1,13 @@
 // svc rooms and svc agents run as processes against one real server: tables, --json and exit codes
 // (their refusal lines are in hints.test.ts). Then what every client command shares, against the
 // same server: where it connects (--url, SVC_URL, the config), colour only on a TTY, usage errors
-// (exit 2), --help with an example, --version, and the one-line errors when no server answers.
+// (exit 2), --help with an example, --version, and the one-line errors when no server answers;
+// a server's error text reaches the terminal without escapes, and a reader that hangs up
+// (`svc send --help | head -2`) ends the command quietly.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -258,3 +262,53 @@ none('--debug adds the cause; without it there is no stack trace', async ({ url 
 });
 
 none.run();
+
+const text = suite<{ server: http.Server; url: string }>('server error text on the terminal');
+text.before(async (ctx) => {
+  ctx.server = http.createServer((_req, res) => {
+    const body = JSON.stringify({
+      error: 'bad\u001b[8m hidden \u001b[0m\u001b[2J\u001b]0;title\u0007 \u202etxt.exe\u200b end',
+      code: 'bad_request',
+    });
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => ctx.server.listen(0, '127.0.0.1', () => r()));
+  ctx.url = `http://127.0.0.1:${(ctx.server.address() as AddressInfo).port}`;
+});
+text.after(async (ctx) => new Promise<void>((r) => ctx.server.close(() => r())));
+
+text('an error message holding colour codes, other escapes or bidi characters prints without them', async ({ url }) => {
+  const r = await cli(['rooms', 'list', '--url', url, '--token', 'some-token-0123456789']);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /^svc rooms list: 400 bad_request: bad\?\[8m hidden .* end/);
+  assert.not.match(r.stderr, /[\u001b\u0007\u202e\u200b]/, JSON.stringify(r.stderr));
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+});
+
+text.run();
+
+const pipe = suite('broken pipe');
+
+/** Runs `svc args`, destroys its stdout after the first chunk, returns its stderr and exit. */
+function readFirstChunkThenHangUp(args: string[]): Promise<{ stderr: string; code: number | null; signal: string | null }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [SVC_BIN, ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    p.stderr.on('data', (d) => (stderr += d));
+    p.stdout.once('data', () => p.stdout.destroy());
+    p.on('exit', (code, signal) => resolve({ stderr, code, signal }));
+  });
+}
+
+pipe('a help text written to a reader that hung up ends without a stack trace, ten times in a row', async () => {
+  for (let i = 0; i < 10; i++) {
+    // A long output (help of every command) so the writes outlive the reader.
+    const r = await readFirstChunkThenHangUp(['send', '--help']);
+    assert.not.match(r.stderr, /EPIPE|Unhandled|at .*\(node:/, r.stderr);
+    assert.is(r.signal, null);
+    assert.ok(r.code === 0, `exit ${r.code}`);
+  }
+});
+
+pipe.run();

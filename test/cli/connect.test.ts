@@ -217,7 +217,7 @@ const remote = suite<Ctx>('svc connect --remote');
 remote.before(useShared);
 remote.after(async (ctx) => {
   await ctx.s?.dispose();
-  rmSync(ctx.root, { recursive: true, force: true });
+  if (ctx.root) rmSync(ctx.root, { recursive: true, force: true });
 });
 
 const kept = (dir: string, agent: string) => readFileSync(path.join(dir, `${agent}.token`), 'utf8').trim();

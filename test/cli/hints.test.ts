@@ -264,7 +264,7 @@ e.before(async (ctx) => {
 });
 e.after(async (ctx) => {
   await ctx.s?.dispose();
-  rmSync(ctx.cwd, { recursive: true, force: true });
+  if (ctx.cwd) rmSync(ctx.cwd, { recursive: true, force: true });
 });
 
 e('svc agents list with no token says the empty answer is the anonymous view and how to see more', async ({ s, cwd }) => {

@@ -122,7 +122,7 @@ const c = suite<{ s: TestServer }>('client command conventions against a running
 c.before(async (ctx) => {
   ctx.s = await shared();
 });
-c.after(async (ctx) => ctx.s.dispose());
+c.after(async (ctx) => ctx.s?.dispose());
 
 c('the URL comes from --url, else SVC_URL, else the config file server.listen_addr', async ({ s }) => {
   const file = path.join(s.dir, 'client.yaml');

@@ -161,7 +161,7 @@ q.before(async (c) => {
     c.ids.push(r.body.message_id);
   }
 });
-q.after(async (c) => c.s.dispose());
+q.after(async (c) => c.s?.dispose());
 
 q('prints one line per match, newest first: time, place, sender, snippet and id', async ({ as, ids }) => {
   const r = await as(['search', 'migration']);

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { startAgentRun, writeBot } from '../helpers/agent-run.js';
 import { cli, freePort, spawnCli, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
-import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { freshSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
 import { eventually, startServer, type Json, type TestServer } from '../helpers/server.js';
 
@@ -135,8 +135,8 @@ t(
   async ({ run, dir, home, s, operator }) => {
     const bot = writeBot(dir);
     // A mention wakes a member of the room.
-    const add = await run(['rooms', 'members', 'general', '--add', 'alpha']);
-    assert.is(add.code, 0, add.stderr);
+    const add = await s.req('PATCH', '/v1/rooms/general/members', { token: operator, body: { add: ['alpha'] } });
+    assert.ok(add.status < 300, add.text);
     const p = await startAgentRun(
       ['--agent', 'alpha', '--', process.execPath, bot],
       { RUNS_FILE: path.join(dir, 'runs'), REPLY_TEXT: 'alpha answers', HOME: home },
@@ -225,9 +225,10 @@ t(
       claim.stderr,
       /already registered to another credential; pick another id, or, if delta is yours, bring its token here: SVC_TOKEN=agt_v1_\.\.\. svc agents register --id delta/,
     );
-    // Brought here as that hint says, the token is kept, and --as delta works with no token flag.
-    const token = (await cli(['agents', 'token', 'delta', '--url', s.url], { cwd: elsewhere, env: { HOME: elsewhere } })).stdout.trim();
-    assert.match(token, /^agt_v1_/);
+    // Brought here as that hint says (the token elsewhere's register printed), the token is kept,
+    // and --as delta works with no token flag.
+    const token = /agent token \(shown once; kept in \S+\): (agt_v1_\S+)/.exec(reg.stdout)?.[1];
+    assert.ok(token, reg.stdout);
     const brought = await run(['agents', 'register', '--id', 'delta'], { SVC_TOKEN: token });
     assert.is(brought.code, 0, brought.stderr);
     assert.match(brought.stdout, /its token is kept in \S+delta\.token/);
@@ -253,59 +254,53 @@ t('a token an older svc agent run kept in its state folder is used and copied to
   assert.is(readFileSync(path.join(keptDir, 'oldie.token'), 'utf8'), `${claim.body.agent_token}\n`);
 });
 
+t(
+  'two networks called home on two servers (this one, and one on Postgres): the same agent id registered on both from one HOME keeps two tokens, and each server gets its own',
+  async ({ root, s: a }) => {
+    // This suite's server is the first (network home, open registration); the second is another
+    // network that also kept the id home. A HOME of its own and no config: only --url tells them apart.
+    const home = path.join(root, 'two-home');
+    mkdirSync(home);
+    const pg = await freshSchema();
+    const b = await startPgServer(pg, {
+      network: { id: 'home', name: 'Home' },
+      auth: { mode: 'open', agent_registration: 'open', tokens: [] },
+      rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }],
+    });
+    try {
+      const env = { HOME: home };
+      for (const s of [a, b]) {
+        const r = await cli(['agents', 'register', '--id', 'twin', '--url', s.url], { cwd: home, env });
+        assert.is(r.code, 0, r.stderr);
+        assert.match(
+          r.stdout,
+          new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@127\\.0\\.0\\.1-${s.port}/twin\\.token`),
+        );
+      }
+      const ta = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${a.port}`, 'twin.token'), 'utf8');
+      const tb = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${b.port}`, 'twin.token'), 'utf8');
+      assert.is.not(ta, tb);
+      for (const s of [a, b]) {
+        const r = await cli(['send', '--as', 'twin', '--room', 'general', '--url', s.url, `to ${s.port}`], { cwd: home, env });
+        assert.is(r.code, 0, r.stderr);
+        const t = await cli(['agents', 'token', 'twin', '--url', s.url], { cwd: home, env });
+        assert.is(t.stdout, s === a ? ta : tb);
+      }
+      // svc mcp on the Postgres one acts as twin with that server's kept token.
+      const m = await startMcp(['--url', b.url, '--agent', 'twin'], env);
+      try {
+        await m.waitFor(/attached as twin on home/);
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await b.dispose();
+      await pg.drop();
+    }
+  },
+);
+
 t.run();
-
-// Two networks that both kept the id `home`, on two servers (one on the memory store, only a target
-// here, one on Postgres): one HOME, no config, separate tokens.
-const two = suite<{ a: TestServer; b: TestServer; home: string; pg: PgSchema }>('two networks called home');
-
-two.before(async (ctx) => {
-  const open = {
-    network: { id: 'home', name: 'Home' },
-    auth: { mode: 'open', agent_registration: 'open', tokens: [] },
-    rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }],
-  };
-  ctx.a = await startServer({ config: { ...open, store: MEMORY_STORE } });
-  ctx.pg = await freshSchema();
-  ctx.b = await startPgServer(ctx.pg, open);
-  ctx.home = mkdtempSync(path.join(tmpdir(), 'svc-creds-home-'));
-});
-two.after(async (ctx) => {
-  await ctx.a?.dispose();
-  await ctx.b?.dispose();
-  await ctx.pg?.drop();
-  rmSync(ctx.home, { recursive: true, force: true });
-});
-
-two('the same agent id registered on both keeps two tokens, and each server gets its own', async ({ a, b, home }) => {
-  const env = { HOME: home };
-  for (const s of [a, b]) {
-    const r = await cli(['agents', 'register', '--id', 'alpha', '--url', s.url], { cwd: home, env });
-    assert.is(r.code, 0, r.stderr);
-    assert.match(
-      r.stdout,
-      new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@127\\.0\\.0\\.1-${s.port}/alpha\\.token`),
-    );
-  }
-  const ta = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${a.port}`, 'alpha.token'), 'utf8');
-  const tb = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${b.port}`, 'alpha.token'), 'utf8');
-  assert.is.not(ta, tb);
-  for (const s of [a, b]) {
-    const r = await cli(['send', '--as', 'alpha', '--room', 'general', '--url', s.url, `to ${s.port}`], { cwd: home, env });
-    assert.is(r.code, 0, r.stderr);
-    const t = await cli(['agents', 'token', 'alpha', '--url', s.url], { cwd: home, env });
-    assert.is(t.stdout, s === a ? ta : tb);
-  }
-  // svc mcp on the Postgres one acts as alpha with that server's kept token.
-  const m = await startMcp(['--url', b.url, '--agent', 'alpha'], env);
-  try {
-    await m.waitFor(/attached as alpha on home/);
-  } finally {
-    await m.close();
-  }
-});
-
-two.run();
 
 const restart = suite<{ dir: string; home: string }>('kept credentials of a server whose port is picked at start');
 

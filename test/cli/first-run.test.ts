@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { networkIdOfFolder } from '../../src/config/init.js';
-import { cli, freePort, spawnCli } from '../helpers/cli.js';
+import { cli, freePort, onMemoryStore, spawnCli } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const t = suite<{ dir: string; s: TestServer; port: number }>('first run: svc init, svc serve, then the operator acts without a token');
@@ -27,6 +27,9 @@ t.before(async (ctx) => {
   writeFileSync(file, readFileSync(file, 'utf8').replace('listen_addr: 127.0.0.1:8787', `listen_addr: 127.0.0.1:${ctx.port}`), {
     mode: 0o600,
   });
+  // Nothing here reads the store back after a restart: the memory store starts on half the CPU
+  // (helpers/cli.ts). The serve --init suite below runs the default config as written, sqlite included.
+  onMemoryStore(file);
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
 });
 t.after(async (ctx) => {

@@ -1,5 +1,7 @@
 // Every 401/403/404 the CLI prints ends with the command or setting that fixes that case: the pure
 // choice with exact values, then each refusal as a real server gives it and the CLI prints it.
+// Then the listings the server filters by who asks, against the same server: an anonymous caller
+// (no token sent) under public read sees only public rooms and agents in them, and is told so.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { refusalHint, type HintContext } from '../../src/cli/hints.js';
-import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
+import { cli, freePort, MEMORY_STORE, spawnCli } from '../helpers/cli.js';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 const URL_ = 'http://127.0.0.1:8787';
@@ -112,25 +114,30 @@ interface Ctx {
   op: { dir: string; s: TestServer; port: number };
 }
 
+let server: TestServer | undefined;
+
 const t = suite<Ctx>('each refusal as the CLI prints it against a real server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({
-    config: {
-      store: MEMORY_STORE,
-      server: { human_ingress: false },
-      rooms: [{ id: 'ops', members: ['beta'], write_policy: 'members' }],
-    },
-  });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-hints-'));
-  // A config folder whose server uses its operator token (svc init), on a known port.
+  // One server for every case: a config folder whose server uses its operator token (svc init), on
+  // a known port, with human ingress off, a members-only room and the test tokens added.
   const port = await freePort();
   const opDir = path.join(ctx.dir, 'op');
   assert.is((await cli(['init', '--yes', '--dir', opDir, '--network-id', 'opnet', '--listen', `127.0.0.1:${port}`])).code, 0);
-  ctx.op = { dir: opDir, s: await startServer({ dir: opDir, keepConfig: true }), port };
+  const file = path.join(opDir, 'svc.yaml');
+  const c = parse(readFileSync(file, 'utf8'));
+  c.server.human_ingress = false;
+  // Only the target of the commands: the memory store starts on half the CPU (helpers/cli.ts).
+  c.store = MEMORY_STORE;
+  c.rooms.push({ id: 'ops', members: ['beta'], write_policy: 'members' });
+  c.auth.tokens.push(...[TOKENS.admin, TOKENS.writer, TOKENS.observer].map((x) => ({ ...x, scopes: [...x.scopes] })));
+  writeFileSync(file, stringify(c), { mode: 0o600 });
+  ctx.s = await startServer({ dir: opDir, keepConfig: true });
+  ctx.op = { dir: opDir, s: ctx.s, port };
 });
 t.after(async (ctx) => {
-  await ctx.s.dispose();
-  await ctx.op.s.dispose();
+  // The server serves the next suite too, which stops it.
+  server = ctx.s;
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
@@ -148,7 +155,9 @@ t('a non-member writing gets svc rooms members ROOM --add AGENT', async ({ s, di
 
 t('a room for operators only says to send with an operator token', async ({ op }) => {
   // On an open network an agent registers itself and gets its own token: no operator credential.
-  assert.is((await cli(['rooms', 'create', 'desk', '--write-policy', 'operators'], { cwd: op.dir })).code, 0);
+  const operator = parse(readFileSync(path.join(op.dir, 'svc.yaml'), 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator');
+  const desk = await op.s.post('/v1/rooms', { id: 'desk', write_policy: 'operators' }, operator.value);
+  assert.ok(desk.status < 300, desk.text);
   const reg = await op.s.post('/v1/agents/register', { requested_agent_id: 'delta' });
   assert.ok(reg.status < 300, reg.text);
   const r = await cli(['send', '--room', 'desk', '--as', 'delta', 'hi', '--token', String(reg.body.agent_token)], { cwd: op.dir });
@@ -193,6 +202,8 @@ t('an invalid token says which token was sent from where: --token, SVC_TOKEN', a
     cli(['rooms', 'list', '--url', s.url, '--token', 'not-a-token-at-all'], { cwd: dir }),
     cli(['rooms', 'list', '--url', s.url], { cwd: dir, env: { SVC_TOKEN: 'not-a-token-at-all' } }),
   ]);
+  assert.is(viaFlag.code, 1);
+  assert.is(viaEnv.code, 1);
   assert.match(
     line(viaFlag),
     new RegExp(
@@ -227,6 +238,108 @@ t('no token at all says where one would come from', async ({ s, dir }) => {
     line(r),
     /^svc rooms create: 401 unauthorized: .*; no token was sent \(no --token, no SVC_TOKEN, no svc\.yaml here\): run the command in the server's config folder/,
   );
+  // The whole line, and nothing on stdout.
+  assert.match(
+    r.stderr,
+    /: run the command in the server's config folder \(or pass --config FILE\) so its operator token is used, or pass --token \(env SVC_TOKEN\)\n$/,
+  );
+  assert.is(r.stderr.split('\n').length, 2, 'one line');
+  assert.is(r.stdout, '');
 });
 
 t.run();
+
+const e = suite<{ s: TestServer; cwd: string }>('the CLI explains empty or filtered answers');
+
+e.before(async (ctx) => {
+  // The server above: svc init's open mode (public read, open registration).
+  assert.ok(server, 'the server of the refusal suite');
+  ctx.s = server!;
+  // A folder with no svc.yaml: nothing supplies a token.
+  ctx.cwd = mkdtempSync(path.join(tmpdir(), 'svc-empty-answers-'));
+  const reg = await cli(['agents', 'register', '--id', 'gamma', '--url', ctx.s.url], { cwd: ctx.cwd });
+  assert.is(reg.code, 0, reg.stderr);
+  const room = await ctx.s.post('/v1/rooms', { id: 'hidden', visibility: 'private', members: ['gamma'] }, TOKENS.admin.value);
+  assert.ok(room.status < 300, room.text);
+});
+e.after(async (ctx) => {
+  await ctx.s?.dispose();
+  if (ctx.cwd) rmSync(ctx.cwd, { recursive: true, force: true });
+});
+
+e('svc agents list with no token says the empty answer is the anonymous view and how to see more', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'list', '--url', s.url], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout.trim(), 'no agents visible to an anonymous caller');
+  assert.match(
+    r.stderr,
+    /no token was sent, so this shows only what an anonymous caller may see \(only agents that are members of public rooms\)/,
+  );
+  assert.match(r.stderr, /pass --token with the observe scope/);
+});
+
+e('with an observe token the same listing shows the agent and no hint', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'list', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^gamma\s/m);
+  assert.is(r.stderr, '');
+});
+
+e('svc rooms list with no token lists public rooms and says private ones are hidden', async ({ s, cwd }) => {
+  await s.post('/v1/rooms', { id: 'lobby' }, TOKENS.admin.value);
+  const r = await cli(['rooms', 'list', '--url', s.url], { cwd });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^lobby\s/m);
+  assert.not.match(r.stdout, /hidden/);
+  assert.match(r.stderr, /private rooms are hidden/);
+  const json = await cli(['rooms', 'list', '--url', s.url, '--json'], { cwd });
+  assert.is(json.code, 0);
+  assert.is(json.stderr, '', 'machine output stays clean');
+});
+
+e('a 404 to an anonymous caller says, on its one line, that it may be the anonymous view', async ({ s, cwd }) => {
+  const r = await cli(['agents', 'get', 'gamma', '--url', s.url], { cwd });
+  assert.is(r.code, 1);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /^svc agents get: 404 not_found: agent gamma not found; list the agents: svc agents list; no token was sent, and what is private looks missing to an anonymous caller: /,
+  );
+  const seen = await cli(['agents', 'get', 'gamma', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(seen.code, 0, seen.stderr);
+  const missing = await cli(['agents', 'get', 'nobody', '--url', s.url, '--token', TOKENS.observer.value], { cwd });
+  assert.is(missing.code, 1);
+  assert.not.match(missing.stderr, /anonymous/);
+});
+
+/** The stderr of `svc tail` up to its opening line (then the process is stopped). */
+async function tailOpening(args: string[], cwd: string): Promise<string> {
+  const p = spawnCli(['tail', ...args], { cwd });
+  let err = '';
+  const exited = new Promise((r) => p.once('exit', r));
+  await new Promise<void>((resolve) => {
+    p.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      // The hint, when there is one, is written right after the opening line.
+      if (/following events/.test(err)) setTimeout(resolve, 300);
+    });
+    p.once('exit', () => resolve());
+  });
+  p.kill('SIGINT');
+  await exited;
+  return err;
+}
+
+e('svc tail with no token says it follows only what an anonymous caller may see; with a token it does not', async ({ s, cwd }) => {
+  const anon = await tailOpening(['--url', s.url], cwd);
+  assert.match(anon, /svc tail: following events/);
+  assert.match(
+    anon,
+    /no token was sent, so this shows only what an anonymous caller may see \(only message, thread and room-created events of public rooms\)/,
+  );
+  const seen = await tailOpening(['--url', s.url, '--token', TOKENS.observer.value], cwd);
+  assert.match(seen, /svc tail: following events/);
+  assert.not.match(seen, /anonymous/);
+});
+
+e.run();

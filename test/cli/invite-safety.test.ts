@@ -17,7 +17,7 @@ import { inviteAccept } from '../../src/cli/commands/invite.js';
 import type { Io } from '../../src/cli/io.js';
 import { Chalk } from 'chalk';
 import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
-import { startServer, TOKENS } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 import { freshSchema } from '../helpers/pg.js';
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
@@ -49,11 +49,25 @@ u('consent is needed for private and unknown rooms not named by --allow-private'
 });
 u.run();
 
-const t = suite<{ dir: string }>('svc invite accept never shares a private room silently');
-t.before((ctx) => {
+interface Ctx {
+  dir: string;
+  /** The config of a running server (svc init's, on the memory store: only asked here) and the server. */
+  running: { config: string; s: TestServer; operator: string };
+}
+
+const t = suite<Ctx>('svc invite accept never shares a private room silently');
+t.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-invite-safety-'));
+  // One server for the tests that need one running: its store is never read from disk here (the
+  // stopped-server reads are the second suite's), so it runs on the memory store (helpers/cli.ts).
+  const config = await init(ctx.dir, 'away2');
+  edit(config, (c) => (c.store = MEMORY_STORE));
+  ctx.running = { config, s: await startServer({ dir: path.dirname(config), keepConfig: true }), operator: operatorOf(config) };
 });
-t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+t.after(async (ctx) => {
+  await ctx.running?.s.dispose();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
 
 let template: Promise<string> | undefined;
 
@@ -88,6 +102,19 @@ async function initConfig(dir: string, id: string, listen: string): Promise<stri
 async function init(dir: string, id: string): Promise<string> {
   // Not the shared default port: whatever answers there is not this config's server.
   return initConfig(dir, id, `127.0.0.1:${await freePort()}`);
+}
+
+/** The operator token `svc init` wrote into a config. */
+function operatorOf(file: string): string {
+  return parse(readFileSync(file, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
+}
+
+/** Creates rooms through the API with the config's operator token (setup: svc rooms create is tested elsewhere). */
+async function createRooms(s: TestServer, config: string, rooms: { id: string; visibility?: string }[]): Promise<void> {
+  for (const room of rooms) {
+    const r = await s.post('/v1/rooms', room, operatorOf(config));
+    assert.ok(r.status < 300, r.text);
+  }
 }
 
 function edit(file: string, change: (c: Record<string, any>) => void): void {
@@ -187,33 +214,19 @@ t('on a terminal the operator is asked, and only a yes writes the pairing', asyn
   assert.is(parse(readFileSync(away, 'utf8')).pairings.length, 1);
 });
 
-t('a private room created through the API is found by asking the running server with the operator token', async ({ dir }) => {
-  const away = await init(dir, 'away2');
-  const s = await startServer({ dir: path.dirname(away), keepConfig: true });
-  try {
-    const created = await cli(['rooms', 'create', 'secret', '--visibility', 'private'], { cwd: path.dirname(away) });
-    assert.is(created.code, 0, created.stderr);
-    const code = inviteOf('home2', 'secret');
-    const before = readFileSync(away, 'utf8');
-    const refused = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(refused.code, 1);
-    assert.match(refused.stderr, /secret: existing PRIVATE room/);
-    assert.is(readFileSync(away, 'utf8'), before);
-
-    // With the server down, the store itself is read (read-only: nothing in it changes).
-    await s.stop();
-    const store = snapshot(path.join(path.dirname(away), '.svc'));
-    const down = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(down.code, 1);
-    assert.match(down.stderr, /secret: existing PRIVATE room/);
-    assert.is(readFileSync(away, 'utf8'), before);
-    assert.equal(snapshot(path.join(path.dirname(away), '.svc')), store, 'the store files are untouched');
-
-    const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'secret']);
-    assert.is(ok.code, 0, ok.stderr);
-  } finally {
-    await s.dispose();
-  }
+t('a private room created through the API is found by asking the running server with the operator token', async ({ running }) => {
+  const away = running.config;
+  const created = await running.s.post('/v1/rooms', { id: 'secret', visibility: 'private' }, running.operator);
+  assert.ok(created.status < 300, created.text);
+  const code = inviteOf('home2', 'secret');
+  const before = readFileSync(away, 'utf8');
+  const refused = await cli(['invite', 'accept', code, '--config', away]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /secret: existing PRIVATE room/);
+  assert.is(readFileSync(away, 'utf8'), before);
+  const ok = await cli(['invite', 'accept', code, '--config', away, '--allow-private', 'secret']);
+  assert.is(ok.code, 0, ok.stderr);
+  assert.is(parse(readFileSync(away, 'utf8')).pairings.length, 1);
 });
 
 t('an invite whose network_name holds escape sequences or U+202E is refused and nothing of it is printed or written', async ({ dir }) => {
@@ -267,23 +280,19 @@ t('an invite whose relay room or tokens hold anything but base64url-like text is
   assert.is(readFileSync(away, 'utf8'), before);
 });
 
-t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async () => {
-  const s = await startServer({ config: { store: MEMORY_STORE } });
-  try {
-    const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
-    const created = await s.post('/v1/rooms', { id: 'trick', name }, TOKENS.admin.value);
-    assert.ok(created.status < 300, created.text);
-    const r = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', TOKENS.admin.value]);
-    assert.is(r.code, 0, r.stderr);
-    assert.match(r.stdout, /ops\?txt\.exe\?\[31m\?\?/);
-    assert.not.match(r.stdout, UNSAFE);
-    const j = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', TOKENS.admin.value, '--json']);
-    assert.not.match(j.stdout, UNSAFE);
-    assert.match(j.stdout, /\\u202e/);
-    assert.is(JSON.parse(j.stdout).name, name);
-  } finally {
-    await s.dispose();
-  }
+t('names from the server reach the terminal without escapes or bidi characters; --json keeps them as \\u escapes', async ({ running }) => {
+  const { s, operator } = running;
+  const name = 'ops\u202Etxt.exe\x1b[31m\u2066\u200B';
+  const created = await s.post('/v1/rooms', { id: 'trick', name }, operator);
+  assert.ok(created.status < 300, created.text);
+  const r = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', operator]);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /ops\?txt\.exe\?\[31m\?\?/);
+  assert.not.match(r.stdout, UNSAFE);
+  const j = await cli(['rooms', 'get', 'trick', '--url', s.url, '--token', operator, '--json']);
+  assert.not.match(j.stdout, UNSAFE);
+  assert.match(j.stdout, /\\u202e/);
+  assert.is(JSON.parse(j.stdout).name, name);
 });
 
 t.run();
@@ -298,37 +307,42 @@ async function initIn(dir: string, id: string): Promise<string> {
   return initConfig(dir, id, '127.0.0.1:0');
 }
 
-k('sqlite before the first checkpoint (journal only) and after it: a private room is found with the server stopped', async ({ dir }) => {
-  const away = await initIn(dir, 'k-away');
-  const folder = path.dirname(away);
-  const s = await startServer({ dir: folder, keepConfig: true });
-  try {
-    assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
-    assert.is((await cli(['rooms', 'create', 'lobby'], { cwd: folder })).code, 0);
-    await s.kill9();
-    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
-    const code = inviteOf('k-home', 'vault,lobby,fresh');
-    const before = readFileSync(away, 'utf8');
-    const early = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(early.code, 1);
-    assert.match(early.stderr, /vault: existing PRIVATE room/);
-    assert.match(early.stderr, /lobby: existing public room/);
-    assert.match(early.stderr, /fresh: new room/);
-    assert.is(readFileSync(away, 'utf8'), before);
-    assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'the read-only look wrote no database');
+k(
+  'sqlite before the first checkpoint (journal only) and after it: a private room is found with the server stopped, the store left as it was',
+  async ({ dir }) => {
+    const away = await initIn(dir, 'k-away');
+    const folder = path.dirname(away);
+    const s = await startServer({ dir: folder, keepConfig: true });
+    try {
+      await createRooms(s, away, [{ id: 'vault', visibility: 'private' }, { id: 'lobby' }]);
+      await s.kill9();
+      assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'no checkpoint has written svc.db yet');
+      const code = inviteOf('k-home', 'vault,lobby,fresh');
+      const before = readFileSync(away, 'utf8');
+      const early = await cli(['invite', 'accept', code, '--config', away]);
+      assert.is(early.code, 1);
+      assert.match(early.stderr, /vault: existing PRIVATE room/);
+      assert.match(early.stderr, /lobby: existing public room/);
+      assert.match(early.stderr, /fresh: new room/);
+      assert.is(readFileSync(away, 'utf8'), before);
+      assert.not.ok(existsSync(path.join(folder, '.svc', 'svc.db')), 'the read-only look wrote no database');
 
-    // A clean stop checkpoints: now svc.db holds the rooms.
-    await s.restart();
-    await s.stop();
-    assert.ok(existsSync(path.join(folder, '.svc', 'svc.db')));
-    const late = await cli(['invite', 'accept', code, '--config', away]);
-    assert.is(late.code, 1);
-    assert.match(late.stderr, /vault: existing PRIVATE room/);
-    assert.match(late.stderr, /fresh: new room/);
-  } finally {
-    await s.dispose();
-  }
-});
+      // A clean stop checkpoints: now svc.db holds the rooms.
+      await s.restart();
+      await s.stop();
+      assert.ok(existsSync(path.join(folder, '.svc', 'svc.db')));
+      const store = snapshot(path.join(folder, '.svc'));
+      const late = await cli(['invite', 'accept', code, '--config', away]);
+      assert.is(late.code, 1);
+      assert.match(late.stderr, /vault: existing PRIVATE room/);
+      assert.match(late.stderr, /fresh: new room/);
+      assert.is(readFileSync(away, 'utf8'), before);
+      assert.equal(snapshot(path.join(folder, '.svc')), store, 'the read-only look left the store files as they were');
+    } finally {
+      await s.dispose();
+    }
+  },
+);
 
 k('a store that cannot be read with no server running stays unknown, and the message says which of the two failed', async ({ dir }) => {
   const away = await initIn(dir, 'k-away2');
@@ -368,7 +382,7 @@ k(
     edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
     const s = await startServer({ dir: folder, keepConfig: true });
     try {
-      assert.is((await cli(['rooms', 'create', 'vault', '--visibility', 'private'], { cwd: folder })).code, 0);
+      await createRooms(s, away, [{ id: 'vault', visibility: 'private' }]);
       const code = inviteOf('pg-home', 'vault,fresh');
       const before = readFileSync(away, 'utf8');
       const running = await cli(['invite', 'accept', code, '--config', away]);

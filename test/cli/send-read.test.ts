@@ -1,11 +1,12 @@
-// svc send and svc read run as processes against a real server: targets, senders, stdin, --json,
-// exit codes and one-line errors.
+// svc send, svc read and svc search run as processes against one real server: targets, senders,
+// stdin, --json, exit codes and one-line errors; then search's lines, filters, --json, paging hint
+// and exit codes.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cli, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
-import { SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 interface Ctx {
   s: TestServer;
@@ -14,13 +15,24 @@ interface Ctx {
 
 const t = suite<Ctx>('svc send and svc read');
 
+/** One server for both suites (the second one's `after` stops it): the rooms of each. */
+let server: Promise<TestServer> | undefined;
+const shared = () =>
+  (server ??= startServer({
+    config: {
+      store: MEMORY_STORE,
+      rooms: [
+        { id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' },
+        { id: 'ops', members: ['ann', 'bob'] },
+        { id: 'random', members: ['bob'] },
+      ],
+    },
+  }));
+
 t.before(async (ctx) => {
-  ctx.s = await startServer({
-    config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['delta', 'beta'], write_policy: 'members' }] },
-  });
+  ctx.s = await shared();
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: TOKENS.admin.value, ...env } });
 });
-t.after(async ({ s }) => s.dispose());
 
 /** Runs `svc ...args` with `input` on stdin. */
 function withStdin(args: string[], input: string, env: Record<string, string>): Promise<CliResult> {
@@ -124,3 +136,99 @@ t('wrong flags are usage errors (exit 2), server refusals one line (exit 1)', as
 });
 
 t.run();
+
+const ADMIN = TOKENS.admin.value;
+
+interface SearchCtx {
+  s: TestServer;
+  as: (args: string[], env?: Record<string, string>) => ReturnType<typeof cli>;
+  ids: string[];
+}
+
+// Its words (migration, zeppelin) are in none of the messages the suite above sent.
+const q = suite<SearchCtx>('svc search against a running server');
+q.before(async (c) => {
+  c.s = await shared();
+  c.as = (args, env = {}) => cli([...args, '--url', c.s.url], { env: { SVC_TOKEN: ADMIN, ...env } });
+  c.ids = [];
+  for (const [room, from, text] of [
+    ['ops', 'ann', 'the migration plan is ready'],
+    ['random', 'bob', 'lunch, then the migration'],
+    ['ops', 'bob', 'migration done\nall green'],
+  ] as const) {
+    const r = await c.s.post('/v1/messages', roomMessage(room, from, text), ADMIN);
+    assert.is(r.status, 200, r.text);
+    c.ids.push(r.body.message_id);
+  }
+});
+q.after(async (c) => c.s?.dispose());
+
+q('prints one line per match, newest first: time, place, sender, snippet and id', async ({ as, ids }) => {
+  const r = await as(['search', 'migration']);
+  assert.is(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.is(lines.length, 3);
+  assert.match(lines[0]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  #ops  bob: \\*\\*migration\\*\\* done all green  ${ids[2]}$`));
+  assert.match(lines[1]!, / {2}#random {2}bob: lunch, then the \*\*migration\*\* {2}/);
+  assert.match(lines[2]!, / {2}#ops {2}ann: the \*\*migration\*\* plan is ready {2}/);
+  assert.not.match(r.stdout, /\x1b\[/, 'no colour when stdout is not a TTY');
+});
+
+q('several words, --room and --from narrow the search', async ({ as, ids }) => {
+  const both = await as(['search', 'migration', 'plan']);
+  assert.is(both.code, 0, both.stderr);
+  assert.is(both.stdout.trimEnd().split('\n').length, 1);
+  assert.ok(both.stdout.includes(ids[0]!));
+  const room = JSON.parse((await as(['search', 'migration', '--room', 'ops', '--json'])).stdout);
+  assert.equal(
+    room.messages.map((m: { id: string }) => m.id),
+    [ids[2], ids[0]],
+  );
+  const from = JSON.parse((await as(['search', 'migr', '--from', 'bob', '--room', 'random', '--json'])).stdout);
+  assert.equal(
+    from.messages.map((m: { id: string }) => m.id),
+    [ids[1]],
+  );
+});
+
+q('--json prints the API answer, snippets included', async ({ as, ids }) => {
+  const r = await as(['search', 'migration', '--json']);
+  assert.is(r.code, 0, r.stderr);
+  const body = JSON.parse(r.stdout);
+  assert.equal(body.page, { has_more: false });
+  assert.is(body.messages[0].id, ids[2]);
+  assert.is(body.messages[0].snippet, '**migration** done all green');
+});
+
+q('--limit pages, and the hint names the next cursor', async ({ as, ids }) => {
+  const r = await as(['search', 'migration', '--limit', '2']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`older matches: run again with --before ${ids[1]}`));
+  const next = await as(['search', 'migration', '--limit', '2', '--before', ids[1]!, '--json']);
+  assert.equal(
+    JSON.parse(next.stdout).messages.map((m: { id: string }) => m.id),
+    [ids[0]],
+  );
+});
+
+q('no match is a friendly line and exit 0', async ({ as }) => {
+  const r = await as(['search', 'zeppelin']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout.trim(), 'no messages match "zeppelin"');
+});
+
+q('refusals are one line on stderr: no words is a usage error, bad input and missing scope fail', async ({ as }) => {
+  const none = await as(['search']);
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /missing required argument 'words'/);
+  const punct = await as(['search', '!!!']);
+  assert.is(punct.code, 1);
+  assert.match(punct.stderr, /^svc search: .*query\.q: must contain at least one word/);
+  assert.is(punct.stderr.trim().split('\n').length, 1);
+  const writer = await as(['search', 'migration'], { SVC_TOKEN: TOKENS.writer.value });
+  assert.is(writer.code, 1);
+  assert.match(writer.stderr, /^svc search: /);
+  assert.not.match(writer.stderr, /\n\s+at /, 'no stack trace');
+});
+
+q.run();

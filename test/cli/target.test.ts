@@ -151,7 +151,9 @@ p('svc init --listen with a bad address is a usage error and writes nothing', as
 
 p.run();
 
-const n = suite<{ dir: string; other: TestServer; hidden: TestServer }>('the operator token never goes to another network');
+const n = suite<{ dir: string; other: TestServer; hidden: TestServer; alpha: (port: number) => string }>(
+  'the operator token never goes to another network',
+);
 n.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-target-net-'));
   // Another network listens on the port this config names: one public, one that hides its document.
@@ -163,6 +165,24 @@ n.before(async (ctx) => {
     },
   });
   ctx.hidden = await startServer({ config: { store: MEMORY_STORE, network: { id: 'gamma' } } });
+  // The config `svc init --network-id alpha --listen 127.0.0.1:PORT` writes, in a folder of its
+  // own per port: init runs once, the other folders get its output with their port.
+  const folder = path.join(ctx.dir, 'alpha');
+  mkdirSync(folder);
+  const init = await cli(['init', '--yes', '--network-id', 'alpha', '--listen', '127.0.0.1:1'], { cwd: folder });
+  assert.is(init.code, 0, init.stderr);
+  const text = readFileSync(path.join(folder, 'svc.yaml'), 'utf8');
+  assert.match(text, /^ {2}listen_addr: 127\.0\.0\.1:1$/m);
+  ctx.alpha = (port) => {
+    const d = path.join(ctx.dir, `alpha-${port}`);
+    if (!existsSync(d)) {
+      mkdirSync(d);
+      writeFileSync(path.join(d, 'svc.yaml'), text.replace(/^ {2}listen_addr: 127\.0\.0\.1:1$/m, `  listen_addr: 127.0.0.1:${port}`), {
+        mode: 0o600,
+      });
+    }
+    return d;
+  };
 });
 n.after(async (ctx) => {
   await ctx.other.dispose();
@@ -172,10 +192,8 @@ n.after(async (ctx) => {
 
 n(
   'a client command whose config address answers with another network id refuses and says which network answered',
-  async ({ dir, other }) => {
-    const folder = path.join(dir, 'alpha');
-    mkdirSync(folder);
-    assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
+  async ({ alpha, other }) => {
+    const folder = alpha(other.port);
     const r = await cli(['rooms', 'create', 'x'], { cwd: folder });
     assert.is(r.code, 1);
     assert.is(
@@ -187,24 +205,23 @@ n(
   },
 );
 
-n('svc doctor against another network on the config address fails its server check and sends no operator token', async ({ dir, other }) => {
-  const folder = path.join(dir, 'alpha-doctor');
-  mkdirSync(folder);
-  assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${other.port}`], { cwd: folder })).code, 0);
-  const r = await cli(['doctor'], { cwd: folder });
-  assert.is(r.code, 1);
-  assert.match(
-    r.stdout,
-    new RegExp(
-      `✗ server reachable +cannot tell where the server is: the server at ${other.url.replace(/[.]/g, '\\.')} is network beta, not alpha of svc\\.yaml: the operator token was not sent`,
-    ),
-  );
-});
+n(
+  'svc doctor against another network on the config address fails its server check and sends no operator token',
+  async ({ alpha, other }) => {
+    const folder = alpha(other.port);
+    const r = await cli(['doctor'], { cwd: folder });
+    assert.is(r.code, 1);
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `✗ server reachable +cannot tell where the server is: the server at ${other.url.replace(/[.]/g, '\\.')} is network beta, not alpha of svc\\.yaml: the operator token was not sent`,
+      ),
+    );
+  },
+);
 
-n('a server that hides its network document from anonymous callers gets no operator token either', async ({ dir, hidden }) => {
-  const folder = path.join(dir, 'alpha2');
-  mkdirSync(folder);
-  assert.is((await cli(['init', '--yes', '--network-id', 'alpha', '--listen', `127.0.0.1:${hidden.port}`], { cwd: folder })).code, 0);
+n('a server that hides its network document from anonymous callers gets no operator token either', async ({ alpha, hidden }) => {
+  const folder = alpha(hidden.port);
   const r = await cli(['rooms', 'list'], { cwd: folder });
   assert.is(r.code, 1);
   assert.match(
@@ -215,11 +232,8 @@ n('a server that hides its network document from anonymous callers gets no opera
   );
 });
 
-n('the same config with its own server running is not refused (the check passes and the token is used)', async ({ dir }) => {
-  const folder = path.join(dir, 'own');
-  mkdirSync(folder);
-  const port = await freePort();
-  assert.is((await cli(['init', '--yes', '--network-id', 'own', '--listen', `127.0.0.1:${port}`], { cwd: folder })).code, 0);
+n('the same config with its own server running is not refused (the check passes and the token is used)', async ({ alpha }) => {
+  const folder = alpha(await freePort());
   onMemoryStore(path.join(folder, 'svc.yaml'));
   const s = await startServer({ dir: folder, keepConfig: true });
   try {

@@ -11,7 +11,7 @@ import { PoolGroup, SubscriberPool } from '../lib/pool.js';
 import { hardFdLimit, idleMeter, rssMb } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { round, sleep } from '../lib/stats.js';
-import { NETWORK, PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
+import { NETWORK, PUBLISHER, startSvc, TOKEN, type SvcOptions } from '../lib/svc.js';
 import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { isSaturated } from '../lib/verdict.js';
 
@@ -46,8 +46,21 @@ export function attachable(want: number, note: (m: string) => void): number {
   return n;
 }
 
+/** What a tool may change of a run (bench/tools/attach-mem.ts): the svc build and its node flags, a look at the server at both measuring points. */
+export interface AttachTweaks {
+  svc?: Pick<SvcOptions, 'bin' | 'nodeArgs'>;
+  /** Called right after each resident-memory reading, with the server's pid. */
+  probe?: (at: 'before' | 'after', pid: number | undefined) => Promise<void>;
+}
+
 /** Runs attach_10k on one side in a fresh folder under `tmp`; the server is stopped afterwards. */
-export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes, note: (m: string) => void): Promise<AttachResult> {
+export async function runAttach(
+  side: 'svc' | 'baseline',
+  tmp: string,
+  s: Sizes,
+  note: (m: string) => void,
+  tweaks: AttachTweaks = {},
+): Promise<AttachResult> {
   const n = attachable(s.attach.n, note);
   const dir = path.join(tmp, `attach-${side}`);
   mkdirSync(dir);
@@ -55,7 +68,7 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
   const members = [PUBLISHER, ...Array.from({ length: n + warmN }, (_, k) => `a${k}`)];
   const t: Target =
     side === 'svc'
-      ? svcTarget(await startSvc({ dir, rooms: [{ id: 'fanout', members }], manyFds: true }))
+      ? svcTarget(await startSvc({ dir, rooms: [{ id: 'fanout', members }], manyFds: true, ...tweaks.svc }))
       : baselineTarget(await startBaseline(dir, { manyFds: true }));
   const kind = side === 'svc' ? 'svc-attach' : 'baseline';
   const connect = { kind, port: portOf(t), token: TOKEN, network: NETWORK } as const;
@@ -68,9 +81,11 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
     }
     await sleep(500);
     const rssBefore = rssMb(t.pid);
+    await tweaks.probe?.('before', t.pid);
     group = await PoolGroup.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n, wave: s.attach.wave }, s.attach.procs);
     const stormS = group.connectMs / 1000;
     const rssAfter = await settledRss(t.pid, s.attach.settleMs);
+    await tweaks.probe?.('after', t.pid);
 
     await group.phase('k');
     const idle = idleMeter();

@@ -19,8 +19,13 @@ export interface AttachResult {
   attachments: number;
   /** From the first connection to the last READY (the baseline: the last open), seconds. */
   attach_storm_s: number;
-  /** Resident memory the attachments added, per attachment (KB). */
+  /** Resident memory the attachments added, per attachment (KB), once the storm settled. */
   mem_kb_per_attachment: number | null;
+  /**
+   * The same once the broadcasts settled (not a target): what an attachment holds once it has
+   * been sent messages and acknowledged them (svc: its receipts ledger), and what delivery left.
+   */
+  mem_kb_per_attachment_after_broadcasts: number | null;
   /** Publish to delivery of one room message, over every member of every broadcast. */
   broadcast_p50_ms: number | null;
   broadcast_p99_ms: number | null;
@@ -103,10 +108,12 @@ export async function runAttach(
     }
     const idlePct = idle();
     const lat = (await group.samples()).summary();
+    const rssEnd = await settledRss(t.pid, s.attach.settleMs);
     return {
       attachments: n,
       attach_storm_s: round(stormS),
-      mem_kb_per_attachment: rssBefore !== null && rssAfter !== null ? round(((rssAfter - rssBefore) * 1024) / n) : null,
+      mem_kb_per_attachment: perAttachment(rssBefore, rssAfter, n),
+      mem_kb_per_attachment_after_broadcasts: perAttachment(rssBefore, rssEnd, n),
       broadcast_p50_ms: lat.p50_ms,
       broadcast_p99_ms: lat.p99_ms,
       broadcasts: s.attach.broadcasts,
@@ -131,6 +138,10 @@ async function settledRss(pid: number | undefined, ms: number): Promise<number |
     if (now !== null) low = low === null ? now : Math.min(low, now);
   }
   return low;
+}
+
+function perAttachment(beforeMb: number | null, afterMb: number | null, n: number): number | null {
+  return beforeMb !== null && afterMb !== null ? round(((afterMb - beforeMb) * 1024) / n) : null;
 }
 
 function portOf(t: Target): number {

@@ -90,7 +90,7 @@ async function once(who: string, side: 'svc' | 'baseline', tweaks: AttachTweaks)
   );
   rows.push({ who, r, load });
   console.log(
-    `${who.padEnd(9)} ${String(r.mem_kb_per_attachment).padStart(6)} KB/att  rss ${r.rss_before_mb}->${r.rss_after_mb} MB  storm ${r.attach_storm_s} s  p99 ${r.broadcast_p99_ms} ms  load ${load.toFixed(1)}`,
+    `${who.padEnd(9)} ${String(r.mem_kb_per_attachment).padStart(6)} KB/att (${r.mem_kb_per_attachment_after_broadcasts} after broadcasts)  rss ${r.rss_before_mb}->${r.rss_after_mb} MB  storm ${r.attach_storm_s} s  p50/p99 ${r.broadcast_p50_ms}/${r.broadcast_p99_ms} ms${r.complete ? '' : ' (incomplete)'}  load ${load.toFixed(1)}`,
   );
   const [before, after] = readings;
   if (before?.[0] && after?.[0]) console.log(heapLine(before[0], after[0], r.attachments));

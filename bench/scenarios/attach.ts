@@ -55,7 +55,7 @@ export function attachable(want: number, note: (m: string) => void): number {
 export interface AttachTweaks {
   svc?: Pick<SvcOptions, 'bin' | 'nodeArgs'>;
   /** Called right after each resident-memory reading, with the server's pid. */
-  probe?: (at: 'before' | 'after', pid: number | undefined) => Promise<void>;
+  probe?: (at: 'before' | 'after' | 'end', pid: number | undefined) => Promise<void>;
 }
 
 /** Runs attach_10k on one side in a fresh folder under `tmp`; the server is stopped afterwards. */
@@ -109,6 +109,7 @@ export async function runAttach(
     const idlePct = idle();
     const lat = (await group.samples()).summary();
     const rssEnd = await settledRss(t.pid, s.attach.settleMs);
+    await tweaks.probe?.('end', t.pid);
     return {
       attachments: n,
       attach_storm_s: round(stormS),

@@ -96,6 +96,9 @@ async function once(who: string, side: 'svc' | 'baseline', tweaks: AttachTweaks)
   if (before?.[0] && after?.[0]) console.log(heapLine(before[0], after[0], r.attachments));
   // After a full collection at both points: what is live.
   if (before?.[1] && after?.[1]) console.log(`${heapLine(before[1], after[1], r.attachments)} (after a full GC)`);
+  const end = readings[2];
+  if (before?.[0] && end?.[0]) console.log(`${heapLine(before[0], end[0], r.attachments)} (after the broadcasts)`);
+  if (before?.[1] && end?.[1]) console.log(`${heapLine(before[1], end[1], r.attachments)} (after the broadcasts and a full GC)`);
 }
 
 try {

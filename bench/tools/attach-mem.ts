@@ -3,7 +3,7 @@
 // records V8's heap spaces (bench/tools/heap-probe.mjs), before the storm and after it settled.
 //
 //   node --import tsx bench/tools/attach-mem.ts [rounds=2] [n=10000] [--ab OTHER/bin/svc.js]
-//        [--baseline] [--heap | --gc] [--node-arg FLAG]... [--settle MS]
+//        [--baseline] [--heap | --gc] [--node-arg FLAG]... [--settle MS] [--no-receipts]
 //
 // --node-arg passes a flag to the svc processes (e.g. --max-semi-space-size=16), --ab compares two
 // trees under the same machine load. --gc also takes a reading after a forced full collection
@@ -26,6 +26,7 @@ const rounds = Number(args[0] ?? 2);
 const n = Number(args[1] ?? 10_000);
 const abBin = opt('--ab') ? path.resolve(opt('--ab')!) : undefined;
 const nodeArgs = argv.flatMap((a, i) => (argv[i - 1] === '--node-arg' ? [a] : []));
+const noReceipts = argv.includes('--no-receipts');
 const heap = argv.includes('--heap') || argv.includes('--gc');
 if (argv.includes('--gc')) process.env.SVC_HEAP_PROBE_GC = '1';
 const settleMs = Number(opt('--settle') ?? FULL.attach.settleMs);
@@ -103,7 +104,7 @@ async function once(who: string, side: 'svc' | 'baseline', tweaks: AttachTweaks)
 
 try {
   for (let i = 0; i < rounds; i++) {
-    await once('svc', 'svc', { svc: { nodeArgs } });
+    await once('svc', 'svc', { svc: { nodeArgs, ...(noReceipts ? { receipts: false } : {}) } });
     if (abBin) await once('svc-ab', 'svc', { svc: { nodeArgs, bin: abBin } });
     if (argv.includes('--baseline')) await once('baseline', 'baseline', {});
   }

@@ -3,7 +3,7 @@
 // records V8's heap spaces (bench/tools/heap-probe.mjs), before the storm and after it settled.
 //
 //   node --import tsx bench/tools/attach-mem.ts [rounds=2] [n=10000] [--ab OTHER/bin/svc.js]
-//        [--baseline] [--heap | --gc] [--node-arg FLAG]... [--settle MS] [--no-receipts]
+//        [--baseline] [--heap | --gc] [--node-arg FLAG]... [--settle MS] [--no-receipts] [--broadcasts N]
 //
 // --node-arg passes a flag to the svc processes (e.g. --max-semi-space-size=16), --ab compares two
 // trees under the same machine load. --gc also takes a reading after a forced full collection
@@ -20,7 +20,7 @@ import { runAttach, type AttachResult, type AttachTweaks } from '../scenarios/at
 
 const argv = process.argv.slice(2);
 const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
-const valued = new Set(['--ab', '--node-arg', '--settle']);
+const valued = new Set(['--ab', '--node-arg', '--settle', '--broadcasts']);
 const args = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1]!));
 const rounds = Number(args[0] ?? 2);
 const n = Number(args[1] ?? 10_000);
@@ -30,7 +30,7 @@ const noReceipts = argv.includes('--no-receipts');
 const heap = argv.includes('--heap') || argv.includes('--gc');
 if (argv.includes('--gc')) process.env.SVC_HEAP_PROBE_GC = '1';
 const settleMs = Number(opt('--settle') ?? FULL.attach.settleMs);
-const sizes: Sizes = { ...FULL, attach: { ...FULL.attach, n, broadcasts: 3, settleMs } };
+const sizes: Sizes = { ...FULL, attach: { ...FULL.attach, n, broadcasts: Number(opt('--broadcasts') ?? 3), settleMs } };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-attach-mem-'));
 const probeFile = path.join(dir, 'heap.jsonl');
 const probeScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'heap-probe.mjs');

@@ -261,6 +261,7 @@ export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
 export function attachmentWants(a: Audience, e: ServiceEvent, agentId: string, caps: Capabilities, net: string): boolean {
   if (a.kind !== 'conversation' || a.conv === undefined || !caps[CAPABILITY[a.conv]]) return false;
   // Receipts are for observers (SSE, the console); an attached runtime has no use for them.
+  // (The broker does not even queue these for attachments; store catch-up still reads them.)
   if (ATTACHMENT_IGNORES.has(e.type)) return false;
   if (a.locals.has(agentId)) return true;
   // An agent taken out of a room still hears about it once.

@@ -238,6 +238,13 @@ export function table(r: Results): string {
       '≤ 2× baseline',
       verdict(atMost(memR, 2)),
     );
+    add(
+      '… the same after the broadcasts (not a target)',
+      fmt(as?.mem_kb_per_attachment_after_broadcasts, ' KB'),
+      fmt(ab?.mem_kb_per_attachment_after_broadcasts, ' KB'),
+      '',
+      r2(ratio(as?.mem_kb_per_attachment_after_broadcasts, ab?.mem_kb_per_attachment_after_broadcasts)),
+    );
     const bR = ratio(as?.broadcast_p99_ms, ab?.broadcast_p99_ms);
     const complete = (as?.complete ?? false) && (ab?.complete ?? false);
     add(

@@ -11,7 +11,7 @@ import { PoolGroup, SubscriberPool } from '../lib/pool.js';
 import { hardFdLimit, idleMeter, rssMb } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { round, sleep } from '../lib/stats.js';
-import { NETWORK, PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
+import { NETWORK, PUBLISHER, startSvc, TOKEN, type SvcOptions } from '../lib/svc.js';
 import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { isSaturated } from '../lib/verdict.js';
 
@@ -19,8 +19,13 @@ export interface AttachResult {
   attachments: number;
   /** From the first connection to the last READY (the baseline: the last open), seconds. */
   attach_storm_s: number;
-  /** Resident memory the attachments added, per attachment (KB). */
+  /** Resident memory the attachments added, per attachment (KB), once the storm settled. */
   mem_kb_per_attachment: number | null;
+  /**
+   * The same once the broadcasts settled (not a target): what an attachment holds once it has
+   * been sent messages and acknowledged them (svc: its receipts ledger), and what delivery left.
+   */
+  mem_kb_per_attachment_after_broadcasts: number | null;
   /** Publish to delivery of one room message, over every member of every broadcast. */
   broadcast_p50_ms: number | null;
   broadcast_p99_ms: number | null;
@@ -46,8 +51,21 @@ export function attachable(want: number, note: (m: string) => void): number {
   return n;
 }
 
+/** What a tool may change of a run (bench/tools/attach-mem.ts): the svc build and its node flags, a look at the server at both measuring points. */
+export interface AttachTweaks {
+  svc?: Pick<SvcOptions, 'bin' | 'nodeArgs' | 'receipts'>;
+  /** Called right after each resident-memory reading, with the server's pid. */
+  probe?: (at: 'before' | 'after' | 'end', pid: number | undefined) => Promise<void>;
+}
+
 /** Runs attach_10k on one side in a fresh folder under `tmp`; the server is stopped afterwards. */
-export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes, note: (m: string) => void): Promise<AttachResult> {
+export async function runAttach(
+  side: 'svc' | 'baseline',
+  tmp: string,
+  s: Sizes,
+  note: (m: string) => void,
+  tweaks: AttachTweaks = {},
+): Promise<AttachResult> {
   const n = attachable(s.attach.n, note);
   const dir = path.join(tmp, `attach-${side}`);
   mkdirSync(dir);
@@ -55,7 +73,7 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
   const members = [PUBLISHER, ...Array.from({ length: n + warmN }, (_, k) => `a${k}`)];
   const t: Target =
     side === 'svc'
-      ? svcTarget(await startSvc({ dir, rooms: [{ id: 'fanout', members }], manyFds: true }))
+      ? svcTarget(await startSvc({ dir, rooms: [{ id: 'fanout', members }], manyFds: true, ...tweaks.svc }))
       : baselineTarget(await startBaseline(dir, { manyFds: true }));
   const kind = side === 'svc' ? 'svc-attach' : 'baseline';
   const connect = { kind, port: portOf(t), token: TOKEN, network: NETWORK } as const;
@@ -68,9 +86,11 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
     }
     await sleep(500);
     const rssBefore = rssMb(t.pid);
+    await tweaks.probe?.('before', t.pid);
     group = await PoolGroup.start({ ...(side === 'svc' ? connect : { kind, port: portOf(t) }), n, wave: s.attach.wave }, s.attach.procs);
     const stormS = group.connectMs / 1000;
     const rssAfter = await settledRss(t.pid, s.attach.settleMs);
+    await tweaks.probe?.('after', t.pid);
 
     await group.phase('k');
     const idle = idleMeter();
@@ -88,10 +108,13 @@ export async function runAttach(side: 'svc' | 'baseline', tmp: string, s: Sizes,
     }
     const idlePct = idle();
     const lat = (await group.samples()).summary();
+    const rssEnd = await settledRss(t.pid, s.attach.settleMs);
+    await tweaks.probe?.('end', t.pid);
     return {
       attachments: n,
       attach_storm_s: round(stormS),
-      mem_kb_per_attachment: rssBefore !== null && rssAfter !== null ? round(((rssAfter - rssBefore) * 1024) / n) : null,
+      mem_kb_per_attachment: perAttachment(rssBefore, rssAfter, n),
+      mem_kb_per_attachment_after_broadcasts: perAttachment(rssBefore, rssEnd, n),
       broadcast_p50_ms: lat.p50_ms,
       broadcast_p99_ms: lat.p99_ms,
       broadcasts: s.attach.broadcasts,
@@ -116,6 +139,10 @@ async function settledRss(pid: number | undefined, ms: number): Promise<number |
     if (now !== null) low = low === null ? now : Math.min(low, now);
   }
   return low;
+}
+
+function perAttachment(beforeMb: number | null, afterMb: number | null, n: number): number | null {
+  return beforeMb !== null && afterMb !== null ? round(((afterMb - beforeMb) * 1024) / n) : null;
 }
 
 function portOf(t: Target): number {

@@ -19,6 +19,13 @@ export interface QueueOptions {
   deliver: (batch: StoredEvent[]) => void;
   /** Called once when the broker lets this subscriber go (it fell behind, or its delivery threw). */
   dropped: () => void;
+  /**
+   * Event types this subscriber never receives: they are not queued for it at all. Subscribers of
+   * one kind share one set (the broker filters a batch once per set, not once per subscriber), so
+   * an event none of them wants costs nothing per subscriber (ten thousand attachments do not
+   * each take every presence event to drop it).
+   */
+  ignores?: ReadonlySet<string>;
 }
 
 /** A queued subscriber: pause it while its socket is congested, resume it on drain. */
@@ -68,6 +75,8 @@ export class Subscription {
 export class Broker {
   private readonly subscribers = new Set<Subscriber>();
   private readonly queued = new Set<Subscription>();
+  /** Queued subscribers by the event types they ignore (`null`: none), for wants(). */
+  private readonly byIgnores = new Map<ReadonlySet<string> | null, number>();
   private flushScheduled = false;
   private dropCount = 0;
   private readonly dropObservers = new Set<(surface: string) => void>();
@@ -88,22 +97,41 @@ export class Broker {
   open(opts: QueueOptions): Subscription {
     const sub = new Subscription(opts, this);
     this.queued.add(sub);
+    const k = opts.ignores ?? null;
+    this.byIgnores.set(k, (this.byIgnores.get(k) ?? 0) + 1);
     return sub;
   }
 
-  /** O(subscribers) per event: a queued subscriber gets a reference pushed, nothing more. */
+  /** Whether some queued subscriber open now may receive events of this type. */
+  wants(type: string): boolean {
+    for (const ignores of this.byIgnores.keys()) if (!ignores?.has(type)) return true;
+    return false;
+  }
+
+  /** O(subscribers) per batch: a queued subscriber gets references pushed, nothing more. */
   publish(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
     for (const e of events) for (const fn of this.subscribers) fn(e);
     if (this.queued.size === 0) return;
+    // The batch as each set of ignored types leaves it, filtered once per set.
+    const kept = new Map<ReadonlySet<string>, readonly StoredEvent[]>();
+    let queuedAny = false;
     for (const sub of this.queued) {
-      for (const e of events) sub.queue.push(e);
-      const { sizeOf, maxBytes } = sub.opts;
-      if (sizeOf) for (const e of events) sub.queuedBytes += sizeOf(e);
+      const { sizeOf, maxBytes, ignores } = sub.opts;
+      let mine = events;
+      if (ignores) {
+        let k = kept.get(ignores);
+        if (!k) kept.set(ignores, (k = events.filter((e) => !ignores.has(e.event.type))));
+        mine = k;
+      }
+      if (mine.length === 0) continue;
+      queuedAny = true;
+      for (const e of mine) sub.queue.push(e);
+      if (sizeOf) for (const e of mine) sub.queuedBytes += sizeOf(e);
       // A subscriber that is not paused is emptied this very turn, so only a paused one can fall behind.
       if (sub.paused && (sub.queue.length > sub.opts.max || (maxBytes !== undefined && sub.queuedBytes > maxBytes))) this.drop(sub);
     }
-    this.scheduleFlush();
+    if (queuedAny) this.scheduleFlush();
   }
 
   /** Queued subscribers (the only ones that ask for an event's audience). */
@@ -130,7 +158,11 @@ export class Broker {
 
   /** @internal */
   detach(sub: Subscription): void {
-    this.queued.delete(sub);
+    if (!this.queued.delete(sub)) return;
+    const k = sub.opts.ignores ?? null;
+    const left = (this.byIgnores.get(k) ?? 1) - 1;
+    if (left > 0) this.byIgnores.set(k, left);
+    else this.byIgnores.delete(k);
   }
 
   private flush(): void {

@@ -44,15 +44,16 @@ export class LiveHub {
 
   /**
    * Resolves and caches the audiences of events before they are delivered (the feed pump runs this
-   * before publishing; store catch-up runs it on each page).
+   * before publishing; store catch-up runs it on each page); `only` those of them, when given (the
+   * membership changes among all of them still set each one's members as of itself).
    */
-  readonly prepare = async (events: readonly StoredEvent[]): Promise<void> => {
+  readonly prepare = async (events: readonly StoredEvent[], only: readonly StoredEvent[] = events): Promise<void> => {
     // All at once and each record read once per batch: one store read per event in turn is a round
     // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
     const store = batchReads(this.ctx.store, events);
     const net = this.ctx.config.network.id;
     await Promise.all(
-      events.map(async (e) => {
+      only.map(async (e) => {
         if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event));
       }),
     );
@@ -62,11 +63,28 @@ export class LiveHub {
   /**
    * The feed pump's preparer. Only queued subscribers (streams, attachments) ask for the audience
    * of a published event, and a queued subscriber gets only what is published after it opened:
-   * with none open, nothing is read. It answers synchronously then, and the pump publishes in the
-   * same step, so no subscriber can open in between.
+   * events no open one may receive are not read for (with only attachments open, presence events
+   * are not: their audience reads every room). With nothing to read it answers synchronously, and
+   * the pump publishes in the same step, so no subscriber can open in between; when it reads, a
+   * subscriber that opened meanwhile may want more, which is read before it answers.
    */
-  readonly preparePublished = (events: readonly StoredEvent[]): Promise<void> | undefined =>
-    this.ctx.broker.queuedSize === 0 ? undefined : this.prepare(events);
+  readonly preparePublished = (events: readonly StoredEvent[]): Promise<void> | undefined => {
+    const todo = this.unprepared(events);
+    return todo.length === 0 ? undefined : this.prepareAll(events, todo);
+  };
+
+  private unprepared(events: readonly StoredEvent[]): StoredEvent[] {
+    const { broker } = this.ctx;
+    if (broker.queuedSize === 0) return [];
+    return events.filter((e) => !this.audiences.has(e) && broker.wants(e.event.type));
+  }
+
+  private async prepareAll(events: readonly StoredEvent[], todo: StoredEvent[]): Promise<void> {
+    while (todo.length > 0) {
+      await this.prepare(events, todo);
+      todo = this.unprepared(events);
+    }
+  }
 
   /** The audience of a prepared event. */
   audienceOf(e: StoredEvent): Audience {

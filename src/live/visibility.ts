@@ -5,7 +5,7 @@
 import { authorize, type PolicySettings } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeAgent, canSeeDm, canSeeRoom, memberIsLocalAgent, viewerOf, type Viewer } from '../auth/visibility.js';
-import type { ServiceEvent, Target } from '../protocol/types.js';
+import type { EventType, ServiceEvent, Target } from '../protocol/types.js';
 import type { DmRecord, RoomRecord, Store, StoredEvent } from '../store/types.js';
 
 export type ConversationKind = 'room' | 'thread' | 'dm';
@@ -239,6 +239,21 @@ export const ALL_CAPABILITIES: Capabilities = { rooms: true, threads: true, dms:
 const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms', thread: 'threads', dm: 'dms' };
 
 /**
+ * Event types no attachment ever receives (attachmentWants is false for each, whatever the
+ * audience): presence and wake events and pairing changes are about agents, not conversations,
+ * and receipts are for observers. The broker does not queue them for attachments at all
+ * (QueueOptions.ignores). `agent.removed` is not among them: an attachment ends on its own.
+ */
+export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
+  'agent.connected',
+  'agent.disconnected',
+  'agent.wake.delivered',
+  'agent.wake.failed',
+  'pairing.updated',
+  'message.receipts',
+]);
+
+/**
  * Whether an attached agent receives an event: conversation events of rooms it is a member of,
  * their threads and DMs it takes part in, as its capabilities allow. Membership implies the
  * agent's own visibility, so no further viewer check is needed.
@@ -246,7 +261,8 @@ const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms'
 export function attachmentWants(a: Audience, e: ServiceEvent, agentId: string, caps: Capabilities, net: string): boolean {
   if (a.kind !== 'conversation' || a.conv === undefined || !caps[CAPABILITY[a.conv]]) return false;
   // Receipts are for observers (SSE, the console); an attached runtime has no use for them.
-  if (e.type === 'message.receipts') return false;
+  // (The broker does not even queue these for attachments; store catch-up still reads them.)
+  if (ATTACHMENT_IGNORES.has(e.type)) return false;
   if (a.locals.has(agentId)) return true;
   // An agent taken out of a room still hears about it once.
   return e.type === 'room.members.updated' && (e.removed ?? []).some((m) => memberIsLocalAgent(m, agentId, net));

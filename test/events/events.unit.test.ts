@@ -95,6 +95,41 @@ b('delivers what waited once resumed, and nothing after close', async () => {
   assert.is(broker.size, 0);
 });
 
+const typed = (seq: number, type: StoredEvent['event']['type']): StoredEvent => ({ seq, event: { ...ev(seq).event, type } });
+
+b('never queues the types a subscriber ignores, and hands it nothing when a batch has only those', async () => {
+  const broker = new Broker();
+  const ignores = new Set(['agent.connected']);
+  const attached: number[][] = [];
+  const other: number[][] = [];
+  broker.open({ max: 10, surface: 'attach', ignores, deliver: (batch) => attached.push(batch.map((e) => e.seq)), dropped: () => {} });
+  broker.open({ max: 10, surface: 'sse', deliver: (batch) => other.push(batch.map((e) => e.seq)), dropped: () => {} });
+  broker.publish([typed(1, 'agent.connected'), typed(2, 'message.created'), typed(3, 'agent.connected')]);
+  broker.publish([typed(4, 'agent.connected')]);
+  await turn();
+  assert.equal(attached, [[2]]);
+  assert.equal(other, [[1, 2, 3, 4]]);
+});
+
+b('tells whether any open subscriber may receive a type, as subscribers open and close', () => {
+  const broker = new Broker();
+  const ignores = new Set(['agent.connected']);
+  assert.is(broker.wants('message.created'), false);
+  const a = broker.open({ max: 10, surface: 'attach', ignores, deliver: () => {}, dropped: () => {} });
+  const b2 = broker.open({ max: 10, surface: 'attach', ignores, deliver: () => {}, dropped: () => {} });
+  assert.is(broker.wants('message.created'), true);
+  assert.is(broker.wants('agent.connected'), false);
+  const s = broker.open({ max: 10, surface: 'sse', deliver: () => {}, dropped: () => {} });
+  assert.is(broker.wants('agent.connected'), true);
+  s.close();
+  s.close();
+  assert.is(broker.wants('agent.connected'), false);
+  a.close();
+  assert.is(broker.wants('message.created'), true);
+  b2.close();
+  assert.is(broker.wants('message.created'), false);
+});
+
 b.run();
 
 const r = suite('the replay buffer');

@@ -184,3 +184,41 @@ t('an attachment that declares artifacts gets every part', ({ alpha }) => {
 });
 
 t.run();
+
+// With only attachments open, presence events are published without an audience (no attachment
+// receives them); a stream that opens later must still get the next one judged by its rooms.
+const lazy = suite('presence audiences, read only when an open subscriber may receive them');
+
+lazy('a stream opened while only attachments are open sees the next agent connect through a room they share', async () => {
+  const s = await startServer({
+    config: {
+      rooms: [
+        { id: 'shared', members: ['alpha', 'beta'], visibility: 'private' },
+        { id: 'apart', members: ['gamma'], visibility: 'private' },
+      ],
+    },
+  });
+  try {
+    const gamma = await attachAs(s, { network_id: 'testnet', agent: { id: 'gamma' } }, { token: TOKENS.admin.value });
+    // Its agent.connected is published while no stream is open.
+    await new Promise((r) => setTimeout(r, 200));
+    const sse = await SseClient.open(s, { token: TOKENS.alphaOnly.value });
+    try {
+      const beta = await attachAs(s, { network_id: 'testnet', agent: { id: 'beta' } }, { token: TOKENS.admin.value });
+      const up = await sse.nextOf('agent.connected');
+      assert.is(up.json.agent.agent_id, 'beta');
+      await beta.c.close();
+      assert.is((await sse.nextOf('agent.disconnected')).json.agent.agent_id, 'beta');
+      // gamma shares no room with alpha: its presence never reaches this stream.
+      await gamma.c.close();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.not.ok(sse.all.some((f) => f.json?.agent?.agent_id === 'gamma'));
+    } finally {
+      sse.close();
+    }
+  } finally {
+    await s.dispose();
+  }
+});
+
+lazy.run();

@@ -7,6 +7,7 @@ import type { QueueOptions, Subscription } from '../../events/broker.js';
 import type { StoredEvent } from '../../store/types.js';
 import { eventJson } from '../encode.js';
 import type { LiveHub } from '../hub.js';
+import { ATTACHMENT_IGNORES } from '../visibility.js';
 
 /** Most events, and bytes of event JSON, waiting for a congested attachment before it is moved back to store catch-up. */
 export const ATTACH_QUEUE_MAX = 1024;
@@ -83,6 +84,9 @@ export class Feed implements QueueOptions {
   get surface(): string {
     return 'attach';
   }
+  get ignores(): ReadonlySet<string> {
+    return ATTACHMENT_IGNORES;
+  }
 
   /** The broker's hand-over of the live queue. */
   deliver(batch: StoredEvent[]): void {
@@ -147,7 +151,11 @@ export class Feed implements QueueOptions {
       if (this.seq >= this.hub.publishedSeq) return this.subscribe();
       const head = this.hub.publishedSeq;
       const page = (await this.hub.ctx.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
-      await this.hub.prepare(page);
+      // Events no attachment receives need no audience (a presence event's reads every room).
+      await this.hub.prepare(
+        page,
+        page.filter((e) => !ATTACHMENT_IGNORES.has(e.event.type)),
+      );
       if (this.stopped) return;
       if (page.length === 0) {
         this.seq = Math.max(this.seq, head);

@@ -58,7 +58,8 @@ async function admit(
         'not a valid WebSocket upgrade (needs Upgrade: websocket, a Sec-WebSocket-Key and Sec-WebSocket-Version: 13)',
       );
     const origin = req.headers.origin;
-    if (!originAllowed(origin, allowedOrigins(hub, bound()))) {
+    // No Origin (not a browser) passes: the allowed list is only worked out for one that has it.
+    if (origin !== undefined && !originAllowed(origin, allowedOrigins(hub, bound()))) {
       throw new AppError('forbidden', `origin ${origin} is not allowed to attach (server.allowed_origins)`);
     }
     // The same gate as every HTTP request, so bad tokens here count against the address's limit too.

@@ -29,7 +29,7 @@ function image(pages: number, version: (pgno: number) => number): Buffer {
 }
 
 /** A source of version-2 pages that counts its reads, and the most made in one turn. */
-function source(pageCount: number, nums: number[]): PageSource & { reads: number[]; perTurn(): number; stop(): void } {
+function source(pageCount: number, list: number[]): PageSource & { reads: number[]; perTurn(): number; stop(): void } {
   const reads: number[] = [];
   let sinceTick = 0;
   let most = 0;
@@ -42,7 +42,7 @@ function source(pageCount: number, nums: number[]): PageSource & { reads: number
   return {
     pageSize: PS,
     pageCount,
-    nums,
+    nums: Uint32Array.from(list),
     reads,
     read(pgno, into) {
       reads.push(pgno);

@@ -31,7 +31,7 @@ export interface PageSource {
   /** Pages in the database: the file is cut to pageCount x pageSize. */
   pageCount: number;
   /** The changed page numbers (from 1), ascending; those past pageCount are left out. */
-  nums: number[];
+  nums: Uint32Array;
   /** Copies the checkpoint's bytes of page `pgno` into `into` (pageSize bytes); each page once. */
   read(pgno: number, into: Uint8Array): void;
 }
@@ -49,7 +49,9 @@ const noStep: PageStepHook = async () => {};
 
 /** Steps 1 to 3 above, `slice` pages at a time; a checkpoint that changed every page writes a new file instead. */
 export async function checkpointPages(db: string, src: PageSource, at: PageStepHook = noStep, slice = SLICE): Promise<void> {
-  const nums = src.nums.filter((n) => n <= src.pageCount);
+  let end = src.nums.length;
+  while (end > 0 && src.nums[end - 1]! > src.pageCount) end--;
+  const nums = src.nums.subarray(0, end);
   if (nums.length === src.pageCount) return writeWhole(db, src, nums, slice);
   await writeRedo(db, src, nums, at, slice);
   await at('redo-written');
@@ -60,7 +62,7 @@ export async function checkpointPages(db: string, src: PageSource, at: PageStepH
 }
 
 /** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */
-function writeWhole(db: string, src: PageSource, nums: number[], slice: number): Promise<void> {
+function writeWhole(db: string, src: PageSource, nums: Uint32Array, slice: number): Promise<void> {
   const ps = src.pageSize;
   const buf = Buffer.allocUnsafe(Math.min(slice, nums.length) * ps);
   return writeFileDurably(db, async (fh) => {
@@ -81,7 +83,7 @@ async function writeAt(fh: fs.promises.FileHandle, bufs: Uint8Array[], at: numbe
 }
 
 /** Step 1: the redo file, a slice of entries per write. */
-function writeRedo(db: string, src: PageSource, nums: number[], at: PageStepHook, slice: number): Promise<void> {
+function writeRedo(db: string, src: PageSource, nums: Uint32Array, at: PageStepHook, slice: number): Promise<void> {
   const ps = src.pageSize;
   const entry = ENTRY + ps;
   const buf = Buffer.allocUnsafe(Math.max(1, Math.min(slice, nums.length)) * entry);

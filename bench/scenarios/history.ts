@@ -56,7 +56,7 @@ export interface HistoryResult {
 const CHECKPOINT_BYTES = 16 * 1024 * 1024;
 
 /** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
-async function loopMaxMs(port: number): Promise<number | null> {
+export async function loopMaxMs(port: number): Promise<number | null> {
   const c = await Conn.open(port);
   try {
     const r = await c.request(getBytes('/metrics', TOKEN));

@@ -1,24 +1,30 @@
 // Scenario 5's big-store ingest alone, repeated on fresh copies of one loaded store: closed-loop
 // ingest on a store of N messages with a 16 MiB checkpoint threshold, reporting rate, CPU per
-// message (svc serve with its checkpoint worker, and its main thread alone) and checkpoints in the
-// window.
+// message (svc serve with its checkpoint worker, and its main thread alone), checkpoints in the
+// window, svc's longest event-loop stall and its peak resident memory over the database file
+// (sampled every 20 ms; `--pages N` reads N history pages first, as scenario 4 does before it).
 //
-//   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR] [--profile DIR] [--checkpoint-mib N]
+//   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR]
+//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--node-args "--trace-gc ..."]
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { cpuMs, stopAll } from '../lib/procs.js';
-import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
+import { Conn, getBytes } from '../lib/http.js';
+import { cpuMs, rssMb, stopAll } from '../lib/procs.js';
+import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
+import { loopMaxMs } from '../scenarios/history.js';
 import { svcTarget } from '../lib/targets.js';
 
 const argv = process.argv.slice(2);
 const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const nums = argv
-  .filter((a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib'].includes(argv[i - 1]!))
+  .filter(
+    (a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args'].includes(argv[i - 1]!),
+  )
   .map(Number);
 /** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
 const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
@@ -27,6 +33,9 @@ const abBin = opt('--ab') && path.resolve(opt('--ab')!);
 const keep = opt('--keep') && path.resolve(opt('--keep')!);
 /** --profile DIR: svc serve runs with --cpu-prof, profiles land in DIR. */
 const profile = opt('--profile') && path.resolve(opt('--profile')!);
+/** History pages (limit 100, random cursors of the loader's) read before the ingest. */
+const pages = Number(opt('--pages') ?? 0);
+const extraNodeArgs = (opt('--node-args') ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
 
@@ -55,6 +64,22 @@ const lastGen = (dir: string) =>
       .map((n) => Number(n.split('.').pop())),
   );
 
+/** `n` history pages before random cursors of the loader's (fills the page cache as scenario 4 does). */
+async function readPages(port: number, cursorsFile: string, n: number): Promise<void> {
+  const cursors = JSON.parse(readFileSync(cursorsFile, 'utf8')) as Record<string, string[]>;
+  const pool = Object.entries(cursors).flatMap(([room, ids]) => ids.map((id) => ({ room, id })));
+  const conn = await Conn.open(port);
+  try {
+    for (let q = 0; q < n; q++) {
+      const c = pool[Math.floor(Math.random() * pool.length)]!;
+      const r = await conn.request(getBytes(`/v1/rooms/${c.room}/messages?before=${encodeURIComponent(c.id)}&limit=100`, TOKEN));
+      if (r.status !== 200) throw new Error(`history page: ${r.status}`);
+    }
+  } finally {
+    conn.close();
+  }
+}
+
 try {
   for (let i = 0; i < rounds; i++) {
     const line: string[] = [];
@@ -63,7 +88,7 @@ try {
     for (const [who, bin] of builds) {
       const dir = path.join(work, `${who}-${i}`);
       cpSync(source, dir, { recursive: true });
-      const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+      const nodeArgs = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...extraNodeArgs];
       const svc = await startSvc({
         dir,
         rooms: [{ id: 'ingest', members: [PUBLISHER] }],
@@ -71,16 +96,26 @@ try {
         nodeArgs,
         ...(bin ? { bin } : {}),
       });
+      if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);
+      const steady = rssMb(svc.pid) ?? 0;
+      let peak = steady;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);
       const gen0 = lastGen(dir);
+      await loopMaxMs(svc.port);
       const c0 = cpuMs(svc.pid)!;
       const m0 = mainThreadMs(svc.pid);
       const r = await svcTarget(svc).ingest(50, seconds);
       const c1 = cpuMs(svc.pid)!;
       const m1 = mainThreadMs(svc.pid);
+      const loop = await loopMaxMs(svc.port);
+      clearInterval(sampler);
+      const dbMb = statSync(path.join(dir, 'svc.db')).size / 1048576;
       const l = r.latency.summary();
       const per = (ms: number) => ((ms * 1000) / r.ok).toFixed(0);
       line.push(
-        `${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} checkpoints ${lastGen(dir) - gen0}`,
+        `${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} max ${l.max_ms} ` +
+          `checkpoints ${lastGen(dir) - gen0} loop max ${loop?.toFixed(1)} ms rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
+          `/ db ${dbMb.toFixed(0)} MB = ${(peak / dbMb).toFixed(3)}x load ${os.loadavg()[0]!.toFixed(1)}`,
       );
       await svc.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 // Checkpoints: `svc.db` brought up to the database and the journal generations it covers retired.
 // Normally only the pages changed since the last checkpoint are written (page-hook.ts tracks them,
-// page-file.ts writes them crash-safely): the cost follows the writes, not the database's size, and
-// memory holds one copy of the changed pages, not of the database. Without page tracking (an sql.js
-// build the hook does not know) the whole database is written: small ones exported in place, large
-// ones rebuilt by a worker thread from the last `svc.db` plus the journals (checkpoint-worker.ts).
+// page-file.ts writes them crash-safely, a slice per turn through one reused buffer): the cost
+// follows the writes, not the database's size, and memory holds one slice of the changed pages,
+// not a copy of them all. Without page tracking (an sql.js build the hook does not know) the whole
+// database is written: small ones exported in place, large ones rebuilt by a worker thread from
+// the last `svc.db` plus the journals (checkpoint-worker.ts).
 
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -11,7 +12,7 @@ import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from '../db.js';
 import { writeFileDurably } from './durable-file.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
-import { checkpointPages, type PageStepHook } from './page-file.js';
+import { checkpointPages, SLICE, type PageStepHook } from './page-file.js';
 import type { PageTracker } from './page-hook.js';
 import { writeJournalGen } from '../schema.js';
 import { messageOf } from './turn.js';
@@ -51,9 +52,6 @@ function checkpointWorker(job: CheckpointJob): Worker {
   return new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: job });
 }
 
-/** Pages copied per turn by a checkpoint (1 MiB of 4 KiB pages: well under a millisecond). */
-const COPY_BATCH = 256;
-
 export class Checkpointer {
   /** The running background checkpoint. */
   running: Promise<void> | undefined;
@@ -65,8 +63,8 @@ export class Checkpointer {
     private readonly thresholdBytes: number,
     private readonly workerBytes: number,
     initialDbBytes: number,
-    /** Pages copied per turn (tests make it small so that writes land between batches). */
-    private readonly copyBatch = COPY_BATCH,
+    /** Pages copied and written per turn (tests make it small so that writes land between slices). */
+    private readonly sliceSize = SLICE,
   ) {
     this.dbBytes = initialDbBytes;
   }
@@ -120,15 +118,11 @@ export class Checkpointer {
     const nums = tracker.snapshot();
     h.dirty = false;
     try {
-      // Copied in batches between turns: writes go on meanwhile, copy on write keeps the snapshot.
-      const pages = new Map<number, Uint8Array>();
-      for (let i = 0; i < nums.length; i += this.copyBatch) {
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        const batch = nums.slice(i, i + this.copyBatch);
-        tracker.copy(batch).forEach((page, k) => pages.set(batch[k]!, page));
-      }
+      // A slice of pages is copied into one reused buffer and written per turn: writes go on
+      // between slices (copy on write keeps the snapshot), and no copy of all changed pages is made.
+      const src = { pageSize: tracker.pageSize, pageCount, nums, read: (pgno: number, into: Uint8Array) => tracker.copyInto(pgno, into) };
+      await checkpointPages(h.file, src, h.pageStep, this.sliceSize);
       tracker.release();
-      await checkpointPages(h.file, { pageSize: tracker.pageSize, pageCount, pages }, h.pageStep);
     } catch (err) {
       tracker.release(nums);
       h.dirty = true;

@@ -11,67 +11,65 @@
 // pages twice changes nothing) and drops a `<db>.pages.tmp` (a checkpoint that never committed).
 // A checkpoint that changed every page (a new database) writes `<db>.tmp` and renames it instead.
 //
-// Layout: header `SVCPAGE1`, page size, page count, entries (u32 big-endian each); per entry the page
-// number, the crc32 of the page and the page; trailer `SVCPEND1` and the entry count again.
+// Both steps go slice by slice through one reused buffer: a slice of pages is copied from the
+// database (step 1) or read back from the redo file (step 2) and written, and the next slice waits
+// for that write. No step holds more than one slice, whatever the checkpoint's size, and each
+// turn's share of the main thread is one slice's copy. The layout is in redo-format.ts.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { StoreError } from '../../types.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { readIfExists } from './journal.js';
 import { crc32 } from './journal-format.js';
+import { damaged, decodeFrame, encodeHeader, encodeTrailer, ENTRY, HEADER, TRAILER, type RedoHeader } from './redo-format.js';
 
-const MAGIC = Buffer.from('SVCPAGE1', 'latin1');
-const END = Buffer.from('SVCPEND1', 'latin1');
-const HEADER = 20;
-const ENTRY = 8;
-const TRAILER = 12;
-/** Pages written per call (with a yield between): bounds the main thread's share of a checkpoint. */
-const BATCH = 256;
+/** Pages per slice: 1 MiB of 4 KiB pages, copied (and checksummed) in well under a millisecond. */
+export const SLICE = 256;
 
-export interface PageImage {
+/** The changed pages of one checkpoint, as the database held them when it started. */
+export interface PageSource {
   pageSize: number;
   /** Pages in the database: the file is cut to pageCount x pageSize. */
   pageCount: number;
-  /** Page number (from 1) -> bytes; at most pageCount. */
-  pages: Map<number, Uint8Array>;
+  /** The changed page numbers (from 1), ascending; those past pageCount are left out. */
+  nums: Uint32Array;
+  /** Copies the checkpoint's bytes of page `pgno` into `into` (pageSize bytes); each page once. */
+  read(pgno: number, into: Uint8Array): void;
 }
 
 export const pagesPath = (db: string) => `${db}.pages`;
 
-function u32s(...values: number[]): Buffer {
-  const b = Buffer.alloc(4 * values.length);
-  values.forEach((v, i) => b.writeUInt32BE(v, 4 * i));
-  return b;
-}
-
-/** The page numbers in file order. */
-function order(img: PageImage): number[] {
-  return [...img.pages.keys()].filter((n) => n <= img.pageCount).sort((a, b) => a - b);
-}
-
-/** Where a checkpoint of pages is; a test hook waits (or throws, as a crash would) at each. */
-export type PageStep = 'writing-redo' | 'redo-written' | 'applying' | 'applied';
+/**
+ * Where a checkpoint of pages is; a test hook waits (or throws, as a crash would) at each.
+ * `redo-slice`: the first slice of the redo file is written and more follow (a crash between slices).
+ */
+export type PageStep = 'writing-redo' | 'redo-slice' | 'redo-written' | 'applying' | 'applied';
 export type PageStepHook = (step: PageStep) => Promise<void>;
 
-/** Steps 1 to 3 above; a checkpoint that changed every page writes a new file instead. */
-export async function checkpointPages(db: string, img: PageImage, at: PageStepHook = async () => {}): Promise<void> {
-  if (order(img).length === img.pageCount) return writeWhole(db, img);
-  await writeRedo(db, img, at);
+const noStep: PageStepHook = async () => {};
+
+/** Steps 1 to 3 above, `slice` pages at a time; a checkpoint that changed every page writes a new file instead. */
+export async function checkpointPages(db: string, src: PageSource, at: PageStepHook = noStep, slice = SLICE): Promise<void> {
+  let end = src.nums.length;
+  while (end > 0 && src.nums[end - 1]! > src.pageCount) end--;
+  const nums = src.nums.subarray(0, end);
+  if (nums.length === src.pageCount) return writeWhole(db, src, nums, slice);
+  await writeRedo(db, src, nums, at, slice);
   await at('redo-written');
-  await applyImage(db, img, at);
+  await applyRedo(db, { verify: false, slice }, at);
   await at('applied');
   await fs.promises.rm(pagesPath(db), { force: true });
   await fsyncDir(path.dirname(db));
 }
 
 /** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */
-function writeWhole(db: string, img: PageImage): Promise<void> {
+function writeWhole(db: string, src: PageSource, nums: Uint32Array, slice: number): Promise<void> {
+  const ps = src.pageSize;
+  const buf = Buffer.allocUnsafe(Math.min(slice, nums.length) * ps);
   return writeFileDurably(db, async (fh) => {
-    const nums = order(img);
-    for (let i = 0; i < nums.length; i += BATCH) {
-      const bufs = nums.slice(i, i + BATCH).map((n) => img.pages.get(n)!);
-      await writeAt(fh, bufs, i * img.pageSize);
+    for (let i = 0; i < nums.length; i += slice) {
+      const n = Math.min(slice, nums.length - i);
+      for (let k = 0; k < n; k++) src.read(nums[i + k]!, buf.subarray(k * ps, (k + 1) * ps));
+      await writeAt(fh, [buf.subarray(0, n * ps)], i * ps);
     }
   });
 }
@@ -84,77 +82,124 @@ async function writeAt(fh: fs.promises.FileHandle, bufs: Uint8Array[], at: numbe
   return want;
 }
 
-function writeRedo(db: string, img: PageImage, at: PageStepHook): Promise<void> {
-  const nums = order(img);
+/** Step 1: the redo file, a slice of entries per write. */
+function writeRedo(db: string, src: PageSource, nums: Uint32Array, at: PageStepHook, slice: number): Promise<void> {
+  const ps = src.pageSize;
+  const entry = ENTRY + ps;
+  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(slice, nums.length)) * entry);
   return writeFileDurably(pagesPath(db), async (fh) => {
-    let offset = await writeAt(fh, [MAGIC, u32s(img.pageSize, img.pageCount, nums.length)], 0);
+    let offset = await writeAt(fh, [encodeHeader({ pageSize: ps, pageCount: src.pageCount, entries: nums.length })], 0);
     await at('writing-redo');
-    for (let i = 0; i < nums.length; i += BATCH) {
-      const bufs: Uint8Array[] = [];
-      for (const pgno of nums.slice(i, i + BATCH)) {
-        const page = img.pages.get(pgno)!;
-        bufs.push(u32s(pgno, crc32(page)), page);
+    for (let i = 0; i < nums.length; i += slice) {
+      const n = Math.min(slice, nums.length - i);
+      for (let k = 0; k < n; k++) {
+        const pgno = nums[i + k]!;
+        const page = buf.subarray(k * entry + ENTRY, (k + 1) * entry);
+        src.read(pgno, page);
+        buf.writeUInt32BE(pgno, k * entry);
+        buf.writeUInt32BE(crc32(page), k * entry + 4);
       }
-      offset += await writeAt(fh, bufs, offset);
+      offset += await writeAt(fh, [buf.subarray(0, n * entry)], offset);
+      if (i === 0 && n < nums.length) await at('redo-slice');
     }
-    await writeAt(fh, [END, u32s(nums.length)], offset);
+    await writeAt(fh, [encodeTrailer(nums.length)], offset);
   });
 }
 
-/** Step 2: the pages into the database file at their offsets, the file cut to its page count. */
-async function applyImage(db: string, img: PageImage, at: PageStepHook = async () => {}): Promise<void> {
-  const nums = order(img);
-  const fh = await fs.promises.open(db, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+/** Reads exactly `into.length` bytes at `position` (the redo file's size was checked first). */
+async function readAt(fh: fs.promises.FileHandle, into: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new Error(`the redo file ended ${into.length - done} bytes early`);
+    done += bytesRead;
+  }
+}
+
+/** Checks the redo file's frame and returns its header. */
+async function readFrame(fh: fs.promises.FileHandle, file: string): Promise<RedoHeader> {
+  const size = (await fh.stat()).size;
+  const head = Buffer.alloc(HEADER);
+  const tail = Buffer.alloc(TRAILER);
+  if (size >= HEADER + TRAILER) {
+    await readAt(fh, head, 0);
+    await readAt(fh, tail, size - TRAILER);
+  }
+  return decodeFrame(file, size, head, tail);
+}
+
+/** Calls `each` with every slice of entries of the redo file, read into one reused buffer. */
+async function eachSlice(
+  fh: fs.promises.FileHandle,
+  h: RedoHeader,
+  slice: number,
+  each: (buf: Buffer, n: number) => Promise<void> | void,
+): Promise<void> {
+  const entry = ENTRY + h.pageSize;
+  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(slice, h.entries)) * entry);
+  for (let i = 0; i < h.entries; i += slice) {
+    const n = Math.min(slice, h.entries - i);
+    await readAt(fh, buf.subarray(0, n * entry), HEADER + i * entry);
+    await each(buf, n);
+  }
+}
+
+/**
+ * Step 2: the pages of the redo file into the database file at their offsets, the file cut to its
+ * page count. `verify` checks every page's checksum before the database is touched (a redo file
+ * found at open; one this process just wrote is not read for that).
+ */
+async function applyRedo(db: string, o: { verify: boolean; slice: number }, at: PageStepHook = noStep): Promise<void> {
+  const file = pagesPath(db);
+  const fh = await fs.promises.open(file, 'r');
   try {
-    // Runs of consecutive pages go out as one positioned writev each.
-    for (let i = 0; i < nums.length; ) {
-      let j = i + 1;
-      while (j < nums.length && j - i < BATCH && nums[j] === nums[j - 1]! + 1) j++;
-      await writeAt(
-        fh,
-        nums.slice(i, j).map((n) => img.pages.get(n)!),
-        (nums[i]! - 1) * img.pageSize,
-      );
-      if (i === 0) await at('applying');
-      i = j;
+    const h = await readFrame(fh, file);
+    const entry = ENTRY + h.pageSize;
+    if (o.verify) {
+      await eachSlice(fh, h, o.slice, (buf, n) => {
+        for (let k = 0; k < n; k++) {
+          const page = buf.subarray(k * entry + ENTRY, (k + 1) * entry);
+          if (crc32(page) !== buf.readUInt32BE(k * entry + 4)) throw damaged(file, `checksum of page ${buf.readUInt32BE(k * entry)}`);
+        }
+      });
     }
-    await fh.truncate(img.pageCount * img.pageSize);
-    await fh.sync();
+    const out = await fs.promises.open(db, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+    try {
+      let first = true;
+      await eachSlice(fh, h, o.slice, async (buf, n) => {
+        // Runs of consecutive pages go out as one positioned writev each.
+        for (let k = 0; k < n; ) {
+          const start = buf.readUInt32BE(k * entry);
+          let j = k + 1;
+          while (j < n && buf.readUInt32BE(j * entry) === start + (j - k)) j++;
+          const pages: Buffer[] = [];
+          for (let x = k; x < j; x++) pages.push(buf.subarray(x * entry + ENTRY, (x + 1) * entry));
+          await writeAt(out, pages, (start - 1) * h.pageSize);
+          k = j;
+        }
+        if (first) await at('applying');
+        first = false;
+      });
+      await out.truncate(h.pageCount * h.pageSize);
+      await out.sync();
+    } finally {
+      await out.close();
+    }
   } finally {
     await fh.close();
   }
 }
 
-/** Reads a redo file; throws when it is not whole (it was renamed into place only once it was). */
-export function readRedo(file: string, buf: Buffer): PageImage {
-  const bad = (why: string) =>
-    new StoreError('corrupt', `${file} is damaged (${why}); it was complete when written, so the disk changed it since`);
-  if (buf.length < HEADER + TRAILER || !buf.subarray(0, 8).equals(MAGIC)) throw bad('no header');
-  const pageSize = buf.readUInt32BE(8);
-  const pageCount = buf.readUInt32BE(12);
-  const entries = buf.readUInt32BE(16);
-  if (buf.length !== HEADER + entries * (ENTRY + pageSize) + TRAILER) throw bad(`${buf.length} bytes for ${entries} pages`);
-  const tail = buf.length - TRAILER;
-  if (!buf.subarray(tail, tail + 8).equals(END) || buf.readUInt32BE(tail + 8) !== entries) throw bad('no trailer');
-  const pages = new Map<number, Uint8Array>();
-  for (let k = 0, at = HEADER; k < entries; k++, at += ENTRY + pageSize) {
-    const page = buf.subarray(at + ENTRY, at + ENTRY + pageSize);
-    if (crc32(page) !== buf.readUInt32BE(at + 4)) throw bad(`checksum of page ${buf.readUInt32BE(at)}`);
-    pages.set(buf.readUInt32BE(at), page);
-  }
-  return { pageSize, pageCount, pages };
-}
-
 /**
  * Finishes a checkpoint a crash interrupted after its redo file was complete, and drops one that
- * never got that far. Returns whether pages were written into the database.
+ * never got that far. Returns whether pages were written into the database. A damaged redo file
+ * throws (`corrupt`) before the database is touched.
  */
 export async function recoverPages(db: string): Promise<boolean> {
   await fs.promises.rm(`${pagesPath(db)}.tmp`, { force: true });
   await fs.promises.rm(`${db}.tmp`, { force: true });
-  const buf = readIfExists(pagesPath(db));
-  if (!buf) return false;
-  await applyImage(db, readRedo(pagesPath(db), buf));
+  if (!fs.existsSync(pagesPath(db))) return false;
+  await applyRedo(db, { verify: true, slice: SLICE });
   await fs.promises.rm(pagesPath(db), { force: true });
   await fsyncDir(path.dirname(db));
   return true;

@@ -25,7 +25,10 @@ export class PageTracker {
   private dirty = new Set<number>();
   /** Every page written since the open: the in-memory file holds these, `base` the others. */
   private readonly written = new Set<number>();
-  /** Pages of the running snapshot not copied yet, and the snapshot's bytes of those overwritten since. */
+  /**
+   * Pages of the running snapshot not copied yet, and the snapshot's bytes of those overwritten
+   * since (the checkpoint copies a slice per turn, so this holds at most the pages written meanwhile).
+   */
   private pending = new Set<number>();
   private saved = new Map<number, Uint8Array>();
   /** Set when a write did not cover whole pages: the next checkpoint must write a whole image. */
@@ -97,8 +100,10 @@ export class PageTracker {
   }
 
   /** Starts a checkpoint's snapshot: the pages changed since the last one, in file order. */
-  snapshot(): number[] {
-    const nums = [...this.dirty].sort((a, b) => a - b);
+  snapshot(): Uint32Array {
+    // A typed array sorts numbers natively: half the time of a comparator over 20,000 pages, in
+    // the turn that starts the checkpoint.
+    const nums = Uint32Array.from(this.dirty).sort();
     this.pending = this.dirty;
     this.dirty = new Set();
     this.saved = new Map();
@@ -106,22 +111,32 @@ export class PageTracker {
   }
 
   /** The snapshot's bytes of these pages (each copied once; call between turns). */
-  copy(nums: number[]): Uint8Array[] {
-    return nums.map((pgno) => {
-      const kept = this.saved.get(pgno);
-      if (kept) {
-        this.saved.delete(pgno);
-        return kept;
-      }
-      this.pending.delete(pgno);
+  copy(nums: ArrayLike<number>): Uint8Array[] {
+    return Array.from(nums, (pgno) => {
       const page = new Uint8Array(this.pageSize);
-      this.readPage(pgno, page);
+      this.copyInto(pgno, page);
       return page;
     });
   }
 
+  /**
+   * Copies the snapshot's bytes of one page into `into` (page-size bytes, e.g. a slice of a reused
+   * buffer): the bytes a copy on write kept, or the page as the in-memory file holds it. Once per
+   * page and snapshot; between turns.
+   */
+  copyInto(pgno: number, into: Uint8Array): void {
+    const kept = this.saved.get(pgno);
+    if (kept) {
+      this.saved.delete(pgno);
+      into.set(kept);
+      return;
+    }
+    this.pending.delete(pgno);
+    this.readPage(pgno, into);
+  }
+
   /** Ends the snapshot; `failed` pages (a checkpoint that did not finish) count as changed again. */
-  release(failed?: number[]): void {
+  release(failed?: Iterable<number>): void {
     this.pending = new Set();
     this.saved = new Map();
     for (const pgno of failed ?? []) this.dirty.add(pgno);

@@ -33,7 +33,8 @@ async function program(): Promise<Command> {
 /** What `svc ...path --help` prints (to a pipe: no colours, the default width). */
 function helpOf(cmd: Command): string {
   let out = '';
-  cmd.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => undefined, getOutHasColors: () => false });
+  // 80 columns: the width commander gives a pipe.
+  cmd.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => 80, getOutHasColors: () => false });
   cmd.outputHelp();
   return out;
 }

@@ -6,6 +6,8 @@ import { capabilitiesOf, cursorOf, FrameError, parseClientFrame } from '../../sr
 import { defaultOrigins, originAllowed } from '../../src/live/origin.js';
 
 const NET = 'testnet';
+/** For the suites that neither restart the server nor catch up from the store: its start costs less. */
+const MEMORY = { backend: 'memory' };
 const human = (room: string, text: string, extra: Record<string, Json> = {}) => ({
   target: { kind: 'room', room_id: room },
   from: { type: 'human', id: 'op' },
@@ -91,7 +93,11 @@ origins.run();
 const hs = suite<{ s: TestServer }>('attaching with a static token');
 hs.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { auth: { agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha', 'beta', 'gamma'] }] },
+    config: {
+      store: MEMORY,
+      auth: { agent_registration: 'disabled' },
+      rooms: [{ id: 'general', members: ['alpha', 'beta', 'gamma'] }],
+    },
   });
 });
 hs.after(async ({ s }) => s.dispose());
@@ -262,7 +268,7 @@ hs.run();
 const open = suite<{ s: TestServer }>('attaching under open registration');
 open.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: ['newbie'] }] },
+    config: { store: MEMORY, auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: ['newbie'] }] },
   });
 });
 open.after(async ({ s }) => s.dispose());
@@ -353,7 +359,7 @@ resume.run();
 const hb = suite<{ s: TestServer; sse: SseClient }>('the attachment heartbeat');
 hb.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { server: { heartbeat_interval_ms: 500, debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] },
+    config: { store: MEMORY, server: { heartbeat_interval_ms: 500, debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] },
   });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
@@ -392,7 +398,7 @@ hb.run();
 
 const presence = suite<{ s: TestServer; sse: SseClient }>('presence events');
 presence.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY, server: { debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] } });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
 presence.after(async ({ s, sse }) => {
@@ -448,7 +454,7 @@ presence.run();
 
 const wakes = suite<{ s: TestServer; sse: SseClient; c: AttachClient }>('targeted wakes');
 wakes.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startServer({ config: { store: MEMORY, rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
 wakes.after(async ({ s, sse }) => {

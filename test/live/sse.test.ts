@@ -16,8 +16,11 @@ const texts = (s: SseClient) => s.all.filter((f) => f.event === 'message.created
 
 const stream = suite<{ s: TestServer }>('the SSE event stream');
 stream.before(async (ctx) => {
+  // The memory store: nothing here restarts the server or catches up from the store (the replay
+  // gap suite below stays on sqlite).
   ctx.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       server: { heartbeat_interval_ms: 300 },
       rooms: [
         { id: 'general', members: ['alpha'] },
@@ -202,7 +205,7 @@ gap.run();
 
 const slow = suite<{ s: TestServer }>('a slow SSE consumer');
 slow.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startServer({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 slow.after(async ({ s }) => s.dispose());
 

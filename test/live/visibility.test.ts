@@ -44,8 +44,10 @@ const roomsCreated = (c: SseClient) => c.all.filter((f) => f.event === 'room.cre
 const membersUpdated = (c: SseClient) => c.all.filter((f) => f.event === 'room.members.updated').map((f) => f.json.room.id as string);
 
 t.before(async (ctx) => {
+  // The memory store: nothing here restarts the server or reads its files.
   ctx.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       auth: { public_read: true, agent_registration: 'open' },
       rooms: [
         { id: 'pub', members: ['alpha', 'beta'], visibility: 'public' },

@@ -263,7 +263,8 @@ t.run();
 
 const limits = suite<{ s: TestServer }>('/v1/mcp behind the failed-authentication limit');
 limits.before(async (ctx) => {
-  ctx.s = await startServer({ config: { ...CONFIG, server: { limits: { auth_failures_per_minute: 3 } } } });
+  // The memory store: the limit lives in the process.
+  ctx.s = await startServer({ config: { ...CONFIG, store: { backend: 'memory' }, server: { limits: { auth_failures_per_minute: 3 } } } });
 });
 limits.after(async (ctx) => {
   await ctx.s.dispose();

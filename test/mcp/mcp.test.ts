@@ -26,6 +26,10 @@ interface Ctx {
   stateDir(): string;
   /** svc mcp as beta with its static token. */
   beta(stateDir: string): Promise<McpSession>;
+  /** One svc mcp as beta for the tests that neither wait nor count unread (each a process less). */
+  shared(): Promise<McpSession>;
+  sharedSession?: Promise<McpSession>;
+  endShared(): Promise<void>;
   /** alpha says something, with its own token. */
   say(target: Json, text: string, extra?: Json): Promise<string>;
 }
@@ -47,14 +51,23 @@ const CONFIG: Json = {
 const t = suite<Ctx>('svc mcp as agent beta, through a real MCP client');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: CONFIG });
+  // The memory store: nothing here restarts the server or reads its files.
+  ctx.s = await startServer({ config: { ...CONFIG, store: { backend: 'memory' } } });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-mcp-'));
   ctx.n = 0;
   ctx.stateDir = () => path.join(ctx.dir, `state-${++ctx.n}`);
   ctx.beta = async (stateDir) => {
+    // Never two of them attached as beta at once: a new session ends the shared one.
+    await ctx.endShared();
     const m = await startMcp(['--url', ctx.s.url, '--agent', 'beta', '--state-dir', stateDir], { SVC_TOKEN: BETA.value });
     await m.waitFor(/attached as beta/);
     return m;
+  };
+  ctx.shared = () => (ctx.sharedSession ??= ctx.beta(ctx.stateDir()));
+  ctx.endShared = async () => {
+    const shared = ctx.sharedSession;
+    ctx.sharedSession = undefined;
+    await (await shared?.catch(() => undefined))?.close();
   };
   ctx.say = async (target, text, extra = {}) => {
     const r = await ctx.s.req('POST', '/v1/messages', {
@@ -66,6 +79,7 @@ t.before(async (ctx) => {
   };
 });
 t.after(async (ctx) => {
+  await ctx.endShared();
   await ctx.s.dispose();
   rmSync(ctx.dir, { recursive: true, force: true });
 });
@@ -75,141 +89,121 @@ const GENERAL = { kind: 'room', room_id: 'general' };
 t(
   'initialize names the server and advertises tools and subscribable resources; tools/list has the six tools with JSON schemas',
   async (ctx) => {
-    const m = await ctx.beta(ctx.stateDir());
-    try {
-      assert.is(m.client.getServerVersion()?.name, 'svc');
-      const caps = m.client.getServerCapabilities();
-      assert.ok(caps?.tools, 'tools capability');
-      assert.is(caps?.resources?.subscribe, true);
-      assert.match(m.client.getInstructions() ?? '', /agent beta/);
-      const { tools } = await m.client.listTools();
-      assert.equal(tools.map((x) => x.name).sort(), [
-        'list_conversations',
-        'react',
-        'read_messages',
-        'search_messages',
-        'send_message',
-        'wait_for_messages',
-        'whoami',
-      ]);
-      const read = tools.find((x) => x.name === 'read_messages')!;
-      assert.equal(Object.keys(read.inputSchema.properties ?? {}).sort(), ['before', 'dm_id', 'limit', 'room_id', 'thread_id']);
-      const send = tools.find((x) => x.name === 'send_message')!;
-      assert.equal(send.inputSchema.required, ['text']);
-      assert.is((send.inputSchema.properties as Json).dm_with.type, 'array');
-      const wait = tools.find((x) => x.name === 'wait_for_messages')!;
-      assert.is((wait.inputSchema.properties as Json).timeout_s.maximum, 300);
-      assert.equal((wait.inputSchema.properties as Json).scope.enum, ['mentions', 'all']);
-    } finally {
-      await m.close();
-    }
+    const m = await ctx.shared();
+    assert.is(m.client.getServerVersion()?.name, 'svc');
+    const caps = m.client.getServerCapabilities();
+    assert.ok(caps?.tools, 'tools capability');
+    assert.is(caps?.resources?.subscribe, true);
+    assert.match(m.client.getInstructions() ?? '', /agent beta/);
+    const { tools } = await m.client.listTools();
+    assert.equal(tools.map((x) => x.name).sort(), [
+      'list_conversations',
+      'react',
+      'read_messages',
+      'search_messages',
+      'send_message',
+      'wait_for_messages',
+      'whoami',
+    ]);
+    const read = tools.find((x) => x.name === 'read_messages')!;
+    assert.equal(Object.keys(read.inputSchema.properties ?? {}).sort(), ['before', 'dm_id', 'limit', 'room_id', 'thread_id']);
+    const send = tools.find((x) => x.name === 'send_message')!;
+    assert.equal(send.inputSchema.required, ['text']);
+    assert.is((send.inputSchema.properties as Json).dm_with.type, 'array');
+    const wait = tools.find((x) => x.name === 'wait_for_messages')!;
+    assert.is((wait.inputSchema.properties as Json).timeout_s.maximum, 300);
+    assert.equal((wait.inputSchema.properties as Json).scope.enum, ['mentions', 'all']);
   },
 );
 
 t('whoami names the network, the agent and the rooms it belongs to', async (ctx) => {
-  const m = await ctx.beta(ctx.stateDir());
-  try {
-    const r = await m.call('whoami');
-    assert.not.ok(r.isError, r.text);
-    assert.match(r.text, /^agent beta · svc:\/\/testnet\/agents\/beta/);
-    assert.match(r.text, /network testnet \(Test Net/);
-    assert.match(r.text, /member of: general/);
-    const sc = r.structuredContent as Json;
-    assert.is(sc.network.id, 'testnet');
-    assert.is(sc.agent.id, 'beta');
-    assert.is(sc.agent.registered, true, 'the attachment registered beta to its token');
-    assert.equal(sc.rooms, ['general']);
-  } finally {
-    await m.close();
-  }
+  const m = await ctx.shared();
+  const r = await m.call('whoami');
+  assert.not.ok(r.isError, r.text);
+  assert.match(r.text, /^agent beta · svc:\/\/testnet\/agents\/beta/);
+  assert.match(r.text, /network testnet \(Test Net/);
+  assert.match(r.text, /member of: general/);
+  const sc = r.structuredContent as Json;
+  assert.is(sc.network.id, 'testnet');
+  assert.is(sc.agent.id, 'beta');
+  assert.is(sc.agent.registered, true, 'the attachment registered beta to its token');
+  assert.equal(sc.rooms, ['general']);
 });
 
 t('send_message posts to a room, starts and continues a thread, and opens and answers a DM, as this agent', async (ctx) => {
-  const m = await ctx.beta(ctx.stateDir());
-  try {
-    const room = await m.call('send_message', { room_id: 'general', text: 'hello from beta @alpha' });
-    assert.not.ok(room.isError, room.text);
-    const sc = room.structuredContent as Json;
-    assert.match(room.text, new RegExp(`^sent ${sc.message_id} to room general · reply there with send_message room_id="general"`));
-    const hist = (await ctx.s.get('/v1/rooms/general/messages', ADMIN)).body.messages as Json[];
-    const stored = hist.find((x) => x.id === sc.message_id);
-    assert.is(stored.from.id, 'beta');
-    assert.equal(stored.mentions, ['svc://testnet/agents/alpha']);
+  const m = await ctx.shared();
+  const room = await m.call('send_message', { room_id: 'general', text: 'hello from beta @alpha' });
+  assert.not.ok(room.isError, room.text);
+  const sc = room.structuredContent as Json;
+  assert.match(room.text, new RegExp(`^sent ${sc.message_id} to room general · reply there with send_message room_id="general"`));
+  const hist = (await ctx.s.get('/v1/rooms/general/messages', ADMIN)).body.messages as Json[];
+  const stored = hist.find((x) => x.id === sc.message_id);
+  assert.is(stored.from.id, 'beta');
+  assert.equal(stored.mentions, ['svc://testnet/agents/alpha']);
 
-    const parent = await ctx.say(GENERAL, 'a topic');
-    const started = await m.call('send_message', { room_id: 'general', thread_id: 'topic-1', parent_message_id: parent, text: 'on it' });
-    assert.not.ok(started.isError, started.text);
-    assert.is((started.structuredContent as Json).thread_created, true);
-    const more = await m.call('send_message', { thread_id: 'topic-1', text: 'done' });
-    assert.not.ok(more.isError, more.text);
-    assert.equal((more.structuredContent as Json).conversation, { kind: 'thread', room_id: 'general', thread_id: 'topic-1' });
-    assert.is((await ctx.s.get('/v1/threads/topic-1', ADMIN)).body.message_count, 2);
+  const parent = await ctx.say(GENERAL, 'a topic');
+  const started = await m.call('send_message', { room_id: 'general', thread_id: 'topic-1', parent_message_id: parent, text: 'on it' });
+  assert.not.ok(started.isError, started.text);
+  assert.is((started.structuredContent as Json).thread_created, true);
+  const more = await m.call('send_message', { thread_id: 'topic-1', text: 'done' });
+  assert.not.ok(more.isError, more.text);
+  assert.equal((more.structuredContent as Json).conversation, { kind: 'thread', room_id: 'general', thread_id: 'topic-1' });
+  assert.is((await ctx.s.get('/v1/threads/topic-1', ADMIN)).body.message_count, 2);
 
-    const dm = await m.call('send_message', { dm_with: ['alpha'], text: 'a word in private' });
-    assert.not.ok(dm.isError, dm.text);
-    const conv = (dm.structuredContent as Json).conversation;
-    assert.equal(conv.participant_ids, ['testnet:alpha', 'testnet:beta']);
-    assert.match(dm.text, new RegExp(`DM ${conv.dm_id} with alpha .*send_message dm_id="${conv.dm_id}"`));
-    const reply = await m.call('send_message', { dm_id: conv.dm_id, text: 'and another' });
-    assert.not.ok(reply.isError, reply.text);
-    assert.is((await ctx.s.get(`/v1/dms/${conv.dm_id}`, ADMIN)).body.message_count, 2);
-  } finally {
-    await m.close();
-  }
+  const dm = await m.call('send_message', { dm_with: ['alpha'], text: 'a word in private' });
+  assert.not.ok(dm.isError, dm.text);
+  const conv = (dm.structuredContent as Json).conversation;
+  assert.equal(conv.participant_ids, ['testnet:alpha', 'testnet:beta']);
+  assert.match(dm.text, new RegExp(`DM ${conv.dm_id} with alpha .*send_message dm_id="${conv.dm_id}"`));
+  const reply = await m.call('send_message', { dm_id: conv.dm_id, text: 'and another' });
+  assert.not.ok(reply.isError, reply.text);
+  assert.is((await ctx.s.get(`/v1/dms/${conv.dm_id}`, ADMIN)).body.message_count, 2);
 });
 
 t('read_messages shows who, when, what and the ids to reply with, oldest first, and pages with before', async (ctx) => {
-  const m = await ctx.beta(ctx.stateDir());
-  try {
-    const ids = [];
-    for (let i = 1; i <= 3; i++) ids.push(await ctx.say(GENERAL, `numbered ${i}`));
-    const r = await m.call('read_messages', { room_id: 'general', limit: 2 });
-    assert.not.ok(r.isError, r.text);
-    const sc = r.structuredContent as Json;
-    assert.equal(
-      sc.messages.map((x: Json) => x.id),
-      ids.slice(1),
-    );
-    assert.match(r.text, /^room general · 2 messages, oldest first · reply with send_message room_id="general"/);
-    assert.match(r.text, new RegExp(`- ${ids[1]} · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ · alpha:\\n  numbered 2`));
-    assert.match(r.text, new RegExp(`older messages: read_messages with before="${ids[1]}"`));
-    const older = await m.call('read_messages', { room_id: 'general', limit: 1, before: ids[1] });
-    assert.equal(
-      (older.structuredContent as Json).messages.map((x: Json) => x.id),
-      [ids[0]],
-    );
-  } finally {
-    await m.close();
-  }
+  const m = await ctx.shared();
+  const ids = [];
+  for (let i = 1; i <= 3; i++) ids.push(await ctx.say(GENERAL, `numbered ${i}`));
+  const r = await m.call('read_messages', { room_id: 'general', limit: 2 });
+  assert.not.ok(r.isError, r.text);
+  const sc = r.structuredContent as Json;
+  assert.equal(
+    sc.messages.map((x: Json) => x.id),
+    ids.slice(1),
+  );
+  assert.match(r.text, /^room general · 2 messages, oldest first · reply with send_message room_id="general"/);
+  assert.match(r.text, new RegExp(`- ${ids[1]} · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ · alpha:\\n  numbered 2`));
+  assert.match(r.text, new RegExp(`older messages: read_messages with before="${ids[1]}"`));
+  const older = await m.call('read_messages', { room_id: 'general', limit: 1, before: ids[1] });
+  assert.equal(
+    (older.structuredContent as Json).messages.map((x: Json) => x.id),
+    [ids[0]],
+  );
 });
 
 t('search_messages finds what was said where this agent can read, newest first, with the ids to reply with', async (ctx) => {
-  const m = await ctx.beta(ctx.stateDir());
-  try {
-    const old = await ctx.say(GENERAL, 'the zeppelin migration plan is drafted');
-    const recent = await ctx.say(GENERAL, 'zeppelin migration moved to Friday');
-    await ctx.say(GENERAL, 'unrelated words');
-    const r = await m.call('search_messages', { query: 'zeppelin migration' });
-    assert.not.ok(r.isError, r.text);
-    const sc = r.structuredContent as Json;
-    assert.equal(
-      sc.messages.map((x: Json) => x.id),
-      [recent, old],
-    );
-    assert.type(sc.messages[0].snippet, 'string');
-    assert.match(r.text, /^2 matches for "zeppelin migration", newest first:/);
-    assert.match(
-      r.text,
-      new RegExp(
-        `room general · reply with send_message room_id="general"\\n- ${recent} · .* · alpha:\\n  zeppelin migration moved to Friday`,
-      ),
-    );
-    const none = await m.call('search_messages', { query: 'zeppelin', room_id: 'lobby' });
-    assert.equal((none.structuredContent as Json).messages, []);
-    assert.match(none.text, /^No messages match "zeppelin"\./);
-  } finally {
-    await m.close();
-  }
+  const m = await ctx.shared();
+  const old = await ctx.say(GENERAL, 'the zeppelin migration plan is drafted');
+  const recent = await ctx.say(GENERAL, 'zeppelin migration moved to Friday');
+  await ctx.say(GENERAL, 'unrelated words');
+  const r = await m.call('search_messages', { query: 'zeppelin migration' });
+  assert.not.ok(r.isError, r.text);
+  const sc = r.structuredContent as Json;
+  assert.equal(
+    sc.messages.map((x: Json) => x.id),
+    [recent, old],
+  );
+  assert.type(sc.messages[0].snippet, 'string');
+  assert.match(r.text, /^2 matches for "zeppelin migration", newest first:/);
+  assert.match(
+    r.text,
+    new RegExp(
+      `room general · reply with send_message room_id="general"\\n- ${recent} · .* · alpha:\\n  zeppelin migration moved to Friday`,
+    ),
+  );
+  const none = await m.call('search_messages', { query: 'zeppelin', room_id: 'lobby' });
+  assert.equal((none.structuredContent as Json).messages, []);
+  assert.match(none.text, /^No messages match "zeppelin"\./);
 });
 
 t('list_conversations counts unread messages per conversation until they are read', async (ctx) => {
@@ -403,7 +397,7 @@ t('started before the network answers, tool calls are errors saying so, and it s
     assert.is(r.isError, true);
     assert.match(r.text, /^no svc server is running at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
     assert.equal((await m.client.listResources()).resources, []);
-    late = await startServer({ config: { ...CONFIG, server: { listen_addr: `127.0.0.1:${port}` } } });
+    late = await startServer({ config: { ...CONFIG, store: { backend: 'memory' }, server: { listen_addr: `127.0.0.1:${port}` } } });
     await m.waitFor(/attached as beta/);
     const ok = await m.call('whoami');
     assert.not.ok(ok.isError, ok.text);

@@ -26,8 +26,10 @@ function filesUnder(dir: string): string[] {
 
 const t = suite<Ctx>('registering agents');
 t.before(async (c) => {
+  // The memory store: nothing here restarts the server or reads its files.
   c.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       auth: { agent_registration: 'open' },
       rooms: [
         { id: 'general', members: ['alpha', 'gen'] },

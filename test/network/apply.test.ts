@@ -23,7 +23,8 @@ const declared = () => ({
 
 const t = suite<{ s: TestServer; first: Json }>('applying declared config');
 t.before(async (c) => {
-  c.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
+  // The memory store: nothing here restarts the server or reads its files.
+  c.s = await startServer({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 t.after(async (c) => c.s?.dispose());
 

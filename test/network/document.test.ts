@@ -6,11 +6,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
+/** The document does not depend on the store: the memory store starts for less. */
+const MEMORY = { backend: 'memory' };
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const t = suite<{ s: TestServer; agent: string }>('the network document');
 t.before(async (c) => {
-  c.s = await startServer({ config: { auth: { public_read: true, agent_registration: 'open' } } });
+  c.s = await startServer({ config: { store: MEMORY, auth: { public_read: true, agent_registration: 'open' } } });
   c.agent = (await c.s.post('/v1/agents/register', { requested_agent_id: 'gen' })).body.agent_token;
 });
 t.after(async (c) => c.s?.dispose());
@@ -60,9 +62,13 @@ const w = suite<{ open: TestServer; bearer: TestServer }>('warnings in the netwo
 w.before(async (c) => {
   const [open, bearer] = await Promise.allSettled([
     startServer({
-      config: { server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'open', public_read: false, agent_registration: 'open', tokens: [] } },
+      config: {
+        store: MEMORY,
+        server: { listen_addr: '0.0.0.0:0' },
+        auth: { mode: 'open', public_read: false, agent_registration: 'open', tokens: [] },
+      },
     }),
-    startServer({ config: { server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'bearer', agent_registration: 'token' } } }),
+    startServer({ config: { store: MEMORY, server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'bearer', agent_registration: 'token' } } }),
   ]);
   if (open.status === 'fulfilled') c.open = open.value;
   if (bearer.status === 'fulfilled') c.bearer = bearer.value;

@@ -15,7 +15,10 @@ const room = { kind: 'room', room_id: 'ops' };
 
 const people = suite<{ s: TestServer }>('people named in a members-only room');
 people.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'ops', write_policy: 'members', members: ['alpha', 'operator'] }] } });
+  // The memory store: nothing here restarts the server or reads its files.
+  ctx.s = await startServer({
+    config: { store: { backend: 'memory' }, rooms: [{ id: 'ops', write_policy: 'members', members: ['alpha', 'operator'] }] },
+  });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'alpha' }, ALPHA);
   assert.is(reg.status, 200, reg.text);
 });

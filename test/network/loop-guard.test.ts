@@ -17,8 +17,10 @@ const tokenOf = (who: string) => (who === 'alpha' ? ALPHA : BETA); // beta and g
 
 const t = suite<{ s: TestServer }>('the loop guard');
 t.before(async (ctx) => {
+  // The memory store: nothing here restarts the server or reads its files.
   ctx.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       rooms: [
         { id: 'general', members: ['alpha', 'beta'] },
         { id: 'tight', members: ['alpha', 'beta'], loop_guard: { max_consecutive: 3, pause_ms: 400 } },

@@ -93,7 +93,8 @@ stale('a server whose install was upgraded on disk says so in its network docume
   let proc: ChildProcess | undefined;
   try {
     const bin = copyInstall(install);
-    const configFile = writeConfig(dir, testConfig());
+    // The memory store: the warning does not depend on the store.
+    const configFile = writeConfig(dir, testConfig({ store: { backend: 'memory' } }));
     const s = await serve(bin, configFile, { HOME: dir });
     proc = s.proc;
     assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'stale-running-server'));
@@ -132,48 +133,45 @@ stale.run();
 
 const migration = suite('migration-risk');
 
-migration('a sqlite store of a newer schema is refused with one line, and left as it was', async () => {
-  const s = await startServer();
-  try {
-    await s.stop();
-    const db = path.join(s.dir, '.svc/svc.db');
-    await setSqliteSchema(db, SQLITE_SCHEMA + 1);
-    const before = readFileSync(db);
-    const r = await refused(s.configFile);
-    assert.is.not(r.code, 0);
-    const line = `has schema version ${SQLITE_SCHEMA + 1} (migrated by svc ${VERSION}), newer than svc ${VERSION} supports (${SQLITE_SCHEMA}): run that newer svc, or restore a copy taken before the upgrade; nothing was changed`;
-    assert.match(r.output, line);
-    assert.is(r.output.split('\n').filter((l) => l.includes('newer than svc')).length, 1, r.output);
-    assert.ok(readFileSync(db).equals(before), 'the store file is untouched');
-  } finally {
-    await s.dispose();
-  }
-});
+migration(
+  'a sqlite store of an older schema is migrated at start with a warning first, and the network document says so; one of a newer schema is refused with one line, and left as it was',
+  async () => {
+    const s = await startServer();
+    try {
+      assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'migration-risk'));
+      await s.stop();
+      await setSqliteSchema(path.join(s.dir, '.svc/svc.db'), SQLITE_SCHEMA - 1);
+      await s.restart();
+      assert.match(
+        s.output(),
+        `store: migrating ${path.join(s.dir, '.svc/svc.db')} from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`,
+      );
+      const w = (await warningsOf(s.url)).find((x) => x.code === 'migration-risk');
+      assert.ok(w);
+      assert.match(w.message, `from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
+      assert.is(w.docs_url, 'docs/warnings.md#migration-risk');
+      const doctor = await cli(['doctor', '--config', s.configFile, '--url', s.url, '--token', ADMIN], { env: { HOME: s.dir } });
+      assert.match(doctor.stdout, /server warning\s+migration-risk: this start migrated the store/);
+      // The next start finds nothing to migrate: the warning is gone.
+      await s.restart();
+      assert.not.ok((await warningsOf(s.url)).some((x) => x.code === 'migration-risk'));
 
-migration('a sqlite store of an older schema is migrated at start with a warning first, and the network document says so', async () => {
-  const s = await startServer();
-  try {
-    assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'migration-risk'));
-    await s.stop();
-    await setSqliteSchema(path.join(s.dir, '.svc/svc.db'), SQLITE_SCHEMA - 1);
-    await s.restart();
-    assert.match(
-      s.output(),
-      `store: migrating ${path.join(s.dir, '.svc/svc.db')} from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`,
-    );
-    const w = (await warningsOf(s.url)).find((x) => x.code === 'migration-risk');
-    assert.ok(w);
-    assert.match(w.message, `from schema version ${SQLITE_SCHEMA - 1} to ${SQLITE_SCHEMA}`);
-    assert.is(w.docs_url, 'docs/warnings.md#migration-risk');
-    const doctor = await cli(['doctor', '--config', s.configFile, '--url', s.url, '--token', ADMIN], { env: { HOME: s.dir } });
-    assert.match(doctor.stdout, /server warning\s+migration-risk: this start migrated the store/);
-    // The next start finds nothing to migrate: the warning is gone.
-    await s.restart();
-    assert.not.ok((await warningsOf(s.url)).some((x) => x.code === 'migration-risk'));
-  } finally {
-    await s.dispose();
-  }
-});
+      // The same store marked newer than this svc: refused before it changes anything.
+      await s.stop();
+      const db = path.join(s.dir, '.svc/svc.db');
+      await setSqliteSchema(db, SQLITE_SCHEMA + 1);
+      const before = readFileSync(db);
+      const r = await refused(s.configFile);
+      assert.is.not(r.code, 0);
+      const line = `has schema version ${SQLITE_SCHEMA + 1} (migrated by svc ${VERSION}), newer than svc ${VERSION} supports (${SQLITE_SCHEMA}): run that newer svc, or restore a copy taken before the upgrade; nothing was changed`;
+      assert.match(r.output, line);
+      assert.is(r.output.split('\n').filter((l) => l.includes('newer than svc')).length, 1, r.output);
+      assert.ok(readFileSync(db).equals(before), 'the store file is untouched');
+    } finally {
+      await s.dispose();
+    }
+  },
+);
 
 migration('a Postgres schema of a newer version is refused with one line, and left as it was', async () => {
   const pgs = await freshSchema();
@@ -228,6 +226,7 @@ protocol('a peer speaking another pair protocol raises unsupported-protocol in t
   const url = `http://127.0.0.1:${(old.address() as { port: number }).port}`;
   const s = await startServer({
     config: {
+      store: { backend: 'memory' },
       server: { pairing_check_interval_ms: 300 },
       pairings: [{ id: 'to-old', remote_network_id: 'old-net', remote_base_url: url, token: 'old-pair-secret-0123456789' }],
     },

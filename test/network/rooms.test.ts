@@ -11,8 +11,10 @@ const ids = (list: { id: string }[]) => list.map((x) => x.id);
 // One server for the file. The allowlist tests run first, against the declared rooms only.
 const t = suite<{ s: TestServer }>('rooms');
 t.before(async (c) => {
+  // The memory store: nothing here restarts the server or reads its files.
   c.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       rooms: [
         { id: 'general', name: 'General', members: ['alpha'] },
         { id: 'p1', visibility: 'private', members: ['beta'] },

@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
+/** Two full pages of 100 and one more: the smallest count that pages twice past 100. */
+const BULK = 201;
 
 interface Ctx {
   s: TestServer;
@@ -15,7 +17,7 @@ interface Ctx {
   ids: Record<string, string>;
   thread: string;
   dm: string;
-  /** Ids of the 250 `bulk` messages, oldest first. */
+  /** Ids of the BULK `bulk` messages, oldest first. */
   bulk: string[];
 }
 
@@ -72,7 +74,7 @@ for (const backend of ['sqlite', 'memory', 'postgres'] as const) {
       parts: [{ kind: 'text', text: 'carol asks about the migration' }],
     });
     c.bulk = [];
-    for (let i = 0; i < 250; i++) c.bulk.push(await send(s, roomMessage('bulk', 'ann', `bulk item ${i} haystack`)));
+    for (let i = 0; i < BULK; i++) c.bulk.push(await send(s, roomMessage('bulk', 'ann', `bulk item ${i} haystack`)));
   });
   t.after(async (c) => {
     await c.s.dispose();

@@ -534,6 +534,8 @@ t('a direct pairing over HTTP relays both ways and never forwards a relayed mess
   ctx.c = await startServer({
     config: {
       network: { id: 'gamma-net', name: 'Gamma Net' },
+      // Never restarted: the memory store starts for less.
+      store: { backend: 'memory' },
       server: { pairing_check_interval_ms: 300 },
       auth: { tokens: [...baseTokens(), GAMMA_ONLY, { id: 'direct-ac', value: DIRECT_TOKEN, scopes: ['pair'] }] },
       rooms: [{ id: 'general', members: ['gamma', 'alpha-net:alpha'], federation: { pairings: ['direct-ac'] } }],

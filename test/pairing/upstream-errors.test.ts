@@ -38,8 +38,10 @@ const proxy = suite<{ s: TestServer; port: number }>('proxied reads of an unreac
 proxy.before(async (ctx) => {
   ctx.port = await closedPort();
   const relayPort = await closedPort();
+  // The memory store: nothing here restarts the server or reads its files.
   ctx.s = await startServer({
     config: {
+      store: { backend: 'memory' },
       pairings: [
         {
           id: 'down',

@@ -66,7 +66,7 @@ const lockOf = (s: TestServer) => path.join(s.dir, '.svc', 'svc.db.lock');
 const t = suite('one live server per sqlite store');
 
 t(
-  'a second svc serve on the store is refused naming the first, touches no store file, and every acknowledged message survives a kill -9',
+  'a second svc serve on the store is refused naming the first, touches no store file, every acknowledged message survives a kill -9, and the lock the killed server left is taken over by the next svc serve, which says so',
   async () => {
     const s = await startServer({ config: { rooms: ROOMS } });
     try {
@@ -105,38 +105,28 @@ t(
       for (let i = 0; i < 3; i++) if (await send(s, `after-${i}`)) acked.push(`after-${i}`);
       assert.is(acked.length, 18);
 
+      const first = s.proc.pid!;
       await s.kill9();
+      assert.is(JSON.parse(readFileSync(lockOf(s), 'utf8')).pid, first, 'a kill -9 leaves the lock');
       await s.restart();
+      const lock = JSON.parse(readFileSync(lockOf(s), 'utf8'));
+      assert.is(lock.pid, s.proc.pid);
+      assert.is(lock.url, s.url);
+      assert.match(
+        s.output(),
+        new RegExp(
+          `warn took over the store lock \\S+svc\\.db\\.lock left by svc serve \\(pid ${first} on host [^)]*\\): pid ${first} is gone\\n`,
+        ),
+      );
       const ids = await messageIds(s);
       for (const id of acked) assert.ok(ids.includes(id), `acknowledged message ${id} is gone: ${ids.join(' ')}`);
+      assert.is(await s.stop(), 0);
+      assert.not.ok(existsSync(lockOf(s)), 'a clean stop releases the lock');
     } finally {
       await s.dispose();
     }
   },
 );
-
-t('a lock left by a killed server is taken over by the next svc serve, which says so', async () => {
-  const s = await startServer();
-  try {
-    const first = s.proc.pid!;
-    await s.kill9();
-    assert.is(JSON.parse(readFileSync(lockOf(s), 'utf8')).pid, first, 'a kill -9 leaves the lock');
-    await s.restart();
-    const lock = JSON.parse(readFileSync(lockOf(s), 'utf8'));
-    assert.is(lock.pid, s.proc.pid);
-    assert.is(lock.url, s.url);
-    assert.match(
-      s.output(),
-      new RegExp(
-        `warn took over the store lock \\S+svc\\.db\\.lock left by svc serve \\(pid ${first} on host [^)]*\\): pid ${first} is gone\\n`,
-      ),
-    );
-    assert.is(await s.stop(), 0);
-    assert.not.ok(existsSync(lockOf(s)), 'a clean stop releases the lock');
-  } finally {
-    await s.dispose();
-  }
-});
 
 t('a lock whose pid now belongs to another process (started at another time) is taken over', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-lock-reused-'));

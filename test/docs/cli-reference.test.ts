@@ -12,22 +12,11 @@ import { ROOT } from '../helpers/server.js';
 
 const test = suite('docs/cli.md');
 
-/** The CLI's program as `svc` builds it. Importing main.ts runs the CLI once: it is given
- * `--version` with its output swallowed, and the exit code it sets is taken back. */
+/** The CLI's program as `svc` builds it. */
 async function program(): Promise<Command> {
-  const argv = process.argv;
-  const write = process.stdout.write;
-  process.argv = [argv[0]!, 'svc', '--version'];
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  try {
-    const { buildProgram } = await import('../../src/cli/main.js');
-    const { processIo } = await import('../../src/cli/io.js');
-    return buildProgram(processIo(), () => {});
-  } finally {
-    process.argv = argv;
-    process.stdout.write = write;
-    process.exitCode = undefined;
-  }
+  const { buildProgram } = await import('../../src/cli/program.js');
+  const { processIo } = await import('../../src/cli/io.js');
+  return buildProgram(processIo(), () => {});
 }
 
 /** What `svc ...path --help` prints (to a pipe: no colours, the default width). */

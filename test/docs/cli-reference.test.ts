@@ -8,25 +8,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { cli } from '../helpers/cli.js';
+import { helpOf, svcProgram } from '../helpers/help-text.js';
 import { ROOT } from '../helpers/server.js';
 
 const test = suite('docs/cli.md');
-
-/** The CLI's program as `svc` builds it. */
-async function program(): Promise<Command> {
-  const { buildProgram } = await import('../../src/cli/program.js');
-  const { processIo } = await import('../../src/cli/io.js');
-  return buildProgram(processIo(), () => {});
-}
-
-/** What `svc ...path --help` prints (to a pipe: no colours, the default width). */
-function helpOf(cmd: Command): string {
-  let out = '';
-  // 80 columns: the width commander gives a pipe.
-  cmd.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => 80, getOutHasColors: () => false });
-  cmd.outputHelp();
-  return out;
-}
 
 /** The subcommand names of a --help text (its Commands: list, `help` left out). */
 function commandsOf(help: string): string[] {
@@ -47,7 +32,7 @@ function leaves(cmd: Command, prefix: string[] = []): { path: string[]; help: st
 }
 
 test('the help texts read here are what the svc process prints', async () => {
-  const root = await program();
+  const root = svcProgram();
   const [top, leaf] = await Promise.all([cli(['--help']), cli(['rooms', 'create', '--help'])]);
   assert.is(top.code, 0, top.stderr);
   assert.is(helpOf(root), top.stdout);
@@ -58,7 +43,7 @@ test('the help texts read here are what the svc process prints', async () => {
 test('every command has a flags section that lists every flag of its --help', async () => {
   const doc = readFileSync(path.join(ROOT, 'docs', 'cli.md'), 'utf8');
   const missing: string[] = [];
-  const all = leaves(await program());
+  const all = leaves(svcProgram());
   assert.ok(all.length > 20, `found ${all.length} commands`);
   for (const { path: c, help } of all) {
     const heading = `### \`svc ${c.join(' ')}\` flags`;

@@ -9,10 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { newId } from '../../src/protocol/ids.js';
-import type { Message, ServiceEvent } from '../../src/protocol/types.js';
 import type { Store } from '../../src/store/types.js';
 import { parseQuery } from '../../src/protocol/search-text.js';
+import { median } from '../lib/reps.js';
+import { createIngestRoom, writeIngest } from './ingest-writes.js';
 
 const [other, roundsArg, nArg, concArg] = process.argv.slice(2);
 if (!other) throw new Error('usage: store-ab.ts OTHER_CHECKOUT [rounds] [messages] [concurrency]');
@@ -25,41 +25,13 @@ const builds: [string, Open][] = [
   ['other', (await import(path.resolve(other, 'src/store/sqlite/index.ts'))).openSqliteStore as Open],
 ];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-store-ab-'));
-const from = { type: 'agent' as const, id: 'p', network_id: 'n', fqid: 'svc://n/agents/p' };
 const text = 'ingest: a room message of ordinary length, about as long as a sentence';
 
 async function once(open: Open, file: string): Promise<number> {
   const store = await open({ path: file });
-  await store.write([
-    {
-      op: 'room.create',
-      room: { id: 'r', name: 'r', members: ['p'], visibility: 'public', write_policy: 'members' },
-      at: 'x',
-      event: () => ({ id: newId('evt'), type: 'room.created', network_id: 'n', created_at: 'x' }),
-    } as never,
-  ]);
-  const one = () => {
-    const at = new Date().toISOString();
-    const message: Message = {
-      id: newId('msg'),
-      network_id: 'n',
-      target: { kind: 'room', room_id: 'r' },
-      from,
-      parts: [{ kind: 'text', text }],
-      mentions: [],
-      created_at: at,
-    } as Message;
-    const event = { id: newId('evt'), type: 'message.created', network_id: 'n', created_at: at, message } as ServiceEvent;
-    return store.write([
-      { op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id }, minted: true, event, artifacts: [] },
-    ]);
-  };
+  await createIngestRoom(store);
   const cpu0 = process.cpuUsage();
-  for (let i = 0; i < n; i += conc) {
-    const batch = [];
-    for (let j = 0; j < conc && i + j < n; j++) batch.push(one());
-    await Promise.all(batch);
-  }
+  await writeIngest(store, n, conc, text, true);
   // The index caught up (a search drains what is pending), as the idle ticks would have done.
   await store.searchMessages({ terms: parseQuery('sentence')!, scope: { room_ids: ['r'], dm_ids: [] }, limit: 1 });
   const cpu = process.cpuUsage(cpu0);
@@ -82,10 +54,6 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 for (const [name, xs] of Object.entries(res)) {
   console.log(`${name}: median ${median(xs).toFixed(1)} us/msg, min ${Math.min(...xs).toFixed(1)}`);
 }

@@ -8,46 +8,19 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { newId } from '../../src/protocol/ids.js';
-import type { Message, ServiceEvent } from '../../src/protocol/types.js';
+import { createIngestRoom, writeIngest } from './ingest-writes.js';
 
 const n = Number(process.argv[2] ?? 20000);
 const conc = Number(process.argv[3] ?? 50);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sw-'));
 const store = await openSqliteStore({ path: path.join(dir, 'svc.db') });
-await store.write([
-  {
-    op: 'room.create',
-    room: { id: 'r', name: 'r', members: ['p'], visibility: 'public', write_policy: 'members' },
-    at: 'x',
-    event: () => ({ id: newId('evt'), type: 'room.created', network_id: 'n', created_at: 'x' }),
-  },
-]);
-const from = { type: 'agent', id: 'p', network_id: 'n', fqid: 'svc://n/agents/p' };
-const one = () => {
-  const at = new Date().toISOString();
-  const message: Message = {
-    id: newId('msg'),
-    network_id: 'n',
-    target: { kind: 'room', room_id: 'r' },
-    from,
-    parts: [{ kind: 'text', text: 'hello there, a message of ordinary length' }],
-    mentions: [],
-    created_at: at,
-  };
-  const event: ServiceEvent = { id: newId('evt'), type: 'message.created', network_id: 'n', created_at: at, message };
-  return store.write([{ op: 'message.insert', record: { message, conv: 'room:r', event_id: event.id }, event, artifacts: [] }]);
-};
+await createIngestRoom(store);
 const cpu0 = process.cpuUsage();
 // The longest event-loop stall while writing (index upkeep and checkpoints included).
 const stalls = monitorEventLoopDelay({ resolution: 1 });
 stalls.enable();
 const t0 = performance.now();
-for (let i = 0; i < n; i += conc) {
-  const batch = [];
-  for (let j = 0; j < conc && i + j < n; j++) batch.push(one());
-  await Promise.all(batch);
-}
+await writeIngest(store, n, conc, 'hello there, a message of ordinary length');
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 stalls.disable();

@@ -10,8 +10,9 @@
 // seq indexed (in the same transaction as the index rows), and every message after it is pending.
 // Start-up replay and checkpoints apply messages without indexing them; whichever database a
 // restart loads, the upkeep completes it. Live writes hand over each message with the seq its row
-// took (an INSERT ... RETURNING), so once that backlog is worked off, steps index what they were
-// handed without asking the database which messages are pending or reading them back.
+// took (the store counts them: `seq` is an AUTOINCREMENT key, and a step checks the last one it
+// uses against its row), so once that backlog is worked off, steps index what they were handed
+// without asking the database which messages are pending or reading them back.
 //
 // A message of very many distinct words (a 1 MiB text can hold 131k) is indexed in slices, each in
 // a transaction and a turn of its own: FTS4 spends seconds on one such row in one call. Its scope

@@ -4,7 +4,7 @@
 import { api, messageId, qs } from './api.js';
 import { enhanceComposer } from './composer.js';
 import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
-import { clear, el, toast } from './dom.js';
+import { clear, el, keepingPlace, toast } from './dom.js';
 import { layoutMessages } from './message-layout.js';
 import { artifactNode, messageNode } from './render.js';
 import { parseRoute } from './routes.js';
@@ -240,12 +240,11 @@ export async function loadOlder() {
   try {
     const r = await api(`${historyPath()}${qs({ limit: PAGE, before: state.nextBefore, ...readAs() })}`);
     if (epoch !== state.epoch) return;
-    const h = $('history');
-    const fromBottom = h.scrollHeight - h.scrollTop;
-    addMessages(r.messages, 'start');
-    setPage(r.page);
-    // Keep the message that was at the top where it was.
-    h.scrollTop = h.scrollHeight - fromBottom;
+    // The message that was at the top stays where it was.
+    keepingPlace($('history'), () => {
+      addMessages(r.messages, 'start');
+      setPage(r.page);
+    });
   } catch (err) {
     toast(`cannot load older messages: ${err.message}`);
   } finally {

@@ -63,3 +63,10 @@ export function toast(text) {
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => (t.hidden = true), 6000);
 }
+
+/** Runs `prepend` (which adds content above what is shown) and keeps what was on screen in place. */
+export function keepingPlace(scroller, prepend) {
+  const fromBottom = scroller.scrollHeight - scroller.scrollTop;
+  prepend();
+  scroller.scrollTop = scroller.scrollHeight - fromBottom;
+}

@@ -5,7 +5,7 @@
 import { api, messageId, qs } from './api.js';
 import { withAttrs } from './attrs.js';
 import { enhanceComposer } from './composer.js';
-import { clear, el, toast } from './dom.js';
+import { clear, el, keepingPlace, toast } from './dom.js';
 import { layoutMessages } from './message-layout.js';
 import { readAs } from './receipts.js';
 import { notePeople } from './people.js';
@@ -182,11 +182,10 @@ async function loadOlderReplies() {
   try {
     const r = await api(`/v1/threads/${enc(p.threadId)}/messages${qs({ limit: REPLIES, before: p.nextBefore, ...readAs() })}`);
     if (panel !== p) return;
-    const h = nodes.list.parentElement;
-    const fromBottom = h.scrollHeight - h.scrollTop;
-    add(r.messages, 'start');
-    setOlder(r.page);
-    h.scrollTop = h.scrollHeight - fromBottom;
+    keepingPlace(nodes.list.parentElement, () => {
+      add(r.messages, 'start');
+      setOlder(r.page);
+    });
   } catch (err) {
     toast(`cannot load older replies: ${err.message}`);
   } finally {

@@ -3,7 +3,7 @@
 //
 //   node scripts/run-tests.mjs [AREA...] [--unit]
 //
-// Without AREA it first runs the checks (lint, format, imports, types; see below).
+// Without AREA it also runs the checks (lint, format, imports, types; see below) beside the tests.
 // AREA is a folder under test/ (`store`, `store/postgres`) or a piece of a file's path (`apply`);
 // several are joined; none means every file. --unit keeps only the pure tests (*.unit.test.ts).
 // SVC_TEST_JOBS sets how many files run at once (default: twice the machine's available parallelism);
@@ -16,8 +16,8 @@
 //
 // What the processes share is set up once here: the tests' system dependencies (Chromium,
 // PostgreSQL: scripts/test-deps.mjs), one PostgreSQL cluster (SVC_TEST_PG_URL, each test takes its
-// own schema) and one JavaScript build of src/ for the `svc` processes tests start (SVC_TEST_BIN,
-// scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
+// own schema), one JavaScript build of src/ for the `svc` processes tests start (SVC_TEST_BIN) and
+// one of what the test processes import (scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
 // its own cluster and runs `svc` from the sources through tsx instead.
 
 import { spawn } from 'node:child_process';
@@ -70,9 +70,10 @@ const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
 // The whole suite (no AREA) is what CI runs: it also checks what no test would, the format and
 // lint (Biome), import cycles and layers (check-imports.mjs), files over 400 lines
 // (check-sizes.mjs) and the types (tsc on test/tsconfig.json, which takes in src/, bench/ and
-// scripts/ too; the tests run on an esbuild copy that does not check them). The checks run at once,
-// alongside the set-up below, and a failed one stops the run before any test. An area run skips
-// them to stay quick.
+// scripts/ too; the tests run on an esbuild copy that does not check them). The checks run at once
+// and alongside the tests, not before them (tsc alone takes 15 s, a core the tests would leave
+// idle); a failed one stops the run where it is, with its output. An area run skips them to stay
+// quick.
 const CHECKS = [
   ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],
   ['imports', ['scripts/check-imports.mjs']],
@@ -88,7 +89,6 @@ const runCheck = ([what, cmd]) =>
     child.stderr.on('data', (d) => (out += d));
     child.on('close', (code) => resolve({ what, code, out }));
   });
-const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(runCheck)) : Promise.resolve([]);
 
 // What the tests need outside node_modules (Chromium, PostgreSQL): installed here when missing, so
 // the README's `npm test` is the whole recipe, on CI and on a fresh machine alike. Pure tests need
@@ -103,30 +103,29 @@ const cpuProbe = pathToFileURL(path.join(ROOT, 'scripts', 'test-cpu.mjs')).href;
 const shared = {};
 // How a test process loads TypeScript: tsx, or the JavaScript built below (scripts/test-loader.mjs).
 let loader = tsx;
-if (env.SVC_TEST_FROM_SOURCE !== '1') {
+/** The builds of the run (scripts/test-build.mjs), side by side. */
+async function build() {
+  if (env.SVC_TEST_FROM_SOURCE === '1') return;
   const t0 = Date.now();
-  const { buildForTests, buildTestSources } = await import('./test-build.mjs');
-  if (needsSvc && !env.SVC_TEST_BIN) shared.SVC_TEST_BIN = await buildForTests(ROOT);
-  // Tests outside the package (SVC_TEST_DIR elsewhere) cannot be compiled in place; they use tsx.
-  if (!path.relative(ROOT, TEST).startsWith('..')) {
-    shared.SVC_TEST_SOURCES = await buildTestSources(ROOT, [TEST]);
-    loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
-  }
+  const { buildDependencies, buildForTests, buildTestSources } = await import('./test-build.mjs');
+  const deps = buildDependencies(ROOT);
+  await Promise.all([
+    needsSvc && !env.SVC_TEST_BIN && buildForTests(ROOT, deps).then((bin) => (shared.SVC_TEST_BIN = bin)),
+    // Tests outside the package (SVC_TEST_DIR elsewhere) cannot be compiled in place; they use tsx.
+    !path.relative(ROOT, TEST).startsWith('..') &&
+      buildTestSources(ROOT, [TEST], deps).then((dir) => {
+        shared.SVC_TEST_SOURCES = dir;
+        loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
+      }),
+  ]);
   process.stdout.write(`tests: built the sources for this run in ${Date.now() - t0} ms\n`);
 }
-for (const c of await checks) {
-  process.stdout.write(c.out);
-  if (c.code !== 0) {
-    process.stderr.write(`tests: the ${c.what} check failed (npm run lint; npm run typecheck); no test was run\n`);
-    process.exitCode = 1;
-  }
-}
-if (process.exitCode) process.exit();
 const usesPg = (f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8'));
-if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
-  // One cluster for every process (starting one per file costs seconds each); the helper is
-  // TypeScript, loaded through tsx's API.
+/** One cluster for every process (starting one per file costs seconds each). */
+async function startPostgres() {
+  if (env.SVC_TEST_PG_URL || !files.some(usesPg)) return;
   const t0 = Date.now();
+  // The helper is TypeScript, loaded through tsx's API.
   const { register } = await import('tsx/esm/api');
   register();
   const { startOwnCluster } = await import(pathToFileURL(path.join(ROOT, 'test', 'helpers', 'pg.ts')).href);
@@ -134,6 +133,9 @@ if (!env.SVC_TEST_PG_URL && files.some(usesPg)) {
   shared.SVC_TEST_PG_URL = cluster.url;
   process.stdout.write(`tests: started PostgreSQL for this run in ${Date.now() - t0} ms\n`);
 }
+await Promise.all([build(), startPostgres()]);
+// Started once the set-up is done: the set-up holds every test back, the checks hold none.
+const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(runCheck)) : Promise.resolve([]);
 
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const queue = orderFiles(files, { ...readJson(TIMINGS_STATIC), ...readJson(TIMINGS_LAST) });
@@ -237,12 +239,25 @@ const runTimer = setTimeout(() => {
 }, RUN_LIMIT_MS);
 runTimer.unref();
 
+// A check that fails stops the run at once: its output is what to read first.
+const checked = checks.then((done) => {
+  for (const c of done) {
+    process.stdout.write(c.out);
+    if (c.code !== 0) {
+      process.stderr.write(`tests: the ${c.what} check failed (npm run lint; npm run typecheck); stopping the run\n`);
+      stopAll();
+      process.exit(1);
+    }
+  }
+});
+
 process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
     for (let f = queue.shift(); f !== undefined; f = queue.shift()) await runFile(f);
   }),
 );
+await checked;
 clearTimeout(runTimer);
 
 const failedFiles = results.filter((r) => !r.ok);

@@ -6,9 +6,10 @@
 
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { precompileSchemas } from './precompile-schemas.mjs';
+import { bundleDependencies } from './test-deps-bundle.mjs';
 
 const PREFIX = '.test-build-';
 
@@ -52,8 +53,25 @@ function runFolder(root, prefix) {
   return out;
 }
 
-/** Builds src/ into ROOT/.test-build-<pid>/ and returns the `svc` script there; removed when this process exits. */
-export async function buildForTests(root) {
+/**
+ * Bundles the dependencies both builds load (scripts/test-deps-bundle.mjs) into
+ * ROOT/.test-deps-<pid>/node_modules/; resolves to that node_modules folder, removed when this
+ * process exits. The builds link it as their own node_modules, where Node looks first.
+ */
+export async function buildDependencies(root) {
+  const out = runFolder(root, '.test-deps-');
+  await bundleDependencies(await esbuildBuild(), root, out);
+  return path.join(out, 'node_modules');
+}
+
+/** Links `deps` (a promise of buildDependencies) as `out`/node_modules once it is built. */
+const linkDependencies = async (out, deps) => symlinkSync(await deps, path.join(out, 'node_modules'));
+
+/**
+ * Builds src/ into ROOT/.test-build-<pid>/ and returns the `svc` script there; removed when this
+ * process exits. `deps`: buildDependencies's promise.
+ */
+export async function buildForTests(root, deps) {
   const out = runFolder(root, PREFIX);
   const build = await esbuildBuild();
   const src = path.join(root, 'src');
@@ -66,8 +84,9 @@ export async function buildForTests(root) {
     target: 'node20',
     logLevel: 'warning',
   });
-  // The schema validators as a build has them (scripts/precompile-schemas.mjs).
-  await precompileSchemas(out);
+  // The schema validators as a build has them (scripts/precompile-schemas.mjs), and one-file
+  // copies of the packages each `svc` process loads (scripts/test-deps-bundle.mjs).
+  await Promise.all([precompileSchemas(out), linkDependencies(out, deps)]);
   const bin = path.join(out, 'svc.js');
   writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
   if (!existsSync(path.join(out, 'cli', 'main.js'))) throw new Error(`test build: ${out}/cli/main.js missing`);
@@ -83,9 +102,10 @@ const TEST_SOURCE_DIRS = ['src', 'test', 'bench', 'scripts'];
  * plain JavaScript in place of each .ts file, under the .ts file's own URL, instead of starting
  * tsx (~0.25 s of CPU per process, and more per module it compiles). Source maps point at the .ts
  * files, so stack traces read as they do under tsx. `more`: other folders under ROOT to compile (a
- * run's SVC_TEST_DIR). Returns the folder, removed when this process exits.
+ * run's SVC_TEST_DIR); `deps`: buildDependencies's promise. Returns the folder, removed when this
+ * process exits.
  */
-export async function buildTestSources(root, more = []) {
+export async function buildTestSources(root, more, deps) {
   const out = runFolder(root, '.test-sources-');
   const build = await esbuildBuild();
   const dirs = [...TEST_SOURCE_DIRS.map((d) => path.join(root, d)), ...more];
@@ -116,5 +136,6 @@ export async function buildTestSources(root, more = []) {
     mkdirSync(path.dirname(file.path), { recursive: true });
     writeFileSync(file.path, text);
   }
+  await linkDependencies(out, deps);
   return out;
 }

@@ -64,6 +64,30 @@ t('a test process loads the compiled JavaScript, not tsx', ({ dir }) => {
   assert.match(r.stdout, /\n1 passed, 0 failed\n$/);
 });
 
+t('a test process and the svc build load the one-file copies of the bundled packages', ({ dir }) => {
+  // Not a .unit file, so the run builds svc too (SVC_TEST_BIN); yaml is one of the bundled packages.
+  file(
+    dir,
+    'd/bundled.test.ts',
+    [
+      "import { existsSync, realpathSync } from 'node:fs';",
+      "import path from 'node:path';",
+      "import { fileURLToPath } from 'node:url';",
+      "import { parse } from 'yaml';",
+      "t('yaml', () => {",
+      "  assert.equal(parse('a: 1'), { a: 1 });",
+      "  const copy = realpathSync(fileURLToPath(import.meta.resolve('yaml')));",
+      '  assert.match(copy, /[\\\\/]\\.test-deps-\\d+[\\\\/]node_modules[\\\\/]yaml[\\\\/]index\\.js$/);',
+      "  assert.is(realpathSync(path.join(path.dirname(process.env.SVC_TEST_BIN!), 'node_modules/yaml/index.js')), copy);",
+      '});',
+    ].join('\n'),
+  );
+  // Its own svc build, not the one of the run this test is part of.
+  const r = run(dir, ['d/bundled'], { SVC_TEST_BIN: '' });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /\n1 passed, 0 failed\n$/);
+});
+
 t('each file and the summary give the CPU time, children included, and it is kept per file', ({ dir }) => {
   // A child that burns 1 s of CPU (more than a test process spends on itself): counted in its
   // parent's file once waited for.

@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { precompileSchemas } from './precompile-schemas.mjs';
 import { bundleDependencies } from './test-deps-bundle.mjs';
@@ -70,27 +70,58 @@ const linkDependencies = async (out, deps) => symlinkSync(await deps, path.join(
 /**
  * Builds src/ into ROOT/.test-build-<pid>/ and returns the `svc` script there; removed when this
  * process exits. `deps`: buildDependencies's promise.
+ *
+ * Two builds of src/ side by side. One file per module, as dist/ has it: the checkpoint worker,
+ * the precompiled validators and the paths src/ resolves from its own location (package.json,
+ * schemas/, templates/) live there. And the `svc` script's bundle in bundle/: the CLI with its
+ * commands split where they are imported lazily, so a `svc serve` loads about 10 files instead of
+ * 60 (0.31-0.34 s of CPU to start on the memory store instead of 0.43-0.49 s). In the bundle each
+ * module's `import.meta.url` is its file's in the first build, so every path resolves as it does
+ * there and in dist/.
  */
 export async function buildForTests(root, deps) {
   const out = runFolder(root, PREFIX);
   const build = await esbuildBuild();
   const src = path.join(root, 'src');
-  await build({
-    entryPoints: sources(src),
-    outdir: out,
-    outbase: src,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-  });
+  const common = { outdir: out, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' };
+  await Promise.all([
+    build({ ...common, entryPoints: sources(src), outbase: src }),
+    build({
+      ...common,
+      entryPoints: { main: path.join(src, 'cli', 'main.ts') },
+      outdir: path.join(out, 'bundle'),
+      bundle: true,
+      splitting: true,
+      packages: 'external',
+      plugins: [keepOwnUrls(src)],
+    }),
+  ]);
   // The schema validators as a build has them (scripts/precompile-schemas.mjs), and one-file
   // copies of the packages each `svc` process loads (scripts/test-deps-bundle.mjs).
   await Promise.all([precompileSchemas(out), linkDependencies(out, deps)]);
   const bin = path.join(out, 'svc.js');
-  writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
+  writeFileSync(bin, "#!/usr/bin/env node\nimport './bundle/main.js';\n");
   if (!existsSync(path.join(out, 'cli', 'main.js'))) throw new Error(`test build: ${out}/cli/main.js missing`);
   return bin;
+}
+
+/**
+ * An esbuild plugin for a bundle written to <build>/bundle/: each module of `src` gets, for
+ * `import.meta.url`, the URL of its own file in <build> (src/config/schema.ts: ../config/schema.js
+ * from the chunk), so the bundle reads and starts what the one-file-per-module build would.
+ */
+function keepOwnUrls(src) {
+  return {
+    name: 'keep-own-urls',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (path.relative(src, args.path).startsWith('..')) return undefined;
+        const own = `../${path.relative(src, args.path).replace(/\.ts$/, '.js').split(path.sep).join('/')}`;
+        const text = readFileSync(args.path, 'utf8');
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'ts' };
+      });
+    },
+  };
 }
 
 /** The folders whose TypeScript a test process may import. */

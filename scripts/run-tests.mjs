@@ -304,7 +304,7 @@ try {
   if (results.length > JOBS) {
     const last = readJson(TIMINGS_LAST);
     for (const r of results) last[r.file] = Math.round(r.ms / 100) / 10;
-    writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 1)}\n`);
+    writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 2)}\n`);
   }
   const cpu = readJson(CPU_LAST);
   for (const r of results) if (Number.isFinite(r.cpu)) cpu[r.file] = Math.round(r.cpu * 10) / 10;

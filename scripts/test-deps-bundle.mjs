@@ -1,11 +1,11 @@
 // One-file copies of the packages every `svc` process loads, for the test builds only
 // (scripts/test-build.mjs links them into both; scripts/test-loader.mjs points test processes at
-// them). A full run starts about 700 `svc` processes, and loading yaml,
-// prom-client (with @opentelemetry/api), commander, ws and undici file by file was a third of the
-// CPU a `svc serve` spends to start: Node resolves, reads and scans each of their ~150 CommonJS
-// files. Bundled, a memory-store `svc serve` starts on 0.46 s of CPU instead of 0.57 s (median of
-// 12 starts each). The copies are the build's node_modules/, which Node's resolution finds before
-// the package's own, so nothing in src/ changes; installs and dist/ load the packages as published.
+// them). A full run starts about 700 `svc` processes, and loading yaml, prom-client (with
+// @opentelemetry/api), commander, ws and undici file by file was a third of the CPU a `svc serve`
+// spends to start: Node resolves, reads and scans each of their ~150 CommonJS files. Bundled, a
+// memory-store `svc serve` starts on 0.46 s of CPU instead of 0.57 s (median of 12 starts each).
+// The copies are the build's node_modules/, which Node's resolution finds before the package's
+// own, so nothing in src/ changes; installs and dist/ load the packages as published.
 //
 // Left out: packages imported by subpath (ajv by the precompiled validators, the MCP SDK,
 // oidc-provider, sql.js with its .wasm beside it), and those another package also imports (zod,

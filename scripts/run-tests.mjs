@@ -17,8 +17,9 @@
 // What the processes share is set up once here: the tests' system dependencies (Chromium,
 // PostgreSQL: scripts/test-deps.mjs), one PostgreSQL cluster (SVC_TEST_PG_URL, each test takes its
 // own schema), one JavaScript build of src/ for the `svc` processes tests start (SVC_TEST_BIN) and
-// one of what the test processes import (scripts/test-build.mjs). A file run on its own (`node --import tsx test/x/y.test.ts`) starts
-// its own cluster and runs `svc` from the sources through tsx instead.
+// one of what the test processes import (scripts/test-build.mjs). A file run on its own
+// (`node --import tsx test/x/y.test.ts`) starts its own cluster and runs `svc` from the sources
+// through tsx instead.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -71,8 +72,8 @@ const needsSvc = files.some((f) => !f.endsWith('.unit.test.ts'));
 // lint (Biome), import cycles and layers (check-imports.mjs), files over 400 lines
 // (check-sizes.mjs) and the types (tsc on test/tsconfig.json, which takes in src/, bench/ and
 // scripts/ too; the tests run on an esbuild copy that does not check them). The checks run at once
-// and alongside the tests, not before them (tsc alone takes 15 s, a core the tests would leave
-// idle); a failed one stops the run where it is, with its output. An area run skips them to stay
+// and alongside the tests, not before them (tsc alone takes 15 s, which every test used to wait
+// for); a failed one stops the run where it is, with its output. An area run skips them to stay
 // quick.
 const CHECKS = [
   ['lint and format', ['node_modules/@biomejs/biome/bin/biome', 'check', '.']],

@@ -4,7 +4,7 @@
 // supervisor or script that sends SIGHUP (reload) as soon as the line appears must not end the
 // process by the signal's default action.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,40 +52,54 @@ u('the docs index the lines point to ships in the package', () => {
 
 u.run();
 
+/**
+ * Spawns `svc serve` in `dir` and resolves once its listening line is out; `atListening` runs in
+ * the very tick that line arrives (a signal sent then lands in start-up's last instructions).
+ */
+async function serveUntilListening(
+  dir: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  atListening: (proc: ChildProcess) => void = () => {},
+): Promise<{ proc: ChildProcess; url: string; stdout: () => string; stderr: () => string }> {
+  const proc = spawn(process.execPath, [SVC_BIN, 'serve', ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${stdout}${stderr}`)), 15_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /svc listening on (http:\/\/\S+)/.exec(stdout);
+      if (!m) return;
+      atListening(proc);
+      clearTimeout(timer);
+      resolve(m[1]!);
+    });
+  });
+  return { proc, url, stdout: () => stdout, stderr: () => stderr };
+}
+
 /** Runs `svc serve` from `dir` until listening, then sends `signal`; resolves its streams and exit code. */
 async function serveAndStop(
   dir: string,
   args: string[],
   signal: NodeJS.Signals,
 ): Promise<{ stdout: string; stderr: string; code: number | null; url: string }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'serve', ...args], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '1', HOME: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${stderr}`)), 15_000);
-    proc.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /svc listening on (http:\/\/\S+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-  });
+  const { proc, url, stdout, stderr } = await serveUntilListening(dir, args, { HOME: dir });
   // The next-step lines come right after the listening line.
   const deadline = Date.now() + 5000;
-  while (!stderr.includes('docs: ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const running = stdout;
+  while (!stderr().includes('docs: ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const running = stdout();
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   proc.kill(signal);
   const code = await exited;
   assert.is(running, `svc listening on ${url} (network testnet)\n`, 'stdout holds only the listening line while the server runs');
-  return { stdout, stderr, code, url };
+  return { stdout: stdout(), stderr: stderr(), code, url };
 }
 
 const s = suite('svc serve start and stop');
@@ -174,33 +188,16 @@ const sig = suite('svc serve signals');
 /** Starts svc serve, sends SIGHUP in the same tick its listening line arrives; resolves how it stands 300 ms later. */
 async function hupAtListening(dir: string): Promise<{ alive: boolean; status: number | undefined; output: string }> {
   const file = writeConfig(dir, testConfig({ store: MEMORY_STORE }));
-  const proc = spawn(process.execPath, [SVC_BIN, 'serve', '--config', file], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${output}`)), 15_000);
-    proc.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-      const m = /svc listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (!m) return;
-      proc.kill('SIGHUP');
-      clearTimeout(timer);
-      resolve(Number(m[1]));
-    });
-  });
+  const { proc, url, stdout, stderr } = await serveUntilListening(dir, ['--config', file], {}, (p) => p.kill('SIGHUP'));
   await new Promise((r) => setTimeout(r, 300));
   const alive = proc.exitCode === null && proc.signalCode === null;
-  const status = alive ? (await fetch(`http://127.0.0.1:${port}/healthz`)).status : undefined;
+  const status = alive ? (await fetch(`${url}/healthz`)).status : undefined;
   if (alive) {
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGTERM');
     await exited;
   }
-  return { alive, status, output };
+  return { alive, status, output: `${stdout()}${stderr()}` };
 }
 
 sig('a SIGHUP sent the moment the listening line appears reloads instead of ending the process', async () => {

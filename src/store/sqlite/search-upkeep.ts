@@ -162,7 +162,9 @@ function indexLive(
 ): number | undefined {
   const out = new IndexRows();
   const taken: string[] = [];
+  /** The last message looked at, and the seq of the last one indexed. */
   let last: Live | undefined;
+  let indexedSeq = 0;
   let sliced: Slicing | undefined;
   for (const [id, live] of known) {
     if (taken.length >= maxMessages) break;
@@ -175,6 +177,7 @@ function indexLive(
     }
     out.add(live.seq, live.m, text);
     taken.push(id);
+    indexedSeq = live.seq;
     if (performance.now() > deadline) break;
   }
   if (!last) return 0;
@@ -182,7 +185,7 @@ function indexLive(
   if (db.one(ID_AT, [last.seq])?.[0] !== last.m.id) return undefined;
   if (taken.length > 0) {
     out.write(db);
-    db.run(WRITE_INDEXED, [known.get(taken[taken.length - 1]!)!.seq]);
+    db.run(WRITE_INDEXED, [indexedSeq]);
     for (const id of taken) known.delete(id);
   }
   if (sliced) slice(sliced);

@@ -25,7 +25,6 @@ export const SEARCH_SCHEMA = `
   );
 `;
 
-const INSERT_SCOPE = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender) VALUES (?, ?, ?, ?, ?)';
 const INSERT_WORDS = 'INSERT INTO search_index (docid, words) VALUES (?, CAST(? AS TEXT))';
 
 /** Appends a message's scope row (seq, room, thread, dm, sender) to `out`; returns `out`. */
@@ -43,9 +42,10 @@ function pushScope(out: SqlValue[], seq: SqlValue, m: Message): SqlValue[] {
 
 const scopeRow = (seq: SqlValue, m: Message): SqlValue[] => pushScope([], seq, m);
 
-/** The scope rows' SQL, as `Db.insertRows` takes it. */
+/** The scope rows' SQL, as `Db.insertRows` takes it, and one row's. */
 const SCOPE_HEAD = 'INSERT INTO search_scope (seq, room_id, thread_id, dm_id, sender)';
 const SCOPE_TUPLE = '(?, ?, ?, ?, ?)';
+const INSERT_SCOPE = `${SCOPE_HEAD} VALUES ${SCOPE_TUPLE}`;
 
 /**
  * The index rows of many messages, gathered and then written together: the scope rows with one

@@ -26,10 +26,8 @@ import { markSaturation, pacedRate, withPacedRate } from './scenarios/paced-rate
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
 import { type RunContext, type Start, SUMMED } from './lib/run-context.js';
+import { flag, opt } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const flag = (f: string) => argv.includes(f);
-const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const sizes: Sizes = flag('--smoke') ? SMOKE : flag('--quick') ? QUICK : FULL;
 const reps = Math.max(1, Math.floor(Number(opt('--reps') ?? sizes.reps)) || sizes.reps);
 const budgetSeconds = sizes.budgetSeconds + Math.max(0, reps - sizes.reps) * sizes.repSeconds;

@@ -17,9 +17,8 @@ import { stopAll } from '../lib/procs.js';
 import { FULL, type Sizes } from '../lib/sizes.js';
 import { sleep } from '../lib/stats.js';
 import { runAttach, type AttachResult, type AttachTweaks } from '../scenarios/attach.js';
+import { argv, opt } from '../lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const valued = new Set(['--ab', '--node-arg', '--settle', '--broadcasts']);
 const args = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1]!));
 const rounds = Number(args[0] ?? 2);

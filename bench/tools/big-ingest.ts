@@ -18,9 +18,8 @@ import { cpuMs, rssMb, stopAll } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
 import { loopMaxMs } from '../scenarios/history.js';
 import { svcTarget } from '../lib/targets.js';
+import { argv, opt } from '../lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const nums = argv
   .filter(
     (a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args'].includes(argv[i - 1]!),

@@ -13,13 +13,13 @@
 // Each build runs from its `dist/` (npm run build); OTHER_ROOT is another tree's root with its own.
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { argv, opt } from '../lib/args.js';
+import { rssMb } from '../lib/procs.js';
 
-const argv = process.argv.slice(2);
-const opt = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 interface CheckpointSeen {
@@ -43,7 +43,8 @@ interface ChildResult {
   checkpoints: CheckpointSeen[];
 }
 
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+/** This process's resident memory (MB). */
+const ownRssMb = () => rssMb(process.pid) ?? 0;
 
 /** One build, in this process: the writes, the checkpoints and what they cost. */
 async function child(root: string, dir: string, seconds: number, cpuStall: boolean): Promise<ChildResult> {
@@ -74,7 +75,7 @@ async function child(root: string, dir: string, seconds: number, cpuStall: boole
   for (let w = 0; w < 600 && upkeep.work; w++) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 500));
   const from = { type: 'agent', id: 'pub', network_id: 'bench', fqid: ids.fqid('bench', 'agents', 'pub') };
-  const rssStart = rssMb();
+  const rssStart = ownRssMb();
   let peak = rssStart;
   let outside = 0;
   let outsideAt = 0;
@@ -94,7 +95,7 @@ async function child(root: string, dir: string, seconds: number, cpuStall: boole
     const gap = cpuStall ? (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 : wallGap;
     lastCpu = cpu;
     last = now;
-    const rss = rssMb();
+    const rss = ownRssMb();
     peak = Math.max(peak, rss);
     if (current) {
       current.stall_ms = Math.max(current.stall_ms, gap);

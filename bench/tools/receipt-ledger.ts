@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../lib/svc.js';
+import { argv, opt } from '../lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const args = argv.filter((a, i) => !a.startsWith('--') && !['--ab', '--batch', '--one'].includes(argv[i - 1] ?? ''));
 const rounds = Number(args[0] ?? 3);
 const agents = Number(args[1] ?? 100);

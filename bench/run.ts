@@ -344,8 +344,7 @@ async function main(): Promise<void> {
       (m) => noteOn(results.history, m),
     );
     results.history.svc = h;
-    const empty = results.ingest.svc?.rate;
-    if (h && empty) results.write_cost_ratio.svc = Math.round((h.ingest_rate / empty) * 100) / 100;
+    if (h && h.ingest_rate_empty > 0) results.write_cost_ratio.svc = Math.round((h.ingest_rate / h.ingest_rate_empty) * 100) / 100;
     else noteOn(results.write_cost_ratio, h ? 'no empty-store ingest rate in this run' : 'the big-store run failed');
   }
 }

@@ -1,8 +1,8 @@
 // Starts `svc serve` (the built dist, sqlite store, bearer auth) in a folder of the benchmark's.
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { launch, stop, tail, waitForLine, rssMb, withFdLimit } from './procs.js';
 import { nowMs } from './stats.js';
@@ -34,6 +34,8 @@ export interface SvcOptions {
   receipts?: boolean;
   /** Raise the open-files limit to the hard limit (thousands of attachments). */
   manyFds?: boolean;
+  /** Watch svc's event-loop stalls to the millisecond (bench/lib/loop-stall.mjs); read them with `stallMaxMs`. */
+  watchStalls?: boolean;
 }
 
 export interface SvcServer {
@@ -43,6 +45,27 @@ export interface SvcServer {
   startupMs: number;
   output(): string;
   stop(): Promise<void>;
+  /**
+   * svc's longest event-loop stall (ms, within a millisecond) between two `Date.now()` readings;
+   * null unless started with `watchStalls` or when nothing was recorded.
+   */
+  stallMaxMs(from: number, to: number): Promise<number | null>;
+}
+
+const STALL_WATCH = path.join(ROOT, 'bench/lib/loop-stall.mjs');
+/** How often loop-stall.mjs writes a line (ms): a line covers the interval before its time. */
+const STALL_LINE_MS = 200;
+
+/** The longest stall of the lines of `file` whose interval overlaps [from, to]. */
+function stallMax(file: string, from: number, to: number): number | null {
+  if (!existsSync(file)) return null;
+  let max: number | null = null;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [at, ms] = line.split(' ').map(Number);
+    if (!(at! > from && at! < to + STALL_LINE_MS && Number.isFinite(ms))) continue;
+    max = Math.max(max ?? 0, ms!);
+  }
+  return max;
 }
 
 /** The benchmark's svc.yaml: bearer auth, sqlite (durable), no rate limits. */
@@ -78,11 +101,18 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
   const file = path.join(o.dir, 'svc.yaml');
   writeFileSync(file, stringify(svcConfig(o)), { mode: 0o600 });
   const t0 = nowMs();
-  const argv = [...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file];
+  const stallFile = path.join(o.dir, 'stalls.log');
+  const watch = o.watchStalls ? ['--import', pathToFileURL(STALL_WATCH).href] : [];
+  const argv = [...watch, ...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file];
   const [cmd, args] = o.manyFds ? withFdLimit(process.execPath, argv) : [process.execPath, argv];
   const child = launch(cmd, args, {
     cwd: o.dir,
-    env: { ...process.env, NO_COLOR: '1', ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}) },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}),
+      ...(o.watchStalls ? { SVC_BENCH_STALL_FILE: stallFile } : {}),
+    },
   });
   const out = tail(child);
   const m = await waitForLine(child, /svc listening on http:\/\/[^\s]+:(\d+)/, 120_000, 'svc serve');
@@ -92,6 +122,11 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
     startupMs: nowMs() - t0,
     output: out,
     stop: () => stop(child, 60_000),
+    stallMaxMs: async (from, to) => {
+      if (!o.watchStalls) return null;
+      await new Promise((r) => setTimeout(r, Math.max(0, to + STALL_LINE_MS + 50 - Date.now()))); // the line covering `to`
+      return stallMax(stallFile, from, to);
+    },
   };
 }
 

@@ -301,8 +301,10 @@ export function table(r: Results): string {
   );
   const wIdle = h?.ingest_idle_pct ?? null;
   add(
-    'write cost: ingest on the big store / empty',
-    r.write_cost_ratio.svc === null ? '—' : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s)`,
+    'write cost: ingest on the big store / on an empty one, both at a 16 MiB journal threshold',
+    r.write_cost_ratio.svc === null
+      ? '—'
+      : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s against ${fmt(h?.ingest_rate_empty)}/s)`,
     '',
     '',
     '—',

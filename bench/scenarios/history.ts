@@ -41,10 +41,15 @@ export interface HistoryResult {
   max_pause_ms: number | null;
   /** Ingest rate on the big store (messages/s). */
   ingest_rate: number;
+  /**
+   * The same ingest on an empty store at the same journal threshold (messages/s): the mean of one
+   * run before the big store is loaded and one after it stopped. The write cost is ingest_rate over it.
+   */
+  ingest_rate_empty: number;
   ingest_p99_ms: number | null;
   /** Checkpoints of the whole database that started during that ingest. */
   checkpoints_during_ingest: number;
-  /** svc's own longest event-loop stall during that ingest (prom-client's lag max; null if unread). */
+  /** svc's own longest event-loop stall during that ingest, to the millisecond (bench/lib/loop-stall.mjs). */
   event_loop_max_ms: number | null;
   /** The host's idle share during that ingest (%). */
   ingest_idle_pct: number | null;
@@ -54,19 +59,6 @@ export interface HistoryResult {
 }
 
 const CHECKPOINT_BYTES = 16 * 1024 * 1024;
-
-/** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
-export async function loopMaxMs(port: number): Promise<number | null> {
-  const c = await Conn.open(port);
-  try {
-    const r = await c.request(getBytes('/metrics', TOKEN));
-    if (r.status !== 200) return null;
-    const m = /^svc_process_nodejs_eventloop_lag_max_seconds\s+(\S+)/m.exec(r.body.toString());
-    return m ? Number(m[1]) * 1000 : null;
-  } finally {
-    c.close();
-  }
-}
 
 /** The newest journal generation next to the database (each checkpoint starts a new one). */
 function lastGeneration(dbFile: string): number {
@@ -185,19 +177,43 @@ async function smallStore(
   }
 }
 
+/**
+ * Closed-loop ingest on an empty store with the big store's journal threshold: the reference of the
+ * write cost, so that the two ingests differ in the store's size alone.
+ */
+async function emptyStoreIngest(dir: string, s: Sizes, note: (m: string) => void): Promise<number> {
+  mkdirSync(dir);
+  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes: CHECKPOINT_BYTES });
+  try {
+    const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+    if (ing.errors > 0) note(`svc ingest on an empty store: ${ing.errors} failed requests (first: ${ing.firstError})`);
+    return ing.rate;
+  } finally {
+    await svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs scenario 4 (on the small store, then the big one) and the big-store half of scenario 5. */
 export async function runHistory(dir: string, s: Sizes, log: (m: string) => void, note: (m: string) => void): Promise<HistoryResult> {
   const smallDir = path.join(dir, 'small');
   mkdirSync(smallDir);
   const small = await smallStore(smallDir, s, log, note);
   rmSync(smallDir, { recursive: true, force: true });
+  log("history: ingest on an empty store (the write cost's reference)");
+  const emptyBefore = await emptyStoreIngest(path.join(dir, 'empty-before'), s, note);
   log(`history: loading ${s.history.messages} messages over ${s.history.rooms} rooms`);
   const loaded = await load(dir, s.history.messages, s.history.rooms);
   log(`history: loaded in ${loaded.seconds.toFixed(1)} s, ${(loaded.db_bytes / 1048576).toFixed(0)} MB; starting svc serve`);
   const dbFile = path.join(dir, 'svc.db');
   // A 16 MiB journal threshold (default 64) so the ten seconds of ingest on the big store include
   // at least one checkpoint of the whole database: its stall is what scenario 5 looks for.
-  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes: CHECKPOINT_BYTES });
+  const svc = await startSvc({
+    dir,
+    rooms: [{ id: 'ingest', members: [PUBLISHER] }],
+    checkpointBytes: CHECKPOINT_BYTES,
+    watchStalls: true,
+  });
   let shutdownS = 0;
   // Resident memory is sampled all along, so the peak (a checkpoint's copy included) is what counts.
   const idleRss = rssMb(svc.pid);
@@ -223,11 +239,11 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
 
     log('history: ingest on the big store');
     const gen0 = lastGeneration(dbFile);
-    await loopMaxMs(svc.port); // resets the server's event-loop delay histogram
     const ingestIdle = idleMeter();
+    const from = Date.now();
     const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+    const loopMax = await svc.stallMaxMs(from, Date.now());
     const ingestIdlePct = ingestIdle();
-    const loopMax = await loopMaxMs(svc.port);
     const checkpoints = lastGeneration(dbFile) - gen0;
     if (ing.errors > 0) note(`svc ingest on the big store: ${ing.errors} failed requests (first: ${ing.firstError})`);
     const il = ing.latency.summary();
@@ -236,6 +252,8 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     const t0 = nowMs();
     await svc.stop();
     shutdownS = (nowMs() - t0) / 1000;
+    log('history: ingest on an empty store again');
+    const emptyAfter = await emptyStoreIngest(path.join(dir, 'empty-after'), s, note);
     const h = latency.summary();
     const hs = small.latency.summary();
     return {
@@ -257,6 +275,7 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       db_mb: Math.round(db_mb),
       max_pause_ms: il.max_ms,
       ingest_rate: Math.round(ing.rate),
+      ingest_rate_empty: Math.round((emptyBefore + emptyAfter) / 2),
       ingest_p99_ms: il.p99_ms,
       checkpoints_during_ingest: checkpoints,
       event_loop_max_ms: loopMax === null ? null : round(loopMax),

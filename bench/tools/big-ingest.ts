@@ -5,7 +5,11 @@
 // (sampled every 20 ms; `--pages N` reads N history pages first, as scenario 4 does before it).
 //
 //   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR]
-//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--node-args "--trace-gc ..."]
+//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--node-args "--trace-gc ..."]
+//
+// --settle waits, before the ingest, until svc serve is idle (under 5% of a core over a second):
+// the loader leaves every message pending for search, and scenario 4's pages and searches give the
+// index upkeep the time to work that backlog off before scenario 5's ingest starts.
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
@@ -16,7 +20,6 @@ import { execFileSync } from 'node:child_process';
 import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
-import { loopMaxMs } from '../scenarios/history.js';
 import { svcTarget } from '../lib/targets.js';
 import { argv, opt } from '../lib/args.js';
 
@@ -34,6 +37,7 @@ const keep = opt('--keep') && path.resolve(opt('--keep')!);
 const profile = opt('--profile') && path.resolve(opt('--profile')!);
 /** History pages (limit 100, random cursors of the loader's) read before the ingest. */
 const pages = Number(opt('--pages') ?? 0);
+const settle = argv.includes('--settle');
 const extraNodeArgs = (opt('--node-args') ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
@@ -62,6 +66,29 @@ const lastGen = (dir: string) =>
       .filter((n) => n.startsWith('svc.db.journal.'))
       .map((n) => Number(n.split('.').pop())),
   );
+
+/** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
+async function loopMaxMs(port: number): Promise<number | null> {
+  const c = await Conn.open(port);
+  try {
+    const r = await c.request(getBytes('/metrics', TOKEN));
+    if (r.status !== 200) return null;
+    const m = /^svc_process_nodejs_eventloop_lag_max_seconds\s+(\S+)/m.exec(r.body.toString());
+    return m ? Number(m[1]) * 1000 : null;
+  } finally {
+    c.close();
+  }
+}
+
+/** Seconds until `pid` used under 50 ms of CPU in one second (at most 300). */
+async function settled(pid: number | undefined): Promise<number> {
+  for (let s = 1; s <= 300; s++) {
+    const c0 = cpuMs(pid)!;
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuMs(pid)! - c0 < 50) return s;
+  }
+  return 300;
+}
 
 /** `n` history pages before random cursors of the loader's (fills the page cache as scenario 4 does). */
 async function readPages(port: number, cursorsFile: string, n: number): Promise<void> {
@@ -93,9 +120,11 @@ try {
         rooms: [{ id: 'ingest', members: [PUBLISHER] }],
         checkpointBytes,
         nodeArgs,
+        watchStalls: true,
         ...(bin ? { bin } : {}),
       });
       if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);
+      if (settle) line.push(`settled in ${await settled(svc.pid)} s;`);
       const steady = rssMb(svc.pid) ?? 0;
       let peak = steady;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);
@@ -103,7 +132,9 @@ try {
       await loopMaxMs(svc.port);
       const c0 = cpuMs(svc.pid)!;
       const m0 = mainThreadMs(svc.pid);
+      const from = Date.now();
       const r = await svcTarget(svc).ingest(50, seconds);
+      const stall = await svc.stallMaxMs(from, Date.now());
       const c1 = cpuMs(svc.pid)!;
       const m1 = mainThreadMs(svc.pid);
       const loop = await loopMaxMs(svc.port);
@@ -113,7 +144,7 @@ try {
       const per = (ms: number) => ((ms * 1000) / r.ok).toFixed(0);
       line.push(
         `${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} max ${l.max_ms} ` +
-          `checkpoints ${lastGen(dir) - gen0} loop max ${loop?.toFixed(1)} ms rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
+          `checkpoints ${lastGen(dir) - gen0} stall ${stall?.toFixed(1)} ms (metrics' lag max ${loop?.toFixed(1)}) rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
           `/ db ${dbMb.toFixed(0)} MB = ${(peak / dbMb).toFixed(3)}x load ${os.loadavg()[0]!.toFixed(1)}`,
       );
       await svc.stop();

@@ -193,7 +193,17 @@ t('measures history, search, start-up, memory and size on a filled store, and th
   numbers(h, ['p99_ms_small', 'messages_small', 'p99_ratio', 'idle_pct'], 'history.svc');
   assert.ok(h.messages_small < h.messages, 'the small store is smaller');
   assert.ok(Math.abs(h.p99_ratio - h.p99_ms / h.p99_ms_small) < 0.001, 'history.svc.p99_ratio is p99_ms / p99_ms_small');
+  // The write cost is the big store's ingest over the same ingest on an empty store, from this scenario.
+  numbers(h, ['ingest_rate', 'ingest_rate_empty'], 'history.svc');
+  // The stall is read from the watch preloaded into svc serve: a number, and a turn takes some time.
+  numbers(h, ['event_loop_max_ms'], 'history.svc');
+  assert.ok(h.event_loop_max_ms >= 1, `history.svc.event_loop_max_ms: ${h.event_loop_max_ms}`);
+  assert.ok(h.ingest_rate_empty > 0, 'the empty-store ingest ran');
   assert.ok(isNum(results.write_cost_ratio.svc), `write_cost_ratio.svc: ${JSON.stringify(results.write_cost_ratio)}`);
+  assert.ok(
+    Math.abs(results.write_cost_ratio.svc - h.ingest_rate / h.ingest_rate_empty) < 0.01,
+    'write_cost_ratio.svc is history.svc.ingest_rate / ingest_rate_empty',
+  );
 });
 
 t.run();

@@ -161,6 +161,20 @@ export function treeCpuMs(rootPid: number | undefined): number | null {
   }
 }
 
+/**
+ * Seconds until process `pid` used under 50 ms of CPU in one second (at most `maxS`): a server
+ * started on the bench loader's store has every message pending for search, and works that off
+ * first.
+ */
+export async function untilIdle(pid: number | undefined, maxS = 300): Promise<number> {
+  for (let s = 1; s <= maxS; s++) {
+    const c0 = cpuMs(pid) ?? 0;
+    await new Promise((r) => setTimeout(r, 1000));
+    if ((cpuMs(pid) ?? 0) - c0 < 50) return s;
+  }
+  return maxS;
+}
+
 /** The machine's CPU time so far: all of it, the idle part and the part the hypervisor gave to others (clock ticks of /proc/stat's cpu line). */
 export function hostTicks(): { idle: number; steal: number; all: number } | null {
   try {

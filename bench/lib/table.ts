@@ -300,11 +300,13 @@ export function table(r: Results): string {
     verdict(atMost(h?.shutdown_s, 3)),
   );
   const wIdle = h?.ingest_idle_pct ?? null;
+  /** The rounds behind a median of scenario 5, in the order they ran. */
+  const runs = (xs: readonly (number | null)[]) => (xs.length > 1 ? `[${xs.map((x) => fmt(x)).join(', ')}]` : '');
   add(
     'write cost: ingest on the big store / on an empty one, both at a 16 MiB journal threshold',
-    r.write_cost_ratio.svc === null
+    r.write_cost_ratio.svc === null || !h
       ? '—'
-      : `${r2(r.write_cost_ratio.svc)} (${fmt(h?.ingest_rate)}/s against ${fmt(h?.ingest_rate_empty)}/s)`,
+      : `${r2(r.write_cost_ratio.svc)} (${fmt(h.ingest_rate)}/s ${runs(h.ingest_rates)} against ${fmt(h.ingest_rate_empty)}/s ${runs(h.ingest_rates_empty)})`,
     '',
     '',
     '—',
@@ -314,8 +316,8 @@ export function table(r: Results): string {
     wIdle,
   );
   add(
-    `longest event-loop stall of svc during that ingest, ${h?.checkpoints_during_ingest ?? 0} checkpoint(s) in it (longest request)`,
-    h ? `${fmt(h.event_loop_max_ms, ' ms')} (${fmt(h.max_pause_ms, ' ms')})` : '—',
+    `longest event-loop stall of svc during that ingest, checkpoints in each round: ${h?.checkpoints_runs.join(', ') ?? 0} (longest request of the first)`,
+    h ? `${fmt(h.event_loop_max_ms, ' ms')} ${runs(h.event_loop_max_ms_runs)} (${fmt(h.max_pause_ms, ' ms')})` : '—',
     '',
     '',
     '—',

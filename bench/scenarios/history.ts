@@ -3,13 +3,14 @@
 // for a word in ~1% of the messages, resident memory, file size, and closed-loop ingest on the big
 // store (write cost versus size, longest stall).
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Conn, getBytes } from '../lib/http.js';
-import { launch, exited, idleMeter, rssMb, tail } from '../lib/procs.js';
+import { launch, exited, idleMeter, rssMb, tail, untilIdle } from '../lib/procs.js';
+import { median } from '../lib/reps.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples } from '../lib/stats.js';
-import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN } from '../lib/svc.js';
+import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN, type SvcServer } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { isSaturated, lowestIdle } from '../lib/verdict.js';
 
@@ -37,22 +38,31 @@ export interface HistoryResult {
   /** Peak resident memory over scenarios 4 and 5, checkpoints included (MB). */
   rss_peak_mb: number | null;
   db_mb: number;
-  /** Longest request latency seen during ingest on the big store (checkpoint stalls show here). */
+  /** Longest request latency seen during the first ingest on the big store (checkpoint stalls show here). */
   max_pause_ms: number | null;
-  /** Ingest rate on the big store (messages/s). */
-  ingest_rate: number;
   /**
-   * The same ingest on an empty store at the same journal threshold (messages/s): the mean of one
-   * run before the big store is loaded and one after it stopped (`ingest_rates_empty`). The write
-   * cost is ingest_rate over it.
+   * Ingest rate on the big store (messages/s): the median of `reps` rounds (`ingest_rates`), the
+   * first on the server above, the others each on a fresh copy of the loaded store.
+   */
+  ingest_rate: number;
+  ingest_rates: number[];
+  /**
+   * The same ingest on an empty store at the same journal threshold (messages/s): the median of
+   * `reps` rounds (`ingest_rates_empty`), one before each big-store round. The write cost is
+   * ingest_rate over it.
    */
   ingest_rate_empty: number;
   ingest_rates_empty: number[];
   ingest_p99_ms: number | null;
-  /** Checkpoints of the whole database that started during that ingest. */
+  /** Checkpoints of the whole database that started during a big-store round: the fewest of any round. */
   checkpoints_during_ingest: number;
-  /** svc's own longest event-loop stall during that ingest, to the millisecond (bench/lib/loop-stall.mjs). */
+  checkpoints_runs: number[];
+  /**
+   * svc's own longest event-loop stall during a big-store round, to the millisecond
+   * (bench/lib/loop-stall.mjs): the median over the rounds (`event_loop_max_ms_runs`).
+   */
   event_loop_max_ms: number | null;
+  event_loop_max_ms_runs: (number | null)[];
   /** The host's idle share during that ingest (%). */
   ingest_idle_pct: number | null;
   fill_s: number;
@@ -179,24 +189,54 @@ async function smallStore(
   }
 }
 
+/** One closed-loop ingest of scenario 5 on a running server: what the big-store rows read. */
+interface IngestRound {
+  ing: Awaited<ReturnType<ReturnType<typeof svcTarget>['ingest']>>;
+  stall: number | null;
+  checkpoints: number;
+  idle: number | null;
+}
+
+async function ingestRound(svc: SvcServer, dir: string, s: Sizes, note: (m: string) => void, what: string): Promise<IngestRound> {
+  const dbFile = path.join(dir, 'svc.db');
+  const gen0 = lastGeneration(dbFile);
+  const idle = idleMeter();
+  const from = Date.now();
+  const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+  const stall = await svc.stallMaxMs(from, Date.now());
+  if (ing.errors > 0) note(`svc ingest on ${what}: ${ing.errors} failed requests (first: ${ing.firstError})`);
+  return { ing, stall, checkpoints: lastGeneration(dbFile) - gen0, idle: idle() };
+}
+
 /**
- * Closed-loop ingest on an empty store with the big store's journal threshold: the reference of the
- * write cost, so that the two ingests differ in the store's size alone. The server first ingests for
- * a fifth of that time, unmeasured: the big store's server has served scenario 4's pages and
- * searches before its ingest, and a fresh process runs its first seconds unoptimized.
+ * A round of ingest on its own server in `dir` (an empty folder, or a copy of the loaded store),
+ * with the big store's journal threshold. The server first works off the search backlog the loader
+ * leaves (none on an empty store) and ingests for a fifth of the time, unmeasured: the first big
+ * store's server has served scenario 4's pages and searches before its ingest, and a fresh
+ * process runs its first seconds unoptimized.
  */
-async function emptyStoreIngest(dir: string, s: Sizes, note: (m: string) => void): Promise<number> {
-  mkdirSync(dir);
-  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], checkpointBytes: CHECKPOINT_BYTES });
+async function freshRound(dir: string, s: Sizes, note: (m: string) => void, what: string): Promise<IngestRound> {
+  mkdirSync(dir, { recursive: true });
+  const svc = await startSvc({
+    dir,
+    rooms: [{ id: 'ingest', members: [PUBLISHER] }],
+    checkpointBytes: CHECKPOINT_BYTES,
+    watchStalls: true,
+  });
   try {
+    await untilIdle(svc.pid, 120);
     await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds / 5);
-    const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
-    if (ing.errors > 0) note(`svc ingest on an empty store: ${ing.errors} failed requests (first: ${ing.firstError})`);
-    return ing.rate;
+    return await ingestRound(svc, dir, s, note, what);
   } finally {
     await svc.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A copy of the store files of `from` (svc.db and its journals) in a new folder `to`. */
+function copyStore(from: string, to: string): void {
+  mkdirSync(to);
+  for (const name of readdirSync(from).filter((n) => n.startsWith('svc.db'))) copyFileSync(path.join(from, name), path.join(to, name));
 }
 
 /** Runs scenario 4 (on the small store, then the big one) and the big-store half of scenario 5. */
@@ -205,12 +245,15 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
   mkdirSync(smallDir);
   const small = await smallStore(smallDir, s, log, note);
   rmSync(smallDir, { recursive: true, force: true });
-  log("history: ingest on an empty store (the write cost's reference)");
-  const emptyBefore = await emptyStoreIngest(path.join(dir, 'empty-before'), s, note);
+  // The write cost's rounds alternate, as every repeated row does: empty, big, empty, big, ...
+  const rounds = Math.max(1, s.reps);
+  log(`history: ingest on an empty store (the write cost's reference, round 1 of ${rounds})`);
+  const empty = [await freshRound(path.join(dir, 'empty-1'), s, note, 'an empty store')];
   log(`history: loading ${s.history.messages} messages over ${s.history.rooms} rooms`);
   const loaded = await load(dir, s.history.messages, s.history.rooms);
   log(`history: loaded in ${loaded.seconds.toFixed(1)} s, ${(loaded.db_bytes / 1048576).toFixed(0)} MB; starting svc serve`);
   const dbFile = path.join(dir, 'svc.db');
+  for (let k = 2; k <= rounds; k++) copyStore(dir, path.join(dir, `big-${k}`));
   // A 16 MiB journal threshold (default 64) so the ingest on the big store includes checkpoints of
   // the whole database: their stall is what scenario 5 looks for.
   const svc = await startSvc({
@@ -242,25 +285,24 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     const steadyRss = rssMb(svc.pid);
     const db_mb = statSync(dbFile).size / 1048576;
 
-    log('history: ingest on the big store');
-    const gen0 = lastGeneration(dbFile);
-    const ingestIdle = idleMeter();
-    const from = Date.now();
-    // Ten seconds, as each empty-store ingest: a longer one grows the database in memory (the
-    // peak-memory row) and holds more checkpoints (the stall row) than the runs before.
-    const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
-    const loopMax = await svc.stallMaxMs(from, Date.now());
-    const ingestIdlePct = ingestIdle();
-    const checkpoints = lastGeneration(dbFile) - gen0;
-    if (ing.errors > 0) note(`svc ingest on the big store: ${ing.errors} failed requests (first: ${ing.firstError})`);
-    const il = ing.latency.summary();
+    log(`history: ingest on the big store (round 1 of ${rounds})`);
+    const big = [await ingestRound(svc, dir, s, note, 'the big store')];
+    const il = big[0]!.ing.latency.summary();
     clearInterval(sampler);
 
     const t0 = nowMs();
     await svc.stop();
     shutdownS = (nowMs() - t0) / 1000;
-    log('history: ingest on an empty store again');
-    const emptyAfter = await emptyStoreIngest(path.join(dir, 'empty-after'), s, note);
+    for (let k = 2; k <= rounds; k++) {
+      log(`history: ingest on an empty store (round ${k} of ${rounds})`);
+      empty.push(await freshRound(path.join(dir, `empty-${k}`), s, note, 'an empty store'));
+      log(`history: ingest on a copy of the loaded store (round ${k} of ${rounds})`);
+      big.push(await freshRound(path.join(dir, `big-${k}`), s, note, 'the big store'));
+    }
+    const rates = big.map((r) => Math.round(r.ing.rate));
+    const emptyRates = empty.map((r) => Math.round(r.ing.rate));
+    const stalls = big.map((r) => (r.stall === null ? null : round(r.stall)));
+    const measured = stalls.filter((x) => x !== null);
     const h = latency.summary();
     const hs = small.latency.summary();
     return {
@@ -281,13 +323,16 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       rss_peak_mb: peakRss > 0 ? Math.round(peakRss) : null,
       db_mb: Math.round(db_mb),
       max_pause_ms: il.max_ms,
-      ingest_rate: Math.round(ing.rate),
-      ingest_rate_empty: Math.round((emptyBefore + emptyAfter) / 2),
-      ingest_rates_empty: [Math.round(emptyBefore), Math.round(emptyAfter)],
+      ingest_rate: Math.round(median(rates)),
+      ingest_rates: rates,
+      ingest_rate_empty: Math.round(median(emptyRates)),
+      ingest_rates_empty: emptyRates,
       ingest_p99_ms: il.p99_ms,
-      checkpoints_during_ingest: checkpoints,
-      event_loop_max_ms: loopMax === null ? null : round(loopMax),
-      ingest_idle_pct: ingestIdlePct,
+      checkpoints_during_ingest: Math.min(...big.map((r) => r.checkpoints)),
+      checkpoints_runs: big.map((r) => r.checkpoints),
+      event_loop_max_ms: measured.length > 0 ? round(median(measured)) : null,
+      event_loop_max_ms_runs: stalls,
+      ingest_idle_pct: lowestIdle(...big.map((r) => r.idle)),
       fill_s: round(loaded.seconds),
       shutdown_s: round(shutdownS),
     };

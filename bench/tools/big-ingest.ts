@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Conn, getBytes } from '../lib/http.js';
-import { cpuMs, rssMb, stopAll } from '../lib/procs.js';
+import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { argv, opt } from '../lib/args.js';
@@ -80,16 +80,6 @@ async function loopMaxMs(port: number): Promise<number | null> {
   }
 }
 
-/** Seconds until `pid` used under 50 ms of CPU in one second (at most 300). */
-async function settled(pid: number | undefined): Promise<number> {
-  for (let s = 1; s <= 300; s++) {
-    const c0 = cpuMs(pid)!;
-    await new Promise((r) => setTimeout(r, 1000));
-    if (cpuMs(pid)! - c0 < 50) return s;
-  }
-  return 300;
-}
-
 /** `n` history pages before random cursors of the loader's (fills the page cache as scenario 4 does). */
 async function readPages(port: number, cursorsFile: string, n: number): Promise<void> {
   const cursors = JSON.parse(readFileSync(cursorsFile, 'utf8')) as Record<string, string[]>;
@@ -124,7 +114,7 @@ try {
         ...(bin ? { bin } : {}),
       });
       if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);
-      if (settle) line.push(`settled in ${await settled(svc.pid)} s;`);
+      if (settle) line.push(`settled in ${await untilIdle(svc.pid)} s;`);
       const steady = rssMb(svc.pid) ?? 0;
       let peak = steady;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);

@@ -195,6 +195,9 @@ t('measures history, search, start-up, memory and size on a filled store, and th
   assert.ok(Math.abs(h.p99_ratio - h.p99_ms / h.p99_ms_small) < 0.001, 'history.svc.p99_ratio is p99_ms / p99_ms_small');
   // The write cost is the big store's ingest over the same ingest on an empty store, from this scenario.
   numbers(h, ['ingest_rate', 'ingest_rate_empty'], 'history.svc');
+  // As many big-store rounds as empty-store ones, one each per repetition.
+  assert.equal(h.ingest_rates.length, results.params.reps ?? 1, 'history.svc.ingest_rates: a rate per repetition');
+  assert.equal(h.ingest_rates_empty.length, h.ingest_rates.length, 'history.svc.ingest_rates_empty: as many as ingest_rates');
   // The stall is read from the watch preloaded into svc serve: a number, and a turn takes some time.
   numbers(h, ['event_loop_max_ms'], 'history.svc');
   assert.ok(h.event_loop_max_ms >= 1, `history.svc.event_loop_max_ms: ${h.event_loop_max_ms}`);

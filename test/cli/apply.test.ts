@@ -176,6 +176,7 @@ f.before(async (ctx) => {
 });
 f.after(async (ctx) => {
   await ctx.s.dispose();
+  rmSync(ctx.dir, { recursive: true, force: true });
   rmSync(ctx.elsewhere, { recursive: true, force: true });
 });
 

@@ -139,8 +139,19 @@ export function writeConfig(dir: string, config: Record<string, Json>): string {
   return file;
 }
 
+/**
+ * Folders startServer made and no dispose removed yet: a test that stops its server without
+ * disposing it, replaces it, or whose server never started would leave them in the temp folder.
+ * They go when the test process exits (each test file runs in a process of its own).
+ */
+const madeDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  if (!opts.dir) madeDirs.add(dir);
   const config = testConfig(opts.config);
   const configFile = opts.keepConfig ? path.join(dir, 'svc.yaml') : writeConfig(dir, config);
   let out = '';
@@ -240,7 +251,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     },
     async dispose() {
       await server.stop();
-      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+      if (opts.dir) return;
+      rmSync(dir, { recursive: true, force: true });
+      madeDirs.delete(dir);
     },
   };
   return server;

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanEnv, deadUrl } from '../helpers/cli.js';
@@ -61,6 +61,8 @@ test('a line that is not JSON gets -32700, JSON that is not a request gets -3260
     assert.ok(d.result?.serverInfo, JSON.stringify(d));
   } finally {
     p.kill();
+    if (p.exitCode === null && p.signalCode === null) await new Promise((r) => p.once('exit', r));
+    rmSync(stateDir, { recursive: true, force: true });
   }
 });
 

@@ -5,7 +5,7 @@
 // svc process trusts through NODE_EXTRA_CA_CERTS.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,10 +28,12 @@ interface Ctx {
   browser: Browser;
   contexts: BrowserContext[];
   page: Page;
+  /** The certificate's folder. */
+  certDir: string;
 }
 
-/** A self-signed certificate for 127.0.0.1; returns the paths of its key and certificate. */
-function certificate(): { key: string; cert: string } {
+/** A self-signed certificate for 127.0.0.1; returns the paths of its key and certificate, and their folder. */
+function certificate(): { key: string; cert: string; dir: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-cimd-'));
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
@@ -56,12 +58,13 @@ function certificate(): { key: string; cert: string } {
     ],
     { stdio: 'ignore' },
   );
-  return { key, cert };
+  return { key, cert, dir };
 }
 
 const t = suite<Ctx>('OAuth client ID metadata documents');
 setupOnce(t, async (ctx) => {
-  const { key, cert } = certificate();
+  const { key, cert, dir } = certificate();
+  ctx.certDir = dir;
   ctx.cb = await callbackServer();
   ctx.docs = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const self = `${ctx.docsUrl}${req.url}`;
@@ -94,6 +97,7 @@ t.after(async (ctx) => {
   await ctx.cb?.close();
   await new Promise((r) => ctx.docs?.close(r));
   await ctx.s?.dispose();
+  if (ctx.certDir) rmSync(ctx.certDir, { recursive: true, force: true });
 });
 
 function authorize(ctx: Ctx, clientId: string): Promise<Response> {

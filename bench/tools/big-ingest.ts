@@ -21,7 +21,7 @@ import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
-import { argv, opt } from '../lib/args.js';
+import { argv, flag, opt } from '../lib/args.js';
 
 const nums = argv
   .filter(
@@ -37,7 +37,7 @@ const keep = opt('--keep') && path.resolve(opt('--keep')!);
 const profile = opt('--profile') && path.resolve(opt('--profile')!);
 /** History pages (limit 100, random cursors of the loader's) read before the ingest. */
 const pages = Number(opt('--pages') ?? 0);
-const settle = argv.includes('--settle');
+const settle = flag('--settle');
 const extraNodeArgs = (opt('--node-args') ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');

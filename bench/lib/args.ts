@@ -8,3 +8,7 @@ export const flag = (name: string): boolean => argv.includes(name);
 
 /** The value after `--name`, if it was given. */
 export const opt = (name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+
+/** The arguments that are neither an option nor the value of one of the `valued` options. */
+export const positional = (valued: readonly string[] = []): string[] =>
+  argv.filter((a, i) => !a.startsWith('--') && !valued.includes(argv[i - 1] ?? ''));

@@ -24,6 +24,15 @@ export interface PublishResult {
   latency?: Samples;
 }
 
+/** What one closed-loop ingest measured. */
+export interface IngestRun {
+  rate: number;
+  ok: number;
+  errors: number;
+  firstError?: string;
+  latency: Samples;
+}
+
 export interface Target {
   name: AnyTargetName;
   pid: number | undefined;
@@ -36,7 +45,7 @@ export interface Target {
   /** Transactions the database has run so far (statistics lag by about a second), when it has one. */
   dbTransactions?: () => Promise<number>;
   /** Closed-loop ingest into a room nobody follows. */
-  ingest(clients: number, seconds: number): Promise<{ rate: number; ok: number; errors: number; firstError?: string; latency: Samples }>;
+  ingest(clients: number, seconds: number): Promise<IngestRun>;
   /** Forks `n` subscribers of `kind` that follow the fan-out room. */
   subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
   /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */

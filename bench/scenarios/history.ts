@@ -11,7 +11,7 @@ import { median } from '../lib/reps.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples } from '../lib/stats.js';
 import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN, type SvcServer } from '../lib/svc.js';
-import { svcTarget } from '../lib/targets.js';
+import { svcTarget, type IngestRun } from '../lib/targets.js';
 import { isSaturated, lowestIdle } from '../lib/verdict.js';
 
 export interface HistoryResult {
@@ -73,7 +73,7 @@ export interface HistoryResult {
 const CHECKPOINT_BYTES = 16 * 1024 * 1024;
 
 /** The newest journal generation next to the database (each checkpoint starts a new one). */
-function lastGeneration(dbFile: string): number {
+export function lastGeneration(dbFile: string): number {
   const prefix = `${path.basename(dbFile)}.journal.`;
   const gens = readdirSync(path.dirname(dbFile))
     .filter((n) => n.startsWith(prefix))
@@ -191,7 +191,7 @@ async function smallStore(
 
 /** One closed-loop ingest of scenario 5 on a running server: what the big-store rows read. */
 interface IngestRound {
-  ing: Awaited<ReturnType<ReturnType<typeof svcTarget>['ingest']>>;
+  ing: IngestRun;
   stall: number | null;
   checkpoints: number;
   idle: number | null;

@@ -17,17 +17,17 @@ import { stopAll } from '../lib/procs.js';
 import { FULL, type Sizes } from '../lib/sizes.js';
 import { sleep } from '../lib/stats.js';
 import { runAttach, type AttachResult, type AttachTweaks } from '../scenarios/attach.js';
-import { argv, opt } from '../lib/args.js';
+import { argv, flag, opt, positional } from '../lib/args.js';
 
-const valued = new Set(['--ab', '--node-arg', '--settle', '--broadcasts']);
-const args = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1]!));
+const valued = ['--ab', '--node-arg', '--settle', '--broadcasts'];
+const args = positional(valued);
 const rounds = Number(args[0] ?? 2);
 const n = Number(args[1] ?? 10_000);
 const abBin = opt('--ab') ? path.resolve(opt('--ab')!) : undefined;
 const nodeArgs = argv.flatMap((a, i) => (argv[i - 1] === '--node-arg' ? [a] : []));
-const noReceipts = argv.includes('--no-receipts');
-const heap = argv.includes('--heap') || argv.includes('--gc');
-if (argv.includes('--gc')) process.env.SVC_HEAP_PROBE_GC = '1';
+const noReceipts = flag('--no-receipts');
+const heap = flag('--heap') || flag('--gc');
+if (flag('--gc')) process.env.SVC_HEAP_PROBE_GC = '1';
 const settleMs = Number(opt('--settle') ?? FULL.attach.settleMs);
 const sizes: Sizes = { ...FULL, attach: { ...FULL.attach, n, broadcasts: Number(opt('--broadcasts') ?? 3), settleMs } };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-attach-mem-'));
@@ -105,7 +105,7 @@ try {
   for (let i = 0; i < rounds; i++) {
     await once('svc', 'svc', { svc: { nodeArgs, ...(noReceipts ? { receipts: false } : {}) } });
     if (abBin) await once('svc-ab', 'svc', { svc: { nodeArgs, bin: abBin } });
-    if (argv.includes('--baseline')) await once('baseline', 'baseline', {});
+    if (flag('--baseline')) await once('baseline', 'baseline', {});
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
   for (const who of new Set(rows.map((r) => r.who))) {

@@ -13,7 +13,7 @@
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -21,12 +21,11 @@ import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
-import { argv, flag, opt } from '../lib/args.js';
+import { flag, opt, positional } from '../lib/args.js';
+import { lastGeneration } from '../scenarios/history.js';
 
-const nums = argv
-  .filter(
-    (a, i) => /^\d+$/.test(a) && !['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args'].includes(argv[i - 1]!),
-  )
+const nums = positional(['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args'])
+  .filter((a) => /^\d+$/.test(a))
   .map(Number);
 /** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
 const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
@@ -58,14 +57,6 @@ function mainThreadMs(pid: number | undefined): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
-
-const lastGen = (dir: string) =>
-  Math.max(
-    0,
-    ...readdirSync(dir)
-      .filter((n) => n.startsWith('svc.db.journal.'))
-      .map((n) => Number(n.split('.').pop())),
-  );
 
 /** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
 async function loopMaxMs(port: number): Promise<number | null> {
@@ -118,7 +109,7 @@ try {
       const steady = rssMb(svc.pid) ?? 0;
       let peak = steady;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);
-      const gen0 = lastGen(dir);
+      const gen0 = lastGeneration(path.join(dir, 'svc.db'));
       await loopMaxMs(svc.port);
       const c0 = cpuMs(svc.pid)!;
       const m0 = mainThreadMs(svc.pid);
@@ -134,7 +125,7 @@ try {
       const per = (ms: number) => ((ms * 1000) / r.ok).toFixed(0);
       line.push(
         `${who} ${Math.round(r.rate)}/s ${per(c1 - c0)} us/msg (main thread ${per(m1 - m0)}) p99 ${l.p99_ms} max ${l.max_ms} ` +
-          `checkpoints ${lastGen(dir) - gen0} stall ${stall?.toFixed(1)} ms (metrics' lag max ${loop?.toFixed(1)}) rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
+          `checkpoints ${lastGeneration(path.join(dir, 'svc.db')) - gen0} stall ${stall?.toFixed(1)} ms (metrics' lag max ${loop?.toFixed(1)}) rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
           `/ db ${dbMb.toFixed(0)} MB = ${(peak / dbMb).toFixed(3)}x load ${os.loadavg()[0]!.toFixed(1)}`,
       );
       await svc.stop();

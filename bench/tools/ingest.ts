@@ -16,12 +16,12 @@ import { FULL, type Sizes } from '../lib/sizes.js';
 import { PUBLISHER, startSvc } from '../lib/svc.js';
 import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { runIngest, type IngestResult } from '../scenarios/live.js';
+import { flag, opt, positional } from '../lib/args.js';
 
-const argv = process.argv.slice(2);
-const abBin = argv.includes('--ab') ? path.resolve(argv[argv.indexOf('--ab') + 1]!) : undefined;
-const clients = argv.includes('--clients') ? Number(argv[argv.indexOf('--clients') + 1]) : FULL.ingest.clients;
-const args = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--ab' && argv[i - 1] !== '--clients');
-const svcOnly = argv.includes('--svc-only');
+const abBin = opt('--ab') === undefined ? undefined : path.resolve(opt('--ab')!);
+const clients = opt('--clients') === undefined ? FULL.ingest.clients : Number(opt('--clients'));
+const args = positional(['--ab', '--clients']);
+const svcOnly = flag('--svc-only');
 const rounds = Number(args[0] ?? 3);
 const seconds = Number(args[1] ?? 10);
 const sizes: Sizes = { ...FULL, ingest: { clients, seconds } };

@@ -13,9 +13,10 @@ import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { QUICK } from '../lib/sizes.js';
 import { runFanout } from '../scenarios/live.js';
+import { flag, positional } from '../lib/args.js';
 
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const receipts = !process.argv.includes('--no-receipts');
+const args = positional();
+const receipts = !flag('--no-receipts');
 const what = args[0] ?? 'ingest';
 const seconds = Number(args[1] ?? 5);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-prof-'));

@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../lib/svc.js';
-import { argv, opt } from '../lib/args.js';
+import { opt, positional } from '../lib/args.js';
 
-const args = argv.filter((a, i) => !a.startsWith('--') && !['--ab', '--batch', '--one'].includes(argv[i - 1] ?? ''));
+const args = positional(['--ab', '--batch', '--one']);
 const rounds = Number(args[0] ?? 3);
 const agents = Number(args[1] ?? 100);
 const messages = Number(args[2] ?? 20_000);

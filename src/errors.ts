@@ -7,6 +7,7 @@ export const CATALOGUE = {
   forbidden: { status: 403, message: 'not allowed' },
   not_found: { status: 404, message: 'not found' },
   method_not_allowed: { status: 405, message: 'method not allowed on this path' },
+  request_timeout: { status: 408, message: 'the request body did not arrive in time' },
   conflict: { status: 409, message: 'conflict' },
   payload_too_large: { status: 413, message: 'request body is larger than 1 MiB' },
   unprocessable_entity: { status: 422, message: 'unprocessable entity' },

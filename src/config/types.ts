@@ -59,6 +59,8 @@ export interface LimitsConfig {
   sse_streams_per_address?: number;
   /** Bytes of message JSON in one history or search page (the schema's default is 4 MiB). */
   page_bytes?: number;
+  /** Seconds a request body may take to arrive before 408 (the schema's default is 30). */
+  body_seconds?: number;
 }
 
 export interface LoopGuardConfig {

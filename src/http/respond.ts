@@ -6,7 +6,17 @@ import { StoreError } from '../store/types.js';
 import { UnknownCursor } from '../protocol/pagination.js';
 import type { ErrorBody } from '../protocol/types.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/**
+ * Writes one JSON answer. `endWhen`: the whole answer is written now, but the response is ended
+ * (and with it the connection closed or freed for the next request) only when `endWhen` says so.
+ */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  endWhen?: (end: () => void) => void,
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -14,7 +24,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     'cache-control': 'no-store',
     ...headers,
   });
-  res.end(text);
+  if (!endWhen) return void res.end(text);
+  res.write(text);
+  endWhen(() => res.end());
 }
 
 /** Resolves when the response can take more, or is gone. */
@@ -106,13 +118,13 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
   return { error: new AppError('internal_error', CATALOGUE.internal_error.message), internal: true };
 }
 
-export function sendError(res: ServerResponse, err: AppError, requestId?: string): void {
+export function sendError(res: ServerResponse, err: AppError, requestId?: string, endWhen?: (end: () => void) => void): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body: ErrorBody = { error: err.message, code: err.code, ...(requestId ? { request_id: requestId } : {}) };
-  sendJson(res, err.status, body, err.headers);
+  sendJson(res, err.status, body, err.headers, endWhen);
 }
 
 /**

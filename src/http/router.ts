@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
+import type { BodySpec } from './body.js';
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -11,8 +12,10 @@ export interface RequestContext {
   url: URL;
   params: Record<string, string>;
   principal: Principal;
-  /** The validated JSON body, for routes with a schema. */
+  /** The body the route declared, as the edge (body.ts) read it: the validated JSON for a schema. */
   body: unknown;
+  /** The bytes that body came from (an inbound hook's signature covers them); undefined without one. */
+  bodyBytes: Buffer | undefined;
   requestId: string;
   ctx: NetworkContext;
 }
@@ -33,8 +36,13 @@ export interface Route {
   path: string;
   /** The route check; omitted for routes that decide access themselves (health, install.md). */
   action?: Action;
-  /** Schema name under schemas/ for the JSON body. */
+  /** Schema name under schemas/ for the JSON body (implies `body: {kind: 'json'}`, one object). */
   schema?: string;
+  /**
+   * The body the route takes, read and checked by the edge (body.ts) before the handler runs;
+   * absent (and no schema): none, and what a client sends anyway is dropped up to a small bound.
+   */
+  body?: BodySpec;
   /** Skip the 401 for an invalid Authorization header (only /install.md's loopback carve-out). */
   lenientAuth?: boolean;
   /**
@@ -126,7 +134,7 @@ export class Router {
   }
 }
 
-/** The route's parameters when `parts` matches it (literals exactly, parameters non-empty and decodable). */
+/** The route's parameters when `parts` matches it (literals exactly, parameters non-empty, decodable, without NUL). */
 function matchSegments(c: Compiled, parts: string[]): Record<string, string> | undefined {
   for (const [i, literal] of c.literals) if (parts[i] !== literal) return undefined;
   const params: Record<string, string> = {};
@@ -137,7 +145,9 @@ function matchSegments(c: Compiled, parts: string[]): Record<string, string> | u
     } catch {
       return undefined;
     }
-    if (!v) return undefined;
+    // No id holds a NUL (no backend could store one): such a segment names nothing, as an
+    // undecodable one does.
+    if (!v || v.includes('\0')) return undefined;
     params[name] = v;
   }
   return params;

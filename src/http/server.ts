@@ -1,15 +1,16 @@
 // The HTTP server as a value: createHttpHandler(deps) -> (req, res). Order per request:
-// request id -> route match (404/405) -> the admission gate (gate.ts: limits 429, credential 401,
-// precheck, authorize 401/403) -> body (413/400) -> handler -> one JSON reply, or one error envelope.
+// request id -> route match (404/405; a NUL in the query 400) -> the admission gate (gate.ts: limits
+// 429, credential 401, precheck, authorize 401/403) -> the body edge (body.ts: 413/408/400) ->
+// handler -> one JSON reply, or one error envelope answered at once, the rest of its body drained.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AppError } from '../errors.js';
+import { AppError, badRequest } from '../errors.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { newId } from '../protocol/ids.js';
 import { check } from '../schemas.js';
-import { parseJsonObject, readBody } from './body.js';
+import { BODY_SECONDS, type BodySpec, readRouteBody } from './body.js';
 import { admitCaller, type GateRequest } from './gate.js';
 import { sendError, sendJson, sendJsonStreamed, toAppError } from './respond.js';
 import type { RequestContext, Route, Router } from './router.js';
@@ -46,6 +47,7 @@ class Context implements RequestContext {
     readonly params: Record<string, string>,
     readonly principal: Principal,
     readonly body: unknown,
+    readonly bodyBytes: Buffer | undefined,
     readonly requestId: string,
     readonly ctx: NetworkContext,
   ) {}
@@ -88,58 +90,63 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
           path: safePath(req),
           error: String((err as Error)?.stack ?? err),
         });
-      // Answering while the client is still uploading races it: the socket closes under the
-      // unread upload, the client's next write fails (EPIPE/reset) and it never reads the answer.
-      // So the rest of a refused body is read and dropped first, up to a bound; past it the
-      // answer goes out at once with the connection closed, as before.
       const challenge = error.status === 401 ? deps.challenge?.(req) : undefined;
       if (challenge !== undefined && !res.headersSent) res.setHeader('www-authenticate', challenge);
-      drainThen(req, DRAIN_LIMIT_BYTES, () => sendError(res, error, requestId));
+      // The refusal is written at once; its response ends once the rest of the body is read
+      // and dropped (bounded), see drainThen. A refused body of a route with its own protocol
+      // gets that protocol's error (JSON-RPC, OAuth).
+      const endWhen = req.complete || req.destroyed ? undefined : (end: () => void) => drainThen(req, end);
+      const own = state.refusal?.(error);
+      if (own && !res.headersSent) sendJson(res, own.status, own.body, error.headers, endWhen);
+      else sendError(res, error, requestId, endWhen);
     });
   };
 }
 
-/** The most of a refused request's body read and dropped before the refusal is sent. */
+/** The most of a refused request's body read and dropped after the refusal is sent. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+/** How long a refused request's body may go on arriving after the refusal is sent. */
+const DRAIN_MS = 5_000;
 
-/** Runs `answer` once the rest of the request body is read and dropped, or at once past `limit` bytes. */
-function drainThen(req: IncomingMessage, limit: number, answer: () => void): void {
-  const declared = Number(req.headers['content-length']);
-  if (req.complete || req.destroyed || (Number.isFinite(declared) && declared > limit)) {
-    answer();
-    if (!req.complete) req.resume();
-    return;
-  }
+/**
+ * Reads and drops what is left of a refused request's body, then ends the response (`end`: the
+ * connection is closed or freed for the next request as HTTP says); past DRAIN_LIMIT_BYTES or
+ * DRAIN_MS the connection is closed at once. The refusal itself is already written, so a client
+ * that declared 10 MiB and stalls gets its 413 at once; ending the response (which closes a
+ * `Connection: close` socket) while the client is still uploading would reset the connection and
+ * the client, still writing, would lose the answer (EPIPE/reset): reading on lets it finish.
+ */
+function drainThen(req: IncomingMessage, end: () => void): void {
   let seen = 0;
-  let answered = false;
-  const once = (): void => {
-    if (answered) return;
-    answered = true;
+  let done = false;
+  const finish = (close: boolean): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
     req.off('data', onData);
-    answer();
+    end();
+    if (close) req.socket.destroy();
   };
   const onData = (chunk: Buffer): void => {
     seen += chunk.length;
-    if (seen > limit) once();
+    if (seen > DRAIN_LIMIT_BYTES) finish(true);
   };
+  const timer = setTimeout(() => finish(true), DRAIN_MS);
+  timer.unref();
   req.on('data', onData);
-  req.once('end', once);
-  req.once('close', once);
-  req.once('error', once);
+  req.once('end', () => finish(false));
+  req.once('close', () => finish(false));
   req.resume();
 }
 
 /** Sockets answered by answerClientError, still reading what their client sends. */
 const lingering = new WeakSet<Duplex>();
 
-/** How long a socket whose request the parser refused may go on uploading after its answer. */
-const CLIENT_ERROR_LINGER_MS = 5_000;
-
 /**
  * Answers a request the HTTP parser refused (a bad request line, too large headers) and closes.
  * The client may still be uploading a body: closing under unread bytes resets the connection and
  * the client loses the answer (a 4 MB upload after a bad target lost its 400 54 times in 60), so
- * what still arrives is read and dropped, up to DRAIN_LIMIT_BYTES and CLIENT_ERROR_LINGER_MS.
+ * what still arrives is read and dropped, up to DRAIN_LIMIT_BYTES and DRAIN_MS.
  */
 export function answerClientError(socket: Duplex, response: string): void {
   // Node's parser reports every later chunk of the same socket again: answered once is enough.
@@ -152,7 +159,7 @@ export function answerClientError(socket: Duplex, response: string): void {
   // The HTTP parser's own reader would keep parsing (and failing on) the dropped bytes.
   socket.removeAllListeners('data');
   let seen = 0;
-  const timer = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
   socket.on('data', (chunk: Buffer) => {
@@ -163,9 +170,12 @@ export function answerClientError(socket: Duplex, response: string): void {
   socket.resume();
 }
 
-/** Per-request facts the finish observer reads (the route pattern, once matched). */
+/** Per-request facts the finish observer and the error answer read. */
 interface RequestState {
+  /** The route pattern, once matched. */
   route: string;
+  /** While the body is read and checked: how the route answers a refused one, if in its own way. */
+  refusal?: BodySpec['refusal'];
 }
 
 const safePath = (req: IncomingMessage) => (req.url ?? '/').split('?')[0];
@@ -194,6 +204,12 @@ async function handle(
   state: RequestState,
 ): Promise<void> {
   const { pathname, url } = parseTarget(req.url ?? '/');
+  // No backend stores a NUL, so no query value with one can name anything (a plain target has no
+  // `%`, so only targets that were parsed are looked at).
+  if (url?.search.includes('%00')) {
+    for (const [k, v] of url.searchParams)
+      if (k.includes('\0') || v.includes('\0')) throw badRequest(`query.${k.replace(/\0/g, '\\u0000')}: contains a NUL character (U+0000)`);
+  }
   const m = deps.router.match(req.method ?? 'GET', pathname);
   if (m.kind === 'none') throw new AppError('not_found', `no route for ${pathname}`);
   if (m.kind === 'method')
@@ -204,14 +220,17 @@ async function handle(
   state.route = route.path;
   const principal = await admitCaller(deps, deps.ctx.config.auth, req, gateOf(route));
 
-  let body: unknown;
-  if (route.schema) {
-    body = parseJsonObject(await readBody(req));
-    const problem = check(route.schema, body, 'body');
+  // The one place a request body is read (body.ts); a schema route takes one JSON object.
+  const spec = route.body ?? (route.schema ? SCHEMA_BODY : undefined);
+  state.refusal = spec?.refusal;
+  const body = await readRouteBody(req, spec, route.schema !== undefined, deps.ctx.config.server.limits.body_seconds ?? BODY_SECONDS);
+  if (route.schema && body.value !== undefined) {
+    const problem = check(route.schema, body.value, 'body');
     if (problem) throw new AppError('bad_request', problem);
   }
+  state.refusal = undefined;
 
-  const reply = await route.handler(new Context(req, res, url, m.params, principal, body, requestId, deps.ctx));
+  const reply = await route.handler(new Context(req, res, url, m.params, principal, body.value, body.bytes, requestId, deps.ctx));
   if (route.raw || res.writableEnded || res.headersSent) return;
   const r = reply ?? {};
   if (req.method === 'HEAD') {
@@ -222,5 +241,7 @@ async function handle(
   if (r.stream && isObject(r.body)) return sendJsonStreamed(res, r.status ?? 200, r.body, r.headers);
   sendJson(res, r.status ?? 200, r.body ?? {}, r.headers);
 }
+
+const SCHEMA_BODY: BodySpec = { kind: 'json' };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

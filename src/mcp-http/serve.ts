@@ -7,8 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AppError, badRequest } from '../errors.js';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestsDeeperThan, readBody } from '../http/body.js';
+import { AppError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import { selfOf } from '../mcp/format.js';
@@ -20,17 +19,6 @@ import { receiptWriter } from '../receipts/writer.js';
 import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import type { WaitLimit } from './wait-limit.js';
-
-/** A JSON-RPC message or batch, parsed under the same bounds as every JSON body. */
-async function jsonRpcBody(req: IncomingMessage): Promise<unknown> {
-  const raw = await readBody(req, MAX_BODY_BYTES);
-  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw badRequest(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch (err) {
-    throw badRequest(`body: is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 120)})`);
-  }
-}
 
 /** The session of one request: the agent, its calls as the caller, its read state. */
 async function sessionFor(ctx: NetworkContext, principal: Principal, agentId: string, waits: WaitLimit): Promise<Session> {
@@ -53,18 +41,18 @@ export interface McpShared {
   inFlight: InFlight;
 }
 
-/** Answers one POST /v1/mcp as the agent the request acts as. */
+/** Answers one POST /v1/mcp as the agent the request acts as; `body` is the JSON-RPC message or batch the edge parsed. */
 export async function serve(
   ctx: NetworkContext,
   principal: Principal,
   req: IncomingMessage,
   res: ServerResponse,
   shared: McpShared,
+  body: unknown,
 ): Promise<void> {
   const asked = req.headers[AGENT_HEADER];
   const who = mcpAgentOf(principal, typeof asked === 'string' ? asked : undefined);
   if (!who.ok) throw new AppError('forbidden', who.reason);
-  const body = await jsonRpcBody(req);
   // Requests of one credential acting as one agent can cancel each other's calls, nobody else's.
   const caller = `${'credentialKey' in principal ? principal.credentialKey : 'anonymous'}\n${who.agentId}`;
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);

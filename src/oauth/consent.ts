@@ -13,7 +13,6 @@ import { authorize } from '../auth/policy.js';
 import { cookieMayAuthenticate } from '../console/csrf.js';
 import { HTML, sendPage } from '../console/respond.js';
 import { CONTENT_SECURITY_POLICY } from '../console/security.js';
-import { readBody } from '../http/body.js';
 import type { Route } from '../http/router.js';
 import { registerAgent } from '../network/agents.js';
 import type { NetworkContext } from '../network/context.js';
@@ -135,11 +134,12 @@ export function consentRoutes(providers: Providers): Route[] {
       method: 'POST',
       path,
       raw: true,
-      handler: async ({ req, res, params, principal, ctx }) => {
+      body: { kind: 'form', limit: FORM_LIMIT },
+      handler: async ({ req, res, params, principal, ctx, body }) => {
         // The gate ignores a cross-site cookie; this also stops a cross-site form where no session is needed (auth mode none).
         if (!cookieMayAuthenticate(req.method, req.headers))
           throw new AppError('forbidden', 'the consent must come from the console itself (cross-site request refused)');
-        const form = new URLSearchParams((await readBody(req, FORM_LIMIT)).toString('utf8'));
+        const form = (body as URLSearchParams | undefined) ?? new URLSearchParams();
         const i = await interactionOf(providers, req, res, params.uid!);
         if (!i) return send(req, res, 400, expiredPage());
         if (principal.kind === 'anonymous') return send(req, res, 401, signInFirstPage(params.uid!, await clientOf(providers, req, i)));

@@ -32,7 +32,12 @@ export const oauthFeature: FeatureFactory = (app) => {
     return { adapter: adapterOver(kv), cookieKeys: keys.cookies, jwks: keys.jwks };
   };
   // The one place the provider's options are set.
-  const providers = new Providers({ agentExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())) }, state, baseOf);
+  const onServerError = (err: unknown) => app.ctx.log('error', 'oauth request failed', { error: String((err as Error)?.stack ?? err) });
+  const providers = new Providers(
+    { agentExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())), onServerError },
+    state,
+    baseOf,
+  );
   let stopSweeper: (() => void) | undefined;
   return {
     routes: [...oauthRoutes(providers), ...consentRoutes(providers), ...grantRoutes],

@@ -53,6 +53,8 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     readonly issuer: string;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    /** Provider events (Koa's EventEmitter); `server_error` carries the error of a 500 answer. */
+    on(event: string, listener: (...args: never[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>;
     interactionResult(
       req: IncomingMessage,

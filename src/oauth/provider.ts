@@ -38,6 +38,8 @@ export interface ProviderOptions {
   cookieKeys?: string[];
   /** The provider's signing keys (a private JWKS); the library's development keys when absent. */
   jwks?: { keys: Record<string, unknown>[] };
+  /** Told of an error the provider answered 500 (it logs nothing itself). */
+  onServerError?: (err: unknown) => void;
 }
 
 export interface BuiltProvider {
@@ -86,6 +88,7 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
     ...(opts.jwks ? { jwks: opts.jwks } : {}),
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
+  if (opts.onServerError) provider.on('server_error', (_ctx: unknown, err: unknown) => opts.onServerError!(err));
   const callback = provider.callback();
   const handle: OAuthHandler = (req, res) => {
     // The provider routes on the path below its issuer's; it finds its mount path from originalUrl.

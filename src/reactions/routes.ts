@@ -1,25 +1,15 @@
 // The reaction routes. PUT and DELETE take an optional JSON body `{from}` (who reacts; an agent
-// token reacts as its own agent without one), so they read it themselves rather than through the
-// route's schema, which would make a body required.
+// token reacts as its own agent without one): the edge checks its schema only when one came.
 
-import { AppError } from '../errors.js';
-import { parseJsonObject, readBody } from '../http/body.js';
+import type { BodySpec } from '../http/body.js';
 import type { RequestContext, Route } from '../http/router.js';
 import type { SendRequest } from '../protocol/types.js';
-import { check } from '../schemas.js';
 import { messageReactions, react } from './react.js';
 
-async function fromOfBody(c: RequestContext): Promise<SendRequest['from'] | undefined> {
-  const raw = await readBody(c.req);
-  if (raw.length === 0) return undefined;
-  const body = parseJsonObject(raw);
-  const problem = check('react', body, 'body');
-  if (problem) throw new AppError('bad_request', problem);
-  return (body as { from?: SendRequest['from'] }).from;
-}
+const OPTIONAL_FROM: BodySpec = { kind: 'json', optional: true };
 
 const change = (action: 'add' | 'remove') => async (c: RequestContext) => {
-  const from = await fromOfBody(c);
+  const from = (c.body as { from?: SendRequest['from'] } | undefined)?.from;
   const r = await react(c.ctx, c.principal, {
     message_id: c.params.message_id!,
     emoji: c.params.emoji!,
@@ -30,8 +20,22 @@ const change = (action: 'add' | 'remove') => async (c: RequestContext) => {
 };
 
 export const reactionRoutes: Route[] = [
-  { method: 'PUT', path: '/v1/messages/:message_id/reactions/:emoji', action: 'message.send', handler: change('add') },
-  { method: 'DELETE', path: '/v1/messages/:message_id/reactions/:emoji', action: 'message.send', handler: change('remove') },
+  {
+    method: 'PUT',
+    path: '/v1/messages/:message_id/reactions/:emoji',
+    action: 'message.send',
+    schema: 'react',
+    body: OPTIONAL_FROM,
+    handler: change('add'),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/messages/:message_id/reactions/:emoji',
+    action: 'message.send',
+    schema: 'react',
+    body: OPTIONAL_FROM,
+    handler: change('remove'),
+  },
   {
     method: 'GET',
     path: '/v1/messages/:message_id/reactions',

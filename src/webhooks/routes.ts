@@ -4,9 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { InboundHookConfig, WebhookConfig } from '../config/webhooks.js';
-import { AppError, badRequest, notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import type { Route } from '../http/router.js';
-import { readBody } from '../http/body.js';
 import { sendMessage } from '../network/messages.js';
 import type { HookSource } from '../protocol/webhooks.js';
 import type { DeliveryStatus, Store, WebhookDelivery } from '../store/types.js';
@@ -135,20 +134,17 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       method: 'POST',
       path: '/v1/hooks/:hook_id',
       ownCredential: true,
-      handler: async ({ req, params, ctx }) => {
-        const raw = await readBody(req);
+      // Read, bounded and parsed by the edge like every body (the depth check included): the
+      // signature covers the bytes it came from. A malformed body is refused before the secret
+      // is judged, the same for every hook id, so ids still cannot be probed.
+      body: { kind: 'json' },
+      handler: async ({ req, params, ctx, body, bodyBytes }) => {
         await deps.loaded();
         const hook = deps.inbound().find((h) => h.id === params.hook_id);
         // An unknown hook answers as a wrong secret does: ids cannot be probed.
-        if (!hook || !hookSecretOk(hook, req, raw)) {
+        if (!hook || !hookSecretOk(hook, req, bodyBytes ?? Buffer.alloc(0))) {
           deps.failedAuth(req);
           throw new AppError('unauthorized', 'the hook secret is missing or wrong');
-        }
-        let body: unknown;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw badRequest('body: not valid JSON');
         }
         const sent = await sendMessage(ctx, hookPrincipal(hook), hookSend(hook, body));
         return { body: sent };

@@ -111,7 +111,12 @@ function operation(route: Route, doc: OperationDoc | undefined): Record<string, 
     tags: [d.tag],
     ...(params.length ? { parameters: params } : {}),
     ...(route.schema
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestSchemaName(route.schema)) } } } }
+      ? {
+          requestBody: {
+            required: !route.body?.optional,
+            content: { 'application/json': { schema: ref(requestSchemaName(route.schema)) } },
+          },
+        }
       : {}),
     responses: responses(route, d),
     ...access(route),

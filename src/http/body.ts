@@ -104,7 +104,12 @@ const isJsonType = (req: IncomingMessage): boolean => /^application\/(?:[\w.+-]+
  * any of it; received: as soon as the count passes it) and with 408 when it takes longer than
  * `seconds`. What is left of a refused body is the server's to drain (server.ts).
  */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES, seconds = BODY_SECONDS, what = 'request body is larger than'): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  limit = MAX_BODY_BYTES,
+  seconds = BODY_SECONDS,
+  what = 'request body is larger than',
+): Promise<Buffer> {
   const tooLarge = () => new BodyError('payload_too_large', `${what} ${limit} bytes`, 'size');
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
@@ -132,7 +137,8 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES, seconds =
     const onClose = () => done(new Error('the request was aborted before its body ended'));
     // A sender that trickles holds a connection and up to `limit` bytes: the read has a deadline.
     const timer = setTimeout(
-      () => done(new BodyError('request_timeout', `the request body did not arrive within ${seconds} s (server.limits.body_seconds)`, 'time')),
+      () =>
+        done(new BodyError('request_timeout', `the request body did not arrive within ${seconds} s (server.limits.body_seconds)`, 'time')),
       seconds * 1000,
     );
     timer.unref();
@@ -199,7 +205,8 @@ export function parseJson(raw: Buffer, object: boolean): unknown {
   } catch (err) {
     throw syntax(`body: is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 120)})`);
   }
-  if (object && (value === null || typeof value !== 'object' || Array.isArray(value))) throw content('body: must be exactly one JSON object');
+  if (object && (value === null || typeof value !== 'object' || Array.isArray(value)))
+    throw content('body: must be exactly one JSON object');
   // PostgreSQL stores no NUL in text, so one backend would fail where another stored it: no
   // backend gets one. Only a body whose text has the escape is walked to name the field.
   if (raw.includes(NUL_ESCAPE)) {

@@ -226,10 +226,14 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       406: { description: 'The Accept header lacks application/json or text/event-stream (a JSON-RPC error).', json: 'McpMessage' },
       415: { description: 'The body is not application/json (a JSON-RPC error).', json: 'McpMessage' },
       400: {
-        description: 'A body that is not JSON (`-32700` Parse error) or that the server will not take (`-32600`: nested deeper than 128 levels, a NUL character), as a JSON-RPC error with id null.',
+        description:
+          'A body that is not JSON (`-32700` Parse error) or that the server will not take (`-32600`: nested deeper than 128 levels, a NUL character), as a JSON-RPC error with id null.',
         json: 'McpMessage',
       },
-      408: { description: 'The body did not arrive in time (`server.limits.body_seconds`), a JSON-RPC error (`-32000`).', json: 'McpMessage' },
+      408: {
+        description: 'The body did not arrive in time (`server.limits.body_seconds`), a JSON-RPC error (`-32000`).',
+        json: 'McpMessage',
+      },
       413: { description: 'The body is over 1 MiB, a JSON-RPC error (`-32000`).', json: 'McpMessage' },
     },
   },

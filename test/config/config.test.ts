@@ -57,7 +57,14 @@ test('a file with only network.id gets every default filled in', () => {
     heartbeat_interval_ms: 30000,
     event_buffer: 10000,
     pairing_check_interval_ms: 30000,
-    limits: { per_credential_rps: 0, per_address_rps: 0, auth_failures_per_minute: 20, sse_streams_per_address: 32, page_bytes: 4194304 },
+    limits: {
+      per_credential_rps: 0,
+      per_address_rps: 0,
+      auth_failures_per_minute: 20,
+      sse_streams_per_address: 32,
+      page_bytes: 4194304,
+      body_seconds: 30,
+    },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });
   assert.equal(config.store, { backend: 'sqlite', path: join(dir, '.svc/svc.db'), checkpoint_bytes: 67108864 });

@@ -4,6 +4,8 @@
 // server must stay up with bounded memory; stored state may change only through accepted sends.
 // A failure is written to test/.artifacts/fuzz-failures/http-<seed>.json with the command that replays
 // it (SVC_FUZZ_SEED=<seed> SVC_FUZZ_PATH=<path>); `npm run fuzz` runs with random seeds (harness.ts).
+// The same suite runs on a PostgreSQL store from http-postgres.test.ts (SVC_FUZZ_STORE=postgres):
+// text a backend cannot hold (a NUL) must be answered there as on sqlite, never with a 500.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,12 +13,19 @@ import fc from 'fast-check';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { startPgServer } from '../helpers/pg-server.js';
 import { assertWellFormed, exchange, requestBytes, type RawAnswer } from './raw.js';
 import { fuzzCheck, fuzzRun } from './harness.js';
 
 // A fixed default seed keeps `npm test` reproducible; SVC_FUZZ_SEED=random explores new inputs.
 const RUN = fuzzRun(400);
 const ADMIN = TOKENS.admin.value;
+const POSTGRES = process.env.SVC_FUZZ_STORE === 'postgres';
+/** The suite's name in failure files and the file that replays it. */
+const SUITE = POSTGRES
+  ? { name: 'http-postgres', file: 'test/fuzz/http-postgres.test.ts' }
+  : { name: 'http', file: 'test/fuzz/http.test.ts' };
 
 interface Ctx {
   s: TestServer;
@@ -24,22 +33,26 @@ interface Ctx {
   rss: number;
   /** message ids of sends the fuzz got accepted */
   accepted: Set<string>;
+  schema?: PgSchema;
 }
 
-const t = suite<Ctx>('the HTTP server under hostile input');
+const t = suite<Ctx>(`the HTTP server under hostile input${POSTGRES ? ' (PostgreSQL store)' : ''}`);
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
-    config: {
-      auth: { public_read: true },
-      // The fuzz sends bad tokens by the hundred from one address: the failed-authentication limit
-      // (tested in test/http/auth-failure-limit.test.ts) would turn most of its cases into 429s.
-      server: { limits: { auth_failures_per_minute: 1_000_000 } },
-      rooms: [
-        { id: 'general', members: ['alpha', 'beta'] },
-        { id: 'secret', members: ['alpha'], visibility: 'private' },
-      ],
-    },
+  const start = async (config: Record<string, Json>): Promise<TestServer> => {
+    if (!POSTGRES) return startServer({ config });
+    ctx.schema = await freshSchema();
+    return startPgServer(ctx.schema, config);
+  };
+  ctx.s = await start({
+    auth: { public_read: true },
+    // The fuzz sends bad tokens by the hundred from one address: the failed-authentication limit
+    // (tested in test/http/auth-failure-limit.test.ts) would turn most of its cases into 429s.
+    server: { limits: { auth_failures_per_minute: 1_000_000 } },
+    rooms: [
+      { id: 'general', members: ['alpha', 'beta'] },
+      { id: 'secret', members: ['alpha'], visibility: 'private' },
+    ],
   });
   const s = ctx.s;
   const send = async (body: Json, token: string = ADMIN) => {
@@ -73,7 +86,10 @@ t.before(async (ctx) => {
   ctx.rss = rssOf(s);
   ctx.accepted = new Set();
 });
-t.after(async (ctx) => ctx.s.dispose());
+t.after(async (ctx) => {
+  await ctx.s?.dispose();
+  await ctx.schema?.drop();
+});
 
 /** Resident memory of the server process, in bytes. */
 function rssOf(s: TestServer): number {
@@ -431,8 +447,8 @@ function noSecrets(a: RawAnswer, what: string): void {
 t('answers every generated request with a well-formed status and envelope, in bounded time', async (ctx) => {
   const { s } = ctx;
   await fuzzCheck(
-    'http',
-    'test/fuzz/http.test.ts',
+    SUITE.name,
+    SUITE.file,
     fc.asyncProperty(request, async (r) => {
       const what = describe(r);
       const bytes = requestBytes(r.method, r.target, r.headers, r.body);

@@ -471,6 +471,11 @@ const SEND = (extra = '') =>
   `{"target":{"kind":"room","room_id":"general"},"from":{"type":"agent","id":"beta"},"parts":[{"kind":"text","text":"x"}]${extra}}`;
 
 /** Hand-written abuse: framing, lengths, headers and methods that clients never send. */
+const AUTH_JSON: [string, string][] = [
+  ['authorization', `Bearer ${ADMIN}`],
+  ['content-type', 'application/json'],
+];
+
 const CASES: { name: string; bytes: () => Buffer; path?: string; accept?: (a: RawAnswer) => boolean }[] = [
   { name: 'header larger than the parser allows', bytes: () => requestBytes('GET', '/v1/rooms', [['x-big', 'a'.repeat(70_000)]]) },
   {
@@ -650,6 +655,25 @@ const CASES: { name: string; bytes: () => Buffer; path?: string; accept?: (a: Ra
     bytes: () => requestBytes('GET', '/console/..%5c..%5csvc.yaml', []),
     path: '/console/',
     accept: (a) => a.status === 404,
+  },
+  // Text no backend can hold (PostgreSQL stores no NUL): refused or unknown alike on every store.
+  ...['GET', 'DELETE'].map((m) => ({
+    name: `${m} of a room id holding a NUL`,
+    bytes: () => requestBytes(m, '/v1/rooms/fz%00', [['authorization', `Bearer ${ADMIN}`]]),
+    path: '/v1/rooms/{room_id}',
+    accept: (a: RawAnswer) => a.status === 404,
+  })),
+  ...['before=%00', 'after=%00', 'before=%FF%FE%00%01', 'after=%C3%28%ED%A0%BD'].map((q) => ({
+    name: `a history cursor of NUL or invalid UTF-8 (${q})`,
+    bytes: () => requestBytes('GET', `/v1/rooms/general/messages?${q}`, [['authorization', `Bearer ${ADMIN}`]]),
+    path: '/v1/rooms/{room_id}/messages',
+    accept: (a: RawAnswer) => a.status === 400 || a.status === 422,
+  })),
+  {
+    name: 'an agent name holding a NUL',
+    bytes: () => requestBytes('POST', '/v1/agents/register', AUTH_JSON, Buffer.from('{"id":"nul-name","name":"a\\u0000b"}')),
+    path: '/v1/agents/register',
+    accept: (a) => a.status === 400 && /body\.name/.test(a.body.toString()),
   },
 ];
 

@@ -22,6 +22,8 @@ export interface EdgeRequest {
   stall?: boolean;
   /** How long to wait for the answer before failing as a hang. */
   timeoutMs?: number;
+  /** After the answer, wait (within `timeoutMs`) for the server to close the connection. */
+  waitClose?: boolean;
 }
 
 /** Sends one request on its own connection; rejects when no answer comes in `timeoutMs`. */
@@ -44,12 +46,23 @@ export function edgeRequest(port: number, r: EdgeRequest): Promise<EdgeAnswer> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        req.destroy();
+        const answer = { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
+        if (!r.waitClose) {
+          clearTimeout(timer);
+          resolve(answer);
+          return void req.destroy();
+        }
+        const closed = () => {
+          clearTimeout(timer);
+          resolve({ ...answer, closed: true });
+        };
+        if (req.socket?.destroyed) closed();
+        else req.socket?.once('close', closed);
       });
     });
     req.on('error', (err) => {
+      // A stalled upload's socket closed by the server after the answer: that is what was waited for.
+      if (r.waitClose && req.socket?.destroyed) return;
       clearTimeout(timer);
       reject(new Error(`${r.method} ${r.path}: ${err.message}`));
     });

@@ -136,6 +136,7 @@ function drainThen(req: IncomingMessage, end: () => void): void {
   req.on('data', onData);
   req.once('end', () => finish(false));
   req.once('close', () => finish(false));
+  req.once('error', () => finish(true));
   req.resume();
 }
 

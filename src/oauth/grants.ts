@@ -4,6 +4,7 @@
 
 import type { OAuthGrant } from '../protocol/oauth-grants.js';
 import type { KvTable } from '../store/types.js';
+import { parseAccountId } from './account.js';
 import { kindOf } from './adapter.js';
 
 export type { OAuthGrant };
@@ -32,7 +33,7 @@ export function grantOf(id: string, p: GrantPayload, clientName: string | undefi
   return {
     id,
     client: { id: p.clientId ?? '', ...(clientName ? { name: clientName } : {}) },
-    agent_id: p.accountId ?? '',
+    agent_id: parseAccountId(p.accountId ?? '')?.agentId ?? p.accountId ?? '',
     scopes: [...scopes].sort(),
     created_at: iso(p.iat) ?? new Date(0).toISOString(),
     ...(expires ? { expires_at: expires } : {}),
@@ -64,4 +65,18 @@ export async function revokeGrant(kv: KvTable, id: string): Promise<boolean> {
   await kv.deleteGrant(id);
   const deleted = await kv.delete(kindOf('Grant'), id);
   return found !== undefined || deleted;
+}
+
+/**
+ * Revokes every grant given for a registration of `agentId` other than `current` (its actor uid;
+ * every grant of the id when the agent is gone), with their codes and tokens; returns how many.
+ */
+export async function revokeGrantsOf(kv: KvTable, agentId: string, current?: string): Promise<number> {
+  let n = 0;
+  for (const r of await kv.list(kindOf('Grant'))) {
+    const account = parseAccountId((JSON.parse(r.value) as GrantPayload).accountId ?? '');
+    if (account?.agentId !== agentId || account.actorUid === current) continue;
+    if (await revokeGrant(kv, r.id)) n++;
+  }
+  return n;
 }

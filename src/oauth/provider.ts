@@ -30,8 +30,8 @@ export type OAuthHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface ProviderOptions {
   /** Where clients, grants, codes, tokens and interactions live; the library's memory adapter when absent. */
   adapter?: AdapterConstructor;
-  /** Whether agent `id` exists (an account is an agent; a removed agent's grant stops refreshing). */
-  agentExists: (id: string) => Promise<boolean>;
+  /** Whether an account exists: the agent registration it names (account.ts); a removed agent's grant stops refreshing. */
+  accountExists: (accountId: string) => Promise<boolean>;
   /** Fetches client ID metadata documents (URL-form client_id); none are accepted when absent. */
   fetchClientMetadata?: MetadataFetch;
   /** Keys signing the provider's cookies, newest first; random per process when absent. */
@@ -54,7 +54,7 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
   const provider = new Provider(`${base}${OAUTH_PREFIX}`, {
     adapter: opts.fetchClientMetadata ? withClientMetadataDocuments(adapter, opts.fetchClientMetadata) : adapter,
     findAccount: async (_ctx: unknown, id: string) =>
-      (await opts.agentExists(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
+      (await opts.accountExists(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
     pkce: { methods: ['S256'], required: () => true },
     features: {
       devInteractions: { enabled: false },

@@ -21,6 +21,7 @@ import { cannotGrantPage, type ConsentClient, consentPage, expiredPage, refusedP
 import type { AgentRecord } from '../store/records.js';
 import { accountIdOf } from './account.js';
 import { grantableAgents, mayGrantAgent } from './grantable.js';
+import { PENDING_GRANT_TTL } from './grants.js';
 import { MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
@@ -160,7 +161,8 @@ export function consentRoutes(providers: Providers): Route[] {
         // The account is this registration of the agent, so nothing granted now acts as a later agent of its id.
         const accountId = accountIdOf(agent);
         await forgetOtherAccount(provider, i, accountId);
-        const grant = new provider.Grant({ accountId, clientId: String(i.params.client_id) });
+        // Pending until its code is exchanged (grants.ts): a consent whose code is never used is not kept.
+        const grant = new provider.Grant({ accountId, clientId: String(i.params.client_id), expiresIn: PENDING_GRANT_TTL });
         // `mcp` is one of the provider's scopes as well as the resource's: the request names it
         // without a resource too, so it is granted both ways.
         grant.addResourceScope(resource, MCP_SCOPE);

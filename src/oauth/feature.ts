@@ -11,12 +11,13 @@ import { agentOfAccount } from './account.js';
 import { accessTokenResolver } from './access-tokens.js';
 import { adapterOver, startSweeper } from './adapter.js';
 import { consentRoutes } from './consent.js';
-import { revokeGrantsOf } from './grants.js';
+import { confirmGrant, revokeGrantsOf } from './grants.js';
 import { grantRoutes } from './grants-routes.js';
 import { loadKeys } from './keys.js';
 import { bearerChallenge, MCP_PATH } from './metadata.js';
 import { metadataFetcher } from './metadata-fetch.js';
 import { Providers, type StoredState } from './providers.js';
+import { REGISTRATION_LIMITS, RegistrationGate } from './registration.js';
 import { oauthRoutes } from './routes.js';
 
 /** Whether the server listens on a loopback address only (then its clients are local too). */
@@ -35,9 +36,16 @@ export const oauthFeature: FeatureFactory = (app) => {
     const keys = await loadKeys(kv);
     return { adapter: adapterOver(kv), cookieKeys: keys.cookies, jwks: keys.jwks };
   };
+  // One gate for every provider (base URL): the rate and the cap are the server's.
+  const registration = new RegistrationGate(kv, REGISTRATION_LIMITS);
+  const hooks = {
+    admitRegistration: (req: IncomingMessage) => registration.admit(req),
+    codeExchanged: (grantId: string) => confirmGrant(kv, grantId, REGISTRATION_LIMITS.unusedClientTtl),
+    log: (m: string) => app.ctx.log('warn', m),
+  };
   // The one place the provider's options are set.
   const providers = new Providers(
-    { accountExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())) },
+    { accountExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())), hooks },
     state,
     baseOf,
   );

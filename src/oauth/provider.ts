@@ -71,7 +71,10 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
       devInteractions: { enabled: false },
       // No registration access token: a client cannot read or change its registration, and none is stored per client.
       registration: { enabled: true, issueRegistrationAccessToken: false },
+      // Endpoints svc does not mount (routes.ts) are not offered in the metadata either.
       userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,

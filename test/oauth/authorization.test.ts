@@ -33,7 +33,8 @@ t('the metadata offers the authorization code only: no implicit grant, no id_tok
   const grants = meta.grant_types_supported as string[];
   assert.not.ok(grants.includes('implicit'), grants.join());
   assert.ok(grants.includes('authorization_code') && grants.includes('refresh_token'), grants.join());
-  assert.is(meta.userinfo_endpoint, undefined, 'no endpoint that is not served');
+  for (const endpoint of ['userinfo_endpoint', 'end_session_endpoint', 'pushed_authorization_request_endpoint'])
+    assert.is(meta[endpoint], undefined, `no ${endpoint}: it is not served`);
 });
 
 t('a client cannot register a response type that is not offered', async (ctx) => {

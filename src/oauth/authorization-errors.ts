@@ -16,9 +16,11 @@ import { authorizationErrorPage } from './consent-page.js';
 interface ErrorOut {
   error?: string;
   error_description?: string;
+  statusCode?: number;
 }
 
-const ERROR = Symbol('svc.authorizationError');
+/** Where the request's error is kept (Koa's per-request state) between the event and the middleware. */
+const ERROR = 'svcAuthorizationError';
 
 /** The provider's `renderError` in the console's look (instead of the library's page). */
 export function renderError(ctx: ProviderContext, out: ErrorOut): void {
@@ -29,15 +31,15 @@ export function renderError(ctx: ProviderContext, out: ErrorOut): void {
 
 /** Installs the rule on `provider`: its authorization errors for registered clients become a page. */
 export function noUnverifiedErrorRedirects(provider: Provider): void {
-  provider.on('authorization.error', (ctx, err?: unknown) => {
-    ctx.state[ERROR as unknown as string] = err;
+  provider.on('authorization.error', (ctx, err?: ErrorOut) => {
+    ctx.state[ERROR] = err;
   });
   provider.on('server_error', (ctx) => {
-    ctx.state[ERROR as unknown as string] = { error: 'server_error' };
+    ctx.state[ERROR] = { error: 'server_error', statusCode: 500 } satisfies ErrorOut;
   });
   provider.use(async (ctx, next) => {
     await next();
-    const err = ctx.state[ERROR as unknown as string] as { error?: string; error_description?: string; statusCode?: number } | undefined;
+    const err = ctx.state[ERROR] as ErrorOut | undefined;
     const client = ctx.oidc?.client;
     // The resume route runs after the consent page; only the request itself is judged here.
     if (!err || ctx.oidc?.route !== 'authorization' || !client || isUrlClientId(client.clientId)) return;

@@ -1,11 +1,12 @@
 // OAuth access tokens as credentials of /v1/mcp only: the resolver the oauth feature hands to the
 // one auth path (src/auth/principal.ts). A token is valid when the provider knows it, it has not
 // expired, it is bound to this server's /v1/mcp and carries the mcp scope, its grant still exists
-// and its agent too; it then acts as that agent with an agent token's scopes and credential key.
+// and so does the registration of the agent it was issued for (account.ts: a later agent of the
+// same id is not it); it then acts as that agent with an agent token's scopes and credential key.
 
 import { AGENT_TOKEN_SCOPES, type Principal, type TokenResolver } from '../auth/principal.js';
 import type { AccessTokenInstance } from 'oidc-provider';
-import type { AgentRecord } from '../store/records.js';
+import { type AccountAgent, agentOfAccount } from './account.js';
 import { MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
@@ -19,10 +20,7 @@ export function boundTo(at: Pick<AccessTokenInstance, 'aud'>, resource: string):
 }
 
 /** The resolver for the `mcp` action. */
-export function accessTokenResolver(
-  providers: Providers,
-  agentOf: (id: string) => Promise<Pick<AgentRecord, 'id' | 'credential_key'> | undefined>,
-): TokenResolver {
+export function accessTokenResolver(providers: Providers, agentOf: (id: string) => Promise<AccountAgent | undefined>): TokenResolver {
   return {
     actions: new Set(['mcp']),
     async resolve(token, req): Promise<Principal | undefined> {
@@ -33,7 +31,7 @@ export function accessTokenResolver(
       if (!(at.scope ?? '').split(' ').includes(MCP_SCOPE)) return undefined;
       // A revoked grant takes its tokens with it, whatever the storage keeps.
       if (!(await provider.Grant.find(at.grantId))) return undefined;
-      const agent = await agentOf(at.accountId);
+      const agent = await agentOfAccount(at.accountId, agentOf);
       if (!agent) return undefined;
       // The agent's own credential key: the token speaks for the agent as its own token would.
       return { kind: 'agent', agentId: agent.id, scopes: AGENT_TOKEN_SCOPES, credentialKey: agent.credential_key };

@@ -136,3 +136,18 @@ export function refusedPage(reason: string, uid: string): string {
 <p><a href="${consentPath(uid)}">Back to the request</a></p>`,
   );
 }
+
+/**
+ * An authorization request refused before any person saw it, shown here instead of sending the
+ * browser to a redirect URI that nobody verified (RFC 9700 section 4.11.2).
+ */
+export function authorizationErrorPage(error: string, description: string | undefined): string {
+  return page(
+    'Request refused',
+    `<p>This authorization request was refused, so the browser is not sent back to the application.</p>
+<dl>
+<dt>Error</dt><dd><code data-testid="oauth-error">${escapeHtml(error)}</code></dd>
+${description ? `<dt>Why</dt><dd data-testid="oauth-error-description">${escapeHtml(description)}</dd>\n` : ''}</dl>
+<p>Tell the application's maker, or start again from the application.</p>`,
+  );
+}

@@ -17,7 +17,10 @@ import type { Route } from '../http/router.js';
 import { registerAgent } from '../network/agents.js';
 import type { NetworkContext } from '../network/context.js';
 import { cannotGrantPage, type ConsentClient, consentPage, expiredPage, refusedPage, reloadPage, signInFirstPage } from './consent-page.js';
+import type { AgentRecord } from '../store/records.js';
+import { accountIdOf } from './account.js';
 import { grantableAgents, mayGrantAgent } from './grantable.js';
+import { PENDING_GRANT_TTL } from './grants.js';
 import { MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
@@ -80,17 +83,17 @@ async function finish(providers: Providers, req: IncomingMessage, res: ServerRes
 }
 
 /** The agent the form chose: an existing one the person may grant, or a new one registered now. */
-async function chosenAgent(ctx: NetworkContext, p: Principal, form: URLSearchParams): Promise<string> {
+async function chosenAgent(ctx: NetworkContext, p: Principal, form: URLSearchParams): Promise<AgentRecord> {
   const picked = form.get('agent') ?? '';
   if (picked !== '') {
     const agent = await ctx.store.getAgent(picked);
     if (!agent || !mayGrantAgent(p, agent)) throw new AppError('forbidden', `you may not let a client act as agent ${picked}`);
-    return agent.id;
+    return agent;
   }
   const name = (form.get('new_name') ?? '').trim();
   if (name === '') throw new AppError('bad_request', 'name the new agent, or pick an existing one');
   if (!(await choices(ctx, p)).mayRegister) throw new AppError('forbidden', 'your session may not register agents');
-  return (await registerAgent(ctx, p, { name })).record.id;
+  return (await registerAgent(ctx, p, { name })).record;
 }
 
 /**
@@ -98,10 +101,10 @@ async function chosenAgent(ctx: NetworkContext, p: Principal, form: URLSearchPar
  * send the browser through its logout confirmation. The session means nothing here (the person is
  * the console session), so it is dropped and the provider starts a new one.
  */
-async function forgetOtherAccount(provider: Provider, i: Interaction, agentId: string): Promise<void> {
+async function forgetOtherAccount(provider: Provider, i: Interaction, accountId: string): Promise<void> {
   if (!i.session?.uid) return;
   const s = await provider.Session.findByUid(i.session.uid);
-  if (s?.accountId === agentId) return;
+  if (s?.accountId === accountId) return;
   await s?.destroy();
   delete i.session;
   await i.save(i.exp - Math.floor(Date.now() / 1000));
@@ -146,23 +149,26 @@ export function consentRoutes(providers: Providers): Route[] {
         if (form.get('decision') !== 'approve') {
           return finish(providers, req, res, { error: 'access_denied', error_description: 'the request was denied on the consent page' });
         }
-        let agentId: string;
+        let agent: AgentRecord;
         try {
-          agentId = await chosenAgent(ctx, principal, form);
+          agent = await chosenAgent(ctx, principal, form);
         } catch (err) {
           // A person at a browser gets a page, not the API's JSON error.
           if (!(err instanceof AppError)) throw err;
           return send(req, res, err.status, refusedPage(err.message, params.uid!));
         }
         const { provider, resource } = await providers.for(req);
-        await forgetOtherAccount(provider, i, agentId);
-        const grant = new provider.Grant({ accountId: agentId, clientId: String(i.params.client_id) });
+        // The account is this registration of the agent, so nothing granted now acts as a later agent of its id.
+        const accountId = accountIdOf(agent);
+        await forgetOtherAccount(provider, i, accountId);
+        // Pending until its code is exchanged (grants.ts): a consent whose code is never used is not kept.
+        const grant = new provider.Grant({ accountId, clientId: String(i.params.client_id), expiresIn: PENDING_GRANT_TTL });
         // `mcp` is one of the provider's scopes as well as the resource's: the request names it
         // without a resource too, so it is granted both ways.
         grant.addResourceScope(resource, MCP_SCOPE);
         grant.addOIDCScope(`${MCP_SCOPE} offline_access`);
         const grantId = await grant.save();
-        await finish(providers, req, res, { login: { accountId: agentId }, consent: { grantId } });
+        await finish(providers, req, res, { login: { accountId }, consent: { grantId } });
       },
     },
   ];

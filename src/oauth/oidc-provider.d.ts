@@ -1,7 +1,10 @@
 // The part of oidc-provider's API svc uses (the package ships no type declarations).
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
-  export const errors: { InvalidTarget: new (description?: string) => Error };
+  export const errors: {
+    InvalidTarget: new (description?: string) => Error;
+    InvalidClientMetadata: new (description?: string) => Error;
+  };
 
   /** One stored object of a model (the adapter contract of oidc-provider). */
   export interface AdapterPayload {
@@ -35,6 +38,7 @@ declare module 'oidc-provider' {
     redirectUris: string[];
   }
   export interface GrantInstance {
+    jti: string;
     addOIDCScope(scope: string): void;
     addResourceScope(resource: string, scope: string): void;
     save(): Promise<string>;
@@ -49,9 +53,25 @@ declare module 'oidc-provider' {
     isExpired: boolean;
   }
 
+  /** The part of the Koa context svc's provider middleware touches. */
+  export interface ProviderContext {
+    readonly method: string;
+    readonly path: string;
+    readonly req: IncomingMessage;
+    status: number;
+    body: unknown;
+    type: string;
+    state: Record<string, unknown>;
+    set(field: string, value: string): void;
+    remove(field: string): void;
+    oidc?: { route?: string; client?: ClientInfo; entities: Record<string, unknown>; params?: Record<string, unknown> };
+  }
+
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);
     readonly issuer: string;
+    use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): void;
+    on(event: string, listener: (ctx: ProviderContext, ...rest: never[]) => void): this;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     /** Provider events (Koa's EventEmitter); `server_error` carries the error of a 500 answer. */
     on(event: string, listener: (...args: never[]) => void): this;
@@ -66,6 +86,8 @@ declare module 'oidc-provider' {
     readonly Grant: (new (init: {
       accountId: string;
       clientId: string;
+      /** Seconds it lives, instead of the configured ttl.Grant. */
+      expiresIn?: number;
     }) => GrantInstance) & {
       find(id: string): Promise<GrantInstance | undefined>;
     };

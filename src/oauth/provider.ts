@@ -1,15 +1,20 @@
-// The oidc-provider instance behind /oauth/: PKCE S256 only, dynamic client registration, client
-// ID metadata documents, resource indicators bound to /v1/mcp, short-lived opaque access tokens,
-// rotating refresh tokens, revocation. Accounts are agents: a grant acts as the agent the person
-// picked on the consent page. Storage is the `adapter` option (oidc-provider's memory adapter
-// when absent; see docs/oauth.md).
+// The oidc-provider instance behind /oauth/: the authorization code with PKCE S256 only (no other
+// response type is offered), bounded dynamic client registration (registration.ts), client ID
+// metadata documents, resource indicators bound to /v1/mcp, short-lived opaque access tokens,
+// rotating refresh tokens, revocation. Accounts are agent registrations (account.ts): a grant
+// acts as the agent the person picked on the consent page. Storage is the `adapter` option
+// (oidc-provider's memory adapter when absent; see docs/oauth.md).
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type AdapterConstructor, errors } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { renderError } from './authorization-errors.js';
 import { withClientMetadataDocuments, type MetadataFetch } from './client-metadata.js';
+import { GRANT_TTL } from './grants.js';
 import { MCP_PATH, MCP_SCOPE, OAUTH_PREFIX } from './metadata.js';
+import { installHooks, type ProviderHooks } from './provider-hooks.js';
+import { withRegistrationLimits } from './registration.js';
 
 /** Seconds an access token lives. */
 export const ACCESS_TOKEN_TTL = 600;
@@ -20,7 +25,8 @@ const TTL = {
   AuthorizationCode: 60,
   Interaction: 600,
   Session: 24 * 3600,
-  Grant: 30 * 24 * 3600,
+  // A consent's grant is stored pending for minutes and lasts this once its code is exchanged (grants.ts).
+  Grant: GRANT_TTL,
   RefreshToken: 30 * 24 * 3600,
 };
 
@@ -30,8 +36,8 @@ export type OAuthHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface ProviderOptions {
   /** Where clients, grants, codes, tokens and interactions live; the library's memory adapter when absent. */
   adapter?: AdapterConstructor;
-  /** Whether agent `id` exists (an account is an agent; a removed agent's grant stops refreshing). */
-  agentExists: (id: string) => Promise<boolean>;
+  /** Whether an account exists: the agent registration it names (account.ts); a removed agent's grant stops refreshing. */
+  accountExists: (accountId: string) => Promise<boolean>;
   /** Fetches client ID metadata documents (URL-form client_id); none are accepted when absent. */
   fetchClientMetadata?: MetadataFetch;
   /** Keys signing the provider's cookies, newest first; random per process when absent. */
@@ -40,6 +46,8 @@ export interface ProviderOptions {
   jwks?: { keys: Record<string, unknown>[] };
   /** Told of an error the provider answered 500 (it logs nothing itself). */
   onServerError?: (err: unknown) => void;
+  /** svc's rules around the provider's routes (provider-hooks.ts). */
+  hooks?: ProviderHooks;
 }
 
 export interface BuiltProvider {
@@ -52,15 +60,23 @@ export interface BuiltProvider {
 /** Builds the provider for a server reached at `base`. */
 export function createProvider(base: string, opts: ProviderOptions): BuiltProvider {
   const resource = `${base}${MCP_PATH}`;
-  const adapter = opts.adapter ?? MemoryAdapter;
+  const adapter = withRegistrationLimits(opts.adapter ?? MemoryAdapter);
   const provider = new Provider(`${base}${OAUTH_PREFIX}`, {
     adapter: opts.fetchClientMetadata ? withClientMetadataDocuments(adapter, opts.fetchClientMetadata) : adapter,
     findAccount: async (_ctx: unknown, id: string) =>
-      (await opts.agentExists(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
+      (await opts.accountExists(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
     pkce: { methods: ['S256'], required: () => true },
+    // The code flow only: no implicit grant, no id_token in any response type (the metadata says so).
+    responseTypes: ['code'],
+    renderError,
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      // No registration access token: a client cannot read or change its registration, and none is stored per client.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
+      // Endpoints svc does not mount (routes.ts) are not offered in the metadata either.
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -89,6 +105,7 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   if (opts.onServerError) provider.on('server_error', (_ctx: unknown, err: unknown) => opts.onServerError!(err));
+  installHooks(provider, opts.hooks ?? {});
   const callback = provider.callback();
   const handle: OAuthHandler = (req, res) => {
     // The provider routes on the path below its issuer's; it finds its mount path from originalUrl.

@@ -35,6 +35,8 @@ export interface KvTable {
   find(kind: string, lookup: string): Promise<KvEntry | undefined>;
   /** Every unexpired row of a kind, in the order first stored (a replaced row keeps its place). */
   list(kind: string): Promise<KvEntry[]>;
+  /** How many unexpired rows a kind has (a cap on stored rows is checked without reading them). */
+  count(kind: string): Promise<number>;
   /** Every unexpired row of every kind, in the order first stored (`svc store copy`). */
   all(): Promise<KvEntry[]>;
   /** Deletes a row; false when there was none. */

@@ -1,12 +1,11 @@
 // One delivery attempt: a POST with a bounded time from connect to the end of the answer, to an
-// address checked after DNS (a name that resolves to loopback or a private address is refused
-// unless the webhook allows it, so DNS cannot turn a public-looking URL into a request inside).
+// address judged when the socket connects by the guard every outbound request uses
+// (src/http/outbound.ts): a loopback or private address is refused unless the webhook allows it,
+// so DNS cannot turn a public-looking URL into a request inside.
 
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isPrivateAddress, privateHostRefusal } from '../protocol/private-address.js';
+import { guardedLookup, literalRefusal, type Resolve } from '../http/outbound.js';
 
 export interface PostResult {
   ok: boolean;
@@ -19,31 +18,12 @@ export interface PostResult {
 export interface PostOptions {
   timeoutMs: number;
   allowPrivate: boolean;
+  /** How names are resolved (the system's resolver unless a test gives one). */
+  resolve?: Resolve;
 }
 
 /** Bytes of an answer read before the rest is dropped (the status is what counts). */
 const MAX_ANSWER = 64 * 1024;
-
-/** A lookup that refuses private addresses: every address DNS gives must be public. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
-      if (bad) {
-        const e = Object.assign(new Error(`${hostname} resolves to ${bad.address}, a loopback, private or reserved address`), {
-          code: 'EPRIVATE',
-        });
-        return callback(e, '', 0);
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      const first = list[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      callback(null, first.address, first.family);
-    });
-  };
-}
 
 /** POSTs `body` with `headers`; resolves (never rejects) with what happened. */
 export function postJson(url: string, headers: Record<string, string>, body: string, o: PostOptions): Promise<PostResult> {
@@ -55,8 +35,9 @@ export function postJson(url: string, headers: Record<string, string>, body: str
       return resolve({ ok: false, error: 'invalid URL' });
     }
     // An IP literal is never looked up: check it here.
-    const literal = privateHostRefusal(u.hostname);
-    if (literal && !o.allowPrivate) return resolve({ ok: false, error: `refused: ${literal} (allow_private_network is off)` });
+    const allowPrivate = () => o.allowPrivate;
+    const literal = literalRefusal(u.hostname, allowPrivate);
+    if (literal) return resolve({ ok: false, error: `refused: ${literal} (allow_private_network is off)` });
     const lib = u.protocol === 'https:' ? https : http;
     let settled = false;
     const done = (r: PostResult) => {
@@ -75,7 +56,7 @@ export function postJson(url: string, headers: Record<string, string>, body: str
           'user-agent': 'svc-webhooks',
           ...headers,
         },
-        lookup: guardedLookup(o.allowPrivate),
+        lookup: guardedLookup(allowPrivate, o.resolve),
         agent: false,
       },
       (res) => {

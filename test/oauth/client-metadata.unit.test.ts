@@ -1,11 +1,13 @@
 // Client ID metadata documents (src/oauth/client-metadata.ts, metadata-fetch.ts) and the audience
-// check of access tokens (access-tokens.ts): pure rules, and the fetcher's refusals before any request.
+// check of access tokens (access-tokens.ts): pure rules, and the fetcher's refusals before any request
+// (the private-address rule is the one of src/protocol/private-address.ts).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { boundTo } from '../../src/oauth/access-tokens.js';
 import { clientFromDocument, isUrlClientId } from '../../src/oauth/client-metadata.js';
-import { isPrivateAddress, metadataFetcher } from '../../src/oauth/metadata-fetch.js';
+import { metadataFetcher } from '../../src/oauth/metadata-fetch.js';
+import { isPrivateAddress } from '../../src/protocol/private-address.js';
 
 const ID = 'https://app.example/oauth/client.json';
 

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import Provider from 'oidc-provider';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/types.js';
+import { accountIdOf } from '../../src/oauth/account.js';
 import { adapterOver, kindOf } from '../../src/oauth/adapter.js';
 import { loadKeys } from '../../src/oauth/keys.js';
 import { TOKENS, type TestServer } from '../helpers/server.js';
@@ -80,13 +81,16 @@ async function issue(ctx: Ctx, agent: string): Promise<[string, string] | undefi
     },
   }) as unknown as Models;
   const client = await provider.Client.find(ctx.client);
-  if (!client) return undefined;
-  const grant = new provider.Grant({ accountId: agent, clientId: ctx.client });
+  const record = await ctx.store.getAgent(agent);
+  if (!client || !record) return undefined;
+  // The account is the agent's registration, as the consent page names it.
+  const accountId = accountIdOf(record);
+  const grant = new provider.Grant({ accountId, clientId: ctx.client });
   grant.addResourceScope(RESOURCE, 'mcp offline_access');
   const grantId = await grant.save();
   const token = await new provider.RefreshToken({
     client,
-    accountId: agent,
+    accountId,
     grantId,
     scope: 'mcp offline_access',
     resource: RESOURCE,
@@ -122,7 +126,7 @@ t('a grant issued for a registered client is listed with its client, agent, scop
   ctx.client = ((await reg.json()) as { client_id: string }).client_id;
 
   const issued = await issue(ctx, 'alpha');
-  assert.ok(issued, 'the client registered through the server is read from the store');
+  assert.ok(issued, 'the client registered through the server and the agent are read from the store');
   [ctx.grant, ctx.refresh] = issued;
   const ok = await refresh(ctx);
   assert.is(ok.status, 200, await ok.clone().text());
@@ -185,7 +189,7 @@ t('revoking an unknown grant is a 404, through the route and the CLI', async (ct
 });
 
 t('a client revoking its refresh token (RFC 7009) ends its grant, which leaves the listing', async (ctx) => {
-  const [grantId, token] = (await issue(ctx, 'beta'))!;
+  const [grantId, token] = (await issue(ctx, 'alpha'))!;
   assert.ok((await ctx.s.get('/v1/oauth/grants', ADMIN)).body.grants.some((g: { id: string }) => g.id === grantId));
   const r = await fetch(`${base(ctx.s)}/oauth/token/revocation`, {
     method: 'POST',

@@ -66,21 +66,23 @@ t('a client registers itself without credentials (RFC 7591)', async (ctx) => {
   assert.ok(ctx.client);
 });
 
+/** Asserts a refusal shown as a page (a registered client's redirect URI is not trusted with it) naming `error`. */
+async function refusedWith(r: Response, error: string): Promise<void> {
+  assert.is(r.headers.get('location'), null);
+  assert.is(r.status, 400);
+  assert.match(await r.text(), new RegExp(`data-testid="oauth-error">${error}<`));
+}
+
 t('an authorization request with PKCE plain is refused', async (ctx) => {
-  const r = await authorize(ctx, { code_challenge_method: 'plain' });
-  assert.match(r.headers.get('location') ?? '', /error=invalid_request/);
+  await refusedWith(await authorize(ctx, { code_challenge_method: 'plain' }), 'invalid_request');
 });
 
 t('an authorization request without PKCE is refused', async (ctx) => {
-  const r = await authorize(ctx, {}, ['code_challenge', 'code_challenge_method']);
-  assert.match(r.headers.get('location') ?? '', /error=invalid_request/);
+  await refusedWith(await authorize(ctx, {}, ['code_challenge', 'code_challenge_method']), 'invalid_request');
 });
 
 t('an authorization request for another resource is refused', async (ctx) => {
-  const r = await authorize(ctx, { resource: 'https://elsewhere.example/mcp' });
-  const loc = r.headers.get('location') ?? '';
-  assert.match(loc, /error=invalid_target/);
-  assert.not.match(loc, /\/console\/oauth\//);
+  await refusedWith(await authorize(ctx, { resource: 'https://elsewhere.example/mcp' }), 'invalid_target');
 });
 
 t('an acceptable request is sent on to the consent page in the console', async (ctx) => {

@@ -58,10 +58,13 @@ for (const backend of BACKENDS) {
     await store.kv.put(row('AccessToken', 'new', { expires_at: Date.now() + 60_000 }));
     await store.kv.put(row('AccessToken', 'forever'));
     assert.ok(await store.kv.get('AccessToken', 'old'));
+    assert.is(await store.kv.count('AccessToken'), 3);
     await sleep(Math.max(0, soon - Date.now()) + 50);
     assert.is(await store.kv.get('AccessToken', 'old'), undefined);
     assert.is(await store.kv.find('AccessToken', 'l'), undefined);
     assert.equal(ids(await store.kv.list('AccessToken')), ['new', 'forever']);
+    assert.is(await store.kv.count('AccessToken'), 2, 'an expired row is not counted');
+    assert.is(await store.kv.count('Nothing'), 0);
     assert.is(await store.kv.consume('AccessToken', 'old', Date.now()), false);
     assert.is(await store.kv.sweep(Date.now()), 1);
     assert.is(await store.kv.sweep(Date.now()), 0);

@@ -44,6 +44,13 @@ export class MemoryKv implements KvTable {
     return [...this.rows.values()].filter((e) => e.kind === kind && !kvExpired(e, now)).map((e) => ({ ...e }));
   }
 
+  async count(kind: string): Promise<number> {
+    const now = this.clock();
+    let n = 0;
+    for (const e of this.rows.values()) if (e.kind === kind && !kvExpired(e, now)) n++;
+    return n;
+  }
+
   async all(): Promise<KvEntry[]> {
     const now = this.clock();
     return [...this.rows.values()].filter((e) => !kvExpired(e, now)).map((e) => ({ ...e }));

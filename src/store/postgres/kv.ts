@@ -69,6 +69,11 @@ export class PgKv implements KvTable {
     return r.rows.map(kvEntryOf);
   }
 
+  async count(kind: string): Promise<number> {
+    const r = await this.query(`SELECT COUNT(*) AS n FROM ${this.T.kv} WHERE kind = $1 AND ${live(2)}`, [kind, this.clock()]);
+    return Number((r.rows[0] as unknown as { n: string }).n);
+  }
+
   async all(): Promise<KvEntry[]> {
     const r = await this.query(`SELECT ${COLUMNS} FROM ${this.T.kv} WHERE ${live(1)} ORDER BY seq`, [this.clock()]);
     return r.rows.map(kvEntryOf);

@@ -66,6 +66,10 @@ export class SqliteKv implements KvTable {
     return this.host.db.all(`SELECT ${COLUMNS} FROM kv WHERE kind = ? AND ${LIVE} ORDER BY rowid`, [kind, this.clock()]).map(entryOf);
   }
 
+  async count(kind: string): Promise<number> {
+    return Number(this.host.db.one(`SELECT COUNT(*) FROM kv WHERE kind = ? AND ${LIVE}`, [kind, this.clock()])?.[0] ?? 0);
+  }
+
   async all(): Promise<KvEntry[]> {
     return this.host.db.all(`SELECT ${COLUMNS} FROM kv WHERE ${LIVE} ORDER BY rowid`, [this.clock()]).map(entryOf);
   }

@@ -275,6 +275,20 @@ export interface SendResponse {
   accepted: true;
   thread_created: boolean;
   dm_created: boolean;
+  /** Additive: mention candidates that resolved to no member, when there are any (first acceptance only). */
+  unmentioned?: Unmentioned[];
+}
+
+/** A mention candidate that was not mentioned: why, and the command that fixes it. */
+export interface Unmentioned {
+  /** The agent as the sender named it: a local id, or `net:agent`. */
+  id: string;
+  /** `not_member` (of the room), `not_participant` (of the DM), `unknown_agent`, `ambiguous`. */
+  reason: 'not_member' | 'not_participant' | 'unknown_agent' | 'ambiguous';
+  /** The reason in words. */
+  detail: string;
+  /** What fixes it: a command, or the mention as it should be written. */
+  fix: string;
 }
 
 export interface ErrorBody {

@@ -1,4 +1,4 @@
-// svc connect claude|codex|cursor: registers the agent (or reuses its kept token), writes the MCP
+// svc connect claude|codex|cursor: reuses the agent's kept token (or, with --register, registers it), writes the MCP
 // client's own config so that it runs `svc mcp` as that agent, and proves it by starting that very
 // entry and calling whoami. No token is written: the entry names the config (or URL) and the agent,
 // and `svc mcp` reads the kept token itself.
@@ -29,7 +29,7 @@ import {
   type HttpEntry,
 } from '../../mcp/remote-config.js';
 import { MCP_CLIENTS, type McpClientName } from '../../mcp/print-config.js';
-import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { didYouMean, isRegistered, keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
 import { EXIT, type Io } from '../io.js';
 import { TargetError, UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
@@ -44,6 +44,8 @@ export interface ConnectFlags extends ClientFlags {
   print?: boolean;
   /** Write the HTTP form: the client connects to the server's /v1/mcp with the agent's token. */
   remote?: boolean;
+  /** Register the agent when it is not (otherwise an unknown id is refused: a typo must not become an agent). */
+  register?: boolean;
 }
 
 /** One change to make: a file to write, or a command to run. */
@@ -327,6 +329,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
           agent: flags.agent !== undefined || !target0.token?.startsWith(AGENT_TOKEN_PREFIX) ? agent : undefined,
           flag: '--agent',
           infer: true,
+          checksRegistration: true,
         },
         io.env,
         (l) => io.err(`svc connect: ${l}`),
@@ -336,6 +339,13 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
       const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
       const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
+      // This command would claim the id (no token of it here): only an id the network has, or with
+      // --register (`--print` writes nothing, so it only shows the plan).
+      if (!pick.kept && !given && !flags.register && !flags.print && (await isRegistered(target0, agent)) === false) {
+        throw new UsageError(
+          `--agent ${agent}: no agent ${agent} is registered on network ${network.id}${await didYouMean(target0, agent, scope)}; register it first (svc agents register --id ${agent}), or pass --register to register it here`,
+        );
+      }
       if (flags.remote)
         return await connectRemote(io, flags, {
           client: mcpClient,
@@ -382,6 +392,16 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       try {
         const who = await probeWhoami(entry, { cwd, baseEnv: io.env });
         if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');
+        if (who.held !== undefined) {
+          // Not a broken entry: the token and the agent were accepted, and one runtime per agent is the rule.
+          io.err(
+            `svc connect: ${agent} is attached already by another runtime with this same token (${who.held}): an \`svc agent run --agent ${agent}\` or another \`svc mcp --agent ${agent}\`; ${mcpClient} gets ${agent}'s messages once that one stops`,
+          );
+          io.out(
+            `connected ${mcpClient} as agent ${agent} of network ${network.id} (server ${name}; whoami answered ${agent}; its live attachment is held by another runtime for now)`,
+          );
+          return EXIT.ok;
+        }
       } catch (err) {
         if (err instanceof ProbeError) {
           io.err(`svc connect: written, but the check failed: ${err.message}`);

@@ -68,7 +68,7 @@ t('once the server answers, the same session acts as the agent: whoami, send, at
     20_000,
     'whoami answered',
   );
-  assert.match(who.text, /^agent alpha /);
+  assert.match(who!.text, /^agent alpha /);
   await ctx.m!.waitFor(/attached as alpha on home/, 20_000);
   const sent = await ctx.m!.call('send_message', { room_id: 'general', text: 'back' });
   assert.not.ok(sent.isError, sent.text);

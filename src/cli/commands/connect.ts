@@ -8,8 +8,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
-import { ClientError } from '../../client/errors.js';
-import { keepToken, type CredentialScope } from '../../config/agent-credentials.js';
+import type { CredentialScope } from '../../config/agent-credentials.js';
 import {
   ClientConfigError,
   codexTable,
@@ -29,7 +28,8 @@ import {
   type HttpEntry,
 } from '../../mcp/remote-config.js';
 import { MCP_CLIENTS, type McpClientName } from '../../mcp/print-config.js';
-import { didYouMean, isRegistered, keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { keepCredential, refuseUnknownAgent } from './connect-agent.js';
 import { EXIT, type Io } from '../io.js';
 import { TargetError, UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
@@ -268,47 +268,6 @@ async function confirm(message: string): Promise<boolean> {
   return (await import('@inquirer/prompts')).confirm({ message, default: true });
 }
 
-/**
- * The agent's credential, made to last before anything is written: kept already, given now (an
- * agent token is kept), or claimed now (and kept). Returns the token now in use for the agent.
- */
-export async function keepCredential(
-  io: Io,
-  pick: AgentPick,
-  agent: string,
-  scope: CredentialScope,
-  given: boolean,
-  givenAgentToken: boolean,
-): Promise<string | undefined> {
-  if (givenAgentToken) {
-    io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
-    return pick.target.token;
-  }
-  if (!pick.kept && !given) {
-    try {
-      const { SvcClient } = await import('../../client/svc-client.js');
-      const anon = new SvcClient({ url: pick.target.url });
-      try {
-        const reg = await anon.registerAgent({ requested_agent_id: agent });
-        if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
-        io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
-        return reg.agent_token;
-      } finally {
-        await anon.close().catch(() => undefined);
-      }
-    } catch (err) {
-      if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
-        throw new TargetError(
-          `agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`,
-        );
-      }
-      throw err;
-    }
-  }
-  if (pick.kept) io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
-  return pick.target.token;
-}
-
 /** `svc connect CLIENT`: see the file comment. */
 export function connectCommand(io: Io, which: string, flags: ConnectFlags): Promise<number> {
   return withClient(
@@ -341,11 +300,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
       // This command would claim the id (no token of it here): only an id the network has, or with
       // --register (`--print` writes nothing, so it only shows the plan).
-      if (!pick.kept && !given && !flags.register && !flags.print && (await isRegistered(target0, agent)) === false) {
-        throw new UsageError(
-          `--agent ${agent}: no agent ${agent} is registered on network ${network.id}${await didYouMean(target0, agent, scope)}; register it first (svc agents register --id ${agent}), or pass --register to register it here`,
-        );
-      }
+      if (!pick.kept && !given && !flags.register && !flags.print) await refuseUnknownAgent(target0, agent, network.id, scope);
       if (flags.remote)
         return await connectRemote(io, flags, {
           client: mcpClient,

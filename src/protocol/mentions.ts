@@ -229,16 +229,7 @@ export function resolveMentionsExplained(
   };
   for (const t of texts) for (const c of mentionCandidates(t)) take(c);
   for (const c of explicit) take(c);
-  // A candidate that failed once and resolved later (written twice, once glued to a full stop) was mentioned.
-  const mentioned = new Set(out);
-  return {
-    mentions: out,
-    unresolved: unresolved.filter((u) => {
-      if (u.scoped === undefined) return true;
-      const colon = u.scoped.indexOf(':');
-      return !mentioned.has(fqid(u.scoped.slice(0, colon), 'agents', u.scoped.slice(colon + 1)));
-    }),
-  };
+  return { mentions: out, unresolved };
 }
 
 /** One line per candidate the send answer names as not mentioned (the CLI and the MCP result print these). */

@@ -78,7 +78,7 @@ export function scopeOf(target: Target, networkId: string, env: NodeJS.ProcessEn
 
 /** The fix for "no agent credential for AGENT": the commands that keep one. */
 export function keepFix(agent: string): string {
-  return `register it with \`svc agents register --id ${agent}\` (its token is kept), or \`svc connect claude|codex|cursor --agent ${agent}\`; or pass its own agt_v1_ token with --token`;
+  return `register it with \`svc agents register --id ${agent}\` (its token is kept), or \`svc connect claude|codex|cursor --agent ${agent} --register\`; or pass its own agt_v1_ token with --token`;
 }
 
 /** Picks the credential for a command acting as an agent (see the file comment). */

@@ -307,7 +307,15 @@ export interface RemovedResponse {
 export interface ApplyRequest {
   network_id: string;
   agents: { id: string; credential_key: string }[];
-  rooms: { id: string; name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy }[];
+  rooms: {
+    id: string;
+    name?: string;
+    members?: string[];
+    visibility?: Visibility;
+    write_policy?: WritePolicy;
+    /** Agents join it when they register, so `members` is added, never taken away from. */
+    join_on_register?: boolean;
+  }[];
   /** Ours (#28): hooks kept in the store, merged with svc.yaml's (docs/webhooks.md). */
   webhooks?: DeclaredWebhook[];
   inbound_hooks?: DeclaredInboundHook[];

@@ -124,6 +124,16 @@ t('MCP send_message names the candidate that was not mentioned, with the fix', a
   }
 });
 
+t('svc apply of the svc.yaml svc init wrote keeps the agents that joined general', async ({ dir, svc }) => {
+  const plan = await svc(['apply', path.join(dir, 'svc.yaml'), '--dry-run']);
+  assert.is(plan.code, 0, plan.stderr);
+  assert.match(plan.stdout, /^keep\s+room\s+general\s*$/m);
+  const r = await svc(['apply', path.join(dir, 'svc.yaml')]);
+  assert.is(r.code, 0, r.stderr);
+  const members = await svc(['rooms', 'members', 'general', '--json']);
+  assert.equal(JSON.parse(members.stdout).members, ['alpha', 'beta']);
+});
+
 t('a typo in --as is refused with the closest registered id, and nothing is posted', async ({ svc }) => {
   const before = (await svc(['read', '--as', 'alpha', '--room', 'general'])).stdout;
   const r = await svc(['send', '--as', 'alpah', '--room', 'general', 'hello']);

@@ -28,6 +28,15 @@ export async function explainUnmentioned(
   const localMembers = members.filter((m) => !m.includes(':'));
   const out: Unmentioned[] = [];
   for (const u of unresolved) {
+    if (u.scoped === undefined && !u.ambiguous) {
+      out.push({
+        id: u.candidate,
+        reason: 'unknown_agent',
+        detail: `${u.candidate} does not name an agent`,
+        fix: 'mention an agent: @ID, @NETWORK:ID or <@svc://NETWORK/agents/ID>',
+      });
+      continue;
+    }
     if (u.ambiguous || u.scoped === undefined) {
       out.push({
         id: u.candidate,

@@ -100,6 +100,18 @@ test('in a DM, an agent that is not a participant is named with the DM that woul
   );
 });
 
+test('an FQID that names no agent is named as such', async ({ s }) => {
+  const r = await s.post('/v1/messages', roomMessage('general', 'alpha', 'see <@svc://testnet/rooms/general>'), ALPHA);
+  assert.equal(r.body.unmentioned, [
+    {
+      id: 'svc://testnet/rooms/general',
+      reason: 'unknown_agent',
+      detail: 'svc://testnet/rooms/general does not name an agent',
+      fix: 'mention an agent: @ID, @NETWORK:ID or <@svc://NETWORK/agents/ID>',
+    },
+  ]);
+});
+
 test('at most 10 candidates are named, each once', async ({ s }) => {
   const text = Array.from({ length: 50 }, (_, i) => `@nobody${i % 20} @nobody${i % 20}`).join(' ');
   const r = await s.post('/v1/messages', roomMessage('general', 'alpha', text), ALPHA);

@@ -16,6 +16,7 @@ import {
   type CredentialScope,
   type KeptToken,
 } from '../config/agent-credentials.js';
+import { closestId } from '../protocol/closest-id.js';
 import { keyUrlOfListenAddr, TargetError, UsageError, type Target } from './target.js';
 
 /** What a command needs of its credential. */
@@ -28,6 +29,8 @@ export interface AgentNeed {
   infer?: boolean;
   /** The command cannot work without an agent credential (attach: agent run, mcp). */
   attach?: boolean;
+  /** The command checks registration itself (connect, which registers on --register). */
+  checksRegistration?: boolean;
   /** `svc agent run --state-dir`: where an older release kept a claimed token. */
   agentRunStateDir?: string | undefined;
 }
@@ -75,7 +78,7 @@ export function scopeOf(target: Target, networkId: string, env: NodeJS.ProcessEn
 
 /** The fix for "no agent credential for AGENT": the commands that keep one. */
 export function keepFix(agent: string): string {
-  return `register it with \`svc agents register --id ${agent}\` (its token is kept), or \`svc connect claude|codex|cursor --agent ${agent}\`; or pass its own agt_v1_ token with --token`;
+  return `register it with \`svc agents register --id ${agent}\` (its token is kept), or \`svc connect claude|codex|cursor --agent ${agent} --register\`; or pass its own agt_v1_ token with --token`;
 }
 
 /** Picks the credential for a command acting as an agent (see the file comment). */
@@ -116,6 +119,10 @@ export async function pickAgentToken(
       return { target: { ...rest, token: kept.token, tokenSource: 'kept' }, agentId: agent, kept, scope };
     }
   }
+  // The operator token may send as any id, so a typo in --as would speak as an agent nobody
+  // registered: an id the network does not know is refused here (registering is `svc agents register`).
+  if (target.tokenSource === 'config' && !need.attach && !need.checksRegistration && need.flag !== '--id')
+    await requireRegistered(target, agent, need.flag, scope);
   if (need.attach && target.tokenSource === 'config') {
     if (!target.operatorScopes?.includes('attach')) {
       const where = scope ? ` on network ${scope.networkId} at ${target.url}` : '';
@@ -125,6 +132,51 @@ export async function pickAgentToken(
     }
   }
   return { target, agentId: agent, ...(scope ? { scope } : {}) };
+}
+
+/**
+ * Whether `agent` is registered on the target's network: true or false when the server said, undefined
+ * when it could not tell (a caller that does not see every agent gets 404 for one it may not see).
+ */
+export async function isRegistered(target: Target, agent: string): Promise<boolean | undefined> {
+  const client = new SvcClient({ url: target.url, ...(target.token !== undefined ? { token: target.token } : {}), timeoutMs: 5000 });
+  try {
+    await client.getAgent(agent);
+    return true;
+  } catch (err) {
+    if (err instanceof ClientError && err.status === 404) return false;
+    // Unreachable, or not allowed to ask: the command itself meets and reports the same.
+    return undefined;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** "Did you mean": the registered agent (or one kept here) closest to `agent`, as a sentence part. */
+export async function didYouMean(target: Target, agent: string, scope?: CredentialScope): Promise<string> {
+  const known = new Set<string>(scope ? keptAgents(scope) : []);
+  const client = new SvcClient({ url: target.url, ...(target.token !== undefined ? { token: target.token } : {}), timeoutMs: 5000 });
+  try {
+    for (const a of (await client.listAgents({ limit: 500 })).agents) known.add(a.id);
+  } catch {
+    // the kept ones are still worth suggesting
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  const near = closestId(agent, known);
+  if (near !== undefined) return ` (did you mean ${near}?)`;
+  const some = [...known].sort().slice(0, 8);
+  return some.length > 0 ? ` (registered: ${some.join(', ')}${known.size > some.length ? ', ...' : ''})` : '';
+}
+
+/** Refuses an agent id the network does not have, naming the closest one and how to register it. */
+async function requireRegistered(target: Target, agent: string, flag: AgentNeed['flag'], scope?: CredentialScope): Promise<void> {
+  // Only a caller that sees every agent can tell "not registered" from "not visible to me".
+  if (!target.operatorScopes?.some((s) => s === 'observe' || s === 'admin')) return;
+  if ((await isRegistered(target, agent)) !== false) return;
+  throw new UsageError(
+    `${flag} ${agent}: no agent ${agent} is registered on this network${await didYouMean(target, agent, scope)}; to make it, register it first: svc agents register --id ${agent}`,
+  );
 }
 
 /**

@@ -71,10 +71,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('connect')
     .argument('<client>', 'the MCP client: claude, codex or cursor')
-    .description(
-      "register an agent (or reuse its kept token) and write the MCP client's config so it runs svc mcp as that agent; proves it with whoami",
-    )
+    .description("write the MCP client's config so it runs svc mcp as a registered agent (its kept token is used); proves it with whoami")
     .option('--agent <id>', 'the agent to act as (default: the client name)')
+    .option('--register', 'register the agent here when the network has no agent of that id (otherwise such an id is refused)')
     .option('--name <name>', "the server name in the client's config", 'svc')
     .option('--yes', 'write without asking')
     .option('--print', 'only print what would be written')
@@ -87,7 +86,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .addHelpText(
       'after',
-      '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --print\n  svc connect claude --agent alpha --remote --url https://svc.example.org',
+      '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --register --yes\n  svc connect cursor --print\n  svc connect claude --agent alpha --remote --url https://svc.example.org',
     )
     .action(async (client: string, o) =>
       run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })),

@@ -24,7 +24,7 @@ export function nextStepLines(configFile: string, cwd: string, packageDir: strin
   return [
     'next, in another terminal:',
     `  svc console${config}    (a one-time sign-in link for the browser console)`,
-    `  svc connect claude --agent ID${config}    (an agent in Claude Code; also codex, cursor)`,
+    `  svc connect claude --agent ID --register${config}    (an agent in Claude Code; also codex, cursor)`,
     `  docs: ${path.join(packageDir, 'docs', 'README.md')}`,
   ];
 }

@@ -22,6 +22,8 @@ export interface RoomConfig {
   members?: string[];
   visibility?: Visibility;
   write_policy?: WritePolicy;
+  /** Local agents become members when they register (`svc init`'s general room). */
+  join_on_register?: boolean;
   federation?: { pairings: string[] };
   /** Overrides server.loop_guard for this room and its threads, field by field. */
   loop_guard?: Partial<LoopGuardConfig>;

@@ -33,8 +33,8 @@ ${fence(
   [
     '# Claude Code',
     `claude mcp add --transport http svc "$SVC_URL/v1/mcp"${claudeHeaders}`,
-    '# or with the svc CLI, which registers the agent, keeps its token and writes the entry',
-    `svc connect claude --agent ${agent} --remote --url "$SVC_URL"`,
+    '# or with the svc CLI, which registers the agent (--register), keeps its token and writes the entry',
+    `svc connect claude --agent ${agent} --register --remote --url "$SVC_URL"`,
   ].join('\n'),
 )}
 

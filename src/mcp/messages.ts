@@ -1,7 +1,7 @@
 // read_messages and send_message over the typed HTTP client.
 
 import { ClientError } from '../client/errors.js';
-import type { Message, Page } from '../protocol/types.js';
+import type { Message, Page, Unmentioned } from '../protocol/types.js';
 import { readTarget, sendBody, sendPlan, type SendArgs } from './args.js';
 import { markRead, type ToolContext } from './conversations.js';
 import { dmIdFor } from '../network/messages.js';
@@ -59,6 +59,8 @@ export interface SendResult {
   conversation: Conversation;
   thread_created: boolean;
   dm_created: boolean;
+  /** Mention candidates that resolved to no member, why, and the fix (the send answer's). */
+  unmentioned?: Unmentioned[];
 }
 
 /** Sends as this agent; a thread named without its room is looked up first. */
@@ -83,7 +85,13 @@ export async function sendMessage(ctx: ToolContext, a: SendArgs): Promise<SendRe
     const dm = await ctx.client.getDm(t.dm_id);
     conversation = { kind: 'dm', dm_id: dm.id, participant_ids: dm.participant_ids };
   } else conversation = dmOfParticipants(ctx.self, t.participant_ids ?? []);
-  return { message_id: r.message_id, conversation, thread_created: r.thread_created, dm_created: r.dm_created };
+  return {
+    message_id: r.message_id,
+    conversation,
+    thread_created: r.thread_created,
+    dm_created: r.dm_created,
+    ...(r.unmentioned && r.unmentioned.length > 0 ? { unmentioned: r.unmentioned } : {}),
+  };
 }
 
 /** The DM a participant set lands in: the server's rule (one participant set is one DM). */

@@ -12,6 +12,13 @@ export interface ProbeResult {
   agentId: string;
   networkId?: string;
   registered: boolean;
+  /**
+   * Set when the credential was accepted but the agent's one attachment is held by another runtime
+   * of the same credential (`svc agent run`, another `svc mcp`): the server's words. The entry is
+   * proven (the server checks the token and the agent before it looks at the attachment), and it
+   * attaches once the holder lets go.
+   */
+  held?: string;
 }
 
 /** Why the proof failed, with what the server wrote to stderr (its last lines). */
@@ -28,6 +35,8 @@ export class ProbeError extends Error {
 // What `svc mcp` logs once the agent is attached, and when it is refused.
 const ATTACHED = /svc mcp: attached as (\S+)/;
 const REFUSED = /svc mcp: (attachment down|live delivery stopped)[^\n]*/;
+// The refusal of an attachment whose agent is attached already with this same credential.
+const HELD = /session_in_use: ([^\n]*?)\)?(; retrying in \d+ ms)?$/;
 
 /** Starts `entry` in `cwd` (environment: `baseEnv` plus the entry's own), calls whoami and waits for the attachment. */
 export async function probeWhoami(
@@ -58,6 +67,7 @@ export async function probeWhoami(
     const agentId = s?.agent?.id ?? /^agent (\S+)/.exec(text)?.[1];
     if (!agentId) throw new ProbeError(`whoami did not name the agent: ${text.split('\n')[0]}`, stderr);
     // whoami answers from the network document; the attachment proves the credential.
+    let held: string | undefined;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new ProbeError(`the agent did not attach within ${timeoutMs} ms${stderr ? ` (${tail()})` : ''}`, stderr)),
@@ -65,7 +75,12 @@ export async function probeWhoami(
       );
       changed = () => {
         const refused = REFUSED.exec(stderr);
-        if (refused) {
+        const inUse = refused ? HELD.exec(refused[0]) : null;
+        if (inUse) {
+          clearTimeout(timer);
+          held = inUse[1]!;
+          resolve();
+        } else if (refused) {
           clearTimeout(timer);
           reject(new ProbeError(refused[0].replace(/^svc mcp: /, ''), stderr));
         } else if (ATTACHED.test(stderr)) {
@@ -75,7 +90,12 @@ export async function probeWhoami(
       };
       changed();
     });
-    return { agentId, ...(s?.network?.id ? { networkId: s.network.id } : {}), registered: s?.agent?.registered ?? true };
+    return {
+      agentId,
+      ...(s?.network?.id ? { networkId: s.network.id } : {}),
+      registered: s?.agent?.registered ?? true,
+      ...(held !== undefined ? { held } : {}),
+    };
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -24,6 +24,8 @@ export interface RunOptions {
   stateDir?: string;
   /** The start command for "nothing answers" messages. */
   startCommand?: string;
+  /** Run before the network is first asked (checks it is the one the token may go to); throws to refuse. */
+  verify?: () => Promise<void>;
   transport: Transport;
   /** Keeps a token a first claim got; returns the file. */
   keepToken?: (networkId: string, agentId: string, token: string) => string;
@@ -54,7 +56,12 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
+  let verify = o.verify;
   const start = async (): Promise<Session> => {
+    if (verify) {
+      await verify();
+      verify = undefined;
+    }
     const doc = await client.network();
     const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token, networkId: doc.id });
     const self = selfOf(doc.id, agentId);

@@ -12,6 +12,7 @@ import { conversationKey, conversationLabel, groupedLines, messageView, replyHin
 import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
+import { unmentionedLines } from '../protocol/mentions.js';
 import { result } from './result.js';
 import { registerReact } from './react.js';
 import { registerSearch } from './search.js';
@@ -158,6 +159,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       return result(
         [
           `sent ${r.message_id} to ${conversationLabel(r.conversation, self)}${made} · reply there with ${replyHint(r.conversation)}`,
+          ...unmentionedLines(r.unmentioned ?? []),
           ...(delivery ? [deliveryLine(delivery)] : []),
         ],
         { ...r, ...(delivery ? { delivery } : {}) },

@@ -94,7 +94,30 @@ export async function registerAgent(
   }
   if (outcome.op !== 'agent.claim') throw new Error('unexpected outcome');
   if (!outcome.created) return { registration: registrationView(net, outcome.agent), record: outcome.agent, created: false };
+  await joinOnRegister(ctx, id);
   return { registration: registrationView(net, record, minted?.token), record, created: true };
+}
+
+/**
+ * A new agent joins the rooms declared `join_on_register` (svc init's general), so a mention of it
+ * there resolves and wakes it. Once, at its first registration: an operator who removes it later
+ * is not undone. A room removed meanwhile is skipped; the registration stands either way.
+ */
+async function joinOnRegister(ctx: NetworkContext, id: string): Promise<void> {
+  for (const room of ctx.config.rooms) {
+    if (!room.join_on_register) continue;
+    try {
+      await commit(ctx, [{ op: 'room.members.change', room_id: room.id, add: [id], remove: [], at: now(), event: membersEvent(ctx) }]);
+    } catch (err) {
+      // The claim is stored and its token is answered only now: a failed join must not lose it.
+      if (!(err instanceof StoreError && err.code === 'not_found'))
+        ctx.log('warn', 'join_on_register: the new agent did not join the room', {
+          agent: id,
+          room: room.id,
+          error: (err as Error).message,
+        });
+    }
+  }
 }
 
 /** Same credential: idempotent (once durable). Otherwise the refusal auth/ decides. */

@@ -17,6 +17,8 @@ export interface DeclaredRoom {
   members?: string[];
   visibility?: Visibility;
   write_policy?: WritePolicy;
+  /** Agents join it as they register: the declared members are added, and never removed by an apply. */
+  join_on_register?: boolean;
   /** undefined: leave federation as it is (HTTP apply carries none). */
   federation_pairings?: string[];
 }
@@ -46,7 +48,8 @@ function roomOp(ctx: NetworkContext, d: DeclaredRoom, at: string, mode: ApplyMod
       ...(d.write_policy !== undefined ? { write_policy: d.write_policy } : {}),
       ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
     },
-    members_mode: mode === 'request' ? 'set' : 'add',
+    // A room agents join as they register has members no file lists: declaring it never removes them.
+    members_mode: mode === 'request' && !d.join_on_register ? 'set' : 'add',
     keep_removed: mode === 'config',
     at: now(),
     events: { created: (room) => newEvent(ctx, 'room.created', { room: roomView(net, room) }), members: membersEvent(ctx) },
@@ -162,6 +165,7 @@ export function declaredFromConfig(c: Config): { agents: ApplyRequest['agents'];
       ...(r.members !== undefined ? { members: r.members } : {}),
       ...(r.visibility !== undefined ? { visibility: r.visibility } : {}),
       ...(r.write_policy !== undefined ? { write_policy: r.write_policy } : {}),
+      ...(r.join_on_register ? { join_on_register: true } : {}),
       federation_pairings: r.federation?.pairings ?? [],
     })),
   };

@@ -7,12 +7,13 @@ import type { Principal } from '../auth/principal.js';
 import { agentSenderRefusal, humanSenderRefusal, localSenderRefusal } from '../auth/senders.js';
 import { decideRoomWrite } from '../auth/write-policy.js';
 import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
-import { resolveMentions } from '../protocol/mentions.js';
+import { resolveMentionsExplained, type Unresolved } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
 import { StoreError, convKeyOf, type Decision, type DecisionReads, type MessageInsertOp, type RoomRecord } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
+import { explainUnmentioned, UNMENTIONED_MAX } from './unmentioned.js';
 import { dmView, threadView } from './views.js';
 
 /** The DM id of a participant set: one set is one DM, on every network that computes it. */
@@ -195,8 +196,8 @@ export function artifactsOf(net: string, m: Message): Artifact[] {
   return out;
 }
 
-/** The message's resolved mentions: from its text parts and the explicit field. */
-function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): string[] {
+/** The message's resolved mentions (from its text parts and the explicit field), and the candidates that did not resolve. */
+function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): { mentions: string[]; unresolved: Unresolved[] } {
   const texts: string[] = [];
   let marked = false;
   for (const x of req.parts) {
@@ -206,11 +207,11 @@ function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): str
     if (!marked && x.text.includes('@')) marked = true;
   }
   const explicit = req.mentions ?? [];
-  if (!marked && explicit.length === 0) return [];
+  if (!marked && explicit.length === 0) return { mentions: [], unresolved: [] };
   const aliases = new Map<string, string>(
     ctx.config.pairings.flatMap((pr) => (pr.remote_network_id ? [[pr.id, pr.remote_network_id] as [string, string]] : [])),
   );
-  return resolveMentions(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases });
+  return resolveMentionsExplained(texts, explicit, { localNetwork: ctx.config.network.id, members: scope, aliases }, UNMENTIONED_MAX);
 }
 
 /** Accepts one message. The caller has already authorized `message.send`. */
@@ -260,6 +261,18 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
   }
 
   const at = now();
+  const resolved = mentionsOf(ctx, req, placed.mentionScope);
+  // Told to the sender, not stored: the members a candidate was looked for among, as stored.
+  const unmentioned =
+    resolved.unresolved.length > 0
+      ? await explainUnmentioned(
+          net,
+          placed.target,
+          placed.room?.members ?? placed.dm?.participant_ids.map((m) => (m.startsWith(`${net}:`) ? m.slice(net.length + 1) : m)) ?? [],
+          resolved.unresolved,
+          reads,
+        )
+      : [];
   const message: Message = {
     id: req.id ?? newId('msg'),
     network_id: net,
@@ -267,7 +280,7 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
     target: placed.target,
     from: sender.actor,
     parts: req.parts.map(wirePart),
-    mentions: mentionsOf(ctx, req, placed.mentionScope),
+    mentions: resolved.mentions,
     created_at: at,
   };
   const conv = convKeyOf(placed.target);
@@ -298,6 +311,7 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
         accepted: true,
         thread_created: outcome.thread_created,
         dm_created: outcome.dm_created,
+        ...(unmentioned.length > 0 ? { unmentioned } : {}),
       };
     },
   };

@@ -6,6 +6,7 @@
 // expression with backtracking runs over the text or over a candidate taken from it.
 
 import { fqid, parseFqid } from './ids.js';
+import type { Unmentioned } from './types.js';
 
 export interface MentionScope {
   localNetwork: string;
@@ -153,12 +154,36 @@ class MemberIndex {
     return net ? fqid(net, 'agents', c) : undefined;
   }
 
+  /** What an unresolved candidate names, scoped, when it names one agent. */
+  named(c: string): { scoped?: string; ambiguous?: boolean } {
+    if (c.startsWith('svc://')) {
+      const f = parseFqid(c);
+      return f && f.kind === 'agents' ? { scoped: `${f.network_id}:${f.id}` } : {};
+    }
+    const colon = c.indexOf(':');
+    if (colon >= 0) return { scoped: `${this.scope.aliases?.get(c.slice(0, colon)) ?? c.slice(0, colon)}:${c.slice(colon + 1)}` };
+    if (this.byId.get(c) === null) return { ambiguous: true };
+    return { scoped: `${this.scope.localNetwork}:${c}` };
+  }
+
   resolve(candidate: string): string | undefined {
     const direct = this.tryOne(candidate);
     if (direct || candidate.startsWith('svc://')) return direct;
     const trimmed = trimTrailing(candidate);
     return trimmed && trimmed !== candidate ? this.tryOne(trimmed) : undefined;
   }
+}
+
+/**
+ * A candidate that resolved to no member: the agent it names as `net:agent` (scoped), or why it
+ * names none. `ambiguous`: a bare id that members of two networks carry.
+ */
+export interface Unresolved {
+  /** The candidate as the sender wrote it, trailing `.`, `_`, `-` dropped. */
+  candidate: string;
+  /** The agent it names, scoped (`net:agent`); absent when ambiguous or not an agent reference. */
+  scoped?: string;
+  ambiguous?: boolean;
 }
 
 /** Resolves one candidate (`agent`, `alias:agent` or an agent FQID) to an FQID, or undefined. */
@@ -168,17 +193,46 @@ export function resolveCandidate(candidate: string, scope: MentionScope): string
 
 /** The stored `mentions`: FQIDs from text forms and the explicit field, deduplicated, in order. */
 export function resolveMentions(texts: readonly string[], explicit: readonly string[], scope: MentionScope): string[] {
+  return resolveMentionsExplained(texts, explicit, scope, 0).mentions;
+}
+
+/**
+ * The stored `mentions`, and the first `maxUnresolved` distinct candidates that resolved to no
+ * member, so the sender can be told (resolution stays best-effort: they never reject a message).
+ */
+export function resolveMentionsExplained(
+  texts: readonly string[],
+  explicit: readonly string[],
+  scope: MentionScope,
+  maxUnresolved: number,
+): { mentions: string[]; unresolved: Unresolved[] } {
   const index = new MemberIndex(scope);
   const out: string[] = [];
   const seen = new Set<string>();
+  const unresolved: Unresolved[] = [];
+  const missed = new Set<string>();
   const take = (c: string) => {
     const r = index.resolve(c);
-    if (r && !seen.has(r)) {
-      seen.add(r);
-      out.push(r);
+    if (r) {
+      if (!seen.has(r)) {
+        seen.add(r);
+        out.push(r);
+      }
+      return;
     }
+    if (unresolved.length >= maxUnresolved) return;
+    // "@beta." at the end of a sentence names beta.
+    const shown = c.startsWith('svc://') ? c : trimTrailing(c) || c;
+    if (missed.has(shown)) return;
+    missed.add(shown);
+    unresolved.push({ candidate: shown, ...index.named(shown) });
   };
   for (const t of texts) for (const c of mentionCandidates(t)) take(c);
   for (const c of explicit) take(c);
-  return out;
+  return { mentions: out, unresolved };
+}
+
+/** One line per candidate the send answer names as not mentioned (the CLI and the MCP result print these). */
+export function unmentionedLines(list: readonly Unmentioned[]): string[] {
+  return list.map((u) => `not mentioned: @${u.id}: ${u.detail}; fix: ${u.fix}`);
 }

@@ -275,6 +275,20 @@ export interface SendResponse {
   accepted: true;
   thread_created: boolean;
   dm_created: boolean;
+  /** Additive: mention candidates that resolved to no member, when there are any (first acceptance only). */
+  unmentioned?: Unmentioned[];
+}
+
+/** A mention candidate that was not mentioned: why, and the command that fixes it. */
+export interface Unmentioned {
+  /** The agent as the sender named it: a local id, or `net:agent`. */
+  id: string;
+  /** `not_member` (of the room), `not_participant` (of the DM), `unknown_agent`, `ambiguous`. */
+  reason: 'not_member' | 'not_participant' | 'unknown_agent' | 'ambiguous';
+  /** The reason in words. */
+  detail: string;
+  /** What fixes it: a command, or the mention as it should be written. */
+  fix: string;
 }
 
 export interface ErrorBody {
@@ -293,7 +307,15 @@ export interface RemovedResponse {
 export interface ApplyRequest {
   network_id: string;
   agents: { id: string; credential_key: string }[];
-  rooms: { id: string; name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy }[];
+  rooms: {
+    id: string;
+    name?: string;
+    members?: string[];
+    visibility?: Visibility;
+    write_policy?: WritePolicy;
+    /** Agents join it when they register, so `members` is added, never taken away from. */
+    join_on_register?: boolean;
+  }[];
   /** Ours (#28): hooks kept in the store, merged with svc.yaml's (docs/webhooks.md). */
   webhooks?: DeclaredWebhook[];
   inbound_hooks?: DeclaredInboundHook[];

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
 import { cli, freePort, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
 import { connectMcpHttp } from '../helpers/mcp-http.js';
@@ -76,14 +77,14 @@ t.before(useShared);
 const mcpArgs = (args: string[]) => args.slice(args.indexOf('mcp'));
 
 t(
-  'claude without claude on PATH: merges .mcp.json (other servers kept, no token), registers the agent and proves whoami',
+  'claude without claude on PATH: merges .mcp.json (other servers kept, no token), registers the agent (--register) and proves whoami',
   async ({ run, s, keptDir, project }) => {
     const p = project();
     writeFileSync(
       path.join(p, '.mcp.json'),
       JSON.stringify({ mcpServers: { other: { command: 'other-server', args: ['--x'] } }, extra: true }, null, 2),
     );
-    const r = await run(['connect', 'claude', '--agent', 'alpha', '--config', s.configFile, '--yes'], p);
+    const r = await run(['connect', 'claude', '--agent', 'alpha', '--config', s.configFile, '--register', '--yes'], p);
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^connected claude as agent alpha of network home \(server svc; whoami answered alpha\)\n$/);
     assert.match(r.stderr, /registered agent alpha; its token is kept in \S+alpha\.token/);
@@ -131,7 +132,7 @@ t(
     const before =
       'model = "o3"  # mine\n\n[mcp_servers.other]\ncommand = "other"\nargs = ["a"]\n\n[mcp_servers.codey]\ncommand = "stale"\n\n[mcp_servers.codey.env]\nX = "1"\n\n[profiles.fast]\nmodel = "mini"\n';
     writeFileSync(file, before);
-    const r = await run(['connect', 'codex', '--name', 'codey', '--agent', 'codexer', '--yes'], dir);
+    const r = await run(['connect', 'codex', '--name', 'codey', '--agent', 'codexer', '--register', '--yes'], dir);
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /connected codex as agent codexer .*whoami answered codexer/);
     const after = readFileSync(file, 'utf8');
@@ -159,7 +160,7 @@ t(
     const p = project();
     mkdirSync(path.join(p, '.cursor'));
     writeFileSync(path.join(p, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { keep: { url: 'http://example.invalid/mcp' } } }));
-    const r = await run(['connect', 'cursor', '--config', s.configFile, '--yes'], p);
+    const r = await run(['connect', 'cursor', '--config', s.configFile, '--register', '--yes'], p);
     assert.is(r.code, 0, r.stderr);
     const doc = JSON.parse(readFileSync(path.join(p, '.cursor', 'mcp.json'), 'utf8'));
     assert.equal(doc.mcpServers.keep, { url: 'http://example.invalid/mcp' });
@@ -188,7 +189,7 @@ t('--print only prints: no file written, no agent registered', async ({ run, s, 
 
 t('without a TTY and without --yes it refuses politely and writes nothing', async ({ run, s, keptDir, project }) => {
   const p = project();
-  const r = await run(['connect', 'claude', '--agent', 'notty', '--config', s.configFile], p);
+  const r = await run(['connect', 'claude', '--agent', 'notty', '--config', s.configFile, '--register'], p);
   assert.is(r.code, 2);
   assert.match(r.stderr, /svc connect: not a TTY; pass --yes/);
   assert.not.ok(existsSync(path.join(p, '.mcp.json')));
@@ -208,6 +209,25 @@ t(
       /agent taken cannot be claimed here .*pick another --agent, or bring its token: SVC_TOKEN=agt_v1_\.\.\. svc agents register --id taken/,
     );
     assert.not.ok(existsSync(path.join(p, '.cursor')));
+  },
+);
+
+t(
+  'an id the network does not have is refused with the closest registered one, and nothing is registered or written',
+  async ({ run, s, keptDir, project }) => {
+    const p = project();
+    // alpha was registered by the first test; alhpa is its typo.
+    const r = await run(['connect', 'claude', '--agent', 'alhpa', '--config', s.configFile, '--yes'], p);
+    assert.is(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /svc connect: --agent alhpa: no agent alhpa is registered on network home \(did you mean alpha\?\); register it first \(svc agents register --id alhpa\), or pass --register/,
+    );
+    const operator = (parse(readFileSync(s.configFile, 'utf8')) as Json).auth.tokens.find((x: Json) => x.id === 'operator').value;
+    assert.is((await s.get('/v1/agents/alhpa', operator)).status, 404);
+    assert.is((await s.get('/v1/agents/alpha', operator)).status, 200);
+    assert.not.ok(existsSync(path.join(keptDir, 'alhpa.token')));
+    assert.not.ok(existsSync(path.join(p, '.mcp.json')));
   },
 );
 

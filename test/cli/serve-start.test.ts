@@ -20,7 +20,7 @@ u('a config at ./svc.yaml needs no --config', () => {
   assert.equal(nextStepLines('/srv/net/svc.yaml', '/srv/net', '/pkg'), [
     'next, in another terminal:',
     '  svc console    (a one-time sign-in link for the browser console)',
-    '  svc connect claude --agent ID    (an agent in Claude Code; also codex, cursor)',
+    '  svc connect claude --agent ID --register    (an agent in Claude Code; also codex, cursor)',
     '  docs: /pkg/docs/README.md',
   ]);
 });
@@ -32,7 +32,7 @@ u('another config is named relative to the folder the server started in, or abso
   );
   assert.is(
     nextStepLines('/srv/net/conf/svc.yaml', '/srv/net', '/pkg')[2],
-    '  svc connect claude --agent ID --config conf/svc.yaml    (an agent in Claude Code; also codex, cursor)',
+    '  svc connect claude --agent ID --register --config conf/svc.yaml    (an agent in Claude Code; also codex, cursor)',
   );
   assert.is(
     nextStepLines('/etc/svc/svc.yaml', '/home/me', '/pkg')[1],
@@ -117,7 +117,7 @@ s('the listening line is alone on stdout, the next steps follow on stderr, and S
     assert.equal(lines.slice(at, at + 4), [
       'next, in another terminal:',
       '  svc console    (a one-time sign-in link for the browser console)',
-      '  svc connect claude --agent ID    (an agent in Claude Code; also codex, cursor)',
+      '  svc connect claude --agent ID --register    (an agent in Claude Code; also codex, cursor)',
       `  docs: ${path.join(ROOT, 'docs', 'README.md')}`,
     ]);
     // Stopped only after the store is closed: its lock is gone by then.
@@ -136,7 +136,7 @@ s('a server run with another config file names it in the next steps, and SIGINT 
     renameSync(file, other);
     const r = await serveAndStop(dir, ['--config', other], 'SIGINT');
     assert.ok(r.stderr.includes('\n  svc console --config lab.yaml    (a one-time sign-in link for the browser console)\n'), r.stderr);
-    assert.ok(r.stderr.includes('\n  svc connect claude --agent ID --config lab.yaml    ('), r.stderr);
+    assert.ok(r.stderr.includes('\n  svc connect claude --agent ID --register --config lab.yaml    ('), r.stderr);
     assert.ok(r.stdout.endsWith('\nsvc stopped\n'), r.stdout);
     assert.is(r.code, 0);
   } finally {

@@ -110,7 +110,7 @@ p(
       assert.is(info.pid, s.proc.pid);
       const created = await cli(['rooms', 'create', 'ops'], { cwd: folder });
       assert.is(created.code, 0, created.stderr);
-      const sent = await cli(['send', '--room', 'ops', '--as', 'me', 'hello'], { cwd: folder });
+      const sent = await cli(['send', '--room', 'ops', '--human', 'me', 'hello'], { cwd: folder });
       assert.is(sent.code, 0, sent.stderr);
       const read = await cli(['read', '--room', 'ops'], { cwd: folder });
       assert.match(read.stdout, /hello/);

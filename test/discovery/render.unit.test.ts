@@ -199,7 +199,7 @@ r("skill.md tells an agent how to connect an MCP client over HTTP, with each cli
   assert.ok(text.includes('## Connect an MCP client over HTTP'));
   assert.ok(text.includes('MCP over Streamable HTTP at `http://svc.example:8787/v1/mcp`'));
   assert.ok(text.includes('claude mcp add --transport http svc "$SVC_URL/v1/mcp" --header "Authorization: Bearer $SVC_TOKEN"'));
-  assert.ok(text.includes('svc connect claude --agent alpha --remote --url "$SVC_URL"'));
+  assert.ok(text.includes('svc connect claude --agent alpha --register --remote --url "$SVC_URL"'));
   assert.ok(text.includes('[mcp_servers.svc]\nurl = "http://svc.example:8787/v1/mcp"\nbearer_token_env_var = "SVC_TOKEN"'));
   assert.ok(
     text.includes('"url": "http://svc.example:8787/v1/mcp",\n      "headers": {\n        "Authorization": "Bearer <your agent token>"'),

@@ -91,6 +91,16 @@ test('every command of the first session works as written, and beta answers alph
       dm = (await run(dmRead!, work, env)).out;
     }
     assert.match(dm, 'beta here', 'svc agent run posted the reply of its command');
+    // The mention in general woke beta too: general is the room agents join when they register.
+    const mention = commands.find((l) => /^svc send .*--room general .*@beta/.test(l));
+    assert.ok(mention !== undefined, 'the session mentions beta in general');
+    assert.not.match(outputs[commands.filter((l) => !l.endsWith('&')).indexOf(mention!)]!, /not mentioned/);
+    let room = '';
+    for (let i = 0; i < 40 && !room.includes('beta here'); i++) {
+      room = (await run('svc read --as alpha --room general', work, env)).out;
+      if (!room.includes('beta here')) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.match(room, 'beta here', 'beta answered the mention in general');
     assert.match(outputs.join('\n'), /connected claude as agent alpha/);
     assert.match(outputs.at(-1)!, /\/console\/sign-in\?code=/);
   } finally {

@@ -187,10 +187,11 @@ export function planApply(
     if (d.members !== undefined) {
       const next = d.members.map((m) => normalizeMember(req.network_id, m) ?? m).filter((m, i, all) => all.indexOf(m) === i);
       const added = next.filter((m) => !cur.members.includes(m));
-      const removed = cur.members.filter((m) => !next.includes(m));
+      // A join_on_register room's members are added to, never taken from (network/apply.ts).
+      const removed = d.join_on_register ? [] : cur.members.filter((m) => !next.includes(m));
       if (added.length || removed.length)
         details.push(`members ${[...added.map((m) => `+${m}`), ...removed.map((m) => `-${m}`)].join(' ')}`);
-      else if (next.join('\n') !== cur.members.join('\n')) details.push('members reordered');
+      else if (!d.join_on_register && next.join('\n') !== cur.members.join('\n')) details.push('members reordered');
     }
     if (d.visibility !== undefined && d.visibility !== cur.visibility) details.push(`visibility ${cur.visibility} -> ${d.visibility}`);
     if (d.write_policy !== undefined && d.write_policy !== cur.write_policy)

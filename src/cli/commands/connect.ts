@@ -1,4 +1,4 @@
-// svc connect claude|codex|cursor: registers the agent (or reuses its kept token), writes the MCP
+// svc connect claude|codex|cursor: reuses the agent's kept token (or, with --register, registers it), writes the MCP
 // client's own config so that it runs `svc mcp` as that agent, and proves it by starting that very
 // entry and calling whoami. No token is written: the entry names the config (or URL) and the agent,
 // and `svc mcp` reads the kept token itself.
@@ -8,8 +8,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
-import { ClientError } from '../../client/errors.js';
-import { keepToken, type CredentialScope } from '../../config/agent-credentials.js';
+import type { CredentialScope } from '../../config/agent-credentials.js';
 import {
   ClientConfigError,
   codexTable,
@@ -30,6 +29,7 @@ import {
 } from '../../mcp/remote-config.js';
 import { MCP_CLIENTS, type McpClientName } from '../../mcp/print-config.js';
 import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
+import { keepCredential, refuseUnknownAgent } from './connect-agent.js';
 import { EXIT, type Io } from '../io.js';
 import { TargetError, UsageError } from '../target.js';
 import { withClient, type ClientFlags } from '../with-client.js';
@@ -44,6 +44,8 @@ export interface ConnectFlags extends ClientFlags {
   print?: boolean;
   /** Write the HTTP form: the client connects to the server's /v1/mcp with the agent's token. */
   remote?: boolean;
+  /** Register the agent when it is not (otherwise an unknown id is refused: a typo must not become an agent). */
+  register?: boolean;
 }
 
 /** One change to make: a file to write, or a command to run. */
@@ -266,47 +268,6 @@ async function confirm(message: string): Promise<boolean> {
   return (await import('@inquirer/prompts')).confirm({ message, default: true });
 }
 
-/**
- * The agent's credential, made to last before anything is written: kept already, given now (an
- * agent token is kept), or claimed now (and kept). Returns the token now in use for the agent.
- */
-export async function keepCredential(
-  io: Io,
-  pick: AgentPick,
-  agent: string,
-  scope: CredentialScope,
-  given: boolean,
-  givenAgentToken: boolean,
-): Promise<string | undefined> {
-  if (givenAgentToken) {
-    io.err(`svc connect: the token of ${agent} is kept in ${keepToken(scope, agent, pick.target.token!)}`);
-    return pick.target.token;
-  }
-  if (!pick.kept && !given) {
-    try {
-      const { SvcClient } = await import('../../client/svc-client.js');
-      const anon = new SvcClient({ url: pick.target.url });
-      try {
-        const reg = await anon.registerAgent({ requested_agent_id: agent });
-        if (!reg.agent_token) throw new TargetError(`agent ${agent} was registered, but no token came back to keep; ${keepFix(agent)}`);
-        io.err(`svc connect: registered agent ${agent}; its token is kept in ${keepToken(scope, agent, reg.agent_token)}`);
-        return reg.agent_token;
-      } finally {
-        await anon.close().catch(() => undefined);
-      }
-    } catch (err) {
-      if (err instanceof ClientError && (err.status === 409 || err.status === 403)) {
-        throw new TargetError(
-          `agent ${agent} cannot be claimed here (${err.message.split(';')[0]}), and no token of it is kept: pick another --agent, or bring its token: SVC_TOKEN=agt_v1_... svc agents register --id ${agent}`,
-        );
-      }
-      throw err;
-    }
-  }
-  if (pick.kept) io.err(`svc connect: using the token of ${agent} kept in ${pick.kept.file}`);
-  return pick.target.token;
-}
-
 /** `svc connect CLIENT`: see the file comment. */
 export function connectCommand(io: Io, which: string, flags: ConnectFlags): Promise<number> {
   return withClient(
@@ -327,6 +288,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
           agent: flags.agent !== undefined || !target0.token?.startsWith(AGENT_TOKEN_PREFIX) ? agent : undefined,
           flag: '--agent',
           infer: true,
+          checksRegistration: true,
         },
         io.env,
         (l) => io.err(`svc connect: ${l}`),
@@ -336,6 +298,9 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
       const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
       const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
+      // This command would claim the id (no token of it here): only an id the network has, or with
+      // --register (`--print` writes nothing, so it only shows the plan).
+      if (!pick.kept && !given && !flags.register && !flags.print) await refuseUnknownAgent(target0, agent, network.id, scope);
       if (flags.remote)
         return await connectRemote(io, flags, {
           client: mcpClient,
@@ -382,6 +347,16 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       try {
         const who = await probeWhoami(entry, { cwd, baseEnv: io.env });
         if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');
+        if (who.held !== undefined) {
+          // Not a broken entry: the token and the agent were accepted, and one runtime per agent is the rule.
+          io.err(
+            `svc connect: ${agent} is attached already by another runtime with this same token (${who.held}): an \`svc agent run --agent ${agent}\` or another \`svc mcp --agent ${agent}\`; ${mcpClient} gets ${agent}'s messages once that one stops`,
+          );
+          io.out(
+            `connected ${mcpClient} as agent ${agent} of network ${network.id} (server ${name}; whoami answered ${agent}; its live attachment is held by another runtime for now)`,
+          );
+          return EXIT.ok;
+        }
       } catch (err) {
         if (err instanceof ProbeError) {
           io.err(`svc connect: written, but the check failed: ${err.message}`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCP_CLIENTS, registrationSnippet, type McpClientName } from '../../mcp/print-config.js';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
+import { ClientError } from '../../client/errors.js';
 import { EXIT, type Io } from '../io.js';
 import { resolveTarget, startCommandOf, UsageError } from '../target.js';
 import { checkOwnNetwork } from '../target-check.js';
@@ -120,7 +121,17 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
     if (flags.printConfig !== undefined) return await printConfig(io, flags);
     const agent = flags.agent ?? io.env.SVC_AGENT;
     // The operator token goes only to this config's own network (as for every client command).
-    const resolved = await checkOwnNetwork(resolveTarget(flags, io.env));
+    let resolved = resolveTarget(flags, io.env);
+    let unverified = false;
+    try {
+      resolved = await checkOwnNetwork(resolved);
+    } catch (err) {
+      // Nothing answers yet (the MCP client often starts before the server): serve anyway, as after
+      // a restart; tool calls say why they fail until the network answers, and it is asked then.
+      if (!(err instanceof ClientError && err.status === undefined)) throw err;
+      io.err(`svc mcp: ${err.message}; serving anyway: tool calls fail with this until it answers, and it is tried every few seconds`);
+      unverified = true;
+    }
     const pick = await pickAgentToken(resolved, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
     const target = pick.target;
     // Decided before serving: no network answer changes it.
@@ -143,6 +154,8 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       ...(agent ? { agent } : {}),
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
       startCommand: startCommandOf(target),
+      // The config's operator token still goes only to a server that says it is this config's network.
+      ...(unverified && target.tokenSource === 'config' ? { verify: async () => void (await checkOwnNetwork(resolved)) } : {}),
       // A first claim's token is kept with the others (beside the config when there is one).
       keepToken: (networkId: string, agentId: string, token: string) =>
         keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),

@@ -1,5 +1,6 @@
 // svc send: posts one message to a room, a thread or a DM, as a person or as an agent (--as).
 
+import { unmentionedLines } from '../../protocol/mentions.js';
 import type { SendRequest } from '../../protocol/types.js';
 import { json } from '../format.js';
 import { EXIT, type Io } from '../io.js';
@@ -103,6 +104,8 @@ export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<
             : `dm ${target.dm_id ?? target.participant_ids?.join(',')}`;
       const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
       io.out(`sent ${res.message_id} to ${where}${created}`);
+      // Sent either way (mentions are best-effort), but a mention that wakes nobody is said, with its fix.
+      for (const line of unmentionedLines(res.unmentioned ?? [])) io.err(`svc send: ${line}`);
       return EXIT.ok;
     },
     { agent: { agent: flags.as, flag: '--as', infer: flags.human === undefined } },

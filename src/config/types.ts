@@ -59,6 +59,10 @@ export interface LimitsConfig {
   sse_streams_per_address?: number;
   /** Bytes of message JSON in one history or search page (the schema's default is 4 MiB). */
   page_bytes?: number;
+  /** Open wait_for_messages calls on /v1/mcp per credential on one instance (0 = no cap; the schema's default is 16). */
+  mcp_waits_per_credential?: number;
+  /** Open wait_for_messages calls on /v1/mcp on one instance (0 = no cap; the schema's default is 1000). */
+  mcp_waits_per_server?: number;
 }
 
 export interface LoopGuardConfig {

@@ -43,14 +43,14 @@ async function holdWait(ctx: Ctx, token: string, headers: Record<string, string>
  * server, which the client does not say; an accepted probe just returns after its second.
  */
 async function refusedWait(m: McpHttpSession): Promise<string> {
-  return eventually(
+  return eventually<string | undefined>(
     async () => {
       const r = await m.call('wait_for_messages', { timeout_s: 1 });
       return r.isError ? r.text : undefined;
     },
     30_000,
     'a refused wait',
-  );
+  ) as Promise<string>;
 }
 
 const agentToken = async (s: TestServer, id: string): Promise<string> => {

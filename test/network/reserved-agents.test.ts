@@ -4,6 +4,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rejectedIdentify } from '../helpers/live.js';
 import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -45,6 +46,14 @@ test('a stranger cannot claim a declared member of a private room; the refusal s
   const helper = await claim(s, 'helper');
   assert.is(helper.status, 409);
   assert.match(helper.body.error, /a declared member of room general/);
+});
+
+test('an anonymous attachment cannot claim a reserved id either: IDENTIFY is refused before READY', async ({ s }) => {
+  const r = await rejectedIdentify(s, { network_id: 'testnet', agent: { id: 'deploybot' } });
+  assert.is(r.error.op, 'ERROR');
+  assert.is(r.error.code, 'forbidden');
+  assert.match(r.error.error, /^agent id deploybot is reserved \(a declared member of a private room\)/);
+  assert.not.ok(r.frames.some((f) => f.op === 'READY'));
 });
 
 test("a stranger cannot claim an inbound hook's sender: the hook keeps posting", async ({ s }) => {

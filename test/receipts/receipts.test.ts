@@ -195,6 +195,9 @@ pg.before(async (ctx) => {
   ctx.schema = await freshSchema();
   ctx.a = await startPgServer(ctx.schema, CONFIG);
   ctx.b = await startPgServer(ctx.schema, CONFIG);
+  // bob is addressed and never attaches here: the operator names it a member of general.
+  const added = await ctx.a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body: { add: ['bob'] } });
+  assert.is(added.status, 200, added.text);
 });
 pg.after(async ({ schema, a, b }) => {
   await a.dispose();

@@ -200,6 +200,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),
     warnings: all('warnings'),
     apply: all('apply'),
+    reservedAgents: all('reservedAgents'),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

@@ -9,6 +9,7 @@ export const CATALOGUE = {
   method_not_allowed: { status: 405, message: 'method not allowed on this path' },
   request_timeout: { status: 408, message: 'the request body did not arrive in time' },
   conflict: { status: 409, message: 'conflict' },
+  agent_reserved: { status: 409, message: 'this agent id is reserved for a credential the operator issued' },
   payload_too_large: { status: 413, message: 'request body is larger than 1 MiB' },
   unprocessable_entity: { status: 422, message: 'unprocessable entity' },
   too_many_requests: { status: 429, message: 'too many requests' },

@@ -7,7 +7,7 @@ import type { Config, LoadedConfig } from './config/types.js';
 import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
-import type { ApplyPart, NetworkContext, RemoteSenderCheck, SendHooks } from './network/context.js';
+import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendHooks } from './network/context.js';
 import type { StoredEvent } from './store/types.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
@@ -55,6 +55,8 @@ export interface Feature {
   warnings?: () => Warning[];
   /** Declarations `svc apply` carries beyond rooms and agents. */
   apply?: ApplyPart;
+  /** Agent ids this feature names (inbound hook senders); self-registration may not claim them. */
+  reservedAgents?: () => readonly ReservedAgent[];
   /** Readies each batch of stored events before live delivery (it may read the store). */
   prepare?: Preparer;
   /** Called after listen with the bound address. */

@@ -4,7 +4,7 @@
 import type { Config } from '../config/types.js';
 import type { Principal } from './principal.js';
 
-export type ClaimRefusal = { status: 403 | 409; reason: string };
+export type ClaimRefusal = { status: 403 | 409; reason: string; code?: 'agent_reserved' };
 
 /** A new claim on an unused id; undefined when allowed. */
 export function newClaimRefusal(p: Principal, id: string, mode: Config['auth']['agent_registration']): ClaimRefusal | undefined {
@@ -22,6 +22,26 @@ export function newClaimRefusal(p: Principal, id: string, mode: Config['auth']['
       if (mode === 'disabled') return forbid('agent registration is disabled (auth.agent_registration); ask an operator');
       return p.scopes.has('attach') ? undefined : forbid('registering agents needs the attach or admin scope');
   }
+}
+
+/**
+ * Whether a new claim by `p` must keep off reserved ids (ids svc.yaml or an operator named: room
+ * members, inbound hook senders, token allowlists). Only a self-registration is: an anonymous
+ * claim under open registration, whose credential nobody issued. Static tokens are the operator's
+ * own credentials (an allowlist already limits which ids one may claim), mode none trusts everyone,
+ * and agent tokens never claim a new id.
+ */
+export const keepsOffReserved = (p: Principal): boolean => p.kind === 'anonymous';
+
+/** The refusal of a self-registration of reserved `id`; `namedAs` says where it is named (nothing private). */
+export function reservedClaimRefusal(id: string, namedAs: string): ClaimRefusal {
+  return {
+    status: 409,
+    code: 'agent_reserved',
+    reason:
+      `agent id ${id} is reserved (${namedAs}) and only a credential the operator issued may register it: ` +
+      `an operator registers it with an admin token, or gives its agent a token whose agents list names ${id}`,
+  };
 }
 
 /** Resolving an id registered to `heldBy`: the same credential resolves it, others are refused. */

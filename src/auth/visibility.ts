@@ -1,6 +1,7 @@
 // What a principal may see. One answer for HTTP lists, SSE and attachments: a Viewer is computed
 // once per request or subscription and asked about rooms, DMs, agents and events.
 
+import type { Target } from '../protocol/types.js';
 import type { DmFilter, DmRecord, RoomFilter, RoomRecord } from '../store/types.js';
 import type { Principal } from './principal.js';
 
@@ -46,12 +47,24 @@ export function canSeeRoom(v: Viewer, room: RoomRecord, localNetwork: string): b
   return false;
 }
 
-export function canSeeDm(v: Viewer, dm: DmRecord, localNetwork: string): boolean {
+export function canSeeDm(v: Viewer, dm: Pick<DmRecord, 'participant_ids'>, localNetwork: string): boolean {
   if (!v.dms) return false;
   if (v.all) return true;
   if (!v.agents) return false;
   for (const a of v.agents) if (dm.participant_ids.includes(`${localNetwork}:${a}`)) return true;
   return false;
+}
+
+/**
+ * Whether a stored message is visible: its conversation is (its room, or its thread's room, while
+ * the room exists; its DM's participants). Every per-message route asks this one question and
+ * answers a message it may not see exactly as one that does not exist (network/access.ts
+ * visibleMessage): a 401, a 403 or a refusal naming the room would tell that the id exists and
+ * where. `room` is the message's room as stored (undefined for a DM or a room that is gone).
+ */
+export function canSeeMessage(v: Viewer, target: Target, room: RoomRecord | undefined, localNetwork: string): boolean {
+  if (target.kind === 'dm') return canSeeDm(v, target, localNetwork);
+  return room !== undefined && !room.removed_at && canSeeRoom(v, room, localNetwork);
 }
 
 /** Agents are visible when allowed themselves or members of a visible room. */

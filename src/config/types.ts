@@ -63,6 +63,10 @@ export interface LimitsConfig {
   page_bytes?: number;
   /** Seconds a request body may take to arrive before 408 (the schema's default is 30). */
   body_seconds?: number;
+  /** Open wait_for_messages calls on /v1/mcp per credential on one instance (0 = no cap; the schema's default is 16). */
+  mcp_waits_per_credential?: number;
+  /** Open wait_for_messages calls on /v1/mcp on one instance (0 = no cap; the schema's default is 1000). */
+  mcp_waits_per_server?: number;
 }
 
 export interface LoopGuardConfig {

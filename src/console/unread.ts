@@ -2,10 +2,10 @@
 // DM they may see that are newer than their read marker there (or than when their markers began).
 // Markers live in the store (person-read.ts), so they follow the person to any browser.
 
-import { AppError, badRequest, notFound } from '../errors.js';
+import { AppError, badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeDm, canSeeRoom, viewerOf } from '../auth/visibility.js';
-import { visibleDm, visibleRoom, visibleThread } from '../network/access.js';
+import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { PersonReadMarker } from '../store/types.js';
 
@@ -107,17 +107,7 @@ export async function markRead(
   body: { message_id: string },
 ): Promise<{ conversation: string; marker: { message_id: string; at: string } }> {
   const person = requirePerson(p);
-  const rec = await ctx.store.getMessage(body.message_id);
-  if (!rec) throw notFound(`message ${body.message_id}`);
-  const t = rec.message.target;
-  try {
-    if (t.kind === 'dm') await visibleDm(ctx, p, t.dm_id);
-    else if (t.kind === 'thread') await visibleThread(ctx, p, t.thread_id);
-    else await visibleRoom(ctx, p, t.room_id);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found') throw notFound(`message ${body.message_id}`);
-    throw err;
-  }
+  const { rec } = await visibleMessage(ctx, p, body.message_id);
   if (!rec.conv) throw badRequest('the message has no conversation');
   const marker = { conv: rec.conv, message_id: rec.message.id, at: rec.message.created_at };
   await ctx.store.write([{ op: 'person.read', person, markers: [marker] }]);

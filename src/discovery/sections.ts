@@ -85,7 +85,7 @@ curl -fsS -X POST "$SVC_URL/v1/agents/register" -H 'content-type: application/js
 export SVC_TOKEN="$(jq -r .agent_token registration.json)"   # or copy agent_token from the JSON`,
 )}
 
-The first claim wins: an id registered to another credential returns 409; pick another id.`;
+The first claim wins: an id registered to another credential returns 409; pick another id. An id the operator named (a room member, an inbound hook's sender) is reserved for a credential the operator issued: 409 \`agent_reserved\`.`;
   }
   if (a.kind === 'token' && (a.attach || a.admin) && v.auth.agent_registration !== 'disabled') {
     return `Register with your token (it needs \`attach\` or \`admin\`). The id is bound to your token's identity; no agent token is returned, so keep using your token.${a.agents ? ` Your token may only register ${a.agents.map(code).join(', ')}.` : ''}

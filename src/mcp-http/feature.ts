@@ -5,6 +5,12 @@
 import type { FeatureFactory } from '../feature.js';
 import { mcpRoutes } from './routes.js';
 import { InFlight } from './in-flight.js';
-import { WaitLimit } from './wait-limit.js';
+import { WaitLimit, WAITS_PER_CREDENTIAL, WAITS_PER_SERVER } from './wait-limit.js';
 
-export const mcpHttpFeature: FeatureFactory = () => ({ routes: mcpRoutes({ waits: new WaitLimit(), inFlight: new InFlight() }) });
+export const mcpHttpFeature: FeatureFactory = (app) => {
+  const waits = new WaitLimit(() => {
+    const l = app.ctx.config.server.limits;
+    return { perCredential: l.mcp_waits_per_credential ?? WAITS_PER_CREDENTIAL, perServer: l.mcp_waits_per_server ?? WAITS_PER_SERVER };
+  });
+  return { routes: mcpRoutes({ waits, inFlight: new InFlight() }) };
+};

@@ -18,21 +18,35 @@ import { StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
 import { receiptWriter } from '../receipts/writer.js';
 import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
+import { answerWait, waitCallOf } from './wait-call.js';
 import type { WaitLimit } from './wait-limit.js';
+import { waitForMessages } from '../mcp/wait.js';
 
-/** The session of one request: the agent, its calls as the caller, its read state. */
-async function sessionFor(ctx: NetworkContext, principal: Principal, agentId: string, waits: WaitLimit): Promise<Session> {
+/** What a wait needs of a session: the agent, its read state, its inbox (whose waits count against `credential`'s). */
+async function waitSessionFor(ctx: NetworkContext, agentId: string, credential: string, waits: WaitLimit) {
   const self = selfOf(ctx.config.network.id, agentId);
   const state = await ensureReadState(ctx.store, agentId);
   return {
-    ctx: { client: inProcessApi(ctx, principal), self, markers: new StoreMarkers(ctx.store, agentId, state) },
+    ctx: { self, markers: new StoreMarkers(ctx.store, agentId, state) },
     // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
     inbox: waits.wrap(
       agentId,
+      credential,
       new StoreInbox(ctx.store, self, (m, seq) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq)),
     ),
-    dmsEnabled: ctx.config.server.direct_messages,
   };
+}
+
+/** The session of one request: the wait's, and the agent's calls as the caller. */
+async function sessionFor(
+  ctx: NetworkContext,
+  principal: Principal,
+  agentId: string,
+  credential: string,
+  waits: WaitLimit,
+): Promise<Session> {
+  const w = await waitSessionFor(ctx, agentId, credential, waits);
+  return { ctx: { ...w.ctx, client: inProcessApi(ctx, principal) }, inbox: w.inbox, dmsEnabled: ctx.config.server.direct_messages };
 }
 
 /** What a request of one caller shares with the other requests on this instance. */
@@ -54,9 +68,22 @@ export async function serve(
   const who = mcpAgentOf(principal, typeof asked === 'string' ? asked : undefined);
   if (!who.ok) throw new AppError('forbidden', who.reason);
   // Requests of one credential acting as one agent can cancel each other's calls, nobody else's.
-  const caller = `${'credentialKey' in principal ? principal.credentialKey : 'anonymous'}\n${who.agentId}`;
+  const credential = 'credentialKey' in principal ? principal.credentialKey : 'anonymous';
+  const caller = `${credential}\n${who.agentId}`;
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
-  const session = await sessionFor(ctx, principal, who.agentId, shared.waits);
+  // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
+  const wait = waitCallOf(req, body);
+  if (wait) {
+    const session = await waitSessionFor(ctx, who.agentId, credential, shared.waits);
+    const stopped = new AbortController();
+    const forget = shared.inFlight.add(caller, wait.id, () => stopped.abort());
+    res.on('close', () => {
+      forget();
+      stopped.abort();
+    });
+    return answerWait(res, wait, (progress) => waitForMessages(session, wait.args, stopped.signal, progress), stopped.signal);
+  }
+  const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits);
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
   addInbox(session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

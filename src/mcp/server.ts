@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js';
 import { conversationLines, listConversations, whoami } from './conversations.js';
-import { conversationKey, conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
+import { conversationLabel, groupedLines, messageView, replyHint, type Self } from './format.js';
 import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
@@ -16,11 +16,9 @@ import { unmentionedLines } from '../protocol/mentions.js';
 import { result } from './result.js';
 import { registerReact } from './react.js';
 import { registerSearch } from './search.js';
-import type { InboxPort, Session } from './session.js';
+import type { Session } from './session.js';
 import { DELIVERY_WAIT_MAX_S, deliveryLine, waitForDelivery } from './delivery.js';
-
-/** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
-const PROGRESS_EVERY_MS = 15_000;
+import { waitForMessages } from './wait.js';
 
 export type { Session };
 
@@ -188,41 +186,18 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
       },
     },
     async (a, extra) => {
-      const { ctx, inbox } = await deps.session();
-      const self = ctx.self;
-      const scope = a.scope as Scope;
       const token = extra._meta?.progressToken;
-      let beat: NodeJS.Timeout | undefined;
-      if (token !== undefined) {
-        let n = 0;
-        beat = setInterval(() => {
-          n++;
-          void extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: n, message: 'waiting for messages' },
-            })
-            .catch(() => undefined);
-        }, PROGRESS_EVERY_MS);
-      }
-      let r: Awaited<ReturnType<InboxPort['wait']>>;
-      try {
-        r = await inbox.wait(scope, a.timeout_s * 1000, extra.signal);
-      } finally {
-        clearInterval(beat);
-      }
-      const views = r.messages.map((m) => messageView(m, self));
-      for (const v of views) {
-        // DMs arrive whole, and scope "all" is everything: those conversations are read now.
-        if (scope === 'all' || v.conversation.kind === 'dm')
-          await ctx.markers.advance(conversationKey(v.conversation), { id: v.id, at: v.created_at });
-      }
-      const what = scope === 'all' ? 'messages' : `mentions of ${self.agent_id} and DMs to it`;
-      const lines =
-        views.length === 0
-          ? [`Nothing new (${what}) in ${a.timeout_s} s. Call wait_for_messages again to keep waiting.`]
-          : [`${views.length} new message${views.length === 1 ? '' : 's'} (${what}):`, '', ...groupedLines(views, self)];
-      return result(lines, { messages: views, scope, timed_out: r.timedOut });
+      const progress =
+        token === undefined
+          ? undefined
+          : (n: number) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: n, message: 'waiting for messages' },
+                })
+                .catch(() => undefined);
+      return waitForMessages(await deps.session(), { timeout_s: a.timeout_s, scope: a.scope as Scope }, extra.signal, progress);
     },
   );
 

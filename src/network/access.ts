@@ -3,8 +3,8 @@
 
 import { AppError, notFound, unauthorized } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, canSeeRoom, viewerOf, type Viewer } from '../auth/visibility.js';
-import type { DmRecord, RoomRecord, ThreadRecord } from '../store/types.js';
+import { canSeeDm, canSeeMessage, canSeeRoom, viewerOf, type Viewer } from '../auth/visibility.js';
+import type { DmRecord, MessageRecord, RoomRecord, ThreadRecord } from '../store/types.js';
 import type { NetworkContext } from './context.js';
 
 function hidden(p: Principal, what: string): AppError {
@@ -45,3 +45,26 @@ export function requireDirectMessages(ctx: NetworkContext): void {
     throw new AppError('forbidden', 'direct messages are disabled on this network (server.direct_messages: false)');
   }
 }
+
+/** A message the caller may see, with its room (absent for a DM). */
+export interface VisibleMessage {
+  rec: MessageRecord;
+  room?: RoomRecord;
+}
+
+/**
+ * The message `id` if `p` may see it (auth/visibility.ts canSeeMessage). Otherwise the answer is
+ * the one an id that does not exist gets, for every caller: 404 `message <id> not found`. Only a
+ * caller who sees the DM learns that DMs are switched off (403), as on the DM routes.
+ */
+export async function visibleMessage(ctx: NetworkContext, p: Principal, id: string): Promise<VisibleMessage> {
+  const rec = await ctx.store.getMessage(id);
+  const t = rec?.message.target;
+  const room = t && t.kind !== 'dm' ? await ctx.store.getRoom(t.room_id) : undefined;
+  if (!rec || !canSeeMessage(viewerOf(p), rec.message.target, room, ctx.config.network.id)) throw missingMessage(id);
+  if (rec.message.target.kind === 'dm') requireDirectMessages(ctx);
+  return { rec, ...(room ? { room } : {}) };
+}
+
+/** What any per-message route answers for a message the caller may not see, or that is not there. */
+export const missingMessage = (id: string): AppError => notFound(`message ${id}`);

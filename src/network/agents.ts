@@ -1,7 +1,7 @@
 // Agents: registration (first claim wins), summaries, soft removal.
 
 import { AppError, conflict, forbidden, notFound } from '../errors.js';
-import { existingClaimRefusal, newClaimRefusal, type ClaimRefusal } from '../auth/agent-claims.js';
+import { existingClaimRefusal, keepsOffReserved, newClaimRefusal, reservedClaimRefusal, type ClaimRefusal } from '../auth/agent-claims.js';
 import { ANONYMOUS_CREDENTIAL, mintAgentToken } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeAgent, canSeeRoom, viewerOf } from '../auth/visibility.js';
@@ -10,6 +10,7 @@ import { paginate, pageOf, type Window } from '../protocol/pagination.js';
 import type { AgentRegistration, AgentSummary, Page, RemovedResponse } from '../protocol/types.js';
 import { StoreError, type AgentRecord } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
+import { reservedAgents } from './reserved-agents.js';
 import { membersEvent, storeRefusal } from './rooms.js';
 import { agentView } from './views.js';
 
@@ -56,10 +57,12 @@ export async function registerAgent(
   req: { requested_agent_id?: string; name?: string },
 ): Promise<Registered> {
   const net = ctx.config.network.id;
+  // A self-registration keeps off the ids svc.yaml or an operator named (auth/agent-claims.ts).
+  const reserved = keepsOffReserved(p) ? await reservedAgents(ctx) : undefined;
   let id = req.requested_agent_id;
   if (id === undefined) {
     const taken = new Set((await ctx.store.listAgents()).map((a) => a.id));
-    id = handleFrom(req.name, (x) => taken.has(x));
+    id = handleFrom(req.name, (x) => taken.has(x) || reserved?.has(x) === true);
   }
   if (!isId(id))
     throw new AppError(
@@ -70,6 +73,8 @@ export async function registerAgent(
   if (existing) return resolveExisting(ctx, p, existing);
   const refusal = newClaimRefusal(p, id, ctx.config.auth.agent_registration);
   if (refusal) throw refused(refusal);
+  const namedAs = reserved?.get(id);
+  if (namedAs !== undefined) throw refused(reservedClaimRefusal(id, namedAs));
   const minted = p.kind === 'anonymous' ? mintAgentToken() : undefined;
   const t = now();
   const record: AgentRecord = {
@@ -128,7 +133,8 @@ async function resolveExisting(ctx: NetworkContext, p: Principal, existing: Agen
   return { registration: registrationView(ctx.config.network.id, existing), record: existing, created: false };
 }
 
-const refused = (r: ClaimRefusal): AppError => (r.status === 409 ? conflict(r.reason) : forbidden(r.reason));
+const refused = (r: ClaimRefusal): AppError =>
+  r.code ? new AppError(r.code, r.reason) : r.status === 409 ? conflict(r.reason) : forbidden(r.reason);
 
 export async function listAgents(ctx: NetworkContext, p: Principal, w: Window): Promise<{ agents: AgentSummary[]; page: Page }> {
   const net = ctx.config.network.id;

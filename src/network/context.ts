@@ -31,6 +31,15 @@ export interface Hooks {
   readonly warnings: readonly (() => Warning[])[];
   /** Declarations `svc apply` carries beyond rooms and agents (the webhooks feature's hooks). */
   readonly apply?: readonly ApplyPart[];
+  /** Agent ids features name as their own (inbound hook senders): self-registration keeps off them. */
+  readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
+}
+
+/** An agent id a feature names (network/reserved-agents.ts). */
+export interface ReservedAgent {
+  id: string;
+  /** Where it is named, in words shown to whoever tries to claim it (nothing private). */
+  namedAs: string;
 }
 
 /** A feature's part of POST /v1/apply. */

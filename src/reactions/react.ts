@@ -7,10 +7,11 @@
 
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
+import { canSeeMessage, viewerOf } from '../auth/visibility.js';
 import { decideRoomWrite } from '../auth/write-policy.js';
-import type { ReactionChange, ReactionSummary, SendRequest } from '../protocol/types.js';
-import type { Decision, DecisionReads, ReactionChangeOp } from '../store/types.js';
-import { requireDirectMessages, visibleDm, visibleRoom } from '../network/access.js';
+import type { ReactionChange, ReactionSummary, SendRequest, Target } from '../protocol/types.js';
+import type { Decision, DecisionReads, ReactionChangeOp, RoomRecord } from '../store/types.js';
+import { missingMessage, requireDirectMessages, visibleMessage } from '../network/access.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import { resolveSender } from '../network/messages.js';
 import { emojiProblem, MAX_DISTINCT_REACTIONS } from './emoji.js';
@@ -79,8 +80,30 @@ async function decideReaction(
   reads: DecisionReads,
 ): Promise<Decision<Outcome>> {
   const stored = await reads.message(req.message_id);
-  if (!stored) throw notFound(`message ${req.message_id}`);
+  if (!stored) throw missingMessage(req.message_id);
   const target = stored.message.target;
+  const room = target.kind === 'dm' ? undefined : await reads.room(target.room_id);
+  // A caller who may not see the message learns from a refusal no more than from a missing id (a
+  // room's name, that its sender is no member): every refusal below is then that 404. One who may
+  // write there without seeing it (a write-only token) still reacts, as it may send there.
+  const visible = canSeeMessage(viewerOf(p), target, room, ctx.config.network.id);
+  try {
+    return await decideAllowed(ctx, p, req, from, reads, target, room);
+  } catch (err) {
+    if (!visible && err instanceof AppError) throw missingMessage(req.message_id);
+    throw err;
+  }
+}
+
+async function decideAllowed(
+  ctx: NetworkContext,
+  p: Principal,
+  req: ReactRequest,
+  from: SendRequest['from'],
+  reads: DecisionReads,
+  target: Target,
+  room: RoomRecord | undefined,
+): Promise<Decision<Outcome>> {
   if (target.kind === 'dm') requireDirectMessages(ctx);
   const home = from.network_id ?? ctx.config.network.id;
   const remote = home !== ctx.config.network.id;
@@ -97,7 +120,6 @@ async function decideReaction(
     if (!target.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${target.dm_id}`);
     if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, {});
   } else {
-    const room = await reads.room(target.room_id);
     if (!room || room.removed_at) throw notFound(`room ${target.room_id}`);
     if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, { room });
     const d = decideRoomWrite(p, room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
@@ -136,10 +158,6 @@ export async function messageReactions(
   p: Principal,
   messageId: string,
 ): Promise<{ message_id: string; reactions: ReactionSummary[] }> {
-  const stored = await ctx.store.getMessage(messageId);
-  if (!stored) throw notFound(`message ${messageId}`);
-  const t = stored.message.target;
-  if (t.kind === 'dm') await visibleDm(ctx, p, t.dm_id);
-  else await visibleRoom(ctx, p, t.room_id);
+  await visibleMessage(ctx, p, messageId);
   return { message_id: messageId, reactions: summarize(await ctx.store.listReactions([messageId])) };
 }

@@ -2,10 +2,10 @@
 // admins, among those who may see the message), whom a message was addressed to, and the marks
 // that reads make.
 
-import { AppError, forbidden, notFound } from '../errors.js';
+import { forbidden } from '../errors.js';
 import { mayAssertAgent, type Principal } from '../auth/principal.js';
 import { canSendHuman } from '../auth/senders.js';
-import { visibleDm, visibleRoom, visibleThread } from '../network/access.js';
+import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { Message } from '../protocol/types.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
@@ -36,29 +36,18 @@ function isSender(ctx: NetworkContext, p: Principal, m: Message): boolean {
   return p.kind !== 'agent' && canSendHuman(ctx.config.server.human_ingress, p);
 }
 
-/** The message if `p` may see it (404, or 401 anonymous, otherwise; as for its conversation's history). */
-async function visibleMessage(ctx: NetworkContext, p: Principal, id: string): Promise<{ rec: MessageRecord; expected: string[] }> {
-  const rec = await ctx.store.getMessage(id);
-  if (!rec) throw notFound(`message ${id}`);
+/** The message if `p` may see it (else what a missing id gets: network/access.ts), and whom it was addressed to. */
+async function addressedMessage(ctx: NetworkContext, p: Principal, id: string): Promise<{ rec: MessageRecord; expected: string[] }> {
+  const { rec, room } = await visibleMessage(ctx, p, id);
   const t = rec.message.target;
   const net = ctx.config.network.id;
-  try {
-    if (t.kind === 'dm') {
-      const dm = await visibleDm(ctx, p, t.dm_id);
-      return { rec, expected: dm.participant_ids.map((m) => agentReader(net, m)) };
-    }
-    const room = t.kind === 'thread' ? (await visibleThread(ctx, p, t.thread_id)).room : await visibleRoom(ctx, p, t.room_id);
-    return { rec, expected: room.members.map((m) => agentReader(net, m)) };
-  } catch (err) {
-    // The message exists but its conversation is hidden: say so about the message, not the room.
-    if (err instanceof AppError && err.code === 'not_found') throw notFound(`message ${id}`);
-    throw err;
-  }
+  const to = t.kind === 'dm' ? t.participant_ids : (room?.members ?? []);
+  return { rec, expected: to.map((m) => agentReader(net, m)) };
 }
 
 /** GET /v1/messages/{id}/receipts: for the sender and admins. */
 export async function messageReceipts(ctx: NetworkContext, p: Principal, id: string): Promise<{ message_id: string; receipts: Receipt[] }> {
-  const { rec, expected } = await visibleMessage(ctx, p, id);
+  const { rec, expected } = await addressedMessage(ctx, p, id);
   if (!isAdmin(p) && !isSender(ctx, p, rec.message)) throw forbidden('only the sender of a message and admins read its receipts');
   const [seqs, records] = await Promise.all([ctx.store.messageSeqs([id]), ctx.store.receiptsOf(rec.conv)]);
   const seq = seqs.get(id);
@@ -73,7 +62,7 @@ export async function markMessageRead(
   id: string,
   as: string | undefined,
 ): Promise<{ message_id: string; reader: { type: string; id: string } }> {
-  const { rec } = await visibleMessage(ctx, p, id);
+  const { rec } = await addressedMessage(ctx, p, id);
   const reader = readingAs(p, as, ctx.config.server.human_ingress);
   if (!reader) throw forbidden('this credential reads as nobody: use an agent token, or name whom it reads as with `as`');
   const range = await rangeOf(ctx, rec.conv, id, id);

@@ -66,6 +66,8 @@ export const webhooksFeature: FeatureFactory = (app) => {
       failedAuth: (req) => app.http.admit?.(req, undefined, true),
     }),
     apply: { check: (req) => applied.check(req), apply: (req) => applied.apply(req) },
+    // A hook's sender is the operator's: a stranger registering it would take the hook's messages over.
+    reservedAgents: () => applied.allInbound().map((h) => ({ id: h.sender, namedAs: 'the sender of an inbound hook' })),
     started: () => {
       started = true;
       for (const w of workers.values()) w.start();

@@ -7,6 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type Res, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const KINDS = [
   'anonymous',
@@ -158,13 +159,12 @@ priv.before(async (c) => {
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
-        { id: 'pub', members: ['alpha', 'gen', 'ops'] },
+        { id: 'pub', members: ['alpha', 'ops'] },
         { id: 'priv', visibility: 'private', members: ['beta'] },
       ],
     },
   });
-  const reg = await c.s.post('/v1/agents/register', { requested_agent_id: 'gen' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(c.s, 'gen', ['pub']);
   c.agentToken = reg.body.agent_token;
   const admin = TOKENS.admin.value;
   const sent = await c.s.post(

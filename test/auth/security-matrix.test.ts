@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 import { AttachClient, SseClient } from '../helpers/live.js';
 import { dmIdFor } from '../../src/network/messages.js';
 
@@ -46,14 +47,13 @@ t.before(async (ctx) => {
     config: {
       auth: { public_read: true, agent_registration: 'open' },
       rooms: [
-        { id: 'general', members: ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'] },
+        { id: 'general', members: ['alpha', 'beta', 'delta', 'epsilon'] },
         { id: 'secret', members: ['alpha'], visibility: 'private' },
       ],
       pairings: [{ id: 'to-b', remote_network_id: 'netb', remote_base_url: ctx.b.url, token: PAIR_AB }],
     },
   });
-  const reg = await ctx.a.post('/v1/agents/register', { requested_agent_id: 'gamma' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(ctx.a, 'gamma', ['general']);
   ctx.tokens = {
     anonymous: undefined,
     admin: TOKENS.admin.value,
@@ -170,6 +170,9 @@ t('an attachment sees no more than its credential reads over HTTP, and exactly w
       await c.identify({ network_id: 'testnet', agent: { id: p.agent } });
       clients.push({ p, c });
     }
+    // zeta claimed its id anonymously just now; only then may it join general (a named id is reserved).
+    const joined = await a.req('PATCH', '/v1/rooms/general/members', { token: tokens.admin, body: { add: ['zeta'] } });
+    assert.is(joined.status, 200, joined.text);
     await markers(a, '-attach');
     for (const { p, c } of clients) {
       await c.message(`${MARK.after}-attach`);

@@ -10,6 +10,7 @@ import { cli } from '../helpers/cli.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -29,8 +30,8 @@ t.after(async ({ pgs, s }) => {
 });
 
 const rooms = [
-  { id: 'general', members: ['alpha', 'gen'] },
-  { id: 'hidden', visibility: 'private', members: ['gen'] },
+  { id: 'general', members: ['alpha'] },
+  { id: 'hidden', visibility: 'private', members: [] },
 ];
 
 async function reads(s: TestServer, token: string): Promise<Json> {
@@ -53,8 +54,7 @@ async function reads(s: TestServer, token: string): Promise<Json> {
 t('a copied network serves the same histories to the same tokens, agent tokens included', async (ctx) => {
   const s = await startServer({ config: { auth: { agent_registration: 'open' }, rooms } });
   ctx.s = s;
-  const reg = await s.post('/v1/agents/register', { requested_agent_id: 'gen', name: 'Generated' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(s, 'gen', ['general', 'hidden'], 'Generated');
   const gen = reg.body.agent_token as string;
   const send = async (body: Json, token: string) => {
     const r = await s.post('/v1/messages', body, token);

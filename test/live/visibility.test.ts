@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 import { type AttachClient, SseClient, attachAs } from '../helpers/live.js';
 
 // One network, one run of traffic, every kind of reader: what each one receives is compared with
@@ -53,13 +54,12 @@ t.before(async (ctx) => {
         { id: 'pub', members: ['alpha', 'beta'], visibility: 'public' },
         { id: 'lobby', members: ['beta'], visibility: 'public' },
         { id: 'priv', members: ['alpha', 'beta'], visibility: 'private' },
-        { id: 'other', members: ['gamma'], visibility: 'private' },
+        { id: 'other', members: [], visibility: 'private' },
       ],
     },
   });
   const s = ctx.s;
-  const reg = await s.post('/v1/agents/register', { requested_agent_id: 'gamma' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(s, 'gamma', ['other']);
   ctx.gammaToken = reg.body.agent_token;
 
   ctx.anon = await SseClient.open(s);

@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectMcpHttp, type McpHttpSession } from '../helpers/mcp-http.js';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
@@ -22,7 +23,8 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 const CONFIG: Json = {
   auth: { agent_registration: 'open' },
   rooms: [
-    { id: 'general', name: 'General', members: ['alpha', 'beta'] },
+    // beta joins general once claimed: a declared member's id is reserved for the operator's credentials.
+    { id: 'general', name: 'General', members: ['alpha'] },
     { id: 'lobby', name: 'Lobby', members: ['alpha'] },
   ],
 };
@@ -48,8 +50,7 @@ const t = suite<Ctx>('/v1/mcp with the SDK client over Streamable HTTP (sqlite)'
 
 t.before(async (ctx) => {
   ctx.s = await startServer({ config: CONFIG });
-  const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'beta', name: 'Beta' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(ctx.s, 'beta', ['general'], 'Beta');
   ctx.beta = reg.body.agent_token;
 });
 t.after(async (ctx) => {

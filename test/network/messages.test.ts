@@ -4,6 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
 const WRITER = TOKENS.writer.value;
@@ -33,15 +34,14 @@ async function server(): Promise<Ctx> {
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
-        { id: 'general', members: ['alpha', 'beta', 'ops', 'gen', 'other:beta', 'data.bot'] },
+        { id: 'general', members: ['alpha', 'beta', 'ops', 'other:beta', 'data.bot'] },
         { id: 'members-room', members: ['alpha'] },
         { id: 'registered-room', write_policy: 'registered_agents', members: [] },
-        { id: 'operators-room', write_policy: 'operators', members: ['gen', 'alpha'] },
+        { id: 'operators-room', write_policy: 'operators', members: ['alpha'] },
       ],
     },
   });
-  const reg = await s.post('/v1/agents/register', { requested_agent_id: 'gen' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(s, 'gen', ['general', 'operators-room']);
   return { s, gen: reg.body.agent_token };
 }
 

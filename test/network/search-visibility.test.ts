@@ -9,6 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, testConfig, writeConfig, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
 const ROOMS = ['pub', 'lobby', 'priv', 'other', 'gone'];
@@ -85,14 +86,13 @@ t.before(async (c) => {
         { id: 'pub', members: ['alpha', 'beta'], visibility: 'public' },
         { id: 'lobby', members: ['beta'], visibility: 'public' },
         { id: 'priv', members: ['alpha', 'beta'], visibility: 'private' },
-        { id: 'other', members: ['gamma'], visibility: 'private' },
+        { id: 'other', members: [], visibility: 'private' },
         { id: 'gone', members: [], visibility: 'public' },
       ],
     },
   });
   const s = c.s;
-  const reg = await s.post('/v1/agents/register', { requested_agent_id: 'gamma' });
-  assert.is(reg.status, 200, reg.text);
+  const reg = await claimThenJoin(s, 'gamma', ['other']);
   c.callers = { anonymous: undefined, allowlisted: TOKENS.alphaOnly.value, agent: reg.body.agent_token, observer: TOKENS.observer.value };
   // Interleaved so that hidden messages sit between visible ones in time.
   for (let i = 0; i < 4; i++) {

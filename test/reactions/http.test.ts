@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SseClient, attachAs } from '../helpers/live.js';
 import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
 const NET = 'testnet';
@@ -224,14 +225,13 @@ test('an agent token reacts as its own agent without a body', async () => {
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
-        { id: 'open', members: ['solo'] },
-        { id: 'ops-only', members: ['solo'], write_policy: 'operators' },
+        { id: 'open', members: [] },
+        { id: 'ops-only', members: [], write_policy: 'operators' },
       ],
     },
   });
   try {
-    const reg = await s.post('/v1/agents/register', { requested_agent_id: 'solo' });
-    assert.is(reg.status, 200, reg.text);
+    const reg = await claimThenJoin(s, 'solo', ['open', 'ops-only']);
     const token = reg.body.agent_token as string;
     const sent = await s.post('/v1/messages', roomMessage('open', 'solo', 'hello'), token);
     assert.is(sent.status, 200, sent.text);

@@ -5,15 +5,20 @@ import * as assert from 'uvu/assert';
 import { eventually, startServer, TOKENS, type Json } from '../helpers/server.js';
 import { attachAs } from '../helpers/live.js';
 import { cli } from '../helpers/cli.js';
+import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN: string = TOKENS.admin.value;
 
 test('svc read --receipts shows delivered, then read, per reader; --json adds them to each message', async () => {
   const s = await startServer({
-    config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: ['ann', 'bob'] }] },
+    // ann joins general once claimed: a declared member's id is reserved for the operator's credentials.
+    config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: [] }] },
   });
   try {
-    const { c, ready } = await attachAs(s, { network_id: 'testnet', agent: { id: 'ann' } });
+    const annToken = (await claimThenJoin(s, 'ann', ['general'])).body.agent_token as string;
+    const bob = await s.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body: { add: ['bob'] } });
+    assert.is(bob.status, 200, bob.text);
+    const { c } = await attachAs(s, { network_id: 'testnet', agent: { id: 'ann' } }, { token: annToken });
     const sent = await s.post(
       '/v1/messages',
       { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: 'status?' }] },
@@ -31,7 +36,7 @@ test('svc read --receipts shows delivered, then read, per reader; --json adds th
     assert.match(shown!.stdout, /RECEIPTS/);
     assert.match(shown!.stdout, 'bob pending');
     // ann reads with its own token: that read is its receipt.
-    assert.is((await read(ready.agent_token)).code, 0);
+    assert.is((await read(annToken)).code, 0);
     const after = await eventually(async () => {
       const r = await read(ADMIN, '--receipts', '--json');
       const m = (JSON.parse(r.stdout).messages as Json[]).find((x) => x.id === sent.body.message_id);
@@ -45,7 +50,7 @@ test('svc read --receipts shows delivered, then read, per reader; --json adds th
       ],
     );
     // Another agent's view: no receipts of a message it did not send.
-    const other = await read(ready.agent_token, '--receipts');
+    const other = await read(annToken, '--receipts');
     assert.is(other.code, 0, other.stderr);
     assert.match(other.stdout, /status\?\s+-/);
     await c.close();

@@ -5,6 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { claimThenJoin } from '../helpers/claim.js';
 import { attachAs, SseClient, type AttachClient } from '../helpers/live.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
@@ -14,11 +15,13 @@ const ADMIN: string = TOKENS.admin.value;
 const CONFIG = {
   auth: { mode: 'open', agent_registration: 'open' },
   rooms: [
-    { id: 'general', members: ['ann', 'bob'] },
-    { id: 'secret', members: ['ann'], visibility: 'private' },
-    { id: 'later', members: ['bob'] },
+    { id: 'general', members: [] },
+    { id: 'secret', members: [], visibility: 'private' },
+    { id: 'later', members: [] },
   ],
 };
+/** The rooms each agent joins once it claimed its id (a declared member's id is reserved for the operator's credentials). */
+const ROOMS: Record<string, string[]> = { ann: ['general', 'secret'], bob: ['general', 'later'] };
 
 const send = async (s: TestServer, room: string, text: string): Promise<string> => {
   const r = await s.post(
@@ -30,10 +33,11 @@ const send = async (s: TestServer, room: string, text: string): Promise<string> 
   return r.body.message_id as string;
 };
 
-/** Attaches an agent anonymously (open registration) and returns it with its agent token. */
+/** Attaches an agent, first claiming it anonymously (open registration) into its rooms when no token is given. */
 const attach = async (s: TestServer, id: string, token?: string): Promise<{ c: AttachClient; token: string }> => {
-  const { c, ready } = await attachAs(s, { network_id: NET, agent: { id } }, token ? { token } : {});
-  return { c, token: token ?? ready.agent_token };
+  const own = token ?? ((await claimThenJoin(s, id, ROOMS[id] ?? [])).body.agent_token as string);
+  const { c } = await attachAs(s, { network_id: NET, agent: { id } }, { token: own });
+  return { c, token: own };
 };
 
 const receipts = async (s: TestServer, id: string, token = ADMIN): Promise<Json[]> => {
@@ -116,7 +120,8 @@ sqlite(
     const hidden = await send(s, 'secret', 'classified');
     const open = await send(s, 'general', 'public enough');
     assert.is((await s.get(`/v1/messages/${hidden}/receipts`, beta)).status, 404);
-    assert.is((await s.get(`/v1/messages/${hidden}/receipts`)).status, 401);
+    // Anonymously too, a hidden message answers as a missing one (test/network/message-visibility.test.ts).
+    assert.is((await s.get(`/v1/messages/${hidden}/receipts`)).status, 404);
     assert.is((await s.req('POST', `/v1/messages/${hidden}/read`, { token: beta })).status, 404);
     assert.is((await s.get(`/v1/messages/${open}/receipts`, alpha)).status, 403);
     assert.is((await s.get('/v1/messages/msg_nope/receipts', ADMIN)).status, 404);
@@ -190,6 +195,9 @@ pg.before(async (ctx) => {
   ctx.schema = await freshSchema();
   ctx.a = await startPgServer(ctx.schema, CONFIG);
   ctx.b = await startPgServer(ctx.schema, CONFIG);
+  // bob is addressed and never attaches here: the operator names it a member of general.
+  const added = await ctx.a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body: { add: ['bob'] } });
+  assert.is(added.status, 200, added.text);
 });
 pg.after(async ({ schema, a, b }) => {
   await a.dispose();

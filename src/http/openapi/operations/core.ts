@@ -153,6 +153,8 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /v1/agents/register': {
     tag: 'agents',
     summary: 'Register an agent; the answer carries its token once, when one was minted.',
+    description:
+      '409 `conflict` when another credential holds the id; 409 `agent_reserved` when a self-registration claims an id svc.yaml or an operator named (a room member, an inbound hook sender) that no agent holds yet.',
     responses: ok('AgentRegistration'),
     errors: [409],
   },

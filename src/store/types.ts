@@ -33,7 +33,7 @@ import type { PersonReadMarker } from './person-read.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
-import type { AppliedHookRecord, DeliveryQuery, WebhookDelivery } from './outbox.js';
+import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
 export * from './kv.js';
 import type { KvTable } from './kv.js';
 
@@ -185,6 +185,8 @@ export interface Store {
   webhookCursor(webhookId: string): Promise<number | undefined>;
   /** A webhook's deliveries, as the query says. */
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
+  /** A webhook's pending and dead counts and its earliest pending times (outbox.ts). */
+  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats>;
   /** Hooks declared by `svc apply`, by kind then id. */
   appliedHooks(): Promise<AppliedHookRecord[]>;
 

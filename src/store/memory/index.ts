@@ -35,6 +35,8 @@ import {
   type DeliveryQuery,
   type AppliedHookRecord,
   type WebhookDelivery,
+  type DeliveryStats,
+  countDeliveries,
   pickDeliveries,
   sortHooks,
 } from '../types.js';
@@ -314,6 +316,10 @@ export class MemoryStore implements Store {
 
   async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return pickDeliveries(this.deliveries.values(), q).map(clone);
+  }
+
+  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    return countDeliveries(this.deliveries.values(), webhookId);
   }
 
   async appliedHooks(): Promise<AppliedHookRecord[]> {

@@ -25,6 +25,7 @@ import type {
   PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
+  DeliveryStats,
   AppliedHookRecord,
   WebhookDelivery,
   RoomFilter,
@@ -338,6 +339,10 @@ export class PostgresStore implements Store {
 
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return this.reads.webhookDeliveries(q);
+  }
+
+  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    return this.reads.webhookDeliveryStats(webhookId);
   }
 
   appliedHooks(): Promise<AppliedHookRecord[]> {

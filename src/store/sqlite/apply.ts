@@ -159,11 +159,11 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'webhook.delivery.put': {
         const d = op.delivery;
         run(
-          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, body) VALUES (?, ?, ?, ?, ?) ' +
+          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, next_attempt_at, body) VALUES (?, ?, ?, ?, ?, ?) ' +
             (op.op === 'webhook.delivery.add'
               ? 'ON CONFLICT (id) DO NOTHING'
-              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, body = excluded.body'),
-          [d.id, d.webhook_id, d.status, d.seq, JSON.stringify(d)],
+              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, next_attempt_at = excluded.next_attempt_at, body = excluded.body'),
+          [d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)],
         );
         break;
       }

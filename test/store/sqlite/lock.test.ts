@@ -148,7 +148,7 @@ t(
       );
       let out = '';
       parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      const pid = await eventually(() => Number(out.trim()) || undefined, 15_000, 'the first server pid');
+      const pid: number = await eventually(() => Number(out.trim()) || 0, 15_000, 'the first server pid');
       await eventually(
         () => existsSync(log) && readFileSync(log, 'utf8').includes('svc listening on'),
         15_000,

@@ -9,6 +9,7 @@ import initSqlJs from 'sql.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
+import { openPostgresStore } from '../../src/store/postgres/index.js';
 import type { Store, WebhookDelivery } from '../../src/store/types.js';
 import { freshSchema, sql } from '../helpers/pg.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
@@ -232,7 +233,7 @@ upgrade('postgres', async () => {
   const pgs = await freshSchema();
   try {
     await upgraded(
-      () => openStore({ backend: 'postgres', url: pgs.url, schema: pgs.schema }),
+      () => openPostgresStore({ url: pgs.url, schema: pgs.schema }),
       async () => {
         await sql(pgs.url, `ALTER TABLE ${pgs.schema}.webhook_deliveries DROP COLUMN next_attempt_at`);
         await sql(pgs.url, `DELETE FROM ${pgs.schema}.schema_migrations WHERE version = 9`);

@@ -71,6 +71,16 @@ export interface DmFilter {
   participants?: string[];
 }
 
+/**
+ * Whose conversations a read returns: the active rooms listing one of `members` (exact member ids,
+ * public or not) and the DMs with one of `participants` (scoped ids). Read through an index of
+ * members on sqlite and Postgres, so its cost follows those ids' conversations, not the network's.
+ */
+export interface MemberQuery {
+  members: readonly string[];
+  participants: readonly string[];
+}
+
 export interface ArtifactFilter {
   room_id?: string;
   thread_id?: string;
@@ -154,6 +164,8 @@ export interface Store {
   listRooms(): Promise<RoomRecord[]>;
   /** One page of active rooms matching the filter, in creation order. */
   pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>>;
+  /** The rooms and DMs a member query names, each in creation order (the unread counts' read). */
+  conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }>;
 
   getAgent(id: string): Promise<AgentRecord | undefined>;
   /** Registered agents in registration order. */

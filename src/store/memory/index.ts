@@ -36,6 +36,7 @@ import {
   type AppliedHookRecord,
   type WebhookDelivery,
   type DeliveryStats,
+  type MemberQuery,
   countDeliveries,
   pickDeliveries,
   sortHooks,
@@ -240,6 +241,13 @@ export class MemoryStore implements Store {
       (r) => r.id,
       q,
     );
+  }
+
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    // In memory a scan is what an index would be: nothing is parsed or copied but what matches.
+    const rooms = this.view.rooms().filter((r) => r.members.some((m) => q.members.includes(m)));
+    const dms = [...this.dms.values()].filter((d) => d.participant_ids.some((p) => q.participants.includes(p)));
+    return { rooms: rooms.map(clone), dms: dms.map(clone) };
   }
 
   async getAgent(id: string): Promise<AgentRecord | undefined> {

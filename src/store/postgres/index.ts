@@ -26,6 +26,7 @@ import type {
   ReceiptRecord,
   DeliveryQuery,
   DeliveryStats,
+  MemberQuery,
   AppliedHookRecord,
   WebhookDelivery,
   RoomFilter,
@@ -271,6 +272,10 @@ export class PostgresStore implements Store {
 
   listRooms(): Promise<RoomRecord[]> {
     return this.reads.listRooms();
+  }
+
+  conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    return this.reads.conversationsWith(q);
   }
 
   pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {

@@ -22,6 +22,7 @@ import {
   type ReceiptRecord,
   type DeliveryQuery,
   type DeliveryStats,
+  type MemberQuery,
   type AppliedHookRecord,
   type WebhookDelivery,
   type RoomFilter,
@@ -109,6 +110,15 @@ export class Reads {
       conds.push(`(${any.join(' OR ')})`);
     }
     return this.page(this.T.rooms, ROOM_COLS, conds.join(' AND '), params, q, roomOf);
+  }
+
+  /** Through the GIN indexes on rooms.members and dms.participant_ids. */
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    const where = (cols: string, table: string, cond: string, ids: readonly string[]) =>
+      ids.length === 0 ? Promise.resolve([]) : this.rows(`SELECT ${cols} FROM ${table} WHERE ${cond} && $1::text[] ORDER BY seq`, [ids]);
+    const rooms = await where(ROOM_COLS, this.T.rooms, 'removed_at IS NULL AND members', q.members);
+    const dms = await where(DM_COLS, this.T.dms, 'participant_ids', q.participants);
+    return { rooms: rooms.map(roomOf), dms: dms.map(dmOf) };
   }
 
   getAgent(id: string): Promise<AgentRecord | undefined> {

@@ -46,6 +46,11 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
             'ON CONFLICT (id) DO UPDATE SET removed = excluded.removed, body = excluded.body',
           [op.room.id, op.room.removed_at ? 1 : 0, JSON.stringify(op.room)],
         );
+        // conv_members follows the member list; a removed room has none.
+        run("DELETE FROM conv_members WHERE kind = 'room' AND id = ?", [op.room.id]);
+        if (!op.room.removed_at)
+          for (const m of op.room.members)
+            run("INSERT OR IGNORE INTO conv_members (member, kind, id) VALUES (?, 'room', ?)", [m, op.room.id]);
         break;
       case 'agent.put':
         run(
@@ -79,6 +84,8 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           op.dm.id,
           JSON.stringify(op.dm),
         ]);
+        for (const p of op.dm.participant_ids)
+          run("INSERT OR IGNORE INTO conv_members (member, kind, id) VALUES (?, 'dm', ?)", [p, op.dm.id]);
         break;
       case 'artifact.insert': {
         const a = op.artifact;

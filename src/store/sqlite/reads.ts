@@ -13,6 +13,7 @@ import {
   type ArtifactFilter,
   type DmFilter,
   type DmRecord,
+  type MemberQuery,
   type EventBody,
   type MessageRecord,
   type PageQuery,
@@ -176,6 +177,20 @@ export class SqliteReads implements StateView {
       (r) => r.id,
       q,
     );
+  }
+
+  /** Through conv_members: only the rows of the named members' conversations are read. */
+  conversationsWith(q: MemberQuery): { rooms: RoomRecord[]; dms: DmRecord[] } {
+    const pick = <T>(kind: 'room' | 'dm', ids: readonly string[]): T[] => {
+      if (ids.length === 0) return [];
+      const table = kind === 'room' ? 'rooms' : 'dms';
+      return this.db.bodies<T>(
+        `SELECT body FROM ${table} WHERE id IN (SELECT id FROM conv_members WHERE kind = ? AND member IN (${ids.map(() => '?').join(', ')}))` +
+          `${kind === 'room' ? ' AND removed = 0' : ''} ORDER BY seq`,
+        [kind, ...ids],
+      );
+    };
+    return { rooms: pick('room', q.members), dms: pick('dm', q.participants) };
   }
 
   agents(): AgentRecord[] {

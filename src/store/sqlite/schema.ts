@@ -203,6 +203,25 @@ const MIGRATIONS: Migration[] = [
       db.run('CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id)');
     },
   },
+  {
+    version: 13,
+    // The members of each active room and the participants of each DM, one row each, so the unread
+    // counts read the caller's conversations through an index instead of every room's body
+    // (issue 38; Postgres has GIN indexes on the arrays). Kept by room.put and dm.put (apply.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS conv_members (
+        member TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        PRIMARY KEY (member, kind, id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS conv_members_by_conv ON conv_members (kind, id);
+      INSERT OR IGNORE INTO conv_members (member, kind, id)
+        SELECT j.value, 'room', r.id FROM rooms r, json_each(r.body, '$.members') j WHERE r.removed = 0;
+      INSERT OR IGNORE INTO conv_members (member, kind, id)
+        SELECT j.value, 'dm', d.id FROM dms d, json_each(d.body, '$.participant_ids') j;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -12,6 +12,7 @@ import type {
   DeliveryStats,
   DmFilter,
   DmRecord,
+  MemberQuery,
   MessageRecord,
   PageQuery,
   PageResult,
@@ -43,6 +44,10 @@ export abstract class SqliteStoreReads {
 
   async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
     return this.reads.pageRooms(filter, q);
+  }
+
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    return this.reads.conversationsWith(q);
   }
 
   async getAgent(id: string): Promise<AgentRecord | undefined> {

@@ -48,8 +48,9 @@ for (const backend of BACKENDS) {
     assert.equal(await named(store, { members: ['nobody'], participants: ['net1:nobody'] }), { rooms: [], dms: [] });
   });
 
-  test('a member change and a removal are followed, and so is a reopen', async () => {
+  test('a member change, a removal and a later DM message are followed, and so is a reopen', async () => {
     await fill(store);
+    await store.write([send(msg('m3', inDm('d1', ['net1:a1', 'net1:b'])))]);
     await store.write([members('r1', ['a4'], ['a1'])]);
     await store.write([members('r4', ['a1'])]);
     await store.write([removeRoom('r2')]);

@@ -40,18 +40,23 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     switch (op.op) {
-      case 'room.put':
+      case 'room.put': {
         run(
           'INSERT INTO rooms (id, removed, body) VALUES (?, ?, ?) ' +
             'ON CONFLICT (id) DO UPDATE SET removed = excluded.removed, body = excluded.body',
           [op.room.id, op.room.removed_at ? 1 : 0, JSON.stringify(op.room)],
         );
-        // conv_members follows the member list; a removed room has none.
-        run("DELETE FROM conv_members WHERE kind = 'room' AND id = ?", [op.room.id]);
+        // conv_members follows the member list (a removed room has none) in two statements however
+        // long it is: only the rows of members who left go, only those of new members are written.
+        const members = op.room.removed_at ? '[]' : JSON.stringify(op.room.members);
+        run("DELETE FROM conv_members WHERE kind = 'room' AND id = ? AND member NOT IN (SELECT value FROM json_each(?))", [
+          op.room.id,
+          members,
+        ]);
         if (!op.room.removed_at)
-          for (const m of op.room.members)
-            run("INSERT OR IGNORE INTO conv_members (member, kind, id) VALUES (?, 'room', ?)", [m, op.room.id]);
+          run("INSERT OR IGNORE INTO conv_members (member, kind, id) SELECT value, 'room', ? FROM json_each(?)", [op.room.id, members]);
         break;
+      }
       case 'agent.put':
         run(
           'INSERT INTO agents (id, credential_key, body) VALUES (?, ?, ?) ' +
@@ -84,8 +89,13 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           op.dm.id,
           JSON.stringify(op.dm),
         ]);
-        for (const p of op.dm.participant_ids)
-          run("INSERT OR IGNORE INTO conv_members (member, kind, id) VALUES (?, 'dm', ?)", [p, op.dm.id]);
+        // A DM's participants never change: their conv_members rows are written when it is new, not
+        // on each of its messages. A put without the mark (a copy, an older journal) writes them.
+        if (!op.participants_stored)
+          run("INSERT OR IGNORE INTO conv_members (member, kind, id) SELECT value, 'dm', ? FROM json_each(?)", [
+            op.dm.id,
+            JSON.stringify(op.dm.participant_ids),
+          ]);
         break;
       case 'artifact.insert': {
         const a = op.artifact;

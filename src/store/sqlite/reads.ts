@@ -179,18 +179,21 @@ export class SqliteReads implements StateView {
     );
   }
 
-  /** Through conv_members: only the rows of the named members' conversations are read. */
+  /**
+   * Through conv_members: only the rows of the named members' conversations are read. One statement
+   * per table for any number of ids (statements are cached per SQL text); conv_members holds no
+   * removed room.
+   */
   conversationsWith(q: MemberQuery): { rooms: RoomRecord[]; dms: DmRecord[] } {
-    const pick = <T>(kind: 'room' | 'dm', ids: readonly string[]): T[] => {
-      if (ids.length === 0) return [];
-      const table = kind === 'room' ? 'rooms' : 'dms';
-      return this.db.bodies<T>(
-        `SELECT body FROM ${table} WHERE id IN (SELECT id FROM conv_members WHERE kind = ? AND member IN (${ids.map(() => '?').join(', ')}))` +
-          `${kind === 'room' ? ' AND removed = 0' : ''} ORDER BY seq`,
-        [kind, ...ids],
-      );
-    };
-    return { rooms: pick('room', q.members), dms: pick('dm', q.participants) };
+    const pick = <T>(table: 'rooms' | 'dms', kind: 'room' | 'dm', ids: readonly string[]): T[] =>
+      ids.length === 0
+        ? []
+        : this.db.bodies<T>(
+            `SELECT body FROM ${table} WHERE id IN ` +
+              '(SELECT id FROM conv_members WHERE kind = ? AND member IN (SELECT value FROM json_each(?))) ORDER BY seq',
+            [kind, JSON.stringify(ids)],
+          );
+    return { rooms: pick('rooms', 'room', q.members), dms: pick('dms', 'dm', q.participants) };
   }
 
   agents(): AgentRecord[] {

@@ -4,7 +4,7 @@
 
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, canSeeRoom, type Viewer, viewerOf } from '../auth/visibility.js';
+import { canSeeDm, canSeeRoom, dmFilterOf, roomFilterOf, type Viewer, viewerOf } from '../auth/visibility.js';
 import { visibleDm, visibleRoom, visibleThread } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { PersonReadMarker } from '../store/types.js';
@@ -83,10 +83,9 @@ interface Conv {
  * observe or admin token without an agent list, or auth off). Operators are configured, not
  * self-registered, and the network is theirs.
  */
-async function everyConversation(ctx: NetworkContext, v: Viewer, dms: boolean): Promise<Conv[]> {
-  const net = ctx.config.network.id;
-  const convs: Conv[] = (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, net)).map((r) => ({ key: `room:${r.id}` }));
-  if (dms) for (const d of await ctx.store.listDms()) if (canSeeDm(v, d, net)) convs.push({ key: `dm:${d.id}`, last: d.last_message_at });
+async function everyConversation(ctx: NetworkContext, dms: boolean): Promise<Conv[]> {
+  const convs: Conv[] = (await ctx.store.listRooms()).map((r) => ({ key: `room:${r.id}` }));
+  if (dms) for (const d of await ctx.store.listDms()) convs.push({ key: `dm:${d.id}`, last: d.last_message_at });
   return convs;
 }
 
@@ -103,16 +102,14 @@ async function callersConversations(
   markers: ReadonlyMap<string, PersonReadMarker>,
 ): Promise<Conv[]> {
   const net = ctx.config.network.id;
-  const agents = [...(v.agents ?? [])];
+  // The member ids the visibility filters name for the caller's agents (both spellings of each):
+  // a room or DM found by them is one the caller may see.
+  const members = roomFilterOf(v, net).members ?? [];
+  const participants = (dms && dmFilterOf(v, net)?.participants) || [];
   const own =
-    agents.length === 0
-      ? { rooms: [], dms: [] }
-      : await ctx.store.conversationsWith({
-          members: agents.flatMap((a) => [a, `${net}:${a}`]),
-          participants: dms ? agents.map((a) => `${net}:${a}`) : [],
-        });
-  const rooms: Conv[] = own.rooms.filter((r) => canSeeRoom(v, r, net)).map((r) => ({ key: `room:${r.id}` }));
-  const dmConvs: Conv[] = own.dms.filter((d) => canSeeDm(v, d, net)).map((d) => ({ key: `dm:${d.id}`, last: d.last_message_at }));
+    members.length + participants.length === 0 ? { rooms: [], dms: [] } : await ctx.store.conversationsWith({ members, participants });
+  const rooms: Conv[] = own.rooms.map((r) => ({ key: `room:${r.id}` }));
+  const dmConvs: Conv[] = own.dms.map((d) => ({ key: `dm:${d.id}`, last: d.last_message_at }));
   const seen = new Set([...rooms, ...dmConvs].map((c) => c.key));
   for (const key of markers.keys()) {
     if (seen.has(key)) continue;
@@ -133,7 +130,7 @@ export async function unreadView(ctx: NetworkContext, p: Principal): Promise<Unr
   const { since, byConv } = await markersOf(ctx, person);
   const v = viewerOf(p);
   const dms = ctx.config.server.direct_messages && v.dms;
-  const convs = v.all ? await everyConversation(ctx, v, dms) : await callersConversations(ctx, v, dms, byConv);
+  const convs = v.all ? await everyConversation(ctx, dms) : await callersConversations(ctx, v, dms, byConv);
   const conversations: UnreadEntry[] = [];
   for (const c of convs) {
     const m = byConv.get(c.key);

@@ -27,8 +27,8 @@ export interface WebhookRoutesDeps {
   failedAuth: (req: IncomingMessage) => void;
 }
 
-/** A retry of every dead delivery takes up to this many at once. */
-const COUNT_CAP = 1000;
+/** A retry of every dead delivery queues up to this many at once. */
+const RETRY_BATCH = 1000;
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
 
 /** A delivery as the API shows it: everything but the payload. */
@@ -111,7 +111,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
         const one = url.searchParams.get('delivery_id') ?? undefined;
         const dead = await deps
           .store()
-          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: COUNT_CAP, ...(one ? { id: one } : {}) });
+          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: RETRY_BATCH, ...(one ? { id: one } : {}) });
         if (one && dead.length === 0) {
           const any = await deps.store().webhookDeliveries({ webhook_id: w.id, id: one, order: 'oldest', limit: 1 });
           if (any.length === 0) throw notFound(`delivery ${one} of webhook ${w.id}`);

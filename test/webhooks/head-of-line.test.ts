@@ -4,13 +4,12 @@
 // true count as the listing. The retries here wait 5-10 minutes, far past the test's bounds: a
 // worker that reads only the oldest pending deliveries never reaches the newer one in the test.
 
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
 import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { startReceiver } from './receiver.js';
 
 const admin = TOKENS.admin.value;
 const ENV = { HOOK_SECRET: 'raw-secret-for-head-of-line', SVC_WEBHOOK_POLL_MS: '100' };
@@ -32,37 +31,9 @@ const hookConfig = (url: string) => ({
   ],
 });
 
-interface Attempt {
-  text: string;
-  id: string;
-  status: number;
-}
-
-/** A receiver that refuses (503) every message whose text starts with "stuck" and takes the others. */
-async function startReceiver(): Promise<{ url: string; attempts: Attempt[]; close(): Promise<void> }> {
-  const attempts: Attempt[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { message: { parts: { text?: string }[] } } };
-      const text = body.data.message.parts[0]?.text ?? '';
-      const status = text.startsWith('stuck') ? 503 : 200;
-      attempts.push({ text, id: String(req.headers['webhook-id']), status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    attempts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** The text of a delivered message.created payload. */
+const textOf = (body: string): string =>
+  (JSON.parse(body) as { data: { message: { parts: { text?: string }[] } } }).data.message.parts[0]?.text ?? '';
 
 async function gauge(s: TestServer): Promise<number | undefined> {
   const m = /^svc_webhook_pending\{webhook="out"\} (\d+)$/m.exec((await s.req('GET', '/metrics', { token: admin })).text);
@@ -70,7 +41,9 @@ async function gauge(s: TestServer): Promise<number | undefined> {
 }
 
 async function scenario(start: (url: string) => Promise<TestServer>): Promise<void> {
-  const rx = await startReceiver();
+  // Refuses (503) every message whose text starts with "stuck", takes the others.
+  const rx = await startReceiver((body) => (textOf(body).startsWith('stuck') ? 503 : 200));
+  const attempts = () => rx.received.map((r) => ({ text: textOf(r.body), id: String(r.headers['webhook-id']), status: r.status }));
   const s = await start(rx.url);
   try {
     await eventually(async () => (await s.get('/v1/webhooks', admin)).body.webhooks[0].cursor !== null, 10_000, 'webhook cursor');
@@ -78,20 +51,21 @@ async function scenario(start: (url: string) => Promise<TestServer>): Promise<vo
       const r = await s.post('/v1/messages', roomMessage('ops', 'bot', `stuck ${i}`), admin);
       assert.is(r.status, 200, r.text);
     }
-    const tried = () => new Set(rx.attempts.filter((a) => a.text.startsWith('stuck')).map((a) => a.id)).size;
+    const stuck = () => attempts().filter((a) => a.text.startsWith('stuck'));
+    const tried = () => new Set(stuck().map((a) => a.id)).size;
     // At least a worker's batch of them failed once and waits minutes for its retry.
     await eventually(() => tried() >= 100, 30_000, 'a first attempt of 100 stuck deliveries');
 
     const fresh = await s.post('/v1/messages', roomMessage('ops', 'bot', 'fresh news'), admin);
     assert.is(fresh.status, 200, fresh.text);
     await eventually(
-      () => rx.attempts.some((a) => a.text === 'fresh news' && a.status === 200),
+      () => attempts().some((a) => a.text === 'fresh news' && a.status === 200),
       30_000,
       'the newer event delivered while 100+ older ones wait on a retry',
     );
     // Every stuck delivery got its first attempt, and only that one (the retries are minutes away).
     await eventually(() => tried() === STUCK, 30_000, `a first attempt of all ${STUCK} stuck deliveries`);
-    assert.is(rx.attempts.filter((a) => a.text.startsWith('stuck')).length, STUCK);
+    assert.is(stuck().length, STUCK);
 
     // The gauge and the listing show the same true count, past the worker's batch of 100.
     const listed = async () => (await s.get('/v1/webhooks', admin)).body.webhooks[0].pending as number;

@@ -85,13 +85,21 @@ export function processAlive(pid: number): boolean {
   return procState(pid) !== 'Z';
 }
 
-/** The state letter of /proc/<pid>/stat (R, S, D, Z...); undefined where there is no /proc. */
-export function procState(pid: number): string | undefined {
+/**
+ * The fields of /proc/<pid>/stat from the third on (state, ppid, ... : field N is [N - 3]);
+ * undefined where there is no /proc (off Linux) or no such process.
+ */
+export function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: the state follows the last one.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || undefined;
+    // The command name (field 2) is in parentheses and may hold spaces: count after the last one.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** The state letter of /proc/<pid>/stat (R, S, D, Z...); undefined where there is no /proc. */
+export function procState(pid: number): string | undefined {
+  return procStat(pid)?.[0] || undefined;
 }

@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive, procState } from '../../../config/runtime-file.js';
+import { processAlive, procStat, procState } from '../../../config/runtime-file.js';
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -293,13 +293,7 @@ export function pidState(pid: number): PidState {
 
 /** Field 22 of /proc/PID/stat (start time in clock ticks since boot); undefined off Linux. */
 function procStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count after the last one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] || undefined;
-  } catch {
-    return undefined;
-  }
+  return procStat(pid)?.[19] || undefined;
 }
 
 function sleep(ms: number): Promise<void> {

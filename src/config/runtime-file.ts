@@ -69,13 +69,37 @@ function parseRuntimeFile(file: string): RuntimeInfo | undefined {
   return { version: '', config: '', started_at: '', ...r } as RuntimeInfo;
 }
 
-/** Whether a process with this pid exists on this host (EPERM: it exists, owned by someone else). */
+/**
+ * Whether a process with this pid runs on this host (EPERM: it exists, owned by someone else). A
+ * zombie does not: a process killed (kill -9) whose parent has not reaped it yet still answers
+ * signal 0, but it holds no file, no port and runs no code, so the lock or runtime file it left
+ * is as stale as a dead process's. Linux tells it by /proc/<pid>/stat; elsewhere the signal alone.
+ */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return procState(pid) !== 'Z';
+}
+
+/**
+ * The fields of /proc/<pid>/stat from the third on (state, ppid, ... : field N is [N - 3]);
+ * undefined where there is no /proc (off Linux) or no such process.
+ */
+export function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count after the last one.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The state letter of /proc/<pid>/stat (R, S, D, Z...); undefined where there is no /proc. */
+export function procState(pid: number): string | undefined {
+  return procStat(pid)?.[0] || undefined;
 }

@@ -4,7 +4,7 @@
 
 import { AppError, badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, canSeeRoom, viewerOf } from '../auth/visibility.js';
+import { canSeeDm, canSeeRoom, dmFilterOf, roomFilterOf, type Viewer, viewerOf } from '../auth/visibility.js';
 import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { PersonReadMarker } from '../store/types.js';
@@ -72,18 +72,65 @@ async function markersOf(ctx: NetworkContext, person: string): Promise<{ since: 
   return { since: byConv.get(SINCE)?.at ?? new Date(0).toISOString(), byConv };
 }
 
-/** GET /v1/unread: counts for every room and DM the caller may see. */
+interface Conv {
+  key: string;
+  /** When a DM last changed: one not changed since the marker needs no read. */
+  last?: string;
+}
+
+/**
+ * The conversations an operator counts: every room and DM, since it sees the whole network (an
+ * observe or admin token without an agent list, or auth off). Operators are configured, not
+ * self-registered, and the network is theirs.
+ */
+async function everyConversation(ctx: NetworkContext, dms: boolean): Promise<Conv[]> {
+  const convs: Conv[] = (await ctx.store.listRooms()).map((r) => ({ key: `room:${r.id}` }));
+  if (dms) for (const d of await ctx.store.listDms()) convs.push({ key: `dm:${d.id}`, last: d.last_message_at });
+  return convs;
+}
+
+/**
+ * The conversations anyone else counts (issue 38): the rooms its agents are members of and their
+ * DMs, read through the store's member index, plus those it holds a read marker in (a public room
+ * it read without joining). A public room it neither joined nor read is not counted, so what a
+ * call costs follows the caller's conversations, never how many rooms the network holds.
+ */
+async function callersConversations(
+  ctx: NetworkContext,
+  v: Viewer,
+  dms: boolean,
+  markers: ReadonlyMap<string, PersonReadMarker>,
+): Promise<Conv[]> {
+  const net = ctx.config.network.id;
+  // The member ids the visibility filters name for the caller's agents (both spellings of each):
+  // a room or DM found by them is one the caller may see.
+  const members = roomFilterOf(v, net).members ?? [];
+  const participants = (dms && dmFilterOf(v, net)?.participants) || [];
+  const own =
+    members.length + participants.length === 0 ? { rooms: [], dms: [] } : await ctx.store.conversationsWith({ members, participants });
+  const rooms: Conv[] = own.rooms.map((r) => ({ key: `room:${r.id}` }));
+  const dmConvs: Conv[] = own.dms.map((d) => ({ key: `dm:${d.id}`, last: d.last_message_at }));
+  const seen = new Set([...rooms, ...dmConvs].map((c) => c.key));
+  for (const key of markers.keys()) {
+    if (seen.has(key)) continue;
+    if (key.startsWith('room:')) {
+      const r = await ctx.store.getRoom(key.slice('room:'.length));
+      if (r && !r.removed_at && canSeeRoom(v, r, net)) rooms.push({ key });
+    } else if (dms && key.startsWith('dm:')) {
+      const d = await ctx.store.getDm(key.slice('dm:'.length));
+      if (d && canSeeDm(v, d, net)) dmConvs.push({ key, last: d.last_message_at });
+    }
+  }
+  return [...rooms, ...dmConvs];
+}
+
+/** GET /v1/unread: counts for the caller's rooms and DMs (every one for an operator). */
 export async function unreadView(ctx: NetworkContext, p: Principal): Promise<UnreadView> {
   const person = requirePerson(p);
   const { since, byConv } = await markersOf(ctx, person);
-  const net = ctx.config.network.id;
   const v = viewerOf(p);
-  const convs: { key: string; last?: string }[] = (await ctx.store.listRooms())
-    .filter((r) => canSeeRoom(v, r, net))
-    .map((r) => ({ key: `room:${r.id}` }));
-  if (ctx.config.server.direct_messages && v.dms) {
-    for (const d of await ctx.store.listDms()) if (canSeeDm(v, d, net)) convs.push({ key: `dm:${d.id}`, last: d.last_message_at });
-  }
+  const dms = ctx.config.server.direct_messages && v.dms;
+  const convs = v.all ? await everyConversation(ctx, dms) : await callersConversations(ctx, v, dms, byConv);
   const conversations: UnreadEntry[] = [];
   for (const c of convs) {
     const m = byConv.get(c.key);

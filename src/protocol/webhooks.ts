@@ -8,7 +8,7 @@ export interface WebhookView {
   allow_private_network: boolean;
   /** The last event sequence number the outbox read; null before its worker first ran. */
   cursor: number | null;
-  /** Counted up to 1000. */
+  /** Exact counts (the store counts them; svc_webhook_pending shows the same). */
   pending: number;
   dead: number;
   /** Where it is declared: the server's svc.yaml, or `svc apply` (kept in the store). */

@@ -24,7 +24,9 @@ export type Effect =
   | { op: 'agent.delete'; id: string }
   | { op: 'message.insert'; record: MessageRecord }
   | { op: 'thread.put'; thread: ThreadRecord }
-  | { op: 'dm.put'; dm: DmRecord }
+  // participants_stored: a later message of a stored DM, whose participants (fixed when it was
+  // created) are stored already; only its counts change. sqlite then leaves its member index alone.
+  | { op: 'dm.put'; dm: DmRecord; participants_stored?: true }
   | { op: 'artifact.insert'; artifact: Artifact }
   | { op: 'event.append'; event: ServiceEvent }
   | { op: 'pairing.put'; pairing_id: string; state: PairingState }

@@ -187,7 +187,12 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
   if (op.dm) {
     const d = op.dm;
     const existing = view.dm(d.id);
-    if (existing) put({ op: 'dm.put', dm: { ...existing, message_count: existing.message_count + 1, last_message_at: at } });
+    if (existing)
+      put({
+        op: 'dm.put',
+        dm: { ...existing, message_count: existing.message_count + 1, last_message_at: at },
+        participants_stored: true,
+      });
     else {
       const dm: DmRecord = { id: d.id, participant_ids: [...d.participant_ids], message_count: 1, last_message_at: at, created_at: at };
       put({ op: 'dm.put', dm });

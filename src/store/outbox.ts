@@ -81,10 +81,33 @@ export interface DeliveryQuery {
   status?: DeliveryStatus;
   /** One delivery by id. */
   id?: string;
-  /** oldest: by seq, then id (delivery order); newest: the reverse. */
-  order: 'oldest' | 'newest';
+  /**
+   * Only deliveries whose `next_attempt_at` is at or before this time (ISO, as stored): with
+   * status pending, the ones due now. Read through an index on (webhook, status, next attempt), so
+   * however many deliveries wait on a later retry, the due ones are found without reading those.
+   */
+  due_by?: string;
+  /**
+   * oldest: by seq, then id (delivery order); newest: the reverse; due: by next_attempt_at, then
+   * seq and id (the longest due first; fresh deliveries of one event batch share a time, so they
+   * keep event order).
+   */
+  order: 'oldest' | 'newest' | 'due';
   limit: number;
 }
+
+/** A webhook's outbox at a glance, counted by the store (no cap): gauges, the listing, the next wake-up. */
+export interface DeliveryStats {
+  pending: number;
+  dead: number;
+  /** The earliest `next_attempt_at` of a pending delivery. */
+  next_attempt_at?: string;
+  /** When the first pending delivery in seq order (the oldest queued) was created: the lag gauge. */
+  oldest_pending_at?: string;
+}
+
+const byId = (a: WebhookDelivery, b: WebhookDelivery) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byTime = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Orders and limits deliveries as DeliveryQuery says (the in-process backends' listing). */
 export function pickDeliveries(all: Iterable<WebhookDelivery>, q: DeliveryQuery): WebhookDelivery[] {
@@ -93,9 +116,27 @@ export function pickDeliveries(all: Iterable<WebhookDelivery>, q: DeliveryQuery)
     if (d.webhook_id !== q.webhook_id) continue;
     if (q.status !== undefined && d.status !== q.status) continue;
     if (q.id !== undefined && d.id !== q.id) continue;
+    if (q.due_by !== undefined && d.next_attempt_at > q.due_by) continue;
     out.push(d);
   }
-  out.sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (q.order === 'due') out.sort((a, b) => byTime(a.next_attempt_at, b.next_attempt_at) || a.seq - b.seq || byId(a, b));
+  else out.sort((a, b) => a.seq - b.seq || byId(a, b));
   if (q.order === 'newest') out.reverse();
   return out.slice(0, q.limit);
+}
+
+/** Counts a webhook's deliveries as DeliveryStats says (the in-process backends' count). */
+export function countDeliveries(all: Iterable<WebhookDelivery>, webhookId: string): DeliveryStats {
+  const s: DeliveryStats = { pending: 0, dead: 0 };
+  let first: WebhookDelivery | undefined;
+  for (const d of all) {
+    if (d.webhook_id !== webhookId) continue;
+    if (d.status === 'dead') s.dead++;
+    if (d.status !== 'pending') continue;
+    s.pending++;
+    if (s.next_attempt_at === undefined || d.next_attempt_at < s.next_attempt_at) s.next_attempt_at = d.next_attempt_at;
+    if (first === undefined || d.seq < first.seq || (d.seq === first.seq && d.id < first.id)) first = d;
+  }
+  if (first) s.oldest_pending_at = first.created_at;
+  return s;
 }

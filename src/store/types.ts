@@ -33,7 +33,7 @@ import type { PersonReadMarker } from './person-read.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
-import type { AppliedHookRecord, DeliveryQuery, WebhookDelivery } from './outbox.js';
+import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
 export * from './kv.js';
 import type { KvTable } from './kv.js';
 
@@ -69,6 +69,16 @@ export interface RoomFilter {
 export interface DmFilter {
   all?: boolean;
   participants?: string[];
+}
+
+/**
+ * Whose conversations a read returns: the active rooms listing one of `members` (exact member ids,
+ * public or not) and the DMs with one of `participants` (scoped ids). Read through an index of
+ * members on sqlite and Postgres, so its cost follows those ids' conversations, not the network's.
+ */
+export interface MemberQuery {
+  members: readonly string[];
+  participants: readonly string[];
 }
 
 export interface ArtifactFilter {
@@ -154,6 +164,8 @@ export interface Store {
   listRooms(): Promise<RoomRecord[]>;
   /** One page of active rooms matching the filter, in creation order. */
   pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>>;
+  /** The rooms and DMs a member query names, each in creation order (the unread counts' read). */
+  conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }>;
 
   getAgent(id: string): Promise<AgentRecord | undefined>;
   /** Registered agents in registration order. */
@@ -185,6 +197,8 @@ export interface Store {
   webhookCursor(webhookId: string): Promise<number | undefined>;
   /** A webhook's deliveries, as the query says. */
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
+  /** A webhook's pending and dead counts and its earliest pending times (outbox.ts). */
+  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats>;
   /** Hooks declared by `svc apply`, by kind then id. */
   appliedHooks(): Promise<AppliedHookRecord[]>;
 

@@ -26,8 +26,8 @@ export interface WebhookRoutesDeps {
   failedAuth: (req: IncomingMessage) => void;
 }
 
-/** Counts of a status are read up to this many ("1000 or more"). */
-const COUNT_CAP = 1000;
+/** A retry of every dead delivery queues up to this many at once. */
+const RETRY_BATCH = 1000;
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
 
 /** A delivery as the API shows it: everything but the payload. */
@@ -43,8 +43,11 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
     if (!w) throw notFound(`webhook ${id}`);
     return w;
   };
-  const count = async (id: string, status: DeliveryStatus) =>
-    (await deps.store().webhookDeliveries({ webhook_id: id, status, order: 'oldest', limit: COUNT_CAP })).length;
+
+  const counts = async (id: string) => {
+    const s = await deps.store().webhookDeliveryStats(id);
+    return { pending: s.pending, dead: s.dead };
+  };
 
   const routes: Route[] = [
     {
@@ -61,8 +64,8 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
             ...(w.rooms ? { rooms: w.rooms } : {}),
             allow_private_network: w.allow_private_network,
             cursor: (await deps.store().webhookCursor(w.id)) ?? null,
-            pending: await count(w.id, 'pending'),
-            dead: await count(w.id, 'dead'),
+            // The store's true counts, as the worker's svc_webhook_pending gauge shows them.
+            ...(await counts(w.id)),
             source: deps.sourceOf('webhook', w.id),
           })),
         );
@@ -107,7 +110,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
         const one = url.searchParams.get('delivery_id') ?? undefined;
         const dead = await deps
           .store()
-          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: COUNT_CAP, ...(one ? { id: one } : {}) });
+          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: RETRY_BATCH, ...(one ? { id: one } : {}) });
         if (one && dead.length === 0) {
           const any = await deps.store().webhookDeliveries({ webhook_id: w.id, id: one, order: 'oldest', limit: 1 });
           if (any.length === 0) throw notFound(`delivery ${one} of webhook ${w.id}`);

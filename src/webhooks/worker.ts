@@ -135,31 +135,34 @@ export class WebhookWorker {
     }
   }
 
+  /**
+   * POSTs the deliveries due now, the longest due first. The store finds them by their next
+   * attempt time (an index), so deliveries waiting on a later retry, however many, never hold a
+   * newer one back; the gauges and the next wake-up come from the store's counts, not from a page.
+   */
   private async deliverDue(): Promise<void> {
-    const pending = await this.d.store.webhookDeliveries({
+    const due = await this.d.store.webhookDeliveries({
       webhook_id: this.hook.id,
       status: 'pending',
-      order: 'oldest',
+      due_by: new Date().toISOString(),
+      order: 'due',
       limit: DUE_BATCH,
     });
-    const now = Date.now();
-    const oldest = pending.reduce((m, d) => Math.min(m, Date.parse(d.created_at)), now);
-    this.d.metrics.pending.set({ webhook: this.hook.id }, pending.length);
-    this.d.metrics.lag.set({ webhook: this.hook.id }, (now - oldest) / 1000);
-    this.nextDue = Number.POSITIVE_INFINITY;
-    for (const d of pending) {
+    for (const d of due) {
       if (this.closed || !(await this.holds())) return;
-      const due = Date.parse(d.next_attempt_at);
-      if (due > Date.now()) {
-        this.nextDue = Math.min(this.nextDue, due);
-        continue;
-      }
-      const next = await this.attempt(d);
-      if (next.status === 'pending') this.nextDue = Math.min(this.nextDue, Date.parse(next.next_attempt_at));
+      await this.attempt(d);
     }
+    // A full batch: more may be due already; look again at once rather than after a poll.
+    if (due.length === DUE_BATCH) this.again = true;
+    const stats = await this.d.store.webhookDeliveryStats(this.hook.id);
+    const now = Date.now();
+    const oldest = stats.oldest_pending_at ? Math.min(now, Date.parse(stats.oldest_pending_at)) : now;
+    this.d.metrics.pending.set({ webhook: this.hook.id }, stats.pending);
+    this.d.metrics.lag.set({ webhook: this.hook.id }, (now - oldest) / 1000);
+    this.nextDue = stats.next_attempt_at ? Date.parse(stats.next_attempt_at) : Number.POSITIVE_INFINITY;
   }
 
-  private async attempt(d: WebhookDelivery): Promise<WebhookDelivery> {
+  private async attempt(d: WebhookDelivery): Promise<void> {
     const at = new Date();
     const r = await postJson(this.hook.url, signedHeaders(this.signer, d.id, at, d.payload), d.payload, {
       timeoutMs: this.hook.timeout_ms,
@@ -186,6 +189,5 @@ export class WebhookWorker {
       }
     }
     await this.d.store.write([{ op: 'webhook.delivery', delivery: next }]);
-    return next;
   }
 }

@@ -1,9 +1,17 @@
 // The webhook outbox (#28 part 3) on every backend: a cursor per webhook and its deliveries,
 // enqueued atomically, kept across a reopen; and the hooks `svc apply` declared.
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import initSqlJs from 'sql.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openStore } from '../../src/store/open.js';
+import { openPostgresStore } from '../../src/store/postgres/index.js';
 import type { Store, WebhookDelivery } from '../../src/store/types.js';
+import { freshSchema, sql } from '../helpers/pg.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 
 const delivery = (id: string, seq: number, extra: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
@@ -61,6 +69,66 @@ for (const backend of BACKENDS) {
     assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'dead', order: 'oldest', limit: 10 })), ['b']);
   });
 
+  // Issue 38 item 5: the worker's read. More deliveries waiting on a later retry than a batch
+  // holds, with lower seqs than the due ones, must not hide those; the counts have no cap.
+  const WAITING = 150;
+  const later = '2026-01-01T01:00:00.000Z';
+  const dueAndCounts = async () => {
+    const ids = (l: WebhookDelivery[]) => l.map((d) => d.id);
+    const due = await store.webhookDeliveries({
+      webhook_id: 'w1',
+      status: 'pending',
+      due_by: '2026-01-01T00:30:00.000Z',
+      order: 'due',
+      limit: 100,
+    });
+    return { due: ids(due), stats: await store.webhookDeliveryStats('w1') };
+  };
+  const OLDEST = '2025-12-31T00:00:00.000Z';
+  /** The longest due first; the same time in seq order. */
+  const DUE = ['late-b', 'late-a', 'fresh'];
+  const stats = (pending: number, next: string, oldest = OLDEST) => ({
+    pending,
+    dead: 1,
+    next_attempt_at: next,
+    oldest_pending_at: oldest,
+  });
+
+  test('the due read finds deliveries due by their next attempt past any number waiting, and the counts are exact', async () => {
+    const waiting = Array.from({ length: WAITING }, (_, i) =>
+      delivery(`wait-${String(i).padStart(3, '0')}`, i + 1, { next_attempt_at: later, created_at: OLDEST }),
+    );
+    await store.write([
+      {
+        op: 'webhook.enqueue',
+        webhook_id: 'w1',
+        seq: 400,
+        deliveries: [
+          ...waiting,
+          delivery('fresh', 300, { next_attempt_at: '2026-01-01T00:20:00.000Z' }),
+          delivery('late-a', 202, { next_attempt_at: '2026-01-01T00:10:00.000Z' }),
+          delivery('late-b', 201, { next_attempt_at: '2026-01-01T00:10:00.000Z' }),
+          delivery('gone', 301, { status: 'dead' }),
+          delivery('other', 302, { webhook_id: 'w2' }),
+        ],
+      },
+    ]);
+    assert.equal(await dueAndCounts(), { due: DUE, stats: stats(WAITING + 3, '2026-01-01T00:10:00.000Z') });
+    // A stored state replaces the time the read goes by: due earlier, then delivered.
+    await store.write([{ op: 'webhook.delivery', delivery: delivery('wait-000', 1, { next_attempt_at: '2026-01-01T00:01:00.000Z' }) }]);
+    assert.equal(await dueAndCounts(), {
+      due: ['wait-000', ...DUE],
+      stats: stats(WAITING + 3, '2026-01-01T00:01:00.000Z', '2026-01-01T00:00:00.000Z'),
+    });
+    await store.write([{ op: 'webhook.delivery', delivery: delivery('wait-000', 1, { status: 'delivered' }) }]);
+    assert.equal(await dueAndCounts(), { due: DUE, stats: stats(WAITING + 2, '2026-01-01T00:10:00.000Z') });
+    assert.equal(await store.webhookDeliveryStats('nothing'), { pending: 0, dead: 0 });
+    if (backend === 'memory') return;
+    await store.close();
+    store = await open();
+    assert.equal(await dueAndCounts(), { due: DUE, stats: stats(WAITING + 2, '2026-01-01T00:10:00.000Z') });
+  });
+
   const hook = (kind: 'webhook' | 'inbound_hook', id: string, n: number) => ({
     kind,
     id,
@@ -105,3 +173,75 @@ for (const backend of BACKENDS) {
 
   test.run();
 }
+
+// A store written before the due read (no next_attempt_at column, no index) gets both when opened,
+// the column filled from each delivery's body: a delivery waiting then is found by the due read.
+const upgrade = suite('the due read on a store from before it');
+const upgraded = async (open: () => Promise<Store>, setBack: () => Promise<void>) => {
+  let store = await open();
+  await store.write([
+    {
+      op: 'webhook.enqueue',
+      webhook_id: 'w1',
+      seq: 3,
+      deliveries: [delivery('waits', 1, { next_attempt_at: '2026-01-01T01:00:00.000Z' }), delivery('due', 2)],
+    },
+  ]);
+  await store.close();
+  await setBack();
+  store = await open();
+  try {
+    const due = await store.webhookDeliveries({
+      webhook_id: 'w1',
+      status: 'pending',
+      due_by: '2026-01-01T00:30:00.000Z',
+      order: 'due',
+      limit: 10,
+    });
+    assert.equal(
+      due.map((d) => d.id),
+      ['due'],
+    );
+    assert.equal((await store.webhookDeliveryStats('w1')).next_attempt_at, '2026-01-01T00:00:00.000Z');
+  } finally {
+    await store.close();
+  }
+};
+
+upgrade('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-outbox-upgrade-'));
+  const file = join(dir, 'svc.db');
+  try {
+    await upgraded(
+      () => openStore({ backend: 'sqlite', path: file, checkpoint_bytes: 64 * 1024 * 1024 }),
+      async () => {
+        const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+        const db = new SQL.Database(readFileSync(file));
+        db.run('DROP INDEX webhook_deliveries_due');
+        db.run('ALTER TABLE webhook_deliveries DROP COLUMN next_attempt_at');
+        db.run("UPDATE meta SET value = '11' WHERE key = 'schema_version'");
+        writeFileSync(file, db.export());
+        db.close();
+      },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+upgrade('postgres', async () => {
+  const pgs = await freshSchema();
+  try {
+    await upgraded(
+      () => openPostgresStore({ url: pgs.url, schema: pgs.schema }),
+      async () => {
+        await sql(pgs.url, `ALTER TABLE ${pgs.schema}.webhook_deliveries DROP COLUMN next_attempt_at`);
+        await sql(pgs.url, `DELETE FROM ${pgs.schema}.schema_migrations WHERE version = 9`);
+      },
+    );
+  } finally {
+    await pgs.drop();
+  }
+});
+
+upgrade.run();

@@ -1,5 +1,5 @@
 // A webhook receiver on 127.0.0.1 for the webhook tests: it records every request and answers
-// with the status its script gives for that attempt (then 200).
+// with the status its script gives for that attempt (then 200), or the one its function gives the body.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,15 +18,16 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(script: number[] = []): Promise<Receiver> {
+export async function startReceiver(answer: number[] | ((body: string) => number) = []): Promise<Receiver> {
   const received: Received[] = [];
-  const r: Receiver = { url: '', received, script: [...script], close: async () => {} };
+  const r: Receiver = { url: '', received, script: Array.isArray(answer) ? [...answer] : [], close: async () => {} };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const status = r.script.length > 0 ? r.script.shift()! : 200;
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
+      const body = Buffer.concat(chunks).toString('utf8');
+      const status = typeof answer === 'function' ? answer(body) : r.script.length > 0 ? r.script.shift()! : 200;
+      received.push({ headers: req.headers, body, status });
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(status < 300 ? 'ok' : 'not now');
     });

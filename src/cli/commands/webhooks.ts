@@ -26,8 +26,8 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
         { header: 'URL', value: (w) => w.url },
         { header: 'EVENTS', value: (w) => w.events.join(',') },
         { header: 'ROOMS', value: (w) => (w.rooms ? w.rooms.join(',') : '*') },
-        { header: 'PENDING', value: (w) => countText(w.pending) },
-        { header: 'DEAD', value: (w) => countText(w.dead), style: (s, w) => (w.dead > 0 ? c.red(s) : s) },
+        { header: 'PENDING', value: (w) => String(w.pending) },
+        { header: 'DEAD', value: (w) => String(w.dead), style: (s, w) => (w.dead > 0 ? c.red(s) : s) },
         { header: 'SOURCE', value: (w) => w.source },
       ]))
         io.out(line);
@@ -46,8 +46,6 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
     return EXIT.ok;
   });
 }
-
-const countText = (n: number) => (n >= 1000 ? '1000+' : String(n));
 
 /** Prints a webhook's deliveries, newest first. */
 export function webhookDeliveries(io: Io, id: string, flags: ClientFlags & { status?: string; limit?: number }): Promise<number> {

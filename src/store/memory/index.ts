@@ -35,6 +35,9 @@ import {
   type DeliveryQuery,
   type AppliedHookRecord,
   type WebhookDelivery,
+  type DeliveryStats,
+  type MemberQuery,
+  countDeliveries,
   pickDeliveries,
   sortHooks,
 } from '../types.js';
@@ -240,6 +243,13 @@ export class MemoryStore implements Store {
     );
   }
 
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    // In memory a scan is what an index would be: nothing is parsed or copied but what matches.
+    const rooms = this.view.rooms().filter((r) => r.members.some((m) => q.members.includes(m)));
+    const dms = [...this.dms.values()].filter((d) => d.participant_ids.some((p) => q.participants.includes(p)));
+    return { rooms: rooms.map(clone), dms: dms.map(clone) };
+  }
+
   async getAgent(id: string): Promise<AgentRecord | undefined> {
     const a = this.agents.get(id);
     return a && clone(a);
@@ -314,6 +324,10 @@ export class MemoryStore implements Store {
 
   async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return pickDeliveries(this.deliveries.values(), q).map(clone);
+  }
+
+  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    return countDeliveries(this.deliveries.values(), webhookId);
   }
 
   async appliedHooks(): Promise<AppliedHookRecord[]> {

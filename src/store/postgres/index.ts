@@ -25,6 +25,8 @@ import type {
   PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
+  DeliveryStats,
+  MemberQuery,
   AppliedHookRecord,
   WebhookDelivery,
   RoomFilter,
@@ -272,6 +274,10 @@ export class PostgresStore implements Store {
     return this.reads.listRooms();
   }
 
+  conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    return this.reads.conversationsWith(q);
+  }
+
   pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
     return this.reads.pageRooms(filter, q);
   }
@@ -338,6 +344,10 @@ export class PostgresStore implements Store {
 
   webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
     return this.reads.webhookDeliveries(q);
+  }
+
+  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    return this.reads.webhookDeliveryStats(webhookId);
   }
 
   appliedHooks(): Promise<AppliedHookRecord[]> {

@@ -28,8 +28,10 @@ export function outboxCte(T: Tables, e: OutboxEffect, param: (v: unknown) => str
     );
   }
   const d = e.delivery;
-  const values = [d.id, d.webhook_id, d.status, d.seq, JSON.stringify(d)].map(param).join(', ');
+  const values = [d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)].map(param).join(', ');
   const onConflict =
-    e.op === 'webhook.delivery.add' ? 'DO NOTHING' : 'DO UPDATE SET status = EXCLUDED.status, seq = EXCLUDED.seq, body = EXCLUDED.body';
-  return `INSERT INTO ${T.webhook_deliveries} (id, webhook_id, status, seq, body) VALUES (${values}) ON CONFLICT (id) ${onConflict}`;
+    e.op === 'webhook.delivery.add'
+      ? 'DO NOTHING'
+      : 'DO UPDATE SET status = EXCLUDED.status, seq = EXCLUDED.seq, next_attempt_at = EXCLUDED.next_attempt_at, body = EXCLUDED.body';
+  return `INSERT INTO ${T.webhook_deliveries} (id, webhook_id, status, seq, next_attempt_at, body) VALUES (${values}) ON CONFLICT (id) ${onConflict}`;
 }

@@ -21,6 +21,8 @@ import {
   type ReceiptKind,
   type ReceiptRecord,
   type DeliveryQuery,
+  type DeliveryStats,
+  type MemberQuery,
   type AppliedHookRecord,
   type WebhookDelivery,
   type RoomFilter,
@@ -110,6 +112,15 @@ export class Reads {
     return this.page(this.T.rooms, ROOM_COLS, conds.join(' AND '), params, q, roomOf);
   }
 
+  /** Through the GIN indexes on rooms.members and dms.participant_ids. */
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    const where = (cols: string, table: string, cond: string, ids: readonly string[]) =>
+      ids.length === 0 ? Promise.resolve([]) : this.rows(`SELECT ${cols} FROM ${table} WHERE ${cond} && $1::text[] ORDER BY seq`, [ids]);
+    const rooms = await where(ROOM_COLS, this.T.rooms, 'removed_at IS NULL AND members', q.members);
+    const dms = await where(DM_COLS, this.T.dms, 'participant_ids', q.participants);
+    return { rooms: rooms.map(roomOf), dms: dms.map(dmOf) };
+  }
+
   getAgent(id: string): Promise<AgentRecord | undefined> {
     return this.lookups.get('agent', id);
   }
@@ -193,13 +204,36 @@ export class Reads {
     const values: unknown[] = [q.webhook_id];
     if (q.status !== undefined) where.push(`status = $${values.push(q.status)}`);
     if (q.id !== undefined) where.push(`id = $${values.push(q.id)}`);
-    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
+    if (q.due_by !== undefined) where.push(`next_attempt_at <= $${values.push(q.due_by)}`);
+    const dir = q.order === 'newest' ? 'DESC' : 'ASC';
+    // The due read walks webhook_deliveries_due (webhook_id, status, next_attempt_at, seq, id) in order.
+    const order = q.order === 'due' ? 'next_attempt_at ASC, seq ASC, id ASC' : `seq ${dir}, id ${dir}`;
     const limit = `$${values.push(q.limit)}`;
     const rows = await this.rows(
-      `SELECT body FROM ${this.T.webhook_deliveries} WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ${limit}`,
+      `SELECT body FROM ${this.T.webhook_deliveries} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit}`,
       values,
     );
     return rows.map((r) => JSON.parse(String(r.body)) as WebhookDelivery);
+  }
+
+  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    // Counts over the (webhook_id, status, ...) indexes; each time is the first entry of one.
+    // Deliveries are queued in seq order as they are created: the first pending by seq is the oldest.
+    const D = this.T.webhook_deliveries;
+    const [r] = await this.rows(
+      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'dead') AS dead,
+        (SELECT next_attempt_at FROM ${D} WHERE webhook_id = $1 AND status = 'pending' ORDER BY next_attempt_at LIMIT 1) AS next_attempt_at,
+        (SELECT body FROM ${D} WHERE webhook_id = $1 AND status = 'pending' ORDER BY seq, id LIMIT 1) AS first
+      FROM ${D} WHERE webhook_id = $1 AND status IN ('pending', 'dead')`,
+      [webhookId],
+    );
+    const first = r?.first ? (JSON.parse(String(r.first)) as WebhookDelivery) : undefined;
+    return {
+      pending: Number(r?.pending ?? 0),
+      dead: Number(r?.dead ?? 0),
+      ...(r?.next_attempt_at ? { next_attempt_at: String(r.next_attempt_at) } : {}),
+      ...(first ? { oldest_pending_at: first.created_at } : {}),
+    };
   }
 
   async appliedHooks(): Promise<AppliedHookRecord[]> {

@@ -247,6 +247,18 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS kv_by_expiry ON S.kv (expires_at) WHERE expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    // The webhook worker reads the deliveries that are due, not the oldest pending ones: a hundred
+    // waiting on a retry must not hide a newer one (issue 38). Their next attempt time becomes a
+    // column (set by every write, filled here from the body) with an index in due order. COLLATE
+    // "C": the ISO times compare as bytes, whatever the database's collation.
+    sql: `
+      ALTER TABLE S.webhook_deliveries ADD COLUMN IF NOT EXISTS next_attempt_at text COLLATE "C";
+      UPDATE S.webhook_deliveries SET next_attempt_at = body::jsonb ->> 'next_attempt_at' WHERE next_attempt_at IS NULL;
+      CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON S.webhook_deliveries (webhook_id, status, next_attempt_at, seq, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

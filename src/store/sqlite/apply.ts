@@ -40,13 +40,23 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     switch (op.op) {
-      case 'room.put':
+      case 'room.put': {
         run(
           'INSERT INTO rooms (id, removed, body) VALUES (?, ?, ?) ' +
             'ON CONFLICT (id) DO UPDATE SET removed = excluded.removed, body = excluded.body',
           [op.room.id, op.room.removed_at ? 1 : 0, JSON.stringify(op.room)],
         );
+        // conv_members follows the member list (a removed room has none) in two statements however
+        // long it is: only the rows of members who left go, only those of new members are written.
+        const members = op.room.removed_at ? '[]' : JSON.stringify(op.room.members);
+        run("DELETE FROM conv_members WHERE kind = 'room' AND id = ? AND member NOT IN (SELECT value FROM json_each(?))", [
+          op.room.id,
+          members,
+        ]);
+        if (!op.room.removed_at)
+          run("INSERT OR IGNORE INTO conv_members (member, kind, id) SELECT value, 'room', ? FROM json_each(?)", [op.room.id, members]);
         break;
+      }
       case 'agent.put':
         run(
           'INSERT INTO agents (id, credential_key, body) VALUES (?, ?, ?) ' +
@@ -79,6 +89,13 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
           op.dm.id,
           JSON.stringify(op.dm),
         ]);
+        // A DM's participants never change: their conv_members rows are written when it is new, not
+        // on each of its messages. A put without the mark (a copy, an older journal) writes them.
+        if (!op.participants_stored)
+          run("INSERT OR IGNORE INTO conv_members (member, kind, id) SELECT value, 'dm', ? FROM json_each(?)", [
+            op.dm.id,
+            JSON.stringify(op.dm.participant_ids),
+          ]);
         break;
       case 'artifact.insert': {
         const a = op.artifact;
@@ -159,11 +176,11 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'webhook.delivery.put': {
         const d = op.delivery;
         run(
-          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, body) VALUES (?, ?, ?, ?, ?) ' +
+          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, next_attempt_at, body) VALUES (?, ?, ?, ?, ?, ?) ' +
             (op.op === 'webhook.delivery.add'
               ? 'ON CONFLICT (id) DO NOTHING'
-              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, body = excluded.body'),
-          [d.id, d.webhook_id, d.status, d.seq, JSON.stringify(d)],
+              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, next_attempt_at = excluded.next_attempt_at, body = excluded.body'),
+          [d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)],
         );
         break;
       }

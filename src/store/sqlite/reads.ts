@@ -13,6 +13,7 @@ import {
   type ArtifactFilter,
   type DmFilter,
   type DmRecord,
+  type MemberQuery,
   type EventBody,
   type MessageRecord,
   type PageQuery,
@@ -176,6 +177,23 @@ export class SqliteReads implements StateView {
       (r) => r.id,
       q,
     );
+  }
+
+  /**
+   * Through conv_members: only the rows of the named members' conversations are read. One statement
+   * per table for any number of ids (statements are cached per SQL text); conv_members holds no
+   * removed room.
+   */
+  conversationsWith(q: MemberQuery): { rooms: RoomRecord[]; dms: DmRecord[] } {
+    const pick = <T>(table: 'rooms' | 'dms', kind: 'room' | 'dm', ids: readonly string[]): T[] =>
+      ids.length === 0
+        ? []
+        : this.db.bodies<T>(
+            `SELECT body FROM ${table} WHERE id IN ` +
+              '(SELECT id FROM conv_members WHERE kind = ? AND member IN (SELECT value FROM json_each(?))) ORDER BY seq',
+            [kind, JSON.stringify(ids)],
+          );
+    return { rooms: pick('rooms', 'room', q.members), dms: pick('dms', 'dm', q.participants) };
   }
 
   agents(): AgentRecord[] {

@@ -189,6 +189,36 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS kv_by_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    // The webhook worker reads the deliveries that are due, not the oldest pending ones: a hundred
+    // waiting on a retry must not hide a newer one (issue 38). Their next attempt time becomes a
+    // column (set by every write, filled here from the body) with an index in due order.
+    sql: `
+      ALTER TABLE webhook_deliveries ADD COLUMN next_attempt_at TEXT;
+      UPDATE webhook_deliveries SET next_attempt_at = json_extract(body, '$.next_attempt_at');
+      CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id);
+    `,
+  },
+  {
+    version: 13,
+    // The members of each active room and the participants of each DM, one row each, so the unread
+    // counts read the caller's conversations through an index instead of every room's body
+    // (issue 38; Postgres has GIN indexes on the arrays). Kept by room.put and dm.put (apply.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS conv_members (
+        member TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        PRIMARY KEY (member, kind, id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS conv_members_by_conv ON conv_members (kind, id);
+      INSERT OR IGNORE INTO conv_members (member, kind, id)
+        SELECT j.value, 'room', r.id FROM rooms r, json_each(r.body, '$.members') j WHERE r.removed = 0;
+      INSERT OR IGNORE INTO conv_members (member, kind, id)
+        SELECT j.value, 'dm', d.id FROM dms d, json_each(d.body, '$.participant_ids') j;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

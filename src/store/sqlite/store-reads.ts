@@ -9,8 +9,10 @@ import type {
   AgentRecord,
   ArtifactFilter,
   DeliveryQuery,
+  DeliveryStats,
   DmFilter,
   DmRecord,
+  MemberQuery,
   MessageRecord,
   PageQuery,
   PageResult,
@@ -42,6 +44,10 @@ export abstract class SqliteStoreReads {
 
   async pageRooms(filter: RoomFilter, q: PageQuery): Promise<PageResult<RoomRecord>> {
     return this.reads.pageRooms(filter, q);
+  }
+
+  async conversationsWith(q: MemberQuery): Promise<{ rooms: RoomRecord[]; dms: DmRecord[] }> {
+    return this.reads.conversationsWith(q);
   }
 
   async getAgent(id: string): Promise<AgentRecord | undefined> {
@@ -124,12 +130,36 @@ export abstract class SqliteStoreReads {
       where.push('id = ?');
       params.push(q.id);
     }
-    const dir = q.order === 'oldest' ? 'ASC' : 'DESC';
+    if (q.due_by !== undefined) {
+      where.push('next_attempt_at <= ?');
+      params.push(q.due_by);
+    }
+    const dir = q.order === 'newest' ? 'DESC' : 'ASC';
+    // The due read walks webhook_deliveries_due (webhook_id, status, next_attempt_at, seq, id) in order.
+    const order = q.order === 'due' ? 'next_attempt_at ASC, seq ASC, id ASC' : `seq ${dir}, id ${dir}`;
     params.push(q.limit);
-    return this.db.bodies(
-      `SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ${dir}, id ${dir} LIMIT ?`,
-      params,
+    return this.db.bodies(`SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`, params);
+  }
+
+  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
+    // Counts over the (webhook_id, status, ...) indexes; each time is the first entry of one.
+    const count = (status: string) =>
+      Number(this.db.one('SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND status = ?', [webhookId, status])?.[0] ?? 0);
+    const next = this.db.one(
+      "SELECT next_attempt_at FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY next_attempt_at LIMIT 1",
+      [webhookId],
+    )?.[0];
+    // Deliveries are queued in seq order as they are created: the first pending by seq is the oldest.
+    const [first] = this.db.bodies<WebhookDelivery>(
+      "SELECT body FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq, id LIMIT 1",
+      [webhookId],
     );
+    return {
+      pending: count('pending'),
+      dead: count('dead'),
+      ...(typeof next === 'string' ? { next_attempt_at: next } : {}),
+      ...(first ? { oldest_pending_at: first.created_at } : {}),
+    };
   }
 
   async appliedHooks(): Promise<AppliedHookRecord[]> {

@@ -3,16 +3,17 @@
 // copy` are refused with one line naming the holder and touch no store file; a lock left by a
 // killed server is taken over; a lock from another host never is; racing takeovers elect one.
 
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnCli, type CliOptions, type CliResult } from '../../helpers/cli.js';
+import { cleanEnv, spawnCli, type CliOptions, type CliResult } from '../../helpers/cli.js';
 import { freshSchema } from '../../helpers/pg.js';
 import { pgStore } from '../../helpers/pg-server.js';
-import { roomMessage, startServer, testConfig, TOKENS, writeConfig, type TestServer } from '../../helpers/server.js';
+import { eventually, roomMessage, startServer, SVC_BIN, testConfig, TOKENS, writeConfig, type TestServer } from '../../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
 const ROOMS = [{ id: 'general', members: ['ops'] }];
@@ -124,6 +125,55 @@ t(
       assert.not.ok(existsSync(lockOf(s)), 'a clean stop releases the lock');
     } finally {
       await s.dispose();
+    }
+  },
+);
+
+t(
+  'right after a kill -9, while the killed server is a zombie its parent has not reaped, the next svc serve takes the store over',
+  async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-lock-zombie-'));
+    let parent: ChildProcess | undefined;
+    let next: TestServer | undefined;
+    try {
+      const config = writeConfig(dir, testConfig({ rooms: ROOMS }));
+      // A parent that never reaps: sh starts the server in the background, prints its pid and
+      // becomes `sleep` (exec), which never waits for a child. Node would reap its own children at once.
+      const log = path.join(dir, 'first.log');
+      const q = (x: string) => `'${x.replace(/'/g, "'\\''")}'`;
+      parent = spawn(
+        'sh',
+        ['-c', `${q(process.execPath)} ${q(SVC_BIN)} serve --config ${q(config)} >${q(log)} 2>&1 & echo $!; exec sleep 120`],
+        { cwd: dir, env: cleanEnv({ HOME: dir }), stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      let out = '';
+      parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const pid: number = await eventually(() => Number(out.trim()) || 0, 15_000, 'the first server pid');
+      await eventually(
+        () => existsSync(log) && readFileSync(log, 'utf8').includes('svc listening on'),
+        15_000,
+        'the first server listening',
+      );
+      assert.is(JSON.parse(readFileSync(path.join(dir, '.svc', 'svc.db.lock'), 'utf8')).pid, pid);
+
+      process.kill(pid, 'SIGKILL');
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+      await eventually(() => state() === 'Z', 5000, 'the killed server a zombie');
+
+      next = await startServer({ dir, keepConfig: true });
+      assert.is(state(), 'Z', 'the first server was reaped before the second started: the test proves nothing');
+      assert.match(
+        next.output(),
+        new RegExp(
+          `warn took over the store lock \\S+ left by svc serve \\(pid ${pid} [^)]*\\): pid ${pid} is gone \\(exited, not yet reaped by its parent\\)\\n`,
+        ),
+      );
+      assert.is(JSON.parse(readFileSync(lockOf(next), 'utf8')).pid, next.proc.pid);
+      assert.ok(await send(next, 'after-zombie'));
+    } finally {
+      await next?.stop();
+      parent?.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 );

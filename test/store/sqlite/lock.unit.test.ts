@@ -40,6 +40,13 @@ d('a holder whose pid is gone on this host: taken over', () => {
   assert.equal(decideLock(holder, me, { alive: false }), { kind: 'takeover', reason: 'pid 100 is gone' });
 });
 
+d('a holder whose pid is a zombie (killed, not yet reaped): taken over, saying so', () => {
+  assert.equal(decideLock(holder, me, { alive: false, zombie: true }), {
+    kind: 'takeover',
+    reason: 'pid 100 is gone (exited, not yet reaped by its parent)',
+  });
+});
+
 d('a holder from another host: refused even when a process with its pid runs here', () => {
   const other = { ...holder, host: 'there' };
   assert.equal(decideLock(other, me, { alive: true }), {

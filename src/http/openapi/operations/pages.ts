@@ -124,7 +124,7 @@ export const PAGE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'console',
     summary: "The caller's unread counts per room and DM, from their read markers in the store.",
     description:
-      'For a signed-in person (401 for an anonymous visitor): the markers follow the credential (`token:<id>`) across browsers. The first call starts them: older messages count as read.',
+      'For a signed-in person (401 for an anonymous visitor): the markers follow the credential (`token:<id>`) across browsers. The first call starts them: older messages count as read. An operator who sees the whole network gets every room and DM; anyone else gets the rooms its agents are in, their DMs and the conversations it holds a marker in (a public room it neither joined nor read is not listed).',
     responses: ok('Unread'),
   },
   'POST /v1/unread': {

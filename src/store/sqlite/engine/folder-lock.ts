@@ -6,8 +6,9 @@
 // The lock is a file beside the store, `<store.path>.lock` (`.svc/svc.db.lock`), holding who took
 // it (pid, host, boot id, start time, command; the URL once the server listens). It appears with
 // its whole content at once (a link of a complete temporary file), so a reader never sees half a
-// lock. A lock whose process is gone (same host, and the pid not alive, alive as a process that
-// started at another time, or from before the host restarted) is taken over; a lock from another
+// lock. A lock whose process is gone (same host, and the pid not alive, a zombie not yet reaped by
+// its parent, alive as a process that started at another time, or from before the host restarted)
+// is taken over; a lock from another
 // host never is, since its pid says nothing here.
 
 import { createHash } from 'node:crypto';
@@ -25,7 +26,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive } from '../../../config/runtime-file.js';
+import { processAlive, procStat, procState } from '../../../config/runtime-file.js';
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -53,6 +54,8 @@ export interface LockClaimant {
 /** What this host says now about the holder's pid: alive, and when that process started (when known). */
 export interface PidState {
   alive: boolean;
+  /** Killed but not yet reaped by its parent (Linux): it holds nothing, so it counts as gone. */
+  zombie?: boolean;
   proc_start?: string;
 }
 
@@ -75,7 +78,8 @@ export function decideLock(held: LockHolder | null | undefined, me: LockClaimant
   if (held.pid === me.pid) return { kind: 'takeover', reason: `pid ${held.pid} is this process: the lock was left by an earlier run` };
   if (held.boot_id && me.boot_id && held.boot_id !== me.boot_id)
     return { kind: 'takeover', reason: `pid ${held.pid} ran before this host restarted` };
-  if (!pid.alive) return { kind: 'takeover', reason: `pid ${held.pid} is gone` };
+  if (!pid.alive)
+    return { kind: 'takeover', reason: `pid ${held.pid} is gone${pid.zombie ? ' (exited, not yet reaped by its parent)' : ''}` };
   if (held.proc_start && pid.proc_start && held.proc_start !== pid.proc_start)
     return { kind: 'takeover', reason: `pid ${held.pid} is another process now` };
   return { kind: 'refuse', code: 'store_locked', reason: 'held by a running process' };
@@ -282,20 +286,14 @@ export function thisProcess(): LockClaimant {
 
 /** Whether `pid` is alive here and, on Linux, when its process started. */
 export function pidState(pid: number): PidState {
-  if (!processAlive(pid)) return { alive: false };
+  if (!processAlive(pid)) return { alive: false, ...(procState(pid) === 'Z' ? { zombie: true } : {}) };
   const proc_start = procStart(pid);
   return { alive: true, ...(proc_start ? { proc_start } : {}) };
 }
 
 /** Field 22 of /proc/PID/stat (start time in clock ticks since boot); undefined off Linux. */
 function procStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count after the last one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] || undefined;
-  } catch {
-    return undefined;
-  }
+  return procStat(pid)?.[19] || undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,11 +1,13 @@
 // svc invite create / accept: one code links two networks. Both write the pairing, its pair-scoped
 // token and the shared rooms (federation allowing the pairing) into the local svc.yaml; a running
-// server reloads the file by itself. Room membership is left to the operators (SPEC.md).
+// server reloads the file by itself. Room membership is left to the operators: an invite federates
+// rooms but adds no member to them (docs/pairing.md, "Grant membership on each side").
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isScalar, isSeq, type Document } from 'yaml';
 import { appendTo, editConfigFile, indexById } from '../../config/edit.js';
+import { envValue } from '../../config/env.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { isId, secret } from '../../protocol/ids.js';
 import {
@@ -48,7 +50,7 @@ const NAME_MAX = 128;
 
 class UsageError extends Error {}
 
-const configFile = (io: Io, given?: string): string => path.resolve(given ?? io.env.SVC_CONFIG ?? 'svc.yaml');
+const configFile = (io: Io, given?: string): string => path.resolve(given ?? envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml');
 
 /** Writes the pairing, its pair token and the shared rooms' federation into the document. */
 function wirePairing(doc: Document, pairing: Record<string, unknown>, token: string, rooms: readonly string[]): void {
@@ -111,7 +113,7 @@ function relayBlock(inv: Invite): Record<string, string> {
 export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<number> {
   const file = configFile(io, opts.config);
   try {
-    const relay = opts.relayUrl ?? io.env.SVC_RELAY_URL;
+    const relay = opts.relayUrl ?? envValue(io.env, 'SVC_RELAY_URL');
     if (!relay)
       throw new UsageError(
         '--relay-url is required (or env SVC_RELAY_URL): the ws:// or wss:// address of a relay both networks can reach (see svc relay)',
@@ -122,9 +124,10 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
     } catch (err) {
       throw new UsageError(`--relay-url: ${(err as Error).message}`);
     }
-    const accessName = opts.relayAccessTokenEnv ?? (io.env.SVC_RELAY_ACCESS_TOKEN ? 'SVC_RELAY_ACCESS_TOKEN' : undefined);
-    const accessToken = accessName === undefined ? undefined : io.env[accessName];
-    if (accessName !== undefined && !accessToken)
+    const accessName =
+      opts.relayAccessTokenEnv ?? (envValue(io.env, 'SVC_RELAY_ACCESS_TOKEN') !== undefined ? 'SVC_RELAY_ACCESS_TOKEN' : undefined);
+    const accessToken = accessName === undefined ? undefined : envValue(io.env, accessName);
+    if (accessName !== undefined && accessToken === undefined)
       throw new UsageError(`--relay-access-token-env: environment variable ${accessName} is not set`);
     const rooms = parseRooms(opts.rooms);
     let ttl = DEFAULT_INVITE_TTL_MS;

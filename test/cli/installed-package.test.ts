@@ -39,12 +39,14 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
 }
 
 /**
- * npm as the user runs it from a shell: their HOME (so their npm config and cache), none of the
- * npm_* variables `npm test` exports (its prefixes among them), and the npm that started us if any.
+ * npm as the user runs it from a shell: their npm config and cache (the ones `npm test` resolved
+ * and exported, else those of their account's home), none of the other npm_* variables `npm test`
+ * exports (its prefixes among them), and the npm that started us if any.
  */
 function npm(args: string[], cwd: string): Promise<Ran> {
   const env: NodeJS.ProcessEnv = { HOME: os.userInfo().homedir };
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'HOME') env[k] = v;
+  const kept = new Set(['npm_config_cache', 'npm_config_userconfig']);
+  for (const [k, v] of Object.entries(process.env)) if ((!/^npm_/i.test(k) || kept.has(k)) && k !== 'HOME') env[k] = v;
   const cli = process.env.npm_execpath;
   return cli !== undefined && /npm-cli\.js$/.test(cli) ? run(process.execPath, [cli, ...args], cwd, env) : run('npm', args, cwd, env);
 }

@@ -3,6 +3,7 @@
 // (checked for syntax only: tests use no network). A section named in prose rather than linked
 // must exist too: `agents.md, "Connect a remote agent"` names a heading of that file, and a bare
 // `(see Mentions)` is refused (it pointed at no section: write it as a link, which is checked).
+// No document names the project's internal spec, contract or style files: readers do not have them.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -109,6 +110,17 @@ test('a section named in prose exists, and none is named without a link', () => 
   const problems: string[] = [];
   for (const f of docFiles()) for (const p of sectionProblems(f, readFileSync(path.join(ROOT, f), 'utf8'))) problems.push(`${f}: ${p}`);
   assert.equal(problems, []);
+});
+
+test('no document sends its reader to the spec, contract or style files, which the package does not have', () => {
+  const named: string[] = [];
+  for (const f of docFiles()) {
+    const lines = readFileSync(path.join(ROOT, f), 'utf8').split('\n');
+    lines.forEach((l, i) => {
+      if (/\b(SPEC|CONTRACT|STYLE)\.md\b/.test(l)) named.push(`${f}:${i + 1}: ${l.trim()}`);
+    });
+  }
+  assert.equal(named, []);
 });
 
 test('the section checker refuses a bare (see Name) and a quoted heading the file lacks', () => {

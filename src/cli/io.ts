@@ -37,5 +37,5 @@ export function terminalSafe(line: string): string {
   return line.replace(UNSAFE, (m) => (m.length > 1 ? m : '?')).replace(INVISIBLE, '?');
 }
 
-/** Exit codes of CONTRACT.md. */
+/** Exit codes: 0 success, 1 failure, 2 usage error (docs/cli.md). */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;

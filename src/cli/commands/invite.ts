@@ -4,7 +4,6 @@
 // rooms but adds no member to them (docs/pairing.md, "Grant membership on each side").
 
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { isScalar, isSeq, type Document } from 'yaml';
 import { appendTo, editConfigFile, indexById } from '../../config/edit.js';
 import { envValue } from '../../config/env.js';
@@ -21,6 +20,7 @@ import {
   type Invite,
 } from '../../pairing/invite.js';
 import { EXIT, type Io } from '../io.js';
+import { configPath } from '../target.js';
 import { hasUnsafeChars, oneLine } from '../format.js';
 import { describeRoom, lookUpRooms, roomsNeedingConsent } from './invite-rooms.js';
 
@@ -49,8 +49,6 @@ const inquirerConfirm: Confirm = async (message) => (await import('@inquirer/pro
 const NAME_MAX = 128;
 
 class UsageError extends Error {}
-
-const configFile = (io: Io, given?: string): string => path.resolve(given ?? envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml');
 
 /** Writes the pairing, its pair token and the shared rooms' federation into the document. */
 function wirePairing(doc: Document, pairing: Record<string, unknown>, token: string, rooms: readonly string[]): void {
@@ -111,7 +109,7 @@ function relayBlock(inv: Invite): Record<string, string> {
 
 /** svc invite create: generates the secrets, writes this side and prints the code. */
 export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<number> {
-  const file = configFile(io, opts.config);
+  const file = configPath(opts, io.env).file;
   try {
     const relay = opts.relayUrl ?? envValue(io.env, 'SVC_RELAY_URL');
     if (!relay)
@@ -217,7 +215,7 @@ function checkSecrets(inv: Invite): void {
 
 /** svc invite accept CODE: validates the code, shows the rooms it shares and writes the mirror pairing. */
 export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
-  const file = configFile(io, opts.config);
+  const file = configPath(opts, io.env).file;
   try {
     const current = loadConfig(file, io.env).config;
     const inv = validateInvite(code, { network_id: current.network.id });

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, onMemoryStore, spawnCli } from '../helpers/cli.js';
@@ -24,8 +24,12 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  server?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
+  // The server removes its runtime file from the folder as it stops: the folder goes after it.
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,6 +66,15 @@ test('svc doctor with all three empty checks the config of the folder and its se
   const r = await cli(['doctor'], { cwd: dir, env: { SVC_CONFIG: '', SVC_URL: '', SVC_TOKEN: '' } });
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /server reachable/);
+});
+
+test('svc invite create with SVC_CONFIG= writes the pairing into ./svc.yaml', async () => {
+  const r = await cli(['invite', 'create', '--relay-url', 'ws://127.0.0.1:9/v1/relay', '--rooms', 'room-svc-config'], {
+    cwd: dir,
+    env: { SVC_CONFIG: '' },
+  });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(readFileSync(path.join(dir, 'svc.yaml'), 'utf8'), /^ {2}- id: pair-/m);
 });
 
 test.run();

@@ -71,8 +71,10 @@ export async function runFirstSession(readme: string, work: string, env: NodeJS.
   assert.ok(commands.length >= 8, 'the first session has its commands');
   const jobs: ChildProcess[] = [];
   const stop = async (): Promise<void> => {
-    for (const j of jobs.reverse()) j.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    // The caller removes the folder next: every job has exited (the server removed its runtime file) first.
+    const exited = jobs.map((j) => new Promise((r) => (j.exitCode !== null || j.signalCode !== null ? r(null) : j.once('exit', r))));
+    for (const j of [...jobs].reverse()) j.kill('SIGTERM');
+    await Promise.all(exited);
   };
   const outputs: string[] = [];
   let url = '';

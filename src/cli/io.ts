@@ -1,6 +1,7 @@
 // One io object for every command: output, colour decision, and the TTY question.
 
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
+import { envValue } from '../config/env.js';
 import { INVISIBLE } from './format.js';
 
 export interface Io {
@@ -13,7 +14,7 @@ export interface Io {
 
 export function processIo(): Io {
   const tty = Boolean(process.stdout.isTTY);
-  const useColor = tty && !process.env.NO_COLOR;
+  const useColor = tty && envValue(process.env, 'NO_COLOR') === undefined;
   return {
     out: (l) => process.stdout.write(`${terminalSafe(l)}\n`),
     err: (l) => process.stderr.write(`${terminalSafe(l)}\n`),
@@ -36,5 +37,5 @@ export function terminalSafe(line: string): string {
   return line.replace(UNSAFE, (m) => (m.length > 1 ? m : '?')).replace(INVISIBLE, '?');
 }
 
-/** Exit codes of CONTRACT.md. */
+/** Exit codes: 0 success, 1 failure, 2 usage error (docs/cli.md). */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;

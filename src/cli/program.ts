@@ -2,6 +2,7 @@
 // without side effects, so a test can read the command tree; src/cli/main.ts runs it.
 
 import { Command, Option } from 'commander';
+import { envValue } from '../config/env.js';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
 import { registerClientCommands } from './client-commands.js';
@@ -36,7 +37,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('serve')
     .description('run the server (SIGINT/SIGTERM stop it; SIGHUP or a config edit reloads it)')
-    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml')
     .option('--listen <addr>', 'override server.listen_addr (port 0 picks a free port; :PORT means every interface)')
     .option('--init', 'write a default config first when none exists')
     .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
@@ -97,7 +98,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   storeCmd
     .command('recover')
     .description('repair a sqlite journal damaged in the middle: keep intact records, skip damaged ones, keep a copy (server stopped)')
-    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml')
     .action(async (o) => run((await import('./commands/store.js')).storeRecoverCommand(io, o)));
   storeCmd
     .command('copy')
@@ -107,7 +108,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'target: a database URL (postgres://user@host:5432/db; the password from PGPASSWORD) or a sqlite file path',
     )
     .option('--schema <name>', 'target schema, with a Postgres URL (default public)')
-    .option('--config <file>', 'config file (env SVC_CONFIG)', io.env.SVC_CONFIG ?? 'svc.yaml')
+    .option('--config <file>', 'config file (env SVC_CONFIG)', envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml')
     .addHelpText(
       'after',
       '\nExamples:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home\n  svc store copy --config svc-pg.yaml --to ./laptop/svc.db',

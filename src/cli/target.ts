@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYamlText } from 'yaml';
+import { envValue } from '../config/env.js';
 import { parseListenAddr } from '../config/posture.js';
 import { readRuntimeFile, type RuntimeInfo } from '../config/runtime-file.js';
 
@@ -72,7 +73,7 @@ export interface Target {
 
 /** The config path of a command: --config, SVC_CONFIG, or ./svc.yaml. */
 export function configPath(opts: TargetOptions, env: NodeJS.ProcessEnv): { file: string; explicit: boolean } {
-  const given = opts.config ?? env.SVC_CONFIG;
+  const given = opts.config ?? envValue(env, 'SVC_CONFIG');
   return { file: path.resolve(given ?? 'svc.yaml'), explicit: given !== undefined };
 }
 
@@ -86,9 +87,9 @@ export function startCommandOf(t: Target): string {
 export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Target {
   const { file, explicit } = configPath(opts, env);
   const configExists = existsSync(file);
-  const given = opts.token ?? (env.SVC_TOKEN || undefined);
+  const given = opts.token ?? envValue(env, 'SVC_TOKEN');
   if (given !== undefined && given.trim() === '') throw new UsageError('--token: must not be empty');
-  const urlGiven = opts.url !== undefined || Boolean(env.SVC_URL);
+  const urlGiven = opts.url !== undefined || envValue(env, 'SVC_URL') !== undefined;
   // With a URL given, a config that cannot be read only means no operator token.
   const local = !configExists ? undefined : urlGiven ? tryLocalServerOf(file, env) : localServerOf(file, env);
   const runtime = configExists ? readRuntimeFile(file) : undefined;
@@ -96,7 +97,7 @@ export function resolveTarget(opts: TargetOptions, env: NodeJS.ProcessEnv): Targ
   let urlSource: Target['urlSource'];
   if (urlGiven) {
     urlSource = opts.url !== undefined ? '--url' : 'SVC_URL';
-    url = checkUrl(opts.url ?? env.SVC_URL!, urlSource);
+    url = checkUrl(opts.url ?? envValue(env, 'SVC_URL')!, urlSource);
   } else if (local && runtime) {
     urlSource = 'runtime';
     url = runtime.url.replace(/\/+$/, '');
@@ -205,7 +206,7 @@ function localServerOf(
   const addr = obj(obj(raw)?.server)?.listen_addr;
   const tokens = obj(obj(raw)?.auth)?.tokens;
   const op = Array.isArray(tokens) ? tokens.map(obj).find((t) => t?.id === OPERATOR_TOKEN_ID) : undefined;
-  const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? env[op.value_env] || undefined : undefined;
+  const value = typeof op?.value === 'string' ? op.value : typeof op?.value_env === 'string' ? envValue(env, op.value_env) : undefined;
   const scopes = Array.isArray(op?.scopes) ? op.scopes.filter((s): s is string => typeof s === 'string') : [];
   const id = obj(obj(raw)?.network)?.id;
   return {

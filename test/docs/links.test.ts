@@ -1,6 +1,9 @@
 // Links in README.md, CONTRIBUTING.md and docs/*.md: every relative link names an existing file,
 // every #anchor an existing heading (GitHub's slug rules), and external links are well-formed URLs
-// (checked for syntax only: tests use no network).
+// (checked for syntax only: tests use no network). A section named in prose rather than linked
+// must exist too: `agents.md, "Connect a remote agent"` names a heading of that file, and a bare
+// `(see Mentions)` is refused (it pointed at no section: write it as a link, which is checked).
+// No document names the project's internal spec, contract or style files: readers do not have them.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,16 +18,21 @@ function prose(md: string): string {
   return md.replace(/^(```|~~~)[\s\S]*?^\1\s*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2. */
+/** GitHub's anchor of a heading's text: lower case, tags and punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** GitHub's anchor for each heading (see slug); repeats get -1, -2. */
 export function anchorsOf(md: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const m of md.replace(/^(```|~~~)[\s\S]*?^\1\s*$/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = m[1]!
-      .toLowerCase()
-      .replace(/<[^>]+>/g, '')
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/ /g, '-');
+    const base = slug(m[1]!);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
@@ -38,6 +46,24 @@ export function linksOf(md: string): string[] {
   const inline = [...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
   const refs = [...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]!);
   return [...inline, ...refs];
+}
+
+/**
+ * The problems of the sections `from` names in prose: `FILE.md, "Heading"` (or `[..](FILE.md),
+ * "Heading"`) whose heading FILE lacks, and `(see Name)` with no link.
+ */
+export function sectionProblems(from: string, md: string): string[] {
+  const text = md.replace(/^(```|~~~)[\s\S]*?^\1\s*$/gm, '');
+  const problems: string[] = [];
+  for (const m of text.matchAll(/\(see ([A-Z][^()[\]`]*)\)/g)) problems.push(`(see ${m[1]}) names a section without a link`);
+  for (const m of text.matchAll(/([\w./-]+\.md)(?:\]\([^)\s]+\))?,\s+"([^"\n]+)"/g)) {
+    const file = path.resolve(path.dirname(path.join(ROOT, from)), m[1]!);
+    const named = existsSync(file) ? file : path.join(ROOT, 'docs', path.basename(m[1]!));
+    if (!existsSync(named)) problems.push(`${m[1]}, "${m[2]}": no file ${m[1]}`);
+    else if (!anchorsOf(readFileSync(named, 'utf8')).has(slug(m[2]!)))
+      problems.push(`${m[1]}, "${m[2]}": no such heading in ${path.relative(ROOT, named)}`);
+  }
+  return problems;
 }
 
 function docFiles(): string[] {
@@ -78,6 +104,30 @@ test('every link of the README, CONTRIBUTING.md and docs/ points at a file and h
     }
   }
   assert.equal(problems, []);
+});
+
+test('a section named in prose exists, and none is named without a link', () => {
+  const problems: string[] = [];
+  for (const f of docFiles()) for (const p of sectionProblems(f, readFileSync(path.join(ROOT, f), 'utf8'))) problems.push(`${f}: ${p}`);
+  assert.equal(problems, []);
+});
+
+test('no document sends its reader to the spec, contract or style files, which the package does not have', () => {
+  const named: string[] = [];
+  for (const f of docFiles()) {
+    const lines = readFileSync(path.join(ROOT, f), 'utf8').split('\n');
+    lines.forEach((l, i) => {
+      if (/\b(SPEC|CONTRACT|STYLE)\.md\b/.test(l)) named.push(`${f}:${i + 1}: ${l.trim()}`);
+    });
+  }
+  assert.equal(named, []);
+});
+
+test('the section checker refuses a bare (see Name) and a quoted heading the file lacks', () => {
+  assert.is(sectionProblems('docs/agents.md', 'resolves against members (see Mentions), so').length, 1);
+  assert.is(sectionProblems('docs/http-api.md', 'See [agents.md](agents.md), "No such section".').length, 1);
+  assert.is(sectionProblems('docs/http-api.md', 'See [agents.md](agents.md), "Connect a remote agent".').length, 0);
+  assert.is(sectionProblems('CONTRIBUTING.md', '(docs/architecture.md, "Start-up time of a command")').length, 0);
 });
 
 test('the checker itself refuses a missing file, a missing heading and a malformed URL', () => {

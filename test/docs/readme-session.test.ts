@@ -1,66 +1,18 @@
-// The README's first session, run command by command as written (the fenced block between the
-// first-session markers), against a real server, with `svc` on the PATH as the local build. A
-// command ending in `&` runs in the background; the session waits for its first line of output.
+// The README's first session, run command by command as written (test/helpers/first-session.ts),
+// against a real server, with `svc` on the PATH as the local build. The same session from an
+// installed package is test/cli/installed-package.test.ts.
 
 import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanEnv } from '../helpers/cli.js';
+import { runFirstSession } from '../helpers/first-session.js';
 import { ROOT, SVC_BIN } from '../helpers/server.js';
 
 const test = suite('README first session');
 
-/** The shell lines of the README's first session, comments removed. */
-export function firstSessionCommands(readme: string): string[] {
-  const m = /<!-- first-session -->\s*```sh\n([\s\S]*?)```\s*<!-- \/first-session -->/.exec(readme);
-  if (m === null) throw new Error('README.md has no first-session block');
-  return m[1]!
-    .split('\n')
-    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-}
-
-interface Ran {
-  code: number | null;
-  out: string;
-}
-
-function run(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.once('error', reject);
-    p.once('close', (code) => resolve({ code, out }));
-  });
-}
-
-/** Starts a background command and waits for its first output line (a server's listening line, a runner's attached line). */
-function background(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('sh', ['-c', `exec ${line}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no output from ${line} in 20 s`)), 20_000);
-    const seen = (d: Buffer): void => {
-      out += d.toString();
-      if (/listening on|attached as/.test(out)) {
-        clearTimeout(timer);
-        resolve(p);
-      }
-    };
-    p.stdout!.on('data', seen);
-    p.stderr!.on('data', seen);
-    p.once('exit', (code) => reject(new Error(`${line} exited ${code}: ${out}`)));
-  });
-}
-
 test('every command of the first session works as written, and beta answers alpha', async () => {
-  const commands = firstSessionCommands(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
-  assert.ok(commands.length >= 8, 'the first session has its commands');
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-readme-'));
   const bin = path.join(dir, 'bin');
   const work = path.join(dir, 'session');
@@ -69,43 +21,10 @@ test('every command of the first session works as written, and beta answers alph
   writeFileSync(path.join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`);
   chmodSync(path.join(bin, 'svc'), 0o755);
   const env = cleanEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` });
-  const jobs: ChildProcess[] = [];
-  const outputs: string[] = [];
   try {
-    for (let line of commands) {
-      // The one change: a free port instead of 8787, so the test never meets a server already there.
-      if (/^svc init\b/.test(line)) line += ' --listen 127.0.0.1:0';
-      if (line.endsWith('&')) {
-        jobs.push(await background(line.slice(0, -1).trim(), work, env));
-        continue;
-      }
-      const r = await run(line, work, env);
-      assert.is(r.code, 0, `${line}\n${r.out}`);
-      outputs.push(r.out);
-    }
-    const dmRead = commands.find((l) => /^svc read .*--dm/.test(l));
-    assert.ok(dmRead !== undefined, 'the session reads the DM');
-    let dm = outputs[commands.filter((l) => !l.endsWith('&')).indexOf(dmRead!)]!;
-    for (let i = 0; i < 40 && !dm.includes('beta here'); i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      dm = (await run(dmRead!, work, env)).out;
-    }
-    assert.match(dm, 'beta here', 'svc agent run posted the reply of its command');
-    // The mention in general woke beta too: general is the room agents join when they register.
-    const mention = commands.find((l) => /^svc send .*--room general .*@beta/.test(l));
-    assert.ok(mention !== undefined, 'the session mentions beta in general');
-    assert.not.match(outputs[commands.filter((l) => !l.endsWith('&')).indexOf(mention!)]!, /not mentioned/);
-    let room = '';
-    for (let i = 0; i < 40 && !room.includes('beta here'); i++) {
-      room = (await run('svc read --as alpha --room general', work, env)).out;
-      if (!room.includes('beta here')) await new Promise((r) => setTimeout(r, 250));
-    }
-    assert.match(room, 'beta here', 'beta answered the mention in general');
-    assert.match(outputs.join('\n'), /connected claude as agent alpha/);
-    assert.match(outputs.at(-1)!, /\/console\/sign-in\?code=/);
+    const session = await runFirstSession(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), work, env);
+    await session.stop();
   } finally {
-    for (const j of jobs.reverse()) j.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
     rmSync(dir, { recursive: true, force: true });
   }
 });

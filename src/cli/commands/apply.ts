@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientError } from '../../client/errors.js';
 import { collectAll, type SvcClient } from '../../client/svc-client.js';
+import { envValue } from '../../config/env.js';
 import { ConfigError, parseConfig, parseYaml } from '../../config/load.js';
 import { declaredFromConfig } from '../../network/apply.js';
 import { normalizeMember } from '../../network/members.js';
@@ -137,7 +138,7 @@ function placeholderEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, fi
   const filled: NodeJS.ProcessEnv = { ...env };
   tokens.forEach((t, i) => {
     const name = t && typeof t === 'object' ? t.value_env : undefined;
-    if (typeof name !== 'string' || env[name]) return;
+    if (typeof name !== 'string' || envValue(env, name) !== undefined) return;
     if (typeof t.id !== 'string') {
       throw new ConfigError(`${file}: auth.tokens[${i}]: set an id, or export ${name}: apply names the token by its id`, file);
     }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientError } from '../../client/errors.js';
 import { SvcClient } from '../../client/svc-client.js';
+import { envValue } from '../../config/env.js';
 import { checkSecretFile, ConfigError, describeStoreUrl, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
 import type { LoadedConfig } from '../../config/types.js';
 import {
@@ -246,7 +247,7 @@ async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined)
 export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number> {
   const results: CheckResult[] = [];
   const { file } = configPath(flags, io.env);
-  const urlGiven = flags.url !== undefined || Boolean(io.env.SVC_URL);
+  const urlGiven = flags.url !== undefined || envValue(io.env, 'SVC_URL') !== undefined;
   let loaded: LoadedConfig | undefined;
   if (existsSync(file)) {
     const r = configChecks(file, io.env);

@@ -1,11 +1,12 @@
 // svc invite create / accept: one code links two networks. Both write the pairing, its pair-scoped
 // token and the shared rooms (federation allowing the pairing) into the local svc.yaml; a running
-// server reloads the file by itself. Room membership is left to the operators (SPEC.md).
+// server reloads the file by itself. Room membership is left to the operators: an invite federates
+// rooms but adds no member to them (docs/pairing.md, "Grant membership on each side").
 
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { isScalar, isSeq, type Document } from 'yaml';
 import { appendTo, editConfigFile, indexById } from '../../config/edit.js';
+import { envValue } from '../../config/env.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { isId, secret } from '../../protocol/ids.js';
 import {
@@ -19,6 +20,7 @@ import {
   type Invite,
 } from '../../pairing/invite.js';
 import { EXIT, type Io } from '../io.js';
+import { configPath } from '../target.js';
 import { hasUnsafeChars, oneLine } from '../format.js';
 import { describeRoom, lookUpRooms, roomsNeedingConsent } from './invite-rooms.js';
 
@@ -47,8 +49,6 @@ const inquirerConfirm: Confirm = async (message) => (await import('@inquirer/pro
 const NAME_MAX = 128;
 
 class UsageError extends Error {}
-
-const configFile = (io: Io, given?: string): string => path.resolve(given ?? io.env.SVC_CONFIG ?? 'svc.yaml');
 
 /** Writes the pairing, its pair token and the shared rooms' federation into the document. */
 function wirePairing(doc: Document, pairing: Record<string, unknown>, token: string, rooms: readonly string[]): void {
@@ -109,9 +109,9 @@ function relayBlock(inv: Invite): Record<string, string> {
 
 /** svc invite create: generates the secrets, writes this side and prints the code. */
 export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<number> {
-  const file = configFile(io, opts.config);
+  const file = configPath(opts, io.env).file;
   try {
-    const relay = opts.relayUrl ?? io.env.SVC_RELAY_URL;
+    const relay = opts.relayUrl ?? envValue(io.env, 'SVC_RELAY_URL');
     if (!relay)
       throw new UsageError(
         '--relay-url is required (or env SVC_RELAY_URL): the ws:// or wss:// address of a relay both networks can reach (see svc relay)',
@@ -122,9 +122,10 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
     } catch (err) {
       throw new UsageError(`--relay-url: ${(err as Error).message}`);
     }
-    const accessName = opts.relayAccessTokenEnv ?? (io.env.SVC_RELAY_ACCESS_TOKEN ? 'SVC_RELAY_ACCESS_TOKEN' : undefined);
-    const accessToken = accessName === undefined ? undefined : io.env[accessName];
-    if (accessName !== undefined && !accessToken)
+    const accessName =
+      opts.relayAccessTokenEnv ?? (envValue(io.env, 'SVC_RELAY_ACCESS_TOKEN') !== undefined ? 'SVC_RELAY_ACCESS_TOKEN' : undefined);
+    const accessToken = accessName === undefined ? undefined : envValue(io.env, accessName);
+    if (accessName !== undefined && accessToken === undefined)
       throw new UsageError(`--relay-access-token-env: environment variable ${accessName} is not set`);
     const rooms = parseRooms(opts.rooms);
     let ttl = DEFAULT_INVITE_TTL_MS;
@@ -214,7 +215,7 @@ function checkSecrets(inv: Invite): void {
 
 /** svc invite accept CODE: validates the code, shows the rooms it shares and writes the mirror pairing. */
 export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
-  const file = configFile(io, opts.config);
+  const file = configPath(opts, io.env).file;
   try {
     const current = loadConfig(file, io.env).config;
     const inv = validateInvite(code, { network_id: current.network.id });

@@ -14,6 +14,7 @@ import { reportFailure, type ClientFlags } from '../with-client.js';
 import { pickAgentToken, scopeOf, type AgentPick } from '../agent-token.js';
 import { mcpUrlOf, remoteSnippet, tokenEnvVar, type HttpEntry } from '../../mcp/remote-config.js';
 import { keepToken } from '../../config/agent-credentials.js';
+import { envValue } from '../../config/env.js';
 
 export interface McpFlags extends ClientFlags {
   agent?: string;
@@ -75,7 +76,7 @@ async function printConfig(io: Io, flags: McpFlags): Promise<number> {
   const which = flags.printConfig as McpClientName;
   if (!MCP_CLIENTS.includes(which)) throw new UsageError(`--print-config: must be one of ${MCP_CLIENTS.join(', ')}`);
   const target = await checkOwnNetwork(resolveTarget(flags, io.env));
-  const agent = flags.agent ?? io.env.SVC_AGENT;
+  const agent = flags.agent ?? envValue(io.env, 'SVC_AGENT');
   // A config that cannot work is refused here: the operator token is not an agent credential.
   const pick = await pickAgentToken(target, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
   if (flags.remote) return printRemote(io, which, flags.name ?? 'svc', pick, agent);
@@ -119,7 +120,7 @@ function printRemote(io: Io, which: McpClientName, name: string, pick: AgentPick
 export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
   try {
     if (flags.printConfig !== undefined) return await printConfig(io, flags);
-    const agent = flags.agent ?? io.env.SVC_AGENT;
+    const agent = flags.agent ?? envValue(io.env, 'SVC_AGENT');
     // The operator token goes only to this config's own network (as for every client command).
     let resolved = resolveTarget(flags, io.env);
     let unverified = false;

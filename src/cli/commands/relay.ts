@@ -1,5 +1,6 @@
 // svc relay: runs the standalone WebSocket rendezvous until SIGINT/SIGTERM.
 
+import { envValue } from '../../config/env.js';
 import { createLogger } from '../../log.js';
 import { parseDuration } from '../../pairing/invite.js';
 import { createRelayServer, RELAY_DEFAULTS, RELAY_PATH } from '../../relay/server.js';
@@ -34,8 +35,8 @@ export async function relayCommand(io: Io, opts: RelayCommandOptions): Promise<n
     roomsPerAddressPerMinute = positive('--room-rate', opts.roomRate, RELAY_DEFAULTS.roomsPerAddressPerMinute);
     if (opts.accessTokenEnv !== undefined) {
       // From the environment, never the command line: arguments show in `ps`.
-      accessToken = io.env[opts.accessTokenEnv];
-      if (!accessToken) throw new Error(`--access-token-env: environment variable ${opts.accessTokenEnv} is not set`);
+      accessToken = envValue(io.env, opts.accessTokenEnv);
+      if (accessToken === undefined) throw new Error(`--access-token-env: environment variable ${opts.accessTokenEnv} is not set`);
     }
     idleTimeoutMs = opts.idleTimeout === undefined ? RELAY_DEFAULTS.idleTimeoutMs : parseDuration(opts.idleTimeout);
   } catch (err) {

@@ -1,5 +1,6 @@
 // svc send: posts one message to a room, a thread or a DM, as a person or as an agent (--as).
 
+import { envValue } from '../../config/env.js';
 import { unmentionedLines } from '../../protocol/mentions.js';
 import type { SendRequest } from '../../protocol/types.js';
 import { json } from '../format.js';
@@ -47,9 +48,10 @@ export function sender(f: Pick<SendFlags, 'as' | 'human' | 'token'>, env: NodeJS
     if (f.human !== undefined) throw new UsageError('--as and --human: pick one sender');
     return { type: 'agent', id: f.as };
   }
-  const token = f.token ?? env.SVC_TOKEN;
+  const token = f.token ?? envValue(env, 'SVC_TOKEN');
   if (f.human === undefined && token?.startsWith('agt_v1_')) throw new UsageError('an agent token sends as its agent: pass --as AGENT_ID');
-  return { type: 'human', id: f.human ?? (env.USER && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(env.USER) ? env.USER : 'operator') };
+  const user = envValue(env, 'USER');
+  return { type: 'human', id: f.human ?? (user !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(user) ? user : 'operator') };
 }
 
 /** The text: the words given, or all of stdin for `-`. */

@@ -37,7 +37,7 @@ t('a registration the provider answers 500 is reported with its error', async ()
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { handle } = createProvider(base, {
     adapter: FailingAdapter,
-    agentExists: async () => false,
+    accountExists: async () => false,
     onServerError: (err) => reported.push(err),
   });
   server.on('request', handle);

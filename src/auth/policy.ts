@@ -1,4 +1,4 @@
-// Route checks of SPEC.md (Authentication > Route checks) as data, and the one function that
+// Route checks of the spec (Authentication > Route checks) as data, and the one function that
 // decides them. Routes ask `authorize`; visibility of individual rooms/DMs is visibility.ts.
 
 import type { Scope } from '../protocol/types.js';

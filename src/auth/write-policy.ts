@@ -1,4 +1,4 @@
-// Room write policy (SPEC.md, Resources > Room): who may write into a room or its threads.
+// Room write policy (the spec, Resources > Room): who may write into a room or its threads.
 // Pure: the caller says who the sender is and whether the caller owns that agent.
 
 import type { WritePolicy } from '../protocol/types.js';

@@ -6,7 +6,7 @@ import { EventSource, type ErrorEvent } from 'eventsource';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 
-/** Every event type of SPEC.md (and ours); the check below fails the build when types.ts grows. */
+/** Every event type of the spec (and ours); the check below fails the build when types.ts grows. */
 export const EVENT_TYPES = [
   'message.created',
   'thread.created',

@@ -1,4 +1,4 @@
-// The typed client of SPEC.md: one method per HTTP endpoint, shapes from src/protocol/types.ts.
+// The typed client of the spec: one method per HTTP endpoint, shapes from src/protocol/types.ts.
 // Every failure is a ClientError whose message is one line an operator can act on. The package's
 // face is index.ts; the attachment (attach.ts) builds on this client. Requests go out through
 // http-call.ts (node:http, for the CLI's start-up time).

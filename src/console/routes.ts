@@ -18,7 +18,7 @@ import type { Presence } from './presence.js';
 import { HTML, sendPage } from './respond.js';
 import type { SessionStore } from './sessions.js';
 
-/** The actor the console sends as (SPEC.md: a human actor). */
+/** The actor the console sends as (the spec: a human actor). */
 export const CONSOLE_HUMAN = { type: 'human', id: 'console', name: 'Console' } as const;
 
 export interface ConsoleDeps {
@@ -147,7 +147,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       path: '/console/api/presence',
       action: 'console',
       handler: async ({ ctx, principal }) => {
-        // Presence is private: anonymous public readers get none (SPEC.md, Anonymous stream filtering).
+        // Presence is private: anonymous public readers get none (the spec, Anonymous stream filtering).
         if (principal.kind === 'anonymous') return { body: { agents: [] } };
         const id = ctx.config.network.id;
         const v = viewerOf(principal);

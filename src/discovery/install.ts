@@ -14,7 +14,7 @@ import {
 } from './sections.js';
 import type { CallerAccess, DocView } from './view.js';
 
-/** Who may read /install.md, as SPEC.md (Route checks) states it. */
+/** Who may read /install.md, as the spec (Route checks) states it. */
 export function installAccessRules(v: DocView): string {
   const remote =
     v.auth.mode === 'none'

@@ -55,7 +55,7 @@ async function render(
   send(req, res, type, fn(await docView(ctx, p, access), access, base));
 }
 
-/** The principal /install.md renders for, or the refusal (SPEC.md, Route checks). */
+/** The principal /install.md renders for, or the refusal (the spec, Route checks). */
 export function installPrincipal(ctx: NetworkContext, req: IncomingMessage, principal: Principal): Principal {
   // lenientAuth let an invalid Authorization header through as anonymous; detect it.
   const invalidHeader = req.headers.authorization !== undefined && principal.kind === 'anonymous';

@@ -57,7 +57,7 @@ export async function admitCaller(deps: GateDeps, policy: PolicySettings, req: I
   const who = r.ownCredential ? {} : await principalOf(deps, req, r.action);
   // A refused credential counts as a failure on every surface (routes, SSE, the attach upgrade) here.
   deps.admit?.(req, who.principal, who.error !== undefined);
-  // After the limits: an invalid Authorization header is never answered with anything but 401 (SPEC.md).
+  // After the limits: an invalid Authorization header is never answered with anything but 401 (the spec).
   if (who.error !== undefined && !r.lenientAuth) throw new AppError('unauthorized', who.error);
   r.precheck?.();
   const principal: Principal = who.principal ?? { kind: 'anonymous' };

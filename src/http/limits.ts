@@ -1,5 +1,5 @@
 // Request limits (server.limits): a token bucket per credential and one per client address,
-// both off (0) by default (SPEC.md defines no rate limits), and a limit on failed authentications
+// both off (0) by default (the spec defines no rate limits), and a limit on failed authentications
 // per address (auth-failures.ts), on by default. Each key has its own
 // bucket, so a client that floods only drains its own and gets cheap 429s while others are served.
 

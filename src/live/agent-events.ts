@@ -5,7 +5,7 @@ import { fqid } from '../protocol/ids.js';
 import type { AgentEvent, EventType, ServiceEvent, Target } from '../protocol/types.js';
 import { newEvent, type NetworkContext } from '../network/context.js';
 
-/** SPEC.md's lifecycle reason values for agent.connected / agent.disconnected. */
+/** the spec's lifecycle reason values for agent.connected / agent.disconnected. */
 export type LifecycleReason =
   | 'attachment_ready'
   | 'client_closed'

@@ -1,5 +1,5 @@
 // The send answer's `unmentioned`: each mention candidate that resolved to no member of the
-// conversation, why, and the command that fixes it. Resolution stays best-effort (SPEC.md, Events >
+// conversation, why, and the command that fixes it. Resolution stays best-effort (the spec, Events >
 // Mentions: nothing is rejected); this only tells the sender, who otherwise sees `sent` and a
 // mention that woke nobody.
 

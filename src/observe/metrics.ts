@@ -1,4 +1,4 @@
-// Prometheus metrics (prom-client), one registry per app. Series names are ours (SPEC.md leaves
+// Prometheus metrics (prom-client), one registry per app. Series names are ours (the spec leaves
 // them open); every label value is a route pattern, status, direction or pairing id, never a token.
 
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';

@@ -1,4 +1,4 @@
-// Compatibility of a remote network document (SPEC.md, Versioning rule 3). Pure: the remote's
+// Compatibility of a remote network document (the spec, Versioning rule 3). Pure: the remote's
 // GET /v1/network body in, a status with a machine-readable reason and redacted diagnostics out.
 
 import { HTTP_PROTOCOL, PAIR_PROTOCOL, type PairingDiagnostics, type PairingStatus } from '../protocol/types.js';

@@ -1,4 +1,4 @@
-// Remote rooms and agents as a local viewer may see them (SPEC.md, Agent allowlists): an
+// Remote rooms and agents as a local viewer may see them (the spec, Agent allowlists): an
 // unrestricted reader sees what the remote shows this pairing; an agents-allowlisted token sees
 // remote public rooms, and private ones only where the remote lists one of its agents explicitly
 // with this network (`<local>:<agent>` or the FQID). Anything ambiguous is left out. Pure.

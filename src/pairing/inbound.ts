@@ -6,7 +6,7 @@ import type { Agent } from 'undici';
 import type { RequestFrame } from './relay-client.js';
 import { parseBody, type PairResponse } from './transport.js';
 
-/** Method and path (without query) a relay peer may reach: the pair scope's routes (SPEC.md, Scopes). */
+/** Method and path (without query) a relay peer may reach: the pair scope's routes (the spec, Scopes). */
 const RELAYABLE: readonly (readonly [string, string])[] = [
   ['GET', '/v1/network'],
   ['GET', '/v1/rooms'],

@@ -1,11 +1,11 @@
-// Invite codes (SPEC.md, Invite code): `service-invite:` + base64url(JSON). Pure: encode, decode and
+// Invite codes (the spec, Invite code): `service-invite:` + base64url(JSON). Pure: encode, decode and
 // validate, each refusal a sentence an operator can act on. Secrets are generated elsewhere.
 
 import { isId } from '../protocol/ids.js';
 
 export const INVITE_PREFIX = 'service-invite:';
 export const INVITE_VERSION = 1;
-/** SPEC.md, Limits: invites expire 7 days after generation unless told otherwise. */
+/** The spec's limits: invites expire 7 days after generation unless told otherwise. */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface Invite {

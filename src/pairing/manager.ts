@@ -1,5 +1,5 @@
 // One pairing at run time: its transport (relay or direct), its status with the transitions of
-// SPEC.md (checks on start, periodically and after failures), its outbox, and what inbound relay
+// the spec (checks on start, periodically and after failures), its outbox, and what inbound relay
 // needs to know (bound or pinned remote network). Emits pairing.updated when the status changes.
 
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // The server's side of a relay pairing: one WebSocket to the relay room, reconnected with backoff
-// and jitter. HTTP requests travel both ways as frames (CONTRACT.md, Relay):
+// and jitter. HTTP requests travel both ways as frames (the contract, Relay):
 //   {op: 'request', id, method, path, headers, body}  ->  {op: 'response', id, status, body}
 // Inbound requests are answered by `answer` (this server's own HTTP handler, see inbound.ts).
 

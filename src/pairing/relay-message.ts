@@ -1,5 +1,5 @@
 // Which local messages go to a pairing, and the POST /v1/messages body that carries one there
-// (SPEC.md, POST /v1/messages rule 6). Pure.
+// (the spec, POST /v1/messages rule 6). Pure.
 
 import type { Message, SendRequest } from '../protocol/types.js';
 

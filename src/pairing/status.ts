@@ -1,4 +1,4 @@
-// Pairing status transitions (SPEC.md, States > Pairing status). Pure: the previous state and what
+// Pairing status transitions (the spec, States > Pairing status). Pure: the previous state and what
 // just happened in, the next state out.
 
 import type { PairingStatus } from '../protocol/types.js';

@@ -27,7 +27,7 @@ export class TransportError extends Error {
 }
 
 /**
- * A socket or HTTP client error code in words, naming `who` failed: SPEC.md keeps raw internal
+ * A socket or HTTP client error code in words, naming `who` failed: the spec keeps raw internal
  * error strings (ECONNREFUSED, addresses) out of 5xx answers; callers log the code beside it.
  */
 export function describeNetworkError(code: string, who = 'the paired network'): string {

@@ -2,7 +2,7 @@
 
 import { randomBytes, randomFillSync } from 'node:crypto';
 
-/** Local ids of networks, rooms, agents, threads and DMs (CONTRACT.md). */
+/** Local ids of networks, rooms, agents, threads and DMs (the contract). */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Client-chosen message ids (idempotency keys) may be longer and carry `:`. */
 export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

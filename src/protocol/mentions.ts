@@ -1,4 +1,4 @@
-// Mention resolution (SPEC.md, Events > Mentions). Pure: the caller supplies the conversation's
+// Mention resolution (the spec, Events > Mentions). Pure: the caller supplies the conversation's
 // members as scoped ids. Best effort: what does not resolve to exactly one member is dropped.
 //
 // Message text is attacker-controlled and up to the body limit (1 MiB), so parsing is a

@@ -1,4 +1,4 @@
-// Cursor pagination over an ordered list (oldest first). The cursor is an item id (CONTRACT.md):
+// Cursor pagination over an ordered list (oldest first). The cursor is an item id (the contract):
 // `before` returns the newest `limit` items older than it, `after` the oldest `limit` newer than it,
 // both returned oldest first. An id that is not in the list is an unknown cursor.
 

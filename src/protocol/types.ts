@@ -1,4 +1,4 @@
-// Wire shapes of SPEC.md, shared by the server, the typed client and the tests.
+// Wire shapes of the spec, shared by the server, the typed client and the tests.
 
 import type { DeclaredInboundHook, DeclaredWebhook } from './webhooks.js';
 

@@ -1,4 +1,4 @@
-// The relay's rooms (CONTRACT.md, Relay): a room admits exactly two peers; the first peer binds it to
+// The relay's rooms (the contract, Relay): a room admits exactly two peers; the first peer binds it to
 // its token's hash, the second must present the same token, a third is refused. Frames pass between
 // the two peers unread. Socket-free: a Peer is anything that can send a frame and be closed.
 

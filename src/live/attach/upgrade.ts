@@ -16,7 +16,7 @@ import { defaultOrigins, originAllowed } from '../origin.js';
 import { AttachSession } from './session.js';
 import { HeartbeatWheel } from './heartbeat.js';
 
-/** SPEC.md, Limits: WebSocket frames are capped at 1 MiB. */
+/** The spec's limits: WebSocket frames are capped at 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 export const ATTACH_PATH = '/v1/attach';
 

@@ -33,6 +33,7 @@ import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
 import { createMetrics } from './observe/metrics.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
+import { reloadRefusedWarning } from './network/operator-warnings.js';
 
 /** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
 class Network implements NetworkContext {
@@ -143,6 +144,12 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
       await applyDeclared(ctx, declaredFromConfig(ctx.config), 'config');
       for (const f of features) f.reloaded?.(ctx.config);
       log('info', 'config reloaded', { file: next.file });
+    },
+    refuseReload(file: string, reason: string) {
+      // Shown where operators look (GET /v1/network, svc doctor, the console), not only in the log;
+      // the next successful reload replaces the warnings and so clears it.
+      const others = ctx.configWarnings.filter((w) => w.code !== 'config_reload_refused');
+      ctx.configWarnings = [...others, reloadRefusedWarning(file, reason, new Date())];
     },
     close() {
       closing ??= (async () => {

@@ -44,7 +44,7 @@ export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?
   const raw = parseYaml(text, file);
   const whole = isWholeConfig(raw);
   const source = whole ? raw : declarationsAsConfig(raw, file, networkId);
-  const loaded = parseConfig(source, { baseDir: path.dirname(file), env: placeholderEnv(source, env, file), file });
+  const loaded = parseConfig(source, { baseDir: path.dirname(file), env: placeholderEnv(source, env, file), file, hookSecrets: 'apply' });
   const declared = declaredFromConfig(loaded.config);
   return {
     network_id: loaded.config.network.id,

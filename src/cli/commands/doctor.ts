@@ -60,7 +60,7 @@ export function configChecks(file: string, env: NodeJS.ProcessEnv): { results: C
   }
   let loaded: LoadedConfig;
   try {
-    loaded = parseConfig(raw, { baseDir: path.dirname(file), env, file });
+    loaded = parseConfig(raw, { baseDir: path.dirname(file), env, file, hookSecrets: 'client' });
   } catch (err) {
     results.unshift(fail('config valid', (err as Error).message));
     return { results };

@@ -18,6 +18,7 @@ import {
   validateInvite,
   type Invite,
 } from '../../pairing/invite.js';
+import type { Warning } from '../../protocol/types.js';
 import { EXIT, type Io } from '../io.js';
 import { hasUnsafeChars, oneLine } from '../format.js';
 import { describeRoom, lookUpRooms, roomsNeedingConsent } from './invite-rooms.js';
@@ -135,7 +136,9 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
         throw new UsageError(`--expires: ${(err as Error).message}`);
       }
     }
-    const current = loadConfig(file, io.env).config;
+    const loaded = loadConfig(file, io.env, 'client');
+    if (!opts.json) sayHookSecrets(io, loaded.warnings);
+    const current = loaded.config;
     const invite: Invite = {
       v: INVITE_VERSION,
       relay_url: relayUrl,
@@ -216,7 +219,9 @@ function checkSecrets(inv: Invite): void {
 export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
   const file = configFile(io, opts.config);
   try {
-    const current = loadConfig(file, io.env).config;
+    const loaded = loadConfig(file, io.env, 'client');
+    if (!opts.json) sayHookSecrets(io, loaded.warnings);
+    const current = loaded.config;
     const inv = validateInvite(code, { network_id: current.network.id });
     const name = checkedName(inv.network_name);
     checkSecrets(inv);
@@ -292,4 +297,9 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
   } catch (err) {
     return fail(io, err, 'accept');
   }
+}
+
+/** Hook secrets are the serving process's: a shell without one is told which, and the command goes on. */
+function sayHookSecrets(io: Io, warnings: readonly Warning[]): void {
+  for (const w of warnings) if (w.code === 'hook_secret_unset') io.err(`warning: ${w.message} (${w.action})`);
 }

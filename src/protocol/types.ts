@@ -95,6 +95,12 @@ export interface Room {
   visibility: Visibility;
   write_policy: WritePolicy;
   created_at: string;
+  /**
+   * What the server's svc.yaml declares for this room, when it declares it (GET /v1/rooms and
+   * /v1/rooms/{id} only): svc.yaml wins, each reload sets these again, and `svc apply` refuses to
+   * differ from them (409).
+   */
+  declared_by_config?: { name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy };
 }
 
 export interface Thread {

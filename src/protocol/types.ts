@@ -157,6 +157,12 @@ export interface Warning {
 
 export interface NetworkDocument {
   id: string;
+  /**
+   * The network's unique id, kept in its store: every instance of this network answers the same
+   * one, and no other network does, whatever its `id`. Clients key what they keep per network by
+   * `id` and `uid`. Absent from servers before it.
+   */
+  uid?: string;
   name: string;
   version: string;
   protocols: { http: string[]; attach: string[]; pair: string[] };

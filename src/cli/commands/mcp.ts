@@ -144,8 +144,7 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
       startCommand: startCommandOf(target),
       // A first claim's token is kept with the others (beside the config when there is one).
-      keepToken: (networkId: string, agentId: string, token: string) =>
-        keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),
+      keepToken: (network, agentId, token) => keepToken(pick.scope ?? scopeOf(target, network, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });

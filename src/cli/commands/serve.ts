@@ -111,6 +111,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
       pid: process.pid,
       host: os.hostname(),
       network_id: loaded.config.network.id,
+      ...(app.ctx.uid !== undefined ? { network_uid: app.ctx.uid } : {}),
       version: VERSION,
       config: file,
       started_at: new Date().toISOString(),

@@ -140,7 +140,13 @@ export function pairingChecks(
   if (ids.length === 0) return [ok('pairings', 'none configured')];
   return ids.flatMap((id): CheckResult[] => {
     const s = served?.find((p) => p.id === id);
-    const remote = s?.remote_network_id || configured.find((p) => p.id === id)?.remote_network_id || 'a network not yet known (invite out)';
+    // "invite out" only while the peer never answered: a pairing in any other state has one, even
+    // when this server cannot name it.
+    const answered = s !== undefined && s.status !== 'unknown' && s.status !== 'pending';
+    const remote =
+      s?.remote_network_id ||
+      configured.find((p) => p.id === id)?.remote_network_id ||
+      (answered ? 'the paired network (its id not reported)' : 'a network not yet known (invite out)');
     const check = `pairing ${id}`;
     if (!s)
       return [

@@ -13,6 +13,7 @@ import {
   keptAgents,
   legacyTokenFiles,
   readKeptToken,
+  uidsKeptBeside,
   type CredentialScope,
   type KeptToken,
 } from '../config/agent-credentials.js';
@@ -69,9 +70,12 @@ export async function networkIdentityOf(target: Target): Promise<NetworkIdentity
       await client.close().catch(() => undefined);
     }
   }
-  // Nothing answers (or not to this caller): the config says, for its own server.
+  // Nothing answers (or not to this caller): the config says, for its own server, and the one
+  // identity whose tokens are kept beside it gives the uid (none, or several: the address layout).
   if (target.urlSource !== 'config' && target.urlSource !== 'runtime') return undefined;
-  return target.networkId !== undefined ? { id: target.networkId } : undefined;
+  if (target.networkId === undefined) return undefined;
+  const uids = target.configExists ? uidsKeptBeside(target.configFile, target.networkId) : [];
+  return { id: target.networkId, ...(uids.length === 1 ? { uid: uids[0]! } : {}) };
 }
 
 /** The network id of networkIdentityOf. */

@@ -71,6 +71,22 @@ export function credentialDirs(s: CredentialScope): string[] {
   return dirsOf(s, s.uid !== undefined ? identityKey(s.networkId, s.uid) : scopeKey(s.networkId, s.url));
 }
 
+/**
+ * The uids of the network `networkId` whose tokens are kept beside a config (`<id>@<uid>` folders):
+ * how a command finds them while the config's own server is down (it answers its uid only when up).
+ */
+export function uidsKeptBeside(configFile: string, networkId: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(path.join(path.dirname(configFile), '.svc', 'agents'));
+  } catch {
+    return [];
+  }
+  const prefix = `${networkId}@`;
+  // Address-keyed folders (<id>@<host>-<port>) are not uids: a uid is one id, `nuid_...`.
+  return names.filter((n) => n.startsWith(prefix) && /^nuid_[A-Za-z0-9]+$/.test(n.slice(prefix.length))).map((n) => n.slice(prefix.length));
+}
+
 /** The folders of the address-keyed layout, still read (and copied from) when the uid is known. */
 function addressDirs(s: CredentialScope): string[] {
   return s.uid !== undefined ? dirsOf(s, scopeKey(s.networkId, s.url)) : [];

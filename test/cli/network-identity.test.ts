@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli } from '../helpers/cli.js';
+import { cli, freePort } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
 import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
@@ -120,6 +120,29 @@ test('a second instance of the same network (a copy of its store, another port) 
     assert.ok(existsSync(path.join(home, '.svc', 'agents', `home@${uid}`, 'oldie.token')));
   } finally {
     await b.dispose();
+  }
+});
+
+test('with its server stopped, a config finds the tokens kept beside it by its network identity', async () => {
+  const s = await startServer({
+    config: {
+      network: { id: 'home', name: 'Home' },
+      // A fixed port: with port 0 a stopped server's address is not known at all.
+      server: { listen_addr: `127.0.0.1:${await freePort()}` },
+      auth: { mode: 'open', agent_registration: 'open', tokens: [] },
+    },
+  });
+  try {
+    const reg = await cli(['agents', 'register', '--id', 'zed', '--config', s.configFile]);
+    assert.is(reg.code, 0, reg.stderr);
+    const kept = path.join(s.dir, '.svc', 'agents', `home@${await uidOf(s)}`, 'zed.token');
+    assert.ok(existsSync(kept), reg.stdout);
+    await s.stop();
+    const token = await cli(['agents', 'token', 'zed', '--config', s.configFile]);
+    assert.is(token.code, 0, token.stderr);
+    assert.is(token.stdout, readFileSync(kept, 'utf8'));
+  } finally {
+    await s.dispose();
   }
 });
 

@@ -33,6 +33,8 @@ import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
 import { createMetrics } from './observe/metrics.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
+import { reloadRefusedWarning } from './network/operator-warnings.js';
+import { networkUid } from './network/uid.js';
 
 /** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
 class Network implements NetworkContext {
@@ -43,6 +45,7 @@ class Network implements NetworkContext {
     readonly broker: Broker,
     readonly log: Logger,
     public configWarnings: LoadedConfig['warnings'],
+    readonly uid: string,
     readonly version = VERSION,
   ) {}
 }
@@ -68,7 +71,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   const config = loaded.config;
   // openStore takes a Logger (level first); it logs recoveries and failures as warnings.
   const store = await openStore(config.store, log);
-  const ctx = new Network(config, store, new Broker(), log, loaded.warnings);
+  const ctx = new Network(config, store, new Broker(), log, loaded.warnings, await networkUid(store.kv));
   await applyDeclared(ctx, declaredFromConfig(config), 'config');
 
   // Filled by combine() from the features; the list object is shared by every authenticator built.
@@ -143,6 +146,12 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
       await applyDeclared(ctx, declaredFromConfig(ctx.config), 'config');
       for (const f of features) f.reloaded?.(ctx.config);
       log('info', 'config reloaded', { file: next.file });
+    },
+    refuseReload(file: string, reason: string) {
+      // Shown where operators look (GET /v1/network, svc doctor, the console), not only in the log;
+      // the next successful reload replaces the warnings and so clears it.
+      const others = ctx.configWarnings.filter((w) => w.code !== 'config_reload_refused');
+      ctx.configWarnings = [...others, reloadRefusedWarning(file, reason, new Date())];
     },
     close() {
       closing ??= (async () => {

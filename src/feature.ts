@@ -80,6 +80,8 @@ export interface App {
   auth(): Authenticator;
   listen(addr?: string): Promise<{ host: string; port: number }>;
   reload(loaded: LoadedConfig): Promise<void>;
+  /** Records that a changed config file was refused (why, without its path): an operator warning until a reload succeeds. */
+  refuseReload(file: string, reason: string): void;
   close(): Promise<void>;
   address(): { host: string; port: number } | undefined;
 }

@@ -13,6 +13,7 @@ import {
   keptAgents,
   legacyTokenFiles,
   readKeptToken,
+  uidsKeptBeside,
   type CredentialScope,
   type KeptToken,
 } from '../config/agent-credentials.js';
@@ -44,19 +45,27 @@ export interface AgentPick {
   scope?: CredentialScope;
 }
 
+/** Which network: its id and, from servers that have one, its unique id (GET /v1/network `uid`). */
+export interface NetworkIdentity {
+  id: string;
+  uid?: string;
+}
+
 /**
- * The network id that keys the kept tokens: the server's answer (GET /v1/network), else, when
- * nothing answers, the config's network.id for the config's own server. Undefined when neither.
+ * The network that keys the kept tokens: the server's answer (GET /v1/network), else, when nothing
+ * answers, the config's network.id for the config's own server (no uid then). Undefined when neither.
  */
-export async function networkIdOf(target: Target): Promise<string | undefined> {
+export async function networkIdentityOf(target: Target): Promise<NetworkIdentity | undefined> {
   // The live runtime file of this config's server names its network: nothing to ask.
-  if (target.verified && target.networkId !== undefined) return target.networkId;
+  const rt = target.runtime;
+  if (target.verified && rt !== undefined && rt.network_uid !== undefined) return { id: rt.network_id, uid: rt.network_uid };
   // Asked without a token first: the network document is public on most servers, and the
   // operator token goes nowhere it is not needed.
   for (const token of target.token !== undefined ? [undefined, target.token] : [undefined]) {
     const client = new SvcClient({ url: target.url, ...(token !== undefined ? { token } : {}), timeoutMs: 5000 });
     try {
-      return (await client.network()).id;
+      const doc = await client.network();
+      return { id: doc.id, ...(doc.uid !== undefined ? { uid: doc.uid } : {}) };
     } catch (err) {
       if (err instanceof ClientError && (err.status === 401 || err.status === 403)) continue;
       break;
@@ -64,16 +73,32 @@ export async function networkIdOf(target: Target): Promise<string | undefined> {
       await client.close().catch(() => undefined);
     }
   }
-  // Nothing answers (or not to this caller): the config says, for its own server.
-  return target.urlSource === 'config' || target.urlSource === 'runtime' ? target.networkId : undefined;
+  // Nothing answers (or not to this caller): the config says, for its own server, and the one
+  // identity whose tokens are kept beside it gives the uid (none, or several: the address layout).
+  if (target.urlSource !== 'config' && target.urlSource !== 'runtime') return undefined;
+  if (target.networkId === undefined) return undefined;
+  const uids = target.configExists ? uidsKeptBeside(target.configFile, target.networkId) : [];
+  return { id: target.networkId, ...(uids.length === 1 ? { uid: uids[0]! } : {}) };
 }
 
-/** The scope of a target's network: tokens beside its config when it has one. */
-export function scopeOf(target: Target, networkId: string, env: NodeJS.ProcessEnv): CredentialScope {
-  // This config's own server is named by its listen address, so a port picked at start (port 0,
-  // --listen) does not lose the tokens kept for it at the next start.
+/** The network id of networkIdentityOf. */
+export async function networkIdOf(target: Target): Promise<string | undefined> {
+  return (await networkIdentityOf(target))?.id;
+}
+
+/** The scope of a target's network (an id alone, or its identity): tokens beside its config when it has one. */
+export function scopeOf(target: Target, network: string | NetworkIdentity, env: NodeJS.ProcessEnv): CredentialScope {
+  const { id, uid } = typeof network === 'string' ? { id: network, uid: undefined } : network;
+  // Without a uid (an older server): this config's own server is named by its listen address, so a
+  // port picked at start (port 0, --listen) does not lose the tokens kept for it at the next start.
   const url = target.listenAddr !== undefined ? keyUrlOfListenAddr(target.listenAddr) : target.url;
-  return { networkId, url, ...(target.configExists ? { configFile: target.configFile } : {}), ...(env.HOME ? { home: env.HOME } : {}) };
+  return {
+    networkId: id,
+    ...(uid !== undefined ? { uid } : {}),
+    url,
+    ...(target.configExists ? { configFile: target.configFile } : {}),
+    ...(env.HOME ? { home: env.HOME } : {}),
+  };
 }
 
 /** The fix for "no agent credential for AGENT": the commands that keep one. */
@@ -92,8 +117,9 @@ export async function pickAgentToken(
   const agentToken = given && target.token?.startsWith(AGENT_TOKEN_PREFIX);
   if (need.agent === undefined && !(agentToken && need.infer)) return { target };
   if (given && !agentToken) return { target, ...(need.agent !== undefined ? { agentId: need.agent } : {}) };
-  const networkId = await networkIdOf(target);
-  const scope = networkId !== undefined ? scopeOf(target, networkId, env) : undefined;
+  const network = await networkIdentityOf(target);
+  const networkId = network?.id;
+  const scope = network !== undefined ? scopeOf(target, network, env) : undefined;
   if (agentToken) {
     if (networkId === undefined) return { target, ...(need.agent !== undefined ? { agentId: need.agent } : {}) };
     const owner = await agentOfToken(target.url, target.token!, networkId).catch((err: unknown) => {
@@ -203,8 +229,8 @@ export async function withCredentialHint(err: unknown, pick: AgentPick | undefin
   const agent = m[1]!.replace(/[;:,]$/, '');
   let scope = pick?.scope;
   if (!scope && pick) {
-    const networkId = await networkIdOf(pick.target);
-    if (networkId !== undefined) scope = scopeOf(pick.target, networkId, env);
+    const network = await networkIdentityOf(pick.target);
+    if (network !== undefined) scope = scopeOf(pick.target, network, env);
   }
   const kept = scope ? readKeptToken(scope, agent) : undefined;
   let hint: string;

@@ -53,7 +53,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--token <token>', "bearer token (env SVC_TOKEN): the agent's own agt_v1_ token, or a static token with --agent")
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--agent <id>', "the agent to act as (env SVC_AGENT); not needed with the agent's own token")
-    .option('--state-dir <dir>', 'where the wait cursor and read markers live (default ~/.svc/mcp/<network>/<agent>)')
+    .option('--state-dir <dir>', 'where the wait cursor and read markers live (default ~/.svc/mcp/<network>@<uid>/<agent>)')
     .addOption(
       new Option('--print-config <client>', 'print the snippet that registers this server with an MCP client, then exit').choices([
         'claude',

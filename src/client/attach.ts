@@ -15,14 +15,7 @@ import {
   type ReadyInfo,
 } from './attach-types.js';
 import { wakeReasonOf } from './attach-wake.js';
-import {
-  CursorFileError,
-  defaultCursorFile,
-  fileCursorStore,
-  memoryCursorStore,
-  type CursorKey,
-  type CursorStore,
-} from './cursor-store.js';
+import { CursorFileError, cursorStoreOf, type CursorKey, type CursorStore } from './cursor-store.js';
 import { ClientError } from './errors.js';
 import { SvcClient } from './svc-client.js';
 
@@ -175,10 +168,8 @@ class AgentAttachment implements Attachment {
     if (problem) throw new AttachError(problem.code, `preflight: ${problem.message}`);
     this.#net = doc;
     if (this.#key) return;
-    this.#key = { network_id: doc.id, agent_id: this.#o.agent.id };
-    const s = this.#o.cursorStore;
-    this.#store =
-      s === false ? memoryCursorStore() : typeof s === 'string' ? fileCursorStore(s) : (s ?? fileCursorStore(defaultCursorFile(this.#key)));
+    this.#key = { network_id: doc.id, ...(doc.uid !== undefined ? { network_uid: doc.uid } : {}), agent_id: this.#o.agent.id };
+    this.#store = cursorStoreOf(this.#o.cursorStore, this.#key);
     const start = this.#o.startCursor ?? (await this.#store.load(this.#key));
     if (start !== undefined) {
       if (!/^\d+$/.test(start)) throw new AttachError('bad_cursor', `startCursor: ${start} is not a cursor (a decimal event sequence)`);

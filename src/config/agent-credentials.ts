@@ -1,7 +1,11 @@
-// Where agent tokens are kept: one owner-only folder per network and server, beside the config when
-// there is one (<configDir>/.svc/agents/<networkId>@<host>-<port>/<agentId>.token), else under
-// ~/.svc/agents/. The server is part of the key because two networks may share an id (`home`).
-// Older releases kept a claimed token in `svc agent run`'s state folder: read once, then copied here.
+// Where agent tokens are kept: one owner-only folder per network, beside the config when there is
+// one (<configDir>/.svc/agents/<networkId>@<uid>/<agentId>.token), else under ~/.svc/agents/. The
+// key is the network's identity: its id and the unique id its store holds (GET /v1/network `uid`),
+// so every instance of the network (another URL, a second server on one Postgres) finds the token
+// and another network that shares the id (two `home`s) does not. Before servers had a uid, the key
+// was the id and the server's address (<networkId>@<host>-<port>): a token found there is copied to
+// the identity's folder when the uid is known. Older releases still kept a claimed token in
+// `svc agent run`'s state folder: read once, then copied here.
 
 import {
   chmodSync,
@@ -21,6 +25,8 @@ import path from 'node:path';
 /** Which network on which server, and where the config (if any) lives. */
 export interface CredentialScope {
   networkId: string;
+  /** The network's unique id (GET /v1/network `uid`); absent when the server is older or did not answer. */
+  uid?: string;
   /** The server URL the token is used with. */
   url: string;
   /** Absolute path of the config file, when one exists: tokens are kept beside it. */
@@ -49,11 +55,41 @@ export function scopeKey(networkId: string, url: string): string {
   return `${networkId}@${scheme}${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${port}`.replace(/[^A-Za-z0-9.@_-]/g, '_');
 }
 
-/** The folders a scope's tokens may be in, the one new tokens go to first. */
-export function credentialDirs(s: CredentialScope): string[] {
-  const key = scopeKey(s.networkId, s.url);
+/** The folder name of a network by its identity: `<networkId>@<uid>`. */
+export function identityKey(networkId: string, uid: string): string {
+  return `${networkId}@${uid}`.replace(/[^A-Za-z0-9.@_-]/g, '_');
+}
+
+/** The folders kept under one key: beside the config first (when there is one), then under HOME. */
+function dirsOf(s: CredentialScope, key: string): string[] {
   const homeDir = path.join(s.home ?? os.homedir(), '.svc', 'agents', key);
   return s.configFile ? [path.join(path.dirname(s.configFile), '.svc', 'agents', key), homeDir] : [homeDir];
+}
+
+/** The folders a scope's tokens are kept in, the one new tokens go to first (by identity when the uid is known). */
+export function credentialDirs(s: CredentialScope): string[] {
+  return dirsOf(s, s.uid !== undefined ? identityKey(s.networkId, s.uid) : scopeKey(s.networkId, s.url));
+}
+
+/**
+ * The uids of the network `networkId` whose tokens are kept beside a config (`<id>@<uid>` folders):
+ * how a command finds them while the config's own server is down (it answers its uid only when up).
+ */
+export function uidsKeptBeside(configFile: string, networkId: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(path.join(path.dirname(configFile), '.svc', 'agents'));
+  } catch {
+    return [];
+  }
+  const prefix = `${networkId}@`;
+  // Address-keyed folders (<id>@<host>-<port>) are not uids: a uid is one id, `nuid_...`.
+  return names.filter((n) => n.startsWith(prefix) && /^nuid_[A-Za-z0-9]+$/.test(n.slice(prefix.length))).map((n) => n.slice(prefix.length));
+}
+
+/** The folders of the address-keyed layout, still read (and copied from) when the uid is known. */
+function addressDirs(s: CredentialScope): string[] {
+  return s.uid !== undefined ? dirsOf(s, scopeKey(s.networkId, s.url)) : [];
 }
 
 /** The file an agent's token is kept in (whether or not it exists yet). */
@@ -75,13 +111,22 @@ function readToken(file: string): string | undefined {
   }
 }
 
-/** The kept token of an agent (beside the config first, then under HOME); undefined when none. */
-export function readKeptToken(s: CredentialScope, agentId: string): KeptToken | undefined {
+/**
+ * The kept token of an agent (beside the config first, then under HOME); undefined when none. One
+ * kept under the server's address by an earlier release is copied to the identity's folder (the
+ * old file left as it was) and returned from there.
+ */
+export function readKeptToken(s: CredentialScope, agentId: string): (KeptToken & { migratedFrom?: string }) | undefined {
   if (!SAFE.test(agentId)) return undefined;
   for (const dir of credentialDirs(s)) {
     const file = path.join(dir, `${agentId}.token`);
     const token = readToken(file);
     if (token !== undefined) return { agentId, token, file };
+  }
+  for (const dir of addressDirs(s)) {
+    const old = path.join(dir, `${agentId}.token`);
+    const token = readToken(old);
+    if (token !== undefined) return { agentId, token, file: keepToken(s, agentId, token), migratedFrom: old };
   }
   return undefined;
 }
@@ -106,10 +151,10 @@ export function keepToken(s: CredentialScope, agentId: string, token: string): s
   return file;
 }
 
-/** The agents with a kept token in this scope (both folders, without repeats), sorted. */
+/** The agents with a kept token in this scope (every folder, without repeats), sorted. */
 export function keptAgents(s: CredentialScope): string[] {
   const ids = new Set<string>();
-  for (const dir of credentialDirs(s)) {
+  for (const dir of [...credentialDirs(s), ...addressDirs(s)]) {
     let names: string[] = [];
     try {
       names = readdirSync(dir);

@@ -33,7 +33,8 @@ export function editConfigFile(file: string, change: (doc: Document) => void, en
   const doc = readConfigDocument(file);
   change(doc);
   const text = doc.toString({ lineWidth: 0 });
-  const loaded = parseConfig(parseYaml(text, file), { baseDir: dirname(resolve(file)), env, file });
+  // Written by client commands (invite) in any shell: a hook secret only the server has is a warning.
+  const loaded = parseConfig(parseYaml(text, file), { baseDir: dirname(resolve(file)), env, file, hookSecrets: 'client' });
   writeConfigFile(file, text, { force: true });
   return { ...loaded, file: resolve(file) };
 }

@@ -8,7 +8,7 @@ import type { Scope, Warning } from '../protocol/types.js';
 import { postureWarnings, parseListenAddr } from './posture.js';
 import { formatSchemaErrors, validateConfig, validatePairingList } from './schema.js';
 import type { Config, LoadedConfig, PairingConfig, Registration, TokenConfig } from './types.js';
-import { resolveHooks, type FileInboundHook, type FileWebhook } from './webhooks.js';
+import { resolveHooks, type FileInboundHook, type FileWebhook, type HookSecrets } from './webhooks.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
 export class ConfigError extends Error {
@@ -61,10 +61,12 @@ export interface ParseOptions {
   env: NodeJS.ProcessEnv;
   /** Shown as the prefix of error messages. */
   file?: string;
+  /** `client` for every command but `svc serve`: a hook secret missing here is a warning (default `serve`). */
+  hookSecrets?: HookSecrets;
 }
 
 /** Reads, checks and resolves a config file; throws ConfigError with one readable line. */
-export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, hookSecrets: HookSecrets = 'serve'): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -75,7 +77,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   }
   const raw = parseYaml(text, file);
   checkSecretFile(file, raw);
-  const loaded = parseConfig(raw, { baseDir: dirname(resolve(file)), env, file });
+  const loaded = parseConfig(raw, { baseDir: dirname(resolve(file)), env, file, hookSecrets });
   return { ...loaded, file: resolve(file) };
 }
 
@@ -133,7 +135,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
     rooms: data.rooms,
     pairings,
     require_pair_network_binding: data.require_pair_network_binding,
-    ...resolveHooks(data.webhooks, data.inbound_hooks, opts.env, fail),
+    ...resolveHooks(data.webhooks, data.inbound_hooks, opts.env, fail, opts.hookSecrets ?? 'serve', warnings),
   };
   warnings.push(...postureWarnings(config));
   return { config, file: opts.file ? resolve(opts.file) : undefined, warnings };

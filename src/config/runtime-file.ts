@@ -15,6 +15,8 @@ export interface RuntimeInfo {
   pid: number;
   host: string;
   network_id: string;
+  /** The network's unique id (GET /v1/network `uid`): clients key kept tokens and cursors by it. */
+  network_uid?: string;
   version: string;
   /** Absolute path of the config the server runs with. */
   config: string;

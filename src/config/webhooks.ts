@@ -3,6 +3,7 @@
 // ids unique. The feature (src/webhooks/) takes these as they are.
 
 import { privateHostRefusal } from '../protocol/private-address.js';
+import type { Warning } from '../protocol/types.js';
 
 export interface WebhookRetry {
   /** How long a delivery is retried before it is dead-lettered. */
@@ -76,20 +77,41 @@ export function checkUniqueIds(ids: readonly string[], where: string, fail: (lin
   });
 }
 
+/**
+ * How hook secrets are read. `serve`: a missing or unusable variable fails the load (the server
+ * signs and checks with them, read from its own environment when it starts). `apply`: fails too,
+ * as svc apply sends the secret it reads. `client`: only the serving process needs them, so any
+ * other command or doctor in another shell gets a warning naming the variable, and the hook keeps
+ * an empty secret.
+ */
+export type HookSecrets = 'serve' | 'apply' | 'client';
+
 /** Resolves both sections; `fail` throws the one-line config error (key path first). */
 export function resolveHooks(
   webhooks: FileWebhook[],
   inbound: FileInboundHook[],
   env: NodeJS.ProcessEnv,
   fail: (line: string) => never,
+  secrets: HookSecrets = 'serve',
+  warnings: Warning[] = [],
 ): { webhooks: WebhookConfig[]; inbound_hooks: InboundHookConfig[] } {
   const secretOf = (at: string, name: string): string => {
     const v = env[name];
-    if (v === undefined) fail(`${at}.secret_env: environment variable ${name} is not set`);
-    if (v === '') fail(`${at}.secret_env: environment variable ${name} is empty`);
-    const problem = secretProblem(v!);
-    if (problem) fail(`${at}.secret_env: ${name} ${problem}`);
-    return v!;
+    const problem = v === undefined ? 'is not set' : v === '' ? 'is empty' : secretProblem(v);
+    if (problem === undefined) return v!;
+    const what = v === undefined || v === '' ? `environment variable ${name} ${problem}` : `${name} ${problem}`;
+    if (secrets === 'serve')
+      fail(
+        `${at}.secret_env: ${what}; svc serve reads hook secrets from its own environment when it starts (set it there and restart: a reload cannot add it)`,
+      );
+    if (secrets === 'apply') fail(`${at}.secret_env: ${what} (svc apply reads the secret here and sends it to the server)`);
+    warnings.push({
+      severity: 'warning',
+      code: 'hook_secret_unset',
+      message: `${at}.secret_env: ${what} in this shell; only the server needs it, when it starts`,
+      action: `make sure ${name} is set in the environment svc serve starts with (a running server cannot pick it up by a reload)`,
+    });
+    return '';
   };
   const out = webhooks.map((w, i): WebhookConfig => {
     const at = `webhooks[${i}]`;

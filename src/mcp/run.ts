@@ -2,7 +2,6 @@
 // agent's identity, its attachment with a durable cursor, its read markers) started as soon as the
 // network answers; until then tool calls are errors saying why, and each one tries again.
 
-import os from 'node:os';
 import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { answerMalformedInput } from './malformed-input.js';
@@ -15,20 +14,21 @@ import { resolveAgentId } from './identity.js';
 import { Inbox } from './inbox.js';
 import { ReadMarkers } from './read-markers.js';
 import { createMcpServer, type Session } from './server.js';
+import { stateDirOf } from './state-dir.js';
 
 export interface RunOptions {
   url: string;
   token?: string;
   agent?: string;
-  /** Where the cursor and read markers live (default ~/.svc/mcp/<network>/<agent>). */
+  /** Where the cursor and read markers live (default ~/.svc/mcp/<network>@<uid>/<agent>: state-dir.ts). */
   stateDir?: string;
   /** The start command for "nothing answers" messages. */
   startCommand?: string;
   /** Run before the network is first asked (checks it is the one the token may go to); throws to refuse. */
   verify?: () => Promise<void>;
   transport: Transport;
-  /** Keeps a token a first claim got; returns the file. */
-  keepToken?: (networkId: string, agentId: string, token: string) => string;
+  /** Keeps a token a first claim got (keyed by the network's id and uid); returns the file. */
+  keepToken?: (network: { id: string; uid?: string }, agentId: string, token: string) => string;
   /** One line per session or attachment change, for stderr (stdout carries the protocol). */
   log: (line: string) => void;
 }
@@ -39,11 +39,6 @@ export interface McpHandle {
 
 /** While the network does not answer, the session is tried again this often in the background. */
 const RETRY_MS = 2000;
-
-/** The folder of an agent's state when --state-dir is not given. */
-export function defaultStateDir(networkId: string, agentId: string, home = os.homedir()): string {
-  return path.join(home, '.svc', 'mcp', networkId, agentId);
-}
 
 export async function runMcp(o: RunOptions): Promise<McpHandle> {
   const client = new SvcClient({
@@ -65,7 +60,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     const doc = await client.network();
     const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token, networkId: doc.id });
     const self = selfOf(doc.id, agentId);
-    const stateDir = path.resolve(o.stateDir ?? defaultStateDir(doc.id, agentId));
+    const stateDir = path.resolve(o.stateDir ?? stateDirOf(doc, agentId, o.log));
     const markers = ReadMarkers.open(path.join(stateDir, 'read.json'));
     let failure: Error | undefined;
     // The inbox and the attachment refer to each other; events flow only after READY, by when both exist.
@@ -83,7 +78,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       ...(o.keepToken
         ? {
             onAgentToken: (t: string) =>
-              o.log(`svc mcp: registered ${agentId}; its agent token is kept in ${o.keepToken!(doc.id, agentId, t)}`),
+              o.log(`svc mcp: registered ${agentId}; its agent token is kept in ${o.keepToken!(doc, agentId, t)}`),
           }
         : {}),
       onStatus: (s) => {

@@ -8,6 +8,7 @@ import { StoreError, type AgentRecord, type OpOutcome, type RoomDeclareOp, type 
 import type { Config } from '../config/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
 import { normalizeMembers } from './members.js';
+import { overriddenText, undoneByReload } from './declared-rooms.js';
 import { membersEvent } from './rooms.js';
 import { roomView } from './views.js';
 
@@ -144,12 +145,28 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
   if (req.network_id !== ctx.config.network.id) {
     throw new AppError('unprocessable_entity', `body.network_id: ${req.network_id} is not this network (${ctx.config.network.id})`);
   }
+  checkAgainstConfig(ctx, req);
   const parts = ctx.hooks.apply ?? [];
   // Every part's declarations are checked before anything is written: a bad one applies nothing.
   for (const part of parts) await part.check(req);
   const res = await applyDeclared(ctx, req, 'request', 'body.');
   for (const part of parts) res.changes!.push(...(await part.apply(req)));
   return res;
+}
+
+/** Refuses (409) a room declaration svc.yaml's next reload would undo; see declared-rooms.ts. */
+function checkAgainstConfig(ctx: NetworkContext, req: ApplyRequest): void {
+  req.rooms.forEach((d, i) => {
+    // A malformed member is a 400 at its place, whichever room declares it.
+    if (d.members) normalizeMembers(ctx.config.network.id, d.members, `body.rooms[${i}].members`);
+    const file = ctx.config.rooms.find((r) => r.id === d.id);
+    const first = file ? undoneByReload(ctx.config.network.id, file, d)[0] : undefined;
+    if (first) {
+      throw conflict(
+        `body.rooms[${i}].${first.field}: ${overriddenText(d.id, first)}; change it in svc.yaml, or leave ${first.field} out of the apply`,
+      );
+    }
+  });
 }
 
 /** What a config file declares: its rooms and its tokens' agent allowlists as bindings. */

@@ -61,6 +61,8 @@ export interface NetworkContext {
   readonly version: string;
   /** Warnings found while loading the config. */
   readonly configWarnings: Warning[];
+  /** The network's unique id kept in its store (uid.ts); absent in a context built without starting an app. */
+  readonly uid?: string;
   readonly hooks: Hooks;
 }
 

@@ -32,6 +32,7 @@ export function networkDocument(ctx: NetworkContext, p: Principal): NetworkDocum
   const c = ctx.config;
   return {
     id: c.network.id,
+    ...(ctx.uid !== undefined ? { uid: ctx.uid } : {}),
     name: c.network.name,
     version: ctx.version,
     protocols: { http: [HTTP_PROTOCOL], attach: [ATTACH_PROTOCOL], pair: [PAIR_PROTOCOL] },

@@ -60,3 +60,18 @@ export function migrationWarning(change: SchemaChange | undefined): Warning[] {
     },
   ];
 }
+
+/**
+ * config_reload_refused: the config file changed and the running server refused the new version
+ * (an invalid file, a hook secret its environment never had, a new network.id). `reason` is the
+ * load error without the file's path (warnings carry no paths); `file` is the file's base name.
+ */
+export function reloadRefusedWarning(file: string, reason: string, at: Date): Warning {
+  return {
+    severity: 'warning',
+    code: 'config_reload_refused',
+    message: `${file} changed (${at.toISOString()}) and the server refused the new version: ${reason}; it keeps running the config it had`,
+    action: `fix ${file} (the server reloads it on save), or restart svc serve when the change needs a restart (a new hook secret variable, network.id)`,
+    docs_url: `${WARNING_DOCS}#config_reload_refused`,
+  };
+}

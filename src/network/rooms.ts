@@ -52,14 +52,27 @@ export async function createRoom(ctx: NetworkContext, input: RoomInput): Promise
 }
 
 export async function getRoom(ctx: NetworkContext, p: Principal, id: string): Promise<Room> {
-  return roomView(ctx.config.network.id, await visibleRoom(ctx, p, id));
+  return withDeclared(ctx, roomView(ctx.config.network.id, await visibleRoom(ctx, p, id)));
+}
+
+/** The room with what svc.yaml declares for it, when it does: which source wins, shown (svc apply --dry-run reads it). */
+function withDeclared(ctx: NetworkContext, room: Room): Room {
+  const d = ctx.config.rooms.find((r) => r.id === room.id);
+  if (!d) return room;
+  const declared: NonNullable<Room['declared_by_config']> = {
+    ...(d.name !== undefined ? { name: d.name } : {}),
+    ...(d.members !== undefined ? { members: [...d.members] } : {}),
+    ...(d.visibility !== undefined ? { visibility: d.visibility } : {}),
+    ...(d.write_policy !== undefined ? { write_policy: d.write_policy } : {}),
+  };
+  return { ...room, declared_by_config: declared };
 }
 
 /** Rooms the principal may see, filtered before pagination (by the store). */
 export async function listRooms(ctx: NetworkContext, p: Principal, w: Window): Promise<{ rooms: Room[]; page: Page }> {
   const net = ctx.config.network.id;
   const s = await ctx.store.pageRooms(roomFilterOf(viewerOf(p), net), w);
-  return { rooms: s.items.map((r) => roomView(net, r)), page: pageOf(s, (r) => r.id) };
+  return { rooms: s.items.map((r) => withDeclared(ctx, roomView(net, r))), page: pageOf(s, (r) => r.id) };
 }
 
 export async function removeRoom(ctx: NetworkContext, id: string): Promise<RemovedResponse> {

@@ -23,6 +23,9 @@ export interface PairingView extends Pairing {
   relay_url?: string;
 }
 
+/** The kv kind of the remote network ids checks learned, by pairing id. */
+const LEARNED_KIND = 'pairing.remote';
+
 export interface ManagerDeps {
   ctx: NetworkContext;
   metrics: Metrics;
@@ -46,6 +49,11 @@ export class PairingManager {
   private remote: { network_id: string; name?: string; direct_messages: boolean } | undefined;
   /** Unbound credentials: the remote network first seen (check or inbound origin); forgotten on restart. */
   private pinned: string | undefined;
+  /**
+   * The remote network id a check last learned, kept in the store (every instance, a restart and a
+   * `svc store copy` see it) for display only: the pin above keeps its own rules.
+   */
+  private learned: string | undefined;
   private readonly transport: PairTransport;
   private readonly relay: RelayClient | undefined;
   private readonly cursor: PairingCursor;
@@ -89,6 +97,13 @@ export class PairingManager {
     } else {
       this.transport = new DirectTransport(c.remote_base_url!, c.token);
     }
+    if (c.remote_network_id === undefined)
+      void ctx.store.kv.get(LEARNED_KIND, c.id).then(
+        (e) => {
+          if (e && this.learned === undefined) this.learned = JSON.parse(e.value) as string;
+        },
+        () => {},
+      );
     // Earlier releases kept the cursor in a file beside the database: read once, then dropped.
     this.cursor = new PairingCursor(ctx.store, c.id, path.join(path.dirname(ctx.config.store.path), `pairing-${c.id}.cursor`));
     const relayed = relayDelivery({
@@ -148,7 +163,10 @@ export class PairingManager {
     // Transport first: it fails the request a drain may be waiting on, so the drain ends at once.
     await this.transport.close();
     await this.outbox.close();
-    if (opts.forget) await this.cursor.forget();
+    if (opts.forget) {
+      await this.cursor.forget();
+      await this.d.ctx.store.kv.delete(LEARNED_KIND, this.id).catch(() => false);
+    }
     this.d.metrics.relayConnections.set({ pairing: this.id }, 0);
   }
 
@@ -157,8 +175,8 @@ export class PairingManager {
     const refused = this.refusals.view();
     return {
       id: c.id,
-      remote_network_id: this.remoteNetworkId ?? '',
-      remote_network_name: c.remote_network_name ?? this.remote?.name ?? this.remoteNetworkId ?? '',
+      remote_network_id: this.remoteNetworkId ?? this.learned ?? '',
+      remote_network_name: c.remote_network_name ?? this.remote?.name ?? this.remoteNetworkId ?? this.learned ?? '',
       remote_base_url: c.remote_base_url ? displayUrl(c.remote_base_url) : '',
       status: this.status,
       ...(this.diagnostics ? { diagnostics: this.diagnostics } : {}),
@@ -262,6 +280,7 @@ export class PairingManager {
     if (res.remote) {
       this.remote = res.remote;
       if (c.remote_network_id === undefined && this.pinned === undefined) this.pinned = res.remote.network_id;
+      if (c.remote_network_id === undefined && this.learned !== res.remote.network_id) this.keepLearned(res.remote.network_id);
     }
     this.diagnostics = res.diagnostics;
     this.setStatus(
@@ -318,6 +337,14 @@ export class PairingManager {
         if (!this.closed) this.d.ctx.log('warn', 'could not record pairing.updated', { pairing: this.id, error: (err as Error).message });
       },
     );
+  }
+
+  /** Keeps the remote network id a check learned (an invite's pairing has none in the config). */
+  private keepLearned(id: string): void {
+    this.learned = id;
+    this.d.ctx.store.kv.put({ kind: LEARNED_KIND, id: this.id, value: JSON.stringify(id) }).catch((err: unknown) => {
+      this.d.ctx.log('warn', 'cannot keep the paired network id', { pairing: this.id, error: (err as Error).message });
+    });
   }
 
   private onPeer(present: boolean): void {

@@ -95,6 +95,12 @@ export interface Room {
   visibility: Visibility;
   write_policy: WritePolicy;
   created_at: string;
+  /**
+   * What the server's svc.yaml declares for this room, when it declares it (GET /v1/rooms and
+   * /v1/rooms/{id} only): svc.yaml wins, each reload sets these again, and `svc apply` refuses to
+   * differ from them (409).
+   */
+  declared_by_config?: { name?: string; members?: string[]; visibility?: Visibility; write_policy?: WritePolicy };
 }
 
 export interface Thread {
@@ -151,6 +157,12 @@ export interface Warning {
 
 export interface NetworkDocument {
   id: string;
+  /**
+   * The network's unique id, kept in its store: every instance of this network answers the same
+   * one, and no other network does, whatever its `id`. Clients key what they keep per network by
+   * `id` and `uid`. Absent from servers before it.
+   */
+  uid?: string;
   name: string;
   version: string;
   protocols: { http: string[]; attach: string[]; pair: string[] };

@@ -32,7 +32,10 @@ export function receiptsOf(seq: number, expected: readonly string[], records: re
     const reader = readerOf(key);
     if (!reader) continue;
     const m = marks.get(key) ?? {};
-    const delivered = m.delivered ?? m.read;
+    // A read implies delivery no later than the read. The marks' times are when their ranges last
+    // grew, so an ACK that arrives after the read (a runtime acknowledging late) would otherwise
+    // show a delivery after the read: the read's time bounds it.
+    const delivered = m.read !== undefined && (m.delivered === undefined || m.delivered > m.read) ? m.read : m.delivered;
     out.push({
       reader,
       state: m.read ? 'read' : delivered ? 'delivered' : 'pending',

@@ -1,6 +1,6 @@
 // `svc agent run` without a token under open registration: the first attach claims the agent, the
 // token (shown once) is kept with the other agent tokens (no config here: under HOME, in the folder
-// of this network and server), and the next start attaches and replies with it.
+// of this network's identity), and the next start attaches and replies with it.
 
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,8 @@ test('a first claim keeps its token, and the next start attaches and replies wit
     const env = { RUNS_FILE: path.join(dir, 'runs'), REPLY_TEXT: 'zed here', HOME: dir };
     p = await startAgentRun(args, env, dir);
     await p.waitLog(/registered zed; its agent token is kept in /);
-    const tokenFile = path.join(dir, '.svc', 'agents', `testnet@127.0.0.1-${s.port}`, 'zed.token');
+    // Kept by the network's identity: its id and the uid its store holds.
+    const tokenFile = path.join(dir, '.svc', 'agents', `testnet@${(await s.get('/v1/network')).body.uid}`, 'zed.token');
     assert.ok(p.stderr().includes(tokenFile), p.stderr());
     assert.match(readFileSync(tokenFile, 'utf8'), /^agt_v1_\S+\n$/);
     assert.is(statSync(tokenFile).mode & 0o077, 0, 'private to its owner');

@@ -50,7 +50,10 @@ t('--dry-run shows the plan with details and applies nothing', async ({ s, file 
   assert.match(r.stdout, /^plan for network testnet at http:\/\/127\.0\.0\.1:\d+ \(dry run: nothing is applied\)$/m);
   assert.match(r.stdout, /^PLAN\s+KIND\s+ID\s+DETAILS$/m);
   assert.match(r.stdout, /^create\s+agent\s+bravo$/m);
-  assert.match(r.stdout, /^update\s+room\s+general\s+members \+bravo; write_policy members -> registered_agents$/m);
+  assert.match(
+    r.stdout,
+    /^update\s+room\s+general\s+members \+bravo; write_policy members -> registered_agents; declared in the server's svc.yaml, which wins on reload: this apply agrees with it$/m,
+  );
   assert.match(r.stdout, /^create\s+room\s+ops$/m);
   assert.match(r.stdout, /^2 to create, 1 to update, 1 unchanged$/m);
   assert.is((await s.get('/v1/rooms/ops', ADMIN)).status, 404, 'nothing was applied');

@@ -258,4 +258,16 @@ d('pairing statuses map to marks; pairings the server does not report are inform
   assert.match(out[2]!.message, /incompatible \(unsupported_pair_protocol\)/);
   assert.equal(pairingChecks([], undefined), [{ check: 'pairings', status: 'ok', message: 'none configured' }]);
 });
+d('a pairing whose peer has answered is never called an invite out, even when its id is not reported', () => {
+  const p = (status: 'connected' | 'error' | 'pending') => ({
+    id: 'p',
+    remote_network_id: '',
+    remote_network_name: '',
+    remote_base_url: '',
+    status,
+  });
+  assert.is(pairingChecks([{ id: 'p' }], [p('connected')])[0]!.message, 'to the paired network (its id not reported): connected');
+  assert.match(pairingChecks([{ id: 'p' }], [p('error')])[0]!.message, /^to the paired network \(its id not reported\): error/);
+  assert.match(pairingChecks([{ id: 'p' }], [p('pending')])[0]!.message, /^to a network not yet known \(invite out\): pending/);
+});
 d.run();

@@ -53,7 +53,8 @@ async function setup(): Promise<Ctx> {
     { mode: 0o600 },
   );
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
-  ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@127.0.0.1-${port}`);
+  // Kept by the network's identity: its id and the uid its store holds.
+  ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@${(await ctx.s.get('/v1/network')).body.uid}`);
   let n = 0;
   ctx.project = () => {
     const p = path.join(ctx.root, `project-${++n}`);

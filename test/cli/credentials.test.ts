@@ -49,7 +49,8 @@ t.before(async (ctx) => {
   );
   ctx.operator = parse(readFileSync(file, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
-  ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@127.0.0.1-${port}`);
+  // Kept by the network's identity: its id and the uid its store holds.
+  ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@${(await ctx.s.get('/v1/network')).body.uid}`);
   ctx.run = (args, env = {}) => cli(args, { cwd: ctx.dir, env: { HOME: ctx.home, ...env } });
 });
 t.after(async (ctx) => {
@@ -269,16 +270,19 @@ t(
     });
     try {
       const env = { HOME: home };
+      const uid = async (s: TestServer) => (await s.get('/v1/network')).body.uid as string;
+      const [ua, ub] = [await uid(a), await uid(b)];
+      assert.is.not(ua, ub);
       for (const s of [a, b]) {
         const r = await cli(['agents', 'register', '--id', 'twin', '--url', s.url], { cwd: home, env });
         assert.is(r.code, 0, r.stderr);
         assert.match(
           r.stdout,
-          new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@127\\.0\\.0\\.1-${s.port}/twin\\.token`),
+          new RegExp(`kept in ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.svc/agents/home@${s === a ? ua : ub}/twin\\.token`),
         );
       }
-      const ta = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${a.port}`, 'twin.token'), 'utf8');
-      const tb = readFileSync(path.join(home, '.svc', 'agents', `home@127.0.0.1-${b.port}`, 'twin.token'), 'utf8');
+      const ta = readFileSync(path.join(home, '.svc', 'agents', `home@${ua}`, 'twin.token'), 'utf8');
+      const tb = readFileSync(path.join(home, '.svc', 'agents', `home@${ub}`, 'twin.token'), 'utf8');
       assert.is.not(ta, tb);
       for (const s of [a, b]) {
         const r = await cli(['send', '--as', 'twin', '--room', 'general', '--url', s.url, `to ${s.port}`], { cwd: home, env });
@@ -339,7 +343,8 @@ restart('a token kept for listen_addr 127.0.0.1:0 is found again after a restart
   try {
     const reg = await run(['agents', 'register', '--id', 'alpha']);
     assert.is(reg.code, 0, reg.stderr);
-    assert.match(reg.stdout, /kept in .*\/\.svc\/agents\/port0@127\.0\.0\.1-0\/alpha\.token/);
+    // Kept by the network's identity (its id and store's uid), which no port changes.
+    assert.match(reg.stdout, /kept in .*\/\.svc\/agents\/port0@nuid_\w+\/alpha\.token/);
   } finally {
     await first.stop();
   }

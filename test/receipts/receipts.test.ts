@@ -177,6 +177,27 @@ sqlite('a message.receipts event reaches only streams that may see its conversat
   outsider.close();
 });
 
+sqlite('a message read before its ACK shows delivered_at no later than read_at', async ({ s, beta }) => {
+  const { c } = await attachAs(s, { network_id: NET, agent: { id: 'bob' } }, { token: beta });
+  const id = await send(s, 'later', 'read first, acknowledged after');
+  const frame = await c.message('read first, acknowledged after');
+  assert.is((await s.req('POST', `/v1/messages/${id}/read`, { token: beta })).status, 200);
+  await waitState(s, id, 'bob', 'read');
+  const marks = await SseClient.open(s, { token: ADMIN, query: 'type=message.receipts' });
+  // The ACK comes later than the read (its batch is written after this pause).
+  await new Promise((r) => setTimeout(r, 50));
+  c.ack(frame.cursor);
+  await marks.next(
+    (f) => f.json?.receipts?.marks?.some((m: Json) => m.kind === 'delivered' && m.reader.id === 'bob' && m.up_to_seq !== undefined),
+    5000,
+  );
+  const mine = (await receipts(s, id)).find((x: Json) => x.reader.id === 'bob');
+  assert.is(mine.state, 'read');
+  assert.ok(mine.delivered_at <= mine.read_at, `delivered_at ${mine.delivered_at} is after read_at ${mine.read_at}`);
+  marks.close();
+  await c.close();
+});
+
 sqlite('receipts survive a restart', async ({ s, alpha }) => {
   const id = await send(s, 'general', 'before the restart');
   assert.is((await s.get('/v1/rooms/general/messages', alpha)).status, 200);

@@ -47,7 +47,7 @@ export function agentRunCommand(io: Io, command: string[], flags: AgentRunFlags)
       const stateDir = path.resolve(flags.stateDir ?? path.join('.svc', 'agent-run'), network.id, agentId);
       // Without a token: attach anonymously (a first claim); the token it gets is kept with the others.
       const token = target.token;
-      const scope = pick?.scope ?? scopeOf(target, network.id, io.env);
+      const scope = pick?.scope ?? scopeOf(target, network, io.env);
       const log = (line: string) => io.err(`svc agent run: ${line}`);
       const runner = new AgentRunner({
         url: target.url,

@@ -7,7 +7,7 @@ import { EXIT, type Io } from '../io.js';
 import { anonymousHint, withClient, type ClientFlags } from '../with-client.js';
 import { AGENT_TOKEN_PREFIX } from '../../auth/credentials.js';
 import { credentialDirs, findToken, keepToken, keptAgents, legacyTokenFiles } from '../../config/agent-credentials.js';
-import { keepFix, networkIdOf, scopeOf } from '../agent-token.js';
+import { keepFix, networkIdentityOf, scopeOf } from '../agent-token.js';
 import { TargetError } from '../target.js';
 import type { ListFlags } from './rooms.js';
 
@@ -88,7 +88,7 @@ export function agentsRegister(io: Io, flags: RegisterFlags): Promise<number> {
       const toKeep = reg.agent_token ?? givenAgentToken;
       let keptIn = pick?.kept?.file;
       if (toKeep !== undefined) {
-        const scope = pick?.scope ?? scopeOf(target, (await client.network()).id, io.env);
+        const scope = pick?.scope ?? scopeOf(target, await client.network(), io.env);
         keptIn = keepToken(scope, reg.agent_id, toKeep);
       }
       if (flags.json) {
@@ -127,10 +127,11 @@ export function agentsToken(io: Io, id: string, flags: ClientFlags): Promise<num
     'agents token',
     flags,
     async (_client, target) => {
-      const networkId = await networkIdOf(target);
-      if (networkId === undefined)
+      const network = await networkIdentityOf(target);
+      if (network === undefined)
         throw new TargetError(`nothing answers at ${target.url} and no config names the network: start the server, or pass --config`);
-      const scope = scopeOf(target, networkId, io.env);
+      const networkId = network.id;
+      const scope = scopeOf(target, network, io.env);
       const found = findToken(scope, id, legacyTokenFiles(networkId, id, { ...(io.env.HOME ? { home: io.env.HOME } : {}) }));
       if (!found) {
         const others = keptAgents(scope);

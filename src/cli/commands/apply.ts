@@ -13,6 +13,7 @@ import { collectAll, type SvcClient } from '../../client/svc-client.js';
 import { envValue } from '../../config/env.js';
 import { ConfigError, parseConfig, parseYaml } from '../../config/load.js';
 import { declaredFromConfig } from '../../network/apply.js';
+import { overriddenText, undoneByReload } from '../../network/declared-rooms.js';
 import { normalizeMember } from '../../network/members.js';
 import type { AgentSummary, ApplyRequest, ApplyResponse, Room } from '../../protocol/types.js';
 import { json, table } from '../format.js';
@@ -45,7 +46,7 @@ export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?
   const raw = parseYaml(text, file);
   const whole = isWholeConfig(raw);
   const source = whole ? raw : declarationsAsConfig(raw, file, networkId);
-  const loaded = parseConfig(source, { baseDir: path.dirname(file), env: placeholderEnv(source, env, file), file });
+  const loaded = parseConfig(source, { baseDir: path.dirname(file), env: placeholderEnv(source, env, file), file, hookSecrets: 'apply' });
   const declared = declaredFromConfig(loaded.config);
   return {
     network_id: loaded.config.network.id,
@@ -148,8 +149,11 @@ function placeholderEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, fi
   return filled;
 }
 
-/** A planned change; `unknown` when the caller's view cannot tell (an anonymous dry run). */
-export type PlannedChange = Omit<Change, 'action'> & { action: Change['action'] | 'unknown' };
+/**
+ * A planned change; `unknown` when the caller's view cannot tell (an anonymous dry run), `refused`
+ * when the server would answer 409 (a room svc.yaml declares otherwise: it wins on every reload).
+ */
+export type PlannedChange = Omit<Change, 'action'> & { action: Change['action'] | 'unknown' | 'refused' };
 
 /** Ids the view could not see, with why (e.g. "exists, private"): planned as `unknown`, never as created. */
 export interface Unseen {
@@ -183,6 +187,12 @@ export function planApply(
       changes.push({ kind: 'room', id: d.id, action: 'created' });
       continue;
     }
+    const declared = cur.declared_by_config;
+    const undone = declared ? undoneByReload(req.network_id, declared, d) : [];
+    if (undone.length > 0) {
+      changes.push({ kind: 'room', id: d.id, action: 'refused', details: undone.map((o) => `${o.field}: ${overriddenText(d.id, o)}`) });
+      continue;
+    }
     const details: string[] = [];
     if (d.name !== undefined && d.name !== cur.name) details.push(`name ${cur.name} -> ${d.name}`);
     if (d.members !== undefined) {
@@ -197,7 +207,9 @@ export function planApply(
     if (d.visibility !== undefined && d.visibility !== cur.visibility) details.push(`visibility ${cur.visibility} -> ${d.visibility}`);
     if (d.write_policy !== undefined && d.write_policy !== cur.write_policy)
       details.push(`write_policy ${cur.write_policy} -> ${d.write_policy}`);
-    changes.push({ kind: 'room', id: d.id, action: details.length ? 'updated' : 'unchanged', ...(details.length ? { details } : {}) });
+    const action = details.length ? 'updated' : 'unchanged';
+    if (declared) details.push("declared in the server's svc.yaml, which wins on reload: this apply agrees with it");
+    changes.push({ kind: 'room', id: d.id, action, ...(details.length ? { details } : {}) });
   }
   return changes;
 }
@@ -284,13 +296,15 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
   const unseen = anonymous ? await probeUnseen(client, req, rooms, agents) : {};
   const hooks = await listedHooks(client, req);
   const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why)];
+  // A plan the server would refuse is a failure, as the apply itself would be.
+  const code = changes.some((ch) => ch.action === 'refused') ? EXIT.failure : EXIT.ok;
   if (flags.json) {
     io.out(json({ dry_run: true, anonymous, network_id: req.network_id, changes }));
-    return EXIT.ok;
+    return code;
   }
   io.out(`plan for network ${req.network_id} at ${client.baseUrl} (dry run: nothing is applied)`);
   report(io, changes, true);
-  return EXIT.ok;
+  return code;
 }
 
 /**
@@ -324,7 +338,7 @@ async function probeUnseen(client: SvcClient, req: ApplyRequest, rooms: readonly
   return { rooms: unseenRooms, agents: unseenAgents };
 }
 
-const PLAN_WORD = { created: 'create', updated: 'update', unchanged: 'keep', unknown: 'cannot tell' } as const;
+const PLAN_WORD = { created: 'create', updated: 'update', unchanged: 'keep', unknown: 'cannot tell', refused: 'refuse (409)' } as const;
 
 function report(io: Io, changes: readonly PlannedChange[], plan: boolean): void {
   const c = io.color;
@@ -332,7 +346,8 @@ function report(io: Io, changes: readonly PlannedChange[], plan: boolean): void 
     io.out('nothing declared: the file has no rooms, no tokens with agents and no hooks');
     return;
   }
-  const paint = (a: PlannedChange['action'], s: string) => (a === 'created' ? c.green(s) : a === 'updated' ? c.yellow(s) : c.dim(s));
+  const paint = (a: PlannedChange['action'], s: string) =>
+    a === 'created' ? c.green(s) : a === 'updated' ? c.yellow(s) : a === 'refused' ? c.red(s) : c.dim(s);
   const lines = table(c, changes, [
     { header: plan ? 'PLAN' : 'RESULT', value: (ch) => (plan ? PLAN_WORD[ch.action] : ch.action), style: (s, ch) => paint(ch.action, s) },
     { header: 'KIND', value: (ch) => ch.kind },
@@ -346,6 +361,13 @@ function report(io: Io, changes: readonly PlannedChange[], plan: boolean): void 
   const unchanged = n('unchanged');
   const unknown = n('unknown');
   const cannot = unknown > 0 ? `, ${unknown} cannot tell` : '';
+  const refused = n('refused');
+  if (plan && refused > 0) {
+    io.out(
+      `${refused} refused: svc.yaml declares ${refused === 1 ? 'that room' : 'those rooms'} otherwise and wins on every reload, so the apply would fail (409) and change nothing; change svc.yaml, or leave those fields out`,
+    );
+    return;
+  }
   if (created + updated === 0)
     io.out(plan ? `nothing to change (${unchanged} unchanged${cannot})` : `nothing changed (${unchanged} unchanged)`);
   else if (plan) io.out(`${created} to create, ${updated} to update, ${unchanged} unchanged${cannot}`);

@@ -295,7 +295,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       );
       agent = pick.agentId ?? agent;
       const network = await client.network();
-      const scope = pick.scope ?? scopeOf(target0, network.id, io.env);
+      const scope = pick.scope ?? scopeOf(target0, network, io.env);
       const given = pick.target.tokenSource === '--token' || pick.target.tokenSource === 'SVC_TOKEN';
       const givenAgentToken = given && pick.target.token?.startsWith(AGENT_TOKEN_PREFIX);
       // This command would claim the id (no token of it here): only an id the network has, or with

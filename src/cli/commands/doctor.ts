@@ -61,7 +61,7 @@ export function configChecks(file: string, env: NodeJS.ProcessEnv): { results: C
   }
   let loaded: LoadedConfig;
   try {
-    loaded = parseConfig(raw, { baseDir: path.dirname(file), env, file });
+    loaded = parseConfig(raw, { baseDir: path.dirname(file), env, file, hookSecrets: 'client' });
   } catch (err) {
     results.unshift(fail('config valid', (err as Error).message));
     return { results };
@@ -141,7 +141,13 @@ export function pairingChecks(
   if (ids.length === 0) return [ok('pairings', 'none configured')];
   return ids.flatMap((id): CheckResult[] => {
     const s = served?.find((p) => p.id === id);
-    const remote = s?.remote_network_id || configured.find((p) => p.id === id)?.remote_network_id || 'a network not yet known (invite out)';
+    // "invite out" only while the peer never answered: a pairing in any other state has one, even
+    // when this server cannot name it.
+    const answered = s !== undefined && s.status !== 'unknown' && s.status !== 'pending';
+    const remote =
+      s?.remote_network_id ||
+      configured.find((p) => p.id === id)?.remote_network_id ||
+      (answered ? 'the paired network (its id not reported)' : 'a network not yet known (invite out)');
     const check = `pairing ${id}`;
     if (!s)
       return [

@@ -116,7 +116,7 @@ export async function initCommand(io: Io, opts: InitOptions, ask: InitPrompter =
   if (adminToken) io.out(`admin token (shown once; it is also in svc.yaml): ${adminToken}`);
   // The posture rules of `serve` apply to what was just chosen: say so now, not at first start.
   try {
-    for (const w of loadConfig(file, io.env).warnings) io.err(`warning: ${w.message}${w.action ? ` (${w.action})` : ''}`);
+    for (const w of loadConfig(file, io.env, 'client').warnings) io.err(`warning: ${w.message}${w.action ? ` (${w.action})` : ''}`);
   } catch (err) {
     io.err(`warning: ${(err as Error).message}`);
   }

@@ -19,6 +19,7 @@ import {
   validateInvite,
   type Invite,
 } from '../../pairing/invite.js';
+import type { Warning } from '../../protocol/types.js';
 import { EXIT, type Io } from '../io.js';
 import { configPath } from '../target.js';
 import { hasUnsafeChars, oneLine } from '../format.js';
@@ -136,7 +137,9 @@ export async function inviteCreate(io: Io, opts: InviteCreateOptions): Promise<n
         throw new UsageError(`--expires: ${(err as Error).message}`);
       }
     }
-    const current = loadConfig(file, io.env).config;
+    const loaded = loadConfig(file, io.env, 'client');
+    if (!opts.json) sayHookSecrets(io, loaded.warnings);
+    const current = loaded.config;
     const invite: Invite = {
       v: INVITE_VERSION,
       relay_url: relayUrl,
@@ -217,7 +220,9 @@ function checkSecrets(inv: Invite): void {
 export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptions, confirm: Confirm = inquirerConfirm): Promise<number> {
   const file = configPath(opts, io.env).file;
   try {
-    const current = loadConfig(file, io.env).config;
+    const loaded = loadConfig(file, io.env, 'client');
+    if (!opts.json) sayHookSecrets(io, loaded.warnings);
+    const current = loaded.config;
     const inv = validateInvite(code, { network_id: current.network.id });
     const name = checkedName(inv.network_name);
     checkSecrets(inv);
@@ -293,4 +298,9 @@ export async function inviteAccept(io: Io, code: string, opts: InviteAcceptOptio
   } catch (err) {
     return fail(io, err, 'accept');
   }
+}
+
+/** Hook secrets are the serving process's: a shell without one is told which, and the command goes on. */
+function sayHookSecrets(io: Io, warnings: readonly Warning[]): void {
+  for (const w of warnings) if (w.code === 'hook_secret_unset') io.err(`warning: ${w.message} (${w.action})`);
 }

@@ -158,8 +158,7 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       // The config's operator token still goes only to a server that says it is this config's network.
       ...(unverified && target.tokenSource === 'config' ? { verify: async () => void (await checkOwnNetwork(resolved)) } : {}),
       // A first claim's token is kept with the others (beside the config when there is one).
-      keepToken: (networkId: string, agentId: string, token: string) =>
-        keepToken(pick.scope ?? scopeOf(target, networkId, io.env), agentId, token),
+      keepToken: (network, agentId, token) => keepToken(pick.scope ?? scopeOf(target, network, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });

@@ -70,6 +70,9 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
         await app.reload(loadConfig(file, io.env));
       } catch (err) {
         log('error', `config reload (${why}) failed; keeping the running config`, { error: (err as Error).message });
+        const message = (err as Error).message;
+        const prefix = err instanceof ConfigError && err.file ? `${err.file}: ` : '';
+        app.refuseReload(path.basename(file), message.startsWith(prefix) ? message.slice(prefix.length) : message);
       }
     });
   };
@@ -108,6 +111,7 @@ export async function serveCommand(io: Io, opts: ServeOptions): Promise<number> 
       pid: process.pid,
       host: os.hostname(),
       network_id: loaded.config.network.id,
+      ...(app.ctx.uid !== undefined ? { network_uid: app.ctx.uid } : {}),
       version: VERSION,
       config: file,
       started_at: new Date().toISOString(),

@@ -57,7 +57,7 @@ export async function storeCopyCommand(io: Io, o: StoreCopyOptions, stderr: Node
   }
   let loaded;
   try {
-    loaded = loadConfig(path.resolve(o.config), io.env);
+    loaded = loadConfig(path.resolve(o.config), io.env, 'client');
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err(`svc store copy: ${err.message}`);

@@ -14,7 +14,7 @@ export interface StoreRecoverOptions {
 export async function storeRecoverCommand(io: Io, opts: StoreRecoverOptions): Promise<number> {
   let cfg;
   try {
-    cfg = loadConfig(path.resolve(opts.config), io.env).config;
+    cfg = loadConfig(path.resolve(opts.config), io.env, 'client').config;
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err(`svc store recover: ${err.message}`);

@@ -20,7 +20,8 @@ export async function databaseChecks(url: string, schema: string, where: string)
   client.on('error', () => {});
   try {
     await client.connect();
-    const v = await client.query<{ v: string }>('SHOW server_version');
+    // SHOW names its column after the setting (server_version): ask for it under the name read here.
+    const v = await client.query<{ v: string }>("SELECT current_setting('server_version') AS v");
     out.push({ check: 'database reachable', status: 'ok', message: `${where} answers (PostgreSQL ${v.rows[0]?.v ?? '?'})` });
   } catch (err) {
     out.push({ check: 'database reachable', status: 'fail', message: `${where}: ${(err as Error).message}` });

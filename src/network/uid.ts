@@ -1,0 +1,19 @@
+// The network's own unique id (issue 38 item 19): generated once, on the first start of a store, and
+// kept in it, so every instance on the store (several `svc serve` on one Postgres schema, a copy of
+// its sqlite file, a `svc store copy`) answers the same one, and another network that happens to
+// share its `network.id` (two networks both called `home`) never does. Clients key what they keep
+// per network (agent tokens, `svc mcp` cursors) by the id and this uid. Shown in GET /v1/network.
+
+import { newId } from '../protocol/ids.js';
+import type { KvTable } from '../store/types.js';
+
+const KIND = 'network';
+const ID = 'uid';
+
+/** The store's network uid; the first caller on a new store generates it (of two racing instances one wins). */
+export async function networkUid(kv: KvTable): Promise<string> {
+  const stored = await kv.get(KIND, ID);
+  if (stored) return JSON.parse(stored.value) as string;
+  const kept = await kv.putIfAbsent({ kind: KIND, id: ID, value: JSON.stringify(newId('nuid')) });
+  return JSON.parse(kept.value) as string;
+}

@@ -127,7 +127,7 @@ t('MCP send_message names the candidate that was not mentioned, with the fix', a
 t('svc apply of the svc.yaml svc init wrote keeps the agents that joined general', async ({ dir, svc }) => {
   const plan = await svc(['apply', path.join(dir, 'svc.yaml'), '--dry-run']);
   assert.is(plan.code, 0, plan.stderr);
-  assert.match(plan.stdout, /^keep\s+room\s+general\s*$/m);
+  assert.match(plan.stdout, /^keep\s+room\s+general\b(?!.*refuse)/m);
   const r = await svc(['apply', path.join(dir, 'svc.yaml')]);
   assert.is(r.code, 0, r.stderr);
   const members = await svc(['rooms', 'members', 'general', '--json']);

@@ -261,6 +261,11 @@ e.before(async (ctx) => {
   assert.is(reg.code, 0, reg.stderr);
   const room = await ctx.s.post('/v1/rooms', { id: 'hidden', visibility: 'private', members: ['gamma'] }, TOKENS.admin.value);
   assert.ok(room.status < 300, room.text);
+  // svc init's general is public and joined on registration: its agents (gamma, and the suites' before)
+  // leave it, so the only agent left is gamma in a private room.
+  const general = await ctx.s.req('GET', '/v1/rooms/general', { token: TOKENS.admin.value });
+  const left = await ctx.s.req('PATCH', '/v1/rooms/general/members', { token: TOKENS.admin.value, body: { remove: general.body.members } });
+  assert.is(left.status, 200, left.text);
 });
 e.after(async (ctx) => {
   await ctx.s?.dispose();

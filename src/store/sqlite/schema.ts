@@ -193,12 +193,15 @@ const MIGRATIONS: Migration[] = [
     version: 12,
     // The webhook worker reads the deliveries that are due, not the oldest pending ones: a hundred
     // waiting on a retry must not hide a newer one (issue 38). Their next attempt time becomes a
-    // column (set by every write, filled here from the body) with an index in due order.
-    sql: `
-      ALTER TABLE webhook_deliveries ADD COLUMN next_attempt_at TEXT;
-      UPDATE webhook_deliveries SET next_attempt_at = json_extract(body, '$.next_attempt_at');
-      CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id);
-    `,
+    // column (set by every write, filled here from the body) with an index in due order. In the
+    // fill, not the SQL: a file set back to an older version by hand may have the column already.
+    sql: '',
+    fill: (db) => {
+      const cols = db.exec('PRAGMA table_info(webhook_deliveries)')[0]?.values.map((r) => String(r[1])) ?? [];
+      if (!cols.includes('next_attempt_at')) db.run('ALTER TABLE webhook_deliveries ADD COLUMN next_attempt_at TEXT');
+      db.run("UPDATE webhook_deliveries SET next_attempt_at = json_extract(body, '$.next_attempt_at') WHERE next_attempt_at IS NULL");
+      db.run('CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id)');
+    },
   },
   {
     version: 13,

@@ -20,7 +20,10 @@ t.after(async (c) => c.s?.dispose());
 t('has id, name, version, protocols, capabilities, console and warnings', async ({ s }) => {
   const r = await s.get('/v1/network', TOKENS.observer.value);
   assert.is(r.status, 200, r.text);
+  // The uid is generated once per store: its shape is checked, then it is compared as is.
+  assert.match(r.body.uid, /^nuid_[0-9a-z]{26}$/);
   assert.equal(r.body, {
+    uid: r.body.uid,
     id: 'testnet',
     name: 'Test Net',
     version: VERSION,

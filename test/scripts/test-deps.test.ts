@@ -1,5 +1,6 @@
 // scripts/test-deps.mjs: `npm test` installs what the tests need outside node_modules (Chromium,
-// PostgreSQL, script(1), mount(8)) with apt-get when it can, and otherwise stops with one line saying what to install.
+// PostgreSQL, script(1), mount(8)) with apt-get when it can, and otherwise stops with one line
+// saying what to install.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -87,7 +87,6 @@ replay('streams that never read stay bounded in server memory and /healthz keeps
   // stays within a few times the median of those between them (medians: one hiccup of a busy
   // machine does not decide).
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log();
   assert.ok(
     median(opening) <= HEALTH_RATIO * median(quiet),
     `median /healthz beside a replay opening ${median(opening).toFixed(1)} ms, ${(median(opening) / median(quiet)).toFixed(1)}x the ${median(quiet).toFixed(1)} ms between them (at most ${HEALTH_RATIO}x)`,

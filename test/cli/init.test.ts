@@ -1,7 +1,7 @@
 // svc init: with --yes, driven through its prompts in a pseudo-terminal (script(1)), and with
 // injected answers in-process.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import type { Io } from '../../src/cli/io.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Chalk } from 'chalk';
 import { SVC_BIN } from '../helpers/server.js';
-import { cleanEnv, cli } from '../helpers/cli.js';
+import { cleanEnv, cli, scriptBin } from '../helpers/cli.js';
 
 const t = suite<{ dir: string; sub: (name: string) => string }>('svc init');
 t.before((ctx) => {
@@ -77,8 +77,6 @@ t.run();
 
 // ---- Through a pseudo-terminal: script(1) gives the process a TTY; keys are written to it.
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
-
 interface Pty {
   /** Waits until the screen shows `re` (after the last answer), then types `keys`. */
   answer(re: RegExp, keys: string): Promise<void>;
@@ -89,7 +87,7 @@ interface Pty {
 
 function pty(args: string[]): Pty {
   const command = [process.execPath, SVC_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const p = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const p = spawn(scriptBin(), ['-qfec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm' }), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let from = 0;
   p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -129,7 +127,6 @@ p.before((ctx) => {
 p.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 p('answers become the config; bearer mode generates an admin token shown once', async ({ dir }) => {
-  if (!hasScript) return console.log('  (skipped: script(1) is not installed)');
   const target = path.join(dir, 'bearer');
   const s = pty(['init', '--dir', target]);
   await s.answer(/Network id/, `${CLEAR_LINE}lab-net${ENTER}`);
@@ -160,7 +157,6 @@ p('answers become the config; bearer mode generates an admin token shown once', 
 });
 
 p('a bad network id is refused at the prompt until corrected', async ({ dir }) => {
-  if (!hasScript) return;
   const target = path.join(dir, 'validate');
   const s = pty(['init', '--dir', target]);
   await s.answer(/Network id/, `${CLEAR_LINE}bad id!${ENTER}`);
@@ -177,7 +173,6 @@ p('a bad network id is refused at the prompt until corrected', async ({ dir }) =
 });
 
 p('Ctrl-C at a prompt writes nothing and exits 1 without a stack trace', async ({ dir }) => {
-  if (!hasScript) return;
   const target = path.join(dir, 'cancel');
   const s = pty(['init', '--dir', target]);
   await s.answer(/Network id/, '\x03');
@@ -188,7 +183,6 @@ p('Ctrl-C at a prompt writes nothing and exits 1 without a stack trace', async (
 });
 
 p('an existing file is refused before any question is asked', async ({ dir }) => {
-  if (!hasScript) return;
   const target = path.join(dir, 'exists');
   assert.is((await cli(['init', '--yes', '--dir', target])).code, 0);
   const s = pty(['init', '--dir', target]);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
-import { cleanEnv, cli, deadUrl, MEMORY_STORE } from '../helpers/cli.js';
+import { cleanEnv, cli, deadUrl, MEMORY_STORE, scriptBin } from '../helpers/cli.js';
 import { helpAt, svcProgram } from '../helpers/help-text.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -139,10 +139,10 @@ c('the URL comes from --url, else SVC_URL, else the config file server.listen_ad
 });
 
 c('on a TTY tables are coloured, unless NO_COLOR is set', async ({ s }) => {
-  if (spawnSync('script', ['--version']).status !== 0) return console.log('  (skipped: script(1) is not installed)');
+  const script = scriptBin();
   const command = `'${process.execPath}' '${SVC_BIN}' rooms list --url ${s.url} --token ${ADMIN}`;
   const run = (env: Record<string, string | undefined>) =>
-    spawnSync('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(env), encoding: 'utf8' });
+    spawnSync(script, ['-qfec', command, '/dev/null'], { env: cleanEnv(env), encoding: 'utf8' });
   const coloured = run({ TERM: 'xterm', NO_COLOR: undefined });
   assert.is(coloured.status, 0, coloured.stdout);
   assert.match(coloured.stdout, /\x1b\[1mID/, 'bold header on a TTY');

@@ -1,6 +1,7 @@
-// A full disk under the data directory. Preferred: a real 8 MiB tmpfs filled with a filler file
-// (needs root and mount). Always also: the store's injected ENOSPC (SVC_FAULT_JOURNAL_ENOSPC_FILE,
-// a test hook: while the named file exists, journal writes fail as on a full disk).
+// A full disk under the data directory, two ways: a real 8 MiB tmpfs filled with a filler file
+// (needs root and mount(8), which `npm test` installs: scripts/test-deps.mjs; a failed mount fails
+// the tests), and the store's injected ENOSPC (SVC_FAULT_JOURNAL_ENOSPC_FILE, a test hook: while
+// the named file exists, journal writes fail as on a full disk).
 // Either way the server must answer 503 with a clear error, never acknowledge what it could not
 // persist, keep serving reads, and accept writes again once space returns, without a restart.
 
@@ -12,6 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually, startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
 import { allMessages } from './harness.js';
+// @ts-expect-error: a plain .mjs script without types
+import { needPath } from '../../scripts/test-deps.mjs';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -23,19 +26,25 @@ interface Disk {
   dispose(): void;
 }
 
-function tryTmpfs(): { dir: string; unmount: () => void } | undefined {
+/** mount(8) as scripts/test-deps.mjs checked it; umount(8) comes in the same package. */
+const MOUNT: string = needPath('SVC_MOUNT');
+const UMOUNT = path.join(path.dirname(MOUNT), 'umount');
+
+/** An 8 MiB tmpfs; throws (failing the suite) when it cannot be mounted. */
+function mountTmpfs(): { dir: string; unmount: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-tmpfs-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
+    execFileSync(MOUNT, ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    return undefined;
+    const why = (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
+    throw new Error(`cannot mount a tmpfs with ${MOUNT} (these tests need root and mount(8); \`npm test\` installs it): ${why}`);
   }
   return {
     dir,
     unmount: () => {
       try {
-        execFileSync('umount', [dir], { stdio: 'ignore' });
+        execFileSync(UMOUNT, [dir], { stdio: 'ignore' });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -80,32 +89,35 @@ async function send(s: TestServer, id = `msg-${++n}`): Promise<{ id: string; sta
 }
 
 /** `exact`: every write fails while full (injected); a real disk may still fit a small record in a page it owns. */
-function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: TestServer; disk: Disk }> | undefined): void {
+function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: TestServer; disk: Disk }>): void {
   const t = suite<Ctx>(name);
-  let skipped = false;
+  // A set-up that throws (a tmpfs that cannot be mounted) fails each test with its reason: uvu
+  // reports a throwing `before` hook only as tests that never ran, and exits 0.
+  let setupError: unknown;
   t.before(async (ctx) => {
-    const made = make();
-    if (!made) {
-      skipped = true;
-      console.log(`  (${name}: mounting a tmpfs is not permitted here; the injected variant covers it)`);
-      return;
-    }
-    Object.assign(ctx, await made, { acked: [], refused: [] });
-    assert.is((await ctx.s.post('/v1/rooms', { id: 'r0', name: 'r0', members: ['a0'] }, ADMIN)).status, 200);
-    for (let i = 0; i < 5; i++) {
-      const r = await send(ctx.s);
-      assert.is(r.status, 200);
-      ctx.acked.push(r.id);
+    try {
+      Object.assign(ctx, await make(), { acked: [], refused: [] });
+      assert.is((await ctx.s.post('/v1/rooms', { id: 'r0', name: 'r0', members: ['a0'] }, ADMIN)).status, 200);
+      for (let i = 0; i < 5; i++) {
+        const r = await send(ctx.s);
+        assert.is(r.status, 200);
+        ctx.acked.push(r.id);
+      }
+    } catch (err) {
+      setupError = err;
     }
   });
   t.after(async (ctx) => {
-    if (skipped) return;
     await ctx.s?.dispose();
     ctx.disk?.dispose();
   });
+  const test = (title: string, fn: (ctx: Ctx) => Promise<void>) =>
+    t(title, async (ctx) => {
+      if (setupError) throw setupError;
+      await fn(ctx);
+    });
 
-  t('refuses writes with 503 and a clear error while the disk is full, and keeps serving reads', async (ctx) => {
-    if (skipped) return;
+  test('refuses writes with 503 and a clear error while the disk is full, and keeps serving reads', async (ctx) => {
     const { s, disk } = ctx;
     disk.fill();
     // A few bytes may still fit in a page the journal already owns; those writes are real.
@@ -164,8 +176,7 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
     assert.not.match(s.output(), /tok-[a-z]+-0123456789/);
   });
 
-  t('accepts writes again once space returns, without a restart', async (ctx) => {
-    if (skipped) return;
+  test('accepts writes again once space returns, without a restart', async (ctx) => {
     const { s, disk } = ctx;
     disk.free();
     // Ready again by itself, before any write arrives (a drained server gets none).
@@ -181,8 +192,7 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
     assert.is((await s.post('/v1/rooms', { id: 'r2', name: 'r2', members: [] }, ADMIN)).status, 200);
   });
 
-  t('has kept exactly the acknowledged writes across a crash', async (ctx) => {
-    if (skipped) return;
+  test('has kept exactly the acknowledged writes across a crash', async (ctx) => {
     const { s } = ctx;
     await s.kill9();
     await s.restart();
@@ -194,8 +204,7 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
     assert.is((await s.get('/v1/rooms/r2', ADMIN)).status, 200);
   });
 
-  t('shuts down cleanly while the disk is full and loses nothing acknowledged', async (ctx) => {
-    if (skipped) return;
+  test('shuts down cleanly while the disk is full and loses nothing acknowledged', async (ctx) => {
     const { s, disk } = ctx;
     disk.fill();
     const r = await send(s);
@@ -211,11 +220,15 @@ function diskFullSuite(name: string, exact: boolean, make: () => Promise<{ s: Te
 }
 
 diskFullSuite('a server whose data directory is a full tmpfs', false, () => {
-  const fs = tryTmpfs();
-  if (!fs) return undefined;
-  const filler = path.join(fs.dir, 'filler');
   return (async () => {
-    const s = await startServer({ config: { store: { path: path.join(fs.dir, 'svc.db') }, server: { loop_guard: { enabled: false } } } });
+    const fs = mountTmpfs();
+    const filler = path.join(fs.dir, 'filler');
+    const s = await startServer({
+      config: { store: { path: path.join(fs.dir, 'svc.db') }, server: { loop_guard: { enabled: false } } },
+    }).catch((err) => {
+      fs.unmount();
+      throw err;
+    });
     return {
       s,
       disk: {

@@ -1,11 +1,13 @@
 // Runs the `svc` CLI as a process (as an operator would; SVC_BIN, from the sources) and collects its exit code and output.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SVC_BIN } from './server.js';
+// @ts-expect-error: a plain .mjs script without types
+import { needPath } from '../../scripts/test-deps.mjs';
 
 export interface CliResult {
   code: number | null;
@@ -41,6 +43,21 @@ export function testHome(): string {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return home;
+}
+
+/**
+ * script(1) (Debian's bsdutils), which runs a command on a pseudo-terminal (`script -qfec CMD
+ * /dev/null`), at the path scripts/test-deps.mjs checked and `npm test` installs. Throws when it is
+ * missing, so a test that needs a terminal fails instead of passing untried.
+ */
+export function scriptBin(): string {
+  const bin: string = needPath('SVC_SCRIPT');
+  try {
+    accessSync(bin, constants.X_OK);
+  } catch {
+    throw new Error(`script(1) not found at ${bin}: \`apt-get install bsdutils\` (\`npm test\` does this) or set SVC_SCRIPT to its path`);
+  }
+  return bin;
 }
 
 /** Spawns `svc ...args`; the process starts as it would from a shell (stdin closed, not a TTY). */

@@ -6,11 +6,13 @@
 // loudly: a test that needs it never skips.
 
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+// @ts-expect-error: a plain .mjs script without types
+import { needPath } from '../../scripts/test-deps.mjs';
 
 export interface PgCluster {
   /** Connection URL of the cluster's `postgres` database (superuser, trust auth when throwaway). */
@@ -41,21 +43,17 @@ const MISSING =
   'Install them (`apt-get install postgresql`; `npm test` does this through scripts/test-deps.mjs) or set SVC_TEST_PG_URL ' +
   'to a server the tests may create schemas in (the outage tests still need the binaries: they stop their own server).';
 
-/** The folder holding initdb/pg_ctl: that of SVC_TEST_PG_INITDB, else the newest Debian postgresql version's. */
+/**
+ * The folder holding initdb/pg_ctl: that of SVC_TEST_PG_INITDB, else the highest installed Debian
+ * postgresql version's, found as scripts/test-deps.mjs (which installs it for `npm test`) finds it.
+ */
 export function pgBinDir(): string {
-  const fromEnv = process.env.SVC_TEST_PG_INITDB;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`${MISSING} (SVC_TEST_PG_INITDB=${fromEnv} does not exist)`);
-    return path.dirname(fromEnv);
+  const initdb: string = needPath('SVC_TEST_PG_INITDB');
+  if (!existsSync(initdb)) {
+    const set = process.env.SVC_TEST_PG_INITDB;
+    throw new Error(set ? `${MISSING} (SVC_TEST_PG_INITDB=${set} does not exist)` : MISSING);
   }
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base)
-    ? readdirSync(base)
-        .filter((v) => existsSync(path.join(base, v, 'bin', 'initdb')))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions.length === 0) throw new Error(MISSING);
-  return path.join(base, versions[0]!, 'bin');
+  return path.dirname(initdb);
 }
 
 function freePort(): Promise<number> {

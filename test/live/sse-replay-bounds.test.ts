@@ -13,6 +13,8 @@ const ADMIN = TOKENS.admin.value;
 const OBS = TOKENS.observer.value;
 const BIG = 100 * 1024;
 const COUNT = 200;
+/** Median /healthz beside a stalled replay's start / between starts: 3-7 here, so generous for a loaded machine. */
+const HEALTH_RATIO = 30;
 
 /** Reads a stream as the observer until `until` holds for the event ids seen so far (or the time runs out). */
 const readStream = (s: TestServer, headers: Record<string, string>, until: (ids: string[]) => boolean, ms = 20_000): Promise<StreamRead> =>
@@ -61,22 +63,34 @@ replay('a normal resume replays exactly the events after the given id, in order'
 replay('streams that never read stay bounded in server memory and /healthz keeps answering', async ({ s }) => {
   const before = rssMiB(s);
   const socks: Socket[] = [];
-  const health: number[] = [];
-  for (let i = 0; i < 8; i++) {
-    socks.push(await stalledStream(s, i % 2 ? 'bogus' : 'evt_unknown', OBS));
+  const healthMs = async () => {
     const t0 = performance.now();
     assert.is((await s.get('/healthz')).status, 200);
-    health.push(performance.now() - t0);
+    return performance.now() - t0;
+  };
+  // A /healthz just before each stalled replay opens is the baseline for the one sent right
+  // after it, which runs while the server starts that replay (same server, same load).
+  const quiet: number[] = [];
+  const opening: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    quiet.push(await healthMs());
+    socks.push(await stalledStream(s, i % 2 ? 'bogus' : 'evt_unknown', OBS));
+    opening.push(await healthMs());
   }
   await new Promise((r) => setTimeout(r, 1000));
-  const t0 = performance.now();
-  assert.is((await s.get('/healthz')).status, 200);
-  health.push(performance.now() - t0);
+  quiet.push(await healthMs());
   const grown = rssMiB(s) - before;
   // Writing the whole buffer to each stream at once held ~20 MiB of frames per stream (8 streams:
   // 160 MiB and more); paced by the socket each holds about one chunk.
   assert.ok(grown < 64, `server RSS grew ${grown.toFixed(0)} MiB for 8 stalled replays`);
-  assert.ok(Math.max(...health) < 1000, `slowest /healthz ${Math.max(...health).toFixed(0)} ms`);
+  // Starting a replay never holds the server for long: the median /healthz beside the openings
+  // stays within a few times the median of those between them (medians: one hiccup of a busy
+  // machine does not decide).
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  assert.ok(
+    median(opening) <= HEALTH_RATIO * median(quiet),
+    `median /healthz beside a replay opening ${median(opening).toFixed(1)} ms, ${(median(opening) / median(quiet)).toFixed(1)}x the ${median(quiet).toFixed(1)} ms between them (at most ${HEALTH_RATIO}x)`,
+  );
   for (const sock of socks) sock.destroy();
 });
 

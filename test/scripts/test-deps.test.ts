@@ -1,12 +1,13 @@
-// scripts/test-deps.mjs: `npm test` installs what the tests need outside node_modules (Chromium)
-// with apt-get when it can, and otherwise stops with one line saying what to install.
+// scripts/test-deps.mjs: `npm test` installs what the tests need outside node_modules (Chromium,
+// PostgreSQL, script(1), mount(8)) with apt-get when it can, and otherwise stops with one line
+// saying what to install.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 // @ts-expect-error: a plain .mjs script without types
-import { planTestDeps, TEST_DEPS } from '../../scripts/test-deps.mjs';
+import { pathOf, planTestDeps, TEST_DEPS } from '../../scripts/test-deps.mjs';
 import { ROOT } from '../helpers/server.js';
 
 interface Facts {
@@ -15,6 +16,7 @@ interface Facts {
   uid: number;
   hasAptGet: boolean;
   hasSudo: boolean;
+  versions: (dir: string) => string[];
 }
 const plan = (f: Partial<Facts>) =>
   planTestDeps(TEST_DEPS, { env: {}, isExecutable: () => false, uid: 0, hasAptGet: true, hasSudo: false, ...f }) as {
@@ -33,11 +35,22 @@ u('as root with apt-get: update, then install the missing packages', () => {
   const p = plan({});
   assert.equal(
     p.missing.map((d) => d.apt),
-    ['chromium', 'postgresql'],
+    ['chromium', 'postgresql', 'bsdutils', 'mount'],
   );
   assert.equal(p.commands, [
     ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update'],
-    ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', 'chromium', 'postgresql'],
+    [
+      'env',
+      'DEBIAN_FRONTEND=noninteractive',
+      'apt-get',
+      'install',
+      '-y',
+      '--no-install-recommends',
+      'chromium',
+      'postgresql',
+      'bsdutils',
+      'mount',
+    ],
   ]);
 });
 
@@ -47,7 +60,7 @@ u('not root: password-less sudo is used, else one line says what to install', ()
   assert.equal(p.commands, []);
   assert.match(
     p.fail!,
-    /^tests need Chromium .* at \/usr\/bin\/chromium; PostgreSQL .* at \/usr\/lib\/postgresql\/15\/bin\/initdb: install it with `sudo apt-get install chromium postgresql`/,
+    /^tests need Chromium .* at \/usr\/bin\/chromium; PostgreSQL .* at \/usr\/lib\/postgresql\/\*\/bin\/initdb; script\(1\) .* at \/usr\/bin\/script; mount\(8\) .* at \/usr\/bin\/mount: install it with `sudo apt-get install chromium postgresql bsdutils mount`/,
   );
   assert.not.match(p.fail!, /\n/);
 });
@@ -55,6 +68,27 @@ u('not root: password-less sudo is used, else one line says what to install', ()
 u('no apt-get: one line; the env override is the path checked', () => {
   const p = plan({ hasAptGet: false, env: { SVC_CHROMIUM: '/opt/chrome' }, isExecutable: (f) => f !== '/opt/chrome' });
   assert.match(p.fail!, /at \/opt\/chrome: .*or set SVC_CHROMIUM to its path$/);
+});
+
+u('PostgreSQL: any installed major version counts, the highest with an initdb first', () => {
+  const pgDep = (TEST_DEPS as { env: string }[]).find((d) => d.env === 'SVC_TEST_PG_INITDB');
+  const at = (installed: string[]) =>
+    pathOf(
+      pgDep,
+      {},
+      (f: string) => installed.includes(f),
+      () => ['17', '16', '15', '9.6'],
+    );
+  const initdb = (v: string) => `/usr/lib/postgresql/${v}/bin/initdb`;
+  assert.is(at([initdb('15'), initdb('16')]), initdb('16'));
+  assert.is(at([initdb('9.6')]), initdb('9.6'));
+  assert.is(at([]), '/usr/lib/postgresql/*/bin/initdb', 'none installed: the pattern, which is not executable');
+  assert.is(pathOf(pgDep, { SVC_TEST_PG_INITDB: '/opt/pg/initdb' }), '/opt/pg/initdb');
+  const p = plan({ isExecutable: (f) => f === initdb('17'), versions: () => ['17'] });
+  assert.not.ok(
+    p.missing.some((d) => d.apt === 'postgresql'),
+    'a version other than 15 satisfies the need',
+  );
 });
 
 u('each need is one line of data: a check path, its override variable and its Debian package', () => {

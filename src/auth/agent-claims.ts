@@ -26,10 +26,10 @@ export function newClaimRefusal(p: Principal, id: string, mode: Config['auth']['
 
 /**
  * Whether a new claim by `p` must keep off reserved ids (ids svc.yaml or an operator named: room
- * members, inbound hook senders, token allowlists). Only a self-registration is: an anonymous
- * claim under open registration, whose credential nobody issued. Static tokens are the operator's
- * own credentials (an allowlist already limits which ids one may claim), mode none trusts everyone,
- * and agent tokens never claim a new id.
+ * members, inbound hook senders; a token's agents list binds its ids outright). Only a
+ * self-registration is: an anonymous claim under open registration, whose credential nobody
+ * issued. Static tokens are the operator's own credentials (an allowlist already limits which ids
+ * one may claim), mode none trusts everyone, and agent tokens never claim a new id.
  */
 export const keepsOffReserved = (p: Principal): boolean => p.kind === 'anonymous';
 

@@ -19,11 +19,11 @@ export const BODY_SECONDS = 30;
 export interface BodySpec {
   /**
    * `json`: one JSON value, checked and parsed (an object when the route has a schema);
-   * `form`: `application/x-www-form-urlencoded`, as URLSearchParams; `raw`: the bytes as they came;
-   * `typed`: one JSON object, checked and parsed, when the Content-Type says JSON, else the bytes
-   * (a mounted library that takes both and judges the type itself: the OAuth provider).
+   * `form`: `application/x-www-form-urlencoded`, as URLSearchParams; `typed`: one JSON object,
+   * checked and parsed, when the Content-Type says JSON, else the bytes, checked as a form (a
+   * mounted library that takes both and judges the type itself: the OAuth provider).
    */
-  kind: 'json' | 'form' | 'raw' | 'typed';
+  kind: 'json' | 'form' | 'typed';
   /** Most bytes; MAX_BODY_BYTES when absent. */
   limit?: number;
   /** An empty body is allowed: the handler gets `undefined` (a `json` route's schema is not checked). */
@@ -86,12 +86,13 @@ export async function readRouteBody(
   const bytes = hasBody(req) ? await readBody(req, spec.limit ?? MAX_BODY_BYTES, seconds) : Buffer.alloc(0);
   if (bytes.length === 0 && spec.optional) return NONE;
   switch (spec.kind) {
-    case 'raw':
-      return { value: bytes, bytes };
     case 'form':
+      refuseFormNul(bytes);
       return { value: new URLSearchParams(decodeUtf8(bytes)), bytes };
     case 'typed':
-      return { value: isJsonType(req) ? parseJson(bytes, true) : bytes, bytes };
+      if (isJsonType(req)) return { value: parseJson(bytes, true), bytes };
+      refuseFormNul(bytes);
+      return { value: bytes, bytes };
     case 'json':
       return { value: parseJson(bytes, schemaObject), bytes };
   }
@@ -150,26 +151,31 @@ export function readBody(
 }
 
 /**
- * Whether JSON text nests arrays and objects deeper than `limit`, by one linear scan of its bytes
- * (brackets inside strings ignored, escapes honoured); stops at the first level past the limit.
+ * One linear scan of JSON text's bytes (brackets inside strings ignored, escapes honoured):
+ * `deep` at the first level past `limit` (it stops there), else `nul` when a string or key holds
+ * the escape `\u0000`, the only way JSON text holds a NUL (a raw one is not valid JSON).
  */
-export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+export function scanJson(bytes: Uint8Array, limit: number): 'deep' | 'nul' | undefined {
   // Every byte this looks at is ASCII, which UTF-8 never uses inside a multi-byte character,
   // so the raw bytes can be scanned before (and instead of) decoding.
   let depth = 0;
   let inString = false;
+  let nul = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
+      if (c === 0x5c) {
+        // A backslash: the NUL check rides on the escapes, so bodies without one pay nothing more.
+        if (bytes[i + 1] === 0x75 && bytes[i + 2] === 0x30 && bytes[i + 3] === 0x30 && bytes[i + 4] === 0x30 && bytes[i + 5] === 0x30)
+          nul = true;
+        i++; // skip the escaped character
+      } else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
+      if (++depth > limit) return 'deep';
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return false;
+  return nul ? 'nul' : undefined;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -182,9 +188,6 @@ function decodeUtf8(raw: Buffer): string {
   }
 }
 
-/** The JSON escape a NUL character takes in a body (a raw NUL byte is not valid JSON). */
-const NUL_ESCAPE = Buffer.from('\\u0000');
-
 /**
  * Parses one JSON value (exactly one object when `object`; unknown fields are kept for the schema
  * to ignore), under the depth bound and without NUL characters.
@@ -196,9 +199,8 @@ export function parseJson(raw: Buffer, object: boolean): unknown {
   // and parsing a hostile half-million-level body first stalls the event loop for most of a
   // second: the nesting of the text (which is the depth of the value) is checked before parsing,
   // so the deeper-than error also wins over a syntax error.
-  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-    throw content(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-  }
+  const found = scanJson(raw, MAX_JSON_DEPTH);
+  if (found === 'deep') throw content(`body: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -209,15 +211,25 @@ export function parseJson(raw: Buffer, object: boolean): unknown {
     throw content('body: must be exactly one JSON object');
   // PostgreSQL stores no NUL in text, so one backend would fail where another stored it: no
   // backend gets one. Only a body whose text has the escape is walked to name the field.
-  if (raw.includes(NUL_ESCAPE)) {
+  if (found === 'nul') {
     const at = nulPath(value, 'body');
     if (at !== undefined) throw content(`${at}: contains a NUL character (U+0000), which cannot be stored`);
   }
   return value;
 }
 
-/** Parses exactly one JSON object (unknown fields are kept for the schema to ignore). */
-export const parseJsonObject = (raw: Buffer): Record<string, unknown> => parseJson(raw, true) as Record<string, unknown>;
+/**
+ * Refuses a form whose names or values hold a NUL (`%00`, or a raw one), as parseJson refuses one
+ * in JSON: a form's fields reach the store too (the consent's new agent name, OAuth codes and
+ * client ids looked up by key). Only a body with either byte sequence is decoded for it.
+ */
+function refuseFormNul(bytes: Buffer): void {
+  if (!bytes.includes('%00') && !bytes.includes(0)) return;
+  for (const [k, v] of new URLSearchParams(bytes.toString('utf8'))) {
+    if (k.includes('\0') || v.includes('\0'))
+      throw content(`body.${k.replace(/\0/g, '\\u0000')}: contains a NUL character (U+0000), which cannot be stored`);
+  }
+}
 
 /** The path of the first string (or key) holding a NUL character, if any. */
 function nulPath(v: unknown, at: string): string | undefined {

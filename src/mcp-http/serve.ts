@@ -74,13 +74,15 @@ export async function serve(
   // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
   const wait = waitCallOf(req, body);
   if (wait) {
-    const session = await waitSessionFor(ctx, who.agentId, credential, shared.waits);
     const stopped = new AbortController();
     const forget = shared.inFlight.add(caller, wait.id, () => stopped.abort());
+    // Before the first await: a client gone while the session is read would not be heard, and
+    // its wait would hold its place until its timeout.
     res.on('close', () => {
       forget();
       stopped.abort();
     });
+    const session = await waitSessionFor(ctx, who.agentId, credential, shared.waits);
     return answerWait(res, wait, (progress) => waitForMessages(session, wait.args, stopped.signal, progress), stopped.signal);
   }
   const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits);
@@ -93,11 +95,14 @@ export async function serve(
     void server.close().catch(() => undefined);
   };
   const forget = requestIds(body).map((id) => shared.inFlight.add(caller, id, stop));
-  // A client that goes away, or cancels (in-flight.ts), stops its calls.
-  res.on('close', () => {
+  // A client that goes away, or cancels (in-flight.ts), stops its calls; one gone while the
+  // session was read (its close already emitted) at once.
+  const gone = () => {
     for (const f of forget) f();
     stop();
-  });
+  };
+  res.on('close', gone);
+  if (res.destroyed) gone();
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
 }

@@ -1,14 +1,24 @@
 // A /v1/mcp request that is exactly one wait_for_messages call is answered here, without the SDK's
 // server and transport (#38 item 9). A wait may stay open five minutes, and each request's SDK server
-// (its seven tools and their schemas), transport and web-stream plumbing held about 230 KB of heap
+// (its seven tools and their schemas), transport and web-stream plumbing held about 190 KB of heap
 // for that long; answered here, a wait holds its request, its session and a feed subscription
 // (bench/tools/mcp-wait-memory.ts measures it; docs/security.md keeps the figure). Everything else,
 // and any wait call the SDK would refuse (transport headers, arguments), still goes through the SDK,
-// which then answers it as before. The answer is the SDK's: an SSE stream with the progress
-// notifications the call asked for and its JSON-RPC result; a failure is a tool error.
+// which then answers it as before. The answer is the SDK's, byte for byte: an SSE stream with the
+// progress notifications the call asked for, the transport's keep-alive comments and the JSON-RPC
+// result; a failure is a tool error. What the SDK judges (the message, the media type, the protocol
+// version, the result) is judged with the SDK's own schemas and helpers, so the two cannot drift.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type CallToolResult, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { armSseKeepAlive, DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  isJSONRPCRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { waitArgsOf, type WaitArgs } from '../mcp/wait.js';
 
 export interface WaitCall {
@@ -21,19 +31,25 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The wait call `body` is, when the SDK would run it as one; undefined for anything else. */
 export function waitCallOf(req: IncomingMessage, body: unknown): WaitCall | undefined {
-  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
-  const { id, params } = body;
-  if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params) || params.name !== 'wait_for_messages') return undefined;
-  // The transport's own checks (webStandardStreamableHttp.js): failing one, the SDK answers it.
+  // Most requests are other calls: they are passed on before any schema runs.
+  const params = isObject(body) && body.method === 'tools/call' ? body.params : undefined;
+  if (!isObject(params) || params.name !== 'wait_for_messages') return undefined;
+  // The transport's header checks (webStandardStreamableHttp.js handlePostRequest), cheapest first.
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') return undefined;
+  if (!isJsonContentType(req.headers['content-type'])) return undefined;
   const version = req.headers['mcp-protocol-version'];
   if (version !== undefined && (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
-  const args = waitArgsOf(params.arguments);
+  // The message as the transport (a strict JSON-RPC request: an integer or string id, a valid
+  // progress token) and the server's tools/call handler read it. A task-augmented call is the
+  // SDK's to answer (or refuse).
+  if (!isJSONRPCRequest(body)) return undefined;
+  const call = CallToolRequestSchema.safeParse(body);
+  if (!call.success || call.data.params.task !== undefined) return undefined;
+  const args = waitArgsOf(call.data.params.arguments);
   if (!args) return undefined;
-  const token = isObject(params._meta) ? params._meta.progressToken : undefined;
-  return { id, args, ...(typeof token === 'string' || typeof token === 'number' ? { progressToken: token } : {}) };
+  const token = call.data.params._meta?.progressToken;
+  return { id: body.id, args, ...(token !== undefined ? { progressToken: token } : {}) };
 }
 
 /**
@@ -55,25 +71,35 @@ export async function answerWait(
   });
   // At once, as the SDK does: the client knows the call is running before anything comes.
   res.flushHeaders();
+  const open = () => !res.writableEnded && !res.destroyed;
   const send = (message: unknown) => {
-    if (!res.writableEnded && !res.destroyed) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (open()) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   };
+  // Without a progress token nothing else is written for up to five minutes: the transport's
+  // comment keeps proxies and idle timeouts from closing the stream meanwhile.
+  const keepAlive = armSseKeepAlive(DEFAULT_SSE_KEEP_ALIVE_MS, () => {
+    if (open()) res.write(': keepalive\n\n');
+  });
   const token = call.progressToken;
+  // Key order as the SDK's Protocol writes its messages ({...notification, jsonrpc}; {result, jsonrpc, id}).
   const progress =
     token === undefined
       ? undefined
       : (n: number) =>
           send({
-            jsonrpc: '2.0',
             method: 'notifications/progress',
             params: { progressToken: token, progress: n, message: 'waiting for messages' },
+            jsonrpc: '2.0',
           });
   let result: CallToolResult;
   try {
-    result = await run(progress);
+    // The server's tools/call handler answers the result as CallToolResultSchema parses it.
+    result = CallToolResultSchema.parse(await run(progress));
   } catch (err) {
     result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
+  } finally {
+    clearInterval(keepAlive);
   }
-  if (!signal.aborted) send({ jsonrpc: '2.0', id: call.id, result });
+  if (!signal.aborted) send({ result, jsonrpc: '2.0', id: call.id });
   res.end();
 }

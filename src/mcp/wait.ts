@@ -19,10 +19,11 @@ export interface WaitArgs {
 
 /** The arguments of a call as the tool's schema reads them (defaults filled), or undefined when they break it. */
 export function waitArgsOf(raw: unknown): WaitArgs | undefined {
-  const a = (raw ?? {}) as Record<string, unknown>;
-  if (typeof a !== 'object' || Array.isArray(a)) return undefined;
-  const t = a.timeout_s ?? WAIT_DEFAULT_S;
-  const scope = a.scope ?? 'mentions';
+  const a = (raw === undefined ? {} : raw) as Record<string, unknown>;
+  if (typeof a !== 'object' || a === null || Array.isArray(a)) return undefined;
+  // zod's default fills an absent value only: a null is refused, as the schema refuses it.
+  const t = a.timeout_s === undefined ? WAIT_DEFAULT_S : a.timeout_s;
+  const scope = a.scope === undefined ? 'mentions' : a.scope;
   if (typeof t !== 'number' || !Number.isFinite(t) || t < 0 || t > WAIT_MAX_S) return undefined;
   if (scope !== 'mentions' && scope !== 'all') return undefined;
   return { timeout_s: t, scope };

@@ -58,9 +58,12 @@ export async function registerAgent(
 ): Promise<Registered> {
   const net = ctx.config.network.id;
   // A self-registration keeps off the ids svc.yaml or an operator named (auth/agent-claims.ts).
-  const reserved = keepsOffReserved(p) ? await reservedAgents(ctx) : undefined;
+  // Finding them reads every room, so only a claim that would otherwise succeed reads them.
+  const keepOff = keepsOffReserved(p);
+  let reserved: Map<string, string> | undefined;
   let id = req.requested_agent_id;
   if (id === undefined) {
+    if (keepOff) reserved = await reservedAgents(ctx);
     const taken = new Set((await ctx.store.listAgents()).map((a) => a.id));
     id = handleFrom(req.name, (x) => taken.has(x) || reserved?.has(x) === true);
   }
@@ -73,7 +76,7 @@ export async function registerAgent(
   if (existing) return resolveExisting(ctx, p, existing);
   const refusal = newClaimRefusal(p, id, ctx.config.auth.agent_registration);
   if (refusal) throw refused(refusal);
-  const namedAs = reserved?.get(id);
+  const namedAs = keepOff ? (reserved ?? (await reservedAgents(ctx))).get(id) : undefined;
   if (namedAs !== undefined) throw refused(reservedClaimRefusal(id, namedAs));
   const minted = p.kind === 'anonymous' ? mintAgentToken() : undefined;
   const t = now();

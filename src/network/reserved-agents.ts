@@ -3,8 +3,9 @@
 // `deploybot`, a declared member of a private room, and read the room, or register an inbound
 // hook's sender and take the hook's messages over. auth/agent-claims.ts decides who must keep off
 // these ids; this file only finds them. Ids in a static token's `agents` list need no entry: they
-// are bound to their token when svc.yaml is declared (network/apply.ts), so they are claimed already. What it says of an id names nothing private: not a private
-// room's id, not a hook's id, not a token's.
+// are bound to their token when svc.yaml is declared (network/apply.ts), so they are claimed
+// already. What it says of an id names nothing private: not a private room's id, not a hook's id,
+// not a token's.
 
 import type { NetworkContext } from './context.js';
 

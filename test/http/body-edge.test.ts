@@ -223,6 +223,22 @@ t('a NUL character in a body string is 400 naming the field; in a path segment 4
   const reg = await s.post('/v1/agents/register', { id: 'nul-agent', name: 'a\u0000b' }, admin);
   assert.is(reg.status, 400, reg.text);
   assert.match(reg.body.error, /^body\.name: contains a NUL character/);
+  // In a key too; an escaped backslash before `u0000` is text, not a NUL.
+  const key = await s.post('/v1/agents/register', { id: 'nul-key', 'x\u0000': 1 }, admin);
+  assert.is(key.status, 400, key.text);
+  assert.match(key.body.error, /^body\.x\\u0000: contains a NUL character/);
+  const text = await s.post('/v1/agents/register', { id: 'nul-text', name: 'a\\u0000b' }, admin);
+  assert.is(text.status, 200, text.text);
+  // A form's field (%00) likewise, in the route's own error shape (OAuth).
+  const form = await fetch(`${s.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=authorization_code&code=a%00b',
+  });
+  const refusal = (await form.json()) as { error: string; error_description: string };
+  assert.is(form.status, 400, JSON.stringify(refusal));
+  assert.is(refusal.error, 'invalid_request');
+  assert.match(refusal.error_description, /^body\.code: contains a NUL character/);
   for (const method of ['GET', 'DELETE'] as const) {
     const r = await s.req(method, '/v1/rooms/fz%00', { token: admin });
     assert.is(r.status, 404, r.text);

@@ -64,6 +64,8 @@ test('a file with only network.id gets every default filled in', () => {
       sse_streams_per_address: 32,
       page_bytes: 4194304,
       body_seconds: 30,
+      mcp_waits_per_credential: 16,
+      mcp_waits_per_server: 1000,
     },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { open, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { identityKey } from '../protocol/network-key.js';
 
 /**
  * Which attachment a cursor belongs to. `network_uid` (GET /v1/network `uid`, from servers that have
@@ -26,7 +27,7 @@ export interface CursorStore {
  * or `.svc/cursors/<network>/<agent>.json` for a server without a uid (and as earlier releases kept it).
  */
 export function defaultCursorFile(key: CursorKey, dir = process.cwd()): string {
-  const folder = key.network_uid !== undefined ? `${key.network_id}@${key.network_uid}`.replace(/[^A-Za-z0-9.@_-]/g, '_') : key.network_id;
+  const folder = key.network_uid !== undefined ? identityKey(key.network_id, key.network_uid) : key.network_id;
   return path.resolve(dir, '.svc', 'cursors', folder, `${key.agent_id}.json`);
 }
 

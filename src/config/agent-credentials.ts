@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { identityKey } from '../protocol/network-key.js';
 
 /** Which network on which server, and where the config (if any) lives. */
 export interface CredentialScope {
@@ -53,11 +54,6 @@ export function scopeKey(networkId: string, url: string): string {
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
   const scheme = u.protocol === 'https:' ? 'https-' : '';
   return `${networkId}@${scheme}${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${port}`.replace(/[^A-Za-z0-9.@_-]/g, '_');
-}
-
-/** The folder name of a network by its identity: `<networkId>@<uid>`. */
-export function identityKey(networkId: string, uid: string): string {
-  return `${networkId}@${uid}`.replace(/[^A-Za-z0-9.@_-]/g, '_');
 }
 
 /** The folders kept under one key: beside the config first (when there is one), then under HOME. */

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { type SchemaSet, validatorsOf } from '../precompiled.js';
+import { editDistance } from '../protocol/closest-id.js';
 
 // The schema is read at runtime rather than imported: it lives outside `rootDir` (src/), and the
 // same relative URL works from src/config/ (tsx) and dist/config/ (built).
@@ -135,20 +136,8 @@ function closest(key: string, known: string[]): string | undefined {
   let best: string | undefined;
   let bestD = Math.max(1, Math.floor(key.length / 3)) + 1;
   for (const k of known) {
-    const d = distance(key.toLowerCase(), k.toLowerCase());
+    const d = editDistance(key.toLowerCase(), k.toLowerCase());
     if (d < bestD) [best, bestD] = [k, d];
   }
   return best;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

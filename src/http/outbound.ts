@@ -29,7 +29,7 @@ const systemResolve: Resolve = (hostname, family) =>
     );
   });
 
-/** Why connecting to `hostname` (a name or IP literal, brackets allowed) is refused before any lookup. */
+/** Why connecting to `hostname` (a name or IP literal, brackets allowed: private-address.ts drops them) is refused before any lookup. */
 export function literalRefusal(hostname: string, allowPrivate: AllowPrivate): string | undefined {
   return allowPrivate() ? undefined : privateHostRefusal(hostname);
 }
@@ -64,8 +64,7 @@ export function guardedLookup(allowPrivate: AllowPrivate, resolve: Resolve = sys
 export function guardedConnector(allowPrivate: AllowPrivate, resolve: Resolve = systemResolve): buildConnector.connector {
   const connect = buildConnector({ lookup: guardedLookup(allowPrivate, resolve) } as buildConnector.BuildOptions);
   return (opts, callback) => {
-    const host = opts.hostname.replace(/^\[|\]$/g, '');
-    const refused = literalRefusal(host, allowPrivate);
+    const refused = literalRefusal(opts.hostname, allowPrivate);
     // A literal is never looked up, so this is its only check; a name is judged by the lookup.
     if (refused) return void callback(new PrivateAddressError(refused), null);
     connect(opts, callback);

@@ -8,10 +8,11 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { identityKey } from '../protocol/network-key.js';
 
 /** The state folder of an agent of a network (by id alone only for a server that has no uid). */
 export function defaultStateDir(network: { id: string; uid?: string }, agentId: string, home = os.homedir()): string {
-  const key = network.uid !== undefined ? `${network.id}@${network.uid}`.replace(/[^A-Za-z0-9.@_-]/g, '_') : network.id;
+  const key = network.uid !== undefined ? identityKey(network.id, network.uid) : network.id;
   return path.join(home, '.svc', 'mcp', key, agentId);
 }
 

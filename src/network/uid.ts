@@ -3,6 +3,10 @@
 // its sqlite file, a `svc store copy`) answers the same one, and another network that happens to
 // share its `network.id` (two networks both called `home`) never does. Clients key what they keep
 // per network (agent tokens, `svc mcp` cursors) by the id and this uid. Shown in GET /v1/network.
+// The memory store keeps nothing, this uid included, so each start of it is a new uid, on purpose:
+// a restarted memory network has none of the agents, tokens or messages of the last start, so a
+// token kept for that one would only be refused (401); with a new uid none is found, and the
+// command says so with the way to register the agent again. No cursor or read marker of it is resumed.
 
 import { newId } from '../protocol/ids.js';
 import type { KvTable } from '../store/types.js';

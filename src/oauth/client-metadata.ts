@@ -3,7 +3,8 @@
 // provider finds clients through its adapter, so the adapter for the Client model is wrapped: a
 // URL id is answered from the fetched document, every other id and model from the inner adapter.
 
-import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import type { AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import { DelegatingAdapter } from './delegating-adapter.js';
 
 /** Fetches the document at an https client_id; undefined when it cannot be had (refused, too big, slow, not JSON). */
 export type MetadataFetch = (url: string) => Promise<unknown>;
@@ -48,35 +49,14 @@ export function clientFromDocument(id: string, doc: unknown): { ok: true; client
 
 /** Wraps `Inner` so the Client model also answers URL-form ids from their documents. */
 export function withClientMetadataDocuments(Inner: AdapterConstructor, fetchDoc: MetadataFetch): AdapterConstructor {
-  return class ClientMetadataAdapter implements Adapter {
-    private readonly inner: Adapter;
-    private readonly isClient: boolean;
+  return class ClientMetadataAdapter extends DelegatingAdapter {
     constructor(model: string) {
-      this.inner = new Inner(model);
-      this.isClient = model === 'Client';
+      super(model, Inner);
     }
-    async find(id: string) {
+    override async find(id: string) {
       if (!this.isClient || !isUrlClientId(id)) return this.inner.find(id);
       const r = clientFromDocument(id, await fetchDoc(id));
       return r.ok ? r.client : undefined;
-    }
-    upsert(id: string, payload: AdapterPayload, expiresIn: number) {
-      return this.inner.upsert(id, payload, expiresIn);
-    }
-    findByUserCode(code: string) {
-      return this.inner.findByUserCode(code);
-    }
-    findByUid(uid: string) {
-      return this.inner.findByUid(uid);
-    }
-    consume(id: string) {
-      return this.inner.consume(id);
-    }
-    destroy(id: string) {
-      return this.inner.destroy(id);
-    }
-    revokeByGrantId(grantId: string) {
-      return this.inner.revokeByGrantId(grantId);
     }
   };
 }

@@ -83,12 +83,15 @@ export async function revokeGrant(kv: KvTable, id: string): Promise<boolean> {
 /**
  * Revokes every grant given for a registration of `agentId` other than `current` (its actor uid;
  * every grant of the id when the agent is gone), with their codes and tokens; returns how many.
+ * A grant of an earlier release names the bare agent id: it names no registration, so it is never
+ * the current one (it is refused already) and goes too.
  */
 export async function revokeGrantsOf(kv: KvTable, agentId: string, current?: string): Promise<number> {
   let n = 0;
   for (const r of await kv.list(kindOf('Grant'))) {
-    const account = parseAccountId((JSON.parse(r.value) as GrantPayload).accountId ?? '');
-    if (account?.agentId !== agentId || account.actorUid === current) continue;
+    const accountId = (JSON.parse(r.value) as GrantPayload).accountId ?? '';
+    const account = parseAccountId(accountId);
+    if ((account?.agentId ?? accountId) !== agentId || (account !== undefined && account.actorUid === current)) continue;
     if (await revokeGrant(kv, r.id)) n++;
   }
   return n;

@@ -71,10 +71,9 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     readonly issuer: string;
     use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): void;
+    /** Provider events (Koa's EventEmitter), each with the request's context first; `server_error` carries the error of a 500 answer. */
     on(event: string, listener: (ctx: ProviderContext, ...rest: never[]) => void): this;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
-    /** Provider events (Koa's EventEmitter); `server_error` carries the error of a 500 answer. */
-    on(event: string, listener: (...args: never[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>;
     interactionResult(
       req: IncomingMessage,

@@ -4,14 +4,15 @@
 // small metadata (client_name and the whole stored document; refused 400 invalid_client_metadata
 // as RFC 7591 section 3.2.2 says); and a lifetime: a client that never obtained a grant is
 // forgotten after a day (grants.ts keeps one that did while its grant lasts). Clients live in the
-// store only: the provider keeps at most 100 parsed clients in memory, however many are stored.
+// store only: each provider keeps at most 100 parsed clients in memory, however many are stored.
 
 import type { IncomingMessage } from 'node:http';
-import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import type { AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import { CATALOGUE } from '../errors.js';
 import { clientAddress, TokenBuckets } from '../http/limits.js';
 import type { KvTable } from '../store/types.js';
 import { kindOf } from './adapter.js';
+import { DelegatingAdapter } from './delegating-adapter.js';
 
 export interface RegistrationLimits {
   /** Registrations one client address may make in an hour (a bucket of that size, refilled over the hour). */
@@ -96,37 +97,16 @@ async function invalidClientMetadata(description: string): Promise<Error> {
 
 /** Wraps `Inner` so a stored client is refused when too large and, when newly registered, expires unless used. */
 export function withRegistrationLimits(Inner: AdapterConstructor, limits: RegistrationLimits = REGISTRATION_LIMITS): AdapterConstructor {
-  return class RegistrationLimitedAdapter implements Adapter {
-    private readonly inner: Adapter;
-    private readonly isClient: boolean;
+  return class RegistrationLimitedAdapter extends DelegatingAdapter {
     constructor(model: string) {
-      this.inner = new Inner(model);
-      this.isClient = model === 'Client';
+      super(model, Inner);
     }
-    async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+    override async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
       if (!this.isClient) return this.inner.upsert(id, payload, expiresIn as number);
       const refused = metadataRefusal(payload, limits);
       if (refused) throw await invalidClientMetadata(refused);
       // The library stores a registered client without a lifetime: it gets the unused one here.
       return this.inner.upsert(id, payload, expiresIn ?? limits.unusedClientTtl);
-    }
-    find(id: string) {
-      return this.inner.find(id);
-    }
-    findByUserCode(code: string) {
-      return this.inner.findByUserCode(code);
-    }
-    findByUid(uid: string) {
-      return this.inner.findByUid(uid);
-    }
-    consume(id: string) {
-      return this.inner.consume(id);
-    }
-    destroy(id: string) {
-      return this.inner.destroy(id);
-    }
-    revokeByGrantId(grantId: string) {
-      return this.inner.revokeByGrantId(grantId);
     }
   };
 }

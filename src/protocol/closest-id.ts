@@ -1,7 +1,8 @@
 // "Did you mean": the closest of a few known ids to one that is not known (a typo in `--as`,
-// `--agent` or an `@mention`). Pure.
+// `--agent` or an `@mention`), and the edit distance behind it (svc.yaml's unknown keys use it too).
+// Pure.
 
-/** Edit distance of two short ids (ids are at most 64 characters). */
+/** Edit distance of two short strings (ids are at most 64 characters; config keys are shorter). */
 export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

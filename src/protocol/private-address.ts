@@ -1,7 +1,7 @@
-// Which addresses a webhook may not reach unless its config allows it (#28 part 3): loopback,
-// private, link-local, shared, unspecified, multicast and reserved ranges, in IPv4 and IPv6
-// (an IPv4-mapped IPv6 address is judged as its IPv4 address). Pure, so the config check and the
-// connect-time check after DNS give the same answer.
+// Which addresses svc's own outbound requests (webhook POSTs, OAuth client metadata documents) may
+// not reach unless allowed: loopback, private, link-local, shared, unspecified, multicast and
+// reserved ranges, in IPv4 and IPv6 (an IPv4-mapped IPv6 address is judged as its IPv4 address).
+// Pure, so the config check and the connect-time check (src/http/outbound.ts) give the same answer.
 
 import { isIP } from 'node:net';
 
@@ -75,7 +75,7 @@ function privateV6(a: string): boolean {
   return false;
 }
 
-/** Whether an IP address (v4 or v6 text) is one a webhook may reach only with allow_private_network. */
+/** Whether an IP address (v4 or v6 text) is one an outbound request may reach only where private addresses are allowed. */
 export function isPrivateAddress(ip: string): boolean {
   const kind = isIP(ip.split('%')[0]!);
   if (kind === 4) return privateV4(ip);

@@ -157,8 +157,10 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       startCommand: startCommandOf(target),
       // The config's operator token still goes only to a server that says it is this config's network.
       ...(unverified && target.tokenSource === 'config' ? { verify: async () => void (await checkOwnNetwork(resolved)) } : {}),
-      // A first claim's token is kept with the others (beside the config when there is one).
-      keepToken: (network, agentId, token) => keepToken(pick.scope ?? scopeOf(target, network, io.env), agentId, token),
+      // A first claim's token is kept with the others (beside the config when there is one), under
+      // the identity the network answered when it was claimed: the one asked before serving may
+      // have had no uid (nothing answered then) or another (a memory store restarted since).
+      keepToken: (network, agentId, token) => keepToken(scopeOf(target, network, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
     });

@@ -303,6 +303,11 @@ function checkRooms(rooms: Config['rooms'], pairingIds: Set<string>, fail: (line
     (i, j) => fail(`rooms[${i}].id: duplicate room id "${rooms[i]!.id}" (also rooms[${j}])`),
   );
   rooms.forEach((room, i) => {
+    // Every agent that registers joins it, self-registered strangers included: a private room would be open to anyone.
+    if (room.join_on_register && room.visibility === 'private')
+      fail(
+        `rooms[${i}].join_on_register: room ${room.id} is private, and every agent that registers would join it and read it; add its members by name instead`,
+      );
     room.federation?.pairings.forEach((id, k) => {
       if (pairingIds.has(id)) return;
       warnings.push({

@@ -201,6 +201,22 @@ test('bearer mode without a static token is refused', () => {
   );
 });
 
+test('a private room declared join_on_register is refused: every registering agent would read it', () => {
+  assert.is(
+    errorOf(() =>
+      parse({
+        network: { id: 'a' },
+        rooms: [
+          { id: 'pub', join_on_register: true },
+          { id: 'ops', visibility: 'private', join_on_register: true },
+        ],
+      }),
+    ),
+    'svc.yaml: rooms[1].join_on_register: room ops is private, and every agent that registers would join it and read it; add its members by name instead',
+  );
+  assert.not.throws(() => parse({ network: { id: 'a' }, rooms: [{ id: 'pub', visibility: 'public', join_on_register: true }] }));
+});
+
 test('duplicate token, room and pairing ids name the second occurrence', () => {
   const tokens = [
     { id: 'ops', value: 'a', scopes: ['admin'] },

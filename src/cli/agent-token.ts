@@ -18,7 +18,7 @@ import {
   type KeptToken,
 } from '../config/agent-credentials.js';
 import { closestId } from '../protocol/closest-id.js';
-import { keyUrlOfListenAddr, TargetError, UsageError, type Target } from './target.js';
+import { keyUrlOfListenAddr, startCommandOf, TargetError, UsageError, type Target } from './target.js';
 
 /** What a command needs of its credential. */
 export interface AgentNeed {
@@ -122,7 +122,9 @@ export async function pickAgentToken(
   const scope = network !== undefined ? scopeOf(target, network, env) : undefined;
   if (agentToken) {
     if (networkId === undefined) return { target, ...(need.agent !== undefined ? { agentId: need.agent } : {}) };
-    const owner = await agentOfToken(target.url, target.token!, networkId).catch((err: unknown) => {
+    const owner = await agentOfToken(target.url, target.token!, networkId, undefined, startCommandOf(target)).catch((err: unknown) => {
+      // Nothing answers: said as for any request (svc mcp serves anyway and asks again later).
+      if (err instanceof ClientError && err.status === undefined) throw err;
       throw new TargetError(`the agent token given (${target.tokenSource}) was not accepted: ${(err as Error).message}`);
     });
     if (need.agent !== undefined && need.agent !== owner) {

@@ -4,11 +4,15 @@
 
 import WebSocket from 'ws';
 import { AttachError } from './attach-types.js';
+import { transportError } from './errors.js';
 
 const PROBE_ID = 'svc-whoami-probe';
 
-/** Resolves the agent id of an agent token; rejects with AttachError when the server does not say. */
-export function agentOfToken(url: string, token: string, networkId: string, timeoutMs = 10_000): Promise<string> {
+/**
+ * Resolves the agent id of an agent token; rejects with AttachError when the server does not say,
+ * and with the ClientError of a request when nothing answers (`start`: the start command it names).
+ */
+export function agentOfToken(url: string, token: string, networkId: string, timeoutMs = 10_000, start?: string): Promise<string> {
   if (!token.startsWith('agt_v1_'))
     return Promise.reject(new AttachError('not_agent_token', 'only an agent token (agt_v1_...) names its agent; pass the agent id'));
   return new Promise((resolve, reject) => {
@@ -16,6 +20,12 @@ export function agentOfToken(url: string, token: string, networkId: string, time
       headers: { authorization: `Bearer ${token}` },
     });
     let answer: string | undefined;
+    // A connection that never opened: nothing answers, which is not the server refusing to say.
+    let opened = false;
+    let failure: unknown;
+    ws.on('open', () => {
+      opened = true;
+    });
     const timer = setTimeout(() => ws.terminate(), timeoutMs);
     ws.on('message', (data) => {
       const f = JSON.parse(data.toString()) as { op?: string; error?: string; agent_id?: string };
@@ -34,10 +44,14 @@ export function agentOfToken(url: string, token: string, networkId: string, time
       );
       ws.terminate();
     });
-    ws.on('error', () => undefined);
+    ws.on('error', (err) => {
+      if (!opened) failure = err;
+    });
     ws.on('close', () => {
       clearTimeout(timer);
       if (answer) resolve(answer);
+      else if (failure !== undefined)
+        reject(transportError(failure, { method: 'GET', path: '/v1/attach', baseUrl: url, hasToken: true, ...(start ? { start } : {}) }));
       else reject(new AttachError('unknown_agent', 'the server did not say which agent this token belongs to; pass the agent id'));
     });
   });

@@ -17,6 +17,9 @@ interface Ctx {
   home: string;
   s: TestServer;
   m?: McpSession;
+  /** alpha's agent token, given to a second svc mcp in SVC_TOKEN rather than found kept. */
+  token: string;
+  given?: McpSession;
 }
 
 const t = suite<Ctx>('svc mcp started while the server is down');
@@ -37,10 +40,15 @@ t.before(async (ctx) => {
   ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
   const reg = await cli(['agents', 'register', '--id', 'alpha'], { cwd: ctx.dir, env: { HOME: ctx.home } });
   assert.is(reg.code, 0, reg.stderr);
+  const tok = await cli(['agents', 'token', 'alpha'], { cwd: ctx.dir, env: { HOME: ctx.home } });
+  assert.is(tok.code, 0, tok.stderr);
+  ctx.token = tok.stdout.trim();
+  assert.match(ctx.token, /^agt_v1_/);
   await ctx.s.stop();
 });
 t.after(async (ctx) => {
   await ctx.m?.close();
+  await ctx.given?.close();
   await ctx.s?.dispose();
   if (ctx.root) rmSync(ctx.root, { recursive: true, force: true });
 });
@@ -73,6 +81,31 @@ t('once the server answers, the same session acts as the agent: whoami, send, at
   const sent = await ctx.m!.call('send_message', { room_id: 'general', text: 'back' });
   assert.not.ok(sent.isError, sent.text);
   assert.match(sent.text, /^sent msg_/);
+});
+
+// With --agent, a token given is checked against it by asking the server whose it is: that check
+// waits for the server too, instead of ending svc mcp before the client can ask anything.
+t('with the agent token given in SVC_TOKEN and --agent: the same, served while down, then acting as it', async (ctx) => {
+  await ctx.s.stop();
+  ctx.given = await startMcp(['--config', path.join(ctx.dir, 'svc.yaml'), '--agent', 'alpha'], {
+    HOME: ctx.home,
+    SVC_TOKEN: ctx.token,
+  });
+  await ctx.given.waitFor(/serving anyway/);
+  const r = await ctx.given.call('whoami');
+  assert.ok(r.isError, r.text);
+  assert.match(r.text, /no svc server is running at http:\/\/127\.0\.0\.1:\d+ .*start it with `svc serve/);
+  await ctx.s.restart();
+  const who = await eventually(
+    async () => {
+      const w = await ctx.given!.call('whoami');
+      return w.isError ? undefined : w;
+    },
+    20_000,
+    'whoami answered',
+  );
+  assert.match(who!.text, /^agent alpha /);
+  await ctx.given.waitFor(/attached as alpha on home/, 20_000);
 });
 
 t.run();

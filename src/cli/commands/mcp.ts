@@ -123,17 +123,31 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
     const agent = flags.agent ?? envValue(io.env, 'SVC_AGENT');
     // The operator token goes only to this config's own network (as for every client command).
     let resolved = resolveTarget(flags, io.env);
+    // Nothing answers yet (the MCP client often starts before the server): serve anyway, as after
+    // a restart; tool calls say why they fail until the network answers, and it is asked then.
+    const servingAnyway = (err: unknown): boolean => {
+      if (!(err instanceof ClientError && err.status === undefined)) return false;
+      io.err(`svc mcp: ${err.message}; serving anyway: tool calls fail with this until it answers, and it is tried every few seconds`);
+      return true;
+    };
     let unverified = false;
     try {
       resolved = await checkOwnNetwork(resolved);
     } catch (err) {
-      // Nothing answers yet (the MCP client often starts before the server): serve anyway, as after
-      // a restart; tool calls say why they fail until the network answers, and it is asked then.
-      if (!(err instanceof ClientError && err.status === undefined)) throw err;
-      io.err(`svc mcp: ${err.message}; serving anyway: tool calls fail with this until it answers, and it is tried every few seconds`);
+      if (!servingAnyway(err)) throw err;
       unverified = true;
     }
-    const pick = await pickAgentToken(resolved, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+    const pickNow = () => pickAgentToken(resolved, { agent, flag: '--agent', attach: true }, io.env, (l) => io.err(`svc mcp: ${l}`));
+    let pick: AgentPick;
+    let pickLater = false;
+    try {
+      pick = await pickNow();
+    } catch (err) {
+      // An agent token given with --agent is checked by asking the server whose it is: asked then.
+      if (!servingAnyway(err)) throw err;
+      pick = { target: resolved };
+      pickLater = true;
+    }
     const target = pick.target;
     // Decided before serving: no network answer changes it.
     if (!agent && !target.token?.startsWith(AGENT_TOKEN_PREFIX)) {
@@ -155,8 +169,10 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       ...(agent ? { agent } : {}),
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
       startCommand: startCommandOf(target),
-      // The config's operator token still goes only to a server that says it is this config's network.
+      // The config's operator token still goes only to a server that says it is this config's network,
+      // and a token given still only acts as --agent when it is that agent's.
       ...(unverified && target.tokenSource === 'config' ? { verify: async () => void (await checkOwnNetwork(resolved)) } : {}),
+      ...(pickLater ? { verify: async () => void (await pickNow()) } : {}),
       // A first claim's token is kept with the others (beside the config when there is one), under
       // the identity the network answered when it was claimed: the one asked before serving may
       // have had no uid (nothing answered then) or another (a memory store restarted since).

@@ -17,6 +17,7 @@ import {
   type SvcClient,
 } from '../client/index.js';
 import type { Message, Target } from '../protocol/types.js';
+import { VERSION } from '../version.js';
 import { formatDuration, wakes, type WakeFilter } from './options.js';
 import { presetPlan, type PresetPlan, type Runtime } from './presets.js';
 import { runProcess, type ProcessResult, type Running } from './process.js';
@@ -91,6 +92,7 @@ export class AgentRunner {
       networkId: o.networkId,
       cursorStore: path.join(o.stateDir, 'cursor.json'),
       ackMode: 'manual',
+      userAgent: `svc-agent-run/${VERSION} (pid ${process.pid})`,
       onEvent: (e) => this.#onEvent(e),
       // A first claim under open registration: the token is shown once, so it is kept before anything runs.
       onAgentToken: (token) => {

@@ -69,6 +69,11 @@ export interface AttachOptions {
   reconnect?: { minMs?: number; maxMs?: number };
   /** Keep retrying when the first connection fails (default false: `ready` rejects). */
   waitForServer?: boolean;
+  /**
+   * Sent as User-Agent when attaching: a second runtime refused with `session_in_use` is told it, so
+   * name the program and its process. Default: `svc-client/<version> (pid N)`.
+   */
+  userAgent?: string;
 }
 
 /** A failure that retrying cannot fix: preflight, a refused IDENTIFY, a refused credential. */

@@ -18,6 +18,7 @@ import { wakeReasonOf } from './attach-wake.js';
 import { CursorFileError, cursorStoreOf, type CursorKey, type CursorStore } from './cursor-store.js';
 import { ClientError } from './errors.js';
 import { SvcClient } from './svc-client.js';
+import { VERSION } from '../version.js';
 
 export type { Attachment } from './attach-types.js';
 
@@ -191,7 +192,10 @@ class AgentAttachment implements Attachment {
   /** One connection, until it closes; resolves with why, rejects with a fatal AttachError. */
   #session(): Promise<string> {
     const wsUrl = `${this.#o.url.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/attach`;
-    const headers: Record<string, string> = this.#token !== undefined ? { authorization: `Bearer ${this.#token}` } : {};
+    const headers: Record<string, string> = {
+      'user-agent': this.#o.userAgent ?? `svc-client/${VERSION} (pid ${process.pid})`,
+      ...(this.#token !== undefined ? { authorization: `Bearer ${this.#token}` } : {}),
+    };
     const ws = new WebSocket(wsUrl, { headers, maxPayload: FRAME_MAX, handshakeTimeout: 10_000 });
     this.#ws = ws;
     if (this.#closed) ws.close(1000, 'client closing');

@@ -6,6 +6,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
+import type { AttachHolder } from './attach/holder.js';
 import { UNKNOWN_AUDIENCE, asOfEvents, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
@@ -19,6 +20,8 @@ export class LiveHub {
   publishedSeq: number;
   /** Open SSE streams and attachments. */
   readonly open = new Set<Closable>();
+  /** Who holds each attached agent's attachment here (named when another runtime is refused). */
+  readonly holders = new Map<string, AttachHolder>();
   /** Open SSE streams per client address (the per-address cap). */
   readonly sseByAddress = new Map<string, number>();
   private readonly audiences = new WeakMap<StoredEvent, Audience>();

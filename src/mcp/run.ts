@@ -15,6 +15,7 @@ import { Inbox } from './inbox.js';
 import { ReadMarkers } from './read-markers.js';
 import { createMcpServer, type Session } from './server.js';
 import { stateDirOf } from './state-dir.js';
+import { VERSION } from '../version.js';
 
 export interface RunOptions {
   url: string;
@@ -73,6 +74,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       cursorStore: path.join(stateDir, 'cursor.json'),
       ackMode: 'manual',
       waitForServer: true,
+      userAgent: `svc-mcp/${VERSION} (pid ${process.pid})`,
       onEvent: (e) => inbox.push(e),
       // A first claim under open registration: the token is shown once, so it is kept at once.
       ...(o.keepToken

@@ -159,7 +159,13 @@ t('svc connect for an agent that svc agent run holds: written, proven, and says 
   });
   assert.is(r.code, 0, r.stderr);
   assert.not.match(r.stderr, /retrying in|check failed/);
-  assert.match(r.stderr, /beta is attached already by another runtime with this same token .*svc agent run --agent beta/);
+  // The holder is named: svc agent run's User-Agent with its pid, its address and since when.
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `beta is attached already by another runtime with this same token, held by svc-agent-run/\\S+ \\(pid ${ctx.beta.proc.pid}\\) from 127\\.0\\.0\\.1 since \\d{4}-\\d\\d-\\d\\dT`,
+    ),
+  );
   assert.match(r.stdout, /^connected claude as agent beta of network home \(server svc; whoami answered beta; its live attachment is held/);
   assert.ok(JSON.parse(readFileSync(path.join(project, '.mcp.json'), 'utf8')).mcpServers.svc);
   // beta's runner is still the one attached.

@@ -165,6 +165,8 @@ hs('refuses a second runtime with the same credential while the first keeps work
   const r = await rejectedIdentify(s, identity('alpha'), { token: TOKENS.alphaOnly.value });
   assert.is(r.error.code, 'session_in_use');
   assert.match(r.error.error, 'already has an active attachment');
+  // This instance names the holder: its User-Agent (this test client sends none), address and since when.
+  assert.match(r.error.error, /held by a client that sent no User-Agent from 127\.0\.0\.1 since \d{4}-\d\d-\d\dT/);
   await say(s, 'general', 'still here');
   await first.message('still here');
   await first.close();

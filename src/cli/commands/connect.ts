@@ -349,8 +349,10 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
         if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');
         if (who.held !== undefined) {
           // Not a broken entry: the token and the agent were accepted, and one runtime per agent is the rule.
+          // The server names the holder (its User-Agent, address, since when); an older one does not.
+          const holder = /, held by (.+); close it first$/.exec(who.held)?.[1];
           io.err(
-            `svc connect: ${agent} is attached already by another runtime with this same token (${who.held}): an \`svc agent run --agent ${agent}\` or another \`svc mcp --agent ${agent}\`; ${mcpClient} gets ${agent}'s messages once that one stops`,
+            `svc connect: ${agent} is attached already by another runtime with this same token, ${holder ? `held by ${holder}` : `(${who.held}): an \`svc agent run --agent ${agent}\` or another \`svc mcp --agent ${agent}\``}; ${mcpClient} gets ${agent}'s messages once that one stops`,
           );
           io.out(
             `connected ${mcpClient} as agent ${agent} of network ${network.id} (server ${name}; whoami answered ${agent}; its live attachment is held by another runtime for now)`,

@@ -46,6 +46,7 @@ import { WakeLedger } from './wakes.js';
 import { DeliveryLedger } from './receipts.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
 import { listen, type SocketOwner } from './listeners.js';
+import { inUseMessage, type AttachHolder } from './holder.js';
 
 type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
 
@@ -64,6 +65,8 @@ export interface SessionOptions {
   principal: Principal;
   /** The heartbeats of this server's attachments. */
   wheel: HeartbeatWheel;
+  /** The runtime at the other end (holder.ts peerOf). */
+  peer: AttachHolder;
 }
 
 export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
@@ -81,6 +84,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private names: AgentNames | undefined;
   /** The attachment lease of the agent (one active attachment per agent, across processes). */
   private lease: Lease | undefined;
+  /** The runtime at the other end; in hub.holders once ready. */
+  private peer: AttachHolder;
   private caps: Capabilities = ALL_CAPABILITIES;
   private acked = 0;
   /** The cursor delivery started after (the receipts ledger counts from it). */
@@ -99,6 +104,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     this.socket = o.socket;
     this.principal = o.principal;
     this.wheel = o.wheel;
+    this.peer = o.peer;
     this.feed = new Feed(o.hub, o.socket, this);
   }
 
@@ -234,7 +240,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     if (!grant.ok) {
       if (this.closed()) return;
       return grant.owner === mine
-        ? this.reject('session_in_use', `agent ${id} already has an active attachment (one runtime per agent); close it first`)
+        ? this.reject('session_in_use', inUseMessage(id, hub.holders.get(id), this.leaseMs()))
         : this.reject('conflict', `agent ${id} is attached with another credential`);
     }
     if (this.closed()) {
@@ -250,6 +256,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     const start = this.feed.from(cursorOf(f.cursor));
     this.start = start;
     this.state = 'ready';
+    hub.holders.set(id, (this.peer = { ...this.peer, since: new Date().toISOString() }));
     const r = reg.registration;
     this.send(
       readyFrame({
@@ -377,6 +384,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     hub.open.delete(this);
     if (!wasReady || !this.agent) return (this.finished = Promise.resolve());
     void this.lease?.release();
+    if (hub.holders.get(this.agent.id) === this.peer) hub.holders.delete(this.agent.id);
     hub.metrics.attachClients.dec();
     const reason = this.reason ?? 'read_error';
     const events = [presenceEvent(hub.ctx, 'agent.disconnected', this.agent, reason, this.detail)];

@@ -15,6 +15,7 @@ import type { LiveHub } from '../hub.js';
 import { defaultOrigins, originAllowed } from '../origin.js';
 import { AttachSession } from './session.js';
 import { HeartbeatWheel } from './heartbeat.js';
+import { peerOf } from './holder.js';
 
 /** The spec's limits: WebSocket frames are capped at 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -64,7 +65,7 @@ async function admit(
     }
     // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
     const principal = await admitCaller(http, hub.ctx.config.auth, req, { action: 'attach' });
-    wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal, wheel }).begin());
+    wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal, wheel, peer: peerOf(req) }).begin());
   } catch (err) {
     refuse(req, socket, toAppError(err).error);
   }

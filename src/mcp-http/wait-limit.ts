@@ -37,13 +37,22 @@ export class WaitLimit {
   wrap(agentId: string, credential: string, inbox: InboxPort): InboxPort {
     return {
       pending: (scope) => inbox.pending(scope),
-      wait: async (scope, timeoutMs, signal) => {
-        this.#admit(agentId, credential);
+      // No async frame of its own held open for the whole wait: the place is freed when the
+      // inbox's wait settles, and a refusal is a rejected promise as before.
+      wait: (scope, timeoutMs, signal) => {
         try {
-          return await inbox.wait(scope, timeoutMs, signal);
-        } finally {
-          this.#release(agentId, credential);
+          this.#admit(agentId, credential);
+        } catch (err) {
+          return Promise.reject(err);
         }
+        let waiting: Promise<Awaited<ReturnType<InboxPort['wait']>>>;
+        try {
+          waiting = inbox.wait(scope, timeoutMs, signal);
+        } catch (err) {
+          this.#release(agentId, credential);
+          return Promise.reject(err);
+        }
+        return waiting.finally(() => this.#release(agentId, credential));
       },
     };
   }

@@ -63,6 +63,24 @@ export class StoreMarkers implements Markers {
   }
 }
 
+/**
+ * The read markers a wait marks its DMs read with: it reads the agent's read state when it is
+ * first asked to advance (most waits never are), so an open wait holds no copy of it.
+ */
+export class LazyStoreMarkers implements Pick<Markers, 'advance'> {
+  #markers: StoreMarkers | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly agentId: string,
+  ) {}
+
+  async advance(key: string, m: Marker): Promise<void> {
+    this.#markers ??= new StoreMarkers(this.store, this.agentId, await ensureReadState(this.store, this.agentId));
+    await this.#markers.advance(key, m);
+  }
+}
+
 interface Scan {
   messages: Message[];
   /** The event seq of each message, in the same order. */
@@ -91,13 +109,14 @@ export class StoreInbox implements InboxPort {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (signal?.aborted) throw new Error('wait_for_messages was cancelled');
-      const st = await ensureReadState(this.store, this.self.agent_id);
-      let scan = await this.#scan(st.cursor, scope);
+      // Only the cursor is kept across the wait below, not the read state it came in.
+      const cursor = (await ensureReadState(this.store, this.self.agent_id)).cursor;
+      let scan = await this.#scan(cursor, scope);
       if (scan.messages.length > 0) {
         // A burst (several mentions at once) is returned whole.
         await this.#quiet(scan.upTo, signal);
-        scan = await this.#scan(st.cursor, scope);
-        if (await this.#consume(st.cursor, scan.upTo)) {
+        scan = await this.#scan(cursor, scope);
+        if (await this.#consume(cursor, scan.upTo)) {
           scan.messages.forEach((m, i) => this.handedOver(m, scan.seqs[i]!));
           return { messages: scan.messages, timedOut: false };
         }
@@ -105,7 +124,7 @@ export class StoreInbox implements InboxPort {
       }
       if (Date.now() >= deadline) {
         // Traffic out of scope is passed over too: the next call starts from here.
-        if (scan.upTo > st.cursor) await this.#consume(st.cursor, scan.upTo);
+        if (scan.upTo > cursor) await this.#consume(cursor, scan.upTo);
         return { messages: [], timedOut: true };
       }
       await this.#nextEvent(scan.upTo, deadline - Date.now(), signal);

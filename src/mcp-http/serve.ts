@@ -10,11 +10,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { AppError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
-import { selfOf } from '../mcp/format.js';
+import { selfOf, type Self } from '../mcp/format.js';
+import type { Message } from '../protocol/types.js';
 import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
-import { StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
+import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
 import { receiptWriter } from '../receipts/writer.js';
 import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
@@ -22,19 +23,24 @@ import { answerWait, waitCallOf } from './wait-call.js';
 import type { WaitLimit } from './wait-limit.js';
 import { waitForMessages } from '../mcp/wait.js';
 
-/** What a wait needs of a session: the agent, its read state, its inbox (whose waits count against `credential`'s). */
+/** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */
+function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: WaitLimit) {
+  const agentId = self.agent_id;
+  // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
+  const handedOver = (m: Message, seq: number) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
+  return waits.wrap(agentId, credential, new StoreInbox(ctx.store, self, handedOver));
+}
+
+/**
+ * What a wait needs of a session: the agent, its read markers, its inbox. An open wait holds this
+ * for up to five minutes, so it holds no copy of the agent's read state (a marker per
+ * conversation): the markers read it when the wait has DMs to mark read, the inbox its cursor.
+ */
 async function waitSessionFor(ctx: NetworkContext, agentId: string, credential: string, waits: WaitLimit) {
   const self = selfOf(ctx.config.network.id, agentId);
-  const state = await ensureReadState(ctx.store, agentId);
-  return {
-    ctx: { self, markers: new StoreMarkers(ctx.store, agentId, state) },
-    // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
-    inbox: waits.wrap(
-      agentId,
-      credential,
-      new StoreInbox(ctx.store, self, (m, seq) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq)),
-    ),
-  };
+  // An agent seen for the first time gets its read state now: nothing before this call is waiting.
+  await ensureReadState(ctx.store, agentId);
+  return { ctx: { self, markers: new LazyStoreMarkers(ctx.store, agentId) }, inbox: inboxFor(ctx, self, credential, waits) };
 }
 
 /** The session of one request: the wait's, and the agent's calls as the caller. */
@@ -45,8 +51,13 @@ async function sessionFor(
   credential: string,
   waits: WaitLimit,
 ): Promise<Session> {
-  const w = await waitSessionFor(ctx, agentId, credential, waits);
-  return { ctx: { ...w.ctx, client: inProcessApi(ctx, principal) }, inbox: w.inbox, dmsEnabled: ctx.config.server.direct_messages };
+  const self = selfOf(ctx.config.network.id, agentId);
+  const markers = new StoreMarkers(ctx.store, agentId, await ensureReadState(ctx.store, agentId));
+  return {
+    ctx: { self, markers, client: inProcessApi(ctx, principal) },
+    inbox: inboxFor(ctx, self, credential, waits),
+    dmsEnabled: ctx.config.server.direct_messages,
+  };
 }
 
 /** What a request of one caller shares with the other requests on this instance. */

@@ -52,6 +52,12 @@ export function waitCallOf(req: IncomingMessage, body: unknown): WaitCall | unde
   return { id: body.id, args, ...(token !== undefined ? { progressToken: token } : {}) };
 }
 
+// Module functions, not closures per call: an open wait holds as little as it can (#38 item 9).
+const isOpen = (res: ServerResponse) => !res.writableEnded && !res.destroyed;
+function send(res: ServerResponse, message: unknown): void {
+  if (isOpen(res)) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
 /**
  * Answers `call` on `res` as the SDK would: SSE, progress notifications while `run` waits, then the
  * result (a thrown error becomes a tool error). A call stopped by `signal` (the client went away or
@@ -71,14 +77,10 @@ export async function answerWait(
   });
   // At once, as the SDK does: the client knows the call is running before anything comes.
   res.flushHeaders();
-  const open = () => !res.writableEnded && !res.destroyed;
-  const send = (message: unknown) => {
-    if (open()) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  };
   // Without a progress token nothing else is written for up to five minutes: the transport's
   // comment keeps proxies and idle timeouts from closing the stream meanwhile.
   const keepAlive = armSseKeepAlive(DEFAULT_SSE_KEEP_ALIVE_MS, () => {
-    if (open()) res.write(': keepalive\n\n');
+    if (isOpen(res)) res.write(': keepalive\n\n');
   });
   const token = call.progressToken;
   // Key order as the SDK's Protocol writes its messages ({...notification, jsonrpc}; {result, jsonrpc, id}).
@@ -86,7 +88,7 @@ export async function answerWait(
     token === undefined
       ? undefined
       : (n: number) =>
-          send({
+          send(res, {
             method: 'notifications/progress',
             params: { progressToken: token, progress: n, message: 'waiting for messages' },
             jsonrpc: '2.0',
@@ -100,6 +102,6 @@ export async function answerWait(
   } finally {
     clearInterval(keepAlive);
   }
-  if (!signal.aborted) send({ result, jsonrpc: '2.0', id: call.id });
+  if (!signal.aborted) send(res, { result, jsonrpc: '2.0', id: call.id });
   res.end();
 }

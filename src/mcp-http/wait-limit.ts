@@ -3,6 +3,7 @@
 // many agents, nor everyone together (100 self-registered agents are 100 credentials) may pin an
 // instance with them. A call past a bound is a tool error at once, naming the bound and its key.
 
+import type { Scope } from '../mcp/inbox.js';
 import type { InboxPort } from '../mcp/session.js';
 
 /** Concurrent wait_for_messages calls one agent may have open on one instance. */
@@ -35,21 +36,11 @@ export class WaitLimit {
 
   /** `inbox` whose waits count against `agentId`'s, `credential`'s and the instance's bounds. */
   wrap(agentId: string, credential: string, inbox: InboxPort): InboxPort {
-    return {
-      pending: (scope) => inbox.pending(scope),
-      wait: async (scope, timeoutMs, signal) => {
-        this.#admit(agentId, credential);
-        try {
-          return await inbox.wait(scope, timeoutMs, signal);
-        } finally {
-          this.#release(agentId, credential);
-        }
-      },
-    };
+    return new LimitedInbox(this, agentId, credential, inbox);
   }
 
   /** Counts one more wait, or throws the refusal that names the bound it would pass. */
-  #admit(agentId: string, credential: string): void {
+  admit(agentId: string, credential: string): void {
     const { perCredential, perServer } = this.caps();
     const a = this.#byAgent.get(agentId) ?? 0;
     if (a >= this.perAgent)
@@ -70,7 +61,8 @@ export class WaitLimit {
     this.#total++;
   }
 
-  #release(agentId: string, credential: string): void {
+  /** Frees the place of a wait that ended. */
+  release(agentId: string, credential: string): void {
     const dec = (m: Map<string, number>, k: string) => {
       const left = (m.get(k) ?? 1) - 1;
       if (left > 0) m.set(k, left);
@@ -79,5 +71,39 @@ export class WaitLimit {
     dec(this.#byAgent, agentId);
     dec(this.#byCredential, credential);
     this.#total--;
+  }
+}
+
+/**
+ * An inbox whose waits hold a place in `limit`. An open wait holds this for up to five minutes: a
+ * class (no closures of its own) and no async frame, the place is freed when the wait settles.
+ */
+class LimitedInbox implements InboxPort {
+  constructor(
+    private readonly limit: WaitLimit,
+    private readonly agentId: string,
+    private readonly credential: string,
+    private readonly inbox: InboxPort,
+  ) {}
+
+  pending(scope: Scope): ReturnType<InboxPort['pending']> {
+    return this.inbox.pending(scope);
+  }
+
+  wait(scope: Scope, timeoutMs: number, signal?: AbortSignal): ReturnType<InboxPort['wait']> {
+    // A refusal is a rejected promise, as from the async wait this was.
+    try {
+      this.limit.admit(this.agentId, this.credential);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    let waiting: ReturnType<InboxPort['wait']>;
+    try {
+      waiting = this.inbox.wait(scope, timeoutMs, signal);
+    } catch (err) {
+      this.limit.release(this.agentId, this.credential);
+      return Promise.reject(err);
+    }
+    return waiting.finally(() => this.limit.release(this.agentId, this.credential));
   }
 }

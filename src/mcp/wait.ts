@@ -7,6 +7,7 @@ import { conversationKey, groupedLines, messageView } from './format.js';
 import type { Scope } from './inbox.js';
 import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { result } from './result.js';
+import type { Markers } from './read-markers.js';
 import type { InboxPort, Session } from './session.js';
 
 /** While a wait lasts, a progress notification this often keeps clients' request timers alive. */
@@ -34,7 +35,7 @@ export function waitArgsOf(raw: unknown): WaitArgs | undefined {
  * called every PROGRESS_EVERY_MS while it waits (the caller sends the notification).
  */
 export async function waitForMessages(
-  session: Pick<Session, 'inbox'> & { ctx: Pick<Session['ctx'], 'self' | 'markers'> },
+  session: Pick<Session, 'inbox'> & { ctx: Pick<Session['ctx'], 'self'> & { markers: Pick<Markers, 'advance'> } },
   a: WaitArgs,
   signal: AbortSignal | undefined,
   progress?: (n: number) => void,

@@ -90,4 +90,26 @@ test('all callers together hold at most mcp_waits_per_server waits; a closed wai
   await eventually(async () => !(await fourth.call('wait_for_messages', { timeout_s: 0 })).isError, 30_000, 'the freed places');
 });
 
+test('a DM a wait hands over is marked read: an open wait reads the read state only when it returns', async (ctx) => {
+  const reader = await connectMcpHttp(ctx.s.url, await agentToken(ctx.s, 'dm-reader'));
+  const writer = await connectMcpHttp(ctx.s.url, await agentToken(ctx.s, 'dm-writer'));
+  ctx.open.push(reader, writer);
+  // The reader has a read state (and a marker) before its wait opens; the DM comes while it is open.
+  const before = await reader.call('list_conversations');
+  assert.not.ok(before.isError, before.text);
+  const waiting = reader.call('wait_for_messages', { timeout_s: 60 }, 90_000);
+  await new Promise((r) => setTimeout(r, 300));
+  const dm = await writer.call('send_message', { dm_with: ['dm-reader'], text: 'a word in private' });
+  assert.not.ok(dm.isError, dm.text);
+  const got = await waiting;
+  assert.not.ok(got.isError, got.text);
+  assert.match(got.text, /a word in private/);
+  const list = await reader.call('list_conversations');
+  const conv = (list.structuredContent as { conversations: { conversation: { kind: string }; unread: number }[] }).conversations.find(
+    (c) => c.conversation.kind === 'dm',
+  );
+  assert.ok(conv, list.text);
+  assert.is(conv.unread, 0, `the DM the wait returned is read: ${list.text}`);
+});
+
 test.run();

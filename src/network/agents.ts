@@ -10,7 +10,7 @@ import { paginate, pageOf, type Window } from '../protocol/pagination.js';
 import type { AgentRegistration, AgentSummary, Page, RemovedResponse } from '../protocol/types.js';
 import { StoreError, type AgentRecord } from '../store/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
-import { reservedAgents } from './reserved-agents.js';
+import { reservedAgents, reservedAs } from './reserved-agents.js';
 import { membersEvent, storeRefusal } from './rooms.js';
 import { agentView } from './views.js';
 
@@ -58,7 +58,8 @@ export async function registerAgent(
 ): Promise<Registered> {
   const net = ctx.config.network.id;
   // A self-registration keeps off the ids svc.yaml or an operator named (auth/agent-claims.ts).
-  // Finding them reads every room, so only a claim that would otherwise succeed reads them.
+  // A handle made from a name steps over all of them (every room read); a given id looks up only
+  // its own rooms, and only for a claim that would otherwise succeed.
   const keepOff = keepsOffReserved(p);
   let reserved: Map<string, string> | undefined;
   let id = req.requested_agent_id;
@@ -76,7 +77,7 @@ export async function registerAgent(
   if (existing) return resolveExisting(ctx, p, existing);
   const refusal = newClaimRefusal(p, id, ctx.config.auth.agent_registration);
   if (refusal) throw refused(refusal);
-  const namedAs = keepOff ? (reserved ?? (await reservedAgents(ctx))).get(id) : undefined;
+  const namedAs = keepOff ? (reserved ? reserved.get(id) : await reservedAs(ctx, id)) : undefined;
   if (namedAs !== undefined) throw refused(reservedClaimRefusal(id, namedAs));
   const minted = p.kind === 'anonymous' ? mintAgentToken() : undefined;
   const t = now();

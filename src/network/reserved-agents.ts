@@ -29,3 +29,20 @@ export async function reservedAgents(ctx: NetworkContext): Promise<Map<string, s
   }
   return named;
 }
+
+/**
+ * Where `id` alone is named, if anywhere (the same answer as `reservedAgents(ctx).get(id)`), from
+ * the member index: a claim of a given id costs its own rooms, not every room on the network.
+ */
+export async function reservedAs(ctx: NetworkContext, id: string): Promise<string | undefined> {
+  const hook = ctx.config.inbound_hooks.find((h) => h.sender === id);
+  if (hook) return 'the sender of an inbound hook';
+  for (const list of ctx.hooks.reservedAgents ?? []) {
+    const r = list().find((x) => x.id === id);
+    if (r) return r.namedAs;
+  }
+  const { rooms } = await ctx.store.conversationsWith({ members: [id, `${ctx.config.network.id}:${id}`], participants: [] });
+  const room = rooms[0];
+  if (!room) return undefined;
+  return room.visibility === 'public' ? `a declared member of room ${room.id}` : 'a declared member of a private room';
+}

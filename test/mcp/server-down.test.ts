@@ -86,6 +86,9 @@ t('once the server answers, the same session acts as the agent: whoami, send, at
 // With --agent, a token given is checked against it by asking the server whose it is: that check
 // waits for the server too, instead of ending svc mcp before the client can ask anything.
 t('with the agent token given in SVC_TOKEN and --agent: the same, served while down, then acting as it', async (ctx) => {
+  // The first svc mcp is done: left running, it would race this one for alpha's one attachment.
+  await ctx.m?.close();
+  ctx.m = undefined;
   await ctx.s.stop();
   ctx.given = await startMcp(['--config', path.join(ctx.dir, 'svc.yaml'), '--agent', 'alpha'], {
     HOME: ctx.home,

@@ -1,6 +1,6 @@
 // The resolved configuration: what `loadConfig` returns after validation, defaults and secrets.
 
-import type { Scope, Visibility, WritePolicy } from '../protocol/types.js';
+import type { RoomDeclaration, Scope } from '../protocol/types.js';
 import type { InboundHookConfig, WebhookConfig } from './webhooks.js';
 
 export type AuthMode = 'none' | 'bearer' | 'open';
@@ -16,14 +16,7 @@ export interface TokenConfig {
   agents?: string[];
 }
 
-export interface RoomConfig {
-  id: string;
-  name?: string;
-  members?: string[];
-  visibility?: Visibility;
-  write_policy?: WritePolicy;
-  /** Local agents become members when they register (`svc init`'s general room). */
-  join_on_register?: boolean;
+export interface RoomConfig extends RoomDeclaration {
   federation?: { pairings: string[] };
   /** Overrides server.loop_guard for this room and its threads, field by field. */
   loop_guard?: Partial<LoopGuardConfig>;

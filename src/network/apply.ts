@@ -3,7 +3,7 @@
 
 import { AppError, conflict } from '../errors.js';
 import { fqid, newId } from '../protocol/ids.js';
-import type { ApplyRequest, ApplyResponse, Visibility, WritePolicy } from '../protocol/types.js';
+import type { ApplyRequest, ApplyResponse, RoomDeclaration } from '../protocol/types.js';
 import { StoreError, type AgentRecord, type OpOutcome, type RoomDeclareOp, type WriteOp } from '../store/types.js';
 import type { Config } from '../config/types.js';
 import { commit, newEvent, now, type NetworkContext } from './context.js';
@@ -12,14 +12,7 @@ import { overriddenText, undoneByReload } from './declared-rooms.js';
 import { membersEvent } from './rooms.js';
 import { roomView } from './views.js';
 
-export interface DeclaredRoom {
-  id: string;
-  name?: string;
-  members?: string[];
-  visibility?: Visibility;
-  write_policy?: WritePolicy;
-  /** Agents join it as they register: the declared members are added, and never removed by an apply. */
-  join_on_register?: boolean;
+export interface DeclaredRoom extends RoomDeclaration {
   /** undefined: leave federation as it is (HTTP apply carries none). */
   federation_pairings?: string[];
 }

@@ -316,18 +316,21 @@ export interface RemovedResponse {
   mode: 'soft';
 }
 
+/** A room as svc.yaml or `svc apply` declares it (config, apply and the wire share this shape). */
+export interface RoomDeclaration {
+  id: string;
+  name?: string;
+  members?: string[];
+  visibility?: Visibility;
+  write_policy?: WritePolicy;
+  /** Agents join it when they register, so `members` is added, never taken away from. */
+  join_on_register?: boolean;
+}
+
 export interface ApplyRequest {
   network_id: string;
   agents: { id: string; credential_key: string }[];
-  rooms: {
-    id: string;
-    name?: string;
-    members?: string[];
-    visibility?: Visibility;
-    write_policy?: WritePolicy;
-    /** Agents join it when they register, so `members` is added, never taken away from. */
-    join_on_register?: boolean;
-  }[];
+  rooms: RoomDeclaration[];
   /** Ours (#28): hooks kept in the store, merged with svc.yaml's (docs/webhooks.md). */
   webhooks?: DeclaredWebhook[];
   inbound_hooks?: DeclaredInboundHook[];

@@ -2,7 +2,9 @@
 // this process (memory store, open registration), registers agents, opens WAITS waits spread over
 // them (each a raw POST whose answer stream stays open), and prints the growth of the heap and of
 // external memory per wait after a forced GC. The waits are opened by a child process, so only the
-// server's side is counted. A figure, not a test: docs/security.md keeps it.
+// server's side is counted. Then the same requests are held open by a bare node:http server that
+// reads the body and opens the same SSE answer: Node's own cost of an open request, which no wait
+// can go below. Figures, not a test: docs/security.md keeps them.
 //
 //   node --expose-gc --import tsx bench/tools/mcp-wait-memory.ts [WAITS] [AGENTS]
 
@@ -110,4 +112,31 @@ console.log(
 );
 child.kill();
 await app.close();
+
+// Node's floor: the same requests, answered by a server that only reads the body and opens the stream.
+const bare = http.createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString());
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    res.flushHeaders();
+  });
+});
+await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
+const floorBefore = await settle();
+const bareChild = fork(
+  fileURLToPath(import.meta.url),
+  [String(WAITS), String(AGENTS), 'client', JSON.stringify({ url: bareUrl, tokens })],
+  {
+    execArgv: ['--import', 'tsx'],
+  },
+);
+await new Promise<void>((resolve) => bareChild.once('message', () => resolve()));
+const floor = await settle();
+console.log(
+  `the same ${WAITS} requests held open by a bare node:http server: heap ${((floor.heap - floorBefore.heap) / WAITS / 1024).toFixed(1)} KB each`,
+);
+bareChild.kill();
 process.exit(0);

@@ -94,7 +94,10 @@ export async function serve(
       stopped.abort();
     });
     const session = await waitSessionFor(ctx, who.agentId, credential, shared.waits);
-    return answerWait(res, wait, (progress) => waitForMessages(session, wait.args, stopped.signal, progress), stopped.signal);
+    // Not awaited: the request's handling (its context, body and frames) is done, and only the
+    // wait itself stays while it lasts. answerWait never rejects.
+    void answerWait(res, wait, (progress) => waitForMessages(session, wait.args, stopped.signal, progress), stopped.signal);
+    return;
   }
   const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits);
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });

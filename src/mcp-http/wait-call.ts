@@ -10,7 +10,7 @@
 // version, the result) is judged with the SDK's own schemas and helpers, so the two cannot drift.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { armSseKeepAlive, DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
+import { DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   type CallToolResult,
@@ -59,9 +59,33 @@ function send(res: ServerResponse, message: unknown): void {
 }
 
 /**
+ * The transport's keep-alive comment, for every open wait from one timer: the SDK arms an interval
+ * per stream (sseKeepAlive.js), which a wait would hold for minutes. A stream gets its first comment
+ * within one interval of opening, as it would from its own timer.
+ */
+const streams = new Set<ServerResponse>();
+let ticker: NodeJS.Timeout | undefined;
+function keepAlive(res: ServerResponse): void {
+  streams.add(res);
+  ticker ??= setInterval(tick, DEFAULT_SSE_KEEP_ALIVE_MS).unref();
+}
+function forget(res: ServerResponse): void {
+  streams.delete(res);
+  if (streams.size === 0 && ticker) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+function tick(): void {
+  for (const res of streams) if (isOpen(res)) res.write(': keepalive\n\n');
+}
+
+/**
  * Answers `call` on `res` as the SDK would: SSE, progress notifications while `run` waits, then the
  * result (a thrown error becomes a tool error). A call stopped by `signal` (the client went away or
- * cancelled it) ends with no result, as the SDK's closed transport ends it.
+ * cancelled it) ends with no result, as the SDK's closed transport ends it. Never rejects: the
+ * route returns without awaiting it, so that nothing of the request's handling stays suspended
+ * while the wait lasts.
  */
 export async function answerWait(
   res: ServerResponse,
@@ -79,9 +103,7 @@ export async function answerWait(
   res.flushHeaders();
   // Without a progress token nothing else is written for up to five minutes: the transport's
   // comment keeps proxies and idle timeouts from closing the stream meanwhile.
-  const keepAlive = armSseKeepAlive(DEFAULT_SSE_KEEP_ALIVE_MS, () => {
-    if (isOpen(res)) res.write(': keepalive\n\n');
-  });
+  keepAlive(res);
   const token = call.progressToken;
   // Key order as the SDK's Protocol writes its messages ({...notification, jsonrpc}; {result, jsonrpc, id}).
   const progress =
@@ -100,7 +122,7 @@ export async function answerWait(
   } catch (err) {
     result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
   } finally {
-    clearInterval(keepAlive);
+    forget(res);
   }
   if (!signal.aborted) send(res, { result, jsonrpc: '2.0', id: call.id });
   res.end();

@@ -3,7 +3,7 @@
 // error catalogue, the layers, and every file the document names. Each list is read from the code
 // itself: the catalogue and the refusal codes are run-time values; the write ops (a union of
 // interfaces) and the reads (an interface's methods) exist only as types, so they are read from
-// the TypeScript source, following the union and `extends` wherever their parts live in src/store/.
+// the TypeScript source, following the union and `extends` wherever their parts live in src/.
 // Pure reading: no server.
 
 import { suite } from 'uvu';
@@ -25,16 +25,17 @@ function filesUnder(dir: string): string[] {
     .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
 }
 
-const STORE_SOURCES = filesUnder('src/store')
+// All of src/, not only src/store/: a stored concern's ops may live in a folder of its own.
+const SOURCES = filesUnder('src')
   .filter((f) => f.endsWith('.ts'))
   .map((f) => readFileSync(path.join(ROOT, f), 'utf8'))
   .join('\n');
 
-/** The text of `export type|interface NAME ...` up to its end, from the store's sources. */
+/** The text of `export type|interface NAME ...` up to its end, from the sources. */
 function declaration(kind: 'type' | 'interface', name: string): string {
-  const at = new RegExp(`^export ${kind} ${name}\\b`, 'm').exec(STORE_SOURCES);
-  if (!at) throw new Error(`no ${kind} ${name} in src/store/`);
-  const rest = STORE_SOURCES.slice(at.index);
+  const at = new RegExp(`^export ${kind} ${name}\\b`, 'm').exec(SOURCES);
+  if (!at) throw new Error(`no ${kind} ${name} in src/`);
+  const rest = SOURCES.slice(at.index);
   const end = kind === 'type' ? /;\n/.exec(rest) : /^}/m.exec(rest);
   return rest.slice(0, end!.index + 1);
 }
@@ -45,7 +46,7 @@ function opsOf(union: string): string[] {
     .replace(/\/\/.*$/gm, '')
     .replace(/^[^=]*=/, '');
   return [...body.matchAll(/\b([A-Z]\w*)\b/g)].flatMap(([, member]) => {
-    if (new RegExp(`^export type ${member}\\b`, 'm').test(STORE_SOURCES)) return opsOf(member!);
+    if (new RegExp(`^export type ${member}\\b`, 'm').test(SOURCES)) return opsOf(member!);
     const op = /^\s+op: '([\w.]+)';/m.exec(declaration('interface', member!));
     if (!op) throw new Error(`interface ${member} has no literal op`);
     return [op[1]!];

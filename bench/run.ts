@@ -2,7 +2,7 @@
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
-// (and bench/results.md, the table for docs/performance.md). Bounded in time: past the size's budget
+// (and bench/results.md, the table, which it also writes into docs/performance.md). Bounded in time: past the size's budget
 // every child is killed and what was measured is written with a note. A scenario that fails to run
 // fails the run (exit code 1) after everything else has run and been written.
 
@@ -14,6 +14,7 @@ import { ensureNats, natsClient, startNats } from './lib/nats.js';
 import { killAll, stopAll } from './lib/procs.js';
 import { heading, type Results } from './lib/report.js';
 import { table, verdicts } from './lib/table.js';
+import { writeDocTable } from './lib/doc-table.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
 import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
 import { baselineTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
@@ -91,7 +92,10 @@ function write(): void {
   writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
   const rows = table(results);
   const md = `${heading(results)}\n\n${rows}\n`;
-  if (!only && !opt('--out')) writeFileSync(path.join(ROOT, 'bench/results.md'), md);
+  if (!only && !opt('--out')) {
+    writeFileSync(path.join(ROOT, 'bench/results.md'), md);
+    writeDocTable(ROOT, md);
+  }
   const v = verdicts(rows);
   process.stdout.write(
     `\n${md}\n${results.notes.length ? `Notes:\n${results.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}\ntargets: ${v.met} met, ${v.missed} missed, ${v.saturated} saturated, ${v['—']} not measured\n${failures.length ? `FAILED to run: ${failures.join('; ')}\n` : ''}wrote ${path.relative(process.cwd(), outFile)}\n`,

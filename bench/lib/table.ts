@@ -1,4 +1,4 @@
-// The Markdown results table printed by the run and pasted in docs/performance.md: svc, the
+// The Markdown results table printed by the run and written into docs/performance.md: svc, the
 // references, the ratios, each target with its verdict (met, missed, or saturated when the host
 // had under 20% idle during a row whose load leaves it room by construction) and the host's idle
 // share during the row.

@@ -299,15 +299,19 @@ export interface Leases {
 
 // ---- errors ----
 
-export type StoreErrorCode =
-  | 'unknown_cursor'
-  | 'unavailable'
-  | 'conflict'
-  | 'corrupt'
-  | 'not_found'
-  | 'room_exists'
-  | 'agent_taken'
-  | 'thread_room';
+/** StoreError's codes, as a value too: docs/architecture.md's refusal table is tested against it. */
+export const STORE_ERROR_CODES = [
+  'unknown_cursor',
+  'unavailable',
+  'conflict',
+  'corrupt',
+  'not_found',
+  'room_exists',
+  'agent_taken',
+  'thread_room',
+] as const;
+
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 /** Errors as values with stable codes; the HTTP layer and the network rules map them. */
 /** A schema migration an open applied to an existing store. */

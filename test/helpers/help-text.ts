@@ -1,21 +1,12 @@
-// The help texts of `svc`, read in-process from the program the CLI builds (src/cli/program.ts):
+// The help texts of `svc`, read in-process from the program the CLI builds (src/cli/program.ts,
+// through scripts/cli-reference.ts, which writes them into docs/cli.md):
 // a process per command costs ~0.15 s of CPU. test/docs/cli-reference.test.ts checks that these
 // texts are what the `svc` process prints.
 
 import type { Command } from 'commander';
-import { processIo } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { helpOf, svcProgram } from '../../scripts/cli-reference.js';
 
-/** The `svc` program as the CLI builds it. */
-export const svcProgram = (): Command => buildProgram(processIo(), () => {});
-
-/** What `svc ... --help` prints for `cmd` to a pipe: no colours, the 80 columns commander gives one. */
-export function helpOf(cmd: Command): string {
-  let out = '';
-  cmd.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => 80, getOutHasColors: () => false });
-  cmd.outputHelp();
-  return out;
-}
+export { helpOf, svcProgram };
 
 /** What `svc ...path --help` prints. */
 export function helpAt(path: string[], root: Command = svcProgram()): string {

@@ -72,6 +72,19 @@ export interface ReactionChange {
   count: number;
 }
 
+/** The answer to PUT or DELETE /v1/messages/{id}/reactions/{emoji} (#28). */
+export interface ReactionResult {
+  message_id: string;
+  emoji: string;
+  /** Who reacted, scoped. */
+  by: string;
+  reacted: boolean;
+  /** False when the request repeated the current state. */
+  changed: boolean;
+  /** Every reaction to the message after the change. */
+  reactions: ReactionSummary[];
+}
+
 export interface Artifact {
   id: string;
   network_id: string;

@@ -30,9 +30,10 @@ import { agentRoutes } from './http/routes/agents.js';
 import { applyRoutes } from './http/routes/apply.js';
 import { searchRoutes } from './http/routes/search.js';
 import { openapiRoutes } from './http/routes/openapi.js';
+import { listenOn } from './http/listen.js';
 import { VERSION } from './version.js';
 import { createMetrics } from './observe/metrics.js';
-import { bindTarget, postureWarnings } from './config/posture.js';
+import { postureWarnings } from './config/posture.js';
 import { reloadRefusedWarning } from './network/operator-warnings.js';
 import { networkUid } from './network/uid.js';
 
@@ -114,17 +115,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     auth: () => authenticator,
     address: () => bound,
     async listen(addr = config.server.listen_addr) {
-      const { host, port } = bindTarget(addr);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const a = server.address();
-      // Every interface: report the address Node really bound (:: or 0.0.0.0).
-      bound = { host: host ?? (typeof a === 'object' && a ? a.address : '0.0.0.0'), port: typeof a === 'object' && a ? a.port : port };
+      bound = await listenOn(server, addr);
       // `--listen` may widen the bind beyond the file's listen_addr: judge the posture on what is bound.
       ctx.config = { ...ctx.config, server: { ...ctx.config.server, listen_addr: addr } };
       ctx.configWarnings = withBindWarnings(ctx.configWarnings, ctx.config);

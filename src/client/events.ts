@@ -3,31 +3,8 @@
 // Last-Event-ID so the server can replay what was missed; events already seen are skipped.
 
 import { EventSource, type ErrorEvent } from 'eventsource';
-import type { EventType, ServiceEvent } from '../protocol/types.js';
+import { EVENT_TYPES, type ServiceEvent } from '../protocol/types.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
-
-/** Every event type of the spec (and ours); the check below fails the build when types.ts grows. */
-export const EVENT_TYPES = [
-  'message.created',
-  'thread.created',
-  'dm.created',
-  'room.created',
-  'room.members.updated',
-  'room.removed',
-  'agent.removed',
-  'agent.connected',
-  'agent.disconnected',
-  'agent.wake.delivered',
-  'agent.wake.failed',
-  'pairing.updated',
-  'stream.replay_gap',
-  'conversation.loop_guard',
-  'reaction.updated',
-  'message.receipts',
-] as const satisfies readonly EventType[];
-type Unlisted = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
-const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyTypeListed;
 
 export interface FollowOptions {
   /** Resume after this event id (sent as Last-Event-ID on the first connection too). */

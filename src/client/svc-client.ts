@@ -15,7 +15,7 @@ import type {
   Pairing,
   ReceiptReader,
   RemovedResponse,
-  ReactionSummary,
+  ReactionResult,
   Room,
   SendRequest,
   SendResponse,
@@ -107,16 +107,6 @@ export interface ClientOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
-
-/** The answer to a reaction (#28). */
-export interface ReactionResult {
-  message_id: string;
-  emoji: string;
-  by: string;
-  reacted: boolean;
-  changed: boolean;
-  reactions: ReactionSummary[];
-}
 
 export class SvcClient {
   readonly baseUrl: string;

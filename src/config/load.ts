@@ -7,7 +7,7 @@ import { parseDocument } from 'yaml';
 import type { Scope, Warning } from '../protocol/types.js';
 import { postureWarnings, parseListenAddr } from './posture.js';
 import { formatSchemaErrors, validateConfig, validatePairingList } from './schema.js';
-import type { Config, LoadedConfig, PairingConfig, Registration, TokenConfig } from './types.js';
+import { type Config, DEFAULT_STORE_SCHEMA, type LoadedConfig, type PairingConfig, type Registration, type TokenConfig } from './types.js';
 import { resolveHooks, type FileInboundHook, type FileWebhook, type HookSecrets } from './webhooks.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
@@ -161,7 +161,7 @@ function resolveStore(store: FileConfig['store'], opts: ParseOptions, fail: (lin
   if (url === undefined) fail('store: backend postgres needs url or url_env (postgres://user:password@host:5432/db)');
   const where = url_env !== undefined ? `store.url_env (${url_env})` : 'store.url';
   if (!isPostgresUrl(url!)) fail(`${where}: must be a postgres:// or postgresql:// URL`);
-  return { ...out, url: url!, schema: store.schema ?? 'public' };
+  return { ...out, url: url!, schema: store.schema ?? DEFAULT_STORE_SCHEMA };
 }
 
 function isPostgresUrl(url: string): boolean {

@@ -3,6 +3,9 @@
 import type { RoomDeclaration, Scope } from '../protocol/types.js';
 import type { InboundHookConfig, WebhookConfig } from './webhooks.js';
 
+/** postgres: the schema holding a network's tables when `store.schema` is not set (schemas/config.schema.json says so too). */
+export const DEFAULT_STORE_SCHEMA = 'public';
+
 export type AuthMode = 'none' | 'bearer' | 'open';
 export type Registration = 'open' | 'token' | 'disabled';
 
@@ -95,7 +98,7 @@ export interface Config {
     checkpoint_bytes: number;
     /** postgres: the connection URL (from `url` or `url_env`); a secret, never printed. */
     url?: string;
-    /** postgres: the schema holding the network's tables (`public` when not set). */
+    /** postgres: the schema holding the network's tables (DEFAULT_STORE_SCHEMA when not set). */
     schema?: string;
   };
   auth: {

@@ -1,12 +1,14 @@
 // The console's static files, served from templates/console/ with their content types. Only flat
 // file names with a known extension; the resolved path must stay inside the folder. A fixed list
-// of vendored files comes from installed packages instead (no copy to drift from the lockfile).
+// of vendored files comes from installed packages instead (no copy to drift from the lockfile), and
+// a few are written from the server's own values (no list in the browser scripts to drift from it).
 
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EVENT_TYPES } from '../protocol/types.js';
 
 export const CONSOLE_DIR = fileURLToPath(new URL('../../templates/console/', import.meta.url));
 
@@ -26,6 +28,14 @@ function vendorPath(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Served name -> the module's text, made from what the server itself uses. live.js imports the
+ * event types from here, so the console follows exactly the types protocol/types.ts lists.
+ */
+export const GENERATED_FILES: Readonly<Record<string, string>> = {
+  'event-types.js': `// Written by the server from src/protocol/types.ts: every event type the SSE stream names.\nexport const EVENT_TYPES = ${JSON.stringify(EVENT_TYPES)};\n`,
+};
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -58,6 +68,7 @@ export function isSafeAssetName(name: string): boolean {
 /** Reads one asset, or undefined when it does not exist or would leave the folder. */
 export async function loadAsset(name: string, dir: string = CONSOLE_DIR): Promise<Asset | undefined> {
   if (!isSafeAssetName(name)) return undefined;
+  if (dir === CONSOLE_DIR && Object.hasOwn(GENERATED_FILES, name)) return assetOf(name, Buffer.from(GENERATED_FILES[name]!));
   const vendored = dir === CONSOLE_DIR ? vendorPath(name) : undefined;
   if (vendored !== undefined) return readAsset(name, vendored);
   const root = path.resolve(dir);
@@ -81,6 +92,10 @@ async function readAsset(name: string, file: string): Promise<Asset | undefined>
   } catch {
     return undefined;
   }
+  return assetOf(name, body);
+}
+
+function assetOf(name: string, body: Buffer): Asset {
   return { body, type: contentTypeOf(name)!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 

@@ -72,6 +72,19 @@ export interface ReactionChange {
   count: number;
 }
 
+/** The answer to PUT or DELETE /v1/messages/{id}/reactions/{emoji} (#28). */
+export interface ReactionResult {
+  message_id: string;
+  emoji: string;
+  /** Who reacted, scoped. */
+  by: string;
+  reacted: boolean;
+  /** False when the request repeated the current state. */
+  changed: boolean;
+  /** Every reaction to the message after the change. */
+  reactions: ReactionSummary[];
+}
+
 export interface Artifact {
   id: string;
   network_id: string;
@@ -218,23 +231,31 @@ export interface AgentEvent {
   error?: string;
 }
 
-export type EventType =
-  | 'message.created'
-  | 'thread.created'
-  | 'dm.created'
-  | 'room.created'
-  | 'room.members.updated'
-  | 'room.removed'
-  | 'agent.removed'
-  | 'agent.connected'
-  | 'agent.disconnected'
-  | 'agent.wake.delivered'
-  | 'agent.wake.failed'
-  | 'pairing.updated'
-  | 'stream.replay_gap'
-  | 'conversation.loop_guard'
-  | 'reaction.updated'
-  | 'message.receipts';
+/**
+ * Every event type of the spec (and ours): the one list. The typed client follows these on the SSE
+ * stream, and the console gets them from the server (`/console/event-types.js`), so a new type is
+ * added here and nowhere else.
+ */
+export const EVENT_TYPES = [
+  'message.created',
+  'thread.created',
+  'dm.created',
+  'room.created',
+  'room.members.updated',
+  'room.removed',
+  'agent.removed',
+  'agent.connected',
+  'agent.disconnected',
+  'agent.wake.delivered',
+  'agent.wake.failed',
+  'pairing.updated',
+  'stream.replay_gap',
+  'conversation.loop_guard',
+  'reaction.updated',
+  'message.receipts',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The event envelope. Payload keys beyond `message` and `agent` are ours (SPEC leaves them open). */
 export interface ServiceEvent {

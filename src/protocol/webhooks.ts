@@ -52,18 +52,26 @@ export interface InboundHookView {
   source: HookSource;
 }
 
+/** pending: to be tried (again) at `next_attempt_at`; delivered: the target answered 2xx; dead: the retry window ran out. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+/** A delivery as the API shows it (the store's record adds the signed payload: store/outbox.ts). */
 export interface WebhookDeliveryView {
+  /** The `webhook-id` header: the same on every attempt, so receivers can deduplicate. */
   id: string;
   webhook_id: string;
+  /** The event's sequence number (the cursor's value when it was queued, for a test). */
   seq: number;
   event_type: string;
-  status: 'pending' | 'delivered' | 'dead';
+  status: DeliveryStatus;
   attempts: number;
   created_at: string;
+  /** When the retry window began (the first attempt, or a manual retry). */
   window_start?: string;
   next_attempt_at: string;
   last_attempt_at?: string;
   delivered_at?: string;
+  /** The HTTP status of the last attempt, when the target answered. */
   last_status?: number;
   last_error?: string;
 }

@@ -9,7 +9,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.j
 import type { Principal } from '../auth/principal.js';
 import { canSeeMessage, viewerOf } from '../auth/visibility.js';
 import { decideRoomWrite } from '../auth/write-policy.js';
-import type { ReactionChange, ReactionSummary, SendRequest, Target } from '../protocol/types.js';
+import type { ReactionChange, ReactionResult, ReactionSummary, SendRequest, Target } from '../protocol/types.js';
 import type { Decision, DecisionReads, ReactionChangeOp, RoomRecord } from '../store/types.js';
 import { missingMessage, requireDirectMessages, visibleMessage } from '../network/access.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
@@ -25,18 +25,6 @@ export interface ReactRequest {
   from?: SendRequest['from'];
 }
 
-export interface ReactResult {
-  message_id: string;
-  emoji: string;
-  /** Who reacted, scoped. */
-  by: string;
-  reacted: boolean;
-  /** False when the request repeated the current state. */
-  changed: boolean;
-  /** Every reaction to the message after the change. */
-  reactions: ReactionSummary[];
-}
-
 /** The actor a request reacts as: `from`, or the agent of an agent token. */
 function fromOf(p: Principal, from: ReactRequest['from']): SendRequest['from'] {
   if (from) return from;
@@ -45,7 +33,7 @@ function fromOf(p: Principal, from: ReactRequest['from']): SendRequest['from'] {
 }
 
 /** Adds or removes one reaction; refusals are AppErrors (400, 403, 404, 409). */
-export async function react(ctx: NetworkContext, p: Principal, req: ReactRequest): Promise<ReactResult> {
+export async function react(ctx: NetworkContext, p: Principal, req: ReactRequest): Promise<ReactionResult> {
   const problem = emojiProblem(req.emoji);
   if (problem) throw badRequest(`path.emoji: ${problem}`);
   const from = fromOf(p, req.from);

@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bindTarget } from '../config/posture.js';
+import { listenOn } from '../http/listen.js';
 import { clientAddress, TokenBuckets } from '../http/limits.js';
 import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
 import { Hub, type Slot } from './hub.js';
@@ -186,17 +186,8 @@ export function createRelayServer(options: Partial<RelayOptions> = {}): RelaySer
   return {
     server,
     hub,
-    async listen(addr) {
-      const { host, port } = bindTarget(addr);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const a = server.address();
-      return { host: host ?? (typeof a === 'object' && a ? a.address : '0.0.0.0'), port: typeof a === 'object' && a ? a.port : port };
+    listen(addr) {
+      return listenOn(server, addr);
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@
 
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/types.js';
+import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { MemoryStore } from './memory/index.js';
 import { openSqliteStore } from './sqlite/index.js';
@@ -18,7 +18,7 @@ export async function openStore(cfg: Config['store'], log?: Logger): Promise<Sto
   // A database's health is its connection: ping asks it, and the feed logs one line per outage.
   if (cfg.backend === 'postgres') {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? 'public', ...(warn ? { log: warn } : {}) });
+    return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? DEFAULT_STORE_SCHEMA, ...(warn ? { log: warn } : {}) });
   }
   // Test hook (test/crash): while the named file exists, journal writes fail with ENOSPC, as on a
   // full disk. Used where a size-limited tmpfs cannot be mounted.

@@ -4,30 +4,14 @@
 // stored or ahead of it and read again after a crash: none is lost, none is queued twice (a
 // delivery's id is derived from the webhook and the event). Re-exported by ./types.js.
 
-/** pending: to be tried (again) at `next_attempt_at`; delivered: the target answered 2xx; dead: the retry window ran out. */
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+import type { DeliveryStatus, WebhookDeliveryView } from '../protocol/webhooks.js';
 
-/** One event (or test) to POST to one webhook, with its retry state. */
-export interface WebhookDelivery {
-  /** The `webhook-id` header: the same on every attempt, so receivers can deduplicate. */
-  id: string;
-  webhook_id: string;
-  /** The event's sequence number (the cursor's value when it was queued, for a test). */
-  seq: number;
-  event_type: string;
+export type { DeliveryStatus } from '../protocol/webhooks.js';
+
+/** One event (or test) to POST to one webhook, with its retry state: the API's view and the body. */
+export interface WebhookDelivery extends WebhookDeliveryView {
   /** The exact JSON body that is signed and POSTed. */
   payload: string;
-  status: DeliveryStatus;
-  attempts: number;
-  created_at: string;
-  /** When the retry window began (the first attempt, or a manual retry). */
-  window_start?: string;
-  next_attempt_at: string;
-  last_attempt_at?: string;
-  delivered_at?: string;
-  /** The HTTP status of the last attempt, when the target answered. */
-  last_status?: number;
-  last_error?: string;
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/types.js';
+import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
 import type { RoomRecord } from './types.js';
 
 /** Each id's live room record in the store, or undefined when the store holds no such room. */
@@ -91,7 +91,7 @@ async function postgresRooms(cfg: Config['store'], ids: readonly string[]): Prom
   await client.connect();
   try {
     await client.query('BEGIN READ ONLY');
-    const T = tablesOf(cfg.schema ?? 'public');
+    const T = tablesOf(cfg.schema ?? DEFAULT_STORE_SCHEMA);
     try {
       const res = await client.query(`SELECT ${ROOM_COLS} FROM ${T.rooms} WHERE id = ANY($1::text[])`, [ids]);
       return res.rows.map(roomOf);

@@ -7,7 +7,7 @@ import type { InboundHookConfig, WebhookConfig } from '../config/webhooks.js';
 import { AppError, notFound } from '../errors.js';
 import type { Route } from '../http/router.js';
 import { sendMessage } from '../network/messages.js';
-import type { HookSource } from '../protocol/webhooks.js';
+import type { HookSource, WebhookDeliveryView } from '../protocol/webhooks.js';
 import type { DeliveryStatus, Store, WebhookDelivery } from '../store/types.js';
 import { payloadOf } from './events.js';
 import { hookPrincipal, hookSecretOk, hookSend } from './inbound.js';
@@ -31,7 +31,7 @@ const RETRY_BATCH = 1000;
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
 
 /** A delivery as the API shows it: everything but the payload. */
-export function deliveryView(d: WebhookDelivery): Omit<WebhookDelivery, 'payload'> {
+export function deliveryView(d: WebhookDelivery): WebhookDeliveryView {
   const { payload: _p, ...rest } = d;
   return rest;
 }

@@ -1,24 +1,8 @@
 // The SSE feed (/v1/events/stream): EventSource sends the session cookie and resumes with
-// Last-Event-ID by itself; every named event type is forwarded to one handler.
+// Last-Event-ID by itself; every named event type is forwarded to one handler. The types come from
+// the server (event-types.js is written from src/protocol/types.ts), so no list here can drift.
 
-const TYPES = [
-  'message.created',
-  'thread.created',
-  'dm.created',
-  'room.created',
-  'room.members.updated',
-  'room.removed',
-  'agent.removed',
-  'agent.connected',
-  'agent.disconnected',
-  'agent.wake.delivered',
-  'agent.wake.failed',
-  'pairing.updated',
-  'stream.replay_gap',
-  'conversation.loop_guard',
-  'reaction.updated',
-  'message.receipts',
-];
+import { EVENT_TYPES } from './event-types.js';
 
 /** Opens the feed. `onEvent(envelope)`, `onState('live' | 'reconnecting' | 'closed', wasDown)`. Returns close(). */
 export function follow(onEvent, onState) {
@@ -33,7 +17,7 @@ export function follow(onEvent, onState) {
     }
     if (env && typeof env === 'object') onEvent(env);
   };
-  for (const t of TYPES) es.addEventListener(t, deliver);
+  for (const t of EVENT_TYPES) es.addEventListener(t, deliver);
   // Unnamed frames, in case a server sends the type only inside the envelope.
   es.onmessage = deliver;
   es.onopen = () => {

@@ -8,7 +8,7 @@ import { ClientError } from '../../client/errors.js';
 import { SvcClient } from '../../client/svc-client.js';
 import { envValue } from '../../config/env.js';
 import { checkSecretFile, ConfigError, describeStoreUrl, parseConfig, parseYaml, plaintextSecretPaths } from '../../config/load.js';
-import type { LoadedConfig } from '../../config/types.js';
+import { DEFAULT_STORE_SCHEMA, type LoadedConfig } from '../../config/types.js';
 import {
   ATTACH_PROTOCOL,
   HTTP_PROTOCOL,
@@ -268,7 +268,7 @@ export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number>
   const store = loaded?.config.store;
   if (store?.backend === 'postgres' && store.url) {
     const { databaseChecks } = await import('../../store/postgres/doctor.js');
-    results.push(...(await databaseChecks(store.url, store.schema ?? 'public', describeStoreUrl(store.url))));
+    results.push(...(await databaseChecks(store.url, store.schema ?? DEFAULT_STORE_SCHEMA, describeStoreUrl(store.url))));
   }
 
   let client: SvcClient | undefined;

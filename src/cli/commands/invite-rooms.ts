@@ -7,7 +7,7 @@
 
 import { ClientError } from '../../client/errors.js';
 import { SvcClient } from '../../client/svc-client.js';
-import type { Config } from '../../config/types.js';
+import { type Config, DEFAULT_STORE_SCHEMA } from '../../config/types.js';
 import { readRuntimeFile } from '../../config/runtime-file.js';
 import { readStoredRooms } from '../../store/read-rooms.js';
 import { resolveTarget, type Target } from '../target.js';
@@ -118,7 +118,7 @@ async function readStore(
   } catch (err) {
     const where =
       config.store.backend === 'postgres'
-        ? `the Postgres store (schema ${config.store.schema ?? 'public'})`
+        ? `the Postgres store (schema ${config.store.schema ?? DEFAULT_STORE_SCHEMA})`
         : `the store ${config.store.path}`;
     problems.push(
       `${running ? '' : 'no server of this config is running (no runtime file), and '}${where} could not be read (${(err as Error).message.split('\n')[0]})`,

@@ -5,6 +5,7 @@
 
 import path from 'node:path';
 import { ConfigError, describeStoreUrl, loadConfig } from '../../config/load.js';
+import { DEFAULT_STORE_SCHEMA } from '../../config/types.js';
 import type { CopyCounts, CopyNetworkOptions } from '../../store/network-copy.js';
 import { openStore } from '../../store/open.js';
 import { StoreError, type Store } from '../../store/types.js';
@@ -41,7 +42,7 @@ function targetOf(o: StoreCopyOptions): Target | string {
       // reported below
     }
     if (url?.protocol !== 'postgres:' && url?.protocol !== 'postgresql:') return '--to must be a postgres:// URL or a sqlite file path';
-    const schema = o.schema ?? 'public';
+    const schema = o.schema ?? DEFAULT_STORE_SCHEMA;
     if (!SCHEMA_NAME.test(schema)) return '--schema must be a lowercase identifier (letters, digits, _; at most 63)';
     return { kind: 'postgres', url: o.to, schema };
   }
@@ -72,7 +73,7 @@ export async function storeCopyCommand(io: Io, o: StoreCopyOptions, stderr: Node
   }
   const same =
     target.kind === 'postgres'
-      ? cfg.backend === 'postgres' && cfg.url === target.url && (cfg.schema ?? 'public') === target.schema
+      ? cfg.backend === 'postgres' && cfg.url === target.url && (cfg.schema ?? DEFAULT_STORE_SCHEMA) === target.schema
       : cfg.backend === 'sqlite' && cfg.path === target.file;
   if (same) {
     io.err('svc store copy: the target is the configured store itself');

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Artifact, Message } from '../../protocol/types.js';
+import { DEFAULT_STORE_SCHEMA } from '../../config/types.js';
 import { VERSION } from '../../version.js';
 import type {
   AgentRecord,
@@ -77,7 +78,7 @@ const backendPid = (client: pg.PoolClient): number => (client as unknown as { pr
 /** Opens the store: connects, migrates under an advisory lock, starts the feed. */
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<PostgresStore> {
   const log = opts.log ?? (() => {});
-  const schema = opts.schema ?? 'public';
+  const schema = opts.schema ?? DEFAULT_STORE_SCHEMA;
   const connection: pg.ClientConfig = { connectionString: opts.url, connectionTimeoutMillis: 5000, application_name: 'svc' };
   const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client whose server went away emits here; unhandled, it would end the process.

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run lint:imports`: no import cycle between files (src/ and the console's browser scripts in
-// templates/console/) and no import from a lower layer to a higher one (src/ only). The layers are
-// declared below and explained in docs/architecture.md ("Features and layers").
+// templates/console/); and, drawn with each folder of src/ as one room, no cycle between rooms and
+// no import from a lower layer to a higher one. The layers are declared below and explained in
+// docs/architecture.md ("Features and layers"). Each offending import is printed as file -> file.
 //
 // Cycles are checked by dpdm (or madge) when it is installed, and always by the small graph walk
 // here, so the check still holds where the tool is missing. The layer rule is ours: neither tool
@@ -14,35 +15,34 @@ import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-// Lowest first. A file's layer is the one of its longest matching prefix; a file may import its own
-// layer or any lower one. Every file of src/ must match (a new top-level folder needs a row here).
+// Lowest first. Each folder of src/ (with everything under it) and each file at src/'s top is one
+// room, and each room stands on one layer: a room may import rooms of its own layer or of a lower
+// one, never of a higher one. Every room of src/ must be placed (a new top-level folder needs a
+// row here and in docs/architecture.md's layer table, which lists the same rows).
 const LAYERS = [
   ['base', ['src/protocol/', 'src/errors.ts', 'src/log.ts', 'src/version.ts', 'src/observe/']],
   ['config', ['src/config/', 'src/schemas.ts', 'src/precompiled.ts', 'src/client/']],
   ['store', ['src/store/']],
   ['auth', ['src/auth/']],
-  ['network', ['src/events/', 'src/network/', 'src/reactions/', 'src/receipts/']],
+  ['network', ['src/events/', 'src/network/']],
   ['http', ['src/http/']],
-  ['services', ['src/live/', 'src/pairing/', 'src/relay/', 'src/mcp/', 'src/mcp-http/', 'src/agent-run/', 'src/webhooks/']],
+  ['services', ['src/mcp/', 'src/relay/', 'src/agent-run/']],
   ['feature-contract', ['src/feature.ts']],
   [
     'features',
     [
       'src/console/',
       'src/discovery/',
+      'src/live/',
       'src/loop-guard/',
+      'src/mcp-http/',
       'src/metrics/',
       'src/oauth/',
+      'src/pairing/',
+      'src/reactions/',
+      'src/receipts/',
       'src/request-limits/',
-      'src/live/feature.ts',
-      'src/pairing/feature.ts',
-      'src/pairing/routes.ts',
-      'src/mcp-http/feature.ts',
-      'src/reactions/feature.ts',
-      'src/reactions/routes.ts',
-      'src/receipts/feature.ts',
-      'src/receipts/routes.ts',
-      'src/webhooks/feature.ts',
+      'src/webhooks/',
     ],
   ],
   ['app', ['src/app.ts', 'src/features.ts']],
@@ -82,13 +82,16 @@ function importsOf(file, known) {
   return [...out];
 }
 
-function layerOf(file) {
-  let best;
-  LAYERS.forEach(([name, prefixes], rank) => {
-    for (const p of prefixes)
-      if ((file === p || (p.endsWith('/') && file.startsWith(p))) && (!best || p.length > best.len)) best = { name, rank, len: p.length };
-  });
-  return best;
+/** The room of a src/ file: its top-level folder (`src/live/`), or itself at src/'s top (`src/app.ts`). */
+function roomOf(file) {
+  const parts = file.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file;
+}
+
+/** The layer of a room (its rank: lower stands lower), or undefined when no row places it. */
+function layerOf(room) {
+  const rank = LAYERS.findIndex(([, rooms]) => rooms.includes(room));
+  return rank < 0 ? undefined : { name: LAYERS[rank][0], rank };
 }
 
 /** Strongly connected components of more than one file (Tarjan): each is an import cycle. */
@@ -156,17 +159,60 @@ for (const { dir, ext } of CYCLE_ROOTS) {
 }
 for (const c of cycles(graph)) problems.push(`import cycle of ${c.length} files: ${c.join(', ')}`);
 
-for (const [file, deps] of graph) {
-  if (!file.startsWith('src/')) continue;
-  const from = layerOf(file);
-  if (!from) {
-    problems.push(`${file}: no layer (add its folder to LAYERS in scripts/check-imports.mjs and to docs/architecture.md)`);
-    continue;
+// Folders as rooms: the room graph, each arrow with the file imports that draw it.
+const srcFiles = [...graph.keys()].filter((f) => f.startsWith('src/'));
+const roomGraph = new Map();
+/** `from room -> to room` -> the imports (file -> file) behind that arrow. */
+const arrows = new Map();
+for (const file of srcFiles) {
+  const from = roomOf(file);
+  if (!roomGraph.has(from)) roomGraph.set(from, new Set());
+  for (const dep of graph.get(file)) {
+    const to = roomOf(dep);
+    if (to === from) continue;
+    roomGraph.get(from).add(to);
+    const key = `${from} -> ${to}`;
+    if (!arrows.has(key)) arrows.set(key, []);
+    arrows.get(key).push(`${file} -> ${dep}`);
   }
-  for (const dep of deps) {
-    const to = layerOf(dep);
-    if (to && to.rank > from.rank) problems.push(`${file} (${from.name}) imports ${dep} (${to.name}), a higher layer`);
+}
+const rooms = [...roomGraph.keys()].sort();
+/** The shortest loop through `start` that stays inside `rooms` (BFS): each room once, start first. */
+function loopThrough(start, rooms) {
+  const prev = new Map([[start, undefined]]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const r = queue.shift();
+    for (const to of roomGraph.get(r) ?? []) {
+      if (!rooms.has(to)) continue;
+      if (to === start) {
+        const loop = [];
+        for (let x = r; x !== undefined; x = prev.get(x)) loop.unshift(x);
+        return loop;
+      }
+      if (!prev.has(to)) {
+        prev.set(to, r);
+        queue.push(to);
+      }
+    }
   }
+  return [start];
+}
+for (const c of cycles(new Map([...roomGraph].map(([r, to]) => [r, [...to]])))) {
+  // One loop, arrow by arrow with the imports that draw it: cutting any of its arrows breaks it
+  // (the check then names the next loop of these rooms, if one is left).
+  const loop = loopThrough(c[0], new Set(c));
+  const hops = loop.map((r, i) => `${r} -> ${loop[(i + 1) % loop.length]}`);
+  const lines = hops.flatMap((h) => [`  ${h}`, ...arrows.get(h).map((i) => `    ${i}`)]);
+  problems.push(`folder cycle among ${c.join(', ')}; one loop:\n${lines.join('\n')}`);
+}
+for (const room of rooms) {
+  if (!layerOf(room)) problems.push(`${room}: no layer (add it to LAYERS in scripts/check-imports.mjs and to docs/architecture.md)`);
+}
+for (const [key, imports] of [...arrows].sort(([a], [b]) => a.localeCompare(b))) {
+  const [from, to] = key.split(' -> ').map(layerOf);
+  if (!from || !to || to.rank <= from.rank) continue;
+  problems.push(`${key}: up from layer ${from.name} to layer ${to.name}:\n${imports.map((i) => `  ${i}`).join('\n')}`);
 }
 
 const tool = runCycleTool();
@@ -179,4 +225,6 @@ if (problems.length > 0) {
   process.exit(1);
 }
 const files = [...graph.keys()].length;
-console.log(`lint:imports: ${files} files, no import cycle, no import up a layer${tool ? ` (cycles also checked by ${tool.tool})` : ''}`);
+console.log(
+  `lint:imports: ${files} files (${rooms.length} rooms of src/), no import cycle, no import up a layer${tool ? ` (cycles also checked by ${tool.tool})` : ''}`,
+);

@@ -193,6 +193,8 @@ function combine(app: App, features: readonly Feature[]): () => void {
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');
   if (remote.length > 1) throw new Error('two features decide remote senders; only one may');
+  const receipts = all('receipts');
+  if (receipts.length > 1) throw new Error('two features keep receipts; only one may');
   const ctx = app.ctx as Network;
   ctx.hooks = {
     send: all('send'),
@@ -201,6 +203,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     warnings: all('warnings'),
     apply: all('apply'),
     reservedAgents: all('reservedAgents'),
+    ...(receipts[0] ? { receipts: receipts[0] } : {}),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

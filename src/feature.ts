@@ -8,6 +8,7 @@ import type { Authenticator, Principal, TokenResolver } from './auth/principal.j
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
 import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendHooks } from './network/context.js';
+import type { Receipts } from './network/receipts.js';
 import type { StoredEvent } from './store/types.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
@@ -41,6 +42,11 @@ export interface Feature {
   send?: SendHooks;
   /** Decides messages from remote-origin senders (one feature at most: the pairings). */
   remoteSenders?: RemoteSenderCheck;
+  /**
+   * Keeps delivered and read receipts (one feature at most: receipts). Attachments, SSE streams,
+   * MCP waits and history reads mark through it; without it they mark nothing.
+   */
+  receipts?: Receipts;
   observe?: {
     /** Each finished HTTP request. */
     http?: (route: string, method: string, status: number, seconds: number) => void;

@@ -28,7 +28,7 @@ async function one(root: string): Promise<number> {
   const { NO_HOOKS } = await import(path.join(root, 'src/network/context.ts'));
   const { MemoryStore } = await import(path.join(root, 'src/store/memory/index.ts'));
   const { DeliveryLedger } = await import(path.join(root, 'src/live/attach/receipts.ts'));
-  const { receiptWriter } = await import(path.join(root, 'src/receipts/writer.ts'));
+  const writerModule = await import(path.join(root, 'src/receipts/writer.ts'));
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' } }, { baseDir: tmpdir(), env: {} });
   const ctx = {
     config,
@@ -39,8 +39,11 @@ async function one(root: string): Promise<number> {
     configWarnings: [],
     hooks: NO_HOOKS,
   };
-  const w = receiptWriter(ctx);
-  const ledgers: Ledger[] = Array.from({ length: agents }, (_, i) => new DeliveryLedger(ctx, `a${i}`, 0));
+  // Checkouts before the receipts feature registered its writer reached it by context and made
+  // ledgers on the context; later ones make the writer and hand it to each ledger.
+  const byContext = typeof writerModule.receiptWriter === 'function';
+  const w = byContext ? writerModule.receiptWriter(ctx) : new writerModule.ReceiptWriter(ctx);
+  const ledgers: Ledger[] = Array.from({ length: agents }, (_, i) => new DeliveryLedger(byContext ? ctx : w, `a${i}`, 0));
   const run = async (n: number, from: number): Promise<void> => {
     for (let seq = from; seq < from + n; seq++) {
       const target = { kind: 'room' as const, room_id: 'fanout' };

@@ -1,17 +1,16 @@
-// An agent's own event stream as its receipt (src/receipts/): SSE has no acknowledgement, so a
+// An agent's own event stream as its receipt (the receipts feature's marks, network/receipts.ts): SSE has no acknowledgement, so a
 // live message event counts as received once its frame is written to the agent's socket (handed
 // to the kernel). Streams of other credentials (operators, the console) mark nothing. The stream
 // has no gap from where its live part began, so each write extends one range per conversation.
 
-import type { NetworkContext } from '../network/context.js';
+import type { ReceiptMarks } from '../network/receipts.js';
 import { convKeyOf, type StoredEvent } from '../store/types.js';
-import { receiptWriter } from '../receipts/writer.js';
 
 export class StreamReceipts {
   private readonly pending = new Map<string, number>();
 
   constructor(
-    private readonly ctx: NetworkContext,
+    private readonly marks: ReceiptMarks,
     private readonly agentId: string,
     /** The seq the live stream starts after; unknown for a resumed stream until its first live event. */
     private from: number | undefined,
@@ -27,8 +26,7 @@ export class StreamReceipts {
   /** The write callback of a chunk: its messages reached the socket. */
   readonly written = (err?: Error | null): void => {
     if (err || this.pending.size === 0 || this.from === undefined) return;
-    const w = receiptWriter(this.ctx);
-    for (const [conv, hi] of this.pending) w.mark(`agent:${this.agentId}`, conv, 'delivered', this.from + 1, hi);
+    for (const [conv, hi] of this.pending) this.marks.mark(`agent:${this.agentId}`, conv, 'delivered', this.from + 1, hi);
     this.pending.clear();
   };
 }

@@ -146,10 +146,12 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
   let sentSeq = 0;
 
-  // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts).
+  // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts),
+  // when the receipts feature runs.
+  const marks = ctx.hooks.receipts?.marks;
   const received =
-    principal.kind === 'agent' && ctx.config.server.receipts !== false
-      ? new StreamReceipts(ctx, principal.agentId, last ? undefined : hub.publishedSeq)
+    principal.kind === 'agent' && marks && ctx.config.server.receipts !== false
+      ? new StreamReceipts(marks, principal.agentId, last ? undefined : hub.publishedSeq)
       : undefined;
   const onDrain = () => sub.resume();
   const sub = ctx.broker.open({

@@ -19,7 +19,7 @@ import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
 import { react } from '../reactions/react.js';
-import { messageReceipts, noteRead } from '../receipts/service.js';
+import { readPage } from '../network/receipts.js';
 import type { NetworkApi } from '../mcp/session.js';
 import type { Message, SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
@@ -49,12 +49,14 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
   /** A history page, noted read by whom the call reads as (its `as`, as the route's `?as=`). */
   const read =
     (q: ListQuery | undefined) =>
-    <T extends { messages: Message[] }>(page: T): T => {
-      noteRead(ctx, principal, q?.as ?? null, page.messages).catch((err: unknown) =>
-        ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),
-      );
-      return page;
-    };
+    <T extends { messages: Message[] }>(page: T): T =>
+      readPage(ctx.hooks.receipts, principal, q?.as ?? null, page);
+  /** The receipts feature, or what its route's absence answers (404). */
+  const receipts = () => {
+    const r = ctx.hooks.receipts;
+    if (!r) throw new AppError('not_found', 'this server keeps no receipts (the receipts feature is not running)');
+    return r;
+  };
   return {
     network: () => as('network.read', () => networkDocument(ctx, principal)),
     listRooms: (q) => as('topology.list', () => listRooms(ctx, principal, w(q))),
@@ -74,7 +76,7 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
         if (problem) throw new AppError('bad_request', problem);
         return sendMessage(ctx, principal, body);
       }),
-    receipts: (id) => as('history.read', () => messageReceipts(ctx, principal, id)),
+    receipts: (id) => as('history.read', () => receipts().ofMessage(principal, id)),
     react: (messageId, emoji, o = {}) =>
       as('message.send', () =>
         react(ctx, principal, { message_id: messageId, emoji, action: o.remove ? 'remove' : 'add', ...(o.from ? { from: o.from } : {}) }),

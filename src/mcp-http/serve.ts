@@ -16,7 +16,6 @@ import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
-import { receiptWriter } from '../receipts/writer.js';
 import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import { answerWait, waitCallOf } from './wait-call.js';
@@ -26,8 +25,10 @@ import { waitForMessages } from '../mcp/wait.js';
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */
 function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: WaitLimit) {
   const agentId = self.agent_id;
-  // A message a wait hands over has reached the agent: its delivered receipt (src/receipts/).
-  const handedOver = (m: Message, seq: number) => receiptWriter(ctx).mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
+  // A message a wait hands over has reached the agent: its delivered receipt, when the receipts
+  // feature runs (network/receipts.ts).
+  const handedOver = (m: Message, seq: number) =>
+    ctx.hooks.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
   return waits.wrap(agentId, credential, new StoreInbox(ctx.store, self, handedOver));
 }
 

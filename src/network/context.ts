@@ -8,6 +8,7 @@ import { newId } from '../protocol/ids.js';
 import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
+import type { Receipts } from './receipts.js';
 
 /** Decisions and observations around one message send, contributed by a feature. */
 export interface SendHooks {
@@ -33,6 +34,8 @@ export interface Hooks {
   readonly apply?: readonly ApplyPart[];
   /** Agent ids features name as their own (inbound hook senders): self-registration keeps off them. */
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
+  /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
+  readonly receipts?: Receipts;
 }
 
 /** An agent id a feature names (network/reserved-agents.ts). */

@@ -15,7 +15,7 @@ import { missingMessage, requireDirectMessages, visibleMessage } from '../networ
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import { resolveSender } from '../network/messages.js';
 import { emojiProblem, MAX_DISTINCT_REACTIONS } from './emoji.js';
-import { summarize } from './summary.js';
+import { summarize } from '../store/reaction-summary.js';
 
 export interface ReactRequest {
   message_id: string;

@@ -1,9 +1,10 @@
-// The receipts routes (docs/receipts.md).
+// The receipts routes (docs/receipts.md), marking through the feature's own writer.
 
 import type { Route } from '../http/router.js';
+import type { ReceiptMarks } from '../network/receipts.js';
 import { markMessageRead, messageReceipts } from './service.js';
 
-export const receiptRoutes: Route[] = [
+export const receiptRoutes = (marks: ReceiptMarks): Route[] => [
   {
     method: 'GET',
     path: '/v1/messages/:message_id/receipts',
@@ -15,7 +16,7 @@ export const receiptRoutes: Route[] = [
     path: '/v1/messages/:message_id/read',
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
-      body: await markMessageRead(ctx, principal, params.message_id!, url.searchParams.get('as') ?? undefined),
+      body: await markMessageRead(ctx, marks, principal, params.message_id!, url.searchParams.get('as') ?? undefined),
     }),
   },
 ];

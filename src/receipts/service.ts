@@ -10,8 +10,8 @@ import type { NetworkContext } from '../network/context.js';
 import type { Message } from '../protocol/types.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
 import { readerKey, readingAs } from './readers.js';
-import { receiptsOf, type Receipt } from './view.js';
-import { receiptWriter } from './writer.js';
+import type { Receipt, ReceiptMarks } from '../network/receipts.js';
+import { receiptsOf } from './view.js';
 
 /** Local agent ids stay bare; another network's are scoped (`<network>:<id>`). */
 function agentReader(net: string, member: string): string {
@@ -58,6 +58,7 @@ export async function messageReceipts(ctx: NetworkContext, p: Principal, id: str
 /** POST /v1/messages/{id}/read: marks one message read by the caller (or whom `as` names). */
 export async function markMessageRead(
   ctx: NetworkContext,
+  marks: ReceiptMarks,
   p: Principal,
   id: string,
   as: string | undefined,
@@ -66,7 +67,7 @@ export async function markMessageRead(
   const reader = readingAs(p, as, ctx.config.server.human_ingress);
   if (!reader) throw forbidden('this credential reads as nobody: use an agent token, or name whom it reads as with `as`');
   const range = await rangeOf(ctx, rec.conv, id, id);
-  if (range) receiptWriter(ctx).mark(readerKey(reader), rec.conv, 'read', range[0], range[1]);
+  if (range) marks.mark(readerKey(reader), rec.conv, 'read', range[0], range[1]);
   return { message_id: id, reader };
 }
 
@@ -74,13 +75,19 @@ export async function markMessageRead(
  * Marks a page of one conversation's history read by whoever `p` reads as (nothing when nobody).
  * A page is contiguous, so it covers its oldest to its newest message.
  */
-export async function noteRead(ctx: NetworkContext, p: Principal, as: string | null, messages: readonly Message[]): Promise<void> {
+export async function noteRead(
+  ctx: NetworkContext,
+  marks: ReceiptMarks,
+  p: Principal,
+  as: string | null,
+  messages: readonly Message[],
+): Promise<void> {
   if (messages.length === 0) return;
   const reader = readingAs(p, as ?? undefined, ctx.config.server.human_ingress);
   if (!reader) return;
   const conv = convKeyOf(messages[0]!.target);
   const range = await rangeOf(ctx, conv, messages[0]!.id, messages[messages.length - 1]!.id);
-  if (range) receiptWriter(ctx).mark(readerKey(reader), conv, 'read', range[0], range[1]);
+  if (range) marks.mark(readerKey(reader), conv, 'read', range[0], range[1]);
 }
 
 /**
@@ -96,12 +103,4 @@ async function rangeOf(ctx: NetworkContext, conv: string, firstId: string, lastI
   if (lo === undefined || hi === undefined) return undefined;
   const prev = before === undefined ? 0 : (seqs.get(before) ?? lo - 1);
   return [Math.min(prev + 1, lo), Math.max(lo, hi)];
-}
-
-/** A history page, after noting it read by whom the request reads as (`?as=`; an agent token's own agent). */
-export function readPage<T extends { messages: Message[] }>(ctx: NetworkContext, p: Principal, url: URL, page: T): T {
-  noteRead(ctx, p, url.searchParams.get('as'), page.messages).catch((err: unknown) =>
-    ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),
-  );
-  return page;
 }

@@ -1,15 +1,10 @@
 // A message's receipts from its readers' records: pure, so the rule is tested with exact values.
 
-import type { ReceiptReader } from '../protocol/types.js';
+import type { Receipt } from '../network/receipts.js';
 import { covering, type ReceiptRecord } from '../store/types.js';
 import { readerOf } from './readers.js';
 
-export interface Receipt {
-  reader: ReceiptReader;
-  state: 'pending' | 'delivered' | 'read';
-  delivered_at?: string;
-  read_at?: string;
-}
+export type { Receipt };
 
 /**
  * Each expected reader (in order) and then every other reader with a mark covering `seq`, the

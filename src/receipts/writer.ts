@@ -2,8 +2,11 @@
 // memory and written in one batch per flush: one store write and one `message.receipts` event per
 // conversation per flush, however many readers and messages moved. Marks are best effort: a lost
 // flush (store down, crash) is made good by the next ACK or read, which covers the same messages.
+// The receipts feature makes one per server and registers it (network/receipts.ts): nothing else
+// reaches it.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
+import type { DeliverySource, ReceiptMarks } from '../network/receipts.js';
 import type { ReceiptReader, ReceiptsChange, Target } from '../protocol/types.js';
 import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange, type WriteOp } from '../store/types.js';
 import { readerOf } from './readers.js';
@@ -27,12 +30,6 @@ function isoOf(ms: number): string {
   return isoText;
 }
 
-/** Something that has marks to give only when a batch is written (an attachment's ACKs). */
-export interface DeliverySource {
-  /** Marks (with `markAt`, at `atMs`: the batch's time) what gathered since the last drain. */
-  drain(w: ReceiptWriter, atMs: number): void;
-}
-
 interface Pending {
   reader: string;
   conv: string;
@@ -40,7 +37,7 @@ interface Pending {
   ranges: ReceiptRange[];
 }
 
-export class ReceiptWriter {
+export class ReceiptWriter implements ReceiptMarks {
   private pending = new Map<string, Pending>();
   /** Sources to drain into the next batch. */
   private sources: DeliverySource[] = [];
@@ -199,13 +196,4 @@ export class ReceiptWriter {
     }
     return undefined;
   }
-}
-
-const writers = new WeakMap<NetworkContext, ReceiptWriter>();
-
-/** The receipt writer of a server (one per network context). */
-export function receiptWriter(ctx: NetworkContext): ReceiptWriter {
-  let w = writers.get(ctx);
-  if (!w) writers.set(ctx, (w = new ReceiptWriter(ctx)));
-  return w;
 }

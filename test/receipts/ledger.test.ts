@@ -10,7 +10,7 @@ import { Broker } from '../../src/events/broker.js';
 import { DeliveryLedger } from '../../src/live/attach/receipts.js';
 import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
 import type { Target } from '../../src/protocol/types.js';
-import { receiptWriter } from '../../src/receipts/writer.js';
+import { ReceiptWriter } from '../../src/receipts/writer.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
 
 function context(): NetworkContext {
@@ -29,8 +29,8 @@ async function delivered(ctx: NetworkContext, conv: string, reader = 'agent:ann'
 
 test('an ACK marks nothing until the batch, which covers each conversation up to the cursor', async () => {
   const ctx = context();
-  const w = receiptWriter(ctx);
-  const l = new DeliveryLedger(ctx, 'ann', 10);
+  const w = new ReceiptWriter(ctx);
+  const l = new DeliveryLedger(w, 'ann', 10);
   l.sent(11, room('general'));
   l.sent(12, dm('d1'));
   l.sent(13, room('general'));
@@ -52,8 +52,8 @@ test('an ACK marks nothing until the batch, which covers each conversation up to
 
 test('a thousand ACKs between two batches make one write, and an ACK after the attachment ended is still written', async () => {
   const ctx = context();
-  const w = receiptWriter(ctx);
-  const l = new DeliveryLedger(ctx, 'ann', 0);
+  const w = new ReceiptWriter(ctx);
+  const l = new DeliveryLedger(w, 'ann', 0);
   for (let seq = 1; seq <= 1000; seq++) {
     l.sent(seq, room('general'));
     l.ackUpTo(seq);
@@ -71,8 +71,8 @@ test('a thousand ACKs between two batches make one write, and an ACK after the a
 
 test('an agent that left a room and came back has each stay as its own range, even within one batch', async () => {
   const ctx = context();
-  const w = receiptWriter(ctx);
-  const l = new DeliveryLedger(ctx, 'ann', 0);
+  const w = new ReceiptWriter(ctx);
+  const l = new DeliveryLedger(w, 'ann', 0);
   l.sent(1, room('general'));
   l.sent(2, room('general'));
   l.joinedRoom('general', 5);
@@ -97,8 +97,8 @@ test('any order of sends, ACKs and batches marks every conversation up to its la
   await fc.assert(
     fc.asyncProperty(fc.array(op, { maxLength: 200 }), async (ops) => {
       const ctx = context();
-      const w = receiptWriter(ctx);
-      const l = new DeliveryLedger(ctx, 'ann', 0);
+      const w = new ReceiptWriter(ctx);
+      const l = new DeliveryLedger(w, 'ann', 0);
       const sent: { seq: number; conv: number }[] = [];
       const expected = new Map<string, number>();
       let seq = 0;
@@ -129,8 +129,8 @@ test('any order of sends, ACKs and batches marks every conversation up to its la
 
 test('a runtime that never ACKs is remembered for its last 4,096 messages, and a late ACK still covers them all', async () => {
   const ctx = context();
-  const w = receiptWriter(ctx);
-  const l = new DeliveryLedger(ctx, 'ann', 0);
+  const w = new ReceiptWriter(ctx);
+  const l = new DeliveryLedger(w, 'ann', 0);
   for (let seq = 1; seq <= 10_000; seq++) l.sent(seq, seq % 2 ? room('general') : dm('d1'));
   await w.flush();
   assert.equal(await ctx.store.receiptsOf('room:general'), []);

@@ -1,5 +1,5 @@
-// `npm run lint:imports` (scripts/check-imports.mjs): it passes on this tree and fails on a cycle,
-// an import up a layer, and a src/ file the layer table does not place. The failing trees are
+// `npm run lint:imports` (scripts/check-imports.mjs): it passes on this tree and fails on a cycle of
+// files, a cycle of folders, an import up a layer, and a src/ folder the layer table does not place. The failing trees are
 // small copies with the script beside them (no node_modules there, so its own cycle walk runs).
 
 import { suite } from 'uvu';
@@ -79,27 +79,53 @@ test('an import from a lower layer to a higher one fails the check', () => {
     (script) => {
       const r = run(script);
       assert.is(r.status, 1, r.out);
-      assert.match(r.out, 'src/store/read.ts (store) imports src/features.ts (app), a higher layer');
+      assert.match(r.out, 'src/store/ -> src/features.ts: up from layer store to layer app:\n  src/store/read.ts -> src/features.ts');
     },
   );
 });
 
-test('a feature entry may sit in the folder of the service it wraps', () => {
+test('two folders that import each other fail the check, though no two files do, and the loop is named file by file', () => {
+  withTree(
+    {
+      'src/console/pages.ts': "import { skill } from '../discovery/skill.js';\nexport const page = skill;\n",
+      'src/console/cookies.ts': 'export const cookie = 1;\n',
+      'src/discovery/skill.ts': 'export const skill = 1;\n',
+      'src/discovery/login.ts': "import { cookie } from '../console/cookies.js';\nexport const login = cookie;\n",
+    },
+    (script) => {
+      const r = run(script);
+      assert.is(r.status, 1, r.out);
+      assert.not.match(r.out, 'import cycle of');
+      assert.match(r.out, 'folder cycle among src/console/, src/discovery/');
+      assert.match(r.out, '  src/console/ -> src/discovery/\n    src/console/pages.ts -> src/discovery/skill.ts');
+      assert.match(r.out, '  src/discovery/ -> src/console/\n    src/discovery/login.ts -> src/console/cookies.ts');
+    },
+  );
+});
+
+test('a folder stands on one layer: a feature entry beside the service it wraps ties the two layers in a loop', () => {
   withTree(
     {
       'src/feature.ts': "import type { Hub } from './live/hub.js';\nexport type F = (h: Hub) => void;\n",
       'src/live/hub.ts': 'export interface Hub { n: number }\n',
       'src/live/feature.ts': "import type { F } from '../feature.js';\nexport const live: F = () => {};\n",
     },
-    (script) => assert.is(run(script).status, 0),
+    (script) => {
+      const r = run(script);
+      assert.is(r.status, 1, r.out);
+      assert.match(
+        r.out,
+        'src/feature.ts -> src/live/: up from layer feature-contract to layer features:\n  src/feature.ts -> src/live/hub.ts',
+      );
+    },
   );
 });
 
-test('a src/ file outside the layer table fails the check', () => {
+test('a src/ folder outside the layer table fails the check', () => {
   withTree({ 'src/newfolder/x.ts': 'export const x = 1;\n' }, (script) => {
     const r = run(script);
     assert.is(r.status, 1, r.out);
-    assert.match(r.out, 'src/newfolder/x.ts: no layer');
+    assert.match(r.out, 'src/newfolder/: no layer');
   });
 });
 

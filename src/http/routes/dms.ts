@@ -1,4 +1,4 @@
-import { readPage } from '../../receipts/service.js';
+import { readPage } from '../../network/receipts.js';
 import { dmMessages, getDm, listDms } from '../../network/history.js';
 import { requireDirectMessages } from '../../network/access.js';
 import { windowOf } from '../query.js';
@@ -26,7 +26,12 @@ export const dmRoutes: Route[] = [
     action: 'dm.read',
     precheck: requireDirectMessages,
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(ctx, principal, url, await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams))),
+      body: readPage(
+        ctx.hooks.receipts,
+        principal,
+        url.searchParams.get('as'),
+        await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),
+      ),
       stream: true,
     }),
   },

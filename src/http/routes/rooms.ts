@@ -1,4 +1,4 @@
-import { readPage } from '../../receipts/service.js';
+import { readPage } from '../../network/receipts.js';
 import { createRoom, getRoom, listRooms, removeRoom, updateMembers, type RoomInput } from '../../network/rooms.js';
 import { roomMessages, roomThreads } from '../../network/history.js';
 import { windowOf } from '../query.js';
@@ -45,7 +45,12 @@ export const roomRoutes: Route[] = [
     path: '/v1/rooms/:room_id/messages',
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(ctx, principal, url, await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams))),
+      body: readPage(
+        ctx.hooks.receipts,
+        principal,
+        url.searchParams.get('as'),
+        await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams)),
+      ),
       stream: true,
     }),
   },

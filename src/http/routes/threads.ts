@@ -1,4 +1,4 @@
-import { readPage } from '../../receipts/service.js';
+import { readPage } from '../../network/receipts.js';
 import { getThread, threadMessages } from '../../network/history.js';
 import { windowOf } from '../query.js';
 import type { Route } from '../router.js';
@@ -15,7 +15,12 @@ export const threadRoutes: Route[] = [
     path: '/v1/threads/:thread_id/messages',
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(ctx, principal, url, await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams))),
+      body: readPage(
+        ctx.hooks.receipts,
+        principal,
+        url.searchParams.get('as'),
+        await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams)),
+      ),
       stream: true,
     }),
   },

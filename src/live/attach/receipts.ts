@@ -6,14 +6,13 @@
 //
 // An ACK only notes the highest cursor (every agent ACKs once per turn of its runtime, so this is
 // the fan-out's hottest receipt path): the receipt writer asks the ledger for its ranges in its
-// batch, every 200 ms, off the ACK path. Nothing is lost by waiting: the writer holds the ledger
+// batch, every 200 ms, off the ACK path (the marks of the receipts feature: network/receipts.ts). Nothing is lost by waiting: the writer holds the ledger
 // until it has drained it, even when the attachment closed in between. A mark carries the time of
 // its batch (at most 200 ms after the ACK).
 
-import type { NetworkContext } from '../../network/context.js';
+import type { DeliverySource, ReceiptMarks } from '../../network/receipts.js';
 import type { Target } from '../../protocol/types.js';
 import { convKeyOf } from '../../store/types.js';
-import { type DeliverySource, type ReceiptWriter, receiptWriter } from '../../receipts/writer.js';
 
 /** Most unacknowledged message events remembered; older ones are still covered by a later ACK in their conversation. */
 const MAX_UNACKED = 4096;
@@ -39,16 +38,15 @@ export class DeliveryLedger implements DeliverySource {
   private queued = false;
   /** Rooms the agent was added to during this attachment, with the seqs of those changes, oldest first. */
   private joined: Map<string, number[]> | undefined;
-  private readonly writer: ReceiptWriter;
   private readonly reader: string;
 
   constructor(
-    ctx: NetworkContext,
+    /** Where the marks go (the receipts feature's writer). */
+    private readonly writer: ReceiptMarks,
     agentId: string,
     /** The cursor the attachment started after. */
     private readonly start: number,
   ) {
-    this.writer = receiptWriter(ctx);
     this.reader = `agent:${agentId}`;
   }
 
@@ -86,7 +84,7 @@ export class DeliveryLedger implements DeliverySource {
   }
 
   /** The writer's batch: marks what the ACKs since the last one covered, as of `at`. */
-  drain(w: ReceiptWriter, at: number): void {
+  drain(w: ReceiptMarks, at: number): void {
     this.queued = false;
     const cursor = this.ackedTo;
     const cap = this.seqs.length;

@@ -283,10 +283,11 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     if (done && done.length > 0) void this.hub.emit(done.map((w) => wakeEvent(this.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
   }
 
-  /** The receipts ledger, made on the first message sent (none with `server.receipts: false`). */
+  /** The receipts ledger, made on the first message sent (none without the receipts feature or with `server.receipts: false`). */
   private ledger(): DeliveryLedger | undefined {
-    if (!this.deliveries && this.agent && this.hub.ctx.config.server.receipts !== false)
-      this.deliveries = new DeliveryLedger(this.hub.ctx, this.agent.id, this.start);
+    const receipts = this.hub.ctx.hooks.receipts;
+    if (!this.deliveries && this.agent && receipts && this.hub.ctx.config.server.receipts !== false)
+      this.deliveries = new DeliveryLedger(receipts.marks, this.agent.id, this.start);
     return this.deliveries;
   }
 

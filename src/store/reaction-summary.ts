@@ -1,8 +1,10 @@
 // Reactions as message reads show them: per message, one entry per emoji in the order it was first
 // used, with its count and who reacted. Messages without reactions keep their shape (no field).
+// The stored records' wire shape, so it sits with the store: every read of messages (history,
+// search) adds it, below the reactions feature, which only changes them (src/reactions/).
 
 import type { Message, ReactionSummary } from '../protocol/types.js';
-import type { ReactionRecord, Store } from '../store/types.js';
+import type { ReactionRecord, Store } from './types.js';
 
 /** The summaries of one message's reactions (records oldest first). */
 export function summarize(records: readonly ReactionRecord[]): ReactionSummary[] {

@@ -1,5 +1,5 @@
-// The sqlite backend's reads, synchronous against the in-memory database: the store's read methods
-// wrap them in resolved promises, and intents resolve against them (as a StateView) inside a write.
+// The sqlite backend's queries: synchronous reads of the in-memory database. The store's read methods
+// (read-methods.ts) wrap them in resolved promises, and intents resolve against them (as a StateView) inside a write.
 
 import type { SqlValue } from 'sql.js';
 import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
@@ -46,7 +46,7 @@ export interface RowPrefetch {
   release(): void;
 }
 
-export class SqliteReads implements StateView {
+export class SqliteQueries implements StateView {
   /** Set when pages are read on demand: history pages read their rows' pages ahead. */
   prefetch: RowPrefetch | undefined;
 

@@ -1,5 +1,5 @@
 // The sqlite store's read methods: each a promise over a synchronous read of the in-memory database
-// (reads.ts), apart from the store's lifecycle and writes (index.ts).
+// (queries.ts), apart from the store's lifecycle and writes (index.ts).
 
 import type { Artifact, Message } from '../../protocol/types.js';
 import type {
@@ -26,12 +26,12 @@ import type {
   WebhookDelivery,
 } from '../types.js';
 import type { Db } from './db.js';
-import type { SqliteReads } from './reads.js';
+import type { SqliteQueries } from './queries.js';
 
-export abstract class SqliteStoreReads {
+export abstract class SqliteReadMethods {
   constructor(
     readonly db: Db,
-    protected readonly reads: SqliteReads,
+    protected readonly reads: SqliteQueries,
   ) {}
 
   async getRoom(id: string): Promise<RoomRecord | undefined> {

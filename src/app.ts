@@ -31,7 +31,7 @@ import { applyRoutes } from './http/routes/apply.js';
 import { searchRoutes } from './http/routes/search.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { VERSION } from './version.js';
-import { createMetrics } from './observe/metrics.js';
+import { createMetrics } from './metrics-registry.js';
 import { bindTarget, postureWarnings } from './config/posture.js';
 import { reloadRefusedWarning } from './network/operator-warnings.js';
 import { networkUid } from './network/uid.js';

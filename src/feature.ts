@@ -12,7 +12,7 @@ import type { StoredEvent } from './store/types.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
 import type { UpgradeHandler } from './http/upgrade.js';
-import type { Metrics } from './observe/metrics.js';
+import type { Metrics } from './metrics-registry.js';
 
 export type { UpgradeHandler };
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 import { Broker } from '../../src/events/broker.js';
-import { createMetrics } from '../../src/observe/metrics.js';
+import { createMetrics } from '../../src/metrics-registry.js';
 import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { AppError } from '../../src/errors.js';

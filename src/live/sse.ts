@@ -4,7 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
-import { clientAddress } from '../http/limits.js';
+import { clientAddress } from '../http/token-buckets.js';
 import { newId } from '../protocol/ids.js';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';

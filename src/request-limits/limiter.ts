@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { LimitsConfig } from '../config/types.js';
 import { AUTH_FAILURES_PER_MINUTE, AuthFailures } from './auth-failures.js';
-import { burstFor, clientAddress, type Take, TokenBuckets } from './token-buckets.js';
+import { burstFor, clientAddress, type Take, TokenBuckets } from '../http/token-buckets.js';
 
 /** Paths never limited: load balancers and orchestrators probe them. */
 const EXEMPT = new Set(['/healthz', '/readyz']);

@@ -1,4 +1,4 @@
-// The loop guard as a feature (server.loop_guard, rooms[].loop_guard): a send hook that refuses
+// The loop guard as a feature (server.loop_guard, rooms[].loop_guard): a send check that refuses
 // agent runs with no human in between. The decision itself is pure: detector.ts beside it.
 
 import { Counter } from 'prom-client';

@@ -1,26 +1,9 @@
 // The commands that talk as a person or an agent: send, read, and agent run. Each hands a plain
 // function in src/cli/commands/ (or src/agent-run/) its flags.
 
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Io } from './io.js';
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
-  return n;
-}
-
-function connection(cmd: Command, jsonHelp = 'print JSON'): Command {
-  return cmd
-    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
-    .option('--token <token>', 'bearer token (env SVC_TOKEN, which keeps it out of ps and shell history)')
-    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .option('--json', jsonHelp);
-}
-
-const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+import { collect, connection, example, positiveInt } from './options.js';
 
 export function registerAgentCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
   const flags = <T extends object>(o: T) => ({ ...o, debug: Boolean(program.opts().debug) });

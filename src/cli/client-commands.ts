@@ -1,32 +1,14 @@
 // The client commands (rooms, agents, apply, tail, doctor) are declared here; each hands a plain
 // function in src/cli/commands/ its flags. (invite and relay register themselves in main.ts.)
 
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Io } from './io.js';
+import { collect, connection, example, positiveInt } from './options.js';
 
 // Each command's module (and the client, undici, the config schema) loads only when that command
 // runs: `svc --help` and one-shot commands stay quick to start.
 const roomsMod = () => import('./commands/rooms.js');
 const agentsMod = () => import('./commands/agents.js');
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
-  return n;
-}
-
-/** --url, --token, --config (and --json for commands that print data). */
-export function connection(cmd: Command, jsonHelp = 'print JSON instead of a table'): Command {
-  return cmd
-    .option('--url <url>', "server URL (env SVC_URL; else the URL the config's running server wrote, else its server.listen_addr)")
-    .option('--token <token>', 'bearer token (env SVC_TOKEN, which keeps it out of ps and shell history)')
-    .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
-    .option('--json', jsonHelp);
-}
-
-export const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
 
 export function registerClientCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
   const debug = () => Boolean(program.opts().debug);

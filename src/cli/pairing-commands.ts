@@ -4,6 +4,7 @@
 
 import type { Command } from 'commander';
 import type { Io } from './io.js';
+import { collect } from './options.js';
 
 type Run = (p: Promise<number>) => Promise<void>;
 
@@ -33,7 +34,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option(
       '--allow-private <rooms>',
       'share these existing private rooms too (repeatable, or comma-separated); refused otherwise unless confirmed on a terminal',
-      (v: string, prev: string[] = []) => [...prev, v],
+      collect,
     )
     .option('--json', 'print JSON')
     .addHelpText(

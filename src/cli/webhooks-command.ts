@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 import type { Io } from './io.js';
-import { connection, example, positiveInt } from './client-commands.js';
+import { connection, example, positiveInt } from './options.js';
 
 type Run = (p: Promise<number>) => Promise<void>;
 

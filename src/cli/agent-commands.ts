@@ -31,7 +31,7 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
         'echo "hi" | svc send --dm beta --as alpha -',
       ),
     )
-    .action(async (words: string[], o) => run((await import('./commands/send.js')).sendCommand(io, words, flags(o))));
+    .action(async (words: string[], o) => run((await import('./commands/send/run.js')).sendCommand(io, words, flags(o))));
 
   connection(
     program
@@ -45,7 +45,7 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
     .option('--as <agent>', 'react as this agent (its agent token, or a static token that owns it)')
     .option('--human <id>', 'react as this person (default $USER; needs human ingress and a static write token)')
     .addHelpText('after', example('svc react msg_01h... 👍', 'svc react msg_01h... :ship: --as alpha', 'svc react msg_01h... 👍 --remove'))
-    .action(async (id: string, emoji: string, o) => run((await import('./commands/react.js')).reactCommand(io, id, emoji, flags(o))));
+    .action(async (id: string, emoji: string, o) => run((await import('./commands/react/run.js')).reactCommand(io, id, emoji, flags(o))));
 
   connection(
     program.command('read').description('print the newest messages of a room, a thread or a DM, oldest first'),
@@ -66,7 +66,7 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
         'svc read --dm alpha,beta --json | jq -r ".messages[].id"',
       ),
     )
-    .action(async (o) => run((await import('./commands/read.js')).readCommand(io, flags(o))));
+    .action(async (o) => run((await import('./commands/read/run.js')).readCommand(io, flags(o))));
 
   const agent = program.command('agent').description('run a command-line agent on the network');
   agent.addHelpText('after', example('svc agent run --agent alpha -- ./answer.sh'));
@@ -100,5 +100,5 @@ export function registerAgentCommands(program: Command, io: Io, run: (p: Promise
         'svc agent run --agent alpha --runtime claude -- --model sonnet',
       )}\n\nPer run, COMMAND gets the prompt on stdin and SVC_CONVERSATION, SVC_SESSION_KEY, SVC_MESSAGE_IDS, SVC_REPLY_ID (and more) in its environment.`,
     )
-    .action(async (command: string[], o) => run((await import('./commands/agent-run.js')).agentRunCommand(io, command, flags(o))));
+    .action(async (command: string[], o) => run((await import('./commands/agent/run.js')).agentRunCommand(io, command, flags(o))));
 }

@@ -7,8 +7,8 @@ import { collect, connection, example, positiveInt } from './options.js';
 
 // Each command's module (and the client, undici, the config schema) loads only when that command
 // runs: `svc --help` and one-shot commands stay quick to start.
-const roomsMod = () => import('./commands/rooms.js');
-const agentsMod = () => import('./commands/agents.js');
+const roomsMod = () => import('./commands/rooms/run.js');
+const agentsMod = () => import('./commands/agents/run.js');
 
 export function registerClientCommands(program: Command, io: Io, run: (p: Promise<number>) => Promise<void>): void {
   const debug = () => Boolean(program.opts().debug);
@@ -97,7 +97,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
   )
     .addHelpText('after', example('svc agents grants', 'svc agents grants --json', 'svc agents grants revoke GRANT_ID'))
     .action(async (action: string | undefined, id: string | undefined, o) =>
-      run((await import('./commands/grants.js')).grantsCommand(io, action, id, flags(o))),
+      run((await import('./commands/agents/grants.js')).grantsCommand(io, action, id, flags(o))),
     );
 
   connection(
@@ -117,7 +117,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
       'after',
       `${example('svc apply rooms.yaml --dry-run', 'SVC_TOKEN=... svc apply svc.yaml')}\n\nThe server and operator token come from --config, else ./svc.yaml, else FILE itself. Token values are never sent: a binding names its token as token:<id>. Hook secrets are: read from each secret_env here, sent to the server, never shown.`,
     )
-    .action(async (file: string, o) => run((await import('./commands/apply.js')).applyCommand(io, file, flags(o))));
+    .action(async (file: string, o) => run((await import('./commands/apply/run.js')).applyCommand(io, file, flags(o))));
 
   connection(
     program.command('tail').description('follow the live event stream; reconnects and resumes (Last-Event-ID) after a drop'),
@@ -129,7 +129,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     .option('--count <n>', 'exit after printing N events', positiveInt)
     .option('--as <agent>', "follow as this agent (its kept token is used in place of the config's operator token)")
     .addHelpText('after', example('svc tail --room general --type message.created', 'svc tail --json | jq .message.parts'))
-    .action(async (o) => run((await import('./commands/tail.js')).tailCommand(io, flags(o))));
+    .action(async (o) => run((await import('./commands/tail/run.js')).tailCommand(io, flags(o))));
 
   connection(
     program
@@ -139,7 +139,7 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
   )
     .option('--expires <duration>', 'how long the link works: 30s, 5m (default 2m, at most 10m)')
     .addHelpText('after', example('svc console', 'svc console --config /etc/svc/svc.yaml'))
-    .action(async (o) => run((await import('./commands/console.js')).consoleCommand(io, flags(o))));
+    .action(async (o) => run((await import('./commands/console/run.js')).consoleCommand(io, flags(o))));
 
   connection(
     program
@@ -148,5 +148,5 @@ export function registerClientCommands(program: Command, io: Io, run: (p: Promis
     'print the checks as JSON',
   )
     .addHelpText('after', example('svc doctor', 'svc doctor --config /etc/svc/svc.yaml --token "$SVC_TOKEN"'))
-    .action(async (o) => run((await import('./commands/doctor.js')).doctorCommand(io, flags(o))));
+    .action(async (o) => run((await import('./commands/doctor/run.js')).doctorCommand(io, flags(o))));
 }

@@ -25,7 +25,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--json', 'print JSON (pairing_id, expires_at, code)')
     .addHelpText('after', '\nExample:\n  svc invite create --relay-url wss://relay.example/v1/relay --rooms general')
-    .action(async (o) => run((await import('./commands/invite.js')).inviteCreate(io, o)));
+    .action(async (o) => run((await import('./commands/invite/run.js')).inviteCreate(io, o)));
   invite
     .command('accept')
     .description('check an invite code and write the mirror pairing, token and shared rooms to svc.yaml')
@@ -41,7 +41,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
       'after',
       "\nExample:\n  svc invite accept 'service-invite:eyJ2Ijox...'\n  svc invite accept --allow-private ops 'service-invite:eyJ2Ijox...'",
     )
-    .action(async (code: string, o) => run((await import('./commands/invite.js')).inviteAccept(io, code, o)));
+    .action(async (code: string, o) => run((await import('./commands/invite/run.js')).inviteAccept(io, code, o)));
   invite
     .command('list')
     .description("list the running server's pairings: status, and relayed messages each peer refused (with the fix there)")
@@ -49,7 +49,7 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option('--token <token>', 'bearer token with observe or admin (env SVC_TOKEN)')
     .option('--config <file>', 'config file (env SVC_CONFIG; default ./svc.yaml)')
     .option('--json', 'print JSON ({pairings})')
-    .action(async (o) => run((await import('./commands/pairings.js')).pairingsList(io, { ...o, debug: Boolean(program.opts().debug) })));
+    .action(async (o) => run((await import('./commands/invite/list.js')).pairingsList(io, { ...o, debug: Boolean(program.opts().debug) })));
 
   program
     .command('relay')
@@ -61,5 +61,5 @@ export function registerPairingCommands(program: Command, io: Io, run: Run): voi
     .option('--access-token-env <name>', 'environment variable holding a relay-wide access token every peer must send (invites carry it)')
     .option('--room-rate <n>', 'new rooms one client address may create per minute (default 10)')
     .addHelpText('after', '\nExample:\n  svc relay --listen 0.0.0.0:8788   # behind a TLS proxy for wss://')
-    .action(async (o) => run((await import('./commands/relay.js')).relayCommand(io, { ...o, debug: Boolean(program.opts().debug) })));
+    .action(async (o) => run((await import('./commands/relay/run.js')).relayCommand(io, { ...o, debug: Boolean(program.opts().debug) })));
 }

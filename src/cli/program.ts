@@ -32,7 +32,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--yes', 'accept defaults without prompting')
     .option('--force', 'overwrite an existing svc.yaml')
     .addHelpText('after', '\nExample:\n  svc init --yes --network-id home --name "Home"')
-    .action(async (o) => run((await import('./commands/init.js')).initCommand(io, o)));
+    .action(async (o) => run((await import('./commands/init/run.js')).initCommand(io, o)));
 
   program
     .command('serve')
@@ -42,7 +42,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--init', 'write a default config first when none exists')
     .addHelpText('after', '\nExample:\n  svc serve --config svc.yaml --listen 127.0.0.1:0')
     // Loaded on use: the server's modules would slow every client command's start.
-    .action(async (o) => run((await import('./commands/serve.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
+    .action(async (o) => run((await import('./commands/serve/run.js')).serveCommand(io, { ...o, debug: program.opts().debug })));
 
   program
     .command('mcp')
@@ -67,7 +67,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'after',
       '\nExamples:\n  SVC_TOKEN=agt_v1_... svc mcp --url http://127.0.0.1:8787\n  svc mcp --print-config claude --agent alpha --token "$SVC_TOKEN"',
     )
-    .action(async (o) => run((await import('./commands/mcp.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
+    .action(async (o) => run((await import('./commands/mcp/run.js')).mcpCommand(io, { ...o, debug: program.opts().debug })));
 
   program
     .command('connect')
@@ -90,7 +90,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       '\nExamples:\n  svc connect claude --agent alpha\n  svc connect codex --agent beta --yes\n  svc connect cursor --register --yes\n  svc connect cursor --print\n  svc connect claude --agent alpha --remote --url https://svc.example.org',
     )
     .action(async (client: string, o) =>
-      run((await import('./commands/connect.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })),
+      run((await import('./commands/connect/run.js')).connectCommand(io, client, { ...o, debug: program.opts().debug })),
     );
 
   // `svc store <subcommand>`: maintenance of the store named by the config.
@@ -99,7 +99,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('recover')
     .description('repair a sqlite journal damaged in the middle: keep intact records, skip damaged ones, keep a copy (server stopped)')
     .option('--config <file>', 'config file (env SVC_CONFIG)', envValue(io.env, 'SVC_CONFIG') ?? 'svc.yaml')
-    .action(async (o) => run((await import('./commands/store.js')).storeRecoverCommand(io, o)));
+    .action(async (o) => run((await import('./commands/store/recover.js')).storeRecoverCommand(io, o)));
   storeCmd
     .command('copy')
     .description('copy the network of the configured store (server stopped) into an empty Postgres schema or a new sqlite file')
@@ -113,7 +113,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'after',
       '\nExamples:\n  svc store copy --config svc.yaml --to postgres://svc@db.internal/svc --schema home\n  svc store copy --config svc-pg.yaml --to ./laptop/svc.db',
     )
-    .action(async (o) => run((await import('./commands/store-copy.js')).storeCopyCommand(io, { ...o, debug: program.opts().debug })));
+    .action(async (o) => run((await import('./commands/store/copy.js')).storeCopyCommand(io, { ...o, debug: program.opts().debug })));
 
   registerClientCommands(program, io, run);
   registerPairingCommands(program, io, run);

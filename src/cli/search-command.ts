@@ -30,6 +30,6 @@ export function registerSearchCommand(program: Command, io: Io, run: Run): void 
       ),
     )
     .action(async (words: string[], o) =>
-      run((await import('./commands/search.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })),
+      run((await import('./commands/search/run.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })),
     );
 }

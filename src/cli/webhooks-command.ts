@@ -9,7 +9,7 @@ type Run = (p: Promise<number>) => Promise<void>;
 
 export function registerWebhooksCommand(program: Command, io: Io, run: Run): void {
   const debug = () => Boolean(program.opts().debug);
-  const mod = () => import('./commands/webhooks.js');
+  const mod = () => import('./commands/webhooks/run.js');
   const cmd = program
     .command('webhooks')
     .description("the running server's outbound webhooks (outbox, deliveries, dead letters) and inbound hooks (admin)");

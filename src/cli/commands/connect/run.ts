@@ -17,17 +17,9 @@ import {
   mergeMcpJson,
   mergeMcpJsonValue,
   type ServerEntry,
-} from '../../../mcp/client-config.js';
-import {
-  claudeAddArgs,
-  codexHttpTable,
-  httpHeaders,
-  httpJsonEntry,
-  mcpUrlOf,
-  tokenEnvVar,
-  type HttpEntry,
-} from '../../../mcp/remote-config.js';
-import { MCP_CLIENTS, type McpClientName } from '../../../mcp/print-config.js';
+} from './client-config.js';
+import { claudeAddArgs, codexHttpTable, httpHeaders, httpJsonEntry, mcpUrlOf, tokenEnvVar, type HttpEntry } from './remote-config.js';
+import { MCP_CLIENTS, type McpClientName } from './print-config.js';
 import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../../agent-token.js';
 import { keepCredential, refuseUnknownAgent } from './agent.js';
 import { EXIT, type Io } from '../../io.js';
@@ -232,7 +224,7 @@ async function connectRemote(io: Io, flags: ConnectFlags, c: RemoteContext): Pro
   io.err(
     `svc connect: ${change.kind === 'file' ? `wrote ${change.file}` : `ran claude mcp add --transport http (${c.name})`}; checking it by calling whoami over HTTP`,
   );
-  const { probeWhoamiHttp, ProbeError } = await import('../../../mcp/probe.js');
+  const { probeWhoamiHttp, ProbeError } = await import('./probe.js');
   try {
     const who = await probeWhoamiHttp(url, httpHeaders(entry));
     if (who.agentId !== c.agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${c.agent}`, '');
@@ -343,7 +335,7 @@ export function connectCommand(io: Io, which: string, flags: ConnectFlags): Prom
       io.err(
         `svc connect: ${change.kind === 'file' ? `wrote ${change.file}` : `ran claude mcp add (${name})`}; checking it by starting that entry and calling whoami`,
       );
-      const { probeWhoami, ProbeError } = await import('../../../mcp/probe.js');
+      const { probeWhoami, ProbeError } = await import('./probe.js');
       try {
         const who = await probeWhoami(entry, { cwd, baseEnv: io.env });
         if (who.agentId !== agent) throw new ProbeError(`whoami answered agent ${who.agentId}, not ${agent}`, '');

@@ -4,7 +4,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MCP_CLIENTS, registrationSnippet, type McpClientName } from '../../../mcp/print-config.js';
+import { MCP_CLIENTS, registrationSnippet, type McpClientName } from '../connect/print-config.js';
 import { AGENT_TOKEN_PREFIX } from '../../../auth/credentials.js';
 import { ClientError } from '../../../client/errors.js';
 import { EXIT, type Io } from '../../io.js';
@@ -12,7 +12,7 @@ import { resolveTarget, startCommandOf, UsageError } from '../../target.js';
 import { checkOwnNetwork } from '../../target-check.js';
 import { reportFailure, type ClientFlags } from '../../with-client.js';
 import { pickAgentToken, scopeOf, type AgentPick } from '../../agent-token.js';
-import { mcpUrlOf, remoteSnippet, tokenEnvVar, type HttpEntry } from '../../../mcp/remote-config.js';
+import { mcpUrlOf, remoteSnippet, tokenEnvVar, type HttpEntry } from '../connect/remote-config.js';
 import { keepToken } from '../../../config/agent-credentials.js';
 import { envValue } from '../../../config/env.js';
 

@@ -4,7 +4,7 @@
 // (`bearer_token_env_var`), so its config file holds no secret. Pure: values in, text out.
 
 import { bareKey, tomlString } from './client-config.js';
-import { WAIT_MAX_S } from './limits.js';
+import { WAIT_MAX_S } from '../../../mcp/limits.js';
 import type { McpClientName } from './print-config.js';
 
 /** Where a remote client connects and with what. */

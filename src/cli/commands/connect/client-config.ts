@@ -2,7 +2,7 @@
 // (Claude Code's .mcp.json, Cursor's .cursor/mcp.json) or the `[mcp_servers.NAME]` table of Codex's
 // config.toml. Other servers and settings are kept as they are. Pure: text in, text out.
 
-import { WAIT_MAX_S } from './limits.js';
+import { WAIT_MAX_S } from '../../../mcp/limits.js';
 
 /** The server entry: how the MCP client starts `svc mcp`. */
 export interface ServerEntry {

@@ -25,3 +25,8 @@ export function connection(cmd: Command, jsonHelp = 'print JSON instead of a tab
 }
 
 export const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+
+/** A command's flags with the program's --debug added (`svc --debug <command>`). */
+export const withDebug =
+  (program: Command) =>
+  <T extends object>(o: T) => ({ ...o, debug: Boolean(program.opts().debug) });

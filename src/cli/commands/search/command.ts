@@ -1,12 +1,12 @@
-// Declares `svc search`; the work lives in commands/search.ts, loaded only when it runs.
+// `svc search <words...>`: full-text search over the messages the caller may read. Declared here;
+// the work (run.ts) loads only when the command runs, so `svc --help` and every other command stay
+// quick to start.
 
 import type { Command } from 'commander';
-import type { Io } from './io.js';
-import { connection, example, positiveInt } from './options.js';
+import type { Io } from '../../io.js';
+import { connection, example, positiveInt, type Run } from '../../options.js';
 
-type Run = (p: Promise<number>) => Promise<void>;
-
-export function registerSearchCommand(program: Command, io: Io, run: Run): void {
+export function declareSearch(program: Command, io: Io, run: Run): void {
   connection(
     program
       .command('search')
@@ -30,6 +30,6 @@ export function registerSearchCommand(program: Command, io: Io, run: Run): void 
       ),
     )
     .action(async (words: string[], o) =>
-      run((await import('./commands/search/run.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })),
+      run((await import('./run.js')).searchCommand(io, words, { ...o, debug: Boolean(program.opts().debug) })),
     );
 }

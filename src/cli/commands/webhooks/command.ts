@@ -1,15 +1,14 @@
-// Declares `svc webhooks list|deliveries|retry|test`; the work lives in commands/webhooks.ts,
-// loaded only when it runs.
+// `svc webhooks list|deliveries|retry|test`: the running server's outbound webhooks and inbound
+// hooks. Declared here; the work (run.ts) loads only when the command runs, so `svc --help` and
+// every other command stay quick to start.
 
 import type { Command } from 'commander';
-import type { Io } from './io.js';
-import { connection, example, positiveInt } from './options.js';
+import type { Io } from '../../io.js';
+import { connection, example, positiveInt, type Run } from '../../options.js';
 
-type Run = (p: Promise<number>) => Promise<void>;
-
-export function registerWebhooksCommand(program: Command, io: Io, run: Run): void {
+export function declareWebhooks(program: Command, io: Io, run: Run): void {
   const debug = () => Boolean(program.opts().debug);
-  const mod = () => import('./commands/webhooks/run.js');
+  const mod = () => import('./run.js');
   const cmd = program
     .command('webhooks')
     .description("the running server's outbound webhooks (outbox, deliveries, dead letters) and inbound hooks (admin)");

@@ -1,5 +1,6 @@
-// What several commands declare alike: list options, whole numbers, the connection flags, the
-// examples under a command's help. Commander only: a command's declaration stays cheap to load.
+// What several commands declare alike: list options (and splitList, which reads them), whole
+// numbers, the connection flags, the examples under a command's help. Commander only: a command's
+// declaration stays cheap to load.
 
 import { type Command, InvalidArgumentError } from 'commander';
 
@@ -8,6 +9,14 @@ export type Run = (p: Promise<number>) => Promise<void>;
 
 /** A repeatable option: each use adds one value. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Repeatable flags also take comma-separated lists: `--member a,b --member c`. */
+export function splitList(values: readonly string[]): string[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
 
 export function positiveInt(value: string): number {
   const n = Number(value);

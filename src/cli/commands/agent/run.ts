@@ -10,7 +10,7 @@ import type { Runtime } from '../../../agent-run/presets.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
 import { withClient, type ClientFlags } from '../../with-client.js';
-import { splitList } from '../rooms/run.js';
+import { splitList } from '../../options.js';
 
 export interface AgentRunFlags extends ClientFlags {
   agent?: string;

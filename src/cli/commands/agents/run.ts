@@ -4,12 +4,11 @@ import { collectAll } from '../../../client/svc-client.js';
 import type { AgentRegistration, AgentSummary } from '../../../protocol/types.js';
 import { json, keyValues, list, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
-import { anonymousHint, withClient, type ClientFlags } from '../../with-client.js';
+import { anonymousHint, withClient, type ClientFlags, type ListFlags } from '../../with-client.js';
 import { AGENT_TOKEN_PREFIX } from '../../../auth/credentials.js';
 import { credentialDirs, findToken, keepToken, keptAgents, legacyTokenFiles } from '../../../config/agent-credentials.js';
 import { keepFix, networkIdentityOf, scopeOf } from '../../agent-token.js';
 import { TargetError } from '../../target.js';
-import type { ListFlags } from '../rooms/run.js';
 
 /** Prints every agent (or the newest --limit) as a table, or `{agents}` with --json. */
 export function agentsList(io: Io, flags: ListFlags): Promise<number> {

@@ -7,7 +7,7 @@ import { json, oneLine, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
 import { withClient, type ClientFlags } from '../../with-client.js';
-import { splitList } from '../rooms/run.js';
+import { splitList } from '../../options.js';
 import { reactionsSuffix } from '../react/run.js';
 
 export interface ReadFlags extends ClientFlags {

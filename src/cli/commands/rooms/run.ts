@@ -5,12 +5,8 @@ import type { Room, Visibility, WritePolicy } from '../../../protocol/types.js';
 import { json, keyValues, list, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
-import { anonymousHint, withClient, type ClientFlags } from '../../with-client.js';
-
-export interface ListFlags extends ClientFlags {
-  /** Only this many (newest); all when absent. */
-  limit?: number;
-}
+import { splitList } from '../../options.js';
+import { anonymousHint, withClient, type ClientFlags, type ListFlags } from '../../with-client.js';
 
 /** Prints every room (or the newest --limit) as a table, or `{rooms}` with --json. */
 export function roomsList(io: Io, flags: ListFlags): Promise<number> {
@@ -129,12 +125,4 @@ export function roomsMembers(io: Io, id: string, flags: MembersFlags): Promise<n
     else room.members.forEach((m) => io.out(m));
     return EXIT.ok;
   });
-}
-
-/** Repeatable flags also take comma-separated lists: `--member a,b --member c`. */
-export function splitList(values: readonly string[]): string[] {
-  return values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
 }

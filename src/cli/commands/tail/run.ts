@@ -6,7 +6,7 @@ import { escapeInvisible, oneLine } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
 import { anonymousHint, withClient, type ClientFlags } from '../../with-client.js';
-import { splitList } from '../rooms/run.js';
+import { splitList } from '../../options.js';
 
 export interface TailFlags extends ClientFlags {
   /** Act as this agent: its kept token is used in place of the config's operator token. */

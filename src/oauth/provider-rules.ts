@@ -8,7 +8,7 @@ import type Provider from 'oidc-provider';
 import { noUnverifiedErrorRedirects } from './authorization-errors.js';
 import type { RegistrationRefusal } from './registration.js';
 
-export interface ProviderHooks {
+export interface ProviderRules {
   /** Judges a registration request (rate per address, total cap) before the provider reads it. */
   admitRegistration?: (req: IncomingMessage) => Promise<RegistrationRefusal | undefined>;
   /** Called once a code was exchanged for tokens, with the grant it was issued under. */
@@ -16,12 +16,12 @@ export interface ProviderHooks {
   log?: (message: string) => void;
 }
 
-/** Installs the hooks on `provider`. */
-export function installHooks(provider: Provider, hooks: ProviderHooks): void {
+/** Installs the rules on `provider`. */
+export function installRules(provider: Provider, rules: ProviderRules): void {
   noUnverifiedErrorRedirects(provider);
   provider.use(async (ctx, next) => {
-    if (hooks.admitRegistration && ctx.method === 'POST' && ctx.path === '/reg') {
-      const refused = await hooks.admitRegistration(ctx.req);
+    if (rules.admitRegistration && ctx.method === 'POST' && ctx.path === '/reg') {
+      const refused = await rules.admitRegistration(ctx.req);
       if (refused) {
         ctx.status = refused.status;
         if (refused.retryAfterSeconds) ctx.set('retry-after', String(refused.retryAfterSeconds));
@@ -33,10 +33,10 @@ export function installHooks(provider: Provider, hooks: ProviderHooks): void {
     await next();
     if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || ctx.oidc.params?.grant_type !== 'authorization_code') return;
     const code = ctx.oidc.entities.AuthorizationCode as { grantId?: string } | undefined;
-    if (!code?.grantId || !hooks.codeExchanged) return;
+    if (!code?.grantId || !rules.codeExchanged) return;
     // The tokens are issued already; a failure here leaves the grant pending, which ends it in minutes.
-    await hooks
+    await rules
       .codeExchanged(code.grantId)
-      .catch((err: Error) => hooks.log?.(`oauth: confirming grant ${code.grantId} failed: ${err.message}`));
+      .catch((err: Error) => rules.log?.(`oauth: confirming grant ${code.grantId} failed: ${err.message}`));
   });
 }

@@ -7,7 +7,7 @@ import type { SvcClient } from '../../../client/svc-client.js';
 import type { ApplyRequest } from '../../../protocol/types.js';
 import type { WebhookList } from '../../../protocol/webhooks.js';
 
-/** A planned change of one hook (apply.ts's HookChange, for these two kinds). */
+/** A planned change of one hook (run.ts's Change, for these two kinds). */
 export interface HookChange {
   kind: 'webhook' | 'inbound_hook';
   id: string;

@@ -21,7 +21,7 @@ export interface McpFlags extends ClientFlags {
   stateDir?: string;
   printConfig?: string;
   name?: string;
-  /** With printConfig: the HTTP form (remote-config.ts). */
+  /** With printConfig: the HTTP form (connect/remote-config.ts). */
   remote?: boolean;
 }
 

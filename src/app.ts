@@ -11,7 +11,7 @@ import type { Authenticator, TokenResolver } from './auth/principal.js';
 import { Broker } from './events/broker.js';
 import { FeedPump } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
-import { NO_HOOKS, type Hooks, type NetworkContext } from './network/context.js';
+import { NO_EXTENSIONS, type Extensions, type NetworkContext } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/types.js';
@@ -32,14 +32,14 @@ import { searchRoutes } from './http/routes/search.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { listenOn } from './http/listen.js';
 import { VERSION } from './version.js';
-import { createMetrics } from './observe/metrics.js';
+import { createMetrics } from './metrics-registry.js';
 import { postureWarnings } from './config/posture.js';
 import { reloadRefusedWarning } from './network/operator-warnings.js';
 import { networkUid } from './network/uid.js';
 
-/** The mutable network context: `config` is swapped on reload, `hooks` set once features exist. */
+/** The mutable network context: `config` is swapped on reload, `extensions` set once features exist. */
 class Network implements NetworkContext {
-  hooks: Hooks = NO_HOOKS;
+  extensions: Extensions = NO_EXTENSIONS;
   constructor(
     public config: Config,
     readonly store: Store,
@@ -196,7 +196,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
   const receipts = all('receipts');
   if (receipts.length > 1) throw new Error('two features keep receipts; only one may');
   const ctx = app.ctx as Network;
-  ctx.hooks = {
+  ctx.extensions = {
     send: all('send'),
     ...(remote[0] ? { checkRemoteSender: remote[0] } : {}),
     observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),

@@ -7,13 +7,13 @@ import type { Config, LoadedConfig } from './config/types.js';
 import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
-import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendHooks } from './network/context.js';
+import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
 import type { Receipts } from './network/receipts.js';
 import type { StoredEvent } from './store/types.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
 import type { UpgradeHandler } from './http/upgrade.js';
-import type { Metrics } from './observe/metrics.js';
+import type { Metrics } from './metrics-registry.js';
 
 export type { UpgradeHandler };
 
@@ -39,7 +39,7 @@ export interface Feature {
   /** The WWW-Authenticate value a 401 to this request carries, if any (RFC 9728 on /v1/mcp). */
   challenge?: (req: http.IncomingMessage) => string | undefined;
   /** Around each message send: a check before it is stored, an observer after. */
-  send?: SendHooks;
+  send?: SendExtension;
   /** Decides messages from remote-origin senders (one feature at most: the pairings). */
   remoteSenders?: RemoteSenderCheck;
   /**

@@ -25,7 +25,7 @@ interface Ledger {
 async function one(root: string): Promise<number> {
   const { parseConfig } = await import(path.join(root, 'src/config/load.ts'));
   const { Broker } = await import(path.join(root, 'src/events/broker.ts'));
-  const { NO_HOOKS } = await import(path.join(root, 'src/network/context.ts'));
+  const { NO_EXTENSIONS } = await import(path.join(root, 'src/network/context.ts'));
   const { MemoryStore } = await import(path.join(root, 'src/store/memory/index.ts'));
   const { DeliveryLedger } = await import(path.join(root, 'src/live/attach/receipts.ts'));
   const writerModule = await import(path.join(root, 'src/receipts/writer.ts'));
@@ -37,7 +37,7 @@ async function one(root: string): Promise<number> {
     log: () => {},
     version: 'bench',
     configWarnings: [],
-    hooks: NO_HOOKS,
+    extensions: NO_EXTENSIONS,
   };
   // Checkouts before the receipts feature registered its writer reached it by context and made
   // ledgers on the context; later ones make the writer and hand it to each ledger.

@@ -19,6 +19,12 @@ export interface ClientFlags {
   debug?: boolean;
 }
 
+/** A listing command's flags (rooms list, agents list). */
+export interface ListFlags extends ClientFlags {
+  /** Only this many (newest); all when absent. */
+  limit?: number;
+}
+
 /** Calls `fn` with a client for the resolved target; returns its exit code or the failure's. */
 export async function withClient(
   io: Io,

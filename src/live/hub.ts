@@ -1,7 +1,7 @@
 // The live side of one app: the replay buffer, the highest durable (published) sequence, the
 // per-event audience cache, the open streams and attachments, and durable agent events.
 
-import type { Metrics } from '../observe/metrics.js';
+import type { Metrics } from '../metrics-registry.js';
 import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';

@@ -4,7 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
-import { clientAddress } from '../http/limits.js';
+import { clientAddress } from '../http/token-buckets.js';
 import { newId } from '../protocol/ids.js';
 import type { EventType, ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
@@ -148,7 +148,7 @@ function openStream(hub: LiveHub, c: RequestContext): void {
 
   // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts),
   // when the receipts feature runs.
-  const marks = ctx.hooks.receipts?.marks;
+  const marks = ctx.extensions.receipts?.marks;
   const received =
     principal.kind === 'agent' && marks && ctx.config.server.receipts !== false
       ? new StreamReceipts(marks, principal.agentId, last ? undefined : hub.publishedSeq)

@@ -1,12 +1,12 @@
-// The loop guard as a feature (server.loop_guard, rooms[].loop_guard): a send hook that refuses
-// agent runs with no human in between. The decision itself is pure: src/network/loop-guard.ts.
+// The loop guard as a feature (server.loop_guard, rooms[].loop_guard): a send check that refuses
+// agent runs with no human in between. The decision itself is pure: detector.ts beside it.
 
 import { Counter } from 'prom-client';
 import type { FeatureFactory } from '../feature.js';
 import type { Config, LoopGuardConfig } from '../config/types.js';
 import { AppError } from '../errors.js';
 import { commit, newEvent } from '../network/context.js';
-import { LoopGuard, loopSettingsFor, type LoopSettings } from '../network/loop-guard.js';
+import { LoopGuard, loopSettingsFor, type LoopSettings } from './detector.js';
 import type { Message } from '../protocol/types.js';
 
 /** Per-room overrides by room id, rebuilt when the config object changes (reload). */

@@ -50,10 +50,10 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
   const read =
     (q: ListQuery | undefined) =>
     <T extends { messages: Message[] }>(page: T): T =>
-      readPage(ctx.hooks.receipts, principal, q?.as ?? null, page);
+      readPage(ctx.extensions.receipts, principal, q?.as ?? null, page);
   /** The receipts feature, or what its route's absence answers (404). */
   const receipts = () => {
-    const r = ctx.hooks.receipts;
+    const r = ctx.extensions.receipts;
     if (!r) throw new AppError('not_found', 'this server keeps no receipts (the receipts feature is not running)');
     return r;
   };

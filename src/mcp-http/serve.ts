@@ -28,7 +28,7 @@ function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: Wa
   // A message a wait hands over has reached the agent: its delivered receipt, when the receipts
   // feature runs (network/receipts.ts).
   const handedOver = (m: Message, seq: number) =>
-    ctx.hooks.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
+    ctx.extensions.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
   return waits.wrap(agentId, credential, new StoreInbox(ctx.store, self, handedOver));
 }
 

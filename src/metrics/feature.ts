@@ -1,5 +1,5 @@
 // Metrics as a feature: GET /metrics, the HTTP request timers, the store write timer, and the
-// counts of published and dropped live events. The registry is registry.ts beside it.
+// counts of published and dropped live events. The registry is src/metrics-registry.ts.
 
 import type { FeatureFactory } from '../feature.js';
 import { metricsRoutes, observeHttp } from './routes.js';

@@ -1,6 +1,6 @@
 // GET /metrics (admin): Prometheus text exposition of the app's registry.
 
-import type { CounterSeries, HistogramSeries, Metrics } from '../observe/metrics.js';
+import type { CounterSeries, HistogramSeries, Metrics } from '../metrics-registry.js';
 import type { Route } from '../http/router.js';
 
 export function metricsRoutes(metrics: Metrics): Route[] {

@@ -139,7 +139,7 @@ export async function applyRequest(ctx: NetworkContext, req: ApplyRequest): Prom
     throw new AppError('unprocessable_entity', `body.network_id: ${req.network_id} is not this network (${ctx.config.network.id})`);
   }
   checkAgainstConfig(ctx, req);
-  const parts = ctx.hooks.apply ?? [];
+  const parts = ctx.extensions.apply ?? [];
   // Every part's declarations are checked before anything is written: a bad one applies nothing.
   for (const part of parts) await part.check(req);
   const res = await applyDeclared(ctx, req, 'request', 'body.');

@@ -11,7 +11,7 @@ import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types
 import type { Receipts } from './receipts.js';
 
 /** Decisions and observations around one message send, contributed by a feature. */
-export interface SendHooks {
+export interface SendExtension {
   /** Decides a message before it is stored (the loop guard); throws AppError to refuse. */
   check?: (conv: string, m: Message) => void;
   /** Observes a message once it is stored. */
@@ -22,15 +22,15 @@ export interface SendHooks {
 export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?: RoomRecord }) => void;
 
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */
-export interface Hooks {
-  readonly send: readonly SendHooks[];
+export interface Extensions {
+  readonly send: readonly SendExtension[];
   /** At most one feature decides remote senders (the pairings); without one they are refused. */
   readonly checkRemoteSender?: RemoteSenderCheck;
   /** Observers of the latency of each durable write (metrics). */
   readonly observeWrite: readonly ((seconds: number) => void)[];
   /** Operator warnings (pairing compatibility, ...). */
   readonly warnings: readonly (() => Warning[])[];
-  /** Declarations `svc apply` carries beyond rooms and agents (the webhooks feature's hooks). */
+  /** Declarations `svc apply` carries beyond rooms and agents (the webhooks feature's webhooks and inbound hooks). */
   readonly apply?: readonly ApplyPart[];
   /** Agent ids features name as their own (inbound hook senders): self-registration keeps off them. */
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
@@ -53,7 +53,7 @@ export interface ApplyPart {
   apply(req: ApplyRequest): Promise<NonNullable<ApplyResponse['changes']>>;
 }
 
-export const NO_HOOKS: Hooks = { send: [], observeWrite: [], warnings: [] };
+export const NO_EXTENSIONS: Extensions = { send: [], observeWrite: [], warnings: [] };
 
 export interface NetworkContext {
   /** The current config; replaced on reload. */
@@ -66,7 +66,7 @@ export interface NetworkContext {
   readonly configWarnings: Warning[];
   /** The network's unique id kept in its store (uid.ts); absent in a context built without starting an app. */
   readonly uid?: string;
-  readonly hooks: Hooks;
+  readonly extensions: Extensions;
 }
 
 let nowMs = -1;
@@ -94,6 +94,6 @@ export async function commit(ctx: NetworkContext, ops: WriteOp[]): Promise<Write
   const started = performance.now();
   const result = await ctx.store.write(ops);
   const seconds = (performance.now() - started) / 1000;
-  for (const o of ctx.hooks.observeWrite) o(seconds);
+  for (const o of ctx.extensions.observeWrite) o(seconds);
   return result;
 }

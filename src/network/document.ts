@@ -22,7 +22,7 @@ export function warnings(ctx: NetworkContext, p?: Principal): Warning[] {
     ...ctx.configWarnings,
     ...staleServerWarning(ctx.version, installedVersion()),
     ...migrationWarning(ctx.store.schemaChange),
-    ...ctx.hooks.warnings.flatMap((w) => w()),
+    ...ctx.extensions.warnings.flatMap((w) => w()),
   ];
   if (!p || authorize(p, 'pairings.read', ctx.config.auth).allow) return all;
   return all.filter((w) => !PAIRING_READERS_ONLY.has(w.code));

@@ -52,7 +52,7 @@ export async function resolveSender(ctx: NetworkContext, p: Principal, req: Send
   if (human && !ctx.config.server.human_ingress)
     throw forbidden('human messages are disabled on this network (server.human_ingress: false)');
   if (home !== net) {
-    if (!ctx.hooks.checkRemoteSender)
+    if (!ctx.extensions.checkRemoteSender)
       throw forbidden(`sender network ${home} is not this network (${net}); only paired networks relay remote senders`);
     return { actor, scopedId: `${home}:${from.id}`, memberId: `${home}:${from.id}`, local: false, registered: false };
   }
@@ -226,7 +226,8 @@ export async function sendMessage(ctx: NetworkContext, p: Principal, req: SendRe
       (ops) => {
         // Features' checks (the loop guard) count what they see: they run on what is written, once
         // per write, not on every decision the store makes.
-        for (const op of ops) if (op.op === 'message.insert') for (const h of ctx.hooks.send) h.check?.(op.record.conv, op.record.message);
+        for (const op of ops)
+          if (op.op === 'message.insert') for (const h of ctx.extensions.send) h.check?.(op.record.conv, op.record.message);
         return commit(ctx, ops);
       },
     );
@@ -253,11 +254,11 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
   }
   const placed = await place(ctx, req, sender, reads, roomRead);
   if (placed.room) {
-    if (!sender.local) ctx.hooks.checkRemoteSender!(p, req, { room: placed.room });
+    if (!sender.local) ctx.extensions.checkRemoteSender!(p, req, { room: placed.room });
     const d = decideRoomWrite(p, placed.room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
     if (!d.allow) throw new AppError('forbidden', d.reason);
   } else if (!sender.local) {
-    ctx.hooks.checkRemoteSender!(p, req, {});
+    ctx.extensions.checkRemoteSender!(p, req, {});
   }
 
   const at = now();
@@ -304,7 +305,7 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
       if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');
       // A concurrent send of the same id won the race: answer as a retry.
       if (outcome.status === 'exists') return retried(ctx, req, sender, outcome.record.message, outcome.record.event_id, false);
-      for (const h of ctx.hooks.send) h.stored?.(conv, message);
+      for (const h of ctx.extensions.send) h.stored?.(conv, message);
       return {
         message_id: message.id,
         event_id: created.id,

@@ -1,6 +1,6 @@
 // Receipts as the rest of the server reaches them: through what the receipts feature registers
 // (src/receipts/feature.ts puts a `Receipts` in the network's hooks). Without that feature in the
-// list `ctx.hooks.receipts` is absent: attachments, SSE streams, MCP waits and history reads then
+// list `ctx.extensions.receipts` is absent: attachments, SSE streams, MCP waits and history reads then
 // mark nothing, and the feature's routes are not served.
 
 import type { Principal } from '../auth/principal.js';
@@ -40,7 +40,7 @@ export interface Receipts {
   ofMessage(p: Principal, id: string): Promise<{ message_id: string; receipts: Receipt[] }>;
 }
 
-/** A history page, after noting it read (when receipts are kept: `ctx.hooks.receipts`) by whom the request reads as. */
+/** A history page, after noting it read (when receipts are kept: `ctx.extensions.receipts`) by whom the request reads as. */
 export function readPage<T extends { messages: Message[] }>(receipts: Receipts | undefined, p: Principal, as: string | null, page: T): T {
   receipts?.pageRead(p, as, page.messages);
   return page;

@@ -17,7 +17,7 @@ export async function reservedAgents(ctx: NetworkContext): Promise<Map<string, s
     if (!named.has(id)) named.set(id, namedAs);
   };
   for (const h of ctx.config.inbound_hooks) add(h.sender, 'the sender of an inbound hook');
-  for (const list of ctx.hooks.reservedAgents ?? []) for (const r of list()) add(r.id, r.namedAs);
+  for (const list of ctx.extensions.reservedAgents ?? []) for (const r of list()) add(r.id, r.namedAs);
   // Stored rooms hold svc.yaml's rooms, svc apply's and those operators made or changed over HTTP.
   for (const r of await ctx.store.listRooms()) {
     for (const m of r.members) {
@@ -37,7 +37,7 @@ export async function reservedAgents(ctx: NetworkContext): Promise<Map<string, s
 export async function reservedAs(ctx: NetworkContext, id: string): Promise<string | undefined> {
   const hook = ctx.config.inbound_hooks.find((h) => h.sender === id);
   if (hook) return 'the sender of an inbound hook';
-  for (const list of ctx.hooks.reservedAgents ?? []) {
+  for (const list of ctx.extensions.reservedAgents ?? []) {
     const r = list().find((x) => x.id === id);
     if (r) return r.namedAs;
   }

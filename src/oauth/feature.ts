@@ -38,7 +38,7 @@ export const oauthFeature: FeatureFactory = (app) => {
   };
   // One gate for every provider (base URL): the rate and the cap are the server's.
   const registration = new RegistrationGate(kv, REGISTRATION_LIMITS);
-  const hooks = {
+  const rules = {
     admitRegistration: (req: IncomingMessage) => registration.admit(req),
     codeExchanged: (grantId: string) => confirmGrant(kv, grantId, REGISTRATION_LIMITS.unusedClientTtl),
     log: (m: string) => app.ctx.log('warn', m),
@@ -46,7 +46,7 @@ export const oauthFeature: FeatureFactory = (app) => {
   // The one place the provider's options are set.
   const onServerError = (err: unknown) => app.ctx.log('error', 'oauth request failed', { error: String((err as Error)?.stack ?? err) });
   const providers = new Providers(
-    { accountExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())), hooks, onServerError },
+    { accountExists, fetchClientMetadata: metadataFetcher(() => loopbackOnly(app.address())), rules, onServerError },
     state,
     baseOf,
   );

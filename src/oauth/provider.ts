@@ -13,7 +13,7 @@ import { renderError } from './authorization-errors.js';
 import { withClientMetadataDocuments, type MetadataFetch } from './client-metadata.js';
 import { GRANT_TTL } from './grants.js';
 import { MCP_PATH, MCP_SCOPE, OAUTH_PREFIX } from './metadata.js';
-import { installHooks, type ProviderHooks } from './provider-hooks.js';
+import { installRules, type ProviderRules } from './provider-rules.js';
 import { withRegistrationLimits } from './registration.js';
 
 /** Seconds an access token lives. */
@@ -46,8 +46,8 @@ export interface ProviderOptions {
   jwks?: { keys: Record<string, unknown>[] };
   /** Told of an error the provider answered 500 (it logs nothing itself). */
   onServerError?: (err: unknown) => void;
-  /** svc's rules around the provider's routes (provider-hooks.ts). */
-  hooks?: ProviderHooks;
+  /** svc's rules around the provider's routes (provider-rules.ts). */
+  rules?: ProviderRules;
 }
 
 export interface BuiltProvider {
@@ -105,7 +105,7 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/console/oauth/${i.uid}` },
   });
   if (opts.onServerError) provider.on('server_error', (_ctx: unknown, err: unknown) => opts.onServerError!(err));
-  installHooks(provider, opts.hooks ?? {});
+  installRules(provider, opts.rules ?? {});
   const callback = provider.callback();
   const handle: OAuthHandler = (req, res) => {
     // The provider routes on the path below its issuer's; it finds its mount path from originalUrl.

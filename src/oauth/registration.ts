@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import { CATALOGUE } from '../errors.js';
-import { clientAddress, TokenBuckets } from '../http/limits.js';
+import { clientAddress, TokenBuckets } from '../http/token-buckets.js';
 import type { KvTable } from '../store/types.js';
 import { kindOf } from './adapter.js';
 import { DelegatingAdapter } from './delegating-adapter.js';

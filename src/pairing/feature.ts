@@ -1,5 +1,5 @@
 // The pairings feature: one PairingManager per configured pairing, reconciled on reload; the
-// inbound relay rules, outbound relay and aggregate warnings as network hooks; the pairing routes.
+// inbound relay rules, outbound relay and aggregate warnings as network extensions; the pairing routes.
 
 import type { FeatureFactory } from '../feature.js';
 import type { Config, PairingConfig } from '../config/types.js';

@@ -1,4 +1,4 @@
-// Inbound relay (the checkRemoteSender hook): a message whose sender's home is another network is
+// Inbound relay (the checkRemoteSender check): a message whose sender's home is another network is
 // accepted only from that pairing's pair-scoped credential, with an origin naming the sender's
 // network, into a room whose federation allows the pairing (or a DM with a local participant).
 // The room write policy is applied afterwards by sendMessage to the sender's scoped id.
@@ -16,7 +16,7 @@ export interface ManagerLookup {
   byRemoteNetwork(networkId: string): PairingManager | undefined;
 }
 
-/** The checkRemoteSender hook for this network's pairings. */
+/** The checkRemoteSender check for this network's pairings. */
 export function remoteSenderCheck(ctx: NetworkContext, pairings: ManagerLookup) {
   return (p: Principal, req: SendRequest, target: { room?: RoomRecord }): void => {
     const home = req.from.network_id ?? ctx.config.network.id;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { forbidden } from '../errors.js';
 import type { PairingConfig } from '../config/types.js';
-import type { Metrics } from '../observe/metrics.js';
+import type { Metrics } from '../metrics-registry.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import type { Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
 import { evaluateRemote } from './compat.js';

@@ -3,7 +3,7 @@
 // later, refused for good), and refusals counted and logged with the fix on the other side. The
 // pairing (manager.ts) owns the status and the transport; this module only reports to it.
 
-import type { Metrics } from '../observe/metrics.js';
+import type { Metrics } from '../metrics-registry.js';
 import { now, type NetworkContext } from '../network/context.js';
 import type { Message, ReactionChange, Target } from '../protocol/types.js';
 import type { Delivery } from './outbox.js';

@@ -3,7 +3,7 @@
 // send rules of that conversation: the caller must be allowed to speak as `from` (the same sender
 // checks as POST /v1/messages), a room or thread needs the room's write policy to admit `from`, a
 // DM needs `from` to be a participant, and a remote sender comes through its pairing's credential
-// into a federated room (the pairings' checkRemoteSender hook).
+// into a federated room (the pairings' checkRemoteSender check).
 
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -106,10 +106,10 @@ async function decideAllowed(
   const sender = await resolveSender(ctx, p, send, reads);
   if (target.kind === 'dm') {
     if (!target.participant_ids.includes(sender.scopedId)) throw forbidden(`${sender.scopedId} is not a participant of dm ${target.dm_id}`);
-    if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, {});
+    if (!sender.local) ctx.extensions.checkRemoteSender!(p, send, {});
   } else {
     if (!room || room.removed_at) throw notFound(`room ${target.room_id}`);
-    if (!sender.local) ctx.hooks.checkRemoteSender!(p, send, { room });
+    if (!sender.local) ctx.extensions.checkRemoteSender!(p, send, { room });
     const d = decideRoomWrite(p, room, { memberId: sender.memberId, registeredLocalAgent: sender.local && sender.registered });
     if (!d.allow) throw new AppError('forbidden', d.reason);
   }

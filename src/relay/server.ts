@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { listenOn } from '../http/listen.js';
-import { clientAddress, TokenBuckets } from '../http/limits.js';
+import { clientAddress, TokenBuckets } from '../http/token-buckets.js';
 import { RELAY_ACCESS_HEADER } from '../protocol/relay.js';
 import { Hub, type Slot } from './hub.js';
 

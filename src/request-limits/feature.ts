@@ -1,9 +1,9 @@
 // The request limits as a feature (server.limits): an admission check for every routed request
-// and attach upgrade, which also counts failed authentications per address. The limiter itself is src/http/limits.ts.
+// and attach upgrade, which also counts failed authentications per address. The limiter itself is limiter.ts beside it.
 
 import { Counter } from 'prom-client';
 import type { FeatureFactory } from '../feature.js';
-import { RequestLimits } from '../http/limits.js';
+import { RequestLimits } from './limiter.js';
 
 export const requestLimitsFeature: FeatureFactory = (app) => {
   const limitRefusals = new Counter({

@@ -60,7 +60,7 @@ async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<Ro
   const { configure, migrate, readJournalGen } = await import('./sqlite/schema.js');
   const { listJournals } = await import('./sqlite/engine/journal.js');
   const { judgeJournal, damagedJournalError, replayAll } = await import('./sqlite/engine/recovery.js');
-  const { SqliteReads } = await import('./sqlite/reads.js');
+  const { SqliteQueries } = await import('./sqlite/queries.js');
   const SQL = await loadSql();
   // A copy in memory: sql.js never writes back unless asked to export.
   const db = new Db(new SQL.Database(existsSync(file) ? readFileSync(file) : null));
@@ -75,7 +75,7 @@ async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<Ro
       // A torn tail is a write never acknowledged: its valid records are all there is.
       replayAll(db, v.records, j.path);
     }
-    const reads = new SqliteReads(db);
+    const reads = new SqliteQueries(db);
     return ids.map((id) => reads.room(id)).filter((r): r is RoomRecord => r !== undefined);
   } finally {
     db.close();

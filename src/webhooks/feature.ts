@@ -11,7 +11,7 @@ import { webhookMetrics } from './metrics.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookWorker } from './worker.js';
 
-/** Test hook: how often an idle worker polls (ms). */
+/** For tests: how often an idle worker polls (ms). */
 const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
 /** How often the hooks applied through another instance are read again (ms; tests shorten it). */
 const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;

@@ -7,10 +7,10 @@ import { Chalk } from 'chalk';
 import { responseError, transportError } from '../../src/client/errors.js';
 import { table, keyValues, oneLine } from '../../src/cli/format.js';
 import { urlOfListenAddr, resolveTarget, UsageError } from '../../src/cli/target.js';
-import { planApply } from '../../src/cli/commands/apply.js';
-import { describeEvent, matches } from '../../src/cli/commands/tail.js';
-import { compatibilityChecks, pairingChecks } from '../../src/cli/commands/doctor.js';
-import { splitList } from '../../src/cli/commands/rooms.js';
+import { planApply } from '../../src/cli/commands/apply/run.js';
+import { describeEvent, matches } from '../../src/cli/commands/tail/run.js';
+import { compatibilityChecks, pairingChecks } from '../../src/cli/commands/doctor/run.js';
+import { splitList } from '../../src/cli/options.js';
 import type { NetworkDocument, Room, ServiceEvent } from '../../src/protocol/types.js';
 
 const plain = new Chalk({ level: 0 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { credentialDirs, findToken, keepToken, keptAgents, readKeptToken, scopeKey } from '../../src/config/agent-credentials.js';
-import { codexTable, mergeCodexToml, mergeMcpJson, type ServerEntry } from '../../src/mcp/client-config.js';
+import { codexTable, mergeCodexToml, mergeMcpJson, type ServerEntry } from '../../src/cli/commands/connect/client-config.js';
 
 const entry: ServerEntry = { command: 'svc', args: ['mcp', '--config', '/p/svc.yaml', '--agent', 'alpha'], env: {} };
 

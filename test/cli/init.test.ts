@@ -8,7 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { initCommand } from '../../src/cli/commands/init.js';
+import { initCommand } from '../../src/cli/commands/init/run.js';
 import type { Io } from '../../src/cli/io.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Chalk } from 'chalk';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nextStepLines } from '../../src/cli/serve-next-steps.js';
+import { nextStepLines } from '../../src/cli/commands/serve/next-steps.js';
 import { ROOT, SVC_BIN, startServer, testConfig, writeConfig } from '../helpers/server.js';
 import { MEMORY_STORE } from '../helpers/cli.js';
 

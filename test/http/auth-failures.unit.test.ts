@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AuthFailures } from '../../src/http/auth-failures.js';
+import { AuthFailures } from '../../src/request-limits/auth-failures.js';
 
 const t = suite('failed authentications per address (pure)');
 

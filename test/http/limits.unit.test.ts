@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../src/errors.js';
-import { RequestLimits, TokenBuckets, burstFor, clientAddress } from '../../src/http/limits.js';
+import { RequestLimits } from '../../src/request-limits/limiter.js';
+import { TokenBuckets, burstFor, clientAddress } from '../../src/http/token-buckets.js';
 import type { Principal } from '../../src/auth/principal.js';
 
 const t = suite('a token bucket');

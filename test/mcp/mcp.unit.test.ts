@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { ArgumentError, readTarget, sendBody, sendPlan } from '../../src/mcp/args.js';
 import { groupedLines, messageView, selfOf, textOf } from '../../src/mcp/format.js';
 import { dmOfParticipants } from '../../src/mcp/messages.js';
-import { registrationSnippet } from '../../src/mcp/print-config.js';
+import { registrationSnippet } from '../../src/cli/commands/connect/print-config.js';
 import { BUFFER_MAX, Inbox, type Delivered } from '../../src/mcp/inbox.js';
 import { unreadIn } from '../../src/mcp/read-markers.js';
 import type { Message } from '../../src/protocol/types.js';

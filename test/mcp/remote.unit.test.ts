@@ -5,7 +5,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGENT_TOKEN_SCOPES, type Principal } from '../../src/auth/principal.js';
 import { mcpAgentOf } from '../../src/mcp-http/identity.js';
-import { claudeAddArgs, codexHttpTable, httpJsonEntry, mcpUrlOf, remoteSnippet, tokenEnvVar } from '../../src/mcp/remote-config.js';
+import {
+  claudeAddArgs,
+  codexHttpTable,
+  httpJsonEntry,
+  mcpUrlOf,
+  remoteSnippet,
+  tokenEnvVar,
+} from '../../src/cli/commands/connect/remote-config.js';
 
 const agent: Principal = { kind: 'agent', agentId: 'beta', scopes: AGENT_TOKEN_SCOPES, credentialKey: 'agent:x' };
 const stat = (agents?: string[]): Principal => ({

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { SeriesCounter, SeriesHistogram } from '../../src/observe/metrics.js';
+import { SeriesCounter, SeriesHistogram } from '../../src/metrics-registry.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const ROUTES = ['/v1/messages', '/v1/rooms/:room_id', 'unmatched', '/weird "route"\\with\nescapes'];

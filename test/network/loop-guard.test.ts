@@ -164,7 +164,7 @@ relayed('relayed messages count toward a run but are never refused; the local ag
   );
   const app = await createApp(loaded, { log: silentLogger, features: defaultFeatures });
   try {
-    const guard = app.ctx.hooks.send.find((h) => h.check && h.stored);
+    const guard = app.ctx.extensions.send.find((h) => h.check && h.stored);
     assert.ok(guard);
     const checkLoop = guard!.check!;
     const recordLoop = guard!.stored!;

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoopGuard, loopSettingsFor, type LoopSettings } from '../../src/network/loop-guard.js';
+import { LoopGuard, loopSettingsFor, type LoopSettings } from '../../src/loop-guard/detector.js';
 
 const S: LoopSettings = { enabled: true, max_consecutive: 3, pause_ms: 1000 };
 const A = { type: 'agent', id: 'net:a' };

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { installedVersion, migrationWarning, staleServerWarning } from '../../src/network/operator-warnings.js';
 import { protocolWarnings, refusalWarnings } from '../../src/pairing/warnings.js';
 import { RECENT_REFUSALS, RefusalTally, refusalFix, refusalReason } from '../../src/pairing/refusals.js';
-import { refusalCheck } from '../../src/cli/commands/doctor.js';
-import { refusedSummary } from '../../src/cli/commands/pairings.js';
+import { refusalCheck } from '../../src/cli/commands/doctor/run.js';
+import { refusedSummary } from '../../src/cli/commands/invite/list.js';
 import type { Message, Pairing } from '../../src/protocol/types.js';
 
 const roomMsg = (room: string, from = 'alpha'): Pick<Message, 'from' | 'target'> => ({

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { performance } from 'node:perf_hooks';
 import { mentionCandidates, resolveMentions, type MentionScope } from '../../src/protocol/mentions.js';
 import { artifactsOf } from '../../src/network/messages.js';
-import { LoopGuard } from '../../src/network/loop-guard.js';
+import { LoopGuard } from '../../src/loop-guard/detector.js';
 import type { Message } from '../../src/protocol/types.js';
 import { startServer, TOKENS } from '../helpers/server.js';
 

@@ -13,7 +13,7 @@ import {
   validateInvite,
   type Invite,
 } from '../../src/pairing/invite.js';
-import { inviteAccept, inviteCreate } from '../../src/cli/commands/invite.js';
+import { inviteAccept, inviteCreate } from '../../src/cli/commands/invite/run.js';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { renderInitConfig, writeConfigFile } from '../../src/config/init.js';
 import { loadConfig } from '../../src/config/load.js';

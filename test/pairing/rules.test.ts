@@ -8,8 +8,8 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 import { Broker } from '../../src/events/broker.js';
-import { createMetrics } from '../../src/observe/metrics.js';
-import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
+import { createMetrics } from '../../src/metrics-registry.js';
+import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { AppError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
@@ -32,7 +32,7 @@ function contextWith(raw: Record<string, unknown>): { ctx: NetworkContext; logs:
     log: (_l, msg) => logs.push(msg),
     version: 'test',
     configWarnings: [],
-    hooks: NO_HOOKS,
+    extensions: NO_EXTENSIONS,
   };
   return { ctx, logs };
 }

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { emojiProblem } from '../../src/reactions/emoji.js';
 import { summarize, withSummaries } from '../../src/store/reaction-summary.js';
 import type { Message } from '../../src/protocol/types.js';
-import { describeEvent } from '../../src/cli/commands/tail.js';
+import { describeEvent } from '../../src/cli/commands/tail/run.js';
 
 test('one emoji of any common shape is accepted', () => {
   for (const k of ['👍', '❤', '❤️', '👍🏽', '🇫🇷', '👩‍💻', '👨‍👩‍👧‍👦', '1️⃣', '#⃣', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', '🫡']) assert.is(emojiProblem(k), undefined, k);

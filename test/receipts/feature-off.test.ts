@@ -125,7 +125,7 @@ t('with the receipts feature, the same deliveries and read are marked and its ro
 t('without it, no receipt route is served and nothing is marked, while messages are delivered', async () => {
   const { app, s } = await start(defaultFeatures.filter((f) => f !== receiptsFeature));
   try {
-    assert.is(app.ctx.hooks.receipts, undefined);
+    assert.is(app.ctx.extensions.receipts, undefined);
     const id = await deliverEveryWay(s);
     const got = await s.get(`/v1/messages/${id}/receipts`, ADMIN);
     assert.is(got.status, 404, got.text);

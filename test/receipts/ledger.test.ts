@@ -8,14 +8,22 @@ import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/config/load.js';
 import { Broker } from '../../src/events/broker.js';
 import { DeliveryLedger } from '../../src/live/attach/receipts.js';
-import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
+import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js';
 import type { Target } from '../../src/protocol/types.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
 
 function context(): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' } }, { baseDir: tmpdir(), env: {} });
-  return { config, store: new MemoryStore(), broker: new Broker(), log: () => {}, version: 'test', configWarnings: [], hooks: NO_HOOKS };
+  return {
+    config,
+    store: new MemoryStore(),
+    broker: new Broker(),
+    log: () => {},
+    version: 'test',
+    configWarnings: [],
+    extensions: NO_EXTENSIONS,
+  };
 }
 
 const room = (id: string): Target => ({ kind: 'room', room_id: id });

@@ -6,14 +6,22 @@ import * as assert from 'uvu/assert';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/config/load.js';
 import { Broker } from '../../src/events/broker.js';
-import { NO_HOOKS, type NetworkContext } from '../../src/network/context.js';
+import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';
 import type { StoredEvent } from '../../src/store/types.js';
 
 function context(raw: Record<string, unknown> = {}): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} });
-  return { config, store: new MemoryStore(), broker: new Broker(), log: () => {}, version: 'test', configWarnings: [], hooks: NO_HOOKS };
+  return {
+    config,
+    store: new MemoryStore(),
+    broker: new Broker(),
+    log: () => {},
+    version: 'test',
+    configWarnings: [],
+    extensions: NO_EXTENSIONS,
+  };
 }
 
 const receiptEvents = async (ctx: NetworkContext): Promise<StoredEvent[]> =>

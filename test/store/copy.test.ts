@@ -13,7 +13,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import { copyToSqlite } from '../../src/store/sqlite/copy.js';
 import { parseQuery } from '../../src/protocol/search-text.js';
 import type { Store } from '../../src/store/types.js';
-import { progressLine } from '../../src/cli/commands/store-copy.js';
+import { progressLine } from '../../src/cli/commands/store/copy.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import {
   artifact,

@@ -27,7 +27,7 @@ export const dmRoutes: Route[] = [
     precheck: requireDirectMessages,
     handler: async ({ ctx, principal, params, url }) => ({
       body: readPage(
-        ctx.hooks.receipts,
+        ctx.extensions.receipts,
         principal,
         url.searchParams.get('as'),
         await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),

@@ -46,7 +46,7 @@ export const roomRoutes: Route[] = [
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
       body: readPage(
-        ctx.hooks.receipts,
+        ctx.extensions.receipts,
         principal,
         url.searchParams.get('as'),
         await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams)),

@@ -16,7 +16,7 @@ export const threadRoutes: Route[] = [
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
       body: readPage(
-        ctx.hooks.receipts,
+        ctx.extensions.receipts,
         principal,
         url.searchParams.get('as'),
         await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams)),

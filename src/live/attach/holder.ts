@@ -4,7 +4,7 @@
 // in the store says only which credential holds it (docs/live.md, One attachment per agent).
 
 import type { IncomingMessage } from 'node:http';
-import { clientAddress } from '../../http/limits.js';
+import { clientAddress } from '../../http/token-buckets.js';
 
 /** The runtime holding an agent's attachment on this instance. */
 export interface AttachHolder {

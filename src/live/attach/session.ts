@@ -285,7 +285,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   /** The receipts ledger, made on the first message sent (none without the receipts feature or with `server.receipts: false`). */
   private ledger(): DeliveryLedger | undefined {
-    const receipts = this.hub.ctx.hooks.receipts;
+    const receipts = this.hub.ctx.extensions.receipts;
     if (!this.deliveries && this.agent && receipts && this.hub.ctx.config.server.receipts !== false)
       this.deliveries = new DeliveryLedger(receipts.marks, this.agent.id, this.start);
     return this.deliveries;

@@ -32,8 +32,8 @@ import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingPro
 import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
-import { SqliteReads } from './reads.js';
-import { SqliteStoreReads } from './store-reads.js';
+import { SqliteQueries } from './queries.js';
+import { SqliteReadMethods } from './read-methods.js';
 import { Prefetch } from './engine/prefetch.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
@@ -72,7 +72,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   return SqliteStore.open(opts);
 }
 
-export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHost {
+export class SqliteStore extends SqliteReadMethods implements Store, CheckpointHost {
   readonly backend = 'sqlite';
   feed: LocalFeed;
   readonly leases = new LocalLeases();
@@ -105,7 +105,7 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     private readonly opts: SqliteStoreOptions,
     dbBytes: number,
   ) {
-    super(db, new SqliteReads(db));
+    super(db, new SqliteQueries(db));
     this.journal = new JournalWriter(opts.faults);
     this.turn = new Turn(
       db,
@@ -386,7 +386,7 @@ export class SqliteStore extends SqliteStoreReads implements Store, CheckpointHo
     this.db.close();
   }
 
-  // ---- reads (the rest: store-reads.ts) ----
+  // ---- reads (the rest: read-methods.ts) ----
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     await this.upkeep.drain();

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canTrackPages } from '../../../src/store/sqlite/engine/page-hook.js';
 import { loadSql, pageTrackingProblem } from '../../../src/store/sqlite/engine/image.js';
-import { engineCheck } from '../../../src/cli/commands/doctor.js';
+import { engineCheck } from '../../../src/cli/commands/doctor/run.js';
 import { ROOT } from '../../helpers/server.js';
 
 const t = suite('the pinned sql.js build');

@@ -1,0 +1,24 @@
+// `svc react`: adds or removes a reaction. Declared here; the work (run.ts) loads only when the
+// command runs, so `svc --help` and every other command stay quick to start.
+
+import type { Command } from 'commander';
+import type { Io } from '../../io.js';
+import { connection, example, withDebug, type Run } from '../../options.js';
+
+export function declareReact(program: Command, io: Io, run: Run): void {
+  const flags = withDebug(program);
+
+  connection(
+    program
+      .command('react')
+      .argument('<message-id>', 'the message to react to')
+      .argument('<emoji>', 'one Unicode emoji or a :name: shortcode')
+      .description('add (or with --remove take back) a reaction to a message, as a person or as an agent (--as)'),
+    'print the server answer as JSON',
+  )
+    .option('--remove', 'remove the reaction instead of adding it')
+    .option('--as <agent>', 'react as this agent (its agent token, or a static token that owns it)')
+    .option('--human <id>', 'react as this person (default $USER; needs human ingress and a static write token)')
+    .addHelpText('after', example('svc react msg_01h... 👍', 'svc react msg_01h... :ship: --as alpha', 'svc react msg_01h... 👍 --remove'))
+    .action(async (id: string, emoji: string, o) => run((await import('./run.js')).reactCommand(io, id, emoji, flags(o))));
+}

@@ -1,0 +1,321 @@
+// The sqlite backend's queries: synchronous reads of the in-memory database. The store's read methods
+// (read-methods.ts) wrap them in resolved promises, and intents resolve against them (as a StateView) inside a write.
+
+import type { SqlValue } from 'sql.js';
+import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
+import { UnknownCursor } from '../../protocol/pagination.js';
+import type { StateView } from '../intents.js';
+import { cursorPage, dmMatches, roomMatches } from '../filters.js';
+
+import {
+  StoreError,
+  type AgentRecord,
+  type ArtifactFilter,
+  type DmFilter,
+  type DmRecord,
+  type MemberQuery,
+  type EventBody,
+  type MessageRecord,
+  type PageQuery,
+  type PageResult,
+  type PairingState,
+  type AgentReadState,
+  type ReactionRecord,
+  type ReceiptKind,
+  type ReceiptRecord,
+  type RoomFilter,
+  type RoomRecord,
+  type StoredEvent,
+  type ThreadRecord,
+} from '../types.js';
+import type { JournalOp } from './apply.js';
+import type { Db } from './db.js';
+
+/** Most room or agent bodies kept in memory by id. */
+const READ_CACHE_MAX = 4096;
+
+/** Clamps a page size to what both backends treat alike and SQLite's LIMIT accepts. */
+function clampLimit(n: number): number {
+  if (!(n > 0)) return 0;
+  return Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER - 1);
+}
+
+/** Reads ahead the pages of rows found by rowid (engine/prefetch.ts). */
+export interface RowPrefetch {
+  rows(rowids: readonly number[]): void;
+  release(): void;
+}
+
+export class SqliteQueries implements StateView {
+  /** Set when pages are read on demand: history pages read their rows' pages ahead. */
+  prefetch: RowPrefetch | undefined;
+
+  /**
+   * Room and agent bodies by id (null: no such row), read on every message send. Entries are
+   * dropped before any write that touches their id, so a rolled-back write leaves no trace.
+   */
+  private readonly roomBodies = new Map<string, string | null>();
+  private readonly agentBodies = new Map<string, string | null>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Drops the cached rows a batch is about to change. */
+  forget(jops: readonly JournalOp[]): void {
+    for (const op of jops) {
+      if (op.op === 'room.put') this.roomBodies.delete(op.room.id);
+      else if (op.op === 'agent.put') this.agentBodies.delete(op.agent.id);
+      else if (op.op === 'agent.delete') this.agentBodies.delete(op.id);
+    }
+  }
+
+  forgetAll(): void {
+    this.roomBodies.clear();
+    this.agentBodies.clear();
+  }
+
+  /** A row body by id through `cache`; every call parses, so callers never share an object. */
+  private cachedBody<T>(cache: Map<string, string | null>, sql: string, id: string): T | undefined {
+    let json = cache.get(id);
+    if (json === undefined) {
+      json = (this.db.one(sql, [id])?.[0] as string | undefined) ?? null;
+      // Lookups of ids that do not exist are cached too; the bound keeps that from growing.
+      if (cache.size >= READ_CACHE_MAX) cache.clear();
+      cache.set(id, json);
+    }
+    return json === null ? undefined : (JSON.parse(json) as T);
+  }
+
+  // ---- StateView (and the store's reads) ----
+
+  room(id: string): RoomRecord | undefined {
+    return this.cachedBody(this.roomBodies, 'SELECT body FROM rooms WHERE id = ?', id);
+  }
+
+  rooms(): RoomRecord[] {
+    return this.db.bodies('SELECT body FROM rooms WHERE removed = 0 ORDER BY seq');
+  }
+
+  agent(id: string): AgentRecord | undefined {
+    return this.cachedBody(this.agentBodies, 'SELECT body FROM agents WHERE id = ?', id);
+  }
+
+  hasMessage(id: string): boolean {
+    return this.db.one('SELECT 1 FROM messages WHERE id = ?', [id]) !== undefined;
+  }
+
+  message(id: string): MessageRecord | undefined {
+    const r = this.db.one('SELECT body, conv, event_id FROM messages WHERE id = ?', [id]);
+    return r && { message: JSON.parse(r[0] as string) as Message, conv: r[1] as string, event_id: r[2] as string };
+  }
+
+  /** A stored message's body JSON, as stored. */
+  messageJson(id: string): string | undefined {
+    return this.db.one('SELECT body FROM messages WHERE id = ?', [id])?.[0] as string | undefined;
+  }
+
+  thread(id: string): ThreadRecord | undefined {
+    return this.db.body('SELECT body FROM threads WHERE id = ?', [id]);
+  }
+
+  dm(id: string): DmRecord | undefined {
+    return this.db.body('SELECT body FROM dms WHERE id = ?', [id]);
+  }
+
+  pairing(id: string): PairingState | undefined {
+    return this.db.body('SELECT body FROM pairings WHERE id = ?', [id]);
+  }
+
+  readState(agentId: string): AgentReadState | undefined {
+    return this.db.body('SELECT body FROM agent_read_state WHERE agent_id = ?', [agentId]);
+  }
+
+  reactions(messageId: string): ReactionRecord[] {
+    return this.reactionsOf([messageId]);
+  }
+
+  /** The reactions to these messages, oldest first. */
+  reactionsOf(messageIds: readonly string[]): ReactionRecord[] {
+    if (messageIds.length === 0) return [];
+    // One statement for any number of ids (statements are cached per SQL text).
+    const rows = this.db.all(
+      'SELECT message_id, emoji, by_id, created_at FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY seq',
+      [JSON.stringify(messageIds)],
+    );
+    return rows.map((r) => ({ message_id: r[0] as string, emoji: r[1] as string, by: r[2] as string, created_at: r[3] as string }));
+  }
+
+  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
+    const r = this.db.one('SELECT ranges FROM receipts WHERE conv = ? AND reader = ? AND kind = ?', [conv, reader, kind]);
+    return r && { reader, conv, kind, ranges: JSON.parse(r[0] as string) as ReceiptRecord['ranges'] };
+  }
+
+  receiptsOf(conv: string): ReceiptRecord[] {
+    return this.db.all('SELECT reader, kind, ranges FROM receipts WHERE conv = ? ORDER BY reader, kind', [conv]).map((r) => ({
+      reader: r[0] as string,
+      conv,
+      kind: r[1] as ReceiptKind,
+      ranges: JSON.parse(r[2] as string) as ReceiptRecord['ranges'],
+    }));
+  }
+
+  /** The seq of each message's `message.created` event (the first event holding it by reference). */
+  messageSeqs(ids: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const r = this.db.one('SELECT min(seq) FROM events WHERE message_id = ?', [id]);
+      if (r && r[0] !== null) out.set(id, Number(r[0]));
+    }
+    return out;
+  }
+
+  // ---- listings ----
+
+  pageRooms(filter: RoomFilter, q: PageQuery): PageResult<RoomRecord> {
+    // Rooms are few and their visibility is decided on the member list: filtered here, not in SQL.
+    return cursorPage(
+      this.rooms().filter((r) => roomMatches(r, filter)),
+      (r) => r.id,
+      q,
+    );
+  }
+
+  /**
+   * Through conv_members: only the rows of the named members' conversations are read. One statement
+   * per table for any number of ids (statements are cached per SQL text); conv_members holds no
+   * removed room.
+   */
+  conversationsWith(q: MemberQuery): { rooms: RoomRecord[]; dms: DmRecord[] } {
+    const pick = <T>(table: 'rooms' | 'dms', kind: 'room' | 'dm', ids: readonly string[]): T[] =>
+      ids.length === 0
+        ? []
+        : this.db.bodies<T>(
+            `SELECT body FROM ${table} WHERE id IN ` +
+              '(SELECT id FROM conv_members WHERE kind = ? AND member IN (SELECT value FROM json_each(?))) ORDER BY seq',
+            [kind, JSON.stringify(ids)],
+          );
+    return { rooms: pick('rooms', 'room', q.members), dms: pick('dms', 'dm', q.participants) };
+  }
+
+  agents(): AgentRecord[] {
+    return this.db.bodies('SELECT body FROM agents ORDER BY seq');
+  }
+
+  agentsByCredential(credentialKey: string): AgentRecord[] {
+    return this.db.bodies('SELECT body FROM agents WHERE credential_key = ? ORDER BY seq', [credentialKey]);
+  }
+
+  messages(conv: string, q: PageQuery): PageResult<Message> {
+    return this.page('messages', 'conv = ?', [conv], q);
+  }
+
+  threads(roomId: string, q: PageQuery): PageResult<ThreadRecord> {
+    return this.page('threads', 'room_id = ?', [roomId], q);
+  }
+
+  dms(): DmRecord[] {
+    return this.db.bodies('SELECT body FROM dms ORDER BY seq');
+  }
+
+  pageDms(filter: DmFilter, q: PageQuery): PageResult<DmRecord> {
+    return cursorPage(
+      this.dms().filter((d) => dmMatches(d, filter)),
+      (d) => d.id,
+      q,
+    );
+  }
+
+  artifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {
+    const conds: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.room_id !== undefined) {
+      conds.push("target_kind IN ('room', 'thread') AND room_id = ?");
+      params.push(filter.room_id);
+    }
+    if (filter.thread_id !== undefined) {
+      conds.push("target_kind = 'thread' AND thread_id = ?");
+      params.push(filter.thread_id);
+    }
+    if (filter.dm_id !== undefined) {
+      conds.push("target_kind = 'dm' AND dm_id = ?");
+      params.push(filter.dm_id);
+    }
+    return this.page('artifacts', conds.length > 0 ? conds.join(' AND ') : '1 = 1', params, q);
+  }
+
+  /**
+   * One page of `table` rows matching `where`, in seq (creation) order, with the memory backend's
+   * cursor semantics (protocol/pagination.ts) but reading at most limit + 1 rows.
+   */
+  private page<T>(table: string, where: string, params: SqlValue[], q: PageQuery): PageResult<T> {
+    const seqOf = (cursor: string): number => {
+      const r = this.db.one(`SELECT seq FROM ${table} WHERE id = ? AND ${where} ORDER BY seq LIMIT 1`, [cursor, ...params]);
+      if (!r) throw new StoreError('unknown_cursor', new UnknownCursor(cursor).message);
+      return Number(r[0]);
+    };
+    const lo = q.after !== undefined ? seqOf(q.after) : undefined;
+    const hi = q.before !== undefined ? seqOf(q.before) : undefined;
+    const limit = clampLimit(q.limit);
+    let sql = ` FROM ${table} WHERE ${where}`;
+    const args = [...params];
+    if (lo !== undefined) {
+      sql += ' AND seq > ?';
+      args.push(lo);
+    }
+    if (hi !== undefined) {
+      sql += ' AND seq < ?';
+      args.push(hi);
+    }
+    args.push(limit + 1);
+    // Oldest `limit` newer than `after` (everything up to `after` is older), else the newest
+    // `limit` (older than `before`, if given): a row beyond them is the only older one.
+    const order = `${sql} ORDER BY seq ${lo !== undefined ? 'ASC' : 'DESC'} LIMIT ?`;
+    const rows = this.withPrefetch(table, order, args, () => this.db.bodies<T>(`SELECT body${order}`, args));
+    if (lo !== undefined) return { items: rows.slice(0, limit), has_more: rows.length > limit, has_older: true };
+    const more = rows.length > limit;
+    return { items: rows.slice(0, limit).reverse(), has_more: more, has_older: more };
+  }
+
+  /**
+   * Runs `read` with the pages of the rows it will read fetched ahead: the rowids come first from
+   * the index alone (`SELECT seq` of the same query), for messages, the table history pages read.
+   */
+  private withPrefetch<T>(table: string, from: string, args: SqlValue[], read: () => T[]): T[] {
+    const p = this.prefetch;
+    if (!p || table !== 'messages') return read();
+    p.rows(this.db.all(`SELECT seq${from}`, args).map((r) => r[0] as number));
+    try {
+      return read();
+    } finally {
+      p.release();
+    }
+  }
+
+  eventsAfter(seq: number, limit: number): StoredEvent[] {
+    const rows = this.db.all(
+      'SELECT e.seq, e.message_id, e.body, m.body FROM events e LEFT JOIN messages m ON m.id = e.message_id ' +
+        'WHERE e.seq > ? ORDER BY e.seq LIMIT ?',
+      [Math.max(0, seq), clampLimit(limit)],
+    );
+    return rows.map((r) => {
+      const event = JSON.parse(r[2] as string) as EventBody;
+      if (r[1] !== null) {
+        if (r[3] !== null) event.message = JSON.parse(r[3] as string) as Message;
+        else delete event.message;
+      }
+      return { seq: Number(r[0]), event: event as ServiceEvent };
+    });
+  }
+
+  count(table: 'events' | 'messages'): number {
+    return Number(this.db.one(`SELECT count(*) FROM ${table}`)![0]);
+  }
+
+  maxSeq(): number {
+    return Number(this.db.one('SELECT coalesce(max(seq), 0) FROM events')![0]);
+  }
+
+  /** The seq the last message row took (AUTOINCREMENT keeps it in sqlite_sequence; 0 before any). */
+  lastMessageSeq(): number {
+    return Number(this.db.one("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)")![0]);
+  }
+}

@@ -6,7 +6,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Res, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Res } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 
 const KINDS = [
@@ -38,13 +39,13 @@ interface Row {
 }
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   agentToken: string;
   dmId: string;
 }
 
 /** Opens an event stream and closes it once the status is known; an error body is read whole. */
-async function openStream(s: TestServer, headers: Record<string, string>): Promise<Res> {
+async function openStream(s: AppServer, headers: Record<string, string>): Promise<Res> {
   const ac = new AbortController();
   const r = await fetch(`${s.url}/v1/events/stream`, { headers, signal: ac.signal });
   if (r.ok) {
@@ -55,7 +56,7 @@ async function openStream(s: TestServer, headers: Record<string, string>): Promi
   return { status: r.status, body: JSON.parse(text), text, headers: r.headers };
 }
 
-function send(s: TestServer, kind: Kind, agentToken: string, method: string, path: string, body?: unknown): Promise<Res> {
+function send(s: AppServer, kind: Kind, agentToken: string, method: string, path: string, body?: unknown): Promise<Res> {
   const headers: Record<string, string> = {};
   const token: Record<Kind, string | undefined> = {
     anonymous: undefined,
@@ -155,7 +156,7 @@ let privDm = '';
 const privRows = rowsFor(() => privDm);
 
 priv.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
@@ -217,7 +218,7 @@ for (const [name, row] of Object.entries(privRows)) {
 const pub = suite<Ctx>('the route checks with public read, for anonymous callers and bad credentials');
 
 pub.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { public_read: true, agent_registration: 'token' },
       rooms: [

@@ -2,11 +2,12 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const none = suite<{ s: TestServer }>('auth.mode none');
+const none = suite<{ s: AppServer }>('auth.mode none');
 none.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { mode: 'none', public_read: false, agent_registration: 'disabled', tokens: [] },
       rooms: [{ id: 'secret', visibility: 'private', members: ['alpha'] }],
@@ -57,9 +58,9 @@ none('lets human messages through and says so in the network document', async ({
   assert.is((await s.get('/v1/network')).body.console.can_send_human, true);
 });
 
-const bearer = suite<{ s: TestServer }>('auth.mode bearer with registration disabled');
+const bearer = suite<{ s: AppServer }>('auth.mode bearer with registration disabled');
 bearer.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: { auth: { mode: 'bearer', agent_registration: 'disabled' }, rooms: [{ id: 'general', members: ['alpha'] }] },
   });
 });
@@ -84,9 +85,9 @@ bearer('a loopback bearer server raises no operator warnings', async ({ s }) => 
   assert.equal(d.warnings, []);
 });
 
-const open = suite<{ s: TestServer; token: string }>('auth.mode open without static tokens');
+const open = suite<{ s: AppServer; token: string }>('auth.mode open without static tokens');
 open.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] },
       rooms: [

@@ -5,7 +5,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { AttachClient, SseClient } from '../helpers/live.js';
 import { dmIdFor } from '../../src/network/messages.js';
@@ -17,8 +18,8 @@ type Kind = 'anonymous' | 'admin' | 'observer' | 'adminOnly' | 'alphaOnly' | 'ag
 const KINDS: Kind[] = ['anonymous', 'admin', 'observer', 'adminOnly', 'alphaOnly', 'agent', 'pair', 'writer'];
 
 interface Ctx {
-  a: TestServer;
-  b: TestServer;
+  a: AppServer;
+  b: AppServer;
   tokens: Record<Kind, string | undefined>;
   dm: string;
 }
@@ -26,7 +27,7 @@ interface Ctx {
 const t = suite<Ctx>('visibility across HTTP, SSE, attachments and pairing proxies');
 
 t.before(async (ctx) => {
-  ctx.b = await startServer({
+  ctx.b = await startApp({
     config: {
       network: { id: 'netb', name: 'B' },
       auth: {
@@ -43,7 +44,7 @@ t.before(async (ctx) => {
     },
   });
   for (const id of ['bob', 'carol']) assert.is((await ctx.b.post('/v1/agents/register', { requested_agent_id: id }, ADMIN_B)).status, 200);
-  ctx.a = await startServer({
+  ctx.a = await startApp({
     config: {
       auth: { public_read: true, agent_registration: 'open' },
       rooms: [
@@ -73,7 +74,7 @@ t.after(async (ctx) => {
 
 const MARK = { general: 'mark-general', secret: 'mark-secret', dm: 'mark-dm', after: 'mark-after' };
 
-async function markers(a: TestServer, suffix: string): Promise<void> {
+async function markers(a: AppServer, suffix: string): Promise<void> {
   const send = async (body: Json, token: string) => {
     const r = await a.post('/v1/messages', body, token);
     assert.is(r.status, 200, r.text);
@@ -106,7 +107,7 @@ async function markers(a: TestServer, suffix: string): Promise<void> {
 }
 
 /** What HTTP lets a credential read of each private resource. */
-async function httpView(a: TestServer, tok: string | undefined, dm: string): Promise<{ secret: boolean; dm: boolean; general: boolean }> {
+async function httpView(a: AppServer, tok: string | undefined, dm: string): Promise<{ secret: boolean; dm: boolean; general: boolean }> {
   const ok = async (p: string) => (await a.get(p, tok)).status === 200;
   return {
     secret: await ok('/v1/rooms/secret/messages'),

@@ -9,7 +9,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { ROOT, TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 /** uvu ignores an error thrown in `before` (the suite then "passes" with no test run); a setup run
  * once from `before.each` makes a failed setup fail every test instead. */
@@ -28,12 +29,12 @@ const ROOMS = [
   { id: 'backroom', name: 'Back Room', members: ['alpha'], visibility: 'private' },
 ];
 
-async function get(s: TestServer, p: string, token?: string, headers: Record<string, string> = {}) {
+async function get(s: AppServer, p: string, token?: string, headers: Record<string, string> = {}) {
   return s.req('GET', p, { ...(token !== undefined ? { token } : {}), headers });
 }
 
 /** A GET with a Host header of our choice (fetch does not let a caller set Host). */
-function getWithHost(s: TestServer, path: string, host: string, token: string): Promise<string> {
+function getWithHost(s: AppServer, path: string, host: string, token: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: s.port, path, headers: { host, authorization: `Bearer ${token}` } }, (res) => {
       let body = '';
@@ -45,9 +46,9 @@ function getWithHost(s: TestServer, path: string, host: string, token: string): 
   });
 }
 
-const p = suite<{ s: TestServer }>('discovery documents on a protected network');
+const p = suite<{ s: AppServer }>('discovery documents on a protected network');
 setupOnce(p, async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: ROOMS } });
+  ctx.s = await startApp({ config: { rooms: ROOMS } });
 });
 p.after(async (ctx) => ctx.s?.dispose());
 
@@ -207,9 +208,9 @@ p('HEAD gives the headers of a document without its body', async ({ s }) => {
 
 p.run();
 
-const o = suite<{ s: TestServer }>('discovery documents on an open network with public read');
+const o = suite<{ s: AppServer }>('discovery documents on an open network with public read');
 setupOnce(o, async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [TOKENS.admin, TOKENS.observer, TOKENS.writer] },
       rooms: ROOMS,

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import WebSocket from 'ws';
-import type { Json, TestServer } from './server.js';
+import type { HttpServer, Json, TestServer } from './server.js';
 
 export interface SseFrame {
   id?: string;
@@ -74,7 +74,7 @@ export class SseClient {
   private res: http.IncomingMessage | undefined;
   private buf = '';
 
-  static open(s: TestServer, o: SseOptions = {}): Promise<SseClient> {
+  static open(s: HttpServer, o: SseOptions = {}): Promise<SseClient> {
     const c = new SseClient();
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { accept: 'text/event-stream', ...o.headers };
@@ -212,7 +212,7 @@ export class AttachClient {
   }
 
   /** Opens the WebSocket; rejects with UpgradeRefused when the server answers with HTTP. */
-  static open(s: TestServer, o: AttachOptions = {}): Promise<AttachClient> {
+  static open(s: HttpServer, o: AttachOptions = {}): Promise<AttachClient> {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const ws = new WebSocket(`ws://127.0.0.1:${s.port}/v1/attach`, { headers, maxPayload: 64 * 1024 * 1024 });
@@ -274,7 +274,7 @@ export class AttachClient {
 
 /** Opens an attachment and identifies; returns the client and its READY frame. */
 export async function attachAs(
-  s: TestServer,
+  s: HttpServer,
   fields: Record<string, Json>,
   o: AttachOptions = {},
 ): Promise<{ c: AttachClient; ready: Json }> {
@@ -289,7 +289,7 @@ export async function attachAs(
 
 /** Opens an attachment, identifies and expects an ERROR before READY; returns it and the close. */
 export async function rejectedIdentify(
-  s: TestServer,
+  s: HttpServer,
   fields: Record<string, Json>,
   o: AttachOptions = {},
 ): Promise<{ error: Json; close: { code: number; reason: string }; frames: Json[] }> {
@@ -302,7 +302,7 @@ export async function rejectedIdentify(
 }
 
 /** Reads `/metrics` with a token and returns the value of one series (labels as written). */
-export async function metricValue(s: TestServer, token: string, series: string): Promise<number | undefined> {
+export async function metricValue(s: HttpServer, token: string, series: string): Promise<number | undefined> {
   const r = await s.get('/metrics', token);
   for (const line of r.text.split('\n')) {
     if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
@@ -317,7 +317,7 @@ export function rssMiB(s: TestServer): number {
 }
 
 /** Opens GET /v1/events/stream (resumed after `lastEventId`, with `token` if given) on a raw socket that never reads. */
-export function stalledStream(s: TestServer, lastEventId: string, token?: string): Promise<net.Socket> {
+export function stalledStream(s: HttpServer, lastEventId: string, token?: string): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(s.port, '127.0.0.1', () => {
       const auth = token ? `authorization: Bearer ${token}\r\n` : '';
@@ -338,7 +338,7 @@ export interface StreamRead {
 
 /** Reads GET /v1/events/stream until `until` holds for the event ids seen so far, or `ms` pass. */
 export async function readEventIds(
-  s: TestServer,
+  s: HttpServer,
   headers: Record<string, string>,
   until: (ids: string[]) => boolean,
   ms: number,

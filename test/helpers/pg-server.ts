@@ -1,6 +1,8 @@
-// `svc serve` processes on a Postgres store: several on one schema are one network.
+// Test servers on a Postgres store (`svc serve` processes, or the app in the test process): several
+// on one schema are one network.
 
 import { startServer, type Json, type StartOptions, type TestServer } from './server.js';
+import { startApp, type AppServer } from './app.js';
 import type { PgSchema } from './pg.js';
 
 /** The store section for a schema (the URL is given through the environment, as a secret would be). */
@@ -15,6 +17,15 @@ export function startPgServer(
   opts: Omit<StartOptions, 'config'> = {},
 ): Promise<TestServer> {
   return startServer({ ...opts, config: { ...config, store: pgStore(s) }, env: { ...opts.env, SVC_TEST_STORE_URL: s.url } });
+}
+
+/** Starts the app in the test process on the schema (test/helpers/app.ts), `config` merged over the test defaults. */
+export function startPgApp(
+  s: Pick<PgSchema, 'url' | 'schema'>,
+  config: Record<string, Json> = {},
+  opts: Omit<StartOptions, 'config'> = {},
+): Promise<AppServer> {
+  return startApp({ ...opts, config: { ...config, store: pgStore(s) }, env: { ...opts.env, SVC_TEST_STORE_URL: s.url } });
 }
 
 /** Starts `n` instances on one schema, one after the other (the first migrates). */

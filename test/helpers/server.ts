@@ -1,5 +1,7 @@
 // Starts a real `svc serve` process on 127.0.0.1 port 0 with a real sqlite file in a temp folder,
-// and talks HTTP to it. Every black-box test uses this. The process runs from the TypeScript
+// and talks HTTP to it: for tests that need a process (the CLI, crashes, locks, several instances,
+// process output and exit codes). A test that needs only HTTP, SSE or WebSocket starts the app in
+// its own process instead (startApp, test/helpers/app.ts). The process runs from the TypeScript
 // sources (SVC_BIN), so no build is needed before a single file.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -68,26 +70,34 @@ export interface ReqOptions {
   headers?: Record<string, string>;
 }
 
-export interface TestServer {
+/** What every test server offers, in a process of its own (startServer) or in the test process
+ * (startApp in test/helpers/app.ts): its address, folder and config, HTTP calls, stop and restart. */
+export interface HttpServer {
   url: string;
   port: number;
   dir: string;
   configFile: string;
   networkId: string;
-  proc: ChildProcess;
-  /** Everything the process wrote to stdout and stderr so far. */
+  /** Everything the process wrote to stdout and stderr so far (in process: the log lines). */
   output(): string;
   req(method: string, p: string, o?: ReqOptions): Promise<Res>;
   get(p: string, token?: string): Promise<Res>;
   post(p: string, body: unknown, token?: string): Promise<Res>;
+  /** A graceful stop; returns the exit code (in process: 0 once closed). */
+  stop(): Promise<number | null>;
+  /** Starts the server again on the same folder and config (a new port). */
+  restart(): Promise<void>;
+  /** Stops the server if running and removes the folder. */
+  dispose(): Promise<void>;
+}
+
+/** A real `svc serve` process. */
+export interface TestServer extends HttpServer {
+  proc: ChildProcess;
   /** SIGTERM (graceful) and wait for exit; returns the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait for exit. */
   kill9(): Promise<void>;
-  /** Starts the process again on the same folder and config (a new port). */
-  restart(): Promise<void>;
-  /** Stops the process if running and removes the folder. */
-  dispose(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -149,9 +159,21 @@ process.once('exit', () => {
   for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A new temp folder for a test server, removed when the test process exits unless removeDir took it first. */
+export function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  madeDirs.add(dir);
+  return dir;
+}
+
+/** Removes a folder tempDir made. */
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  madeDirs.delete(dir);
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
-  if (!opts.dir) madeDirs.add(dir);
+  const dir = opts.dir ?? tempDir();
   const config = testConfig(opts.config);
   const configFile = opts.keepConfig ? path.join(dir, 'svc.yaml') : writeConfig(dir, config);
   let out = '';
@@ -209,32 +231,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       return proc;
     },
     output: () => out,
-    async req(method, p, o = {}) {
-      const headers: Record<string, string> = { ...o.headers };
-      if (o.token) headers.authorization = `Bearer ${o.token}`;
-      let body: string | Buffer | undefined;
-      if (o.raw !== undefined) body = o.raw;
-      else if (o.body !== undefined) {
-        body = JSON.stringify(o.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const r = await fetch(`${server.url}${p}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await r.text();
-      let parsed: Json;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      // Every JSON answer a test receives must match the OpenAPI document: a shape change fails
-      // until the document changes too.
-      if (parsed !== undefined && (r.headers.get('content-type') ?? '').includes('application/json') && !p.startsWith('/v1/openapi.json')) {
-        checkResponse(await apiDocument(server.url), method, p, r.status, parsed);
-      }
-      return { status: r.status, body: parsed, text, headers: r.headers };
-    },
-    get: (p, token) => server.req('GET', p, token ? { token } : {}),
-    post: (p, body, token) => server.req('POST', p, { body, ...(token ? { token } : {}) }),
+    ...requester(() => `http://127.0.0.1:${port}`),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
@@ -251,12 +248,49 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     },
     async dispose() {
       await server.stop();
-      if (opts.dir) return;
-      rmSync(dir, { recursive: true, force: true });
-      madeDirs.delete(dir);
+      if (!opts.dir) removeDir(dir);
     },
   };
   return server;
+}
+
+/**
+ * The HTTP calls of a test server at `url()` (read at each call: a restart changes the port). Every
+ * JSON answer a test receives must match the OpenAPI document: a shape change fails until the
+ * document changes too.
+ */
+export function requester(url: () => string): Pick<HttpServer, 'req' | 'get' | 'post'> {
+  const r: Pick<HttpServer, 'req' | 'get' | 'post'> = {
+    async req(method, p, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: string | Buffer | undefined;
+      if (o.raw !== undefined) body = o.raw;
+      else if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${url()}${p}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      let parsed: Json;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      if (
+        parsed !== undefined &&
+        (res.headers.get('content-type') ?? '').includes('application/json') &&
+        !p.startsWith('/v1/openapi.json')
+      ) {
+        checkResponse(await apiDocument(url()), method, p, res.status, parsed);
+      }
+      return { status: res.status, body: parsed, text, headers: res.headers };
+    },
+    get: (p, token) => r.req('GET', p, token ? { token } : {}),
+    post: (p, body, token) => r.req('POST', p, { body, ...(token ? { token } : {}) }),
+  };
+  return r;
 }
 
 /** A message send body for a room. */

@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 interface Answer {
   status: number;
@@ -14,7 +15,7 @@ interface Answer {
 }
 
 /** One request from a chosen loopback address; an upgrade request when `upgrade` is set. */
-function ask(s: TestServer, path: string, o: { from: string; token?: string; upgrade?: boolean }): Promise<Answer> {
+function ask(s: AppServer, path: string, o: { from: string; token?: string; upgrade?: boolean }): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -64,9 +65,9 @@ async function inSequence(n: number, one: () => Promise<Answer>): Promise<Answer
   return out;
 }
 
-const gate = suite<{ s: TestServer }>('the admission gate with a per-address limit');
+const gate = suite<{ s: AppServer }>('the admission gate with a per-address limit');
 gate.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { limits: { per_address_rps: 2 } } } });
+  ctx.s = await startApp({ config: { server: { limits: { per_address_rps: 2 } } } });
 });
 gate.after(async (ctx) => ctx.s.dispose());
 

@@ -6,7 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 interface Answer {
   status: number;
@@ -15,7 +16,7 @@ interface Answer {
 }
 
 /** One GET (or WebSocket upgrade request) from a chosen loopback source address. */
-function get(s: TestServer, path: string, opts: { from?: string; token?: string; upgrade?: boolean } = {}): Promise<Answer> {
+function get(s: AppServer, path: string, opts: { from?: string; token?: string; upgrade?: boolean } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
     if (opts.upgrade) {
@@ -74,11 +75,11 @@ function assertLimited(a: Answer, what: string): void {
   assert.ok(secs >= 1 && secs <= 60, `${what}: Retry-After ${a.retryAfter}`);
 }
 
-const t = suite<{ s: TestServer }>('failed authentications are limited per address by default');
+const t = suite<{ s: AppServer }>('failed authentications are limited per address by default');
 
 t.before(async (ctx) => {
   // The test helpers raise the limit for all other tests; an empty server.limits is the default config.
-  ctx.s = await startServer({ config: { server: { limits: {} } } });
+  ctx.s = await startApp({ config: { server: { limits: {} } } });
 });
 t.after(async (ctx) => {
   await ctx.s.stop();
@@ -122,10 +123,10 @@ t('requests without a credential are not failures', async ({ s }) => {
 
 t.run();
 
-const c = suite<{ s: TestServer }>('the failed-authentication limit is configurable');
+const c = suite<{ s: AppServer }>('the failed-authentication limit is configurable');
 
 c('a configured low limit is honoured, and 0 switches it off', async () => {
-  const low = await startServer({ config: { server: { limits: { auth_failures_per_minute: 3 } } } });
+  const low = await startApp({ config: { server: { limits: { auth_failures_per_minute: 3 } } } });
   try {
     const answers: Answer[] = [];
     for (let i = 0; i < 6; i++) answers.push(await get(low, '/v1/attach', { token: `tok-guess-${i}`, upgrade: true }));
@@ -133,7 +134,7 @@ c('a configured low limit is honoured, and 0 switches it off', async () => {
   } finally {
     await low.stop();
   }
-  const off = await startServer({ config: { server: { limits: { auth_failures_per_minute: 0 } } } });
+  const off = await startApp({ config: { server: { limits: { auth_failures_per_minute: 0 } } } });
   try {
     for (let i = 0; i < 40; i++) assert.is((await get(off, '/v1/network', { token: `tok-guess-${i}` })).status, 401);
   } finally {

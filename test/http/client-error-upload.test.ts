@@ -5,12 +5,12 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { exchange } from '../fuzz/raw.js';
 
-const t = suite<{ s: TestServer }>('parser-level refusals and uploads');
+const t = suite<{ s: AppServer }>('parser-level refusals and uploads');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 t.after(async (ctx) => {
   await ctx.s.stop();

@@ -5,11 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const test = suite<{ s: TestServer }>('early refusal');
+const test = suite<{ s: AppServer }>('early refusal');
 test.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 test.after(async (ctx) => ctx.s.dispose());
 

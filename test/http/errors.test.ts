@@ -4,7 +4,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
-import { startServer, TOKENS, roomMessage, type Res, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Res } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,11 +21,11 @@ function assertEnvelope(r: Res, status: number, code: string): void {
   assert.not.match(r.text, /\n\s+at |node:internal|\.ts:\d+/);
 }
 
-const post = (s: TestServer, p: string, raw: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+const post = (s: AppServer, p: string, raw: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   s.req('POST', p, { token: ADMIN, raw, headers });
 
 /** A POST whose body is streamed in chunks without a content-length. */
-function postChunked(s: TestServer, p: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {
+function postChunked(s: AppServer, p: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${s.url}${p}`,
@@ -50,9 +51,9 @@ function postChunked(s: TestServer, p: string, chunks: number, chunkSize: number
   });
 }
 
-const t = suite<{ s: TestServer }>('bad requests');
+const t = suite<{ s: AppServer }>('bad requests');
 t.before(async (c) => {
-  c.s = await startServer({ config: { rooms: [{ id: 'general', members: ['ops'] }] } });
+  c.s = await startApp({ config: { rooms: [{ id: 'general', members: ['ops'] }] } });
 });
 t.after(async (c) => c.s?.dispose());
 

@@ -2,13 +2,14 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   /** Ids of the 520 messages of room `big`, oldest first. */
   big: string[];
   /** Ids of the 5 messages of room `five`, oldest first. */
@@ -18,7 +19,7 @@ interface Ctx {
 const idsOf = (list: { id: string }[]) => list.map((x) => x.id);
 
 /** Sends `n` messages to `room` one after another, so stored order is send order; returns their ids. */
-async function fill(s: TestServer, room: string, n: number, prefix: string): Promise<string[]> {
+async function fill(s: AppServer, room: string, n: number, prefix: string): Promise<string[]> {
   const ids = Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
   for (const id of ids) {
     const r = await s.post('/v1/messages', { ...roomMessage(room, 'ops', id), id }, ADMIN);
@@ -28,7 +29,7 @@ async function fill(s: TestServer, room: string, n: number, prefix: string): Pro
 }
 
 /** Agents, DMs and room messages that the allowlist tests read through the alpha-only token. */
-async function allowlistFixtures(s: TestServer): Promise<void> {
+async function allowlistFixtures(s: AppServer): Promise<void> {
   for (const id of ['beta', 'gamma', 'hidden1', 'delta', 'hidden2'])
     assert.is((await s.post('/v1/agents/register', { requested_agent_id: id }, ADMIN)).status, 200);
   const dm = (who: string[], from: string, token: string) =>
@@ -64,7 +65,7 @@ async function allowlistFixtures(s: TestServer): Promise<void> {
 // One server for the file: the allowlist tests at the end use rooms, agents and DMs of their own.
 const h = suite<Ctx>('paging room history');
 h.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       rooms: [
         { id: 'big', members: ['ops'] },
@@ -83,7 +84,7 @@ h.before(async (c) => {
 });
 h.after(async (c) => c.s?.dispose());
 
-const page = async (s: TestServer, p: string, token: string = ADMIN) => {
+const page = async (s: AppServer, p: string, token: string = ADMIN) => {
   const r = await s.get(p, token);
   assert.is(r.status, 200, `${p}: ${r.text}`);
   return r.body;

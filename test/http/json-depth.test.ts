@@ -3,18 +3,18 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const test = suite<{ s: TestServer }>('JSON depth before parse');
+const test = suite<{ s: AppServer }>('JSON depth before parse');
 test.before(async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { agent_registration: 'open' } } });
+  ctx.s = await startApp({ config: { auth: { agent_registration: 'open' } } });
 });
 test.after(async (ctx) => ctx.s.dispose());
 
 const nested = '['.repeat(5e5) + ']'.repeat(5e5);
 const flat = JSON.stringify({ name: 'x'.repeat(1_000_000 - 20) });
 
-async function timed(s: TestServer, body: string, n: number): Promise<{ ms: number; statuses: number[]; errors: string[] }> {
+async function timed(s: AppServer, body: string, n: number): Promise<{ ms: number; statuses: number[]; errors: string[] }> {
   const t0 = process.hrtime.bigint();
   const statuses: number[] = [];
   const errors: string[] = [];

@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tmpdir } from 'node:os';
-import { startServer, TOKENS, roomMessage, eventually, type Json, type Res, type ReqOptions, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, eventually, type Json, type Res, type ReqOptions } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { checkResponse, checkSchema, type OpenApiDocument } from '../helpers/openapi-check.js';
 import { SseClient } from '../helpers/live.js';
 import { createApp } from '../../src/app.js';
@@ -18,10 +19,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 
 const admin = TOKENS.admin.value;
 
-const t = suite<{ s: TestServer; doc: OpenApiDocument; res: Res }>('GET /v1/openapi.json');
+const t = suite<{ s: AppServer; doc: OpenApiDocument; res: Res }>('GET /v1/openapi.json');
 
 t.before(async (c) => {
-  c.s = await startServer();
+  c.s = await startApp();
   c.res = await c.s.get('/v1/openapi.json');
   c.doc = c.res.body as OpenApiDocument;
 });
@@ -142,10 +143,10 @@ t.run();
 
 // ---- a real session, every JSON answer checked ------------------------------------------------
 
-const e2e = suite<{ s: TestServer; doc: OpenApiDocument; checked: string[] }>('every JSON answer of a session matches the document');
+const e2e = suite<{ s: AppServer; doc: OpenApiDocument; checked: string[] }>('every JSON answer of a session matches the document');
 
 e2e.before(async (c) => {
-  c.s = await startServer();
+  c.s = await startApp();
   c.doc = (await c.s.get('/v1/openapi.json')).body as OpenApiDocument;
   c.checked = [];
 });
@@ -153,7 +154,7 @@ e2e.after(async (c) => c.s?.dispose());
 
 /** One request; its JSON answer is checked against the document (and its status against `status`). */
 async function call(
-  c: { s: TestServer; doc: OpenApiDocument; checked: string[] },
+  c: { s: AppServer; doc: OpenApiDocument; checked: string[] },
   method: string,
   path: string,
   status: number,
@@ -256,11 +257,11 @@ e2e.run();
 
 // ---- the pairing routes, over a real direct pairing ------------------------------------------
 
-const paired = suite<{ a: TestServer; c: TestServer; doc: OpenApiDocument; checked: string[] }>('the pairing routes answer as documented');
+const paired = suite<{ a: AppServer; c: AppServer; doc: OpenApiDocument; checked: string[] }>('the pairing routes answer as documented');
 const PAIR_TOKEN = 'openapi-pair-secret-5d1c7e0a';
 
 paired.before(async (ctx) => {
-  ctx.a = await startServer({
+  ctx.a = await startApp({
     config: {
       network: { id: 'alpha-net', name: 'Alpha Net' },
       auth: {
@@ -272,7 +273,7 @@ paired.before(async (ctx) => {
       rooms: [{ id: 'lobby', members: ['ada'] }],
     },
   });
-  ctx.c = await startServer({
+  ctx.c = await startApp({
     config: {
       network: { id: 'gamma-net', name: 'Gamma Net' },
       pairings: [

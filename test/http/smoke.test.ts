@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const t = suite<{ s: TestServer }>('a freshly started server');
+const t = suite<{ s: AppServer }>('a freshly started server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 t.after(async (ctx) => ctx.s.dispose());
 

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sendJsonStreamed } from '../../src/http/respond.js';
-import { startServer, TOKENS } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 /** A server on 127.0.0.1 whose every answer is `body`, streamed; `finished` settles when the write ends. */
 async function streaming(body: Record<string, unknown>): Promise<{ port: number; finished: () => boolean; close: () => Promise<void> }> {
@@ -75,7 +76,7 @@ u.run();
 const t = suite('history and search pages on a real server');
 
 t('history and search answer chunked JSON that parses to the page', async () => {
-  const s = await startServer({
+  const s = await startApp({
     config: { auth: { public_read: true }, rooms: [{ id: 'general', name: 'General', visibility: 'public' }] },
   });
   try {

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { AttachClient, SseClient, UpgradeRefused, attachAs, metricValue, rejectedIdentify } from '../helpers/live.js';
 import { capabilitiesOf, cursorOf, FrameError, parseClientFrame } from '../../src/live/attach/frames.js';
 import { defaultOrigins, originAllowed } from '../../src/live/origin.js';
@@ -14,7 +15,7 @@ const human = (room: string, text: string, extra: Record<string, Json> = {}) => 
   parts: [{ kind: 'text', text }],
   ...extra,
 });
-const say = async (s: TestServer, room: string, text: string) => {
+const say = async (s: AppServer, room: string, text: string) => {
   const r = await s.post('/v1/messages', human(room, text), TOKENS.admin.value);
   assert.is(r.status, 200, r.text);
   return r.body as { message_id: string; event_id: string };
@@ -90,9 +91,9 @@ origins.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const hs = suite<{ s: TestServer }>('attaching with a static token');
+const hs = suite<{ s: AppServer }>('attaching with a static token');
 hs.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: MEMORY,
       auth: { agent_registration: 'disabled' },
@@ -267,9 +268,9 @@ hs.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const open = suite<{ s: TestServer }>('attaching under open registration');
+const open = suite<{ s: AppServer }>('attaching under open registration');
 open.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     // newbie joins general once claimed: a declared member's id is reserved for the operator's credentials.
     config: { store: MEMORY, auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: [] }] },
   });
@@ -308,9 +309,9 @@ open.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const resume = suite<{ s: TestServer }>('resuming an attachment by cursor');
+const resume = suite<{ s: AppServer }>('resuming an attachment by cursor');
 resume.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 resume.after(async ({ s }) => s.dispose());
 
@@ -361,9 +362,9 @@ resume.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const hb = suite<{ s: TestServer; sse: SseClient }>('the attachment heartbeat');
+const hb = suite<{ s: AppServer; sse: SseClient }>('the attachment heartbeat');
 hb.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: { store: MEMORY, server: { heartbeat_interval_ms: 500, debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] },
   });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
@@ -401,9 +402,9 @@ hb.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const presence = suite<{ s: TestServer; sse: SseClient }>('presence events');
+const presence = suite<{ s: AppServer; sse: SseClient }>('presence events');
 presence.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: MEMORY, server: { debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { store: MEMORY, server: { debug_events: true }, rooms: [{ id: 'general', members: ['alpha'] }] } });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
 presence.after(async ({ s, sse }) => {
@@ -457,9 +458,9 @@ presence.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const wakes = suite<{ s: TestServer; sse: SseClient; c: AttachClient }>('targeted wakes');
+const wakes = suite<{ s: AppServer; sse: SseClient; c: AttachClient }>('targeted wakes');
 wakes.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: MEMORY, rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startApp({ config: { store: MEMORY, rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
   ctx.sse = await SseClient.open(ctx.s, { token: TOKENS.observer.value });
 });
 wakes.after(async ({ s, sse }) => {
@@ -535,9 +536,9 @@ wakes.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const slow = suite<{ s: TestServer }>('a slow attachment');
+const slow = suite<{ s: AppServer }>('a slow attachment');
 slow.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
 });
 slow.after(async ({ s }) => s.dispose());
 

@@ -6,14 +6,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
-import { eventually, startServer, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const publicRead = { auth: { public_read: true } };
 
 /** An anonymous stream on a raw socket; resolves with the socket and the status line once the head arrived. */
-function openRaw(s: TestServer): Promise<{ sock: net.Socket; status: number; text: () => string }> {
+function openRaw(s: AppServer): Promise<{ sock: net.Socket; status: number; text: () => string }> {
   return new Promise((resolve, reject) => {
     let text = '';
     const sock = net.connect(s.port, '127.0.0.1', () => sock.write('GET /v1/events/stream HTTP/1.1\r\nhost: x\r\n\r\n'));
@@ -27,7 +28,7 @@ function openRaw(s: TestServer): Promise<{ sock: net.Socket; status: number; tex
   });
 }
 
-async function capChecks(start: (config: Record<string, Json>) => Promise<TestServer>, track: (s: TestServer) => void): Promise<void> {
+async function capChecks(start: (config: Record<string, Json>) => Promise<AppServer>, track: (s: AppServer) => void): Promise<void> {
   const s = await start(publicRead);
   track(s);
   const open = [];
@@ -59,10 +60,7 @@ async function capChecks(start: (config: Record<string, Json>) => Promise<TestSe
   for (const o of open) o.sock.destroy();
 }
 
-async function configuredChecks(
-  start: (config: Record<string, Json>) => Promise<TestServer>,
-  track: (s: TestServer) => void,
-): Promise<void> {
+async function configuredChecks(start: (config: Record<string, Json>) => Promise<AppServer>, track: (s: AppServer) => void): Promise<void> {
   const two = await start({ ...publicRead, server: { limits: { sse_streams_per_address: 2 } } });
   track(two);
   const a = await openRaw(two);
@@ -81,7 +79,7 @@ async function configuredChecks(
   for (const o of many) o.sock.destroy();
 }
 
-const lite = suite<{ servers: TestServer[] }>('SSE streams per address on sqlite');
+const lite = suite<{ servers: AppServer[] }>('SSE streams per address on sqlite');
 lite.before.each((ctx) => {
   ctx.servers = [];
 });
@@ -90,19 +88,19 @@ lite.after.each(async ({ servers }) => {
 });
 lite('the 33rd stream from one address is refused with 429 by default, and a closed stream frees its place', ({ servers }) =>
   capChecks(
-    (config) => startServer({ config }),
+    (config) => startApp({ config }),
     (s) => servers.push(s),
   ),
 );
 lite('the cap follows server.limits.sse_streams_per_address, and 0 turns it off', ({ servers }) =>
   configuredChecks(
-    (config) => startServer({ config }),
+    (config) => startApp({ config }),
     (s) => servers.push(s),
   ),
 );
 lite.run();
 
-const pg = suite<{ pgs: PgSchema; servers: TestServer[] }>('SSE streams per address on Postgres');
+const pg = suite<{ pgs: PgSchema; servers: AppServer[] }>('SSE streams per address on Postgres');
 pg.before.each(async (ctx) => {
   ctx.pgs = await freshSchema();
   ctx.servers = [];
@@ -113,7 +111,7 @@ pg.after.each(async ({ pgs, servers }) => {
 });
 pg('the 33rd stream from one address is refused with 429 by default, and a closed stream frees its place', ({ pgs, servers }) =>
   capChecks(
-    (config) => startPgServer(pgs, config),
+    (config) => startPgApp(pgs, config),
     (s) => servers.push(s),
   ),
 );

@@ -1,9 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { SseClient, metricValue } from '../helpers/live.js';
 
-const say = async (s: TestServer, room: string, text: string) => {
+const say = async (s: AppServer, room: string, text: string) => {
   const r = await s.post(
     '/v1/messages',
     { target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
@@ -14,11 +15,11 @@ const say = async (s: TestServer, room: string, text: string) => {
 };
 const texts = (s: SseClient) => s.all.filter((f) => f.event === 'message.created').map((f) => f.json.message.parts[0].text as string);
 
-const stream = suite<{ s: TestServer }>('the SSE event stream');
+const stream = suite<{ s: AppServer }>('the SSE event stream');
 stream.before(async (ctx) => {
   // The memory store: nothing here restarts the server or catches up from the store (the replay
   // gap suite below stays on sqlite).
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       server: { heartbeat_interval_ms: 300 },
@@ -172,9 +173,9 @@ stream('accepts the console session cookie as the credential, like the header', 
 
 stream.run();
 
-const gap = suite<{ s: TestServer }>('a replay cursor older than the buffer');
+const gap = suite<{ s: AppServer }>('a replay cursor older than the buffer');
 gap.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { event_buffer: 3 }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { server: { event_buffer: 3 }, rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 gap.after(async ({ s }) => s.dispose());
 
@@ -203,9 +204,9 @@ gap('treats an unknown id the same way', async ({ s }) => {
 
 gap.run();
 
-const slow = suite<{ s: TestServer }>('a slow SSE consumer');
+const slow = suite<{ s: AppServer }>('a slow SSE consumer');
 slow.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 slow.after(async ({ s }) => s.dispose());
 

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { type AttachClient, SseClient, attachAs } from '../helpers/live.js';
 
@@ -11,7 +12,7 @@ import { type AttachClient, SseClient, attachAs } from '../helpers/live.js';
 //   DM1   op alpha beta                    DM2   op beta gamma
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   gammaToken: string;
   anon: SseClient;
   allow: SseClient;
@@ -24,7 +25,7 @@ interface Ctx {
 
 const t = suite<Ctx>('live visibility');
 
-const send = async (s: TestServer, body: Json) => {
+const send = async (s: AppServer, body: Json) => {
   const r = await s.post('/v1/messages', { from: { type: 'human', id: 'op' }, ...body }, TOKENS.admin.value);
   assert.is(r.status, 200, r.text);
 };
@@ -46,7 +47,7 @@ const membersUpdated = (c: SseClient) => c.all.filter((f) => f.event === 'room.m
 
 t.before(async (ctx) => {
   // The memory store: nothing here restarts the server or reads its files.
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       auth: { public_read: true, agent_registration: 'open' },
@@ -192,7 +193,7 @@ t.run();
 const lazy = suite('presence audiences, read only when an open subscriber may receive them');
 
 lazy('a stream opened while only attachments are open sees the next agent connect through a room they share', async () => {
-  const s = await startServer({
+  const s = await startApp({
     config: {
       rooms: [
         { id: 'shared', members: ['alpha', 'beta'], visibility: 'private' },

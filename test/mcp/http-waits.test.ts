@@ -6,18 +6,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectMcpHttp, type McpHttpSession } from '../helpers/mcp-http.js';
-import { eventually, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const MULTI = { id: 'multi', value: 'tok-multi-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['w1', 'w2', 'w3'] };
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   open: McpHttpSession[];
 }
 
 const test = suite<Ctx>('/v1/mcp caps open waits per credential and per server');
 test.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       server: { limits: { mcp_waits_per_credential: 2, mcp_waits_per_server: 3 } },
@@ -53,7 +54,7 @@ async function refusedWait(m: McpHttpSession): Promise<string> {
   ) as Promise<string>;
 }
 
-const agentToken = async (s: TestServer, id: string): Promise<string> => {
+const agentToken = async (s: AppServer, id: string): Promise<string> => {
   const r = await s.post('/v1/agents/register', { requested_agent_id: id });
   assert.is(r.status, 200, r.text);
   return r.body.agent_token as string;

@@ -6,7 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectMcpHttp, type McpHttpSession } from '../helpers/mcp-http.js';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -30,12 +31,12 @@ const CONFIG: Json = {
 };
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   /** beta's own agent token (registered once). */
   beta: string;
 }
 
-async function say(s: TestServer, target: Json, text: string): Promise<string> {
+async function say(s: AppServer, target: Json, text: string): Promise<string> {
   const r = await s.req('POST', '/v1/messages', {
     token: ALPHA,
     body: { target, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] },
@@ -49,7 +50,7 @@ const ids = (r: { structuredContent?: Json }): string[] => (r.structuredContent?
 const t = suite<Ctx>('/v1/mcp with the SDK client over Streamable HTTP (sqlite)');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: CONFIG });
+  ctx.s = await startApp({ config: CONFIG });
   const reg = await claimThenJoin(ctx.s, 'beta', ['general'], 'Beta');
   ctx.beta = reg.body.agent_token;
 });
@@ -262,10 +263,10 @@ t('a body over 1 MiB is 413 and malformed JSON is 400, as on every route', async
 
 t.run();
 
-const limits = suite<{ s: TestServer }>('/v1/mcp behind the failed-authentication limit');
+const limits = suite<{ s: AppServer }>('/v1/mcp behind the failed-authentication limit');
 limits.before(async (ctx) => {
   // The memory store: the limit lives in the process.
-  ctx.s = await startServer({ config: { ...CONFIG, store: { backend: 'memory' }, server: { limits: { auth_failures_per_minute: 3 } } } });
+  ctx.s = await startApp({ config: { ...CONFIG, store: { backend: 'memory' }, server: { limits: { auth_failures_per_minute: 3 } } } });
 });
 limits.after(async (ctx) => {
   await ctx.s.dispose();

@@ -5,16 +5,17 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type Json, type TestServer } from '../helpers/server.js';
+import type { Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   token: string;
 }
 
 const test = suite<Ctx>('/v1/mcp answers a lone wait call as the SDK would');
 test.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: { backend: 'memory' }, auth: { agent_registration: 'open' } } });
+  ctx.s = await startApp({ config: { store: { backend: 'memory' }, auth: { agent_registration: 'open' } } });
   const r = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'waiter' });
   assert.is(r.status, 200, r.text);
   ctx.token = r.body.agent_token as string;

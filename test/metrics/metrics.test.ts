@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { SseClient, attachAs, metricValue } from '../helpers/live.js';
 
-const t = suite<{ s: TestServer }>('GET /metrics');
+const t = suite<{ s: AppServer }>('GET /metrics');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 t.after(async ({ s }) => s.dispose());
 

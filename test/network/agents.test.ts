@@ -5,14 +5,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ATTACH = TOKENS.attacher.value;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   gen: string;
   genReg: Json;
 }
@@ -27,7 +28,7 @@ function filesUnder(dir: string): string[] {
 const t = suite<Ctx>('registering agents');
 t.before(async (c) => {
   // The memory store: nothing here restarts the server or reads its files.
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       store: { backend: 'memory' },
       auth: { agent_registration: 'open' },

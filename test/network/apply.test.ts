@@ -2,7 +2,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -21,10 +22,10 @@ const declared = () => ({
   ],
 });
 
-const t = suite<{ s: TestServer; first: Json }>('applying declared config');
+const t = suite<{ s: AppServer; first: Json }>('applying declared config');
 t.before(async (c) => {
   // The memory store: nothing here restarts the server or reads its files.
-  c.s = await startServer({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
+  c.s = await startApp({ config: { store: { backend: 'memory' }, rooms: [{ id: 'general', members: ['alpha'] }] } });
 });
 t.after(async (c) => c.s?.dispose());
 

@@ -4,15 +4,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { ROOT, TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 /** The document does not depend on the store: the memory store starts for less. */
 const MEMORY = { backend: 'memory' };
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-const t = suite<{ s: TestServer; agent: string }>('the network document');
+const t = suite<{ s: AppServer; agent: string }>('the network document');
 t.before(async (c) => {
-  c.s = await startServer({ config: { store: MEMORY, auth: { public_read: true, agent_registration: 'open' } } });
+  c.s = await startApp({ config: { store: MEMORY, auth: { public_read: true, agent_registration: 'open' } } });
   c.agent = (await c.s.post('/v1/agents/register', { requested_agent_id: 'gen' })).body.agent_token;
 });
 t.after(async (c) => c.s?.dispose());
@@ -61,17 +62,17 @@ t('a write-only token cannot read the document at all', async ({ s }) => {
 });
 
 // Two servers with the bind postures under test, started side by side.
-const w = suite<{ open: TestServer; bearer: TestServer }>('warnings in the network document');
+const w = suite<{ open: AppServer; bearer: AppServer }>('warnings in the network document');
 w.before(async (c) => {
   const [open, bearer] = await Promise.allSettled([
-    startServer({
+    startApp({
       config: {
         store: MEMORY,
         server: { listen_addr: '0.0.0.0:0' },
         auth: { mode: 'open', public_read: false, agent_registration: 'open', tokens: [] },
       },
     }),
-    startServer({ config: { store: MEMORY, server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'bearer', agent_registration: 'token' } } }),
+    startApp({ config: { store: MEMORY, server: { listen_addr: '0.0.0.0:0' }, auth: { mode: 'bearer', agent_registration: 'token' } } }),
   ]);
   if (open.status === 'fulfilled') c.open = open.value;
   if (bearer.status === 'fulfilled') c.bearer = bearer.value;
@@ -81,7 +82,7 @@ w.after(async (c) => {
   await Promise.all([c.open?.dispose(), c.bearer?.dispose()]);
 });
 
-const docOf = async (s: TestServer, token?: string): Promise<Json> => {
+const docOf = async (s: AppServer, token?: string): Promise<Json> => {
   const r = await s.get('/v1/network', token);
   assert.is(r.status, 200, r.text);
   return r.body;

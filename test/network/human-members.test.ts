@@ -4,7 +4,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const WRITER = TOKENS.writer.value;
 const ALPHA = TOKENS.alphaOnly.value;
@@ -13,10 +14,10 @@ const ADMIN = TOKENS.admin.value;
 const asPerson = (id: string, target: Json, text = 'hello') => ({ target, from: { type: 'human', id }, parts: [{ kind: 'text', text }] });
 const room = { kind: 'room', room_id: 'ops' };
 
-const people = suite<{ s: TestServer }>('people named in a members-only room');
+const people = suite<{ s: AppServer }>('people named in a members-only room');
 people.before(async (ctx) => {
   // The memory store: nothing here restarts the server or reads its files.
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: { store: { backend: 'memory' }, rooms: [{ id: 'ops', write_policy: 'members', members: ['alpha', 'operator'] }] },
   });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'alpha' }, ALPHA);

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { SseClient } from '../helpers/live.js';
 import { createApp } from '../../src/app.js';
 import { defaultFeatures } from '../../src/features.js';
@@ -15,10 +16,10 @@ const ALPHA = TOKENS.alphaOnly.value;
 const BETA = TOKENS.admin.value;
 const tokenOf = (who: string) => (who === 'alpha' ? ALPHA : BETA); // beta and gamma: admin
 
-const t = suite<{ s: TestServer }>('the loop guard');
+const t = suite<{ s: AppServer }>('the loop guard');
 t.before(async (ctx) => {
   // The memory store: nothing here restarts the server or reads its files.
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       rooms: [
@@ -32,11 +33,11 @@ t.before(async (ctx) => {
 });
 t.after(async (ctx) => ctx.s.dispose());
 
-async function say(s: TestServer, room: string, who: string, text = `${who} says hi`, extra: Record<string, Json> = {}) {
+async function say(s: AppServer, room: string, who: string, text = `${who} says hi`, extra: Record<string, Json> = {}) {
   return s.post('/v1/messages', roomMessage(room, who, text, extra), tokenOf(who));
 }
 
-async function human(s: TestServer, body: Record<string, Json>) {
+async function human(s: AppServer, body: Record<string, Json>) {
   return s.post(
     '/v1/messages',
     { ...body, from: { type: 'human', id: 'ops-person' }, parts: [{ kind: 'text', text: 'stop it, you two' }] },

@@ -5,7 +5,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Res, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Res } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const MALLORY = { id: 'mallory-token', value: 'tok-mallory-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['mallory'] };
@@ -13,7 +14,7 @@ const MISSING = 'msg_01nothinghere00000000000000';
 const REQUEST_ID = 'req-visibility-check';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   priv: string;
   dm: string;
   pub: string;
@@ -21,7 +22,7 @@ interface Ctx {
 
 const test = suite<Ctx>('per-message routes and messages the caller may not see');
 test.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       auth: { public_read: true, tokens: [...Object.values(TOKENS), MALLORY] },
@@ -66,7 +67,7 @@ const calls: Call[] = [
   { name: 'mark read', method: 'POST', path: (id) => `/v1/messages/${enc(id)}/read?as=mallory`, token: MALLORY.value },
 ];
 
-const call = (s: TestServer, c: Call, id: string): Promise<Res> =>
+const call = (s: AppServer, c: Call, id: string): Promise<Res> =>
   s.req(c.method, c.path(id), {
     ...(c.token ? { token: c.token } : {}),
     ...(c.body !== undefined ? { body: c.body } : {}),

@@ -3,7 +3,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -13,7 +14,7 @@ const OBS = TOKENS.observer.value;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   gen: string;
 }
 
@@ -27,10 +28,10 @@ const dmMessage = (participants: string[], from: string, text: string, extra: Re
   from: { type: 'agent', id: from },
   parts: [{ kind: 'text', text }],
 });
-const history = async (s: TestServer, p: string) => (await s.get(p, ADMIN)).body.messages as Json[];
+const history = async (s: AppServer, p: string) => (await s.get(p, ADMIN)).body.messages as Json[];
 
 async function server(): Promise<Ctx> {
-  const s = await startServer({
+  const s = await startApp({
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
@@ -590,9 +591,9 @@ send('a sender claiming another network or a relay origin is refused without a p
 
 // ---- DMs and human ingress switched off -----------------------------------------------------------
 
-const off = suite<{ s: TestServer }>('with direct messages and human ingress switched off');
+const off = suite<{ s: AppServer }>('with direct messages and human ingress switched off');
 off.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: { server: { direct_messages: false, human_ingress: false }, rooms: [{ id: 'general', members: ['ops'] }] },
   });
 });

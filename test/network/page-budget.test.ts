@@ -5,9 +5,10 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const ADMIN = TOKENS.admin.value;
 const BIG = 1024 * 1024 - 1024;
@@ -23,7 +24,7 @@ const config = {
   rooms: [{ id: 'general', name: 'General', members: ['alpha'], visibility: 'public' }],
 };
 
-async function say(s: TestServer, text: string): Promise<string> {
+async function say(s: AppServer, text: string): Promise<string> {
   const r = await s.post(
     '/v1/messages',
     { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
@@ -34,7 +35,7 @@ async function say(s: TestServer, text: string): Promise<string> {
 }
 
 /** Follows next_before from the first page; every page's size, and the ids in the order seen. */
-async function walk(s: TestServer, first: string): Promise<{ ids: string[]; sizes: number[]; counts: number[] }> {
+async function walk(s: AppServer, first: string): Promise<{ ids: string[]; sizes: number[]; counts: number[] }> {
   const ids: string[] = [];
   const sizes: number[] = [];
   const counts: number[] = [];
@@ -54,7 +55,7 @@ async function walk(s: TestServer, first: string): Promise<{ ids: string[]; size
   throw new Error('the walk did not end');
 }
 
-async function bigPages(s: TestServer): Promise<void> {
+async function bigPages(s: AppServer): Promise<void> {
   const sent: string[] = [];
   for (let i = 0; i < COUNT; i++) sent.push(await say(s, `needle ${i} ${'x'.repeat(BIG)}`));
   const history = await walk(s, '/v1/rooms/general/messages?limit=100');
@@ -70,7 +71,7 @@ async function bigPages(s: TestServer): Promise<void> {
   assert.equal(search.ids, [...sent].reverse(), 'search: newest first, each once');
 }
 
-async function smallBudget(s: TestServer): Promise<void> {
+async function smallBudget(s: AppServer): Promise<void> {
   const sent: string[] = [];
   for (let i = 0; i < 3; i++) sent.push(await say(s, `needle ${i} ${'y'.repeat(200 * 1024)}`));
   for (let i = 0; i < 120; i++) sent.push(await say(s, `needle small ${i}`));
@@ -93,17 +94,17 @@ async function smallBudget(s: TestServer): Promise<void> {
 
 const small = { ...config, server: { limits: { page_bytes: 65536 } } };
 
-const lite = suite<{ s: TestServer }>('page byte budget on sqlite');
+const lite = suite<{ s: AppServer }>('page byte budget on sqlite');
 lite.after.each(async ({ s }) => s?.dispose());
 lite('history and search pages over 1 MiB messages stay under 4 MiB and their cursors walk every message once', async (ctx) => {
-  await bigPages((ctx.s = await startServer({ config: config as Json })));
+  await bigPages((ctx.s = await startApp({ config: config as Json })));
 });
 lite('a budget smaller than one message returns one per page, and small messages fill the count', async (ctx) => {
-  await smallBudget((ctx.s = await startServer({ config: small as Json })));
+  await smallBudget((ctx.s = await startApp({ config: small as Json })));
 });
 lite.run();
 
-const pg = suite<{ pgs: PgSchema; s: TestServer }>('page byte budget on Postgres');
+const pg = suite<{ pgs: PgSchema; s: AppServer }>('page byte budget on Postgres');
 pg.before.each(async (ctx) => {
   ctx.pgs = await freshSchema();
 });
@@ -112,9 +113,9 @@ pg.after.each(async ({ pgs, s }) => {
   await pgs.drop();
 });
 pg('history and search pages over 1 MiB messages stay under 4 MiB and their cursors walk every message once', async (ctx) => {
-  await bigPages((ctx.s = await startPgServer(ctx.pgs, config as Json)));
+  await bigPages((ctx.s = await startPgApp(ctx.pgs, config as Json)));
 });
 pg('a budget smaller than one message returns one per page, and small messages fill the count', async (ctx) => {
-  await smallBudget((ctx.s = await startPgServer(ctx.pgs, small as Json)));
+  await smallBudget((ctx.s = await startPgApp(ctx.pgs, small as Json)));
 });
 pg.run();

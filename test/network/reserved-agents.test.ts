@@ -5,15 +5,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejectedIdentify } from '../helpers/live.js';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const HOOK_SECRET = 'ci-hook-secret-0123456789';
 const OPS_BOT = { id: 'ops-bot', value: 'tok-opsbot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['tokbot'] };
 
-const test = suite<{ s: TestServer }>('reserved agent ids');
+const test = suite<{ s: AppServer }>('reserved agent ids');
 test.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       store: { backend: 'memory' },
       auth: { agent_registration: 'open', tokens: [...Object.values(TOKENS), OPS_BOT] },
@@ -29,7 +30,7 @@ test.before(async (ctx) => {
 });
 test.after(async (ctx) => ctx.s?.dispose());
 
-const claim = (s: TestServer, id: string, token?: string) => s.post('/v1/agents/register', { requested_agent_id: id }, token);
+const claim = (s: AppServer, id: string, token?: string) => s.post('/v1/agents/register', { requested_agent_id: id }, token);
 
 test('a stranger cannot claim a declared member of a private room; the refusal says why and names no private room', async ({ s }) => {
   for (const id of ['deploybot', 'ops-lead']) {

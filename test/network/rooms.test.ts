@@ -2,17 +2,18 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
 
 // One server for the file. The allowlist tests run first, against the declared rooms only.
-const t = suite<{ s: TestServer }>('rooms');
+const t = suite<{ s: AppServer }>('rooms');
 t.before(async (c) => {
   // The memory store: nothing here restarts the server or reads its files.
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       store: { backend: 'memory' },
       rooms: [

@@ -8,7 +8,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, testConfig, writeConfig, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { testConfig, writeConfig, TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -16,13 +17,13 @@ const ROOMS = ['pub', 'lobby', 'priv', 'other', 'gone'];
 const THREADS = ['th-pub', 'th-priv', 'th-other'];
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   /** Caller name -> bearer token (undefined: anonymous). */
   callers: Record<string, string | undefined>;
   dms: string[];
 }
 
-const send = async (s: TestServer, body: Json) => {
+const send = async (s: AppServer, body: Json) => {
   const r = await s.post('/v1/messages', { from: { type: 'human', id: 'op' }, ...body }, ADMIN);
   assert.is(r.status, 200, r.text);
 };
@@ -49,7 +50,7 @@ async function readableInHistory(c: Ctx, token: string | undefined): Promise<Set
 }
 
 /** Every page of a search for `q`, `limit` at a time; asserts each page but the last is full. */
-async function searchAll(s: TestServer, token: string | undefined, q: string, limit: number): Promise<string[]> {
+async function searchAll(s: AppServer, token: string | undefined, q: string, limit: number): Promise<string[]> {
   const ids: string[] = [];
   let before: string | undefined;
   for (;;) {
@@ -79,7 +80,7 @@ async function assertMatrix(c: Ctx): Promise<void> {
 const t = suite<Ctx>('search visibility');
 
 t.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { public_read: true, agent_registration: 'open' },
       rooms: [

@@ -5,14 +5,15 @@ import { pgStore } from '../helpers/pg-server.js';
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 /** Two full pages of 100 and one more: the smallest count that pages twice past 100. */
 const BULK = 201;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   /** Message ids by name. */
   ids: Record<string, string>;
   thread: string;
@@ -21,7 +22,7 @@ interface Ctx {
   bulk: string[];
 }
 
-const search = (s: TestServer, query: string, token: string = ADMIN) => s.get(`/v1/search?${query}`, token);
+const search = (s: AppServer, query: string, token: string = ADMIN) => s.get(`/v1/search?${query}`, token);
 const idsOf = (r: { body: Json }) => (r.body.messages as { id: string }[]).map((m) => m.id);
 
 // Made once at load, before any server starts: sampling grapheme strings holds the event loop for
@@ -54,7 +55,7 @@ const QUERY_TEXTS = fc.sample(
 );
 
 /** Sends a message; returns its id. */
-async function send(s: TestServer, body: Json): Promise<string> {
+async function send(s: AppServer, body: Json): Promise<string> {
   const r = await s.post('/v1/messages', body, ADMIN);
   if (r.status !== 200) throw new Error(r.text);
   return r.body.message_id;
@@ -65,7 +66,7 @@ for (const backend of ['sqlite', 'memory', 'postgres'] as const) {
   let pgs: PgSchema | undefined;
   t.before(async (c) => {
     pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    c.s = await startServer({
+    c.s = await startApp({
       ...(pgs ? { env: { SVC_TEST_STORE_URL: pgs.url } } : {}),
       config: {
         store: pgs ? pgStore(pgs) : backend === 'memory' ? { backend: 'memory' } : { backend: 'sqlite', path: '.svc/svc.db' },

@@ -12,7 +12,8 @@ import { mentionCandidates, resolveMentions, type MentionScope } from '../../src
 import { artifactsOf } from '../../src/network/messages.js';
 import { LoopGuard } from '../../src/loop-guard/detector.js';
 import type { Message } from '../../src/protocol/types.js';
-import { startServer, TOKENS } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 const MIB = 1024 * 1024;
 /**
@@ -141,7 +142,7 @@ pure.run();
 const live = suite('a server receiving a 1 MiB adversarial direct message');
 
 live(`the send costs at most ${RATIO}x an ordinary one of the same size, and /healthz keeps answering meanwhile`, async () => {
-  const s = await startServer({ config: { auth: { agent_registration: 'open' } } });
+  const s = await startApp({ config: { auth: { agent_registration: 'open' } } });
   try {
     const dm = (other: string, text: string) => ({
       target: { kind: 'dm', participant_ids: ['alpha', other] },

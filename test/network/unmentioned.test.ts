@@ -3,18 +3,19 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, roomMessage, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
 }
 
 const test = suite<Ctx>('mentions that were not mentioned');
 test.before(async (c) => {
-  c.s = await startServer({
+  c.s = await startApp({
     config: {
       auth: { agent_registration: 'open' },
       rooms: [
@@ -31,7 +32,7 @@ test.before(async (c) => {
 });
 test.after(async (c) => c.s?.dispose());
 
-const history = async (s: TestServer, room: string) => (await s.get(`/v1/rooms/${room}/messages`, ADMIN)).body.messages as Json[];
+const history = async (s: AppServer, room: string) => (await s.get(`/v1/rooms/${room}/messages`, ADMIN)).body.messages as Json[];
 
 test('an agent registered after start joins the join_on_register room, and only that one', async ({ s }) => {
   assert.equal((await s.get('/v1/rooms/general', ADMIN)).body.members, ['beta', 'delta']);

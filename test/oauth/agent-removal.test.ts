@@ -5,23 +5,24 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { grantFor, mcpStatus, tokenRequest, type Tokens } from './headless.js';
 
 const ADMIN = TOKENS.admin.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   first: Tokens & { client: string };
 }
 
 const t = suite<Ctx>('oauth grants end with the agent they were given for');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { agent_registration: 'open' } } });
+  ctx.s = await startApp({ config: { auth: { agent_registration: 'open' } } });
 });
 t.after(async (ctx) => ctx.s?.dispose());
 
-const register = (s: TestServer, token?: string) =>
+const register = (s: AppServer, token?: string) =>
   s.req('POST', '/v1/agents/register', { ...(token ? { token } : {}), body: { requested_agent_id: 'beta', name: 'Beta' } });
 
 t('the flow as beta gives tokens that act as beta', async (ctx) => {

@@ -6,20 +6,21 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { approve, authorize, exchange, registerClient } from './headless.js';
 
 const ADMIN = TOKENS.admin.value;
 const ATTACKER = 'https://attacker.example/landing';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   client: string;
 }
 
 const t = suite<Ctx>('oauth authorization: offered, redirected, kept');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
   const r = await ctx.s.req('POST', '/v1/agents/register', { token: ADMIN, body: { requested_agent_id: 'beta' } });
   assert.is(r.status, 200, r.text);
   ctx.client = await registerClient(ctx.s.url);

@@ -2,10 +2,10 @@
 // own state is not in the store yet, see docs/oauth.md).
 
 import { freshSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 import { oauthFlowSuite } from './flow-suite.js';
 
 oauthFlowSuite('postgres', async (config) => {
   const pgs = await freshSchema();
-  return { s: await startPgServer(pgs, config), cleanup: () => pgs.drop() };
+  return { s: await startPgApp(pgs, config), cleanup: () => pgs.drop() };
 });

@@ -10,7 +10,7 @@ import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.j
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json, type HttpServer } from '../helpers/server.js';
 import { callbackServer, MemoryOAuthClient } from './oauth-client.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -23,10 +23,10 @@ const INIT = {
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 /** Starts the server the suite runs against (with `config` merged over the test defaults). */
-export type StartFn = (config: Record<string, Json>) => Promise<{ s: TestServer; cleanup?: () => Promise<void> }>;
+export type StartFn = (config: Record<string, Json>) => Promise<{ s: HttpServer; cleanup?: () => Promise<void> }>;
 
 interface Ctx {
-  s: TestServer;
+  s: HttpServer;
   cleanup?: () => Promise<void>;
   browser: Browser;
   contexts: BrowserContext[];

@@ -4,15 +4,15 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const t = suite<{ s: TestServer }>('/v1/mcp authentication with OAuth');
+const t = suite<{ s: AppServer }>('/v1/mcp authentication with OAuth');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { limits: { auth_failures_per_minute: 3 } } } });
+  ctx.s = await startApp({ config: { server: { limits: { auth_failures_per_minute: 3 } } } });
 });
 t.after(async (ctx) => ctx.s?.dispose());
 
-const init = (s: TestServer, headers: Record<string, string>) =>
+const init = (s: AppServer, headers: Record<string, string>) =>
   fetch(`${s.url}/v1/mcp`, {
     method: 'POST',
     headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },

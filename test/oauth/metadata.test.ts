@@ -3,11 +3,11 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
-const t = suite<{ s: TestServer }>('oauth protected-resource metadata');
+const t = suite<{ s: AppServer }>('oauth protected-resource metadata');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 t.after(async (ctx) => ctx.s?.dispose());
 

@@ -6,13 +6,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   base: string;
   meta: Record<string, unknown>;
   client: string;
@@ -20,7 +20,7 @@ interface Ctx {
 
 const t = suite<Ctx>('oauth authorization server');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
   ctx.base = `http://127.0.0.1:${ctx.s.port}`;
 });
 t.after(async (ctx) => ctx.s?.dispose());

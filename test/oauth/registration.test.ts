@@ -11,19 +11,20 @@ import * as assert from 'uvu/assert';
 import { kindOf } from '../../src/oauth/adapter.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/types.js';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { approve, exchange, registerClient } from './headless.js';
 
 const ADMIN = TOKENS.admin.value;
 const DAY = 24 * 3600 * 1000;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   unused: string;
   used: string;
 }
 
-function reg(s: TestServer, meta: Record<string, unknown>): Promise<Response> {
+function reg(s: AppServer, meta: Record<string, unknown>): Promise<Response> {
   return fetch(`${s.url}/oauth/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -32,7 +33,7 @@ function reg(s: TestServer, meta: Record<string, unknown>): Promise<Response> {
 }
 
 /** Runs `fn` on the server's store while the server is stopped, then starts it again. */
-async function withStore(s: TestServer, fn: (store: Store) => Promise<void>): Promise<void> {
+async function withStore(s: AppServer, fn: (store: Store) => Promise<void>): Promise<void> {
   await s.stop();
   const store = await openStore({ backend: 'sqlite', path: path.join(s.dir, '.svc/svc.db'), checkpoint_bytes: 64 * 1024 * 1024 });
   try {
@@ -45,7 +46,7 @@ async function withStore(s: TestServer, fn: (store: Store) => Promise<void>): Pr
 
 const t = suite<Ctx>('oauth dynamic client registration is bounded');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
   const r = await ctx.s.req('POST', '/v1/agents/register', { token: ADMIN, body: { requested_agent_id: 'beta' } });
   assert.is(r.status, 200, r.text);
 });

@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 test('GET /oauth/auth with a client_id on [::ffff:127.0.0.1] connects nowhere and goes to no consent', async () => {
   let connections = 0;
@@ -17,7 +17,7 @@ test('GET /oauth/auth with a client_id on [::ffff:127.0.0.1] connects nowhere an
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   const port = (target.address() as AddressInfo).port;
-  const s = await startServer({ config: { server: { listen_addr: '0.0.0.0:0' } } });
+  const s = await startApp({ config: { server: { listen_addr: '0.0.0.0:0' } } });
   try {
     for (const host of [`[::ffff:127.0.0.1]:${port}`, `[::ffff:7f00:1]:${port}`, `127.0.0.1:${port}`]) {
       const clientId = `https://${host}/m.json`;

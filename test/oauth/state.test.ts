@@ -1,11 +1,12 @@
 // The OAuth server's state and keys live in the store: on sqlite a client registered by dynamic
 // registration, an authorization under way and the cookie keys survive a restart; two instances
 // on one Postgres schema share clients and interactions, and sign cookies and tokens with the same
-// keys.
+// keys. The sqlite suite runs the app in process; the Postgres one keeps two `svc serve` processes.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { HttpServer, TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgServers } from '../helpers/pg-server.js';
 
@@ -13,13 +14,13 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const CONSENT = /^\/console\/oauth\/([A-Za-z0-9_-]+)$/;
 
-const baseOf = (s: TestServer) => `http://127.0.0.1:${s.port}`;
+const baseOf = (s: HttpServer) => `http://127.0.0.1:${s.port}`;
 // Every request names one public host, as a reverse proxy in front of the instances (or in front of
 // the server across its restart, whose port changes) would: the issuer and resource are that host's.
 const PUBLIC = 'svc.test';
 const VIA = { 'x-forwarded-host': PUBLIC };
 
-async function register(s: TestServer): Promise<string> {
+async function register(s: HttpServer): Promise<string> {
   const r = await fetch(`${baseOf(s)}/oauth/reg`, {
     method: 'POST',
     headers: { ...VIA, 'content-type': 'application/json' },
@@ -36,7 +37,7 @@ async function register(s: TestServer): Promise<string> {
 }
 
 /** An authorization request (PKCE S256) for /v1/mcp on `s`. */
-function authorize(s: TestServer, client: string): Promise<Response> {
+function authorize(s: HttpServer, client: string): Promise<Response> {
   const q = new URLSearchParams({
     client_id: client,
     response_type: 'code',
@@ -67,13 +68,13 @@ async function toConsent(r: Response, what: string): Promise<string> {
 }
 
 /** Resumes an authorization at /oauth/auth/<uid> with the cookies its request set. */
-function resume(s: TestServer, uid: string, cookie: string): Promise<Response> {
+function resume(s: HttpServer, uid: string, cookie: string): Promise<Response> {
   return fetch(`${baseOf(s)}/oauth/auth/${uid}`, { redirect: 'manual', headers: { ...VIA, cookie } });
 }
 
-const restart = suite<{ s: TestServer }>('oauth state across a restart (sqlite)');
+const restart = suite<{ s: AppServer }>('oauth state across a restart (sqlite)');
 restart.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 restart.after(async (ctx) => ctx.s?.dispose());
 
@@ -121,7 +122,7 @@ two('a client registered on one instance is accepted on the other, which resumes
 });
 
 two('both instances publish the same signing keys', async ({ a, b }) => {
-  const keys = async (s: TestServer) =>
+  const keys = async (s: HttpServer) =>
     ((await (await fetch(`${baseOf(s)}/oauth/jwks`)).json()) as { keys: { kid: string; n: string }[] }).keys;
   const [ka, kb] = [await keys(a), await keys(b)];
   assert.ok(ka.length > 0);

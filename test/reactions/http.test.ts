@@ -1,11 +1,13 @@
 // Reactions over HTTP against a real server (sqlite): add, remove, idempotence, the distinct-emoji
 // limit, refusals by the conversation's write rules, reactions in history and search, and the
-// reaction.updated event on SSE and over an attachment (which wakes nobody).
+// reaction.updated event on SSE and over an attachment (which wakes nobody). The app runs in the
+// test process, but for the kill -9 test, which needs a `svc serve` process to kill.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SseClient, attachAs } from '../helpers/live.js';
-import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -14,13 +16,13 @@ const enc = encodeURIComponent;
 const reactPath = (id: string, emoji: string) => `/v1/messages/${enc(id)}/reactions/${enc(emoji)}`;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
 }
 
 const test = suite<Ctx>('reactions over HTTP');
 
 test.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       rooms: [{ id: 'general', members: ['alpha', 'beta'] }],
     },
@@ -39,15 +41,15 @@ const ALPHA = TOKENS.alphaOnly.value;
 /** The token that may act as `id`. */
 const tokenOf = (id: string): string => (id === 'alpha' ? ALPHA : ADMIN);
 
-async function send(s: TestServer, body: Json): Promise<string> {
+async function send(s: HttpServer, body: Json): Promise<string> {
   const r = await s.post('/v1/messages', body, tokenOf(body.from.id));
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;
 }
 
-const put = (s: TestServer, id: string, emoji: string, from: string, token: string = tokenOf(from), type = 'agent') =>
+const put = (s: HttpServer, id: string, emoji: string, from: string, token: string = tokenOf(from), type = 'agent') =>
   s.req('PUT', reactPath(id, emoji), { token, body: { from: { type, id: from } } });
-const del = (s: TestServer, id: string, emoji: string, from: string, token: string = tokenOf(from)) =>
+const del = (s: HttpServer, id: string, emoji: string, from: string, token: string = tokenOf(from)) =>
   s.req('DELETE', reactPath(id, emoji), { token, body: { from: { type: 'agent', id: from } } });
 
 test('a reaction is added once: a second PUT changes nothing and counts it once', async ({ s }) => {
@@ -221,7 +223,7 @@ test('reaction.updated reaches SSE viewers and an attached member, and wakes nob
 });
 
 test('an agent token reacts as its own agent without a body', async () => {
-  const s = await startServer({
+  const s = await startApp({
     config: {
       auth: { agent_registration: 'open' },
       rooms: [

@@ -1,10 +1,12 @@
 // Receipts end to end (docs/receipts.md): an attachment's ACK makes a message delivered, a read of
 // the history makes it read, a runtime that never ACKs stays undelivered, receipts are durable and
-// shared across Postgres instances, and nobody who may not read a message sees its receipts.
+// shared across Postgres instances, and nobody who may not read a message sees its receipts. The
+// sqlite suite runs the app in process; the Postgres one keeps two `svc serve` processes (two instances).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS, type HttpServer, type Json, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { attachAs, SseClient, type AttachClient } from '../helpers/live.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
@@ -23,7 +25,7 @@ const CONFIG = {
 /** The rooms each agent joins once it claimed its id (a declared member's id is reserved for the operator's credentials). */
 const ROOMS: Record<string, string[]> = { ann: ['general', 'secret'], bob: ['general', 'later'] };
 
-const send = async (s: TestServer, room: string, text: string): Promise<string> => {
+const send = async (s: HttpServer, room: string, text: string): Promise<string> => {
   const r = await s.post(
     '/v1/messages',
     { target: { kind: 'room', room_id: room }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text }] },
@@ -34,26 +36,26 @@ const send = async (s: TestServer, room: string, text: string): Promise<string> 
 };
 
 /** Attaches an agent, first claiming it anonymously (open registration) into its rooms when no token is given. */
-const attach = async (s: TestServer, id: string, token?: string): Promise<{ c: AttachClient; token: string }> => {
+const attach = async (s: HttpServer, id: string, token?: string): Promise<{ c: AttachClient; token: string }> => {
   const own = token ?? ((await claimThenJoin(s, id, ROOMS[id] ?? [])).body.agent_token as string);
   const { c } = await attachAs(s, { network_id: NET, agent: { id } }, { token: own });
   return { c, token: own };
 };
 
-const receipts = async (s: TestServer, id: string, token = ADMIN): Promise<Json[]> => {
+const receipts = async (s: HttpServer, id: string, token = ADMIN): Promise<Json[]> => {
   const r = await s.get(`/v1/messages/${id}/receipts`, token);
   assert.is(r.status, 200, r.text);
   return r.body.receipts;
 };
 const stateOf = (list: Json[], agent: string) => list.find((x) => x.reader.type === 'agent' && x.reader.id === agent)?.state;
-const waitState = (s: TestServer, id: string, agent: string, state: string) =>
+const waitState = (s: HttpServer, id: string, agent: string, state: string) =>
   eventually(async () => stateOf(await receipts(s, id), agent) === state, 5000, `${agent} ${state}`);
 
 // ---------------------------------------------------------------------------------------------
 
-const sqlite = suite<{ s: TestServer; alpha: string; beta: string }>('receipts on sqlite');
+const sqlite = suite<{ s: AppServer; alpha: string; beta: string }>('receipts on sqlite');
 sqlite.before(async (ctx) => {
-  ctx.s = await startServer({ config: CONFIG });
+  ctx.s = await startApp({ config: CONFIG });
 });
 sqlite.after(async ({ s }) => s.dispose());
 

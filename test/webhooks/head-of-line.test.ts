@@ -7,8 +7,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { startPgApp } from '../helpers/pg-server.js';
+import { eventually, roomMessage, TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
 
 const admin = TOKENS.admin.value;
@@ -35,12 +36,12 @@ const hookConfig = (url: string) => ({
 const textOf = (body: string): string =>
   (JSON.parse(body) as { data: { message: { parts: { text?: string }[] } } }).data.message.parts[0]?.text ?? '';
 
-async function gauge(s: TestServer): Promise<number | undefined> {
+async function gauge(s: AppServer): Promise<number | undefined> {
   const m = /^svc_webhook_pending\{webhook="out"\} (\d+)$/m.exec((await s.req('GET', '/metrics', { token: admin })).text);
   return m ? Number(m[1]) : undefined;
 }
 
-async function scenario(start: (url: string) => Promise<TestServer>): Promise<void> {
+async function scenario(start: (url: string) => Promise<AppServer>): Promise<void> {
   // Refuses (503) every message whose text starts with "stuck", takes the others.
   const rx = await startReceiver((body) => (textOf(body).startsWith('stuck') ? 503 : 200));
   const attempts = () => rx.received.map((r) => ({ text: textOf(r.body), id: String(r.headers['webhook-id']), status: r.status }));
@@ -81,17 +82,17 @@ async function scenario(start: (url: string) => Promise<TestServer>): Promise<vo
 const test = suite('webhook deliveries waiting on a retry do not hold newer ones back');
 
 test('memory', async () => {
-  await scenario((url) => startServer({ config: { ...hookConfig(url), store: { backend: 'memory' } }, env: ENV }));
+  await scenario((url) => startApp({ config: { ...hookConfig(url), store: { backend: 'memory' } }, env: ENV }));
 });
 
 test('sqlite', async () => {
-  await scenario((url) => startServer({ config: hookConfig(url), env: ENV }));
+  await scenario((url) => startApp({ config: hookConfig(url), env: ENV }));
 });
 
 test('postgres', async () => {
   const schema = await freshSchema();
   try {
-    await scenario((url) => startPgServer(schema, hookConfig(url), { env: ENV }));
+    await scenario((url) => startPgApp(schema, hookConfig(url), { env: ENV }));
   } finally {
     await schema.drop();
   }

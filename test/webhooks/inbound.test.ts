@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const SECRET = 'ci-hook-secret-0123456789';
 const admin = TOKENS.admin.value;
@@ -13,9 +14,9 @@ const config = (limits?: Record<string, unknown>) => ({
 });
 
 const test = suite('inbound hooks');
-let s: TestServer;
+let s: AppServer;
 test.before(async () => {
-  s = await startServer({ config: config(), env: { CI_HOOK_SECRET: SECRET } });
+  s = await startApp({ config: config(), env: { CI_HOOK_SECRET: SECRET } });
 });
 test.after(async () => {
   await s.dispose();
@@ -66,7 +67,7 @@ test('svc webhooks list shows the inbound hook (never its secret)', async () => 
 });
 
 test('a bad secret (or an unknown hook) is refused 401 and counted toward the per-address failed-auth limit', async () => {
-  const limited = await startServer({ config: config({ auth_failures_per_minute: 3 }), env: { CI_HOOK_SECRET: SECRET } });
+  const limited = await startApp({ config: config({ auth_failures_per_minute: 3 }), env: { CI_HOOK_SECRET: SECRET } });
   try {
     for (let i = 0; i < 3; i++) {
       const r = await limited.req('POST', i === 2 ? '/v1/hooks/nope' : '/v1/hooks/ci', { token: 'wrong', body: { text: 'x' } });

@@ -1,7 +1,11 @@
+// Outbound webhooks end to end. The app runs in the test process, but where the CLI talks to the
+// server (webhooks test, retry, deliveries) or the server is killed (kill -9), a `svc serve` process.
+
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
-import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, TOKENS, type HttpServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
@@ -31,7 +35,7 @@ function hookConfig(url: string, extra: Record<string, unknown> = {}) {
 }
 
 /** Waits until the webhook's worker has set its cursor (a new webhook starts at the end of the log). */
-async function ready(s: TestServer): Promise<void> {
+async function ready(s: HttpServer): Promise<void> {
   await eventually(async () => (await s.get('/v1/webhooks', admin)).body.webhooks[0].cursor !== null, 10_000, 'webhook cursor');
 }
 
@@ -39,7 +43,7 @@ const test = suite('outbound webhooks');
 
 test('a receiver that fails a few times gets the event once delivered, with the same webhook-id on every attempt, signed', async () => {
   const rx: Receiver = await startReceiver([500, 503, 502]);
-  const s = await startServer({ config: hookConfig(rx.url), env: ENV });
+  const s = await startApp({ config: hookConfig(rx.url), env: ENV });
   try {
     await ready(s);
     const sent = await s.post('/v1/messages', roomMessage('ops', 'bot', 'deploy finished'), admin);
@@ -168,7 +172,7 @@ test('a target on loopback is refused without allow_private_network, at config l
     // At config load: the server does not start.
     let refused = '';
     try {
-      const s = await startServer({ config: hookConfig(rx.url, { allow_private_network: false }), env: ENV });
+      const s = await startApp({ config: hookConfig(rx.url, { allow_private_network: false }), env: ENV });
       await s.dispose();
     } catch (err) {
       refused = String(err);
@@ -180,7 +184,7 @@ test('a target on loopback is refused without allow_private_network, at config l
     const addrs = await lookup(name, { all: true }).catch(() => []);
     if (addrs.length > 0 && addrs.every((a) => isPrivateAddress(a.address))) {
       const url = rx.url.replace('127.0.0.1', name);
-      const s = await startServer({ config: hookConfig(url, { allow_private_network: false }), env: ENV });
+      const s = await startApp({ config: hookConfig(url, { allow_private_network: false }), env: ENV });
       try {
         await ready(s);
         await s.post('/v1/messages', roomMessage('ops', 'bot', 'to a private name'), admin);

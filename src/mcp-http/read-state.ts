@@ -12,6 +12,7 @@ import type { Scope } from '../mcp/inbox.js';
 import type { Marker, Markers } from '../mcp/read-markers.js';
 import type { InboxPort } from '../mcp/session.js';
 import type { Message } from '../protocol/types.js';
+import { CANCELLED, InboxWait, type WaitOutcome } from './inbox-wait.js';
 
 /** Events read per store query while scanning after the cursor. */
 const PAGE = 500;
@@ -105,16 +106,28 @@ export class StoreInbox implements InboxPort {
     return (await this.#scan(st.cursor, scope)).messages;
   }
 
-  async wait(scope: Scope, timeoutMs: number, signal?: AbortSignal): Promise<{ messages: Message[]; timedOut: boolean }> {
-    const deadline = Date.now() + timeoutMs;
+  wait(scope: Scope, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    return new Promise((resolve, reject) => {
+      const w = new InboxWait(this, scope, Date.now() + timeoutMs, (err, r) => (err ? reject(err) : resolve(r!)));
+      signal?.addEventListener('abort', () => w.stop(), { once: true });
+      w.start();
+      if (signal?.aborted) w.stop();
+    });
+  }
+
+  /**
+   * One round of a wait (inbox-wait.ts): what to return now, or the seq to wait past. A call that
+   * is stopped meanwhile consumes nothing.
+   */
+  async pass(scope: Scope, deadline: number, stopped: () => boolean): Promise<WaitOutcome | number> {
     for (;;) {
-      if (signal?.aborted) throw new Error('wait_for_messages was cancelled');
-      // Only the cursor is kept across the wait below, not the read state it came in.
+      // Only the cursor is kept across the wait, not the read state it came in.
       const cursor = (await ensureReadState(this.store, this.self.agent_id)).cursor;
       let scan = await this.#scan(cursor, scope);
       if (scan.messages.length > 0) {
         // A burst (several mentions at once) is returned whole.
-        await this.#quiet(scan.upTo, signal);
+        await this.#quiet(scan.upTo, stopped);
+        if (stopped()) throw new Error(CANCELLED);
         scan = await this.#scan(cursor, scope);
         if (await this.#consume(cursor, scan.upTo)) {
           scan.messages.forEach((m, i) => this.handedOver(m, scan.seqs[i]!));
@@ -127,8 +140,13 @@ export class StoreInbox implements InboxPort {
         if (scan.upTo > cursor) await this.#consume(cursor, scan.upTo);
         return { messages: [], timedOut: true };
       }
-      await this.#nextEvent(scan.upTo, deadline - Date.now(), signal);
+      return scan.upTo;
     }
+  }
+
+  /** Delivers the events stored after `seq` (on any instance); `onError` when the feed fails. */
+  subscribe(seq: number, onEvents: (events: StoredEvent[]) => void, onError: () => void): FeedSubscription {
+    return this.store.feed.subscribe(seq, onEvents, onError);
   }
 
   /** Moves the cursor from `from` to `to`; false when it was no longer at `from`. */
@@ -173,40 +191,14 @@ export class StoreInbox implements InboxPort {
   }
 
   /** Waits until no event has been stored after `seq` for QUIET_MS (at most a second). */
-  async #quiet(seq: number, signal?: AbortSignal): Promise<void> {
+  async #quiet(seq: number, stopped: () => boolean): Promise<void> {
     const until = Date.now() + 1000;
     let last = seq;
-    while (Date.now() < until && !signal?.aborted) {
+    while (Date.now() < until && !stopped()) {
       await new Promise((r) => setTimeout(r, QUIET_MS));
       const head = await this.store.lastEventSeq();
       if (head === last) return;
       last = head;
     }
-  }
-
-  /** Resolves when an event after `seq` is stored (on any instance), after `ms`, or on abort. */
-  #nextEvent(seq: number, ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let sub: FeedSubscription | undefined;
-      let finished = false;
-      const done = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        sub?.close();
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-      sub = this.store.feed.subscribe(
-        seq,
-        (events) => {
-          if (events.length > 0) done();
-        },
-        done,
-      );
-      if (finished) sub.close();
-    });
   }
 }

@@ -18,30 +18,19 @@ import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
 import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
-import { answerWait, waitCallOf } from './wait-call.js';
+import { type WaitCall, WaitAnswer, waitCallOf } from './wait-call.js';
+import { InboxWait } from './inbox-wait.js';
 import type { WaitLimit } from './wait-limit.js';
-import { waitForMessages } from '../mcp/wait.js';
+import { waitResult } from '../mcp/wait.js';
+
+/** A message a wait hands over has reached the agent: its delivered receipt (src/receipts/). */
+function handedOverTo(ctx: NetworkContext, agentId: string) {
+  return (m: Message, seq: number) => ctx.extensions.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
+}
 
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */
 function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: WaitLimit) {
-  const agentId = self.agent_id;
-  // A message a wait hands over has reached the agent: its delivered receipt, when the receipts
-  // feature runs (network/receipts.ts).
-  const handedOver = (m: Message, seq: number) =>
-    ctx.extensions.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
-  return waits.wrap(agentId, credential, new StoreInbox(ctx.store, self, handedOver));
-}
-
-/**
- * What a wait needs of a session: the agent, its read markers, its inbox. An open wait holds this
- * for up to five minutes, so it holds no copy of the agent's read state (a marker per
- * conversation): the markers read it when the wait has DMs to mark read, the inbox its cursor.
- */
-async function waitSessionFor(ctx: NetworkContext, agentId: string, credential: string, waits: WaitLimit) {
-  const self = selfOf(ctx.config.network.id, agentId);
-  // An agent seen for the first time gets its read state now: nothing before this call is waiting.
-  await ensureReadState(ctx.store, agentId);
-  return { ctx: { self, markers: new LazyStoreMarkers(ctx.store, agentId) }, inbox: inboxFor(ctx, self, credential, waits) };
+  return waits.wrap(self.agent_id, credential, new StoreInbox(ctx.store, self, handedOverTo(ctx, self.agent_id)));
 }
 
 /** The session of one request: the wait's, and the agent's calls as the caller. */
@@ -85,21 +74,7 @@ export async function serve(
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
   // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
   const wait = waitCallOf(req, body);
-  if (wait) {
-    const stopped = new AbortController();
-    const forget = shared.inFlight.add(caller, wait.id, () => stopped.abort());
-    // Before the first await: a client gone while the session is read would not be heard, and
-    // its wait would hold its place until its timeout.
-    res.on('close', () => {
-      forget();
-      stopped.abort();
-    });
-    const session = await waitSessionFor(ctx, who.agentId, credential, shared.waits);
-    // Not awaited: the request's handling (its context, body and frames) is done, and only the
-    // wait itself stays while it lasts. answerWait never rejects.
-    void answerWait(res, wait, (progress) => waitForMessages(session, wait.args, stopped.signal, progress), stopped.signal);
-    return;
-  }
+  if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared);
   const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits);
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
   addInbox(session);
@@ -120,4 +95,60 @@ export async function serve(
   if (res.destroyed) gone();
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+/**
+ * Answers one wait call (wait-call.ts) with a wait that is one object while it is idle
+ * (inbox-wait.ts): nothing of this request's handling stays suspended for the minutes it may last.
+ */
+async function openWait(
+  ctx: NetworkContext,
+  res: ServerResponse,
+  call: WaitCall,
+  agentId: string,
+  credential: string,
+  caller: string,
+  shared: McpShared,
+): Promise<void> {
+  const self = selfOf(ctx.config.network.id, agentId);
+  let answer: WaitAnswer | undefined;
+  let stopped = false;
+  const w = new InboxWait(
+    new StoreInbox(ctx.store, self, handedOverTo(ctx, agentId)),
+    call.args.scope,
+    Date.now() + call.args.timeout_s * 1000,
+    (err, r) => {
+      shared.waits.release(agentId, credential);
+      forget();
+      if (stopped) return answer!.finish(undefined);
+      if (err) return answer!.finish(err);
+      // Its markers read the agent's read state only when there are DMs to mark read.
+      const session = { ctx: { self, markers: new LazyStoreMarkers(ctx.store, agentId) } };
+      waitResult(session, call.args, r!).then(
+        (result) => answer!.finish(result),
+        (e: unknown) => answer!.finish(e instanceof Error ? e : new Error(String(e))),
+      );
+    },
+  );
+  const stop = () => {
+    stopped = true;
+    w.stop();
+  };
+  const forget = shared.inFlight.add(caller, call.id, stop);
+  // Before the first await: a client gone while the read state is read would not be heard, and
+  // its wait would hold its place until its timeout.
+  res.on('close', () => {
+    forget();
+    stop();
+  });
+  // An agent seen for the first time gets its read state now: nothing before this call is waiting.
+  await ensureReadState(ctx.store, agentId);
+  answer = new WaitAnswer(res, call);
+  try {
+    shared.waits.admit(agentId, credential);
+  } catch (err) {
+    forget();
+    return answer.finish(err instanceof Error ? err : new Error(String(err)));
+  }
+  w.start();
 }

@@ -19,7 +19,7 @@ import {
   isJSONRPCRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { waitArgsOf, type WaitArgs } from '../mcp/wait.js';
+import { PROGRESS_EVERY_MS, waitArgsOf, type WaitArgs } from '../mcp/wait.js';
 
 export interface WaitCall {
   id: string | number;
@@ -81,49 +81,58 @@ function tick(): void {
 }
 
 /**
- * Answers `call` on `res` as the SDK would: SSE, progress notifications while `run` waits, then the
- * result (a thrown error becomes a tool error). A call stopped by `signal` (the client went away or
- * cancelled it) ends with no result, as the SDK's closed transport ends it. Never rejects: the
- * route returns without awaiting it, so that nothing of the request's handling stays suspended
- * while the wait lasts.
+ * The SSE answer of one wait call, as the SDK writes it: headers at once (the client knows the call
+ * is running before anything comes), progress notifications while it waits when the call asked for
+ * them, the transport's keep-alive comment, then the result.
  */
-export async function answerWait(
-  res: ServerResponse,
-  call: WaitCall,
-  run: (progress?: (n: number) => void) => Promise<CallToolResult>,
-  signal: AbortSignal,
-): Promise<void> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  // At once, as the SDK does: the client knows the call is running before anything comes.
-  res.flushHeaders();
-  // Without a progress token nothing else is written for up to five minutes: the transport's
-  // comment keeps proxies and idle timeouts from closing the stream meanwhile.
-  keepAlive(res);
-  const token = call.progressToken;
-  // Key order as the SDK's Protocol writes its messages ({...notification, jsonrpc}; {result, jsonrpc, id}).
-  const progress =
-    token === undefined
-      ? undefined
-      : (n: number) =>
-          send(res, {
-            method: 'notifications/progress',
-            params: { progressToken: token, progress: n, message: 'waiting for messages' },
-            jsonrpc: '2.0',
-          });
-  let result: CallToolResult;
-  try {
-    // The server's tools/call handler answers the result as CallToolResultSchema parses it.
-    result = CallToolResultSchema.parse(await run(progress));
-  } catch (err) {
-    result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
-  } finally {
-    forget(res);
+export class WaitAnswer {
+  #beat: NodeJS.Timeout | undefined;
+  #n = 0;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly call: WaitCall,
+  ) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+    // Without a progress token nothing else is written for up to five minutes: the transport's
+    // comment keeps proxies and idle timeouts from closing the stream meanwhile.
+    keepAlive(res);
+    if (call.progressToken !== undefined) this.#beat = setInterval(this.#progress, PROGRESS_EVERY_MS);
   }
-  if (!signal.aborted) send(res, { result, jsonrpc: '2.0', id: call.id });
-  res.end();
+
+  // Key order as the SDK's Protocol writes its messages ({...notification, jsonrpc}; {result, jsonrpc, id}).
+  readonly #progress = (): void =>
+    send(this.res, {
+      method: 'notifications/progress',
+      params: { progressToken: this.call.progressToken, progress: ++this.#n, message: 'waiting for messages' },
+      jsonrpc: '2.0',
+    });
+
+  /**
+   * Ends the stream with the call's result (an error becomes a tool error, as the server's tools/call
+   * handler makes it), or with none: a call stopped by its client ends as the SDK's closed transport
+   * ends it.
+   */
+  finish(outcome: CallToolResult | Error | undefined): void {
+    clearInterval(this.#beat);
+    forget(this.res);
+    if (outcome !== undefined) send(this.res, { result: toolResult(outcome), jsonrpc: '2.0', id: this.call.id });
+    this.res.end();
+  }
+}
+
+/** The result as the server's tools/call handler answers it (CallToolResultSchema parses it). */
+function toolResult(outcome: CallToolResult | Error): CallToolResult {
+  if (!(outcome instanceof Error)) {
+    const parsed = CallToolResultSchema.safeParse(outcome);
+    if (parsed.success) return parsed.data;
+    outcome = new Error(parsed.error.message);
+  }
+  return { content: [{ type: 'text', text: outcome.message }], isError: true };
 }

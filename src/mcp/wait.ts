@@ -35,13 +35,11 @@ export function waitArgsOf(raw: unknown): WaitArgs | undefined {
  * called every PROGRESS_EVERY_MS while it waits (the caller sends the notification).
  */
 export async function waitForMessages(
-  session: Pick<Session, 'inbox'> & { ctx: Pick<Session['ctx'], 'self'> & { markers: Pick<Markers, 'advance'> } },
+  session: WaitSession & Pick<Session, 'inbox'>,
   a: WaitArgs,
   signal: AbortSignal | undefined,
   progress?: (n: number) => void,
 ): Promise<CallToolResult> {
-  const { ctx, inbox } = session;
-  const self = ctx.self;
   let beat: NodeJS.Timeout | undefined;
   if (progress) {
     let n = 0;
@@ -49,10 +47,22 @@ export async function waitForMessages(
   }
   let r: Awaited<ReturnType<InboxPort['wait']>>;
   try {
-    r = await inbox.wait(a.scope, a.timeout_s * 1000, signal);
+    r = await session.inbox.wait(a.scope, a.timeout_s * 1000, signal);
   } finally {
     clearInterval(beat);
   }
+  return waitResult(session, a, r);
+}
+
+/** What a wait needs of the session once it has its messages: the agent and its read markers. */
+export interface WaitSession {
+  ctx: Pick<Session['ctx'], 'self'> & { markers: Pick<Markers, 'advance'> };
+}
+
+/** The tool's result for what a wait got; DMs (and everything, for scope "all") are marked read. */
+export async function waitResult(session: WaitSession, a: WaitArgs, r: Awaited<ReturnType<InboxPort['wait']>>): Promise<CallToolResult> {
+  const { ctx } = session;
+  const self = ctx.self;
   const views = r.messages.map((m) => messageView(m, self));
   for (const v of views) {
     // DMs arrive whole, and scope "all" is everything: those conversations are read now.

@@ -24,6 +24,8 @@ export interface Tables {
   applied_hooks: string;
   /** The expiring key/value table (#27 part 2). */
   kv: string;
+  /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
+  table: (name: string) => string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -54,6 +56,7 @@ export function tablesOf(schema: string): Tables {
     person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
     kv: t('kv'),
+    table: t,
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

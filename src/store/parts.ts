@@ -1,4 +1,4 @@
-// How a backend and a stored concern meet (#39 part 1). A concern (reactions/, ...) keeps its
+// How a backend and a stored concern meet (#39 part 1). A concern (a folder of src/store/) keeps its
 // records, intents and SQL in its own folder and gives each backend one small part; the backend
 // holds a list of the parts it was built with and hands each effect it does not own itself to
 // them in turn. Nothing registers itself: the backend's constructor names its parts.

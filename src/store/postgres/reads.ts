@@ -47,7 +47,7 @@ import {
 } from './rows.js';
 import type { Tables } from './tables.js';
 import { Lookups, type Versioned } from './lookups.js';
-import { listReactions } from '../reactions/postgres.js';
+import { listReactions, REACTIONS_TABLE } from '../reactions/postgres.js';
 
 type Row = Record<string, unknown>;
 
@@ -263,7 +263,7 @@ export class Reads {
   }
 
   listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return listReactions((text, values) => this.rows(text, values), this.T.reactions, messageIds);
+    return listReactions((text, values) => this.rows(text, values), this.T.table(REACTIONS_TABLE), messageIds);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -14,7 +14,6 @@ export interface Tables {
   event_counter: string;
   pairing_state: string;
   agent_read_state: string;
-  reactions: string;
   leases: string;
   instances: string;
   receipts: string;
@@ -47,7 +46,6 @@ export function tablesOf(schema: string): Tables {
     event_counter: t('event_counter'),
     pairing_state: t('pairing_state'),
     agent_read_state: t('agent_read_state'),
-    reactions: t('reactions'),
     leases: t('leases'),
     instances: t('instances'),
     receipts: t('receipts'),

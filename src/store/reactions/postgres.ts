@@ -90,14 +90,14 @@ export async function listReactions(rows: Rows, table: string, messageIds: reado
  */
 export async function prefetchReactions(
   c: pg.ClientBase,
-  tables: { reactions: string; messages: string },
+  T: { messages: string; table(name: string): string },
   messageIds: readonly string[],
 ): Promise<Map<string, ReactionRecord[]>> {
   const out = new Map<string, ReactionRecord[]>();
   if (messageIds.length === 0) return out;
-  await c.query(`SELECT id FROM ${tables.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [messageIds]);
+  await c.query(`SELECT id FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [messageIds]);
   const rows: Rows = async (text, values) => (await c.query(text, values)).rows;
-  for (const rec of await listReactions(rows, tables.reactions, messageIds)) {
+  for (const rec of await listReactions(rows, T.table(REACTIONS_TABLE), messageIds)) {
     const l = out.get(rec.message_id) ?? [];
     l.push(rec);
     out.set(rec.message_id, l);

@@ -10,12 +10,13 @@ import type {
   MessageRecord,
   PairingState,
   PersonReadMarker,
-  ReactionRecord,
   ReceiptRecord,
   RoomRecord,
   ThreadRecord,
   WebhookDelivery,
 } from './types.js';
+import type { ReactionEffect } from './reactions/ops.js';
+import type { ReactionView } from './reactions/decide.js';
 
 /** What a batch does to stored state, in order. */
 export type Effect =
@@ -33,8 +34,7 @@ export type Effect =
   | { op: 'pairing.delete'; pairing_id: string }
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
-  | { op: 'reaction.put'; reaction: ReactionRecord }
-  | { op: 'reaction.delete'; message_id: string; emoji: string; by: string }
+  | ReactionEffect
   | { op: 'receipt.put'; record: ReceiptRecord }
   // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
   | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
@@ -46,8 +46,11 @@ export type Effect =
   | { op: 'hook.put'; hook: AppliedHookRecord }
   | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
 
-/** Synchronous reads of the current state (records are the backend's own: not mutated here). */
-export interface StateView {
+/**
+ * Synchronous reads of the current state (records are the backend's own: not mutated here). A
+ * concern's reads come from its folder (reactions/decide.ts).
+ */
+export interface StateView extends ReactionView {
   /** A room, removed or not. */
   room(id: string): RoomRecord | undefined;
   /** Active rooms in creation order. */
@@ -59,8 +62,6 @@ export interface StateView {
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
   readState(agentId: string): AgentReadState | undefined;
-  /** The reactions to one message, oldest first. */
-  reactions(messageId: string): ReactionRecord[];
   /** A reader's receipt record of one kind in one conversation. */
   receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
 }

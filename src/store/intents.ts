@@ -13,7 +13,6 @@ import {
   type DmRecord,
   type MessageInsertOp,
   type OpOutcome,
-  type ReactionChangeOp,
   type ReceiptMark,
   type ThreadRecord,
   type WriteOp,
@@ -21,6 +20,7 @@ import {
 import { mergeRange } from './receipts.js';
 import type { Effect, StateView } from './effects.js';
 import { Overlay } from './overlay.js';
+import { changeReaction } from './reactions/decide.js';
 import { changeMembers, changeRoomMembers, createRoom, declareRoom, removeRoom } from './room-intents.js';
 
 export type { Effect, StateView } from './effects.js';
@@ -204,24 +204,4 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
   for (const a of op.artifacts) put({ op: 'artifact.insert', artifact: a });
   put({ op: 'event.append', event: op.event });
   return { op: 'message.insert', status: 'stored', record: op.record, thread_created, dm_created };
-}
-
-function changeReaction(view: Overlay, op: ReactionChangeOp, put: (e: Effect) => void): OpOutcome {
-  const r = op.reaction;
-  if (!view.hasMessage(r.message_id)) throw new StoreError('not_found', `message ${r.message_id}`);
-  const all = view.reactions(r.message_id);
-  const same = all.filter((x) => x.emoji === r.emoji);
-  const mine = same.some((x) => x.by === r.by);
-  const unchanged = (status: 'unchanged' | 'limit'): OpOutcome => ({ op: 'reaction.change', status, count: same.length });
-  if (op.action === 'add') {
-    if (mine) return unchanged('unchanged');
-    if (same.length === 0 && new Set(all.map((x) => x.emoji)).size >= op.max_distinct) return unchanged('limit');
-    put({ op: 'reaction.put', reaction: { ...r, created_at: op.at } });
-    put({ op: 'event.append', event: op.event(same.length + 1) });
-    return { op: 'reaction.change', status: 'added', count: same.length + 1 };
-  }
-  if (!mine) return unchanged('unchanged');
-  put({ op: 'reaction.delete', message_id: r.message_id, emoji: r.emoji, by: r.by });
-  put({ op: 'event.append', event: op.event(same.length - 1) });
-  return { op: 'reaction.change', status: 'removed', count: same.length - 1 };
 }

@@ -7,13 +7,13 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
-  ReactionRecord,
   ReceiptRecord,
   RoomRecord,
   ThreadRecord,
 } from './types.js';
 import type { Effect, StateView } from './effects.js';
 import { receiptKey } from './receipts.js';
+import { ReactionOverlay } from './reactions/decide.js';
 
 /**
  * The base state with the batch's earlier effects laid over it. Each map is made on first use:
@@ -27,10 +27,13 @@ export class Overlay implements StateView {
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
   private readStates: Map<string, AgentReadState | null> | undefined;
-  private reactions_: Map<string, ReactionRecord[]> | undefined;
   private receipts: Map<string, ReceiptRecord> | undefined;
 
-  constructor(private readonly base: StateView) {}
+  private readonly reactions_: ReactionOverlay;
+
+  constructor(private readonly base: StateView) {
+    this.reactions_ = new ReactionOverlay(base);
+  }
 
   note(e: Effect): void {
     switch (e.op) {
@@ -64,16 +67,10 @@ export class Overlay implements StateView {
       case 'read_state.delete':
         (this.readStates ??= new Map()).set(e.agent_id, null);
         break;
-      case 'reaction.put': {
-        const list = this.reactions(e.reaction.message_id);
-        (this.reactions_ ??= new Map()).set(e.reaction.message_id, [...list, e.reaction]);
+      case 'reaction.put':
+      case 'reaction.delete':
+        this.reactions_.note(e);
         break;
-      }
-      case 'reaction.delete': {
-        const list = this.reactions(e.message_id).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
-        (this.reactions_ ??= new Map()).set(e.message_id, list);
-        break;
-      }
       case 'receipt.put':
         (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
         break;
@@ -125,8 +122,8 @@ export class Overlay implements StateView {
     return s === null ? undefined : (s ?? this.base.readState(agentId));
   }
 
-  reactions(messageId: string): ReactionRecord[] {
-    return this.reactions_?.get(messageId) ?? this.base.reactions(messageId);
+  reactions(messageId: string) {
+    return this.reactions_.reactions(messageId);
   }
 
   receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {

@@ -35,15 +35,8 @@ export interface MessageRecord {
   event_id: string;
 }
 
-/** One actor's reaction to one message (#28 reactions). */
-export interface ReactionRecord {
-  message_id: string;
-  /** The emoji itself, or a `:name:` shortcode. */
-  emoji: string;
-  /** Who reacted, scoped: `<network_id>:<id>`. */
-  by: string;
-  created_at: string;
-}
+// Each stored concern's records live in its folder (reactions/records.ts, ...).
+export type { ReactionRecord } from './reactions/records.js';
 
 export interface ThreadRecord {
   id: string;

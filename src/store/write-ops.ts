@@ -8,12 +8,12 @@ import type {
   MessageRecord,
   PairingState,
   ReadMarker,
-  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
+import type { ReactionChangeOp, ReactionChangeOutcome } from './reactions/ops.js';
 import type { PersonReadOp } from './person-read.js';
 import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
@@ -152,20 +152,7 @@ export interface AgentReadStateOp {
   read?: Record<string, ReadMarker>;
 }
 
-/**
- * Adds or removes one actor's reaction to a stored message (`not_found` when it is not stored).
- * Adding one already there, or removing one absent, changes nothing (`unchanged`). Adding an emoji
- * the message does not carry yet when it already carries `max_distinct` distinct ones changes
- * nothing (`limit`). `event` is appended only when something changed, with the emoji's count after.
- */
-export interface ReactionChangeOp {
-  op: 'reaction.change';
-  reaction: Omit<ReactionRecord, 'created_at'>;
-  action: 'add' | 'remove';
-  max_distinct: number;
-  at: string;
-  event: (count: number) => ServiceEvent;
-}
+export type { ReactionChangeOp, ReactionChangeOutcome } from './reactions/ops.js';
 
 /**
  * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
@@ -211,7 +198,7 @@ export type OpOutcome =
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
-  | { op: 'reaction.change'; status: 'added' | 'removed' | 'unchanged' | 'limit'; count: number }
+  | ReactionChangeOutcome
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
   | { op: 'person.read' }
   | { op: 'webhook.enqueue' }

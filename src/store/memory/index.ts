@@ -19,7 +19,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type ReactionRecord,
   type PersonReadMarker,
   type ReceiptRecord,
   type RoomFilter,
@@ -45,6 +44,8 @@ import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 import { receiptKey } from '../receipts.js';
 import { advancesMarker } from '../person-read.js';
+import type { MemoryPart } from '../parts.js';
+import { MemoryReactions } from '../reactions/memory.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -65,7 +66,9 @@ export class MemoryStore implements Store {
   private readStates = new Map<string, AgentReadState>();
   /** People's read markers (#29 part 4): person -> conv -> marker. */
   private personRead = new Map<string, Map<string, PersonReadMarker>>();
-  private reactions = new Map<string, ReactionRecord[]>();
+  // The stored concerns that keep their records in their own folder (parts.ts).
+  private readonly reactions = new MemoryReactions();
+  private readonly parts: readonly MemoryPart[] = [this.reactions];
   private webhookCursors = new Map<string, number>();
   private deliveries = new Map<string, WebhookDelivery>();
   private hooks = new Map<string, AppliedHookRecord>();
@@ -89,7 +92,7 @@ export class MemoryStore implements Store {
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
-    reactions: (id) => this.reactions.get(id) ?? [],
+    reactions: (id) => this.reactions.of(id),
     receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
@@ -169,15 +172,6 @@ export class MemoryStore implements Store {
         case 'read_state.delete':
           this.readStates.delete(e.agent_id);
           break;
-        case 'reaction.put':
-          this.reactions.set(e.reaction.message_id, [...(this.reactions.get(e.reaction.message_id) ?? []), { ...e.reaction }]);
-          break;
-        case 'reaction.delete': {
-          const left = (this.reactions.get(e.message_id) ?? []).filter((x) => !(x.emoji === e.emoji && x.by === e.by));
-          if (left.length > 0) this.reactions.set(e.message_id, left);
-          else this.reactions.delete(e.message_id);
-          break;
-        }
         case 'receipt.put': {
           const key = receiptKey(e.record);
           this.receipts.set(key, clone(e.record));
@@ -207,6 +201,8 @@ export class MemoryStore implements Store {
         case 'hook.delete':
           this.hooks.delete(`${e.kind}\n${e.id}`);
           break;
+        default:
+          if (!this.parts.some((p) => p.apply(e))) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
       }
     }
     return events;
@@ -313,9 +309,8 @@ export class MemoryStore implements Store {
     return s && clone(s);
   }
 
-  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    const out = messageIds.flatMap((id) => this.reactions.get(id) ?? []);
-    return out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map((r) => ({ ...r }));
+  async listReactions(messageIds: readonly string[]) {
+    return this.reactions.list(messageIds);
   }
 
   async webhookCursor(webhookId: string): Promise<number | undefined> {

@@ -20,6 +20,7 @@ import {
   threadParams,
 } from './rows.js';
 import { tablesOf, type Tables } from './tables.js';
+import { REACTIONS_TABLE } from '../reactions/postgres.js';
 
 export interface CopyOptions extends CopyNetworkOptions {
   url: string;
@@ -88,7 +89,7 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
       );
       await insertRows(
         c,
-        T.reactions,
+        T.table(REACTIONS_TABLE),
         'message_id, emoji, by_id, created_at',
         page.reactions.map((r) => [r.message_id, r.emoji, r.by, r.created_at]),
       );

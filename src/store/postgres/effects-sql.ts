@@ -24,6 +24,11 @@ import {
 } from './rows.js';
 import type { Tables } from './tables.js';
 import { outboxCte } from './outbox-sql.js';
+import type { PostgresPart } from '../parts.js';
+import { postgresReactions } from '../reactions/postgres.js';
+
+/** The stored concerns that keep their SQL in their own folder (parts.ts). */
+const PARTS: readonly PostgresPart[] = [postgresReactions];
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -83,8 +88,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
-  const reactionPuts: unknown[][] = [];
-  const reactionDeletes: unknown[][] = [];
+  const mine = PARTS.map(() => [] as Effect[]);
   const receipts = new Map<string, ReceiptRecord>();
   const personRead = new Map<string, { person: string; marker: PersonReadMarker }>();
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
@@ -125,12 +129,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'artifact.insert':
         artifacts.push(artifactParams(e.artifact));
         break;
-      case 'reaction.put':
-        reactionPuts.push([e.reaction.message_id, e.reaction.emoji, e.reaction.by, e.reaction.created_at]);
-        break;
-      case 'reaction.delete':
-        reactionDeletes.push([e.message_id, e.emoji, e.by]);
-        break;
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
         break;
@@ -151,8 +149,14 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'hook.delete':
         ctes.push(outboxCte(T, e, param));
         break;
-      default:
+      default: {
+        const i = PARTS.findIndex((p) => p.owns(e));
+        if (i >= 0) {
+          mine[i]!.push(e);
+          break;
+        }
         throw new StoreError('corrupt', `unknown effect ${JSON.stringify((e as { op?: unknown }).op)}`);
+      }
     }
   }
 
@@ -205,13 +209,11 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   }
   if (artifacts.length > 0)
     ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
-  // Reactions (#28): a batch puts or deletes each key once (intents.ts), so the CTEs cannot overlap.
-  if (reactionPuts.length > 0)
-    ctes.push(
-      `INSERT INTO ${T.reactions} (message_id, emoji, by_id, created_at) VALUES ${reactionPuts.map(row).join(', ')} ON CONFLICT DO NOTHING`,
-    );
-  for (const d of reactionDeletes)
-    ctes.push(`DELETE FROM ${T.reactions} WHERE message_id = ${param(d[0])} AND emoji = ${param(d[1])} AND by_id = ${param(d[2])}`);
+  // The concerns' own effects, after the core's (in the order the parts are listed).
+  const sql = { param, row, table: T.table };
+  PARTS.forEach((p, i) => {
+    if (mine[i]!.length > 0) ctes.push(...p.ctes(mine[i]!, sql));
+  });
 
   const withs = ctes.map((c, i) => `w${i} AS (${c})`);
   let main = 'SELECT NULL::text AS last';

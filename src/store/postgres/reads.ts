@@ -47,6 +47,7 @@ import {
 } from './rows.js';
 import type { Tables } from './tables.js';
 import { Lookups, type Versioned } from './lookups.js';
+import { listReactions, REACTIONS_TABLE } from '../reactions/postgres.js';
 
 type Row = Record<string, unknown>;
 
@@ -261,18 +262,8 @@ export class Reads {
     return r && (JSON.parse(r.body as string) as AgentReadState);
   }
 
-  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    if (messageIds.length === 0) return [];
-    const rows = await this.rows(
-      `SELECT message_id, emoji, by_id, created_at FROM ${this.T.reactions} WHERE message_id = ANY($1) ORDER BY seq`,
-      [[...messageIds]],
-    );
-    return rows.map((r) => ({
-      message_id: String(r.message_id),
-      emoji: String(r.emoji),
-      by: String(r.by_id),
-      created_at: String(r.created_at),
-    }));
+  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
+    return listReactions((text, values) => this.rows(text, values), this.T.table(REACTIONS_TABLE), messageIds);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
+import { REACTIONS_DDL } from '../reactions/postgres.js';
 
 interface Migration {
   version: number;
@@ -153,17 +154,8 @@ const MIGRATIONS: Migration[] = [
     version: 3,
     // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
     // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.reactions (
-        seq bigserial PRIMARY KEY,
-        message_id text NOT NULL,
-        emoji text NOT NULL,
-        by_id text NOT NULL,
-        created_at text NOT NULL,
-        UNIQUE (message_id, emoji, by_id)
-      );
-      CREATE INDEX IF NOT EXISTS reactions_by_message ON S.reactions (message_id, seq);
-    `,
+    // The text lives with the concern (reactions/postgres.ts); this migration's place is here.
+    sql: REACTIONS_DDL,
   },
   {
     version: 4,

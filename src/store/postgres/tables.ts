@@ -14,7 +14,6 @@ export interface Tables {
   event_counter: string;
   pairing_state: string;
   agent_read_state: string;
-  reactions: string;
   leases: string;
   instances: string;
   receipts: string;
@@ -24,6 +23,8 @@ export interface Tables {
   applied_hooks: string;
   /** The expiring key/value table (#27 part 2). */
   kv: string;
+  /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
+  table: (name: string) => string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
   prefix: string;
   /** The LISTEN/NOTIFY channel of the schema's event feed. */
@@ -45,7 +46,6 @@ export function tablesOf(schema: string): Tables {
     event_counter: t('event_counter'),
     pairing_state: t('pairing_state'),
     agent_read_state: t('agent_read_state'),
-    reactions: t('reactions'),
     leases: t('leases'),
     instances: t('instances'),
     receipts: t('receipts'),
@@ -54,6 +54,7 @@ export function tablesOf(schema: string): Tables {
     person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
     kv: t('kv'),
+    table: t,
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.
     channel: `svc_events.${schema}`.slice(0, 63),

@@ -29,6 +29,7 @@ import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageReco
 import { basisOf, StaleBasis, type Basis } from './basis.js';
 import { basisGuard, basisParams, effectsStatement } from './effects-sql.js';
 import type { Tables } from './tables.js';
+import { prefetchReactions } from '../reactions/postgres.js';
 
 /** How often a batch that lost a race is decided again before the error is returned. */
 const MAX_ATTEMPTS = 8;
@@ -249,17 +250,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     for (const row of r.rows) pre.readStates.set(row.agent_id, JSON.parse(row.body) as AgentReadState);
   }
   if (ids.reacted.size > 0) {
-    // The message row is the lock that serializes reactions to it (the distinct-emoji limit
-    // depends on rows that may not exist yet).
-    await c.query(`SELECT id FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [list(ids.reacted)]);
-    const r = await c.query(`SELECT message_id, emoji, by_id, created_at FROM ${T.reactions} WHERE message_id = ANY($1) ORDER BY seq`, [
-      list(ids.reacted),
-    ]);
-    for (const row of r.rows) {
-      const l = pre.reactions.get(row.message_id) ?? [];
-      l.push({ message_id: row.message_id, emoji: row.emoji, by: row.by_id, created_at: row.created_at });
-      pre.reactions.set(row.message_id, l);
-    }
+    pre.reactions = await prefetchReactions(c, T, list(ids.reacted));
   }
   if (ids.receipts.size > 0) {
     const keys = [...ids.receipts.values()].sort((a, b) => (receiptKey(a) < receiptKey(b) ? -1 : 1));

@@ -7,6 +7,11 @@ import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from './kv-apply.js';
+import type { SqlitePart } from '../parts.js';
+import { sqliteReactions } from '../reactions/sqlite.js';
+
+/** The stored concerns that keep their SQL in their own folder (parts.ts). */
+const PARTS: readonly SqlitePart[] = [sqliteReactions];
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -135,19 +140,6 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'read_state.delete':
         run('DELETE FROM agent_read_state WHERE agent_id = ?', [op.agent_id]);
         break;
-      case 'reaction.put': {
-        const r = op.reaction;
-        run('INSERT OR IGNORE INTO reactions (message_id, emoji, by_id, created_at) VALUES (?, ?, ?, ?)', [
-          r.message_id,
-          r.emoji,
-          r.by,
-          r.created_at,
-        ]);
-        break;
-      }
-      case 'reaction.delete':
-        run('DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND by_id = ?', [op.message_id, op.emoji, op.by]);
-        break;
       case 'receipt.put': {
         const r = op.record;
         run(
@@ -203,6 +195,7 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
         applyKv(run, op);
         break;
       default:
+        if (PARTS.some((p) => p.apply(run, op as Effect))) break;
         throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
   }

@@ -30,6 +30,7 @@ import {
 } from '../types.js';
 import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
+import { reactionsOf } from '../reactions/sqlite.js';
 
 /** Most room or agent bodies kept in memory by id. */
 const READ_CACHE_MAX = 4096;
@@ -135,13 +136,7 @@ export class SqliteQueries implements StateView {
 
   /** The reactions to these messages, oldest first. */
   reactionsOf(messageIds: readonly string[]): ReactionRecord[] {
-    if (messageIds.length === 0) return [];
-    // One statement for any number of ids (statements are cached per SQL text).
-    const rows = this.db.all(
-      'SELECT message_id, emoji, by_id, created_at FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY seq',
-      [JSON.stringify(messageIds)],
-    );
-    return rows.map((r) => ({ message_id: r[0] as string, emoji: r[1] as string, by: r[2] as string, created_at: r[3] as string }));
+    return reactionsOf((sql, params) => this.db.all(sql, params), messageIds);
   }
 
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {

@@ -8,6 +8,7 @@ import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
 import { INDEXED_KEY } from './search-upkeep.js';
+import { REACTIONS_DDL } from '../reactions/sqlite.js';
 
 interface Migration {
   version: number;
@@ -97,17 +98,8 @@ const MIGRATIONS: Migration[] = [
     version: 6,
     // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
     // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
-    sql: `
-      CREATE TABLE IF NOT EXISTS reactions (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        message_id TEXT NOT NULL,
-        emoji TEXT NOT NULL,
-        by_id TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        UNIQUE (message_id, emoji, by_id)
-      );
-      CREATE INDEX IF NOT EXISTS reactions_by_message ON reactions (message_id, seq);
-    `,
+    // The text lives with the concern (reactions/sqlite.ts); this migration's place is here.
+    sql: REACTIONS_DDL,
   },
   {
     version: 7,

@@ -3,39 +3,25 @@
 //
 //   node scripts/run-tests.mjs [AREA...] [--unit]
 //
-// AREA is a folder under test/ (`store`, `store/postgres`) or a piece of a file's path (`apply`);
-// none means every file, and then the checks (lint, imports, sizes, types) run beside the tests.
-// --unit keeps only the pure tests (*.unit.test.ts). SVC_TEST_JOBS: files at once (default twice
-// the cores: a test waits on its servers much of the time); SVC_TEST_FILE_TIMEOUT_MS bounds each
-// file (5 min), SVC_TEST_TIMEOUT_MS the run (30 min). uvu exits 0 when a `before` hook threw, so a
-// file also fails when Passed + Skipped != Total or no summary can be read.
-//
-// Set up once for the run: what the tests need outside node_modules (scripts/test-deps.mjs), one
-// PostgreSQL cluster (SVC_TEST_PG_URL; each test takes its own schema) and one JavaScript build of
-// the TypeScript (scripts/test-build.mjs) that test processes load (scripts/test-loader.mjs) and
-// `svc` processes run (SVC_TEST_BIN). A file run alone (`node --import tsx test/x/y.test.ts`)
-// starts its own cluster and runs everything through tsx.
+// AREA: a folder under test/ or a piece of a file's path; none: every file, with the checks (lint,
+// imports, sizes, types) beside them. --unit: only *.unit.test.ts. Set up once per run (more in
+// CONTRIBUTING.md): what tests need outside node_modules, one PostgreSQL and one JavaScript build.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildForTests } from './test-build.mjs';
 import { ensureTestDeps } from './test-deps.mjs';
 import { judge, orderFiles, selectFiles, testFiles } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // SVC_TEST_DIR: another folder of tests under ROOT (the runner's own test points it at fixtures).
-const TEST = process.env.SVC_TEST_DIR ? path.resolve(process.env.SVC_TEST_DIR) : path.join(ROOT, 'test');
+const TEST = path.resolve(process.env.SVC_TEST_DIR || path.join(ROOT, 'test'));
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
-const readJson = (file) => {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return {};
-  }
-};
-const env = process.env;
+const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
+const { env } = process;
 const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelism());
 const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
 const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 30 * 60_000;
@@ -57,17 +43,24 @@ const CHECKS = [
   ['file sizes', ['scripts/check-sizes.mjs']],
   ['types', ['node_modules/typescript/bin/tsc', '-p', 'test/tsconfig.json', '--noEmit']],
 ];
-/** Runs a process in its own group, its output collected; resolves to its exit code, signal and output. */
-const run = (argv, opts = {}) =>
+const running = new Map();
+/** Runs node `argv` in a process group of its own, output collected, killed after `limitMs` if given. */
+const run = (argv, env = process.env, limitMs = 0) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.set(child.pid, argv.at(-1));
     let out = '';
+    let timedOut = false;
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    opts.onStart?.(child.pid);
+    const timer = limitMs && setTimeout(() => (timedOut = killGroup(child.pid)), limitMs);
     // What it left running goes with it (a leftover holding its output would keep 'close' away).
     child.on('exit', () => killGroup(child.pid));
-    child.on('close', (code, signal) => resolve({ code, signal, out }));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      resolve({ code, signal, out, timedOut });
+    });
   });
 const killGroup = (pid) => {
   try {
@@ -75,6 +68,7 @@ const killGroup = (pid) => {
   } catch {
     // the group is gone already
   }
+  return true;
 };
 
 // Chromium, PostgreSQL and the tools some tests need, installed when missing; pure tests need none.
@@ -83,7 +77,6 @@ if (!files.every((f) => f.endsWith('.unit.test.ts')) && ensureTestDeps() !== 0) 
 const shared = {};
 async function build() {
   const t0 = Date.now();
-  const { buildForTests } = await import('./test-build.mjs');
   shared.SVC_TEST_BUILD = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
   shared.SVC_TEST_BIN = path.join(shared.SVC_TEST_BUILD, 'src', 'cli', 'main.js');
   process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
@@ -99,43 +92,24 @@ async function startPostgres() {
 }
 await Promise.all([build(), startPostgres()]);
 const loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
-const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map((c) => run(c[1]).then((r) => ({ what: c[0], ...r })))) : [];
-
-const running = new Map();
-const stopAll = () => running.forEach((_, pid) => killGroup(pid));
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.once(sig, () => {
-    stopAll();
-    process.exit(130);
-  });
-}
-setTimeout(() => {
-  process.stderr.write(`\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping (running: ${[...running.values()].join(', ')})\n`);
-  stopAll();
-  process.exit(1);
-}, RUN_LIMIT_MS).unref();
+const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(([what, argv]) => run(argv).then((r) => ({ what, ...r })))) : [];
+/** Stops every process of the run and exits with `code`, after saying why. */
+const stop = (code, why = '') => {
+  process.stderr.write(why);
+  for (const pid of running.keys()) killGroup(pid);
+  process.exit(code);
+};
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => stop(130));
+const runningNow = () => [...running.values()].map((f) => path.relative(TEST, f)).join(', ');
+setTimeout(() => stop(1, `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping (running: ${runningNow()})\n`), RUN_LIMIT_MS).unref();
 const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
 process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 
 /** Runs one file in its own process group with its own HOME, bounded; prints its line. */
 async function runFile(file) {
   const t0 = Date.now();
-  const home = path.join(homes, file.replace(/[/.]/g, '_'));
-  mkdirSync(home);
-  let timedOut = false;
-  let timer;
-  let pid;
-  const onStart = (p) => {
-    pid = p;
-    running.set(pid, file);
-    timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(pid);
-    }, FILE_LIMIT_MS);
-  };
-  let { code, signal, out } = await run(['--import', loader, path.join(TEST, file)], { env: { ...env, ...shared, HOME: home }, onStart });
-  clearTimeout(timer);
-  running.delete(pid);
+  const HOME = mkdtempSync(path.join(homes, `${file.replace(/[/.]/g, '_')}-`));
+  let { code, signal, out, timedOut } = await run(['--import', loader, path.join(TEST, file)], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
   const c = judge(out);
   const unjudged = !Number.isFinite(c.failed);
   if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
@@ -144,8 +118,8 @@ async function runFile(file) {
   if (leaked) out += '\ntests: a FileHandle was closed on garbage collection (DEP0137): close it explicitly\n';
   const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0 && !leaked;
   if (!ok && code === 0 && !signal && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
-  const r = { file, ms: Date.now() - t0, ok, out, passed: unjudged ? 0 : c.passed, skipped: c.skipped || 0 };
-  r.failed = unjudged ? 1 : Math.max(c.failed, ok ? 0 : 1);
+  const [passed, failed] = unjudged ? [0, 1] : [c.passed, Math.max(c.failed, ok ? 0 : 1)];
+  const r = { file, ms: Date.now() - t0, ok, out, passed, failed, skipped: c.skipped || 0 };
   const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
   process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
   return r;
@@ -155,17 +129,13 @@ async function runFile(file) {
 const checked = Promise.resolve(checks).then((done) => {
   for (const c of done) {
     process.stdout.write(c.out);
-    if (c.code === 0) continue;
-    process.stderr.write(`tests: the ${c.what} check failed (npm run lint; npm run typecheck); stopping the run\n`);
-    stopAll();
-    process.exit(1);
+    if (c.code !== 0) stop(1, `tests: the ${c.what} check failed (npm run lint; npm run typecheck); stopping the run\n`);
   }
 });
 
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) });
-const results = [];
-const started = Date.now();
+const [results, started] = [[], Date.now()];
 process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
@@ -175,14 +145,7 @@ await Promise.all(
 await checked;
 
 for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
-const byArea = {};
-for (const r of results) {
-  const area = r.file.includes('/') ? r.file.split('/')[0] : '.';
-  byArea[area] = (byArea[area] ?? 0) + r.ms;
-}
-const perArea = Object.entries(byArea).sort((a, b) => b[1] - a[1]);
-process.stdout.write(`\nfile time per area: ${perArea.map(([a, ms]) => `${a} ${(ms / 1000).toFixed(0)} s`).join(', ')}\n`);
-process.stdout.write(`wall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
+process.stdout.write(`\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.
 if (results.length > JOBS) {

@@ -1,9 +1,7 @@
-// A throwaway JavaScript copy of the package's TypeScript (src/, test/, bench/, scripts/) for one
-// test run, made by esbuild (the one tsx uses; no type check: that is `npm run typecheck`) in about
-// a second, where `tsc` takes a minute. Starting tsx costs every process ~0.4 s of CPU, and a run
-// starts hundreds of them. Test processes load it through scripts/test-loader.mjs; `svc`
-// processes run its src/cli/main.js as plain JavaScript: package.json, schemas/, templates/, bin/
-// and node_modules/ are linked beside it, so the paths src/ finds from its own location hold.
+// A JavaScript copy of src/, test/, bench/ and scripts/ for one test run, by esbuild (no type check)
+// in seconds where tsc takes minutes: tsx costs each of a run's hundreds of processes ~0.4 s of CPU.
+// Test processes load it through scripts/test-loader.mjs; `svc` processes run its src/cli/main.js,
+// with package.json, schemas/, templates/, bin/ and node_modules/ linked beside it as for dist/.
 
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { precompileSchemas } from './precompile-schemas.mjs';
 
-/** TypeScript files under `dir`, recursively; test/.artifacts/ (what runs write) is left out. */
+/** TypeScript files under `dir`; test/.artifacts/ (what runs write) is left out. */
 function sources(dir) {
   const out = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {

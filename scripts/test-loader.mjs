@@ -1,7 +1,6 @@
-// Module hooks for the test processes of a run (scripts/run-tests.mjs): each .ts file of the
-// package loads as the JavaScript scripts/test-build.mjs compiled for the run (SVC_TEST_BUILD),
-// under the .ts file's own URL, so `import.meta.url` and relative paths are those of the sources.
-// A file run on its own uses tsx instead. A .ts file added after the build is not in it: run again.
+// Module hooks for a run's test processes: each .ts file of the package loads as the JavaScript
+// scripts/test-build.mjs compiled (SVC_TEST_BUILD), under the .ts file's own URL, so
+// `import.meta.url` and relative paths are those of the sources. A .ts file added since: run again.
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { register } from 'node:module';
@@ -11,8 +10,7 @@ import { isMainThread } from 'node:worker_threads';
 
 const ROOT = `${pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')).href}/`;
 
-// In the test process's main thread: install the hooks (they run on Node's hooks thread, which
-// loads this file again) and map stack traces through the build's source maps.
+// In the main thread: install the hooks (Node's hooks thread loads this file again) and map stack traces.
 if (isMainThread && process.env.SVC_TEST_BUILD) {
   process.setSourceMapsEnabled(true);
   register(import.meta.url, { data: { build: process.env.SVC_TEST_BUILD } });

@@ -17,7 +17,6 @@ import { ensureTestDeps } from './test-deps.mjs';
 import { judge, orderFiles, selectFiles, testFiles } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// SVC_TEST_DIR: another folder of tests under ROOT (the runner's own test points it at fixtures).
 const TEST = path.resolve(process.env.SVC_TEST_DIR || path.join(ROOT, 'test'));
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
 const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
@@ -78,7 +77,7 @@ const shared = {};
 async function build() {
   const t0 = Date.now();
   shared.SVC_TEST_BUILD = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
-  shared.SVC_TEST_BIN = path.join(shared.SVC_TEST_BUILD, 'src', 'cli', 'main.js');
+  shared.SVC_TEST_BIN = path.join(shared.SVC_TEST_BUILD, 'cli', 'main.js');
   process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
 }
 /** One cluster for every file that uses PostgreSQL (starting one per file costs seconds each). */

@@ -1,9 +1,8 @@
-// A JavaScript copy of src/, test/, bench/ and scripts/ for one test run, by esbuild (no type check)
-// in seconds where tsc takes minutes: tsx costs each of a run's hundreds of processes ~0.4 s of CPU.
-// Test processes load it through scripts/test-loader.mjs; `svc` processes run its src/cli/main.js,
-// with package.json, schemas/, templates/, bin/ and node_modules/ linked beside it as for dist/.
+// A JavaScript copy of src/, test/, bench/, scripts/ for a test run, by esbuild (no type check) in seconds
+// where tsc takes minutes (tsx costs each process ~0.4 s of CPU). Test processes load it through
+// scripts/test-loader.mjs; `svc` processes run its cli/main.js (src/ is one folder down, as in dist/).
 
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,10 +26,12 @@ export async function buildForTests(root, more = []) {
   process.once('exit', () => rmSync(out, { recursive: true, force: true }));
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx')).resolve('esbuild');
   const dirs = [...['src', 'test', 'bench', 'scripts'].map((d) => path.join(root, d)), ...more];
+  const entries = {}; // output path -> source: src/x/y.ts is x/y, test/z.ts test/z
+  for (const f of dirs.flatMap((d) => (existsSync(d) ? sources(d) : [])))
+    entries[path.relative(root, f.slice(0, -3)).replace(/^src\//, '')] = f;
   const result = await (await import(pathToFileURL(esbuild).href)).build({
-    entryPoints: [...new Set(dirs.flatMap((d) => (existsSync(d) ? sources(d) : [])))],
+    entryPoints: entries,
     outdir: out,
-    outbase: root,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -44,11 +45,10 @@ export async function buildForTests(root, more = []) {
     // A test process runs it under the .ts file's own URL, so the map names that file absolutely.
     const at = file.text.lastIndexOf(MAP);
     const map = JSON.parse(Buffer.from(file.text.slice(at + MAP.length), 'base64').toString('utf8'));
-    map.sources = [pathToFileURL(path.join(root, path.relative(out, file.path)).replace(/\.js$/, '.ts')).href];
+    map.sources = [pathToFileURL(entries[path.relative(out, file.path).slice(0, -3)]).href];
     mkdirSync(path.dirname(file.path), { recursive: true });
     writeFileSync(file.path, `${file.text.slice(0, at)}${MAP}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`);
   }
-  for (const p of ['package.json', 'schemas', 'templates', 'bin', 'node_modules']) symlinkSync(path.join(root, p), path.join(out, p));
-  await precompileSchemas(path.join(out, 'src'));
+  await precompileSchemas(out);
   return out;
 }

@@ -16,18 +16,19 @@ if (isMainThread && process.env.SVC_TEST_BUILD) {
   register(import.meta.url, { data: { build: process.env.SVC_TEST_BUILD } });
 }
 
-/** URL of each compiled .ts file -> its JavaScript file. */
+/** URL of each compiled .ts file -> its JavaScript file (src/ is built at the top, as in dist/). */
 const compiled = new Map();
 
 export function initialize({ build }) {
   const walk = (rel) => {
     for (const e of readdirSync(path.join(build, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      const ts = `${ROOT}${/^(test|bench|scripts)\//.test(r) ? '' : 'src/'}${r.slice(0, -3)}.ts`;
       if (e.isDirectory()) walk(r);
-      else if (e.name.endsWith('.js')) compiled.set(`${ROOT}${r.slice(0, -3)}.ts`, path.join(build, r));
+      else if (e.name.endsWith('.js')) compiled.set(ts, path.join(build, r));
     }
   };
-  for (const dir of ['src', 'test', 'bench', 'scripts']) walk(dir);
+  walk('');
 }
 
 /** TypeScript's ESM imports name the .js a .ts file becomes: `./x.js` is `./x.ts` here. */

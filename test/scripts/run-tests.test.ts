@@ -73,7 +73,7 @@ t('svc processes run the build as plain JavaScript, with what src/ reads beside 
       "import { readFileSync } from 'node:fs';",
       "t('svc --version', () => {",
       '  const bin = process.env.SVC_TEST_BIN!;',
-      '  assert.match(bin, /[\\/]\\.test-build-\\d+[\\/]src[\\/]cli[\\/]main\\.js$/);',
+      '  assert.match(bin, /[\\/]\\.test-build-\\d+[\\/]cli[\\/]main\\.js$/);',
       "  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));",
       "  assert.match(execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }), pkg.version);",
       '});',

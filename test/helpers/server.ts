@@ -25,21 +25,18 @@ function apiDocument(url: string): Promise<OpenApiDocument> {
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The script every test runs as `svc` (`node SVC_BIN ...args`): test/helpers/svc.mjs, which runs
- * src/ through tsx, or the JavaScript build scripts/run-tests.mjs made for its run (SVC_TEST_BIN). */
+ * src/ through tsx, or in a run of scripts/run-tests.mjs the JavaScript it built (SVC_TEST_BIN). */
 export const SVC_BIN = process.env.SVC_TEST_BIN || path.join(ROOT, 'test/helpers/svc.mjs');
 
-/** Copies what SVC_BIN runs from into `dir`, an install of its own (a test upgrades it on disk);
- * returns the script to run there. node_modules is linked, not copied. */
+/** Copies the sources and what they read into `dir`, an install of its own (a test upgrades it on
+ * disk); returns the script that runs `svc` there through tsx. node_modules is linked, not copied. */
 export function copyInstall(dir: string): string {
-  const rel = path.relative(ROOT, SVC_BIN);
-  // From the sources: src/ and the entry; from a build: the build's folder (entry inside it).
-  const parts = rel.startsWith(`test${path.sep}`) ? ['src', rel] : [rel.split(path.sep)[0]!];
-  for (const p of [...parts, 'schemas', 'templates', 'package.json']) {
+  for (const p of ['src', 'test/helpers/svc.mjs', 'schemas', 'templates', 'package.json']) {
     mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
     cpSync(path.join(ROOT, p), path.join(dir, p), { recursive: true });
   }
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  return path.join(dir, rel);
+  return path.join(dir, 'test/helpers/svc.mjs');
 }
 
 /** Static tokens most tests use (bearer mode). */

@@ -1,10 +1,10 @@
 // scripts/run-tests.mjs as a process over a folder of small test files: each file in its own
 // process, the `N passed, N failed` line, exit 1 when a file fails, a test throws or a suite's
 // before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts,
-// the CPU time per file.
+// the build that test and `svc` processes run.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -64,48 +64,24 @@ t('a test process loads the compiled JavaScript, not tsx', ({ dir }) => {
   assert.match(r.stdout, /\n1 passed, 0 failed\n$/);
 });
 
-t('a test process and the svc build load the one-file copies of the bundled packages', ({ dir }) => {
-  // Not a .unit file, so the run has an svc build (SVC_TEST_BIN: that of the run this test is part
-  // of, or its own); yaml is one of the bundled packages.
+t('svc processes run the build as plain JavaScript, with what src/ reads beside it', ({ dir }) => {
   file(
     dir,
-    'd/bundled.test.ts',
+    'd/svc.test.ts',
     [
-      "import { realpathSync } from 'node:fs';",
-      "import path from 'node:path';",
-      "import { fileURLToPath } from 'node:url';",
-      "import { parse } from 'yaml';",
-      'const copy = /[\\\\/]\\.test-deps-\\d+[\\\\/]node_modules[\\\\/]yaml[\\\\/]index\\.js$/;',
-      "t('yaml', () => {",
-      "  assert.equal(parse('a: 1'), { a: 1 });",
-      "  assert.match(realpathSync(fileURLToPath(import.meta.resolve('yaml'))), copy);",
-      "  assert.match(realpathSync(path.join(path.dirname(process.env.SVC_TEST_BIN!), 'node_modules/yaml/index.js')), copy);",
+      "import { execFileSync } from 'node:child_process';",
+      "import { readFileSync } from 'node:fs';",
+      "t('svc --version', () => {",
+      '  const bin = process.env.SVC_TEST_BIN!;',
+      '  assert.match(bin, /[\\/]\\.test-build-\\d+[\\/]cli[\\/]main\\.js$/);',
+      "  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));",
+      "  assert.match(execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }), pkg.version);",
       '});',
     ].join('\n'),
   );
-  const r = run(dir, ['d/bundled']);
+  const r = run(dir, ['d/svc'], { SVC_TEST_FILE_TIMEOUT_MS: '60000' });
   assert.is(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /\n1 passed, 0 failed\n$/);
-});
-
-t('each file and the summary give the CPU time, children included, and it is kept per file', ({ dir }) => {
-  // A child that burns 1 s of CPU (more than a test process spends on itself): counted in its
-  // parent's file once waited for.
-  file(
-    dir,
-    'c/child.unit.test.ts',
-    "import { spawnSync } from 'node:child_process';\nt('spins a child', () => { spawnSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 1e6);']); });",
-  );
-  // The 4 s limit of the other cases is for files that should end at once; this one works for a
-  // second of CPU, which a loaded machine can stretch well past 4 s of wall.
-  const r = run(dir, ['c/child'], { SVC_TEST_FILE_TIMEOUT_MS: '60000' });
-  assert.is(r.status, 0, r.stdout + r.stderr);
-  const cpu = Number(/^ok +[\d.]+ s +([\d.]+) s CPU {2}c\/child\.unit\.test\.ts/m.exec(r.stdout)?.[1]);
-  assert.ok(cpu >= 1, `the child's CPU is counted: ${r.stdout}`);
-  assert.match(r.stdout, /file time per area: c \d+ s \(\d+ s CPU\)/);
-  assert.match(r.stdout, /^CPU: \d+ s of tests, \d+ s of it in the test processes themselves .*most: c\/child\.unit\.test\.ts/m);
-  const kept = JSON.parse(readFileSync(path.join(dir, '.artifacts', 'cpu.json'), 'utf8'));
-  assert.ok(kept['c/child.unit.test.ts'] >= 1, JSON.stringify(kept));
 });
 
 t('a failing assertion fails the run and its output is printed in full', ({ dir }) => {

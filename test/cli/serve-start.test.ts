@@ -11,7 +11,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nextStepLines } from '../../src/cli/commands/serve/next-steps.js';
-import { ROOT, SVC_BIN, startServer, testConfig, writeConfig } from '../helpers/server.js';
+import { ROOT, SVC_BIN, startServer, testConfig, writeConfig, PROCESS_START_MS } from '../helpers/server.js';
 import { MEMORY_STORE } from '../helpers/cli.js';
 
 const u = suite('the next-step lines');
@@ -71,7 +71,7 @@ async function serveUntilListening(
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${stdout}${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${stdout}${stderr}`)), PROCESS_START_MS);
     proc.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /svc listening on (http:\/\/\S+)/.exec(stdout);

@@ -5,6 +5,7 @@
 
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PROCESS_START_MS } from './server.js';
 
 /** The shell lines of the README's first session, comments removed. */
 export function firstSessionCommands(readme: string): string[] {
@@ -37,7 +38,7 @@ function background(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<
   return new Promise((resolve, reject) => {
     const p = spawn('sh', ['-c', `exec ${line}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`no output from ${line} in 20 s`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no output from ${line} in ${PROCESS_START_MS / 1000} s`)), PROCESS_START_MS);
     const seen = (d: Buffer): void => {
       out += d.toString();
       if (/listening on|attached as/.test(out)) {

@@ -169,6 +169,13 @@ export function removeDir(dir: string): void {
   madeDirs.delete(dir);
 }
 
+/**
+ * How long a test waits for a `svc` process to say it listens. It bounds a hang; it is not a speed
+ * target (the bench has those): during a full run on 2 cores, four test files each start processes
+ * and a start has taken over 15 s.
+ */
+export const PROCESS_START_MS = 60_000;
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dir = opts.dir ?? tempDir();
   const config = testConfig(opts.config);
@@ -189,8 +196,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       // Not left running: a server that listens after the test gave up would outlive the test.
       const timer = setTimeout(() => {
         proc.kill('SIGKILL');
-        reject(new Error(`svc serve did not start in 15s:\n${out}`));
-      }, 15_000);
+        reject(new Error(`svc serve did not start in ${PROCESS_START_MS / 1000} s:\n${out}`));
+      }, PROCESS_START_MS);
       proc.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         first += d.toString();

@@ -17,7 +17,17 @@ import { VERSION } from '../../src/version.js';
 import { cli, cleanEnv } from '../helpers/cli.js';
 import { freshSchema, sql } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { copyInstall, eventually, startServer, SVC_BIN, testConfig, TOKENS, writeConfig, type Json } from '../helpers/server.js';
+import {
+  copyInstall,
+  eventually,
+  startServer,
+  SVC_BIN,
+  testConfig,
+  TOKENS,
+  writeConfig,
+  type Json,
+  PROCESS_START_MS,
+} from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -34,7 +44,7 @@ function serve(
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${out}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${out}`)), PROCESS_START_MS);
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();

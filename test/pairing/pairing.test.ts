@@ -11,7 +11,17 @@ import { parse as parseYaml } from 'yaml';
 import { editConfigFile, appendTo, indexById } from '../../src/config/edit.js';
 import { decodeInvite, encodeInvite } from '../../src/pairing/invite.js';
 import { dmIdFor } from '../../src/network/messages.js';
-import { eventually, roomMessage, SVC_BIN, TOKENS, startServer, type Json, type Res, type TestServer } from '../helpers/server.js';
+import {
+  eventually,
+  roomMessage,
+  SVC_BIN,
+  TOKENS,
+  startServer,
+  type Json,
+  type Res,
+  type TestServer,
+  PROCESS_START_MS,
+} from '../helpers/server.js';
 
 const BETA_ONLY = { id: 'beta-only', value: 'tok-betaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
 const GAMMA_ONLY = { id: 'gamma-only', value: 'tok-gammaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['gamma'] };
@@ -48,7 +58,7 @@ async function startRelay(): Promise<{ url: string; proc: ChildProcess; output: 
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), PROCESS_START_MS);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);

@@ -10,7 +10,7 @@ import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { dmIdFor } from '../../src/network/messages.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer, PROCESS_START_MS } from '../helpers/server.js';
 
 const PAIR_TOKEN = 'reaction-pair-secret-8d2f6b1c47';
 const WAIT = 20_000;
@@ -29,7 +29,7 @@ async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }>
   let out = '';
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), PROCESS_START_MS);
     proc.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);

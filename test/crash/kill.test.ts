@@ -138,7 +138,9 @@ t('delivered every room and thread message to the attached agent exactly once, a
       for (const m of await allMessages(s, `/v1/threads/${th.id}/messages`)) expected.push(m.id);
     }
   }
-  const deadline = Date.now() + 20_000;
+  // A bound on a hang, not a speed target: after the last restart under a full run the attachment
+  // catches up on every room at a small share of 2 cores.
+  const deadline = Date.now() + 60_000;
   while (expected.some((id) => !watcher.seen.has(id)) && Date.now() < deadline) await sleep(50);
   const missing = expected.filter((id) => !watcher.seen.has(id));
   assert.equal(missing.slice(0, 10), [], seeded(`${missing.length} of ${expected.length} messages never reached the attachment (a gap)`));

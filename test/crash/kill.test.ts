@@ -98,12 +98,17 @@ t('keeps every acknowledged write exactly once and converges every retried one',
       if (existsSync(path.join(data, 'svc.db.pages.tmp'))) ctx.kills.redoWriting++;
       if (existsSync(path.join(data, 'svc.db.pages'))) ctx.kills.redoWritten++;
       const t0 = Date.now();
+      const attached = watcher.sessions;
       await s.kill9();
       ctx.kills.total++;
       // The database must open every time.
       await s.restart();
       if (process.env.CRASH_DEBUG) console.log(`kill ${k}: restart ${Date.now() - t0} ms, acked ${acked.messages.size}`);
       gate.up();
+      // Every other restart, the next kill waits for the watcher to attach again (at most 30 s): on
+      // a loaded machine a restart can otherwise come round before it has, and the delivery test
+      // below would see too few of its sessions cross a kill.
+      if (k % 2 === 0) for (const until = Date.now() + 30_000; watcher.sessions === attached && Date.now() < until; ) await sleep(20);
     }
     stop = true;
     await load;

@@ -12,7 +12,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import type { App } from '../../src/feature.js';
+import type { App, FeatureFactory } from '../../src/feature.js';
 import { type HttpServer, removeDir, requester, type StartOptions, tempDir, testConfig, writeConfig } from './server.js';
 
 /** A server in the test process; `app` is the running app (its context, router, metrics). */
@@ -25,8 +25,9 @@ export interface AppServer extends HttpServer {
  * environment the config is read with, and is set in process.env while the app opens (module-level
  * knobs such as SVC_WEBHOOK_POLL_MS are read when the server's modules first load, which is the
  * first startApp of the file). `opts.args` takes `--listen ADDR` and `--debug`, as `svc serve` does.
+ * `opts.features` replaces the default feature list (a test of the server without one of them).
  */
-export async function startApp(opts: StartOptions = {}): Promise<AppServer> {
+export async function startApp(opts: StartOptions & { features?: readonly FeatureFactory[] } = {}): Promise<AppServer> {
   const dir = opts.dir ?? tempDir();
   const config = testConfig(opts.config);
   const configFile = opts.keepConfig ? path.join(dir, 'svc.yaml') : writeConfig(dir, config);
@@ -51,7 +52,7 @@ export async function startApp(opts: StartOptions = {}): Promise<AppServer> {
       ]);
       const loaded = loadConfig(configFile, env);
       const log = createLogger({ debug, write: (line) => (out += line) });
-      app = await createApp(loaded, { log, features: defaultFeatures });
+      app = await createApp(loaded, { log, features: opts.features ?? defaultFeatures });
       let addr: { host: string; port: number };
       try {
         addr = await app.listen(listen ?? loaded.config.server.listen_addr);

@@ -9,15 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_TOKEN_PREFIX } from '../../../auth/credentials.js';
 import type { CredentialScope } from '../../../config/agent-credentials.js';
-import {
-  ClientConfigError,
-  codexTable,
-  jsonEntry,
-  mergeCodexToml,
-  mergeMcpJson,
-  mergeMcpJsonValue,
-  type ServerEntry,
-} from './client-config.js';
+import { ClientConfigError, codexTable, jsonEntry, mergeCodexToml, mergeMcpJsonValue, type ServerEntry } from './client-config.js';
 import { claudeAddArgs, codexHttpTable, httpHeaders, httpJsonEntry, mcpUrlOf, tokenEnvVar, type HttpEntry } from './remote-config.js';
 import { MCP_CLIENTS, type McpClientName } from './print-config.js';
 import { keepFix, pickAgentToken, scopeOf, type AgentPick } from '../../agent-token.js';
@@ -65,41 +57,60 @@ export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined
 const shellWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const readText = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
 
+/** The change that puts `value` at mcpServers.`name` of the JSON config `file` (Claude Code's .mcp.json, Cursor's); the plan shows `shown`. */
+function jsonFileChange(file: string, name: string, value: Record<string, unknown>, shown: Record<string, unknown>): Change {
+  try {
+    const { text, replaced } = mergeMcpJsonValue(readText(file), name, value);
+    return { kind: 'file', file, text, replaced, show: [`${file}: mcpServers.${name} =`, ...JSON.stringify(shown, null, 2).split('\n')] };
+  } catch (err) {
+    if (err instanceof ClientConfigError) throw new TargetError(`${file}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Claude Code's change: `claude mcp add ADD_ARGS` when `claude` is on PATH (the project's old entry
+ * of that name removed first), else `json` on the project's .mcp.json. The plan shows `shownArgs`.
+ */
+function claudeChange(
+  name: string,
+  addArgs: readonly string[],
+  shownArgs: readonly string[],
+  json: (file: string) => Change,
+  o: { cwd: string; env: NodeJS.ProcessEnv },
+): Change {
+  const claude = onPath('claude', o.env);
+  const mcpJson = path.join(o.cwd, '.mcp.json');
+  if (!claude) return json(mcpJson);
+  const before = removeFirst(claude, mcpJson, name);
+  return {
+    kind: 'run',
+    argv: [claude, ...addArgs],
+    before,
+    show: [...before, ['claude', ...shownArgs]].map((a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`),
+  };
+}
+
+/** Codex's change: `table` as server `name` in its config.toml (under CODEX_HOME, else ~/.codex). */
+function codexChange(name: string, table: string[], env: NodeJS.ProcessEnv): Change {
+  const file = path.join(env.CODEX_HOME || path.join(env.HOME || os.homedir(), '.codex'), 'config.toml');
+  const { text, replaced } = mergeCodexToml(readText(file), name, table);
+  return { kind: 'file', file, text, replaced, show: [`${file}:`, ...table] };
+}
+
 /** The change that registers `entry` as server `name` with `which`, for the project in `cwd`. */
 export function planChange(which: McpClientName, name: string, entry: ServerEntry, o: { cwd: string; env: NodeJS.ProcessEnv }): Change {
-  const jsonShow = (file: string) => [`${file}: mcpServers.${name} =`, ...JSON.stringify(jsonEntry(entry), null, 2).split('\n')];
-  const mergeJson = (file: string): Change => {
-    try {
-      const { text, replaced } = mergeMcpJson(readText(file), name, entry);
-      return { kind: 'file', file, text, replaced, show: jsonShow(file) };
-    } catch (err) {
-      if (err instanceof ClientConfigError) throw new TargetError(`${file}: ${err.message}`);
-      throw err;
-    }
-  };
+  const json = (file: string) => jsonFileChange(file, name, jsonEntry(entry), jsonEntry(entry));
   switch (which) {
     case 'claude': {
-      const claude = onPath('claude', o.env);
-      const mcpJson = path.join(o.cwd, '.mcp.json');
-      if (!claude) return mergeJson(mcpJson);
       const envFlags = Object.entries(entry.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-      const argv = [claude, 'mcp', 'add', '--scope', 'project', ...envFlags, name, '--', entry.command, ...entry.args];
-      const before = removeFirst(claude, mcpJson, name);
-      return {
-        kind: 'run',
-        argv,
-        before,
-        show: [...before, argv].map((a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`),
-      };
+      const add = ['mcp', 'add', '--scope', 'project', ...envFlags, name, '--', entry.command, ...entry.args];
+      return claudeChange(name, add, add, json, o);
     }
-    case 'codex': {
-      const file = path.join(o.env.CODEX_HOME || path.join(o.env.HOME || os.homedir(), '.codex'), 'config.toml');
-      const table = codexTable(name, entry);
-      const { text, replaced } = mergeCodexToml(readText(file), name, table);
-      return { kind: 'file', file, text, replaced, show: [`${file}:`, ...table] };
-    }
+    case 'codex':
+      return codexChange(name, codexTable(name, entry), o.env);
     case 'cursor':
-      return mergeJson(path.join(o.cwd, '.cursor', 'mcp.json'));
+      return json(path.join(o.cwd, '.cursor', 'mcp.json'));
   }
 }
 
@@ -140,45 +151,15 @@ export function planRemoteChange(
 ): Change {
   // The plan shown before the token exists (or before it is confirmed) does not show the token.
   const shown: HttpEntry = o.redact ? { ...entry, token: '<the token of the agent>' } : entry;
-  const mergeJson = (file: string, client: 'claude' | 'cursor'): Change => {
-    try {
-      const { text, replaced } = mergeMcpJsonValue(readText(file), name, httpJsonEntry(client, entry));
-      return {
-        kind: 'file',
-        file,
-        text,
-        replaced,
-        show: [`${file}: mcpServers.${name} =`, ...JSON.stringify(httpJsonEntry(client, shown), null, 2).split('\n')],
-      };
-    } catch (err) {
-      if (err instanceof ClientConfigError) throw new TargetError(`${file}: ${err.message}`);
-      throw err;
-    }
-  };
+  const json = (client: 'claude' | 'cursor') => (file: string) =>
+    jsonFileChange(file, name, httpJsonEntry(client, entry), httpJsonEntry(client, shown));
   switch (which) {
-    case 'claude': {
-      const claude = onPath('claude', o.env);
-      const mcpJson = path.join(o.cwd, '.mcp.json');
-      if (!claude) return mergeJson(mcpJson, 'claude');
-      const argv = [claude, ...claudeAddArgs(name, entry)];
-      const before = removeFirst(claude, mcpJson, name);
-      return {
-        kind: 'run',
-        argv,
-        before,
-        show: [...before, ['claude', ...claudeAddArgs(name, shown)]].map(
-          (a) => `run: ${['claude', ...a.slice(1)].map(shellWord).join(' ')}`,
-        ),
-      };
-    }
-    case 'codex': {
-      const file = path.join(o.env.CODEX_HOME || path.join(o.env.HOME || os.homedir(), '.codex'), 'config.toml');
-      const table = codexHttpTable(name, entry, o.envVar ?? tokenEnvVar(name));
-      const { text, replaced } = mergeCodexToml(readText(file), name, table);
-      return { kind: 'file', file, text, replaced, show: [`${file}:`, ...table] };
-    }
+    case 'claude':
+      return claudeChange(name, claudeAddArgs(name, entry), claudeAddArgs(name, shown), json('claude'), o);
+    case 'codex':
+      return codexChange(name, codexHttpTable(name, entry, o.envVar ?? tokenEnvVar(name)), o.env);
     case 'cursor':
-      return mergeJson(path.join(o.cwd, '.cursor', 'mcp.json'), 'cursor');
+      return json('cursor')(path.join(o.cwd, '.cursor', 'mcp.json'));
   }
 }
 

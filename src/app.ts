@@ -70,8 +70,10 @@ function authenticatorFor(config: Config, store: Store, resolvers: readonly Toke
 export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise<App> {
   const log = opts.log ?? createLogger();
   const config = loaded.config;
-  // openStore takes a Logger (level first); it logs recoveries and failures as warnings.
-  const store = await openStore(config.store, log);
+  // openStore takes a Logger (level first); it logs recoveries and failures as warnings. The store
+  // keeps what the features declare they store, and nothing for a feature left out.
+  const parts = new Set(opts.features.flatMap((f) => f.store ?? []));
+  const store = await openStore(config.store, log, [...parts]);
   const ctx = new Network(config, store, new Broker(), log, loaded.warnings, await networkUid(store.kv));
   await applyDeclared(ctx, declaredFromConfig(config), 'config');
 

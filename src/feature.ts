@@ -10,6 +10,7 @@ import type { Preparer } from './events/pump.js';
 import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
 import type { Receipts } from './network/receipts.js';
 import type { StoredEvent } from './store/types.js';
+import type { AnyPart } from './store/part.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
 import type { UpgradeHandler } from './http/upgrade.js';
@@ -71,8 +72,18 @@ export interface Feature {
   close?: () => Promise<void> | void;
 }
 
-/** Builds one feature for a running app; called once, in list order, before the app listens. */
-export type FeatureFactory = (app: App) => Feature;
+/**
+ * Builds one feature for a running app; called once, in list order, before the app listens.
+ * `store` names the stored concerns it keeps (store/part.ts): the app opens the store with the
+ * parts of its features, before any of them is built, so a feature left out of the list leaves
+ * no tables behind.
+ */
+export type FeatureFactory = ((app: App) => Feature) & { readonly store?: readonly AnyPart[] };
+
+/** A feature factory that keeps these stored concerns. */
+export function storing(parts: readonly AnyPart[], build: (app: App) => Feature): FeatureFactory {
+  return Object.assign(build, { store: parts });
+}
 
 /** The running server as its features see it. */
 export interface App {

@@ -12,7 +12,7 @@ import { requireDirectMessages, visibleDm, visibleRoom, visibleThread } from './
 import { budgetedList, pageBudgetOf } from './page-budget.js';
 import { dmView, threadView } from './views.js';
 import { unauthorized } from '../errors.js';
-import { withReactions } from '../store/reaction-summary.js';
+import { withReactions } from '../store/reactions/summary.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 

@@ -12,7 +12,7 @@ import type { SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
 import type { NetworkContext } from './context.js';
 import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
-import { withReactions } from '../store/reaction-summary.js';
+import { withReactions } from '../store/reactions/summary.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;

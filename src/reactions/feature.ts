@@ -1,8 +1,9 @@
-// Reactions (#28): the routes. Storage is the store's reaction.change intent, reads add reactions
-// to message pages (src/store/reaction-summary.ts), events flow like any other (live delivery,
-// pairings' outboxes).
+// Reactions (#28): the routes, and the stored part they keep (src/store/reactions/). Reads add
+// reactions to message pages (src/store/reactions/summary.ts), events flow like any other (live
+// delivery, pairings' outboxes).
 
-import type { FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory } from '../feature.js';
+import { reactionsPart } from '../store/reactions/part.js';
 import { reactionRoutes } from './routes.js';
 
-export const reactionsFeature: FeatureFactory = () => ({ routes: reactionRoutes });
+export const reactionsFeature: FeatureFactory = storing([reactionsPart], () => ({ routes: reactionRoutes }));

@@ -15,7 +15,9 @@ import { missingMessage, requireDirectMessages, visibleMessage } from '../networ
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import { resolveSender } from '../network/messages.js';
 import { emojiProblem, MAX_DISTINCT_REACTIONS } from './emoji.js';
-import { summarize } from '../store/reaction-summary.js';
+import { summarize } from '../store/reactions/summary.js';
+import { reactionsPart } from '../store/reactions/part.js';
+import type { ReactionReads, ReactionRecord } from '../store/reactions/records.js';
 
 export interface ReactRequest {
   message_id: string;
@@ -34,6 +36,7 @@ function fromOf(p: Principal, from: ReactRequest['from']): SendRequest['from'] {
 
 /** Adds or removes one reaction; refusals are AppErrors (400, 403, 404, 409). */
 export async function react(ctx: NetworkContext, p: Principal, req: ReactRequest): Promise<ReactionResult> {
+  reactionReads(ctx);
   const problem = emojiProblem(req.emoji);
   if (problem) throw badRequest(`path.emoji: ${problem}`);
   const from = fromOf(p, req.from);
@@ -47,7 +50,7 @@ export async function react(ctx: NetworkContext, p: Principal, req: ReactRequest
   // Removing a reaction that is not there: an unknown entity, as the spec answers any other.
   if (req.action === 'remove' && outcome.status === 'unchanged')
     throw notFound(`reaction ${req.emoji} of ${outcome.by} on message ${req.message_id}`);
-  const reactions = summarize(await ctx.store.listReactions([req.message_id]));
+  const reactions = summarize(await storedReactions(ctx, req.message_id));
   return {
     message_id: req.message_id,
     emoji: req.emoji,
@@ -147,5 +150,17 @@ export async function messageReactions(
   messageId: string,
 ): Promise<{ message_id: string; reactions: ReactionSummary[] }> {
   await visibleMessage(ctx, p, messageId);
-  return { message_id: messageId, reactions: summarize(await ctx.store.listReactions([messageId])) };
+  return { message_id: messageId, reactions: summarize(await storedReactions(ctx, messageId)) };
+}
+
+/** One message's stored reactions; refused when the store keeps none (the reactions feature is off). */
+async function storedReactions(ctx: NetworkContext, messageId: string): Promise<ReactionRecord[]> {
+  return reactionReads(ctx).list([messageId]);
+}
+
+/** The store's reactions; refused (404) when it keeps none: the reactions feature is off (the MCP tool still asks). */
+function reactionReads(ctx: NetworkContext): ReactionReads {
+  const reads = ctx.store.part(reactionsPart);
+  if (!reads) throw notFound('reactions: this network does not keep them');
+  return reads;
 }

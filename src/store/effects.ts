@@ -15,8 +15,7 @@ import type {
   ThreadRecord,
   WebhookDelivery,
 } from './types.js';
-import type { ReactionEffect } from './reactions/ops.js';
-import type { ReactionView } from './reactions/decide.js';
+import type { PartEffect } from './concern-types.js';
 
 /** What a batch does to stored state, in order. */
 export type Effect =
@@ -34,7 +33,7 @@ export type Effect =
   | { op: 'pairing.delete'; pairing_id: string }
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
-  | ReactionEffect
+  | PartEffect
   | { op: 'receipt.put'; record: ReceiptRecord }
   // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
   | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
@@ -47,10 +46,10 @@ export type Effect =
   | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
 
 /**
- * Synchronous reads of the current state (records are the backend's own: not mutated here). A
- * concern's reads come from its folder (reactions/decide.ts).
+ * Synchronous reads of the core's current state (records are the backend's own: not mutated here).
+ * A part decides on its own state (part.ts).
  */
-export interface StateView extends ReactionView {
+export interface StateView {
   /** A room, removed or not. */
   room(id: string): RoomRecord | undefined;
   /** Active rooms in creation order. */

@@ -20,7 +20,7 @@ import {
 import { mergeRange } from './receipts.js';
 import type { Effect, StateView } from './effects.js';
 import { Overlay } from './overlay.js';
-import { changeReaction } from './reactions/decide.js';
+import { partFor, type AnyPart, type Overlaid, type Tagged } from './part.js';
 import { changeMembers, changeRoomMembers, createRoom, declareRoom, removeRoom } from './room-intents.js';
 
 export type { Effect, StateView } from './effects.js';
@@ -30,17 +30,35 @@ export interface Resolved {
   outcomes: OpOutcome[];
 }
 
+/** The parts a store was opened with (part.ts), and the state each decides on. */
+export interface PartStates {
+  readonly parts: readonly AnyPart[];
+  state(part: AnyPart): unknown;
+}
+
 /**
  * Resolves a batch. Later ops see the effects of earlier ones. Throws StoreError before returning
  * any effect, so a refused batch changes nothing.
  */
-export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolved {
+export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: PartStates): Resolved {
   const view = new Overlay(base);
   const effects: Effect[] = [];
   const outcomes: OpOutcome[] = [];
   const put = (e: Effect) => {
     effects.push(e);
     view.note(e);
+  };
+  // Each part's state with the batch's earlier effects laid over it, made on the part's first op.
+  let overlays: Map<AnyPart, Overlaid<unknown, Tagged>> | undefined;
+  const decidePart = (part: AnyPart, op: WriteOp): OpOutcome => {
+    overlays ??= new Map();
+    const mine = overlays.get(part) ?? part.overlay(parts.state(part));
+    overlays.set(part, mine);
+    return part.decide(view, mine, op, (e: Effect) => {
+      effects.push(e);
+      if (e.op === 'event.append') view.note(e);
+      else mine.note(e);
+    });
   };
   for (const op of ops) {
     switch (op.op) {
@@ -103,9 +121,6 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         outcomes.push({ op: 'agent.read_state', state });
         break;
       }
-      case 'reaction.change':
-        outcomes.push(changeReaction(view, op, put));
-        break;
       case 'receipt.mark': {
         const changed: ReceiptMark[] = [];
         for (const m of op.marks) {
@@ -138,8 +153,15 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[]): Resolv
         for (const hook of op.put) put({ op: 'hook.put', hook });
         outcomes.push({ op: 'hooks.apply' });
         break;
-      default:
-        throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
+      default: {
+        const part = partFor(parts.parts, op);
+        if (!part)
+          throw new StoreError(
+            'corrupt',
+            `unknown write op ${JSON.stringify((op as { op?: unknown }).op)} (no part of this store decides it)`,
+          );
+        outcomes.push(decidePart(part, op));
+      }
     }
   }
   return { effects, outcomes };

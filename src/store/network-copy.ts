@@ -4,6 +4,8 @@
 // stored; events keep their sequence numbers (attachment cursors and Last-Event-ID stay valid) and
 // agents their credential keys (agent tokens keep working).
 
+import { ALL_PARTS, type PartEffect } from './concerns.js';
+import type { AnyPart } from './part.js';
 import type { Artifact } from '../protocol/types.js';
 import {
   StoreError,
@@ -13,7 +15,6 @@ import {
   type MessageRecord,
   type PairingState,
   type AgentReadState,
-  type ReactionRecord,
   type ReceiptRecord,
   type RoomRecord,
   type Store,
@@ -50,8 +51,8 @@ export interface CopiedEvent {
 export interface EventsPage {
   messages: { record: MessageRecord; body: string }[];
   events: CopiedEvent[];
-  /** The reactions to this page's messages (#28). */
-  reactions: ReactionRecord[];
+  /** The parts' records of this page's messages (part.ts `copy.page`), as effects. */
+  parts: PartEffect[];
 }
 
 /** Everything but the events and messages, written after them. */
@@ -69,6 +70,8 @@ export interface NetworkRecords {
   receipts?: ReceiptRecord[];
   /** The expiring key/value table's unexpired rows (OAuth clients, grants, tokens, keys: #27). */
   kv?: KvEntry[];
+  /** The parts' other records (part.ts `copy.rest`), as effects. */
+  parts: PartEffect[];
   /** The last event's seq: the target's sequence continues after it. */
   last_seq: number;
 }
@@ -106,7 +109,7 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   for (;;) {
     const page: StoredEvent[] = await source.eventsAfter(last, PAGE);
     if (page.length === 0) break;
-    const out: EventsPage = { messages: [], events: [], reactions: [] };
+    const out: EventsPage = { messages: [], events: [], parts: [] };
     for (const e of page) {
       const ev = e.event;
       if (ev.room_id) roomIds.add(ev.room_id);
@@ -124,7 +127,8 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
       const event: EventBody = byRef ? { ...ev, message: null } : ev;
       out.events.push({ seq: e.seq, id: ev.id, type: ev.type, message_id: byRef ? m!.id : null, event, body: JSON.stringify(event) });
     }
-    out.reactions = await source.listReactions(out.messages.map((x) => x.record.message.id));
+    const ids = out.messages.map((x) => x.record.message.id);
+    for (const [p, reads] of partsOf(source)) if (p.copy?.page) out.parts.push(...(await p.copy.page(reads, ids)));
     await sink.events(out);
     messages += out.messages.length;
     events += out.events.length;
@@ -174,7 +178,9 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   const receipts: ReceiptRecord[] = [];
   for (const conv of convs) receipts.push(...(await source.receiptsOf(conv)));
   const kv = await source.kv.all();
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, kv, last_seq: last });
+  const parts: PartEffect[] = [];
+  for (const [p, reads] of partsOf(source)) if (p.copy?.rest) parts.push(...(await p.copy.rest(reads, convs)));
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, kv, parts, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,
@@ -186,4 +192,12 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     last_seq: last,
     pairings: pairings.length,
   };
+}
+
+/** The parts the source store keeps, with their reads (every part it was opened with). */
+function partsOf(source: Store): [AnyPart, unknown][] {
+  return ALL_PARTS.flatMap((p): [AnyPart, unknown][] => {
+    const reads = source.part(p);
+    return reads === undefined ? [] : [[p, reads]];
+  });
 }

@@ -7,18 +7,24 @@ import type { Logger } from '../log.js';
 import { MemoryStore } from './memory/index.js';
 import { openSqliteStore } from './sqlite/index.js';
 import type { Store } from './types.js';
+import { ALL_PARTS } from './concerns.js';
+import type { AnyPart } from './part.js';
 import { watchWrites, WriteHealth } from './write-health.js';
 
-/** Opens the configured store: sqlite at `cfg.path`, postgres at `cfg.url`, or a fresh memory store. */
-export async function openStore(cfg: Config['store'], log?: Logger): Promise<Store> {
-  if (cfg.backend === 'memory') return new MemoryStore();
+/**
+ * Opens the configured store: sqlite at `cfg.path`, postgres at `cfg.url`, or a fresh memory
+ * store, keeping the stored concerns `parts` (part.ts; tools that read or copy a whole store keep
+ * them all).
+ */
+export async function openStore(cfg: Config['store'], log?: Logger, parts: readonly AnyPart[] = ALL_PARTS): Promise<Store> {
+  if (cfg.backend === 'memory') return new MemoryStore(parts);
   // The store only reports recoveries and failures worth an operator's attention. A refused
   // write is reported by WriteHealth (rate-limited), not once per write.
   const warn = log && ((msg: string) => (PER_WRITE_FAILURE.test(msg) ? undefined : log('warn', msg)));
   // A database's health is its connection: ping asks it, and the feed logs one line per outage.
   if (cfg.backend === 'postgres') {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? DEFAULT_STORE_SCHEMA, ...(warn ? { log: warn } : {}) });
+    return openPostgresStore({ url: cfg.url ?? '', schema: cfg.schema ?? DEFAULT_STORE_SCHEMA, parts, ...(warn ? { log: warn } : {}) });
   }
   // Test hook (test/crash): while the named file exists, journal writes fail with ENOSPC, as on a
   // full disk. Used where a size-limited tmpfs cannot be mounted.
@@ -31,6 +37,7 @@ export async function openStore(cfg: Config['store'], log?: Logger): Promise<Sto
   const store = await openSqliteStore({
     path: cfg.path,
     checkpointBytes: cfg.checkpoint_bytes,
+    parts,
     log: warn,
     ...(faults ? { faults } : {}),
     ...(pageStep ? { pageStep } : {}),

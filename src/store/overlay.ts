@@ -13,7 +13,6 @@ import type {
 } from './types.js';
 import type { Effect, StateView } from './effects.js';
 import { receiptKey } from './receipts.js';
-import { ReactionOverlay } from './reactions/decide.js';
 
 /**
  * The base state with the batch's earlier effects laid over it. Each map is made on first use:
@@ -29,11 +28,7 @@ export class Overlay implements StateView {
   private readStates: Map<string, AgentReadState | null> | undefined;
   private receipts: Map<string, ReceiptRecord> | undefined;
 
-  private readonly reactions_: ReactionOverlay;
-
-  constructor(private readonly base: StateView) {
-    this.reactions_ = new ReactionOverlay(base);
-  }
+  constructor(private readonly base: StateView) {}
 
   note(e: Effect): void {
     switch (e.op) {
@@ -66,10 +61,6 @@ export class Overlay implements StateView {
         break;
       case 'read_state.delete':
         (this.readStates ??= new Map()).set(e.agent_id, null);
-        break;
-      case 'reaction.put':
-      case 'reaction.delete':
-        this.reactions_.note(e);
         break;
       case 'receipt.put':
         (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
@@ -120,10 +111,6 @@ export class Overlay implements StateView {
   readState(agentId: string): AgentReadState | undefined {
     const s = this.readStates?.get(agentId);
     return s === null ? undefined : (s ?? this.base.readState(agentId));
-  }
-
-  reactions(messageId: string) {
-    return this.reactions_.reactions(messageId);
   }
 
   receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {

@@ -5,6 +5,7 @@
 // the rooms table, no migration. Memory: nothing persists, so no room exists. A running server may
 // checkpoint while the sqlite files are read: the read is retried until the folder held still.
 
+import { ALL_PARTS } from './concerns.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
@@ -66,14 +67,16 @@ async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<Ro
   const db = new Db(new SQL.Database(existsSync(file) ? readFileSync(file) : null));
   try {
     configure(db.raw);
-    migrate(db.raw); // in memory only: an older file reads through the current schema
+    // In memory only: an older file reads through the current schema. Every part: the journals may
+    // hold any of their records.
+    migrate(db.raw, file, ALL_PARTS);
     const gen = readJournalGen(db.raw);
     for (const j of listJournals(file)) {
       if (j.gen < gen) continue;
       const v = judgeJournal(j.path);
       if (v.damage) throw damagedJournalError(j.path, v.damage);
       // A torn tail is a write never acknowledged: its valid records are all there is.
-      replayAll(db, v.records, j.path);
+      replayAll(db, v.records, j.path, ALL_PARTS);
     }
     const reads = new SqliteQueries(db);
     return ids.map((id) => reads.room(id)).filter((r): r is RoomRecord => r !== undefined);

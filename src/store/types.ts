@@ -22,7 +22,6 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
-  ReactionRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
@@ -36,6 +35,7 @@ export * from './outbox.js';
 import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
 export * from './kv.js';
 import type { KvTable } from './kv.js';
+import type { AnyPart, ReadsOf } from './part.js';
 
 // ---- reads ----
 
@@ -191,8 +191,8 @@ export interface Store {
 
   /** An agent's MCP wait cursor and read markers (`agent.read_state`), if it has any. */
   getAgentReadState(agentId: string): Promise<AgentReadState | undefined>;
-  /** The reactions to these messages, oldest first (#28 reactions). */
-  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]>;
+  /** The reads of a stored concern (part.ts); undefined when the store was not opened with it. */
+  part<P extends AnyPart>(p: P): ReadsOf<P> | undefined;
   /** Where a webhook's outbox cursor stands (undefined: never set). Outbound webhooks, #28 part 3. */
   webhookCursor(webhookId: string): Promise<number | undefined>;
   /** A webhook's deliveries, as the query says. */

@@ -13,7 +13,7 @@ import type {
   ThreadRecord,
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
-import type { ReactionChangeOp, ReactionChangeOutcome } from './reactions/ops.js';
+import type { PartOp, PartOutcome } from './concern-types.js';
 import type { PersonReadOp } from './person-read.js';
 import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
@@ -175,7 +175,8 @@ export type WriteOp =
   | EventAppendOp
   | PairingStateOp
   | AgentReadStateOp
-  | ReactionChangeOp
+  // The stored concerns' own (concerns.ts).
+  | PartOp
   | ReceiptMarkOp
   // People's read markers (#29 part 4, person-read.ts).
   | PersonReadOp
@@ -198,7 +199,7 @@ export type OpOutcome =
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
-  | ReactionChangeOutcome
+  | PartOutcome
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
   | { op: 'person.read' }
   | { op: 'webhook.enqueue' }

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
+import { emptyImage } from '../../src/store/sqlite/schema.js';
 import type { FeatureFactory } from '../../src/feature.js';
 import type { Route } from '../../src/http/router.js';
 import { defaultFeatures } from '../../src/features.js';
@@ -52,10 +53,26 @@ async function tablesIn(dbFile: string): Promise<string[]> {
 /** Tables the core keeps whatever the feature list. */
 const CORE_TABLES = ['agents', 'dms', 'events', 'messages', 'meta', 'rooms', 'threads'];
 
-// TODO(#39 part 2, the store by what it stores): once each feature declares its store parts, assert
-// here that the store made without a feature holds none of that feature's tables
-// (assertNoTablesOf(feature, dbFile), its table names read from the feature's own declaration). Today
-// every backend's schema makes receipt, reaction, webhook and OAuth tables whatever the list.
+/** The optional features that keep stored concerns of their own (store/part.ts). */
+const STORING = ['reactions'];
+
+/**
+ * The sqlite tables a feature's store parts make, read from its own declaration: a new database
+ * made with those parts, less one made with none.
+ */
+async function tablesOf(factory: FeatureFactory): Promise<string[]> {
+  const SQL = await initSqlJs();
+  const names = (image: Uint8Array) => {
+    const db = new SQL.Database(image);
+    try {
+      return (db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? []).map((r) => String(r[0]));
+    } finally {
+      db.close();
+    }
+  };
+  const core = new Set(names(emptyImage(SQL, [])));
+  return names(emptyImage(SQL, factory.store ?? [])).filter((n) => !core.has(n));
+}
 
 /** The app on a fresh temp folder (sqlite in .svc/svc.db) with `features`. */
 function start(features: readonly FeatureFactory[]): Promise<AppServer> {
@@ -229,7 +246,7 @@ t.before(async (c) => {
   c.routes = await declaredRoutes();
 });
 
-t('control: with the full default list the core suite passes, and every optional route is served', async (c) => {
+t('control: with the full default list the core suite passes, every optional route is served and its tables are made', async (c) => {
   const s = await start(defaultFeatures);
   try {
     await coreSuite(s);
@@ -250,6 +267,10 @@ t('control: with the full default list the core suite passes, and every optional
         `${name}'s routes are in the OpenAPI document`,
       );
     }
+    await s.stop();
+    const tables = await tablesIn(path.join(s.dir, '.svc', 'svc.db'));
+    for (const { name, factory } of OPTIONAL)
+      for (const table of await tablesOf(factory)) assert.ok(tables.includes(table), `${name}'s table ${table} in ${tables.join(', ')}`);
   } finally {
     await s.dispose();
   }
@@ -276,6 +297,9 @@ for (const { name, factory } of OPTIONAL) {
       await s.stop();
       const tables = await tablesIn(dbFile);
       for (const table of CORE_TABLES) assert.ok(tables.includes(table), `table ${table} in ${tables.join(', ')}`);
+      const own = await tablesOf(factory);
+      assert.is(own.length > 0, STORING.includes(name), `${name}'s own tables: ${own.join(', ')}`);
+      for (const table of own) assert.not.ok(tables.includes(table), `${name}'s table ${table} was made without it`);
     } finally {
       await s.dispose();
     }

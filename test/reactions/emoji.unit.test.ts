@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emojiProblem } from '../../src/reactions/emoji.js';
-import { summarize, withSummaries } from '../../src/store/reaction-summary.js';
+import { summarize, withSummaries } from '../../src/store/reactions/summary.js';
 import type { Message } from '../../src/protocol/types.js';
 import { describeEvent } from '../../src/cli/commands/tail/run.js';
 

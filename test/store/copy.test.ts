@@ -2,6 +2,7 @@
 // keeps everything a client can read, with the same event sequence numbers, and refuses a target
 // that already holds a network.
 
+import { reactionsPart } from '../../src/store/reactions/part.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,7 +93,7 @@ async function snapshot(s: Store) {
     last: await s.lastEventSeq(),
     pairing: await s.getPairingState('p1'),
     readStates: [await s.getAgentReadState('a1'), await s.getAgentReadState('c3')],
-    reactions: await s.listReactions(['m1', 'm2', 'm4']),
+    reactions: await s.part(reactionsPart)!.list(['m1', 'm2', 'm4']),
   };
 }
 

@@ -8,7 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Effect } from '../../src/store/effects.js';
 import { MemoryReactions } from '../../src/store/reactions/memory.js';
-import type { ReactionChangeOp } from '../../src/store/reactions/ops.js';
+import { reactionsPart } from '../../src/store/reactions/part.js';
+import type { ReactionChangeOp, ReactionEffect } from '../../src/store/reactions/ops.js';
 import { postgresReactions } from '../../src/store/reactions/postgres.js';
 import { sqliteReactions } from '../../src/store/reactions/sqlite.js';
 import type { Store, WriteResult } from '../../src/store/types.js';
@@ -25,7 +26,8 @@ const change = (message_id: string, emoji: string, by: string, action: 'add' | '
 });
 
 const outcomes = (r: WriteResult) => r.outcomes.map((o) => (o.op === 'reaction.change' ? `${o.status} ${o.count}` : o.op));
-const stored = async (store: Store, ids: string[]) => (await store.listReactions(ids)).map((r) => `${r.message_id} ${r.emoji} ${r.by}`);
+const stored = async (store: Store, ids: string[]) =>
+  (await store.part(reactionsPart)!.list(ids)).map((r) => `${r.message_id} ${r.emoji} ${r.by}`);
 
 for (const backend of BACKENDS) {
   const test = suite(`the reactions concern (${backend})`);
@@ -87,39 +89,39 @@ for (const backend of BACKENDS) {
   test.run();
 }
 
-const parts = suite('the reactions parts claim only their own effects');
+const parts = suite('the reactions part claims only its own effects');
 const other: Effect = { op: 'pairing.delete', pairing_id: 'p1' };
 const put: Effect = { op: 'reaction.put', reaction: { message_id: 'm1', emoji: '👍', by: 'n:a', created_at: '2026-01-01T00:00:00.000Z' } };
 const del: Effect = { op: 'reaction.delete', message_id: 'm1', emoji: '👍', by: 'n:a' };
 
-parts('memory', () => {
+parts('owns', () => {
+  assert.is(reactionsPart.owns(other), false);
+  assert.ok(reactionsPart.owns(put) && reactionsPart.owns(del));
+});
+
+parts('memory', async () => {
   const m = new MemoryReactions();
-  assert.is(m.apply(other), false);
-  assert.is(m.apply(put), true);
+  m.apply(put as ReactionEffect);
   assert.equal(
-    m.list(['m1']).map((r) => r.emoji),
+    (await m.reads.list(['m1'])).map((r) => r.emoji),
     ['👍'],
   );
-  assert.is(m.apply(del), true);
-  assert.equal(m.list(['m1']), []);
+  m.apply(del as ReactionEffect);
+  assert.equal(await m.reads.list(['m1']), []);
 });
 
 parts('sqlite', () => {
   const ran: string[] = [];
   const run = (sql: string) => void ran.push(sql.split(' ')[0]!);
-  assert.is(sqliteReactions.apply(run, other), false);
-  assert.equal(ran, []);
-  assert.is(sqliteReactions.apply(run, put), true);
-  assert.is(sqliteReactions.apply(run, del), true);
+  sqliteReactions.apply(run, put as ReactionEffect);
+  sqliteReactions.apply(run, del as ReactionEffect);
   assert.equal(ran, ['INSERT', 'DELETE']);
 });
 
 parts('postgres', () => {
-  assert.is(postgresReactions.owns(other), false);
-  assert.ok(postgresReactions.owns(put) && postgresReactions.owns(del));
   const values: unknown[] = [];
   const param = (v: unknown) => `$${values.push(v)}`;
-  const ctes = postgresReactions.ctes([put, { ...del, message_id: 'm2' }], {
+  const ctes = postgresReactions.ctes([put as ReactionEffect, { op: 'reaction.delete', emoji: '👍', by: 'n:a', message_id: 'm2' }], {
     param,
     row: (p) => `(${p.map(param).join(', ')})`,
     table: (n) => `s.${n}`,

@@ -2,6 +2,7 @@
 // distinct-emoji limit decided against stored state (also under concurrent writers), events only
 // for changes, refused for an unknown message, and kept across a reopen where the store is durable.
 
+import { reactionsPart } from '../../src/store/reactions/part.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ReactionChangeOp, Store, WriteResult } from '../../src/store/types.js';
@@ -35,7 +36,7 @@ for (const backend of BACKENDS) {
     assert.equal(outcome(await store.write([change('m1', '👍', 'n:a')])), { status: 'added', count: 1, events: ['👍 1'] });
     assert.equal(outcome(await store.write([change('m1', '👍', 'n:a')])), { status: 'unchanged', count: 1, events: [] });
     assert.equal(outcome(await store.write([change('m1', '👍', 'n:b')])), { status: 'added', count: 2, events: ['👍 2'] });
-    const got = await store.listReactions(['m1', 'm2']);
+    const got = await store.part(reactionsPart)!.list(['m1', 'm2']);
     assert.equal(
       got.map((r) => [r.message_id, r.emoji, r.by]),
       [
@@ -50,7 +51,7 @@ for (const backend of BACKENDS) {
     assert.equal(outcome(await store.write([change('m1', '👍', 'n:a', 'remove')])), { status: 'removed', count: 0, events: ['👍 0'] });
     assert.equal(outcome(await store.write([change('m1', '👍', 'n:a', 'remove')])), { status: 'unchanged', count: 0, events: [] });
     assert.equal(
-      (await store.listReactions(['m1'])).map((r) => r.emoji),
+      (await store.part(reactionsPart)!.list(['m1'])).map((r) => r.emoji),
       ['🎉'],
     );
   });
@@ -61,19 +62,19 @@ for (const backend of BACKENDS) {
     assert.is(outcome(await store.write([change('m1', ':a:', 'n:b')])).status, 'added');
     // The limit is per message.
     assert.is(outcome(await store.write([change('m2', ':d:', 'n:a')])).status, 'added');
-    assert.is((await store.listReactions(['m1'])).length, 4);
+    assert.is((await store.part(reactionsPart)!.list(['m1'])).length, 4);
   });
 
   test('concurrent reactions with new emoji never pass the limit', async () => {
     const results = await Promise.all(['p', 'q', 'r', 's', 't'].map((e) => store.write([change('m1', `:${e}:`, `n:${e}`)])));
     const statuses = results.map((r) => outcome(r).status).sort();
     assert.equal(statuses, ['added', 'added', 'added', 'limit', 'limit']);
-    assert.is(new Set((await store.listReactions(['m1'])).map((r) => r.emoji)).size, 3);
+    assert.is(new Set((await store.part(reactionsPart)!.list(['m1'])).map((r) => r.emoji)).size, 3);
   });
 
   test('a reaction to a message that is not stored is refused and writes nothing', async () => {
     assert.is(await codeOf(() => store.write([change('nope', '👍', 'n:a')])), 'not_found');
-    assert.equal(await store.listReactions(['nope']), []);
+    assert.equal(await store.part(reactionsPart)!.list(['nope']), []);
   });
 
   if (backend !== 'memory') {
@@ -83,7 +84,7 @@ for (const backend of BACKENDS) {
       await store.close();
       store = await open();
       assert.equal(
-        (await store.listReactions(['m1', 'm2'])).map((r) => [r.message_id, r.emoji, r.by]),
+        (await store.part(reactionsPart)!.list(['m1', 'm2'])).map((r) => [r.message_id, r.emoji, r.by]),
         [
           ['m1', '👍', 'n:a'],
           ['m2', '👀', 'n:c'],

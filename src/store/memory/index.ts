@@ -3,7 +3,7 @@
 // effects in SQL, and test/store*.test.ts runs one suite against both.
 
 import type { Artifact, Message } from '../../protocol/types.js';
-import { resolveIntents, type Effect, type StateView } from '../intents.js';
+import { resolveIntents, type Effect, type PartStates, type StateView } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
 import { MemoryKv } from './kv.js';
@@ -44,8 +44,8 @@ import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 import { receiptKey } from '../receipts.js';
 import { advancesMarker } from '../person-read.js';
-import type { MemoryPart } from '../parts.js';
-import { MemoryReactions } from '../reactions/memory.js';
+import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
+import { ALL_PARTS } from '../concerns.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -66,9 +66,8 @@ export class MemoryStore implements Store {
   private readStates = new Map<string, AgentReadState>();
   /** People's read markers (#29 part 4): person -> conv -> marker. */
   private personRead = new Map<string, Map<string, PersonReadMarker>>();
-  // The stored concerns that keep their records in their own folder (parts.ts).
-  private readonly reactions = new MemoryReactions();
-  private readonly parts: readonly MemoryPart[] = [this.reactions];
+  /** The stored concerns this store keeps (part.ts), each with its records. */
+  private readonly parts: Map<AnyPart, MemoryAdapter<unknown, unknown, unknown>>;
   private webhookCursors = new Map<string, number>();
   private deliveries = new Map<string, WebhookDelivery>();
   private hooks = new Map<string, AppliedHookRecord>();
@@ -92,11 +91,14 @@ export class MemoryStore implements Store {
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
-    reactions: (id) => this.reactions.of(id),
     receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
-  constructor() {
+  private readonly partStates: PartStates;
+
+  constructor(parts: readonly AnyPart[] = ALL_PARTS) {
+    this.parts = new Map(parts.map((p) => [p, p.memory()]));
+    this.partStates = { parts, state: (p) => this.parts.get(p)!.state };
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
   }
 
@@ -106,7 +108,7 @@ export class MemoryStore implements Store {
 
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
-    const { effects, outcomes } = resolveIntents(this.view, ops);
+    const { effects, outcomes } = resolveIntents(this.view, ops, this.partStates);
     const events = this.apply(effects);
     this.feed.publish(events);
     return { outcomes: clone(outcomes), events };
@@ -201,8 +203,11 @@ export class MemoryStore implements Store {
         case 'hook.delete':
           this.hooks.delete(`${e.kind}\n${e.id}`);
           break;
-        default:
-          if (!this.parts.some((p) => p.apply(e))) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
+        default: {
+          const part = ownerOf([...this.parts.keys()], e);
+          if (!part) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
+          this.parts.get(part)!.apply(clone(e));
+        }
       }
     }
     return events;
@@ -309,8 +314,8 @@ export class MemoryStore implements Store {
     return s && clone(s);
   }
 
-  async listReactions(messageIds: readonly string[]) {
-    return this.reactions.list(messageIds);
+  part<P extends AnyPart>(p: P): ReadsOf<P> | undefined {
+    return this.parts.get(p)?.reads as ReadsOf<P> | undefined;
   }
 
   async webhookCursor(webhookId: string): Promise<number | undefined> {

@@ -20,7 +20,8 @@ import {
   threadParams,
 } from './rows.js';
 import { tablesOf, type Tables } from './tables.js';
-import { REACTIONS_TABLE } from '../reactions/postgres.js';
+import { ALL_PARTS } from '../concerns.js';
+import type { Tagged } from '../part.js';
 
 export interface CopyOptions extends CopyNetworkOptions {
   url: string;
@@ -34,7 +35,7 @@ export async function copyToPostgres(source: Store, o: CopyOptions): Promise<Cop
   client.on('error', () => {});
   await client.connect();
   try {
-    await migrate(client, o.schema);
+    await migrate(client, o.schema, ALL_PARTS);
     await client.query('BEGIN');
     try {
       // Instances starting on the target wait for the copy instead of writing into it.
@@ -72,6 +73,22 @@ async function insertRows(c: pg.Client, table: string, cols: string, rows: unkno
   }
 }
 
+/** Applies the parts' copied records with each part's own SQL (part.ts), a chunk per statement. */
+async function applyParts(c: pg.Client, T: Tables, effects: readonly Tagged[]): Promise<void> {
+  for (const p of ALL_PARTS) {
+    const mine = effects.filter((e) => p.owns(e));
+    for (let i = 0; i < mine.length; i += 500) {
+      const values: unknown[] = [];
+      const param = (v: unknown) => {
+        values.push(v);
+        return `$${values.length}`;
+      };
+      const ctes = p.postgres.ctes(mine.slice(i, i + 500), { param, row: (ps) => `(${ps.map(param).join(', ')})`, table: T.table });
+      if (ctes.length > 0) await c.query(`WITH ${ctes.map((x, k) => `w${k} AS (${x})`).join(', ')} SELECT 1`, values);
+    }
+  }
+}
+
 function sinkOf(c: pg.Client, T: Tables): NetworkSink {
   return {
     async events(page) {
@@ -87,12 +104,7 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         'seq, event_id, type, message_id, body',
         page.events.map((e) => [e.seq, e.id, e.type, e.message_id, e.body]),
       );
-      await insertRows(
-        c,
-        T.table(REACTIONS_TABLE),
-        'message_id, emoji, by_id, created_at',
-        page.reactions.map((r) => [r.message_id, r.emoji, r.by, r.created_at]),
-      );
+      await applyParts(c, T, page.parts);
     },
     async records(r) {
       await c.query(`UPDATE ${T.event_counter} SET seq = $1 WHERE id = 1`, [r.last_seq]);
@@ -121,6 +133,7 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         ]);
       for (const x of r.readStates)
         await c.query(`INSERT INTO ${T.agent_read_state} (agent_id, body) VALUES ($1, $2)`, [x.agent_id, JSON.stringify(x.state)]);
+      await applyParts(c, T, r.parts);
     },
   };
 }

@@ -24,11 +24,7 @@ import {
 } from './rows.js';
 import type { Tables } from './tables.js';
 import { outboxCte } from './outbox-sql.js';
-import type { PostgresPart } from '../parts.js';
-import { postgresReactions } from '../reactions/postgres.js';
-
-/** The stored concerns that keep their SQL in their own folder (parts.ts). */
-const PARTS: readonly PostgresPart[] = [postgresReactions];
+import type { AnyPart } from '../part.js';
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -68,7 +64,7 @@ export function eventRow(
 }
 
 /** Builds the statement; its single row holds `last` (text: the last seq, or null without events). */
-export function effectsStatement(T: Tables, present: Present, effects: readonly Effect[]): Statement {
+export function effectsStatement(T: Tables, present: Present, effects: readonly Effect[], parts: readonly AnyPart[]): Statement {
   const values: unknown[] = [];
   const ctes: string[] = [];
   const param = (v: unknown) => {
@@ -88,7 +84,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
-  const mine = PARTS.map(() => [] as Effect[]);
+  const mine = parts.map(() => [] as Effect[]);
   const receipts = new Map<string, ReceiptRecord>();
   const personRead = new Map<string, { person: string; marker: PersonReadMarker }>();
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
@@ -150,7 +146,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         ctes.push(outboxCte(T, e, param));
         break;
       default: {
-        const i = PARTS.findIndex((p) => p.owns(e));
+        const i = parts.findIndex((p) => p.owns(e));
         if (i >= 0) {
           mine[i]!.push(e);
           break;
@@ -211,8 +207,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
   // The concerns' own effects, after the core's (in the order the parts are listed).
   const sql = { param, row, table: T.table };
-  PARTS.forEach((p, i) => {
-    if (mine[i]!.length > 0) ctes.push(...p.ctes(mine[i]!, sql));
+  parts.forEach((p, i) => {
+    if (mine[i]!.length > 0) ctes.push(...p.postgres.ctes(mine[i]!, sql));
   });
 
   const withs = ctes.map((c, i) => `w${i} AS (${c})`);

@@ -17,7 +17,8 @@ import { isRace, storeErrorOf } from './errors.js';
 import { appendStatement } from './append-sql.js';
 import type { Tables } from './tables.js';
 import { basisOf } from './basis.js';
-import { emptyPrefetch, viewOf, writeBatch, type ExpectEvents } from './write.js';
+import { emptyPrefetch, NO_PARTS, viewOf, writeBatch, type ExpectEvents } from './write.js';
+import type { AnyPart } from '../part.js';
 
 interface Pending {
   ops: readonly WriteOp[];
@@ -36,6 +37,7 @@ export class FastLane {
   constructor(
     private readonly pool: pg.Pool,
     private readonly T: Tables,
+    private readonly parts: readonly AnyPart[],
   ) {}
 
   write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {
@@ -64,7 +66,7 @@ export class FastLane {
     const decided: { p: Pending; r: ReturnType<typeof resolveIntents> }[] = [];
     for (const p of batch) {
       try {
-        decided.push({ p, r: resolveIntents(viewOf(emptyPrefetch()), p.ops) });
+        decided.push({ p, r: resolveIntents(viewOf(emptyPrefetch()), p.ops, NO_PARTS) });
       } catch (err) {
         p.reject(err);
       }
@@ -77,7 +79,8 @@ export class FastLane {
     );
     // One by one, the long way: a message id already stored (a race), a record of some message's
     // basis changed (only those messages are refused), or effects that are not appends.
-    const oneByOne = () => Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, p.ops, p.expect).then(p.resolve, p.reject)));
+    const oneByOne = () =>
+      Promise.all(decided.map(({ p }) => writeBatch(this.pool, this.T, this.parts, p.ops, p.expect).then(p.resolve, p.reject)));
     if (!st) {
       await oneByOne();
       return;

@@ -5,6 +5,8 @@
 // their versions (tentative.ts). Each instance registers itself in `instances` so `svc doctor` can
 // tell who is up.
 
+import { ALL_PARTS } from '../concerns.js';
+import type { AnyPart, ReadsOf } from '../part.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -22,7 +24,6 @@ import type {
   PageResult,
   PairingState,
   AgentReadState,
-  ReactionRecord,
   PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
@@ -66,6 +67,8 @@ export interface PostgresStoreOptions {
   /** Most pooled connections (the feed's listening connection is extra). */
   poolSize?: number;
   log?: (msg: string) => void;
+  /** The stored concerns it keeps (part.ts; default: all of them). */
+  parts?: readonly AnyPart[];
 }
 
 /** How long a write waits for the feed to deliver its events before resolving anyway. */
@@ -93,12 +96,13 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
   });
   pool.on('remove', (client) => backends.delete(backendPid(client)));
   const T = tablesOf(schema);
+  const parts = opts.parts ?? ALL_PARTS;
   let schemaChange: SchemaChange | undefined;
   try {
     const client = await pool.connect();
     try {
       let from = 0;
-      const applied = await migrate(client, schema, (f, to) => {
+      const applied = await migrate(client, schema, parts, (f, to) => {
         from = f;
         log(
           `store: migrating schema ${schema} from version ${f} to ${to}; an older svc cannot use it afterwards (keep a copy from before the upgrade: pg_dump -n ${schema}, or svc store copy)`,
@@ -119,7 +123,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
       ownBackend: (pid) => backends.has(pid),
     });
     await feed.start();
-    const store = new PostgresStore(pool, T, reads, feed, log);
+    const store = new PostgresStore(pool, T, reads, feed, log, parts);
     if (schemaChange) store.schemaChange = schemaChange;
     await store.register();
     return store;
@@ -132,6 +136,8 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
 }
 
 export class PostgresStore implements Store {
+  /** Each part's reads, made on first use. */
+  private readonly partReads = new Map<AnyPart, unknown>();
   readonly backend = 'postgres';
   schemaChange?: SchemaChange;
   readonly leases: PgLeases;
@@ -150,10 +156,11 @@ export class PostgresStore implements Store {
     private readonly reads: Reads,
     readonly feed: PgFeed,
     private readonly log: (msg: string) => void,
+    private readonly parts: readonly AnyPart[],
   ) {
     this.leases = new PgLeases(pool, T);
     this.kv = new PgKv(pool, T);
-    this.fast = new FastLane(pool, T);
+    this.fast = new FastLane(pool, T, parts);
     this.tentative = new TentativeCache({ room: (id) => reads.versionedRoom(id), agent: (id) => reads.versionedAgent(id) });
     this.seen = feed.subscribe(feed.head, (events) => this.tentative.seen(events));
   }
@@ -226,7 +233,7 @@ export class PostgresStore implements Store {
       this.feed.expect(ids);
     };
     try {
-      const result = optimistic(ops) ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, ops, expect);
+      const result = optimistic(ops) ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, this.parts, ops, expect);
       if (result.events.length > 0) {
         this.feed.publish(result.events);
         await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);
@@ -363,8 +370,11 @@ export class PostgresStore implements Store {
     return this.reads.getAgentReadState(agentId);
   }
 
-  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return this.reads.listReactions(messageIds);
+  part<P extends AnyPart>(p: P): ReadsOf<P> | undefined {
+    if (!this.parts.includes(p)) return undefined;
+    let reads = this.partReads.get(p);
+    if (reads === undefined) this.partReads.set(p, (reads = p.postgres.reads((text, values) => this.reads.rows(text, values), this.T)));
+    return reads as ReadsOf<P>;
   }
 
   eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -17,7 +17,6 @@ import {
   type PairingState,
   type AgentReadState,
   type PersonReadMarker,
-  type ReactionRecord,
   type ReceiptKind,
   type ReceiptRecord,
   type DeliveryQuery,
@@ -47,7 +46,6 @@ import {
 } from './rows.js';
 import type { Tables } from './tables.js';
 import { Lookups, type Versioned } from './lookups.js';
-import { listReactions, REACTIONS_TABLE } from '../reactions/postgres.js';
 
 type Row = Record<string, unknown>;
 
@@ -260,10 +258,6 @@ export class Reads {
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     const [r] = await this.rows(`SELECT body FROM ${this.T.agent_read_state} WHERE agent_id = $1`, [agentId]);
     return r && (JSON.parse(r.body as string) as AgentReadState);
-  }
-
-  listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return listReactions((text, values) => this.rows(text, values), this.T.table(REACTIONS_TABLE), messageIds);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
-import { REACTIONS_DDL } from '../reactions/postgres.js';
+import type { AnyPart } from '../part.js';
 
 interface Migration {
   version: number;
@@ -152,10 +152,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 3,
-    // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
-    // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
-    // The text lives with the concern (reactions/postgres.ts); this migration's place is here.
-    sql: REACTIONS_DDL,
+    // #28 reactions made their table here. It is the reactions part's own first migration now
+    // (store/reactions/postgres.ts), run only for a store opened with that part.
+    sql: '',
   },
   {
     version: 4,
@@ -283,11 +282,17 @@ export async function migratedBy(client: pg.ClientBase, schema: string): Promise
 }
 
 /**
- * Brings the schema to SCHEMA_VERSION; returns the versions applied. A newer schema is refused
+ * Brings the schema to SCHEMA_VERSION, and the tables of each of `parts` to the part's last
+ * version (`part:<name>` in S.meta); returns the core versions applied. A newer schema is refused
  * before anything is touched (StoreError('corrupt')). `before` is told of a migration about to run
  * on an existing schema (the operator's warning).
  */
-export async function migrate(client: pg.ClientBase, schema: string, before?: (from: number, to: number) => void): Promise<number[]> {
+export async function migrate(
+  client: pg.ClientBase,
+  schema: string,
+  parts: readonly AnyPart[],
+  before?: (from: number, to: number) => void,
+): Promise<number[]> {
   const S = quoteIdent(schema);
   await client.query('BEGIN');
   try {
@@ -308,17 +313,36 @@ export async function migrate(client: pg.ClientBase, schema: string, before?: (f
     if (current > 0 && current < SCHEMA_VERSION) before?.(current, SCHEMA_VERSION);
     const applied: number[] = [];
     for (const m of MIGRATIONS.filter((x) => x.version > current)) {
-      await client.query(m.sql.replace(/\bS\./g, `${S}.`));
+      if (m.sql) await client.query(m.sql.replace(/\bS\./g, `${S}.`));
       await client.query(`INSERT INTO ${S}.schema_migrations (version) VALUES ($1)`, [m.version]);
       applied.push(m.version);
     }
-    if (applied.length > 0) {
-      // Which svc wrote this schema: named when a later, older svc refuses it.
-      await client.query(`CREATE TABLE IF NOT EXISTS ${S}.meta (key text PRIMARY KEY, value text NOT NULL)`);
-      await client.query(
-        `INSERT INTO ${S}.meta (key, value) VALUES ('migrated_by', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-        [VERSION],
-      );
+    // S.meta is made only when something is written to it: a role without CREATE on an
+    // operator's schema opens an up-to-date store.
+    let meta =
+      (await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'meta'", [schema])).rowCount! >
+      0;
+    const setMeta = async (key: string, value: string) => {
+      if (!meta) await client.query(`CREATE TABLE IF NOT EXISTS ${S}.meta (key text PRIMARY KEY, value text NOT NULL)`);
+      meta = true;
+      await client.query(`INSERT INTO ${S}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+        key,
+        value,
+      ]);
+    };
+    // Which svc wrote this schema: named when a later, older svc refuses it.
+    if (applied.length > 0) await setMeta('migrated_by', VERSION);
+    for (const p of parts) {
+      const r = meta ? await client.query<{ value: string }>(`SELECT value FROM ${S}.meta WHERE key = $1`, [`part:${p.name}`]) : undefined;
+      const from = Number(r?.rows[0]?.value ?? 0);
+      const steps = p.postgres.migrations;
+      if (from > steps.length)
+        throw new StoreError(
+          'corrupt',
+          `the ${p.name} tables of schema ${schema} have version ${from}, newer than svc ${VERSION} knows (${steps.length})`,
+        );
+      for (let v = from; v < steps.length; v++) await client.query(steps[v]!.replace(/\bS\./g, `${S}.`));
+      if (from < steps.length) await setMeta(`part:${p.name}`, String(steps.length));
     }
     await client.query('COMMIT');
     return applied;

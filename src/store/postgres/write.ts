@@ -7,14 +7,14 @@
 // Batches of room messages and plain events take the fast lane instead (fast-lane.ts).
 
 import type pg from 'pg';
-import { resolveIntents, type Effect, type StateView } from '../intents.js';
+import { resolveIntents, type Effect, type PartStates, type StateView } from '../intents.js';
+import { partFor, type AnyPart } from '../part.js';
 import type {
   AgentReadState,
   AgentRecord,
   DmRecord,
   MessageRecord,
   PairingState,
-  ReactionRecord,
   ReceiptKind,
   ReceiptRecord,
   RoomRecord,
@@ -29,7 +29,6 @@ import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageReco
 import { basisOf, StaleBasis, type Basis } from './basis.js';
 import { basisGuard, basisParams, effectsStatement } from './effects-sql.js';
 import type { Tables } from './tables.js';
-import { prefetchReactions } from '../reactions/postgres.js';
 
 /** How often a batch that lost a race is decided again before the error is returned. */
 const MAX_ATTEMPTS = 8;
@@ -44,13 +43,17 @@ export interface Prefetched {
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
   readStates: Map<string, AgentReadState>;
-  /** Reactions of the messages a reaction.change names (#28). */
-  reactions: Map<string, ReactionRecord[]>;
   receipts?: Map<string, ReceiptRecord>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
-export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp[], expect: ExpectEvents = () => {}): Promise<WriteResult> {
+export async function writeBatch(
+  pool: pg.Pool,
+  T: Tables,
+  parts: readonly AnyPart[],
+  ops: readonly WriteOp[],
+  expect: ExpectEvents = () => {},
+): Promise<WriteResult> {
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient;
     try {
@@ -62,9 +65,9 @@ export async function writeBatch(pool: pg.Pool, T: Tables, ops: readonly WriteOp
     try {
       await client.query('BEGIN');
       await checkBasis(client, T, basisOf(ops));
-      const pre = await prefetch(client, T, ops);
-      const { effects, outcomes } = resolveIntents(viewOf(pre), ops);
-      const events = await run(client, T, pre, effects, expect);
+      const pre = await prefetch(client, T, parts, ops);
+      const { effects, outcomes } = resolveIntents(viewOf(pre), ops, await prefetchParts(client, T, parts, ops));
+      const events = await run(client, T, parts, pre, effects, expect);
       await client.query('COMMIT');
       return { outcomes, events };
     } catch (err) {
@@ -103,15 +106,37 @@ export function emptyPrefetch(): Prefetched {
     dms: new Map(),
     pairings: new Map(),
     readStates: new Map(),
-    reactions: new Map(),
   };
+}
+
+/** No part decides anything: batches of core ops only (the fast lane's). */
+export const NO_PARTS: PartStates = { parts: [], state: () => undefined };
+
+/**
+ * What the batch's part ops are decided on: each part reads (and locks) its own, after the core's
+ * rows are locked, in the order the parts are listed.
+ */
+async function prefetchParts(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], ops: readonly WriteOp[]): Promise<PartStates> {
+  const states = new Map<AnyPart, unknown>();
+  for (const p of parts) {
+    const mine = ops.filter((op) => p.ops.includes(op.op));
+    if (mine.length > 0) states.set(p, await p.postgres.prefetch(c, T, mine));
+  }
+  return { parts, state: (p) => states.get(p) };
 }
 
 /** Applies the effects in one statement; returns the appended events, numbered. */
 /** Told the ids of the events a statement is about to append (feed.ts waits for this process's own copies). */
 export type ExpectEvents = (eventIds: string[]) => void;
 
-async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect[], expect: ExpectEvents): Promise<StoredEvent[]> {
+async function run(
+  c: pg.ClientBase,
+  T: Tables,
+  parts: readonly AnyPart[],
+  pre: Prefetched,
+  effects: Effect[],
+  expect: ExpectEvents,
+): Promise<StoredEvent[]> {
   const present = {
     rooms: new Set(pre.rooms.keys()),
     agents: new Set(pre.agents.keys()),
@@ -121,7 +146,7 @@ async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect
     readStates: new Set(pre.readStates.keys()),
     receipts: new Set(pre.receipts?.keys() ?? []),
   };
-  const st = effectsStatement(T, present, effects);
+  const st = effectsStatement(T, present, effects, parts);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
   if (st.text === 'SELECT NULL::text AS last') return [];
   const r = await c.query<{ last: string | null }>(st.text, st.values);
@@ -131,7 +156,7 @@ async function run(c: pg.ClientBase, T: Tables, pre: Prefetched, effects: Effect
   return st.events.map((event, i) => ({ seq: first + i, event }));
 }
 
-function idsOf(ops: readonly WriteOp[]) {
+function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
   const rooms = new Set<string>();
   const agents = new Set<string>();
   const messages = new Set<string>();
@@ -139,7 +164,6 @@ function idsOf(ops: readonly WriteOp[]) {
   const dms = new Set<string>();
   const pairings = new Set<string>();
   const readStates = new Set<string>();
-  const reacted = new Set<string>();
   const receipts = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
   let allRooms = false;
   for (const op of ops) {
@@ -174,23 +198,20 @@ function idsOf(ops: readonly WriteOp[]) {
       case 'agent.read_state':
         readStates.add(op.agent_id);
         break;
-      case 'reaction.change':
-        messages.add(op.reaction.message_id);
-        reacted.add(op.reaction.message_id);
-        break;
       case 'receipt.mark':
         for (const m of op.marks) receipts.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
         break;
       default:
+        for (const id of partFor(parts, op)?.needs(op).messages ?? []) messages.add(id);
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, readStates, reacted, receipts, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, readStates, receipts, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
-async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): Promise<Prefetched> {
-  const ids = idsOf(ops);
+async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], ops: readonly WriteOp[]): Promise<Prefetched> {
+  const ids = idsOf(parts, ops);
   const pre: Prefetched = {
     rooms: new Map(),
     agents: new Map(),
@@ -199,7 +220,6 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     dms: new Map(),
     pairings: new Map(),
     readStates: new Map(),
-    reactions: new Map(),
   };
   const list = (s: Set<string>) => [...s].sort();
   if (ids.rooms.size > 0 || ids.allRooms) {
@@ -249,9 +269,6 @@ async function prefetch(c: pg.ClientBase, T: Tables, ops: readonly WriteOp[]): P
     ]);
     for (const row of r.rows) pre.readStates.set(row.agent_id, JSON.parse(row.body) as AgentReadState);
   }
-  if (ids.reacted.size > 0) {
-    pre.reactions = await prefetchReactions(c, T, list(ids.reacted));
-  }
   if (ids.receipts.size > 0) {
     const keys = [...ids.receipts.values()].sort((a, b) => (receiptKey(a) < receiptKey(b) ? -1 : 1));
     const r = await c.query<{ conv: string; reader: string; kind: ReceiptKind; ranges: string }>(
@@ -285,7 +302,6 @@ export function viewOf(pre: Prefetched): StateView {
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
     readState: (id) => pre.readStates.get(id),
-    reactions: (id) => pre.reactions.get(id) ?? [],
     receipt: (reader, conv, kind) => pre.receipts?.get(receiptKey({ reader, conv, kind })),
   };
 }

@@ -1,24 +1,26 @@
 // The reactions concern's part of the resolver (intents.ts): a reaction.change decided against the
 // current state, and the batch overlay's copy of the reactions its earlier effects changed.
 
-import type { ServiceEvent } from '../../protocol/types.js';
+import type { CoreView, Put } from '../part.js';
 import { StoreError } from '../types.js';
 import { afterEffect, messageOf, type ReactionChangeOp, type ReactionChangeOutcome, type ReactionEffect } from './ops.js';
 import type { ReactionRecord } from './records.js';
 
-/** The reads a reaction.change is decided on (a part of StateView). */
-export interface ReactionView {
-  hasMessage(id: string): boolean;
+/** What a reaction.change is decided on. */
+export interface ReactionState {
   /** The reactions to one message, oldest first. */
   reactions(messageId: string): ReactionRecord[];
 }
 
-type Put = (e: ReactionEffect | { op: 'event.append'; event: ServiceEvent }) => void;
-
-export function changeReaction(view: ReactionView, op: ReactionChangeOp, put: Put): ReactionChangeOutcome {
+export function changeReaction(
+  core: CoreView,
+  state: ReactionState,
+  op: ReactionChangeOp,
+  put: Put<ReactionEffect>,
+): ReactionChangeOutcome {
   const r = op.reaction;
-  if (!view.hasMessage(r.message_id)) throw new StoreError('not_found', `message ${r.message_id}`);
-  const all = view.reactions(r.message_id);
+  if (!core.hasMessage(r.message_id)) throw new StoreError('not_found', `message ${r.message_id}`);
+  const all = state.reactions(r.message_id);
   const same = all.filter((x) => x.emoji === r.emoji);
   const mine = same.some((x) => x.by === r.by);
   const unchanged = (status: 'unchanged' | 'limit'): ReactionChangeOutcome => ({ op: 'reaction.change', status, count: same.length });
@@ -35,11 +37,11 @@ export function changeReaction(view: ReactionView, op: ReactionChangeOp, put: Pu
   return { op: 'reaction.change', status: 'removed', count: same.length - 1 };
 }
 
-/** The reactions a batch's earlier effects changed, laid over the base state (overlay.ts). */
-export class ReactionOverlay {
+/** The reactions a batch's earlier effects changed, laid over the base state. */
+export class ReactionOverlay implements ReactionState {
   private changed: Map<string, ReactionRecord[]> | undefined;
 
-  constructor(private readonly base: Pick<ReactionView, 'reactions'>) {}
+  constructor(private readonly base: ReactionState) {}
 
   note(e: ReactionEffect): void {
     const id = messageOf(e);

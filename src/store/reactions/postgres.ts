@@ -2,18 +2,16 @@
 // the statement pieces of its effects.
 
 import type pg from 'pg';
-import type { PostgresPart } from '../parts.js';
-import { isReactionEffect, type ReactionEffect } from './ops.js';
-import type { ReactionRecord } from './records.js';
+import type { PgRows, PgTables, PostgresAdapter } from '../part.js';
+import type { ReactionState } from './decide.js';
+import { isReactionEffect, type ReactionChangeOp, type ReactionEffect } from './ops.js';
+import type { ReactionReads, ReactionRecord } from './records.js';
 
 /** The table's name in the store's schema. */
-export const REACTIONS_TABLE = 'reactions';
+const REACTIONS_TABLE = 'reactions';
 
-/**
- * The table, as migration 3 of postgres/schema.ts creates it (`S` is the schema). The text is that
- * migration's: a migration already applied is never run again; a new column is a new migration.
- */
-export const REACTIONS_DDL = `
+/** The table (`S` is the schema), as migration 3 of postgres/schema.ts created it before the part kept its own versions. */
+const REACTIONS_DDL = `
       CREATE TABLE IF NOT EXISTS S.reactions (
         seq bigserial PRIMARY KEY,
         message_id text NOT NULL,
@@ -32,8 +30,8 @@ const recordOf = (r: Record<string, unknown>): ReactionRecord => ({
   created_at: String(r.created_at),
 });
 
-export const postgresReactions: PostgresPart = {
-  owns: isReactionEffect,
+export const postgresReactions: PostgresAdapter<ReactionChangeOp, ReactionEffect, ReactionState, ReactionReads> = {
+  migrations: [REACTIONS_DDL],
   ctes(mine, sql) {
     const table = sql.table(REACTIONS_TABLE);
     // The CTEs of a statement run on one snapshot and cannot see each other's rows, so a batch
@@ -67,15 +65,17 @@ export const postgresReactions: PostgresPart = {
       );
     return out;
   },
+  async prefetch(c, T, mine) {
+    const byMessage = await prefetchReactions(c, T, [...new Set(mine.map((op) => op.reaction.message_id))].sort());
+    return { reactions: (id) => byMessage.get(id) ?? [] };
+  },
+  reads: (rows, T) => ({ list: (ids) => listReactions(rows, T.table(REACTIONS_TABLE), ids) }),
 };
 
 const keyOf = (r: { message_id: string; emoji: string; by: string }) => `${r.message_id}\u0000${r.emoji}\u0000${r.by}`;
 
-/** Runs a query, gives its rows (the backend's own, with its error mapping). */
-export type Rows = (text: string, values: unknown[]) => Promise<Record<string, unknown>[]>;
-
 /** The reactions to these messages, oldest first. */
-export async function listReactions(rows: Rows, table: string, messageIds: readonly string[]): Promise<ReactionRecord[]> {
+async function listReactions(rows: PgRows, table: string, messageIds: readonly string[]): Promise<ReactionRecord[]> {
   if (messageIds.length === 0) return [];
   const found = await rows(`SELECT message_id, emoji, by_id, created_at FROM ${table} WHERE message_id = ANY($1) ORDER BY seq`, [
     [...messageIds],
@@ -88,15 +88,11 @@ export async function listReactions(rows: Rows, table: string, messageIds: reado
  * ids), by message. The message row is the lock that serializes reactions to it (the distinct-emoji
  * limit depends on rows that may not exist yet).
  */
-export async function prefetchReactions(
-  c: pg.ClientBase,
-  T: { messages: string; table(name: string): string },
-  messageIds: readonly string[],
-): Promise<Map<string, ReactionRecord[]>> {
+async function prefetchReactions(c: pg.ClientBase, T: PgTables, messageIds: readonly string[]): Promise<Map<string, ReactionRecord[]>> {
   const out = new Map<string, ReactionRecord[]>();
   if (messageIds.length === 0) return out;
   await c.query(`SELECT id FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [messageIds]);
-  const rows: Rows = async (text, values) => (await c.query(text, values)).rows;
+  const rows: PgRows = async (text, values) => (await c.query(text, values)).rows;
   for (const rec of await listReactions(rows, T.table(REACTIONS_TABLE), messageIds)) {
     const l = out.get(rec.message_id) ?? [];
     l.push(rec);

@@ -9,3 +9,9 @@ export interface ReactionRecord {
   by: string;
   created_at: string;
 }
+
+/** What the reactions part offers to readers (`store.part(reactionsPart)`). */
+export interface ReactionReads {
+  /** The reactions to these messages, oldest first. */
+  list(messageIds: readonly string[]): Promise<ReactionRecord[]>;
+}

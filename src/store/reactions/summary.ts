@@ -1,10 +1,13 @@
 // Reactions as message reads show them: per message, one entry per emoji in the order it was first
 // used, with its count and who reacted. Messages without reactions keep their shape (no field).
 // The stored records' wire shape, so it sits with the store: every read of messages (history,
-// search) adds it, below the reactions feature, which only changes them (src/reactions/).
+// search) adds it, below the reactions feature, which only changes them (src/reactions/). A store
+// opened without the reactions part adds nothing.
 
-import type { Message, ReactionSummary } from '../protocol/types.js';
-import type { ReactionRecord, Store } from './types.js';
+import type { Message, ReactionSummary } from '../../protocol/types.js';
+import type { Store } from '../types.js';
+import { reactionsPart } from './part.js';
+import type { ReactionRecord } from './records.js';
 
 /** The summaries of one message's reactions (records oldest first). */
 export function summarize(records: readonly ReactionRecord[]): ReactionSummary[] {
@@ -35,6 +38,7 @@ export function withSummaries<M extends Message>(messages: readonly M[], records
 
 /** Reads the reactions of a page of messages (one store read) and adds them. */
 export async function withReactions<M extends Message>(store: Store, messages: readonly M[]): Promise<M[]> {
-  if (messages.length === 0) return [];
-  return withSummaries(messages, await store.listReactions(messages.map((m) => m.id)));
+  const reads = store.part(reactionsPart);
+  if (messages.length === 0 || !reads) return [...messages];
+  return withSummaries(messages, await reads.list(messages.map((m) => m.id)));
 }

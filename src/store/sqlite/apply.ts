@@ -7,11 +7,7 @@ import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from './kv-apply.js';
-import type { SqlitePart } from '../parts.js';
-import { sqliteReactions } from '../reactions/sqlite.js';
-
-/** The stored concerns that keep their SQL in their own folder (parts.ts). */
-const PARTS: readonly SqlitePart[] = [sqliteReactions];
+import { ownerOf, type AnyPart } from '../part.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -41,7 +37,12 @@ const utf8 = (json: string | Uint8Array): Uint8Array => (typeof json === 'string
  * event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
  * not done twice.
  */
-export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => string | Uint8Array | undefined = () => undefined): void {
+export function applyOps(
+  run: Run,
+  ops: JournalOp[],
+  parts: readonly AnyPart[],
+  jsonOf: (index: number) => string | Uint8Array | undefined = () => undefined,
+): void {
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     switch (op.op) {
@@ -194,9 +195,17 @@ export function applyOps(run: Run, ops: JournalOp[], jsonOf: (index: number) => 
       case 'kv.sweep':
         applyKv(run, op);
         break;
-      default:
-        if (PARTS.some((p) => p.apply(run, op as Effect))) break;
-        throw new StoreError('corrupt', `unknown write op ${JSON.stringify((op as { op?: unknown }).op)}`);
+      default: {
+        // A part's effect, applied by the part's own SQL (part.ts). One no part of this store owns
+        // is a record of a concern it was not opened with (or a damaged one): nothing is guessed.
+        const part = ownerOf(parts, op);
+        if (!part)
+          throw new StoreError(
+            'corrupt',
+            `unknown write op ${JSON.stringify((op as { op?: unknown }).op)} (no part of this store applies it)`,
+          );
+        part.sqlite.apply(run, op);
+      }
     }
   }
 }

@@ -15,6 +15,7 @@ import { loadSql } from './engine/image.js';
 import { listJournals } from './engine/journal.js';
 import { configure, migrate } from './schema.js';
 import { indexAllPending } from './search-upkeep.js';
+import { ALL_PARTS } from '../concerns.js';
 
 export interface SqliteCopyOptions extends CopyNetworkOptions {
   /** The new store's database file (`svc.db`); its folder is created when missing. */
@@ -28,7 +29,7 @@ export async function copyToSqlite(source: Store, o: SqliteCopyOptions): Promise
   const db = new Db(new SQL.Database());
   try {
     configure(db.raw);
-    migrate(db.raw);
+    migrate(db.raw, o.file, ALL_PARTS);
     db.run('BEGIN');
     const counts = await copyNetwork(source, sinkOf(db), o);
     db.run('COMMIT');
@@ -68,24 +69,29 @@ function sinkOf(db: Db): NetworkSink {
         ops.push({ op: 'event.append', seq: e.seq, event: e.event, ...(e.message_id ? { message_id: e.message_id } : {}) });
         json.push(e.body);
       }
-      for (const reaction of page.reactions) ops.push({ op: 'reaction.put', reaction });
-      applyOps(db.run, ops, (i) => json[i]);
+      ops.push(...page.parts);
+      applyOps(db.run, ops, ALL_PARTS, (i) => json[i]);
     },
     async records(r) {
-      applyOps(db.run, [
-        ...r.rooms.map((room) => ({ op: 'room.put' as const, room })),
-        ...r.agents.map((agent) => ({ op: 'agent.put' as const, agent })),
-        ...r.threads.map((thread) => ({ op: 'thread.put' as const, thread })),
-        ...r.dms.map((dm) => ({ op: 'dm.put' as const, dm })),
-        ...r.artifacts.map((artifact) => ({ op: 'artifact.insert' as const, artifact })),
-        ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
-        ...r.readStates.map((x) => ({ op: 'read_state.put' as const, ...x })),
-        ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
-        ...(r.kv ?? []).flatMap(({ consumed_at, ...entry }) => [
-          { op: 'kv.put' as const, entry },
-          ...(consumed_at !== undefined ? [{ op: 'kv.consume' as const, kind: entry.kind, id: entry.id, at: consumed_at }] : []),
-        ]),
-      ]);
+      applyOps(
+        db.run,
+        [
+          ...r.rooms.map((room) => ({ op: 'room.put' as const, room })),
+          ...r.agents.map((agent) => ({ op: 'agent.put' as const, agent })),
+          ...r.threads.map((thread) => ({ op: 'thread.put' as const, thread })),
+          ...r.dms.map((dm) => ({ op: 'dm.put' as const, dm })),
+          ...r.artifacts.map((artifact) => ({ op: 'artifact.insert' as const, artifact })),
+          ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
+          ...r.readStates.map((x) => ({ op: 'read_state.put' as const, ...x })),
+          ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
+          ...(r.kv ?? []).flatMap(({ consumed_at, ...entry }) => [
+            { op: 'kv.put' as const, entry },
+            ...(consumed_at !== undefined ? [{ op: 'kv.consume' as const, kind: entry.kind, id: entry.id, at: consumed_at }] : []),
+          ]),
+          ...r.parts,
+        ],
+        ALL_PARTS,
+      );
     },
   };
 }

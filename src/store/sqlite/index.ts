@@ -42,6 +42,8 @@ import { VERSION } from '../../version.js';
 import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
 
 import { searchPage } from './search.js';
+import { ALL_PARTS } from '../concerns.js';
+import type { AnyPart } from '../part.js';
 import { SearchUpkeep } from './search-upkeep.js';
 
 export interface SqliteStoreOptions {
@@ -63,6 +65,8 @@ export interface SqliteStoreOptions {
   pageTracking?: boolean;
   /** Test hook at each step of a checkpoint of pages (page-file.ts): may wait, or throw as a crash would. */
   pageStep?: PageStepHook;
+  /** The stored concerns it keeps (part.ts; default: all of them). */
+  parts?: readonly AnyPart[];
 }
 
 const [DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES] = [64 * 1024 * 1024, 32 * 1024 * 1024];
@@ -105,10 +109,11 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     private readonly opts: SqliteStoreOptions,
     dbBytes: number,
   ) {
-    super(db, new SqliteQueries(db));
+    super(db, new SqliteQueries(db), opts.parts ?? ALL_PARTS);
     this.journal = new JournalWriter(opts.faults);
     this.turn = new Turn(
       db,
+      this.parts,
       (m) => this.log(m),
       () => this.rolledBack(),
       () => this.journal.syncing,
@@ -146,18 +151,6 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.turn.commit();
   }
 
-  private readonly roots = new Map<string, number>();
-
-  /** A table's root page (fixed: auto_vacuum is off, so sqlite never moves a root). */
-  rootPage(table: string): number | undefined {
-    let root = this.roots.get(table);
-    if (root === undefined) {
-      root = Number(this.db.one("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])?.[0] ?? 0) || undefined;
-      if (root !== undefined) this.roots.set(table, root);
-    }
-    return root;
-  }
-
   /** See openSqliteStore. */
   static async open(opts: SqliteStoreOptions): Promise<SqliteStore> {
     const SQL = await loadSql();
@@ -169,7 +162,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     // A new store starts from a migrated empty image in memory, so it too has headroom: sql.js grows
     // a full in-memory file by copying it, at a cost per commit that grows with each write. (Journals
     // without a file replay onto it as they would onto a new database.)
-    const fresh = track && !opened ? emptyImage(SQL) : undefined;
+    const parts = opts.parts ?? ALL_PARTS;
+    const fresh = track && !opened ? emptyImage(SQL, parts) : undefined;
     const db = new Db(new SQL.Database(opened?.data ?? (fresh ? newImage(fresh) : null)));
     // Tracked before sqlite first touches the file: it holds `svc.db` as read (or zeros read
     // through from it), plus headroom.
@@ -189,15 +183,15 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
           `store: migrating ${file} from schema version ${before} to ${SCHEMA_VERSION}; an older svc cannot open it afterwards (keep a copy from before the upgrade: svc store copy)`,
         );
       }
-      const migrated = migrate(db.raw, file);
+      const migrated = migrate(db.raw, file, parts);
       store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
-      if (opened && migrated && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
+      if (opened && migrated.core && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
       // Pages read on demand: history pages read their rows' leaf pages ahead, in runs.
       if (pages?.base) store.reads.prefetch = new Prefetch(pages, () => store.rootPage('messages'));
       store.engine = engineReport(pages !== undefined, base !== undefined || (pages !== undefined && !opened), opts.pageTracking === false);
-      store.dirty = migrated || !opened;
-      const r = await replayJournals(db, file, store.gen, (m) => store.log(m));
+      store.dirty = migrated.core || migrated.parts || !opened;
+      const r = await replayJournals(db, file, store.gen, (m) => store.log(m), parts);
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;
       store.journal.switchTo(r.appendGen, journalPath(file, r.appendGen), r.appendSize);
@@ -230,7 +224,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.turn.open();
     // What this write read or wrote stands or falls with its turn's journal write (turn.ts).
     const batch = this.turn.batch;
-    const { effects, outcomes } = resolveIntents(this.reads, ops);
+    const { effects, outcomes } = resolveIntents(this.reads, ops, this.partStates);
     if (effects.length === 0) {
       // Nothing new (a retry, a claim already held): answer once what was read is durable.
       await this.durable();
@@ -273,7 +267,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     const ranges = frameRecord(frame, jops, bodies);
     const ran = this.db.statements;
     try {
-      applyOps(this.db.run, jops, (i) => (ranges[2 * i]! >= 0 ? frame.bytes(ranges[2 * i]!, ranges[2 * i + 1]!) : undefined));
+      applyOps(this.db.run, jops, this.parts, (i) => (ranges[2 * i]! >= 0 ? frame.bytes(ranges[2 * i]!, ranges[2 * i + 1]!) : undefined));
     } catch (err) {
       frame.abandon();
       // A batch whose first statement failed changed nothing (sqlite undoes a failed statement).

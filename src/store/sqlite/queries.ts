@@ -20,7 +20,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type ReactionRecord,
   type ReceiptKind,
   type ReceiptRecord,
   type RoomFilter,
@@ -30,7 +29,6 @@ import {
 } from '../types.js';
 import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
-import { reactionsOf } from '../reactions/sqlite.js';
 
 /** Most room or agent bodies kept in memory by id. */
 const READ_CACHE_MAX = 4096;
@@ -128,15 +126,6 @@ export class SqliteQueries implements StateView {
 
   readState(agentId: string): AgentReadState | undefined {
     return this.db.body('SELECT body FROM agent_read_state WHERE agent_id = ?', [agentId]);
-  }
-
-  reactions(messageId: string): ReactionRecord[] {
-    return this.reactionsOf([messageId]);
-  }
-
-  /** The reactions to these messages, oldest first. */
-  reactionsOf(messageIds: readonly string[]): ReactionRecord[] {
-    return reactionsOf((sql, params) => this.db.all(sql, params), messageIds);
   }
 
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {

@@ -17,7 +17,6 @@ import type {
   PageQuery,
   PageResult,
   PairingState,
-  ReactionRecord,
   ReceiptRecord,
   RoomFilter,
   RoomRecord,
@@ -27,12 +26,43 @@ import type {
 } from '../types.js';
 import type { Db } from './db.js';
 import type { SqliteQueries } from './queries.js';
+import type { AnyPart, ReadsOf, SqlAll } from '../part.js';
+import type { PartStates } from '../intents.js';
 
 export abstract class SqliteReadMethods {
+  /** Each part's state (what its ops are decided on) and reads, over this database. */
+  private readonly partAdapters: Map<AnyPart, { state: unknown; reads: unknown }>;
+  protected readonly partStates: PartStates;
+
   constructor(
     readonly db: Db,
     protected readonly reads: SqliteQueries,
-  ) {}
+    readonly parts: readonly AnyPart[],
+  ) {
+    const all: SqlAll = (sql, params) => db.all(sql, params);
+    this.partAdapters = new Map(parts.map((p) => [p, { state: p.sqlite.state(all), reads: p.sqlite.reads(all) }]));
+    this.partStates = { parts, state: (p) => this.partAdapters.get(p)!.state };
+  }
+
+  get partNames(): string[] {
+    return this.parts.map((p) => p.name);
+  }
+
+  private readonly roots = new Map<string, number>();
+
+  /** A table's root page (fixed: auto_vacuum is off, so sqlite never moves a root). */
+  rootPage(table: string): number | undefined {
+    let root = this.roots.get(table);
+    if (root === undefined) {
+      root = Number(this.db.one("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])?.[0] ?? 0) || undefined;
+      if (root !== undefined) this.roots.set(table, root);
+    }
+    return root;
+  }
+
+  part<P extends AnyPart>(p: P): ReadsOf<P> | undefined {
+    return this.partAdapters.get(p)?.reads as ReadsOf<P> | undefined;
+  }
 
   async getRoom(id: string): Promise<RoomRecord | undefined> {
     return this.reads.room(id);
@@ -108,10 +138,6 @@ export abstract class SqliteReadMethods {
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.pairing(pairingId);
-  }
-
-  async listReactions(messageIds: readonly string[]): Promise<ReactionRecord[]> {
-    return this.reads.reactionsOf(messageIds);
   }
 
   async webhookCursor(webhookId: string): Promise<number | undefined> {

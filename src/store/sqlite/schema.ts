@@ -8,7 +8,7 @@ import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
 import { INDEXED_KEY } from './search-upkeep.js';
-import { REACTIONS_DDL } from '../reactions/sqlite.js';
+import type { AnyPart } from '../part.js';
 
 interface Migration {
   version: number;
@@ -96,10 +96,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 6,
-    // #28 reactions: one row per message, emoji and actor (scoped id); seq keeps them in order.
-    // IF NOT EXISTS: a database set back to an older schema version (by hand) may still hold it.
-    // The text lives with the concern (reactions/sqlite.ts); this migration's place is here.
-    sql: REACTIONS_DDL,
+    // #28 reactions made their table here. It is the reactions part's own first migration now
+    // (store/reactions/sqlite.ts), run only for a store opened with that part.
+    sql: '',
   },
   {
     version: 7,
@@ -238,11 +237,18 @@ export function readSchema(db: Database): { version: number; migratedBy?: string
   return { version, ...(by ? { migratedBy: by } : {}) };
 }
 
+/** What an open's migration changed: the core's schema, and the parts' tables. */
+export interface Migrated {
+  core: boolean;
+  parts: boolean;
+}
+
 /**
- * Brings a database to SCHEMA_VERSION; returns whether anything changed. A database of a newer
- * schema is refused before anything is touched. Throws StoreError('corrupt').
+ * Brings a database to SCHEMA_VERSION, and the tables of each of `parts` to the part's last
+ * version (`part:<name>` in meta). A database of a newer schema is refused before anything is
+ * touched. Throws StoreError('corrupt').
  */
-export function migrate(db: Database, where = 'the database'): boolean {
+export function migrate(db: Database, where: string, parts: readonly AnyPart[]): Migrated {
   const found = readSchema(db);
   const current = found.version;
   if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
@@ -250,7 +256,9 @@ export function migrate(db: Database, where = 'the database'): boolean {
   }
   db.run('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const pending = MIGRATIONS.filter((m) => m.version > current);
-  if (pending.length === 0) return false;
+  const partsPending = parts.map((p) => ({ p, from: Number(readMeta(db, `part:${p.name}`) ?? 0) }));
+  const partsChange = partsPending.some((x) => x.from < x.p.sqlite.migrations.length);
+  if (pending.length === 0 && !partsChange) return { core: false, parts: false };
   db.run('BEGIN');
   try {
     for (const m of pending) {
@@ -259,14 +267,21 @@ export function migrate(db: Database, where = 'the database'): boolean {
       writeMeta(db, 'schema_version', String(m.version));
     }
     // Which svc wrote this schema: named when a later, older svc refuses the store.
-    writeMeta(db, 'migrated_by', VERSION);
+    if (pending.length > 0) writeMeta(db, 'migrated_by', VERSION);
     if (readMeta(db, 'journal_gen') === undefined) writeMeta(db, 'journal_gen', '1');
+    for (const { p, from } of partsPending) {
+      const steps = p.sqlite.migrations;
+      if (from > steps.length)
+        throw new Error(`the ${p.name} tables have version ${from}, newer than svc ${VERSION} knows (${steps.length})`);
+      for (let v = from; v < steps.length; v++) db.exec(steps[v]!);
+      if (from < steps.length) writeMeta(db, `part:${p.name}`, String(steps.length));
+    }
     db.run('COMMIT');
   } catch (err) {
     db.run('ROLLBACK');
     throw new StoreError('corrupt', `schema migration failed: ${(err as Error).message}`);
   }
-  return true;
+  return { core: pending.length > 0, parts: partsChange };
 }
 
 /** The journal generation recorded in the database. */
@@ -294,12 +309,12 @@ export function configure(db: Database): void {
   db.run('PRAGMA cache_size = -65536');
 }
 
-/** A new database with the current schema, as a file image. */
-export function emptyImage(SQL: SqlJsStatic): Uint8Array {
+/** A new database with the current schema and the tables of `parts`, as a file image. */
+export function emptyImage(SQL: SqlJsStatic, parts: readonly AnyPart[]): Uint8Array {
   const db = new SQL.Database();
   try {
     configure(db);
-    migrate(db);
+    migrate(db, 'a new database', parts);
     return db.export();
   } finally {
     db.close();

@@ -16,12 +16,15 @@ import { writeFileDurably } from './durable-file.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from '../schema.js';
 import { Db } from '../db.js';
 import { indexAllPending } from '../search-upkeep.js';
+import { partsNamed } from '../../concerns.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
 export interface CheckpointJob {
   file: string;
   upto: number;
   next: number;
+  /** The names of the store's parts (part.ts): their tables and effects are in the image and journals. */
+  parts: string[];
 }
 
 export type CheckpointReply = { ok: true; bytes: number } | { ok: false; error: string };
@@ -67,7 +70,8 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
   };
   try {
     configure(db);
-    migrate(db);
+    const parts = partsNamed(job.parts);
+    migrate(db, job.file, parts);
     const from = readJournalGen(db);
     for (const j of listJournals(job.file)) {
       if (j.gen < from || j.gen > job.upto) continue;
@@ -82,7 +86,7 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
           for (let i = start; i < Math.min(records.length, start + CHUNK); i++) {
             const ops = (records[i] as Partial<JournalRecord> | null)?.ops;
             if (!Array.isArray(ops)) throw new Error(`${j.path} record ${i + 1}: not a write batch`);
-            applyOps(run, ops);
+            applyOps(run, ops, parts);
           }
           run('COMMIT');
         } catch (err) {

@@ -28,6 +28,8 @@ export interface CheckpointHost {
   dirty: boolean;
   /** Writes committed since open (tells whether a worker checkpoint covered everything). */
   readonly writes: number;
+  /** The names of the store's parts (part.ts), for the worker. */
+  readonly partNames: string[];
   /** The store is closing: no background checkpoint may start. */
   readonly closed: boolean;
   /** The pages changed since the last checkpoint (undefined: page tracking is off). */
@@ -166,7 +168,7 @@ export class Checkpointer {
     h.journal.switchTo(next, journalPath(h.file, next));
     h.gen = next;
     const writes = h.writes;
-    const job: CheckpointJob = { file: h.file, upto: prev, next };
+    const job: CheckpointJob = { file: h.file, upto: prev, next, parts: h.partNames };
     const reply = await new Promise<CheckpointReply>((resolve) => {
       const worker = checkpointWorker(job);
       let settled = false;

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { StoreError } from '../../types.js';
 import { applyOps, type JournalRecord } from '../apply.js';
 import type { Db } from '../db.js';
+import type { AnyPart } from '../../part.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { listJournals, readIfExists } from './journal.js';
 import { crc32 } from './journal-format.js';
@@ -115,7 +116,13 @@ export interface RecoveredJournals {
  * Replays the journals the database file (at generation `gen`) does not cover. A torn tail is cut
  * (only in the last file holding records); any other damage throws before anything is truncated.
  */
-export async function replayJournals(db: Db, file: string, gen: number, log: (msg: string) => void): Promise<RecoveredJournals> {
+export async function replayJournals(
+  db: Db,
+  file: string,
+  gen: number,
+  log: (msg: string) => void,
+  parts: readonly AnyPart[],
+): Promise<RecoveredJournals> {
   const journals = listJournals(file);
   let removed = false;
   // Every file is judged before anything is changed on disk.
@@ -148,7 +155,7 @@ export async function replayJournals(db: Db, file: string, gen: number, log: (ms
       removed = true;
       continue;
     }
-    replayAll(db, v.records, j.path);
+    replayAll(db, v.records, j.path, parts);
     if (v.records.length > 0) replayed = true;
     appendGen = j.gen;
     appendSize = v.validBytes;
@@ -167,7 +174,7 @@ export async function replayJournals(db: Db, file: string, gen: number, log: (ms
  * records can share transactions: one commit per thousand records instead of one each, which
  * is most of the replay time.
  */
-export function replayAll(db: Db, records: unknown[], file: string): void {
+export function replayAll(db: Db, records: unknown[], file: string, parts: readonly AnyPart[]): void {
   const CHUNK = 1000;
   for (let start = 0; start < records.length; start += CHUNK) {
     db.run('BEGIN');
@@ -176,7 +183,7 @@ export function replayAll(db: Db, records: unknown[], file: string): void {
       for (; i < Math.min(records.length, start + CHUNK); i++) {
         const ops = (records[i] as Partial<JournalRecord> | null)?.ops;
         if (!Array.isArray(ops)) throw new Error('not a write batch');
-        applyOps(db.run, ops);
+        applyOps(db.run, ops, parts);
       }
       db.run('COMMIT');
     } catch (err) {

@@ -14,6 +14,7 @@ import { StoreError } from '../../types.js';
 import { unavailable } from './durable-file.js';
 import { applyOps, type JournalOp } from '../apply.js';
 import type { Db } from '../db.js';
+import type { AnyPart } from '../../part.js';
 
 /** One applied write of a turn: its ops and their bodies (for undo). */
 export interface TurnWrite {
@@ -37,6 +38,8 @@ export class Turn {
 
   constructor(
     private readonly db: Db,
+    /** The store's parts (their effects are in the turn's records). */
+    private readonly parts: readonly AnyPart[],
     private readonly log: (msg: string) => void,
     /** Called whenever the database may differ from what reads cached. */
     private readonly invalidate: () => void,
@@ -111,7 +114,7 @@ export class Turn {
     try {
       this.db.run('ROLLBACK');
       this.db.run('BEGIN');
-      for (const b of this.writes) applyOps(this.db.run, b.jops, (i) => b.bodies[i]);
+      for (const b of this.writes) applyOps(this.db.run, b.jops, this.parts, (i) => b.bodies[i]);
     } catch (err) {
       this.isOpen = false;
       this.writes = [];

@@ -1,0 +1,11 @@
+// The unions the stored concerns' types join (concerns.ts lists the parts themselves). Types only,
+// so the store's contract (types.ts, write-ops.ts, effects.ts) can name them without importing a part.
+
+import type { ReactionChangeOp, ReactionChangeOutcome, ReactionEffect } from './reactions/ops.js';
+
+/** The write ops the parts decide (write-ops.ts joins them to the core's). */
+export type PartOp = ReactionChangeOp;
+/** What those ops did. */
+export type PartOutcome = ReactionChangeOutcome;
+/** What those ops do to stored state (effects.ts joins them to the core's). */
+export type PartEffect = ReactionEffect;

@@ -1,0 +1,21 @@
+// The one list of the stored concerns that are parts (part.ts); the unions of their types are in
+// concern-types.ts.
+// A new stored concern is a folder of src/store/ with a StorePart, named here once; the features
+// that use it declare it (src/feature.ts), and the store is opened with the parts of its features.
+
+import type { AnyPart } from './part.js';
+import { reactionsPart } from './reactions/part.js';
+
+export type { PartEffect, PartOp, PartOutcome } from './concern-types.js';
+
+/** Every part, in the order each backend applies their effects: `svc store copy` and tools open stores with all of them. */
+export const ALL_PARTS: readonly AnyPart[] = [reactionsPart];
+
+/** The parts of these names (a checkpoint worker gets names, not values); throws on an unknown name. */
+export function partsNamed(names: readonly string[]): AnyPart[] {
+  return names.map((n) => {
+    const p = ALL_PARTS.find((x) => x.name === n);
+    if (!p) throw new Error(`unknown store part ${JSON.stringify(n)}`);
+    return p;
+  });
+}

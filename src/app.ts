@@ -206,6 +206,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     apply: all('apply'),
     reservedAgents: all('reservedAgents'),
     ...(receipts[0] ? { receipts: receipts[0] } : {}),
+    messages: all('messages'),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

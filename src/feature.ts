@@ -7,7 +7,7 @@ import type { Config, LoadedConfig } from './config/types.js';
 import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
-import type { ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
+import type { AddToMessages, ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
 import type { Receipts } from './network/receipts.js';
 import type { StoredEvent } from './store/types.js';
 import type { AnyPart } from './store/part.js';
@@ -48,6 +48,8 @@ export interface Feature {
    * MCP waits and history reads mark through it; without it they mark nothing.
    */
   receipts?: Receipts;
+  /** Adds what it keeps about messages to each page of them the reads return (history, search). */
+  messages?: AddToMessages;
   observe?: {
     /** Each finished HTTP request. */
     http?: (route: string, method: string, status: number, seconds: number) => void;

@@ -1,5 +1,6 @@
 // Routes as data: method + path pattern -> route. Matching is exact segment by segment.
 
+import type { OperationDoc } from './openapi/op-doc.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
@@ -54,6 +55,11 @@ export interface Route {
   precheck?: (ctx: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */
   raw?: boolean;
+  /**
+   * Its OpenAPI notes, kept with the route by a feature that owns it; the core's routes keep
+   * theirs in src/http/openapi/operations/ (one or the other, never both).
+   */
+  doc?: OperationDoc;
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler that answers through `res` itself returns nothing
   handler: (c: RequestContext) => Promise<Reply | void> | Reply | void;
 }

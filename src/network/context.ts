@@ -36,6 +36,18 @@ export interface Extensions {
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
   /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
   readonly receipts?: Receipts;
+  /** What features add to each page of messages the reads return (history, search). */
+  readonly messages?: readonly AddToMessages[];
+}
+
+/** Adds what a feature keeps about messages to a page of them: copies where it adds, the same objects elsewhere. */
+export type AddToMessages = <M extends Message>(messages: readonly M[]) => Promise<M[]>;
+
+/** A page of messages as the reads return it, with what every feature adds. */
+export async function withAdditions<M extends Message>(ctx: NetworkContext, messages: readonly M[]): Promise<M[]> {
+  let out = [...messages];
+  for (const add of ctx.extensions.messages ?? []) out = await add(out);
+  return out;
 }
 
 /** An agent id a feature names (network/reserved-agents.ts). */

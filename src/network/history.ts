@@ -7,12 +7,11 @@ import { dmFilterOf, viewerOf } from '../auth/visibility.js';
 import { pageOf, type Window } from '../protocol/pagination.js';
 import type { Artifact, DirectConversation, Message, Page, Thread } from '../protocol/types.js';
 import type { ArtifactFilter, PageResult } from '../store/types.js';
-import type { NetworkContext } from './context.js';
+import { withAdditions, type NetworkContext } from './context.js';
 import { requireDirectMessages, visibleDm, visibleRoom, visibleThread } from './access.js';
 import { budgetedList, pageBudgetOf } from './page-budget.js';
 import { dmView, threadView } from './views.js';
 import { unauthorized } from '../errors.js';
-import { withReactions } from '../store/reactions/summary.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
@@ -24,7 +23,7 @@ export async function roomMessages(
 ): Promise<{ messages: Message[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
   const r = await budgetedList((q) => ctx.store.listMessages(`room:${roomId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withReactions(ctx.store, r.items), page: toPage(r) };
+  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
 }
 
 export async function roomThreads(
@@ -51,7 +50,7 @@ export async function threadMessages(
 ): Promise<{ messages: Message[]; page: Page }> {
   await visibleThread(ctx, p, threadId);
   const r = await budgetedList((q) => ctx.store.listMessages(`thread:${threadId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withReactions(ctx.store, r.items), page: toPage(r) };
+  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
 }
 
 export async function listDms(ctx: NetworkContext, p: Principal, w: Window): Promise<{ dms: DirectConversation[]; page: Page }> {
@@ -71,7 +70,7 @@ export async function getDm(ctx: NetworkContext, p: Principal, dmId: string): Pr
 export async function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
   await visibleDm(ctx, p, dmId);
   const r = await budgetedList((q) => ctx.store.listMessages(`dm:${dmId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withReactions(ctx.store, r.items), page: toPage(r) };
+  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
 }
 
 /** Artifacts of the named conversations; at least one of room_id, thread_id, dm_id. */

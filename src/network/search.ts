@@ -10,9 +10,8 @@ import { MAX_QUERY_LENGTH, parseQuery, snippetOf, type SearchHit } from '../prot
 import type { Page } from '../protocol/types.js';
 import type { SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
-import type { NetworkContext } from './context.js';
+import { withAdditions, type NetworkContext } from './context.js';
 import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
-import { withReactions } from '../store/reactions/summary.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -81,6 +80,6 @@ export async function searchMessages(ctx: NetworkContext, p: Principal, req: Sea
   const page: Page = { has_more: r.has_more };
   const last = r.items[r.items.length - 1];
   if (r.has_more && last) page.next_before = last.id;
-  const hits = await withReactions(ctx.store, r.items);
+  const hits = await withAdditions(ctx, r.items);
   return { messages: hits.map((m) => ({ ...m, snippet: snippetOf(m, terms) })), page };
 }

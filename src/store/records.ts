@@ -35,8 +35,7 @@ export interface MessageRecord {
   event_id: string;
 }
 
-// Each stored concern's records live in its folder (reactions/records.ts, ...).
-export type { ReactionRecord } from './reactions/records.js';
+// Each stored part's records live in its own folder (concerns.ts lists them).
 
 export interface ThreadRecord {
   id: string;

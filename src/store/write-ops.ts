@@ -152,8 +152,6 @@ export interface AgentReadStateOp {
   read?: Record<string, ReadMarker>;
 }
 
-export type { ReactionChangeOp, ReactionChangeOutcome } from './reactions/ops.js';
-
 /**
  * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
  * covered change nothing; the outcome lists the marks that did.

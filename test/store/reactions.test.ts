@@ -5,7 +5,8 @@
 import { reactionsPart } from '../../src/store/reactions/part.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ReactionChangeOp, Store, WriteResult } from '../../src/store/types.js';
+import type { Store, WriteResult } from '../../src/store/types.js';
+import type { ReactionChangeOp } from '../../src/store/reactions/ops.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 import { codeOf, createRoom, event, msg, send } from '../helpers/store-fixtures.js';
 

@@ -1,7 +1,7 @@
-// The spec's API: health, rooms, history, DMs, artifacts, messages, receipts, reactions, agents, apply, search, the event stream, /v1/mcp, pairings, metrics.
+// The spec's API: health, rooms, history, DMs, artifacts, messages, receipts, agents, apply, search, the event stream, /v1/mcp, pairings, metrics.
 
 import { SEARCH_MAX_LIMIT } from '../../../network/search.js';
-import { ID, listOf, ok, type OperationDoc, READ_AS, ref, WINDOW } from '../op-doc.js';
+import { ID, listOf, ok, type OperationDoc, READ_AS, WINDOW } from '../op-doc.js';
 
 /** Per-route notes by "METHOD /path" (the router's spelling). */
 export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
@@ -119,29 +119,6 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'Sending again with the same `id` stores nothing new (409 when another sender used that id). 429 `loop_detected` when agents answered each other too often in a row.',
     responses: ok('SendResponse'),
     errors: [409],
-  },
-  'PUT /v1/messages/:message_id/reactions/:emoji': {
-    tag: 'messages',
-    summary: 'React to a message with one emoji (a Unicode emoji or a `:name:` shortcode, URL-encoded).',
-    description:
-      'Optional body `{"from": {"type", "id", "network_id"?}}`: who reacts (an agent token without it reacts as its own agent). The same rules as sending into the message\'s conversation. Idempotent: a second PUT answers `changed: false`. 409 when the message already carries 20 distinct emoji.',
-    responses: ok('ReactionResponse'),
-    errors: [409],
-  },
-  'DELETE /v1/messages/:message_id/reactions/:emoji': {
-    tag: 'messages',
-    summary: "Remove one's reaction to a message; 404 when it is not there.",
-    description: 'Optional body `{"from": ...}` as for PUT.',
-    responses: ok('ReactionResponse'),
-  },
-  'GET /v1/messages/:message_id/reactions': {
-    tag: 'history',
-    summary: 'The reactions to one message the caller may read.',
-    responses: ok({
-      type: 'object',
-      required: ['message_id', 'reactions'],
-      properties: { message_id: { type: 'string' }, reactions: { type: 'array', items: ref('ReactionSummary') } },
-    }),
   },
   'GET /v1/agents': {
     tag: 'agents',

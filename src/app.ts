@@ -207,6 +207,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     reservedAgents: all('reservedAgents'),
     ...(receipts[0] ? { receipts: receipts[0] } : {}),
     messages: all('messages'),
+    relayed: all('relays'),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

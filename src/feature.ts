@@ -10,6 +10,7 @@ import type { Preparer } from './events/pump.js';
 import type { AddToMessages, ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
 import type { Receipts } from './network/receipts.js';
 import type { StoredEvent } from './store/types.js';
+import type { RelayedEvent } from './network/relayed-event.js';
 import type { AnyPart } from './store/part.js';
 import type { Route, Router } from './http/router.js';
 import type { HttpDeps } from './http/server.js';
@@ -48,6 +49,8 @@ export interface Feature {
    * MCP waits and history reads mark through it; without it they mark nothing.
    */
   receipts?: Receipts;
+  /** Events of its own that pairings repeat on their peer. */
+  relays?: RelayedEvent;
   /** Adds what it keeps about messages to each page of them the reads return (history, search). */
   messages?: AddToMessages;
   observe?: {

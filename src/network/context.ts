@@ -1,5 +1,6 @@
 // What the network's rules need: the current config (reloadable), the store, the broker.
 
+import type { RelayedEvent } from './relayed-event.js';
 import type { Config } from '../config/types.js';
 import type { Broker } from '../events/broker.js';
 import type { Logger } from '../log.js';
@@ -36,6 +37,8 @@ export interface Extensions {
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
   /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
   readonly receipts?: Receipts;
+  /** Events beyond messages that pairings repeat on their peer, each declared by the feature that owns it. */
+  readonly relayed?: readonly RelayedEvent[];
   /** What features add to each page of messages the reads return (history, search). */
   readonly messages?: readonly AddToMessages[];
 }

@@ -16,7 +16,10 @@ const sameWiring = (a: PairingConfig, b: PairingConfig): boolean => JSON.stringi
 export const pairingFeature: FeatureFactory = (app) => {
   const ctx = app.ctx;
   const managers = new Map<string, PairingManager>();
-  const forwarder = new SelfForwarder(() => app.address());
+  const forwarder = new SelfForwarder(
+    () => app.address(),
+    () => ctx.extensions.relayed ?? [],
+  );
   let started = false;
 
   const make = (c: PairingConfig): PairingManager =>
@@ -54,9 +57,11 @@ export const pairingFeature: FeatureFactory = (app) => {
     observe: {
       event: (e) => {
         const m = e.event.type === 'message.created' ? e.event.message : undefined;
-        const r = e.event.type === 'reaction.updated' ? e.event.reaction : undefined;
-        // Messages and reactions that arrived by relay are never relayed again (no multi-hop, no echo).
-        const local = m ? !m.origin && m.from.network_id === ctx.config.network.id : r?.from.network_id === ctx.config.network.id;
+        const net = ctx.config.network.id;
+        // Messages and events that arrived by relay are never relayed again (no multi-hop, no echo).
+        const local = m
+          ? !m.origin && m.from.network_id === net
+          : ctx.extensions.relayed?.some((k) => k.type === e.event.type && k.madeHere(e.event, net) !== undefined) === true;
         if (!local) return;
         for (const mgr of managers.values()) mgr.notify();
       },

@@ -5,6 +5,7 @@
 import type { Agent } from 'undici';
 import type { RequestFrame } from './relay-client.js';
 import { parseBody, type PairResponse } from './transport.js';
+import type { RelayedEvent } from '../network/relayed-event.js';
 
 /** Method and path (without query) a relay peer may reach: the pair scope's routes (the spec, Scopes). */
 const RELAYABLE: readonly (readonly [string, string])[] = [
@@ -14,16 +15,13 @@ const RELAYABLE: readonly (readonly [string, string])[] = [
   ['POST', '/v1/messages'],
 ];
 
-/** A reaction to a relayed message (#28): PUT or DELETE /v1/messages/{id}/reactions/{emoji}. */
-const REACTION_PATH = /^\/v1\/messages\/[^/]+\/reactions\/[^/]+$/;
-
 /** Headers carried from a frame; anything else (host, forwarding headers, cookies) is dropped. */
 const PASSED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id'];
 
-/** Whether a relayed request may be forwarded. */
-export function isRelayable(method: string, path: string): boolean {
-  const pathname = path.split('?')[0];
-  if ((method === 'PUT' || method === 'DELETE') && REACTION_PATH.test(pathname ?? '')) return true;
+/** Whether a relayed request may be forwarded: a pair scope route, or a repeat of an event a feature relays. */
+export function isRelayable(method: string, path: string, events: readonly RelayedEvent[] = []): boolean {
+  const pathname = path.split('?')[0] ?? '';
+  if (events.some((k) => k.accepts(method, pathname))) return true;
   return RELAYABLE.some(([m, p]) => m === method && p === pathname);
 }
 
@@ -32,10 +30,13 @@ export class SelfForwarder {
   // undici loads on first use: most servers have no pairing, and it costs every start-up.
   private agent?: Agent;
 
-  constructor(private readonly address: () => { host: string; port: number } | undefined) {}
+  constructor(
+    private readonly address: () => { host: string; port: number } | undefined,
+    private readonly events: () => readonly RelayedEvent[],
+  ) {}
 
   async answer(frame: RequestFrame): Promise<PairResponse> {
-    if (!isRelayable(frame.method, frame.path)) {
+    if (!isRelayable(frame.method, frame.path, this.events())) {
       return {
         status: 404,
         body: { error: `${frame.method} ${frame.path.split('?')[0]} is not reachable through a pairing relay`, code: 'not_found' },

@@ -124,7 +124,7 @@ export class PairingManager {
       leaseKey: `pairing:${c.id}`,
       eligible: relayed.eligible,
       deliver: relayed.deliver,
-      reactions: { eligible: relayed.reactionEligible, deliver: relayed.deliverReaction },
+      events: { eligible: relayed.eventEligible, deliver: relayed.deliverEvent },
       canSend: () => !this.closed && canRelay(this.status) && this.transport.ready(),
       onPending: (n) => d.metrics.relayOutboxPending.set(label, n),
     });

@@ -5,7 +5,7 @@
 // idempotent by message id, so a message resent after a crash lands once. One drain at a time per
 // pairing, across every process sharing the store: a drain holds the pairing's lease.
 
-import type { Message, ReactionChange, ServiceEvent } from '../protocol/types.js';
+import type { Message, ServiceEvent } from '../protocol/types.js';
 import type { Lease, Store } from '../store/types.js';
 import type { PairingCursor } from './cursor.js';
 
@@ -20,10 +20,10 @@ export interface OutboxOptions {
   /** Whether this message goes to this pairing (locally originated, room federated, ...). */
   eligible: (m: Message) => Promise<boolean>;
   deliver: (m: Message) => Promise<Delivery>;
-  /** Reactions (#28) travel the same way, in event order with the messages. */
-  reactions?: {
-    eligible: (r: ReactionChange) => Promise<boolean>;
-    deliver: (r: ReactionChange) => Promise<Delivery>;
+  /** Events features relay (network/relayed-event.ts) travel the same way, in event order with the messages. */
+  events?: {
+    eligible: (e: ServiceEvent) => Promise<boolean>;
+    deliver: (e: ServiceEvent) => Promise<Delivery>;
   };
   /** Whether sending is worth trying now (peer compatible and reachable). */
   canSend: () => boolean;
@@ -93,12 +93,8 @@ export class Outbox {
       const m = e.message;
       return (await this.o.eligible(m)) ? () => this.o.deliver(m) : undefined;
     }
-    const rx = this.o.reactions;
-    if (e.type === 'reaction.updated' && e.reaction && rx) {
-      const r = e.reaction;
-      return (await rx.eligible(r)) ? () => rx.deliver(r) : undefined;
-    }
-    return undefined;
+    const ev = this.o.events;
+    return ev && (await ev.eligible(e)) ? () => ev.deliver(e) : undefined;
   }
 
   /** Drains while holding the pairing's lease; another holder drains instead. */

@@ -1,15 +1,16 @@
-// What a pairing relays and how one relayed message or reaction is delivered: eligibility by the
-// room's federation and the peer's DM support, the remote's answer classified (delivered, retry
-// later, refused for good), and refusals counted and logged with the fix on the other side. The
-// pairing (manager.ts) owns the status and the transport; this module only reports to it.
+// What a pairing relays and how one relayed message or event (network/relayed-event.ts) is
+// delivered: eligibility by the room's federation and the peer's DM support, the remote's answer
+// classified (delivered, retry later, refused for good), and refusals counted and logged with the
+// fix on the other side. The pairing (manager.ts) owns the status and the transport; this module
+// only reports to it.
 
 import type { Metrics } from '../metrics-registry.js';
 import { now, type NetworkContext } from '../network/context.js';
-import type { Message, ReactionChange, Target } from '../protocol/types.js';
+import type { Message, ServiceEvent, Target } from '../protocol/types.js';
+import { type RelayedEvent, sharesTarget } from '../network/relayed-event.js';
 import type { Delivery } from './outbox.js';
 import { type RefusalTally, refusalFix, refusalReason } from './refusals.js';
 import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
-import { isReactionRelayable, reactionRequestFor } from './relay-reaction.js';
 import type { PairResponse, PairTransport } from './transport.js';
 
 /** What delivery needs from its pairing. */
@@ -34,8 +35,9 @@ export interface RelayHost {
 export interface RelayDelivery {
   eligible(m: Message): Promise<boolean>;
   deliver(m: Message): Promise<Delivery>;
-  reactionEligible(r: ReactionChange): Promise<boolean>;
-  deliverReaction(r: ReactionChange): Promise<Delivery>;
+  /** Whether an event of a kind a feature relays (ctx.extensions.relayed) goes to this pairing. */
+  eventEligible(e: ServiceEvent): Promise<boolean>;
+  deliverEvent(e: ServiceEvent): Promise<Delivery>;
 }
 
 /** The delivery callbacks of the pairing `h`. */
@@ -44,6 +46,7 @@ export function relayDelivery(h: RelayHost): RelayDelivery {
     const room = target.kind === 'dm' ? undefined : await h.ctx.store.getRoom(target.room_id);
     return (roomId: string) => room !== undefined && room.id === roomId && !room.removed_at && room.federation_pairings.includes(h.id);
   };
+  const kindOf = (e: ServiceEvent): RelayedEvent | undefined => h.ctx.extensions.relayed?.find((k) => k.type === e.type);
   const peer = () => ({
     localNetworkId: h.ctx.config.network.id,
     ...(h.remoteNetworkId() ? { remoteNetworkId: h.remoteNetworkId()! } : {}),
@@ -63,11 +66,16 @@ export function relayDelivery(h: RelayHost): RelayDelivery {
 
   return {
     eligible: async (m) => isRelayable(m, { ...peer(), roomFederated: await roomFederated(m.target) }),
-    reactionEligible: async (r) => isReactionRelayable(r, { ...peer(), roomFederated: await roomFederated(r.target) }),
+    async eventEligible(e) {
+      const t = kindOf(e)?.madeHere(e, h.ctx.config.network.id);
+      return t !== undefined && sharesTarget(t, { ...peer(), roomFederated: await roomFederated(t) });
+    },
 
-    /** Repeats a reaction on the peer; a refusal (the message never reached it, 404 on a removal) is final. */
-    async deliverReaction(r) {
-      const req = reactionRequestFor(r);
+    /** Repeats an event on the peer; a refusal (what it names never reached the peer, 404 on a removal) is final. */
+    async deliverEvent(e) {
+      const kind = kindOf(e);
+      if (!kind) return 'done';
+      const req = kind.request(e);
       let res: PairResponse;
       try {
         res = await h.transport.request(req.method, req.path, req.body);
@@ -77,10 +85,9 @@ export function relayDelivery(h: RelayHost): RelayDelivery {
       const verdict = classifyRelayAnswer(res.status);
       if (verdict === 'retry') return retryAfter(res.status);
       if (verdict === 'refused') {
-        h.ctx.log('info', 'the paired network refused a relayed reaction; it will not be retried', {
+        h.ctx.log('info', `the paired network refused a relayed ${e.type} event; it will not be retried`, {
           pairing: h.id,
-          message_id: r.message_id,
-          emoji: r.emoji,
+          ...kind.logFields(e),
           status: res.status,
           error: errorText(res.body),
         });

@@ -2,25 +2,14 @@
 // (the spec, POST /v1/messages rule 6). Pure.
 
 import type { Message, SendRequest } from '../protocol/types.js';
+import { sharesTarget, type RelayFacts } from '../network/relayed-event.js';
 
-export interface RelayFacts {
-  localNetworkId: string;
-  /** The remote network id, configured or learned; undefined before the peer first answers. */
-  remoteNetworkId?: string;
-  /** The remote advertises capabilities.direct_messages: true. */
-  remoteDirectMessages: boolean;
-  /** The local room exists and its federation allows this pairing. */
-  roomFederated: (roomId: string) => boolean;
-}
+export type { RelayFacts };
 
 /** Whether `m` is relayed to this pairing: originated here, never arrived by relay, target shared. */
 export function isRelayable(m: Message, f: RelayFacts): boolean {
   if (m.origin || m.from.network_id !== f.localNetworkId) return false;
-  const t = m.target;
-  if (t.kind === 'room' || t.kind === 'thread') return f.roomFederated(t.room_id);
-  if (!f.remoteNetworkId || !f.remoteDirectMessages) return false;
-  const prefix = `${f.remoteNetworkId}:`;
-  return t.participant_ids.some((p) => p.startsWith(prefix));
+  return sharesTarget(m.target, f);
 }
 
 /**

@@ -42,7 +42,7 @@ export function describeNetworkError(code: string, who = 'the paired network'): 
   return `${who} could not be reached`;
 }
 
-/** The methods a pairing sends: reads, relayed messages (POST) and relayed reactions (PUT, DELETE). */
+/** The methods a pairing sends: reads, relayed messages (POST) and relayed events (PUT, DELETE: network/relayed-event.ts). */
 export type PairMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface PairTransport {

@@ -5,9 +5,11 @@
 import { storing, type FeatureFactory } from '../feature.js';
 import { reactionsPart } from '../store/reactions/part.js';
 import { withReactions } from '../store/reactions/summary.js';
+import { reactionRelay } from './relay.js';
 import { reactionRoutes } from './routes.js';
 
 export const reactionsFeature: FeatureFactory = storing([reactionsPart], (app) => ({
   routes: reactionRoutes,
   messages: (messages) => withReactions(app.ctx.store, messages),
+  relays: reactionRelay,
 }));

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isRelayable } from '../../src/pairing/inbound.js';
-import { isReactionRelayable, reactionRequestFor } from '../../src/pairing/relay-reaction.js';
+import { isReactionRelayable, reactionRelay, reactionRequestFor } from '../../src/reactions/relay.js';
 import type { ReactionChange, Target } from '../../src/protocol/types.js';
 
 const change = (target: Target, fromNet = 'home', action: 'added' | 'removed' = 'added'): ReactionChange => ({
@@ -51,12 +51,17 @@ test('the relayed request is PUT or DELETE on the same message id, as the actor 
 });
 
 test('a relay peer reaches the reaction routes, and no other PUT or DELETE', () => {
-  assert.ok(isRelayable('PUT', '/v1/messages/msg_1/reactions/%F0%9F%91%8D'));
-  assert.ok(isRelayable('DELETE', '/v1/messages/msg_1/reactions/:ship:'));
-  assert.not.ok(isRelayable('GET', '/v1/messages/msg_1/reactions'));
-  assert.not.ok(isRelayable('DELETE', '/v1/rooms/general'));
-  assert.not.ok(isRelayable('PUT', '/v1/messages/msg_1/reactions/a/b'));
-  assert.not.ok(isRelayable('DELETE', '/v1/agents/alpha'));
+  assert.ok(isRelayable('PUT', '/v1/messages/msg_1/reactions/%F0%9F%91%8D', [reactionRelay]));
+  assert.ok(isRelayable('DELETE', '/v1/messages/msg_1/reactions/:ship:', [reactionRelay]));
+  assert.not.ok(isRelayable('GET', '/v1/messages/msg_1/reactions', [reactionRelay]));
+  assert.not.ok(isRelayable('DELETE', '/v1/rooms/general', [reactionRelay]));
+  assert.not.ok(isRelayable('PUT', '/v1/messages/msg_1/reactions/a/b', [reactionRelay]));
+  assert.not.ok(isRelayable('DELETE', '/v1/agents/alpha', [reactionRelay]));
+});
+
+test('without the reactions feature (nothing relays them) a relay peer reaches no reaction route', () => {
+  assert.not.ok(isRelayable('PUT', '/v1/messages/msg_1/reactions/%F0%9F%91%8D'));
+  assert.ok(isRelayable('POST', '/v1/messages'));
 });
 
 test.run();

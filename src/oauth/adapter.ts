@@ -1,4 +1,4 @@
-// oidc-provider's storage adapter over the store's expiring key/value table (src/store/kv.ts), so
+// oidc-provider's storage adapter over the store's expiring key/value table (src/store/kv/), so
 // clients, grants, codes, tokens, sessions and interactions live where every instance reads them
 // and a restart forgets nothing. One row per model instance: kind `oauth:<Model>`, the payload as
 // JSON, expiring when the library says it does; a session is found by its uid and a device code

@@ -33,8 +33,8 @@ import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
 import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
-export * from './kv.js';
-import type { KvTable } from './kv.js';
+export * from './kv/table.js';
+import type { KvTable } from './kv/table.js';
 import type { AnyPart, ReadsOf } from './part.js';
 
 // ---- reads ----
@@ -139,7 +139,7 @@ export interface Store {
   readonly feed: EventFeed;
   /** Exclusive, expiring claims shared by every process that uses this store. */
   readonly leases: Leases;
-  /** The expiring key/value table (OAuth state, #27 part 2: kv.ts). */
+  /** The expiring key/value table (OAuth state, #27 part 2: kv/table.ts). */
   readonly kv: KvTable;
   /** Set when this open migrated an existing store to a newer schema (the migration-risk warning). */
   readonly schemaChange?: SchemaChange;

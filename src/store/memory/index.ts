@@ -6,7 +6,7 @@ import type { Artifact, Message } from '../../protocol/types.js';
 import { resolveIntents, type Effect, type PartStates, type StateView } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
-import { MemoryKv } from './kv.js';
+import { MemoryKv } from '../kv/memory.js';
 import { artifactMatches, cursorPage, dmMatches, roomMatches } from '../filters.js';
 import {
   StoreError,

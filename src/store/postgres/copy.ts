@@ -22,6 +22,7 @@ import {
 import { tablesOf, type Tables } from './tables.js';
 import { ALL_PARTS } from '../concerns.js';
 import type { Tagged } from '../part.js';
+import { KV_COLUMNS, KV_TABLE, kvCopyRow } from '../kv/postgres.js';
 
 export interface CopyOptions extends CopyNetworkOptions {
   url: string;
@@ -119,12 +120,7 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         'conv, reader, kind, ranges',
         (r.receipts ?? []).map((x) => [x.conv, x.reader, x.kind, JSON.stringify(x.ranges)]),
       );
-      await insertRows(
-        c,
-        T.kv,
-        'kind, id, value, expires_at, consumed_at, lookup, grant_id',
-        (r.kv ?? []).map((e) => [e.kind, e.id, e.value, e.expires_at ?? null, e.consumed_at ?? null, e.lookup ?? null, e.grant_id ?? null]),
-      );
+      await insertRows(c, T.table(KV_TABLE), KV_COLUMNS, (r.kv ?? []).map(kvCopyRow));
       for (const p of r.pairings)
         await c.query(`INSERT INTO ${T.pairing_state} (pairing_id, seq, answered) VALUES ($1, $2, $3)`, [
           p.pairing_id,

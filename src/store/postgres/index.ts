@@ -48,7 +48,7 @@ import { StoreError } from '../types.js';
 import { storeErrorOf } from './errors.js';
 import { PgFeed } from './feed.js';
 import { PgLeases } from './leases.js';
-import { PgKv } from './kv.js';
+import { KV_TABLE, PgKv } from '../kv/postgres.js';
 import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
@@ -159,7 +159,7 @@ export class PostgresStore implements Store {
     private readonly parts: readonly AnyPart[],
   ) {
     this.leases = new PgLeases(pool, T);
-    this.kv = new PgKv(pool, T);
+    this.kv = new PgKv(pool, T.table(KV_TABLE));
     this.fast = new FastLane(pool, T, parts);
     this.tentative = new TentativeCache({ room: (id) => reads.versionedRoom(id), agent: (id) => reads.versionedAgent(id) });
     this.seen = feed.subscribe(feed.head, (events) => this.tentative.seen(events));

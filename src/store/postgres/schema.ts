@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
 import type { AnyPart } from '../part.js';
+import { KV_POSTGRES_DDL } from '../kv/postgres.js';
 
 interface Migration {
   version: number;
@@ -219,24 +220,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 8,
-    // #27 part 2, OAuth state in the store: the expiring key/value table (src/store/kv.ts). Times
-    // are milliseconds since the epoch; rows are found by (kind, id), by (kind, lookup), by grant.
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.kv (
-        seq bigint GENERATED ALWAYS AS IDENTITY,
-        kind text NOT NULL,
-        id text NOT NULL,
-        value text NOT NULL,
-        expires_at bigint,
-        consumed_at bigint,
-        lookup text,
-        grant_id text,
-        PRIMARY KEY (kind, id)
-      );
-      CREATE INDEX IF NOT EXISTS kv_by_lookup ON S.kv (kind, lookup) WHERE lookup IS NOT NULL;
-      CREATE INDEX IF NOT EXISTS kv_by_grant ON S.kv (grant_id) WHERE grant_id IS NOT NULL;
-      CREATE INDEX IF NOT EXISTS kv_by_expiry ON S.kv (expires_at) WHERE expires_at IS NOT NULL;
-    `,
+    // #27 part 2, OAuth state in the store: the expiring key/value table. The text lives with the
+    // table (src/store/kv/postgres.ts); this migration's place is here.
+    sql: KV_POSTGRES_DDL,
   },
   {
     version: 9,

@@ -21,8 +21,6 @@ export interface Tables {
   webhook_deliveries: string;
   person_read: string;
   applied_hooks: string;
-  /** The expiring key/value table (#27 part 2). */
-  kv: string;
   /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
   table: (name: string) => string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
@@ -53,7 +51,6 @@ export function tablesOf(schema: string): Tables {
     webhook_deliveries: t('webhook_deliveries'),
     person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
-    kv: t('kv'),
     table: t,
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.

@@ -6,7 +6,7 @@
 import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
-import { applyKv, type KvEffect } from './kv-apply.js';
+import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */

@@ -16,6 +16,7 @@ import { listJournals } from './engine/journal.js';
 import { configure, migrate } from './schema.js';
 import { indexAllPending } from './search-upkeep.js';
 import { ALL_PARTS } from '../concerns.js';
+import { kvCopyEffects } from '../kv/sqlite.js';
 
 export interface SqliteCopyOptions extends CopyNetworkOptions {
   /** The new store's database file (`svc.db`); its folder is created when missing. */
@@ -84,10 +85,7 @@ function sinkOf(db: Db): NetworkSink {
           ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
           ...r.readStates.map((x) => ({ op: 'read_state.put' as const, ...x })),
           ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
-          ...(r.kv ?? []).flatMap(({ consumed_at, ...entry }) => [
-            { op: 'kv.put' as const, entry },
-            ...(consumed_at !== undefined ? [{ op: 'kv.consume' as const, kind: entry.kind, id: entry.id, at: consumed_at }] : []),
-          ]),
+          ...kvCopyEffects(r.kv ?? []),
           ...r.parts,
         ],
         ALL_PARTS,

@@ -9,8 +9,7 @@ import type { Message } from '../../protocol/types.js';
 import { resolveIntents } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
-import { SqliteKv } from './kv.js';
-import type { KvEffect } from './kv-apply.js';
+import { type KvEffect, SqliteKv } from '../kv/sqlite.js';
 import {
   StoreError,
   type PageResult,
@@ -244,7 +243,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     return { outcomes, events };
   }
 
-  /** Journals and applies kv effects (kv.ts), applied before this returns its promise. */
+  /** Journals and applies kv effects (kv/sqlite.ts), applied before this returns its promise. */
   async writeEffects(effects: KvEffect[]): Promise<void> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     this.turn.open();

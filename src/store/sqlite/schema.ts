@@ -9,6 +9,7 @@ import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
 import { INDEXED_KEY } from './search-upkeep.js';
 import type { AnyPart } from '../part.js';
+import { KV_SQLITE_DDL } from '../kv/sqlite.js';
 
 interface Migration {
   version: number;
@@ -162,23 +163,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 11,
-    // #27 part 2, OAuth state in the store: the expiring key/value table (src/store/kv.ts). Times
-    // are milliseconds since the epoch; rows are found by (kind, id), by (kind, lookup), by grant.
-    sql: `
-      CREATE TABLE IF NOT EXISTS kv (
-        kind TEXT NOT NULL,
-        id TEXT NOT NULL,
-        value TEXT NOT NULL,
-        expires_at INTEGER,
-        consumed_at INTEGER,
-        lookup TEXT,
-        grant_id TEXT,
-        PRIMARY KEY (kind, id)
-      );
-      CREATE INDEX IF NOT EXISTS kv_by_lookup ON kv (kind, lookup) WHERE lookup IS NOT NULL;
-      CREATE INDEX IF NOT EXISTS kv_by_grant ON kv (grant_id) WHERE grant_id IS NOT NULL;
-      CREATE INDEX IF NOT EXISTS kv_by_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
-    `,
+    // #27 part 2, OAuth state in the store: the expiring key/value table. The text lives with the
+    // table (src/store/kv/sqlite.ts); this migration's place is here.
+    sql: KV_SQLITE_DDL,
   },
   {
     version: 12,

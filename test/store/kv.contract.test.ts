@@ -1,6 +1,9 @@
-// The expiring key/value table (#27 part 2, OAuth state) on every backend: rows by kind and id, by
-// a lookup key and by grant, expiry on read and by sweep, an atomic consume, insert-if-absent; on
-// sqlite and Postgres kept across a reopen (and, on sqlite, replayed from the journal after a crash).
+// The expiring key/value table (src/store/kv/: #27 part 2, OAuth state, the network uid, pairings'
+// learned ids) on every backend, through the store as the server uses it (`store.kv`): rows by kind
+// and id, by a lookup key and by grant, expiry on read and by sweep, an atomic consume,
+// insert-if-absent; on sqlite and Postgres kept across a reopen (and, on sqlite, replayed from the
+// journal after a crash, through sqlite/apply.ts and the table's own effects); carried by
+// `svc store copy` between sqlite and Postgres.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

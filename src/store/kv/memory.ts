@@ -1,7 +1,7 @@
-// The expiring key/value table in memory (kv.ts): one map per process, rows copied in and out so
+// The expiring key/value table in memory (table.ts): one map per process, rows copied in and out so
 // a caller never holds the stored object.
 
-import { type KvEntry, type KvPut, type KvTable, kvExpired } from '../kv.js';
+import { type KvEntry, type KvPut, type KvTable, kvExpired } from './table.js';
 
 const keyOf = (kind: string, id: string): string => `${kind}\u0000${id}`;
 

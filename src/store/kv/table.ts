@@ -1,8 +1,10 @@
 // The expiring key/value table's part of the store contract (#27 part 2, OAuth state in the store):
 // JSON values by (kind, id) with an optional expiry, one optional secondary lookup key per row and
-// an optional grant id, so the OAuth server's clients, grants, codes, tokens, sessions and keys live
-// where every instance reads them. An expired row is never returned; `sweep` deletes expired rows
-// (the owner of the data schedules it). Re-exported by ./types.js.
+// an optional grant id, so the OAuth server's clients, grants, codes, tokens, sessions and keys (and
+// the network uid, pairings' learned ids) live where every instance reads them. An expired row is
+// never returned; `sweep` deletes expired rows (the owner of the data schedules it). Re-exported by
+// ../types.js. It is not a StorePart (../part.ts): every store has it and its changes are not
+// intents; this folder holds it whole, one adapter per backend beside this file.
 
 /** One stored row. Times are milliseconds since the epoch. */
 export interface KvEntry {

@@ -19,7 +19,6 @@ export interface Tables {
   receipts: string;
   webhook_cursors: string;
   webhook_deliveries: string;
-  person_read: string;
   applied_hooks: string;
   /** The expiring key/value table (#27 part 2). */
   kv: string;
@@ -51,7 +50,6 @@ export function tablesOf(schema: string): Tables {
     receipts: t('receipts'),
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
-    person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
     kv: t('kv'),
     table: t,

@@ -4,7 +4,7 @@
 import type { PostgresAdapter } from '../part.js';
 import type { PersonReadState } from './decide.js';
 import { advancesMarker, type PersonReadEffect, type PersonReadOp } from './ops.js';
-import type { PersonReadMarker, PersonReadReads } from './records.js';
+import type { PersonReadReads } from './records.js';
 
 /** The table's name in the store's schema. */
 const PERSON_READ_TABLE = 'person_read';
@@ -40,7 +40,7 @@ export const postgresPersonRead: PostgresAdapter<PersonReadOp, PersonReadEffect,
   // Decided on nothing stored: nothing to read or lock.
   prefetch: async () => ({}),
   reads: (rows, T) => ({
-    markers: async (person): Promise<PersonReadMarker[]> =>
+    markers: async (person) =>
       (await rows(`SELECT conv, message_id, at FROM ${T.table(PERSON_READ_TABLE)} WHERE person = $1`, [person])).map((r) => ({
         conv: String(r.conv),
         message_id: String(r.message_id),

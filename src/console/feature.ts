@@ -1,7 +1,9 @@
 // The console as a Feature: its routes, the session cookie as a credential for every HTTP route
-// and the SSE stream, and presence fed from the broker.
+// and the SSE stream, presence fed from the broker, and the stored part its unread counts keep
+// (people's read markers, src/store/person-read/).
 
-import type { FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory } from '../feature.js';
+import { personReadPart } from '../store/person-read/part.js';
 import { cookieMayAuthenticate } from './csrf.js';
 import { parseCookies, SESSION_COOKIE } from './cookies.js';
 import { Presence } from './presence.js';
@@ -10,7 +12,7 @@ import { SessionStore } from './sessions.js';
 import { unreadRoutes } from './unread-routes.js';
 import { SignInCodes, signInCodeRoutes } from './sign-in-codes.js';
 
-export const consoleFeature: FeatureFactory = (app) => {
+export const consoleFeature: FeatureFactory = storing([personReadPart], (app) => {
   const sessions = new SessionStore();
   const presence = new Presence();
   const codes = new SignInCodes();
@@ -32,4 +34,4 @@ export const consoleFeature: FeatureFactory = (app) => {
       sessions.clear();
     },
   };
-};
+});

@@ -1,13 +1,15 @@
 // Unread counts for the console (#29 part 4): per signed-in person, the messages of each room and
 // DM they may see that are newer than their read marker there (or than when their markers began).
-// Markers live in the store (person-read.ts), so they follow the person to any browser.
+// Markers live in the store (the person-read part, src/store/person-read/, which the console
+// feature declares), so they follow the person to any browser.
 
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, notFound } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeDm, canSeeRoom, dmFilterOf, roomFilterOf, type Viewer, viewerOf } from '../auth/visibility.js';
 import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
-import type { PersonReadMarker } from '../store/types.js';
+import { personReadPart } from '../store/person-read/part.js';
+import type { PersonReadMarker, PersonReadReads } from '../store/person-read/records.js';
 
 /** How many of a conversation's newest messages are looked at: past it the count is "N+". */
 export const UNREAD_WINDOW = 100;
@@ -61,12 +63,20 @@ export function countUnread(
   return { unread, more: full && start === 0 && unread > 0 };
 }
 
+/** The markers' reads; a store opened without the console's part keeps none. */
+function markerReads(ctx: NetworkContext): PersonReadReads {
+  const reads = ctx.store.part(personReadPart);
+  if (!reads) throw notFound('unread counts: this network does not keep read markers');
+  return reads;
+}
+
 /** The person's markers, with `since` written on first use (nothing before it is unread). */
 async function markersOf(ctx: NetworkContext, person: string): Promise<{ since: string; byConv: Map<string, PersonReadMarker> }> {
-  let list = await ctx.store.personReadMarkers(person);
+  const reads = markerReads(ctx);
+  let list = await reads.markers(person);
   if (!list.some((m) => m.conv === SINCE)) {
     await ctx.store.write([{ op: 'person.read', person, markers: [{ conv: SINCE, message_id: '', at: new Date().toISOString() }] }]);
-    list = await ctx.store.personReadMarkers(person);
+    list = await reads.markers(person);
   }
   const byConv = new Map(list.map((m) => [m.conv, m]));
   return { since: byConv.get(SINCE)?.at ?? new Date(0).toISOString(), byConv };
@@ -154,10 +164,11 @@ export async function markRead(
   body: { message_id: string },
 ): Promise<{ conversation: string; marker: { message_id: string; at: string } }> {
   const person = requirePerson(p);
+  const reads = markerReads(ctx);
   const { rec } = await visibleMessage(ctx, p, body.message_id);
   if (!rec.conv) throw badRequest('the message has no conversation');
   const marker = { conv: rec.conv, message_id: rec.message.id, at: rec.message.created_at };
   await ctx.store.write([{ op: 'person.read', person, markers: [marker] }]);
-  const now = (await ctx.store.personReadMarkers(person)).find((m) => m.conv === rec.conv) ?? marker;
+  const now = (await reads.markers(person)).find((m) => m.conv === rec.conv) ?? marker;
   return { conversation: rec.conv, marker: { message_id: now.message_id, at: now.at } };
 }

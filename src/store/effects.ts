@@ -9,7 +9,6 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
-  PersonReadMarker,
   ReceiptRecord,
   RoomRecord,
   ThreadRecord,
@@ -35,8 +34,6 @@ export type Effect =
   | { op: 'read_state.delete'; agent_id: string }
   | PartEffect
   | { op: 'receipt.put'; record: ReceiptRecord }
-  // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
-  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
   // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
   | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
   | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }

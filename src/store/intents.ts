@@ -133,10 +133,6 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         outcomes.push({ op: 'receipt.mark', changed });
         break;
       }
-      case 'person.read':
-        for (const marker of op.markers) put({ op: 'person_read.advance', person: op.person, marker: { ...marker } });
-        outcomes.push({ op: 'person.read' });
-        break;
       case 'webhook.enqueue':
         put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
         for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });

@@ -27,8 +27,6 @@ import type {
   ThreadRecord,
 } from './records.js';
 export * from './receipts.js';
-export * from './person-read.js';
-import type { PersonReadMarker } from './person-read.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
@@ -207,8 +205,6 @@ export interface Store {
 
   /** Every reader's receipt records of one conversation (receipts.ts). */
   receiptsOf(conv: string): Promise<ReceiptRecord[]>;
-  /** One person's read markers, every conversation (#29 part 4, person-read.ts). */
-  personReadMarkers(person: string): Promise<PersonReadMarker[]>;
   /** The seq of each stored message's `message.created` event, by message id (unknown ids are absent). */
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>>;
 

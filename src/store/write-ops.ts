@@ -14,7 +14,6 @@ import type {
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
 import type { PartOp, PartOutcome } from './concern-types.js';
-import type { PersonReadOp } from './person-read.js';
 import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
@@ -176,8 +175,6 @@ export type WriteOp =
   // The stored concerns' own (concerns.ts).
   | PartOp
   | ReceiptMarkOp
-  // People's read markers (#29 part 4, person-read.ts).
-  | PersonReadOp
   // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
   | WebhookEnqueueOp
   | WebhookDeliveryOp
@@ -199,7 +196,6 @@ export type OpOutcome =
   | { op: 'agent.read_state'; state: AgentReadState }
   | PartOutcome
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
-  | { op: 'person.read' }
   | { op: 'webhook.enqueue' }
   | { op: 'webhook.delivery' }
   | { op: 'hooks.apply' };

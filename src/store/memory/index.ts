@@ -19,7 +19,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type PersonReadMarker,
   type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
@@ -43,7 +42,6 @@ import {
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 import { receiptKey } from '../receipts.js';
-import { advancesMarker } from '../person-read.js';
 import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
 import { ALL_PARTS } from '../concerns.js';
 
@@ -64,8 +62,6 @@ export class MemoryStore implements Store {
   private artifacts: Artifact[] = [];
   private pairings = new Map<string, PairingState>();
   private readStates = new Map<string, AgentReadState>();
-  /** People's read markers (#29 part 4): person -> conv -> marker. */
-  private personRead = new Map<string, Map<string, PersonReadMarker>>();
   /** The stored concerns this store keeps (part.ts), each with its records. */
   private readonly parts: Map<AnyPart, MemoryAdapter<unknown, unknown, unknown>>;
   private webhookCursors = new Map<string, number>();
@@ -180,12 +176,6 @@ export class MemoryStore implements Store {
           let keys = this.receiptsByConv.get(e.record.conv);
           if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
           keys.add(key);
-          break;
-        }
-        case 'person_read.advance': {
-          let mine = this.personRead.get(e.person);
-          if (!mine) this.personRead.set(e.person, (mine = new Map()));
-          if (advancesMarker(mine.get(e.marker.conv), e.marker)) mine.set(e.marker.conv, { ...e.marker });
           break;
         }
         case 'webhook.cursor.put':
@@ -340,10 +330,6 @@ export class MemoryStore implements Store {
 
   async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
     return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
-  }
-
-  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
-    return [...(this.personRead.get(person)?.values() ?? [])].map((m) => ({ ...m }));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

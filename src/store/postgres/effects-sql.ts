@@ -7,7 +7,7 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
-import { advancesMarker, receiptKey, StoreError, type PersonReadMarker, type ReceiptRecord } from '../types.js';
+import { receiptKey, StoreError, type ReceiptRecord } from '../types.js';
 import type { Basis } from './basis.js';
 import {
   AGENT_COLS,
@@ -86,7 +86,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   const artifacts: unknown[][] = [];
   const mine = parts.map(() => [] as Effect[]);
   const receipts = new Map<string, ReceiptRecord>();
-  const personRead = new Map<string, { person: string; marker: PersonReadMarker }>();
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
   for (const e of effects) {
     switch (e.op) {
@@ -131,13 +130,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'receipt.put':
         receipts.set(receiptKey(e.record), e.record);
         break;
-      case 'person_read.advance': {
-        // One row per key in a statement (an upsert cannot touch a row twice): the newest wins.
-        const key = `${e.person}\u0000${e.marker.conv}`;
-        const had = personRead.get(key);
-        if (!had || advancesMarker(had.marker, e.marker)) personRead.set(key, { person: e.person, marker: e.marker });
-        break;
-      }
       case 'webhook.cursor.put':
       case 'webhook.delivery.add':
       case 'webhook.delivery.put':
@@ -190,14 +182,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       else fresh.push(row([r.conv, r.reader, r.kind, json]));
     }
     if (fresh.length > 0) ctes.push(`INSERT INTO ${T.receipts} (conv, reader, kind, ranges) VALUES ${fresh.join(', ')}`);
-  }
-  if (personRead.size > 0) {
-    // The same rule as advancesMarker (person-read.ts), applied against the stored row.
-    const rows = [...personRead.values()].map((x) => row([x.person, x.marker.conv, x.marker.message_id, x.marker.at]));
-    ctes.push(
-      `INSERT INTO ${T.person_read} AS p (person, conv, message_id, at) VALUES ${rows.join(', ')} ON CONFLICT (person, conv) DO UPDATE ` +
-        'SET message_id = excluded.message_id, at = excluded.at WHERE p.at <= excluded.at AND p.message_id <> excluded.message_id',
-    );
   }
   if (messages.length > 0) {
     // One multi-row INSERT numbers the rows in the batch's order.

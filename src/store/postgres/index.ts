@@ -24,7 +24,6 @@ import type {
   PageResult,
   PairingState,
   AgentReadState,
-  PersonReadMarker,
   ReceiptRecord,
   DeliveryQuery,
   DeliveryStats,
@@ -336,10 +335,6 @@ export class PostgresStore implements Store {
 
   receiptsOf(conv: string): Promise<ReceiptRecord[]> {
     return this.reads.receiptsOf(conv);
-  }
-
-  personReadMarkers(person: string): Promise<PersonReadMarker[]> {
-    return this.reads.personReadMarkers(person);
   }
 
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

@@ -16,7 +16,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type PersonReadMarker,
   type ReceiptKind,
   type ReceiptRecord,
   type DeliveryQuery,
@@ -248,11 +247,6 @@ export class Reads {
   async getPairingState(id: string): Promise<PairingState | undefined> {
     const [r] = await this.rows(`SELECT seq, answered FROM ${this.T.pairing_state} WHERE pairing_id = $1`, [id]);
     return r && pairingOf(r);
-  }
-
-  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
-    const rows = await this.rows(`SELECT conv, message_id, at FROM ${this.T.person_read} WHERE person = $1`, [person]);
-    return rows.map((r) => ({ conv: String(r.conv), message_id: String(r.message_id), at: String(r.at) }));
   }
 
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {

@@ -192,17 +192,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 6,
-    // #29 part 4, the console's unread counts: each person's read marker per conversation
-    // (src/store/person-read.ts).
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.person_read (
-        person text NOT NULL,
-        conv text NOT NULL,
-        message_id text NOT NULL,
-        at text NOT NULL,
-        PRIMARY KEY (person, conv)
-      );
-    `,
+    // #29 part 4, the console's unread counts, made their table here. It is the person-read part's
+    // own first migration now (store/person-read/postgres.ts), run only for a store opened with it.
+    sql: '',
   },
   {
     version: 7,

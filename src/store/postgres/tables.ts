@@ -19,7 +19,6 @@ export interface Tables {
   receipts: string;
   webhook_cursors: string;
   webhook_deliveries: string;
-  person_read: string;
   applied_hooks: string;
   /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
   table: (name: string) => string;
@@ -49,7 +48,6 @@ export function tablesOf(schema: string): Tables {
     receipts: t('receipts'),
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
-    person_read: t('person_read'),
     applied_hooks: t('applied_hooks'),
     table: t,
     prefix: '',

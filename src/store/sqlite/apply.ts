@@ -149,16 +149,6 @@ export function applyOps(
         );
         break;
       }
-      case 'person_read.advance': {
-        // The same rule as advancesMarker (person-read.ts): not older, another message.
-        const m = op.marker;
-        run(
-          'INSERT INTO person_read (person, conv, message_id, at) VALUES (?, ?, ?, ?) ON CONFLICT (person, conv) DO UPDATE ' +
-            'SET message_id = excluded.message_id, at = excluded.at WHERE person_read.at <= excluded.at AND person_read.message_id <> excluded.message_id',
-          [op.person, m.conv, m.message_id, m.at],
-        );
-        break;
-      }
       case 'webhook.cursor.put':
         run('INSERT INTO webhook_cursors (id, seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq', [
           op.webhook_id,

@@ -5,7 +5,6 @@ import type { Artifact, Message } from '../../protocol/types.js';
 import type {
   AgentReadState,
   AppliedHookRecord,
-  PersonReadMarker,
   AgentRecord,
   ArtifactFilter,
   DeliveryQuery,
@@ -192,12 +191,6 @@ export abstract class SqliteReadMethods {
     return this.db
       .all('SELECT kind, id, body, applied_at FROM applied_hooks ORDER BY kind, id', [])
       .map((r) => ({ kind: r[0] as AppliedHookRecord['kind'], id: String(r[1]), body: String(r[2]), applied_at: String(r[3]) }));
-  }
-
-  async personReadMarkers(person: string): Promise<PersonReadMarker[]> {
-    return this.db
-      .all('SELECT conv, message_id, at FROM person_read WHERE person = ?', [person])
-      .map(([conv, message_id, at]) => ({ conv: String(conv), message_id: String(message_id), at: String(at) }));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

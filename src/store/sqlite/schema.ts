@@ -135,17 +135,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 9,
-    // #29 part 4, the console's unread counts: each person's read marker per conversation
-    // (src/store/person-read.ts).
-    sql: `
-      CREATE TABLE IF NOT EXISTS person_read (
-        person TEXT NOT NULL,
-        conv TEXT NOT NULL,
-        message_id TEXT NOT NULL,
-        at TEXT NOT NULL,
-        PRIMARY KEY (person, conv)
-      ) WITHOUT ROWID;
-    `,
+    // #29 part 4, the console's unread counts, made their table here. It is the person-read part's
+    // own first migration now (store/person-read/sqlite.ts), run only for a store opened with it.
+    sql: '',
   },
   {
     version: 10,

@@ -76,7 +76,7 @@ async function sqliteRoomsOnce(file: string, ids: readonly string[]): Promise<Ro
       const v = judgeJournal(j.path);
       if (v.damage) throw damagedJournalError(j.path, v.damage);
       // A torn tail is a write never acknowledged: its valid records are all there is.
-      replayAll(db, v.records, j.path, ALL_PARTS);
+      replayAll(db, v.records, j.path, [...ALL_PARTS]);
     }
     const reads = new SqliteQueries(db);
     return ids.map((id) => reads.room(id)).filter((r): r is RoomRecord => r !== undefined);

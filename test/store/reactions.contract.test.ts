@@ -4,9 +4,13 @@
 // the part), and that a part claims only its own effects, so a backend can hand it any effect.
 // test/store/reactions.test.ts holds the intent's rules one write at a time.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Effect } from '../../src/store/effects.js';
+import { openStore } from '../../src/store/open.js';
 import { MemoryReactions } from '../../src/store/reactions/memory.js';
 import { reactionsPart } from '../../src/store/reactions/part.js';
 import type { ReactionChangeOp, ReactionEffect } from '../../src/store/reactions/ops.js';
@@ -134,3 +138,31 @@ parts('postgres', () => {
 });
 
 parts.run();
+
+const held = suite('a sqlite store keeps applying the parts it holds');
+
+held('opened without the reactions part on files that hold its table, it replays their journal and keeps the reads', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-reactions-held-'));
+  const opened: Store[] = [];
+  try {
+    const cfg = { backend: 'sqlite' as const, path: join(dir, 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024 };
+    const first = await openStore(cfg, undefined, [reactionsPart]);
+    opened.push(first);
+    await first.write([createRoom('r1'), send(msg('m1')), change('m1', '👍', 'n:a')]);
+    // A second store on the same files while the first never closed (a restart after a crash),
+    // for a server whose feature list no longer has reactions: the journal holds their effects.
+    const after = await openStore(cfg, undefined, []);
+    opened.push(after);
+    assert.equal(await stored(after, ['m1']), ['m1 👍 n:a']);
+    // A fresh store opened without the part has no reads for it (and no table).
+    const fresh = await openStore({ ...cfg, path: join(dir, 'fresh', 'svc.db') }, undefined, []);
+    opened.push(fresh);
+    assert.is(fresh.part(reactionsPart), undefined);
+    assert.is(await codeOf(() => fresh.write([createRoom('r1'), send(msg('m1')), change('m1', '👍', 'n:a')])), 'corrupt');
+  } finally {
+    for (const s of opened) await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+held.run();

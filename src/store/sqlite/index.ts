@@ -36,7 +36,7 @@ import { SqliteReadMethods } from './read-methods.js';
 import { Prefetch } from './engine/prefetch.js';
 import { replayJournals } from './engine/recovery.js';
 import { unavailable } from './engine/durable-file.js';
-import { configure, emptyImage, migrate, readJournalGen, readSchema, SCHEMA_VERSION } from './schema.js';
+import { configure, emptyImage, migrate, readJournalGen, readSchema, recordedParts, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
 import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
 
@@ -108,7 +108,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     private readonly opts: SqliteStoreOptions,
     dbBytes: number,
   ) {
-    super(db, new SqliteQueries(db), opts.parts ?? ALL_PARTS);
+    super(db, new SqliteQueries(db), [...(opts.parts ?? ALL_PARTS)]);
     this.journal = new JournalWriter(opts.faults);
     this.turn = new Turn(
       db,
@@ -161,8 +161,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     // A new store starts from a migrated empty image in memory, so it too has headroom: sql.js grows
     // a full in-memory file by copying it, at a cost per commit that grows with each write. (Journals
     // without a file replay onto it as they would onto a new database.)
-    const parts = opts.parts ?? ALL_PARTS;
-    const fresh = track && !opened ? emptyImage(SQL, parts) : undefined;
+    const asked = opts.parts ?? ALL_PARTS;
+    const fresh = track && !opened ? emptyImage(SQL, asked) : undefined;
     const db = new Db(new SQL.Database(opened?.data ?? (fresh ? newImage(fresh) : null)));
     // Tracked before sqlite first touches the file: it holds `svc.db` as read (or zeros read
     // through from it), plus headroom.
@@ -176,6 +176,10 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     let store: SqliteStore;
     try {
       configure(db.raw);
+      // The parts asked for, and those whose tables the database already holds (their effects may
+      // be in the journal: a store keeps applying what it holds).
+      const held = recordedParts(db.raw);
+      const parts = ALL_PARTS.filter((p) => asked.includes(p) || held.has(p.name));
       const before = readSchema(db.raw).version;
       if (opened && before > 0 && before < SCHEMA_VERSION) {
         opts.log?.(
@@ -183,14 +187,14 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
         );
       }
       const migrated = migrate(db.raw, file, parts);
-      store = new SqliteStore(db, file, readJournalGen(db.raw), opts, opened?.size ?? 0);
+      store = new SqliteStore(db, file, readJournalGen(db.raw), { ...opts, parts }, opened?.size ?? 0);
       if (opened && migrated.core && before > 0) store.schemaChange = { from: before, to: SCHEMA_VERSION, by: VERSION };
       store.pages = pages;
       // Pages read on demand: history pages read their rows' leaf pages ahead, in runs.
       if (pages?.base) store.reads.prefetch = new Prefetch(pages, () => store.rootPage('messages'));
       store.engine = engineReport(pages !== undefined, base !== undefined || (pages !== undefined && !opened), opts.pageTracking === false);
       store.dirty = migrated.core || migrated.parts || !opened;
-      const r = await replayJournals(db, file, store.gen, (m) => store.log(m), parts);
+      const r = await replayJournals(db, file, store.gen, (m) => store.log(m), store.parts);
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;
       store.journal.switchTo(r.appendGen, journalPath(file, r.appendGen), r.appendSize);

@@ -29,18 +29,29 @@ import type { AnyPart, ReadsOf, SqlAll } from '../part.js';
 import type { PartStates } from '../intents.js';
 
 export abstract class SqliteReadMethods {
-  /** Each part's state (what its ops are decided on) and reads, over this database. */
-  private readonly partAdapters: Map<AnyPart, { state: unknown; reads: unknown }>;
+  /** Each part's state (what its ops are decided on) and reads, over this database, made on first use. */
+  private readonly partAdapters = new Map<AnyPart, { state: unknown; reads: unknown }>();
   protected readonly partStates: PartStates;
 
+  /**
+   * `parts` is the store's own list: a replay adds to it the parts whose effects its journal holds
+   * (engine/recovery.ts), and every user of the list sees them.
+   */
   constructor(
     readonly db: Db,
     protected readonly reads: SqliteQueries,
-    readonly parts: readonly AnyPart[],
+    readonly parts: AnyPart[],
   ) {
-    const all: SqlAll = (sql, params) => db.all(sql, params);
-    this.partAdapters = new Map(parts.map((p) => [p, { state: p.sqlite.state(all), reads: p.sqlite.reads(all) }]));
-    this.partStates = { parts, state: (p) => this.partAdapters.get(p)!.state };
+    this.partStates = { parts, state: (p) => this.adapter(p).state };
+  }
+
+  private adapter(p: AnyPart): { state: unknown; reads: unknown } {
+    let a = this.partAdapters.get(p);
+    if (!a) {
+      const all: SqlAll = (sql, params) => this.db.all(sql, params);
+      this.partAdapters.set(p, (a = { state: p.sqlite.state(all), reads: p.sqlite.reads(all) }));
+    }
+    return a;
   }
 
   get partNames(): string[] {
@@ -60,7 +71,7 @@ export abstract class SqliteReadMethods {
   }
 
   part<P extends AnyPart>(p: P): ReadsOf<P> | undefined {
-    return this.partAdapters.get(p)?.reads as ReadsOf<P> | undefined;
+    return (this.parts.includes(p) ? this.adapter(p).reads : undefined) as ReadsOf<P> | undefined;
   }
 
   async getRoom(id: string): Promise<RoomRecord | undefined> {

@@ -207,6 +207,17 @@ function writeMeta(db: Database, key: string, value: string): void {
   db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
 }
 
+/**
+ * The names of the parts whose tables a database holds (`part:<name>` in meta). A store keeps
+ * applying what it holds: its journal may carry their effects, whatever parts it is opened for.
+ */
+export function recordedParts(db: Database): Set<string> {
+  const has = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (has.length === 0) return new Set();
+  const rows = db.exec("SELECT substr(key, 6) FROM meta WHERE key LIKE 'part:%'")[0]?.values ?? [];
+  return new Set(rows.map((r) => String(r[0])));
+}
+
 /** The schema version recorded in a database (0: none yet) and the svc version that last migrated it. */
 export function readSchema(db: Database): { version: number; migratedBy?: string } {
   const has = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
@@ -236,7 +247,8 @@ export function migrate(db: Database, where: string, parts: readonly AnyPart[]):
   db.run('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const pending = MIGRATIONS.filter((m) => m.version > current);
   const partsPending = parts.map((p) => ({ p, from: Number(readMeta(db, `part:${p.name}`) ?? 0) }));
-  const partsChange = partsPending.some((x) => x.from < x.p.sqlite.migrations.length);
+  // A part newer than this svc knows is refused below, as a newer core schema is above.
+  const partsChange = partsPending.some((x) => x.from !== x.p.sqlite.migrations.length);
   if (pending.length === 0 && !partsChange) return { core: false, parts: false };
   db.run('BEGIN');
   try {
@@ -248,19 +260,22 @@ export function migrate(db: Database, where: string, parts: readonly AnyPart[]):
     // Which svc wrote this schema: named when a later, older svc refuses the store.
     if (pending.length > 0) writeMeta(db, 'migrated_by', VERSION);
     if (readMeta(db, 'journal_gen') === undefined) writeMeta(db, 'journal_gen', '1');
-    for (const { p, from } of partsPending) {
-      const steps = p.sqlite.migrations;
-      if (from > steps.length)
-        throw new Error(`the ${p.name} tables have version ${from}, newer than svc ${VERSION} knows (${steps.length})`);
-      for (let v = from; v < steps.length; v++) db.exec(steps[v]!);
-      if (from < steps.length) writeMeta(db, `part:${p.name}`, String(steps.length));
-    }
+    for (const { p } of partsPending) migratePart(db, p);
     db.run('COMMIT');
   } catch (err) {
     db.run('ROLLBACK');
     throw new StoreError('corrupt', `schema migration failed: ${(err as Error).message}`);
   }
   return { core: pending.length > 0, parts: partsChange };
+}
+
+/** Brings a part's tables to its last version, inside the caller's transaction. */
+export function migratePart(db: Database, p: AnyPart): void {
+  const from = Number(readMeta(db, `part:${p.name}`) ?? 0);
+  const steps = p.sqlite.migrations;
+  if (from > steps.length) throw new Error(`the ${p.name} tables have version ${from}, newer than svc ${VERSION} knows (${steps.length})`);
+  for (let v = from; v < steps.length; v++) db.exec(steps[v]!);
+  if (from < steps.length) writeMeta(db, `part:${p.name}`, String(steps.length));
 }
 
 /** The journal generation recorded in the database. */

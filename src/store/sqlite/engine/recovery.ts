@@ -11,7 +11,9 @@ import path from 'node:path';
 import { StoreError } from '../../types.js';
 import { applyOps, type JournalRecord } from '../apply.js';
 import type { Db } from '../db.js';
-import type { AnyPart } from '../../part.js';
+import { ownerOf, type AnyPart, type Tagged } from '../../part.js';
+import { ALL_PARTS } from '../../concerns.js';
+import { migratePart } from '../schema.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { listJournals, readIfExists } from './journal.js';
 import { crc32 } from './journal-format.js';
@@ -121,7 +123,7 @@ export async function replayJournals(
   file: string,
   gen: number,
   log: (msg: string) => void,
-  parts: readonly AnyPart[],
+  parts: AnyPart[],
 ): Promise<RecoveredJournals> {
   const journals = listJournals(file);
   let removed = false;
@@ -174,8 +176,9 @@ export async function replayJournals(
  * records can share transactions: one commit per thousand records instead of one each, which
  * is most of the replay time.
  */
-export function replayAll(db: Db, records: unknown[], file: string, parts: readonly AnyPart[]): void {
+export function replayAll(db: Db, records: unknown[], file: string, parts: AnyPart[]): void {
   const CHUNK = 1000;
+  const adopt = adopter(db, parts);
   for (let start = 0; start < records.length; start += CHUNK) {
     db.run('BEGIN');
     let i = start;
@@ -183,6 +186,7 @@ export function replayAll(db: Db, records: unknown[], file: string, parts: reado
       for (; i < Math.min(records.length, start + CHUNK); i++) {
         const ops = (records[i] as Partial<JournalRecord> | null)?.ops;
         if (!Array.isArray(ops)) throw new Error('not a write batch');
+        adopt(ops);
         applyOps(db.run, ops, parts);
       }
       db.run('COMMIT');
@@ -191,6 +195,27 @@ export function replayAll(db: Db, records: unknown[], file: string, parts: reado
       throw new StoreError('corrupt', `${file} record ${i + 1}: ${messageOf(err)}`);
     }
   }
+}
+
+/**
+ * Adds to `parts` (and makes the tables of) any part whose effects a journal holds: the store was
+ * written by a server with that part and restarted with a shorter feature list before a
+ * checkpoint. What was accepted is kept, whatever the store is opened for now. Each op name is
+ * judged once.
+ */
+function adopter(db: Db, parts: AnyPart[]): (ops: { op?: unknown }[]) => void {
+  const judged = new Set<unknown>();
+  return (ops) => {
+    for (const op of ops) {
+      if (judged.has(op.op)) continue;
+      judged.add(op.op);
+      const part = ownerOf(ALL_PARTS, op as Tagged);
+      if (part && !parts.includes(part)) {
+        migratePart(db.raw, part);
+        parts.push(part);
+      }
+    }
+  };
 }
 
 export interface RepairReport {

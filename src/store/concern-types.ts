@@ -2,10 +2,12 @@
 // so the store's contract (types.ts, write-ops.ts, effects.ts) can name them without importing a part.
 
 import type { ReactionChangeOp, ReactionChangeOutcome, ReactionEffect } from './reactions/ops.js';
+import type { WebhookEffect, WebhookOp, WebhookOutcome } from './webhooks/ops.js';
+import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './hooks/ops.js';
 
 /** The write ops the parts decide (write-ops.ts joins them to the core's). */
-export type PartOp = ReactionChangeOp;
+export type PartOp = ReactionChangeOp | WebhookOp | HooksApplyOp;
 /** What those ops did. */
-export type PartOutcome = ReactionChangeOutcome;
+export type PartOutcome = ReactionChangeOutcome | WebhookOutcome | HooksApplyOutcome;
 /** What those ops do to stored state (effects.ts joins them to the core's). */
-export type PartEffect = ReactionEffect;
+export type PartEffect = ReactionEffect | WebhookEffect | HookEffect;

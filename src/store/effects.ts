@@ -3,7 +3,6 @@
 
 import type { Artifact, ServiceEvent } from '../protocol/types.js';
 import type {
-  AppliedHookRecord,
   AgentReadState,
   AgentRecord,
   DmRecord,
@@ -13,7 +12,6 @@ import type {
   ReceiptRecord,
   RoomRecord,
   ThreadRecord,
-  WebhookDelivery,
 } from './types.js';
 import type { PartEffect } from './concern-types.js';
 
@@ -36,14 +34,7 @@ export type Effect =
   | PartEffect
   | { op: 'receipt.put'; record: ReceiptRecord }
   // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
-  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
-  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
-  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
-  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
-  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery }
-  // Hooks declared by `svc apply` (#28).
-  | { op: 'hook.put'; hook: AppliedHookRecord }
-  | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
+  | { op: 'person_read.advance'; person: string; marker: PersonReadMarker };
 
 /**
  * Synchronous reads of the core's current state (records are the backend's own: not mutated here).

@@ -137,22 +137,6 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         for (const marker of op.markers) put({ op: 'person_read.advance', person: op.person, marker: { ...marker } });
         outcomes.push({ op: 'person.read' });
         break;
-      case 'webhook.enqueue':
-        put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
-        for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });
-        outcomes.push({ op: 'webhook.enqueue' });
-        break;
-      case 'webhook.delivery':
-        put({ op: 'webhook.delivery.put', delivery: op.delivery });
-        outcomes.push({ op: 'webhook.delivery' });
-        break;
-      case 'hooks.apply':
-        // A removed hook that is also put is replaced: one effect per row (Postgres runs a batch as one statement).
-        for (const r of op.remove ?? [])
-          if (!op.put.some((h) => h.kind === r.kind && h.id === r.id)) put({ op: 'hook.delete', kind: r.kind, id: r.id });
-        for (const hook of op.put) put({ op: 'hook.put', hook });
-        outcomes.push({ op: 'hooks.apply' });
-        break;
       default: {
         const part = partFor(parts.parts, op);
         if (!part)

@@ -15,7 +15,6 @@ import type {
 import type { ReceiptMark } from './receipts.js';
 import type { PartOp, PartOutcome } from './concern-types.js';
 import type { PersonReadOp } from './person-read.js';
-import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -179,12 +178,7 @@ export type WriteOp =
   | PartOp
   | ReceiptMarkOp
   // People's read markers (#29 part 4, person-read.ts).
-  | PersonReadOp
-  // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
-  | WebhookEnqueueOp
-  | WebhookDeliveryOp
-  // Hooks declared by `svc apply` (#28; outbox.ts).
-  | HooksApplyOp;
+  | PersonReadOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -201,10 +195,7 @@ export type OpOutcome =
   | { op: 'agent.read_state'; state: AgentReadState }
   | PartOutcome
   | { op: 'receipt.mark'; changed: ReceiptMark[] }
-  | { op: 'person.read' }
-  | { op: 'webhook.enqueue' }
-  | { op: 'webhook.delivery' }
-  | { op: 'hooks.apply' };
+  | { op: 'person.read' };
 
 export interface WriteResult {
   /** One per op, in order. */

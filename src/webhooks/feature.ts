@@ -5,7 +5,9 @@
 // applied ones from the store (applied.ts).
 
 import type { WebhookConfig } from '../config/webhooks.js';
-import type { FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory } from '../feature.js';
+import { hooksPart } from '../store/hooks/part.js';
+import { webhooksPart } from '../store/webhooks/part.js';
 import { AppliedHooks } from './applied.js';
 import { webhookMetrics } from './metrics.js';
 import { webhookRoutes } from './routes.js';
@@ -16,7 +18,7 @@ const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
 /** How often the hooks applied through another instance are read again (ms; tests shorten it). */
 const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
-export const webhooksFeature: FeatureFactory = (app) => {
+export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart], (app) => {
   const ctx = app.ctx;
   const metrics = webhookMetrics(app.metrics.registry);
   const workers = new Map<string, WebhookWorker>();
@@ -89,4 +91,4 @@ export const webhooksFeature: FeatureFactory = (app) => {
       workers.clear();
     },
   };
-};
+});

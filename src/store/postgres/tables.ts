@@ -17,10 +17,7 @@ export interface Tables {
   leases: string;
   instances: string;
   receipts: string;
-  webhook_cursors: string;
-  webhook_deliveries: string;
   person_read: string;
-  applied_hooks: string;
   /** The expiring key/value table (#27 part 2). */
   kv: string;
   /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
@@ -49,10 +46,7 @@ export function tablesOf(schema: string): Tables {
     leases: t('leases'),
     instances: t('instances'),
     receipts: t('receipts'),
-    webhook_cursors: t('webhook_cursors'),
-    webhook_deliveries: t('webhook_deliveries'),
     person_read: t('person_read'),
-    applied_hooks: t('applied_hooks'),
     kv: t('kv'),
     table: t,
     prefix: '',

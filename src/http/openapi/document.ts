@@ -30,12 +30,14 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
   const schemas = componentSchemas(routes);
   const paths: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
+  const tags = new Set<string>(Object.values(OPERATIONS).map((o) => o.tag));
   for (const route of routes) {
     const key = operationKey(route);
     if (seen.has(key)) continue; // the router answers the first of two equal routes
     seen.add(key);
-    const doc = OPERATIONS[key];
-    if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations/ (joined in operations.ts)`);
+    const doc = route.doc ?? OPERATIONS[key];
+    if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations/ (joined in operations.ts) and no doc of its own`);
+    if (doc) tags.add(doc.tag);
     const at = openApiPath(route.path);
     paths[at] = { ...paths[at], [route.method.toLowerCase()]: operation(route, doc) };
   }
@@ -52,7 +54,7 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
         "The agents' WebSocket (GET /v1/attach, protocol service.attach.v1) is an upgrade, outside this document.",
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(Object.values(OPERATIONS).map((o) => o.tag))].map((name) => ({ name })),
+    tags: [...tags].map((name) => ({ name })),
     paths,
     components: {
       schemas,

@@ -1,11 +1,11 @@
 // Routes as data: method + path pattern -> route. Matching is exact segment by segment.
 
-import type { OperationDoc } from './openapi/op-doc.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import type { BodySpec } from './body.js';
+import type { OperationDoc } from './openapi/op-doc.js';
 
 export interface RequestContext {
   req: IncomingMessage;

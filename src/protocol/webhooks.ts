@@ -55,7 +55,7 @@ export interface InboundHookView {
 /** pending: to be tried (again) at `next_attempt_at`; delivered: the target answered 2xx; dead: the retry window ran out. */
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
-/** A delivery as the API shows it (the store's record adds the signed payload: store/outbox.ts). */
+/** A delivery as the API shows it (the store's record adds the signed payload: store/webhooks/records.ts). */
 export interface WebhookDeliveryView {
   /** The `webhook-id` header: the same on every attempt, so receivers can deduplicate. */
   id: string;

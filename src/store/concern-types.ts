@@ -3,10 +3,12 @@
 
 import type { ReactionChangeOp, ReactionChangeOutcome, ReactionEffect } from './reactions/ops.js';
 import type { PersonReadEffect, PersonReadOp, PersonReadOutcome } from './person-read/ops.js';
+import type { WebhookEffect, WebhookOp, WebhookOutcome } from './webhooks/ops.js';
+import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './hooks/ops.js';
 
 /** The write ops the parts decide (write-ops.ts joins them to the core's). */
-export type PartOp = ReactionChangeOp | PersonReadOp;
+export type PartOp = ReactionChangeOp | PersonReadOp | WebhookOp | HooksApplyOp;
 /** What those ops did. */
-export type PartOutcome = ReactionChangeOutcome | PersonReadOutcome;
+export type PartOutcome = ReactionChangeOutcome | PersonReadOutcome | WebhookOutcome | HooksApplyOutcome;
 /** What those ops do to stored state (effects.ts joins them to the core's). */
-export type PartEffect = ReactionEffect | PersonReadEffect;
+export type PartEffect = ReactionEffect | PersonReadEffect | WebhookEffect | HookEffect;

@@ -6,11 +6,13 @@
 import type { AnyPart } from './part.js';
 import { reactionsPart } from './reactions/part.js';
 import { personReadPart } from './person-read/part.js';
+import { webhooksPart } from './webhooks/part.js';
+import { hooksPart } from './hooks/part.js';
 
 export type { PartEffect, PartOp, PartOutcome } from './concern-types.js';
 
 /** Every part, in the order each backend applies their effects: `svc store copy` and tools open stores with all of them. */
-export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, personReadPart];
+export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, personReadPart, webhooksPart, hooksPart];
 
 /** The parts of these names (a checkpoint worker gets names, not values); throws on an unknown name. */
 export function partsNamed(names: readonly string[]): AnyPart[] {

@@ -3,7 +3,6 @@
 
 import type { Artifact, ServiceEvent } from '../protocol/types.js';
 import type {
-  AppliedHookRecord,
   AgentReadState,
   AgentRecord,
   DmRecord,
@@ -12,7 +11,6 @@ import type {
   ReceiptRecord,
   RoomRecord,
   ThreadRecord,
-  WebhookDelivery,
 } from './types.js';
 import type { PartEffect } from './concern-types.js';
 
@@ -33,14 +31,7 @@ export type Effect =
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
   | PartEffect
-  | { op: 'receipt.put'; record: ReceiptRecord }
-  // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
-  | { op: 'webhook.cursor.put'; webhook_id: string; seq: number }
-  | { op: 'webhook.delivery.add'; delivery: WebhookDelivery }
-  | { op: 'webhook.delivery.put'; delivery: WebhookDelivery }
-  // Hooks declared by `svc apply` (#28).
-  | { op: 'hook.put'; hook: AppliedHookRecord }
-  | { op: 'hook.delete'; kind: AppliedHookRecord['kind']; id: string };
+  | { op: 'receipt.put'; record: ReceiptRecord };
 
 /**
  * Synchronous reads of the core's current state (records are the backend's own: not mutated here).

@@ -121,33 +121,19 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         outcomes.push({ op: 'agent.read_state', state });
         break;
       }
-      case 'receipt.mark': {
-        const changed: ReceiptMark[] = [];
-        for (const m of op.marks) {
-          const cur = view.receipt(m.reader, m.conv, m.kind);
-          const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
-          if (!ranges) continue;
-          put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
-          changed.push(m);
+      case 'receipt.mark':
+        {
+          const changed: ReceiptMark[] = [];
+          for (const m of op.marks) {
+            const cur = view.receipt(m.reader, m.conv, m.kind);
+            const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+            if (!ranges) continue;
+            put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
+            changed.push(m);
+          }
+          outcomes.push({ op: 'receipt.mark', changed });
+          break;
         }
-        outcomes.push({ op: 'receipt.mark', changed });
-        break;
-      }
-      case 'webhook.enqueue':
-        put({ op: 'webhook.cursor.put', webhook_id: op.webhook_id, seq: op.seq });
-        for (const delivery of op.deliveries) put({ op: 'webhook.delivery.add', delivery });
-        outcomes.push({ op: 'webhook.enqueue' });
-        break;
-      case 'webhook.delivery':
-        put({ op: 'webhook.delivery.put', delivery: op.delivery });
-        outcomes.push({ op: 'webhook.delivery' });
-        break;
-      case 'hooks.apply':
-        // A removed hook that is also put is replaced: one effect per row (Postgres runs a batch as one statement).
-        for (const r of op.remove ?? [])
-          if (!op.put.some((h) => h.kind === r.kind && h.id === r.id)) put({ op: 'hook.delete', kind: r.kind, id: r.id });
-        for (const hook of op.put) put({ op: 'hook.put', hook });
-        outcomes.push({ op: 'hooks.apply' });
         break;
       default: {
         const part = partFor(parts.parts, op);

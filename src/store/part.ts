@@ -7,7 +7,7 @@
 //
 // The core (rooms, agents, messages, conversations, events) is not a part: every store has it.
 
-import type { SqlValue } from 'sql.js';
+import type { Database, SqlValue } from 'sql.js';
 import type pg from 'pg';
 import type { ServiceEvent } from '../protocol/types.js';
 
@@ -42,6 +42,13 @@ export interface MemoryAdapter<E, S, R> {
   readonly reads: R;
 }
 
+/**
+ * One version of a part's sqlite tables: SQL, or SQL and a step in code for what SQL cannot say
+ * idempotently (sqlite has no ADD COLUMN IF NOT EXISTS). `fill` runs after `sql`, in the same
+ * transaction, and must be deterministic like it.
+ */
+export type SqliteMigration = string | { sql: string; fill?: (db: Database) => void };
+
 /** A concern's part of the sqlite backend: live writes, journal replay and checkpoints alike. */
 export interface SqliteAdapter<E, S, R> {
   /**
@@ -50,7 +57,7 @@ export interface SqliteAdapter<E, S, R> {
    * entry is the text of the core migration that used to create the tables, with IF NOT EXISTS, so
    * a database made before the part had its own versions takes it without change.
    */
-  readonly migrations: readonly string[];
+  readonly migrations: readonly SqliteMigration[];
   /** Applies one of the part's effects inside the caller's transaction. */
   apply(run: SqlRun, e: E): void;
   state(all: SqlAll): S;

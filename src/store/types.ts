@@ -29,8 +29,6 @@ import type {
 export * from './receipts.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 import type { ReceiptRecord } from './receipts.js';
-export * from './outbox.js';
-import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
 export * from './kv/table.js';
 import type { KvTable } from './kv/table.js';
 import type { AnyPart, ReadsOf } from './part.js';
@@ -191,14 +189,6 @@ export interface Store {
   getAgentReadState(agentId: string): Promise<AgentReadState | undefined>;
   /** The reads of a stored concern (part.ts); undefined when the store was not opened with it. */
   part<P extends AnyPart>(p: P): ReadsOf<P> | undefined;
-  /** Where a webhook's outbox cursor stands (undefined: never set). Outbound webhooks, #28 part 3. */
-  webhookCursor(webhookId: string): Promise<number | undefined>;
-  /** A webhook's deliveries, as the query says. */
-  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]>;
-  /** A webhook's pending and dead counts and its earliest pending times (outbox.ts). */
-  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats>;
-  /** Hooks declared by `svc apply`, by kind then id. */
-  appliedHooks(): Promise<AppliedHookRecord[]>;
 
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;

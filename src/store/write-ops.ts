@@ -14,7 +14,6 @@ import type {
 } from './records.js';
 import type { ReceiptMark } from './receipts.js';
 import type { PartOp, PartOutcome } from './concern-types.js';
-import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -174,12 +173,7 @@ export type WriteOp =
   | AgentReadStateOp
   // The stored concerns' own (concerns.ts).
   | PartOp
-  | ReceiptMarkOp
-  // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
-  | WebhookEnqueueOp
-  | WebhookDeliveryOp
-  // Hooks declared by `svc apply` (#28; outbox.ts).
-  | HooksApplyOp;
+  | ReceiptMarkOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -195,10 +189,7 @@ export type OpOutcome =
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
   | PartOutcome
-  | { op: 'receipt.mark'; changed: ReceiptMark[] }
-  | { op: 'webhook.enqueue' }
-  | { op: 'webhook.delivery' }
-  | { op: 'hooks.apply' };
+  | { op: 'receipt.mark'; changed: ReceiptMark[] };
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -7,7 +7,9 @@ import { checkUniqueIds, checkWebhook, type InboundHookConfig, secretProblem, ty
 import { AppError, badRequest } from '../errors.js';
 import type { ApplyResponse, ApplyRequest } from '../protocol/types.js';
 import type { DeclaredInboundHook, DeclaredWebhook, HookSource } from '../protocol/webhooks.js';
-import type { AppliedHookRecord, Store } from '../store/types.js';
+import type { AppliedHookRecord } from '../store/hooks/records.js';
+import type { Store } from '../store/types.js';
+import { appliedOf } from './stored.js';
 
 type Change = NonNullable<ApplyResponse['changes']>[number];
 type Kind = AppliedHookRecord['kind'];
@@ -81,7 +83,7 @@ export class AppliedHooks {
 
   /** Reads the store again; calls `changed` when what it holds differs from the last read. */
   async refresh(): Promise<void> {
-    const rows = await this.store().appliedHooks();
+    const rows = await appliedOf(this.store()).list();
     const key = JSON.stringify(rows);
     if (key === this.seen) return;
     this.seen = key;
@@ -143,7 +145,7 @@ export class AppliedHooks {
 
   /** Stores the declarations `check` accepted (created or updated; svc.yaml's own are left to it). */
   async apply(req: ApplyRequest): Promise<Change[]> {
-    const stored = new Map((await this.store().appliedHooks()).map((r) => [`${r.kind}\n${r.id}`, r.body]));
+    const stored = new Map((await appliedOf(this.store()).list()).map((r) => [`${r.kind}\n${r.id}`, r.body]));
     const at = new Date().toISOString();
     const changes: Change[] = [];
     const put: AppliedHookRecord[] = [];

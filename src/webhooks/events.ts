@@ -2,7 +2,8 @@
 
 import type { WebhookConfig } from '../config/webhooks.js';
 import type { ServiceEvent } from '../protocol/types.js';
-import type { StoredEvent, WebhookDelivery } from '../store/types.js';
+import type { StoredEvent } from '../store/types.js';
+import type { WebhookDelivery } from '../store/webhooks/records.js';
 
 /** The room an event belongs to, when it belongs to one. */
 export function roomOfEvent(e: ServiceEvent): string | undefined {

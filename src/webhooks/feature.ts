@@ -5,9 +5,13 @@
 // applied ones from the store (applied.ts).
 
 import type { WebhookConfig } from '../config/webhooks.js';
-import type { FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory } from '../feature.js';
+import { hooksPart } from '../store/hooks/part.js';
+import { webhooksPart } from '../store/webhooks/part.js';
+import { documented } from '../http/openapi/op-doc.js';
 import { AppliedHooks } from './applied.js';
 import { webhookMetrics } from './metrics.js';
+import { WEBHOOK_OPERATIONS } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookWorker } from './worker.js';
 
@@ -16,7 +20,7 @@ const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
 /** How often the hooks applied through another instance are read again (ms; tests shorten it). */
 const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
-export const webhooksFeature: FeatureFactory = (app) => {
+export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart], (app) => {
   const ctx = app.ctx;
   const metrics = webhookMetrics(app.metrics.registry);
   const workers = new Map<string, WebhookWorker>();
@@ -56,15 +60,18 @@ export const webhooksFeature: FeatureFactory = (app) => {
   let poll: NodeJS.Timeout | undefined;
 
   return {
-    routes: webhookRoutes({
-      store: () => ctx.store,
-      loaded: () => loaded,
-      webhooks: () => applied.allWebhooks(),
-      inbound: () => applied.allInbound(),
-      sourceOf: (kind, id) => applied.sourceOf(kind, id),
-      kick: (id) => workers.get(id)?.kick(),
-      failedAuth: (req) => app.http.admit?.(req, undefined, true),
-    }),
+    routes: documented(
+      webhookRoutes({
+        store: () => ctx.store,
+        loaded: () => loaded,
+        webhooks: () => applied.allWebhooks(),
+        inbound: () => applied.allInbound(),
+        sourceOf: (kind, id) => applied.sourceOf(kind, id),
+        kick: (id) => workers.get(id)?.kick(),
+        failedAuth: (req) => app.http.admit?.(req, undefined, true),
+      }),
+      WEBHOOK_OPERATIONS,
+    ),
     apply: { check: (req) => applied.check(req), apply: (req) => applied.apply(req) },
     // A hook's sender is the operator's: a stranger registering it would take the hook's messages over.
     reservedAgents: () => applied.allInbound().map((h) => ({ id: h.sender, namedAs: 'the sender of an inbound hook' })),
@@ -89,4 +96,4 @@ export const webhooksFeature: FeatureFactory = (app) => {
       workers.clear();
     },
   };
-};
+});

@@ -8,9 +8,11 @@ import { AppError, notFound } from '../errors.js';
 import type { Route } from '../http/router.js';
 import { sendMessage } from '../network/messages.js';
 import type { HookSource, WebhookDeliveryView } from '../protocol/webhooks.js';
-import type { DeliveryStatus, Store, WebhookDelivery } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import type { DeliveryStatus, WebhookDelivery } from '../store/webhooks/records.js';
 import { payloadOf } from './events.js';
 import { hookPrincipal, hookSecretOk, hookSend } from './inbound.js';
+import { outboxOf } from './stored.js';
 
 export interface WebhookRoutesDeps {
   store: () => Store;
@@ -45,7 +47,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
   };
 
   const counts = async (id: string) => {
-    const s = await deps.store().webhookDeliveryStats(id);
+    const s = await outboxOf(deps.store()).stats(id);
     return { pending: s.pending, dead: s.dead };
   };
 
@@ -63,7 +65,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
             events: w.events,
             ...(w.rooms ? { rooms: w.rooms } : {}),
             allow_private_network: w.allow_private_network,
-            cursor: (await deps.store().webhookCursor(w.id)) ?? null,
+            cursor: (await outboxOf(deps.store()).cursor(w.id)) ?? null,
             // The store's true counts, as the worker's svc_webhook_pending gauge shows them.
             ...(await counts(w.id)),
             source: deps.sourceOf('webhook', w.id),
@@ -92,7 +94,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
         const limitText = url.searchParams.get('limit');
         const limit = limitText === null ? 100 : Number(limitText);
         if (!Number.isInteger(limit) || limit < 1) throw new AppError('unprocessable_entity', 'limit: must be a positive integer');
-        const list = await deps.store().webhookDeliveries({
+        const list = await outboxOf(deps.store()).deliveries({
           webhook_id: w.id,
           ...(status ? { status: status as DeliveryStatus } : {}),
           order: 'newest',
@@ -108,11 +110,15 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Route[] {
       handler: async ({ params, url }) => {
         const w = await hookOf(params.webhook_id!);
         const one = url.searchParams.get('delivery_id') ?? undefined;
-        const dead = await deps
-          .store()
-          .webhookDeliveries({ webhook_id: w.id, status: 'dead', order: 'oldest', limit: RETRY_BATCH, ...(one ? { id: one } : {}) });
+        const dead = await outboxOf(deps.store()).deliveries({
+          webhook_id: w.id,
+          status: 'dead',
+          order: 'oldest',
+          limit: RETRY_BATCH,
+          ...(one ? { id: one } : {}),
+        });
         if (one && dead.length === 0) {
-          const any = await deps.store().webhookDeliveries({ webhook_id: w.id, id: one, order: 'oldest', limit: 1 });
+          const any = await outboxOf(deps.store()).deliveries({ webhook_id: w.id, id: one, order: 'oldest', limit: 1 });
           if (any.length === 0) throw notFound(`delivery ${one} of webhook ${w.id}`);
           throw new AppError('conflict', `delivery ${one} is ${any[0]!.status}, not dead: only dead deliveries are retried`);
         }
@@ -166,7 +172,7 @@ function testHandler(deps: WebhookRoutesDeps, hookOf: (id: string) => Promise<We
     const delivery: WebhookDelivery = {
       id,
       webhook_id: w.id,
-      seq: (await deps.store().webhookCursor(w.id)) ?? 0,
+      seq: (await outboxOf(deps.store()).cursor(w.id)) ?? 0,
       event_type: 'webhook.test',
       payload: payloadOf('webhook.test', at, { network_id: ctx.config.network.id, webhook_id: w.id }),
       status: 'pending',

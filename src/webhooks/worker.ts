@@ -1,18 +1,20 @@
 // One outbound webhook's worker. While it holds the webhook's lease (`webhook:<id>`, one holder
 // across every instance on the store) it moves the webhook's cursor over the event log, storing a
-// delivery for each matching event in the same write (store/outbox.ts), and POSTs the deliveries
+// delivery for each matching event in the same write (store/webhooks/), and POSTs the deliveries
 // that are due, one at a time, recording each attempt before the next. A crash at any point loses
 // nothing: an event past the cursor is read again, a delivery not recorded as delivered is sent
 // again with the same webhook-id.
 
 import { randomUUID } from 'node:crypto';
 import type { WebhookConfig } from '../config/webhooks.js';
-import type { Lease, Store, WebhookDelivery } from '../store/types.js';
+import type { Lease, Store } from '../store/types.js';
+import type { WebhookDelivery } from '../store/webhooks/records.js';
 import { afterFailure } from './backoff.js';
 import { deliveryOf, matches } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import { postJson } from './post.js';
 import { signedHeaders, webhookOf } from './signing.js';
+import { outboxOf } from './stored.js';
 
 export interface WorkerDeps {
   store: Store;
@@ -117,7 +119,7 @@ export class WebhookWorker {
   /** Moves the cursor over every stored event, queueing the matching ones in the same writes. */
   private async enqueue(): Promise<void> {
     const store = this.d.store;
-    let cursor = await store.webhookCursor(this.hook.id);
+    let cursor = await outboxOf(store).cursor(this.hook.id);
     if (cursor === undefined) {
       // A new webhook starts at the end of the log: it sends what happens from now on.
       cursor = await store.lastEventSeq();
@@ -141,7 +143,7 @@ export class WebhookWorker {
    * newer one back; the gauges and the next wake-up come from the store's counts, not from a page.
    */
   private async deliverDue(): Promise<void> {
-    const due = await this.d.store.webhookDeliveries({
+    const due = await outboxOf(this.d.store).deliveries({
       webhook_id: this.hook.id,
       status: 'pending',
       due_by: new Date().toISOString(),
@@ -154,7 +156,7 @@ export class WebhookWorker {
     }
     // A full batch: more may be due already; look again at once rather than after a poll.
     if (due.length === DUE_BATCH) this.again = true;
-    const stats = await this.d.store.webhookDeliveryStats(this.hook.id);
+    const stats = await outboxOf(this.d.store).stats(this.hook.id);
     const now = Date.now();
     const oldest = stats.oldest_pending_at ? Math.min(now, Date.parse(stats.oldest_pending_at)) : now;
     this.d.metrics.pending.set({ webhook: this.hook.id }, stats.pending);

@@ -116,7 +116,8 @@ test('the reads are the Store interface methods but write, decide, sync and clos
   const methods = methodsOf('Store');
   for (const m of NOT_READS) assert.ok(methods.includes(m), `Store has no ${m}: update NOT_READS`);
   const reads = methods.filter((m) => !NOT_READS.includes(m));
-  assert.ok(reads.length >= 30, `read ${reads.length} reads`);
+  // A floor against a parser that finds nothing; stored concerns' reads leave for `part(p)` (#39).
+  assert.ok(reads.length >= 20, `read ${reads.length} reads`);
   assert.equal(
     drift(
       'read',

@@ -11,6 +11,7 @@ import { checkResponse, checkSchema, type OpenApiDocument } from '../helpers/ope
 import { SseClient } from '../helpers/live.js';
 import { createApp } from '../../src/app.js';
 import { defaultFeatures } from '../../src/features.js';
+import { webhooksFeature } from '../../src/webhooks/feature.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { CATALOGUE } from '../../src/errors.js';
@@ -87,6 +88,23 @@ t('every route of the router is documented, and every documented operation is a 
         inDoc.has('GET /console/api/session') &&
         inDoc.has('GET /v1/pairings'),
     );
+  } finally {
+    await app.close();
+  }
+});
+
+// A feature that keeps its routes' notes (Route.doc) takes them along: a server without the
+// webhooks feature has no webhook route, and its document names none (no note is left over).
+t('a server without the webhooks feature documents exactly its routes', async () => {
+  const loaded = parseConfig(
+    { network: { id: 'routes' }, store: { backend: 'memory' }, auth: { mode: 'none' } },
+    { baseDir: tmpdir(), env: {} },
+  );
+  const app = await createApp(loaded, { log: silentLogger, features: defaultFeatures.filter((f) => f !== webhooksFeature) });
+  try {
+    const built = buildOpenApi(app.router.routes(), 'x');
+    assert.equal(built.problems, []);
+    assert.not.ok(JSON.stringify(built.document).includes('/v1/webhooks'));
   } finally {
     await app.close();
   }

@@ -10,7 +10,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
-import type { Store, WebhookDelivery } from '../../src/store/types.js';
+import { hooksPart } from '../../src/store/hooks/part.js';
+import type { Store } from '../../src/store/types.js';
+import { webhooksPart } from '../../src/store/webhooks/part.js';
+import type { WebhookDelivery } from '../../src/store/webhooks/records.js';
 import { freshSchema, sql } from '../helpers/pg.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 
@@ -35,13 +38,13 @@ for (const backend of BACKENDS) {
   });
 
   test('an enqueue moves the cursor and stores its deliveries; a stored id is left as it is', async () => {
-    assert.is(await store.webhookCursor('w1'), undefined);
+    assert.is(await store.part(webhooksPart)!.cursor('w1'), undefined);
     await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 5, deliveries: [delivery('d1', 3), delivery('d2', 5)] }]);
-    assert.is(await store.webhookCursor('w1'), 5);
+    assert.is(await store.part(webhooksPart)!.cursor('w1'), 5);
     await store.write([{ op: 'webhook.delivery', delivery: delivery('d1', 3, { status: 'delivered', attempts: 2 }) }]);
     await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 7, deliveries: [delivery('d1', 3), delivery('d3', 7)] }]);
-    assert.is(await store.webhookCursor('w1'), 7);
-    const all = await store.webhookDeliveries({ webhook_id: 'w1', order: 'oldest', limit: 10 });
+    assert.is(await store.part(webhooksPart)!.cursor('w1'), 7);
+    const all = await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', order: 'oldest', limit: 10 });
     assert.equal(
       all.map((d) => [d.id, d.status, d.attempts]),
       [
@@ -63,10 +66,13 @@ for (const backend of BACKENDS) {
       },
     ]);
     const ids = (l: WebhookDelivery[]) => l.map((d) => d.id);
-    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'pending', order: 'oldest', limit: 10 })), ['a', 'c']);
-    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', order: 'newest', limit: 2 })), ['c', 'b']);
-    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', id: 'b', order: 'oldest', limit: 1 })), ['b']);
-    assert.equal(ids(await store.webhookDeliveries({ webhook_id: 'w1', status: 'dead', order: 'oldest', limit: 10 })), ['b']);
+    assert.equal(ids(await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', status: 'pending', order: 'oldest', limit: 10 })), [
+      'a',
+      'c',
+    ]);
+    assert.equal(ids(await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', order: 'newest', limit: 2 })), ['c', 'b']);
+    assert.equal(ids(await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', id: 'b', order: 'oldest', limit: 1 })), ['b']);
+    assert.equal(ids(await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', status: 'dead', order: 'oldest', limit: 10 })), ['b']);
   });
 
   // Issue 38 item 5: the worker's read. More deliveries waiting on a later retry than a batch
@@ -75,14 +81,14 @@ for (const backend of BACKENDS) {
   const later = '2026-01-01T01:00:00.000Z';
   const dueAndCounts = async () => {
     const ids = (l: WebhookDelivery[]) => l.map((d) => d.id);
-    const due = await store.webhookDeliveries({
+    const due = await store.part(webhooksPart)!.deliveries({
       webhook_id: 'w1',
       status: 'pending',
       due_by: '2026-01-01T00:30:00.000Z',
       order: 'due',
       limit: 100,
     });
-    return { due: ids(due), stats: await store.webhookDeliveryStats('w1') };
+    return { due: ids(due), stats: await store.part(webhooksPart)!.stats('w1') };
   };
   const OLDEST = '2025-12-31T00:00:00.000Z';
   /** The longest due first; the same time in seq order. */
@@ -122,7 +128,7 @@ for (const backend of BACKENDS) {
     });
     await store.write([{ op: 'webhook.delivery', delivery: delivery('wait-000', 1, { status: 'delivered' }) }]);
     assert.equal(await dueAndCounts(), { due: DUE, stats: stats(WAITING + 2, '2026-01-01T00:10:00.000Z') });
-    assert.equal(await store.webhookDeliveryStats('nothing'), { pending: 0, dead: 0 });
+    assert.equal(await store.part(webhooksPart)!.stats('nothing'), { pending: 0, dead: 0 });
     if (backend === 'memory') return;
     await store.close();
     store = await open();
@@ -137,9 +143,9 @@ for (const backend of BACKENDS) {
   });
 
   test('applied hooks are stored whole, replaced by kind and id, removed, and listed by kind then id', async () => {
-    assert.equal(await store.appliedHooks(), []);
+    assert.equal(await store.part(hooksPart)!.list(), []);
     await store.write([{ op: 'hooks.apply', put: [hook('webhook', 'b', 1), hook('inbound_hook', 'a', 1), hook('webhook', 'a', 1)] }]);
-    assert.equal(await store.appliedHooks(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 1), hook('webhook', 'b', 1)]);
+    assert.equal(await store.part(hooksPart)!.list(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 1), hook('webhook', 'b', 1)]);
     // The same id of the other kind is another hook; a remove and a put of one id in a batch is a replace.
     await store.write([
       {
@@ -151,7 +157,7 @@ for (const backend of BACKENDS) {
         ],
       },
     ]);
-    assert.equal(await store.appliedHooks(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 2)]);
+    assert.equal(await store.part(hooksPart)!.list(), [hook('inbound_hook', 'a', 1), hook('webhook', 'a', 2)]);
   });
 
   if (backend !== 'memory') {
@@ -159,15 +165,15 @@ for (const backend of BACKENDS) {
       await store.write([{ op: 'hooks.apply', put: [hook('webhook', 'w', 3)] }]);
       await store.close();
       store = await open();
-      assert.equal(await store.appliedHooks(), [hook('webhook', 'w', 3)]);
+      assert.equal(await store.part(hooksPart)!.list(), [hook('webhook', 'w', 3)]);
     });
 
     test('the cursor and deliveries survive closing and reopening the store', async () => {
       await store.write([{ op: 'webhook.enqueue', webhook_id: 'w1', seq: 4, deliveries: [delivery('d1', 4)] }]);
       await store.close();
       store = await open();
-      assert.is(await store.webhookCursor('w1'), 4);
-      assert.equal(await store.webhookDeliveries({ webhook_id: 'w1', order: 'oldest', limit: 5 }), [delivery('d1', 4)]);
+      assert.is(await store.part(webhooksPart)!.cursor('w1'), 4);
+      assert.equal(await store.part(webhooksPart)!.deliveries({ webhook_id: 'w1', order: 'oldest', limit: 5 }), [delivery('d1', 4)]);
     });
   }
 
@@ -191,7 +197,7 @@ const upgraded = async (open: () => Promise<Store>, setBack: () => Promise<void>
   await setBack();
   store = await open();
   try {
-    const due = await store.webhookDeliveries({
+    const due = await store.part(webhooksPart)!.deliveries({
       webhook_id: 'w1',
       status: 'pending',
       due_by: '2026-01-01T00:30:00.000Z',
@@ -202,7 +208,7 @@ const upgraded = async (open: () => Promise<Store>, setBack: () => Promise<void>
       due.map((d) => d.id),
       ['due'],
     );
-    assert.equal((await store.webhookDeliveryStats('w1')).next_attempt_at, '2026-01-01T00:00:00.000Z');
+    assert.equal((await store.part(webhooksPart)!.stats('w1')).next_attempt_at, '2026-01-01T00:00:00.000Z');
   } finally {
     await store.close();
   }
@@ -219,7 +225,8 @@ upgrade('sqlite', async () => {
         const db = new SQL.Database(readFileSync(file));
         db.run('DROP INDEX webhook_deliveries_due');
         db.run('ALTER TABLE webhook_deliveries DROP COLUMN next_attempt_at');
-        db.run("UPDATE meta SET value = '11' WHERE key = 'schema_version'");
+        // The due read is the webhooks part's second version (store/webhooks/sqlite.ts).
+        db.run("UPDATE meta SET value = '1' WHERE key = 'part:webhooks'");
         writeFileSync(file, db.export());
         db.close();
       },
@@ -236,7 +243,8 @@ upgrade('postgres', async () => {
       () => openPostgresStore({ url: pgs.url, schema: pgs.schema }),
       async () => {
         await sql(pgs.url, `ALTER TABLE ${pgs.schema}.webhook_deliveries DROP COLUMN next_attempt_at`);
-        await sql(pgs.url, `DELETE FROM ${pgs.schema}.schema_migrations WHERE version = 9`);
+        // The due read is the webhooks part's second version (store/webhooks/postgres.ts).
+        await sql(pgs.url, `UPDATE ${pgs.schema}.meta SET value = '1' WHERE key = 'part:webhooks'`);
       },
     );
   } finally {

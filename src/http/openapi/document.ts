@@ -30,6 +30,7 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
   const schemas = componentSchemas(routes);
   const paths: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
+  const tags = new Set<string>(Object.values(OPERATIONS).map((o) => o.tag));
   for (const route of routes) {
     const key = operationKey(route);
     if (seen.has(key)) continue; // the router answers the first of two equal routes
@@ -37,11 +38,11 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
     const doc = route.doc ?? OPERATIONS[key];
     if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations/ (joined in operations.ts) and no doc of its own`);
     if (route.doc && OPERATIONS[key]) problems.push(`route ${key} has its own doc and an entry in operations.ts: keep one`);
+    if (doc) tags.add(doc.tag);
     const at = openApiPath(route.path);
     paths[at] = { ...paths[at], [route.method.toLowerCase()]: operation(route, doc) };
   }
   for (const key of Object.keys(OPERATIONS)) if (!seen.has(key)) problems.push(`operations.ts documents ${key}, which is no route`);
-  const tags = [...Object.values(OPERATIONS), ...routes.flatMap((r) => (r.doc ? [r.doc] : []))].map((o) => o.tag);
 
   const document = {
     openapi: '3.1.0',
@@ -54,7 +55,7 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
         "The agents' WebSocket (GET /v1/attach, protocol service.attach.v1) is an upgrade, outside this document.",
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(tags)].map((name) => ({ name })),
+    tags: [...tags].map((name) => ({ name })),
     paths,
     components: {
       schemas,

@@ -75,3 +75,18 @@ export const READ_AS: QueryParam = {
     'Whom this read counts for in receipts: an agent ID the credential may act as, or `human:<id>` for a credential that may send as a person. An agent token always reads as its agent.',
   schema: ID,
 };
+
+/**
+ * Routes with their notes from `docs` (keyed "METHOD /path", the router's spelling), for a
+ * feature that keeps its routes' notes with it (`Route.doc`). A route without an entry is left
+ * as it is: document.ts reports it.
+ */
+export function documented<R extends { method: string; path: string; doc?: OperationDoc }>(
+  routes: readonly R[],
+  docs: Readonly<Record<string, OperationDoc>>,
+): R[] {
+  return routes.map((r) => {
+    const doc = docs[`${r.method} ${r.path}`];
+    return doc ? { ...r, doc } : r;
+  });
+}

@@ -1,13 +1,13 @@
 // What the route table does not say about each route, keyed "METHOD /path" as the router spells
 // the path: a summary, the query parameters, the answers by status. Kept apart from the route files
 // so they stay about handling; document.ts joins the two and reports a route without an entry (and
-// an entry without a route), which fails the OpenAPI test.
+// an entry without a route), which fails the OpenAPI test. A feature's route may carry its own
+// notes instead (`Route.doc`, joined with `documented`): they come and go with the feature.
 
 import type { OperationDoc } from './op-doc.js';
 import { CORE_OPERATIONS } from './operations/core.js';
 import { OAUTH_OPERATIONS } from './operations/oauth.js';
 import { PAGE_OPERATIONS } from './operations/pages.js';
-import { WEBHOOK_OPERATIONS } from './operations/webhooks.js';
 
 export { ref, type OperationDoc, type ResponseDoc, type SchemaDoc } from './op-doc.js';
 
@@ -16,5 +16,4 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   ...CORE_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...PAGE_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
 };

@@ -30,14 +30,7 @@ import {
   type ThreadRecord,
   type WriteOp,
   type WriteResult,
-  type DeliveryQuery,
-  type AppliedHookRecord,
-  type WebhookDelivery,
-  type DeliveryStats,
   type MemberQuery,
-  countDeliveries,
-  pickDeliveries,
-  sortHooks,
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
@@ -64,9 +57,6 @@ export class MemoryStore implements Store {
   private readStates = new Map<string, AgentReadState>();
   /** The stored concerns this store keeps (part.ts), each with its records. */
   private readonly parts: Map<AnyPart, MemoryAdapter<unknown, unknown, unknown>>;
-  private webhookCursors = new Map<string, number>();
-  private deliveries = new Map<string, WebhookDelivery>();
-  private hooks = new Map<string, AppliedHookRecord>();
   private events: StoredEvent[] = [];
   /** Receipt records by receiptKey, and the keys of each conversation's. */
   private receipts = new Map<string, ReceiptRecord>();
@@ -178,21 +168,6 @@ export class MemoryStore implements Store {
           keys.add(key);
           break;
         }
-        case 'webhook.cursor.put':
-          this.webhookCursors.set(e.webhook_id, e.seq);
-          break;
-        case 'webhook.delivery.add':
-          if (!this.deliveries.has(e.delivery.id)) this.deliveries.set(e.delivery.id, clone(e.delivery));
-          break;
-        case 'webhook.delivery.put':
-          this.deliveries.set(e.delivery.id, clone(e.delivery));
-          break;
-        case 'hook.put':
-          this.hooks.set(`${e.hook.kind}\n${e.hook.id}`, { ...e.hook });
-          break;
-        case 'hook.delete':
-          this.hooks.delete(`${e.kind}\n${e.id}`);
-          break;
         default: {
           const part = ownerOf([...this.parts.keys()], e);
           if (!part) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
@@ -306,22 +281,6 @@ export class MemoryStore implements Store {
 
   part<P extends AnyPart>(p: P): ReadsOf<P> | undefined {
     return this.parts.get(p)?.reads as ReadsOf<P> | undefined;
-  }
-
-  async webhookCursor(webhookId: string): Promise<number | undefined> {
-    return this.webhookCursors.get(webhookId);
-  }
-
-  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    return pickDeliveries(this.deliveries.values(), q).map(clone);
-  }
-
-  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
-    return countDeliveries(this.deliveries.values(), webhookId);
-  }
-
-  async appliedHooks(): Promise<AppliedHookRecord[]> {
-    return sortHooks([...this.hooks.values()].map((h) => ({ ...h })));
   }
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {

@@ -23,7 +23,6 @@ import {
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
-import { outboxCte } from './outbox-sql.js';
 import type { AnyPart } from '../part.js';
 
 export interface Present {
@@ -129,13 +128,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         break;
       case 'receipt.put':
         receipts.set(receiptKey(e.record), e.record);
-        break;
-      case 'webhook.cursor.put':
-      case 'webhook.delivery.add':
-      case 'webhook.delivery.put':
-      case 'hook.put':
-      case 'hook.delete':
-        ctes.push(outboxCte(T, e, param));
         break;
       default: {
         const i = parts.findIndex((p) => p.owns(e));

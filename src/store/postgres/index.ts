@@ -25,11 +25,7 @@ import type {
   PairingState,
   AgentReadState,
   ReceiptRecord,
-  DeliveryQuery,
-  DeliveryStats,
   MemberQuery,
-  AppliedHookRecord,
-  WebhookDelivery,
   RoomFilter,
   RoomRecord,
   SchemaChange,
@@ -339,22 +335,6 @@ export class PostgresStore implements Store {
 
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {
     return this.reads.messageSeqs(ids);
-  }
-
-  webhookCursor(webhookId: string): Promise<number | undefined> {
-    return this.reads.webhookCursor(webhookId);
-  }
-
-  webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    return this.reads.webhookDeliveries(q);
-  }
-
-  webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
-    return this.reads.webhookDeliveryStats(webhookId);
-  }
-
-  appliedHooks(): Promise<AppliedHookRecord[]> {
-    return this.reads.appliedHooks();
   }
 
   getPairingState(pairingId: string): Promise<PairingState | undefined> {

@@ -18,11 +18,7 @@ import {
   type AgentReadState,
   type ReceiptKind,
   type ReceiptRecord,
-  type DeliveryQuery,
-  type DeliveryStats,
   type MemberQuery,
-  type AppliedHookRecord,
-  type WebhookDelivery,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -190,58 +186,6 @@ export class Reads {
       q,
       (r) => JSON.parse(r.body as string) as Artifact,
     );
-  }
-
-  async webhookCursor(id: string): Promise<number | undefined> {
-    const [r] = await this.rows(`SELECT seq FROM ${this.T.webhook_cursors} WHERE id = $1`, [id]);
-    return r ? Number(r.seq) : undefined;
-  }
-
-  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    const where = ['webhook_id = $1'];
-    const values: unknown[] = [q.webhook_id];
-    if (q.status !== undefined) where.push(`status = $${values.push(q.status)}`);
-    if (q.id !== undefined) where.push(`id = $${values.push(q.id)}`);
-    if (q.due_by !== undefined) where.push(`next_attempt_at <= $${values.push(q.due_by)}`);
-    const dir = q.order === 'newest' ? 'DESC' : 'ASC';
-    // The due read walks webhook_deliveries_due (webhook_id, status, next_attempt_at, seq, id) in order.
-    const order = q.order === 'due' ? 'next_attempt_at ASC, seq ASC, id ASC' : `seq ${dir}, id ${dir}`;
-    const limit = `$${values.push(q.limit)}`;
-    const rows = await this.rows(
-      `SELECT body FROM ${this.T.webhook_deliveries} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit}`,
-      values,
-    );
-    return rows.map((r) => JSON.parse(String(r.body)) as WebhookDelivery);
-  }
-
-  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
-    // Counts over the (webhook_id, status, ...) indexes; each time is the first entry of one.
-    // Deliveries are queued in seq order as they are created: the first pending by seq is the oldest.
-    const D = this.T.webhook_deliveries;
-    const [r] = await this.rows(
-      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'dead') AS dead,
-        (SELECT next_attempt_at FROM ${D} WHERE webhook_id = $1 AND status = 'pending' ORDER BY next_attempt_at LIMIT 1) AS next_attempt_at,
-        (SELECT body FROM ${D} WHERE webhook_id = $1 AND status = 'pending' ORDER BY seq, id LIMIT 1) AS first
-      FROM ${D} WHERE webhook_id = $1 AND status IN ('pending', 'dead')`,
-      [webhookId],
-    );
-    const first = r?.first ? (JSON.parse(String(r.first)) as WebhookDelivery) : undefined;
-    return {
-      pending: Number(r?.pending ?? 0),
-      dead: Number(r?.dead ?? 0),
-      ...(r?.next_attempt_at ? { next_attempt_at: String(r.next_attempt_at) } : {}),
-      ...(first ? { oldest_pending_at: first.created_at } : {}),
-    };
-  }
-
-  async appliedHooks(): Promise<AppliedHookRecord[]> {
-    const rows = await this.rows(`SELECT kind, id, body, applied_at FROM ${this.T.applied_hooks} ORDER BY kind, id`);
-    return rows.map((r) => ({
-      kind: r.kind as AppliedHookRecord['kind'],
-      id: String(r.id),
-      body: String(r.body),
-      applied_at: String(r.applied_at),
-    }));
   }
 
   async getPairingState(id: string): Promise<PairingState | undefined> {

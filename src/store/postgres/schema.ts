@@ -173,22 +173,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 5,
-    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
-    // (src/store/outbox.ts).
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.webhook_cursors (
-        id text PRIMARY KEY,
-        seq bigint NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS S.webhook_deliveries (
-        id text PRIMARY KEY,
-        webhook_id text NOT NULL,
-        status text NOT NULL,
-        seq bigint NOT NULL,
-        body text NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON S.webhook_deliveries (webhook_id, status, seq, id);
-    `,
+    // #28 part 3, outbound webhooks, made the outbox's tables here. They are the webhooks part's
+    // own first migration now (store/webhooks/postgres.ts), run only for a store opened with it.
+    sql: '',
   },
   {
     version: 6,
@@ -198,17 +185,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
-    // #28, `svc apply` carrying webhooks and inbound hooks: the hooks it declared
-    // (src/store/outbox.ts, AppliedHookRecord).
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.applied_hooks (
-        kind text NOT NULL,
-        id text NOT NULL,
-        body text NOT NULL,
-        applied_at text NOT NULL,
-        PRIMARY KEY (kind, id)
-      );
-    `,
+    // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
+    // is the hooks part's own first migration now (store/hooks/postgres.ts).
+    sql: '',
   },
   {
     version: 8,
@@ -218,15 +197,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 9,
-    // The webhook worker reads the deliveries that are due, not the oldest pending ones: a hundred
-    // waiting on a retry must not hide a newer one (issue 38). Their next attempt time becomes a
-    // column (set by every write, filled here from the body) with an index in due order. COLLATE
-    // "C": the ISO times compare as bytes, whatever the database's collation.
-    sql: `
-      ALTER TABLE S.webhook_deliveries ADD COLUMN IF NOT EXISTS next_attempt_at text COLLATE "C";
-      UPDATE S.webhook_deliveries SET next_attempt_at = body::jsonb ->> 'next_attempt_at' WHERE next_attempt_at IS NULL;
-      CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON S.webhook_deliveries (webhook_id, status, next_attempt_at, seq, id);
-    `,
+    // The outbox's due read (issue 38) added a column and an index here. It is the webhooks
+    // part's second migration now (store/webhooks/postgres.ts).
+    sql: '',
   },
 ];
 

@@ -17,9 +17,6 @@ export interface Tables {
   leases: string;
   instances: string;
   receipts: string;
-  webhook_cursors: string;
-  webhook_deliveries: string;
-  applied_hooks: string;
   /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
   table: (name: string) => string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
@@ -46,9 +43,6 @@ export function tablesOf(schema: string): Tables {
     leases: t('leases'),
     instances: t('instances'),
     receipts: t('receipts'),
-    webhook_cursors: t('webhook_cursors'),
-    webhook_deliveries: t('webhook_deliveries'),
-    applied_hooks: t('applied_hooks'),
     table: t,
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.

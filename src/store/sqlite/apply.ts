@@ -149,35 +149,6 @@ export function applyOps(
         );
         break;
       }
-      case 'webhook.cursor.put':
-        run('INSERT INTO webhook_cursors (id, seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq', [
-          op.webhook_id,
-          op.seq,
-        ]);
-        break;
-      case 'webhook.delivery.add':
-      case 'webhook.delivery.put': {
-        const d = op.delivery;
-        run(
-          'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, next_attempt_at, body) VALUES (?, ?, ?, ?, ?, ?) ' +
-            (op.op === 'webhook.delivery.add'
-              ? 'ON CONFLICT (id) DO NOTHING'
-              : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, next_attempt_at = excluded.next_attempt_at, body = excluded.body'),
-          [d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)],
-        );
-        break;
-      }
-      case 'hook.put': {
-        const h = op.hook;
-        run(
-          'INSERT INTO applied_hooks (kind, id, body, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, applied_at = excluded.applied_at',
-          [h.kind, h.id, h.body, h.applied_at],
-        );
-        break;
-      }
-      case 'hook.delete':
-        run('DELETE FROM applied_hooks WHERE kind = ? AND id = ?', [op.kind, op.id]);
-        break;
       case 'kv.put':
       case 'kv.delete':
       case 'kv.consume':

@@ -4,11 +4,8 @@
 import type { Artifact, Message } from '../../protocol/types.js';
 import type {
   AgentReadState,
-  AppliedHookRecord,
   AgentRecord,
   ArtifactFilter,
-  DeliveryQuery,
-  DeliveryStats,
   DmFilter,
   DmRecord,
   MemberQuery,
@@ -21,7 +18,6 @@ import type {
   RoomRecord,
   StoredEvent,
   ThreadRecord,
-  WebhookDelivery,
 } from '../types.js';
 import type { Db } from './db.js';
 import type { SqliteQueries } from './queries.js';
@@ -148,60 +144,6 @@ export abstract class SqliteReadMethods {
 
   async getPairingState(pairingId: string): Promise<PairingState | undefined> {
     return this.reads.pairing(pairingId);
-  }
-
-  async webhookCursor(webhookId: string): Promise<number | undefined> {
-    const r = this.db.one('SELECT seq FROM webhook_cursors WHERE id = ?', [webhookId]);
-    return r ? Number(r[0]) : undefined;
-  }
-
-  async webhookDeliveries(q: DeliveryQuery): Promise<WebhookDelivery[]> {
-    const where = ['webhook_id = ?'];
-    const params: (string | number)[] = [q.webhook_id];
-    if (q.status !== undefined) {
-      where.push('status = ?');
-      params.push(q.status);
-    }
-    if (q.id !== undefined) {
-      where.push('id = ?');
-      params.push(q.id);
-    }
-    if (q.due_by !== undefined) {
-      where.push('next_attempt_at <= ?');
-      params.push(q.due_by);
-    }
-    const dir = q.order === 'newest' ? 'DESC' : 'ASC';
-    // The due read walks webhook_deliveries_due (webhook_id, status, next_attempt_at, seq, id) in order.
-    const order = q.order === 'due' ? 'next_attempt_at ASC, seq ASC, id ASC' : `seq ${dir}, id ${dir}`;
-    params.push(q.limit);
-    return this.db.bodies(`SELECT body FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`, params);
-  }
-
-  async webhookDeliveryStats(webhookId: string): Promise<DeliveryStats> {
-    // Counts over the (webhook_id, status, ...) indexes; each time is the first entry of one.
-    const count = (status: string) =>
-      Number(this.db.one('SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND status = ?', [webhookId, status])?.[0] ?? 0);
-    const next = this.db.one(
-      "SELECT next_attempt_at FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY next_attempt_at LIMIT 1",
-      [webhookId],
-    )?.[0];
-    // Deliveries are queued in seq order as they are created: the first pending by seq is the oldest.
-    const [first] = this.db.bodies<WebhookDelivery>(
-      "SELECT body FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq, id LIMIT 1",
-      [webhookId],
-    );
-    return {
-      pending: count('pending'),
-      dead: count('dead'),
-      ...(typeof next === 'string' ? { next_attempt_at: next } : {}),
-      ...(first ? { oldest_pending_at: first.created_at } : {}),
-    };
-  }
-
-  async appliedHooks(): Promise<AppliedHookRecord[]> {
-    return this.db
-      .all('SELECT kind, id, body, applied_at FROM applied_hooks ORDER BY kind, id', [])
-      .map((r) => ({ kind: r[0] as AppliedHookRecord['kind'], id: String(r[1]), body: String(r[2]), applied_at: String(r[3]) }));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {

@@ -118,20 +118,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 8,
-    // #28 part 3, outbound webhooks: each webhook's cursor over the event log and its deliveries
-    // (src/store/outbox.ts). IF NOT EXISTS: a file set back to an older version by hand (a test
-    // does) may still hold them.
-    sql: `
-      CREATE TABLE IF NOT EXISTS webhook_cursors (id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS webhook_deliveries (
-        id TEXT PRIMARY KEY,
-        webhook_id TEXT NOT NULL,
-        status TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        body TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, seq, id);
-    `,
+    // #28 part 3, outbound webhooks, made the outbox's tables here. They are the webhooks part's
+    // own first migration now (store/webhooks/sqlite.ts), run only for a store opened with it.
+    sql: '',
   },
   {
     version: 9,
@@ -141,17 +130,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 10,
-    // #28, `svc apply` carrying webhooks and inbound hooks: the hooks it declared
-    // (src/store/outbox.ts, AppliedHookRecord).
-    sql: `
-      CREATE TABLE IF NOT EXISTS applied_hooks (
-        kind TEXT NOT NULL,
-        id TEXT NOT NULL,
-        body TEXT NOT NULL,
-        applied_at TEXT NOT NULL,
-        PRIMARY KEY (kind, id)
-      ) WITHOUT ROWID;
-    `,
+    // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
+    // is the hooks part's own first migration now (store/hooks/sqlite.ts).
+    sql: '',
   },
   {
     version: 11,
@@ -161,17 +142,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 12,
-    // The webhook worker reads the deliveries that are due, not the oldest pending ones: a hundred
-    // waiting on a retry must not hide a newer one (issue 38). Their next attempt time becomes a
-    // column (set by every write, filled here from the body) with an index in due order. In the
-    // fill, not the SQL: a file set back to an older version by hand may have the column already.
+    // The outbox's due read (issue 38) added a column and an index here. It is the webhooks
+    // part's second migration now (store/webhooks/sqlite.ts).
     sql: '',
-    fill: (db) => {
-      const cols = db.exec('PRAGMA table_info(webhook_deliveries)')[0]?.values.map((r) => String(r[1])) ?? [];
-      if (!cols.includes('next_attempt_at')) db.run('ALTER TABLE webhook_deliveries ADD COLUMN next_attempt_at TEXT');
-      db.run("UPDATE webhook_deliveries SET next_attempt_at = json_extract(body, '$.next_attempt_at') WHERE next_attempt_at IS NULL");
-      db.run('CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id)');
-    },
   },
   {
     version: 13,
@@ -274,7 +247,11 @@ export function migratePart(db: Database, p: AnyPart): void {
   const from = Number(readMeta(db, `part:${p.name}`) ?? 0);
   const steps = p.sqlite.migrations;
   if (from > steps.length) throw new Error(`the ${p.name} tables have version ${from}, newer than svc ${VERSION} knows (${steps.length})`);
-  for (let v = from; v < steps.length; v++) db.exec(steps[v]!);
+  for (let v = from; v < steps.length; v++) {
+    const step = steps[v]!;
+    db.exec(typeof step === 'string' ? step : step.sql);
+    if (typeof step !== 'string') step.fill?.(db);
+  }
   if (from < steps.length) writeMeta(db, `part:${p.name}`, String(steps.length));
 }
 

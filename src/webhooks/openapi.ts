@@ -1,6 +1,8 @@
-// Webhooks (#28 parts 3 and 4; src/webhooks/routes.ts).
+// The OpenAPI notes of the webhooks feature's routes (#28 parts 3 and 4; routes.ts), kept apart
+// from the handlers as operations.ts keeps the core's; feature.ts joins them to the routes, so
+// the notes are served exactly when the routes are.
 
-import { ID, ok, type OperationDoc, ref } from '../op-doc.js';
+import { ID, ok, type OperationDoc, ref } from '../http/openapi/op-doc.js';
 
 /** Per-route notes by "METHOD /path" (the router's spelling). */
 export const WEBHOOK_OPERATIONS: Readonly<Record<string, OperationDoc>> = {

@@ -121,20 +121,18 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         outcomes.push({ op: 'agent.read_state', state });
         break;
       }
-      case 'receipt.mark':
-        {
-          const changed: ReceiptMark[] = [];
-          for (const m of op.marks) {
-            const cur = view.receipt(m.reader, m.conv, m.kind);
-            const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
-            if (!ranges) continue;
-            put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
-            changed.push(m);
-          }
-          outcomes.push({ op: 'receipt.mark', changed });
-          break;
+      case 'receipt.mark': {
+        const changed: ReceiptMark[] = [];
+        for (const m of op.marks) {
+          const cur = view.receipt(m.reader, m.conv, m.kind);
+          const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+          if (!ranges) continue;
+          put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
+          changed.push(m);
         }
+        outcomes.push({ op: 'receipt.mark', changed });
         break;
+      }
       default: {
         const part = partFor(parts.parts, op);
         if (!part)

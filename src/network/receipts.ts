@@ -5,7 +5,7 @@
 
 import type { Principal } from '../auth/principal.js';
 import type { Message, ReceiptReader } from '../protocol/types.js';
-import type { ReceiptKind } from '../store/types.js';
+import type { ReceiptKind } from '../store/receipts/records.js';
 
 /** One reader's receipt of a message (GET /v1/messages/{id}/receipts). */
 export interface Receipt {

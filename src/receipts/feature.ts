@@ -1,16 +1,17 @@
 // Receipts as a feature (#28 part 1, #39 part 2): everything receipts add, declared here. The
 // feature makes the server's one receipt writer (writer.ts) and registers it as the network's
 // `receipts` (network/receipts.ts), through which attachments' ACKs, SSE writes, MCP waits and
-// history reads become marks; its routes; and the last flush of gathered marks at shutdown.
-// Without this feature in the list nothing marks and the routes are not served. Its store tables
-// are still made by every backend's schema: the feature API declares no store parts yet.
+// history reads become marks; its routes; the last flush of gathered marks at shutdown; and the
+// stored part it keeps (src/store/receipts/). Without this feature in the list nothing marks, the
+// routes are not served and the store makes no receipts table.
 
-import type { FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory } from '../feature.js';
+import { receiptsPart } from '../store/receipts/part.js';
 import { receiptRoutes } from './routes.js';
 import { messageReceipts, noteRead } from './service.js';
 import { ReceiptWriter } from './writer.js';
 
-export const receiptsFeature: FeatureFactory = (app) => {
+export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => {
   const { ctx } = app;
   const writer = new ReceiptWriter(ctx);
   return {
@@ -25,4 +26,4 @@ export const receiptsFeature: FeatureFactory = (app) => {
     },
     close: () => writer.close(),
   };
-};
+});

@@ -2,10 +2,11 @@
 // so the store's contract (types.ts, write-ops.ts, effects.ts) can name them without importing a part.
 
 import type { ReactionChangeOp, ReactionChangeOutcome, ReactionEffect } from './reactions/ops.js';
+import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome } from './receipts/ops.js';
 
 /** The write ops the parts decide (write-ops.ts joins them to the core's). */
-export type PartOp = ReactionChangeOp;
+export type PartOp = ReactionChangeOp | ReceiptMarkOp;
 /** What those ops did. */
-export type PartOutcome = ReactionChangeOutcome;
+export type PartOutcome = ReactionChangeOutcome | ReceiptMarkOutcome;
 /** What those ops do to stored state (effects.ts joins them to the core's). */
-export type PartEffect = ReactionEffect;
+export type PartEffect = ReactionEffect | ReceiptEffect;

@@ -5,11 +5,12 @@
 
 import type { AnyPart } from './part.js';
 import { reactionsPart } from './reactions/part.js';
+import { receiptsPart } from './receipts/part.js';
 
 export type { PartEffect, PartOp, PartOutcome } from './concern-types.js';
 
 /** Every part, in the order each backend applies their effects: `svc store copy` and tools open stores with all of them. */
-export const ALL_PARTS: readonly AnyPart[] = [reactionsPart];
+export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, receiptsPart];
 
 /** The parts of these names (a checkpoint worker gets names, not values); throws on an unknown name. */
 export function partsNamed(names: readonly string[]): AnyPart[] {

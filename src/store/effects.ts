@@ -10,7 +10,6 @@ import type {
   MessageRecord,
   PairingState,
   PersonReadMarker,
-  ReceiptRecord,
   RoomRecord,
   ThreadRecord,
   WebhookDelivery,
@@ -34,7 +33,6 @@ export type Effect =
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
   | PartEffect
-  | { op: 'receipt.put'; record: ReceiptRecord }
   // #29 part 4: applied as "advance if newer" by each backend (person-read.ts).
   | { op: 'person_read.advance'; person: string; marker: PersonReadMarker }
   // Outbound webhooks (#28 part 3): `add` keeps a delivery already stored, `put` replaces it.
@@ -61,6 +59,4 @@ export interface StateView {
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
   readState(agentId: string): AgentReadState | undefined;
-  /** A reader's receipt record of one kind in one conversation. */
-  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
 }

@@ -26,11 +26,9 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
-export * from './receipts.js';
 export * from './person-read.js';
 import type { PersonReadMarker } from './person-read.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
-import type { ReceiptRecord } from './receipts.js';
 export * from './outbox.js';
 import type { AppliedHookRecord, DeliveryQuery, DeliveryStats, WebhookDelivery } from './outbox.js';
 export * from './kv.js';
@@ -205,8 +203,6 @@ export interface Store {
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;
 
-  /** Every reader's receipt records of one conversation (receipts.ts). */
-  receiptsOf(conv: string): Promise<ReceiptRecord[]>;
   /** One person's read markers, every conversation (#29 part 4, person-read.ts). */
   personReadMarkers(person: string): Promise<PersonReadMarker[]>;
   /** The seq of each stored message's `message.created` event, by message id (unknown ids are absent). */

@@ -12,7 +12,6 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
-import type { ReceiptMark } from './receipts.js';
 import type { PartOp, PartOutcome } from './concern-types.js';
 import type { PersonReadOp } from './person-read.js';
 import type { HooksApplyOp, WebhookDeliveryOp, WebhookEnqueueOp } from './outbox.js';
@@ -154,15 +153,6 @@ export interface AgentReadStateOp {
 
 export type { ReactionChangeOp, ReactionChangeOutcome } from './reactions/ops.js';
 
-/**
- * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
- * covered change nothing; the outcome lists the marks that did.
- */
-export interface ReceiptMarkOp {
-  op: 'receipt.mark';
-  marks: ReceiptMark[];
-}
-
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -177,7 +167,6 @@ export type WriteOp =
   | AgentReadStateOp
   // The stored concerns' own (concerns.ts).
   | PartOp
-  | ReceiptMarkOp
   // People's read markers (#29 part 4, person-read.ts).
   | PersonReadOp
   // Outbound webhooks (#28 part 3): the outbox (outbox.ts).
@@ -200,7 +189,6 @@ export type OpOutcome =
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
   | PartOutcome
-  | { op: 'receipt.mark'; changed: ReceiptMark[] }
   | { op: 'person.read' }
   | { op: 'webhook.enqueue' }
   | { op: 'webhook.delivery' }

@@ -10,6 +10,7 @@ import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js
 import { MemoryStore } from '../../src/store/memory/index.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';
 import type { StoredEvent } from '../../src/store/types.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
 
 function context(raw: Record<string, unknown> = {}): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} });
@@ -39,7 +40,7 @@ test('a hundred readers acknowledging a thousand messages in two rooms make one 
   const one = events.find((e) => e.event.receipts?.target.kind === 'room' && e.event.receipts.target.room_id === 'one')!;
   assert.is(one.event.receipts!.marks.length, 100);
   assert.is(one.event.receipts!.marks[0]!.up_to_seq, 999);
-  const recs = await ctx.store.receiptsOf('room:one');
+  const recs = await ctx.store.part(receiptsPart)!.list('room:one');
   assert.is(recs.length, 100);
   assert.equal(
     recs[0]!.ranges.map(([a, b]) => [a, b]),
@@ -57,7 +58,7 @@ test('with server.receipts false nothing is recorded', async () => {
   const w = new ReceiptWriter(ctx, 60_000);
   w.mark('agent:a', 'room:one', 'read', 1, 5);
   await w.close();
-  assert.equal(await ctx.store.receiptsOf('room:one'), []);
+  assert.equal(await ctx.store.part(receiptsPart)!.list('room:one'), []);
   assert.is((await receiptEvents(ctx)).length, 0);
 });
 

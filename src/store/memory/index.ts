@@ -20,7 +20,6 @@ import {
   type PairingState,
   type AgentReadState,
   type PersonReadMarker,
-  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -42,7 +41,6 @@ import {
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
-import { receiptKey } from '../receipts.js';
 import { advancesMarker } from '../person-read.js';
 import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
 import { ALL_PARTS } from '../concerns.js';
@@ -72,9 +70,6 @@ export class MemoryStore implements Store {
   private deliveries = new Map<string, WebhookDelivery>();
   private hooks = new Map<string, AppliedHookRecord>();
   private events: StoredEvent[] = [];
-  /** Receipt records by receiptKey, and the keys of each conversation's. */
-  private receipts = new Map<string, ReceiptRecord>();
-  private receiptsByConv = new Map<string, Set<string>>();
   /** The seq of each message's `message.created` event. */
   private messageSeq = new Map<string, number>();
   private seq = 0;
@@ -91,7 +86,6 @@ export class MemoryStore implements Store {
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
-    receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
   private readonly partStates: PartStates;
@@ -174,14 +168,6 @@ export class MemoryStore implements Store {
         case 'read_state.delete':
           this.readStates.delete(e.agent_id);
           break;
-        case 'receipt.put': {
-          const key = receiptKey(e.record);
-          this.receipts.set(key, clone(e.record));
-          let keys = this.receiptsByConv.get(e.record.conv);
-          if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
-          keys.add(key);
-          break;
-        }
         case 'person_read.advance': {
           let mine = this.personRead.get(e.person);
           if (!mine) this.personRead.set(e.person, (mine = new Map()));
@@ -336,10 +322,6 @@ export class MemoryStore implements Store {
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     return this.search.search(q);
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
   }
 
   async personReadMarkers(person: string): Promise<PersonReadMarker[]> {

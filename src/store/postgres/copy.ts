@@ -115,12 +115,6 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
       await insertRows(c, T.artifacts, 'id, target_kind, room_id, thread_id, dm_id, body', r.artifacts.map(artifactParams));
       await insertRows(
         c,
-        T.receipts,
-        'conv, reader, kind, ranges',
-        (r.receipts ?? []).map((x) => [x.conv, x.reader, x.kind, JSON.stringify(x.ranges)]),
-      );
-      await insertRows(
-        c,
         T.kv,
         'kind, id, value, expires_at, consumed_at, lookup, grant_id',
         (r.kv ?? []).map((e) => [e.kind, e.id, e.value, e.expires_at ?? null, e.consumed_at ?? null, e.lookup ?? null, e.grant_id ?? null]),

@@ -7,7 +7,7 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
-import { advancesMarker, receiptKey, StoreError, type PersonReadMarker, type ReceiptRecord } from '../types.js';
+import { advancesMarker, StoreError, type PersonReadMarker } from '../types.js';
 import type { Basis } from './basis.js';
 import {
   AGENT_COLS,
@@ -33,8 +33,6 @@ export interface Present {
   dms: ReadonlySet<string>;
   pairings: ReadonlySet<string>;
   readStates: ReadonlySet<string>;
-  /** Receipt records the transaction read (by receiptKey). */
-  receipts?: ReadonlySet<string>;
 }
 
 export interface Statement {
@@ -85,7 +83,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
   const mine = parts.map(() => [] as Effect[]);
-  const receipts = new Map<string, ReceiptRecord>();
   const personRead = new Map<string, { person: string; marker: PersonReadMarker }>();
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
   for (const e of effects) {
@@ -127,9 +124,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         break;
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
-        break;
-      case 'receipt.put':
-        receipts.set(receiptKey(e.record), e.record);
         break;
       case 'person_read.advance': {
         // One row per key in a statement (an upsert cannot touch a row twice): the newest wins.
@@ -177,20 +171,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   upsert({ name: T.dms, cols: DM_COLS, key: 'id' }, present.dms, finals.dms);
   upsert({ name: T.pairing_state, cols: 'pairing_id, seq, answered', key: 'pairing_id' }, present.pairings, finals.pairings);
   upsert({ name: T.agent_read_state, cols: 'agent_id, body', key: 'agent_id' }, present.readStates, finals.readStates);
-  if (receipts.size > 0) {
-    // Records not read are INSERTed: another instance creating the same one fails on the key, and the
-    // batch is decided again on its ranges.
-    const fresh: string[] = [];
-    for (const [key, r] of receipts) {
-      const json = JSON.stringify(r.ranges);
-      if (present.receipts?.has(key))
-        ctes.push(
-          `UPDATE ${T.receipts} SET ranges = ${param(json)} WHERE conv = ${param(r.conv)} AND reader = ${param(r.reader)} AND kind = ${param(r.kind)}`,
-        );
-      else fresh.push(row([r.conv, r.reader, r.kind, json]));
-    }
-    if (fresh.length > 0) ctes.push(`INSERT INTO ${T.receipts} (conv, reader, kind, ranges) VALUES ${fresh.join(', ')}`);
-  }
   if (personRead.size > 0) {
     // The same rule as advancesMarker (person-read.ts), applied against the stored row.
     const rows = [...personRead.values()].map((x) => row([x.person, x.marker.conv, x.marker.message_id, x.marker.at]));

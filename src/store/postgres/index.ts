@@ -25,7 +25,6 @@ import type {
   PairingState,
   AgentReadState,
   PersonReadMarker,
-  ReceiptRecord,
   DeliveryQuery,
   DeliveryStats,
   MemberQuery,
@@ -332,10 +331,6 @@ export class PostgresStore implements Store {
 
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.listArtifacts(filter, q);
-  }
-
-  receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return this.reads.receiptsOf(conv);
   }
 
   personReadMarkers(person: string): Promise<PersonReadMarker[]> {

@@ -17,8 +17,6 @@ import {
   type PairingState,
   type AgentReadState,
   type PersonReadMarker,
-  type ReceiptKind,
-  type ReceiptRecord,
   type DeliveryQuery,
   type DeliveryStats,
   type MemberQuery,
@@ -295,20 +293,6 @@ export class Reads {
   async eventSeq(eventId: string): Promise<number | undefined> {
     const [r] = await this.rows(`SELECT seq FROM ${this.T.events} WHERE event_id = $1 ORDER BY seq DESC LIMIT 1`, [eventId], 'event_seq');
     return r ? Number(r.seq) : undefined;
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    const rows = await this.rows(
-      `SELECT reader, kind, ranges FROM ${this.T.receipts} WHERE conv = $1 ORDER BY reader, kind`,
-      [conv],
-      'receipts_of',
-    );
-    return rows.map((r) => ({
-      reader: String(r.reader),
-      conv,
-      kind: r.kind as ReceiptKind,
-      ranges: JSON.parse(String(r.ranges)) as ReceiptRecord['ranges'],
-    }));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

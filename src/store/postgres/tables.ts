@@ -16,7 +16,6 @@ export interface Tables {
   agent_read_state: string;
   leases: string;
   instances: string;
-  receipts: string;
   webhook_cursors: string;
   webhook_deliveries: string;
   person_read: string;
@@ -48,7 +47,6 @@ export function tablesOf(schema: string): Tables {
     agent_read_state: t('agent_read_state'),
     leases: t('leases'),
     instances: t('instances'),
-    receipts: t('receipts'),
     webhook_cursors: t('webhook_cursors'),
     webhook_deliveries: t('webhook_deliveries'),
     person_read: t('person_read'),

@@ -83,7 +83,6 @@ function sinkOf(db: Db): NetworkSink {
           ...r.artifacts.map((artifact) => ({ op: 'artifact.insert' as const, artifact })),
           ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
           ...r.readStates.map((x) => ({ op: 'read_state.put' as const, ...x })),
-          ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
           ...(r.kv ?? []).flatMap(({ consumed_at, ...entry }) => [
             { op: 'kv.put' as const, entry },
             ...(consumed_at !== undefined ? [{ op: 'kv.consume' as const, kind: entry.kind, id: entry.id, at: consumed_at }] : []),

@@ -1,7 +1,7 @@
 // The receipts routes (docs/receipts.md), marking through the feature's own writer.
 
 import type { Route } from '../http/router.js';
-import type { ReceiptMarks } from '../network/receipts.js';
+import type { ReceiptMarks } from './marks.js';
 import { markMessageRead, messageReceipts } from './service.js';
 
 export const receiptRoutes = (marks: ReceiptMarks): Route[] => [

@@ -11,7 +11,8 @@ import type { Message } from '../protocol/types.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
 import { readerKey, readingAs } from './readers.js';
-import type { Receipt, ReceiptMarks } from '../network/receipts.js';
+import type { Receipt } from '../network/receipts.js';
+import type { ReceiptMarks } from './marks.js';
 import { receiptsOf } from './view.js';
 
 /** Local agent ids stay bare; another network's are scoped (`<network>:<id>`). */

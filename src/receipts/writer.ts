@@ -7,11 +7,11 @@
 // part takes no marks.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
-import type { DeliverySource, ReceiptMarks } from '../network/receipts.js';
 import type { ReceiptReader, ReceiptsChange, Target } from '../protocol/types.js';
 import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import type { WriteOp } from '../store/types.js';
+import type { DeliverySource, ReceiptMarks } from './marks.js';
 import { readerOf } from './readers.js';
 
 /** How long marks gather before they are written. */

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/config/load.js';
 import { Broker } from '../../src/events/broker.js';
-import { DeliveryLedger } from '../../src/live/attach/receipts.js';
+import { DeliveryLedger } from '../../src/receipts/ledger.js';
 import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js';
 import type { Target } from '../../src/protocol/types.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';

@@ -5,6 +5,7 @@ import type { Action } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
 import type { BodySpec } from './body.js';
+import type { OperationDoc } from './openapi/op-doc.js';
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -54,6 +55,11 @@ export interface Route {
   precheck?: (ctx: NetworkContext) => void;
   /** The handler writes the response itself (SSE, documents, console). */
   raw?: boolean;
+  /**
+   * Its OpenAPI notes, for a feature's route documented with it (src/http/openapi/document.ts):
+   * the core's routes keep theirs in openapi/operations/, apart from the handling.
+   */
+  doc?: OperationDoc;
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler that answers through `res` itself returns nothing
   handler: (c: RequestContext) => Promise<Reply | void> | Reply | void;
 }

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the running server, built from the router's routes (method, path,
 // action -> scopes, request schema), the JSON Schemas under schemas/ and the per-route notes of
-// operations.ts. Nothing here restates a route: a route added without notes, or notes left for a
+// operations.ts (or of the route itself: a feature's `doc`). Nothing here restates a route: a route added without notes, or notes left for a
 // route that is gone, is reported in `problems` (the OpenAPI test fails on any).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,7 +34,8 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
     const key = operationKey(route);
     if (seen.has(key)) continue; // the router answers the first of two equal routes
     seen.add(key);
-    const doc = OPERATIONS[key];
+    if (route.doc && OPERATIONS[key]) problems.push(`route ${key} has notes of its own and in src/http/openapi/operations/`);
+    const doc = route.doc ?? OPERATIONS[key];
     if (!doc) problems.push(`route ${key} has no entry in src/http/openapi/operations/ (joined in operations.ts)`);
     const at = openApiPath(route.path);
     paths[at] = { ...paths[at], [route.method.toLowerCase()]: operation(route, doc) };
@@ -52,7 +53,9 @@ export function buildOpenApi(routes: readonly Route[], version: string): BuiltDo
         "The agents' WebSocket (GET /v1/attach, protocol service.attach.v1) is an upgrade, outside this document.",
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(Object.values(OPERATIONS).map((o) => o.tag))].map((name) => ({ name })),
+    tags: [...new Set([...Object.values(OPERATIONS), ...routes.flatMap((r) => (r.doc ? [r.doc] : []))].map((o) => o.tag))].map((name) => ({
+      name,
+    })),
     paths,
     components: {
       schemas,

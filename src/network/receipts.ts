@@ -53,9 +53,3 @@ export interface Receipts {
   /** A message's receipts, for its sender and admins (what GET /v1/messages/{id}/receipts answers). */
   ofMessage(p: Principal, id: string): Promise<{ message_id: string; receipts: Receipt[] }>;
 }
-
-/** A history page, after noting it read (when receipts are kept: `ctx.extensions.receipts`) by whom the request reads as. */
-export function readPage<T extends { messages: Message[] }>(receipts: Receipts | undefined, p: Principal, as: string | null, page: T): T {
-  receipts?.pageRead(p, as, page.messages);
-  return page;
-}

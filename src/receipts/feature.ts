@@ -21,15 +21,17 @@ export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => 
   const recording = () => ctx.config.server.receipts !== false;
   return {
     routes: receiptRoutes(writer),
-    receipts: {
-      attachment: (agentId, start) => (recording() ? new DeliveryLedger(writer, agentId, start) : undefined),
-      stream: (agentId, from) => (recording() ? new StreamReceipts(writer, agentId, from) : undefined),
-      handedOver: (agentId, m, seq) => writer.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq),
-      pageRead: (p, as, messages) =>
-        void noteRead(ctx, writer, p, as, messages).catch((err: unknown) =>
-          ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),
-        ),
-      ofMessage: (p, id) => messageReceipts(ctx, p, id),
+    provides: {
+      receipts: {
+        attachment: (agentId, start) => (recording() ? new DeliveryLedger(writer, agentId, start) : undefined),
+        stream: (agentId, from) => (recording() ? new StreamReceipts(writer, agentId, from) : undefined),
+        handedOver: (agentId, m, seq) => writer.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq),
+        pageRead: (p, as, messages) =>
+          void noteRead(ctx, writer, p, as, messages).catch((err: unknown) =>
+            ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),
+          ),
+        ofMessage: (p, id) => messageReceipts(ctx, p, id),
+      },
     },
     close: () => writer.close(),
   };

@@ -144,4 +144,15 @@ t('without it, no receipt route is served and nothing is marked, while messages 
   }
 });
 
+t('two features providing receipts are refused when the app is made', async () => {
+  const twice = [...defaultFeatures, receiptsFeature];
+  let err: unknown;
+  try {
+    await (await start(twice)).app.close();
+  } catch (e) {
+    err = e;
+  }
+  assert.match(String(err), /two features provide receipts; only one may/);
+});
+
 t.run();

@@ -12,13 +12,13 @@ import { ReceiptWriter } from '../../src/receipts/writer.js';
 import type { StoredEvent } from '../../src/store/types.js';
 import { receiptsPart } from '../../src/store/receipts/part.js';
 
-function context(raw: Record<string, unknown> = {}): NetworkContext {
+function context(raw: Record<string, unknown> = {}, store = new MemoryStore(), log: NetworkContext['log'] = () => {}): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} });
   return {
     config,
-    store: new MemoryStore(),
+    store,
     broker: new Broker(),
-    log: () => {},
+    log,
     version: 'test',
     configWarnings: [],
     extensions: NO_EXTENSIONS,
@@ -60,6 +60,17 @@ test('with server.receipts false nothing is recorded', async () => {
   await w.close();
   assert.equal(await ctx.store.part(receiptsPart)!.list('room:one'), []);
   assert.is((await receiptEvents(ctx)).length, 0);
+});
+
+test('a store opened without the receipts part takes no marks: nothing is written, nothing fails', async () => {
+  const warned: string[] = [];
+  const ctx = context({}, new MemoryStore([]), (_level, msg) => void warned.push(msg));
+  const w = new ReceiptWriter(ctx, 60_000);
+  w.mark('agent:a', 'room:one', 'delivered', 1, 5);
+  await w.close();
+  assert.is(ctx.store.part(receiptsPart), undefined);
+  assert.equal(await ctx.store.eventsAfter(0, 10), []);
+  assert.equal(warned, []);
 });
 
 test.run();

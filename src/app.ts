@@ -11,7 +11,7 @@ import type { Authenticator, TokenResolver } from './auth/principal.js';
 import { Broker } from './events/broker.js';
 import { FeedPump } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
-import { NO_EXTENSIONS, type Extensions, type NetworkContext } from './network/context.js';
+import { NO_EXTENSIONS, type Extensions, type NetworkContext, type Provided } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/types.js';
@@ -195,8 +195,12 @@ function combine(app: App, features: readonly Feature[]): () => void {
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
   const remote = all('remoteSenders');
   if (remote.length > 1) throw new Error('two features decide remote senders; only one may');
-  const receipts = all('receipts');
-  if (receipts.length > 1) throw new Error('two features keep receipts; only one may');
+  const provided: Record<string, unknown> = {};
+  for (const p of all('provides'))
+    for (const [name, value] of Object.entries(p)) {
+      if (name in provided) throw new Error(`two features provide ${name}; only one may`);
+      provided[name] = value;
+    }
   const ctx = app.ctx as Network;
   ctx.extensions = {
     send: all('send'),
@@ -205,9 +209,9 @@ function combine(app: App, features: readonly Feature[]): () => void {
     warnings: all('warnings'),
     apply: all('apply'),
     reservedAgents: all('reservedAgents'),
-    ...(receipts[0] ? { receipts: receipts[0] } : {}),
     messages: all('messages'),
     relayed: all('relays'),
+    ...(provided as Partial<Provided>),
   };
   const cleanups = [
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),

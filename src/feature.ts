@@ -7,8 +7,15 @@ import type { Config, LoadedConfig } from './config/types.js';
 import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
 import type { Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
-import type { AddToMessages, ApplyPart, NetworkContext, RemoteSenderCheck, ReservedAgent, SendExtension } from './network/context.js';
-import type { Receipts } from './network/receipts.js';
+import type {
+  AddToMessages,
+  ApplyPart,
+  NetworkContext,
+  Provided,
+  RemoteSenderCheck,
+  ReservedAgent,
+  SendExtension,
+} from './network/context.js';
 import type { StoredEvent } from './store/types.js';
 import type { RelayedEvent } from './network/relayed-event.js';
 import type { AnyPart } from './store/part.js';
@@ -45,10 +52,10 @@ export interface Feature {
   /** Decides messages from remote-origin senders (one feature at most: the pairings). */
   remoteSenders?: RemoteSenderCheck;
   /**
-   * Keeps delivered and read receipts (one feature at most: receipts). Attachments, SSE streams,
-   * MCP waits and history reads mark through it; without it they mark nothing.
+   * What it provides to the network's rules by name (`Provided`, network/context.ts), one feature
+   * at most each: the app puts it into `ctx.extensions`; without the feature it is absent.
    */
-  receipts?: Receipts;
+  provides?: Partial<Provided>;
   /** Events of its own that pairings repeat on their peer. */
   relays?: RelayedEvent;
   /** Adds what it keeps about messages to each page of them the reads return (history, search). */

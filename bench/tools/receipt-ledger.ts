@@ -5,6 +5,7 @@
 //   node --import tsx bench/tools/receipt-ledger.ts [rounds=3] [agents=100] [messages=20000] [--ab OTHER] [--batch 200]
 
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../lib/svc.js';
@@ -27,7 +28,9 @@ async function one(root: string): Promise<number> {
   const { Broker } = await import(path.join(root, 'src/events/broker.ts'));
   const { NO_EXTENSIONS } = await import(path.join(root, 'src/network/context.ts'));
   const { MemoryStore } = await import(path.join(root, 'src/store/memory/index.ts'));
-  const { DeliveryLedger } = await import(path.join(root, 'src/live/attach/receipts.ts'));
+  // The ledger moved into the receipts feature; an older tree keeps it under live/.
+  const ledgerFile = ['src/receipts/ledger.ts', 'src/live/attach/receipts.ts'].find((f) => existsSync(path.join(root, f)))!;
+  const { DeliveryLedger } = await import(path.join(root, ledgerFile));
   const writerModule = await import(path.join(root, 'src/receipts/writer.ts'));
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' } }, { baseDir: tmpdir(), env: {} });
   const ctx = {

@@ -12,7 +12,6 @@ import type { RequestContext, Route } from '../http/router.js';
 import { eventJson } from './encode.js';
 import type { LiveHub } from './hub.js';
 import { liveViewerOf, viewerSees, type Audience } from './visibility.js';
-import { StreamReceipts } from './sse-receipts.js';
 
 /** Reconnect delay suggested to EventSource clients. */
 export const RETRY_MS = 3000;
@@ -146,13 +145,10 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
   let sentSeq = 0;
 
-  // An agent's own stream counts as its receipt of the live messages it writes (src/live/sse-receipts.ts),
-  // when the receipts feature runs.
-  const marks = ctx.extensions.receipts?.marks;
+  // An agent's own stream counts as its receipt of the live messages it writes, when the receipts
+  // feature runs (src/receipts/stream.ts).
   const received =
-    principal.kind === 'agent' && marks && ctx.config.server.receipts !== false
-      ? new StreamReceipts(marks, principal.agentId, last ? undefined : hub.publishedSeq)
-      : undefined;
+    principal.kind === 'agent' ? ctx.extensions.receipts?.stream(principal.agentId, last ? undefined : hub.publishedSeq) : undefined;
   const onDrain = () => sub.resume();
   const sub = ctx.broker.open({
     max: SSE_QUEUE_MAX,

@@ -19,9 +19,8 @@ import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
 import { react } from '../reactions/react.js';
-import { readPage } from '../network/receipts.js';
 import type { NetworkApi } from '../mcp/session.js';
-import type { Message, SendRequest } from '../protocol/types.js';
+import type { SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
 
 const paramsOf = (q: object): URLSearchParams => {
@@ -46,11 +45,6 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
   };
   const dms = () => requireDirectMessages(ctx);
   const w = (q: ListQuery | undefined) => windowOf(paramsOf(q ?? {}));
-  /** A history page, noted read by whom the call reads as (its `as`, as the route's `?as=`). */
-  const read =
-    (q: ListQuery | undefined) =>
-    <T extends { messages: Message[] }>(page: T): T =>
-      readPage(ctx.extensions.receipts, principal, q?.as ?? null, page);
   /** The receipts feature, or what its route's absence answers (404). */
   const receipts = () => {
     const r = ctx.extensions.receipts;
@@ -61,13 +55,13 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
     network: () => as('network.read', () => networkDocument(ctx, principal)),
     listRooms: (q) => as('topology.list', () => listRooms(ctx, principal, w(q))),
     getAgent: (id) => as('topology.get', () => getAgent(ctx, principal, id)),
-    roomMessages: (id, q) => as('history.read', () => roomMessages(ctx, principal, id, w(q)).then(read(q))),
+    roomMessages: (id, q) => as('history.read', () => roomMessages(ctx, principal, id, w(q), q?.as ?? null)),
     roomThreads: (id, q) => as('history.read', () => roomThreads(ctx, principal, id, w(q))),
     getThread: (id) => as('history.read', () => getThread(ctx, principal, id)),
-    threadMessages: (id, q) => as('history.read', () => threadMessages(ctx, principal, id, w(q)).then(read(q))),
+    threadMessages: (id, q) => as('history.read', () => threadMessages(ctx, principal, id, w(q), q?.as ?? null)),
     listDms: (q) => as('dm.read', () => listDms(ctx, principal, w(q)), dms),
     getDm: (id) => as('dm.read', () => getDm(ctx, principal, id), dms),
-    dmMessages: (id, q) => as('dm.read', () => dmMessages(ctx, principal, id, w(q)).then(read(q)), dms),
+    dmMessages: (id, q) => as('dm.read', () => dmMessages(ctx, principal, id, w(q), q?.as ?? null), dms),
     search: (q: SearchParams) => as('history.read', () => searchMessages(ctx, principal, searchRequestOf(paramsOf(q)))),
     send: (body: SendRequest) =>
       as('message.send', () => {

@@ -16,7 +16,6 @@ import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
-import { convKeyOf } from '../store/types.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import { type WaitCall, WaitAnswer, waitCallOf } from './wait-call.js';
 import { InboxWait } from './inbox-wait.js';
@@ -25,7 +24,7 @@ import { waitResult } from '../mcp/wait.js';
 
 /** A message a wait hands over has reached the agent: its delivered receipt (src/receipts/). */
 function handedOverTo(ctx: NetworkContext, agentId: string) {
-  return (m: Message, seq: number) => ctx.extensions.receipts?.marks.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq);
+  return (m: Message, seq: number) => ctx.extensions.receipts?.handedOver(agentId, m, seq);
 }
 
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */

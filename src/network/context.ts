@@ -22,8 +22,18 @@ export interface SendExtension {
 /** Decides an inbound message from a remote-origin sender; throws AppError to refuse. */
 export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?: RoomRecord }) => void;
 
+/**
+ * What one feature at most provides to the network's rules, by name: the app puts each into
+ * `ctx.extensions` as its feature gives it (`Feature.provides`) and refuses two features providing
+ * the same. A lower layer reaches such a feature only through it, and does without when it is absent.
+ */
+export interface Provided {
+  /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
+  readonly receipts: Receipts;
+}
+
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */
-export interface Extensions {
+export interface Extensions extends Partial<Provided> {
   readonly send: readonly SendExtension[];
   /** At most one feature decides remote senders (the pairings); without one they are refused. */
   readonly checkRemoteSender?: RemoteSenderCheck;
@@ -35,8 +45,6 @@ export interface Extensions {
   readonly apply?: readonly ApplyPart[];
   /** Agent ids features name as their own (inbound hook senders): self-registration keeps off them. */
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];
-  /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
-  readonly receipts?: Receipts;
   /** Events beyond messages that pairings repeat on their peer, each declared by the feature that owns it. */
   readonly relayed?: readonly RelayedEvent[];
   /** What features add to each page of messages the reads return (history, search). */

@@ -1,5 +1,6 @@
 // Histories and conversation listings, each visible-or-refused before pagination; message pages
-// are capped by bytes as well as count (page-budget.ts).
+// are capped by bytes as well as count (page-budget.ts). A page of messages read counts as read by
+// whom the request reads as (`as`, the routes' `?as=`) where receipts are kept.
 
 import { badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -15,15 +16,27 @@ import { unauthorized } from '../errors.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
+/** One conversation's page of messages, with reactions, noted read (in the background) by `p` as `as`. */
+async function messagePage(
+  ctx: NetworkContext,
+  p: Principal,
+  as: string | null,
+  r: PageResult<Message>,
+): Promise<{ messages: Message[]; page: Page }> {
+  const messages = await withAdditions(ctx, r.items);
+  ctx.extensions.receipts?.pageRead(p, as, messages);
+  return { messages, page: toPage(r) };
+}
+
 export async function roomMessages(
   ctx: NetworkContext,
   p: Principal,
   roomId: string,
   w: Window,
+  as: string | null,
 ): Promise<{ messages: Message[]; page: Page }> {
   await visibleRoom(ctx, p, roomId);
-  const r = await budgetedList((q) => ctx.store.listMessages(`room:${roomId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
+  return messagePage(ctx, p, as, await budgetedList((q) => ctx.store.listMessages(`room:${roomId}`, q), w, pageBudgetOf(ctx)));
 }
 
 export async function roomThreads(
@@ -47,10 +60,10 @@ export async function threadMessages(
   p: Principal,
   threadId: string,
   w: Window,
+  as: string | null,
 ): Promise<{ messages: Message[]; page: Page }> {
   await visibleThread(ctx, p, threadId);
-  const r = await budgetedList((q) => ctx.store.listMessages(`thread:${threadId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
+  return messagePage(ctx, p, as, await budgetedList((q) => ctx.store.listMessages(`thread:${threadId}`, q), w, pageBudgetOf(ctx)));
 }
 
 export async function listDms(ctx: NetworkContext, p: Principal, w: Window): Promise<{ dms: DirectConversation[]; page: Page }> {
@@ -67,10 +80,15 @@ export async function getDm(ctx: NetworkContext, p: Principal, dmId: string): Pr
   return dmView(ctx.config.network.id, await visibleDm(ctx, p, dmId));
 }
 
-export async function dmMessages(ctx: NetworkContext, p: Principal, dmId: string, w: Window): Promise<{ messages: Message[]; page: Page }> {
+export async function dmMessages(
+  ctx: NetworkContext,
+  p: Principal,
+  dmId: string,
+  w: Window,
+  as: string | null,
+): Promise<{ messages: Message[]; page: Page }> {
   await visibleDm(ctx, p, dmId);
-  const r = await budgetedList((q) => ctx.store.listMessages(`dm:${dmId}`, q), w, pageBudgetOf(ctx));
-  return { messages: await withAdditions(ctx, r.items), page: toPage(r) };
+  return messagePage(ctx, p, as, await budgetedList((q) => ctx.store.listMessages(`dm:${dmId}`, q), w, pageBudgetOf(ctx)));
 }
 
 /** Artifacts of the named conversations; at least one of room_id, thread_id, dm_id. */

@@ -8,9 +8,11 @@ import { canSendHuman } from '../auth/senders.js';
 import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { Message } from '../protocol/types.js';
+import { receiptsPart } from '../store/receipts/part.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
 import { readerKey, readingAs } from './readers.js';
-import type { Receipt, ReceiptMarks } from '../network/receipts.js';
+import type { Receipt } from '../network/receipts.js';
+import type { ReceiptMarks } from './marks.js';
 import { receiptsOf } from './view.js';
 
 /** Local agent ids stay bare; another network's are scoped (`<network>:<id>`). */
@@ -49,7 +51,9 @@ async function addressedMessage(ctx: NetworkContext, p: Principal, id: string): 
 export async function messageReceipts(ctx: NetworkContext, p: Principal, id: string): Promise<{ message_id: string; receipts: Receipt[] }> {
   const { rec, expected } = await addressedMessage(ctx, p, id);
   if (!isAdmin(p) && !isSender(ctx, p, rec.message)) throw forbidden('only the sender of a message and admins read its receipts');
-  const [seqs, records] = await Promise.all([ctx.store.messageSeqs([id]), ctx.store.receiptsOf(rec.conv)]);
+  // A store opened without the receipts part (never with this feature running) has no records.
+  const reads = ctx.store.part(receiptsPart);
+  const [seqs, records] = await Promise.all([ctx.store.messageSeqs([id]), reads ? reads.list(rec.conv) : []]);
   const seq = seqs.get(id);
   const net = ctx.config.network.id;
   return { message_id: id, receipts: receiptsOf(seq ?? 0, expected, seq === undefined ? [] : records, senderKey(net, rec.message)) };

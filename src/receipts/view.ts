@@ -1,7 +1,7 @@
 // A message's receipts from its readers' records: pure, so the rule is tested with exact values.
 
 import type { Receipt } from '../network/receipts.js';
-import { covering, type ReceiptRecord } from '../store/types.js';
+import { covering, type ReceiptRecord } from '../store/receipts/records.js';
 import { readerOf } from './readers.js';
 
 export type { Receipt };

@@ -3,12 +3,15 @@
 // conversation per flush, however many readers and messages moved. Marks are best effort: a lost
 // flush (store down, crash) is made good by the next ACK or read, which covers the same messages.
 // The receipts feature makes one per server and registers it (network/receipts.ts): nothing else
-// reaches it.
+// reaches it. It writes the receipts part's op (src/store/receipts/); a store opened without that
+// part takes no marks.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
-import type { DeliverySource, ReceiptMarks } from '../network/receipts.js';
 import type { ReceiptReader, ReceiptsChange, Target } from '../protocol/types.js';
-import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange, type WriteOp } from '../store/types.js';
+import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
+import { receiptsPart } from '../store/receipts/part.js';
+import type { WriteOp } from '../store/types.js';
+import type { DeliverySource, ReceiptMarks } from './marks.js';
 import { readerOf } from './readers.js';
 
 /** How long marks gather before they are written. */
@@ -46,11 +49,15 @@ export class ReceiptWriter implements ReceiptMarks {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
+  /** Whether the store keeps receipts (it was opened with the receipts part). */
+  private readonly kept: boolean;
 
   constructor(
     private readonly ctx: NetworkContext,
     private readonly intervalMs = FLUSH_MS,
-  ) {}
+  ) {
+    this.kept = ctx.store.part(receiptsPart) !== undefined;
+  }
 
   /** Records that `reader` has the messages of `conv` whose event seqs are lo..hi. */
   mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number): void {
@@ -59,7 +66,7 @@ export class ReceiptWriter implements ReceiptMarks {
 
   /** `mark` at a given time (ms since the epoch), for a source being drained; whether it is pending. */
   markAt(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, atMs: number): boolean {
-    if (this.closed || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return false;
+    if (this.closed || !this.kept || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return false;
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
     if (known?.some(([a, b]) => a <= lo && hi <= b)) return false;

@@ -2,16 +2,7 @@
 // they are resolved against. Each in-process backend applies effects its own way.
 
 import type { Artifact, ServiceEvent } from '../protocol/types.js';
-import type {
-  AgentReadState,
-  AgentRecord,
-  DmRecord,
-  MessageRecord,
-  PairingState,
-  ReceiptRecord,
-  RoomRecord,
-  ThreadRecord,
-} from './types.js';
+import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
 import type { PartEffect } from './concern-types.js';
 
 /** What a batch does to stored state, in order. */
@@ -30,8 +21,7 @@ export type Effect =
   | { op: 'pairing.delete'; pairing_id: string }
   | { op: 'read_state.put'; agent_id: string; state: AgentReadState }
   | { op: 'read_state.delete'; agent_id: string }
-  | PartEffect
-  | { op: 'receipt.put'; record: ReceiptRecord };
+  | PartEffect;
 
 /**
  * Synchronous reads of the core's current state (records are the backend's own: not mutated here).
@@ -49,6 +39,4 @@ export interface StateView {
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;
   readState(agentId: string): AgentReadState | undefined;
-  /** A reader's receipt record of one kind in one conversation. */
-  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined;
 }

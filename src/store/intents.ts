@@ -13,11 +13,9 @@ import {
   type DmRecord,
   type MessageInsertOp,
   type OpOutcome,
-  type ReceiptMark,
   type ThreadRecord,
   type WriteOp,
 } from './types.js';
-import { mergeRange } from './receipts.js';
 import type { Effect, StateView } from './effects.js';
 import { Overlay } from './overlay.js';
 import { partFor, type AnyPart, type Overlaid, type Tagged } from './part.js';
@@ -119,18 +117,6 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         const state = nextReadState(view.readState(op.agent_id), op);
         put({ op: 'read_state.put', agent_id: op.agent_id, state });
         outcomes.push({ op: 'agent.read_state', state });
-        break;
-      }
-      case 'receipt.mark': {
-        const changed: ReceiptMark[] = [];
-        for (const m of op.marks) {
-          const cur = view.receipt(m.reader, m.conv, m.kind);
-          const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
-          if (!ranges) continue;
-          put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges } });
-          changed.push(m);
-        }
-        outcomes.push({ op: 'receipt.mark', changed });
         break;
       }
       default: {

@@ -15,7 +15,6 @@ import {
   type MessageRecord,
   type PairingState,
   type AgentReadState,
-  type ReceiptRecord,
   type RoomRecord,
   type Store,
   type StoredEvent,
@@ -66,8 +65,6 @@ export interface NetworkRecords {
   pairings: { pairing_id: string; state: PairingState }[];
   /** MCP read states (#27) of registered agents and room members: sequence numbers are kept, so their cursors hold. */
   readStates: { agent_id: string; state: AgentReadState }[];
-  /** Receipt records of every copied conversation (their ranges are event seqs, which the copy keeps). */
-  receipts?: ReceiptRecord[];
   /** The expiring key/value table's unexpired rows (OAuth clients, grants, tokens, keys: #27). */
   kv?: KvEntry[];
   /** The parts' other records (part.ts `copy.rest`), as effects. */
@@ -175,12 +172,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     if (state) readStates.push({ agent_id: id, state });
   }
   const convs = [...rooms.map((r) => `room:${r.id}`), ...threads.map((t) => `thread:${t.id}`), ...dms.map((d) => `dm:${d.id}`)];
-  const receipts: ReceiptRecord[] = [];
-  for (const conv of convs) receipts.push(...(await source.receiptsOf(conv)));
   const kv = await source.kv.all();
   const parts: PartEffect[] = [];
   for (const [p, reads] of partsOf(source)) if (p.copy?.rest) parts.push(...(await p.copy.rest(reads, convs)));
-  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, receipts, kv, parts, last_seq: last });
+  await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, kv, parts, last_seq: last });
   return {
     rooms: rooms.length,
     agents: agents.length,

@@ -1,18 +1,8 @@
 // The state a batch is resolved against: the backend's view with the batch's earlier effects laid
 // over it, so later intents of a batch see what earlier ones did.
 
-import type {
-  AgentReadState,
-  AgentRecord,
-  DmRecord,
-  MessageRecord,
-  PairingState,
-  ReceiptRecord,
-  RoomRecord,
-  ThreadRecord,
-} from './types.js';
+import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
 import type { Effect, StateView } from './effects.js';
-import { receiptKey } from './receipts.js';
 
 /**
  * The base state with the batch's earlier effects laid over it. Each map is made on first use:
@@ -26,7 +16,6 @@ export class Overlay implements StateView {
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
   private readStates: Map<string, AgentReadState | null> | undefined;
-  private receipts: Map<string, ReceiptRecord> | undefined;
 
   constructor(private readonly base: StateView) {}
 
@@ -61,9 +50,6 @@ export class Overlay implements StateView {
         break;
       case 'read_state.delete':
         (this.readStates ??= new Map()).set(e.agent_id, null);
-        break;
-      case 'receipt.put':
-        (this.receipts ??= new Map()).set(receiptKey(e.record), e.record);
         break;
       default:
         break;
@@ -111,9 +97,5 @@ export class Overlay implements StateView {
   readState(agentId: string): AgentReadState | undefined {
     const s = this.readStates?.get(agentId);
     return s === null ? undefined : (s ?? this.base.readState(agentId));
-  }
-
-  receipt(reader: string, conv: string, kind: ReceiptRecord['kind']): ReceiptRecord | undefined {
-    return this.receipts?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
   }
 }

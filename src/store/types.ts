@@ -26,9 +26,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
-export * from './receipts.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
-import type { ReceiptRecord } from './receipts.js';
 export * from './kv/table.js';
 import type { KvTable } from './kv/table.js';
 import type { AnyPart, ReadsOf } from './part.js';
@@ -193,8 +191,6 @@ export interface Store {
   /** Messages matching a search, newest first; `has_more` when older matches exist. */
   searchMessages(q: SearchQuery): Promise<PageResult<Message>>;
 
-  /** Every reader's receipt records of one conversation (receipts.ts). */
-  receiptsOf(conv: string): Promise<ReceiptRecord[]>;
   /** The seq of each stored message's `message.created` event, by message id (unknown ids are absent). */
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>>;
 

@@ -12,7 +12,6 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
-import type { ReceiptMark } from './receipts.js';
 import type { PartOp, PartOutcome } from './concern-types.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
@@ -150,15 +149,6 @@ export interface AgentReadStateOp {
   read?: Record<string, ReadMarker>;
 }
 
-/**
- * Adds ranges to readers' receipt records (receipts.ts), against the stored ranges. Marks already
- * covered change nothing; the outcome lists the marks that did.
- */
-export interface ReceiptMarkOp {
-  op: 'receipt.mark';
-  marks: ReceiptMark[];
-}
-
 /** One atomic write is a list of these, applied in order. */
 export type WriteOp =
   | RoomCreateOp
@@ -172,8 +162,7 @@ export type WriteOp =
   | PairingStateOp
   | AgentReadStateOp
   // The stored concerns' own (concerns.ts).
-  | PartOp
-  | ReceiptMarkOp;
+  | PartOp;
 
 /** What one op did, at the op's index in WriteResult.outcomes. */
 export type OpOutcome =
@@ -188,8 +177,7 @@ export type OpOutcome =
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }
-  | PartOutcome
-  | { op: 'receipt.mark'; changed: ReceiptMark[] };
+  | PartOutcome;
 
 export interface WriteResult {
   /** One per op, in order. */

@@ -54,7 +54,7 @@ async function tablesIn(dbFile: string): Promise<string[]> {
 const CORE_TABLES = ['agents', 'dms', 'events', 'messages', 'meta', 'rooms', 'threads'];
 
 /** The optional features that keep stored concerns of their own (store/part.ts). */
-const STORING = ['reactions', 'console', 'webhooks'];
+const STORING = ['reactions', 'console', 'webhooks', 'receipts'];
 
 /**
  * The sqlite tables a feature's store parts make, read from its own declaration: a new database

@@ -14,6 +14,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { receiptsFeature } from '../../src/receipts/feature.js';
 import { FLUSH_MS } from '../../src/receipts/writer.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
 import { eventually, testConfig, TOKENS, type Json, type Res, type TestServer } from '../helpers/server.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { attachAs, SseClient } from '../helpers/live.js';
@@ -100,7 +101,8 @@ async function deliverEveryWay(s: TestServer): Promise<string> {
 
 /** The stored receipt marks of the room, as `reader kind`. */
 async function marks(app: App): Promise<string[]> {
-  return (await app.ctx.store.receiptsOf(CONV)).map((r) => `${r.reader} ${r.kind}`).sort();
+  // A store opened without the receipts part (the feature off) keeps none.
+  return ((await app.ctx.store.part(receiptsPart)?.list(CONV)) ?? []).map((r) => `${r.reader} ${r.kind}`).sort();
 }
 
 async function receiptEvents(app: App): Promise<number> {
@@ -126,6 +128,7 @@ t('without it, no receipt route is served and nothing is marked, while messages 
   const { app, s } = await start(defaultFeatures.filter((f) => f !== receiptsFeature));
   try {
     assert.is(app.ctx.extensions.receipts, undefined);
+    assert.is(app.ctx.store.part(receiptsPart), undefined, 'the store keeps no receipts');
     const id = await deliverEveryWay(s);
     const got = await s.get(`/v1/messages/${id}/receipts`, ADMIN);
     assert.is(got.status, 404, got.text);
@@ -139,6 +142,17 @@ t('without it, no receipt route is served and nothing is marked, while messages 
   } finally {
     await app.close();
   }
+});
+
+t('two features providing receipts are refused when the app is made', async () => {
+  const twice = [...defaultFeatures, receiptsFeature];
+  let err: unknown;
+  try {
+    await (await start(twice)).app.close();
+  } catch (e) {
+    err = e;
+  }
+  assert.match(String(err), /two features provide receipts; only one may/);
 });
 
 t.run();

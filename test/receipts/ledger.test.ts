@@ -7,11 +7,12 @@ import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { parseConfig } from '../../src/config/load.js';
 import { Broker } from '../../src/events/broker.js';
-import { DeliveryLedger } from '../../src/live/attach/receipts.js';
+import { DeliveryLedger } from '../../src/receipts/ledger.js';
 import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js';
 import type { Target } from '../../src/protocol/types.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
 
 function context(): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' } }, { baseDir: tmpdir(), env: {} });
@@ -31,7 +32,7 @@ const dm = (id: string): Target => ({ kind: 'dm', dm_id: id, participant_ids: ['
 
 /** The stored delivered ranges of `reader` in `conv`, without their times. */
 async function delivered(ctx: NetworkContext, conv: string, reader = 'agent:ann'): Promise<number[][]> {
-  const rec = (await ctx.store.receiptsOf(conv)).find((r) => r.reader === reader && r.kind === 'delivered');
+  const rec = (await ctx.store.part(receiptsPart)!.list(conv)).find((r) => r.reader === reader && r.kind === 'delivered');
   return rec ? rec.ranges.map(([a, b]) => [a, b]) : [];
 }
 
@@ -45,7 +46,7 @@ test('an ACK marks nothing until the batch, which covers each conversation up to
   l.sent(14, { kind: 'thread', room_id: 'general', thread_id: 't1' });
   l.ackUpTo(12);
   assert.is(w.idle, false);
-  assert.equal(await ctx.store.receiptsOf('room:general'), []);
+  assert.equal(await ctx.store.part(receiptsPart)!.list('room:general'), []);
   await w.flush();
   assert.equal(await delivered(ctx, 'room:general'), [[11, 11]]);
   assert.equal(await delivered(ctx, 'dm:d1'), [[11, 12]]);
@@ -141,7 +142,7 @@ test('a runtime that never ACKs is remembered for its last 4,096 messages, and a
   const l = new DeliveryLedger(w, 'ann', 0);
   for (let seq = 1; seq <= 10_000; seq++) l.sent(seq, seq % 2 ? room('general') : dm('d1'));
   await w.flush();
-  assert.equal(await ctx.store.receiptsOf('room:general'), []);
+  assert.equal(await ctx.store.part(receiptsPart)!.list('room:general'), []);
   l.ackUpTo(10_000);
   await w.flush();
   assert.equal(await delivered(ctx, 'room:general'), [[1, 9999]]);

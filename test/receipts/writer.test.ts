@@ -10,14 +10,15 @@ import { NO_EXTENSIONS, type NetworkContext } from '../../src/network/context.js
 import { MemoryStore } from '../../src/store/memory/index.js';
 import { ReceiptWriter } from '../../src/receipts/writer.js';
 import type { StoredEvent } from '../../src/store/types.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
 
-function context(raw: Record<string, unknown> = {}): NetworkContext {
+function context(raw: Record<string, unknown> = {}, store = new MemoryStore(), log: NetworkContext['log'] = () => {}): NetworkContext {
   const { config } = parseConfig({ network: { id: 'home' }, store: { backend: 'memory' }, ...raw }, { baseDir: tmpdir(), env: {} });
   return {
     config,
-    store: new MemoryStore(),
+    store,
     broker: new Broker(),
-    log: () => {},
+    log,
     version: 'test',
     configWarnings: [],
     extensions: NO_EXTENSIONS,
@@ -39,7 +40,7 @@ test('a hundred readers acknowledging a thousand messages in two rooms make one 
   const one = events.find((e) => e.event.receipts?.target.kind === 'room' && e.event.receipts.target.room_id === 'one')!;
   assert.is(one.event.receipts!.marks.length, 100);
   assert.is(one.event.receipts!.marks[0]!.up_to_seq, 999);
-  const recs = await ctx.store.receiptsOf('room:one');
+  const recs = await ctx.store.part(receiptsPart)!.list('room:one');
   assert.is(recs.length, 100);
   assert.equal(
     recs[0]!.ranges.map(([a, b]) => [a, b]),
@@ -57,8 +58,19 @@ test('with server.receipts false nothing is recorded', async () => {
   const w = new ReceiptWriter(ctx, 60_000);
   w.mark('agent:a', 'room:one', 'read', 1, 5);
   await w.close();
-  assert.equal(await ctx.store.receiptsOf('room:one'), []);
+  assert.equal(await ctx.store.part(receiptsPart)!.list('room:one'), []);
   assert.is((await receiptEvents(ctx)).length, 0);
+});
+
+test('a store opened without the receipts part takes no marks: nothing is written, nothing fails', async () => {
+  const warned: string[] = [];
+  const ctx = context({}, new MemoryStore([]), (_level, msg) => void warned.push(msg));
+  const w = new ReceiptWriter(ctx, 60_000);
+  w.mark('agent:a', 'room:one', 'delivered', 1, 5);
+  await w.close();
+  assert.is(ctx.store.part(receiptsPart), undefined);
+  assert.equal(await ctx.store.eventsAfter(0, 10), []);
+  assert.equal(warned, []);
 });
 
 test.run();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { covering, MAX_RANGES, mergeRange, type ReceiptRange } from '../../src/store/receipts.js';
+import { covering, MAX_RANGES, mergeRange, type ReceiptRange } from '../../src/store/receipts/records.js';
 
 const r = (lo: number, hi: number, at = 't0'): ReceiptRange => [lo, hi, at];
 

@@ -1,4 +1,4 @@
-// Receipt records on every backend (src/store/receipts.ts): marks join into ranges against what is
+// Receipt records on every backend (src/store/receipts/): marks join into ranges against what is
 // stored, a covered mark writes nothing, racing marks on one new record both count, and the records
 // outlive a reopen.
 
@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
-import type { ReceiptMark, Store, WriteOp, WriteResult } from '../../src/store/types.js';
+import type { Store, WriteOp, WriteResult } from '../../src/store/types.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
+import type { ReceiptMark } from '../../src/store/receipts/records.js';
 import { createRoom, inRoom, msg, send } from '../helpers/store-fixtures.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { copyToPostgres } from '../../src/store/postgres/copy.js';
@@ -55,7 +57,7 @@ for (const backend of BACKENDS) {
     assert.is(changed(await store.write([mark(s1!, s1!)])), 0, 'a covered mark changes nothing');
     assert.is(changed(await store.write([mark(s2! + 1, s3!)])), 1);
     assert.is(changed(await store.write([mark(s3!, s3!, 'read')])), 1);
-    const recs = await store.receiptsOf('room:r1');
+    const recs = await store.part(receiptsPart)!.list('room:r1');
     assert.equal(
       recs.map((r) => [r.reader, r.kind, r.ranges.map(([a, b]) => [a, b])]),
       [
@@ -63,12 +65,12 @@ for (const backend of BACKENDS) {
         ['agent:a', 'read', [[s3, s3]]],
       ],
     );
-    assert.equal(await store.receiptsOf('room:other'), []);
+    assert.equal(await store.part(receiptsPart)!.list('room:other'), []);
   });
 
   test('two marks racing on one new record both count', async () => {
     await Promise.all([store.write([mark(1, 2)]), store.write([mark(10, 12)]), store.write([mark(20, 20)])]);
-    const [rec] = await store.receiptsOf('room:r1');
+    const [rec] = await store.part(receiptsPart)!.list('room:r1');
     assert.equal(
       rec!.ranges.map(([a, b]) => [a, b]),
       [
@@ -84,12 +86,12 @@ for (const backend of BACKENDS) {
     for (const id of ['m1', 'm2']) await store.write([send(msg(id, inRoom()))]);
     const seqs = await store.messageSeqs(['m1', 'm2']);
     await store.write([mark(seqs.get('m1')!, seqs.get('m2')!, 'read', 'agent:z')]);
-    const want = await store.receiptsOf('room:r1');
+    const want = await store.part(receiptsPart)!.list('room:r1');
     assert.is(want.length, 1);
     await copyToSqlite(store, { file: join(dir, 'copy', 'svc.db'), pairingIds: [] });
     const copied = await openStore({ backend: 'sqlite', path: join(dir, 'copy', 'svc.db'), checkpoint_bytes: 64 * 1024 * 1024 });
     try {
-      assert.equal(await copied.receiptsOf('room:r1'), want);
+      assert.equal(await copied.part(receiptsPart)!.list('room:r1'), want);
       assert.equal(await copied.messageSeqs(['m1', 'm2']), seqs);
     } finally {
       await copied.close();
@@ -105,7 +107,7 @@ for (const backend of BACKENDS) {
         checkpoint_bytes: 64 * 1024 * 1024,
       });
       try {
-        assert.equal(await pgCopy.receiptsOf('room:r1'), want);
+        assert.equal(await pgCopy.part(receiptsPart)!.list('room:r1'), want);
       } finally {
         await pgCopy.close();
       }
@@ -119,7 +121,7 @@ for (const backend of BACKENDS) {
       await store.write([mark(3, 7, 'read', 'human:op')]);
       await store.close();
       store = await open();
-      const [rec] = await store.receiptsOf('room:r1');
+      const [rec] = await store.part(receiptsPart)!.list('room:r1');
       assert.is(rec!.reader, 'human:op');
       assert.equal(rec!.ranges, [[3, 7, AT]]);
     });

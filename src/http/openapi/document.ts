@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the running server, built from the router's routes (method, path,
 // action -> scopes, request schema), the JSON Schemas under schemas/ and the per-route notes of
-// operations.ts. Nothing here restates a route: a route added without notes, or notes left for a
+// operations.ts (or of the route itself: a feature's `doc`). Nothing here restates a route: a route added without notes, or notes left for a
 // route that is gone, is reported in `problems` (the OpenAPI test fails on any).
 
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,3 @@
-import { readPage } from '../../network/receipts.js';
 import { dmMessages, getDm, listDms } from '../../network/history.js';
 import { requireDirectMessages } from '../../network/access.js';
 import { windowOf } from '../query.js';
@@ -26,12 +25,7 @@ export const dmRoutes: Route[] = [
     action: 'dm.read',
     precheck: requireDirectMessages,
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(
-        ctx.extensions.receipts,
-        principal,
-        url.searchParams.get('as'),
-        await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams)),
-      ),
+      body: await dmMessages(ctx, principal, params.dm_id!, windowOf(url.searchParams), url.searchParams.get('as')),
       stream: true,
     }),
   },

@@ -1,4 +1,3 @@
-import { readPage } from '../../network/receipts.js';
 import { createRoom, getRoom, listRooms, removeRoom, updateMembers, type RoomInput } from '../../network/rooms.js';
 import { roomMessages, roomThreads } from '../../network/history.js';
 import { windowOf } from '../query.js';
@@ -45,12 +44,7 @@ export const roomRoutes: Route[] = [
     path: '/v1/rooms/:room_id/messages',
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(
-        ctx.extensions.receipts,
-        principal,
-        url.searchParams.get('as'),
-        await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams)),
-      ),
+      body: await roomMessages(ctx, principal, params.room_id!, windowOf(url.searchParams), url.searchParams.get('as')),
       stream: true,
     }),
   },

@@ -1,4 +1,3 @@
-import { readPage } from '../../network/receipts.js';
 import { getThread, threadMessages } from '../../network/history.js';
 import { windowOf } from '../query.js';
 import type { Route } from '../router.js';
@@ -15,12 +14,7 @@ export const threadRoutes: Route[] = [
     path: '/v1/threads/:thread_id/messages',
     action: 'history.read',
     handler: async ({ ctx, principal, params, url }) => ({
-      body: readPage(
-        ctx.extensions.receipts,
-        principal,
-        url.searchParams.get('as'),
-        await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams)),
-      ),
+      body: await threadMessages(ctx, principal, params.thread_id!, windowOf(url.searchParams), url.searchParams.get('as')),
       stream: true,
     }),
   },

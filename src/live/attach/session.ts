@@ -13,6 +13,7 @@ import type { RawData, WebSocket } from 'ws';
 import { AppError } from '../../errors.js';
 import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
+import type { AttachmentDeliveries } from '../../network/receipts.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
 import {
   agentNames,
@@ -43,7 +44,6 @@ import {
   type ClientFrame,
 } from './frames.js';
 import { WakeLedger } from './wakes.js';
-import { DeliveryLedger } from './receipts.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
 import { listen, type SocketOwner } from './listeners.js';
 import { inUseMessage, type AttachHolder } from './holder.js';
@@ -92,7 +92,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private start = 0;
   private wakes: WakeLedger | undefined;
   /** Message events sent and not yet acknowledged: an ACK marks them delivered (src/receipts/). */
-  private deliveries: DeliveryLedger | undefined;
+  private deliveries: AttachmentDeliveries | undefined;
   private readonly feed: Feed;
   private reason: LifecycleReason | undefined;
   private detail: string | undefined;
@@ -284,10 +284,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   }
 
   /** The receipts ledger, made on the first message sent (none without the receipts feature or with `server.receipts: false`). */
-  private ledger(): DeliveryLedger | undefined {
-    const receipts = this.hub.ctx.extensions.receipts;
-    if (!this.deliveries && this.agent && receipts && this.hub.ctx.config.server.receipts !== false)
-      this.deliveries = new DeliveryLedger(receipts.marks, this.agent.id, this.start);
+  private ledger(): AttachmentDeliveries | undefined {
+    if (!this.deliveries && this.agent) this.deliveries = this.hub.ctx.extensions.receipts?.attachment(this.agent.id, this.start);
     return this.deliveries;
   }
 

@@ -19,7 +19,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type SearchQuery,
@@ -34,7 +33,6 @@ import {
 } from '../types.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
-import { receiptKey } from '../receipts.js';
 import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
 import { ALL_PARTS } from '../concerns.js';
 
@@ -58,9 +56,6 @@ export class MemoryStore implements Store {
   /** The stored concerns this store keeps (part.ts), each with its records. */
   private readonly parts: Map<AnyPart, MemoryAdapter<unknown, unknown, unknown>>;
   private events: StoredEvent[] = [];
-  /** Receipt records by receiptKey, and the keys of each conversation's. */
-  private receipts = new Map<string, ReceiptRecord>();
-  private receiptsByConv = new Map<string, Set<string>>();
   /** The seq of each message's `message.created` event. */
   private messageSeq = new Map<string, number>();
   private seq = 0;
@@ -77,7 +72,6 @@ export class MemoryStore implements Store {
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
     readState: (id) => this.readStates.get(id),
-    receipt: (reader, conv, kind) => this.receipts.get(receiptKey({ reader, conv, kind })),
   };
 
   private readonly partStates: PartStates;
@@ -160,14 +154,6 @@ export class MemoryStore implements Store {
         case 'read_state.delete':
           this.readStates.delete(e.agent_id);
           break;
-        case 'receipt.put': {
-          const key = receiptKey(e.record);
-          this.receipts.set(key, clone(e.record));
-          let keys = this.receiptsByConv.get(e.record.conv);
-          if (!keys) this.receiptsByConv.set(e.record.conv, (keys = new Set()));
-          keys.add(key);
-          break;
-        }
         default: {
           const part = ownerOf([...this.parts.keys()], e);
           if (!part) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
@@ -285,10 +271,6 @@ export class MemoryStore implements Store {
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
     return this.search.search(q);
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return [...(this.receiptsByConv.get(conv) ?? [])].map((k) => clone(this.receipts.get(k)!));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

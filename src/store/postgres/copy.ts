@@ -114,12 +114,6 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
       await insertRows(c, T.threads, THREAD_COLS, r.threads.map(threadParams));
       await insertRows(c, T.dms, DM_COLS, r.dms.map(dmParams));
       await insertRows(c, T.artifacts, 'id, target_kind, room_id, thread_id, dm_id, body', r.artifacts.map(artifactParams));
-      await insertRows(
-        c,
-        T.receipts,
-        'conv, reader, kind, ranges',
-        (r.receipts ?? []).map((x) => [x.conv, x.reader, x.kind, JSON.stringify(x.ranges)]),
-      );
       await insertRows(c, T.table(KV_TABLE), KV_COLUMNS, (r.kv ?? []).map(kvCopyRow));
       for (const p of r.pairings)
         await c.query(`INSERT INTO ${T.pairing_state} (pairing_id, seq, answered) VALUES ($1, $2, $3)`, [

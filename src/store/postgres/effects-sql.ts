@@ -7,7 +7,7 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { Effect } from '../intents.js';
-import { receiptKey, StoreError, type ReceiptRecord } from '../types.js';
+import { StoreError } from '../types.js';
 import type { Basis } from './basis.js';
 import {
   AGENT_COLS,
@@ -32,8 +32,6 @@ export interface Present {
   dms: ReadonlySet<string>;
   pairings: ReadonlySet<string>;
   readStates: ReadonlySet<string>;
-  /** Receipt records the transaction read (by receiptKey). */
-  receipts?: ReadonlySet<string>;
 }
 
 export interface Statement {
@@ -84,7 +82,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
   const artifacts: unknown[][] = [];
   const mine = parts.map(() => [] as Effect[]);
-  const receipts = new Map<string, ReceiptRecord>();
   const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
   for (const e of effects) {
     switch (e.op) {
@@ -126,8 +123,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
         break;
-      case 'receipt.put':
-        receipts.set(receiptKey(e.record), e.record);
         break;
       default: {
         const i = parts.findIndex((p) => p.owns(e));
@@ -161,20 +156,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   upsert({ name: T.dms, cols: DM_COLS, key: 'id' }, present.dms, finals.dms);
   upsert({ name: T.pairing_state, cols: 'pairing_id, seq, answered', key: 'pairing_id' }, present.pairings, finals.pairings);
   upsert({ name: T.agent_read_state, cols: 'agent_id, body', key: 'agent_id' }, present.readStates, finals.readStates);
-  if (receipts.size > 0) {
-    // Records not read are INSERTed: another instance creating the same one fails on the key, and the
-    // batch is decided again on its ranges.
-    const fresh: string[] = [];
-    for (const [key, r] of receipts) {
-      const json = JSON.stringify(r.ranges);
-      if (present.receipts?.has(key))
-        ctes.push(
-          `UPDATE ${T.receipts} SET ranges = ${param(json)} WHERE conv = ${param(r.conv)} AND reader = ${param(r.reader)} AND kind = ${param(r.kind)}`,
-        );
-      else fresh.push(row([r.conv, r.reader, r.kind, json]));
-    }
-    if (fresh.length > 0) ctes.push(`INSERT INTO ${T.receipts} (conv, reader, kind, ranges) VALUES ${fresh.join(', ')}`);
-  }
   if (messages.length > 0) {
     // One multi-row INSERT numbers the rows in the batch's order.
     ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);

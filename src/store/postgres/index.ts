@@ -24,7 +24,6 @@ import type {
   PageResult,
   PairingState,
   AgentReadState,
-  ReceiptRecord,
   MemberQuery,
   RoomFilter,
   RoomRecord,
@@ -327,10 +326,6 @@ export class PostgresStore implements Store {
 
   listArtifacts(filter: ArtifactFilter, q: PageQuery): Promise<PageResult<Artifact>> {
     return this.reads.listArtifacts(filter, q);
-  }
-
-  receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return this.reads.receiptsOf(conv);
   }
 
   messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

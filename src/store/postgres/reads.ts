@@ -16,8 +16,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type ReceiptKind,
-  type ReceiptRecord,
   type MemberQuery,
   type RoomFilter,
   type RoomRecord,
@@ -233,20 +231,6 @@ export class Reads {
   async eventSeq(eventId: string): Promise<number | undefined> {
     const [r] = await this.rows(`SELECT seq FROM ${this.T.events} WHERE event_id = $1 ORDER BY seq DESC LIMIT 1`, [eventId], 'event_seq');
     return r ? Number(r.seq) : undefined;
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    const rows = await this.rows(
-      `SELECT reader, kind, ranges FROM ${this.T.receipts} WHERE conv = $1 ORDER BY reader, kind`,
-      [conv],
-      'receipts_of',
-    );
-    return rows.map((r) => ({
-      reader: String(r.reader),
-      conv,
-      kind: r.kind as ReceiptKind,
-      ranges: JSON.parse(String(r.ranges)) as ReceiptRecord['ranges'],
-    }));
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

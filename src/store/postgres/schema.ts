@@ -159,17 +159,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 4,
-    // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation
-    // and kind, as JSON text; a message's event seq is found through messages.event_id.
-    sql: `
-      CREATE TABLE IF NOT EXISTS S.receipts (
-        conv text NOT NULL,
-        reader text NOT NULL,
-        kind text NOT NULL,
-        ranges text NOT NULL,
-        PRIMARY KEY (conv, reader, kind)
-      );
-    `,
+    // #28 part 1 made the receipts table here. It is the receipts part's own first migration now
+    // (store/receipts/postgres.ts), run only for a store opened with that part.
+    sql: '',
   },
   {
     version: 5,

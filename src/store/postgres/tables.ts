@@ -16,7 +16,6 @@ export interface Tables {
   agent_read_state: string;
   leases: string;
   instances: string;
-  receipts: string;
   /** Any table of the schema by name, quoted and qualified (a stored concern names its own, parts.ts). */
   table: (name: string) => string;
   /** Prefix of prepared statement names (a pool serves one schema, so none is needed). */
@@ -42,7 +41,6 @@ export function tablesOf(schema: string): Tables {
     agent_read_state: t('agent_read_state'),
     leases: t('leases'),
     instances: t('instances'),
-    receipts: t('receipts'),
     table: t,
     prefix: '',
     // Channel names are identifiers of at most 63 bytes; a collision only costs a spurious wake.

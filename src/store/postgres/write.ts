@@ -15,15 +15,12 @@ import type {
   DmRecord,
   MessageRecord,
   PairingState,
-  ReceiptKind,
-  ReceiptRecord,
   RoomRecord,
   StoredEvent,
   ThreadRecord,
   WriteOp,
   WriteResult,
 } from '../types.js';
-import { receiptKey } from '../receipts.js';
 import { isRace, isUnavailable, storeErrorOf } from './errors.js';
 import { AGENT_COLS, DM_COLS, ROOM_COLS, THREAD_COLS, agentOf, dmOf, messageRecordOf, pairingOf, roomOf, threadOf } from './rows.js';
 import { basisOf, StaleBasis, type Basis } from './basis.js';
@@ -43,7 +40,6 @@ export interface Prefetched {
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
   readStates: Map<string, AgentReadState>;
-  receipts?: Map<string, ReceiptRecord>;
 }
 
 /** Applies `ops` atomically; returns the outcomes and the appended events with their sequence numbers. */
@@ -144,7 +140,6 @@ async function run(
     dms: new Set(pre.dms.keys()),
     pairings: new Set(pre.pairings.keys()),
     readStates: new Set(pre.readStates.keys()),
-    receipts: new Set(pre.receipts?.keys() ?? []),
   };
   const st = effectsStatement(T, present, effects, parts);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
@@ -164,7 +159,6 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
   const dms = new Set<string>();
   const pairings = new Set<string>();
   const readStates = new Set<string>();
-  const receipts = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
   let allRooms = false;
   for (const op of ops) {
     switch (op.op) {
@@ -198,15 +192,12 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
       case 'agent.read_state':
         readStates.add(op.agent_id);
         break;
-      case 'receipt.mark':
-        for (const m of op.marks) receipts.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
-        break;
       default:
         for (const id of partFor(parts, op)?.needs(op).messages ?? []) messages.add(id);
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, readStates, receipts, allRooms };
+  return { rooms, agents, messages, threads, dms, pairings, readStates, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -269,24 +260,6 @@ async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], 
     ]);
     for (const row of r.rows) pre.readStates.set(row.agent_id, JSON.parse(row.body) as AgentReadState);
   }
-  if (ids.receipts.size > 0) {
-    const keys = [...ids.receipts.values()].sort((a, b) => (receiptKey(a) < receiptKey(b) ? -1 : 1));
-    const r = await c.query<{ conv: string; reader: string; kind: ReceiptKind; ranges: string }>(
-      `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.receipts} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) ` +
-        'USING (conv, reader, kind) ORDER BY t.conv, t.reader, t.kind FOR UPDATE OF t',
-      [keys.map((k) => k.conv), keys.map((k) => k.reader), keys.map((k) => k.kind)],
-    );
-    pre.receipts = new Map();
-    for (const row of r.rows) {
-      const rec: ReceiptRecord = {
-        conv: row.conv,
-        reader: row.reader,
-        kind: row.kind,
-        ranges: JSON.parse(row.ranges) as ReceiptRecord['ranges'],
-      };
-      pre.receipts.set(receiptKey(rec), rec);
-    }
-  }
   return pre;
 }
 
@@ -302,6 +275,5 @@ export function viewOf(pre: Prefetched): StateView {
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),
     readState: (id) => pre.readStates.get(id),
-    receipt: (reader, conv, kind) => pre.receipts?.get(receiptKey({ reader, conv, kind })),
   };
 }

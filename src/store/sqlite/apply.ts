@@ -141,14 +141,6 @@ export function applyOps(
       case 'read_state.delete':
         run('DELETE FROM agent_read_state WHERE agent_id = ?', [op.agent_id]);
         break;
-      case 'receipt.put': {
-        const r = op.record;
-        run(
-          'INSERT INTO receipts (conv, reader, kind, ranges) VALUES (?, ?, ?, ?) ON CONFLICT (conv, reader, kind) DO UPDATE SET ranges = excluded.ranges',
-          [r.conv, r.reader, r.kind, JSON.stringify(r.ranges)],
-        );
-        break;
-      }
       case 'kv.put':
       case 'kv.delete':
       case 'kv.consume':

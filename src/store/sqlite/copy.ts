@@ -84,7 +84,6 @@ function sinkOf(db: Db): NetworkSink {
           ...r.artifacts.map((artifact) => ({ op: 'artifact.insert' as const, artifact })),
           ...r.pairings.map((p) => ({ op: 'pairing.put' as const, ...p })),
           ...r.readStates.map((x) => ({ op: 'read_state.put' as const, ...x })),
-          ...(r.receipts ?? []).map((record) => ({ op: 'receipt.put' as const, record })),
           ...kvCopyEffects(r.kv ?? []),
           ...r.parts,
         ],

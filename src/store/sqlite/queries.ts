@@ -20,8 +20,6 @@ import {
   type PageResult,
   type PairingState,
   type AgentReadState,
-  type ReceiptKind,
-  type ReceiptRecord,
   type RoomFilter,
   type RoomRecord,
   type StoredEvent,
@@ -126,20 +124,6 @@ export class SqliteQueries implements StateView {
 
   readState(agentId: string): AgentReadState | undefined {
     return this.db.body('SELECT body FROM agent_read_state WHERE agent_id = ?', [agentId]);
-  }
-
-  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
-    const r = this.db.one('SELECT ranges FROM receipts WHERE conv = ? AND reader = ? AND kind = ?', [conv, reader, kind]);
-    return r && { reader, conv, kind, ranges: JSON.parse(r[0] as string) as ReceiptRecord['ranges'] };
-  }
-
-  receiptsOf(conv: string): ReceiptRecord[] {
-    return this.db.all('SELECT reader, kind, ranges FROM receipts WHERE conv = ? ORDER BY reader, kind', [conv]).map((r) => ({
-      reader: r[0] as string,
-      conv,
-      kind: r[1] as ReceiptKind,
-      ranges: JSON.parse(r[2] as string) as ReceiptRecord['ranges'],
-    }));
   }
 
   /** The seq of each message's `message.created` event (the first event holding it by reference). */

@@ -13,7 +13,6 @@ import type {
   PageQuery,
   PageResult,
   PairingState,
-  ReceiptRecord,
   RoomFilter,
   RoomRecord,
   StoredEvent,
@@ -132,10 +131,6 @@ export abstract class SqliteReadMethods {
 
   async getAgentReadState(agentId: string): Promise<AgentReadState | undefined> {
     return this.reads.readState(agentId);
-  }
-
-  async receiptsOf(conv: string): Promise<ReceiptRecord[]> {
-    return this.reads.receiptsOf(conv);
   }
 
   async messageSeqs(ids: readonly string[]): Promise<Map<string, number>> {

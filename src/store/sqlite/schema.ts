@@ -103,16 +103,10 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
-    // Receipts (#28 part 1, src/store/receipts.ts): ranges of event seqs per reader, conversation and
-    // kind; message events found by message id (a message's receipts need its event's seq).
+    // #28 part 1 made the receipts table here: it is the receipts part's own first migration now
+    // (store/receipts/sqlite.ts), run only for a store opened with that part. The index of message
+    // events by message id stays: the core's messageSeqs (a message's event seq) reads through it.
     sql: `
-      CREATE TABLE IF NOT EXISTS receipts (
-        conv TEXT NOT NULL,
-        reader TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        ranges TEXT NOT NULL,
-        PRIMARY KEY (conv, reader, kind)
-      ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS events_by_message ON events (message_id) WHERE message_id IS NOT NULL;
     `,
   },

@@ -1,4 +1,4 @@
-// The spec's API: health, rooms, history, DMs, artifacts, messages, receipts, agents, apply, search, the event stream, /v1/mcp, pairings, metrics.
+// The spec's API: health, rooms, history, DMs, artifacts, messages, agents, apply, search, the event stream, /v1/mcp, pairings, metrics.
 
 import { SEARCH_MAX_LIMIT } from '../../../network/search.js';
 import { ID, listOf, ok, type OperationDoc, READ_AS, WINDOW } from '../op-doc.js';
@@ -93,24 +93,6 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     responses: ok(listOf('artifacts', 'Artifact')),
     errors: [422],
-  },
-  'GET /v1/messages/:message_id/receipts': {
-    tag: 'messages',
-    summary: "A message's receipts: delivered and read, per reader.",
-    description:
-      'For the sender of the message (a credential that may act as it) and admins; 404 when the caller may not see the message, 403 when it may but is neither. See docs/receipts.md.',
-    responses: ok('Receipts'),
-  },
-  'POST /v1/messages/:message_id/read': {
-    tag: 'messages',
-    summary: 'Marks one message read by the caller.',
-    description: 'An agent token marks for its agent; another credential names whom with `as` (403 when it reads as nobody).',
-    query: [READ_AS],
-    responses: ok({
-      type: 'object',
-      required: ['message_id', 'reader'],
-      properties: { message_id: { type: 'string' }, reader: { type: 'object' } },
-    }),
   },
   'POST /v1/messages': {
     tag: 'messages',

@@ -1,12 +1,14 @@
-// An agent's own event stream as its receipt (the receipts feature's marks, network/receipts.ts): SSE has no acknowledgement, so a
-// live message event counts as received once its frame is written to the agent's socket (handed
-// to the kernel). Streams of other credentials (operators, the console) mark nothing. The stream
-// has no gap from where its live part began, so each write extends one range per conversation.
+// An agent's own event stream as its receipt: SSE has no acknowledgement, so a live message event
+// counts as received once its frame is written to the agent's socket (handed to the kernel).
+// Streams of other credentials (operators, the console) mark nothing (src/live/sse.ts asks for
+// none). The stream has no gap from where its live part began, so each write extends one range per
+// conversation.
 
-import type { ReceiptMarks } from '../network/receipts.js';
+import type { StreamDeliveries } from '../network/receipts.js';
 import { convKeyOf, type StoredEvent } from '../store/types.js';
+import type { ReceiptMarks } from './marks.js';
 
-export class StreamReceipts {
+export class StreamReceipts implements StreamDeliveries {
   private readonly pending = new Map<string, number>();
 
   constructor(

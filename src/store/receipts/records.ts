@@ -4,6 +4,7 @@
 // from its cursor extends one range for ever; a reader that skips ahead (a history page far back,
 // an attachment started at the live head) opens another. So the cost is one row per reader and
 // conversation, not one per reader and message. Pure: every backend merges with these functions.
+// The receipts part (part.ts) keeps them; its readers reach them through `store.part(receiptsPart)`.
 
 export type ReceiptKind = 'delivered' | 'read';
 
@@ -61,4 +62,10 @@ export function mergeRange(ranges: readonly ReceiptRange[], lo: number, hi: numb
 /** The range covering `seq`, if any. */
 export function covering(ranges: readonly ReceiptRange[], seq: number): ReceiptRange | undefined {
   return ranges.find(([a, b]) => a <= seq && seq <= b);
+}
+
+/** What the receipts part offers to readers (`store.part(receiptsPart)`). */
+export interface ReceiptReads {
+  /** Every reader's records of one conversation, by reader then kind. */
+  list(conv: string): Promise<ReceiptRecord[]>;
 }

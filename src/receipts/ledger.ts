@@ -1,4 +1,4 @@
-// What an attachment's ACKs say about delivery (src/receipts/): the message events it was sent,
+// What an attachment's ACKs say about delivery: the message events it was sent,
 // in order, until the runtime acknowledges them. The attachment's feed has no gap from its start
 // cursor, so an ACK covers every message of each conversation it was sent from that start on (or
 // from when the agent joined the room, when that happened during the attachment): one range per
@@ -6,13 +6,15 @@
 //
 // An ACK only notes the highest cursor (every agent ACKs once per turn of its runtime, so this is
 // the fan-out's hottest receipt path): the receipt writer asks the ledger for its ranges in its
-// batch, every 200 ms, off the ACK path (the marks of the receipts feature: network/receipts.ts). Nothing is lost by waiting: the writer holds the ledger
+// batch, every 200 ms, off the ACK path. Nothing is lost by waiting: the writer holds the ledger
 // until it has drained it, even when the attachment closed in between. A mark carries the time of
-// its batch (at most 200 ms after the ACK).
+// its batch (at most 200 ms after the ACK). The attachment (src/live/attach/session.ts) reaches it
+// as `AttachmentDeliveries` (network/receipts.ts), made by the feature.
 
-import type { DeliverySource, ReceiptMarks } from '../../network/receipts.js';
-import type { Target } from '../../protocol/types.js';
-import { convKeyOf } from '../../store/types.js';
+import type { AttachmentDeliveries } from '../network/receipts.js';
+import type { Target } from '../protocol/types.js';
+import { convKeyOf } from '../store/types.js';
+import type { DeliverySource, ReceiptMarks } from './marks.js';
 
 /** Most unacknowledged message events remembered; older ones are still covered by a later ACK in their conversation. */
 const MAX_UNACKED = 4096;
@@ -26,7 +28,7 @@ interface Run {
   hi: number;
 }
 
-export class DeliveryLedger implements DeliverySource {
+export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
   /** Sent message events, a ring: seqs[i] and targets[i], oldest at `head`, `count` of them. */
   private seqs = new Float64Array(0);
   private targets: (Target | undefined)[] = [];
@@ -41,7 +43,7 @@ export class DeliveryLedger implements DeliverySource {
   private readonly reader: string;
 
   constructor(
-    /** Where the marks go (the receipts feature's writer). */
+    /** Where the marks go (the feature's writer). */
     private readonly writer: ReceiptMarks,
     agentId: string,
     /** The cursor the attachment started after. */

@@ -1,0 +1,39 @@
+// The receipts concern's part of the resolver (intents.ts): a receipt.mark decided against the
+// stored ranges, and the batch overlay's copy of the records its earlier effects changed.
+
+import type { CoreView, Put } from '../part.js';
+import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome } from './ops.js';
+import { mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
+
+/** What a receipt.mark is decided on. */
+export interface ReceiptState {
+  /** A reader's record of one kind in one conversation. */
+  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined;
+}
+
+export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMarkOp, put: Put<ReceiptEffect>): ReceiptMarkOutcome {
+  const changed: ReceiptMark[] = [];
+  for (const m of op.marks) {
+    const cur = state.receipt(m.reader, m.conv, m.kind);
+    const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+    if (!ranges) continue;
+    put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges }, ...(cur ? { stored: true as const } : {}) });
+    changed.push(m);
+  }
+  return { op: 'receipt.mark', changed };
+}
+
+/** The records a batch's earlier effects changed, laid over the base state. */
+export class ReceiptOverlay implements ReceiptState {
+  private changed: Map<string, ReceiptRecord> | undefined;
+
+  constructor(private readonly base: ReceiptState) {}
+
+  note(e: ReceiptEffect): void {
+    (this.changed ??= new Map()).set(receiptKey(e.record), e.record);
+  }
+
+  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
+    return this.changed?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
+  }
+}

@@ -1,0 +1,128 @@
+// The receipts concern (src/store/receipts/) on every backend, through the store as the server uses
+// it: what one batch decides against its own earlier effects (the concern's overlay), what each
+// backend's part applies and reads back (live and after a reopen: sqlite replays its journal through
+// the part), that a refused batch writes none of its marks, that the part claims only its own
+// effects, and that a store opened without it keeps no receipts. test/store/receipts.test.ts holds
+// the marks' rules one write at a time.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Effect } from '../../src/store/effects.js';
+import { MemoryStore } from '../../src/store/memory/index.js';
+import { openStore } from '../../src/store/open.js';
+import { MemoryReceipts } from '../../src/store/receipts/memory.js';
+import type { ReceiptEffect, ReceiptMarkOp } from '../../src/store/receipts/ops.js';
+import { receiptsPart } from '../../src/store/receipts/part.js';
+import { postgresReceipts } from '../../src/store/receipts/postgres.js';
+import type { ReceiptKind } from '../../src/store/receipts/records.js';
+import { sqliteReceipts } from '../../src/store/receipts/sqlite.js';
+import type { Store, WriteResult } from '../../src/store/types.js';
+import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
+import { codeOf, createRoom, members } from '../helpers/store-fixtures.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
+const mark = (lo: number, hi: number, reader = 'agent:a', kind: ReceiptKind = 'delivered', conv = 'room:r1'): ReceiptMarkOp => ({
+  op: 'receipt.mark',
+  marks: [{ reader, conv, kind, lo, hi, at: AT }],
+});
+const changed = (r: WriteResult) => r.outcomes.map((o) => (o.op === 'receipt.mark' ? o.changed.length : o.op));
+const stored = async (store: Store, conv = 'room:r1') =>
+  (await store.part(receiptsPart)!.list(conv)).map((r) => `${r.reader} ${r.kind} ${r.ranges.map(([a, b]) => `${a}-${b}`).join(',')}`);
+
+for (const backend of BACKENDS) {
+  const test = suite(`the receipts concern (${backend})`);
+  let store: Store;
+  const open = storePerTest(test, backend, 'svc-receipts-contract-', async (s) => {
+    store = s;
+    await store.write([createRoom('r1')]);
+  });
+
+  test('later marks of a batch see what earlier ones did', async () => {
+    const r = await store.write([mark(1, 2), mark(3, 4), mark(2, 3), mark(9, 9, 'agent:b', 'read'), mark(5, 5)]);
+    assert.equal(changed(r), [1, 1, 0, 1, 1]);
+    assert.equal(await stored(store), ['agent:a delivered 1-5', 'agent:b read 9-9']);
+  });
+
+  test('a batch that grows a stored record and makes a new one stores both', async () => {
+    await store.write([mark(1, 3)]);
+    const r = await store.write([mark(4, 6), mark(8, 8), mark(2, 2, 'agent:b'), mark(3, 3, 'agent:b')]);
+    assert.equal(changed(r), [1, 1, 1, 1]);
+    assert.equal(await stored(store), ['agent:a delivered 1-6,8-8', 'agent:b delivered 2-3']);
+  });
+
+  test('a refused batch writes none of its marks', async () => {
+    assert.ok(await codeOf(() => store.write([mark(1, 2), members('nope', ['x'])])));
+    assert.equal(await stored(store), []);
+  });
+
+  if (backend !== 'memory') {
+    test("the backend's part applies the same effects again after a reopen", async () => {
+      await store.write([mark(1, 2), mark(5, 6, 'human:op', 'read')]);
+      await store.write([mark(3, 3), mark(1, 1, 'agent:b', 'delivered', 'dm:d1')]);
+      const before = [...(await stored(store)), ...(await stored(store, 'dm:d1'))];
+      await store.close();
+      store = await open();
+      assert.equal([...(await stored(store)), ...(await stored(store, 'dm:d1'))], before);
+      assert.equal(before, ['agent:a delivered 1-3', 'human:op read 5-6', 'agent:b delivered 1-1']);
+    });
+  }
+
+  test.run();
+}
+
+const parts = suite('the receipts part claims only its own effects');
+const other: Effect = { op: 'pairing.delete', pairing_id: 'p1' };
+const put: Effect = { op: 'receipt.put', record: { reader: 'agent:a', conv: 'room:r1', kind: 'read', ranges: [[1, 2, AT]] } };
+
+parts('owns', () => {
+  assert.is(receiptsPart.owns(other), false);
+  assert.ok(receiptsPart.owns(put));
+});
+
+parts('memory', async () => {
+  const m = new MemoryReceipts();
+  m.apply(put as ReceiptEffect);
+  assert.equal(await m.reads.list('room:r1'), [{ reader: 'agent:a', conv: 'room:r1', kind: 'read', ranges: [[1, 2, AT]] }]);
+  assert.equal(await m.reads.list('room:r2'), []);
+});
+
+parts('sqlite', () => {
+  const ran: string[] = [];
+  sqliteReceipts.apply((sql) => void ran.push(sql.split(' ')[0]!), put as ReceiptEffect);
+  assert.equal(ran, ['INSERT']);
+});
+
+parts('postgres: a record the batch found is updated, one it did not is inserted, once each', () => {
+  const values: unknown[] = [];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  const again: ReceiptEffect = { op: 'receipt.put', record: { ...(put as ReceiptEffect).record, ranges: [[1, 3, AT]] }, stored: true };
+  const found: ReceiptEffect = {
+    op: 'receipt.put',
+    record: { reader: 'agent:b', conv: 'room:r1', kind: 'read', ranges: [[1, 1, AT]] },
+    stored: true,
+  };
+  const ctes = postgresReceipts.ctes([put as ReceiptEffect, found, again], {
+    param,
+    row: (p) => `(${p.map(param).join(', ')})`,
+    table: (n) => `s.${n}`,
+  });
+  assert.equal(
+    ctes.map((c) => c.split(' ').slice(0, 3).join(' ')),
+    ['UPDATE s.receipts SET', 'INSERT INTO s.receipts'],
+  );
+  // The inserted row carries the batch's last ranges.
+  assert.ok(values.includes(JSON.stringify([[1, 3, AT]])));
+});
+
+parts('a store opened without the part keeps no receipts and refuses its op', async () => {
+  const store = await openStore({ backend: 'memory', path: '', checkpoint_bytes: 1 }, undefined, []);
+  try {
+    assert.is(store.part(receiptsPart), undefined);
+    assert.is(await codeOf(() => store.write([mark(1, 2)])), 'corrupt');
+  } finally {
+    await store.close();
+  }
+  assert.ok(new MemoryStore().part(receiptsPart), 'a store opened with every part keeps them');
+});
+
+parts.run();

@@ -123,7 +123,6 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
       case 'event.append':
         events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
         break;
-        break;
       default: {
         const i = parts.findIndex((p) => p.owns(e));
         if (i >= 0) {

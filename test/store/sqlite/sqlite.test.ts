@@ -238,7 +238,8 @@ durable('checkpoints done in the worker thread keep everything, also across a cr
   // Whole images are what a worker builds: the checkpoint when pages cannot be tracked.
   const a = await open({ checkpointBytes: 2048, workerCheckpointBytes: 0, pageTracking: false });
   const ms = await populate(a, 40);
-  await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two worker checkpoints');
+  // A worker thread starts and loads sql.js per checkpoint: seconds on a loaded machine (a bound on a hang).
+  await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two worker checkpoints', 60_000);
   await checkpointsSettled(a);
   const crashed = await open();
   await assertPopulated(crashed, ms);

@@ -16,7 +16,7 @@ import { unauthorized } from '../errors.js';
 
 const toPage = <T extends { id: string }>(r: PageResult<T>): Page => pageOf(r, (x) => x.id);
 
-/** One conversation's page of messages, with reactions, noted read (in the background) by `p` as `as`. */
+/** One conversation's page of messages, with what features add to them, noted read (in the background) by `p` as `as`. */
 async function messagePage(
   ctx: NetworkContext,
   p: Principal,

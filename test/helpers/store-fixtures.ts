@@ -1,5 +1,6 @@
 // Records and intents for the store suites (test/store*.test.ts).
 
+import type { ReactionChangeOp } from '../../src/store/reactions/ops.js';
 import * as assert from 'uvu/assert';
 import type { Artifact, Message, ServiceEvent, Target } from '../../src/protocol/types.js';
 import {
@@ -172,3 +173,13 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A reaction.change of `by` on message `message_id` (at most `max` distinct emoji on a message); its event carries the emoji and count. */
+export const reactionChange = (message_id: string, emoji: string, by: string, action: 'add' | 'remove', max: number): ReactionChangeOp => ({
+  op: 'reaction.change',
+  reaction: { message_id, emoji, by },
+  action,
+  max_distinct: max,
+  at: new Date().toISOString(),
+  event: (count) => event('reaction.updated', { room_id: `${emoji} ${count}` }),
+});

@@ -13,21 +13,15 @@ import type { Effect } from '../../src/store/effects.js';
 import { openStore } from '../../src/store/open.js';
 import { MemoryReactions } from '../../src/store/reactions/memory.js';
 import { reactionsPart } from '../../src/store/reactions/part.js';
-import type { ReactionChangeOp, ReactionEffect } from '../../src/store/reactions/ops.js';
+import type { ReactionEffect } from '../../src/store/reactions/ops.js';
 import { postgresReactions } from '../../src/store/reactions/postgres.js';
 import { sqliteReactions } from '../../src/store/reactions/sqlite.js';
 import type { Store, WriteResult } from '../../src/store/types.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
-import { codeOf, createRoom, event, msg, send } from '../helpers/store-fixtures.js';
+import { codeOf, createRoom, msg, reactionChange, send } from '../helpers/store-fixtures.js';
 
-const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 2): ReactionChangeOp => ({
-  op: 'reaction.change',
-  reaction: { message_id, emoji, by },
-  action,
-  max_distinct: max,
-  at: new Date().toISOString(),
-  event: (count) => event('reaction.updated', { room_id: `${emoji} ${count}` }),
-});
+const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 2) =>
+  reactionChange(message_id, emoji, by, action, max);
 
 const outcomes = (r: WriteResult) => r.outcomes.map((o) => (o.op === 'reaction.change' ? `${o.status} ${o.count}` : o.op));
 const stored = async (store: Store, ids: string[]) =>

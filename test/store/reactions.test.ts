@@ -1,4 +1,4 @@
-// The reaction.change intent and listReactions on every backend: added once, removed once, the
+// The reaction.change intent and the reactions part's reads on every backend: added once, removed once, the
 // distinct-emoji limit decided against stored state (also under concurrent writers), events only
 // for changes, refused for an unknown message, and kept across a reopen where the store is durable.
 
@@ -6,18 +6,11 @@ import { reactionsPart } from '../../src/store/reactions/part.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Store, WriteResult } from '../../src/store/types.js';
-import type { ReactionChangeOp } from '../../src/store/reactions/ops.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
-import { codeOf, createRoom, event, msg, send } from '../helpers/store-fixtures.js';
+import { codeOf, createRoom, msg, reactionChange, send } from '../helpers/store-fixtures.js';
 
-const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 3): ReactionChangeOp => ({
-  op: 'reaction.change',
-  reaction: { message_id, emoji, by },
-  action,
-  max_distinct: max,
-  at: new Date().toISOString(),
-  event: (count) => event('reaction.updated', { room_id: `${emoji} ${count}` }),
-});
+const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 3) =>
+  reactionChange(message_id, emoji, by, action, max);
 
 const outcome = (r: WriteResult) => {
   const o = r.outcomes[0]!;

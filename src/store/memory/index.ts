@@ -155,7 +155,7 @@ export class MemoryStore implements Store {
           this.readStates.delete(e.agent_id);
           break;
         default: {
-          const part = ownerOf([...this.parts.keys()], e);
+          const part = ownerOf(this.partStates.parts, e);
           if (!part) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
           this.parts.get(part)!.apply(clone(e));
         }

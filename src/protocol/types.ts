@@ -50,6 +50,40 @@ export interface Message {
   created_at: string;
   /** Reactions, one entry per emoji in the order first used; absent when there are none (#28). */
   reactions?: ReactionSummary[];
+  /** When the message was last edited (#40 part 1); absent when it never was. */
+  edited_at?: string;
+  /** Its version: 1 is the message as sent, each edit adds one; absent when it was never edited. */
+  version?: number;
+  /**
+   * When it was deleted (#40 part 2): a tombstone keeps its id, target, sender and place, with no
+   * parts, mentions, artifacts or reactions.
+   */
+  deleted_at?: string;
+}
+
+/** An earlier version of an edited message (GET /v1/messages/{id}/versions). */
+export interface MessageVersion {
+  /** 1 is the message as sent. */
+  version: number;
+  parts: Part[];
+  mentions: string[];
+  /** When this version was written: the message's created_at for version 1, else that edit's time. */
+  created_at: string;
+}
+
+/** The answer to GET /v1/messages/{id}/versions: every earlier version, oldest first. */
+export interface MessageVersions {
+  message_id: string;
+  /** The current version (the message itself). */
+  version: number;
+  items: MessageVersion[];
+}
+
+/** PATCH /v1/messages/{id}: the new content. */
+export interface EditRequest {
+  parts: Part[];
+  /** Mention candidates beyond the text, as on a send. */
+  mentions?: string[];
 }
 
 /** One emoji's reactions to a message: how many, and who (scoped ids, oldest first). */
@@ -238,6 +272,8 @@ export interface AgentEvent {
  */
 export const EVENT_TYPES = [
   'message.created',
+  'message.edited',
+  'message.deleted',
   'thread.created',
   'dm.created',
   'room.created',
@@ -271,6 +307,11 @@ export interface ServiceEvent {
   pairing?: Pairing;
   /** For `reaction.updated` (#28). */
   reaction?: ReactionChange;
+  /**
+   * For `message.edited`: the mentions no earlier version of the message had (FQIDs). Only these
+   * agents are woken by an edit, so an agent is woken at most once per message.
+   */
+  mentions_added?: string[];
   /** Room membership delta for `room.members.updated`. */
   added?: string[];
   removed?: string[];

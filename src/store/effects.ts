@@ -1,7 +1,7 @@
 // The effects a batch of intents resolves to (intents.ts), and the synchronous view of stored state
 // they are resolved against. Each in-process backend applies effects its own way.
 
-import type { Artifact, ServiceEvent } from '../protocol/types.js';
+import type { Artifact, MessageVersion, ServiceEvent } from '../protocol/types.js';
 import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
 import type { PartEffect } from './concern-types.js';
 
@@ -11,6 +11,15 @@ export type Effect =
   | { op: 'agent.put'; agent: AgentRecord }
   | { op: 'agent.delete'; id: string }
   | { op: 'message.insert'; record: MessageRecord }
+  // A stored message's new body (an edit or a tombstone); its conv and event_id do not change.
+  | { op: 'message.update'; record: MessageRecord }
+  // An edited message's earlier version, kept for GET /v1/messages/{id}/versions.
+  | { op: 'message.version'; message_id: string; version: MessageVersion }
+  // Drops a message's artifacts (an edit, before its new ones are inserted).
+  | { op: 'artifacts.clear'; message_id: string }
+  // What a deleted message leaves behind: its artifacts, versions and search entry, and what each
+  // part of the store keeps about it (part.ts, `forget`).
+  | { op: 'message.forget'; message_id: string }
   | { op: 'thread.put'; thread: ThreadRecord }
   // participants_stored: a later message of a stored DM, whose participants (fixed when it was
   // created) are stored already; only its counts change. sqlite then leaves its member index alone.
@@ -35,6 +44,8 @@ export interface StateView {
   agent(id: string): AgentRecord | undefined;
   hasMessage(id: string): boolean;
   message(id: string): MessageRecord | undefined;
+  /** A message's earlier versions, oldest first (none when it was never edited). */
+  versions(id: string): MessageVersion[];
   thread(id: string): ThreadRecord | undefined;
   dm(id: string): DmRecord | undefined;
   pairing(id: string): PairingState | undefined;

@@ -11,7 +11,10 @@ import {
   type AgentReadState,
   type AgentReadStateOp,
   type DmRecord,
+  type MessageDeleteOp,
+  type MessageEditOp,
   type MessageInsertOp,
+  type MessageRecord,
   type OpOutcome,
   type ThreadRecord,
   type WriteOp,
@@ -46,13 +49,15 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
     effects.push(e);
     view.note(e);
   };
+  // A part sees a tombstone as no message: nothing is added to a deleted message.
+  const partView = { hasMessage: (id: string) => view.hasMessage(id) && view.message(id)?.message.deleted_at === undefined };
   // Each part's state with the batch's earlier effects laid over it, made on the part's first op.
   let overlays: Map<AnyPart, Overlaid<unknown, Tagged>> | undefined;
   const decidePart = (part: AnyPart, op: WriteOp): OpOutcome => {
     overlays ??= new Map();
     const mine = overlays.get(part) ?? part.overlay(parts.state(part));
     overlays.set(part, mine);
-    return part.decide(view, mine, op, (e: Effect) => {
+    return part.decide(partView, mine, op, (e: Effect) => {
       effects.push(e);
       if (e.op === 'event.append') view.note(e);
       else mine.note(e);
@@ -99,6 +104,12 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
       }
       case 'message.insert':
         outcomes.push(insertMessage(view, op, put));
+        break;
+      case 'message.edit':
+        outcomes.push(editMessage(view, op, put));
+        break;
+      case 'message.delete':
+        outcomes.push(deleteMessage(view, op, put));
         break;
       case 'event.append':
         put({ op: 'event.append', event: op.event });
@@ -192,4 +203,55 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
   for (const a of op.artifacts) put({ op: 'artifact.insert', artifact: a });
   put({ op: 'event.append', event: op.event });
   return { op: 'message.insert', status: 'stored', record: op.record, thread_created, dm_created };
+}
+
+/** The stored message an edit or delete names, or `not_found`. */
+function storedMessage(view: Overlay, id: string): MessageRecord {
+  const rec = view.message(id);
+  if (!rec) throw new StoreError('not_found', `message ${id}`);
+  return rec;
+}
+
+function editMessage(view: Overlay, op: MessageEditOp, put: (e: Effect) => void): OpOutcome {
+  const rec = storedMessage(view, op.id);
+  const before = rec.message;
+  if (before.deleted_at !== undefined) throw new StoreError('conflict', `message ${op.id} was deleted`);
+  const version = before.version ?? 1;
+  if (op.expect_version !== undefined && op.expect_version !== version)
+    throw new StoreError('conflict', `message ${op.id} was edited meanwhile (version ${version}, not ${op.expect_version})`);
+  const previous = { version, parts: before.parts, mentions: before.mentions, created_at: before.edited_at ?? before.created_at };
+  // Every agent any version mentioned has been woken once: only the others are woken by this edit.
+  const earlier = new Set(before.mentions);
+  for (const v of view.versions(op.id)) for (const m of v.mentions) earlier.add(m);
+  const mentions_added = op.mentions.filter((m) => !earlier.has(m));
+  const { reactions: _reactions, ...kept } = before;
+  const message = { ...kept, parts: op.parts, mentions: op.mentions, edited_at: op.at, version: version + 1 };
+  const record = { ...rec, message };
+  put({ op: 'message.version', message_id: op.id, version: previous });
+  put({ op: 'message.update', record });
+  put({ op: 'artifacts.clear', message_id: op.id });
+  for (const a of op.artifacts(message)) put({ op: 'artifact.insert', artifact: a });
+  put({ op: 'event.append', event: op.event(message, mentions_added) });
+  return { op: 'message.edit', record, previous, mentions_added };
+}
+
+function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => void): OpOutcome {
+  const rec = storedMessage(view, op.id);
+  const before = rec.message;
+  if (before.deleted_at !== undefined) return { op: 'message.delete', record: rec, deleted: false };
+  const { id, network_id, origin, target, from, created_at } = before;
+  const message = { id, network_id, ...(origin ? { origin } : {}), target, from, parts: [], mentions: [], created_at, deleted_at: op.at };
+  const record = { ...rec, message };
+  put({ op: 'message.update', record });
+  put({ op: 'message.forget', message_id: id });
+  // A tombstone keeps its place but is no longer counted.
+  if (target.kind === 'thread') {
+    const t = view.thread(target.thread_id);
+    if (t) put({ op: 'thread.put', thread: { ...t, message_count: Math.max(0, t.message_count - 1) } });
+  } else if (target.kind === 'dm') {
+    const d = view.dm(target.dm_id);
+    if (d) put({ op: 'dm.put', dm: { ...d, message_count: Math.max(0, d.message_count - 1) }, participants_stored: true });
+  }
+  put({ op: 'event.append', event: op.event(message) });
+  return { op: 'message.delete', record, deleted: true };
 }

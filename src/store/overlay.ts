@@ -3,6 +3,7 @@
 
 import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
 import type { Effect, StateView } from './effects.js';
+import type { MessageVersion } from '../protocol/types.js';
 
 /**
  * The base state with the batch's earlier effects laid over it. Each map is made on first use:
@@ -12,6 +13,7 @@ export class Overlay implements StateView {
   private rooms_: Map<string, RoomRecord> | undefined;
   private agents: Map<string, AgentRecord | null> | undefined;
   private messages: Map<string, MessageRecord> | undefined;
+  private versions_: Map<string, MessageVersion[]> | undefined;
   private threads: Map<string, ThreadRecord> | undefined;
   private dms: Map<string, DmRecord> | undefined;
   private pairings: Map<string, PairingState | null> | undefined;
@@ -31,7 +33,16 @@ export class Overlay implements StateView {
         (this.agents ??= new Map()).set(e.id, null);
         break;
       case 'message.insert':
+      case 'message.update':
         (this.messages ??= new Map()).set(e.record.message.id, e.record);
+        break;
+      case 'message.version': {
+        const had = this.versions(e.message_id);
+        (this.versions_ ??= new Map()).set(e.message_id, [...had, e.version]);
+        break;
+      }
+      case 'message.forget':
+        (this.versions_ ??= new Map()).set(e.message_id, []);
         break;
       case 'thread.put':
         (this.threads ??= new Map()).set(e.thread.id, e.thread);
@@ -79,6 +90,10 @@ export class Overlay implements StateView {
 
   message(id: string): MessageRecord | undefined {
     return this.messages?.get(id) ?? this.base.message(id);
+  }
+
+  versions(id: string): MessageVersion[] {
+    return this.versions_?.get(id) ?? this.base.versions(id);
   }
 
   thread(id: string): ThreadRecord | undefined {

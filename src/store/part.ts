@@ -37,6 +37,8 @@ export type SqlAll = (sql: string, params: SqlValue[]) => SqlValue[][];
 export interface MemoryAdapter<E, S, R> {
   /** Applies one of the part's effects (the backend asks `owns` first). */
   apply(e: E): void;
+  /** Drops what it keeps about a message that was deleted (a `message.forget` effect). */
+  forget?(messageId: string): void;
   /** The state its ops are decided on (the stored records: the resolver does not change them). */
   readonly state: S;
   readonly reads: R;
@@ -60,6 +62,8 @@ export interface SqliteAdapter<E, S, R> {
   readonly migrations: readonly SqliteMigration[];
   /** Applies one of the part's effects inside the caller's transaction. */
   apply(run: SqlRun, e: E): void;
+  /** Drops what it keeps about a deleted message, inside the caller's transaction. */
+  forget?(run: SqlRun, messageId: string): void;
   state(all: SqlAll): S;
   reads(all: SqlAll): R;
 }
@@ -91,6 +95,11 @@ export interface PostgresAdapter<O, E, S, R> {
   readonly migrations: readonly string[];
   /** The data-modifying CTEs for the part's effects of a batch (`mine`, in batch order). */
   ctes(mine: readonly E[], sql: PgStatement): string[];
+  /**
+   * The CTEs that drop what it keeps about the batch's deleted messages; `ids` is the placeholder
+   * of their ids as a `text[]` parameter. Applied before its own CTEs' effects of the same batch.
+   */
+  forget?(ids: string, sql: PgStatement): string[];
   /** Reads (and row-locks) what the batch's ops of this part are decided on, inside its transaction. */
   prefetch(c: pg.ClientBase, T: PgTables, mine: readonly O[]): Promise<S>;
   reads(rows: PgRows, T: PgTables): R;

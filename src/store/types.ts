@@ -11,7 +11,7 @@
 // the backend, and events that show such state are built by the backend through the op's event
 // builder (a pure function called inside the write, with the record as the backend sees it).
 
-import type { Artifact, Message } from '../protocol/types.js';
+import type { Artifact, Message, MessageVersion } from '../protocol/types.js';
 import type { SearchTerms } from '../protocol/search-text.js';
 
 export * from './records.js';
@@ -167,6 +167,8 @@ export interface Store {
   findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]>;
 
   getMessage(id: string): Promise<MessageRecord | undefined>;
+  /** A message's earlier versions, oldest first (none when it was never edited, or is deleted). */
+  messageVersions(id: string): Promise<MessageVersion[]>;
   /** Messages of one conversation (`room:<id>`, `thread:<id>`, `dm:<id>`), oldest first. */
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>>;
 

@@ -1,6 +1,6 @@
 // Write intents: the ops of one atomic write and what each did. Re-exported by ./types.js.
 
-import type { Artifact, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
+import type { Artifact, Message, MessageVersion, Part, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type {
   AgentReadState,
   AgentRecord,
@@ -120,6 +120,39 @@ export interface MessageInsertOp {
   dm?: { id: string; participant_ids: string[]; created: (d: DmRecord) => ServiceEvent };
 }
 
+/**
+ * Edits a stored message (#40 part 1): its parts and mentions become these, `edited_at` is `at` and
+ * its version goes up by one; the version it replaces is kept (MessageVersion) and its artifacts
+ * are replaced by `artifacts(message)`. Appends `event(message, mentions_added)`, where
+ * `mentions_added` are the mentions no earlier version had. Refused with `not_found` when no such
+ * message is stored, and `conflict` when it is a tombstone or its version is not `expect_version`.
+ */
+export interface MessageEditOp {
+  op: 'message.edit';
+  id: string;
+  parts: Part[];
+  mentions: string[];
+  at: string;
+  expect_version?: number;
+  artifacts: (message: Message) => Artifact[];
+  event: (message: Message, mentions_added: string[]) => ServiceEvent;
+}
+
+/**
+ * Deletes a stored message (#40 part 2), leaving a tombstone: the record keeps its id, conversation,
+ * target, sender and created_at, with no parts or mentions and `deleted_at: at`. Its artifacts,
+ * earlier versions and search entry go, and so does what each part keeps about it (reactions:
+ * `forget` in part.ts); its thread's or DM's message_count goes down by one. Appends
+ * `event(tombstone)`. `not_found` when no such message is stored; a tombstone is left as it is
+ * (the outcome says `deleted: false` and no event is appended).
+ */
+export interface MessageDeleteOp {
+  op: 'message.delete';
+  id: string;
+  at: string;
+  event: (tombstone: Message) => ServiceEvent;
+}
+
 /** Appends an event that depends on no stored state (presence, wakes, pairing status). */
 export interface EventAppendOp {
   op: 'event.append';
@@ -158,6 +191,8 @@ export type WriteOp =
   | AgentClaimOp
   | AgentRemoveOp
   | MessageInsertOp
+  | MessageEditOp
+  | MessageDeleteOp
   | EventAppendOp
   | PairingStateOp
   | AgentReadStateOp
@@ -174,6 +209,8 @@ export type OpOutcome =
   | { op: 'agent.remove'; agent: AgentRecord | undefined }
   | { op: 'message.insert'; status: 'stored'; record: MessageRecord; thread_created: boolean; dm_created: boolean }
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
+  | { op: 'message.edit'; record: MessageRecord; previous: MessageVersion; mentions_added: string[] }
+  | { op: 'message.delete'; record: MessageRecord; deleted: boolean }
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }

@@ -2,7 +2,7 @@
 // its maps (intents.ts) and their effects are applied here; the sqlite backend applies the same
 // effects in SQL, and test/store*.test.ts runs one suite against both.
 
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Artifact, Message, MessageVersion } from '../../protocol/types.js';
 import { resolveIntents, type Effect, type PartStates, type StateView } from '../intents.js';
 import { LocalFeed } from '../local-feed.js';
 import { LocalLeases } from '../local-leases.js';
@@ -58,6 +58,8 @@ export class MemoryStore implements Store {
   private events: StoredEvent[] = [];
   /** The seq of each message's `message.created` event. */
   private messageSeq = new Map<string, number>();
+  /** Edited messages' earlier versions, oldest first. */
+  private versions = new Map<string, MessageVersion[]>();
   private seq = 0;
   private closed = false;
   private readonly search = new MemorySearch();
@@ -68,6 +70,7 @@ export class MemoryStore implements Store {
     agent: (id) => this.agents.get(id),
     hasMessage: (id) => this.messages.has(id),
     message: (id) => this.messages.get(id),
+    versions: (id) => this.versions.get(id) ?? [],
     thread: (id) => this.threads.get(id),
     dm: (id) => this.dms.get(id),
     pairing: (id) => this.pairings.get(id),
@@ -117,6 +120,27 @@ export class MemoryStore implements Store {
           this.search.add(rec.message);
           break;
         }
+        case 'message.update': {
+          const rec = clone(e.record);
+          this.messages.set(rec.message.id, rec);
+          const list = this.convs.get(rec.conv) ?? [];
+          list[list.findIndex((m) => m.id === rec.message.id)] = rec.message;
+          this.search.replace(rec.message);
+          break;
+        }
+        case 'message.version': {
+          const had = this.versions.get(e.message_id) ?? [];
+          this.versions.set(e.message_id, [...had, clone(e.version)]);
+          break;
+        }
+        case 'artifacts.clear':
+          this.artifacts = this.artifacts.filter((a) => a.message_id !== e.message_id);
+          break;
+        case 'message.forget':
+          this.artifacts = this.artifacts.filter((a) => a.message_id !== e.message_id);
+          this.versions.delete(e.message_id);
+          for (const adapter of this.parts.values()) adapter.forget?.(e.message_id);
+          break;
         case 'thread.put': {
           const t = clone(e.thread);
           const existing = this.threads.get(t.id);
@@ -218,6 +242,10 @@ export class MemoryStore implements Store {
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     const m = this.messages.get(id);
     return m && clone(m);
+  }
+
+  async messageVersions(id: string): Promise<MessageVersion[]> {
+    return clone(this.versions.get(id) ?? []);
   }
 
   async listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {

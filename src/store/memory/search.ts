@@ -15,24 +15,35 @@ interface Entry {
   sender: string;
 }
 
+function entryOf(m: Message): Entry {
+  const t = m.target;
+  return {
+    message: m,
+    words: [...new Set(searchableTexts(m).flatMap(wordsOf))],
+    ...(t.kind === 'dm' ? { dm_id: t.dm_id } : { room_id: t.room_id }),
+    ...(t.kind === 'thread' ? { thread_id: t.thread_id } : {}),
+    sender: `${m.from.network_id}:${m.from.id}`,
+  };
+}
+
 export class MemorySearch {
-  /** Messages with searchable text, oldest first. */
+  /** Every stored message, oldest first. */
   private readonly entries: Entry[] = [];
   private readonly byId = new Map<string, number>();
 
-  /** Indexes a stored message (the store's own copy: it is never changed afterwards). */
+  /**
+   * Indexes a stored message (the store's own copy: only `replace` changes it). Every message has
+   * an entry, so an edit that gives one text keeps its place; one without words never matches.
+   */
   add(m: Message): void {
-    const words = searchableTexts(m).flatMap(wordsOf);
-    if (words.length === 0) return;
-    const t = m.target;
     this.byId.set(m.id, this.entries.length);
-    this.entries.push({
-      message: m,
-      words: [...new Set(words)],
-      ...(t.kind === 'dm' ? { dm_id: t.dm_id } : { room_id: t.room_id }),
-      ...(t.kind === 'thread' ? { thread_id: t.thread_id } : {}),
-      sender: `${m.from.network_id}:${m.from.id}`,
-    });
+    this.entries.push(entryOf(m));
+  }
+
+  /** An edited or deleted message: its entry now matches its new words (a tombstone, none). */
+  replace(m: Message): void {
+    const at = this.byId.get(m.id);
+    if (at !== undefined) this.entries[at] = entryOf(m);
   }
 
   search(q: SearchQuery): PageResult<Message> {
@@ -47,7 +58,7 @@ export class MemorySearch {
     let end = this.entries.length;
     if (q.before !== undefined) {
       const at = this.byId.get(q.before);
-      if (at === undefined || !inScope(this.entries[at]!))
+      if (at === undefined || this.entries[at]!.words.length === 0 || !inScope(this.entries[at]!))
         throw new StoreError('unknown_cursor', `unknown cursor ${JSON.stringify(q.before)}`);
       end = at;
     }

@@ -15,6 +15,10 @@ export class MemoryReactions implements MemoryAdapter<ReactionEffect, ReactionSt
     else this.byMessage.delete(id);
   }
 
+  forget(messageId: string): void {
+    this.byMessage.delete(messageId);
+  }
+
   // The stored records: the resolver does not change them.
   readonly state: ReactionState = { reactions: (id) => this.byMessage.get(id) ?? [] };
 

@@ -210,7 +210,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
     apply: all('apply'),
     reservedAgents: all('reservedAgents'),
     messages: all('messages'),
-    relayed: all('relays'),
+    relayed: all('relays').flat(),
     ...(provided as Partial<Provided>),
   };
   const cleanups = [

@@ -57,7 +57,7 @@ export interface Feature {
    */
   provides?: Partial<Provided>;
   /** Events of its own that pairings repeat on their peer. */
-  relays?: RelayedEvent;
+  relays?: RelayedEvent | readonly RelayedEvent[];
   /** Adds what it keeps about messages to each page of them the reads return (history, search). */
   messages?: AddToMessages;
   observe?: {

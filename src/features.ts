@@ -12,6 +12,7 @@ import { discoveryFeature } from './discovery/feature.js';
 import { pairingFeature } from './pairing/feature.js';
 import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
+import { messageLifecycleFeature } from './message-lifecycle/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
@@ -24,6 +25,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   discoveryFeature,
   oauthFeature,
   pairingFeature,
+  messageLifecycleFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

@@ -15,6 +15,7 @@ export type Action =
   | 'events.stream'
   | 'pairings.read'
   | 'message.send'
+  | 'message.change' // PATCH, DELETE /v1/messages/{id}: the sender (write, pair) or an operator (admin)
   | 'admin' // create room, members, delete room/agent, apply
   | 'agent.register'
   | 'attach'
@@ -43,6 +44,7 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   'events.stream': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'pairings.read': { scopes: ['observe', 'admin'], anonymous: 'never', refuseAgentTokens: true },
   'message.send': { scopes: ['write', 'pair'], anonymous: 'never' },
+  'message.change': { scopes: ['write', 'pair', 'admin'], anonymous: 'never' },
   admin: { scopes: ['admin'], anonymous: 'never' },
   'agent.register': { scopes: ['admin', 'attach'], anonymous: 'open_registration' },
   attach: { scopes: ['attach'], anonymous: 'open_registration' },

@@ -77,8 +77,11 @@ export function agentNames(net: string, id: string): AgentNames {
 /** The wake an event is for this agent, if any. Passive room traffic and the agent's own messages wake nobody. */
 export function wakeOf(e: ServiceEvent, self: AgentNames): Wake | undefined {
   const m = e.message;
-  if (e.type !== 'message.created' || !m) return undefined;
+  if (!m || (e.type !== 'message.created' && e.type !== 'message.edited')) return undefined;
   if (m.from.id === self.id && m.from.network_id === self.network_id && m.from.type === 'agent') return undefined;
+  // An edit wakes only the agents no earlier version mentioned: each is woken once per message.
+  if (e.type === 'message.edited')
+    return e.mentions_added?.includes(self.fqid) ? { message_id: m.id, reason: 'mention', target: m.target } : undefined;
   if (m.target.kind === 'dm' && m.target.participant_ids.includes(self.scoped)) return { message_id: m.id, reason: 'dm', target: m.target };
   if (m.mentions.includes(self.fqid)) return { message_id: m.id, reason: 'mention', target: m.target };
   return undefined;

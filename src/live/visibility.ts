@@ -132,6 +132,8 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
   const base = { rooms: [] as readonly RoomRecord[], locals: new Set<string>() as ReadonlySet<string> };
   switch (e.type) {
     case 'message.created':
+    case 'message.edited':
+    case 'message.deleted':
       return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.message?.target)) };
     case 'thread.created': {
       const room = e.thread ? await roomFor(store, e.thread.room_id) : undefined;

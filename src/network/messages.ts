@@ -166,7 +166,7 @@ async function place(
 const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data'] as const;
 
 /** A part with only its wire fields: unknown request fields are ignored, not stored or relayed. */
-function wirePart(part: Part): Part {
+export function wirePart(part: Part): Part {
   const out: Partial<Record<(typeof PART_FIELDS)[number], unknown>> = {};
   for (const k of PART_FIELDS) if (part[k] !== undefined) out[k] = part[k];
   return out as Part;
@@ -197,7 +197,11 @@ export function artifactsOf(net: string, m: Message): Artifact[] {
 }
 
 /** The message's resolved mentions (from its text parts and the explicit field), and the candidates that did not resolve. */
-function mentionsOf(ctx: NetworkContext, req: SendRequest, scope: string[]): { mentions: string[]; unresolved: Unresolved[] } {
+export function mentionsOf(
+  ctx: NetworkContext,
+  req: Pick<SendRequest, 'parts' | 'mentions'>,
+  scope: string[],
+): { mentions: string[]; unresolved: Unresolved[] } {
   const texts: string[] = [];
   let marked = false;
   for (const x of req.parts) {

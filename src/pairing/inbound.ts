@@ -55,7 +55,7 @@ export class SelfForwarder {
     const { Agent: UndiciAgent, request } = await import('undici');
     this.agent ??= new UndiciAgent({ connections: 8, keepAliveTimeout: 10_000 });
     const res = await request(origin + frame.path, {
-      method: frame.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
+      method: frame.method as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
       dispatcher: this.agent,
       headers,
       ...(body !== undefined ? { body } : {}),

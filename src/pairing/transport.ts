@@ -42,8 +42,8 @@ export function describeNetworkError(code: string, who = 'the paired network'): 
   return `${who} could not be reached`;
 }
 
-/** The methods a pairing sends: reads, relayed messages (POST) and relayed events (PUT, DELETE: network/relayed-event.ts). */
-export type PairMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** The methods a pairing sends: reads, relayed messages (POST) and relayed events (PUT, PATCH, DELETE: network/relayed-event.ts). */
+export type PairMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface PairTransport {
   readonly kind: 'direct' | 'relay';

@@ -1,0 +1,73 @@
+// The routes that change and go back over a message (#40 parts 1 and 2), with their OpenAPI notes.
+
+import type { BodySpec } from '../http/body.js';
+import { ok, ref } from '../http/openapi/op-doc.js';
+import type { Route } from '../http/router.js';
+import type { MessageVersions, SendRequest } from '../protocol/types.js';
+import { visibleMessage } from '../network/access.js';
+import type { NetworkContext } from '../network/context.js';
+import type { Principal } from '../auth/principal.js';
+import { deleteMessage, editMessage, type EditMessageRequest } from './change.js';
+
+const OPTIONAL_FROM: BodySpec = { kind: 'json', optional: true };
+
+/** GET /v1/messages/{id}/versions: a message's earlier versions, to whoever may read it. */
+async function versionsOf(ctx: NetworkContext, p: Principal, id: string): Promise<MessageVersions> {
+  const { rec } = await visibleMessage(ctx, p, id);
+  return { message_id: id, version: rec.message.version ?? 1, items: await ctx.store.messageVersions(id) };
+}
+
+export const lifecycleRoutes: Route[] = [
+  {
+    method: 'PATCH',
+    path: '/v1/messages/:message_id',
+    action: 'message.change',
+    schema: 'edit-message',
+    handler: async (c) => ({ body: await editMessage(c.ctx, c.principal, c.params.message_id!, c.body as EditMessageRequest) }),
+    doc: {
+      tag: 'messages',
+      summary: 'Edit a message: new parts and mentions; the version it replaces is kept.',
+      description:
+        "By the message's sender (proven as a send proves `from`; an agent token edits as its own agent) or an operator with the admin scope, and only on the message's home network. Mentions are resolved again; an agent mentioned by no earlier version is woken once. Emits `message.edited`. 409 when the message was deleted or is not at `expect_version`.",
+      responses: ok('Message'),
+      errors: [409],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/messages/:message_id',
+    action: 'message.change',
+    schema: 'react',
+    body: OPTIONAL_FROM,
+    handler: async (c) => {
+      const from = (c.body as { from?: SendRequest['from'] } | undefined)?.from;
+      return { body: await deleteMessage(c.ctx, c.principal, c.params.message_id!, from) };
+    },
+    doc: {
+      tag: 'messages',
+      summary: 'Delete a message, leaving a tombstone in its place.',
+      description:
+        'Optional body `{"from": ...}`: who deletes, as for PATCH. The tombstone keeps the id, target, sender and place (a thread\'s replies stay reachable) with no parts, mentions, artifacts, reactions or earlier versions, and `deleted_at`. Emits `message.deleted`; deleting a tombstone again answers it unchanged.',
+      responses: ok('Message'),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/messages/:message_id/versions',
+    action: 'history.read',
+    handler: async (c) => ({ body: await versionsOf(c.ctx, c.principal, c.params.message_id!) }),
+    doc: {
+      tag: 'history',
+      summary: "A message's earlier versions, oldest first, to whoever may read it.",
+      responses: ok({
+        type: 'object',
+        required: ['message_id', 'version', 'items'],
+        properties: {
+          message_id: { type: 'string' },
+          version: { type: 'integer', minimum: 1, description: 'The current version (1: never edited).' },
+          items: { type: 'array', items: ref('MessageVersion') },
+        },
+      }),
+    },
+  },
+];

@@ -1,0 +1,232 @@
+// Edits and deletes over a pairing (#40 parts 1 and 2): two real servers sharing room `general`,
+// paired directly and through `svc relay`. The sender's edit on its home network reaches the peer's
+// copy (new parts, version, edited_at, message.edited on its SSE), an agent of the peer newly
+// mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
+// nobody on the peer changes the relayed copy (only its home network does), and the peer's own
+// messages relay their edits back.
+
+import { spawn } from 'node:child_process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendTo, editConfigFile } from '../../src/config/edit.js';
+import { type AttachClient, attachAs, SseClient } from '../helpers/live.js';
+import { eventually, PROCESS_START_MS, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+
+const PAIR_TOKEN = 'lifecycle-pair-secret-5e1c9a7b20';
+const BETA = 'tok-betaonly-lifecycle-0123456789';
+const WAIT = 20_000;
+const ADMIN = TOKENS.admin.value;
+const ALPHA = TOKENS.alphaOnly.value;
+const BETA_FQID = 'svc://beta-net/agents/beta';
+const tokens = () => [
+  ...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })),
+  { id: 'beta-only', value: BETA, scopes: ['observe', 'write', 'attach'], agents: ['beta'] },
+  { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
+];
+const text = (t: string) => [{ kind: 'text', text: t }];
+/** The store both servers use. */
+const STORE: Record<string, Json> = { backend: 'memory' };
+
+/** `svc relay --listen 127.0.0.1:0` as a child process. */
+async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), PROCESS_START_MS);
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+    });
+  return { url, stop };
+}
+
+interface Ctx {
+  a: TestServer;
+  b: TestServer;
+  relay?: { url: string; stop: () => Promise<void> };
+}
+
+const connected = async (s: TestServer) =>
+  ((await s.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab')?.status === 'connected';
+
+/** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership; directly, or through a relay. */
+async function pair(ctx: Ctx): Promise<void> {
+  const server = { pairing_check_interval_ms: 300 };
+  if (ctx.relay) {
+    const relay = { url: ctx.relay.url, room: 'lifecycle-relay-room-0123456789abcdef' };
+    const side = (id: string, remote: string, members: string[]) =>
+      startServer({
+        config: {
+          network: { id, name: id },
+          server,
+          store: STORE,
+          auth: { tokens: tokens() },
+          rooms: [{ id: 'general', members, federation: { pairings: ['ab'] } }],
+          pairings: [{ id: 'ab', remote_network_id: remote, token: PAIR_TOKEN, bound: true, relay }],
+        },
+      });
+    ctx.a = await side('alpha-net', 'beta-net', ['alpha', 'beta-net:beta']);
+    ctx.b = await side('beta-net', 'alpha-net', ['beta', 'gamma', 'alpha-net:alpha']);
+  } else {
+    ctx.a = await startServer({
+      config: {
+        network: { id: 'alpha-net', name: 'Alpha' },
+        server,
+        store: STORE,
+        auth: { tokens: tokens() },
+        rooms: [{ id: 'general', members: ['alpha', 'beta-net:beta'] }],
+      },
+    });
+    ctx.b = await startServer({
+      config: {
+        network: { id: 'beta-net', name: 'Beta' },
+        server,
+        store: STORE,
+        auth: { tokens: tokens() },
+        rooms: [{ id: 'general', members: ['beta', 'gamma', 'alpha-net:alpha'], federation: { pairings: ['ab'] } }],
+        pairings: [{ id: 'ab', remote_network_id: 'alpha-net', remote_base_url: ctx.a.url, token: PAIR_TOKEN, bound: true }],
+      },
+    });
+    editConfigFile(ctx.a.configFile, (doc) => {
+      appendTo(doc, ['pairings'], { id: 'ab', remote_network_id: 'beta-net', remote_base_url: ctx.b.url, token: PAIR_TOKEN, bound: true });
+      doc.setIn(['rooms', 0, 'federation'], doc.createNode({ pairings: ['ab'] }));
+    });
+  }
+  await eventually(() => connected(ctx.a), WAIT, 'A connected to B');
+  await eventually(() => connected(ctx.b), WAIT, 'B connected to A');
+}
+
+/** Message `id` in `general` at `s` (undefined while it is not there). */
+async function messageAt(s: TestServer, id: string): Promise<Json | undefined> {
+  const r = await s.get('/v1/rooms/general/messages?limit=50', ADMIN);
+  return (r.body?.messages as Json[] | undefined)?.find((x) => x.id === id);
+}
+
+const patch = (s: TestServer, id: string, body: Json, token: string) => s.req('PATCH', `/v1/messages/${id}`, { token, body });
+const remove = (s: TestServer, id: string, token: string, body?: Json) =>
+  s.req('DELETE', `/v1/messages/${id}`, { token, ...(body ? { body } : {}) });
+
+async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
+  const sse = await SseClient.open(ctx.b, { token: TOKENS.observer.value });
+  let beta: AttachClient | undefined;
+  try {
+    beta = (await attachAs(ctx.b, { network_id: 'beta-net', agent: { id: 'beta' } }, { token: BETA })).c;
+    const sent = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', 'the build is red'), ALPHA);
+    assert.is(sent.status, 200, sent.text);
+    const id = sent.body.message_id as string;
+    const first = await eventually(() => messageAt(ctx.b, id), WAIT, 'the message at B');
+    assert.equal([first.parts, first.version ?? 1, first.edited_at], [text('the build is red'), 1, undefined]);
+
+    // The sender edits on A, mentioning beta: B's copy follows, and beta (a member of B) is woken there.
+    const edited = await patch(ctx.a, id, { parts: text('the build is green, @beta-net:beta') }, ALPHA);
+    assert.is(edited.status, 200, edited.text);
+    assert.equal(edited.body.mentions, [BETA_FQID]);
+    const atB = await eventually(
+      async () => ((await messageAt(ctx.b, id))?.version === 2 ? messageAt(ctx.b, id) : undefined),
+      WAIT,
+      'v2 at B',
+    );
+    assert.equal([atB.parts, atB.mentions, typeof atB.edited_at], [text('the build is green, @beta-net:beta'), [BETA_FQID], 'string']);
+    const ev = await sse.next((f) => f.event === 'message.edited' && f.json.message.id === id, WAIT, 'message.edited at B');
+    assert.equal([ev.json.message.version, ev.json.mentions_added], [2, [BETA_FQID]]);
+    // The attachment gets the edit; its ACK makes the wake delivered.
+    const woken = await beta.next((f: Json) => f.op === 'EVENT' && f.event?.type === 'message.edited' && f.event.message.id === id, WAIT);
+    if (woken.cursor !== undefined) beta.ack(woken.cursor);
+    await sse.next((f) => f.event === 'agent.wake.delivered' && f.json.agent.message_id === id, WAIT, "beta's wake at B");
+    const versions = await ctx.b.get(`/v1/messages/${id}/versions`, ADMIN);
+    assert.is(versions.status, 200, versions.text);
+    assert.equal(
+      versions.body.items.map((v: Json) => v.parts),
+      [text('the build is red')],
+    );
+
+    // A second edit that still mentions beta wakes nobody again.
+    assert.is((await patch(ctx.a, id, { parts: text('the build is green again, @beta-net:beta') }, ALPHA)).status, 200);
+    const again = await sse.next((f) => f.event === 'message.edited' && f.json.message.version === 3, WAIT, 'v3 at B');
+    assert.equal(again.json.mentions_added, []);
+    const later = await beta.next((f: Json) => f.op === 'EVENT' && f.event?.message?.version === 3, WAIT);
+    if (later.cursor !== undefined) beta.ack(later.cursor);
+
+    // Nobody on B changes the relayed copy, not even its operator: only its home network does.
+    const asAlpha = { from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' } };
+    for (const [what, r] of [
+      ['admin edit', await patch(ctx.b, id, { parts: text('rewritten on B') }, ADMIN)],
+      ['admin edit as alpha', await patch(ctx.b, id, { parts: text('rewritten on B'), ...asAlpha }, ADMIN)],
+      ['alpha token edit', await patch(ctx.b, id, { parts: text('rewritten on B') }, ALPHA)],
+      ['admin delete', await remove(ctx.b, id, ADMIN)],
+      ['admin delete as alpha', await remove(ctx.b, id, ADMIN, asAlpha)],
+      ['beta delete', await remove(ctx.b, id, BETA)],
+    ] as const) {
+      assert.is(r.status, 403, `${what}: ${r.text}`);
+    }
+    assert.is((await messageAt(ctx.b, id)).version, 3);
+
+    // The sender deletes on A: B keeps a tombstone in its place.
+    const del = await remove(ctx.a, id, ALPHA);
+    assert.is(del.status, 200, del.text);
+    const gone = await sse.next((f) => f.event === 'message.deleted' && f.json.message.id === id, WAIT, 'message.deleted at B');
+    assert.equal([gone.json.message.parts, typeof gone.json.message.deleted_at], [[], 'string']);
+    const tomb = await messageAt(ctx.b, id);
+    assert.equal([tomb.parts, tomb.mentions, typeof tomb.deleted_at], [[], [], 'string']);
+    assert.equal((await ctx.b.get(`/v1/messages/${id}/versions`, ADMIN)).body.items, []);
+    const wakes = sse.all.filter((f) => f.event?.startsWith('agent.wake.') && f.json?.agent?.message_id === id);
+    assert.is(wakes.length, 1, JSON.stringify(wakes));
+
+    // B's own message: its edit on B reaches A.
+    const own = await ctx.b.post('/v1/messages', roomMessage('general', 'beta', 'lunch at noon'), BETA);
+    assert.is(own.status, 200, own.text);
+    const ownId = own.body.message_id as string;
+    await eventually(() => messageAt(ctx.a, ownId), WAIT, "beta's message at A");
+    assert.is((await patch(ctx.b, ownId, { parts: text('lunch at one') }, BETA)).status, 200);
+    const atA = await eventually(
+      async () => ((await messageAt(ctx.a, ownId))?.version === 2 ? messageAt(ctx.a, ownId) : undefined),
+      WAIT,
+      "beta's edit at A",
+    );
+    assert.equal([atA.parts, typeof atA.edited_at], [text('lunch at one'), 'string']);
+    // ... and A's operator may not change it either.
+    assert.is((await patch(ctx.a, ownId, { parts: text('lunch never') }, ADMIN)).status, 403);
+  } finally {
+    sse.close();
+    await beta?.close();
+  }
+}
+
+const direct = suite<Ctx>('message edits and deletes over a direct pairing');
+direct.after.each(async (ctx) => {
+  await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
+});
+direct('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
+  await pair(ctx);
+  await editsAndDeletesRelay(ctx);
+});
+direct.run();
+
+const relayed = suite<Ctx>('message edits and deletes over a pairing through svc relay');
+relayed.before.each(async (ctx) => {
+  ctx.relay = await startRelay();
+});
+relayed.after.each(async (ctx) => {
+  await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
+  await ctx.relay?.stop();
+});
+relayed('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
+  await pair(ctx);
+  await editsAndDeletesRelay(ctx);
+});
+relayed.run();

@@ -7,7 +7,7 @@
 import { AppError, badRequest, conflict, forbidden } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeMessage, viewerOf } from '../auth/visibility.js';
-import type { EditRequest, Message, SendRequest } from '../protocol/types.js';
+import type { EditRequest, Message, Part, SendRequest } from '../protocol/types.js';
 import { StoreError, type Decision, type DecisionReads, type MessageRecord, type RoomRecord, type WriteOp } from '../store/types.js';
 import { missingMessage, requireDirectMessages } from '../network/access.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
@@ -34,6 +34,10 @@ export async function editMessage(ctx: NetworkContext, p: Principal, id: string,
     const scope = m.target.kind === 'dm' ? m.target.participant_ids : scopedMembers(net, room?.members ?? []);
     const parts = req.parts.map(wirePart);
     const { mentions } = mentionsOf(ctx, { parts, ...(req.mentions ? { mentions: req.mentions } : {}) }, scope);
+    // A relayed copy changes only by its home network's relay, which sends an edit again when it
+    // got no answer (the peer may have applied it). The repeat changes nothing: it is answered
+    // with the copy as it is, not made a second version with a second message.edited.
+    if (m.origin && sameContent(m, parts, mentions)) return undefined;
     return {
       op: 'message.edit',
       id,
@@ -57,7 +61,13 @@ export async function deleteMessage(ctx: NetworkContext, p: Principal, id: strin
   }));
 }
 
-type OpOf = (rec: MessageRecord, room: RoomRecord | undefined) => Promise<WriteOp>;
+/** Whether a message already has these parts and mentions. */
+function sameContent(m: Message, parts: readonly Part[], mentions: readonly string[]): boolean {
+  return JSON.stringify(m.parts) === JSON.stringify(parts) && JSON.stringify(m.mentions) === JSON.stringify(mentions);
+}
+
+/** The write a change comes to; undefined when it changes nothing (the message is answered as it is). */
+type OpOf = (rec: MessageRecord, room: RoomRecord | undefined) => Promise<WriteOp | undefined>;
 
 async function change(ctx: NetworkContext, p: Principal, id: string, from: Changer, opOf: OpOf): Promise<Message> {
   try {
@@ -94,6 +104,10 @@ async function decideChange(
     throw err;
   }
   const op = await opOf(rec, room);
+  if (!op) {
+    const { reactions: _reactions, ...message } = rec.message;
+    return { answer: message };
+  }
   return {
     write: [op],
     reply: (result) => {

@@ -162,6 +162,19 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
     const later = await beta.next((f: Json) => f.op === 'EVENT' && f.event?.message?.version === 3, WAIT);
     if (later.cursor !== undefined) beta.ack(later.cursor);
 
+    // The relay sends an edit again when it got no answer: the repeat, as A's pairing sends it, changes nothing at B.
+    const repeat = await patch(
+      ctx.b,
+      id,
+      {
+        parts: text('the build is green again, @beta-net:beta'),
+        mentions: [BETA_FQID],
+        from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+      },
+      PAIR_TOKEN,
+    );
+    assert.equal([repeat.status, repeat.body.version], [200, 3], repeat.text);
+
     // Nobody on B changes the relayed copy, not even its operator: only its home network does.
     const asAlpha = { from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' } };
     for (const [what, r] of [
@@ -184,6 +197,12 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
     const tomb = await messageAt(ctx.b, id);
     assert.equal([tomb.parts, tomb.mentions, typeof tomb.deleted_at], [[], [], 'string']);
     assert.equal((await ctx.b.get(`/v1/messages/${id}/versions`, ADMIN)).body.items, []);
+    // One message.edited per edit made on A: the repeat made none.
+    const edits = sse.all.filter((f) => f.event === 'message.edited' && f.json.message.id === id);
+    assert.equal(
+      edits.map((f) => f.json.message.version),
+      [2, 3],
+    );
     const wakes = sse.all.filter((f) => f.event?.startsWith('agent.wake.') && f.json?.agent?.message_id === id);
     assert.is(wakes.length, 1, JSON.stringify(wakes));
 

@@ -2,13 +2,14 @@
 // paired directly and through `svc relay`. The sender's edit on its home network reaches the peer's
 // copy (new parts, version, edited_at, message.edited on its SSE), an agent of the peer newly
 // mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
-// nobody on the peer changes the relayed copy (only its home network does), and the peer's own
-// messages relay their edits back.
+// nobody on the peer changes the relayed copy (only its home network does), a repeated relayed edit
+// changes nothing, and the peer's own messages relay their edits and deletes back; in a room and a DM.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
+import { dmIdFor } from '../../src/network/messages.js';
 import { type AttachClient, attachAs, SseClient } from '../helpers/live.js';
 import { eventually, PROCESS_START_MS, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
@@ -220,6 +221,32 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
     assert.equal([atA.parts, typeof atA.edited_at], [text('lunch at one'), 'string']);
     // ... and A's operator may not change it either.
     assert.is((await patch(ctx.a, ownId, { parts: text('lunch never') }, ADMIN)).status, 403);
+
+    // A DM between the networks: alpha's edit reaches beta's copy, beta's delete reaches alpha's.
+    const dmId = dmIdFor(['alpha-net:alpha', 'beta-net:beta']);
+    const dmAt = async (s: TestServer, mid: string) =>
+      ((await s.get(`/v1/dms/${dmId}/messages`, ADMIN)).body?.messages as Json[] | undefined)?.find((x) => x.id === mid);
+    const dm = (from: string, t: string, peer: string) => ({
+      target: { kind: 'dm', participant_ids: [peer] },
+      from: { type: 'agent', id: from },
+      parts: text(t),
+    });
+    const ask = await ctx.a.post('/v1/messages', dm('alpha', 'are you there?', 'beta-net:beta'), ALPHA);
+    assert.is(ask.status, 200, ask.text);
+    await eventually(() => dmAt(ctx.b, ask.body.message_id), WAIT, 'the DM at B');
+    assert.is((await patch(ctx.a, ask.body.message_id, { parts: text('are you there, beta?') }, ALPHA)).status, 200);
+    await eventually(async () => (await dmAt(ctx.b, ask.body.message_id))?.version === 2, WAIT, 'the DM edit at B');
+    assert.equal((await dmAt(ctx.b, ask.body.message_id)).parts, text('are you there, beta?'));
+    const reply = await ctx.b.post('/v1/messages', dm('beta', 'yes', 'alpha-net:alpha'), BETA);
+    assert.is(reply.status, 200, reply.text);
+    await eventually(() => dmAt(ctx.a, reply.body.message_id), WAIT, "beta's DM at A");
+    assert.is((await remove(ctx.b, reply.body.message_id, BETA)).status, 200);
+    const dmTomb = await eventually(
+      async () => ((await dmAt(ctx.a, reply.body.message_id))?.deleted_at ? dmAt(ctx.a, reply.body.message_id) : undefined),
+      WAIT,
+      "beta's DM delete at A",
+    );
+    assert.equal(dmTomb.parts, []);
   } finally {
     sse.close();
     await beta?.close();

@@ -1,7 +1,8 @@
 // The server without each optional feature (#39 part 2): the app started in this process on a real
 // sqlite store, with one of receipts, reactions, webhooks, OAuth, the console, MCP over HTTP and
-// message edits and deletes left out of its feature list, still does what the core does (agents, rooms, messages sent, read back
-// and received live, threads, DMs, the core's refusals), and serves none of that feature's routes.
+// message edits and deletes left out of its feature list, still does what the core does (agents,
+// rooms, messages sent, read back and received live, threads, DMs, the core's refusals), and serves
+// none of that feature's routes.
 // The routes come from the feature itself (its factory's `routes`), so a route it gains is checked
 // without editing this file. The same core steps with the full default list are the control: they
 // show the paths walked here are the ones that work.

@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import type { Artifact, Message, Part } from '../../../src/protocol/types.js';
+import { copyToPostgres } from '../../../src/store/postgres/copy.js';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
 import { reactionsPart } from '../../../src/store/reactions/part.js';
 import type { MessageDeleteOp, MessageEditOp } from '../../../src/store/types.js';
@@ -125,6 +126,35 @@ test('deletes of messages in a thread and in the room of one batch lock and coun
   await s.write([del('t-root'), del('t-2'), del('m1')]);
   assert.is((await s.getThread('t1'))!.message_count, 0);
   assert.equal(ids((await s.listMessages('thread:t1', { limit: 10 })).items), ['t-root', 't-2']);
+});
+
+test('svc store copy carries the versions of edited messages and the tombstones of deleted ones', async () => {
+  await s.write([send(msg('m2')), send(msg('m3'))]);
+  await s.write([edit('m1', 'one')]);
+  await s.write([edit('m1', 'two'), del('m2')]);
+  const target = await freshSchema();
+  try {
+    await copyToPostgres(s, { url: target.url, schema: target.schema, pairingIds: [] });
+    const t = await openPostgresStore({ url: target.url, schema: target.schema });
+    try {
+      for (const id of ['m1', 'm2', 'm3']) {
+        assert.equal(await t.getMessage(id), await s.getMessage(id), id);
+        assert.equal(await t.messageVersions(id), await s.messageVersions(id), id);
+      }
+      assert.is((await t.messageVersions('m1')).length, 2);
+      assert.equal(ids((await t.searchMessages({ terms: parseQuery('two')!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 9 })).items), [
+        'm1',
+      ]);
+      assert.equal(
+        ids((await t.searchMessages({ terms: parseQuery('m2')!, scope: { room_ids: ['r1'], dm_ids: [] }, limit: 9 })).items),
+        [],
+      );
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await target.drop();
+  }
 });
 
 test.run();

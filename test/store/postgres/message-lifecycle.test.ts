@@ -128,6 +128,31 @@ test('deletes of messages in a thread and in the room of one batch lock and coun
   assert.equal(ids((await s.listMessages('thread:t1', { limit: 10 })).items), ['t-root', 't-2']);
 });
 
+test('concurrent edits of one message are serialized by its row lock: each keeps the version it replaced', async () => {
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => s.write([edit('m1', `edit ${i}`)])));
+  const made = results.map((r) => (r.outcomes[0]!.op === 'message.edit' ? r.outcomes[0]!.record.message.version : 0)).sort((x, y) => x - y);
+  assert.equal(
+    made,
+    Array.from({ length: 12 }, (_, i) => i + 2),
+  );
+  assert.equal(
+    (await s.messageVersions('m1')).map((v) => v.version),
+    Array.from({ length: 12 }, (_, i) => i + 1),
+  );
+  assert.is((await s.getMessage('m1'))!.message.version, 13);
+});
+
+test('reactions racing a delete of their message leave none behind', async () => {
+  const settledAll = await Promise.allSettled([
+    ...Array.from({ length: 6 }, (_, i) => s.write([reactionChange('m1', '👍', `net1:b${i}`, 'add', 20)])),
+    s.write([del('m1')]),
+    ...Array.from({ length: 6 }, (_, i) => s.write([reactionChange('m1', '🎉', `net1:c${i}`, 'add', 20)])),
+  ]);
+  // Each reaction either came before the delete (and went with it) or was refused after it.
+  for (const r of settledAll) if (r.status === 'rejected') assert.is((r.reason as { code?: string }).code, 'not_found');
+  assert.equal(await rowsOf('reactions', 'message_id', 'seq'), []);
+});
+
 test('svc store copy carries the versions of edited messages and the tombstones of deleted ones', async () => {
   await s.write([send(msg('m2')), send(msg('m3'))]);
   await s.write([edit('m1', 'one')]);

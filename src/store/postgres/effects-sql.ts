@@ -24,7 +24,7 @@ import {
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
-import type { AnyPart } from '../part.js';
+import type { AnyPart, PgStatement } from '../part.js';
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -241,17 +241,17 @@ const ARTIFACT_MESSAGE = "((body::jsonb) ->> 'message_id')";
 
 /**
  * Each part's CTEs forgetting the deleted messages `ids`: in the batch's statement (added to
- * `ctes`) when no part has effects of its own in the batch, else as a statement of their own, run
- * after it (Statement.after).
+ * `ctes`) when no part that forgets has effects of its own in the batch, else as a statement of
+ * their own, run after it (Statement.after).
  */
 function partsForget(
   parts: readonly AnyPart[],
   mine: readonly Effect[][],
   ids: string[],
   ctes: string[],
-  sql: { param(v: unknown): string; row(params: unknown[]): string; table(name: string): string },
+  sql: PgStatement,
 ): Statement['after'] {
-  if (!mine.some((m) => m.length > 0)) {
+  if (!parts.some((p, i) => p.postgres.forget && mine[i]!.length > 0)) {
     const placeholder = `${sql.param(ids)}::text[]`;
     for (const p of parts) ctes.push(...(p.postgres.forget?.(placeholder, sql) ?? []));
     return undefined;

@@ -130,7 +130,9 @@ test('deletes of messages in a thread and in the room of one batch lock and coun
 
 test('concurrent edits of one message are serialized by its row lock: each keeps the version it replaced', async () => {
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) => s.write([edit('m1', `edit ${i}`)])));
-  const made = results.map((r) => (r.outcomes[0]!.op === 'message.edit' ? r.outcomes[0]!.record.message.version : 0)).sort((x, y) => x - y);
+  const made = results
+    .map((r) => (r.outcomes[0]!.op === 'message.edit' ? (r.outcomes[0]!.record.message.version ?? 0) : 0))
+    .sort((x, y) => x - y);
   assert.equal(
     made,
     Array.from({ length: 12 }, (_, i) => i + 2),

@@ -4,6 +4,7 @@
 // mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
 // nobody on the peer changes the relayed copy (only its home network does), a repeated relayed edit
 // changes nothing, and the peer's own messages relay their edits and deletes back; in a room and a DM.
+// On the memory store directly and through the relay, and on Postgres (two schemas) directly.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
@@ -11,6 +12,8 @@ import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { dmIdFor } from '../../src/network/messages.js';
 import { type AttachClient, attachAs, SseClient } from '../helpers/live.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+import { pgStore } from '../helpers/pg-server.js';
 import { eventually, PROCESS_START_MS, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 const PAIR_TOKEN = 'lifecycle-pair-secret-5e1c9a7b20';
@@ -25,7 +28,7 @@ const tokens = () => [
   { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
 ];
 const text = (t: string) => [{ kind: 'text', text: t }];
-/** The store both servers use. */
+/** The store both servers use in the suites without a store of their own. */
 const STORE: Record<string, Json> = { backend: 'memory' };
 
 /** `svc relay --listen 127.0.0.1:0` as a child process. */
@@ -60,6 +63,9 @@ interface Ctx {
   a: TestServer;
   b: TestServer;
   relay?: { url: string; stop: () => Promise<void> };
+  /** The store of each side (default STORE), and the environment both start with. */
+  store?: (side: 'a' | 'b') => Record<string, Json>;
+  env?: Record<string, string>;
 }
 
 const connected = async (s: TestServer) =>
@@ -68,14 +74,17 @@ const connected = async (s: TestServer) =>
 /** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership; directly, or through a relay. */
 async function pair(ctx: Ctx): Promise<void> {
   const server = { pairing_check_interval_ms: 300 };
+  const storeOf = (side: 'a' | 'b') => ctx.store?.(side) ?? STORE;
+  const env = ctx.env ?? {};
   if (ctx.relay) {
     const relay = { url: ctx.relay.url, room: 'lifecycle-relay-room-0123456789abcdef' };
     const side = (id: string, remote: string, members: string[]) =>
       startServer({
+        env,
         config: {
           network: { id, name: id },
           server,
-          store: STORE,
+          store: storeOf(id === 'alpha-net' ? 'a' : 'b'),
           auth: { tokens: tokens() },
           rooms: [{ id: 'general', members, federation: { pairings: ['ab'] } }],
           pairings: [{ id: 'ab', remote_network_id: remote, token: PAIR_TOKEN, bound: true, relay }],
@@ -85,19 +94,21 @@ async function pair(ctx: Ctx): Promise<void> {
     ctx.b = await side('beta-net', 'alpha-net', ['beta', 'gamma', 'alpha-net:alpha']);
   } else {
     ctx.a = await startServer({
+      env,
       config: {
         network: { id: 'alpha-net', name: 'Alpha' },
         server,
-        store: STORE,
+        store: storeOf('a'),
         auth: { tokens: tokens() },
         rooms: [{ id: 'general', members: ['alpha', 'beta-net:beta'] }],
       },
     });
     ctx.b = await startServer({
+      env,
       config: {
         network: { id: 'beta-net', name: 'Beta' },
         server,
-        store: STORE,
+        store: storeOf('b'),
         auth: { tokens: tokens() },
         rooms: [{ id: 'general', members: ['beta', 'gamma', 'alpha-net:alpha'], federation: { pairings: ['ab'] } }],
         pairings: [{ id: 'ab', remote_network_id: 'alpha-net', remote_base_url: ctx.a.url, token: PAIR_TOKEN, bound: true }],
@@ -276,3 +287,21 @@ relayed('the home network edits and deletes; the peer follows and refuses its ow
   await editsAndDeletesRelay(ctx);
 });
 relayed.run();
+
+const postgres = suite<Ctx & { pgs: PgSchema[] }>('message edits and deletes over a direct pairing on postgres');
+postgres.before.each(async (ctx) => {
+  ctx.pgs = [await freshSchema(), await freshSchema()];
+  ctx.env = { SVC_TEST_STORE_URL: ctx.pgs[0]!.url };
+  // editConfigFile validates the edited config against this process's environment.
+  process.env.SVC_TEST_STORE_URL = ctx.pgs[0]!.url;
+  ctx.store = (side) => pgStore(ctx.pgs[side === 'a' ? 0 : 1]!);
+});
+postgres.after.each(async (ctx) => {
+  await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
+  await Promise.all((ctx.pgs ?? []).map((x) => x.drop()));
+});
+postgres('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
+  await pair(ctx);
+  await editsAndDeletesRelay(ctx);
+});
+postgres.run();

@@ -1,13 +1,15 @@
 // What each journaled effect does in SQL: one function shared by live writes, start-up replay
 // and the checkpoint worker, so the three cannot drift apart. Journal records hold effects
 // (intents.ts), never intents: a replay applies what was decided, it does not decide again.
-// Messages are indexed for search later, in batches (search-upkeep.ts), not here.
+// Messages are indexed for search later, in batches (search-upkeep.ts), not here; only an edit's
+// new words are written with the edit (search.ts `indexEdit`), which is rare and keeps search true.
 
 import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
+import { forgetSearch, indexEdit } from './search.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -33,8 +35,8 @@ const utf8 = (json: string | Uint8Array): Uint8Array => (typeof json === 'string
 
 /**
  * Applies journal ops inside the caller's transaction (live writes, replay and checkpoints alike).
- * `jsonOf(i)` may give the body JSON of op i when it is a message insert (the message) or an
- * event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
+ * `jsonOf(i)` may give the body JSON of op i when it is a message insert or update (the message) or
+ * an event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
  * not done twice.
  */
 export function applyOps(
@@ -83,6 +85,30 @@ export function applyOps(
         ]);
         break;
       }
+      case 'message.update': {
+        // seq, conv and event_id stay: the message keeps its place and its created event.
+        const m = op.record.message;
+        run('UPDATE messages SET body = CAST(? AS TEXT) WHERE id = ?', [utf8(jsonOf(i) ?? JSON.stringify(m)), m.id]);
+        indexEdit(run, m);
+        break;
+      }
+      case 'message.version':
+        run('INSERT INTO message_versions (message_id, version, body) VALUES (?, ?, ?)', [
+          op.message_id,
+          op.version.version,
+          JSON.stringify(op.version),
+        ]);
+        break;
+      case 'artifacts.clear':
+        run('DELETE FROM artifacts WHERE message_id = ?', [op.message_id]);
+        break;
+      case 'message.forget':
+        run('DELETE FROM artifacts WHERE message_id = ?', [op.message_id]);
+        run('DELETE FROM message_versions WHERE message_id = ?', [op.message_id]);
+        forgetSearch(run, op.message_id);
+        // Every part drops what it keeps about the message (reactions: their rows).
+        for (const p of parts) p.sqlite.forget?.(run, op.message_id);
+        break;
       case 'thread.put':
         run(
           'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +
@@ -106,12 +132,13 @@ export function applyOps(
       case 'artifact.insert': {
         const a = op.artifact;
         const t = a.target;
-        run('INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, body) VALUES (?, ?, ?, ?, ?, ?)', [
+        run('INSERT INTO artifacts (id, target_kind, room_id, thread_id, dm_id, message_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)', [
           a.id,
           t.kind,
           t.kind === 'dm' ? null : (t.room_id ?? null),
           t.kind === 'thread' ? (t.thread_id ?? null) : null,
           t.kind === 'dm' ? (t.dm_id ?? null) : null,
+          a.message_id,
           JSON.stringify(a),
         ]);
         break;

@@ -159,6 +159,26 @@ const MIGRATIONS: Migration[] = [
         SELECT j.value, 'dm', d.id FROM dms d, json_each(d.body, '$.participant_ids') j;
     `,
   },
+  {
+    version: 14,
+    // #40 parts 1 and 2, edits and deletes. message_versions: an edited message's earlier versions
+    // (the MessageVersion as JSON), kept by message.version and dropped by message.forget (apply.ts).
+    // artifacts.message_id: an edit replaces a message's artifacts and a delete drops them. A
+    // column filled once here (artifacts are written once, so the fill is their only read) and an
+    // index make that a point lookup; a json_extract condition would read every artifact row of
+    // the store on each edit.
+    sql: `
+      CREATE TABLE IF NOT EXISTS message_versions (
+        message_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (message_id, version)
+      );
+      ALTER TABLE artifacts ADD COLUMN message_id TEXT;
+      UPDATE artifacts SET message_id = json_extract(body, '$.message_id');
+      CREATE INDEX IF NOT EXISTS artifacts_by_message ON artifacts (message_id);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -163,10 +163,10 @@ const MIGRATIONS: Migration[] = [
     version: 14,
     // #40 parts 1 and 2, edits and deletes. message_versions: an edited message's earlier versions
     // (the MessageVersion as JSON), kept by message.version and dropped by message.forget (apply.ts).
-    // artifacts.message_id: an edit replaces a message's artifacts and a delete drops them. A
-    // column filled once here (artifacts are written once, so the fill is their only read) and an
-    // index make that a point lookup; a json_extract condition would read every artifact row of
-    // the store on each edit.
+    // artifacts_by_message: an edit replaces a message's artifacts and a delete drops them, found
+    // through this index on the message id their body holds (apply.ts DELETE_ARTIFACTS names the same
+    // expression) rather than by reading every artifact row. An index on the expression, not a
+    // new column: existing rows need no fill, inserts no change, and the migration may run again.
     sql: `
       CREATE TABLE IF NOT EXISTS message_versions (
         message_id TEXT NOT NULL,
@@ -174,9 +174,7 @@ const MIGRATIONS: Migration[] = [
         body TEXT NOT NULL,
         PRIMARY KEY (message_id, version)
       );
-      ALTER TABLE artifacts ADD COLUMN message_id TEXT;
-      UPDATE artifacts SET message_id = json_extract(body, '$.message_id');
-      CREATE INDEX IF NOT EXISTS artifacts_by_message ON artifacts (message_id);
+      CREATE INDEX IF NOT EXISTS artifacts_by_message ON artifacts (json_extract(body, '$.message_id'));
     `,
   },
 ];

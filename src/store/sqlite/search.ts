@@ -103,13 +103,28 @@ export function indexScope(run: Run, seq: number, m: Message): void {
 }
 
 /**
+ * Most distinct words of an edit indexed with it: one FTS4 insert of 8,192 words takes about 30 ms
+ * of the write's turn (as one slice of the upkeep: search-upkeep.ts SLICE); 131k would hold the
+ * loop for seconds. Words past them are not found by search (docs/security.md). Tests lower it.
+ */
+export const EDIT_WORDS = { max: 8192 };
+
+/** An index text cut to its first `max` distinct words, when it has more. */
+function firstWords(text: string, max: number): string {
+  // Each word takes at least two characters with its space: shorter texts cannot have more.
+  if (text.length < 2 * max) return text;
+  const words = [...new Set(text.split(' '))];
+  return words.length > max ? words.slice(0, max).join(' ') : text;
+}
+
+/**
  * Indexes an edited message's new words under its seq, with its scope row, in the edit's own
  * transaction (live, replayed and checkpointed alike: apply.ts). Edits are rare next to sends, so
  * the index segment this adds per turn is left to the upkeep's merges; a message with no text left
  * adds nothing (its old words are refused by searchPage's check). Its old words stay indexed.
  */
 export function indexEdit(run: Run, m: Message): void {
-  const words = indexText(m);
+  const words = firstWords(indexText(m), EDIT_WORDS.max);
   if (words === '') return;
   run('INSERT INTO search_index (docid, words) SELECT seq, CAST(? AS TEXT) FROM messages WHERE id = ?', [Buffer.from(words, 'utf8'), m.id]);
   run(`${SCOPE_HEAD} SELECT seq, ?, ?, ?, ? FROM messages WHERE id = ?`, [...scopeRow(null, m).slice(1), m.id]);

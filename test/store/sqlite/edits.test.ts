@@ -15,6 +15,7 @@ import { parseQuery } from '../../../src/protocol/search-text.js';
 import type { Artifact, Message } from '../../../src/protocol/types.js';
 import { reactionsPart } from '../../../src/store/reactions/part.js';
 import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
+import { EDIT_WORDS } from '../../../src/store/sqlite/search.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { MessageDeleteOp, MessageEditOp, SearchQuery, Store } from '../../../src/store/types.js';
@@ -173,6 +174,21 @@ test('a page of results stays full when edited messages in it no longer match', 
   assert.equal(await search(s, 'lemon', { limit: 4 }), { ids: ['m8', 'm7', 'm6', 'm5'], more: true });
   // A word of both versions finds each message once.
   assert.equal((await search(s, 'number')).ids, ['m8', 'm7', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1']);
+});
+
+test('an edit of very many distinct words indexes the first ones with the write, and no more', async () => {
+  const s = await open();
+  await s.write([createRoom('r1'), send(withText('m1', 'short'))]);
+  const max = EDIT_WORDS.max;
+  EDIT_WORDS.max = 4;
+  try {
+    await s.write([edit('m1', 'alpha bravo charlie delta echo foxtrot golf')]);
+  } finally {
+    EDIT_WORDS.max = max;
+  }
+  assert.equal((await search(s, 'delta')).ids, ['m1']);
+  assert.equal((await search(s, 'echo')).ids, []);
+  assert.is((await s.getMessage('m1'))!.message.parts[0]!.text, 'alpha bravo charlie delta echo foxtrot golf');
 });
 
 test('a store migrated to schema 14 keeps versions, and an edit replaces the artifacts stored before', async () => {

@@ -225,6 +225,11 @@ export interface NetworkDocument {
   };
   console: { can_send_human: boolean };
   warnings: Warning[];
+  /**
+   * How long this network keeps messages (server.retention, #40 part 4); absent: forever. Each
+   * network of a pairing applies its own, and its peer's pairing check reports it.
+   */
+  retention?: RetentionPolicy;
 }
 
 export type PairingStatus = 'connected' | 'degraded' | 'incompatible' | 'error' | 'pending' | 'unknown';
@@ -234,6 +239,8 @@ export interface PairingDiagnostics {
   remote_version?: string;
   remote_network_id?: string;
   remote_protocols?: { http?: string[]; pair?: string[] };
+  /** The peer's own retention (its /v1/network `retention`): what it keeps of relayed messages. Absent: forever. */
+  remote_retention?: RetentionPolicy;
   reason?: string;
   message?: string;
 }

@@ -4,7 +4,7 @@
 // mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
 // nobody on the peer changes the relayed copy (only its home network does), a repeated relayed edit
 // changes nothing, and the peer's own messages relay their edits and deletes back; in a room and a DM.
-// On the memory store directly and through the relay, and on Postgres (two schemas) directly.
+// On sqlite directly and through the relay, and on Postgres (two schemas) directly.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
@@ -28,8 +28,6 @@ const tokens = () => [
   { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
 ];
 const text = (t: string) => [{ kind: 'text', text: t }];
-/** The store both servers use in the suites without a store of their own. */
-const STORE: Record<string, Json> = { backend: 'memory' };
 
 /** `svc relay --listen 127.0.0.1:0` as a child process. */
 async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -63,7 +61,7 @@ interface Ctx {
   a: TestServer;
   b: TestServer;
   relay?: { url: string; stop: () => Promise<void> };
-  /** The store of each side (default STORE), and the environment both start with. */
+  /** The store of each side (default: the test default, sqlite), and the environment both start with. */
   store?: (side: 'a' | 'b') => Record<string, Json>;
   env?: Record<string, string>;
 }
@@ -74,7 +72,7 @@ const connected = async (s: TestServer) =>
 /** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership; directly, or through a relay. */
 async function pair(ctx: Ctx): Promise<void> {
   const server = { pairing_check_interval_ms: 300 };
-  const storeOf = (side: 'a' | 'b') => ctx.store?.(side) ?? STORE;
+  const storeOf = (side: 'a' | 'b') => (ctx.store ? { store: ctx.store(side) } : {});
   const env = ctx.env ?? {};
   if (ctx.relay) {
     const relay = { url: ctx.relay.url, room: 'lifecycle-relay-room-0123456789abcdef' };
@@ -84,7 +82,7 @@ async function pair(ctx: Ctx): Promise<void> {
         config: {
           network: { id, name: id },
           server,
-          store: storeOf(id === 'alpha-net' ? 'a' : 'b'),
+          ...storeOf(id === 'alpha-net' ? 'a' : 'b'),
           auth: { tokens: tokens() },
           rooms: [{ id: 'general', members, federation: { pairings: ['ab'] } }],
           pairings: [{ id: 'ab', remote_network_id: remote, token: PAIR_TOKEN, bound: true, relay }],
@@ -98,7 +96,7 @@ async function pair(ctx: Ctx): Promise<void> {
       config: {
         network: { id: 'alpha-net', name: 'Alpha' },
         server,
-        store: storeOf('a'),
+        ...storeOf('a'),
         auth: { tokens: tokens() },
         rooms: [{ id: 'general', members: ['alpha', 'beta-net:beta'] }],
       },
@@ -108,7 +106,7 @@ async function pair(ctx: Ctx): Promise<void> {
       config: {
         network: { id: 'beta-net', name: 'Beta' },
         server,
-        store: storeOf('b'),
+        ...storeOf('b'),
         auth: { tokens: tokens() },
         rooms: [{ id: 'general', members: ['beta', 'gamma', 'alpha-net:alpha'], federation: { pairings: ['ab'] } }],
         pairings: [{ id: 'ab', remote_network_id: 'alpha-net', remote_base_url: ctx.a.url, token: PAIR_TOKEN, bound: true }],
@@ -264,7 +262,7 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
   }
 }
 
-const direct = suite<Ctx>('message edits and deletes over a direct pairing');
+const direct = suite<Ctx>('message edits and deletes over a direct pairing on sqlite');
 direct.after.each(async (ctx) => {
   await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
 });
@@ -274,7 +272,7 @@ direct('the home network edits and deletes; the peer follows and refuses its own
 });
 direct.run();
 
-const relayed = suite<Ctx>('message edits and deletes over a pairing through svc relay');
+const relayed = suite<Ctx>('message edits and deletes over a pairing through svc relay on sqlite');
 relayed.before.each(async (ctx) => {
   ctx.relay = await startRelay();
 });

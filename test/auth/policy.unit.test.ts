@@ -56,6 +56,8 @@ const EXPECTED_SCOPES: Record<Action, Scope[]> = {
   'events.stream': ['observe', 'admin'],
   'pairings.read': ['observe', 'admin'],
   'message.send': ['write', 'pair'],
+  // PATCH, DELETE /v1/messages/{id}: the sender (as on a send, a pairing for its network's senders) or an operator.
+  'message.change': ['write', 'pair', 'admin'],
   admin: ['admin'],
   'agent.register': ['admin', 'attach'],
   attach: ['attach'],
@@ -121,6 +123,7 @@ rules('a generated agent token reads, writes and attaches but never administers'
     'events.stream': 200,
     'pairings.read': 403,
     'message.send': 200,
+    'message.change': 200,
     admin: 403,
     'agent.register': 200,
     attach: 200,

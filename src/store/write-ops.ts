@@ -153,6 +153,17 @@ export interface MessageDeleteOp {
   event: (tombstone: Message) => ServiceEvent;
 }
 
+/**
+ * Removes stored messages for good (#40 part 4, retention): each message's row, the events that
+ * hold it, its artifacts, versions and search entry, and what each part keeps about it (`forget`);
+ * its thread's or DM's message_count goes down by one unless it was a tombstone (already
+ * uncounted). Ids that are not stored are passed over. Appends no event.
+ */
+export interface MessagePurgeOp {
+  op: 'message.purge';
+  ids: string[];
+}
+
 /** Appends an event that depends on no stored state (presence, wakes, pairing status). */
 export interface EventAppendOp {
   op: 'event.append';
@@ -193,6 +204,7 @@ export type WriteOp =
   | MessageInsertOp
   | MessageEditOp
   | MessageDeleteOp
+  | MessagePurgeOp
   | EventAppendOp
   | PairingStateOp
   | AgentReadStateOp
@@ -211,6 +223,7 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'message.edit'; record: MessageRecord; previous: MessageVersion; mentions_added: string[] }
   | { op: 'message.delete'; record: MessageRecord; deleted: boolean }
+  | { op: 'message.purge'; purged: string[] }
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }

@@ -30,6 +30,7 @@ import { ClientError, responseError, transportError, type CallContext } from './
 import type {
   ArtifactQuery,
   CreateRoomRequest,
+  EditBody,
   EditOptions,
   ListQuery,
   MembersRequest,

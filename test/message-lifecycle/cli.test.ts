@@ -2,12 +2,13 @@
 // the sender edits (text from the arguments or stdin, --mention, --json), an operator edits without
 // naming a sender, a stale --expect-version and someone else's message are refused with one line
 // and exit 1, svc versions lists what the edits replaced, svc read marks edits and tombstones, and a
-// delete leaves a tombstone that a second delete answers unchanged and an edit cannot touch.
+// delete leaves a tombstone that a second delete answers unchanged and an edit cannot touch; svc tail
+// prints message.edited and message.deleted events.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cli, MEMORY_STORE, type CliResult } from '../helpers/cli.js';
+import { cleanEnv, cli, MEMORY_STORE, spawnCli, type CliResult } from '../helpers/cli.js';
 import { roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -166,6 +167,31 @@ t('svc delete leaves a tombstone: read marks it, a second delete answers it, an 
   const edit = await as(['edit', id, '--as', 'alpha', 'back again']);
   assert.is(edit.code, 1);
   assert.match(edit.stderr, /^svc edit: 409 conflict: .*was deleted/);
+});
+
+t('svc tail prints the edit and the delete as they happen', async ({ s, as }) => {
+  const id = await say(s, 'tail me');
+  const tail = spawnCli(['tail', '--type', 'message.edited,message.deleted', '--count', '2', '--url', s.url], {
+    env: { SVC_TOKEN: ADMIN },
+  });
+  let out = '';
+  let err = '';
+  tail.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => tail.once('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    tail.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/following events/.test(err)) resolve();
+    });
+    tail.once('close', () => reject(new Error(`svc tail ended before following: ${err}`)));
+  });
+  assert.is((await as(['edit', id, '--as', 'alpha', 'tailed'])).code, 0);
+  assert.is((await as(['delete', id, '--as', 'alpha'])).code, 0);
+  assert.is(await exited, 0, err);
+  const lines = out.trimEnd().split('\n');
+  assert.is(lines.length, 2, out);
+  assert.match(lines[0]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d  message\\.edited +#general alpha: tailed \\(${id} edited, version 2\\)$`));
+  assert.match(lines[1]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d  message\\.deleted +#general alpha: ${id} deleted$`));
 });
 
 t.run();

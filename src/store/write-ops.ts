@@ -1,6 +1,6 @@
 // Write intents: the ops of one atomic write and what each did. Re-exported by ./types.js.
 
-import type { Artifact, Message, MessageVersion, Part, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
+import type { Artifact, Message, MessageVersion, Part, RetentionPolicy, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type {
   AgentReadState,
   AgentRecord,
@@ -24,6 +24,8 @@ export interface RoomSpec {
   write_policy: WritePolicy;
   /** Absent: the removed room's pairings when reviving one, else none. */
   federation_pairings?: string[];
+  /** Absent: the removed room's retention when reviving one, else none. */
+  retention?: RetentionPolicy;
 }
 
 /** Builds the event of a room membership change from the room as the backend stored it. */

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cli, MEMORY_STORE, spawnCli, type CliResult } from '../helpers/cli.js';
+import { cleanEnv, cli, spawnCli, type CliResult } from '../helpers/cli.js';
 import { roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -23,7 +23,7 @@ interface Ctx {
 const t = suite<Ctx>('svc edit, svc delete, svc versions');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'beta' }, ADMIN);
   assert.is(reg.status, 200, reg.text);
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: ALPHA, ...env } });

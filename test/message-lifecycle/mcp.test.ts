@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MEMORY_STORE } from '../helpers/cli.js';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
 import { connectMcpHttp, type McpHttpSession } from '../helpers/mcp-http.js';
 import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
@@ -31,7 +30,6 @@ const t = suite<Ctx>('the MCP tools edit_message and delete_message');
 t.before(async (ctx) => {
   ctx.s = await startServer({
     config: {
-      store: MEMORY_STORE,
       auth: {
         tokens: [
           ...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })),

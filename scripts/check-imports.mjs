@@ -36,6 +36,7 @@ const LAYERS = [
       'src/live/',
       'src/loop-guard/',
       'src/mcp-http/',
+      'src/message-lifecycle/',
       'src/metrics/',
       'src/oauth/',
       'src/pairing/',

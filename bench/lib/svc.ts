@@ -36,6 +36,8 @@ export interface SvcOptions {
   manyFds?: boolean;
   /** Watch svc's event-loop stalls to the millisecond (bench/lib/loop-stall.mjs); read them with `stallMaxMs`. */
   watchStalls?: boolean;
+  /** server.retention (the retention row). */
+  retention?: { max_age?: string; max_messages?: number };
 }
 
 export interface SvcServer {
@@ -81,6 +83,7 @@ export function svcConfig(o: SvcOptions): Record<string, unknown> {
       limits: { sse_streams_per_address: 0 },
       ...(o.eventBuffer !== undefined ? { event_buffer: o.eventBuffer } : {}),
       ...(o.receipts === false ? { receipts: false } : {}),
+      ...(o.retention ? { retention: o.retention } : {}),
     },
     store: o.postgres
       ? { backend: 'postgres', url_env: 'SVC_BENCH_DATABASE_URL', schema: o.postgres.schema }

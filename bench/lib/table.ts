@@ -327,6 +327,30 @@ export function table(r: Results): string {
     wIdle,
   );
 
+  const ret = h?.retention ?? null;
+  add(
+    `retention: ${fmt(ret?.expired)} expired messages of the big store purged while the same ingest runs (ingest rate against the rounds without; the purge's length)`,
+    ret ? `${fmt(ret.ingest_rate)}/s against ${fmt(h?.ingest_rate)}/s; ${fmt(ret.purged)} purged in ${fmt(ret.purge_s, ' s')}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    'all purged',
+    verdict(ret ? atLeast(ret.purged, ret.expired) : null),
+    wIdle,
+  );
+  add(
+    'longest event-loop stall of svc during that purge and ingest',
+    ret ? fmt(ret.event_loop_max_ms, ' ms') : '—',
+    '',
+    '',
+    '—',
+    null,
+    '≤ 25 ms',
+    verdict(ret ? atMost(ret.event_loop_max_ms, 25) : null),
+    wIdle,
+  );
+
   const header = ['scenario', 'svc', 'baseline', 'NATS', 'svc / baseline', 'svc / NATS', 'target', 'host idle', ''];
   const lines = [header, header.map(() => '---'), ...rows].map((cols) => `| ${cols.join(' | ')} |`);
   return lines.join('\n');

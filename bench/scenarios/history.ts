@@ -13,6 +13,7 @@ import { nowMs, round, Samples } from '../lib/stats.js';
 import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN, type SvcServer } from '../lib/svc.js';
 import { svcTarget, type IngestRun } from '../lib/targets.js';
 import { isSaturated, lowestIdle } from '../lib/verdict.js';
+import { runRetention, type RetentionResult } from './retention.js';
 
 export interface HistoryResult {
   messages: number;
@@ -68,6 +69,8 @@ export interface HistoryResult {
   fill_s: number;
   /** Time svc serve took to stop (its final checkpoint of the whole database). */
   shutdown_s: number;
+  /** The retention row: a tenth of the loaded store purged while the same ingest runs (retention.ts). */
+  retention: RetentionResult | null;
 }
 
 const CHECKPOINT_BYTES = 16 * 1024 * 1024;
@@ -254,6 +257,7 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
   log(`history: loaded in ${loaded.seconds.toFixed(1)} s, ${(loaded.db_bytes / 1048576).toFixed(0)} MB; starting svc serve`);
   const dbFile = path.join(dir, 'svc.db');
   for (let k = 2; k <= rounds; k++) copyStore(dir, path.join(dir, `big-${k}`));
+  copyStore(dir, path.join(dir, 'retention'));
   // A 16 MiB journal threshold (default 64) so the ingest on the big store includes checkpoints of
   // the whole database: their stall is what scenario 5 looks for.
   const svc = await startSvc({
@@ -299,6 +303,8 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       log(`history: ingest on a copy of the loaded store (round ${k} of ${rounds})`);
       big.push(await freshRound(path.join(dir, `big-${k}`), s, note, 'the big store'));
     }
+    log('history: ingest on a copy of the loaded store while retention purges a tenth of it');
+    const retention = await runRetention(path.join(dir, 'retention'), loaded.messages, s.history.rooms, s);
     const rates = big.map((r) => Math.round(r.ing.rate));
     const emptyRates = empty.map((r) => Math.round(r.ing.rate));
     const stalls = big.map((r) => (r.stall === null ? null : round(r.stall)));
@@ -335,6 +341,7 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
       ingest_idle_pct: lowestIdle(...big.map((r) => r.idle)),
       fill_s: round(loaded.seconds),
       shutdown_s: round(shutdownS),
+      retention,
     };
   } finally {
     clearInterval(sampler);

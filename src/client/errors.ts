@@ -52,8 +52,10 @@ export function hintFor(status: number, code: string, message: string, ctx: Call
     case 405:
       return `is ${ctx.baseUrl} an svc server of the same version? (svc doctor)`;
     case 409:
-      // A reserved id's refusal says itself who may register it (src/auth/agent-claims.ts).
-      return code === 'agent_reserved' ? undefined : 'pick another id, or remove the existing one first';
+      // A reserved id's refusal says itself who may register it (src/auth/agent-claims.ts); an edit or
+      // delete's says the message was deleted or edited meanwhile (and its version): no id to pick.
+      if (code === 'agent_reserved' || /^\/v1\/messages\/[^/]+$/.test(ctx.path.split('?')[0]!)) return undefined;
+      return 'pick another id, or remove the existing one first';
     case 413:
       return 'send less: a request body is at most 1 MiB';
     case 422:

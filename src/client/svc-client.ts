@@ -10,9 +10,11 @@ import type {
   Artifact,
   DirectConversation,
   Message,
+  MessageVersions,
   NetworkDocument,
   Page,
   Pairing,
+  Part,
   ReceiptReader,
   RemovedResponse,
   ReactionResult,
@@ -20,70 +22,26 @@ import type {
   SendRequest,
   SendResponse,
   Thread,
-  Visibility,
-  WritePolicy,
 } from '../protocol/types.js';
 import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 import type { OAuthGrantList, OAuthGrantRevoked } from '../protocol/oauth-grants.js';
 import type { SearchHit } from '../protocol/search-text.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
+import type {
+  ArtifactQuery,
+  CreateRoomRequest,
+  EditBody,
+  EditOptions,
+  ListQuery,
+  MembersRequest,
+  MessageReceipts,
+  RegisterAgentRequest,
+  SearchParams,
+} from './requests.js';
 import { exchange } from './http-call.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
-/** `limit`, `before`, `after` of every list endpoint. */
-export interface ListQuery {
-  limit?: number;
-  before?: string;
-  after?: string;
-  /** History reads: whom the read counts for in receipts (an agent id, or `human:<id>`; docs/receipts.md). */
-  as?: string;
-}
-
-/** GET /v1/messages/{id}/receipts (docs/receipts.md). */
-export interface MessageReceipts {
-  message_id: string;
-  receipts: {
-    reader: ReceiptReader;
-    state: 'pending' | 'delivered' | 'read';
-    delivered_at?: string;
-    read_at?: string;
-  }[];
-}
-
-export interface ArtifactQuery extends ListQuery {
-  room_id?: string;
-  thread_id?: string;
-  dm_id?: string;
-}
-
-/** GET /v1/search: `q` (every word must match, the last as a prefix) and optional filters. */
-export interface SearchParams {
-  q: string;
-  room_id?: string;
-  thread_id?: string;
-  dm_id?: string;
-  from?: string;
-  limit?: number;
-  before?: string;
-}
-
-export interface CreateRoomRequest {
-  id: string;
-  name?: string;
-  members?: string[];
-  visibility?: Visibility;
-  write_policy?: WritePolicy;
-}
-
-export interface RegisterAgentRequest {
-  requested_agent_id?: string;
-  name?: string;
-}
-
-export interface MembersRequest {
-  add?: string[];
-  remove?: string[];
-}
+export type * from './requests.js';
 
 export type RoomList = { rooms: Room[]; page: Page };
 export type AgentList = { agents: AgentSummary[]; page?: Page };
@@ -230,6 +188,22 @@ export class SvcClient {
     return this.#json(o.remove ? 'DELETE' : 'PUT', path, o.from ? { body: { from: o.from } } : {});
   }
 
+  /**
+   * PATCH /v1/messages/{id}: new content (`text` is one text part); answers the edited message.
+   * `from` absent: an agent token's own agent, or the message's sender or an operator for a static token.
+   */
+  editMessage(id: string, o: EditOptions): Promise<Message> {
+    return this.#json('PATCH', `/v1/messages/${seg(id)}`, { body: editBody(o) });
+  }
+  /** DELETE /v1/messages/{id}: leaves a tombstone (answered); `from` as for editMessage. */
+  deleteMessage(id: string, o: { from?: SendRequest['from'] } = {}): Promise<Message> {
+    return this.#json('DELETE', `/v1/messages/${seg(id)}`, o.from ? { body: { from: o.from } } : {});
+  }
+  /** GET /v1/messages/{id}/versions: its earlier versions, oldest first, and the current version number. */
+  messageVersions(id: string): Promise<MessageVersions> {
+    return this.#json('GET', `/v1/messages/${seg(id)}/versions`);
+  }
+
   // Agents
   /** GET /v1/agents. */
   listAgents(q: ListQuery = {}): Promise<AgentList> {
@@ -360,6 +334,13 @@ export class SvcClient {
     if (status < 200 || status > 299) throw responseError(status, text, ctx, requestId);
     return { status, text, ctx };
   }
+}
+
+/** The PATCH /v1/messages/{id} body of editMessage's options: `text` becomes one text part. */
+export function editBody(o: EditOptions): EditBody {
+  const { text, parts, ...rest } = o;
+  const given: Part[] = parts ?? (text !== undefined ? [{ kind: 'text', text }] : []);
+  return { ...rest, parts: given };
 }
 
 /** A path segment: ids are opaque, so escape anything that would change the path. */

@@ -6,7 +6,7 @@
 
 import { authorize, type Action } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
-import { ClientError, type ListQuery, type SearchParams } from '../client/index.js';
+import { ClientError, editBody, type ListQuery, type SearchParams } from '../client/index.js';
 import { AppError } from '../errors.js';
 import { searchRequestOf } from '../http/routes/search.js';
 import { windowOf } from '../http/query.js';
@@ -19,6 +19,7 @@ import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
 import { react } from '../reactions/react.js';
+import { deleteMessage, editMessage } from '../message-lifecycle/change.js';
 import type { NetworkApi } from '../mcp/session.js';
 import type { SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
@@ -75,5 +76,14 @@ export function inProcessApi(ctx: NetworkContext, principal: Principal): Network
       as('message.send', () =>
         react(ctx, principal, { message_id: messageId, emoji, action: o.remove ? 'remove' : 'add', ...(o.from ? { from: o.from } : {}) }),
       ),
+    editMessage: (id, o) =>
+      as('message.change', () => {
+        // Checked as PATCH /v1/messages/{id} checks its body.
+        const body = editBody(o);
+        const problem = check('edit-message', body, 'body');
+        if (problem) throw new AppError('bad_request', problem);
+        return editMessage(ctx, principal, id, body);
+      }),
+    deleteMessage: (id, o = {}) => as('message.change', () => deleteMessage(ctx, principal, id, o.from)),
   };
 }

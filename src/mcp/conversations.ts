@@ -27,6 +27,8 @@ export type NetworkApi = Pick<
   | 'search'
   | 'send'
   | 'react'
+  | 'editMessage'
+  | 'deleteMessage'
   | 'receipts'
 >;
 

@@ -34,6 +34,11 @@ export interface MessageView {
   for_me: 'mention' | 'dm' | null;
   /** Emoji reactions, when it has any (#28). */
   reactions?: ReactionSummary[];
+  /** When it was last edited and its version (#40), when it was edited. */
+  edited_at?: string;
+  version?: number;
+  /** When it was deleted: a tombstone, with no text. */
+  deleted_at?: string;
 }
 
 export function conversationOf(t: Target): Conversation {
@@ -81,6 +86,8 @@ export function messageView(m: Message, self: Self): MessageView {
     mentions: [...m.mentions],
     for_me: forMe(m, self),
     ...(m.reactions?.length ? { reactions: m.reactions } : {}),
+    ...(m.edited_at !== undefined ? { edited_at: m.edited_at, version: m.version ?? 1 } : {}),
+    ...(m.deleted_at !== undefined ? { deleted_at: m.deleted_at } : {}),
   };
 }
 
@@ -121,8 +128,14 @@ function sender(v: MessageView, self: Self): string {
 /** One message: a header line with id, time, sender and why it is here, then its text indented. */
 export function messageLines(v: MessageView, self: Self): string[] {
   const tag = v.for_me === 'mention' ? ' · mentions you' : '';
-  const head = `- ${v.id} · ${shortTime(v.created_at)} · ${sender(v, self)}${tag}:`;
-  const body = v.text === '' ? ['  (no text)'] : v.text.split('\n').map((l) => `  ${l}`);
+  const edited = v.edited_at !== undefined && v.deleted_at === undefined ? ` · edited ${shortTime(v.edited_at)}` : '';
+  const head = `- ${v.id} · ${shortTime(v.created_at)} · ${sender(v, self)}${tag}${edited}:`;
+  const body =
+    v.deleted_at !== undefined
+      ? [`  (deleted ${shortTime(v.deleted_at)})`]
+      : v.text === ''
+        ? ['  (no text)']
+        : v.text.split('\n').map((l) => `  ${l}`);
   const reacted = v.reactions?.length
     ? [
         `  reactions: ${v.reactions.map((r) => `${r.emoji} ${r.count} (${r.by.map((b) => who(self.network_id, b)).join(', ')})`).join(' · ')}`,

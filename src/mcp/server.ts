@@ -15,6 +15,7 @@ import { readMessages, sendMessage } from './messages.js';
 import { unmentionedLines } from '../protocol/mentions.js';
 import { result } from './result.js';
 import { registerReact } from './react.js';
+import { registerEditDelete } from './edit-delete.js';
 import { registerSearch } from './search.js';
 import type { Session } from './session.js';
 import { DELIVERY_WAIT_MAX_S, deliveryLine, waitForDelivery } from './delivery.js';
@@ -203,6 +204,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
 
   registerSearch(server, deps.session);
   registerReact(server, deps.session);
+  registerEditDelete(server, deps.session);
 
   const subscribed = new Set<string>();
   if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };

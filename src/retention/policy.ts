@@ -25,9 +25,3 @@ export function limitsOf(network: RetentionPolicy | undefined, room: RetentionPo
   if (max_age_ms === undefined && count === undefined) return undefined;
   return { ...(max_age_ms !== undefined ? { max_age_ms } : {}), ...(count !== undefined ? { max_messages: count } : {}) };
 }
-
-/** A policy as one line for operators (`30d, 1000 messages`). */
-export function describeRetention(p: RetentionPolicy | undefined): string {
-  const parts = [...(p?.max_age ? [p.max_age] : []), ...(p?.max_messages !== undefined ? [`${p.max_messages} messages`] : [])];
-  return parts.length > 0 ? parts.join(', ') : 'forever';
-}

@@ -22,7 +22,15 @@ const ADMIN = TOKENS.admin.value;
 /** One server for both suites (the second one's `after` stops it). */
 let server: Promise<TestServer> | undefined;
 const shared = () =>
-  (server ??= startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } }));
+  (server ??= startServer({
+    config: {
+      store: MEMORY_STORE,
+      rooms: [
+        { id: 'general', name: 'General', members: ['alpha'] },
+        { id: 'brief', members: ['alpha'], retention: { max_messages: 50 } },
+      ],
+    },
+  }));
 
 const t = suite<{ s: TestServer; as: (args: string[], env?: Record<string, string>) => ReturnType<typeof cli> }>(
   'svc rooms and agents against a running server',
@@ -46,7 +54,7 @@ t('rooms list prints an aligned table with a header, and --json the API shape', 
   const body = JSON.parse(machine.stdout);
   assert.equal(
     body.rooms.map((r: { id: string }) => r.id),
-    ['general'],
+    ['general', 'brief'],
   );
   assert.is(body.rooms[0].fqid, 'svc://testnet/rooms/general');
 });
@@ -72,6 +80,9 @@ t('rooms create, get, members and delete round-trip, each exiting 0', async ({ a
   assert.is(got.code, 0, got.stderr);
   assert.match(got.stdout, /^id\s+ops$/m);
   assert.match(got.stdout, /^members\s+alpha, beta$/m);
+  assert.match(got.stdout, /^retention\s+forever$/m);
+  const brief = await as(['rooms', 'get', 'brief']);
+  assert.match(brief.stdout, /^retention\s+50 messages \(the room\)$/m);
   const gotJson = JSON.parse((await as(['rooms', 'get', 'ops', '--json'])).stdout);
   assert.is(gotJson.write_policy, 'operators');
 

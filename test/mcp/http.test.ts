@@ -58,13 +58,23 @@ t.after(async (ctx) => {
   await ctx.s.dispose();
 });
 
-t('initialize names the server as the token agent and lists the seven tools; GET and DELETE are 405', async (ctx) => {
+t('initialize names the server as the token agent and lists the nine tools; GET and DELETE are 405', async (ctx) => {
   const m = await connectMcpHttp(ctx.s.url, ctx.beta);
   try {
     assert.is(m.client.getServerVersion()?.name, 'svc');
     assert.is(m.client.getServerVersion()?.title, 'svc agent beta');
     const tools = (await m.client.listTools()).tools.map((x) => x.name).sort();
-    assert.equal(tools, ['list_conversations', 'react', 'read_messages', 'search_messages', 'send_message', 'wait_for_messages', 'whoami']);
+    assert.equal(tools, [
+      'delete_message',
+      'edit_message',
+      'list_conversations',
+      'react',
+      'read_messages',
+      'search_messages',
+      'send_message',
+      'wait_for_messages',
+      'whoami',
+    ]);
     // Stateless: no resource subscriptions (there is no stream to announce an update on).
     assert.not.ok(m.client.getServerCapabilities()?.resources?.subscribe);
   } finally {

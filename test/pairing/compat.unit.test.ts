@@ -33,6 +33,15 @@ const check = (d: unknown, expected: string | null = 'remote') =>
 
 const c = suite('the compatibility check of a remote network document');
 
+c("the peer's retention is reported as it states it; anything else in it is dropped", () => {
+  assert.equal(check(doc({ retention: { max_age: '30d', max_messages: 10, other: 1 } })).diagnostics.remote_retention, {
+    max_age: '30d',
+    max_messages: 10,
+  });
+  assert.is(check(doc()).diagnostics.remote_retention, undefined);
+  assert.is(check(doc({ retention: { max_age: 30 } })).diagnostics.remote_retention, undefined);
+});
+
 c('a current remote with DMs is connected, with redacted diagnostics', () => {
   assert.equal(check(doc()), {
     status: 'connected',

@@ -9,6 +9,7 @@ import { UsageError } from '../../target.js';
 import { withClient, type ClientFlags } from '../../with-client.js';
 import { splitList } from '../../options.js';
 import { reactionsSuffix } from '../react/run.js';
+import { changeMark } from '../edit/run.js';
 
 export interface ReadFlags extends ClientFlags {
   /** Act as this agent: its kept token is used in place of the config's operator token. */
@@ -47,7 +48,7 @@ async function receiptsOf(client: SvcClient, messages: readonly Message[]): Prom
 }
 
 /** The text of a message in one line: text parts, and other parts as `[kind name]`. */
-export function messageTextOf(m: Message): string {
+export function messageTextOf(m: Pick<Message, 'parts'>): string {
   return m.parts
     .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
     .join(' ');
@@ -116,7 +117,7 @@ export function readCommand(io: Io, flags: ReadFlags): Promise<number> {
         { header: 'TIME', value: (m) => m.created_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), style: (s) => c.dim(s) },
         { header: 'FROM', value: (m) => senderOf(m), style: (s, m) => (m.from.type === 'agent' ? c.cyan(s) : c.green(s)) },
         { header: 'ID', value: (m) => m.id, style: (s) => c.dim(s) },
-        { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) + reactionsSuffix(m) },
+        { header: 'TEXT', value: (m) => oneLine(messageTextOf(m)) + changeMark(m) + reactionsSuffix(m) },
         ...(receipts ? [{ header: 'RECEIPTS', value: (m: Message) => (receipts.has(m.id) ? receiptLine(receipts.get(m.id)!) : '-') }] : []),
       ])) {
         io.out(line);

@@ -1,7 +1,8 @@
 // svc rooms list / get / create / delete / members: the room endpoints for operators.
 
 import { collectAll, type CreateRoomRequest } from '../../../client/svc-client.js';
-import type { Room, Visibility, WritePolicy } from '../../../protocol/types.js';
+import type { RetentionPolicy, Room, Visibility, WritePolicy } from '../../../protocol/types.js';
+import { describeRetention } from '../../../protocol/retention.js';
 import { json, keyValues, list, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
@@ -40,8 +41,15 @@ export function roomsList(io: Io, flags: ListFlags): Promise<number> {
   });
 }
 
-/** The key/value lines of one room. */
-export function roomLines(io: Io, r: Room): string[] {
+/** A room's retention as it is kept: its own fields over the network's (`svc rooms get`). */
+export function retentionLine(room: RetentionPolicy | undefined, network: RetentionPolicy | undefined): string {
+  const kept = { ...network, ...room };
+  const whose = room ? (network ? 'the room over the network' : 'the room') : network ? 'the network' : undefined;
+  return whose ? `${describeRetention(kept)} (${whose})` : 'forever';
+}
+
+/** The key/value lines of one room; `network` is the network's retention when known. */
+export function roomLines(io: Io, r: Room, network?: RetentionPolicy): string[] {
   return keyValues(io.color, [
     ['id', io.color.cyan(r.id)],
     ['name', r.name],
@@ -49,6 +57,7 @@ export function roomLines(io: Io, r: Room): string[] {
     ['visibility', r.visibility],
     ['write policy', r.write_policy],
     ['members', list(r.members)],
+    ['retention', retentionLine(r.retention, network)],
     ['created', r.created_at],
   ]);
 }
@@ -57,7 +66,7 @@ export function roomsGet(io: Io, id: string, flags: ClientFlags): Promise<number
   return withClient(io, 'rooms get', flags, async (client) => {
     const room = await client.getRoom(id);
     if (flags.json) io.out(json(room));
-    else roomLines(io, room).forEach((l) => io.out(l));
+    else roomLines(io, room, (await client.network()).retention).forEach((l) => io.out(l));
     return EXIT.ok;
   });
 }

@@ -1,7 +1,7 @@
 // svc tail: follows /v1/events/stream, one line per event (or one JSON envelope per line with
 // --json), filtered by --room and --type; reconnects after a drop and resumes with Last-Event-ID.
 
-import type { ServiceEvent, Target } from '../../../protocol/types.js';
+import type { Message, ServiceEvent, Target } from '../../../protocol/types.js';
 import { escapeInvisible, oneLine } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
@@ -50,17 +50,29 @@ function where(t: Target | undefined): string {
   return `dm:${t.participant_ids.join(',') || t.dm_id}`;
 }
 
+const textOf = (m: Message): string =>
+  m.parts
+    .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
+    .join(' ');
+
+const fromOf = (m: Message): string =>
+  m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id;
+
 /** What an event says, in a few words (without its time and type). */
 export function describeEvent(e: ServiceEvent): string {
   switch (e.type) {
     case 'message.created': {
       const m = e.message;
-      if (!m) return '';
-      const text = m.parts
-        .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
-        .join(' ');
-      const from = m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id;
-      return `${where(m.target)} ${from}: ${text}`;
+      return m ? `${where(m.target)} ${fromOf(m)}: ${textOf(m)}` : '';
+    }
+    // The message as it is now; who changed it is not on the event (its sender, or an operator).
+    case 'message.edited': {
+      const m = e.message;
+      return m ? `${where(m.target)} ${fromOf(m)}: ${textOf(m)} (${m.id} edited, version ${m.version ?? 1})` : '';
+    }
+    case 'message.deleted': {
+      const m = e.message;
+      return m ? `${where(m.target)} ${fromOf(m)}: ${m.id} deleted` : '';
     }
     case 'thread.created':
       return e.thread ? `#${e.thread.room_id}/${e.thread.id}` : '';

@@ -6,9 +6,14 @@ import { sharesTarget, type RelayFacts } from '../network/relayed-event.js';
 
 export type { RelayFacts };
 
-/** Whether `m` is relayed to this pairing: originated here, never arrived by relay, target shared. */
+/**
+ * Whether `m` is relayed to this pairing: originated here, never arrived by relay, target shared,
+ * and not deleted. The event log holds a message as it is now (edited, or a tombstone), so a
+ * message deleted before the pairing relayed it is a tombstone here: the peer never gets it (an
+ * empty message it would refuse), and the delete that follows finds nothing there.
+ */
 export function isRelayable(m: Message, f: RelayFacts): boolean {
-  if (m.origin || m.from.network_id !== f.localNetworkId) return false;
+  if (m.origin || m.deleted_at !== undefined || m.from.network_id !== f.localNetworkId) return false;
   return sharesTarget(m.target, f);
 }
 

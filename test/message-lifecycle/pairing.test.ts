@@ -284,6 +284,28 @@ relayed('the home network edits and deletes; the peer follows and refuses its ow
   await pair(ctx);
   await editsAndDeletesRelay(ctx);
 });
+relayed('changes made while the peer is away: it gets each message as it is now, and never one deleted before it left', async (ctx) => {
+  await pair(ctx);
+  await ctx.b.stop();
+  const send = async (t: string) => {
+    const r = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', t), ALPHA);
+    assert.is(r.status, 200, r.text);
+    return r.body.message_id as string;
+  };
+  const kept = await send('meeting at 10');
+  assert.is((await patch(ctx.a, kept, { parts: text('meeting at 11') }, ALPHA)).status, 200);
+  const gone = await send('the password is hunter2');
+  assert.is((await remove(ctx.a, gone, ALPHA)).status, 200);
+  const last = await send('see you there');
+  await ctx.b.restart();
+  await eventually(() => messageAt(ctx.b, last), WAIT, 'the last message at B');
+  const atB = await messageAt(ctx.b, kept);
+  assert.equal(atB.parts, text('meeting at 11'));
+  assert.is(await messageAt(ctx.b, gone), undefined);
+  // Nothing was refused: the deleted message was not offered to B as an empty one.
+  const ab = ((await ctx.a.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab');
+  assert.is(ab?.refused, undefined, JSON.stringify(ab?.refused));
+});
 relayed.run();
 
 const postgres = suite<Ctx & { pgs: PgSchema[] }>('message edits and deletes over a direct pairing on postgres');

@@ -7,7 +7,7 @@
 import { AppError, badRequest, conflict, forbidden } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { canSeeMessage, viewerOf } from '../auth/visibility.js';
-import type { EditRequest, Message, Part, SendRequest } from '../protocol/types.js';
+import type { EditRequest, Message, SendRequest } from '../protocol/types.js';
 import { StoreError, type Decision, type DecisionReads, type MessageRecord, type RoomRecord, type WriteOp } from '../store/types.js';
 import { missingMessage, requireDirectMessages } from '../network/access.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
@@ -22,6 +22,8 @@ export interface EditMessageRequest extends EditRequest {
   from?: SendRequest['from'];
   /** Refused (409) unless the message is at this version. */
   expect_version?: number;
+  /** A relayed edit's version on the message's home network (relay.ts); only on a relayed copy. */
+  version?: number;
 }
 
 /** Edits a message; gives it as edited. Refusals are AppErrors (400, 403, 404, 409). */
@@ -34,10 +36,15 @@ export async function editMessage(ctx: NetworkContext, p: Principal, id: string,
     const scope = m.target.kind === 'dm' ? m.target.participant_ids : scopedMembers(net, room?.members ?? []);
     const parts = req.parts.map(wirePart);
     const { mentions } = mentionsOf(ctx, { parts, ...(req.mentions ? { mentions: req.mentions } : {}) }, scope);
-    // A relayed copy changes only by its home network's relay, which sends an edit again when it
-    // got no answer (the peer may have applied it). The repeat changes nothing: it is answered
-    // with the copy as it is, not made a second version with a second message.edited.
-    if (m.origin && sameContent(m, parts, mentions)) return undefined;
+    // A relayed copy changes only by its home network's relay, which names the version the edit
+    // made there and sends it again when it got no answer (the peer may have applied it). A copy
+    // already at that version is answered as it is, not made a second version with a second
+    // message.edited. A copy behind it (it missed an edit, or got the message as already edited)
+    // takes the edit: the content follows home even when the version counts differ.
+    if (req.version !== undefined) {
+      if (!m.origin) throw badRequest(`body.version: message ${id} was sent on this network; only a relayed edit names a version`);
+      if ((m.version ?? 1) >= req.version) return undefined;
+    }
     return {
       op: 'message.edit',
       id,
@@ -59,11 +66,6 @@ export async function deleteMessage(ctx: NetworkContext, p: Principal, id: strin
     at: now(),
     event: (message) => newEvent(ctx, 'message.deleted', { message }),
   }));
-}
-
-/** Whether a message already has these parts and mentions. */
-function sameContent(m: Message, parts: readonly Part[], mentions: readonly string[]): boolean {
-  return JSON.stringify(m.parts) === JSON.stringify(parts) && JSON.stringify(m.mentions) === JSON.stringify(mentions);
 }
 
 /** The write a change comes to; undefined when it changes nothing (the message is answered as it is). */

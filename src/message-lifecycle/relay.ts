@@ -23,11 +23,17 @@ export const editRelay: RelayedEvent = {
   madeHere: (e, local) => madeHere(e.message, local),
   request: (e) => {
     const m = e.message!;
-    // Mentions travel as canonical FQIDs, as on a relayed send; the peer resolves them against its members.
+    // Mentions travel as canonical FQIDs, as on a relayed send; the peer resolves them against its
+    // members. The version lets the peer tell a repeat (sent again after a lost answer) from a new edit.
     return {
       method: 'PATCH',
       path: pathOf(m),
-      body: { parts: m.parts, ...(m.mentions.length > 0 ? { mentions: m.mentions } : {}), from: senderOf(m) },
+      body: {
+        parts: m.parts,
+        ...(m.mentions.length > 0 ? { mentions: m.mentions } : {}),
+        from: senderOf(m),
+        ...(m.version !== undefined ? { version: m.version } : {}),
+      },
     };
   },
   accepts: (method, pathname) => method === 'PATCH' && MESSAGE_PATH.test(pathname),

@@ -180,6 +180,7 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
         parts: text('the build is green again, @beta-net:beta'),
         mentions: [BETA_FQID],
         from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+        version: 3,
       },
       PAIR_TOKEN,
     );
@@ -228,6 +229,10 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
       "beta's edit at A",
     );
     assert.equal([atA.parts, typeof atA.edited_at], [text('lunch at one'), 'string']);
+    // Only a relayed edit names the version it made at home.
+    const named = await patch(ctx.b, ownId, { parts: text('lunch at two'), version: 5 }, BETA);
+    assert.is(named.status, 400, named.text);
+    assert.match(named.body.error, /body\.version/);
     // ... and A's operator may not change it either.
     assert.is((await patch(ctx.a, ownId, { parts: text('lunch never') }, ADMIN)).status, 403);
 
@@ -299,8 +304,13 @@ relayed('changes made while the peer is away: it gets each message as it is now,
   const last = await send('see you there');
   await ctx.b.restart();
   await eventually(() => messageAt(ctx.b, last), WAIT, 'the last message at B');
-  const atB = await messageAt(ctx.b, kept);
-  assert.equal(atB.parts, text('meeting at 11'));
+  // It arrives as edited, then its edit (version 2 at home) makes it version 2 here too.
+  const atB = await eventually(
+    async () => ((await messageAt(ctx.b, kept))?.version === 2 ? messageAt(ctx.b, kept) : undefined),
+    WAIT,
+    'v2 at B',
+  );
+  assert.equal([atB.parts, typeof atB.edited_at], [text('meeting at 11'), 'string']);
   assert.is(await messageAt(ctx.b, gone), undefined);
   // Nothing was refused: the deleted message was not offered to B as an empty one.
   const ab = ((await ctx.a.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab');

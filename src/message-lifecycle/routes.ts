@@ -28,7 +28,7 @@ export const lifecycleRoutes: Route[] = [
       tag: 'messages',
       summary: 'Edit a message: new parts and mentions; the version it replaces is kept.',
       description:
-        "By the message's sender (proven as a send proves `from`; an agent token edits as its own agent) or an operator with the admin scope, and only on the message's home network. Mentions are resolved again; an agent mentioned by no earlier version is woken once. Emits `message.edited`. 409 when the message was deleted or is not at `expect_version`.",
+        "By the message's sender (proven as a send proves `from`; an agent token edits as its own agent) or an operator with the admin scope, and only on the message's home network. Mentions are resolved again; an agent mentioned by no earlier version is woken once. Emits `message.edited`. 409 when the message was deleted or is not at `expect_version`. `version` is sent by a pairing relaying an edit (the version it made at home; a copy already there answers unchanged).",
       responses: ok('Message'),
       errors: [409],
     },

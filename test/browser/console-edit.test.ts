@@ -205,6 +205,7 @@ t('delete asks first and leaves a tombstone, live on the other page; a deleted p
   assert.is(await tomb.locator('[data-testid=tombstone]').textContent(), 'message deleted');
   assert.is(await tomb.locator('[data-testid=message-text]').count(), 0, 'its text is gone');
   assert.is(await tomb.locator('[data-testid=action-edit], [data-testid=action-delete]').count(), 0, 'a tombstone has no edit or delete');
+  assert.is(await tomb.locator('[data-testid=receipts]').count(), 0, 'nor receipts');
   await other.locator(`#messages > li[data-id="${id}"] [data-testid=tombstone]`).waitFor();
   assert.is(await msg(other, 'to be deleted').count(), 0, 'the other page shows the tombstone live');
   assert.equal(await seriousViolations(page), [], 'a tombstone passes axe-core');

@@ -25,8 +25,8 @@ const ALPHA = TOKENS.alphaOnly.value;
 const PERSON = { id: 'person', value: 'tok-person-0123456789', scopes: ['observe', 'write'] };
 const SHOTS = path.join(ARTIFACTS, 'screenshots');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `edit-${name}.png`), fullPage: false });
-// The store is chosen by SVC_EDIT_STORE (default: the test default, sqlite); memory until every backend edits.
-const STORE = process.env.SVC_EDIT_STORE;
+// The memory store until the sqlite store takes edits and deletes; SVC_EDIT_STORE picks another.
+const STORE = process.env.SVC_EDIT_STORE ?? 'memory';
 
 const t = suite<Ctx>('the console edits and deletes messages');
 
@@ -51,7 +51,7 @@ t.after(async (ctx) => {
   await ctx.s?.dispose();
 });
 
-async function signIn(ctx: Ctx, token = TOKENS.admin.value): Promise<Page> {
+async function signIn(ctx: Ctx, token: string = TOKENS.admin.value): Promise<Page> {
   const page = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
   await page.goto(`${ctx.s.url}/console/?access_token=${token}`);
   await page.waitForURL(/\/console\/#\/room\/general$/);
@@ -71,6 +71,9 @@ async function send(page: Page, text: string): Promise<Locator> {
   await m.waitFor();
   return m;
 }
+
+/** Whether the element of `l` has the keyboard focus. */
+const hasFocus = (l: Locator) => l.evaluate((e) => e === e.ownerDocument.activeElement);
 
 /** Presses a message's action from the keyboard: the hover bar shows on focus, Enter presses the button. */
 async function pressAction(m: Locator, testid: string): Promise<void> {
@@ -92,7 +95,7 @@ t('edit from the action and from the Up arrow; the (edited) mark opens the versi
   await pressAction(first, 'action-edit');
   const editor = first.locator('[data-testid=edit-text]');
   await editor.waitFor();
-  assert.ok(await editor.evaluate((e) => e === document.activeElement), 'the editor has the focus');
+  assert.ok(await hasFocus(editor), 'the editor has the focus');
   assert.is(await editor.inputValue(), 'first draft');
   assert.ok(await first.locator('[data-testid=message-text]').isHidden(), 'the text is replaced in place');
   assert.equal(await seriousViolations(page), [], 'the open editor passes axe-core');
@@ -102,10 +105,7 @@ t('edit from the action and from the Up arrow; the (edited) mark opens the versi
   await edited.locator('[data-testid=edited-mark]').waitFor();
   assert.is(await edited.locator('[data-testid=message-editor]').count(), 0, 'the editor is gone');
   assert.is(await msg(page, 'first draft').count(), 0);
-  assert.ok(
-    await edited.locator('[data-testid=action-edit]').evaluate((e) => e === document.activeElement),
-    'the focus is back on the Edit action',
-  );
+  assert.ok(await hasFocus(edited.locator('[data-testid=action-edit]')), 'the focus is back on the Edit action');
   // The other page got message.edited over its live feed.
   const seen = msg(other, 'second draft');
   await seen.locator('[data-testid=edited-mark]').waitFor();
@@ -127,7 +127,7 @@ t('edit from the action and from the Up arrow; the (edited) mark opens the versi
   await shot(page, 'versions');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
-  assert.ok(await mark.evaluate((e) => e === document.activeElement), 'closing gives the focus back to the mark');
+  assert.ok(await hasFocus(mark), 'closing gives the focus back to the mark');
 
   // The Up arrow in the empty composer edits the newest of one's own messages; Escape cancels.
   await send(page, 'third thing');
@@ -136,18 +136,18 @@ t('edit from the action and from the Up arrow; the (edited) mark opens the versi
   await box.press('ArrowUp');
   const upEditor = msg(page, 'third thing').locator('[data-testid=edit-text]');
   await upEditor.waitFor();
-  assert.ok(await upEditor.evaluate((e) => e === document.activeElement), 'the Up arrow opens the editor on the last message');
+  assert.ok(await hasFocus(upEditor), 'the Up arrow opens the editor on the last message');
   await upEditor.fill('never saved');
   await upEditor.press('Escape');
   await upEditor.waitFor({ state: 'detached' });
-  assert.ok(await box.evaluate((e) => e === document.activeElement), 'Escape gives the focus back to the composer');
+  assert.ok(await hasFocus(box), 'Escape gives the focus back to the composer');
   assert.is(await msg(page, 'third thing').locator('[data-testid=edited-mark]').count(), 0, 'Escape saved nothing');
   await box.press('ArrowUp');
   await upEditor.waitFor();
   await upEditor.fill('third thing, fixed');
   await upEditor.press('Enter');
   await msg(page, 'third thing, fixed').locator('[data-testid=edited-mark]').waitFor();
-  assert.ok(await box.evaluate((e) => e === document.activeElement), 'after saving, the composer has the focus again');
+  assert.ok(await hasFocus(box), 'after saving, the composer has the focus again');
   await msg(other, 'third thing, fixed').locator('[data-testid=edited-mark]').waitFor();
   // With text in the composer the Up arrow is the text area's own.
   await box.fill('draft');
@@ -188,10 +188,7 @@ t('delete asks first and leaves a tombstone, live on the other page; a deleted p
   await pressAction(mine, 'action-delete');
   const confirm = page.locator('[data-testid=delete-dialog]');
   await confirm.waitFor();
-  assert.ok(
-    await confirm.locator('[data-testid=delete-cancel]').evaluate((e) => e === document.activeElement),
-    'the dialog opens on Cancel, the safe choice',
-  );
+  assert.ok(await hasFocus(confirm.locator('[data-testid=delete-cancel]')), 'the dialog opens on Cancel, the safe choice');
   assert.equal(await seriousViolations(page), [], 'the delete confirmation passes axe-core');
   await shot(page, 'confirm-delete');
   await page.keyboard.press('Enter');

@@ -13,6 +13,7 @@ import { pairingFeature } from './pairing/feature.js';
 import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
 import { messageLifecycleFeature } from './message-lifecycle/feature.js';
+import { retentionFeature } from './retention/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
@@ -26,6 +27,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   oauthFeature,
   pairingFeature,
   messageLifecycleFeature,
+  retentionFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

@@ -50,7 +50,9 @@ export interface WakeFilter {
 /** Whether a delivered event starts (or joins) a run. */
 export function wakes(e: AttachedEvent, f: WakeFilter): boolean {
   const m = e.event.message;
-  if (e.event.type !== 'message.created' || !m) return false;
+  if (!m || (e.event.type !== 'message.created' && e.event.type !== 'message.edited')) return false;
+  // An edit starts a run only as the wake it is (a mention no earlier version had), never as traffic.
+  if (e.event.type === 'message.edited' && e.wake !== 'mention') return false;
   if (m.from.type === 'agent' && m.from.id === f.agent.id && m.from.network_id === f.agent.network_id) return false;
   if (m.target.kind !== 'dm' && f.rooms.length > 0 && !f.rooms.includes(m.target.room_id)) return false;
   if (f.wake.has('all')) return true;

@@ -11,11 +11,14 @@ export interface AgentIdentity {
   id: string;
 }
 
-/** Why `event` wakes `agent`: a message that mentions it, or a DM it takes part in; never its own message. */
+/** Why `event` wakes `agent`: a message that mentions it (or an edit that newly does), or a DM it takes part in; never its own message. */
 export function wakeReasonOf(event: ServiceEvent, agent: AgentIdentity): WakeReason | undefined {
   const m = event.message;
-  if (event.type !== 'message.created' || !m) return undefined;
+  if (!m || (event.type !== 'message.created' && event.type !== 'message.edited')) return undefined;
   if (m.from.type === 'agent' && m.from.id === agent.id && m.from.network_id === agent.network_id) return undefined;
+  // An edit wakes only an agent no earlier version of the message mentioned.
+  if (event.type === 'message.edited')
+    return event.mentions_added?.includes(`svc://${agent.network_id}/agents/${agent.id}`) ? 'mention' : undefined;
   if (m.target.kind === 'dm' && m.target.participant_ids.includes(`${agent.network_id}:${agent.id}`)) return 'dm';
   if (m.mentions.includes(`svc://${agent.network_id}/agents/${agent.id}`)) return 'mention';
   return undefined;

@@ -1,6 +1,6 @@
 // The resolved configuration: what `loadConfig` returns after validation, defaults and secrets.
 
-import type { RoomDeclaration, Scope } from '../protocol/types.js';
+import type { RetentionPolicy, RoomDeclaration, Scope } from '../protocol/types.js';
 import type { InboundHookConfig, WebhookConfig } from './webhooks.js';
 
 /** postgres: the schema holding a network's tables when `store.schema` is not set (schemas/config.schema.json says so too). */
@@ -89,6 +89,8 @@ export interface Config {
     pairing_check_interval_ms: number;
     limits: LimitsConfig;
     loop_guard: LoopGuardConfig;
+    /** How long messages are kept (#40 part 4, src/retention/); absent: forever. */
+    retention?: RetentionPolicy;
   };
   store: {
     backend: 'sqlite' | 'memory' | 'postgres';

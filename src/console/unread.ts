@@ -44,9 +44,9 @@ export interface UnreadView {
   conversations: UnreadEntry[];
 }
 
-/** How many of `messages` (oldest first, the newest window) are newer than the marker or `since`. Pure. */
+/** How many of `messages` (oldest first, the newest window) are newer than the marker or `since`, tombstones aside. Pure. */
 export function countUnread(
-  messages: readonly { id: string; created_at: string }[],
+  messages: readonly { id: string; created_at: string; deleted_at?: string }[],
   marker: { message_id: string; at: string } | undefined,
   since: string,
   full: boolean,
@@ -59,7 +59,9 @@ export function countUnread(
     const j = messages.findIndex((m) => m.created_at > after);
     start = j < 0 ? messages.length : j;
   }
-  const unread = messages.length - start;
+  // A tombstone keeps its place (the marker may name it) but is nothing to read.
+  let unread = 0;
+  for (let k = start; k < messages.length; k++) if (messages[k]!.deleted_at === undefined) unread++;
   return { unread, more: full && start === 0 && unread > 0 };
 }
 

@@ -143,7 +143,8 @@ function lastOf(messages: readonly Message[]): { last_message_at?: string } {
 
 function unread(ctx: ToolContext, c: Conversation, messages: readonly Message[]): { unread: number; unread_more: boolean } {
   const r = unreadIn(
-    messages.map((m) => ({ id: m.id, created_at: m.created_at, own: isOwn(m, ctx.self) })),
+    // A tombstone keeps its place but is nothing to read: it counts like the agent's own.
+    messages.map((m) => ({ id: m.id, created_at: m.created_at, own: isOwn(m, ctx.self) || m.deleted_at !== undefined })),
     ctx.markers.get(conversationKey(c)),
     ctx.markers.since,
     messages.length >= UNREAD_WINDOW,

@@ -41,6 +41,7 @@ function roomOp(ctx: NetworkContext, d: DeclaredRoom, at: string, mode: ApplyMod
       ...(d.visibility !== undefined ? { visibility: d.visibility } : {}),
       ...(d.write_policy !== undefined ? { write_policy: d.write_policy } : {}),
       ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
+      ...(d.retention !== undefined ? { retention: d.retention } : {}),
     },
     // A room agents join as they register has members no file lists: declaring it never removes them.
     members_mode: mode === 'request' && !d.join_on_register ? 'set' : 'add',
@@ -176,6 +177,7 @@ export function declaredFromConfig(c: Config): { agents: ApplyRequest['agents'];
       ...(r.visibility !== undefined ? { visibility: r.visibility } : {}),
       ...(r.write_policy !== undefined ? { write_policy: r.write_policy } : {}),
       ...(r.join_on_register ? { join_on_register: true } : {}),
+      ...(r.retention !== undefined ? { retention: r.retention } : {}),
       federation_pairings: r.federation?.pairings ?? [],
     })),
   };

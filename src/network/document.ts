@@ -46,5 +46,6 @@ export function networkDocument(ctx: NetworkContext, p: Principal): NetworkDocum
     },
     console: { can_send_human: canSendHuman(ctx, p) },
     warnings: warnings(ctx, p),
+    ...(c.server.retention && Object.keys(c.server.retention).length > 0 ? { retention: c.server.retention } : {}),
   };
 }

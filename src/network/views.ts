@@ -15,6 +15,7 @@ export function roomView(net: string, r: RoomRecord): Room {
     visibility: r.visibility,
     write_policy: r.write_policy,
     created_at: r.created_at,
+    ...(r.retention ? { retention: r.retention } : {}),
   };
 }
 

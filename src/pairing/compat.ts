@@ -59,6 +59,8 @@ export function evaluateRemote(input: CompatInput): CompatResult {
   if (typeof doc.version === 'string') diagnostics.remote_version = doc.version;
   diagnostics.remote_network_id = doc.id;
   diagnostics.remote_protocols = { ...(http ? { http } : {}), ...(pair ? { pair } : {}) };
+  const retention = retentionOf(doc.retention);
+  if (retention) diagnostics.remote_retention = retention;
   const remote = {
     network_id: doc.id,
     ...(typeof doc.name === 'string' ? { name: doc.name } : {}),
@@ -97,4 +99,15 @@ export function evaluateRemote(input: CompatInput): CompatResult {
     );
   }
   return result('connected', undefined, undefined, remote);
+}
+
+/** The peer's retention as its document states it (only the known fields, of the right types). */
+function retentionOf(v: unknown): PairingDiagnostics['remote_retention'] {
+  const r = obj(v);
+  if (!r) return undefined;
+  const out = {
+    ...(typeof r.max_age === 'string' ? { max_age: r.max_age } : {}),
+    ...(typeof r.max_messages === 'number' ? { max_messages: r.max_messages } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -142,6 +142,8 @@ export interface Room {
   visibility: Visibility;
   write_policy: WritePolicy;
   created_at: string;
+  /** The room's own retention, when it declares one (server.retention fills the fields it leaves out). */
+  retention?: RetentionPolicy;
   /**
    * What the server's svc.yaml declares for this room, when it declares it (GET /v1/rooms and
    * /v1/rooms/{id} only): svc.yaml wins, each reload sets these again, and `svc apply` refuses to
@@ -223,6 +225,11 @@ export interface NetworkDocument {
   };
   console: { can_send_human: boolean };
   warnings: Warning[];
+  /**
+   * How long this network keeps messages (server.retention, #40 part 4); absent: forever. Each
+   * network of a pairing applies its own, and its peer's pairing check reports it.
+   */
+  retention?: RetentionPolicy;
 }
 
 export type PairingStatus = 'connected' | 'degraded' | 'incompatible' | 'error' | 'pending' | 'unknown';
@@ -232,6 +239,8 @@ export interface PairingDiagnostics {
   remote_version?: string;
   remote_network_id?: string;
   remote_protocols?: { http?: string[]; pair?: string[] };
+  /** The peer's own retention (its /v1/network `retention`): what it keeps of relayed messages. Absent: forever. */
+  remote_retention?: RetentionPolicy;
   reason?: string;
   message?: string;
 }
@@ -379,12 +388,24 @@ export interface RemovedResponse {
 }
 
 /** A room as svc.yaml or `svc apply` declares it (config, apply and the wire share this shape). */
+/**
+ * How long messages are kept (#40 part 4): those older than `max_age` (`30d`, `12h`, `15m`, `45s`)
+ * and those past the newest `max_messages` of a conversation are purged. A field left out is no
+ * limit (a room's policy falls back to `server.retention` field by field).
+ */
+export interface RetentionPolicy {
+  max_age?: string;
+  max_messages?: number;
+}
+
 export interface RoomDeclaration {
   id: string;
   name?: string;
   members?: string[];
   visibility?: Visibility;
   write_policy?: WritePolicy;
+  /** The room's own retention (#40 part 4); fields it leaves out follow server.retention. */
+  retention?: RetentionPolicy;
   /** Agents join it when they register, so `members` is added, never taken away from. */
   join_on_register?: boolean;
 }

@@ -20,6 +20,8 @@ export type Effect =
   // What a deleted message leaves behind: its artifacts, versions and search entry, and what each
   // part of the store keeps about it (part.ts, `forget`).
   | { op: 'message.forget'; message_id: string }
+  // A message removed for good (retention): its row, the events holding it, and all message.forget drops.
+  | { op: 'message.purge'; message_id: string; conv: string }
   | { op: 'thread.put'; thread: ThreadRecord }
   // participants_stored: a later message of a stored DM, whose participants (fixed when it was
   // created) are stored already; only its counts change. sqlite then leaves its member index alone.

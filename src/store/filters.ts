@@ -7,6 +7,7 @@ import {
   type ArtifactFilter,
   type DmFilter,
   type DmRecord,
+  type ExpiredQuery,
   type PageQuery,
   type PageResult,
   type RoomFilter,
@@ -44,4 +45,19 @@ export function cursorPage<T>(items: readonly T[], idOf: (item: T) => string, q:
     if (err instanceof UnknownCursor) throw new StoreError('unknown_cursor', err.message);
     throw err;
   }
+}
+
+/**
+ * The ids of a conversation's expired messages (`messages` oldest first, as stored), oldest first:
+ * created before `q.before`, or older than its newest `q.keep`; at most `q.limit` (ExpiredQuery).
+ */
+export function expiredOf(messages: readonly { id: string; created_at: string }[], q: ExpiredQuery): string[] {
+  const out: string[] = [];
+  const overCount = q.keep === undefined ? 0 : Math.max(0, messages.length - q.keep);
+  for (let i = 0; i < messages.length && out.length < q.limit; i++) {
+    const m = messages[i]!;
+    if (i < overCount || (q.before !== undefined && m.created_at < q.before)) out.push(m.id);
+    else break;
+  }
+  return out;
 }

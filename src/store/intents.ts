@@ -13,6 +13,7 @@ import {
   type DmRecord,
   type MessageDeleteOp,
   type MessageEditOp,
+  type MessagePurgeOp,
   type MessageInsertOp,
   type MessageRecord,
   type OpOutcome,
@@ -21,6 +22,7 @@ import {
 } from './types.js';
 import type { Effect, StateView } from './effects.js';
 import { Overlay } from './overlay.js';
+import type { Message } from '../protocol/types.js';
 import { partFor, type AnyPart, type Overlaid, type Tagged } from './part.js';
 import { changeMembers, changeRoomMembers, createRoom, declareRoom, removeRoom } from './room-intents.js';
 
@@ -110,6 +112,9 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         break;
       case 'message.delete':
         outcomes.push(deleteMessage(view, op, put));
+        break;
+      case 'message.purge':
+        outcomes.push(purgeMessages(view, op, put));
         break;
       case 'event.append':
         put({ op: 'event.append', event: op.event });
@@ -245,6 +250,26 @@ function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => v
   put({ op: 'message.update', record });
   put({ op: 'message.forget', message_id: id });
   // A tombstone keeps its place but is no longer counted.
+  uncount(view, message, put);
+  put({ op: 'event.append', event: op.event(message) });
+  return { op: 'message.delete', record, deleted: true };
+}
+
+function purgeMessages(view: Overlay, op: MessagePurgeOp, put: (e: Effect) => void): OpOutcome {
+  const purged: string[] = [];
+  for (const id of op.ids) {
+    const rec = view.message(id);
+    if (!rec) continue;
+    if (rec.message.deleted_at === undefined) uncount(view, rec.message, put);
+    put({ op: 'message.purge', message_id: id, conv: rec.conv });
+    purged.push(id);
+  }
+  return { op: 'message.purge', purged };
+}
+
+/** Takes a message out of its thread's or DM's message_count. */
+function uncount(view: Overlay, m: Message, put: (e: Effect) => void): void {
+  const target = m.target;
   if (target.kind === 'thread') {
     const t = view.thread(target.thread_id);
     if (t) put({ op: 'thread.put', thread: { ...t, message_count: Math.max(0, t.message_count - 1) } });
@@ -252,6 +277,4 @@ function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => v
     const d = view.dm(target.dm_id);
     if (d) put({ op: 'dm.put', dm: { ...d, message_count: Math.max(0, d.message_count - 1) }, participants_stored: true });
   }
-  put({ op: 'event.append', event: op.event(message) });
-  return { op: 'message.delete', record, deleted: true };
 }

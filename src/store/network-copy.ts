@@ -6,7 +6,7 @@
 
 import { ALL_PARTS, type PartEffect } from './concerns.js';
 import type { AnyPart } from './part.js';
-import type { Artifact } from '../protocol/types.js';
+import type { Artifact, MessageVersion } from '../protocol/types.js';
 import {
   StoreError,
   type AgentRecord,
@@ -52,6 +52,8 @@ export interface EventsPage {
   events: CopiedEvent[];
   /** The parts' records of this page's messages (part.ts `copy.page`), as effects. */
   parts: PartEffect[];
+  /** The earlier versions of this page's edited messages (#40), oldest first per message. */
+  versions: { message_id: string; version: MessageVersion }[];
 }
 
 /** Everything but the events and messages, written after them. */
@@ -106,7 +108,7 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   for (;;) {
     const page: StoredEvent[] = await source.eventsAfter(last, PAGE);
     if (page.length === 0) break;
-    const out: EventsPage = { messages: [], events: [], parts: [] };
+    const out: EventsPage = { messages: [], events: [], parts: [], versions: [] };
     for (const e of page) {
       const ev = e.event;
       if (ev.room_id) roomIds.add(ev.room_id);
@@ -118,6 +120,9 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
           const body = JSON.stringify(rec.message);
           out.messages.push({ record: rec, body });
           byRef = body === JSON.stringify(m);
+          // Only an edited message has earlier versions: the others cost no read.
+          if (rec.message.version !== undefined)
+            for (const version of await source.messageVersions(m.id)) out.versions.push({ message_id: m.id, version });
           if (rec.message.target.kind !== 'dm' && rec.message.target.room_id) roomIds.add(rec.message.target.room_id);
         }
       }

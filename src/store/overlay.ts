@@ -12,7 +12,7 @@ import type { MessageVersion } from '../protocol/types.js';
 export class Overlay implements StateView {
   private rooms_: Map<string, RoomRecord> | undefined;
   private agents: Map<string, AgentRecord | null> | undefined;
-  private messages: Map<string, MessageRecord> | undefined;
+  private messages: Map<string, MessageRecord | null> | undefined;
   private versions_: Map<string, MessageVersion[]> | undefined;
   private threads: Map<string, ThreadRecord> | undefined;
   private dms: Map<string, DmRecord> | undefined;
@@ -42,6 +42,10 @@ export class Overlay implements StateView {
         break;
       }
       case 'message.forget':
+        (this.versions_ ??= new Map()).set(e.message_id, []);
+        break;
+      case 'message.purge':
+        (this.messages ??= new Map()).set(e.message_id, null);
         (this.versions_ ??= new Map()).set(e.message_id, []);
         break;
       case 'thread.put':
@@ -85,11 +89,13 @@ export class Overlay implements StateView {
   }
 
   hasMessage(id: string): boolean {
-    return this.messages?.has(id) === true || this.base.hasMessage(id);
+    const m = this.messages?.get(id);
+    return m === null ? false : m !== undefined || this.base.hasMessage(id);
   }
 
   message(id: string): MessageRecord | undefined {
-    return this.messages?.get(id) ?? this.base.message(id);
+    const m = this.messages?.get(id);
+    return m === null ? undefined : (m ?? this.base.message(id));
   }
 
   versions(id: string): MessageVersion[] {

@@ -1,7 +1,7 @@
 // Stored records and the event body: what the store keeps, as the rest of svc sees it.
 // Re-exported by ./types.js, the import point of the store contract.
 
-import type { Message, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
+import type { Message, RetentionPolicy, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 
 export interface RoomRecord {
   id: string;
@@ -11,6 +11,8 @@ export interface RoomRecord {
   write_policy: WritePolicy;
   /** Pairing ids allowed to relay into this room (rooms[].federation.pairings). */
   federation_pairings: string[];
+  /** The room's own retention (#40 part 4); absent: server.retention alone. */
+  retention?: RetentionPolicy;
   created_at: string;
   updated_at: string;
   /** Set by a soft removal; removed rooms are absent from listings. */

@@ -40,6 +40,7 @@ export function declareRoom(view: Overlay, op: RoomDeclareOp, put: (e: Effect) =
       visibility: d.visibility ?? 'public',
       write_policy: d.write_policy ?? 'members',
       ...(d.federation_pairings !== undefined ? { federation_pairings: d.federation_pairings } : {}),
+      ...(d.retention !== undefined ? { retention: d.retention } : {}),
     };
     const room = newRoom(spec, op.at, existing);
     put({ op: 'room.put', room });
@@ -59,13 +60,18 @@ export function declareRoom(view: Overlay, op: RoomDeclareOp, put: (e: Effect) =
     write_policy: d.write_policy ?? existing.write_policy,
     federation_pairings: d.federation_pairings ? [...d.federation_pairings] : existing.federation_pairings,
   };
+  // An empty policy clears the room's own (it follows server.retention again).
+  const retention = d.retention === undefined ? existing.retention : Object.keys(d.retention).length > 0 ? d.retention : undefined;
+  if (retention) next.retention = retention;
+  else delete next.retention;
   const membersChanged = !sameList(next.members, existing.members);
   const changed =
     next.name !== existing.name ||
     membersChanged ||
     next.visibility !== existing.visibility ||
     next.write_policy !== existing.write_policy ||
-    !sameList(next.federation_pairings, existing.federation_pairings);
+    !sameList(next.federation_pairings, existing.federation_pairings) ||
+    JSON.stringify(next.retention) !== JSON.stringify(existing.retention);
   if (!changed) {
     return { op: 'room.declare', room: existing, action: 'unchanged' };
   }
@@ -105,6 +111,11 @@ function newRoom(spec: RoomSpec, at: string, removed: RoomRecord | undefined): R
     visibility: spec.visibility,
     write_policy: spec.write_policy,
     federation_pairings: [...(spec.federation_pairings ?? removed?.federation_pairings ?? [])],
+    ...(spec.retention && Object.keys(spec.retention).length > 0
+      ? { retention: spec.retention }
+      : !spec.retention && removed?.retention
+        ? { retention: removed.retention }
+        : {}),
     created_at: removed?.created_at ?? at,
     updated_at: at,
   };

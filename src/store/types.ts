@@ -33,6 +33,17 @@ import type { AnyPart, ReadsOf } from './part.js';
 
 // ---- reads ----
 
+/** What retention asks of one conversation (Store.expiredMessages). */
+export interface ExpiredQuery {
+  /** `room:<id>`, `thread:<id>` or `dm:<id>`. */
+  conv: string;
+  /** Messages created before this time (ISO) have expired. */
+  before?: string;
+  /** Only the newest `keep` messages are kept. */
+  keep?: number;
+  limit: number;
+}
+
 export interface PageQuery {
   limit: number;
   /** Item id: return items older than it. */
@@ -167,6 +178,11 @@ export interface Store {
   findAgentsByCredential(credentialKey: string): Promise<AgentRecord[]>;
 
   getMessage(id: string): Promise<MessageRecord | undefined>;
+  /**
+   * The ids of a conversation's oldest messages past a retention limit (#40 part 4), oldest first:
+   * those created before `before`, and those older than its newest `keep`; at most `limit`.
+   */
+  expiredMessages(q: ExpiredQuery): Promise<string[]>;
   /** A message's earlier versions, oldest first (none when it was never edited, or is deleted). */
   messageVersions(id: string): Promise<MessageVersion[]>;
   /** Messages of one conversation (`room:<id>`, `thread:<id>`, `dm:<id>`), oldest first. */

@@ -1,6 +1,6 @@
 // Write intents: the ops of one atomic write and what each did. Re-exported by ./types.js.
 
-import type { Artifact, Message, MessageVersion, Part, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
+import type { Artifact, Message, MessageVersion, Part, RetentionPolicy, ServiceEvent, Visibility, WritePolicy } from '../protocol/types.js';
 import type {
   AgentReadState,
   AgentRecord,
@@ -24,6 +24,8 @@ export interface RoomSpec {
   write_policy: WritePolicy;
   /** Absent: the removed room's pairings when reviving one, else none. */
   federation_pairings?: string[];
+  /** Absent: the removed room's retention when reviving one, else none. */
+  retention?: RetentionPolicy;
 }
 
 /** Builds the event of a room membership change from the room as the backend stored it. */
@@ -153,6 +155,17 @@ export interface MessageDeleteOp {
   event: (tombstone: Message) => ServiceEvent;
 }
 
+/**
+ * Removes stored messages for good (#40 part 4, retention): each message's row, the events that
+ * hold it, its artifacts, versions and search entry, and what each part keeps about it (`forget`);
+ * its thread's or DM's message_count goes down by one unless it was a tombstone (already
+ * uncounted). Ids that are not stored are passed over. Appends no event.
+ */
+export interface MessagePurgeOp {
+  op: 'message.purge';
+  ids: string[];
+}
+
 /** Appends an event that depends on no stored state (presence, wakes, pairing status). */
 export interface EventAppendOp {
   op: 'event.append';
@@ -193,6 +206,7 @@ export type WriteOp =
   | MessageInsertOp
   | MessageEditOp
   | MessageDeleteOp
+  | MessagePurgeOp
   | EventAppendOp
   | PairingStateOp
   | AgentReadStateOp
@@ -211,6 +225,7 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'message.edit'; record: MessageRecord; previous: MessageVersion; mentions_added: string[] }
   | { op: 'message.delete'; record: MessageRecord; deleted: boolean }
+  | { op: 'message.purge'; purged: string[] }
   | { op: 'event.append' }
   | { op: 'pairing.state' }
   | { op: 'agent.read_state'; state: AgentReadState }

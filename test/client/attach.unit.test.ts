@@ -139,6 +139,19 @@ wakes('a mention and a DM wake; plain traffic and the agent itself do not', () =
   assert.is(wakeReasonOf(msg({ mentions: ['svc://other/agents/alpha'] }), me), undefined);
 });
 
+wakes('an edit wakes only an agent it newly mentions (mentions_added), never a DM participant again', () => {
+  const edited = (fields: Partial<ServiceEvent>): ServiceEvent => ({
+    ...msg({ mentions: ['svc://home/agents/alpha'] }),
+    type: 'message.edited',
+    ...fields,
+  });
+  assert.is(wakeReasonOf(edited({ mentions_added: ['svc://home/agents/alpha'] }), me), 'mention');
+  assert.is(wakeReasonOf(edited({ mentions_added: [] }), me), undefined);
+  const dm = msg({ target: { kind: 'dm', dm_id: 'dm_1', participant_ids: ['home:alpha', 'home:beta'] } });
+  assert.is(wakeReasonOf({ ...dm, type: 'message.edited', mentions_added: [] }, me), undefined);
+  assert.is(wakeReasonOf({ ...dm, type: 'message.deleted' }, me), undefined);
+});
+
 wakes('session keys follow SPEC: room, thread, dm', () => {
   assert.is(sessionKeyOf('home', { kind: 'room', room_id: 'general' }), 'service:home:room:general');
   assert.is(sessionKeyOf('home', { kind: 'thread', room_id: 'general', thread_id: 't1' }), 'service:home:thread:t1');

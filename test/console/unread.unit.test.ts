@@ -27,4 +27,10 @@ test('nothing unread when the newest is marked', () => {
   assert.equal(countUnread(msgs, { message_id: 'm4', at: at(4) }, at(0), true), { unread: 0, more: false });
 });
 
+test('a deleted message (a tombstone) keeps its place but is not counted', () => {
+  const withTombstone = msgs.map((m) => (m.id === 'm3' ? { ...m, deleted_at: at(9) } : m));
+  assert.equal(countUnread(withTombstone, { message_id: 'm2', at: at(2) }, at(0), false), { unread: 1, more: false });
+  assert.equal(countUnread(withTombstone, { message_id: 'm3', at: at(3) }, at(0), false), { unread: 1, more: false });
+});
+
 test.run();

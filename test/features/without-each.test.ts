@@ -1,7 +1,8 @@
 // The server without each optional feature (#39 part 2): the app started in this process on a real
-// sqlite store, with one of receipts, reactions, webhooks, OAuth, the console and MCP over HTTP left
-// out of its feature list, still does what the core does (agents, rooms, messages sent, read back
-// and received live, threads, DMs, the core's refusals), and serves none of that feature's routes.
+// sqlite store, with one of receipts, reactions, webhooks, OAuth, the console, MCP over HTTP and
+// message edits and deletes left out of its feature list, still does what the core does (agents,
+// rooms, messages sent, read back and received live, threads, DMs, the core's refusals), and serves
+// none of that feature's routes.
 // The routes come from the feature itself (its factory's `routes`), so a route it gains is checked
 // without editing this file. The same core steps with the full default list are the control: they
 // show the paths walked here are the ones that work.
@@ -17,6 +18,7 @@ import type { Route } from '../../src/http/router.js';
 import { defaultFeatures } from '../../src/features.js';
 import { consoleFeature } from '../../src/console/feature.js';
 import { mcpHttpFeature } from '../../src/mcp-http/feature.js';
+import { messageLifecycleFeature } from '../../src/message-lifecycle/feature.js';
 import { oauthFeature } from '../../src/oauth/feature.js';
 import { reactionsFeature } from '../../src/reactions/feature.js';
 import { receiptsFeature } from '../../src/receipts/feature.js';
@@ -36,6 +38,7 @@ const OPTIONAL: readonly { name: string; factory: FeatureFactory }[] = [
   { name: 'oauth', factory: oauthFeature },
   { name: 'console', factory: consoleFeature },
   { name: 'mcp-http', factory: mcpHttpFeature },
+  { name: 'message-lifecycle', factory: messageLifecycleFeature },
 ];
 
 /** The tables a closed sqlite store holds: its file opened as bytes with sql.js, never written back. */

@@ -30,7 +30,9 @@ import {
   type WriteOp,
   type WriteResult,
   type MemberQuery,
+  type ExpiredQuery,
 } from '../types.js';
+import { expiredOf } from '../filters.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
 import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
@@ -55,7 +57,11 @@ export class MemoryStore implements Store {
   private readStates = new Map<string, AgentReadState>();
   /** The stored concerns this store keeps (part.ts), each with its records. */
   private readonly parts: Map<AnyPart, MemoryAdapter<unknown, unknown, unknown>>;
-  private events: StoredEvent[] = [];
+  /** By seq - 1; a purged message's events leave a hole (seqs are never given again). */
+  private events: (StoredEvent | undefined)[] = [];
+  /** The seqs of the events that hold each message (message.created, edited, deleted). */
+  private eventsOfMessage = new Map<string, number[]>();
+  private holes = 0;
   /** The seq of each message's `message.created` event. */
   private messageSeq = new Map<string, number>();
   /** Edited messages' earlier versions, oldest first. */
@@ -137,10 +143,26 @@ export class MemoryStore implements Store {
           this.artifacts = this.artifacts.filter((a) => a.message_id !== e.message_id);
           break;
         case 'message.forget':
-          this.artifacts = this.artifacts.filter((a) => a.message_id !== e.message_id);
-          this.versions.delete(e.message_id);
-          for (const adapter of this.parts.values()) adapter.forget?.(e.message_id);
+          this.forget(e.message_id);
           break;
+        case 'message.purge': {
+          this.forget(e.message_id);
+          this.messages.delete(e.message_id);
+          this.messageSeq.delete(e.message_id);
+          const list = this.convs.get(e.conv);
+          if (list)
+            this.convs.set(
+              e.conv,
+              list.filter((m) => m.id !== e.message_id),
+            );
+          this.search.remove(e.message_id);
+          for (const seq of this.eventsOfMessage.get(e.message_id) ?? []) {
+            if (this.events[seq - 1]) this.holes++;
+            this.events[seq - 1] = undefined;
+          }
+          this.eventsOfMessage.delete(e.message_id);
+          break;
+        }
         case 'thread.put': {
           const t = clone(e.thread);
           const existing = this.threads.get(t.id);
@@ -163,7 +185,13 @@ export class MemoryStore implements Store {
           this.events.push(stored);
           // Subscribers get the appended object itself (as before: no copy on the hot path).
           events.push({ seq: this.seq, event: e.event });
-          if (e.event.type === 'message.created' && e.event.message) this.messageSeq.set(e.event.message.id, this.seq);
+          const held = e.event.message?.id;
+          if (held !== undefined) {
+            if (e.event.type === 'message.created') this.messageSeq.set(held, this.seq);
+            const seqs = this.eventsOfMessage.get(held);
+            if (seqs) seqs.push(this.seq);
+            else this.eventsOfMessage.set(held, [this.seq]);
+          }
           break;
         }
         case 'pairing.put':
@@ -188,6 +216,13 @@ export class MemoryStore implements Store {
     return events;
   }
 
+  /** Drops what a deleted or purged message leaves: artifacts, versions, and each part's records of it. */
+  private forget(id: string): void {
+    this.artifacts = this.artifacts.filter((a) => a.message_id !== id);
+    this.versions.delete(id);
+    for (const adapter of this.parts.values()) adapter.forget?.(id);
+  }
+
   async sync(): Promise<void> {}
 
   async ping(): Promise<boolean> {
@@ -195,7 +230,7 @@ export class MemoryStore implements Store {
   }
 
   async stats(): Promise<StoreStats> {
-    return { backend: 'memory', messages: this.messages.size, events: this.events.length, last_event_seq: this.seq };
+    return { backend: 'memory', messages: this.messages.size, events: this.events.length - this.holes, last_event_seq: this.seq };
   }
 
   async close(): Promise<void> {
@@ -242,6 +277,10 @@ export class MemoryStore implements Store {
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     const m = this.messages.get(id);
     return m && clone(m);
+  }
+
+  async expiredMessages(q: ExpiredQuery): Promise<string[]> {
+    return expiredOf(this.convs.get(q.conv) ?? [], q);
   }
 
   async messageVersions(id: string): Promise<MessageVersion[]> {
@@ -311,8 +350,13 @@ export class MemoryStore implements Store {
   }
 
   async eventsAfter(seq: number, limit: number): Promise<StoredEvent[]> {
-    // Seqs are dense from 1, so the event with seq s sits at index s - 1.
-    return this.events.slice(Math.max(0, seq), Math.max(0, seq) + Math.max(0, limit)).map(clone);
+    // The event with seq s sits at index s - 1; a purged message's events are holes.
+    const out: StoredEvent[] = [];
+    for (let i = Math.max(0, seq); i < this.events.length && out.length < limit; i++) {
+      const e = this.events[i];
+      if (e) out.push(clone(e));
+    }
+    return out;
   }
 
   async lastEventSeq(): Promise<number> {

@@ -40,6 +40,14 @@ export class MemorySearch {
     this.entries.push(entryOf(m));
   }
 
+  /** A purged message: its entry is left empty (it never matches), so the others keep their places. */
+  remove(id: string): void {
+    const at = this.byId.get(id);
+    if (at === undefined) return;
+    this.entries[at] = { ...this.entries[at]!, words: [] };
+    this.byId.delete(id);
+  }
+
   /** An edited or deleted message: its entry now matches its new words (a tombstone, none). */
   replace(m: Message): void {
     const at = this.byId.get(m.id);

@@ -105,6 +105,12 @@ function sinkOf(c: pg.Client, T: Tables): NetworkSink {
         'seq, event_id, type, message_id, body',
         page.events.map((e) => [e.seq, e.id, e.type, e.message_id, e.body]),
       );
+      await insertRows(
+        c,
+        T.message_versions,
+        'message_id, version, body',
+        page.versions.map((v) => [v.message_id, v.version.version, JSON.stringify(v.version)]),
+      );
       await applyParts(c, T, page.parts);
     },
     async records(r) {

@@ -18,12 +18,13 @@ import {
   agentParams,
   artifactParams,
   dmParams,
+  indexedWords,
   messageParams,
   roomParams,
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
-import type { AnyPart } from '../part.js';
+import type { AnyPart, PgStatement } from '../part.js';
 
 export interface Present {
   rooms: ReadonlySet<string>;
@@ -39,6 +40,13 @@ export interface Statement {
   values: unknown[];
   /** The events in order, as appended (their seqs come back as the statement's `last`). */
   events: ServiceEvent[];
+  /**
+   * Run after `text` when set: what the parts keep about the batch's deleted messages, when a part
+   * also has effects of its own in the batch (a reaction added before the delete in the same
+   * batch is a row the statement's own CTEs cannot see). Nothing later in a batch adds to a
+   * deleted message, so forgetting last forgets everything.
+   */
+  after?: { text: string; values: unknown[] };
 }
 
 interface Table {
@@ -80,9 +88,17 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     readStates: new Map<string, unknown[] | null>(),
   };
   const messages: { id: string; message: Message; body: string; params: unknown[] }[] = [];
-  const artifacts: unknown[][] = [];
+  // Messages stored before the batch, changed by it (edits, tombstones): each one's last body.
+  const updates = new Map<string, { message: Message; body: string; words: string }>();
+  // Rows added by the batch, with the message each belongs to: a later artifacts.clear or
+  // message.forget of that message drops them here, as its DELETE cannot see them.
+  let artifacts: { message_id: string; params: unknown[] }[] = [];
+  let versions: { message_id: string; params: unknown[] }[] = [];
+  // Messages whose artifacts stored before the batch go (edited or deleted), and those deleted.
+  const cleared = new Set<string>();
+  const forgotten = new Set<string>();
   const mine = parts.map(() => [] as Effect[]);
-  const events: { event: ServiceEvent; message_id: string | null; body: string }[] = [];
+  const appended: ServiceEvent[] = [];
   for (const e of effects) {
     switch (e.op) {
       case 'room.put':
@@ -117,11 +133,33 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         messages.push({ id: e.record.message.id, message: e.record.message, body, params: messageParams(e.record, body) });
         break;
       }
+      case 'message.update': {
+        const m = e.record.message;
+        const body = JSON.stringify(m);
+        const inserted = messages.findIndex((x) => x.id === m.id);
+        if (inserted >= 0) messages[inserted] = { id: m.id, message: m, body, params: messageParams(e.record, body) };
+        // The words search reads are the new body's (a tombstone has none).
+        else updates.set(m.id, { message: m, body, words: indexedWords(m) });
+        break;
+      }
+      case 'message.version':
+        versions.push({ message_id: e.message_id, params: [e.message_id, e.version.version, JSON.stringify(e.version)] });
+        break;
+      case 'artifacts.clear':
+        artifacts = artifacts.filter((a) => a.message_id !== e.message_id);
+        cleared.add(e.message_id);
+        break;
+      case 'message.forget':
+        artifacts = artifacts.filter((a) => a.message_id !== e.message_id);
+        versions = versions.filter((v) => v.message_id !== e.message_id);
+        cleared.add(e.message_id);
+        forgotten.add(e.message_id);
+        break;
       case 'artifact.insert':
-        artifacts.push(artifactParams(e.artifact));
+        artifacts.push({ message_id: e.artifact.message_id, params: artifactParams(e.artifact) });
         break;
       case 'event.append':
-        events.push(eventRow(e.event, (id) => messages.find((x) => x.id === id)));
+        appended.push(e.event);
         break;
       default: {
         const i = parts.findIndex((p) => p.owns(e));
@@ -159,13 +197,27 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     // One multi-row INSERT numbers the rows in the batch's order.
     ctes.push(`INSERT INTO ${T.messages} (${MESSAGE_COLS}) VALUES ${messages.map((m) => row(m.params)).join(', ')}`);
   }
+  for (const [id, u] of updates)
+    ctes.push(`UPDATE ${T.messages} SET body = ${param(u.body)}, words = ${param(u.words)} WHERE id = ${param(id)}`);
+  if (versions.length > 0)
+    ctes.push(`INSERT INTO ${T.message_versions} (message_id, version, body) VALUES ${versions.map((v) => row(v.params)).join(', ')}`);
+  // Only rows stored before the batch (the statement's snapshot): the batch's own inserts stand.
+  if (cleared.size > 0) ctes.push(`DELETE FROM ${T.artifacts} WHERE ${ARTIFACT_MESSAGE} = ANY(${param([...cleared])}::text[])`);
+  if (forgotten.size > 0) ctes.push(`DELETE FROM ${T.message_versions} WHERE message_id = ANY(${param([...forgotten])}::text[])`);
   if (artifacts.length > 0)
-    ctes.push(`INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map(row).join(', ')}`);
+    ctes.push(
+      `INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map((a) => row(a.params)).join(', ')}`,
+    );
   // The concerns' own effects, after the core's (in the order the parts are listed).
   const sql = { param, row, table: T.table };
   parts.forEach((p, i) => {
     if (mine[i]!.length > 0) ctes.push(...p.postgres.ctes(mine[i]!, sql));
   });
+  const after = forgotten.size > 0 ? partsForget(parts, mine, [...forgotten], ctes, sql) : undefined;
+
+  // An event shows a message as the batch left it when it is kept by reference: only one identical
+  // to the message's final body is (an earlier edit of the same batch is kept whole).
+  const events = appended.map((event) => eventRow(event, (id) => messages.find((x) => x.id === id) ?? updates.get(id)));
 
   const withs = ctes.map((c, i) => `w${i} AS (${c})`);
   let main = 'SELECT NULL::text AS last';
@@ -181,7 +233,42 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     main = `SELECT s.last::text AS last, pg_notify(${param(T.channel)}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;
   }
   const text = withs.length > 0 ? `WITH ${withs.join(', ')} ${main}` : main;
-  return { text, values, events: events.map((x) => x.event) };
+  return { text, values, events: events.map((x) => x.event), ...(after ? { after } : {}) };
+}
+
+/** The key a message's artifacts are found by (an expression index, schema.ts version 10). */
+const ARTIFACT_MESSAGE = "((body::jsonb) ->> 'message_id')";
+
+/**
+ * Each part's CTEs forgetting the deleted messages `ids`: in the batch's statement (added to
+ * `ctes`) when no part that forgets has effects of its own in the batch, else as a statement of
+ * their own, run after it (Statement.after).
+ */
+function partsForget(
+  parts: readonly AnyPart[],
+  mine: readonly Effect[][],
+  ids: string[],
+  ctes: string[],
+  sql: PgStatement,
+): Statement['after'] {
+  if (!parts.some((p, i) => p.postgres.forget && mine[i]!.length > 0)) {
+    const placeholder = `${sql.param(ids)}::text[]`;
+    for (const p of parts) ctes.push(...(p.postgres.forget?.(placeholder, sql) ?? []));
+    return undefined;
+  }
+  const values: unknown[] = [];
+  const own = {
+    param: (v: unknown) => {
+      values.push(v);
+      return `$${values.length}`;
+    },
+    row: (params: unknown[]) => `(${params.map((v) => own.param(v)).join(', ')})`,
+    table: sql.table,
+  };
+  const placeholder = `${own.param(ids)}::text[]`;
+  const forgets = parts.flatMap((p) => p.postgres.forget?.(placeholder, own) ?? []);
+  if (forgets.length === 0) return undefined;
+  return { text: `WITH ${forgets.map((c, i) => `f${i} AS (${c})`).join(', ')} SELECT 1`, values };
 }
 
 /**

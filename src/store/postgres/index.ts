@@ -10,7 +10,7 @@ import type { AnyPart, ReadsOf } from '../part.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Artifact, Message, MessageVersion } from '../../protocol/types.js';
 import { DEFAULT_STORE_SCHEMA } from '../../config/types.js';
 import { VERSION } from '../../version.js';
 import type {
@@ -298,6 +298,10 @@ export class PostgresStore implements Store {
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.reads.getMessage(id);
+  }
+
+  messageVersions(id: string): Promise<MessageVersion[]> {
+    return this.reads.messageVersions(id);
   }
 
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {

@@ -3,7 +3,7 @@
 // item id, `before` gives the newest `limit` older ones, `after` the oldest `limit` newer ones.
 
 import type pg from 'pg';
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Artifact, Message, MessageVersion } from '../../protocol/types.js';
 import { UnknownCursor } from '../../protocol/pagination.js';
 import {
   StoreError,
@@ -134,6 +134,15 @@ export class Reads {
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.lookups.get('message', id);
+  }
+
+  async messageVersions(id: string): Promise<MessageVersion[]> {
+    const rows = await this.rows(
+      `SELECT body FROM ${this.T.message_versions} WHERE message_id = $1 ORDER BY version`,
+      [id],
+      'msg_versions',
+    );
+    return rows.map((r) => JSON.parse(r.body as string) as MessageVersion);
   }
 
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {

@@ -193,6 +193,20 @@ const MIGRATIONS: Migration[] = [
     // part's second migration now (store/webhooks/postgres.ts).
     sql: '',
   },
+  {
+    version: 10,
+    // #40 parts 1 and 2, edits and deletes: an edited message's earlier versions (MessageVersion
+    // JSON), and the artifacts of one message found by its id (an edit replaces them, a delete drops them).
+    sql: `
+      CREATE TABLE S.message_versions (
+        message_id text NOT NULL,
+        version integer NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (message_id, version)
+      );
+      CREATE INDEX artifacts_by_message ON S.artifacts (((body::jsonb) ->> 'message_id'));
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -10,6 +10,7 @@ export interface Tables {
   threads: string;
   dms: string;
   artifacts: string;
+  message_versions: string;
   events: string;
   event_counter: string;
   pairing_state: string;
@@ -35,6 +36,7 @@ export function tablesOf(schema: string): Tables {
     threads: t('threads'),
     dms: t('dms'),
     artifacts: t('artifacts'),
+    message_versions: t('message_versions'),
     events: t('events'),
     event_counter: t('event_counter'),
     pairing_state: t('pairing_state'),

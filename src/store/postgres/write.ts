@@ -7,6 +7,7 @@
 // Batches of room messages and plain events take the fast lane instead (fast-lane.ts).
 
 import type pg from 'pg';
+import type { MessageVersion } from '../../protocol/types.js';
 import { resolveIntents, type Effect, type PartStates, type StateView } from '../intents.js';
 import { partFor, type AnyPart } from '../part.js';
 import type {
@@ -36,6 +37,8 @@ export interface Prefetched {
   activeRooms?: RoomRecord[];
   agents: Map<string, AgentRecord>;
   messages: Map<string, MessageRecord>;
+  /** Earlier versions of the messages the batch edits, oldest first. */
+  versions: Map<string, MessageVersion[]>;
   threads: Map<string, ThreadRecord>;
   dms: Map<string, DmRecord>;
   pairings: Map<string, PairingState>;
@@ -98,6 +101,7 @@ export function emptyPrefetch(): Prefetched {
     rooms: new Map(),
     agents: new Map(),
     messages: new Map(),
+    versions: new Map(),
     threads: new Map(),
     dms: new Map(),
     pairings: new Map(),
@@ -145,6 +149,7 @@ async function run(
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
   if (st.text === 'SELECT NULL::text AS last') return [];
   const r = await c.query<{ last: string | null }>(st.text, st.values);
+  if (st.after) await c.query(st.after.text, st.after.values);
   if (st.events.length === 0) return [];
   const last = Number(r.rows[0]!.last);
   const first = last - st.events.length + 1;
@@ -155,6 +160,8 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
   const rooms = new Set<string>();
   const agents = new Set<string>();
   const messages = new Set<string>();
+  // Messages edited or deleted: their versions are read, and a deleted one's thread or DM.
+  const changed = new Set<string>();
   const threads = new Set<string>();
   const dms = new Set<string>();
   const pairings = new Set<string>();
@@ -186,6 +193,11 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
         if (op.thread) threads.add(op.thread.id);
         if (op.dm) dms.add(op.dm.id);
         break;
+      case 'message.edit':
+      case 'message.delete':
+        messages.add(op.id);
+        changed.add(op.id);
+        break;
       case 'pairing.state':
         pairings.add(op.pairing_id);
         break;
@@ -197,7 +209,7 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
         break;
     }
   }
-  return { rooms, agents, messages, threads, dms, pairings, readStates, allRooms };
+  return { rooms, agents, messages, changed, threads, dms, pairings, readStates, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -207,6 +219,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], 
     rooms: new Map(),
     agents: new Map(),
     messages: new Map(),
+    versions: new Map(),
     threads: new Map(),
     dms: new Map(),
     pairings: new Map(),
@@ -224,12 +237,33 @@ async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], 
     for (const row of r.rows) pre.agents.set(row.id, agentOf(row));
   }
   if (ids.messages.size > 0) {
+    // Locked, before the threads and DMs (a deleted message's own are locked next): an edit or
+    // delete changes the row, and a reaction (its part locks the row again) must not be added to a
+    // message deleted meanwhile. One order for every batch, so none waits on another in a cycle.
     const r = await c.query({
-      name: `${T.prefix}msg_get`,
-      text: `SELECT id, conv, event_id, body FROM ${T.messages} WHERE id = ANY($1)`,
+      name: `${T.prefix}msg_lock`,
+      text: `SELECT id, conv, event_id, body FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`,
       values: [list(ids.messages)],
     });
     for (const row of r.rows) pre.messages.set(row.id, messageRecordOf(row));
+    for (const id of ids.changed) {
+      const t = pre.messages.get(id)?.message.target;
+      if (t?.kind === 'thread') ids.threads.add(t.thread_id);
+      else if (t?.kind === 'dm') ids.dms.add(t.dm_id);
+    }
+  }
+  if (ids.changed.size > 0) {
+    // Every earlier version: an edit wakes only agents none of them mentioned.
+    const r = await c.query({
+      name: `${T.prefix}ver_get`,
+      text: `SELECT message_id, body FROM ${T.message_versions} WHERE message_id = ANY($1) ORDER BY message_id, version`,
+      values: [list(ids.changed)],
+    });
+    for (const row of r.rows) {
+      const l = pre.versions.get(row.message_id) ?? [];
+      l.push(JSON.parse(row.body) as MessageVersion);
+      pre.versions.set(row.message_id, l);
+    }
   }
   if (ids.threads.size > 0) {
     const r = await c.query({
@@ -271,6 +305,7 @@ export function viewOf(pre: Prefetched): StateView {
     agent: (id) => pre.agents.get(id),
     hasMessage: (id) => pre.messages.has(id),
     message: (id) => pre.messages.get(id),
+    versions: (id) => pre.versions.get(id) ?? [],
     thread: (id) => pre.threads.get(id),
     dm: (id) => pre.dms.get(id),
     pairing: (id) => pre.pairings.get(id),

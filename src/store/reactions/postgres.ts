@@ -65,6 +65,8 @@ export const postgresReactions: PostgresAdapter<ReactionChangeOp, ReactionEffect
       );
     return out;
   },
+  // A deleted message keeps no reactions.
+  forget: (ids, sql) => [`DELETE FROM ${sql.table(REACTIONS_TABLE)} WHERE message_id = ANY(${ids})`],
   async prefetch(c, T, mine) {
     const byMessage = await prefetchReactions(c, T, [...new Set(mine.map((op) => op.reaction.message_id))].sort());
     return { reactions: (id) => byMessage.get(id) ?? [] };

@@ -42,6 +42,10 @@ export const sqliteReactions: SqliteAdapter<ReactionEffect, ReactionState, React
       ]);
     } else run('DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND by_id = ?', [e.message_id, e.emoji, e.by]);
   },
+  // A deleted message takes no reactions (intents.ts), and keeps none.
+  forget(run, messageId) {
+    run('DELETE FROM reactions WHERE message_id = ?', [messageId]);
+  },
   state: (all) => ({ reactions: (id) => reactionsOf(all, [id]) }),
   reads: (all) => ({ list: async (ids) => reactionsOf(all, ids) }),
 };

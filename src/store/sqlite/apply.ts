@@ -1,13 +1,15 @@
 // What each journaled effect does in SQL: one function shared by live writes, start-up replay
 // and the checkpoint worker, so the three cannot drift apart. Journal records hold effects
 // (intents.ts), never intents: a replay applies what was decided, it does not decide again.
-// Messages are indexed for search later, in batches (search-upkeep.ts), not here.
+// Messages are indexed for search later, in batches (search-upkeep.ts), not here; only an edit's
+// new words are written with the edit (search.ts `indexEdit`), which is rare and keeps search true.
 
 import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
+import { forgetSearch, indexEdit } from './search.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -32,9 +34,15 @@ export type Run = (sql: string, params?: SqlValue[]) => void;
 const utf8 = (json: string | Uint8Array): Uint8Array => (typeof json === 'string' ? Buffer.from(json, 'utf8') : json);
 
 /**
+ * A message's artifacts, through the index on this very expression (schema.ts, version 14): the
+ * planner uses an expression index only for the same text.
+ */
+const DELETE_ARTIFACTS = "DELETE FROM artifacts WHERE json_extract(body, '$.message_id') = ?";
+
+/**
  * Applies journal ops inside the caller's transaction (live writes, replay and checkpoints alike).
- * `jsonOf(i)` may give the body JSON of op i when it is a message insert (the message) or an
- * event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
+ * `jsonOf(i)` may give the body JSON of op i when it is a message insert or update (the message) or
+ * an event append (the event), already serialized for the journal, as text or UTF-8 bytes, so it is
  * not done twice.
  */
 export function applyOps(
@@ -83,6 +91,30 @@ export function applyOps(
         ]);
         break;
       }
+      case 'message.update': {
+        // seq, conv and event_id stay: the message keeps its place and its created event.
+        const m = op.record.message;
+        run('UPDATE messages SET body = CAST(? AS TEXT) WHERE id = ?', [utf8(jsonOf(i) ?? JSON.stringify(m)), m.id]);
+        indexEdit(run, m);
+        break;
+      }
+      case 'message.version':
+        run('INSERT INTO message_versions (message_id, version, body) VALUES (?, ?, ?)', [
+          op.message_id,
+          op.version.version,
+          JSON.stringify(op.version),
+        ]);
+        break;
+      case 'artifacts.clear':
+        run(DELETE_ARTIFACTS, [op.message_id]);
+        break;
+      case 'message.forget':
+        run(DELETE_ARTIFACTS, [op.message_id]);
+        run('DELETE FROM message_versions WHERE message_id = ?', [op.message_id]);
+        forgetSearch(run, op.message_id);
+        // Every part drops what it keeps about the message (reactions: their rows).
+        for (const p of parts) p.sqlite.forget?.(run, op.message_id);
+        break;
       case 'thread.put':
         run(
           'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +

@@ -70,6 +70,7 @@ function sinkOf(db: Db): NetworkSink {
         ops.push({ op: 'event.append', seq: e.seq, event: e.event, ...(e.message_id ? { message_id: e.message_id } : {}) });
         json.push(e.body);
       }
+      for (const v of page.versions) ops.push({ op: 'message.version', ...v });
       ops.push(...page.parts);
       applyOps(db.run, ops, ALL_PARTS, (i) => json[i]);
     },

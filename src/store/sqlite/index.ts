@@ -237,7 +237,10 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
     this.journalAndApply(jops, bodies);
-    for (const op of jops) if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
+    for (const op of jops) {
+      if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
+      else if (op.op === 'message.update') this.upkeep.written(op.record.message);
+    }
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
     this.eventCount += events.length;

@@ -2,7 +2,7 @@
 // (read-methods.ts) wrap them in resolved promises, and intents resolve against them (as a StateView) inside a write.
 
 import type { SqlValue } from 'sql.js';
-import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
+import type { Artifact, Message, MessageVersion, ServiceEvent } from '../../protocol/types.js';
 import { UnknownCursor } from '../../protocol/pagination.js';
 import type { StateView } from '../intents.js';
 import { cursorPage, dmMatches, roomMatches } from '../filters.js';
@@ -103,6 +103,11 @@ export class SqliteQueries implements StateView {
   message(id: string): MessageRecord | undefined {
     const r = this.db.one('SELECT body, conv, event_id FROM messages WHERE id = ?', [id]);
     return r && { message: JSON.parse(r[0] as string) as Message, conv: r[1] as string, event_id: r[2] as string };
+  }
+
+  /** A message's earlier versions, oldest first (a deleted message's were dropped with it). */
+  versions(id: string): MessageVersion[] {
+    return this.db.bodies('SELECT body FROM message_versions WHERE message_id = ? ORDER BY version', [id]);
   }
 
   /** A stored message's body JSON, as stored. */

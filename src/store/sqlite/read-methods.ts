@@ -1,7 +1,7 @@
 // The sqlite store's read methods: each a promise over a synchronous read of the in-memory database
 // (queries.ts), apart from the store's lifecycle and writes (index.ts).
 
-import type { Artifact, Message } from '../../protocol/types.js';
+import type { Artifact, Message, MessageVersion } from '../../protocol/types.js';
 import type {
   AgentReadState,
   AgentRecord,
@@ -99,6 +99,10 @@ export abstract class SqliteReadMethods {
 
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.reads.message(id);
+  }
+
+  async messageVersions(id: string): Promise<MessageVersion[]> {
+    return this.reads.versions(id);
   }
 
   async listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {

@@ -159,6 +159,24 @@ const MIGRATIONS: Migration[] = [
         SELECT j.value, 'dm', d.id FROM dms d, json_each(d.body, '$.participant_ids') j;
     `,
   },
+  {
+    version: 14,
+    // #40 parts 1 and 2, edits and deletes. message_versions: an edited message's earlier versions
+    // (the MessageVersion as JSON), kept by message.version and dropped by message.forget (apply.ts).
+    // artifacts_by_message: an edit replaces a message's artifacts and a delete drops them, found
+    // through this index on the message id their body holds (apply.ts DELETE_ARTIFACTS names the same
+    // expression) rather than by reading every artifact row. An index on the expression, not a
+    // new column: existing rows need no fill, inserts no change, and the migration may run again.
+    sql: `
+      CREATE TABLE IF NOT EXISTS message_versions (
+        message_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (message_id, version)
+      );
+      CREATE INDEX IF NOT EXISTS artifacts_by_message ON artifacts (json_extract(body, '$.message_id'));
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -248,9 +248,12 @@ export class SearchUpkeep {
     private readonly log: (msg: string) => void,
   ) {}
 
-  /** Notes a message just written as row `seq`; an idle tick will index it. */
-  written(m: Message, seq: number): void {
-    this.known.set(m.id, { seq, m });
+  /**
+   * Notes a message just written as row `seq`: an idle tick will index it. Without `seq`, an edit or
+   * delete, whose write indexed the new words itself (search.ts indexEdit): that segment is merged.
+   */
+  written(m: Message, seq?: number): void {
+    if (seq !== undefined) this.known.set(m.id, { seq, m });
     this.work = true;
     this.schedule(this.known.size >= STEP_LIMIT.messages);
   }

@@ -11,7 +11,7 @@ import type { FrameBuilder } from './journal-format.js';
 /** A batch ready to apply and journal. */
 export interface Prepared {
   jops: JournalOp[];
-  /** The JSON of op i's message (insert) or event (append); undefined for other ops. */
+  /** The JSON of op i's message (insert, update) or event (append); undefined for other ops. */
   bodies: (string | undefined)[];
   /** For an event append whose message is kept by reference: that message's JSON. */
   messageJson: (string | undefined)[];
@@ -32,10 +32,10 @@ export function prepare(effects: readonly Effect[], lastSeq: number, storedJson:
   let messages = 0;
   for (let i = 0; i < effects.length; i++) {
     const op = effects[i]!;
-    if (op.op === 'message.insert') {
+    if (op.op === 'message.insert' || op.op === 'message.update') {
       jops.push(op);
       bodies.push(JSON.stringify(op.record.message));
-      messages++;
+      if (op.op === 'message.insert') messages++;
       continue;
     }
     if (op.op !== 'event.append') {
@@ -49,10 +49,11 @@ export function prepare(effects: readonly Effect[], lastSeq: number, storedJson:
     let jop: JournalOp = { op: 'event.append', seq, event: op.event };
     if (m) {
       // Only a message identical to the stored one is kept by reference, so reads give back
-      // exactly the event that was appended (the very object inserted in this batch is). The
-      // insert that counts is the last one of that id earlier in the batch.
+      // exactly the event that was appended (the very object stored in this batch is). The store
+      // that counts is the last insert or update (an edit, a delete) of that id earlier in the
+      // batch. A later edit changes what the reference reads: events show the message as it is.
       let k = i - 1;
-      while (k >= 0 && !(jops[k]!.op === 'message.insert' && (jops[k] as { record: { message: Message } }).record.message.id === m.id)) k--;
+      while (k >= 0 && storedIn(jops[k]!) !== m.id) k--;
       const ins = k >= 0 ? (jops[k] as { record: { message: Message } }).record.message : undefined;
       const stored = ins ? bodies[k] : storedJson(m.id);
       if (ins === m || stored === JSON.stringify(m)) {
@@ -64,6 +65,11 @@ export function prepare(effects: readonly Effect[], lastSeq: number, storedJson:
     bodies.push(JSON.stringify(jop.event));
   }
   return { jops, bodies, messageJson, events, messages };
+}
+
+/** The id of the message an op stores (an insert or an update), else undefined. */
+function storedIn(op: JournalOp): string | undefined {
+  return op.op === 'message.insert' || op.op === 'message.update' ? op.record.message.id : undefined;
 }
 
 /**
@@ -95,9 +101,9 @@ export function frameRecord(frame: FrameBuilder, jops: JournalOp[], bodies: (str
     const op = jops[i]!;
     if (i > 0) frame.text(',');
     const body = bodies[i];
-    if (op.op === 'message.insert' && body !== undefined) {
+    if ((op.op === 'message.insert' || op.op === 'message.update') && body !== undefined) {
       const r = op.record;
-      frame.text('{"op":"message.insert","record":{"message":');
+      frame.text(`{"op":"${op.op}","record":{"message":`);
       ranges.push(frame.body(body), frame.offset);
       frame.text(`,"conv":${JSON.stringify(r.conv)},"event_id":${JSON.stringify(r.event_id)}}}`);
     } else if (op.op === 'event.append' && body !== undefined) {

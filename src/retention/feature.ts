@@ -1,0 +1,34 @@
+// Retention as a feature (#40 part 4): `server.retention` and `rooms[].retention` (svc.yaml, and
+// `svc apply` for rooms) are kept by a purge that runs once a minute on one instance at a time
+// (job.ts), counted by svc_retention_purged_messages_total.
+
+import { Counter } from 'prom-client';
+import type { FeatureFactory } from '../feature.js';
+import { RetentionJob } from './job.js';
+
+/** How often the purge runs (at least once a minute); tests set it lower. */
+const INTERVAL_MS = Number(process.env.SVC_RETENTION_INTERVAL_MS) || 60_000;
+
+export const retentionFeature: FeatureFactory = (app) => {
+  const purged = new Counter({
+    name: 'svc_retention_purged_messages_total',
+    help: 'Messages removed by retention, by conversation kind',
+    labelNames: ['kind'],
+    registers: [app.metrics.registry],
+  });
+  const job = new RetentionJob(app.ctx, (kind, n) => purged.inc({ kind }, n));
+  let timer: NodeJS.Timeout | undefined;
+  const run = () =>
+    void job.tick().catch((err: unknown) => app.ctx.log('warn', 'retention purge failed', { error: (err as Error).message }));
+  return {
+    started: () => {
+      timer = setInterval(run, INTERVAL_MS);
+      timer.unref();
+      run();
+    },
+    close: async () => {
+      clearInterval(timer);
+      await job.close();
+    },
+  };
+};

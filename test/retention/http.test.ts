@@ -1,0 +1,95 @@
+// Retention end to end (#40 part 4) on each store backend, the app in this process with the purge
+// running every 200 ms: a room's own max_messages, the network's max_age for the rest (threads and
+// DMs too), a room's retention declared through POST /v1/apply and shown by GET /v1/rooms/{id}, and
+// the purge counted in /metrics. What a purge removes in the store is test/store/message-purge.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { metricValue } from '../helpers/live.js';
+import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
+import { freshSchema, type PgSchema } from '../helpers/pg.js';
+
+const ADMIN = TOKENS.admin.value;
+const BACKENDS = (process.env.SVC_RETENTION_BACKENDS ?? 'memory,sqlite,postgres').split(',');
+
+interface Ctx {
+  s: AppServer;
+  pgs?: PgSchema;
+}
+
+for (const backend of BACKENDS) {
+  const test = suite<Ctx>(`retention (${backend})`);
+
+  test.before(async (ctx) => {
+    ctx.pgs = backend === 'postgres' ? await freshSchema() : undefined;
+    ctx.s = await startApp({
+      env: { SVC_RETENTION_INTERVAL_MS: '200' },
+      config: {
+        store: backend === 'postgres' ? { backend, url: ctx.pgs!.url, schema: ctx.pgs!.schema } : { backend },
+        server: { retention: { max_age: '2s' } },
+        rooms: [
+          { id: 'short', members: ['alpha'], retention: { max_messages: 3, max_age: '30d' } },
+          { id: 'aged', members: ['alpha'] },
+          { id: 'kept', members: ['alpha'], retention: { max_age: '30d' } },
+        ],
+      },
+    });
+  });
+  test.after(async (ctx) => {
+    await ctx.s.dispose();
+    await ctx.pgs?.drop();
+  });
+
+  const send = async (s: AppServer, room: string, text: string, thread?: string) => {
+    const body: Json = roomMessage(room, 'alpha', text);
+    if (thread) body.target = { kind: 'thread', room_id: room, thread_id: thread };
+    const r = await s.post('/v1/messages', body, TOKENS.alphaOnly.value);
+    assert.is(r.status, 200, r.text);
+    return r.body.message_id as string;
+  };
+  const texts = async (s: AppServer, path: string) =>
+    ((await s.get(path, ADMIN)).body.messages as Json[]).map((m) => m.parts[0].text as string);
+  /** Waits until the history at `path` holds exactly `expected`. */
+  const holds = (s: AppServer, path: string, expected: string[], ms: number) =>
+    eventually(
+      async () => {
+        assert.equal(await texts(s, path), expected);
+        return true;
+      },
+      ms,
+      path,
+    );
+
+  test("a room's max_messages keeps its newest; the network's max_age takes the rest, threads too", async ({ s }) => {
+    for (const n of [1, 2, 3, 4, 5]) await send(s, 'short', `short ${n}`);
+    await send(s, 'aged', 'aged 1');
+    await send(s, 'aged', 'aged reply', 'th-aged');
+    await send(s, 'kept', 'kept 1');
+    await holds(s, '/v1/rooms/short/messages', ['short 3', 'short 4', 'short 5'], 10_000);
+    await holds(s, '/v1/rooms/aged/messages', [], 15_000);
+    await holds(s, '/v1/threads/th-aged/messages', [], 15_000);
+    // The room's own 30d wins over the network's 2s.
+    assert.equal(await texts(s, '/v1/rooms/kept/messages'), ['kept 1']);
+    assert.ok(((await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="room"}')) ?? 0) >= 3);
+    assert.ok(((await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="thread"}')) ?? 0) >= 1);
+  });
+
+  test("GET /v1/rooms/{id} shows a room's retention; svc apply sets and clears it", async ({ s }) => {
+    assert.equal((await s.get('/v1/rooms/short', ADMIN)).body.retention, { max_messages: 3, max_age: '30d' });
+    assert.is((await s.get('/v1/rooms/aged', ADMIN)).body.retention, undefined);
+    const apply = (retention: Json) =>
+      s.post('/v1/apply', { network_id: 'testnet', agents: [], rooms: [{ id: 'applied', members: ['alpha'], retention }] }, ADMIN);
+    let r = await apply({ max_age: '12h', max_messages: 1000 });
+    assert.is(r.status, 200, r.text);
+    assert.equal((await s.get('/v1/rooms/applied', ADMIN)).body.retention, { max_age: '12h', max_messages: 1000 });
+    r = await apply({});
+    assert.is(r.status, 200, r.text);
+    assert.is((await s.get('/v1/rooms/applied', ADMIN)).body.retention, undefined);
+    const bad = await apply({ max_age: '2 weeks' });
+    assert.is(bad.status, 400, bad.text);
+    assert.match(bad.body.error, /retention\.max_age/);
+  });
+
+  test.run();
+}

@@ -25,8 +25,8 @@ const ALPHA = TOKENS.alphaOnly.value;
 const PERSON = { id: 'person', value: 'tok-person-0123456789', scopes: ['observe', 'write'] };
 const SHOTS = path.join(ARTIFACTS, 'screenshots');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `edit-${name}.png`), fullPage: false });
-// The memory store until the sqlite store takes edits and deletes; SVC_EDIT_STORE picks another.
-const STORE = process.env.SVC_EDIT_STORE ?? 'memory';
+// The test default store (sqlite); SVC_EDIT_STORE=memory runs it on the memory store.
+const STORE = process.env.SVC_EDIT_STORE;
 
 const t = suite<Ctx>('the console edits and deletes messages');
 

@@ -245,6 +245,19 @@ t('delete asks first and leaves a tombstone, live on the other page; a deleted p
   assert.is(del.status, 200, del.text);
   await panel.locator(`li[data-id="${secondId}"] [data-testid=tombstone]`).waitFor();
   assert.is(await panel.locator('[data-testid=message]', { hasText: 'first reply' }).count(), 1, 'the other reply stays');
+
+  // The Up arrow in the panel's empty reply box edits the person's last reply there.
+  const replyBox = page.locator('[data-testid=thread-text]');
+  await replyBox.fill('my reply');
+  await replyBox.press('Enter');
+  const myReply = panel.locator('[data-testid=message]', { hasText: 'my reply' });
+  await myReply.waitFor();
+  await replyBox.focus();
+  await replyBox.press('ArrowUp');
+  await myReply.locator('[data-testid=edit-text]').fill('my reply, edited');
+  await myReply.locator('[data-testid=edit-text]').press('Enter');
+  await panel.locator('[data-testid=message]', { hasText: 'my reply, edited' }).locator('[data-testid=edited-mark]').waitFor();
+  assert.ok(await hasFocus(replyBox), 'the reply box has the focus again');
   await shot(page, 'tombstones');
 });
 

@@ -5,6 +5,8 @@ import { api, messageId, qs } from './api.js';
 import { enhanceComposer } from './composer.js';
 import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
 import { clear, el, keepingPlace, toast } from './dom.js';
+import { isNewer, onMessageChange } from './message-change.js';
+import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
 import { artifactNode, messageNode } from './render.js';
 import { parseRoute } from './routes.js';
@@ -35,6 +37,20 @@ enhanceComposer({
     return c?.roomId ? roomCandidates(c.roomId, state.messages) : [];
   },
 });
+
+// An edited or deleted message of the conversation in view is redrawn in its place.
+onMessageChange((m) => {
+  const i = state.messages.findIndex((x) => x.id === m.id);
+  if (i < 0 || !isNewer(m, state.messages[i])) return;
+  // An answer or event may leave out what a redraw still shows (reactions): the rest is kept.
+  state.messages[i] = { ...state.messages[i], ...m };
+  redrawMessage(m.id);
+});
+
+/** The Up arrow in the empty composer: edits the person's last message of the conversation in view. */
+export function editLastMessage() {
+  return editLast($('messages'), state.messages, $('composer-text'));
+}
 
 /** The load of the conversation in view (open's promise). */
 let opening = Promise.resolve();
@@ -206,7 +222,10 @@ export function redrawMessage(id) {
   if (!old) return;
   const node = nodeOf(m);
   if (old.classList.contains('permalinked')) node.classList.add('permalinked');
+  // A control that had the keyboard focus keeps it in the new copy.
+  const focused = old.contains(document.activeElement) ? document.activeElement?.getAttribute('data-testid') : null;
   old.replaceWith(node);
+  if (focused) node.querySelector(`[data-testid="${CSS.escape(focused)}"]`)?.focus();
   layoutMessages($('messages'));
   showReceipts([m]);
 }

@@ -9,6 +9,7 @@ import { isNewer, onMessageChange } from './message-change.js';
 import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
 import { artifactNode, messageNode } from './render.js';
+import { retentionLine } from './retention.js';
 import { parseRoute } from './routes.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
@@ -166,13 +167,22 @@ function renderTitle() {
   renderMembers();
 }
 
+/** The room's details under its title: its retention in force and its members (a DM: the network's retention). */
 export function renderMembers() {
   const ul = $('conv-members');
   clear(ul);
   const c = state.current;
   const room = c?.roomId ? state.rooms.get(c.roomId) : undefined;
+  renderRetention(c && (room || c.kind === 'dm') ? retentionLine(room?.retention, state.network?.retention) : 'forever');
   if (!room) return;
   for (const m of room.members) ul.append(el('li', { testid: 'member' }, presenceDot(m), m));
+}
+
+/** Keeping messages forever is every network's default, so the header says only what limits them. */
+function renderRetention(line) {
+  const p = $('conv-retention');
+  p.hidden = line === 'forever';
+  p.textContent = p.hidden ? '' : `Retention: ${line}`;
 }
 
 function setPage(page) {

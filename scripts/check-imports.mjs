@@ -43,6 +43,7 @@ const LAYERS = [
       'src/reactions/',
       'src/receipts/',
       'src/request-limits/',
+      'src/retention/',
       'src/webhooks/',
     ],
   ],

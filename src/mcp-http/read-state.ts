@@ -8,7 +8,7 @@
 import { StoreError, type AgentReadState, type FeedSubscription, type Store, type StoredEvent } from '../store/types.js';
 import { ALL_CAPABILITIES, attachmentWants, batchReads, resolveAudience } from '../live/visibility.js';
 import { forMe, isOwn, type Self } from '../mcp/format.js';
-import type { Scope } from '../mcp/inbox.js';
+import { arrived, type Scope } from '../mcp/inbox.js';
 import type { Marker, Markers } from '../mcp/read-markers.js';
 import type { InboxPort } from '../mcp/session.js';
 import type { Message } from '../protocol/types.js';
@@ -185,7 +185,7 @@ export class StoreInbox implements InboxPort {
   }
 
   async #wants(reads: Store, net: string, e: StoredEvent, scope: Scope): Promise<boolean> {
-    const m = e.event.type === 'message.created' ? e.event.message : undefined;
+    const m = arrived(e.event, this.self);
     if (!m || !inScope(m, this.self, scope)) return false;
     return attachmentWants(await resolveAudience(reads, net, e.event), e.event, this.self.agent_id, ALL_CAPABILITIES, net);
   }

@@ -32,6 +32,17 @@ const SETTLE_MAX_MS = 1000;
 /** Unreturned events kept at most; beyond, the oldest traffic that is no mention or DM is dropped. */
 export const BUFFER_MAX = 5000;
 
+/**
+ * The message an event brings to the inbox: a new message, or an edit that newly mentions this
+ * agent (the one time an edit wakes it: `mentions_added`). Other edits and deletes change messages
+ * the agent has had already; read_messages shows them as they are now.
+ */
+export function arrived(e: ServiceEvent, self: Pick<Self, 'fqid'>): Message | undefined {
+  if (e.type === 'message.created') return e.message;
+  if (e.type === 'message.edited' && e.mentions_added?.includes(self.fqid)) return e.message;
+  return undefined;
+}
+
 const inScope = (m: Message, self: Self, scope: Scope): boolean => !isOwn(m, self) && (scope === 'all' || forMe(m, self) !== null);
 
 export class Inbox {
@@ -52,7 +63,7 @@ export class Inbox {
     this.#buffer.push(d);
     this.#lastArrival = Date.now();
     if (this.#buffer.length > BUFFER_MAX) this.#shed();
-    const m = d.event.type === 'message.created' ? d.event.message : undefined;
+    const m = arrived(d.event, this.o.self);
     if (m && forMe(m, this.o.self) !== null) for (const l of this.#listeners) l(m);
     this.#wake();
   }
@@ -116,7 +127,7 @@ export class Inbox {
   #matching(scope: Scope): Message[] {
     const out: Message[] = [];
     for (const d of this.#buffer) {
-      const m = d.event.type === 'message.created' ? d.event.message : undefined;
+      const m = arrived(d.event, this.o.self);
       if (m && inScope(m, this.o.self, scope)) out.push(m);
     }
     return out;
@@ -128,7 +139,7 @@ export class Inbox {
     this.#buffer = [];
     const messages: Message[] = [];
     for (const d of taken) {
-      const m = d.event.type === 'message.created' ? d.event.message : undefined;
+      const m = arrived(d.event, this.o.self);
       if (m && inScope(m, this.o.self, scope)) messages.push(m);
       d.ack();
       this.#seen.delete(d.cursor);
@@ -140,7 +151,7 @@ export class Inbox {
   /** Keeps memory bounded for an agent that never waits: room traffic goes first, mentions and DMs stay. */
   #shed(): void {
     const i = this.#buffer.findIndex((d) => {
-      const m = d.event.type === 'message.created' ? d.event.message : undefined;
+      const m = arrived(d.event, this.o.self);
       return !m || forMe(m, this.o.self) === null;
     });
     if (i < 0) return;

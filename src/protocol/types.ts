@@ -1,6 +1,12 @@
 // Wire shapes of the spec, shared by the server, the typed client and the tests.
 
 import type { DeclaredInboundHook, DeclaredWebhook } from './webhooks.js';
+import type { RetentionPolicy } from './lifecycle.js';
+import type { Part } from './part.js';
+
+export type { Part, PartKind } from './part.js';
+
+export type { EditRequest, MessageVersion, MessageVersions, RetentionPolicy } from './lifecycle.js';
 
 export const HTTP_PROTOCOL = 'service.http.v1';
 export const ATTACH_PROTOCOL = 'service.attach.v1';
@@ -21,17 +27,6 @@ export interface Actor {
   name?: string;
   network_id: string;
   fqid: string;
-}
-
-export type PartKind = 'text' | 'url' | 'data' | 'file' | 'image' | 'audio';
-
-export interface Part {
-  kind: PartKind;
-  text?: string;
-  url?: string;
-  media_type?: string;
-  filename?: string;
-  data?: Record<string, unknown>;
 }
 
 export interface MessageOrigin {
@@ -59,31 +54,6 @@ export interface Message {
    * parts, mentions, artifacts or reactions.
    */
   deleted_at?: string;
-}
-
-/** An earlier version of an edited message (GET /v1/messages/{id}/versions). */
-export interface MessageVersion {
-  /** 1 is the message as sent. */
-  version: number;
-  parts: Part[];
-  mentions: string[];
-  /** When this version was written: the message's created_at for version 1, else that edit's time. */
-  created_at: string;
-}
-
-/** The answer to GET /v1/messages/{id}/versions: every earlier version, oldest first. */
-export interface MessageVersions {
-  message_id: string;
-  /** The current version (the message itself). */
-  version: number;
-  items: MessageVersion[];
-}
-
-/** PATCH /v1/messages/{id}: the new content. */
-export interface EditRequest {
-  parts: Part[];
-  /** Mention candidates beyond the text, as on a send. */
-  mentions?: string[];
 }
 
 /** One emoji's reactions to a message: how many, and who (scoped ids, oldest first). */
@@ -388,15 +358,6 @@ export interface RemovedResponse {
 }
 
 /** A room as svc.yaml or `svc apply` declares it (config, apply and the wire share this shape). */
-/**
- * How long messages are kept (#40 part 4): those older than `max_age` (`30d`, `12h`, `15m`, `45s`)
- * and those past the newest `max_messages` of a conversation are purged. A field left out is no
- * limit (a room's policy falls back to `server.retention` field by field).
- */
-export interface RetentionPolicy {
-  max_age?: string;
-  max_messages?: number;
-}
 
 export interface RoomDeclaration {
   id: string;

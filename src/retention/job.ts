@@ -13,7 +13,6 @@ import { limitsOf, type Limits } from './policy.js';
 /** Messages removed by one write: small, so one write's stall stays short on a large store. */
 export const PURGE_BATCH = 100;
 const LEASE_MS = 120_000;
-const OWNER = `retention-${process.pid}-${randomUUID().slice(0, 8)}`;
 const THREAD_PAGE = 200;
 
 /** What a tick removed, by conversation kind (the metrics' labels). */
@@ -23,6 +22,8 @@ export class RetentionJob {
   private lease: Lease | undefined;
   private running: Promise<Purged> | undefined;
   private closed = false;
+  /** Each job its own owner: two apps in one process are two instances. */
+  private readonly owner = `retention-${process.pid}-${randomUUID().slice(0, 8)}`;
 
   constructor(
     private readonly ctx: NetworkContext,
@@ -44,7 +45,7 @@ export class RetentionJob {
 
   private async holds(): Promise<boolean> {
     if (this.lease && (await this.lease.renew())) return true;
-    const grant = await this.ctx.store.leases.acquire('retention', OWNER, LEASE_MS);
+    const grant = await this.ctx.store.leases.acquire('retention', this.owner, LEASE_MS);
     this.lease = grant.ok ? grant.lease : undefined;
     return grant.ok;
   }

@@ -71,7 +71,7 @@ export function declareRoom(view: Overlay, op: RoomDeclareOp, put: (e: Effect) =
     next.visibility !== existing.visibility ||
     next.write_policy !== existing.write_policy ||
     !sameList(next.federation_pairings, existing.federation_pairings) ||
-    JSON.stringify(next.retention) !== JSON.stringify(existing.retention);
+    !sameRetention(next.retention, existing.retention);
   if (!changed) {
     return { op: 'room.declare', room: existing, action: 'unchanged' };
   }
@@ -145,3 +145,8 @@ export function changeMembers(
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Same policy, whatever the key order (Postgres keeps it as jsonb, which orders keys its own way). */
+function sameRetention(a: RoomRecord['retention'], b: RoomRecord['retention']): boolean {
+  return a?.max_age === b?.max_age && a?.max_messages === b?.max_messages;
+}

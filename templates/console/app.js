@@ -5,7 +5,7 @@ import { api, ApiError } from './api.js';
 import { clear, toast } from './dom.js';
 import { follow } from './live.js';
 import { warningNode } from './render.js';
-import { loadOlder, route, send } from './conversation.js';
+import { editLastMessage, loadOlder, route, send } from './conversation.js';
 import { onEvent, onLiveState, setLive } from './events.js';
 import { loadAgents, loadDms, loadPresence, loadRooms } from './sidebar.js';
 import { $, state } from './state.js';
@@ -59,6 +59,8 @@ function bindUi() {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
+    } else if (e.key === 'ArrowUp' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey && e.target.value === '') {
+      if (editLastMessage()) e.preventDefault();
     }
   });
   $('composer-name').addEventListener('change', () => {

@@ -5,8 +5,11 @@ import { api, messageId, qs } from './api.js';
 import { enhanceComposer } from './composer.js';
 import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
 import { clear, el, keepingPlace, toast } from './dom.js';
+import { isNewer, onMessageChange } from './message-change.js';
+import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
 import { artifactNode, messageNode } from './render.js';
+import { retentionLine } from './retention.js';
 import { parseRoute } from './routes.js';
 import { dmLabel, loadThreads, onSidebar, presenceDot, renderDms, renderRooms, renderThreads } from './sidebar.js';
 import { $, PAGE, state } from './state.js';
@@ -35,6 +38,20 @@ enhanceComposer({
     return c?.roomId ? roomCandidates(c.roomId, state.messages) : [];
   },
 });
+
+// An edited or deleted message of the conversation in view is redrawn in its place.
+onMessageChange((m) => {
+  const i = state.messages.findIndex((x) => x.id === m.id);
+  if (i < 0 || !isNewer(m, state.messages[i])) return;
+  // An answer or event may leave out what a redraw still shows (reactions): the rest is kept.
+  state.messages[i] = { ...state.messages[i], ...m };
+  redrawMessage(m.id);
+});
+
+/** The Up arrow in the empty composer: edits the person's last message of the conversation in view. */
+export function editLastMessage() {
+  return editLast($('messages'), state.messages, $('composer-text'));
+}
 
 /** The load of the conversation in view (open's promise). */
 let opening = Promise.resolve();
@@ -150,13 +167,22 @@ function renderTitle() {
   renderMembers();
 }
 
+/** The room's details under its title: its retention in force and its members (a DM: the network's retention). */
 export function renderMembers() {
   const ul = $('conv-members');
   clear(ul);
   const c = state.current;
   const room = c?.roomId ? state.rooms.get(c.roomId) : undefined;
+  renderRetention(c && (room || c.kind === 'dm') ? retentionLine(room?.retention, state.network?.retention) : 'forever');
   if (!room) return;
   for (const m of room.members) ul.append(el('li', { testid: 'member' }, presenceDot(m), m));
+}
+
+/** Keeping messages forever is every network's default, so the header says only what limits them. */
+function renderRetention(line) {
+  const p = $('conv-retention');
+  p.hidden = line === 'forever';
+  p.textContent = p.hidden ? '' : `Retention: ${line}`;
 }
 
 function setPage(page) {
@@ -206,7 +232,10 @@ export function redrawMessage(id) {
   if (!old) return;
   const node = nodeOf(m);
   if (old.classList.contains('permalinked')) node.classList.add('permalinked');
+  // A control that had the keyboard focus keeps it in the new copy.
+  const focused = old.contains(document.activeElement) ? document.activeElement?.getAttribute('data-testid') : null;
   old.replaceWith(node);
+  if (focused) node.querySelector(`[data-testid="${CSS.escape(focused)}"]`)?.focus();
   layoutMessages($('messages'));
   showReceipts([m]);
 }

@@ -3,6 +3,7 @@
 import { convKey } from './render.js';
 import { addMessages, catchUp, loadArtifacts, nearEnd, redrawMessage, renderMembers, scrollToEnd, showEmpty } from './conversation.js';
 import { loadAgents, loadDms, loadRooms, renderAgents, renderDms, renderRooms, renderThreads } from './sidebar.js';
+import { applyChange } from './message-change.js';
 import { onReaction } from './reactions.js';
 import { $, state } from './state.js';
 import { onReceipts } from './receipts.js';
@@ -30,6 +31,10 @@ export function onEvent(e) {
   switch (e.type) {
     case 'message.created':
       return onMessage(e.message);
+    // The event's message is the message as it now is (edited, or a tombstone): redrawn in place.
+    case 'message.edited':
+    case 'message.deleted':
+      return applyChange(e.message);
     // The message.created that follows a creation event counts its message.
     case 'thread.created':
       if (e.thread && e.thread.room_id === state.threadsRoom && !state.threads.has(e.thread.id)) {

@@ -1,9 +1,12 @@
 // The hover actions of a message (shown on hover and keyboard focus): reply in thread, copy link,
-// react, and receipts on one's own messages; and the permalink of a message.
+// react, receipts on one's own messages, and edit and delete where the session may change it; and
+// the permalink of a message.
 
 import { copyText } from './clipboard.js';
 import { withAttrs } from './attrs.js';
 import { el } from './dom.js';
+import { confirmDelete, hasText, mayChange } from './message-change.js';
+import { startEdit } from './message-editor.js';
 import { isOwn, showReceipts } from './receipts.js';
 import { state } from './state.js';
 
@@ -37,20 +40,56 @@ function button(label, testid, onclick, text) {
   return withAttrs(el('button', { type: 'button', class: 'action', testid, title: label, onclick }, text), { 'aria-label': label });
 }
 
-/** The action bar of message `m`; `opts.inPanel` drops "reply in thread" (already in one). */
+/**
+ * The same control of message `id` in the view `li` is in, found again when asked: a change redraws
+ * the message, so the button that was pressed may be gone (then the message's permalink).
+ */
+function refind(li, id, testid) {
+  const root = li.closest('ol') ?? document;
+  return () => {
+    const now = root.querySelector(`li[data-testid=message][data-id="${CSS.escape(id)}"]`);
+    return now?.querySelector(`[data-testid=${testid}]`) ?? now?.querySelector('[data-testid=permalink]');
+  };
+}
+
+/** The action bar of message `m`; `opts.inPanel` drops "reply in thread" (already in one). A tombstone keeps its link only. */
 export function actionsNode(m, opts = {}) {
   const roomMessage = m.target?.kind === 'room';
+  const gone = Boolean(m.deleted_at);
+  const changeable = mayChange(m);
   const bar = el(
     'div',
     { class: 'actions', testid: 'message-actions' },
-    roomMessage && !opts.inPanel
+    roomMessage && !opts.inPanel && !gone
       ? button('Reply in thread', 'action-reply', () => location.assign(replyHref(m)), '↳ Reply in thread')
       : null,
     button('Copy link', 'action-copy-link', () => copyText(new URL(permalink(m), location.href).href, 'link copied'), 'Copy link'),
-    mayWrite() && m.target?.kind !== 'dm'
+    mayWrite() && m.target?.kind !== 'dm' && !gone
       ? button('React', 'action-react', (e) => e.currentTarget.closest('li')?.querySelector('[data-testid=reaction-add]')?.click(), 'React')
       : null,
-    isOwn(m) ? button('Receipts', 'action-receipts', () => showReceipts([m]), 'Receipts') : null,
+    isOwn(m) && !gone ? button('Receipts', 'action-receipts', () => showReceipts([m]), 'Receipts') : null,
+    changeable && hasText(m)
+      ? button(
+          'Edit message',
+          'action-edit',
+          (e) => {
+            const li = e.currentTarget.closest('li');
+            if (li) startEdit(li, m, refind(li, m.id, 'action-edit'));
+          },
+          'Edit',
+        )
+      : null,
+    changeable
+      ? button(
+          'Delete message',
+          'action-delete',
+          (e) => {
+            const li = e.currentTarget.closest('li');
+            confirmDelete(m, li ? refind(li, m.id, 'action-delete') : undefined);
+          },
+          'Delete',
+        )
+      : null,
   );
   return withAttrs(bar, { role: 'toolbar', 'aria-label': 'message actions' });
 }

@@ -34,11 +34,13 @@ function receiptsNode(list) {
 /** Fetches and shows the marks of those of `messages` that are the session's own. */
 export async function showReceipts(messages) {
   const epoch = state.epoch;
-  for (const m of messages.filter(isOwn)) {
+  // A tombstone has nothing left to deliver or read.
+  for (const m of messages.filter((x) => isOwn(x) && !x.deleted_at)) {
     const r = await api(`/v1/messages/${encodeURIComponent(m.id)}/receipts`).catch(() => undefined);
     if (!r || epoch !== state.epoch) continue;
     const li = document.querySelector(`li[data-testid=message][data-id="${CSS.escape(m.id)}"]`);
-    if (!li) continue;
+    // Deleted while the marks were on their way: a tombstone shows none.
+    if (!li || li.classList.contains('tombstone')) continue;
     li.querySelector(':scope > .receipts')?.remove();
     // In a DM the person is a participant too: their own mark says nothing.
     const self = state.session?.human?.id;

@@ -7,6 +7,7 @@ import { dmHref } from './dm-link.js';
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { actionsNode, permalink } from './message-actions.js';
+import { editedMark } from './message-versions.js';
 import { reactionsNode } from './reactions.js';
 import { state } from './state.js';
 import { timeNode } from './times.js';
@@ -106,10 +107,12 @@ export function messageNode(m, opts = {}) {
   const from = m.from ?? {};
   const remote = from.network_id && from.network_id !== opts.localNetwork ? `@${from.network_id}` : '';
   const replies = opts.replies;
+  // A deleted message keeps its place (and its thread's replies) as a tombstone without content.
+  const gone = Boolean(m.deleted_at);
   return el(
     'li',
     {
-      class: `message from-${from.type === 'human' ? 'human' : 'agent'}`,
+      class: `message from-${from.type === 'human' ? 'human' : 'agent'}${gone ? ' tombstone' : ''}`,
       testid: 'message',
       data: { id: m.id, at: m.created_at ?? '', sender: senderKey(from) },
     },
@@ -124,7 +127,10 @@ export function messageNode(m, opts = {}) {
       el('a', { class: 'permalink', href: permalink(m), testid: 'permalink' }, timeNode(m.created_at)),
     ),
     actionsNode(m, opts),
-    ...(Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
+    gone ? el('p', { class: 'part deleted muted', testid: 'tombstone' }, 'message deleted') : null,
+    ...(!gone && Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
+    // After the text, not in the meta line: a grouped message hides its meta line.
+    m.edited_at && !gone ? editedMark(m) : null,
     replies
       ? el(
           'a',
@@ -133,7 +139,7 @@ export function messageNode(m, opts = {}) {
           replies.last_message_at ? el('span', { class: 'muted' }, ' · last ', timeNode(replies.last_message_at)) : null,
         )
       : null,
-    reactionsNode(m),
+    gone ? null : reactionsNode(m),
   );
 }
 

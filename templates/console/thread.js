@@ -6,6 +6,8 @@ import { api, messageId, qs } from './api.js';
 import { withAttrs } from './attrs.js';
 import { enhanceComposer } from './composer.js';
 import { clear, el, keepingPlace, toast } from './dom.js';
+import { isNewer, onMessageChange } from './message-change.js';
+import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
 import { readAs } from './receipts.js';
 import { notePeople } from './people.js';
@@ -14,7 +16,7 @@ import { $, state } from './state.js';
 
 const enc = encodeURIComponent;
 
-/** What the panel shows: { roomId, threadId, parentId, isNew, seen: Set, epoch, nextBefore, loaded } or null. */
+/** What the panel shows: { roomId, threadId, parentId, isNew, seen: Set, replies (oldest first), epoch, nextBefore, loaded } or null. */
 let panel = null;
 let epochs = 0;
 let nodes;
@@ -80,6 +82,11 @@ function build() {
   );
   host()?.append(aside);
   enhanceComposer({ form, textarea: text, candidates: () => roomCandidates(panel?.roomId, state.messages), onSend: reply });
+  // The Up arrow in the empty reply box edits the person's last reply in this thread.
+  text.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowUp' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey || text.value !== '' || !panel) return;
+    if (editLast(list, panel.replies, text)) e.preventDefault();
+  });
   nodes = { aside, title, parent, older, list, text, send, status, form };
   return nodes;
 }
@@ -131,7 +138,7 @@ export async function openThread(roomId, { threadId, replyTo, message }) {
     return;
   }
   const t = state.threads.get(id);
-  panel = { roomId, threadId: id, parentId: parentId ?? t?.parent_message_id, isNew, seen: new Set(), epoch: ++epochs };
+  panel = { roomId, threadId: id, parentId: parentId ?? t?.parent_message_id, isNew, seen: new Set(), replies: [], epoch: ++epochs };
   const p = panel;
   p.loaded = fill(n, p);
   await p.loaded;
@@ -237,13 +244,35 @@ function add(list, where = 'end') {
   for (const m of fresh) panel.seen.add(m.id);
   notePeople(fresh);
   const made = fresh.map((m) => messageNode(m, { localNetwork: state.network.id, inPanel: true }));
-  if (where === 'start') nodes.list.prepend(...made);
-  else nodes.list.append(...made);
+  if (where === 'start') {
+    nodes.list.prepend(...made);
+    panel.replies.unshift(...fresh);
+  } else {
+    nodes.list.append(...made);
+    panel.replies.push(...fresh);
+  }
   layoutMessages(nodes.list);
   if (where === 'start') return;
   const h = nodes.list.parentElement;
   h.scrollTop = h.scrollHeight;
 }
+
+// An edited or deleted reply (or the parent) is redrawn in its place in the panel.
+onMessageChange((m) => {
+  if (!panel || !nodes) return;
+  const i = panel.replies.findIndex((x) => x.id === m.id);
+  if (i >= 0) {
+    if (!isNewer(m, panel.replies[i])) return;
+    panel.replies[i] = { ...panel.replies[i], ...m };
+    m = panel.replies[i];
+  } else if (m.id !== panel.parentId) return;
+  for (const old of [nodes.list, nodes.parent].flatMap((ol) => [...ol.querySelectorAll(`:scope > li[data-id="${CSS.escape(m.id)}"]`)])) {
+    const node = messageNode(m, { localNetwork: state.network.id, inPanel: true });
+    for (const c of ['parent', 'permalinked']) if (old.classList.contains(c)) node.classList.add(c);
+    old.replaceWith(node);
+  }
+  layoutMessages(nodes.list);
+});
 
 /** A live message: shown when it belongs to the thread in the panel. Returns whether it did. */
 export function onPanelMessage(m) {

@@ -56,7 +56,6 @@ const EXPECTED_SCOPES: Record<Action, Scope[]> = {
   'events.stream': ['observe', 'admin'],
   'pairings.read': ['observe', 'admin'],
   'message.send': ['write', 'pair'],
-  // PATCH, DELETE /v1/messages/{id}: the sender (as on a send, a pairing for its network's senders) or an operator.
   'message.change': ['write', 'pair', 'admin'],
   admin: ['admin'],
   'agent.register': ['admin', 'attach'],

@@ -242,6 +242,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   oauth: ['GET /.well-known/oauth-authorization-server/oauth', 'GET /.well-known/oauth-protected-resource', 'POST /oauth/token'],
   console: ['GET /console'],
   'mcp-http': ['POST /v1/mcp'],
+  'message-lifecycle': ['PATCH /v1/messages/:id', 'DELETE /v1/messages/:id', 'GET /v1/messages/:id/versions'],
 };
 
 const t = suite<{ routes: Map<FeatureFactory, Route[]> }>('the server without each optional feature');

@@ -181,6 +181,38 @@ function deliver(inbox: Inbox, m: Message): void {
   });
 }
 
+const edits = suite('edits in the inbox');
+
+edits('an edit that newly mentions the agent arrives once as a message; other edits and deletes do not', () => {
+  const inbox = new Inbox({ self, flush: async () => undefined });
+  const m = msg({ id: 'm9', mentions: [self.fqid] });
+  const event = (type: 'message.edited' | 'message.deleted', mentions_added?: string[]) => {
+    cursor++;
+    inbox.push({
+      cursor: `c${cursor}`,
+      event: {
+        id: `ev${cursor}`,
+        type,
+        network_id: 'home',
+        created_at: m.created_at,
+        message: m,
+        ...(mentions_added ? { mentions_added } : {}),
+      },
+      ack: () => undefined,
+    });
+  };
+  event('message.edited', []);
+  event('message.deleted');
+  assert.equal(inbox.pending('mentions'), []);
+  event('message.edited', [self.fqid]);
+  assert.equal(
+    inbox.pending('mentions').map((x) => x.id),
+    ['m9'],
+  );
+});
+
+edits.run();
+
 const push = suite<{ dir: string }>('arrivals pushed as channel events');
 push.before((ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-channel-unit-'));

@@ -127,6 +127,24 @@ test('a copied network reads the same on postgres, with the same event sequence 
   }
 });
 
+test("a room's retention (#40 part 4) is copied into postgres", async () => {
+  const mem = await openStore({ backend: 'memory' });
+  try {
+    await mem.write([createRoom('kept', { retention: { max_messages: 3, max_age: '30d' } }), createRoom('plain')]);
+    await copyToPostgres(mem, { url: pgs.url, schema: pgs.schema, pairingIds: [] });
+  } finally {
+    await mem.close();
+  }
+  const target = await openPostgresStore({ url: pgs.url, schema: pgs.schema });
+  try {
+    assert.equal((await target.getRoom('kept'))?.retention, { max_messages: 3, max_age: '30d' });
+    assert.is((await target.getRoom('plain'))?.retention, undefined);
+    assert.not.ok('retention' in (await target.getRoom('plain'))!);
+  } finally {
+    await target.close();
+  }
+});
+
 test('a target that already holds a network is refused and left unchanged', async () => {
   await network(source);
   const other = await openPostgresStore({ url: pgs.url, schema: pgs.schema });

@@ -97,6 +97,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   // Messages whose artifacts stored before the batch go (edited or deleted), and those deleted.
   const cleared = new Set<string>();
   const forgotten = new Set<string>();
+  // Messages purged (retention): their rows and the events holding them go too.
+  const purged = new Set<string>();
   const mine = parts.map(() => [] as Effect[]);
   const appended: ServiceEvent[] = [];
   for (const e of effects) {
@@ -155,6 +157,18 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         cleared.add(e.message_id);
         forgotten.add(e.message_id);
         break;
+      case 'message.purge': {
+        artifacts = artifacts.filter((a) => a.message_id !== e.message_id);
+        versions = versions.filter((v) => v.message_id !== e.message_id);
+        cleared.add(e.message_id);
+        forgotten.add(e.message_id);
+        purged.add(e.message_id);
+        // Stored by this batch or before it: either way no row is left (nothing later in a batch adds to it).
+        const inserted = messages.findIndex((x) => x.id === e.message_id);
+        if (inserted >= 0) messages.splice(inserted, 1);
+        updates.delete(e.message_id);
+        break;
+      }
       case 'artifact.insert':
         artifacts.push({ message_id: e.artifact.message_id, params: artifactParams(e.artifact) });
         break;
@@ -204,6 +218,13 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   // Only rows stored before the batch (the statement's snapshot): the batch's own inserts stand.
   if (cleared.size > 0) ctes.push(`DELETE FROM ${T.artifacts} WHERE ${ARTIFACT_MESSAGE} = ANY(${param([...cleared])}::text[])`);
   if (forgotten.size > 0) ctes.push(`DELETE FROM ${T.message_versions} WHERE message_id = ANY(${param([...forgotten])}::text[])`);
+  if (purged.size > 0) {
+    // The words search reads are on the row: it going takes the message out of search too. The
+    // events go by reference (events_by_message); the feed reads past the seqs they leave (feed.ts).
+    const ids = `${param([...purged])}::text[]`;
+    ctes.push(`DELETE FROM ${T.messages} WHERE id = ANY(${ids})`);
+    ctes.push(`DELETE FROM ${T.events} WHERE message_id = ANY(${ids})`);
+  }
   if (artifacts.length > 0)
     ctes.push(
       `INSERT INTO ${T.artifacts} (id, target_kind, room_id, thread_id, dm_id, body) VALUES ${artifacts.map((a) => row(a.params)).join(', ')}`,

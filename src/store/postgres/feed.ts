@@ -2,8 +2,9 @@
 // the last delivered) whenever something may have been stored: this process committed a write
 // (its own events are handed over directly when nothing is missing before them), another instance
 // did (LISTEN/NOTIFY; the payload is only a wake-up), the listening connection came back (a lost
-// notification loses nothing), or a slow timer fired. Sequence numbers are dense and committed in
-// order (write.ts), so the next event is either stored or not yet committed: never skipped.
+// notification loses nothing), or a slow timer fired. Sequence numbers are committed in order
+// (write.ts), so the next event is either stored or not yet committed: never skipped. Only a
+// retention purge leaves holes, below events stored after them, which a read shows (drainEarly).
 
 import pg from 'pg';
 import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
@@ -192,16 +193,19 @@ export class PgFeed implements EventFeed {
           if (this.closed) return;
           const fresh = page.filter((e) => e.seq > this.delivered);
           let held = false;
+          // Every event up to here that is stored was in this read (commits come in seq order).
+          let read = fresh.length > 0 ? fresh[fresh.length - 1]!.seq : 0;
           for (const e of fresh) {
             // This process's own write, committed but not yet returned: its publish() follows.
             if (this.expected.has(e.event.id)) {
               held = true;
               this.heldBack = true;
+              read = e.seq - 1;
               break;
             }
             if (!this.early.has(e.seq)) this.early.set(e.seq, e);
           }
-          this.drainEarly();
+          this.drainEarly(read);
           if (held || page.length < PAGE) break;
         }
       } while (this.again && !this.closed);
@@ -218,18 +222,28 @@ export class PgFeed implements EventFeed {
     }
   }
 
-  /** Delivers the contiguous run after `delivered` held in `early`. */
-  private drainEarly(): void {
+  /**
+   * Delivers the contiguous run after `delivered` held in `early`. Seqs up to `read` (a read of the
+   * database reached it) missing from `early` are no longer stored: a retention purge removed
+   * their events (store/write-ops.ts, message.purge), and the run goes on past them.
+   */
+  private drainEarly(read = 0): void {
     const batch: StoredEvent[] = [];
     for (const seq of [...this.early.keys()]) if (seq <= this.delivered) this.early.delete(seq);
-    while (this.early.has(this.delivered + 1)) {
-      const e = this.early.get(this.delivered + 1)!;
-      this.early.delete(e.seq);
-      batch.push(e);
-      this.delivered = e.seq;
+    for (;;) {
+      const e = this.early.get(this.delivered + 1);
+      if (e) {
+        this.early.delete(e.seq);
+        batch.push(e);
+        this.delivered = e.seq;
+        continue;
+      }
+      if (this.delivered >= read) break;
+      let next = read + 1;
+      for (const seq of this.early.keys()) if (seq < next) next = seq;
+      this.delivered = next - 1;
     }
-    if (batch.length === 0) return;
-    this.subs.deliver(batch);
+    if (batch.length > 0) this.subs.deliver(batch);
     for (const w of [...this.waiters]) if (w.seq <= this.delivered) w.resolve();
   }
 

@@ -18,6 +18,7 @@ import type {
   ArtifactFilter,
   DmFilter,
   DmRecord,
+  ExpiredQuery,
   FeedSubscription,
   MessageRecord,
   PageQuery,
@@ -298,6 +299,10 @@ export class PostgresStore implements Store {
 
   getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.reads.getMessage(id);
+  }
+
+  expiredMessages(q: ExpiredQuery): Promise<string[]> {
+    return this.reads.expiredMessages(q);
   }
 
   messageVersions(id: string): Promise<MessageVersion[]> {

@@ -11,6 +11,7 @@ import {
   type ArtifactFilter,
   type DmFilter,
   type DmRecord,
+  type ExpiredQuery,
   type MessageRecord,
   type PageQuery,
   type PageResult,
@@ -147,6 +148,29 @@ export class Reads {
 
   listMessages(conv: string, q: PageQuery): Promise<PageResult<Message>> {
     return this.page(this.T.messages, 'body', 'conv = $1', [conv], q, (r) => JSON.parse(r.body as string) as Message);
+  }
+
+  /**
+   * Walks the conversation oldest first on messages_by_conv (conv, seq), reading at most `limit`
+   * rows: a row has expired while it is past the newest `keep` (the seq found `keep` rows from the
+   * newest, ORDER BY seq DESC OFFSET keep) or created before `before`; the first that has not ends it.
+   */
+  async expiredMessages(q: ExpiredQuery): Promise<string[]> {
+    const limit = clampLimit(q.limit);
+    if (limit === 0) return [];
+    const over =
+      q.keep === undefined ? 'false' : `m.seq <= (SELECT seq FROM ${this.T.messages} WHERE conv = $1 ORDER BY seq DESC OFFSET $3 LIMIT 1)`;
+    const rows = await this.rows(
+      `SELECT m.id, m.created_at, coalesce(${over}, false) AS over FROM ${this.T.messages} m WHERE m.conv = $1 ORDER BY m.seq LIMIT $2`,
+      q.keep === undefined ? [q.conv, limit] : [q.conv, limit, Math.max(0, Math.floor(q.keep))],
+      q.keep === undefined ? 'expired_by_age' : 'expired_by_count',
+    );
+    const out: string[] = [];
+    for (const r of rows) {
+      if (r.over !== true && !(q.before !== undefined && (r.created_at as string) < q.before)) break;
+      out.push(r.id as string);
+    }
+    return out;
   }
 
   getThread(id: string): Promise<ThreadRecord | undefined> {

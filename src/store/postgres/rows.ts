@@ -2,11 +2,11 @@
 // optional fields stay absent (not null) when the row holds NULL, so every backend returns the same
 // values.
 
-import type { Artifact, Message, ServiceEvent } from '../../protocol/types.js';
+import type { Artifact, Message, RetentionPolicy, ServiceEvent } from '../../protocol/types.js';
 import { indexText } from '../../protocol/search-text.js';
 import type { AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, StoredEvent, ThreadRecord } from '../types.js';
 
-export const ROOM_COLS = 'id, name, members, visibility, write_policy, federation_pairings, created_at, updated_at, removed_at';
+export const ROOM_COLS = 'id, name, members, visibility, write_policy, federation_pairings, created_at, updated_at, removed_at, retention';
 export const AGENT_COLS = 'id, name, actor_uid, credential_key, created_at, updated_at';
 export const THREAD_COLS = 'id, room_id, parent_message_id, message_count, last_message_at, created_at';
 export const DM_COLS = 'id, participant_ids, message_count, last_message_at, created_at';
@@ -32,6 +32,14 @@ export function roomOf(r: Row): RoomRecord {
     created_at: str(r.created_at),
     updated_at: str(r.updated_at),
   };
+  if (r.retention !== null && r.retention !== undefined) {
+    // jsonb keeps its own key order: rebuilt in the policy's.
+    const p = r.retention as RetentionPolicy;
+    const out: RetentionPolicy = {};
+    if (p.max_age !== undefined) out.max_age = p.max_age;
+    if (p.max_messages !== undefined) out.max_messages = p.max_messages;
+    room.retention = out;
+  }
   if (r.removed_at !== null && r.removed_at !== undefined) room.removed_at = str(r.removed_at);
   return room;
 }
@@ -47,6 +55,7 @@ export function roomParams(room: RoomRecord): unknown[] {
     room.created_at,
     room.updated_at,
     room.removed_at ?? null,
+    room.retention ? JSON.stringify(room.retention) : null,
   ];
 }
 

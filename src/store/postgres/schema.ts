@@ -207,6 +207,15 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX artifacts_by_message ON S.artifacts (((body::jsonb) ->> 'message_id'));
     `,
   },
+  {
+    version: 11,
+    // #40 part 4, retention: a room's own policy (RetentionPolicy JSON; NULL: the network's alone),
+    // and the events holding a message found by its id (a purge drops them with the message).
+    sql: `
+      ALTER TABLE S.rooms ADD COLUMN retention jsonb;
+      CREATE INDEX events_by_message ON S.events (message_id) WHERE message_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

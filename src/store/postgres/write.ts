@@ -162,6 +162,8 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
   const messages = new Set<string>();
   // Messages edited or deleted: their versions are read, and a deleted one's thread or DM.
   const changed = new Set<string>();
+  // Messages purged: their thread or DM is read (its count goes down).
+  const purged = new Set<string>();
   const threads = new Set<string>();
   const dms = new Set<string>();
   const pairings = new Set<string>();
@@ -198,6 +200,12 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
         messages.add(op.id);
         changed.add(op.id);
         break;
+      case 'message.purge':
+        for (const id of op.ids) {
+          messages.add(id);
+          purged.add(id);
+        }
+        break;
       case 'pairing.state':
         pairings.add(op.pairing_id);
         break;
@@ -209,7 +217,7 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
         break;
     }
   }
-  return { rooms, agents, messages, changed, threads, dms, pairings, readStates, allRooms };
+  return { rooms, agents, messages, changed, purged, threads, dms, pairings, readStates, allRooms };
 }
 
 /** Reads what the batch may decide on, locking existing rows (in one order, to avoid deadlocks). */
@@ -246,7 +254,7 @@ async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], 
       values: [list(ids.messages)],
     });
     for (const row of r.rows) pre.messages.set(row.id, messageRecordOf(row));
-    for (const id of ids.changed) {
+    for (const id of [...ids.changed, ...ids.purged]) {
       const t = pre.messages.get(id)?.message.target;
       if (t?.kind === 'thread') ids.threads.add(t.thread_id);
       else if (t?.kind === 'dm') ids.dms.add(t.dm_id);

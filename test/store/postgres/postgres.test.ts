@@ -9,7 +9,21 @@ import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import { NOTIFIED_READ_GAP_MS } from '../../../src/store/postgres/feed.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { freshSchema, sql, startOwnCluster, type PgSchema } from '../../helpers/pg.js';
-import { claim, codeOf, createRoom, inRoom, inThread, members, msg, send, settled, waitFor } from '../../helpers/store-fixtures.js';
+import {
+  at,
+  claim,
+  codeOf,
+  createRoom,
+  event,
+  inRoom,
+  inThread,
+  members,
+  membersEvent,
+  msg,
+  send,
+  settled,
+  waitFor,
+} from '../../helpers/store-fixtures.js';
 
 const test = suite('store (postgres, shared by two instances)');
 let pgs: PgSchema;
@@ -195,6 +209,26 @@ test('the message JSON comes back byte for byte', async () => {
   assert.is(JSON.stringify(page.items[0]), JSON.stringify(m));
   const ev = (await b.eventsAfter(0, 10)).find((e) => e.event.type === 'message.created')!;
   assert.is(JSON.stringify(ev.event.message), JSON.stringify(m));
+});
+
+test("a room's retention (#40 part 4) reads back as declared on both, and declaring it again changes nothing", async () => {
+  // Key order unlike jsonb's own (shorter keys first): the comparison is by value.
+  const declare = (store: PostgresStore) =>
+    store.write([
+      {
+        op: 'room.declare',
+        room: { id: 'kept', members: ['a1'], retention: { max_messages: 3, max_age: '30d' } },
+        members_mode: 'set',
+        keep_removed: false,
+        at: at(),
+        events: { created: (r) => event('room.created', { room_id: r.id }), members: membersEvent },
+      },
+    ]);
+  const first = await declare(a);
+  assert.equal(first.outcomes[0]!.op === 'room.declare' && first.outcomes[0]!.action, 'created');
+  for (const s of [a, b]) assert.equal((await s.getRoom('kept'))!.retention, { max_age: '30d', max_messages: 3 });
+  const again = await declare(b);
+  assert.equal([again.outcomes[0]!.op === 'room.declare' && again.outcomes[0]!.action, again.events], ['unchanged', []]);
 });
 
 test('a schema migrated by a newer svc is refused as corrupt', async () => {

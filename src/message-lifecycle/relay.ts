@@ -20,7 +20,9 @@ const pathOf = (m: Message) => `/v1/messages/${encodeURIComponent(m.id)}`;
 
 export const editRelay: RelayedEvent = {
   type: 'message.edited',
-  madeHere: (e, local) => madeHere(e.message, local),
+  // The log gives a message as it is now: an edit read after its message was deleted (the peer was
+  // away) holds the tombstone, and is not repeated; the delete that follows it says everything.
+  madeHere: (e, local) => (e.message?.deleted_at === undefined ? madeHere(e.message, local) : undefined),
   request: (e) => {
     const m = e.message!;
     // Mentions travel as canonical FQIDs, as on a relayed send; the peer resolves them against its

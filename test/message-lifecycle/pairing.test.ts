@@ -291,12 +291,17 @@ relayed('the home network edits and deletes; the peer follows and refuses its ow
 });
 relayed('changes made while the peer is away: it gets each message as it is now, and never one deleted before it left', async (ctx) => {
   await pair(ctx);
-  await ctx.b.stop();
   const send = async (t: string) => {
     const r = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', t), ALPHA);
     assert.is(r.status, 200, r.text);
     return r.body.message_id as string;
   };
+  const doomed = await send('draft: numbers to follow');
+  await eventually(() => messageAt(ctx.b, doomed), WAIT, 'the draft at B');
+  await ctx.b.stop();
+  // Edited, then deleted while B is away: B gets the delete, and no edit of a tombstone before it.
+  assert.is((await patch(ctx.a, doomed, { parts: text('draft: the numbers are 4 8 15') }, ALPHA)).status, 200);
+  assert.is((await remove(ctx.a, doomed, ALPHA)).status, 200);
   const kept = await send('meeting at 10');
   assert.is((await patch(ctx.a, kept, { parts: text('meeting at 11') }, ALPHA)).status, 200);
   const gone = await send('the password is hunter2');
@@ -312,6 +317,9 @@ relayed('changes made while the peer is away: it gets each message as it is now,
   );
   assert.equal([atB.parts, typeof atB.edited_at], [text('meeting at 11'), 'string']);
   assert.is(await messageAt(ctx.b, gone), undefined);
+  const draft = await messageAt(ctx.b, doomed);
+  assert.equal([draft.parts, typeof draft.deleted_at], [[], 'string']);
+  assert.not.match(ctx.a.output(), /refused a relayed message\.edited/);
   // Nothing was refused: the deleted message was not offered to B as an empty one.
   const ab = ((await ctx.a.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab');
   assert.is(ab?.refused, undefined, JSON.stringify(ab?.refused));

@@ -10,6 +10,7 @@ import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
 import { forgetSearch, indexEdit } from './search.js';
+import { purgeRows } from './retention.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -109,11 +110,14 @@ export function applyOps(
         run(DELETE_ARTIFACTS, [op.message_id]);
         break;
       case 'message.forget':
-        run(DELETE_ARTIFACTS, [op.message_id]);
-        run('DELETE FROM message_versions WHERE message_id = ?', [op.message_id]);
-        forgetSearch(run, op.message_id);
-        // Every part drops what it keeps about the message (reactions: their rows).
-        for (const p of parts) p.sqlite.forget?.(run, op.message_id);
+        forget(run, op.message_id, parts);
+        break;
+      case 'message.purge':
+        // What a delete drops, then the row itself and the events holding it (retention.ts). The
+        // search scope row goes with the rest: the contentless index rows stay (they cannot be
+        // taken out), but a docid without a scope row, and without a message row, never matches.
+        forget(run, op.message_id, parts);
+        purgeRows(run, op.message_id);
         break;
       case 'thread.put':
         run(
@@ -193,4 +197,13 @@ export function applyOps(
       }
     }
   }
+}
+
+/** Drops what a deleted (or purged) message leaves: artifacts, versions, its search scope, each part's records. */
+function forget(run: Run, messageId: string, parts: readonly AnyPart[]): void {
+  run(DELETE_ARTIFACTS, [messageId]);
+  run('DELETE FROM message_versions WHERE message_id = ?', [messageId]);
+  forgetSearch(run, messageId);
+  // Every part drops what it keeps about the message (reactions: their rows).
+  for (const p of parts) p.sqlite.forget?.(run, messageId);
 }

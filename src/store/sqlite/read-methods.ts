@@ -8,6 +8,7 @@ import type {
   ArtifactFilter,
   DmFilter,
   DmRecord,
+  ExpiredQuery,
   MemberQuery,
   MessageRecord,
   PageQuery,
@@ -19,6 +20,7 @@ import type {
   ThreadRecord,
 } from '../types.js';
 import type { Db } from './db.js';
+import { expiredMessages } from './retention.js';
 import type { SqliteQueries } from './queries.js';
 import type { AnyPart, ReadsOf, SqlAll } from '../part.js';
 import type { PartStates } from '../intents.js';
@@ -99,6 +101,10 @@ export abstract class SqliteReadMethods {
 
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.reads.message(id);
+  }
+
+  async expiredMessages(q: ExpiredQuery): Promise<string[]> {
+    return expiredMessages(this.db, q);
   }
 
   async messageVersions(id: string): Promise<MessageVersion[]> {

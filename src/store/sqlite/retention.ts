@@ -1,0 +1,86 @@
+// Retention in the sqlite backend (#40 part 4): which of a conversation's messages have expired
+// (Store.expiredMessages), what a purge does in SQL (apply.ts `message.purge`), and the event seq
+// and count a purge must not take back.
+//
+// A purge deletes events, so the newest seq stored may no longer be the last one given, and the
+// number of events is no longer the last seq: `meta` keeps both (the last seq, raised before events
+// go; the number purged), in the purge's own transaction, so a replay of the journal keeps them the
+// same way.
+
+import type { SqlValue } from 'sql.js';
+import type { ExpiredQuery } from '../types.js';
+import type { SqlRun as Run } from '../part.js';
+import type { Db } from './db.js';
+
+const LAST_SEQ_KEY = 'events_last_seq';
+const PURGED_KEY = 'events_purged';
+const metaInt = (key: string) => `coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${key}'), 0)`;
+/** Sets meta row `key` to the value of the SQL expression `expr`. */
+const setMeta = (key: string, expr: string) =>
+  `INSERT INTO meta (key, value) VALUES ('${key}', CAST(${expr} AS TEXT)) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+const RAISE_LAST_SEQ = setMeta(LAST_SEQ_KEY, `max((SELECT coalesce(max(seq), 0) FROM events), ${metaInt(LAST_SEQ_KEY)})`);
+const COUNT_PURGED = setMeta(PURGED_KEY, `${metaInt(PURGED_KEY)} + (SELECT count(*) FROM events WHERE message_id = ?)`);
+
+/**
+ * Removes a message's row and the events that hold it (through events_by_message), after its
+ * dependents went (apply.ts: artifacts, versions, search scope, parts' records, all found through
+ * the row). No seq is given again: the last one is kept in meta before its event may go.
+ */
+export function purgeRows(run: Run, messageId: string): void {
+  run(RAISE_LAST_SEQ);
+  run(COUNT_PURGED, [messageId]);
+  run('DELETE FROM events WHERE message_id = ?', [messageId]);
+  run('DELETE FROM messages WHERE id = ?', [messageId]);
+}
+
+/** The last event seq given: the newest stored, or a newer one whose event a purge took. */
+export function lastEventSeq(db: Db): number {
+  return Number(db.one(`SELECT max((SELECT coalesce(max(seq), 0) FROM events), ${metaInt(LAST_SEQ_KEY)})`)![0]);
+}
+
+/** How many events purges removed (the events stored are the last seq less these). */
+export function purgedEvents(db: Db): number {
+  return Number(db.one(`SELECT ${metaInt(PURGED_KEY)}`)![0]);
+}
+
+/**
+ * The ids of a conversation's expired messages, oldest first (filters.ts expiredOf is the
+ * reference): those older than its newest `keep`, then those created before `before` up to the
+ * first that is not. Reads through messages_by_conv (conv, seq): the count through `keep` index
+ * entries (an OFFSET), never the whole conversation; bodies only of the rows it looks at, a few
+ * first (one, when nothing has expired, the common case of a run every minute), then more.
+ */
+export function expiredMessages(db: Db, q: ExpiredQuery): string[] {
+  const limit = Math.max(0, Math.floor(q.limit));
+  if (limit === 0) return [];
+  const out: string[] = [];
+  let after = 0;
+  if (q.keep !== undefined) {
+    // The newest message over the count: every message up to it has expired.
+    const cut = db.one('SELECT seq FROM messages WHERE conv = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', [q.conv, Math.max(0, q.keep)]);
+    if (cut) {
+      for (const [seq, id] of db.all('SELECT seq, id FROM messages WHERE conv = ? AND seq <= ? ORDER BY seq LIMIT ?', [
+        q.conv,
+        cut[0]!,
+        limit,
+      ])) {
+        out.push(id as string);
+        after = seq as number;
+      }
+    }
+  }
+  if (q.before === undefined) return out;
+  for (let want = 1; out.length < limit; want = Math.min(want * 8, 512)) {
+    const rows: SqlValue[][] = db.all(
+      "SELECT seq, id, json_extract(body, '$.created_at') FROM messages WHERE conv = ? AND seq > ? ORDER BY seq LIMIT ?",
+      [q.conv, after, Math.min(want, limit - out.length)],
+    );
+    for (const [seq, id, created] of rows) {
+      if (!(typeof created === 'string' && created < q.before)) return out;
+      out.push(id as string);
+      after = seq as number;
+    }
+    if (rows.length < want) break;
+  }
+  return out;
+}

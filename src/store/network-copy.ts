@@ -144,6 +144,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     );
   }
 
+  // The last seq given, which a purge (#40 part 4) may have taken with its event: the target's
+  // sequence continues after it, so a client's cursor never sees a seq given twice.
+  last = Math.max(last, await source.lastEventSeq());
+
   const active = await source.listRooms();
   for (const r of active) roomIds.add(r.id);
   const rooms: RoomRecord[] = [];

@@ -33,6 +33,15 @@ export function purgeRows(run: Run, messageId: string): void {
   run('DELETE FROM messages WHERE id = ?', [messageId]);
 }
 
+/**
+ * Records, in a copied store (copy.ts), the source's last seq and how many of the seqs up to it
+ * have no event (purged in the source), as the source's purges would have.
+ */
+export function copiedSeqs(run: Run, lastSeq: number, events: number): void {
+  run(setMeta(LAST_SEQ_KEY, '?'), [lastSeq]);
+  run(setMeta(PURGED_KEY, '?'), [Math.max(0, lastSeq - events)]);
+}
+
 /** The last event seq given: the newest stored, or a newer one whose event a purge took. */
 export function lastEventSeq(db: Db): number {
   return Number(db.one(`SELECT max((SELECT coalesce(max(seq), 0) FROM events), ${metaInt(LAST_SEQ_KEY)})`)![0]);

@@ -1,7 +1,7 @@
 // Retention's purge in the sqlite backend's files (#40 part 4): thousands of messages purged a batch
 // of 100 per write read the same after a crash (the journal replayed) and after worker checkpoints;
 // an event seq a purge took is never given again, nor counted; messages purged before the search
-// upkeep got to them leave no index rows behind.
+// upkeep got to them leave no index rows behind; `svc store copy` carries the seqs a purge took.
 // (test/store/message-purge.contract.test.ts holds what every backend shares.)
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { reactionsPart } from '../../../src/store/reactions/part.js';
+import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { Store } from '../../../src/store/types.js';
@@ -175,6 +176,21 @@ test('messages purged before the search upkeep indexed them leave no index rows'
   assert.is((await found(a, 'apple')).length, 48);
   const stray = a.db.one('SELECT count(*) FROM search_scope WHERE seq NOT IN (SELECT seq FROM messages)');
   assert.is(stray![0], 0);
+});
+
+test('svc store copy keeps the retention of a room, and the seqs a purge took are not given again in the copy', async () => {
+  const a = await open();
+  await a.write([createRoom('kept', { retention: { max_age: '30d', max_messages: 100 } })]);
+  const before = await fillAndPurge(a);
+  const target = join(dir, 'copy', 'svc.db');
+  const counts = await copyToSqlite(a, { file: target, pairingIds: [] });
+  assert.is(counts.last_seq, before.counts[2]);
+  const b = await openSqliteStore({ path: target });
+  opened.push(b);
+  assert.equal((await b.getRoom('kept'))!.retention, { max_age: '30d', max_messages: 100 });
+  assert.equal(await snapshot(b), before);
+  const r = await b.write([send(msg('after'))]);
+  assert.is(r.events[0]!.seq, before.counts[2]! + 1);
 });
 
 test.run();

@@ -10,7 +10,7 @@ import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
 import { forgetSearch, indexEdit } from './search.js';
-import { purgeRows } from './retention.js';
+import { purgeMessages } from './retention.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -112,13 +112,13 @@ export function applyOps(
       case 'message.forget':
         forget(run, op.message_id, parts);
         break;
-      case 'message.purge':
-        // What a delete drops, then the row itself and the events holding it (retention.ts). The
-        // search scope row goes with the rest: the contentless index rows stay (they cannot be
-        // taken out), but a docid without a scope row, and without a message row, never matches.
-        forget(run, op.message_id, parts);
-        purgeRows(run, op.message_id);
+      case 'message.purge': {
+        // A run of purges (a retention batch) goes together, a statement per table (retention.ts).
+        const ids = [op.message_id];
+        while (ops[i + 1]?.op === 'message.purge') ids.push((ops[++i] as typeof op).message_id);
+        purgeMessages(run, ids, parts);
         break;
+      }
       case 'thread.put':
         run(
           'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +
@@ -199,7 +199,7 @@ export function applyOps(
   }
 }
 
-/** Drops what a deleted (or purged) message leaves: artifacts, versions, its search scope, each part's records. */
+/** Drops what a deleted message leaves: artifacts, versions, its search scope, each part's records (a purge: retention.ts). */
 function forget(run: Run, messageId: string, parts: readonly AnyPart[]): void {
   run(DELETE_ARTIFACTS, [messageId]);
   run('DELETE FROM message_versions WHERE message_id = ?', [messageId]);

@@ -212,6 +212,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     }
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
+    this.cuts.purging(jops);
     this.journalAndApply(jops, bodies);
     for (const op of jops) {
       if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
@@ -277,6 +278,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   /** After a rollback: what reads cached may be gone, and the next message seq is the database's again. */
   private rolledBack(): void {
     this.reads.forgetAll();
+    this.cuts.clear();
     try {
       this.messageSeq = this.reads.lastMessageSeq();
     } catch {

@@ -21,6 +21,7 @@ import type {
 } from '../types.js';
 import type { Db } from './db.js';
 import { expiredMessages } from './retention.js';
+import { KeepCuts } from './keep-cuts.js';
 import type { SqliteQueries } from './queries.js';
 import type { AnyPart, ReadsOf, SqlAll } from '../part.js';
 import type { PartStates } from '../intents.js';
@@ -29,6 +30,8 @@ export abstract class SqliteReadMethods {
   /** Each part's state (what its ops are decided on) and reads, over this database, made on first use. */
   private readonly partAdapters = new Map<AnyPart, { state: unknown; reads: unknown }>();
   protected readonly partStates: PartStates;
+  /** Where each conversation's newest `keep` begin (retention's max_messages). */
+  protected readonly cuts: KeepCuts;
 
   /**
    * `parts` is the store's own list: a replay adds to it the parts whose effects its journal holds
@@ -40,6 +43,7 @@ export abstract class SqliteReadMethods {
     readonly parts: AnyPart[],
   ) {
     this.partStates = { parts, state: (p) => this.adapter(p).state };
+    this.cuts = new KeepCuts(db);
   }
 
   private adapter(p: AnyPart): { state: unknown; reads: unknown } {
@@ -104,7 +108,8 @@ export abstract class SqliteReadMethods {
   }
 
   async expiredMessages(q: ExpiredQuery): Promise<string[]> {
-    return expiredMessages(this.db, q);
+    const cut = q.keep === undefined ? 0 : await this.cuts.cut(q.conv, Math.max(0, Math.floor(q.keep)));
+    return expiredMessages(this.db, q, cut);
   }
 
   async messageVersions(id: string): Promise<MessageVersion[]> {

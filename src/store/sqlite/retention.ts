@@ -9,9 +9,11 @@
 
 import type { SqlValue } from 'sql.js';
 import type { ExpiredQuery } from '../types.js';
-import type { SqlRun as Run } from '../part.js';
+import type { AnyPart, SqlRun as Run } from '../part.js';
 import type { Db } from './db.js';
 
+/** The ids of a purge, bound as one JSON array. */
+const IDS = '(SELECT value FROM json_each(?))';
 const LAST_SEQ_KEY = 'events_last_seq';
 const PURGED_KEY = 'events_purged';
 const metaInt = (key: string) => `coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${key}'), 0)`;
@@ -19,18 +21,32 @@ const metaInt = (key: string) => `coalesce((SELECT CAST(value AS INTEGER) FROM m
 const setMeta = (key: string, expr: string) =>
   `INSERT INTO meta (key, value) VALUES ('${key}', CAST(${expr} AS TEXT)) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 const RAISE_LAST_SEQ = setMeta(LAST_SEQ_KEY, `max((SELECT coalesce(max(seq), 0) FROM events), ${metaInt(LAST_SEQ_KEY)})`);
-const COUNT_PURGED = setMeta(PURGED_KEY, `${metaInt(PURGED_KEY)} + (SELECT count(*) FROM events WHERE message_id = ?)`);
+const COUNT_PURGED = setMeta(PURGED_KEY, `${metaInt(PURGED_KEY)} + (SELECT count(*) FROM events WHERE message_id IN ${IDS})`);
+
+const PURGE = [
+  `DELETE FROM events WHERE message_id IN ${IDS}`,
+  // The same expression as artifacts_by_message (schema.ts, version 14), so the index is used.
+  `DELETE FROM artifacts WHERE json_extract(body, '$.message_id') IN ${IDS}`,
+  `DELETE FROM message_versions WHERE message_id IN ${IDS}`,
+  // The search scope row: the contentless index rows stay (they cannot be taken out), but a docid
+  // without a scope row, and without a message row, never matches (search.ts).
+  `DELETE FROM search_scope WHERE seq IN (SELECT seq FROM messages WHERE id IN ${IDS})`,
+];
 
 /**
- * Removes a message's row and the events that hold it (through events_by_message), after its
- * dependents went (apply.ts: artifacts, versions, search scope, parts' records, all found through
- * the row). No seq is given again: the last one is kept in meta before its event may go.
+ * Removes messages for good (`message.purge` effects, apply.ts): what a delete drops (artifacts,
+ * versions, search scope, each part's records), the events that hold them and their rows, a
+ * statement per table for the whole run (a retention batch is 100 messages; a statement through
+ * sql.js costs more than a row). No seq is given again: the last one is kept in meta first.
  */
-export function purgeRows(run: Run, messageId: string): void {
+export function purgeMessages(run: Run, ids: string[], parts: readonly AnyPart[]): void {
+  const list = JSON.stringify(ids);
   run(RAISE_LAST_SEQ);
-  run(COUNT_PURGED, [messageId]);
-  run('DELETE FROM events WHERE message_id = ?', [messageId]);
-  run('DELETE FROM messages WHERE id = ?', [messageId]);
+  run(COUNT_PURGED, [list]);
+  for (const sql of PURGE) run(sql, [list]);
+  // Every part drops what it keeps about each message (reactions: their rows).
+  for (const id of ids) for (const p of parts) p.sqlite.forget?.(run, id);
+  run(`DELETE FROM messages WHERE id IN ${IDS}`, [list]);
 }
 
 /**
@@ -54,28 +70,20 @@ export function purgedEvents(db: Db): number {
 
 /**
  * The ids of a conversation's expired messages, oldest first (filters.ts expiredOf is the
- * reference): those older than its newest `keep`, then those created before `before` up to the
- * first that is not. Reads through messages_by_conv (conv, seq): the count through `keep` index
- * entries (an OFFSET), never the whole conversation; bodies only of the rows it looks at, a few
- * first (one, when nothing has expired, the common case of a run every minute), then more.
+ * reference): those up to `cut` (the newest over its `keep`: keep-cuts.ts), then those created
+ * before `before` up to the first that is not. Reads through messages_by_conv (conv, seq), bodies
+ * only of the rows it looks at, a few first (one, when nothing has expired: the common case of a
+ * run every minute), then more.
  */
-export function expiredMessages(db: Db, q: ExpiredQuery): string[] {
+export function expiredMessages(db: Db, q: ExpiredQuery, cut: number): string[] {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0) return [];
   const out: string[] = [];
   let after = 0;
-  if (q.keep !== undefined) {
-    // The newest message over the count: every message up to it has expired.
-    const cut = db.one('SELECT seq FROM messages WHERE conv = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', [q.conv, Math.max(0, q.keep)]);
-    if (cut) {
-      for (const [seq, id] of db.all('SELECT seq, id FROM messages WHERE conv = ? AND seq <= ? ORDER BY seq LIMIT ?', [
-        q.conv,
-        cut[0]!,
-        limit,
-      ])) {
-        out.push(id as string);
-        after = seq as number;
-      }
+  if (cut > 0) {
+    for (const [seq, id] of db.all('SELECT seq, id FROM messages WHERE conv = ? AND seq <= ? ORDER BY seq LIMIT ?', [q.conv, cut, limit])) {
+      out.push(id as string);
+      after = seq as number;
     }
   }
   if (q.before === undefined) return out;

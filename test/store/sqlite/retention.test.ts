@@ -12,7 +12,9 @@ import * as assert from 'uvu/assert';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { reactionsPart } from '../../../src/store/reactions/part.js';
+import { expiredOf } from '../../../src/store/filters.js';
 import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
+import { COUNT_CHUNK } from '../../../src/store/sqlite/keep-cuts.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { Store } from '../../../src/store/types.js';
@@ -191,6 +193,52 @@ test('svc store copy keeps the retention of a room, and the seqs a purge took ar
   assert.equal(await snapshot(b), before);
   const r = await b.write([send(msg('after'))]);
   assert.is(r.events[0]!.seq, before.counts[2]! + 1);
+});
+
+test('expiry by count stays exact as messages come and go, counted a few index entries a turn', async () => {
+  const chunk = COUNT_CHUNK.entries;
+  COUNT_CHUNK.entries = 7;
+  try {
+    const a = await open();
+    await a.write([createRoom('r1')]);
+    let n = 0;
+    const sendSome = async (k: number) => {
+      if (k > 0) await a.write(Array.from({ length: k }, () => send(msg(`c${n++}`))));
+    };
+    /** What the memory backend's reference (filters.ts) says of the stored messages. */
+    const expected = async (keep: number, limit: number) => {
+      const all = (await a.listMessages('room:r1', { limit: 100_000 })).items;
+      return expiredOf(all, { conv: 'room:r1', keep, limit });
+    };
+    const check = async (keep: number, limit = 1000) =>
+      assert.equal(await a.expiredMessages({ conv: 'room:r1', keep, limit }), await expected(keep, limit), `keep ${keep} after c${n}`);
+    await sendSome(40);
+    for (const keep of [0, 5, 60]) await check(keep);
+    // One keep throughout, as a room's policy: each call after the first counts only what changed.
+    for (let round = 0; round < 12; round++) {
+      await check(23);
+      await sendSome((round * 7) % 19);
+      // Purges below the cut (what retention takes), above it, and of the newest.
+      const all = ids((await a.listMessages('room:r1', { limit: 100_000 })).items);
+      const pick = [all[0], all[Math.floor(all.length / 2)], all[all.length - 1]].filter((x) => x !== undefined) as string[];
+      if (round % 3 !== 2) await a.write([purge([...new Set(pick)])]);
+      await check(23, 4);
+      const batch = await a.expiredMessages({ conv: 'room:r1', keep: 23, limit: 4 });
+      if (batch.length > 0) await a.write([purge(batch)]);
+    }
+    // A purge while a count is under way voids it (it may keep more this once, never fewer) and
+    // the next call counts again.
+    await sendSome(50);
+    const right = await expected(10, 1000);
+    const during = a.expiredMessages({ conv: 'room:r1', keep: 10, limit: 1000 });
+    await a.write([purge([`c${n - 1}`])]);
+    const got = await during;
+    assert.ok(got.length < right.length, 'a voided count purges no more than it should');
+    await check(10);
+    await check(5);
+  } finally {
+    COUNT_CHUNK.entries = chunk;
+  }
 });
 
 test.run();

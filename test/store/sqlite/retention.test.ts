@@ -15,6 +15,7 @@ import { reactionsPart } from '../../../src/store/reactions/part.js';
 import { expiredOf } from '../../../src/store/filters.js';
 import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
 import { COUNT_CHUNK } from '../../../src/store/sqlite/keep-cuts.js';
+import { SLICE } from '../../../src/store/sqlite/search-upkeep.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { Store } from '../../../src/store/types.js';
@@ -178,6 +179,26 @@ test('messages purged before the search upkeep indexed them leave no index rows'
   assert.is((await found(a, 'apple')).length, 48);
   const stray = a.db.one('SELECT count(*) FROM search_scope WHERE seq NOT IN (SELECT seq FROM messages)');
   assert.is(stray![0], 0);
+});
+
+test('a message purged while the upkeep indexes it slice by slice gets no scope row', async () => {
+  const words = SLICE.words;
+  SLICE.words = 2;
+  try {
+    const a = await open();
+    await a.write([createRoom('r1')]);
+    const many = Array.from({ length: 2000 }, (_, k) => `w${k}`).join(' ');
+    await a.write([send(withText(msg('big'), many)), send(withText(msg('small'), 'apple'))]);
+    const upkeep = a as unknown as { upkeep: { slicing?: { m: Message } } };
+    await waitFor(() => upkeep.upkeep.slicing?.m.id === 'big', 'the upkeep slicing the message');
+    await a.write([purge(['big'])]);
+    assert.equal(await found(a, 'apple'), ['small']);
+    assert.equal(await found(a, 'w1999'), []);
+    const stray = a.db.one('SELECT count(*) FROM search_scope WHERE seq NOT IN (SELECT seq FROM messages)');
+    assert.is(stray![0], 0);
+  } finally {
+    SLICE.words = words;
+  }
 });
 
 test('svc store copy keeps the retention of a room, and the seqs a purge took are not given again in the copy', async () => {

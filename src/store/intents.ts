@@ -257,13 +257,16 @@ function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => v
 
 function purgeMessages(view: Overlay, op: MessagePurgeOp, put: (e: Effect) => void): OpOutcome {
   const purged: string[] = [];
+  const counted: Message[] = [];
   for (const id of op.ids) {
     const rec = view.message(id);
     if (!rec) continue;
-    if (rec.message.deleted_at === undefined) uncount(view, rec.message, put);
+    if (rec.message.deleted_at === undefined) counted.push(rec.message);
     put({ op: 'message.purge', message_id: id, conv: rec.conv });
     purged.push(id);
   }
+  // The counts after the purges, so these stay one run of effects a backend may apply together.
+  for (const m of counted) uncount(view, m, put);
   return { op: 'message.purge', purged };
 }
 

@@ -144,6 +144,10 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
     );
   }
 
+  // The last seq given, which a purge (#40 part 4) may have taken with its event: the target's
+  // sequence continues after it, so a client's cursor never sees a seq given twice.
+  last = Math.max(last, await source.lastEventSeq());
+
   const active = await source.listRooms();
   for (const r of active) roomIds.add(r.id);
   const rooms: RoomRecord[] = [];
@@ -180,9 +184,6 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   const kv = await source.kv.all();
   const parts: PartEffect[] = [];
   for (const [p, reads] of partsOf(source)) if (p.copy?.rest) parts.push(...(await p.copy.rest(reads, convs)));
-  // The source's own last seq, not the last copied event's: a purge may have removed the newest
-  // events, and the target must not give their seqs again (cursors copied with it point past them).
-  last = Math.max(last, await source.lastEventSeq());
   await sink.records({ rooms, agents, threads, dms, artifacts, pairings, readStates, kv, parts, last_seq: last });
   return {
     rooms: rooms.length,

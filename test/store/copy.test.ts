@@ -128,7 +128,7 @@ test('a copied network reads the same on postgres, with the same event sequence 
 });
 
 test("a room's retention (#40 part 4) is copied into postgres", async () => {
-  const mem = await openStore({ backend: 'memory' });
+  const mem = await openStore({ backend: 'memory', path: '', checkpoint_bytes: 0 });
   try {
     await mem.write([createRoom('kept', { retention: { max_messages: 3, max_age: '30d' } }), createRoom('plain')]);
     await copyToPostgres(mem, { url: pgs.url, schema: pgs.schema, pairingIds: [] });

@@ -10,6 +10,7 @@ import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
 import { forgetSearch, indexEdit } from './search.js';
+import { purgeMessages } from './retention.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -109,12 +110,15 @@ export function applyOps(
         run(DELETE_ARTIFACTS, [op.message_id]);
         break;
       case 'message.forget':
-        run(DELETE_ARTIFACTS, [op.message_id]);
-        run('DELETE FROM message_versions WHERE message_id = ?', [op.message_id]);
-        forgetSearch(run, op.message_id);
-        // Every part drops what it keeps about the message (reactions: their rows).
-        for (const p of parts) p.sqlite.forget?.(run, op.message_id);
+        forget(run, op.message_id, parts);
         break;
+      case 'message.purge': {
+        // A run of purges (a retention batch) goes together, a statement per table (retention.ts).
+        const ids = [op.message_id];
+        while (ops[i + 1]?.op === 'message.purge') ids.push((ops[++i] as typeof op).message_id);
+        purgeMessages(run, ids, parts);
+        break;
+      }
       case 'thread.put':
         run(
           'INSERT INTO threads (id, room_id, body) VALUES (?, ?, ?) ' +
@@ -193,4 +197,13 @@ export function applyOps(
       }
     }
   }
+}
+
+/** Drops what a deleted message leaves: artifacts, versions, its search scope, each part's records (a purge: retention.ts). */
+function forget(run: Run, messageId: string, parts: readonly AnyPart[]): void {
+  run(DELETE_ARTIFACTS, [messageId]);
+  run('DELETE FROM message_versions WHERE message_id = ?', [messageId]);
+  forgetSearch(run, messageId);
+  // Every part drops what it keeps about the message (reactions: their rows).
+  for (const p of parts) p.sqlite.forget?.(run, messageId);
 }

@@ -15,6 +15,7 @@ import { loadSql } from './engine/image.js';
 import { listJournals } from './engine/journal.js';
 import { configure, migrate } from './schema.js';
 import { indexAllPending } from './search-upkeep.js';
+import { copiedSeqs } from './retention.js';
 import { ALL_PARTS } from '../concerns.js';
 import { kvCopyEffects } from '../kv/sqlite.js';
 
@@ -58,8 +59,10 @@ function refuseExisting(file: string): void {
 }
 
 function sinkOf(db: Db): NetworkSink {
+  let events = 0;
   return {
     async events(page) {
+      events += page.events.length;
       const ops: JournalOp[] = [];
       const json: string[] = [];
       for (const m of page.messages) {
@@ -90,6 +93,7 @@ function sinkOf(db: Db): NetworkSink {
         ],
         ALL_PARTS,
       );
+      copiedSeqs(db.run, r.last_seq, events);
     },
   };
 }

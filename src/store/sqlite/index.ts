@@ -30,7 +30,7 @@ import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
 import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './engine/image.js';
 import type { PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
-import { JournalWriter, journalPath, type JournalFaults } from './engine/journal.js';
+import { JournalWriter, journalPath } from './engine/journal.js';
 import { SqliteQueries } from './queries.js';
 import { SqliteReadMethods } from './read-methods.js';
 import { Prefetch } from './engine/prefetch.js';
@@ -42,33 +42,11 @@ import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
 
 import { searchPage } from './search.js';
 import { ALL_PARTS } from '../concerns.js';
-import type { AnyPart } from '../part.js';
 import { SearchUpkeep } from './search-upkeep.js';
+import { lastEventSeq, purgedEvents } from './retention.js';
+import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES, type SqliteStoreOptions } from './options.js';
 
-export interface SqliteStoreOptions {
-  /** The database file (`svc.db`); journals sit beside it as `<path>.journal.<gen>`. */
-  path: string;
-  /** Journal size that triggers a background checkpoint (default 64 MiB). */
-  checkpointBytes?: number;
-  /**
-   * Database size from which checkpoints run in a worker thread (default 32 MiB, where the
-   * export would stall the main thread for ~50 ms); smaller ones export in place.
-   */
-  workerCheckpointBytes?: number;
-  log?: (msg: string) => void;
-  /** Test hooks that make journal writes or fsyncs fail. */
-  faults?: JournalFaults;
-  /** Pages a checkpoint copies per turn (default 256; tests make writes land between batches). */
-  checkpointCopyBatch?: number;
-  /** Checkpoints write only changed pages when sql.js allows (default); false writes whole images. */
-  pageTracking?: boolean;
-  /** Test hook at each step of a checkpoint of pages (page-file.ts): may wait, or throw as a crash would. */
-  pageStep?: PageStepHook;
-  /** The stored concerns it keeps (part.ts; default: all of them). */
-  parts?: readonly AnyPart[];
-}
-
-const [DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES] = [64 * 1024 * 1024, 32 * 1024 * 1024];
+export type { SqliteStoreOptions } from './options.js';
 
 /** Opens (creating, migrating and replaying as needed) the sqlite store at `opts.path`. */
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
@@ -87,13 +65,12 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
   /**
-   * The seq the last message row took: rows take the next (AUTOINCREMENT, messages are never
-   * deleted), so a write knows its messages' seqs without asking. Read again after any rollback.
+   * The seq the last message row took: rows take the next (AUTOINCREMENT: a purged row's seq is
+   * not given again), so a write knows its messages' seqs without asking. Read again after any rollback.
    */
   private messageSeq = 0;
   private lastSeq = 0;
   private messageCount = 0;
-  private eventCount = 0;
   writes = 0;
   dirty = false;
   pages: PageTracker | undefined;
@@ -198,10 +175,9 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;
       store.journal.switchTo(r.appendGen, journalPath(file, r.appendGen), r.appendSize);
-      store.lastSeq = store.reads.maxSeq();
-      // Events are numbered 1, 2, 3... and never deleted, so the last seq is their count: a
-      // count(*) would walk every page of the events table (about a second at a million messages).
-      store.eventCount = store.lastSeq;
+      // Events are numbered 1, 2, 3..., so the last seq less those purges took is their count (in
+      // stats): a count(*) would walk every page of the events table (a second at 1M messages).
+      store.lastSeq = lastEventSeq(db);
       store.messageCount = store.reads.count('messages');
       store.messageSeq = store.reads.lastMessageSeq();
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
@@ -236,14 +212,15 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     }
     const { jops, bodies, messageJson, events, messages } = prepare(effects, this.lastSeq, (id) => this.reads.messageJson(id));
     this.reads.forget(jops);
+    this.cuts.purging(jops);
     this.journalAndApply(jops, bodies);
     for (const op of jops) {
       if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
       else if (op.op === 'message.update') this.upkeep.written(op.record.message);
+      else if (op.op === 'message.purge') this.purged(op.message_id);
     }
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
-    this.eventCount += events.length;
     this.messageCount += messages;
     await this.settle(batch);
     this.feed.publish(events);
@@ -301,6 +278,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   /** After a rollback: what reads cached may be gone, and the next message seq is the database's again. */
   private rolledBack(): void {
     this.reads.forgetAll();
+    this.cuts.clear();
     try {
       this.messageSeq = this.reads.lastMessageSeq();
     } catch {
@@ -312,15 +290,20 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   private undone(writes: TurnWrite[]): void {
     for (const w of writes) {
       for (const op of w.jops) {
-        if (op.op === 'event.append') {
-          this.lastSeq--;
-          this.eventCount--;
-        } else if (op.op === 'message.insert') {
+        if (op.op === 'event.append') this.lastSeq--;
+        else if (op.op === 'message.purge') this.messageCount++;
+        else if (op.op === 'message.insert') {
           this.messageCount--;
           this.upkeep.unwritten(op.record.message.id);
         }
       }
     }
+  }
+
+  /** A purged message is no longer counted, nor indexed if the upkeep has not got to it. */
+  private purged(id: string): void {
+    this.messageCount--;
+    this.upkeep.unwritten(id);
   }
 
   private async durable(): Promise<void> {
@@ -351,7 +334,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     return {
       backend: 'sqlite',
       messages: this.messageCount,
-      events: this.eventCount,
+      events: this.lastSeq - purgedEvents(this.db),
       last_event_seq: this.lastSeq,
       journal_bytes: this.journal.totalBytes,
       db_bytes: this.checkpointer.dbBytes,

@@ -283,10 +283,6 @@ export class SqliteQueries implements StateView {
     return Number(this.db.one(`SELECT count(*) FROM ${table}`)![0]);
   }
 
-  maxSeq(): number {
-    return Number(this.db.one('SELECT coalesce(max(seq), 0) FROM events')![0]);
-  }
-
   /** The seq the last message row took (AUTOINCREMENT keeps it in sqlite_sequence; 0 before any). */
   lastMessageSeq(): number {
     return Number(this.db.one("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)")![0]);

@@ -8,6 +8,7 @@ import type {
   ArtifactFilter,
   DmFilter,
   DmRecord,
+  ExpiredQuery,
   MemberQuery,
   MessageRecord,
   PageQuery,
@@ -19,6 +20,8 @@ import type {
   ThreadRecord,
 } from '../types.js';
 import type { Db } from './db.js';
+import { expiredMessages } from './retention.js';
+import { KeepCuts } from './keep-cuts.js';
 import type { SqliteQueries } from './queries.js';
 import type { AnyPart, ReadsOf, SqlAll } from '../part.js';
 import type { PartStates } from '../intents.js';
@@ -27,6 +30,8 @@ export abstract class SqliteReadMethods {
   /** Each part's state (what its ops are decided on) and reads, over this database, made on first use. */
   private readonly partAdapters = new Map<AnyPart, { state: unknown; reads: unknown }>();
   protected readonly partStates: PartStates;
+  /** Where each conversation's newest `keep` begin (retention's max_messages). */
+  protected readonly cuts: KeepCuts;
 
   /**
    * `parts` is the store's own list: a replay adds to it the parts whose effects its journal holds
@@ -38,6 +43,7 @@ export abstract class SqliteReadMethods {
     readonly parts: AnyPart[],
   ) {
     this.partStates = { parts, state: (p) => this.adapter(p).state };
+    this.cuts = new KeepCuts(db);
   }
 
   private adapter(p: AnyPart): { state: unknown; reads: unknown } {
@@ -99,6 +105,11 @@ export abstract class SqliteReadMethods {
 
   async getMessage(id: string): Promise<MessageRecord | undefined> {
     return this.reads.message(id);
+  }
+
+  async expiredMessages(q: ExpiredQuery): Promise<string[]> {
+    const cut = q.keep === undefined ? 0 : await this.cuts.cut(q.conv, Math.max(0, Math.floor(q.keep)));
+    return expiredMessages(this.db, q, cut);
   }
 
   async messageVersions(id: string): Promise<MessageVersion[]> {

@@ -88,9 +88,7 @@ export function mergeStep(db: Db): boolean {
 export const SLICE = { words: 8192 };
 
 /** A message indexed slice by slice: its distinct words and how many are indexed. */
-interface Slicing {
-  seq: number;
-  m: Message;
+interface Slicing extends Live {
   words: string[];
   at: number;
 }
@@ -258,9 +256,10 @@ export class SearchUpkeep {
     this.schedule(this.known.size >= STEP_LIMIT.messages);
   }
 
-  /** Forgets a message noted by `written` whose write was rolled back. */
+  /** Forgets a message noted by `written` whose write was rolled back, or that was purged: no rows for it. */
   unwritten(id: string): void {
     this.known.delete(id);
+    if (this.slicing?.m.id === id) this.slicing = undefined;
   }
 
   /**

@@ -21,7 +21,7 @@ const t = suite<Ctx>('the Postgres feed past purged events');
 
 t.before.each(async (ctx) => {
   ctx.pgs = await freshSchema();
-  ctx.store = await openStore({ backend: 'postgres', url: ctx.pgs.url, schema: ctx.pgs.schema });
+  ctx.store = await openStore({ backend: 'postgres', path: '', checkpoint_bytes: 0, url: ctx.pgs.url, schema: ctx.pgs.schema });
 });
 t.after.each(async ({ pgs, store }) => {
   await store?.close();

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { listJournals } from './journal.js';
 import { pagesPath } from './page-file.js';
 import type { BackupFile, BackupResult } from '../../types.js';
+import { SCHEMA_VERSION } from '../schema.js';
 
 /** The manifest a backup folder holds, written last: a folder without it is not a backup. */
 export const MANIFEST = 'backup.json';
@@ -131,13 +132,16 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
     }
   }
   const result: BackupResult = { dir, taken_at: now.toISOString(), files, bytes: files.reduce((n, f) => n + f.bytes, 0) };
-  writeSmallSync(path.join(dir, MANIFEST), `${JSON.stringify({ format: BACKUP_FORMAT, ...meta, ...result }, null, 2)}\n`);
+  writeSmallSync(
+    path.join(dir, MANIFEST),
+    `${JSON.stringify({ format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result }, null, 2)}\n`,
+  );
   fsyncDirSync(dir);
   // Not part of the backup: what doctor reads. A failure here does not undo a good backup.
   try {
     writeSmallSync(lastBackupPath(src.file), `${JSON.stringify({ taken_at: result.taken_at, dir, bytes: result.bytes })}\n`);
   } catch {}
-  return result;
+  return { format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result };
 }
 
 /** Writes a small file durably and synchronously (temp file, fsync, rename). */

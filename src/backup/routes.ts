@@ -5,16 +5,7 @@ import { ok } from '../http/openapi/op-doc.js';
 import type { Route } from '../http/router.js';
 import type { NetworkContext } from '../network/context.js';
 import { prepareBackupDir } from '../store/sqlite/engine/backup.js';
-import type { BackupResult } from '../store/types.js';
-
-/** What POST /v1/backup answers: the manifest the folder holds (`backup.json`). */
-export interface BackupManifest extends BackupResult {
-  format: number;
-  network_id: string;
-  network_uid?: string;
-  svc_version: string;
-  schema_version: number;
-}
+import type { BackupManifest } from '../protocol/backup.js';
 
 async function backup(ctx: NetworkContext, dir: string): Promise<BackupManifest> {
   const store = ctx.store;
@@ -57,7 +48,7 @@ export const backupRoutes: Route[] = [
         "`dir` is an absolute path on the server's machine, new or empty (400 otherwise). The server runs a checkpoint, then copies `svc.db` and the journal tail in whole records with checkpoints held off; writes go on throughout, and every write acknowledged before the answer is in the backup. The folder's `backup.json` (this answer) names the network, the versions and the files. `svc restore` brings it back with the server stopped. 409 on a Postgres or memory store: docs/operations.md gives Postgres's own tools.",
       responses: ok({
         type: 'object',
-        required: ['format', 'network_id', 'svc_version', 'schema_version', 'dir', 'taken_at', 'files', 'bytes'],
+        required: ['format', 'network_id', 'svc_version', 'schema_version', 'dir', 'store_file', 'taken_at', 'files', 'bytes'],
         properties: {
           format: { type: 'integer', description: 'The manifest format (1).' },
           network_id: { type: 'string' },
@@ -65,6 +56,7 @@ export const backupRoutes: Route[] = [
           svc_version: { type: 'string' },
           schema_version: { type: 'integer', description: "The store's schema version." },
           dir: { type: 'string' },
+          store_file: { type: 'string', description: "The database file's name; the journal generations are named after it." },
           taken_at: { type: 'string', format: 'date-time' },
           files: { type: 'array', items: FILE },
           bytes: { type: 'integer', minimum: 0, description: 'Bytes copied, all files.' },

@@ -146,6 +146,8 @@ export interface BackupFile {
 /** What an online backup wrote (its `backup.json` holds it, with the network and versions). */
 export interface BackupResult {
   dir: string;
+  /** The name of the database file the others are named after (`svc.db`). */
+  store_file: string;
   taken_at: string;
   files: BackupFile[];
   bytes: number;

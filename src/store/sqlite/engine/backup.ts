@@ -131,7 +131,13 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
       await Promise.all([from.close(), to.close()]);
     }
   }
-  const result: BackupResult = { dir, taken_at: now.toISOString(), files, bytes: files.reduce((n, f) => n + f.bytes, 0) };
+  const result: BackupResult = {
+    dir,
+    store_file: path.basename(src.file),
+    taken_at: now.toISOString(),
+    files,
+    bytes: files.reduce((n, f) => n + f.bytes, 0),
+  };
   writeSmallSync(
     path.join(dir, MANIFEST),
     `${JSON.stringify({ format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result }, null, 2)}\n`,

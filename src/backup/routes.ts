@@ -1,6 +1,6 @@
 // POST /v1/backup: an online backup of the sqlite store into a folder on the server's machine.
 
-import { badRequest, conflict } from '../errors.js';
+import { AppError, badRequest, conflict } from '../errors.js';
 import { ok } from '../http/openapi/op-doc.js';
 import type { Route } from '../http/router.js';
 import type { NetworkContext } from '../network/context.js';
@@ -23,9 +23,17 @@ async function backup(ctx: NetworkContext, dir: string): Promise<BackupManifest>
     throw badRequest((err as Error).message);
   }
   const meta = { network_id: ctx.config.network.id, ...(ctx.uid ? { network_uid: ctx.uid } : {}), svc_version: ctx.version };
-  const result = await store.backup(dir, meta);
+  let result: BackupManifest;
+  try {
+    result = (await store.backup(dir, meta)) as BackupManifest;
+  } catch (err) {
+    // The disk refused (full, gone): what was copied stays without its backup.json, which a
+    // restore refuses, and the store is as before.
+    ctx.log('warn', 'backup failed', { dir, error: (err as Error).message });
+    throw new AppError('service_unavailable', `the backup into ${dir} failed: ${(err as Error).message}`);
+  }
   ctx.log('info', 'backup written', { dir, bytes: result.bytes });
-  return result as BackupManifest;
+  return result;
 }
 
 const FILE = {
@@ -62,7 +70,7 @@ export const backupRoutes: Route[] = [
           bytes: { type: 'integer', minimum: 0, description: 'Bytes copied, all files.' },
         },
       }),
-      errors: [409],
+      errors: [409, 503],
     },
   },
 ];

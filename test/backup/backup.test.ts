@@ -55,7 +55,11 @@ function startWriters(s: HttpServer): { acked: string[][]; stop: () => Promise<v
   let running = true;
   const loops = acked.map(async (mine, w) => {
     for (let i = 0; running; i++) {
-      const r = await s.post('/v1/messages', roomMessage('general', 'alpha', `writer ${w} message ${i} ${'x'.repeat(200)}`), TOKENS.alphaOnly.value);
+      const r = await s.post(
+        '/v1/messages',
+        roomMessage('general', 'alpha', `writer ${w} message ${i} ${'x'.repeat(200)}`),
+        TOKENS.alphaOnly.value,
+      );
       assert.is(r.status, 200, r.text);
       mine.push(r.body.message_id as string);
     }

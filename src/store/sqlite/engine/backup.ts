@@ -138,16 +138,15 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
     files,
     bytes: files.reduce((n, f) => n + f.bytes, 0),
   };
-  writeSmallSync(
-    path.join(dir, MANIFEST),
-    `${JSON.stringify({ format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result }, null, 2)}\n`,
-  );
+  // The manifest is the answer too: the caller's fields (network, version) with the copy's.
+  const manifest = { format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result };
+  writeSmallSync(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   fsyncDirSync(dir);
   // Not part of the backup: what doctor reads. A failure here does not undo a good backup.
   try {
     writeSmallSync(lastBackupPath(src.file), `${JSON.stringify({ taken_at: result.taken_at, dir, bytes: result.bytes })}\n`);
   } catch {}
-  return { format: BACKUP_FORMAT, ...meta, schema_version: SCHEMA_VERSION, ...result };
+  return manifest;
 }
 
 /** Writes a small file durably and synchronously (temp file, fsync, rename). */

@@ -32,6 +32,11 @@ export const BACKUP_FORMAT = 1;
 /** A journal tail this small is copied in the final synchronous step. */
 const CATCH_UP = 256 * 1024;
 const CHUNK = 1024 * 1024;
+/**
+ * Test hook (test/backup): the copy pauses this long once the tail's first pass is copied, so that
+ * writes land between it and the final step, as they do in a long backup of a large store.
+ */
+const PAUSE_MS = Number(process.env.SVC_FAULT_BACKUP_PAUSE_MS ?? 0);
 
 /** The store's side of a backup. */
 export interface BackupSource {
@@ -109,12 +114,15 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
     try {
       let copied = 0;
       let end = src.journalEnd(j.gen) ?? (await from.stat()).size;
+      let paused = PAUSE_MS === 0;
       // The generation appends go to grows while it is copied: catch up until the rest is small.
       for (;;) {
         await copyRange(from, to, copied, end - copied, buf);
         copied = end;
         await to.sync();
         if (j !== last) break;
+        if (!paused) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+        paused = true;
         end = src.journalEnd(j.gen) ?? end;
         if (end - copied <= CATCH_UP) break;
       }

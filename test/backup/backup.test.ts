@@ -162,6 +162,10 @@ t('restore refuses a backup of another network, and a store that holds data, wit
   assert.is(again.code, 0, again.stderr);
   const out = JSON.parse(again.stdout);
   assert.ok(existsSync(path.join(out.moved_aside, 'svc.db')), again.stdout);
+  // A folder without backup.json (a backup that did not finish, or none) is refused.
+  const notBackup = await cli(['restore', tempDir(), '--config', freshConfig().file]);
+  assert.is(notBackup.code, 1, notBackup.stdout);
+  assert.match(notBackup.stderr, /holds no backup\.json: not a backup written by svc backup/);
   const held = await cli(['restore', backupDir, '--config', source.configFile]);
   assert.is(held.code, 1);
   assert.match(held.stderr, /already holds a store .* pass --force/);

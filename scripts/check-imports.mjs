@@ -31,6 +31,7 @@ const LAYERS = [
   [
     'features',
     [
+      'src/backup/',
       'src/console/',
       'src/discovery/',
       'src/live/',

@@ -14,6 +14,7 @@ import { mcpHttpFeature } from './mcp-http/feature.js';
 import { reactionsFeature } from './reactions/feature.js';
 import { messageLifecycleFeature } from './message-lifecycle/feature.js';
 import { retentionFeature } from './retention/feature.js';
+import { backupFeature } from './backup/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
@@ -28,6 +29,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   pairingFeature,
   messageLifecycleFeature,
   retentionFeature,
+  backupFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

@@ -10,6 +10,8 @@ import { declareServe } from './commands/serve/command.js';
 import { declareMcp } from './commands/mcp/command.js';
 import { declareConnect } from './commands/connect/command.js';
 import { declareStore } from './commands/store/command.js';
+import { declareBackup } from './commands/backup/command.js';
+import { declareRestore } from './commands/restore/command.js';
 import { declareRooms } from './commands/rooms/command.js';
 import { declareAgents } from './commands/agents/command.js';
 import { declareApply } from './commands/apply/command.js';
@@ -45,6 +47,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareMcp(program, io, run);
   declareConnect(program, io, run);
   declareStore(program, io, run);
+  declareBackup(program, io, run);
+  declareRestore(program, io, run);
   declareRooms(program, io, run);
   declareAgents(program, io, run);
   declareApply(program, io, run);

@@ -26,6 +26,7 @@ import type {
 import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 import type { OAuthGrantList, OAuthGrantRevoked } from '../protocol/oauth-grants.js';
 import type { SearchHit } from '../protocol/search-text.js';
+import type { BackupManifest } from '../protocol/backup.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import type {
   ArtifactQuery,
@@ -228,6 +229,11 @@ export class SvcClient {
     return this.#json('POST', '/v1/apply', { body });
   }
 
+  /** POST /v1/backup (admin): an online backup of the sqlite store into `dir` on the server's machine. */
+  backup(dir: string, timeoutMs = 60 * 60_000): Promise<BackupManifest> {
+    return this.#json('POST', '/v1/backup', { body: { dir }, timeoutMs });
+  }
+
   /** POST /console/api/sign-in-codes (admin): a one-time console sign-in link. */
   consoleSignInLink(ttlSeconds?: number): Promise<{ url: string; expires_at: string }> {
     return this.#json('POST', '/console/api/sign-in-codes', { body: ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {} });
@@ -285,7 +291,7 @@ export class SvcClient {
     return followEvents(`${this.baseUrl}/v1/events/stream`, this.#token, opts);
   }
 
-  async #json<T>(method: string, path: string, o: { query?: Query; body?: unknown; auth?: boolean } = {}): Promise<T> {
+  async #json<T>(method: string, path: string, o: { query?: Query; body?: unknown; auth?: boolean; timeoutMs?: number } = {}): Promise<T> {
     const r = await this.#call(method, path, o);
     try {
       return JSON.parse(r.text) as T;
@@ -301,7 +307,7 @@ export class SvcClient {
   async #call(
     method: string,
     path: string,
-    o: { query?: Query; body?: unknown; auth?: boolean },
+    o: { query?: Query; body?: unknown; auth?: boolean; timeoutMs?: number },
   ): Promise<{ status: number; text: string; ctx: CallContext }> {
     const full = path + queryString(o.query);
     const ctx: CallContext = {
@@ -326,7 +332,7 @@ export class SvcClient {
         method,
         headers,
         ...(body !== undefined ? { body } : {}),
-        timeoutMs: this.#timeoutMs,
+        timeoutMs: o.timeoutMs ?? this.#timeoutMs,
       }));
     } catch (err) {
       throw transportError(err, ctx);

@@ -137,6 +137,22 @@ export interface EngineReport {
   problem?: string;
 }
 
+/** One file an online backup wrote (Store.backup). */
+export interface BackupFile {
+  name: string;
+  bytes: number;
+}
+
+/** What an online backup wrote (its `backup.json` holds it, with the network and versions). */
+export interface BackupResult {
+  dir: string;
+  /** The name of the database file the others are named after (`svc.db`). */
+  store_file: string;
+  taken_at: string;
+  files: BackupFile[];
+  bytes: number;
+}
+
 export interface Store {
   /** The backend's name (`memory`, `sqlite`, ...), for logs and stats only: nothing branches on it. */
   readonly backend: string;
@@ -163,6 +179,12 @@ export interface Store {
   stats(): Promise<StoreStats>;
   /** Flushes and releases files and connections. */
   close(): Promise<void>;
+  /**
+   * An online backup into the empty folder `dir` while writes go on (sqlite: engine/backup.ts),
+   * its manifest holding `meta` too. Absent where the database's own tools do it (Postgres) or
+   * nothing is kept (memory).
+   */
+  backup?(dir: string, meta: Record<string, unknown>): Promise<BackupResult>;
 
   getRoom(id: string): Promise<RoomRecord | undefined>;
   /** Active (not removed) rooms in creation order. */

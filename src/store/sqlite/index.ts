@@ -12,6 +12,7 @@ import { LocalLeases } from '../local-leases.js';
 import { type KvEffect, SqliteKv } from '../kv/sqlite.js';
 import {
   StoreError,
+  type BackupResult,
   type PageResult,
   type EngineReport,
   type SchemaChange,
@@ -39,7 +40,7 @@ import { unavailable } from './engine/durable-file.js';
 import { configure, emptyImage, migrate, readJournalGen, readSchema, recordedParts, SCHEMA_VERSION } from './schema.js';
 import { VERSION } from '../../version.js';
 import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
-
+import { copyStore } from './engine/backup.js';
 import { searchPage } from './search.js';
 import { ALL_PARTS } from '../concerns.js';
 import { SearchUpkeep } from './search-upkeep.js';
@@ -233,10 +234,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.turn.open();
     // These effects stand or fall with their turn's journal write, as a write's do (turn.ts).
     const batch = this.turn.batch;
-    this.journalAndApply(
-      effects,
-      effects.map(() => undefined),
-    );
+    this.journalAndApply(effects, Array<undefined>(effects.length).fill(undefined));
     await this.settle(batch);
   }
 
@@ -319,7 +317,10 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     await this.durable();
   }
 
-  // ---- lifecycle ----
+  // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----
+  backup(dir: string, meta: Record<string, unknown>): Promise<BackupResult> {
+    return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g) }, dir, meta));
+  }
 
   async ping(): Promise<boolean> {
     if (this.closed || this.turn.broken) return false;

@@ -250,6 +250,19 @@ async function serverChecks(client: SvcClient, loaded: LoadedConfig | undefined)
   return out;
 }
 
+/** When the sqlite store's last `svc backup` was taken (kept beside svc.db as `svc.db.last-backup`). */
+async function lastBackupCheck(db: string): Promise<CheckResult> {
+  const { readLastBackup } = await import('../../../store/sqlite/engine/backup.js');
+  const last = readLastBackup(path.resolve(db));
+  if (!last)
+    return {
+      check: 'last backup',
+      status: 'info',
+      message: 'none taken yet: `svc backup DIR` copies the running store (docs/operations.md)',
+    };
+  return ok('last backup', `${last.taken_at} into ${last.dir} (${last.bytes} bytes)`);
+}
+
 export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number> {
   const results: CheckResult[] = [];
   const { file } = configPath(flags, io.env);
@@ -270,6 +283,7 @@ export async function doctorCommand(io: Io, flags: ClientFlags): Promise<number>
     const { databaseChecks } = await import('../../../store/postgres/doctor.js');
     results.push(...(await databaseChecks(store.url, store.schema ?? DEFAULT_STORE_SCHEMA, describeStoreUrl(store.url))));
   }
+  if (store?.backend === 'sqlite') results.push(await lastBackupCheck(store.path));
 
   let client: SvcClient | undefined;
   try {

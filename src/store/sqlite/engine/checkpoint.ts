@@ -84,6 +84,34 @@ export class Checkpointer {
   }
 
   /**
+   * Runs `work` while no checkpoint does (a backup copies `svc.db`, which only checkpoints change):
+   * it waits for a running one, runs a checkpoint of its own first when the database differs from
+   * `svc.db` (so the journal tail after it is short), and starts a due one after. Close waits for it.
+   */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    while (this.running) await this.running;
+    const h = this.host;
+    const held = (async () => {
+      if (h.dirty && !h.closed) {
+        await this.run(false).catch((err: unknown) =>
+          h.log(`store: checkpoint before a backup failed (it copies more journal): ${messageOf(err)}`),
+        );
+      }
+      return work();
+    })();
+    this.running = held.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await held;
+    } finally {
+      this.running = undefined;
+      this.maybe();
+    }
+  }
+
+  /**
    * Snapshots the database into `svc.db` and deletes the journals it covers. The snapshot and the
    * switch of appends to the next generation happen in one tick, so every record is either in the
    * snapshot or in a journal the snapshot's `journal_gen` says to replay. `final` (close) keeps the

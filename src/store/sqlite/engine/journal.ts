@@ -141,6 +141,11 @@ export class JournalWriter {
     return this.files[this.files.length - 1]?.size ?? 0;
   }
 
+  /** Where generation `gen`'s file ends in whole records (undefined: no file of it is open). */
+  endOf(gen: number): number | undefined {
+    return this.files.find((f) => f.gen === gen)?.size;
+  }
+
   /** Bytes in every journal file still open. */
   get totalBytes(): number {
     return this.files.reduce((n, f) => n + f.size, 0);

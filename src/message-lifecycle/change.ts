@@ -107,8 +107,7 @@ async function decideChange(
   }
   const op = await opOf(rec, room);
   if (!op) {
-    const { reactions: _reactions, ...message } = rec.message;
-    return { answer: message };
+    return { answer: rec.message };
   }
   return {
     write: [op],

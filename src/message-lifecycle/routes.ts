@@ -47,7 +47,7 @@ export const lifecycleRoutes: Route[] = [
       tag: 'messages',
       summary: 'Delete a message, leaving a tombstone in its place.',
       description:
-        'Optional body `{"from": ...}`: who deletes, as for PATCH. The tombstone keeps the id, target, sender and place (a thread\'s replies stay reachable) with no parts, mentions, artifacts, reactions or earlier versions, and `deleted_at`. Emits `message.deleted`; deleting a tombstone again answers it unchanged.',
+        'Optional body `{"from": ...}`: who deletes, as for PATCH. The tombstone keeps the id, target, sender and place (a thread\'s replies stay reachable) with no parts, mentions, artifacts or earlier versions, and nothing features keep about it, and `deleted_at`. Emits `message.deleted`; deleting a tombstone again answers it unchanged.',
       responses: ok('Message'),
     },
   },

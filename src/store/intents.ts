@@ -229,8 +229,7 @@ function editMessage(view: Overlay, op: MessageEditOp, put: (e: Effect) => void)
   const earlier = new Set(before.mentions);
   for (const v of view.versions(op.id)) for (const m of v.mentions) earlier.add(m);
   const mentions_added = op.mentions.filter((m) => !earlier.has(m));
-  const { reactions: _reactions, ...kept } = before;
-  const message = { ...kept, parts: op.parts, mentions: op.mentions, edited_at: op.at, version: version + 1 };
+  const message = { ...before, parts: op.parts, mentions: op.mentions, edited_at: op.at, version: version + 1 };
   const record = { ...rec, message };
   put({ op: 'message.version', message_id: op.id, version: previous });
   put({ op: 'message.update', record });

@@ -143,8 +143,8 @@ export interface MessageEditOp {
 /**
  * Deletes a stored message (#40 part 2), leaving a tombstone: the record keeps its id, conversation,
  * target, sender and created_at, with no parts or mentions and `deleted_at: at`. Its artifacts,
- * earlier versions and search entry go, and so does what each part keeps about it (reactions:
- * `forget` in part.ts); its thread's or DM's message_count goes down by one. Appends
+ * earlier versions and search entry go, and so does what each part keeps about it (`forget`
+ * in part.ts); its thread's or DM's message_count goes down by one. Appends
  * `event(tombstone)`. `not_found` when no such message is stored; a tombstone is left as it is
  * (the outcome says `deleted: false` and no event is appended).
  */

@@ -42,7 +42,7 @@ export interface Statement {
   events: ServiceEvent[];
   /**
    * Run after `text` when set: what the parts keep about the batch's deleted messages, when a part
-   * also has effects of its own in the batch (a reaction added before the delete in the same
+   * also has effects of its own in the batch (a record added before the delete in the same
    * batch is a row the statement's own CTEs cannot see). Nothing later in a batch adds to a
    * deleted message, so forgetting last forgets everything.
    */

@@ -246,8 +246,8 @@ async function prefetch(c: pg.ClientBase, T: Tables, parts: readonly AnyPart[], 
   }
   if (ids.messages.size > 0) {
     // Locked, before the threads and DMs (a deleted message's own are locked next): an edit or
-    // delete changes the row, and a reaction (its part locks the row again) must not be added to a
-    // message deleted meanwhile. One order for every batch, so none waits on another in a cycle.
+    // delete changes the row, and a part's record of it (its part may lock the row again) must not
+    // be added to a message deleted meanwhile. One order for every batch, so none waits on another in a cycle.
     const r = await c.query({
       name: `${T.prefix}msg_lock`,
       text: `SELECT id, conv, event_id, body FROM ${T.messages} WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`,

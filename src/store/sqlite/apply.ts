@@ -204,6 +204,6 @@ function forget(run: Run, messageId: string, parts: readonly AnyPart[]): void {
   run(DELETE_ARTIFACTS, [messageId]);
   run('DELETE FROM message_versions WHERE message_id = ?', [messageId]);
   forgetSearch(run, messageId);
-  // Every part drops what it keeps about the message (reactions: their rows).
+  // Every part drops what it keeps about the message.
   for (const p of parts) p.sqlite.forget?.(run, messageId);
 }

@@ -44,7 +44,7 @@ export function purgeMessages(run: Run, ids: string[], parts: readonly AnyPart[]
   run(RAISE_LAST_SEQ);
   run(COUNT_PURGED, [list]);
   for (const sql of PURGE) run(sql, [list]);
-  // Every part drops what it keeps about each message (reactions: their rows).
+  // Every part drops what it keeps about each message.
   for (const id of ids) for (const p of parts) p.sqlite.forget?.(run, id);
   run(`DELETE FROM messages WHERE id IN ${IDS}`, [list]);
 }

@@ -19,7 +19,7 @@ import { loadSql } from '../../src/store/sqlite/engine/image.js';
 import { configure } from '../../src/store/sqlite/schema.js';
 import { SEARCH_SCHEMA } from '../../src/store/sqlite/search.js';
 import { Db } from '../../src/store/sqlite/db.js';
-import { SEGMENT_LIMIT, mergeStep } from '../../src/store/sqlite/search-upkeep.js';
+import { SEGMENT_LIMIT, mergeStep } from '../../src/store/sqlite/search-merge.js';
 import { quantile } from '../lib/stats.js';
 
 const design = process.argv[2] ?? 'default';

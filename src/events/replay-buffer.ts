@@ -5,7 +5,7 @@
 // more than the rest of a send. A replay (an SSE reconnect, rare) parses what it hands out.
 
 import { jsonOf, rememberJson } from '../protocol/json-cache.js';
-import type { ServiceEvent } from '../protocol/types.js';
+import type { Message, ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
 
 export class ReplayBuffer {
@@ -74,6 +74,20 @@ export class ReplayBuffer {
   /** Every buffered event, oldest first. */
   all(): StoredEvent[] {
     return this.range(this.next - this.size);
+  }
+
+  /**
+   * Shows `tombstone` in place of every buffered copy of the message it stands for (a redaction,
+   * #40 part 3): a replay never hands out what was redacted.
+   */
+  scrub(tombstone: Message): void {
+    const needle = `"id":${JSON.stringify(tombstone.id)}`;
+    for (let slot = 0; slot < this.size; slot++) {
+      const text = this.texts[slot];
+      if (text === undefined || !text.includes(needle)) continue;
+      const event = JSON.parse(text) as ServiceEvent;
+      if (event.message?.id === tombstone.id) this.texts[slot] = JSON.stringify({ ...event, message: tombstone });
+    }
   }
 
   /** Changes the capacity (config reload), keeping the newest events that still fit. */

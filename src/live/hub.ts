@@ -38,6 +38,7 @@ export class LiveHub {
     this.unsubscribe = ctx.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
+      if (e.event.type === 'message.redacted' && e.event.message) this.buffer.scrub(e.event.message);
     });
   }
 

@@ -134,6 +134,7 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     case 'message.created':
     case 'message.edited':
     case 'message.deleted':
+    case 'message.redacted':
       return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.message?.target)) };
     case 'thread.created': {
       const room = e.thread ? await roomFor(store, e.thread.room_id) : undefined;

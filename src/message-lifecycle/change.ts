@@ -68,13 +68,46 @@ export async function deleteMessage(ctx: NetworkContext, p: Principal, id: strin
   }));
 }
 
+/**
+ * Redacts a message (#40 part 3): a tombstone, as a delete leaves, and its content scrubbed from
+ * everything the store keeps. By an operator with the admin scope, on any message this network
+ * keeps (a relayed copy too: what is scrubbed is this network's storage); or by the pairing of the
+ * message's home network, relaying a redaction made there (relay.ts). A redacted message answers
+ * unchanged.
+ */
+export async function redactMessage(ctx: NetworkContext, p: Principal, id: string, from: Changer): Promise<Message> {
+  return change(
+    ctx,
+    p,
+    id,
+    from,
+    async () => ({
+      op: 'message.redact',
+      id,
+      at: now(),
+      event: (message) => newEvent(ctx, 'message.redacted', { message }),
+    }),
+    mayRedact,
+  );
+}
+
 /** The write a change comes to; undefined when it changes nothing (the message is answered as it is). */
 type OpOf = (rec: MessageRecord, room: RoomRecord | undefined) => Promise<WriteOp | undefined>;
 
-async function change(ctx: NetworkContext, p: Principal, id: string, from: Changer, opOf: OpOf): Promise<Message> {
+/** Who may make a change: refuses (403) anyone else. */
+type May = (
+  ctx: NetworkContext,
+  p: Principal,
+  m: Message,
+  from: Changer,
+  reads: DecisionReads,
+  room: RoomRecord | undefined,
+) => Promise<void>;
+
+async function change(ctx: NetworkContext, p: Principal, id: string, from: Changer, opOf: OpOf, may: May = mayChange): Promise<Message> {
   try {
     return await ctx.store.decide(
-      (reads) => decideChange(ctx, p, id, from, reads, opOf),
+      (reads) => decideChange(ctx, p, id, from, reads, opOf, may),
       (ops) => commit(ctx, ops),
     );
   } catch (err) {
@@ -91,6 +124,7 @@ async function decideChange(
   from: Changer,
   reads: DecisionReads,
   opOf: OpOf,
+  may: May,
 ): Promise<Decision<Message>> {
   const rec = await reads.message(id);
   if (!rec) throw missingMessage(id);
@@ -100,7 +134,7 @@ async function decideChange(
   const visible = canSeeMessage(viewerOf(p), target, room, ctx.config.network.id);
   try {
     if (target.kind === 'dm') requireDirectMessages(ctx);
-    await mayChange(ctx, p, rec.message, from, reads, room);
+    await may(ctx, p, rec.message, from, reads, room);
   } catch (err) {
     if (!visible && err instanceof AppError) throw missingMessage(id);
     throw err;
@@ -113,7 +147,7 @@ async function decideChange(
     write: [op],
     reply: (result) => {
       const o = result.outcomes[0];
-      if (o?.op !== 'message.edit' && o?.op !== 'message.delete') throw new Error('unexpected outcome');
+      if (o?.op !== 'message.edit' && o?.op !== 'message.delete' && o?.op !== 'message.redact') throw new Error('unexpected outcome');
       return o.record.message;
     },
   };
@@ -149,6 +183,27 @@ async function mayChange(
   } catch (err) {
     if (!(err instanceof AppError) || !isAdmin(p)) throw err;
   }
+}
+
+/**
+ * Refuses (403) all but an operator, and the pairing of a relayed copy's home network relaying
+ * that network's redaction as the message's sender (proven as for any change).
+ */
+async function mayRedact(
+  ctx: NetworkContext,
+  p: Principal,
+  m: Message,
+  from: Changer,
+  reads: DecisionReads,
+  room: RoomRecord | undefined,
+): Promise<void> {
+  if (isAdmin(p)) return;
+  const home = m.from.network_id;
+  if (from && m.origin && home !== ctx.config.network.id && (from.network_id ?? ctx.config.network.id) === home) {
+    await mayChange(ctx, p, m, from, reads, room);
+    return;
+  }
+  throw forbidden(`only an operator (the admin scope) may redact message ${m.id}`);
 }
 
 /** Refuses (403) a caller who may not speak as `from` in the message's conversation, as a send would. */

@@ -1,4 +1,4 @@
-// How pairings repeat edits and deletes on their peer (#40), declared by this feature
+// How pairings repeat edits, deletes and redactions on their peer (#40), declared by this feature
 // (network/relayed-event.ts). A change travels like the message it changes: made here to a
 // message sent here (never to one that arrived by relay: only a message's home network changes
 // it), in a room the pairing federates or a DM with a participant of the peer. Both networks store
@@ -50,4 +50,15 @@ export const deleteRelay: RelayedEvent = {
   logFields: (e) => ({ message_id: e.message?.id }),
 };
 
-export const lifecycleRelays: readonly RelayedEvent[] = [editRelay, deleteRelay];
+const REDACT_PATH = /^\/v1\/messages\/[^/]+\/redact$/;
+
+/** A redaction made here of a message sent here: the peer scrubs its copy too. */
+export const redactRelay: RelayedEvent = {
+  type: 'message.redacted',
+  madeHere: (e, local) => madeHere(e.message, local),
+  request: (e) => ({ method: 'POST', path: `${pathOf(e.message!)}/redact`, body: { from: senderOf(e.message!) } }),
+  accepts: (method, pathname) => method === 'POST' && REDACT_PATH.test(pathname),
+  logFields: (e) => ({ message_id: e.message?.id }),
+};
+
+export const lifecycleRelays: readonly RelayedEvent[] = [editRelay, deleteRelay, redactRelay];

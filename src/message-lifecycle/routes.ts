@@ -7,7 +7,7 @@ import type { MessageVersions, SendRequest } from '../protocol/types.js';
 import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
 import type { Principal } from '../auth/principal.js';
-import { deleteMessage, editMessage, type EditMessageRequest } from './change.js';
+import { deleteMessage, editMessage, redactMessage, type EditMessageRequest } from './change.js';
 
 const OPTIONAL_FROM: BodySpec = { kind: 'json', optional: true };
 
@@ -48,6 +48,24 @@ export const lifecycleRoutes: Route[] = [
       summary: 'Delete a message, leaving a tombstone in its place.',
       description:
         'Optional body `{"from": ...}`: who deletes, as for PATCH. The tombstone keeps the id, target, sender and place (a thread\'s replies stay reachable) with no parts, mentions, artifacts or earlier versions, and nothing features keep about it, and `deleted_at`. Emits `message.deleted`; deleting a tombstone again answers it unchanged.',
+      responses: ok('Message'),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/messages/:message_id/redact',
+    action: 'message.change',
+    schema: 'react',
+    body: OPTIONAL_FROM,
+    handler: async (c) => {
+      const from = (c.body as { from?: SendRequest['from'] } | undefined)?.from;
+      return { body: await redactMessage(c.ctx, c.principal, c.params.message_id!, from) };
+    },
+    doc: {
+      tag: 'messages',
+      summary: 'Redact a message: a tombstone, and its content scrubbed from everything the store keeps.',
+      description:
+        'By an operator with the admin scope (403 for anyone else), on any message this network keeps, a relayed copy included; a pairing relays a redaction made on the message\'s home network (`{"from": ...}`: the sender, as for DELETE). The message becomes a tombstone with `deleted_at` and `redacted_at`, and its parts, earlier versions, artifacts and reactions go; the SSE replay buffer and webhook deliveries show the tombstone in its place; sqlite rebuilds its search index without it and then runs a checkpoint that retires the journal holding it (`GET /readyz` says `redaction_scrub: pending` until then). Emits `message.redacted`; redacting again answers the tombstone unchanged. docs/messages.md says what is outside its reach (backups, copies already delivered).',
       responses: ok('Message'),
     },
   },

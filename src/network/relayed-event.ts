@@ -26,7 +26,7 @@ export function sharesTarget(t: Target, f: RelayFacts): boolean {
 
 /** A request a pairing sends to repeat an event on its peer. */
 export interface RelayRequest {
-  method: 'PUT' | 'PATCH' | 'DELETE';
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body: Record<string, unknown>;
 }

@@ -54,6 +54,8 @@ export interface Message {
    * parts, mentions, artifacts or reactions.
    */
   deleted_at?: string;
+  /** When an operator redacted it (#40 part 3): a tombstone whose content the store scrubbed. */
+  redacted_at?: string;
 }
 
 /** One emoji's reactions to a message: how many, and who (scoped ids, oldest first). */
@@ -253,6 +255,7 @@ export const EVENT_TYPES = [
   'message.created',
   'message.edited',
   'message.deleted',
+  'message.redacted',
   'thread.created',
   'dm.created',
   'room.created',

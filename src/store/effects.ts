@@ -1,7 +1,7 @@
 // The effects a batch of intents resolves to (intents.ts), and the synchronous view of stored state
 // they are resolved against. Each in-process backend applies effects its own way.
 
-import type { Artifact, MessageVersion, ServiceEvent } from '../protocol/types.js';
+import type { Artifact, Message, MessageVersion, ServiceEvent } from '../protocol/types.js';
 import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
 import type { PartEffect } from './concern-types.js';
 
@@ -20,6 +20,9 @@ export type Effect =
   // What a deleted message leaves behind: its artifacts, versions and search entry, and what each
   // part of the store keeps about it (part.ts, `forget`).
   | { op: 'message.forget'; message_id: string }
+  // A redacted message (#40 part 3), its tombstone given: what still holds its content beyond the
+  // rows message.forget drops is rewritten (each part's `scrub`; sqlite's search index and file).
+  | { op: 'message.scrub'; message_id: string; message: Message }
   // A message removed for good (retention): its row, the events holding it, and all message.forget drops.
   | { op: 'message.purge'; message_id: string; conv: string }
   | { op: 'thread.put'; thread: ThreadRecord }

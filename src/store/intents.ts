@@ -12,6 +12,7 @@ import {
   type AgentReadStateOp,
   type DmRecord,
   type MessageDeleteOp,
+  type MessageRedactOp,
   type MessageEditOp,
   type MessagePurgeOp,
   type MessageInsertOp,
@@ -112,6 +113,9 @@ export function resolveIntents(base: StateView, ops: readonly WriteOp[], parts: 
         break;
       case 'message.delete':
         outcomes.push(deleteMessage(view, op, put));
+        break;
+      case 'message.redact':
+        outcomes.push(redactMessage(view, op, put));
         break;
       case 'message.purge':
         outcomes.push(purgeMessages(view, op, put));
@@ -239,19 +243,40 @@ function editMessage(view: Overlay, op: MessageEditOp, put: (e: Effect) => void)
   return { op: 'message.edit', record, previous, mentions_added };
 }
 
-function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => void): OpOutcome {
-  const rec = storedMessage(view, op.id);
-  const before = rec.message;
-  if (before.deleted_at !== undefined) return { op: 'message.delete', record: rec, deleted: false };
-  const { id, network_id, origin, target, from, created_at } = before;
-  const message = { id, network_id, ...(origin ? { origin } : {}), target, from, parts: [], mentions: [], created_at, deleted_at: op.at };
+/** What a delete leaves of a message: its id, place and sender, and when it went. */
+function tombstoneOf(m: Message, deleted_at: string): Message {
+  const { id, network_id, origin, target, from, created_at } = m;
+  return { id, network_id, ...(origin ? { origin } : {}), target, from, parts: [], mentions: [], created_at, deleted_at };
+}
+
+/** Leaves `message` (a tombstone) in the place of `rec`, dropping what the message left. */
+function bury(view: Overlay, rec: MessageRecord, message: Message, put: (e: Effect) => void): MessageRecord {
   const record = { ...rec, message };
   put({ op: 'message.update', record });
-  put({ op: 'message.forget', message_id: id });
-  // A tombstone keeps its place but is no longer counted.
-  uncount(view, message, put);
+  put({ op: 'message.forget', message_id: message.id });
+  // A tombstone keeps its place but is no longer counted (once).
+  if (rec.message.deleted_at === undefined) uncount(view, message, put);
+  return record;
+}
+
+function deleteMessage(view: Overlay, op: MessageDeleteOp, put: (e: Effect) => void): OpOutcome {
+  const rec = storedMessage(view, op.id);
+  if (rec.message.deleted_at !== undefined) return { op: 'message.delete', record: rec, deleted: false };
+  const message = tombstoneOf(rec.message, op.at);
+  const record = bury(view, rec, message, put);
   put({ op: 'event.append', event: op.event(message) });
   return { op: 'message.delete', record, deleted: true };
+}
+
+function redactMessage(view: Overlay, op: MessageRedactOp, put: (e: Effect) => void): OpOutcome {
+  const rec = storedMessage(view, op.id);
+  const before = rec.message;
+  if (before.redacted_at !== undefined) return { op: 'message.redact', record: rec, redacted: false };
+  const message = { ...tombstoneOf(before, before.deleted_at ?? op.at), redacted_at: op.at };
+  const record = bury(view, rec, message, put);
+  put({ op: 'message.scrub', message_id: message.id, message });
+  put({ op: 'event.append', event: op.event(message) });
+  return { op: 'message.redact', record, redacted: true };
 }
 
 function purgeMessages(view: Overlay, op: MessagePurgeOp, put: (e: Effect) => void): OpOutcome {

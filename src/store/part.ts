@@ -9,7 +9,7 @@
 
 import type { Database, SqlValue } from 'sql.js';
 import type pg from 'pg';
-import type { ServiceEvent } from '../protocol/types.js';
+import type { Message, ServiceEvent } from '../protocol/types.js';
 
 /** An op or effect as the store passes it through: its name, and fields only its part reads. */
 export interface Tagged {
@@ -39,6 +39,11 @@ export interface MemoryAdapter<E, S, R> {
   apply(e: E): void;
   /** Drops what it keeps about a message that was deleted (a `message.forget` effect). */
   forget?(messageId: string): void;
+  /**
+   * Rewrites what it keeps that shows a redacted message's content (a copy of it, not a reference)
+   * to show its tombstone instead (a `message.scrub` effect, #40 part 3).
+   */
+  scrub?(messageId: string, tombstone: Message): void;
   /** The state its ops are decided on (the stored records: the resolver does not change them). */
   readonly state: S;
   readonly reads: R;
@@ -64,6 +69,8 @@ export interface SqliteAdapter<E, S, R> {
   apply(run: SqlRun, e: E): void;
   /** Drops what it keeps about a deleted message, inside the caller's transaction. */
   forget?(run: SqlRun, messageId: string): void;
+  /** As MemoryAdapter.scrub, inside the caller's transaction. */
+  scrub?(run: SqlRun, messageId: string, tombstone: Message): void;
   state(all: SqlAll): S;
   reads(all: SqlAll): R;
 }
@@ -100,6 +107,8 @@ export interface PostgresAdapter<O, E, S, R> {
    * of their ids as a `text[]` parameter. Applied before its own CTEs' effects of the same batch.
    */
   forget?(ids: string, sql: PgStatement): string[];
+  /** As MemoryAdapter.scrub: the CTEs that rewrite rows stored before the batch. */
+  scrub?(messageId: string, tombstone: Message, sql: PgStatement): string[];
   /** Reads (and row-locks) what the batch's ops of this part are decided on, inside its transaction. */
   prefetch(c: pg.ClientBase, T: PgTables, mine: readonly O[]): Promise<S>;
   reads(rows: PgRows, T: PgTables): R;

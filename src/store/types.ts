@@ -185,6 +185,11 @@ export interface Store {
    * nothing is kept (memory).
    */
   backup?(dir: string, meta: Record<string, unknown>): Promise<BackupResult>;
+  /**
+   * Whether a redaction's scrub is still under way where it runs after the write (sqlite: its
+   * search index rebuilt, then a checkpoint). Absent where the write itself scrubs.
+   */
+  scrubPending?(): boolean;
 
   getRoom(id: string): Promise<RoomRecord | undefined>;
   /** Active (not removed) rooms in creation order. */

@@ -156,6 +156,20 @@ export interface MessageDeleteOp {
 }
 
 /**
+ * Redacts a stored message (#40 part 3): leaves the tombstone a delete leaves (keeping `deleted_at`
+ * when it was deleted before), with `redacted_at: at`, and a `message.scrub` effect through which
+ * each backend and part rewrites what still holds its content elsewhere (webhook payloads,
+ * sqlite's search index and files). Appends `event(tombstone)`. `not_found` when no such message is
+ * stored; a message redacted before is left as it is (`redacted: false`, no event).
+ */
+export interface MessageRedactOp {
+  op: 'message.redact';
+  id: string;
+  at: string;
+  event: (tombstone: Message) => ServiceEvent;
+}
+
+/**
  * Removes stored messages for good (#40 part 4, retention): each message's row, the events that
  * hold it, its artifacts, versions and search entry, and what each part keeps about it (`forget`);
  * its thread's or DM's message_count goes down by one unless it was a tombstone (already
@@ -206,6 +220,7 @@ export type WriteOp =
   | MessageInsertOp
   | MessageEditOp
   | MessageDeleteOp
+  | MessageRedactOp
   | MessagePurgeOp
   | EventAppendOp
   | PairingStateOp
@@ -225,6 +240,7 @@ export type OpOutcome =
   | { op: 'message.insert'; status: 'exists'; record: MessageRecord }
   | { op: 'message.edit'; record: MessageRecord; previous: MessageVersion; mentions_added: string[] }
   | { op: 'message.delete'; record: MessageRecord; deleted: boolean }
+  | { op: 'message.redact'; record: MessageRecord; redacted: boolean }
   | { op: 'message.purge'; purged: string[] }
   | { op: 'event.append' }
   | { op: 'pairing.state' }

@@ -34,6 +34,7 @@ export function onEvent(e) {
     // The event's message is the message as it now is (edited, or a tombstone): redrawn in place.
     case 'message.edited':
     case 'message.deleted':
+    case 'message.redacted':
       return applyChange(e.message);
     // The message.created that follows a creation event counts its message.
     case 'thread.created':

@@ -145,6 +145,10 @@ export class MemoryStore implements Store {
         case 'message.forget':
           this.forget(e.message_id);
           break;
+        // Events hold messages by reference (the stored record): only the parts keep copies.
+        case 'message.scrub':
+          for (const adapter of this.parts.values()) adapter.scrub?.(e.message_id, clone(e.message));
+          break;
         case 'message.purge': {
           this.forget(e.message_id);
           this.messages.delete(e.message_id);

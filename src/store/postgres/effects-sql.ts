@@ -97,6 +97,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   // Messages whose artifacts stored before the batch go (edited or deleted), and those deleted.
   const cleared = new Set<string>();
   const forgotten = new Set<string>();
+  // Redacted messages and their tombstones: the parts rewrite their copies (message.scrub).
+  const scrubbed: { id: string; message: Message }[] = [];
   // Messages purged (retention): their rows and the events holding them go too.
   const purged = new Set<string>();
   const mine = parts.map(() => [] as Effect[]);
@@ -169,6 +171,9 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
         updates.delete(e.message_id);
         break;
       }
+      case 'message.scrub':
+        scrubbed.push({ id: e.message_id, message: e.message });
+        break;
       case 'artifact.insert':
         artifacts.push({ message_id: e.artifact.message_id, params: artifactParams(e.artifact) });
         break;
@@ -235,6 +240,8 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
     if (mine[i]!.length > 0) ctes.push(...p.postgres.ctes(mine[i]!, sql));
   });
   const after = forgotten.size > 0 ? partsForget(parts, mine, [...forgotten], ctes, sql) : undefined;
+  // Events hold a message by reference (eventRow): only the parts keep copies of a redacted one.
+  for (const s of scrubbed) for (const p of parts) ctes.push(...(p.postgres.scrub?.(s.id, s.message, sql) ?? []));
 
   // An event shows a message as the batch left it when it is kept by reference: only one identical
   // to the message's final body is (an earlier edit of the same batch is kept whole).

@@ -197,6 +197,7 @@ function idsOf(parts: readonly AnyPart[], ops: readonly WriteOp[]) {
         break;
       case 'message.edit':
       case 'message.delete':
+      case 'message.redact':
         messages.add(op.id);
         changed.add(op.id);
         break;

@@ -11,6 +11,7 @@ import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
 import { forgetSearch, indexEdit } from './search.js';
 import { purgeMessages } from './retention.js';
+import { rebuildEdit, startRebuild } from './search-rebuild.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -96,7 +97,8 @@ export function applyOps(
         // seq, conv and event_id stay: the message keeps its place and its created event.
         const m = op.record.message;
         run('UPDATE messages SET body = CAST(? AS TEXT) WHERE id = ?', [utf8(jsonOf(i) ?? JSON.stringify(m)), m.id]);
-        indexEdit(run, m);
+        const words = indexEdit(run, m);
+        if (words) rebuildEdit(run, m.id, words);
         break;
       }
       case 'message.version':
@@ -111,6 +113,12 @@ export function applyOps(
         break;
       case 'message.forget':
         forget(run, op.message_id, parts);
+        break;
+      case 'message.scrub':
+        // Events hold a message by reference (frame.ts): only the parts keep copies. The search
+        // index, which cannot drop one message's words, is rebuilt (search-rebuild.ts).
+        for (const p of parts) p.sqlite.scrub?.(run, op.message_id, op.message);
+        startRebuild(run);
         break;
       case 'message.purge': {
         // A run of purges (a retention batch) goes together, a statement per table (retention.ts).

@@ -44,6 +44,7 @@ import { copyStore } from './engine/backup.js';
 import { searchPage } from './search.js';
 import { ALL_PARTS } from '../concerns.js';
 import { SearchUpkeep } from './search-upkeep.js';
+import { ScrubCheckpoint } from './scrub.js';
 import { lastEventSeq, purgedEvents } from './retention.js';
 import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES, type SqliteStoreOptions } from './options.js';
 
@@ -65,6 +66,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
+  private readonly scrub: ScrubCheckpoint;
   /**
    * The seq the last message row took: rows take the next (AUTOINCREMENT: a purged row's seq is
    * not given again), so a write knows its messages' seqs without asking. Read again after any rollback.
@@ -113,7 +115,9 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
         return !this.turn.broken;
       },
       (m) => this.log(m),
+      () => this.scrub.run(),
     );
+    this.scrub = new ScrubCheckpoint(this, this.checkpointer);
   }
 
   log(msg: string): void {
@@ -183,6 +187,9 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       store.messageSeq = store.reads.lastMessageSeq();
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
       store.upkeep.schedule();
+      // A redaction's scrub a stop interrupted goes on.
+      if (store.upkeep.rebuildPending()) store.upkeep.rebuildStarted();
+      else if (store.scrub.owed()) store.scrub.run();
     } catch (err) {
       untrackPages(db.raw);
       db.close();
@@ -219,6 +226,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
       else if (op.op === 'message.update') this.upkeep.written(op.record.message);
       else if (op.op === 'message.purge') this.purged(op.message_id);
+      else if (op.op === 'message.scrub') this.upkeep.rebuildStarted();
     }
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
@@ -296,6 +304,11 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
         }
       }
     }
+  }
+
+  /** Whether a redaction's scrub is still under way (the search index rebuilt, its checkpoint). */
+  scrubPending(): boolean {
+    return this.upkeep.rebuildPending() || this.scrub.pending();
   }
 
   /** A purged message is no longer counted, nor indexed if the upkeep has not got to it. */

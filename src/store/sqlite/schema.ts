@@ -8,6 +8,7 @@ import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
 import { SEARCH_SCHEMA, indexExisting } from './search.js';
 import { INDEXED_KEY } from './search-upkeep.js';
+import { NEXT_SCHEMA } from './search-rebuild.js';
 import type { AnyPart } from '../part.js';
 import { KV_SQLITE_DDL } from '../kv/sqlite.js';
 
@@ -177,6 +178,12 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX IF NOT EXISTS artifacts_by_message ON artifacts (json_extract(body, '$.message_id'));
     `,
   },
+  {
+    version: 15,
+    // #40 part 3, redaction: the index a rebuild fills (search-rebuild.ts), kept (empty) while no
+    // rebuild runs so that an edit's SQL may always name it.
+    sql: `${NEXT_SCHEMA};`,
+  },
 ];
 
 /** The schema version this build writes. */
@@ -290,6 +297,9 @@ export function configure(db: Database): void {
   // Pages not written since the open are read from svc.db on demand (page-hook.ts), a system call
   // each: a 64 MiB cache keeps the B-tree's inner pages and recent history in memory.
   db.run('PRAGMA cache_size = -65536');
+  // What a delete, an edit or a redaction frees is zeroed, in the page and in the free list, so
+  // that a redacted message's bytes leave svc.db with the next checkpoint (search-rebuild.ts).
+  db.run('PRAGMA secure_delete = ON');
 }
 
 /** A new database with the current schema and the tables of `parts`, as a file image. */

@@ -23,6 +23,8 @@ import type { Message } from '../../protocol/types.js';
 import { indexText } from '../../protocol/search-text.js';
 import { IndexRows, indexScope, indexSlice } from './search.js';
 import type { Db } from './db.js';
+import { mergeStep } from './search-merge.js';
+import { SearchRebuild } from './search-rebuild.js';
 
 /** The meta key holding the last message seq whose index rows are written. */
 export const INDEXED_KEY = 'search_indexed_seq';
@@ -37,53 +39,8 @@ export const STEP_LIMIT = { messages: 128 };
 const STEP_WAIT_MS = 50;
 /** Time one idle step may spend indexing before it commits, in ms. */
 const STEP_BUDGET_MS = 2;
-/**
- * One incremental merge per step: at most 32 leaf blocks written, on the lowest level that holds
- * at least 8 segments (then the next such level, while blocks are left). FTS4 merges a level of 16
- * itself, inside a COMMIT; the upkeep keeps level 0 below that, and only level 0's flushes start
- * those merges, so none ever runs.
- */
-const MERGE = "INSERT INTO search_index(search_index) VALUES('merge=32,8')";
-/**
- * Segments bigger than this (in leaf blocks of about 4 KiB; tests lower it) are merged no further.
- * A merge step writes whole doclists, and a common word's doclist grows with its segment: merging
- * segments of 100k+ messages takes tens of milliseconds per step however few blocks it is allowed
- * (bench/tools/fts-merge.ts). Merges stop at segments of about a megabyte, so a search reads
- * about a hundred of them at a million messages.
- */
-export const SEGMENT_LIMIT = { blocks: 128 };
-/**
- * Where full segments are parked: levels FTS4 reads like any other (a search reads every level
- * 0-1023 of the index) but never merges, as each holds fewer than the 8 segments `merge=32,8`
- * needs. Filled from the top down, so that the oldest segments have the highest level, as FTS4
- * orders them.
- */
-const PARK_TOP = 1023;
-const PARK_FROM = 512;
-const PER_PARK_LEVEL = 7;
-const MERGING = 'SELECT length(value) FROM search_index_stat WHERE id = 1';
-const FULL = `SELECT level, idx FROM search_index_segdir WHERE level < ${PARK_FROM} AND leaves_end_block - start_block + 1 > ? ORDER BY level DESC, idx`;
-const PARKED = `SELECT level, count(*) FROM search_index_segdir WHERE level >= ${PARK_FROM} GROUP BY level ORDER BY level LIMIT 1`;
-const PARK = 'UPDATE search_index_segdir SET level = ?, idx = ? WHERE level = ? AND idx = ?';
-const CHANGES = 'SELECT total_changes()';
-
-/** Parks full segments, then runs one bounded merge step; returns whether the merge did work. */
-export function mergeStep(db: Db): boolean {
-  // Segments of a merge in progress (its input, its appendable output) must stay where they are:
-  // FTS4 keeps that merge's place by level in the hint row of search_index_stat.
-  if (!Number(db.one(MERGING)?.[0] ?? 0)) {
-    for (const [level, idx] of db.all(FULL, [SEGMENT_LIMIT.blocks])) {
-      const [at, n] = db.one(PARKED) ?? [PARK_TOP + 1, PER_PARK_LEVEL];
-      const to = Number(n) < PER_PARK_LEVEL ? [Number(at), Number(n)] : [Number(at) - 1, 0];
-      db.run(PARK, [...to, level!, idx!]);
-    }
-  }
-  // FTS4 tells whether a merge did anything only through the change count.
-  const before = Number(db.one(CHANGES)![0]);
-  db.run(MERGE);
-  return Number(db.one(CHANGES)![0]) - before >= 2;
-}
-
+/** Time one step may spend on a rebuild of the index after a redaction (search-rebuild.ts), in ms. */
+const REBUILD_BUDGET_MS = 4;
 /** Distinct words of one message indexed per slice (about 30 ms of FTS4 work; tests lower it). */
 export const SLICE = { words: 8192 };
 
@@ -238,13 +195,34 @@ export class SearchUpkeep {
    * backlog, steps stop asking it (a count per step).
    */
   private unknown = true;
+  /** The rebuild a redaction started, stepped beside the indexing while `rebuilding`. */
+  private readonly rebuild: SearchRebuild;
+  private rebuilding = false;
 
   constructor(
     private readonly db: Db,
     /** Commits the store's open turn (false once the store is broken): upkeep runs in transactions of its own. */
     private readonly commitTurn: () => boolean,
     private readonly log: (msg: string) => void,
-  ) {}
+    /** Called when a rebuild has retired the old index: the store's scrub checkpoint is due. */
+    private readonly rebuilt: () => void = () => {},
+  ) {
+    this.rebuild = new SearchRebuild(db);
+  }
+
+  /** Starts stepping a rebuild: one a redaction just started, or one a restart finds under way. */
+  rebuildStarted(): void {
+    this.rebuild.reset();
+    this.rebuilding = true;
+    this.work = true;
+    this.schedule();
+  }
+
+  /** Whether a rebuild is under way (at open: read from the database). */
+  rebuildPending(): boolean {
+    if (!this.rebuilding && this.rebuild.state() !== 'idle') this.rebuilding = true;
+    return this.rebuilding;
+  }
 
   /**
    * Notes a message just written as row `seq`: an idle tick will index it. Without `seq`, an edit or
@@ -338,6 +316,7 @@ export class SearchUpkeep {
     if (this.stopped || !this.commitTurn()) return;
     let more = false;
     let full = false;
+    let rebuilt = false;
     try {
       this.transaction(() => {
         // Anything indexed means another step: more may be pending, and the segment this one
@@ -347,10 +326,20 @@ export class SearchUpkeep {
         full = indexed >= STEP_LIMIT.messages || this.slicing !== undefined;
         more = indexed > 0 || this.slicing !== undefined;
         if (!slicing && this.slicing === undefined && mergeStep(this.db)) more = true;
+        // A rebuild steps on every tick until it is done: the loop stays free between steps.
+        if (this.rebuilding) {
+          rebuilt = this.rebuild.step(performance.now() + REBUILD_BUDGET_MS) === 'idle';
+          more ||= !rebuilt;
+          full ||= !rebuilt;
+        }
       });
     } catch (err) {
       this.failed(err);
       return;
+    }
+    if (rebuilt) {
+      this.rebuilding = false;
+      this.rebuilt();
     }
     if (!more) {
       this.work = false;
@@ -394,6 +383,7 @@ export class SearchUpkeep {
     this.unknown = true;
     this.slicing = undefined;
     this.known.clear();
+    this.rebuild.reset();
     this.log(`store: search index upkeep failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

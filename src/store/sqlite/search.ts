@@ -21,8 +21,10 @@ import type { Db } from './db.js';
  * The tables of schema version 2: `order=DESC` because every search reads newest first,
  * `matchinfo=fts3` because nothing ranks by it (no per-document size rows to write).
  */
+export const ftsTable = (name: string): string => `CREATE VIRTUAL TABLE ${name} USING fts4(content="", words, order=DESC, matchinfo=fts3)`;
+
 export const SEARCH_SCHEMA = `
-  CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC, matchinfo=fts3);
+  ${ftsTable('search_index')};
   CREATE TABLE search_scope (
     seq INTEGER PRIMARY KEY,
     room_id TEXT,
@@ -122,12 +124,15 @@ function firstWords(text: string, max: number): string {
  * transaction (live, replayed and checkpointed alike: apply.ts). Edits are rare next to sends, so
  * the index segment this adds per turn is left to the upkeep's merges; a message with no text left
  * adds nothing (its old words are refused by searchPage's check). Its old words stay indexed.
+ * Gives the words it indexed (a rebuild under way indexes them too: search-rebuild.ts).
  */
-export function indexEdit(run: Run, m: Message): void {
+export function indexEdit(run: Run, m: Message): Buffer | undefined {
   const words = firstWords(indexText(m), EDIT_WORDS.max);
-  if (words === '') return;
-  run('INSERT INTO search_index (docid, words) SELECT seq, CAST(? AS TEXT) FROM messages WHERE id = ?', [Buffer.from(words, 'utf8'), m.id]);
+  if (words === '') return undefined;
+  const bytes = Buffer.from(words, 'utf8');
+  run('INSERT INTO search_index (docid, words) SELECT seq, CAST(? AS TEXT) FROM messages WHERE id = ?', [bytes, m.id]);
   run(`${SCOPE_HEAD} SELECT seq, ?, ?, ?, ? FROM messages WHERE id = ?`, [...scopeRow(null, m).slice(1), m.id]);
+  return bytes;
 }
 
 /** Makes a deleted message unfindable: its index rows stay, but nothing joins them without the scope row. */

@@ -1,6 +1,7 @@
 // The webhook outbox in the in-memory backend: cursors and deliveries by id, listed and counted in
 // JavaScript as the SQL backends do through their indexes.
 
+import type { Message } from '../../protocol/types.js';
 import type { MemoryAdapter } from '../part.js';
 import { NO_STATE, type OutboxState } from './decide.js';
 import type { WebhookEffect } from './ops.js';
@@ -13,7 +14,21 @@ export class MemoryWebhooks implements MemoryAdapter<WebhookEffect, OutboxState,
   // The backend hands over a copy of each effect: it may be kept as it is.
   apply(e: WebhookEffect): void {
     if (e.op === 'webhook.cursor.put') this.cursors.set(e.webhook_id, e.seq);
-    else if (e.op === 'webhook.delivery.put' || !this.byId.has(e.delivery.id)) this.byId.set(e.delivery.id, e.delivery);
+    else {
+      // A put keeps the payload added (a redaction may have rewritten it since the worker read it: scrub).
+      const had = this.byId.get(e.delivery.id);
+      if (!had) this.byId.set(e.delivery.id, e.delivery);
+      else if (e.op === 'webhook.delivery.put') this.byId.set(e.delivery.id, { ...e.delivery, payload: had.payload });
+    }
+  }
+
+  scrub(messageId: string, tombstone: Message): void {
+    for (const d of this.byId.values()) {
+      const p = JSON.parse(d.payload) as { data?: { message?: { id?: string } } };
+      if (p.data?.message?.id !== messageId) continue;
+      p.data.message = tombstone;
+      d.payload = JSON.stringify(p);
+    }
   }
 
   readonly state: OutboxState = NO_STATE;

@@ -38,7 +38,18 @@ const DUE_DDL = `
     `;
 
 export const postgresWebhooks: PostgresAdapter<WebhookOp, WebhookEffect, OutboxState, WebhookReads> = {
-  migrations: [OUTBOX_DDL, DUE_DDL],
+  // A redaction rewrites the deliveries of its message's events (scrub), found by their seqs.
+  migrations: [OUTBOX_DDL, DUE_DDL, 'CREATE INDEX IF NOT EXISTS webhook_deliveries_by_seq ON S.webhook_deliveries (seq);'],
+  scrub(messageId, tombstone, sql) {
+    // The payload is JSON held as a string in the delivery's JSON: its `data.message` (the
+    // event's message) becomes the tombstone.
+    const D = sql.table('webhook_deliveries');
+    const payload = "(body::jsonb ->> 'payload')::jsonb";
+    return [
+      `UPDATE ${D} SET body = jsonb_set(body::jsonb, '{payload}', to_jsonb(jsonb_set(${payload}, '{data,message}', ${sql.param(JSON.stringify(tombstone))}::jsonb)::text))::text ` +
+        `WHERE seq IN (SELECT seq FROM ${sql.table('events')} WHERE message_id = ${sql.param(messageId)}) AND ${payload} #> '{data,message}' IS NOT NULL`,
+    ];
+  },
   ctes(mine, sql) {
     const out: string[] = [];
     for (const e of lastOfEach(mine)) {
@@ -53,7 +64,8 @@ export const postgresWebhooks: PostgresAdapter<WebhookOp, WebhookEffect, OutboxS
       const onConflict =
         e.op === 'webhook.delivery.add'
           ? 'DO NOTHING'
-          : 'DO UPDATE SET status = EXCLUDED.status, seq = EXCLUDED.seq, next_attempt_at = EXCLUDED.next_attempt_at, body = EXCLUDED.body';
+          : // The payload is the one added (a redaction may have rewritten it since the worker read it: scrub).
+            `DO UPDATE SET status = EXCLUDED.status, seq = EXCLUDED.seq, next_attempt_at = EXCLUDED.next_attempt_at, body = jsonb_set(EXCLUDED.body::jsonb, '{payload}', ${sql.table('webhook_deliveries')}.body::jsonb -> 'payload')::text`;
       out.push(
         `INSERT INTO ${sql.table('webhook_deliveries')} (id, webhook_id, status, seq, next_attempt_at, body) ` +
           `VALUES ${sql.row([d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)])} ON CONFLICT (id) ${onConflict}`,

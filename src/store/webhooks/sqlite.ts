@@ -41,6 +41,8 @@ export const sqliteWebhooks: SqliteAdapter<WebhookEffect, OutboxState, WebhookRe
         db.run('CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (webhook_id, status, next_attempt_at, seq, id)');
       },
     },
+    // A redaction rewrites the deliveries of its message's events (scrub), found by their seqs.
+    'CREATE INDEX IF NOT EXISTS webhook_deliveries_by_seq ON webhook_deliveries (seq)',
   ],
   apply(run, e) {
     if (e.op === 'webhook.cursor.put') {
@@ -52,8 +54,19 @@ export const sqliteWebhooks: SqliteAdapter<WebhookEffect, OutboxState, WebhookRe
       'INSERT INTO webhook_deliveries (id, webhook_id, status, seq, next_attempt_at, body) VALUES (?, ?, ?, ?, ?, ?) ' +
         (e.op === 'webhook.delivery.add'
           ? 'ON CONFLICT (id) DO NOTHING'
-          : 'ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, next_attempt_at = excluded.next_attempt_at, body = excluded.body'),
+          : // The payload is the one added (a redaction may have rewritten it since the worker read it: scrub).
+            "ON CONFLICT (id) DO UPDATE SET status = excluded.status, seq = excluded.seq, next_attempt_at = excluded.next_attempt_at, body = json_set(excluded.body, '$.payload', json_extract(webhook_deliveries.body, '$.payload'))"),
       [d.id, d.webhook_id, d.status, d.seq, d.next_attempt_at, JSON.stringify(d)],
+    );
+  },
+  scrub(run, messageId, tombstone) {
+    // The payload is JSON held as a string in the delivery's JSON: rewritten in place, its
+    // `data.message` (the event's message) set to the tombstone. `'' ||` makes the inner JSON a
+    // plain string again, so the outer json_set stores it as the string it was.
+    run(
+      "UPDATE webhook_deliveries SET body = json_set(body, '$.payload', '' || json_set(json_extract(body, '$.payload'), '$.data.message', json(?))) " +
+        "WHERE seq IN (SELECT seq FROM events WHERE message_id = ?) AND json_extract(body, '$.payload') LIKE '%\"message\":%'",
+      [JSON.stringify(tombstone), messageId],
     );
   },
   state: () => NO_STATE,

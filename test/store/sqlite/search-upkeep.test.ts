@@ -12,7 +12,8 @@ import { msg, send } from '../../helpers/store-fixtures.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
-import { SEGMENT_LIMIT, STEP_LIMIT } from '../../../src/store/sqlite/search-upkeep.js';
+import { STEP_LIMIT } from '../../../src/store/sqlite/search-upkeep.js';
+import { SEGMENT_LIMIT } from '../../../src/store/sqlite/search-merge.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
 /** Message i: one shared word, one of its own. */

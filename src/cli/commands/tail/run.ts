@@ -74,6 +74,10 @@ export function describeEvent(e: ServiceEvent): string {
       const m = e.message;
       return m ? `${where(m.target)} ${fromOf(m)}: ${m.id} deleted` : '';
     }
+    case 'message.redacted': {
+      const m = e.message;
+      return m ? `${where(m.target)} ${fromOf(m)}: ${m.id} redacted` : '';
+    }
     case 'thread.created':
       return e.thread ? `#${e.thread.room_id}/${e.thread.id}` : '';
     case 'dm.created':

@@ -16,7 +16,14 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: ok({
       type: 'object',
       required: ['status'],
-      properties: { status: { const: 'ready' }, store: { type: 'object', description: "The embedded engine's mode (sqlite only)." } },
+      properties: {
+        status: { const: 'ready' },
+        store: {
+          type: 'object',
+          description:
+            "The embedded engine's mode (sqlite only), and `redaction_scrub`: `pending` while a redaction's scrub (the search index rebuilt, then a checkpoint) is under way, `done` after.",
+        },
+      },
     }),
     errors: [503],
   },

@@ -112,6 +112,28 @@ export class Checkpointer {
   }
 
   /**
+   * Runs a checkpoint now, changed pages or not, after a running one: a redaction's scrub, which
+   * must reach `svc.db` and retire every journal generation before it (search-rebuild.ts).
+   * `before` runs just ahead of the snapshot.
+   */
+  async force(before: () => void): Promise<void> {
+    while (this.running) await this.running;
+    if (this.host.closed) return;
+    before();
+    const done = this.run(false);
+    this.running = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await done;
+    } finally {
+      this.running = undefined;
+      this.maybe();
+    }
+  }
+
+  /**
    * Snapshots the database into `svc.db` and deletes the journals it covers. The snapshot and the
    * switch of appends to the next generation happen in one tick, so every record is either in the
    * snapshot or in a journal the snapshot's `journal_gen` says to replay. `final` (close) keeps the

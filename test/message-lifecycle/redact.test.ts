@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SseClient } from '../helpers/live.js';
+import { SseClient, attachAs } from '../helpers/live.js';
 import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { freshSchema, sql, type PgSchema } from '../helpers/pg.js';
@@ -76,6 +76,7 @@ for (const backend of BACKENDS) {
 
   test('an operator redacts; nothing shows the secret; other messages stay findable; only once', async ({ s, rx }) => {
     const sse = await SseClient.open(s, { token: ADMIN });
+    const { c: attached } = await attachAs(s, { network_id: s.networkId, agent: { id: 'alpha' } }, { token: ALPHA });
     const other = await s.post('/v1/messages', roomMessage('general', 'beta', 'an ordinary note about penguins'), ADMIN);
     assert.is(other.status, 200, other.text);
     const sent = await s.post('/v1/messages', roomMessage('general', 'alpha', `${SECRET}\n\n\`\`\`\n${SECRET}\n\`\`\``), ALPHA);
@@ -133,6 +134,10 @@ for (const backend of BACKENDS) {
     const first = await sse.message('an ordinary note about penguins');
     await sse.nextOf('message.redacted');
     sse.close();
+    // An attached member of the room gets it too.
+    const ev = await attached.next((x: Json) => x.op === 'EVENT' && x.event?.type === 'message.redacted');
+    assert.equal([ev.event.message.id, ev.event.message.parts], [id, []]);
+    await attached.close();
     const replay = await SseClient.open(s, { token: ADMIN, lastEventId: first.id! });
     await replay.nextOf('message.redacted');
     assert.ok(replay.all.some((f) => f.event === 'message.created' && f.json?.message?.id === id));

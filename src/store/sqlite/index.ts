@@ -188,8 +188,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
       store.upkeep.schedule();
       // A redaction's scrub a stop interrupted goes on.
-      if (store.upkeep.rebuildPending()) store.upkeep.rebuildStarted();
-      else if (store.scrub.owed()) store.scrub.run();
+      if (!store.upkeep.resumeRebuild() && store.scrub.owed()) store.scrub.run();
     } catch (err) {
       untrackPages(db.raw);
       db.close();
@@ -308,7 +307,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   /** Whether a redaction's scrub is still under way (the search index rebuilt, its checkpoint). */
   scrubPending(): boolean {
-    return this.upkeep.rebuildPending() || this.scrub.pending();
+    return this.upkeep.rebuildPending || this.scrub.pending();
   }
 
   /** A purged message is no longer counted, nor indexed if the upkeep has not got to it. */

@@ -218,9 +218,15 @@ export class SearchUpkeep {
     this.schedule();
   }
 
-  /** Whether a rebuild is under way (at open: read from the database). */
-  rebuildPending(): boolean {
-    if (!this.rebuilding && this.rebuild.state() !== 'idle') this.rebuilding = true;
+  /** Goes on with a rebuild a stop interrupted (the database says where it was); whether there was one. */
+  resumeRebuild(): boolean {
+    if (this.rebuild.state() === 'idle') return false;
+    this.rebuildStarted();
+    return true;
+  }
+
+  /** Whether a rebuild is under way. */
+  get rebuildPending(): boolean {
     return this.rebuilding;
   }
 

@@ -21,7 +21,8 @@ import type { Db } from './db.js';
  * The tables of schema version 2: `order=DESC` because every search reads newest first,
  * `matchinfo=fts3` because nothing ranks by it (no per-document size rows to write).
  */
-export const ftsTable = (name: string): string => `CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts4(content="", words, order=DESC, matchinfo=fts3)`;
+export const ftsTable = (name: string): string =>
+  `CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts4(content="", words, order=DESC, matchinfo=fts3)`;
 
 export const SEARCH_SCHEMA = `
   ${ftsTable('search_index')};

@@ -34,6 +34,7 @@ const LAYERS = [
       'src/backup/',
       'src/console/',
       'src/discovery/',
+      'src/export/',
       'src/live/',
       'src/loop-guard/',
       'src/mcp-http/',

@@ -19,6 +19,7 @@ import {
   type SearchQuery,
   type Decide,
   type Store,
+  type StoreSnapshot,
   type StoreStats,
   type WriteOp,
   type WriteResult,
@@ -29,7 +30,7 @@ import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
 import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './engine/image.js';
-import type { PageStepHook } from './engine/page-file.js';
+import { pagesPath, type PageStepHook } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath } from './engine/journal.js';
 import { SqliteQueries } from './queries.js';
@@ -320,6 +321,14 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----
   backup(dir: string, meta: Record<string, unknown>): Promise<BackupResult> {
     return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g) }, dir, meta));
+  }
+
+  /** An export's state: `svc.db` just checkpointed, unwritten while held (read apart: src/export/). */
+  snapshot<T>(work: (s: StoreSnapshot) => Promise<T>): Promise<T> {
+    return this.checkpointer.hold(async () => {
+      if (fs.existsSync(pagesPath(this.file))) throw new StoreError('unavailable', 'a checkpoint is unfinished (svc.db.pages); retry shortly');
+      return work({ kind: 'image', file: this.file, parts: this.partNames });
+    });
   }
 
   async ping(): Promise<boolean> {

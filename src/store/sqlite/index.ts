@@ -326,7 +326,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   /** An export's state: `svc.db` just checkpointed, unwritten while held (read apart: src/export/). */
   snapshot<T>(work: (s: StoreSnapshot) => Promise<T>): Promise<T> {
     return this.checkpointer.hold(async () => {
-      if (fs.existsSync(pagesPath(this.file))) throw new StoreError('unavailable', 'a checkpoint is unfinished (svc.db.pages); retry shortly');
+      if (fs.existsSync(pagesPath(this.file)))
+        throw new StoreError('unavailable', 'a checkpoint is unfinished (svc.db.pages); retry shortly');
       return work({ kind: 'image', file: this.file, parts: this.partNames });
     });
   }

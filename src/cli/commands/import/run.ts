@@ -52,8 +52,7 @@ export async function importCommand(io: Io, o: ImportOptions, stderr: NodeJS.Wri
   const started = Date.now();
   const tty = Boolean(stderr.isTTY);
   let drawn = false;
-  const lines = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  const fill = importFill(lines, loaded.config.network.id, (done, total) => {
+  const fill = importFill(linesOf(input), loaded.config.network.id, (done, total) => {
     if (!tty) return;
     stderr.write(`\r${progressLine(done, total, Date.now() - started)}`);
     drawn = true;
@@ -76,8 +75,20 @@ export async function importCommand(io: Io, o: ImportOptions, stderr: NodeJS.Wri
     if (o.debug && !(err instanceof ExportFileError || err instanceof StoreError)) io.err(String((err as Error).stack));
     return EXIT.failure;
   } finally {
-    lines.close();
     lock?.release();
+  }
+}
+
+/**
+ * The input's lines, read from the first call on: an interface made earlier would start reading
+ * at once and drop the lines that come before anyone iterates (the writer opens its store first).
+ */
+async function* linesOf(input: NodeJS.ReadableStream): AsyncGenerator<string> {
+  const rl = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  try {
+    yield* rl;
+  } finally {
+    rl.close();
   }
 }
 

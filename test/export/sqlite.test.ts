@@ -196,7 +196,7 @@ t('import refuses while the server runs on the store', async () => {
   try {
     const r = await cli(['import', path.join(work, 'plain.jsonl'), '--config', target.config]);
     assert.is(r.code, 1);
-    assert.match(r.stderr, /svc import: /);
+    assert.match(r.stderr, /^svc import: the store \S+ is in use by .*stop it first/);
   } finally {
     await running.dispose();
   }

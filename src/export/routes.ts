@@ -3,7 +3,6 @@
 // failure after that cuts the connection, and the missing end line tells the reader the file is
 // incomplete.
 
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors.js';
 import type { Route } from '../http/router.js';
@@ -21,11 +20,17 @@ function withSecrets(q: URLSearchParams): boolean {
 async function write(res: ServerResponse, chunk: string): Promise<void> {
   if (res.destroyed) throw new Error('the client went away');
   if (res.write(chunk)) return;
-  const drained = once(res, 'drain');
-  const closed = once(res, 'close').then(() => {
-    throw new Error('the client went away');
+  // Whichever comes first; neither listener outlives the wait (a rejection left behind would be unhandled).
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
-  await Promise.race([drained, closed]);
+  if (res.destroyed) throw new Error('the client went away');
 }
 
 export const exportRoutes: Route[] = [

@@ -77,6 +77,7 @@ export async function exportTo(
 ): Promise<string[]> {
   const r = await cli(['export', '--config', configFile, '-o', file, ...extra], { env: { SVC_TOKEN: ADMIN, ...env } });
   assert.is(r.code, 0, r.stderr);
+  assert.is(r.stderr, '', 'no progress bar off a terminal');
   assert.match(r.stdout, /^exported \d+ messages \(\d+ lines(, with secrets)?\) into /);
   return linesOf(file);
 }

@@ -9,8 +9,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli } from '../helpers/cli.js';
-import { startServer, tempDir, testConfig, TOKENS, writeConfig, type TestServer } from '../helpers/server.js';
+import { spawnSync } from 'node:child_process';
+import { cleanEnv, cli, scriptBin } from '../helpers/cli.js';
+import { startServer, SVC_BIN, tempDir, testConfig, TOKENS, writeConfig, type TestServer } from '../helpers/server.js';
 import { ADMIN, comparable, CONFIG, exportTo, fill, linesOf, ofType, reads } from './fixture.js';
 
 const t = suite('svc export and svc import (sqlite)');
@@ -77,6 +78,20 @@ t('with --with-secrets the agent keeps its token hash', async () => {
   secret = await exportTo(source.configFile, path.join(work, 'secret.jsonl'), ['--with-secrets']);
   assert.is(JSON.parse(secret[0]!).with_secrets, true);
   assert.match(ofType(secret, 'agent').find((a) => a.agent.id === 'gen').agent.credential_key, /^agent:[0-9a-f]{64}$/);
+});
+
+t('a progress bar on stderr only when it is a terminal; stdout by default', async () => {
+  const command = `'${process.execPath}' '${SVC_BIN}' export --config '${source.configFile}' -o '${path.join(work, 'tty.jsonl')}'`;
+  const tty = spawnSync(scriptBin(), ['-qfec', command, '/dev/null'], {
+    env: cleanEnv({ TERM: 'xterm', SVC_TOKEN: ADMIN }),
+    encoding: 'utf8',
+  });
+  assert.is(tty.status, 0, tty.stdout);
+  assert.match(tty.stdout, /\[#{30}\] 6\/6 messages, \d+\/s/);
+  const piped = await cli(['export', '--config', source.configFile], { env: { SVC_TOKEN: ADMIN } });
+  assert.is(piped.code, 0, piped.stderr);
+  assert.is(piped.stderr, '');
+  assert.equal(comparable(piped.stdout.slice(0, -1).split('\n')), comparable(plain));
 });
 
 t("the route is the operator's, and with_secrets is true or false", async () => {

@@ -37,8 +37,11 @@ export interface ExportEnd {
  */
 export const WITHHELD_CREDENTIAL = 'withheld';
 
-/** The key/value rows (store/kv) that hold no secret: the network's uid (network/uid.ts). */
-export const PUBLIC_KV_KINDS: readonly string[] = ['network'];
+/**
+ * The key/value rows (store/kv) that hold no secret: the network's uid (network/uid.ts) and the
+ * remote network ids pairing checks learned (pairing/manager.ts). The others are OAuth state.
+ */
+export const PUBLIC_KV_KINDS: readonly string[] = ['network', 'pairing.remote'];
 
 /** Line types of the events section (after the header, before `sequence`). */
 export const EVENT_SECTION = ['message', 'event'] as const;

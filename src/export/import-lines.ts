@@ -235,7 +235,7 @@ export function importFill(lines: AsyncIterable<string>, networkId: string, prog
       else if (type === 'read_state') rec.readStates.push({ agent_id: o.agent_id as string, state: o.state as never });
       else rec.kv!.push(o.entry as never);
     }
-    if (!ended) throw new ExportFileError(`the file ends at line ${n} without its end line: it is truncated (nothing was imported)`);
+    if (!ended) throw new ExportFileError(`the file ends at line ${n} without its end line: it is truncated`);
     if (!inRecords) throw new ExportFileError(`line ${n}: the file has no sequence line; the file is damaged`);
     await sink.records(rec);
     progress?.(messages, header.messages);

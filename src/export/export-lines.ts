@@ -19,6 +19,9 @@ export interface ExportOptions {
   pairingIds: string[];
 }
 
+/** About how many characters of lines go out at a time. */
+const CHUNK = 128 * 1024;
+
 /** Hands on a chunk of whole lines (each ending in a newline); resolves when more may come. */
 export type Emit = (chunk: string) => void | Promise<void>;
 
@@ -39,15 +42,23 @@ function partName(e: PartEffect): string {
 export async function exportNetwork(source: NetworkSource, o: ExportOptions, emit: Emit): Promise<CopyCounts> {
   const counts: Record<string, number> = {};
   let out: string[] = [];
+  let size = 0;
   const add = (type: string, fields: Record<string, unknown>) => {
     counts[type] = (counts[type] ?? 0) + 1;
-    out.push(line(type, fields));
+    const l = line(type, fields);
+    out.push(l);
+    size += l.length;
   };
   const flush = async () => {
     if (out.length === 0) return;
     const chunk = `${out.join('\n')}\n`;
     out = [];
+    size = 0;
     await emit(chunk);
+  };
+  /** A chunk goes once it is this big: a page of large messages is not one string of megabytes. */
+  const flushFull = async () => {
+    if (size >= CHUNK) await flush();
   };
   let headed = false;
   const header = (messages: number) => {
@@ -77,6 +88,7 @@ export async function exportNetwork(source: NetworkSource, o: ExportOptions, emi
             messages.delete(rec.message.id);
           }
           add('event', { seq: e.seq, event: e.event, ...(e.message_id ? { message_id: e.message_id } : {}) });
+          await flushFull();
         }
         for (const rec of messages.values()) add('message', { ...rec, versions: versions.get(rec.message.id) ?? [] });
         for (const effect of page.parts) add(partName(effect), { effect });

@@ -34,6 +34,8 @@ const LAYERS = [
       'src/backup/',
       'src/console/',
       'src/discovery/',
+      'src/export/',
+      'src/files/',
       'src/live/',
       'src/loop-guard/',
       'src/mcp-http/',

@@ -15,6 +15,7 @@ import { reactionsFeature } from './reactions/feature.js';
 import { messageLifecycleFeature } from './message-lifecycle/feature.js';
 import { retentionFeature } from './retention/feature.js';
 import { backupFeature } from './backup/feature.js';
+import { exportFeature } from './export/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
@@ -30,6 +31,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   messageLifecycleFeature,
   retentionFeature,
   backupFeature,
+  exportFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

@@ -12,6 +12,8 @@ import { declareConnect } from './commands/connect/command.js';
 import { declareStore } from './commands/store/command.js';
 import { declareBackup } from './commands/backup/command.js';
 import { declareRestore } from './commands/restore/command.js';
+import { declareExport } from './commands/export/command.js';
+import { declareImport } from './commands/import/command.js';
 import { declareRooms } from './commands/rooms/command.js';
 import { declareAgents } from './commands/agents/command.js';
 import { declareApply } from './commands/apply/command.js';
@@ -49,6 +51,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareStore(program, io, run);
   declareBackup(program, io, run);
   declareRestore(program, io, run);
+  declareExport(program, io, run);
+  declareImport(program, io, run);
   declareRooms(program, io, run);
   declareAgents(program, io, run);
   declareApply(program, io, run);

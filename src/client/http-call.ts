@@ -51,3 +51,29 @@ export function exchange(
     req.end(init.body);
   });
 }
+
+/** An answer whose body is read as it comes (GET /v1/export). */
+export interface StreamedExchange {
+  status: number;
+  requestId: string | undefined;
+  body: http.IncomingMessage;
+}
+
+/**
+ * Sends one request and resolves once the headers are in, with the body unread: the caller reads
+ * it at its own pace (TCP holds the server back meanwhile). `timeoutMs` bounds the connection, the
+ * headers and each stretch of the body, as in exchange.
+ */
+export function openStream(url: string, init: { headers: Record<string, string>; timeoutMs: number }): Promise<StreamedExchange> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? https.request : http.request;
+    const req = send(target, { method: 'GET', headers: init.headers }, (res) => {
+      const rid = res.headers['x-request-id'];
+      resolve({ status: res.statusCode ?? 0, requestId: typeof rid === 'string' ? rid : undefined, body: res });
+    });
+    req.setTimeout(init.timeoutMs, () => req.destroy(new CallTimeout(init.timeoutMs)));
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -39,7 +39,8 @@ import type {
   RegisterAgentRequest,
   SearchParams,
 } from './requests.js';
-import { exchange } from './http-call.js';
+import type { Readable } from 'node:stream';
+import { exchange, openStream } from './http-call.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 
 export type * from './requests.js';
@@ -232,6 +233,30 @@ export class SvcClient {
   /** POST /v1/backup (admin): an online backup of the sqlite store into `dir` on the server's machine. */
   backup(dir: string, timeoutMs = 60 * 60_000): Promise<BackupManifest> {
     return this.#json('POST', '/v1/backup', { body: { dir }, timeoutMs });
+  }
+
+  /** GET /v1/export (admin): the network as JSON Lines (docs/export.md), a body to read as it comes. */
+  async exportStream(o: { withSecrets?: boolean; timeoutMs?: number } = {}): Promise<Readable> {
+    const path = `/v1/export${o.withSecrets ? '?with_secrets=true' : ''}`;
+    const ctx: CallContext = {
+      method: 'GET',
+      path,
+      baseUrl: this.baseUrl,
+      hasToken: this.hasToken,
+      ...(this.#start ? { start: this.#start } : {}),
+    };
+    const headers: Record<string, string> = { accept: 'application/x-ndjson' };
+    if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    let r;
+    try {
+      r = await openStream(this.baseUrl + path, { headers, timeoutMs: o.timeoutMs ?? 5 * 60_000 });
+    } catch (err) {
+      throw transportError(err, ctx);
+    }
+    if (r.status >= 200 && r.status <= 299) return r.body;
+    const chunks: Buffer[] = [];
+    for await (const c of r.body) chunks.push(c as Buffer);
+    throw responseError(r.status, Buffer.concat(chunks).toString('utf8'), ctx, r.requestId);
   }
 
   /** POST /console/api/sign-in-codes (admin): a one-time console sign-in link. */

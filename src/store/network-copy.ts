@@ -16,11 +16,13 @@ import {
   type PairingState,
   type AgentReadState,
   type RoomRecord,
-  type Store,
   type StoredEvent,
   type ThreadRecord,
   type KvEntry,
+  type NetworkSource,
 } from './types.js';
+
+export type { NetworkSource };
 
 export interface CopyCounts {
   rooms: number;
@@ -98,7 +100,7 @@ export class TargetNotEmpty extends StoreError {
 }
 
 /** Reads the whole network from `source` into `sink`; returns what was copied. */
-export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetworkOptions): Promise<CopyCounts> {
+export async function copyNetwork(source: NetworkSource, sink: NetworkSink, o: CopyNetworkOptions): Promise<CopyCounts> {
   const total = (await source.stats()).messages;
   const roomIds = new Set<string>();
   let messages = 0;
@@ -198,8 +200,16 @@ export async function copyNetwork(source: Store, sink: NetworkSink, o: CopyNetwo
   };
 }
 
+/** Hands a sink a network read from elsewhere than a store (an export file: src/export/import-lines.ts). */
+export type NetworkFill = (sink: NetworkSink) => Promise<CopyCounts>;
+
+/** Fills `sink` from a store (copyNetwork) or a fill of its own. */
+export function fillSink(source: NetworkSource | NetworkFill, sink: NetworkSink, o: CopyNetworkOptions): Promise<CopyCounts> {
+  return typeof source === 'function' ? source(sink) : copyNetwork(source, sink, o);
+}
+
 /** The parts the source store keeps, with their reads (every part it was opened with). */
-function partsOf(source: Store): [AnyPart, unknown][] {
+function partsOf(source: NetworkSource): [AnyPart, unknown][] {
   return ALL_PARTS.flatMap((p): [AnyPart, unknown][] => {
     const reads = source.part(p);
     return reads === undefined ? [] : [[p, reads]];

@@ -190,6 +190,12 @@ export interface Store {
    * search index rebuilt, then a checkpoint). Absent where the write itself scrubs.
    */
   scrubPending?(): boolean;
+  /**
+   * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):
+   * Postgres reads in one REPEATABLE READ transaction, sqlite holds a checkpointed `svc.db`. Absent
+   * on memory, whose reads all resolve in the tick they are made (read it without yielding).
+   */
+  snapshot?<T>(work: (s: StoreSnapshot) => Promise<T>): Promise<T>;
 
   getRoom(id: string): Promise<RoomRecord | undefined>;
   /** Active (not removed) rooms in creation order. */
@@ -260,6 +266,18 @@ export interface Store {
    */
   decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T>;
 }
+
+/** What a whole-network reader (store/network-copy.ts) reads: a Store, or a snapshot's reads. */
+export type NetworkSource = Pick<Store, NetworkReads | MoreNetworkReads> & { readonly kv: Pick<KvTable, 'all'> };
+type NetworkReads = 'stats' | 'eventsAfter' | 'getMessage' | 'messageVersions' | 'lastEventSeq' | 'listRooms' | 'getRoom';
+type MoreNetworkReads = 'listThreads' | 'listDms' | 'listArtifacts' | 'getPairingState' | 'listAgents' | 'getAgentReadState' | 'part';
+
+/**
+ * One state of a store, held while Store.snapshot's work runs: reads that all see it (a Postgres
+ * REPEATABLE READ READ ONLY transaction), or a sqlite database file not written until the work
+ * returns, to be opened apart from the store (`parts`: its parts' names).
+ */
+export type StoreSnapshot = { kind: 'reads'; source: NetworkSource } | { kind: 'image'; file: string; parts: string[] };
 
 // ---- deciding a write ----
 

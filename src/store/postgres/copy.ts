@@ -3,8 +3,15 @@
 // read, and in which order, is network-copy.ts; this file writes it as rows.
 
 import pg from 'pg';
-import { copyNetwork, TargetNotEmpty, type CopyCounts, type CopyNetworkOptions, type NetworkSink } from '../network-copy.js';
-import type { Store } from '../types.js';
+import {
+  fillSink,
+  TargetNotEmpty,
+  type CopyCounts,
+  type CopyNetworkOptions,
+  type NetworkFill,
+  type NetworkSink,
+  type NetworkSource,
+} from '../network-copy.js';
 import { migrate } from './schema.js';
 import {
   ROOM_COLS,
@@ -30,7 +37,7 @@ export interface CopyOptions extends CopyNetworkOptions {
 }
 
 /** Copies `source` into the target schema (created and migrated when absent); returns what was copied. */
-export async function copyToPostgres(source: Store, o: CopyOptions): Promise<CopyCounts> {
+export async function copyToPostgres(source: NetworkSource | NetworkFill, o: CopyOptions): Promise<CopyCounts> {
   const T = tablesOf(o.schema);
   const client = new pg.Client({ connectionString: o.url, connectionTimeoutMillis: 10_000, application_name: 'svc store copy' });
   client.on('error', () => {});
@@ -42,7 +49,7 @@ export async function copyToPostgres(source: Store, o: CopyOptions): Promise<Cop
       // Instances starting on the target wait for the copy instead of writing into it.
       await client.query(`LOCK TABLE ${T.events}, ${T.rooms}, ${T.agents}, ${T.messages} IN EXCLUSIVE MODE`);
       await refuseNonEmpty(client, T);
-      const counts = await copyNetwork(source, sinkOf(client, T), o);
+      const counts = await fillSink(source, sinkOf(client, T), o);
       await client.query('COMMIT');
       return counts;
     } catch (err) {

@@ -33,6 +33,7 @@ import type {
   Decision,
   DecisionReads,
   Store,
+  StoreSnapshot,
   StoreStats,
   StoredEvent,
   ThreadRecord,
@@ -44,6 +45,7 @@ import { storeErrorOf } from './errors.js';
 import { PgFeed } from './feed.js';
 import { PgLeases } from './leases.js';
 import { KV_TABLE, PgKv } from '../kv/postgres.js';
+import { pgSnapshot } from './snapshot.js';
 import { Reads } from './reads.js';
 import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
@@ -367,6 +369,11 @@ export class PostgresStore implements Store {
   /** Messages matching a search, newest first (the search feature's store method). */
   searchMessages(q: PgSearchQuery): Promise<PageResult<Message>> {
     return searchMessages(this.pool, this.T, q);
+  }
+
+  /** Reads of one state while writes go on (an export): snapshot.ts. */
+  snapshot<R>(work: (s: StoreSnapshot) => Promise<R>): Promise<R> {
+    return pgSnapshot(this.pool, this.T, this.parts, work);
   }
 
   eventSeq(eventId: string): Promise<number | undefined> {

@@ -6,8 +6,15 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyNetwork, TargetNotEmpty, type CopyCounts, type CopyNetworkOptions, type NetworkSink } from '../network-copy.js';
-import type { Store } from '../types.js';
+import {
+  fillSink,
+  TargetNotEmpty,
+  type CopyCounts,
+  type CopyNetworkOptions,
+  type NetworkFill,
+  type NetworkSink,
+  type NetworkSource,
+} from '../network-copy.js';
 import { applyOps, type JournalOp } from './apply.js';
 import { Db } from './db.js';
 import { writeFileDurably } from './engine/durable-file.js';
@@ -25,7 +32,7 @@ export interface SqliteCopyOptions extends CopyNetworkOptions {
 }
 
 /** Copies `source` into a new sqlite store at `o.file`; returns what was copied. */
-export async function copyToSqlite(source: Store, o: SqliteCopyOptions): Promise<CopyCounts> {
+export async function copyToSqlite(source: NetworkSource | NetworkFill, o: SqliteCopyOptions): Promise<CopyCounts> {
   refuseExisting(o.file);
   const SQL = await loadSql();
   const db = new Db(new SQL.Database());
@@ -33,7 +40,7 @@ export async function copyToSqlite(source: Store, o: SqliteCopyOptions): Promise
     configure(db.raw);
     migrate(db.raw, o.file, ALL_PARTS);
     db.run('BEGIN');
-    const counts = await copyNetwork(source, sinkOf(db), o);
+    const counts = await fillSink(source, sinkOf(db), o);
     db.run('COMMIT');
     indexAllPending(db);
     const image = db.raw.export();

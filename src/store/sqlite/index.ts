@@ -19,6 +19,7 @@ import {
   type SearchQuery,
   type Decide,
   type Store,
+  type StoreSnapshot,
   type StoreStats,
   type WriteOp,
   type WriteResult,
@@ -30,6 +31,7 @@ import { Db } from './db.js';
 import { frameRecord, prepare, rememberEventJson } from './engine/frame.js';
 import { engineReport, loadSql, newImage, openImage, pageSizeOf, pageTrackingProblem } from './engine/image.js';
 import type { PageStepHook } from './engine/page-file.js';
+import { heldImage } from './image-reads.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 import { JournalWriter, journalPath } from './engine/journal.js';
 import { SqliteQueries } from './queries.js';
@@ -213,7 +215,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     const { effects, outcomes } = resolveIntents(this.reads, ops, this.partStates);
     if (effects.length === 0) {
       // Nothing new (a retry, a claim already held): answer once what was read is durable.
-      await this.durable();
+      await this.sync();
       if (batch.failed) throw batch.failed;
       return { outcomes, events: [] };
     }
@@ -273,7 +275,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.dirty = true;
     this.writes += 1;
     this.checkpointer.maybe();
-    await this.durable();
+    await this.sync();
     // The turn's records could not be written: it was rolled back (undone below).
     if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
@@ -316,7 +318,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.upkeep.unwritten(id);
   }
 
-  private async durable(): Promise<void> {
+  /** Resolves once everything applied so far is durable (the journal fsynced). */
+  async sync(): Promise<void> {
     try {
       await this.journal.sync();
     } catch (err) {
@@ -325,13 +328,14 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     }
   }
 
-  async sync(): Promise<void> {
-    await this.durable();
-  }
-
   // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----
   backup(dir: string, meta: Record<string, unknown>): Promise<BackupResult> {
     return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g) }, dir, meta));
+  }
+
+  /** An export's state: `svc.db` just checkpointed, unwritten while held (read apart: src/export/). */
+  snapshot<T>(work: (s: StoreSnapshot) => Promise<T>): Promise<T> {
+    return this.checkpointer.hold(async () => work(heldImage(this.file, this.partNames)));
   }
 
   async ping(): Promise<boolean> {

@@ -99,7 +99,9 @@ const BACKENDS: Backend[] = [
 
 for (const backend of BACKENDS.filter((b) => (process.env.SVC_BLOB_BACKENDS ?? 'folder,memory,postgres,s3').split(',').includes(b.name))) {
   const test = suite<{ blobs: BlobStore; spoolDir: string; close(): Promise<void> }>(`blob store (${backend.name})`);
-  test.before(async (ctx) => Object.assign(ctx, await backend.open()));
+  test.before(async (ctx) => {
+    Object.assign(ctx, await backend.open());
+  });
   test.after(async (ctx) => ctx.close());
 
   test('a spooled upload is kept under its hash, read whole and by ranges', async ({ blobs, spoolDir }) => {

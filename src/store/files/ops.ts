@@ -1,0 +1,23 @@
+// The files concern's write intents, their outcomes and the effects they resolve to (decide.ts).
+
+import type { FileRecord, FileRef } from './records.js';
+
+/**
+ * `file.add`: stores a new upload's record (its blob is already kept). `conflict` when the id is taken.
+ * `file.ref`: notes that a message references a file, in the message's own batch; `not_found` when
+ *   no such file is stored (the send is refused).
+ * `file.remove`: forgets an unreferenced file (collection); one a message references meanwhile stays
+ *   (`removed: false`).
+ */
+export type FileOp = { op: 'file.add'; file: FileRecord } | { op: 'file.ref'; ref: FileRef } | { op: 'file.remove'; id: string };
+
+export type FileOutcome =
+  | { op: 'file.add'; file: FileRecord }
+  | { op: 'file.ref'; file: FileRecord }
+  | { op: 'file.remove'; removed: boolean; file?: FileRecord };
+
+/** What the files ops do to stored state. */
+export type FileEffect = { op: 'file.put'; file: FileRecord } | { op: 'file.ref.put'; ref: FileRef } | { op: 'file.delete'; id: string };
+
+const EFFECTS = new Set(['file.put', 'file.ref.put', 'file.delete']);
+export const isFileEffect = (e: { op: string }): e is FileEffect => EFFECTS.has(e.op);

@@ -1,0 +1,36 @@
+// What the files concern stores (#41): a record per upload, naming its blob (by SHA-256, kept by a
+// blob store: src/files/blobs/), and the messages that reference it. A file is readable by whoever
+// may read one of those messages; an upload no message references is collected an hour after it
+// was made (src/files/ decides both; the store keeps the facts).
+
+/** One uploaded file. */
+export interface FileRecord {
+  /** `file_<ulid>`. */
+  id: string;
+  /** The blob's name: its content's SHA-256, hex. */
+  sha256: string;
+  size: number;
+  content_type: string;
+  name: string;
+  created_at: string;
+  /** Who uploaded it: a scoped actor (`<network_id>:<id>`) or an operator's token id. */
+  uploaded_by: string;
+}
+
+/** A message that references a file (a `file` part), with its conversation key (`room:<id>`, ...). */
+export interface FileRef {
+  file_id: string;
+  message_id: string;
+  conv: string;
+}
+
+/** What the files part offers to readers (`store.part(filesPart)`). */
+export interface FileReads {
+  get(id: string): Promise<FileRecord | undefined>;
+  /** The messages that reference a file, oldest first. */
+  refs(fileId: string): Promise<FileRef[]>;
+  /** Files no message references, made before `before` (ISO time), oldest first. */
+  unreferenced(before: string, limit: number): Promise<FileRecord[]>;
+  /** How many files name this blob (0: it may go). */
+  blobUsers(sha256: string): Promise<number>;
+}

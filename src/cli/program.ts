@@ -26,6 +26,7 @@ import { declareSend } from './commands/send/command.js';
 import { declareReact } from './commands/react/command.js';
 import { declareEdit } from './commands/edit/command.js';
 import { declareDelete } from './commands/delete/command.js';
+import { declareRedact } from './commands/redact/command.js';
 import { declareVersions } from './commands/versions/command.js';
 import { declareRead } from './commands/read/command.js';
 import { declareAgent } from './commands/agent/command.js';
@@ -65,6 +66,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareReact(program, io, run);
   declareEdit(program, io, run);
   declareDelete(program, io, run);
+  declareRedact(program, io, run);
   declareVersions(program, io, run);
   declareRead(program, io, run);
   declareAgent(program, io, run);

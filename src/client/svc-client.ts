@@ -97,7 +97,10 @@ export class SvcClient {
     return this.#json('GET', '/healthz', { auth: false });
   }
   /** GET /readyz (no credential). */
-  ready(): Promise<{ status: string; store?: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string } }> {
+  ready(): Promise<{
+    status: string;
+    store?: { backend: string; page_tracking: boolean; on_demand_reads: boolean; problem?: string; redaction_scrub?: 'pending' | 'done' };
+  }> {
     return this.#json('GET', '/readyz', { auth: false });
   }
   /** GET /metrics: Prometheus text. */
@@ -200,6 +203,10 @@ export class SvcClient {
   /** DELETE /v1/messages/{id}: leaves a tombstone (answered); `from` as for editMessage. */
   deleteMessage(id: string, o: { from?: SendRequest['from'] } = {}): Promise<Message> {
     return this.#json('DELETE', `/v1/messages/${seg(id)}`, o.from ? { body: { from: o.from } } : {});
+  }
+  /** POST /v1/messages/{id}/redact (admin): leaves a tombstone (answered) and scrubs the content from the store. */
+  redactMessage(id: string): Promise<Message> {
+    return this.#json('POST', `/v1/messages/${seg(id)}/redact`);
   }
   /** GET /v1/messages/{id}/versions: its earlier versions, oldest first, and the current version number. */
   messageVersions(id: string): Promise<MessageVersions> {

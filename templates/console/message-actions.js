@@ -1,11 +1,11 @@
 // The hover actions of a message (shown on hover and keyboard focus): reply in thread, copy link,
-// react, receipts on one's own messages, and edit and delete where the session may change it; and
-// the permalink of a message.
+// react, receipts on one's own messages, edit and delete where the session may change it, redact
+// for an admin session; and the permalink of a message.
 
 import { copyText } from './clipboard.js';
 import { withAttrs } from './attrs.js';
 import { el } from './dom.js';
-import { confirmDelete, hasText, mayChange } from './message-change.js';
+import { confirmDelete, confirmRedact, hasText, mayChange, mayRedact } from './message-change.js';
 import { startEdit } from './message-editor.js';
 import { isOwn, showReceipts } from './receipts.js';
 import { state } from './state.js';
@@ -52,7 +52,10 @@ function refind(li, id, testid) {
   };
 }
 
-/** The action bar of message `m`; `opts.inPanel` drops "reply in thread" (already in one). A tombstone keeps its link only. */
+/**
+ * The action bar of message `m`; `opts.inPanel` drops "reply in thread" (already in one). A
+ * tombstone keeps its link, and Redact for an admin while it is only deleted.
+ */
 export function actionsNode(m, opts = {}) {
   const roomMessage = m.target?.kind === 'room';
   const gone = Boolean(m.deleted_at);
@@ -88,6 +91,17 @@ export function actionsNode(m, opts = {}) {
             confirmDelete(m, li ? refind(li, m.id, 'action-delete') : undefined);
           },
           'Delete',
+        )
+      : null,
+    mayRedact(m)
+      ? button(
+          'Redact message',
+          'action-redact',
+          (e) => {
+            const li = e.currentTarget.closest('li');
+            confirmRedact(m, li ? refind(li, m.id, 'action-redact') : undefined);
+          },
+          'Redact',
         )
       : null,
   );

@@ -107,7 +107,7 @@ export function messageNode(m, opts = {}) {
   const from = m.from ?? {};
   const remote = from.network_id && from.network_id !== opts.localNetwork ? `@${from.network_id}` : '';
   const replies = opts.replies;
-  // A deleted message keeps its place (and its thread's replies) as a tombstone without content.
+  // A deleted or redacted message keeps its place (and its thread's replies) as a tombstone without content.
   const gone = Boolean(m.deleted_at);
   return el(
     'li',
@@ -127,7 +127,7 @@ export function messageNode(m, opts = {}) {
       el('a', { class: 'permalink', href: permalink(m), testid: 'permalink' }, timeNode(m.created_at)),
     ),
     actionsNode(m, opts),
-    gone ? el('p', { class: 'part deleted muted', testid: 'tombstone' }, 'message deleted') : null,
+    gone ? el('p', { class: 'part deleted muted', testid: 'tombstone' }, m.redacted_at ? 'message redacted' : 'message deleted') : null,
     ...(!gone && Array.isArray(m.parts) ? m.parts.map((p) => partNode(p, m.mentions)) : []),
     // After the text, not in the meta line: a grouped message hides its meta line.
     m.edited_at && !gone ? editedMark(m) : null,

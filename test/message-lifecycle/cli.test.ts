@@ -3,12 +3,14 @@
 // naming a sender, a stale --expect-version and someone else's message are refused with one line
 // and exit 1, svc versions lists what the edits replaced, svc read marks edits and tombstones, and a
 // delete leaves a tombstone that a second delete answers unchanged and an edit cannot touch; svc tail
-// prints message.edited and message.deleted events.
+// prints message.edited, message.deleted and message.redacted events. svc redact (#40 part 3): an
+// operator's redaction, asked on a terminal (driven through script(1)), refused without --yes when
+// stdin is not one, refused to a non-operator, and saying whether the store's scrub is done.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { cleanEnv, cli, scriptBin, spawnCli, type CliResult } from '../helpers/cli.js';
 import { roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -169,9 +171,102 @@ t('svc delete leaves a tombstone: read marks it, a second delete answers it, an 
   assert.match(edit.stderr, /^svc edit: 409 conflict: .*was deleted/);
 });
 
-t('svc tail prints the edit and the delete as they happen', async ({ s, as }) => {
+/** Runs `svc ...args` on a pseudo-terminal (script(1)), answering `answer` once `prompt` shows. */
+function onTerminal(args: string[], env: Record<string, string>, prompt: RegExp, answer: string): Promise<CliResult> {
+  const command = [process.execPath, SVC_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const p = spawn(scriptBin(), ['-qfec', command, '/dev/null'], {
+      env: cleanEnv({ TERM: 'xterm', ...env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    let answered = false;
+    const seen = (d: Buffer) => {
+      screen += d.toString();
+      if (!answered && prompt.test(screen)) {
+        answered = true;
+        p.stdin!.write(answer);
+      }
+    };
+    p.stdout!.on('data', seen);
+    p.stderr!.on('data', seen);
+    // Never a hang: a prompt that does not show ends the command, and the test says what the screen held.
+    const timer = setTimeout(() => p.kill(), 30_000);
+    p.once('error', reject);
+    p.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: screen, stderr: answered ? '' : 'the prompt never showed' });
+    });
+  });
+}
+
+t('svc redact without a terminal needs --yes; a non-operator is refused; an unknown id is a 404', async ({ s, as }) => {
+  const id = await say(s, 'the api key is sk-nonterminal');
+  const bare = await as(['redact', id], { SVC_TOKEN: ADMIN });
+  assert.is(bare.code, 2);
+  assert.is(bare.stdout, '');
+  assert.is(bare.stderr, `svc redact: not a terminal, so nobody can confirm; pass --yes to redact ${id} (it cannot be undone)\n`);
+  const agent = await as(['redact', id, '--yes']);
+  assert.is(agent.code, 1);
+  assert.match(agent.stderr, /^svc redact: 403 forbidden: only an operator \(the admin scope\) may redact message/);
+  assert.equal((await stored(s, id)).parts, [{ kind: 'text', text: 'the api key is sk-nonterminal' }], 'nothing was redacted');
+  const missing = await as(['redact', 'msg_nosuch', '--yes'], { SVC_TOKEN: ADMIN });
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /^svc redact: 404 not_found: message msg_nosuch not found/);
+  assert.is((await as(['redact'])).code, 2);
+});
+
+t('svc redact --yes leaves a redacted tombstone and says where the scrub is; read marks it; --json gives it', async ({ s, as }) => {
+  const id = await say(s, 'the api key is sk-redact-me');
+  const r = await as(['redact', id, '--yes'], { SVC_TOKEN: ADMIN });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stderr, '');
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.is(lines[0], `redacted ${id}: a tombstone stays in its place; its content is gone from the store`);
+  // The test server is on sqlite: /readyz names the scrub, pending or done by the time it is asked.
+  assert.ok(
+    lines[1] === 'the store has finished scrubbing it (search index, free pages, journal)' ||
+      lines[1] ===
+        'the store is still scrubbing it in the background (search index, free pages, journal): GET /readyz says redaction_scrub: done when it ends',
+    r.stdout,
+  );
+  assert.is(lines.length, 2, r.stdout);
+  const m = await stored(s, id);
+  assert.equal(m.parts, []);
+  assert.type(m.redacted_at, 'string');
+  assert.type(m.deleted_at, 'string');
+  const read = await as(['read', '--room', 'general']);
+  assert.match(read.stdout, new RegExp(`${id} +\\(redacted\\)\\n`));
+  assert.not.match(read.stdout, /sk-redact-me/);
+  // Redacting again answers the tombstone unchanged.
+  const again = await as(['redact', id, '--yes', '--json'], { SVC_TOKEN: ADMIN });
+  assert.is(again.code, 0, again.stderr);
+  const tomb = JSON.parse(again.stdout);
+  assert.equal([tomb.id, tomb.parts, tomb.redacted_at], [id, [], m.redacted_at]);
+});
+
+t('svc redact on a terminal asks first: no keeps the message, yes redacts it', async ({ s }) => {
+  const id = await say(s, 'the api key is sk-asked-first');
+  const env = { SVC_TOKEN: ADMIN, SVC_URL: s.url };
+  // The prompt's start: the terminal is 80 columns, so the rest wraps between colour codes.
+  const prompt = new RegExp(`Redact ${id}\\?`);
+  const no = await onTerminal(['redact', id], env, prompt, 'n\r');
+  assert.is(no.stderr, '', no.stdout);
+  assert.is(no.code, 1, no.stdout);
+  assert.match(no.stdout, /svc redact: nothing redacted/);
+  const plain = no.stdout.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
+  assert.match(plain, /Its content is removed from everything svc keeps; this cannot be undone\. \(y\/N\)/);
+  assert.equal((await stored(s, id)).parts, [{ kind: 'text', text: 'the api key is sk-asked-first' }], 'no redacts nothing');
+  const yes = await onTerminal(['redact', id], env, prompt, 'y\r');
+  assert.is(yes.stderr, '', yes.stdout);
+  assert.is(yes.code, 0, yes.stdout);
+  assert.match(yes.stdout, new RegExp(`redacted ${id}: a tombstone stays in its place`));
+  assert.type((await stored(s, id)).redacted_at, 'string');
+});
+
+t('svc tail prints the edit, the delete and the redaction as they happen', async ({ s, as }) => {
   const id = await say(s, 'tail me');
-  const tail = spawnCli(['tail', '--type', 'message.edited,message.deleted', '--count', '2', '--url', s.url], {
+  const tail = spawnCli(['tail', '--type', 'message.edited,message.deleted,message.redacted', '--count', '3', '--url', s.url], {
     env: { SVC_TOKEN: ADMIN },
   });
   let out = '';
@@ -187,11 +282,15 @@ t('svc tail prints the edit and the delete as they happen', async ({ s, as }) =>
   });
   assert.is((await as(['edit', id, '--as', 'alpha', 'tailed'])).code, 0);
   assert.is((await as(['delete', id, '--as', 'alpha'])).code, 0);
+  const secret = await say(s, 'tail this secret');
+  assert.is((await as(['redact', secret, '--yes'], { SVC_TOKEN: ADMIN })).code, 0);
   assert.is(await exited, 0, err);
   const lines = out.trimEnd().split('\n');
-  assert.is(lines.length, 2, out);
+  assert.is(lines.length, 3, out);
   assert.match(lines[0]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d  message\\.edited +#general alpha: tailed \\(${id} edited, version 2\\)$`));
   assert.match(lines[1]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d  message\\.deleted +#general alpha: ${id} deleted$`));
+  assert.match(lines[2]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d  message\\.redacted +#general alpha: ${secret} redacted$`));
+  assert.not.match(out, /tail this secret/);
 });
 
 t.run();

@@ -4,6 +4,8 @@
 // mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
 // nobody on the peer changes the relayed copy (only its home network does), a repeated relayed edit
 // changes nothing, and the peer's own messages relay their edits and deletes back; in a room and a DM.
+// Redaction (#40 part 3): an operator's redaction at home scrubs the peer's copy too, and the peer's
+// operator may redact its own copy without anything going back home.
 // On sqlite directly and through the relay, and on Postgres (two schemas) directly.
 
 import { spawn } from 'node:child_process';
@@ -267,6 +269,83 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
   }
 }
 
+/** The ids of the messages B's (or A's) search finds for `q`. */
+async function searchIds(s: TestServer, q: string): Promise<string[]> {
+  const r = await s.get(`/v1/search?q=${encodeURIComponent(q)}`, ADMIN);
+  assert.is(r.status, 200, r.text);
+  return (r.body.messages as Json[]).map((m) => m.id as string);
+}
+
+/**
+ * A's operator redacts a message sent on A: B's copy becomes a redacted tombstone, gone from B's
+ * history, versions and search. B's operator redacts B's copy of another of A's messages: B's
+ * storage only, nothing goes back to A (a later message from B arrives at A after it, and A's
+ * message is as it was), and A's later edit of it does not bring the content back at B.
+ */
+async function redactionsRelay(ctx: Ctx): Promise<void> {
+  const sseB = await SseClient.open(ctx.b, { token: TOKENS.observer.value });
+  const sseA = await SseClient.open(ctx.a, { token: TOKENS.observer.value });
+  try {
+    const send = async (t: string) => {
+      const r = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', t), ALPHA);
+      assert.is(r.status, 200, r.text);
+      return r.body.message_id as string;
+    };
+    const id = await send('the deploy key is quokkaprimesecret');
+    await eventually(() => messageAt(ctx.b, id), WAIT, 'the message at B');
+    // An edit first, so B keeps an earlier version holding the secret too.
+    assert.is((await patch(ctx.a, id, { parts: text('the deploy key is quokkaprimesecret, rotated') }, ALPHA)).status, 200);
+    await eventually(async () => (await messageAt(ctx.b, id))?.version === 2, WAIT, 'the edit at B');
+    assert.equal(await searchIds(ctx.b, 'quokkaprimesecret'), [id], 'B finds it before the redaction');
+
+    // Only an operator redacts, and A's operator does.
+    assert.is((await ctx.a.post(`/v1/messages/${id}/redact`, undefined, ALPHA)).status, 403);
+    const r = await ctx.a.post(`/v1/messages/${id}/redact`, undefined, ADMIN);
+    assert.is(r.status, 200, r.text);
+    assert.type(r.body.redacted_at, 'string');
+    const ev = await sseB.next((f) => f.event === 'message.redacted' && f.json.message.id === id, WAIT, 'message.redacted at B');
+    assert.equal([ev.json.message.parts, typeof ev.json.message.redacted_at], [[], 'string']);
+    assert.not.match(JSON.stringify(ev.json), /quokkaprimesecret/);
+    const tomb = await messageAt(ctx.b, id);
+    assert.equal([tomb.parts, tomb.mentions, typeof tomb.redacted_at, typeof tomb.deleted_at], [[], [], 'string', 'string']);
+    const history = await ctx.b.get('/v1/rooms/general/messages?limit=50', ADMIN);
+    assert.not.match(history.text, /quokkaprimesecret/);
+    const versions = await ctx.b.get(`/v1/messages/${id}/versions`, ADMIN);
+    assert.equal([versions.status, versions.body.items], [200, []], versions.text);
+    assert.equal(await searchIds(ctx.b, 'quokkaprimesecret'), [], 'B no longer finds it');
+    assert.equal(await searchIds(ctx.a, 'quokkaprimesecret'), [], 'nor does A');
+
+    // B's operator redacts B's copy of another of A's messages: B only.
+    const other = await send('the backup passphrase is wombatsecundus');
+    await eventually(() => messageAt(ctx.b, other), WAIT, 'the second message at B');
+    assert.is((await ctx.b.post(`/v1/messages/${other}/redact`, undefined, BETA)).status, 403, 'not an agent of B');
+    const local = await ctx.b.post(`/v1/messages/${other}/redact`, undefined, ADMIN);
+    assert.is(local.status, 200, local.text);
+    assert.equal([local.body.parts, typeof local.body.redacted_at], [[], 'string']);
+    assert.equal(await searchIds(ctx.b, 'wombatsecundus'), []);
+    // A later message of B reaches A after anything B relayed before it: then A's message is as it was.
+    const marker = await ctx.b.post('/v1/messages', roomMessage('general', 'beta', 'after the local redaction'), BETA);
+    assert.is(marker.status, 200, marker.text);
+    await eventually(() => messageAt(ctx.a, marker.body.message_id), WAIT, "B's later message at A");
+    const atA = await messageAt(ctx.a, other);
+    assert.equal([atA.parts, atA.redacted_at, atA.deleted_at], [text('the backup passphrase is wombatsecundus'), undefined, undefined]);
+    assert.equal(await searchIds(ctx.a, 'wombatsecundus'), [other]);
+    assert.ok(!sseA.all.some((f) => f.event === 'message.redacted' && f.json.message.id === other), 'no message.redacted at A');
+
+    // A's sender edits it later: the edit does not bring content back into B's redacted copy.
+    assert.is((await patch(ctx.a, other, { parts: text('the backup passphrase is wombatsecundus, again') }, ALPHA)).status, 200);
+    const after = await ctx.a.post('/v1/messages', roomMessage('general', 'alpha', 'after the edit'), ALPHA);
+    assert.is(after.status, 200, after.text);
+    await eventually(() => messageAt(ctx.b, after.body.message_id), WAIT, "A's later message at B");
+    const still = await messageAt(ctx.b, other);
+    assert.equal([still.parts, typeof still.redacted_at], [[], 'string']);
+    assert.equal(await searchIds(ctx.b, 'wombatsecundus'), []);
+  } finally {
+    sseA.close();
+    sseB.close();
+  }
+}
+
 const direct = suite<Ctx>('message edits and deletes over a direct pairing on sqlite');
 direct.after.each(async (ctx) => {
   await Promise.all([ctx.a?.dispose(), ctx.b?.dispose()]);
@@ -274,6 +353,10 @@ direct.after.each(async (ctx) => {
 direct('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
   await pair(ctx);
   await editsAndDeletesRelay(ctx);
+});
+direct('a redaction at home reaches the peer; the peer may redact its own copy without telling home', async (ctx) => {
+  await pair(ctx);
+  await redactionsRelay(ctx);
 });
 direct.run();
 
@@ -288,6 +371,10 @@ relayed.after.each(async (ctx) => {
 relayed('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
   await pair(ctx);
   await editsAndDeletesRelay(ctx);
+});
+relayed('a redaction at home reaches the peer; the peer may redact its own copy without telling home', async (ctx) => {
+  await pair(ctx);
+  await redactionsRelay(ctx);
 });
 relayed('changes made while the peer is away: it gets each message as it is now, and never one deleted before it left', async (ctx) => {
   await pair(ctx);
@@ -341,5 +428,9 @@ postgres.after.each(async (ctx) => {
 postgres('the home network edits and deletes; the peer follows and refuses its own changes to the copy', async (ctx) => {
   await pair(ctx);
   await editsAndDeletesRelay(ctx);
+});
+postgres('a redaction at home reaches the peer; the peer may redact its own copy without telling home', async (ctx) => {
+  await pair(ctx);
+  await redactionsRelay(ctx);
 });
 postgres.run();

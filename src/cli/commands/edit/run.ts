@@ -41,8 +41,9 @@ export const changerNeed = (flags: ChangerFlags) => ({
   agent: { agent: flags.as, flag: '--as' as const, infer: flags.human === undefined },
 });
 
-/** What svc read shows after a message's text: ` (edited)`, or `(deleted)` for a tombstone (it has no text). */
+/** What svc read shows after a message's text: ` (edited)`, or `(deleted)` / `(redacted)` for a tombstone (it has no text). */
 export function changeMark(m: Message): string {
+  if (m.redacted_at !== undefined) return '(redacted)';
   if (m.deleted_at !== undefined) return '(deleted)';
   return m.edited_at !== undefined ? ' (edited)' : '';
 }

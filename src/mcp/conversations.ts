@@ -1,7 +1,8 @@
 // whoami and list_conversations: what this agent is and where it can read, with unread counts since
 // its read markers, over the typed HTTP client.
 
-import { collectAll, type SvcClient } from '../client/svc-client.js';
+import { collectAll } from '../client/pages.js';
+import type { SvcClient } from '../client/svc-client.js';
 import type { Message, NetworkDocument, Room } from '../protocol/types.js';
 import { conversationKey, isOwn, replyHint, type Conversation, type Self } from './format.js';
 import { unreadIn, type Markers } from './read-markers.js';

@@ -1,6 +1,6 @@
 // svc agents list / get / register / delete: the agent endpoints for operators.
 
-import { collectAll } from '../../../client/svc-client.js';
+import { collectAll } from '../../../client/pages.js';
 import type { AgentRegistration, AgentSummary } from '../../../protocol/types.js';
 import { json, keyValues, list, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';

@@ -9,7 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientError } from '../../../client/errors.js';
-import { collectAll, type SvcClient } from '../../../client/svc-client.js';
+import { collectAll } from '../../../client/pages.js';
+import type { SvcClient } from '../../../client/svc-client.js';
 import { envValue } from '../../../config/env.js';
 import { ConfigError, parseConfig, parseYaml } from '../../../config/load.js';
 import { declaredFromConfig } from '../../../network/apply.js';

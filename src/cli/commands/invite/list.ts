@@ -1,7 +1,7 @@
 // svc invite list: the pairings the running server has, with their status and the relayed messages
 // each peer refused (counts by reason, the last ids, the fix on the other side).
 
-import { collectAll } from '../../../client/svc-client.js';
+import { collectAll } from '../../../client/pages.js';
 import type { Pairing } from '../../../protocol/types.js';
 import { json, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';

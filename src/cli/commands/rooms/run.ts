@@ -1,6 +1,7 @@
 // svc rooms list / get / create / delete / members: the room endpoints for operators.
 
-import { collectAll, type CreateRoomRequest } from '../../../client/svc-client.js';
+import { collectAll } from '../../../client/pages.js';
+import type { CreateRoomRequest } from '../../../client/svc-client.js';
 import type { RetentionPolicy, Room, Visibility, WritePolicy } from '../../../protocol/types.js';
 import { describeRetention } from '../../../protocol/retention.js';
 import { json, keyValues, list, table } from '../../format.js';

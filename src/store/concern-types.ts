@@ -6,10 +6,11 @@ import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome } from './receipt
 import type { PersonReadEffect, PersonReadOp, PersonReadOutcome } from './person-read/ops.js';
 import type { WebhookEffect, WebhookOp, WebhookOutcome } from './webhooks/ops.js';
 import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './hooks/ops.js';
+import type { FileEffect, FileOp, FileOutcome } from './files/ops.js';
 
 /** The write ops the parts decide (write-ops.ts joins them to the core's). */
-export type PartOp = ReactionChangeOp | PersonReadOp | WebhookOp | HooksApplyOp | ReceiptMarkOp;
+export type PartOp = ReactionChangeOp | PersonReadOp | WebhookOp | HooksApplyOp | ReceiptMarkOp | FileOp;
 /** What those ops did. */
-export type PartOutcome = ReactionChangeOutcome | PersonReadOutcome | WebhookOutcome | HooksApplyOutcome | ReceiptMarkOutcome;
+export type PartOutcome = ReactionChangeOutcome | PersonReadOutcome | WebhookOutcome | HooksApplyOutcome | ReceiptMarkOutcome | FileOutcome;
 /** What those ops do to stored state (effects.ts joins them to the core's). */
-export type PartEffect = ReactionEffect | PersonReadEffect | WebhookEffect | HookEffect | ReceiptEffect;
+export type PartEffect = ReactionEffect | PersonReadEffect | WebhookEffect | HookEffect | ReceiptEffect | FileEffect;

@@ -9,11 +9,12 @@ import { personReadPart } from './person-read/part.js';
 import { webhooksPart } from './webhooks/part.js';
 import { hooksPart } from './hooks/part.js';
 import { receiptsPart } from './receipts/part.js';
+import { filesPart } from './files/part.js';
 
 export type { PartEffect, PartOp, PartOutcome } from './concern-types.js';
 
 /** Every part, in the order each backend applies their effects: `svc store copy` and tools open stores with all of them. */
-export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, personReadPart, webhooksPart, hooksPart, receiptsPart];
+export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, personReadPart, webhooksPart, hooksPart, receiptsPart, filesPart];
 
 /** The parts of these names (a checkpoint worker gets names, not values); throws on an unknown name. */
 export function partsNamed(names: readonly string[]): AnyPart[] {

@@ -2,14 +2,28 @@
 
 import type { FileRecord, FileRef } from './records.js';
 
+/** Stores a new upload's record (its blob is already kept). `conflict` when the id is taken. */
+export interface FileAddOp {
+  op: 'file.add';
+  file: FileRecord;
+}
+
 /**
- * `file.add`: stores a new upload's record (its blob is already kept). `conflict` when the id is taken.
- * `file.ref`: notes that a message references a file, in the message's own batch; `not_found` when
- *   no such file is stored (the send is refused).
- * `file.remove`: forgets an unreferenced file (collection); one a message references meanwhile stays
- *   (`removed: false`).
+ * Notes that a message references a file, in the message's own batch; `not_found` when no such
+ * file (or message) is stored, which refuses the send.
  */
-export type FileOp = { op: 'file.add'; file: FileRecord } | { op: 'file.ref'; ref: FileRef } | { op: 'file.remove'; id: string };
+export interface FileRefOp {
+  op: 'file.ref';
+  ref: FileRef;
+}
+
+/** Forgets an unreferenced file (collection); one a message references meanwhile stays (`removed: false`). */
+export interface FileRemoveOp {
+  op: 'file.remove';
+  id: string;
+}
+
+export type FileOp = FileAddOp | FileRefOp | FileRemoveOp;
 
 export type FileOutcome =
   | { op: 'file.add'; file: FileRecord }

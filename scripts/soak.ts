@@ -16,7 +16,22 @@ import { readFileSync } from 'node:fs';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { Agent } from './soak/agent.js';
 import { Observer } from './soak/observer.js';
-import { ADMIN, AGENTS, agentId, MINUTES, OBSERVERS, RATE, READ_RATE, ROOMS, roomsOf, sleep, WARMUP_MIN } from './soak/options.js';
+import path from 'node:path';
+import {
+  ADMIN,
+  AGENTS,
+  agentId,
+  MINUTES,
+  OBSERVERS,
+  PROBE,
+  RATE,
+  READ_RATE,
+  RECEIPTS,
+  ROOMS,
+  roomsOf,
+  sleep,
+  WARMUP_MIN,
+} from './soak/options.js';
 import { audience, type Seen } from './soak/seen.js';
 import { closeMinute, cur, errorSamples, type Minute, minutes, p99 } from './soak/stats.js';
 import { paced, readOne, sendOne } from './soak/traffic.js';
@@ -39,6 +54,18 @@ function rssOf(s: TestServer): number {
 
 const mib = (b: number) => (b / 1048576).toFixed(1);
 
+/** `--probe DIR`: an online backup of the store into DIR/<name> (its svc.db is checkpointed). */
+async function probe(s: TestServer, name: string): Promise<void> {
+  if (!PROBE) return;
+  const dir = path.resolve(PROBE, name);
+  const r = await fetch(`${s.url}/v1/backup`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ dir }),
+  });
+  console.log(`probe: store backed up into ${dir} (${r.status}${r.ok ? '' : ` ${(await r.text()).slice(0, 200)}`})`);
+}
+
 async function main(): Promise<number> {
   const rooms = Array.from({ length: ROOMS }, (_, r) => ({
     id: `room${r}`,
@@ -46,9 +73,12 @@ async function main(): Promise<number> {
       .filter((i) => roomsOf(i).includes(r))
       .map(agentId),
   }));
-  const s = await startServer({ config: { network: { id: 'soak', name: 'Soak' }, rooms } });
+  const s = await startServer({
+    config: { network: { id: 'soak', name: 'Soak' }, rooms, ...(RECEIPTS ? {} : { server: { receipts: false } }) },
+  });
   console.log(
-    `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s; server pid ${s.proc.pid} at ${s.url}`,
+    `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s` +
+      `${RECEIPTS ? '' : ', receipts off'}; server pid ${s.proc.pid} at ${s.url}`,
   );
   const agents = Array.from({ length: AGENTS }, (_, i) => new Agent(i, s));
   for (const a of agents) a.start();
@@ -81,6 +111,7 @@ async function main(): Promise<number> {
     const m = closeMinute();
     minuteStarted = Date.now();
     report(m, 60);
+    if (minutes.length === WARMUP_MIN) void probe(s, 'warm');
   }, 60_000);
 
   await Promise.all([paced(RATE, 32, over, () => sendOne(s)), paced(READ_RATE, 16, over, () => readOne(s))]);
@@ -151,6 +182,7 @@ async function main(): Promise<number> {
       );
     if (heapGrown > 32 * 1048576) failures.push(`the JS heap grew by ${mib(heapGrown)} MiB after warm-up`);
   }
+  await probe(s, 'end');
   const total = minutes.reduce((n, m) => n + m.sends, 0);
   console.log(
     `sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`,

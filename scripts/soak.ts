@@ -7,16 +7,17 @@
 // Every minute it prints throughput, error counts, p99 latencies, event delivery lag and the
 // server's resident memory. It fails (exit 1) on any error response, any lost or duplicated event,
 // or memory that grows after warm-up by more than the data stored since then explains (sql.js
-// keeps the database itself in memory).
+// keeps the database itself in memory; what receipts store is counted apart).
 //
 //   npm run soak                       # 10 minutes, 200 agents
 //   npm run soak -- --minutes 2 --agents 50 --rate 40
+//   npm run soak -- --minutes 4 --no-receipts --probe /tmp/probe   # server.receipts false; store backups to read
 
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { Agent } from './soak/agent.js';
 import { Observer } from './soak/observer.js';
-import path from 'node:path';
 import {
   ADMIN,
   AGENTS,

@@ -7,16 +7,32 @@
 // Every minute it prints throughput, error counts, p99 latencies, event delivery lag and the
 // server's resident memory. It fails (exit 1) on any error response, any lost or duplicated event,
 // or memory that grows after warm-up by more than the data stored since then explains (sql.js
-// keeps the database itself in memory).
+// keeps the database itself in memory; what receipts store is counted apart).
 //
 //   npm run soak                       # 10 minutes, 200 agents
 //   npm run soak -- --minutes 2 --agents 50 --rate 40
+//   npm run soak -- --minutes 4 --no-receipts --probe /tmp/probe   # server.receipts false; store backups to read
 
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { Agent } from './soak/agent.js';
 import { Observer } from './soak/observer.js';
-import { ADMIN, AGENTS, agentId, MINUTES, OBSERVERS, RATE, READ_RATE, ROOMS, roomsOf, sleep, WARMUP_MIN } from './soak/options.js';
+import {
+  ADMIN,
+  AGENTS,
+  agentId,
+  MINUTES,
+  OBSERVERS,
+  PROBE,
+  RATE,
+  READ_RATE,
+  RECEIPTS,
+  ROOMS,
+  roomsOf,
+  sleep,
+  WARMUP_MIN,
+} from './soak/options.js';
 import { audience, type Seen } from './soak/seen.js';
 import { closeMinute, cur, errorSamples, type Minute, minutes, p99 } from './soak/stats.js';
 import { paced, readOne, sendOne } from './soak/traffic.js';
@@ -39,6 +55,28 @@ function rssOf(s: TestServer): number {
 
 const mib = (b: number) => (b / 1048576).toFixed(1);
 
+/**
+ * Resident bytes per byte of a message.receipts event as the observer is sent it: the events table
+ * takes 1.58 bytes of pages per byte of event, and the server holds each page about 2.75 times (the
+ * in-memory file, SQLite's page cache while the database is under its 64 MiB, and the rest). Both
+ * measured in a 4-minute soak with and without receipts (docs/performance.md, "The soak").
+ */
+const RECEIPT_EVENT_RSS = 4.4;
+/** Resident bytes per receipt row of a new thread's or DM's reader: 400 bytes of pages (measured) × 2.75. */
+const RECEIPT_ROW_RSS = 1100;
+
+/** `--probe DIR`: an online backup of the store into DIR/<name> (its svc.db is checkpointed). */
+async function probe(s: TestServer, name: string): Promise<void> {
+  if (!PROBE) return;
+  const dir = path.resolve(PROBE, name);
+  const r = await fetch(`${s.url}/v1/backup`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ dir }),
+  });
+  console.log(`probe: store backed up into ${dir} (${r.status}${r.ok ? '' : ` ${(await r.text()).slice(0, 200)}`})`);
+}
+
 async function main(): Promise<number> {
   const rooms = Array.from({ length: ROOMS }, (_, r) => ({
     id: `room${r}`,
@@ -46,9 +84,12 @@ async function main(): Promise<number> {
       .filter((i) => roomsOf(i).includes(r))
       .map(agentId),
   }));
-  const s = await startServer({ config: { network: { id: 'soak', name: 'Soak' }, rooms } });
+  const s = await startServer({
+    config: { network: { id: 'soak', name: 'Soak' }, rooms, ...(RECEIPTS ? {} : { server: { receipts: false } }) },
+  });
   console.log(
-    `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s; server pid ${s.proc.pid} at ${s.url}`,
+    `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s` +
+      `${RECEIPTS ? '' : ', receipts off'}; server pid ${s.proc.pid} at ${s.url}`,
   );
   const agents = Array.from({ length: AGENTS }, (_, i) => new Agent(i, s));
   for (const a of agents) a.start();
@@ -81,6 +122,7 @@ async function main(): Promise<number> {
     const m = closeMinute();
     minuteStarted = Date.now();
     report(m, 60);
+    if (minutes.length === WARMUP_MIN) void probe(s, 'warm');
   }, 60_000);
 
   await Promise.all([paced(RATE, 32, over, () => sendOne(s)), paced(READ_RATE, 16, over, () => readOne(s))]);
@@ -131,8 +173,18 @@ async function main(): Promise<number> {
   const warm = minutes[WARMUP_MIN - 1];
   const last = minutes[minutes.length - 1];
   if (warm && last && minutes.length > WARMUP_MIN) {
-    const stored = minutes.slice(WARMUP_MIN).reduce((n, m) => n + m.storedBytes, 0);
-    const allowance = 6 * stored + 48 * 1048576;
+    const since = minutes.slice(WARMUP_MIN);
+    const stored = since.reduce((n, m) => n + m.storedBytes, 0);
+    // What receipts keep, counted apart (measured with --probe, docs/performance.md "The soak"): the
+    // message.receipts events, about one per message here (one per conversation per 200 ms flush,
+    // a mark per reader who moved), which the feed keeps like any event, and a row per reader of
+    // each new thread or DM. Both are data the store holds, not a leak; the messages' factor does
+    // not cover them (an event is 12 times a message.created event).
+    const receiptEvents = since.reduce((n, m) => n + m.receiptEvents, 0);
+    const receiptBytes = since.reduce((n, m) => n + m.receiptBytes, 0);
+    const readerRows = since.reduce((n, m) => n + m.readerRows, 0);
+    const receipts = RECEIPT_EVENT_RSS * receiptBytes + RECEIPT_ROW_RSS * readerRows;
+    const allowance = 6 * stored + receipts + 48 * 1048576;
     const grown = last.rss - warm.rss;
     const heapGrown =
       Math.max(
@@ -142,7 +194,8 @@ async function main(): Promise<number> {
           .filter(Number.isFinite),
       ) - warm.heapLow;
     console.log(
-      `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (allowance ${mib(allowance)} MiB for ${mib(stored)} MiB of messages stored since); ` +
+      `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (allowance ${mib(allowance)} MiB for ${mib(stored)} MiB of messages stored since, ` +
+        `${mib(receipts)} MiB of it for ${receiptEvents} message.receipts events of ${mib(receiptBytes)} MiB and ${readerRows} receipt rows); ` +
         `js heap low ${mib(warm.heapLow)} MiB after warm-up, ${mib(last.heapLow)} MiB at the end`,
     );
     if (grown > allowance)
@@ -151,6 +204,7 @@ async function main(): Promise<number> {
       );
     if (heapGrown > 32 * 1048576) failures.push(`the JS heap grew by ${mib(heapGrown)} MiB after warm-up`);
   }
+  await probe(s, 'end');
   const total = minutes.reduce((n, m) => n + m.sends, 0);
   console.log(
     `sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`,

@@ -32,6 +32,11 @@ export class Observer {
     c.frames.push = (f) => {
       if (f.id) this.lastId = f.id;
       if (f.event === 'stream.replay_gap') error('SSE replay gap');
+      // The first observer sees every event the store keeps: it counts what receipts add to it.
+      if (f.event === 'message.receipts' && this.measureLag) {
+        cur.receiptEvents++;
+        cur.receiptBytes += f.data?.length ?? 0;
+      }
       if (f.event !== 'message.created') return;
       const g = gOf(f.json?.message);
       if (g === undefined) return;

@@ -9,12 +9,31 @@ function arg(name: string, fallback: number): number {
   return v;
 }
 
+/** A flag without a value (`--no-receipts`), or its SOAK_* variable set to 1. */
+function flag(name: string): boolean {
+  return process.argv.includes(`--${name}`) || process.env[`SOAK_${name.toUpperCase().replaceAll('-', '_')}`] === '1';
+}
+
+/** A text option (`--probe DIR`), or its SOAK_* variable. */
+function text(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : process.env[`SOAK_${name.toUpperCase()}`];
+}
+
 export const MINUTES = arg('minutes', 10);
 export const AGENTS = arg('agents', 200);
 export const RATE = arg('rate', 60); // messages per second, all senders together
 export const READ_RATE = arg('reads', 30); // history reads per second
 export const OBSERVERS = arg('observers', 4);
 export const ROOMS = 20;
+/** `--no-receipts`: the server runs with `server.receipts: false` (to compare what receipts cost). */
+export const RECEIPTS = !flag('no-receipts');
+/**
+ * `--probe DIR`: an online backup of the store (POST /v1/backup) into DIR/warm after warm-up and
+ * DIR/end at the end, for `node --import tsx scripts/soak/db-pages.ts DIR/warm/svc.db` to say
+ * which tables the memory went to.
+ */
+export const PROBE = text('probe');
 // The SSE replay buffer (server.event_buffer, 10000 events) fills in about two minutes at this
 // rate; the JS heap is flat from then on.
 export const WARMUP_MIN = MINUTES >= 6 ? 3 : Math.max(1, Math.floor(MINUTES / 2));

@@ -14,6 +14,11 @@ export interface Minute {
   heapLow: number;
   external: number;
   storedBytes: number;
+  /** `message.receipts` events the first observer was sent, and their bytes (the store keeps each). */
+  receiptEvents: number;
+  receiptBytes: number;
+  /** Receipt rows the conversations first written to this minute add: each reader of a new thread or DM. */
+  readerRows: number;
 }
 
 export const minutes: Minute[] = [];
@@ -30,6 +35,9 @@ const newMinute = (): Minute => ({
   heapLow: Infinity,
   external: 0,
   storedBytes: 0,
+  receiptEvents: 0,
+  receiptBytes: 0,
+  readerRows: 0,
 });
 export let cur = newMinute();
 export const errorSamples: string[] = [];

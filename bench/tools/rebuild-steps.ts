@@ -35,13 +35,25 @@ await idle();
 const cursors = JSON.parse(readFileSync(path.join(src, 'cursors.json'), 'utf8')) as Record<string, string[]>;
 const id = Object.values(cursors).flat()[0]!;
 const t0 = performance.now();
-await store.write([{ op: 'message.redact', id, at: new Date().toISOString(), event: (m) => ({ id: 'ev_x', type: 'message.redacted', created_at: new Date().toISOString(), message: m }) as never }]);
+await store.write([
+  {
+    op: 'message.redact',
+    id,
+    at: new Date().toISOString(),
+    event: (m) => ({ id: 'ev_x', type: 'message.redacted', created_at: new Date().toISOString(), message: m }) as never,
+  },
+]);
 console.log(`redact write ${(performance.now() - t0).toFixed(1)} ms`);
 while (store.scrubPending()) await new Promise((r) => setTimeout(r, 50));
 console.log(`scrub ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 for (const [k, v] of Object.entries(times)) {
   v.sort((a, b) => a - b);
-  console.log(`${k}: n=${v.length} p50=${v[v.length >> 1]!.toFixed(1)} p99=${v[Math.floor(v.length * 0.99)]!.toFixed(1)} max=${v[v.length - 1]!.toFixed(1)} ms; top: ${v.slice(-5).map((x) => x.toFixed(1)).join(', ')}`);
+  console.log(
+    `${k}: n=${v.length} p50=${v[v.length >> 1]!.toFixed(1)} p99=${v[Math.floor(v.length * 0.99)]!.toFixed(1)} max=${v[v.length - 1]!.toFixed(1)} ms; top: ${v
+      .slice(-5)
+      .map((x) => x.toFixed(1))
+      .join(', ')}`,
+  );
 }
 await store.close();
 rmSync(dir, { recursive: true, force: true });

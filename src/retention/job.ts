@@ -19,9 +19,13 @@ import { limitsOf, type Limits } from './policy.js';
  * short: the job measures each write's synchronous part (what the loop waited for) and sizes the
  * next one to take `budgetMs` at the cost per message seen so far (an average that follows the
  * last writes), between `min` and `max` messages, growing at most twofold a write. The first
- * write of a job takes `first`.
+ * write of a job takes `first`. Between writes the job waits long enough that its writes take at
+ * most `share` of the loop, so that a large backlog slows other writes by as little (pauseAfter).
  */
-export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 8 };
+export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 8, share: 0.25 };
+
+/** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
+export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);
 
 /** What the cost per message moves by at each write (the share of the last one). */
 const COST_WEIGHT = 0.3;
@@ -127,15 +131,16 @@ export class RetentionJob {
       // loop; the wait for its durability does not.
       const started = performance.now();
       const pending = commit(this.ctx, [{ op: 'message.purge', ids }]);
-      ({ size: this.batch, cost: this.cost } = nextBatch(ids.length, performance.now() - started, this.cost));
+      const ms = performance.now() - started;
+      ({ size: this.batch, cost: this.cost } = nextBatch(ids.length, ms, this.cost));
       const r = await pending;
       const o = r.outcomes[0];
       const done = o?.op === 'message.purge' ? o.purged.length : 0;
       n += done;
       this.onPurged(kind, done);
       if (done < ids.length || ids.length < limit) break;
-      // Requests go between batches.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Requests go between batches: the job waits three times as long as its write held the loop.
+      await new Promise((resolve) => setTimeout(resolve, pauseAfter(ms)));
       if (!(await this.lease?.renew())) break;
     }
     return n;

@@ -1,11 +1,11 @@
 // How the purge sizes its writes (src/retention/job.ts nextBatch): to a time budget per write, at
 // the cost per message it has measured, so that a store (or a host) where a message costs more
 // gets smaller writes and the event-loop stall stays near the budget; between PURGE_BATCH.min and
-// .max, growing at most twofold a write.
+// .max, growing at most twofold a write; and paced, so that they take at most a share of the loop.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nextBatch, PURGE_BATCH } from '../../src/retention/job.js';
+import { nextBatch, pauseAfter, PURGE_BATCH } from '../../src/retention/job.js';
 
 const { budgetMs, min, max } = PURGE_BATCH;
 
@@ -41,6 +41,13 @@ test('the cost follows the last writes: one slow write shrinks the next, then fa
   assert.ok(size < 20, `after the hiccup: ${size}`);
   for (let i = 0; i < 12; i++) ({ size, cost } = nextBatch(size, size * 0.05, cost));
   assert.is(size, max);
+});
+
+test('between writes the job waits so that they take at most their share of the loop', () => {
+  const ms = 8;
+  assert.is(ms / (ms + pauseAfter(ms)), PURGE_BATCH.share);
+  assert.is(pauseAfter(0), 0);
+  assert.is(pauseAfter(-1), 0);
 });
 
 test.run();

@@ -6,11 +6,12 @@
 // run inside it (by text, summed over the batches) are reported, with the query plan of each
 // statement a purge runs.
 //
-//   node --import tsx bench/tools/purge-cost.ts --store DIR [--batch 25] [--batches 40] [--room r0] [--keep 9000] [--no-upkeep-wait]
+//   node --import tsx bench/tools/purge-cost.ts --store DIR [--batch 25] [--batches 40] [--rooms 1] [--keep 9000] [--no-upkeep-wait] [--profile OUT.cpuprofile]
 //
 // DIR holds a loaded store (bench/loader.ts --dir DIR --messages 1000000 --rooms 100).
 
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -23,9 +24,12 @@ const storeDir = opt('--store') ?? '';
 if (!storeDir) throw new Error('--store DIR is required');
 const batch = Number(opt('--batch') ?? '25');
 const batches = Number(opt('--batches') ?? '40');
-const room = opt('--room') ?? 'r0';
+/** The rooms purged one after the other (r0, r1, ...), as the job walks them. */
+const roomCount = Number(opt('--rooms') ?? '1');
 const keep = Number(opt('--keep') ?? '9000');
 const waitUpkeep = !flag('--no-upkeep-wait');
+/** A CPU profile of the batches alone (not the open or the search backlog) goes to this file. */
+const profileTo = opt('--profile');
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'purge-cost-'));
 for (const name of readdirSync(storeDir).filter((n) => n.startsWith('svc.db'))) cpSync(path.join(storeDir, name), path.join(dir, name));
@@ -66,27 +70,47 @@ const plan = (sql: string, params: SqlValue[]) =>
     .map((r) => r[3])
     .join(' | ');
 
-const conv = `room:${room}`;
+const convs = Array.from({ length: roomCount }, (_, k) => `room:r${k}`);
+const session = profileTo ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
 const h = monitorEventLoopDelay({ resolution: 1 });
 const sync: number[] = [];
 const reads: number[] = [];
 const whole: number[] = [];
+/** Pages first changed since the last checkpoint by each write (the tracker's count grows by them). */
+const pages: number[] = [];
+const tracked = () => store.pages?.size ?? 0;
 let plansShown = false;
-for (let b = 0; b < batches; b++) {
+/** The synchronous part of each write, by room (the first room pays for pages no write touched yet). */
+const byRoom: string[] = [];
+for (let b = 0, r = 0; b < batches && r < convs.length; b++) {
   let t = performance.now();
-  const ids = await store.expiredMessages({ conv, keep, limit: batch });
+  const ids = await store.expiredMessages({ conv: convs[r]!, keep, limit: batch });
   reads.push(performance.now() - t);
-  if (ids.length === 0) break;
+  if (ids.length === 0) {
+    r++;
+    b--;
+    continue;
+  }
+  if (byRoom.length <= r) byRoom.push('');
   recording = true;
   h.enable();
+  const pages0 = tracked();
   t = performance.now();
   const p = store.write([{ op: 'message.purge', ids }]);
   sync.push(performance.now() - t);
-  recording = false;
+  byRoom[r] += ` ${sync[sync.length - 1]!.toFixed(0)}`;
+  // The turn's COMMIT (and any checkpoint step) comes in a later turn: recorded too.
   await p;
   whole.push(performance.now() - t);
   await new Promise((r) => setImmediate(r));
+  recording = false;
   h.disable();
+  if (tracked() >= pages0) pages.push(tracked() - pages0);
   if (!plansShown) {
     plansShown = true;
     console.log('query plans (first statement run of each, for one id):');
@@ -103,17 +127,24 @@ for (let b = 0; b < batches; b++) {
   }
 }
 
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(profileTo!, JSON.stringify(profile));
+}
+
 const stat = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(2);
   return `n=${s.length} p50=${q(0.5)} p90=${q(0.9)} max=${s[s.length - 1]!.toFixed(2)} ms`;
 };
-console.log(`\nbatch of ${batch} in ${conv} (keep ${keep}):`);
+console.log(`\nbatch of ${batch} in ${convs.join(', ')} (keep ${keep}):`);
+byRoom.forEach((line, k) => console.log(`  r${k}, each write's synchronous part (ms):${line}`));
 console.log(`  expired-ids read: ${stat(reads)}`);
 console.log(`  write, synchronous part: ${stat(sync)}`);
 console.log(`  write until durable: ${stat(whole)}`);
+if (pages.length > 0) console.log(`  pages newly changed per write (none since the last checkpoint): ${stat(pages).replace(/ ms/, '')}`);
 console.log(`  longest loop stall around the writes: ${(h.max / 1e6).toFixed(2)} ms`);
-console.log('\nstatements inside the writes (summed over every batch, per batch):');
+console.log("\nstatements from each write to its durability (the turn's COMMIT included; summed, per batch):");
 const rows = [...spent.entries()].sort((a, b) => b[1].ms - a[1].ms);
 for (const [sql, s] of rows.slice(0, 25))
   console.log(

@@ -128,6 +128,10 @@ t('a backup taken while writers send holds every message acknowledged before it 
   const restored = await cli(['restore', backupDir, '--config', fresh.file]);
   assert.is(restored.code, 0, restored.stderr);
   assert.match(restored.stdout, /restored the backup of network testnet/);
+  // The manifest names the last event seq the copy holds: the restored store's last, exactly.
+  assert.ok(Number.isInteger(manifest.last_seq) && manifest.last_seq > 0, `last_seq ${manifest.last_seq}`);
+  assert.is(r.body.last_seq, manifest.last_seq);
+  assert.match(restored.stdout, new RegExp(`last event seq ${manifest.last_seq}\\b`));
   const s = await startServer({ dir: fresh.dir, keepConfig: true });
   try {
     const ids = new Set(await roomIds(s, 'general'));

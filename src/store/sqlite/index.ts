@@ -327,7 +327,11 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----
   backup(dir: string, meta: Record<string, unknown>): Promise<BackupResult> {
-    return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g) }, dir, meta));
+    const settle = () => {
+      this.turn.commit();
+      return this.lastSeq;
+    };
+    return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g), settle }, dir, meta));
   }
 
   async ping(): Promise<boolean> {

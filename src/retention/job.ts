@@ -15,8 +15,8 @@ import { limitsOf, type Limits } from './policy.js';
  * How a purge sizes its writes. Each write holds the event loop for as long as it takes to apply,
  * and what a message costs to purge depends on the store (its size, its backend, which of its
  * pages are in memory) and on how busy the host is: at 1M messages on sqlite a message took
- * 0.1 ms on a quiet host and four times that on a loaded one. So no fixed count keeps the stall
- * short: the job measures each write's synchronous part (what the loop waited for) and sizes the
+ * 0.05 ms where earlier purges had touched its pages and up to 0.5 ms in the first purge after a
+ * start (docs/retention.md), more on a busy host. So no fixed count keeps the stall short: the job measures each write's synchronous part (what the loop waited for) and sizes the
  * next one to take `budgetMs` at the cost per message seen so far (an average that follows the
  * last writes), between `min` and `max` messages, growing at most twofold a write. The first
  * write of a job takes `first`. Between writes the job waits long enough that its writes take at
@@ -40,6 +40,7 @@ export function nextBatch(size: number, ms: number, cost: number | undefined): {
   const fit = avg > 0 ? Math.floor(PURGE_BATCH.budgetMs / avg) : PURGE_BATCH.max;
   return { size: Math.max(PURGE_BATCH.min, Math.min(PURGE_BATCH.max, size * 2, fit)), cost: avg };
 }
+
 const LEASE_MS = 120_000;
 const THREAD_PAGE = 200;
 
@@ -127,8 +128,8 @@ export class RetentionJob {
         limit,
       });
       if (ids.length === 0) break;
-      // The write's synchronous part (resolving and applying it, on sqlite) is what stalls the
-      // loop; the wait for its durability does not.
+      // The write's synchronous part (resolving, applying and committing it, on sqlite) is what
+      // stalls the loop; the wait for its durability does not.
       const started = performance.now();
       const pending = commit(this.ctx, [{ op: 'message.purge', ids }]);
       const ms = performance.now() - started;

@@ -22,7 +22,7 @@ import { limitsOf, type Limits } from './policy.js';
  * write of a job takes `first`. Between writes the job waits long enough that its writes take at
  * most `share` of the loop, so that a large backlog slows other writes by as little (pauseAfter).
  */
-export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 8, share: 0.25 };
+export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 4, share: 0.25 };
 
 /** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
 export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);

@@ -35,11 +35,11 @@ test('never fewer than one message, however slow; a write that took no time is n
 });
 
 test('the cost follows the last writes: one slow write shrinks the next, then fast ones bring it back', () => {
-  let { size, cost } = nextBatch(50, 50 * 0.05, undefined); // 0.05 ms a message
+  let { size, cost } = nextBatch(50, 50 * 0.02, undefined); // 0.02 ms a message
   assert.is(size, max);
   ({ size, cost } = nextBatch(size, 200, cost)); // a 200 ms hiccup (a busy host)
   assert.ok(size < 20, `after the hiccup: ${size}`);
-  for (let i = 0; i < 12; i++) ({ size, cost } = nextBatch(size, size * 0.05, cost));
+  for (let i = 0; i < 20; i++) ({ size, cost } = nextBatch(size, size * 0.02, cost));
   assert.is(size, max);
 });
 

@@ -38,6 +38,8 @@ export interface SvcOptions {
   watchStalls?: boolean;
   /** server.retention (the retention row). */
   retention?: { max_age?: string; max_messages?: number };
+  /** Extra environment for the server (test knobs such as SVC_RETENTION_INTERVAL_MS). */
+  env?: Record<string, string>;
 }
 
 export interface SvcServer {
@@ -115,6 +117,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
       NO_COLOR: '1',
       ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}),
       ...(o.watchStalls ? { SVC_BENCH_STALL_FILE: stallFile } : {}),
+      ...o.env,
     },
   });
   const out = tail(child);

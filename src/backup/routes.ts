@@ -56,7 +56,7 @@ export const backupRoutes: Route[] = [
         "`dir` is an absolute path on the server's machine, new or empty (400 otherwise). The server runs a checkpoint, then copies `svc.db` and the journal tail in whole records with checkpoints held off; writes go on throughout, and every write acknowledged before the answer is in the backup. The folder's `backup.json` (this answer) names the network, the versions and the files. `svc restore` brings it back with the server stopped. 409 on a Postgres or memory store: docs/operations.md gives Postgres's own tools.",
       responses: ok({
         type: 'object',
-        required: ['format', 'network_id', 'svc_version', 'schema_version', 'dir', 'store_file', 'taken_at', 'files', 'bytes'],
+        required: ['format', 'network_id', 'svc_version', 'schema_version', 'dir', 'store_file', 'taken_at', 'last_seq', 'files', 'bytes'],
         properties: {
           format: { type: 'integer', description: 'The manifest format (1).' },
           network_id: { type: 'string' },
@@ -66,6 +66,11 @@ export const backupRoutes: Route[] = [
           dir: { type: 'string' },
           store_file: { type: 'string', description: "The database file's name; the journal generations are named after it." },
           taken_at: { type: 'string', format: 'date-time' },
+          last_seq: {
+            type: 'integer',
+            minimum: 0,
+            description: "The store's last event seq the backup holds: the restored store's last event seq.",
+          },
           files: { type: 'array', items: FILE },
           bytes: { type: 'integer', minimum: 0, description: 'Bytes copied, all files.' },
         },

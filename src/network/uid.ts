@@ -14,6 +14,12 @@ import type { KvTable } from '../store/types.js';
 const KIND = 'network';
 const ID = 'uid';
 
+/** The network uid a store keeps, without making one (`svc restore` compares it with a backup's). */
+export async function storedUid(kv: KvTable): Promise<string | undefined> {
+  const stored = await kv.get(KIND, ID);
+  return stored ? (JSON.parse(stored.value) as string) : undefined;
+}
+
 /** The store's network uid; the first caller on a new store generates it (of two racing instances one wins). */
 export async function networkUid(kv: KvTable): Promise<string> {
   const stored = await kv.get(KIND, ID);

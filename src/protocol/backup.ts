@@ -15,6 +15,11 @@ export interface BackupManifest {
   /** The database file's name (`svc.db`); the journal generations are named after it. */
   store_file: string;
   taken_at: string;
+  /**
+   * The store's last event seq the backup holds (what the restored store answers as its last;
+   * absent in backups taken before svc wrote it).
+   */
+  last_seq?: number;
   /** Each file copied (`svc.db`, the journal generations of the tail) and its size. */
   files: { name: string; bytes: number }[];
   /** Bytes copied, all files. */

@@ -1,8 +1,9 @@
 // The purge (#40 part 4): at each tick, the instance that holds the lease `retention` walks every
 // conversation a policy limits (each active room, its threads, and every DM under the network's
-// policy) and removes what has expired, a small batch per write, yielding to the event loop between
-// batches so that a large backlog never stalls requests. The other instances of a Postgres network
-// find the lease taken and do nothing; a lease not renewed (a crashed holder) is taken over.
+// policy) and removes what has expired, a small batch per write (sized to a time budget:
+// nextBatch), yielding to the event loop between batches so that a large backlog never stalls
+// requests. The other instances of a Postgres network find the lease taken and do nothing; a lease
+// not renewed (a crashed holder) is taken over.
 
 import { randomUUID } from 'node:crypto';
 import type { NetworkContext } from '../network/context.js';
@@ -11,10 +12,35 @@ import type { Lease, RoomRecord } from '../store/types.js';
 import { limitsOf, type Limits } from './policy.js';
 
 /**
- * Messages removed by one write: small, so one write's stall stays short on a large store (at 1M
- * messages, 100 per write stalled the loop for 82 ms, 25 for 37: docs/retention.md).
+ * How a purge sizes its writes. Each write holds the event loop for as long as it takes to apply,
+ * and what a message costs to purge depends on the store (its size, its backend, which of its
+ * pages are in memory) and on how busy the host is: at 1M messages on sqlite a message took
+ * 0.05 ms where earlier purges had touched its pages and up to 0.5 ms in the first purge after a
+ * start (docs/retention.md), more on a busy host. So no fixed count keeps the stall short: the job measures each write's synchronous part (what the loop waited for) and sizes the
+ * next one to take `budgetMs` at the cost per message seen so far (an average that follows the
+ * last writes), between `min` and `max` messages, growing at most twofold a write. The first
+ * write of a job takes `first`. Between writes the job waits long enough that its writes take at
+ * most `share` of the loop, so that a large backlog slows other writes by as little (pauseAfter).
  */
-export const PURGE_BATCH = 25;
+export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 4, share: 0.25 };
+
+/** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
+export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);
+
+/** What the cost per message moves by at each write (the share of the last one). */
+const COST_WEIGHT = 0.3;
+
+/**
+ * The size of the next purge write, after one of `size` messages whose synchronous part took `ms`,
+ * and the cost per message the job goes on with (`cost`: the average so far, undefined at first).
+ */
+export function nextBatch(size: number, ms: number, cost: number | undefined): { size: number; cost: number } {
+  const seen = Math.max(ms, 0) / Math.max(size, 1);
+  const avg = cost === undefined ? seen : cost + COST_WEIGHT * (seen - cost);
+  const fit = avg > 0 ? Math.floor(PURGE_BATCH.budgetMs / avg) : PURGE_BATCH.max;
+  return { size: Math.max(PURGE_BATCH.min, Math.min(PURGE_BATCH.max, size * 2, fit)), cost: avg };
+}
+
 const LEASE_MS = 120_000;
 const THREAD_PAGE = 200;
 
@@ -27,6 +53,9 @@ export class RetentionJob {
   private closed = false;
   /** Each job its own owner: two apps in one process are two instances. */
   private readonly owner = `retention-${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** The next write's size and the cost per message it was sized on (nextBatch). */
+  private batch = PURGE_BATCH.first;
+  private cost: number | undefined;
 
   constructor(
     private readonly ctx: NetworkContext,
@@ -86,26 +115,33 @@ export class RetentionJob {
     }
   }
 
-  /** Removes a conversation's expired messages, a batch per write. */
+  /** Removes a conversation's expired messages, a batch per write, each sized to a time budget. */
   private async purge(conv: string, limits: Limits, now: number, kind: keyof Purged): Promise<number> {
     let n = 0;
     const before = limits.max_age_ms !== undefined ? new Date(now - limits.max_age_ms).toISOString() : undefined;
     while (!this.closed) {
+      const limit = this.batch;
       const ids = await this.ctx.store.expiredMessages({
         conv,
         ...(before !== undefined ? { before } : {}),
         ...(limits.max_messages !== undefined ? { keep: limits.max_messages } : {}),
-        limit: PURGE_BATCH,
+        limit,
       });
       if (ids.length === 0) break;
-      const r = await commit(this.ctx, [{ op: 'message.purge', ids }]);
+      // The write's synchronous part (resolving, applying and committing it, on sqlite) is what
+      // stalls the loop; the wait for its durability does not.
+      const started = performance.now();
+      const pending = commit(this.ctx, [{ op: 'message.purge', ids }]);
+      const ms = performance.now() - started;
+      ({ size: this.batch, cost: this.cost } = nextBatch(ids.length, ms, this.cost));
+      const r = await pending;
       const o = r.outcomes[0];
       const done = o?.op === 'message.purge' ? o.purged.length : 0;
       n += done;
       this.onPurged(kind, done);
-      if (done < ids.length || ids.length < PURGE_BATCH) break;
-      // Requests go between batches.
-      await new Promise((resolve) => setImmediate(resolve));
+      if (done < ids.length || ids.length < limit) break;
+      // Requests go between batches: the job waits three times as long as its write held the loop.
+      await new Promise((resolve) => setTimeout(resolve, pauseAfter(ms)));
       if (!(await this.lease?.renew())) break;
     }
     return n;

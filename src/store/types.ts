@@ -149,6 +149,8 @@ export interface BackupResult {
   /** The name of the database file the others are named after (`svc.db`). */
   store_file: string;
   taken_at: string;
+  /** The last event seq the copy holds: its restore answers this as its last event seq. */
+  last_seq: number;
   files: BackupFile[];
   bytes: number;
 }

@@ -1,7 +1,8 @@
 // Online backup and restore (#40 part 6), with real `svc` processes and real sqlite files: a backup
 // taken while writers send, restored into a fresh folder, holds every message acknowledged before
 // the backup answered (each writer's messages are a prefix: the copy is one consistent state);
-// restore refuses another network's backup and a store that holds data without --force, and a
+// restore refuses another network's backup (another id, or the same id and another uid than the
+// store in its place) and a store that holds data without --force, and a
 // running server's store; a Postgres or memory store answers a clear 409; doctor shows the last
 // backup.
 
@@ -128,6 +129,10 @@ t('a backup taken while writers send holds every message acknowledged before it 
   const restored = await cli(['restore', backupDir, '--config', fresh.file]);
   assert.is(restored.code, 0, restored.stderr);
   assert.match(restored.stdout, /restored the backup of network testnet/);
+  // The manifest names the last event seq the copy holds: the restored store's last, exactly.
+  assert.ok(Number.isInteger(manifest.last_seq) && manifest.last_seq > 0, `last_seq ${manifest.last_seq}`);
+  assert.is(r.body.last_seq, manifest.last_seq);
+  assert.match(restored.stdout, new RegExp(`last event seq ${manifest.last_seq}\\b`));
   const s = await startServer({ dir: fresh.dir, keepConfig: true });
   try {
     const ids = new Set(await roomIds(s, 'general'));
@@ -169,6 +174,25 @@ t('restore refuses a backup of another network, and a store that holds data, wit
   const held = await cli(['restore', backupDir, '--config', source.configFile]);
   assert.is(held.code, 1);
   assert.match(held.stderr, /already holds a store .* pass --force/);
+});
+
+t("restore refuses, without --force, a backup of another network that shares the id of the store's", async () => {
+  // A network also called testnet, with a store of its own (and so its own uid): started once.
+  const twin = freshConfig();
+  const s = await startServer({ dir: twin.dir, keepConfig: true });
+  const twinUid = (await s.get('/v1/network', ADMIN)).body.uid as string;
+  await s.dispose();
+  const manifest = JSON.parse(readFileSync(path.join(backupDir, 'backup.json'), 'utf8'));
+  assert.ok(twinUid && twinUid !== manifest.network_uid, `${twinUid} / ${manifest.network_uid}`);
+  const refused = await cli(['restore', backupDir, '--config', twin.file]);
+  assert.is(refused.code, 1, refused.stdout);
+  assert.match(
+    refused.stderr,
+    new RegExp(`with uid ${manifest.network_uid}, the store at .* is network uid ${twinUid}: another network .* pass --force`),
+  );
+  const forced = await cli(['restore', backupDir, '--config', twin.file, '--force', '--json']);
+  assert.is(forced.code, 0, forced.stderr);
+  assert.ok(existsSync(path.join(JSON.parse(forced.stdout).moved_aside, 'svc.db')), forced.stdout);
 });
 
 t('restore refuses while a server runs on the store', async () => {

@@ -223,6 +223,14 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.reads.forget(jops);
     this.cuts.purging(jops);
     this.journalAndApply(jops, bodies);
+    // A purge changes pages all over the file (each message's rows, index entries and events sit
+    // among other conversations'): about five per message, which the COMMIT writes into the
+    // in-memory file. Where no write has touched the file since the open, each costs a page fault
+    // (with transparent huge pages, 2 MiB zeroed: ~70 us a page), so at 1M messages the COMMIT of
+    // the first purges took several times their statements (bench/tools/purge-cost.ts). Committed
+    // here, that cost is part of the write, where the retention job measures it to size its next
+    // batch (retention/job.ts), rather than at the end of some later turn.
+    if (jops.some((op) => op.op === 'message.purge')) this.turn.commit();
     for (const op of jops) {
       if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
       else if (op.op === 'message.update') this.upkeep.written(op.record.message);
@@ -330,7 +338,11 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----
   backup(dir: string, meta: Record<string, unknown>): Promise<BackupResult> {
-    return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g) }, dir, meta));
+    const settle = () => {
+      this.turn.commit();
+      return this.lastSeq;
+    };
+    return this.checkpointer.hold(() => copyStore({ file: this.file, journalEnd: (g) => this.journal.endOf(g), settle }, dir, meta));
   }
 
   /** An export's state: `svc.db` just checkpointed, unwritten while held (read apart: src/export/). */

@@ -53,15 +53,21 @@ export class KeepCuts {
 
   /** Notes the purges among `jops` (before they are applied: their rows give their seqs). */
   purging(jops: readonly JournalOp[]): void {
+    const cut: string[] = [];
     for (const op of jops) {
       if (op.op !== 'message.purge') continue;
       const w = this.counting.get(op.conv);
       if (w) w.void = true;
-      const c = this.cuts.get(op.conv);
-      if (!c) continue;
-      const seq = Number(this.db.one('SELECT seq FROM messages WHERE id = ?', [op.message_id])?.[0] ?? 0);
+      if (this.cuts.has(op.conv)) cut.push(op.message_id);
+    }
+    if (cut.length === 0) return;
+    // One read for the batch (a statement per message cost a retention batch as much as a table's delete).
+    for (const [conv, seq] of this.db.all('SELECT conv, seq FROM messages WHERE id IN (SELECT value FROM json_each(?))', [
+      JSON.stringify(cut),
+    ])) {
+      const c = this.cuts.get(conv as string);
       // Newer than `seen`: not counted yet, and the next count will not see it.
-      if (seq > c.seq && seq <= c.seen) c.newer--;
+      if (c && Number(seq) > c.seq && Number(seq) <= c.seen) c.newer--;
     }
   }
 

@@ -4,7 +4,7 @@
 // upkeep got to them leave no index rows behind; `svc store copy` carries the seqs a purge took.
 // (test/store/message-purge.contract.test.ts holds what every backend shares.)
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -260,6 +260,24 @@ test('expiry by count stays exact as messages come and go, counted a few index e
   } finally {
     COUNT_CHUNK.entries = chunk;
   }
+});
+
+test('a purge write commits with it (the time the retention job measures holds its COMMIT); a send waits for the turn', async () => {
+  const s = await open();
+  await s.write([createRoom('r1')]);
+  await s.write([send(msg('p0')), send(msg('p1'))]);
+  const journal = () => listJournals(dbPath).reduce((n, j) => n + statSync(j.path).size, 0);
+  let before = journal();
+  const purged = s.write([purge(['p0'])]);
+  // Its record reached the journal before the write returned: the turn was committed in it.
+  assert.ok(journal() > before, 'the purge record is written with the purge');
+  await purged;
+  before = journal();
+  const sent = s.write([send(msg('p2'))]);
+  assert.is(journal(), before, "a send's record is written at the end of its turn, with the turn's others");
+  await sent;
+  assert.ok(journal() > before);
+  assert.equal(await allIds(s, 'room:r1'), ['p1', 'p2']);
 });
 
 test.run();

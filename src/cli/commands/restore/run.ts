@@ -1,13 +1,15 @@
 // svc restore DIR: the backup's files into the place of the config's sqlite store, with the store
 // lock held (a running server holds it: the restore is refused, as `svc store recover` is). It
 // refuses, without --force, a backup of another network (its network id differs from the
-// config's) and a place where a store already holds data; with --force that store's files are
+// config's, or its network uid from the one the store in its place keeps: two networks may share
+// an id) and a place where a store already holds data; with --force that store's files are
 // moved into `<store>.before-restore-<time>/` beside it, never deleted. The store is then opened
 // once, which replays the journal tail as a start would: a backup that does not open is reported
 // here, not at the next start.
 
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../../config/load.js';
+import { storedUid } from '../../../network/uid.js';
 import { openStore } from '../../../store/open.js';
 import { readBackup, restoreFiles, storeFiles } from '../../../store/sqlite/engine/restore.js';
 import { StoreError } from '../../../store/types.js';
@@ -57,6 +59,12 @@ export async function restoreCommand(io: Io, dir: string, o: RestoreOptions): Pr
   if (lock === 'refused') return EXIT.failure;
   try {
     const held = storeFiles(db);
+    const here = held.length > 0 && !o.force && m.network_uid !== undefined ? await uidOf(cfg.store) : undefined;
+    if (here !== undefined && here !== m.network_uid) {
+      return fail(
+        `the backup is of network ${m.network_id} with uid ${m.network_uid}, the store at ${db} is network uid ${here}: another network that shares its id; pass --force to restore it anyway (the store's files are moved aside)`,
+      );
+    }
     if (held.length > 0 && !o.force) {
       return fail(
         `${db} already holds a store (${held.length} file(s)); pass --force to move its files aside into ${path.basename(db)}.before-restore-<time>/ and restore over it`,
@@ -90,5 +98,22 @@ export async function restoreCommand(io: Io, dir: string, o: RestoreOptions): Pr
     return fail(err instanceof StoreError ? `the restored store does not open: ${err.message}` : (err as Error).message);
   } finally {
     lock?.release();
+  }
+}
+
+/**
+ * The network uid the store in the restore's place keeps (opened once, under the lock the restore
+ * holds); undefined when it keeps none or does not open (the other refusals then apply).
+ */
+async function uidOf(store: Parameters<typeof openStore>[0]): Promise<string | undefined> {
+  try {
+    const s = await openStore(store);
+    try {
+      return await storedUid(s.kv);
+    } finally {
+      await s.close();
+    }
+  } catch {
+    return undefined;
   }
 }

@@ -44,6 +44,11 @@ export interface BackupSource {
   readonly file: string;
   /** Where the journal of generation `gen` ends in whole records now (undefined: not open for appends). */
   journalEnd(gen: number): number | undefined;
+  /**
+   * Writes the open turn's records to the journal and returns the last event seq given: every
+   * event up to it is then in the journal's whole records (called in the final synchronous step).
+   */
+  settle(): number;
 }
 
 /** Checks that `dir` is absolute and empty or absent, and makes it. Throws a message for the operator. */
@@ -107,6 +112,7 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
   }
   const journals = listJournals(src.file);
   const last = journals[journals.length - 1];
+  let lastSeq: number | undefined;
   for (const j of journals) {
     const name = path.basename(j.path);
     const from = await fs.promises.open(j.path, 'r');
@@ -128,7 +134,9 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
       }
       if (j === last) {
         // The final step, synchronous: no write can be acknowledged between the end read here
-        // and the answer, so every acknowledged write is in the copy.
+        // and the answer, so every acknowledged write is in the copy, and the last seq given is the
+        // copy's once the open turn's records are in the journal.
+        lastSeq = src.settle();
         end = src.journalEnd(j.gen) ?? end;
         copyRangeSync(from.fd, to.fd, copied, end - copied);
         fs.fdatasyncSync(to.fd);
@@ -143,6 +151,7 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
     dir,
     store_file: path.basename(src.file),
     taken_at: now.toISOString(),
+    last_seq: lastSeq ?? src.settle(),
     files,
     bytes: files.reduce((n, f) => n + f.bytes, 0),
   };

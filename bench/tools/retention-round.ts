@@ -1,0 +1,29 @@
+// The bench's retention round on its own (bench/scenarios/retention.ts, full sizes), on a copy of
+// a store bench/loader.ts filled, and beside it the same round without the policy (`--plain`), so
+// the purge's cost is read against a control in the same state and on the same host. Prints each
+// round's ingest rate, longest stall and purge, and the stall lines (loop-stall.mjs, 200 ms
+// each) over 20 ms. `--rounds N` alternates N of each. Runs the built dist (npm run build).
+//
+//   node --import tsx bench/tools/retention-round.ts --store DIR [--messages 1000000] [--rooms 100] [--rounds 1] [--plain-too]
+
+import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { flag, opt } from '../lib/args.js';
+import { FULL } from '../lib/sizes.js';
+import { runRetention } from '../scenarios/retention.js';
+
+const storeDir = opt('--store');
+if (!storeDir) throw new Error('--store DIR is required');
+const messages = Number(opt('--messages') ?? 1_000_000);
+const rooms = Number(opt('--rooms') ?? 100);
+const rounds = Number(opt('--rounds') ?? 1);
+const kinds = flag('--plain-too') ? [false, true] : [true];
+
+for (let r = 1; r <= rounds; r++)
+  for (const purge of kinds) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'retention-round-'));
+    for (const name of readdirSync(storeDir).filter((n) => n.startsWith('svc.db'))) cpSync(path.join(storeDir, name), path.join(dir, name));
+    const res = await runRetention(dir, messages, rooms, FULL, purge);
+    console.log(`round ${r} ${purge ? 'purge' : 'plain'}: ${JSON.stringify(res)}`);
+  }

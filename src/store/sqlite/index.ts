@@ -69,10 +69,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   private readonly checkpointer: Checkpointer;
   private readonly upkeep: SearchUpkeep;
   private readonly scrub: ScrubCheckpoint;
-  /**
-   * The seq the last message row took: rows take the next (AUTOINCREMENT: a purged row's seq is
-   * not given again), so a write knows its messages' seqs without asking. Read again after any rollback.
-   */
+  /** The seq the last message row took (AUTOINCREMENT: never given again): a write knows its rows' seqs. Read again after a rollback. */
   private messageSeq = 0;
   private lastSeq = 0;
   private messageCount = 0;
@@ -223,19 +220,17 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.reads.forget(jops);
     this.cuts.purging(jops);
     this.journalAndApply(jops, bodies);
-    // A purge changes pages all over the file (each message's rows, index entries and events sit
-    // among other conversations'): about five per message, which the COMMIT writes into the
-    // in-memory file. Where no write has touched the file since the open, each costs a page fault
-    // (with transparent huge pages, 2 MiB zeroed: ~70 us a page), so at 1M messages the COMMIT of
-    // the first purges took several times their statements (bench/tools/purge-cost.ts). Committed
-    // here, that cost is part of the write, where the retention job measures it to size its next
-    // batch (retention/job.ts), rather than at the end of some later turn.
+    // A purge's COMMIT (page faults all over the file: docs/retention.md) is timed with its write.
     if (jops.some((op) => op.op === 'message.purge')) this.turn.commit();
     for (const op of jops) {
       if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
       else if (op.op === 'message.update') this.upkeep.written(op.record.message);
-      else if (op.op === 'message.purge') this.purged(op.message_id);
       else if (op.op === 'message.scrub') this.upkeep.rebuildStarted();
+      else if (op.op === 'message.purge') {
+        // No longer counted, nor indexed if the upkeep has not got to it.
+        this.messageCount--;
+        this.upkeep.unwritten(op.message_id);
+      }
     }
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
@@ -318,12 +313,6 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   /** Whether a redaction's scrub is still under way (the search index rebuilt, its checkpoint). */
   scrubPending(): boolean {
     return this.upkeep.rebuildPending || this.scrub.pending();
-  }
-
-  /** A purged message is no longer counted, nor indexed if the upkeep has not got to it. */
-  private purged(id: string): void {
-    this.messageCount--;
-    this.upkeep.unwritten(id);
   }
 
   /** Resolves once everything applied so far is durable (the journal fsynced). */

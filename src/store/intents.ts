@@ -166,6 +166,12 @@ export function nextReadState(prev: AgentReadState | undefined, op: AgentReadSta
   return { cursor: op.cursor ?? cur.cursor, since: cur.since, read };
 }
 
+/**
+ * The later of two ISO times: a conversation's last message time never goes back when writes of
+ * several instances (Postgres) commit in another order than their messages were made.
+ */
+const later = (a: string, b: string): string => (a > b ? a : b);
+
 function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => void): OpOutcome {
   const id = op.record.message.id;
   if (!op.minted && view.hasMessage(id)) return { op: 'message.insert', status: 'exists', record: view.message(id)! };
@@ -177,7 +183,11 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
     const existing = view.thread(t.id);
     if (existing && existing.room_id !== t.room_id)
       throw new StoreError('thread_room', `thread ${t.id} belongs to room ${existing.room_id}`);
-    if (existing) put({ op: 'thread.put', thread: { ...existing, message_count: existing.message_count + 1, last_message_at: at } });
+    if (existing)
+      put({
+        op: 'thread.put',
+        thread: { ...existing, message_count: existing.message_count + 1, last_message_at: later(existing.last_message_at, at) },
+      });
     else {
       const thread: ThreadRecord = {
         id: t.id,
@@ -198,7 +208,7 @@ function insertMessage(view: Overlay, op: MessageInsertOp, put: (e: Effect) => v
     if (existing)
       put({
         op: 'dm.put',
-        dm: { ...existing, message_count: existing.message_count + 1, last_message_at: at },
+        dm: { ...existing, message_count: existing.message_count + 1, last_message_at: later(existing.last_message_at, at) },
         participants_stored: true,
       });
     else {

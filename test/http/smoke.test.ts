@@ -14,7 +14,7 @@ t('answers health and readiness', async ({ s }) => {
   // A sqlite store reports its engine's mode: the page hook matches the pinned sql.js.
   assert.equal((await s.get('/readyz')).body, {
     status: 'ready',
-    store: { backend: 'sqlite', page_tracking: true, on_demand_reads: true },
+    store: { backend: 'sqlite', page_tracking: true, on_demand_reads: true, redaction_scrub: 'done' },
   });
 });
 

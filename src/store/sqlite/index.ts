@@ -140,8 +140,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     const track = opts.pageTracking !== false && canTrackPages();
     const opened = await openImage(file, track);
     // A new store starts from a migrated empty image in memory, so it too has headroom: sql.js grows
-    // a full in-memory file by copying it, at a cost per commit that grows with each write. (Journals
-    // without a file replay onto it as they would onto a new database.)
+    // a full in-memory file by copying it, at a cost per commit that grows with each write.
     const asked = opts.parts ?? ALL_PARTS;
     const fresh = track && !opened ? emptyImage(SQL, asked) : undefined;
     const db = new Db(new SQL.Database(opened?.data ?? (fresh ? newImage(fresh) : null)));
@@ -179,15 +178,13 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       if (r.replayed) store.dirty = true;
       store.gen = r.appendGen;
       store.journal.switchTo(r.appendGen, journalPath(file, r.appendGen), r.appendSize);
-      // Events are numbered 1, 2, 3..., so the last seq less those purges took is their count (in
-      // stats): a count(*) would walk every page of the events table (a second at 1M messages).
+      // The last seq less what purges took is the events' count (stats): no count(*) of 1M rows.
       store.lastSeq = lastEventSeq(db);
       store.messageCount = store.reads.count('messages');
       store.messageSeq = store.reads.lastMessageSeq();
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
       store.upkeep.schedule();
-      // A redaction's scrub a stop interrupted goes on.
-      if (!store.upkeep.resumeRebuild() && store.scrub.owed()) store.scrub.run();
+      if (!store.upkeep.resumeRebuild() && store.scrub.owed()) store.scrub.run(); // a scrub a stop interrupted
     } catch (err) {
       untrackPages(db.raw);
       db.close();
@@ -212,7 +209,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     const { effects, outcomes } = resolveIntents(this.reads, ops, this.partStates);
     if (effects.length === 0) {
       // Nothing new (a retry, a claim already held): answer once what was read is durable.
-      await this.sync();
+      await this.durable();
       if (batch.failed) throw batch.failed;
       return { outcomes, events: [] };
     }
@@ -251,9 +248,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   }
 
   /**
-   * Encodes `jops` as the next journal record of the turn (written with the turn's others when it
-   * commits) and applies them to the database, the rows taking their bodies' bytes from the record.
-   * A failure abandons the record and undoes what the batch changed.
+   * Encodes `jops` as the turn's next journal record and applies them to the database, the rows
+   * taking their bodies' bytes from it. A failure abandons the record and undoes the batch.
    */
   private journalAndApply(jops: JournalOp[], bodies: (string | undefined)[]): void {
     const frame = this.journal.frame;
@@ -278,7 +274,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.dirty = true;
     this.writes += 1;
     this.checkpointer.maybe();
-    await this.sync();
+    await this.durable();
     // The turn's records could not be written: it was rolled back (undone below).
     if (batch.failed) throw batch.failed;
     // The turn's COMMIT failed: the database no longer holds this write (the journal does).
@@ -315,14 +311,18 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     return this.upkeep.rebuildPending || this.scrub.pending();
   }
 
-  /** Resolves once everything applied so far is durable (the journal fsynced). */
-  async sync(): Promise<void> {
+  // Not `sync`, which write-health.ts wraps on the instance: a write's own wait is no write itself.
+  private async durable(): Promise<void> {
     try {
       await this.journal.sync();
     } catch (err) {
       this.log(`store: journal fsync failed: ${messageOf(err)}`);
       throw unavailable(err);
     }
+  }
+
+  sync(): Promise<void> {
+    return this.durable();
   }
 
   // ---- lifecycle, and the online backup (Store.backup: copied with checkpoints held off, engine/backup.ts) ----

@@ -120,7 +120,9 @@ export class Checkpointer {
     while (this.running) await this.running;
     if (this.host.closed) return;
     before();
-    const done = this.run(false);
+    // Never in the worker: it rebuilds svc.db from the last one and the journals, without the
+    // scrubbed search index the database now holds (only without page tracking; an export stalls).
+    const done = this.run(false, true);
     this.running = done.then(
       () => undefined,
       () => undefined,
@@ -137,16 +139,16 @@ export class Checkpointer {
    * Snapshots the database into `svc.db` and deletes the journals it covers. The snapshot and the
    * switch of appends to the next generation happen in one tick, so every record is either in the
    * snapshot or in a journal the snapshot's `journal_gen` says to replay. `final` (close) keeps the
-   * current journal file, as no write follows.
+   * current journal file, as no write follows; `inPlace` never hands the image to the worker.
    */
-  async run(final: boolean): Promise<void> {
+  async run(final: boolean, inPlace = false): Promise<void> {
     const h = this.host;
     await h.journal.idle();
     const prev = h.gen;
     const next = prev + 1;
     // A worker rebuilds `svc.db` with its own page layout, after which this database's changed
     // pages would no longer fit it: with tracking on, a lost tracker falls back to an export.
-    if (!h.pages && !final && this.liveBytes() >= this.workerBytes) return this.inWorker(prev, next);
+    if (!h.pages && !final && !inPlace && this.liveBytes() >= this.workerBytes) return this.inWorker(prev, next);
     h.commitTurn();
     writeJournalGen(h.db.raw, next);
     if (!final) {

@@ -189,14 +189,7 @@ async function mayChange(
  * Refuses (403) all but an operator, and the pairing of a relayed copy's home network relaying
  * that network's redaction as the message's sender (proven as for any change).
  */
-async function mayRedact(
-  ctx: NetworkContext,
-  p: Principal,
-  m: Message,
-  from: Changer,
-  reads: DecisionReads,
-  room: RoomRecord | undefined,
-): Promise<void> {
+const mayRedact: May = async (ctx, p, m, from, reads, room) => {
   if (isAdmin(p)) return;
   const home = m.from.network_id;
   if (from && m.origin && home !== ctx.config.network.id && (from.network_id ?? ctx.config.network.id) === home) {
@@ -204,7 +197,7 @@ async function mayRedact(
     return;
   }
   throw forbidden(`only an operator (the admin scope) may redact message ${m.id}`);
-}
+};
 
 /** Refuses (403) a caller who may not speak as `from` in the message's conversation, as a send would. */
 async function proveSender(

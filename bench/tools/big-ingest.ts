@@ -13,14 +13,14 @@
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
-import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
+import { PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
+import { ensureLoaded } from '../lib/loaded.js';
 import { flag, opt, positional } from '../lib/args.js';
 import { lastGeneration } from '../scenarios/history.js';
 
@@ -41,15 +41,7 @@ const extraNodeArgs = (opt('--node-args') ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
 
-if (!existsSync(path.join(source, 'svc.db'))) {
-  mkdirSync(source, { recursive: true });
-  process.stderr.write(`loading ${messages} messages into ${source}\n`);
-  execFileSync(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', source, '--messages', String(messages), '--rooms', '100'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
+ensureLoaded(source, messages);
 
 /** CPU ms of a process's main thread (the checkpoint worker is another thread of it). */
 function mainThreadMs(pid: number | undefined): number {

@@ -7,14 +7,14 @@
 //
 //   node --import tsx bench/tools/redaction-scrub.ts [messages=1000000] [seconds=10] [--keep DIR]
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { Conn, getBytes, postBytes } from '../lib/http.js';
 import { rssMb, stopAll, untilIdle } from '../lib/procs.js';
-import { PUBLISHER, ROOT, startSvc, TOKEN } from '../lib/svc.js';
+import { PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
+import { ensureLoaded } from '../lib/loaded.js';
 import { opt, positional } from '../lib/args.js';
 
 const [messages = 1_000_000, seconds = 10] = positional(['--keep'])
@@ -24,15 +24,7 @@ const keep = opt('--keep') && path.resolve(opt('--keep')!);
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-redact-'));
 const source = keep ?? path.join(work, 'source');
 
-if (!existsSync(path.join(source, 'svc.db'))) {
-  mkdirSync(source, { recursive: true });
-  process.stderr.write(`loading ${messages} messages into ${source}\n`);
-  execFileSync(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bench/loader.ts'), '--dir', source, '--messages', String(messages), '--rooms', '100'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
+ensureLoaded(source, messages);
 
 async function scrubState(port: number): Promise<string | undefined> {
   const c = await Conn.open(port);

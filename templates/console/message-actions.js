@@ -40,6 +40,19 @@ function button(label, testid, onclick, text) {
   return withAttrs(el('button', { type: 'button', class: 'action', testid, title: label, onclick }, text), { 'aria-label': label });
 }
 
+/** A button that opens a confirm dialog for `m`; focus goes back to the button found again. */
+function confirming(m, label, testid, confirm, text) {
+  return button(
+    label,
+    testid,
+    (e) => {
+      const li = e.currentTarget.closest('li');
+      confirm(m, li ? refind(li, m.id, testid) : undefined);
+    },
+    text,
+  );
+}
+
 /**
  * The same control of message `id` in the view `li` is in, found again when asked: a change redraws
  * the message, so the button that was pressed may be gone (then the message's permalink).
@@ -82,28 +95,8 @@ export function actionsNode(m, opts = {}) {
           'Edit',
         )
       : null,
-    changeable
-      ? button(
-          'Delete message',
-          'action-delete',
-          (e) => {
-            const li = e.currentTarget.closest('li');
-            confirmDelete(m, li ? refind(li, m.id, 'action-delete') : undefined);
-          },
-          'Delete',
-        )
-      : null,
-    mayRedact(m)
-      ? button(
-          'Redact message',
-          'action-redact',
-          (e) => {
-            const li = e.currentTarget.closest('li');
-            confirmRedact(m, li ? refind(li, m.id, 'action-redact') : undefined);
-          },
-          'Redact',
-        )
-      : null,
+    changeable ? confirming(m, 'Delete message', 'action-delete', confirmDelete, 'Delete') : null,
+    mayRedact(m) ? confirming(m, 'Redact message', 'action-redact', confirmRedact, 'Redact') : null,
   );
   return withAttrs(bar, { role: 'toolbar', 'aria-label': 'message actions' });
 }

@@ -1,6 +1,7 @@
 // Receipt marks from every surface of one server (attachment ACKs, SSE writes, reads), gathered in
 // memory and written in one batch per flush: one store write and one `message.receipts` event per
-// conversation per flush, however many readers and messages moved. Marks are best effort: a lost
+// conversation per flush, however many readers and messages moved; the event log keeps only each
+// conversation's last such event (the receipts part drops the one before). Marks are best effort: a lost
 // flush (store down, crash) is made good by the next ACK or read, which covers the same messages.
 // The receipts feature makes one per server and registers it (network/receipts.ts): nothing else
 // reaches it. It writes the receipts part's op (src/store/receipts/); a store opened without that
@@ -183,7 +184,12 @@ export class ReceiptWriter implements ReceiptMarks {
     for (const [conv, per] of byConv) {
       const target = await this.targetOf(conv);
       if (!target) continue;
-      ops.push({ op: 'event.append', event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: [...per.values()] } }) });
+      // Appended in place of the conversation's last one: the log keeps one per conversation.
+      ops.push({
+        op: 'receipt.notice',
+        conv,
+        event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: [...per.values()] } }),
+      });
     }
     return ops;
   }

@@ -44,6 +44,13 @@ export interface MemoryAdapter<E, S, R> {
    * to show its tombstone instead (a `message.scrub` effect, #40 part 3).
    */
   scrub?(messageId: string, tombstone: Message): void;
+  /**
+   * The seq of a stored event that an effect replaces, asked just before the effect is applied
+   * (`lastSeq`: the newest event's, appended by the batch's effect before this one). The store
+   * drops that event, leaving a hole in the seqs as a purge does. Receipts keep one
+   * `message.receipts` event per conversation this way.
+   */
+  replaces?(e: E, lastSeq: number): number | undefined;
   /** The state its ops are decided on (the stored records: the resolver does not change them). */
   readonly state: S;
   readonly reads: R;

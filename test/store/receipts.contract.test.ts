@@ -2,8 +2,10 @@
 // it: what one batch decides against its own earlier effects (the concern's overlay), what each
 // backend's part applies and reads back (live and after a reopen: sqlite replays its journal through
 // the part), that a refused batch writes none of its marks, that the part claims only its own
-// effects, and that a store opened without it keeps no receipts. test/store/receipts.test.ts holds
-// the marks' rules one write at a time.
+// effects, and that a store opened without it keeps no receipts; that the event log keeps one
+// `message.receipts` event per conversation, and that one reader reading 1,000 messages in order
+// across interleaved conversations keeps the stored size flat (#43 part 8).
+// test/store/receipts.test.ts holds the marks' rules one write at a time.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,14 +13,14 @@ import type { Effect } from '../../src/store/effects.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
 import { openStore } from '../../src/store/open.js';
 import { MemoryReceipts } from '../../src/store/receipts/memory.js';
-import type { ReceiptEffect, ReceiptMarkOp } from '../../src/store/receipts/ops.js';
+import type { ReceiptEffect, ReceiptMarkOp, ReceiptPutEffect } from '../../src/store/receipts/ops.js';
 import { receiptsPart } from '../../src/store/receipts/part.js';
 import { postgresReceipts } from '../../src/store/receipts/postgres.js';
 import type { ReceiptKind } from '../../src/store/receipts/records.js';
 import { sqliteReceipts } from '../../src/store/receipts/sqlite.js';
-import type { Store, WriteResult } from '../../src/store/types.js';
+import type { Store, WriteOp, WriteResult } from '../../src/store/types.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
-import { codeOf, createRoom, members } from '../helpers/store-fixtures.js';
+import { codeOf, createRoom, event, inRoom, members, msg, send } from '../helpers/store-fixtures.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const mark = (lo: number, hi: number, reader = 'agent:a', kind: ReceiptKind = 'delivered', conv = 'room:r1'): ReceiptMarkOp => ({
@@ -28,6 +30,22 @@ const mark = (lo: number, hi: number, reader = 'agent:a', kind: ReceiptKind = 'd
 const changed = (r: WriteResult) => r.outcomes.map((o) => (o.op === 'receipt.mark' ? o.changed.length : o.op));
 const stored = async (store: Store, conv = 'room:r1') =>
   (await store.part(receiptsPart)!.list(conv)).map((r) => `${r.reader} ${r.kind} ${r.ranges.map(([a, b]) => `${a}-${b}`).join(',')}`);
+
+/** A conversation's `message.receipts` event, named by its id. */
+const notice = (conv: string, id: string): WriteOp => ({
+  op: 'receipt.notice',
+  conv,
+  event: event('message.receipts', { id, receipts: { target: { kind: 'room', room_id: conv.slice(5) }, marks: [] } }),
+});
+/** The ids of the stored message.receipts events, in seq order. */
+const receiptEvents = async (store: Store) =>
+  (await store.eventsAfter(0, 100_000)).filter((e) => e.event.type === 'message.receipts').map((e) => e.event.id);
+/** The bytes receipts keep: both rooms' records and the message.receipts events, as JSON. */
+const storedSize = async (store: Store) => {
+  const records = [...(await store.part(receiptsPart)!.list('room:r1')), ...(await store.part(receiptsPart)!.list('room:r2'))];
+  const events = (await store.eventsAfter(0, 100_000)).filter((e) => e.event.type === 'message.receipts');
+  return JSON.stringify(records).length + JSON.stringify(events.map((e) => e.event)).length;
+};
 
 for (const backend of BACKENDS) {
   const test = suite(`the receipts concern (${backend})`);
@@ -53,6 +71,54 @@ for (const backend of BACKENDS) {
   test('a refused batch writes none of its marks', async () => {
     assert.ok(await codeOf(() => store.write([mark(1, 2), members('nope', ['x'])])));
     assert.equal(await stored(store), []);
+  });
+
+  test('the event log keeps one message.receipts event per conversation: each replaces the one before', async () => {
+    for (let i = 0; i < 3; i++) await store.write([notice('room:r1', `a${i}`), notice('dm:d1', `b${i}`)]);
+    await store.write([notice('room:r1', 'a3')]);
+    const want = ['b2', 'a3'];
+    assert.equal(await receiptEvents(store), want);
+    if (backend !== 'memory') {
+      await store.close();
+      store = await open();
+      assert.equal(await receiptEvents(store), want, 'the same after a reopen (sqlite replays its journal)');
+    }
+    const s = await store.stats();
+    assert.is(s.events, (await store.eventsAfter(0, 1000)).length, 'the event count leaves the replaced ones out');
+    await store.write([notice('room:r1', 'a4')]);
+    assert.equal(await receiptEvents(store), ['b2', 'a4']);
+  });
+
+  test('one reader reading 1,000 messages in order across interleaved conversations keeps the stored size flat', async () => {
+    await store.write([createRoom('r2')]);
+    // Messages alternate between the two rooms, so each room's seqs are interleaved with the other's.
+    const ids: string[] = [];
+    for (let i = 0; i < 1000; i += 100) {
+      const batch = Array.from({ length: 100 }, (_, k) => msg(`m${i + k}`, inRoom((i + k) % 2 === 0 ? 'r1' : 'r2')));
+      await store.write(batch.map((m) => send(m)));
+      ids.push(...batch.map((m) => m.id));
+    }
+    const seqs = await store.messageSeqs(ids);
+    const prev = new Map<string, number>();
+    const sizes: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const conv = i % 2 === 0 ? 'room:r1' : 'room:r2';
+      const seq = seqs.get(ids[i]!)!;
+      // As the service marks a read (src/receipts/service.ts rangeOf): from just after the
+      // conversation's message before, then its event.
+      const lo = (prev.get(conv) ?? 0) + 1;
+      prev.set(conv, seq);
+      await store.write([
+        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv, kind: 'read', lo, hi: seq, at: AT }] },
+        notice(conv, `read${i}`),
+      ]);
+      if (i === 99 || i === 999) sizes.push(await storedSize(store));
+    }
+    assert.equal(await stored(store), [`agent:a read 1-${seqs.get('m998')}`]);
+    assert.equal(await stored(store, 'room:r2'), [`agent:a read 1-${seqs.get('m999')}`]);
+    // The same records and events after 1,000 reads as after 100 (a seq's digits aside).
+    assert.ok(sizes[1]! - sizes[0]! <= 8, `stored ${sizes[0]} bytes after 100 reads, ${sizes[1]} after 1,000`);
+    assert.equal(await receiptEvents(store), ['read998', 'read999']);
   });
 
   if (backend !== 'memory') {
@@ -95,7 +161,7 @@ parts('sqlite', () => {
 parts('postgres: a record the batch found is updated, one it did not is inserted, once each', () => {
   const values: unknown[] = [];
   const param = (v: unknown) => `$${values.push(v)}`;
-  const again: ReceiptEffect = { op: 'receipt.put', record: { ...(put as ReceiptEffect).record, ranges: [[1, 3, AT]] }, stored: true };
+  const again: ReceiptEffect = { op: 'receipt.put', record: { ...(put as ReceiptPutEffect).record, ranges: [[1, 3, AT]] }, stored: true };
   const found: ReceiptEffect = {
     op: 'receipt.put',
     record: { reader: 'agent:b', conv: 'room:r1', kind: 'read', ranges: [[1, 1, AT]] },

@@ -213,7 +213,13 @@ export class MemoryStore implements Store {
         default: {
           const part = ownerOf(this.partStates.parts, e);
           if (!part) throw new StoreError('corrupt', `unknown effect ${JSON.stringify(e.op)}`);
-          this.parts.get(part)!.apply(clone(e));
+          const adapter = this.parts.get(part)!;
+          const dropped = adapter.replaces?.(e, this.seq);
+          if (dropped !== undefined && this.events[dropped - 1]) {
+            this.events[dropped - 1] = undefined;
+            this.holes++;
+          }
+          adapter.apply(clone(e));
         }
       }
     }

@@ -1,14 +1,24 @@
 // The receipts concern's part of the resolver (intents.ts): a receipt.mark decided against the
-// stored ranges, and the batch overlay's copy of the records its earlier effects changed.
+// stored ranges, a receipt.notice (a conversation's `message.receipts` event, replacing its last),
+// and the batch overlay's copy of the records its earlier effects changed.
 
 import type { CoreView, Put } from '../part.js';
-import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome } from './ops.js';
+import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome, ReceiptOp, ReceiptOutcome } from './ops.js';
 import { mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
 
 /** What a receipt.mark is decided on. */
 export interface ReceiptState {
   /** A reader's record of one kind in one conversation. */
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined;
+}
+
+/** Decides either op of the part. */
+export function decideReceipts(core: CoreView, state: ReceiptState, op: ReceiptOp, put: Put<ReceiptEffect>): ReceiptOutcome {
+  if (op.op === 'receipt.mark') return markReceipts(core, state, op, put);
+  // The event, then the note that makes it its conversation's (each backend drops the one before).
+  put({ op: 'event.append', event: op.event });
+  put({ op: 'receipt.event', conv: op.conv, event_id: op.event.id });
+  return { op: 'receipt.notice' };
 }
 
 export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMarkOp, put: Put<ReceiptEffect>): ReceiptMarkOutcome {
@@ -30,6 +40,7 @@ export class ReceiptOverlay implements ReceiptState {
   constructor(private readonly base: ReceiptState) {}
 
   note(e: ReceiptEffect): void {
+    if (e.op !== 'receipt.put') return;
     (this.changed ??= new Map()).set(receiptKey(e.record), e.record);
   }
 

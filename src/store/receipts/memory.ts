@@ -1,4 +1,5 @@
-// The receipts concern in the in-memory backend: records by key, and the keys of each conversation.
+// The receipts concern in the in-memory backend: records by key, the keys of each conversation, and
+// the seq of each conversation's `message.receipts` event (the store drops the one it replaces).
 
 import type { MemoryAdapter } from '../part.js';
 import type { ReceiptState } from './decide.js';
@@ -10,8 +11,19 @@ const clone = (r: ReceiptRecord): ReceiptRecord => ({ ...r, ranges: r.ranges.map
 export class MemoryReceipts implements MemoryAdapter<ReceiptEffect, ReceiptState, ReceiptReads> {
   private readonly byKey = new Map<string, ReceiptRecord>();
   private readonly byConv = new Map<string, Set<string>>();
+  /** Each conversation's last `message.receipts` event, by seq. */
+  private readonly eventOf = new Map<string, number>();
+
+  replaces(e: ReceiptEffect, lastSeq: number): number | undefined {
+    if (e.op !== 'receipt.event') return undefined;
+    const before = this.eventOf.get(e.conv);
+    // The event was appended by the effect before this one: the newest seq.
+    this.eventOf.set(e.conv, lastSeq);
+    return before;
+  }
 
   apply(e: ReceiptEffect): void {
+    if (e.op !== 'receipt.put') return;
     const key = receiptKey(e.record);
     this.byKey.set(key, clone(e.record));
     let keys = this.byConv.get(e.record.conv);

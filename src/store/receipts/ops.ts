@@ -1,5 +1,6 @@
-// The receipts concern's write intent, its outcome and the effect it resolves to (decide.ts).
+// The receipts concern's write intents, their outcomes and the effects they resolve to (decide.ts).
 
+import type { ServiceEvent } from '../../protocol/types.js';
 import type { ReceiptMark, ReceiptRecord } from './records.js';
 
 /**
@@ -11,17 +12,43 @@ export interface ReceiptMarkOp {
   marks: ReceiptMark[];
 }
 
+/**
+ * Appends a conversation's `message.receipts` event in place of the one appended before for that
+ * conversation: the event log keeps one per conversation, not one per flush (#43 part 8). The event
+ * goes to the feed like any other; the one it replaces leaves a hole in the seqs (as a purge does).
+ */
+export interface ReceiptNoticeOp {
+  op: 'receipt.notice';
+  /** Conversation key (`room:<id>`, `thread:<id>`, `dm:<id>`). */
+  conv: string;
+  /** The `message.receipts` event. */
+  event: ServiceEvent;
+}
+
+export type ReceiptOp = ReceiptMarkOp | ReceiptNoticeOp;
+
 /** What a receipt.mark did: the marks that changed a record. */
 export interface ReceiptMarkOutcome {
   op: 'receipt.mark';
   changed: ReceiptMark[];
 }
 
+export type ReceiptOutcome = ReceiptMarkOutcome | { op: 'receipt.notice' };
+
 /**
  * A record's ranges after a mark. `stored`: the decision found the record (Postgres then updates the
  * row it locked; a record it did not find is inserted, so another instance creating the same one
  * fails on the key and the batch is decided again on its ranges).
  */
-export type ReceiptEffect = { op: 'receipt.put'; record: ReceiptRecord; stored?: true };
+export type ReceiptPutEffect = { op: 'receipt.put'; record: ReceiptRecord; stored?: true };
 
-export const isReceiptEffect = (e: { op: string }): e is ReceiptEffect => e.op === 'receipt.put';
+/**
+ * The `message.receipts` event appended just before this effect (event_id) is now its
+ * conversation's: the one noted before it is deleted from the event log. Each backend keeps the
+ * note in its own table (sqlite by seq, Postgres by event id, memory by seq).
+ */
+export type ReceiptEventEffect = { op: 'receipt.event'; conv: string; event_id: string };
+
+export type ReceiptEffect = ReceiptPutEffect | ReceiptEventEffect;
+
+export const isReceiptEffect = (e: { op: string }): e is ReceiptEffect => e.op === 'receipt.put' || e.op === 'receipt.event';

@@ -1,13 +1,14 @@
-// The receipts concern in Postgres: its table, the records a batch reads and locks, its reads and
+// The receipts concern in Postgres: its tables, the records a batch reads and locks, its reads and
 // the statement pieces of its effect.
 
-import type { PgRows, PostgresAdapter } from '../part.js';
+import type { PgRows, PgStatement, PostgresAdapter } from '../part.js';
 import type { ReceiptState } from './decide.js';
-import type { ReceiptEffect, ReceiptMarkOp } from './ops.js';
+import type { ReceiptEffect, ReceiptOp, ReceiptPutEffect } from './ops.js';
 import { receiptKey, type ReceiptKind, type ReceiptReads, type ReceiptRecord } from './records.js';
 
 /** The table's name in the store's schema. */
 const RECEIPTS_TABLE = 'receipts';
+const RECEIPT_EVENTS_TABLE = 'receipt_events';
 
 /**
  * The table (`S` is the schema), as migration 4 of postgres/schema.ts created it before the part
@@ -23,6 +24,17 @@ const RECEIPTS_DDL = `
       );
     `;
 
+/**
+ * Version 2 (#43 part 8): each conversation's last `message.receipts` event, by event id (the
+ * events table's events_by_id finds it), so the next one replaces it. Events stored before it stay.
+ */
+const RECEIPT_EVENTS_DDL = `
+      CREATE TABLE IF NOT EXISTS S.receipt_events (
+        conv text PRIMARY KEY,
+        event_id text NOT NULL
+      );
+    `;
+
 const recordOf = (r: Record<string, unknown>): ReceiptRecord => ({
   reader: String(r.reader),
   conv: String(r.conv),
@@ -30,10 +42,11 @@ const recordOf = (r: Record<string, unknown>): ReceiptRecord => ({
   ranges: JSON.parse(String(r.ranges)) as ReceiptRecord['ranges'],
 });
 
-export const postgresReceipts: PostgresAdapter<ReceiptMarkOp, ReceiptEffect, ReceiptState, ReceiptReads> = {
-  migrations: [RECEIPTS_DDL],
-  ctes(mine, sql) {
+export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, ReceiptState, ReceiptReads> = {
+  migrations: [RECEIPTS_DDL, RECEIPT_EVENTS_DDL],
+  ctes(all, sql) {
     const table = sql.table(RECEIPTS_TABLE);
+    const mine = all.filter((e): e is ReceiptPutEffect => e.op === 'receipt.put');
     // One final record per key (the CTEs of a statement cannot see each other's rows); whether it
     // was stored is the batch's first effect on it (later ones saw the earlier effect, not the row).
     const finals = new Map<string, { record: ReceiptRecord; stored: boolean }>();
@@ -54,12 +67,14 @@ export const postgresReceipts: PostgresAdapter<ReceiptMarkOp, ReceiptEffect, Rec
       else fresh.push(sql.row([r.conv, r.reader, r.kind, json]));
     }
     if (fresh.length > 0) out.push(`INSERT INTO ${table} (conv, reader, kind, ranges) VALUES ${fresh.join(', ')}`);
+    out.push(...eventCtes(all, sql));
     return out;
   },
   async prefetch(c, T, mine) {
     // The records the marks name, locked in one order (to avoid deadlocks).
     const keys = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
-    for (const op of mine) for (const m of op.marks) keys.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
+    for (const op of mine)
+      if (op.op === 'receipt.mark') for (const m of op.marks) keys.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
     const sorted = [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, k]) => k);
     const found = new Map<string, ReceiptRecord>();
     if (sorted.length > 0) {
@@ -82,3 +97,22 @@ export const postgresReceipts: PostgresAdapter<ReceiptMarkOp, ReceiptEffect, Rec
       ),
   }),
 };
+
+/**
+ * A batch's `receipt.event` effects: each conversation's event noted before (the statement's
+ * snapshot: not the batch's own) is deleted, and the batch's last one of each is noted. Two
+ * instances noting one conversation at once both delete the same old event; the loser's new one
+ * then stays unnoted (one extra event, kept like any other).
+ */
+function eventCtes(all: readonly ReceiptEffect[], sql: PgStatement): string[] {
+  const last = new Map<string, string>();
+  for (const e of all) if (e.op === 'receipt.event') last.set(e.conv, e.event_id);
+  if (last.size === 0) return [];
+  const notes = sql.table(RECEIPT_EVENTS_TABLE);
+  const convs = `${sql.param([...last.keys()])}::text[]`;
+  return [
+    `DELETE FROM ${sql.table('events')} WHERE event_id IN (SELECT event_id FROM ${notes} WHERE conv = ANY(${convs}))`,
+    `INSERT INTO ${notes} (conv, event_id) VALUES ${[...last].map(([c, id]) => sql.row([c, id])).join(', ')} ` +
+      'ON CONFLICT (conv) DO UPDATE SET event_id = excluded.event_id',
+  ];
+}

@@ -1,6 +1,7 @@
-// The receipts concern in sqlite: its table, its SQL and how its effect is applied.
+// The receipts concern in sqlite: its tables, its SQL and how its effects are applied.
 
 import type { SqlAll, SqliteAdapter } from '../part.js';
+import { COUNT_DROPPED_EVENTS } from '../sqlite/retention.js';
 import type { ReceiptState } from './decide.js';
 import type { ReceiptEffect } from './ops.js';
 import type { ReceiptKind, ReceiptReads, ReceiptRecord } from './records.js';
@@ -19,11 +20,34 @@ const RECEIPTS_DDL = `
       ) WITHOUT ROWID;
     `;
 
+/**
+ * Version 2 (#43 part 8): each conversation's last `message.receipts` event, by seq, so the next
+ * one replaces it. Events stored before it stay (a store that ran with receipts keeps what it had;
+ * each conversation's next event starts the replacing).
+ */
+const RECEIPT_EVENTS_DDL = `
+      CREATE TABLE IF NOT EXISTS receipt_events (
+        conv TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `;
+
 const rangesOf = (v: unknown) => JSON.parse(v as string) as ReceiptRecord['ranges'];
 
 export const sqliteReceipts: SqliteAdapter<ReceiptEffect, ReceiptState, ReceiptReads> = {
-  migrations: [RECEIPTS_DDL],
+  migrations: [RECEIPTS_DDL, RECEIPT_EVENTS_DDL],
   apply(run, e) {
+    if (e.op === 'receipt.event') {
+      // The event was appended by the effect just before this one (decide.ts): the newest seq. The
+      // one noted before goes (counted as purged, so the store's event count stays true).
+      run('DELETE FROM events WHERE seq = (SELECT seq FROM receipt_events WHERE conv = ?)', [e.conv]);
+      run(COUNT_DROPPED_EVENTS);
+      run(
+        'INSERT INTO receipt_events (conv, seq) VALUES (?, (SELECT max(seq) FROM events)) ON CONFLICT (conv) DO UPDATE SET seq = excluded.seq',
+        [e.conv],
+      );
+      return;
+    }
     const r = e.record;
     run(
       'INSERT INTO receipts (conv, reader, kind, ranges) VALUES (?, ?, ?, ?) ON CONFLICT (conv, reader, kind) DO UPDATE SET ranges = excluded.ranges',

@@ -26,6 +26,12 @@ const PURGE_EVENTS = `DELETE FROM events WHERE message_id IN ${IDS}`;
 // events are not looked up a second time to be counted (at 1M messages the count cost as much as
 // the delete: bench/tools/purge-cost.ts).
 const COUNT_PURGED = setMeta(PURGED_KEY, `${metaInt(PURGED_KEY)} + changes()`);
+/**
+ * Counts the events the statement just run deleted as purged (so the store's event count stays
+ * true), for a part that drops events of its own (receipts: a conversation's replaced
+ * `message.receipts` event). Never the newest event, so the last seq stays.
+ */
+export const COUNT_DROPPED_EVENTS = COUNT_PURGED;
 
 const PURGE = [
   // The same expression as artifacts_by_message (schema.ts, version 14), so the index is used.

@@ -1,5 +1,5 @@
-// npm run soak: a long mixed-traffic run against a real `svc serve` (sqlite store), not part of
-// npm test. Senders post room, thread and DM messages (every fifth message of a room is human, as
+// npm run soak: a long mixed-traffic run against a real `svc serve` (sqlite store, or PostgreSQL
+// with `--store postgres`), not part of npm test. Senders post room, thread and DM messages (every fifth message of a room is human, as
 // in a staffed network, so the loop guard never has cause to trip); history readers page through
 // rooms; SSE observers follow everything; 200 attached agents ACK what they get and drop and
 // reconnect at random, resuming from their last processed cursor.
@@ -7,11 +7,12 @@
 // Every minute it prints throughput, error counts, p99 latencies, event delivery lag and the
 // server's resident memory. It fails (exit 1) on any error response, any lost or duplicated event,
 // or memory that grows after warm-up by more than the data stored since then explains (sql.js
-// keeps the database itself in memory; what receipts store is counted apart).
+// keeps the database itself in memory; on PostgreSQL the server process keeps none of it).
 //
 //   npm run soak                       # 10 minutes, 200 agents
 //   npm run soak -- --minutes 2 --agents 50 --rate 40
 //   npm run soak -- --minutes 4 --no-receipts --probe /tmp/probe   # server.receipts false; store backups to read
+//   npm run soak -- --minutes 3 --store postgres --probe           # a throwaway PostgreSQL; table sizes printed
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,14 +26,17 @@ import {
   MINUTES,
   OBSERVERS,
   PROBE,
+  PROBE_PG,
   RATE,
   READ_RATE,
   RECEIPTS,
   ROOMS,
   roomsOf,
   sleep,
+  STORE,
   WARMUP_MIN,
 } from './soak/options.js';
+import { type PgStore, pgStore, probePg } from './soak/pg-store.js';
 import { audience, type Seen } from './soak/seen.js';
 import { closeMinute, cur, errorSamples, type Minute, minutes, p99 } from './soak/stats.js';
 import { paced, readOne, sendOne } from './soak/traffic.js';
@@ -56,18 +60,17 @@ function rssOf(s: TestServer): number {
 const mib = (b: number) => (b / 1048576).toFixed(1);
 
 /**
- * Resident bytes per byte of a message.receipts event as the observer is sent it: the events table
- * takes 1.58 bytes of pages per byte of event, and the server holds each page about 2.75 times (the
- * in-memory file, SQLite's page cache while the database is under its 64 MiB, and the rest). Both
- * measured in a 4-minute soak with and without receipts (docs/performance.md, "The soak").
+ * Resident bytes per receipt row of a new thread's or DM's reader (sqlite): 400 bytes of pages
+ * (measured: the row, its share of the conversation's one `message.receipts` event) × 2.75, the
+ * times the server holds each page (the in-memory file, SQLite's page cache while the database is
+ * under its 64 MiB, and the rest; docs/performance.md, "The soak").
  */
-const RECEIPT_EVENT_RSS = 4.4;
-/** Resident bytes per receipt row of a new thread's or DM's reader: 400 bytes of pages (measured) × 2.75. */
 const RECEIPT_ROW_RSS = 1100;
 
-/** `--probe DIR`: an online backup of the store into DIR/<name> (its svc.db is checkpointed). */
-async function probe(s: TestServer, name: string): Promise<void> {
-  if (!PROBE) return;
+/** `--probe DIR`: an online backup of the store into DIR/<name> (its svc.db is checkpointed); on PostgreSQL, its tables' sizes. */
+async function probe(s: TestServer, name: string, pgs: PgStore | undefined): Promise<void> {
+  if (PROBE_PG && pgs) return probePg(pgs, name).catch((err: unknown) => console.log(`probe: ${String(err)}`));
+  if (!PROBE || pgs) return;
   const dir = path.resolve(PROBE, name);
   const r = await fetch(`${s.url}/v1/backup`, {
     method: 'POST',
@@ -84,12 +87,18 @@ async function main(): Promise<number> {
       .filter((i) => roomsOf(i).includes(r))
       .map(agentId),
   }));
+  const pgs = STORE === 'postgres' ? await pgStore() : undefined;
   const s = await startServer({
-    config: { network: { id: 'soak', name: 'Soak' }, rooms, ...(RECEIPTS ? {} : { server: { receipts: false } }) },
+    config: {
+      network: { id: 'soak', name: 'Soak' },
+      rooms,
+      ...(RECEIPTS ? {} : { server: { receipts: false } }),
+      ...(pgs ? { store: { backend: 'postgres', url: pgs.url, schema: pgs.schema } } : {}),
+    },
   });
   console.log(
     `soak: ${MINUTES} min, ${AGENTS} attached agents, ${OBSERVERS} SSE observers, ${RATE} sends/s, ${READ_RATE} reads/s` +
-      `${RECEIPTS ? '' : ', receipts off'}; server pid ${s.proc.pid} at ${s.url}`,
+      `${RECEIPTS ? '' : ', receipts off'}, ${STORE} store; server pid ${s.proc.pid} at ${s.url}`,
   );
   const agents = Array.from({ length: AGENTS }, (_, i) => new Agent(i, s));
   for (const a of agents) a.start();
@@ -122,7 +131,7 @@ async function main(): Promise<number> {
     const m = closeMinute();
     minuteStarted = Date.now();
     report(m, 60);
-    if (minutes.length === WARMUP_MIN) void probe(s, 'warm');
+    if (minutes.length === WARMUP_MIN) void probe(s, 'warm', pgs);
   }, 60_000);
 
   await Promise.all([paced(RATE, 32, over, () => sendOne(s)), paced(READ_RATE, 16, over, () => readOne(s))]);
@@ -175,16 +184,16 @@ async function main(): Promise<number> {
   if (warm && last && minutes.length > WARMUP_MIN) {
     const since = minutes.slice(WARMUP_MIN);
     const stored = since.reduce((n, m) => n + m.storedBytes, 0);
-    // What receipts keep, counted apart (measured with --probe, docs/performance.md "The soak"): the
-    // message.receipts events, about one per message here (one per conversation per 200 ms flush,
-    // a mark per reader who moved), which the feed keeps like any event, and a row per reader of
-    // each new thread or DM. Both are data the store holds, not a leak; the messages' factor does
-    // not cover them (an event is 12 times a message.created event).
+    // What the store keeps in this process: on sqlite (sql.js keeps the database in memory) the
+    // messages' bytes, and a receipt row per reader of each thread or DM first written to (with
+    // its share of the conversation's one `message.receipts` event, which replaces the one before:
+    // the event log keeps one per conversation, not one per message, so receipts add nothing per
+    // delivery). On PostgreSQL the process keeps none of it.
+    const readerRows = since.reduce((n, m) => n + m.readerRows, 0);
     const receiptEvents = since.reduce((n, m) => n + m.receiptEvents, 0);
     const receiptBytes = since.reduce((n, m) => n + m.receiptBytes, 0);
-    const readerRows = since.reduce((n, m) => n + m.readerRows, 0);
-    const receipts = RECEIPT_EVENT_RSS * receiptBytes + RECEIPT_ROW_RSS * readerRows;
-    const allowance = 6 * stored + receipts + 48 * 1048576;
+    const kept = STORE === 'sqlite' ? 6 * stored + RECEIPT_ROW_RSS * readerRows : 0;
+    const allowance = kept + 48 * 1048576;
     const grown = last.rss - warm.rss;
     const heapGrown =
       Math.max(
@@ -194,8 +203,9 @@ async function main(): Promise<number> {
           .filter(Number.isFinite),
       ) - warm.heapLow;
     console.log(
-      `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (allowance ${mib(allowance)} MiB for ${mib(stored)} MiB of messages stored since, ` +
-        `${mib(receipts)} MiB of it for ${receiptEvents} message.receipts events of ${mib(receiptBytes)} MiB and ${readerRows} receipt rows); ` +
+      `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (allowance ${mib(allowance)} MiB for ${mib(stored)} MiB of messages stored since ` +
+        `and ${readerRows} receipt rows of new conversations${STORE === 'sqlite' ? '' : ', none of it in this process'}; ` +
+        `${receiptEvents} message.receipts events of ${mib(receiptBytes)} MiB sent to an observer, each replacing its conversation's last); ` +
         `js heap low ${mib(warm.heapLow)} MiB after warm-up, ${mib(last.heapLow)} MiB at the end`,
     );
     if (grown > allowance)
@@ -204,7 +214,7 @@ async function main(): Promise<number> {
       );
     if (heapGrown > 32 * 1048576) failures.push(`the JS heap grew by ${mib(heapGrown)} MiB after warm-up`);
   }
-  await probe(s, 'end');
+  await probe(s, 'end', pgs);
   const total = minutes.reduce((n, m) => n + m.sends, 0);
   console.log(
     `sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`,

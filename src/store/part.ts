@@ -24,6 +24,12 @@ export interface CoreView {
   hasMessage(id: string): boolean;
 }
 
+/** What the in-memory backend's core tells a part's adapter (its own records are the part's). */
+export interface MemoryCore {
+  /** Whether a message of `conv` was created with an event seq strictly between `after` and `before`. */
+  createdBetween(conv: string, after: number, before: number): boolean;
+}
+
 /** A part's state with the batch's earlier effects laid over it (so later ops of a batch see them). */
 export type Overlaid<S, E> = S & { note(e: E): void };
 
@@ -138,7 +144,7 @@ export interface StorePart<O extends Tagged = Tagged, U = unknown, E extends Tag
   decide(core: CoreView, state: Overlaid<S, E>, op: O, put: Put<E>): U;
   /** Lays the batch's effects over `base`. */
   overlay(base: S): Overlaid<S, E>;
-  memory(): MemoryAdapter<E, S, R>;
+  memory(core: MemoryCore): MemoryAdapter<E, S, R>;
   readonly sqlite: SqliteAdapter<E, S, R>;
   readonly postgres: PostgresAdapter<O, E, S, R>;
   /**

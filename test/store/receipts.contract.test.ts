@@ -99,26 +99,50 @@ for (const backend of BACKENDS) {
       ids.push(...batch.map((m) => m.id));
     }
     const seqs = await store.messageSeqs(ids);
-    const prev = new Map<string, number>();
     const sizes: number[] = [];
     for (let i = 0; i < ids.length; i++) {
       const conv = i % 2 === 0 ? 'room:r1' : 'room:r2';
       const seq = seqs.get(ids[i]!)!;
-      // As the service marks a read (src/receipts/service.ts rangeOf): from just after the
-      // conversation's message before, then its event.
-      const lo = (prev.get(conv) ?? 0) + 1;
-      prev.set(conv, seq);
+      // Each message marked alone (as an MCP hand-over marks it): between two of a room's
+      // messages lies the other room's.
       await store.write([
-        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv, kind: 'read', lo, hi: seq, at: AT }] },
+        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv, kind: 'read', lo: seq, hi: seq, at: AT }] },
         notice(conv, `read${i}`),
       ]);
       if (i === 99 || i === 999) sizes.push(await storedSize(store));
     }
-    assert.equal(await stored(store), [`agent:a read 1-${seqs.get('m998')}`]);
-    assert.equal(await stored(store, 'room:r2'), [`agent:a read 1-${seqs.get('m999')}`]);
+    assert.equal(await stored(store), [`agent:a read ${seqs.get('m0')}-${seqs.get('m998')}`]);
+    assert.equal(await stored(store, 'room:r2'), [`agent:a read ${seqs.get('m1')}-${seqs.get('m999')}`]);
     // The same records and events after 1,000 reads as after 100 (a seq's digits aside).
     assert.ok(sizes[1]! - sizes[0]! <= 8, `stored ${sizes[0]} bytes after 100 reads, ${sizes[1]} after 1,000`);
     assert.equal(await receiptEvents(store), ['read998', 'read999']);
+  });
+
+  test('an attachment resuming across interleaved conversations keeps one range; a skipped message stays a gap', async () => {
+    await store.write([createRoom('r2')]);
+    const batch = Array.from({ length: 40 }, (_, k) => msg(`g${k}`, inRoom(k % 2 === 0 ? 'r1' : 'r2')));
+    await store.write(batch.map((m) => send(m)));
+    const seqs = await store.messageSeqs(batch.map((m) => m.id));
+    const seq = (k: number) => seqs.get(`g${k}`)!;
+    // Attachments of ten messages each, every one resuming from the cursor the last ended at (a
+    // message of either room): each marks from its start to its room's last message it ACKed.
+    let start = seq(0) - 1;
+    for (let k = 0; k < 40; k += 10) {
+      const end = seq(k + 9);
+      await store.write([
+        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv: 'room:r1', kind: 'delivered', lo: start + 1, hi: seq(k + 8), at: AT }] },
+        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv: 'room:r2', kind: 'delivered', lo: start + 1, hi: end, at: AT }] },
+      ]);
+      start = end;
+    }
+    assert.equal(await stored(store), [`agent:a delivered ${seq(0)}-${seq(38)}`]);
+    assert.equal(await stored(store, 'room:r2'), [`agent:a delivered ${seq(0)}-${seq(39)}`]);
+    // A reader that read g0 and g4 of r1 but not g2 between them keeps two ranges.
+    await store.write([mark(seq(0), seq(0), 'agent:b', 'read'), mark(seq(4), seq(4), 'agent:b', 'read')]);
+    assert.ok((await stored(store)).includes(`agent:b read ${seq(0)}-${seq(0)},${seq(4)}-${seq(4)}`));
+    // Reading g2 joins them across r2's messages.
+    await store.write([mark(seq(2), seq(2), 'agent:b', 'read')]);
+    assert.ok((await stored(store)).includes(`agent:b read ${seq(0)}-${seq(4)}`), (await stored(store)).join('; '));
   });
 
   if (backend !== 'memory') {
@@ -146,7 +170,7 @@ parts('owns', () => {
 });
 
 parts('memory', async () => {
-  const m = new MemoryReceipts();
+  const m = new MemoryReceipts({ createdBetween: () => true });
   m.apply(put as ReceiptEffect);
   assert.equal(await m.reads.list('room:r1'), [{ reader: 'agent:a', conv: 'room:r1', kind: 'read', ranges: [[1, 2, AT]] }]);
   assert.equal(await m.reads.list('room:r2'), []);

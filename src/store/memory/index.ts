@@ -35,7 +35,7 @@ import {
 import { expiredOf } from '../filters.js';
 import { decideOnFreshReads } from '../decide.js';
 import { MemorySearch } from './search.js';
-import { ownerOf, type AnyPart, type MemoryAdapter, type ReadsOf } from '../part.js';
+import { ownerOf, type AnyPart, type MemoryAdapter, type MemoryCore, type ReadsOf } from '../part.js';
 import { ALL_PARTS } from '../concerns.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -86,7 +86,8 @@ export class MemoryStore implements Store {
   private readonly partStates: PartStates;
 
   constructor(parts: readonly AnyPart[] = ALL_PARTS) {
-    this.parts = new Map(parts.map((p) => [p, p.memory()]));
+    const core: MemoryCore = { createdBetween: (conv, after, before) => this.createdBetween(conv, after, before) };
+    this.parts = new Map(parts.map((p) => [p, p.memory(core)]));
     this.partStates = { parts, state: (p) => this.parts.get(p)!.state };
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
   }
@@ -224,6 +225,20 @@ export class MemoryStore implements Store {
       }
     }
     return events;
+  }
+
+  /** Whether a message of `conv` was created with an event seq strictly between `after` and `before` (newest first). */
+  private createdBetween(conv: string, after: number, before: number): boolean {
+    // A seq not given yet may still be a message's.
+    if (before - 1 > this.seq) return true;
+    const list = this.convs.get(conv) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const seq = this.messageSeq.get(list[i]!.id);
+      if (seq === undefined) continue;
+      if (seq <= after) return false;
+      if (seq < before) return true;
+    }
+    return false;
   }
 
   /** Drops what a deleted or purged message leaves: artifacts, versions, and each part's records of it. */

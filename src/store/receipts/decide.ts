@@ -4,12 +4,17 @@
 
 import type { CoreView, Put } from '../part.js';
 import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome, ReceiptOp, ReceiptOutcome } from './ops.js';
-import { mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
+import { bridge, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
 
 /** What a receipt.mark is decided on. */
 export interface ReceiptState {
   /** A reader's record of one kind in one conversation. */
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined;
+  /**
+   * Whether a message of `conv` was created with an event seq strictly between `after` and
+   * `before` (records.ts bridge); true when the backend cannot tell (the gap then stays).
+   */
+  createdBetween(conv: string, after: number, before: number): boolean;
 }
 
 /** Decides either op of the part. */
@@ -25,8 +30,10 @@ export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMa
   const changed: ReceiptMark[] = [];
   for (const m of op.marks) {
     const cur = state.receipt(m.reader, m.conv, m.kind);
-    const ranges = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
-    if (!ranges) continue;
+    const merged = mergeRange(cur?.ranges ?? [], m.lo, m.hi, m.at);
+    if (!merged) continue;
+    // Across the gaps that hold none of the conversation's messages: one range for a reader that reads on.
+    const ranges = merged.length > 1 ? bridge(merged, m.hi, (a, b) => state.createdBetween(m.conv, a, b)) : merged;
     put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges }, ...(cur ? { stored: true as const } : {}) });
     changed.push(m);
   }
@@ -42,6 +49,11 @@ export class ReceiptOverlay implements ReceiptState {
   note(e: ReceiptEffect): void {
     if (e.op !== 'receipt.put') return;
     (this.changed ??= new Map()).set(receiptKey(e.record), e.record);
+  }
+
+  createdBetween(conv: string, after: number, before: number): boolean {
+    // The batch's own messages come after every seq a mark names: the stored ones answer.
+    return this.base.createdBetween(conv, after, before);
   }
 
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {

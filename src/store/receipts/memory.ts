@@ -1,7 +1,7 @@
 // The receipts concern in the in-memory backend: records by key, the keys of each conversation, and
 // the seq of each conversation's `message.receipts` event (the store drops the one it replaces).
 
-import type { MemoryAdapter } from '../part.js';
+import type { MemoryAdapter, MemoryCore } from '../part.js';
 import type { ReceiptState } from './decide.js';
 import type { ReceiptEffect } from './ops.js';
 import { receiptKey, type ReceiptReads, type ReceiptRecord } from './records.js';
@@ -31,8 +31,13 @@ export class MemoryReceipts implements MemoryAdapter<ReceiptEffect, ReceiptState
     keys.add(key);
   }
 
+  constructor(private readonly core: MemoryCore) {}
+
   // The stored records: the resolver does not change them.
-  readonly state: ReceiptState = { receipt: (reader, conv, kind) => this.byKey.get(receiptKey({ reader, conv, kind })) };
+  readonly state: ReceiptState = {
+    receipt: (reader, conv, kind) => this.byKey.get(receiptKey({ reader, conv, kind })),
+    createdBetween: (conv, after, before) => this.core.createdBetween(conv, after, before),
+  };
 
   readonly reads: ReceiptReads = {
     list: async (conv) => [...(this.byConv.get(conv) ?? [])].map((k) => clone(this.byKey.get(k)!)),

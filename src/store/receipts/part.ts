@@ -16,7 +16,7 @@ export const receiptsPart: StorePart<ReceiptOp, ReceiptOutcome, ReceiptEffect, R
   needs: () => ({}),
   decide: decideReceipts,
   overlay: (base) => new ReceiptOverlay(base),
-  memory: () => new MemoryReceipts(),
+  memory: (core) => new MemoryReceipts(core),
   sqlite: sqliteReceipts,
   postgres: postgresReceipts,
   copy: {

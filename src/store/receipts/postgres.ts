@@ -1,10 +1,19 @@
 // The receipts concern in Postgres: its tables, the records a batch reads and locks, its reads and
 // the statement pieces of its effect.
 
-import type { PgRows, PgStatement, PostgresAdapter } from '../part.js';
+import type pg from 'pg';
+import type { PgRows, PgStatement, PgTables, PostgresAdapter } from '../part.js';
 import type { ReceiptState } from './decide.js';
 import type { ReceiptEffect, ReceiptOp, ReceiptPutEffect } from './ops.js';
-import { receiptKey, type ReceiptKind, type ReceiptReads, type ReceiptRecord } from './records.js';
+import {
+  MAX_BRIDGE_SEQS,
+  mergeRange,
+  receiptKey,
+  type ReceiptKind,
+  type ReceiptRange,
+  type ReceiptReads,
+  type ReceiptRecord,
+} from './records.js';
 
 /** The table's name in the store's schema. */
 const RECEIPTS_TABLE = 'receipts';
@@ -88,7 +97,12 @@ export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, Receipt
         found.set(receiptKey(rec), rec);
       }
     }
-    return { receipt: (reader, conv, kind) => found.get(receiptKey({ reader, conv, kind })) };
+    const busy = await busyGaps(c, T, mine, found);
+    return {
+      receipt: (reader, conv, kind) => found.get(receiptKey({ reader, conv, kind })),
+      // A gap the prefetch did not read counts as holding a message: it stays a gap.
+      createdBetween: (conv, after, before) => busy.get(gapKey(conv, after, before)) ?? true,
+    };
   },
   reads: (rows: PgRows, T) => ({
     list: async (conv) =>
@@ -115,4 +129,51 @@ function eventCtes(all: readonly ReceiptEffect[], sql: PgStatement): string[] {
     `INSERT INTO ${notes} (conv, event_id) VALUES ${[...last].map(([c, id]) => sql.row([c, id])).join(', ')} ` +
       'ON CONFLICT (conv) DO UPDATE SET event_id = excluded.event_id',
   ];
+}
+
+const gapKey = (conv: string, after: number, before: number) => `${after} ${before} ${conv}`;
+
+/**
+ * Whether each gap the batch's marks may bridge (records.ts bridge: next to the range a mark grows)
+ * holds a message of its conversation, read in one query. The marks are merged in order as the
+ * decision merges them (without bridging: a gap only a bridge would bring next to a mark is not
+ * read, and stays).
+ */
+async function busyGaps(
+  c: pg.ClientBase,
+  T: PgTables,
+  mine: readonly ReceiptOp[],
+  found: ReadonlyMap<string, ReceiptRecord>,
+): Promise<Map<string, boolean>> {
+  const ranges = new Map<string, ReceiptRange[]>();
+  const gaps = new Map<string, { conv: string; after: number; before: number }>();
+  for (const op of mine) {
+    if (op.op !== 'receipt.mark') continue;
+    for (const m of op.marks) {
+      const key = receiptKey(m);
+      const merged = mergeRange(ranges.get(key) ?? found.get(key)?.ranges ?? [], m.lo, m.hi, m.at);
+      if (!merged) continue;
+      ranges.set(key, merged);
+      const k = merged.findIndex(([a, b]) => a <= m.hi && m.hi <= b);
+      for (const [x, y] of [
+        [merged[k - 1], merged[k]],
+        [merged[k], merged[k + 1]],
+      ] as const)
+        if (x && y && y[0] - x[1] - 1 <= MAX_BRIDGE_SEQS) gaps.set(gapKey(m.conv, x[1], y[0]), { conv: m.conv, after: x[1], before: y[0] });
+    }
+  }
+  const out = new Map<string, boolean>();
+  if (gaps.size === 0) return out;
+  const list = [...gaps.values()];
+  const r = await c.query(
+    // A seq not committed yet may still be a message's (seqs commit in order: below the newest
+    // committed one every seq is final).
+    `SELECT g.i FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS g(conv, after, before, i) ` +
+      `WHERE g.before - 1 > (SELECT coalesce(max(seq), 0) FROM ${T.table('events')}) OR EXISTS (` +
+      `SELECT 1 FROM ${T.table('events')} e JOIN ${T.messages} m ON m.id = e.message_id WHERE e.seq > g.after AND e.seq < g.before AND m.conv = g.conv)`,
+    [list.map((g) => g.conv), list.map((g) => g.after), list.map((g) => g.before)],
+  );
+  const busy = new Set(r.rows.map((row) => Number(row.i) - 1));
+  list.forEach((g, i) => out.set(gapKey(g.conv, g.after, g.before), busy.has(i)));
+  return out;
 }

@@ -2,8 +2,11 @@
 // `read`) a short list of covered ranges of event sequence numbers. A message is covered when the
 // seq of its `message.created` event lies in one of its reader's ranges. An attachment that resumes
 // from its cursor extends one range for ever; a reader that skips ahead (a history page far back,
-// an attachment started at the live head) opens another. So the cost is one row per reader and
-// conversation, not one per reader and message. Pure: every backend merges with these functions.
+// an attachment started at the live head) opens another. Event seqs are global, so between two of
+// a conversation's messages lie other conversations' events: two ranges whose gap holds no message
+// of the conversation are joined (`bridge`, #43 part 8), so the ranges run over the conversation's
+// own messages and a reader that reads them in order keeps one range, however its conversations
+// interleave. So the cost is one row per reader and conversation, not one per reader and message. Pure: every backend merges with these functions.
 // The receipts part (part.ts) keeps them; its readers reach them through `store.part(receiptsPart)`.
 
 export type ReceiptKind = 'delivered' | 'read';
@@ -57,6 +60,39 @@ export function mergeRange(ranges: readonly ReceiptRange[], lo: number, hi: numb
   out.push([nlo, nhi, at]);
   out.sort((a, b) => a[0] - b[0]);
   return out.length > MAX_RANGES ? out.slice(out.length - MAX_RANGES) : out;
+}
+
+/**
+ * Whether a message of a conversation was created with an event seq strictly between `after` and
+ * `before` (each backend reads its events and messages: ReceiptState.createdBetween).
+ */
+export type CreatedBetween = (after: number, before: number) => boolean;
+
+/** Widest gap of seqs `bridge` asks about: a wider one stays a gap (the read would cost too much). */
+export const MAX_BRIDGE_SEQS = 2048;
+
+/**
+ * `ranges` (as mergeRange left them) with the range holding `seq` joined to its neighbours across
+ * gaps that hold no message of the conversation: the gaps are other conversations' events, and no
+ * message can be created in them later (seqs only grow). The joined range takes the later `at`.
+ */
+export function bridge(ranges: ReceiptRange[], seq: number, createdBetween: CreatedBetween): ReceiptRange[] {
+  const k = ranges.findIndex(([a, b]) => a <= seq && seq <= b);
+  if (k < 0) return ranges;
+  const out = [...ranges];
+  let i = k;
+  const join = (lo: number, hi: number) => {
+    const [a, b] = [out[lo]!, out[hi]!];
+    out.splice(lo, 2, [a[0], b[1], a[2] > b[2] ? a[2] : b[2]]);
+  };
+  const open = (before: ReceiptRange, after: ReceiptRange) =>
+    after[0] - before[1] - 1 <= MAX_BRIDGE_SEQS && !createdBetween(before[1], after[0]);
+  if (i > 0 && open(out[i - 1]!, out[i]!)) {
+    join(i - 1, i);
+    i--;
+  }
+  if (i + 1 < out.length && open(out[i]!, out[i + 1]!)) join(i, i + 1);
+  return out;
 }
 
 /** The range covering `seq`, if any. */

@@ -55,6 +55,20 @@ export const sqliteReceipts: SqliteAdapter<ReceiptEffect, ReceiptState, ReceiptR
     );
   },
   state: (all) => ({
+    createdBetween(conv, after, before) {
+      // A seq not given yet may still be a message's. Else the gap's events (bridge bounds its
+      // width), each message's through its id: a message's events carry message_id (frame.ts),
+      // as the core's messageSeqs reads them.
+      const [last] = all('SELECT coalesce(max(seq), 0) FROM events', []);
+      if (before - 1 > Number(last?.[0] ?? 0)) return true;
+      return (
+        all('SELECT 1 FROM events e JOIN messages m ON m.id = e.message_id WHERE e.seq > ? AND e.seq < ? AND m.conv = ? LIMIT 1', [
+          after,
+          before,
+          conv,
+        ]).length > 0
+      );
+    },
     receipt(reader, conv, kind) {
       const [r] = all('SELECT ranges FROM receipts WHERE conv = ? AND reader = ? AND kind = ?', [conv, reader, kind]);
       return r && { reader, conv, kind, ranges: rangesOf(r[0]) };

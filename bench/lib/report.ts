@@ -3,6 +3,7 @@
 import type { FanoutResult, IngestResult } from '../scenarios/live.js';
 import type { AttachResult } from '../scenarios/attach.js';
 import type { HistoryResult } from '../scenarios/history.js';
+import type { FootprintResult } from '../scenarios/receipts-footprint.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;
@@ -71,6 +72,8 @@ export interface Results {
   receipts?: {
     ingest: { with: Measured<IngestResult>; without: Measured<IngestResult>; with_vs_without?: Ratios<IngestResult> };
     fanout_max: { with: Measured<Max>; without: Measured<Max>; with_vs_without?: Ratios<Max> };
+    /** What each side keeps per 1,000 deliveries to ACKing agents: store bytes and resident memory. */
+    per_1k_deliveries: { with: Measured<FootprintResult>; without: Measured<FootprintResult> };
     note?: string;
   };
   history: { svc: Ref<HistoryResult>; note?: string };

@@ -197,6 +197,25 @@ export function table(r: Results): string {
       verdict(atMost(rat(rf.with_vs_without, 'cpu_us_per_delivery', rf.with, rf.without), 1.1)),
       rfIdle,
     );
+    // What receipts keep, per 1,000 deliveries of a paced fan-out (no target: the figures show
+    // whether the cost follows deliveries; docs/receipts.md).
+    const kept = rc.per_1k_deliveries;
+    if (kept) {
+      add(
+        `store bytes per 1,000 deliveries to ${p.subscribers} ACKing agents with receipts (baseline column: without)`,
+        med(kept.with, 'store_bytes_per_1k', ' B'),
+        med(kept.without, 'store_bytes_per_1k', ' B'),
+        '',
+        r2(ratio(kept.with?.store_bytes_per_1k, kept.without?.store_bytes_per_1k)),
+      );
+      add(
+        '… resident memory per 1,000 deliveries',
+        med(kept.with, 'rss_kib_per_1k', ' KiB'),
+        med(kept.without, 'rss_kib_per_1k', ' KiB'),
+        '',
+        r2(ratio(kept.with?.rss_kib_per_1k, kept.without?.rss_kib_per_1k)),
+      );
+    }
   }
 
   const sse = r.sse_fanout.svc;

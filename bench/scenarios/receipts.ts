@@ -1,6 +1,7 @@
 // Scenario 3c, the cost of receipts: ingest and unpaced fan-out on svc as it ships (receipts on)
 // and on svc with `server.receipts: false`, `reps` times each, alternately (with, without, with,
-// ...), each on a fresh server; reported as medians with the with / without ratio per pair.
+// ...), each on a fresh server; reported as medians with the with / without ratio per pair. Then
+// what each side keeps per 1,000 deliveries: store bytes and resident memory (receipts-footprint.ts).
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { type RunContext, SUMMED } from '../lib/run-context.js';
 import { startSvc } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { type FanoutResult, type IngestResult, runIngest, runUnpaced } from './live.js';
+import { type FootprintResult, runFootprint } from './receipts-footprint.js';
 
 /** Fills `results.receipts`. */
 export async function runReceipts(ctx: RunContext, rooms: { id: string; members: string[] }[]): Promise<void> {
@@ -25,6 +27,7 @@ export async function runReceipts(ctx: RunContext, rooms: { id: string; members:
   const rc: NonNullable<Results['receipts']> = {
     ingest: { with: null, without: null },
     fanout_max: { with: null, without: null },
+    per_1k_deliveries: { with: null, without: null },
   };
   results.receipts = rc;
   const onError = (m: string) => noteOn(rc, m);
@@ -47,5 +50,15 @@ export async function runReceipts(ctx: RunContext, rooms: { id: string; members:
       rc.fanout_max[side] = combine(fanout[side], SUMMED);
     }
     rc.fanout_max.with_vs_without = ratios(fanout.with, fanout.without, ['deliveries_per_s', 'cpu_us_per_delivery']);
+  }
+  const kept: { with: (FootprintResult | null)[]; without: (FootprintResult | null)[] } = { with: [], without: [] };
+  for (let k = 1; k <= reps; k++) {
+    for (const side of ['with', 'without'] as const) {
+      log(`receipts ${side === 'with' ? 'on' : 'off'}: store bytes and memory per 1,000 deliveries${rep(k)}`);
+      const dir = path.join(tmp, `receipts-footprint-${side}-${k}`);
+      mkdirSync(dir);
+      kept[side].push(await onFresh(sides[side], 'footprint', (t) => runFootprint(t, sizes, dir, note), onError));
+      rc.per_1k_deliveries[side] = combine(kept[side], SUMMED);
+    }
   }
 }

@@ -25,7 +25,7 @@ export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => 
       receipts: {
         attachment: (agentId, start) => (recording() ? new DeliveryLedger(writer, agentId, start) : undefined),
         stream: (agentId, from) => (recording() ? new StreamReceipts(writer, agentId, from) : undefined),
-        handedOver: (agentId, m, seq) => writer.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq),
+        handedOver: (agentId, m, seq) => writer.mark(`agent:${agentId}`, convKeyOf(m.target), 'delivered', seq, seq, m.target),
         pageRead: (p, as, messages) =>
           void noteRead(ctx, writer, p, as, messages).catch((err: unknown) =>
             ctx.log('warn', 'receipts: a read was not noted', { error: String(err) }),

@@ -23,6 +23,7 @@ const FIRST_CAPACITY = 8;
 /** One conversation's range while a drain walks the acknowledged events. */
 interface Run {
   conv: string;
+  target: Target;
   /** 0 until the run has its first event. */
   lo: number;
   hi: number;
@@ -103,19 +104,19 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
       if (run === undefined || lastTarget === undefined || !sameConv(lastTarget, target)) {
         const conv = convKeyOf(target);
         run = runs.get(conv);
-        if (!run) runs.set(conv, (run = { conv, lo: 0, hi: 0 }));
+        if (!run) runs.set(conv, (run = { conv, target, lo: 0, hi: 0 }));
       }
       lastTarget = target;
       const lo = this.joined === undefined ? this.start + 1 : this.epochStart(target, seq) + 1;
       if (run.lo !== lo) {
         // The agent left the room and came back: the earlier stay is its own range.
-        if (run.lo !== 0) w.markAt(this.reader, run.conv, 'delivered', run.lo, run.hi, at);
+        if (run.lo !== 0) w.markAt(this.reader, run.conv, 'delivered', run.lo, run.hi, at, run.target);
         run.lo = lo;
       }
       run.hi = seq;
     }
     if (this.count === 0) this.head = 0;
-    for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at);
+    for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at, r.target);
   }
 
   /** The seq after which this attachment was sent a room's messages, for a message at `seq`. */

@@ -71,7 +71,7 @@ export async function markMessageRead(
   const reader = readingAs(p, as, ctx.config.server.human_ingress);
   if (!reader) throw forbidden('this credential reads as nobody: use an agent token, or name whom it reads as with `as`');
   const range = await rangeOf(ctx, rec.conv, id, id);
-  if (range) marks.mark(readerKey(reader), rec.conv, 'read', range[0], range[1]);
+  if (range) marks.mark(readerKey(reader), rec.conv, 'read', range[0], range[1], rec.message.target);
   return { message_id: id, reader };
 }
 
@@ -91,7 +91,7 @@ export async function noteRead(
   if (!reader) return;
   const conv = convKeyOf(messages[0]!.target);
   const range = await rangeOf(ctx, conv, messages[0]!.id, messages[messages.length - 1]!.id);
-  if (range) marks.mark(readerKey(reader), conv, 'read', range[0], range[1]);
+  if (range) marks.mark(readerKey(reader), conv, 'read', range[0], range[1], messages[0]!.target);
 }
 
 /**

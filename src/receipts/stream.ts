@@ -5,11 +5,12 @@
 // conversation.
 
 import type { StreamDeliveries } from '../network/receipts.js';
+import type { Target } from '../protocol/types.js';
 import { convKeyOf, type StoredEvent } from '../store/types.js';
 import type { ReceiptMarks } from './marks.js';
 
 export class StreamReceipts implements StreamDeliveries {
-  private readonly pending = new Map<string, number>();
+  private readonly pending = new Map<string, { hi: number; target: Target }>();
 
   constructor(
     private readonly marks: ReceiptMarks,
@@ -22,13 +23,14 @@ export class StreamReceipts implements StreamDeliveries {
   sent(e: StoredEvent): void {
     this.from ??= e.seq - 1;
     const m = e.event.type === 'message.created' ? e.event.message : undefined;
-    if (m) this.pending.set(convKeyOf(m.target), e.seq);
+    if (m) this.pending.set(convKeyOf(m.target), { hi: e.seq, target: m.target });
   }
 
   /** The write callback of a chunk: its messages reached the socket. */
   readonly written = (err?: Error | null): void => {
     if (err || this.pending.size === 0 || this.from === undefined) return;
-    for (const [conv, hi] of this.pending) this.marks.mark(`agent:${this.agentId}`, conv, 'delivered', this.from + 1, hi);
+    for (const [conv, { hi, target }] of this.pending)
+      this.marks.mark(`agent:${this.agentId}`, conv, 'delivered', this.from + 1, hi, target);
     this.pending.clear();
   };
 }

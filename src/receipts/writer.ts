@@ -19,6 +19,8 @@ import { readerOf } from './readers.js';
 export const FLUSH_MS = 200;
 /** Records whose last ranges this process remembers (to skip marks already stored). */
 const KNOWN_MAX = 20_000;
+/** Conversations whose target this process remembers (a thread's room and a DM's participants never change). */
+const TARGETS_MAX = 20_000;
 
 let isoMs = -1;
 let isoText = '';
@@ -47,6 +49,13 @@ export class ReceiptWriter implements ReceiptMarks {
   private sources: DeliverySource[] = [];
   /** Ranges this process wrote or saw stored, by record: a mark inside them needs no write. */
   private readonly known = new Map<string, ReceiptRange[]>();
+  /**
+   * Each conversation's target, for its `message.receipts` event: from the marks that carry it, else
+   * read once. (Reading it per conversation per flush, one after another, queued behind the sends'
+   * own lookups on Postgres: a flush then took seconds under the soak, marks piled up in the heap
+   * and the events fell behind.)
+   */
+  private readonly targets = new Map<string, Target>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
@@ -61,13 +70,14 @@ export class ReceiptWriter implements ReceiptMarks {
   }
 
   /** Records that `reader` has the messages of `conv` whose event seqs are lo..hi. */
-  mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number): void {
-    if (this.markAt(reader, conv, kind, lo, hi, Date.now())) this.schedule();
+  mark(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, target?: Target): void {
+    if (this.markAt(reader, conv, kind, lo, hi, Date.now(), target)) this.schedule();
   }
 
   /** `mark` at a given time (ms since the epoch), for a source being drained; whether it is pending. */
-  markAt(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, atMs: number): boolean {
+  markAt(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, atMs: number, target?: Target): boolean {
     if (this.closed || !this.kept || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return false;
+    if (target && !this.targets.has(conv)) this.rememberTarget(conv, target);
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
     if (known?.some(([a, b]) => a <= lo && hi <= b)) return false;
@@ -181,8 +191,11 @@ export class ReceiptWriter implements ReceiptMarks {
       if (!cur || cur.up_to_seq < m.hi) per.set(k, { reader: reader as ReceiptReader, kind: m.kind, up_to_seq: m.hi, at: m.at });
     }
     const ops: WriteOp[] = [];
+    // Those not remembered are read at once (the store's lookups answer them together).
+    const targets = await Promise.all([...byConv.keys()].map((conv) => this.targetOf(conv)));
+    let i = 0;
     for (const [conv, per] of byConv) {
-      const target = await this.targetOf(conv);
+      const target = targets[i++];
       if (!target) continue;
       // Appended in place of the conversation's last one: the log keeps one per conversation.
       ops.push({
@@ -194,7 +207,28 @@ export class ReceiptWriter implements ReceiptMarks {
     return ops;
   }
 
+  private rememberTarget(conv: string, t: Target): void {
+    if (this.targets.size >= TARGETS_MAX) this.targets.clear();
+    // The shape readTarget gives (a message's thread target may also name its parent message).
+    this.targets.set(
+      conv,
+      t.kind === 'room'
+        ? { kind: 'room', room_id: t.room_id }
+        : t.kind === 'thread'
+          ? { kind: 'thread', room_id: t.room_id, thread_id: t.thread_id }
+          : { kind: 'dm', dm_id: t.dm_id, participant_ids: [...t.participant_ids] },
+    );
+  }
+
   private async targetOf(conv: string): Promise<Target | undefined> {
+    const kept = this.targets.get(conv);
+    if (kept) return kept;
+    const target = await this.readTarget(conv);
+    if (target) this.rememberTarget(conv, target);
+    return target;
+  }
+
+  private async readTarget(conv: string): Promise<Target | undefined> {
     const i = conv.indexOf(':');
     const kind = conv.slice(0, i);
     const id = conv.slice(i + 1);

@@ -126,6 +126,15 @@ t('measures paced and unpaced fan-out on every target', ({ results }) => {
   numbersOrNoted(results.fanout_max, 'nats', ['deliveries_per_s'], 'fanout_max');
 });
 
+t('measures store bytes and resident memory per 1,000 deliveries with receipts on and off', ({ results, output }) => {
+  const kept = results.receipts?.per_1k_deliveries;
+  for (const side of ['with', 'without'])
+    numbers(kept?.[side], ['deliveries', 'store_bytes_per_1k', 'rss_kib_per_1k'], `receipts.per_1k_deliveries.${side}`);
+  assert.ok(kept.with.deliveries > 0 && kept.without.deliveries > 0, 'the measured phase made no deliveries');
+  assert.match(output, /\| store bytes per 1,000 deliveries to \d+ ACKing agents with receipts/);
+  assert.match(output, /\| … resident memory per 1,000 deliveries/);
+});
+
 t('gives svc and the baseline as medians of interleaved repetitions, with their spread and the ratio of the medians', ({ results }) => {
   const reps = results.params.reps;
   assert.ok(Number.isInteger(reps) && reps >= 1, `params.reps: ${JSON.stringify(reps)}`);

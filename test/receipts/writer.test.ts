@@ -53,6 +53,24 @@ test('a hundred readers acknowledging a thousand messages in two rooms make one 
   await w.close();
 });
 
+test("a flush names each conversation from the marks' targets, without reading the store for them", async () => {
+  // The DM is in no store: the event can only name it from the target the mark carried. (Read per
+  // conversation per flush, one after another, the targets made a flush take seconds on Postgres
+  // under the soak: #43 part 8.)
+  const ctx = context();
+  const w = new ReceiptWriter(ctx, 60_000);
+  const dm = { kind: 'dm' as const, dm_id: 'dm_x', participant_ids: ['home:ann', 'home:bob'] };
+  w.mark('agent:ann', 'dm:dm_x', 'delivered', 1, 3, dm);
+  w.mark('agent:bob', 'thread:t1', 'read', 2, 2, { kind: 'thread', room_id: 'general', thread_id: 't1', parent_message_id: 'm0' });
+  await w.flush();
+  const events = await receiptEvents(ctx);
+  assert.equal(
+    events.map((e) => e.event.receipts!.target),
+    [dm, { kind: 'thread', room_id: 'general', thread_id: 't1' }],
+  );
+  await w.close();
+});
+
 test('with server.receipts false nothing is recorded', async () => {
   const ctx = context({ server: { receipts: false } });
   const w = new ReceiptWriter(ctx, 60_000);

@@ -220,6 +220,16 @@ async function main(): Promise<number> {
     `sent ${total} messages, delivered ${agents.reduce((n, a) => n + a.seen.count, 0)} times to agents; reconnects ${minutes.reduce((n, m) => n + m.reconnects, 0)}`,
   );
 
+  // The server's warnings and errors (a background writer failing shows here first), each kind once.
+  const warnings = s
+    .output()
+    .split('\n')
+    .filter((l) => /\b(warn|error)\b/.test(l));
+  if (warnings.length > 0) {
+    const kinds = [...new Set(warnings.map((l) => l.replace(/\d+/g, '#').slice(0, 240)))];
+    console.log(`server: ${warnings.length} warning or error lines, e.g.:\n  ${kinds.slice(0, 8).join('\n  ')}`);
+  }
+
   const observerDrops = observers.reduce((n, o) => n + o.reconnects, 0);
   if (observerDrops > 0) console.log(`SSE observers reconnected ${observerDrops} times (resumed with Last-Event-ID)`);
   for (const o of observers) await o.stop();

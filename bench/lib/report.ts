@@ -91,7 +91,7 @@ export function heading(r: Results): string {
   const p = r.params;
   const paced =
     p.baseline_unpaced_msgs_per_s != null
-      ? ` Paced rows at ${p.paced_rate}/s, ${p.paced_share ?? 0.5} of the ${p.baseline_unpaced_msgs_per_s} messages/s the baseline fanned out unpaced in this run.`
+      ? ` Paced rows at ${p.paced_rate}/s, ${p.paced_share ?? 0.25} of the ${p.baseline_unpaced_msgs_per_s} messages/s the baseline fanned out unpaced in this run.`
       : ` Paced rows at a fixed ${p.paced_rate}/s (the baseline's unpaced rate was not measured).`;
   return `Measured ${r.date.slice(0, 10)} (${r.size} run) on ${r.machine.cores} cores, ${r.machine.memory_gb} GB, Node ${r.machine.node}${r.machine.cpu ? `, ${r.machine.cpu}` : ''}${r.references.nats_version ? `; ${r.references.nats_version}` : ''}.${how}${paced} A row marked saturated had under 20% of the host idle while it ran.`;
 }

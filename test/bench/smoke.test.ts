@@ -78,12 +78,12 @@ t('prints every target with met, missed or saturated, and a summary of them', ({
   assert.match(output, /targets: \d+ met, \d+ missed, \d+ saturated/);
 });
 
-t('paces the fan-out at half the rate the baseline sustained unpaced in the same run', ({ results }) => {
+t('paces the fan-out at a quarter of the rate the baseline sustained unpaced in the same run', ({ results }) => {
   const p = results.params;
   numbers(p, ['paced_rate', 'baseline_unpaced_msgs_per_s'], 'params');
-  assert.is(p.paced_share, 0.5);
+  assert.is(p.paced_share, 0.25);
   // Both are rounded from the same unrounded rate: within one message per second of each other.
-  assert.ok(Math.abs(p.paced_rate - 0.5 * p.baseline_unpaced_msgs_per_s) <= 1, `${p.paced_rate} vs ${p.baseline_unpaced_msgs_per_s}`);
+  assert.ok(Math.abs(p.paced_rate - 0.25 * p.baseline_unpaced_msgs_per_s) <= 1, `${p.paced_rate} vs ${p.baseline_unpaced_msgs_per_s}`);
   assert.is(results.fanout_paced.svc.rate > 0, true);
 });
 

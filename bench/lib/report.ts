@@ -3,6 +3,8 @@
 import type { FanoutResult, IngestResult } from '../scenarios/live.js';
 import type { AttachResult } from '../scenarios/attach.js';
 import type { HistoryResult } from '../scenarios/history.js';
+import type { ScalingResults } from '../scenarios/scaling.js';
+import type { WakeResults } from '../scenarios/wake.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;
@@ -77,6 +79,10 @@ export interface Results {
   /** Scenario 6: N attachments on one svc instance, and the baseline's `ws` server with N sockets. */
   attach_10k?: { svc: Ref<AttachResult>; baseline: Ref<AttachResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
+  /** 1, 2 and 4 instances on one Postgres under the same paced fan-out (scenarios/scaling.ts). */
+  scaling?: ScalingResults;
+  /** A mention's wake of `svc agent run` and of an MCP wait, beside the baseline's frames (scenarios/wake.ts). */
+  wake?: WakeResults;
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }

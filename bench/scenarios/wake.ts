@@ -149,13 +149,16 @@ async function onSvc(
   );
   const runnerOut = tail(runner);
   let mcp: McpHttpSession | undefined;
-  const load = startLoad(t, s);
+  let load: { stop(): Promise<number> } | undefined;
   try {
     await waitForLine(runner, /attached as runner/, 60_000, 'svc agent run');
     mcp = await connectMcpHttp(`http://127.0.0.1:${server.port}`, TOKEN, { 'x-svc-agent': WAITER });
     // Anything the waiter has pending is returned now, so the first probe's wait is a real one.
     await mcp.call('wait_for_messages', { timeout_s: 0 });
     await pool.phase('p');
+    load = startLoad(t, s);
+    // The load's first second outside the numbers (connections, JIT).
+    await sleep(1000);
     const idle = idleMeter();
     const conn = await Conn.open(server.port);
     try {
@@ -167,13 +170,14 @@ async function onSvc(
     out.idle_pct = idle();
     out.saturated = isSaturated(out.idle_pct) ?? false;
     const seconds = await load.stop();
+    load = undefined;
     const lat = new Samples();
     lat.merge(await pool.samples());
     const l = lat.summary();
     out.svc_load = { p50_ms: l.p50_ms, p99_ms: l.p99_ms };
     return seconds;
   } finally {
-    await load.stop();
+    await load?.stop();
     await mcp?.close().catch(() => undefined);
     await stop(runner, 10_000);
     await pool.close();

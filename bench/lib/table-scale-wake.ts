@@ -35,9 +35,9 @@ export function scaleWakeRows(r: Results): string[][] {
     for (const n of SCALING_COUNTS) {
       const x = sc[`instances_${n}`];
       row(
-        `${n} instance${n > 1 ? 's' : ''} on one Postgres, paced fan-out ${fmt(x?.rate ?? r.params.paced_rate)}/s to ${fmt(x?.agents ?? r.params.subscribers)} agents: deliveries/s; per message: CPU of each instance; database CPU (transactions)`,
+        `${n} instance${n > 1 ? 's' : ''} on one Postgres, paced fan-out ${fmt(x?.rate ?? r.params.paced_rate)}/s to ${fmt(x?.agents ?? r.params.subscribers)} agents: deliveries/s; per message: CPU of each instance; database CPU (transactions); at rest: database transactions/s`,
         x
-          ? `${fmt(x.deliveries_per_s)}${x.complete ? '' : ' (incomplete)'}; ${fmt(x.instance_cpu_us_per_msg, ' µs')}; ${fmt(x.db_cpu_us_per_msg, ' µs')} (${fmt(x.db_xacts_per_msg)})`
+          ? `${fmt(x.deliveries_per_s)}${x.complete ? '' : ' (incomplete)'}; ${fmt(x.instance_cpu_us_per_msg, ' µs')}; ${fmt(x.db_cpu_us_per_msg, ' µs')} (${fmt(x.db_xacts_per_msg)}); ${fmt(x.at_rest?.db_xacts_per_s)}/s`
           : '—',
         '',
         '—',

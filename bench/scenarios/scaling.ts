@@ -5,8 +5,9 @@
 // deliveries cross an instance boundary, through the database. For each count: deliveries/s, each
 // instance's CPU per published message (every instance handles every message: it either took the
 // send or learned of it from the database), and the database's CPU (the postmaster and its
-// backends, from /proc) and transactions (pg_stat_database) per message. Measured once per count,
-// on fresh instances and a fresh schema.
+// backends, from /proc) and transactions (pg_stat_database) per message; and the same processes'
+// cost per second at rest (agents attached, nothing sent). Measured once per count, on fresh
+// instances and a fresh schema.
 
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,6 +41,12 @@ export interface ScalingRow {
   expected: number;
   /** The host's idle share while publishing (%). */
   idle_pct: number | null;
+  /**
+   * The same processes with the agents attached and nothing sent (AT_REST_S seconds before the
+   * paced phase): what instances cost per second whatever the traffic (heartbeats, leases, the
+   * feed's safety poll), which the per-message figures above include at a low rate.
+   */
+  at_rest: { instance_cpu_ms_per_s: number | null; db_cpu_ms_per_s: number | null; db_xacts_per_s: number | null };
 }
 
 export interface ScalingResults {
@@ -48,6 +55,9 @@ export interface ScalingResults {
   instances_4?: ScalingRow | null;
   note?: string;
 }
+
+/** Seconds of no traffic measured before each paced phase (`at_rest`). */
+export const AT_REST_S = 2;
 
 /** The instance counts of the curve. */
 export const SCALING_COUNTS = [1, 2, 4] as const;
@@ -157,6 +167,17 @@ async function measure(
     );
     // pg_stat_database lags up to a second: let the warm-up's transactions land before the first reading.
     await sleep(1100);
+    const rest0 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), x: await xacts().catch(() => null), at: nowMs() };
+    await sleep(AT_REST_S * 1000);
+    const rest1 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), x: await xacts().catch(() => null), at: nowMs() };
+    const restS = (rest1.at - rest0.at) / 1000;
+    const perS = (a: number | null | undefined, b: number | null | undefined) => (a != null && b != null ? round((b - a) / restS) : null);
+    const restCpu = servers.map((_, i) => perS(rest0.cpu[i], rest1.cpu[i])).filter((x): x is number => x !== null);
+    const at_rest = {
+      instance_cpu_ms_per_s: restCpu.length ? round(restCpu.reduce((a, b) => a + b, 0) / restCpu.length) : null,
+      db_cpu_ms_per_s: perS(rest0.db, rest1.db),
+      db_xacts_per_s: perS(rest0.x, rest1.x),
+    };
 
     await all((p) => p.phase('p'));
     const cpu0 = servers.map((x) => cpuMs(x.pid));
@@ -200,6 +221,7 @@ async function measure(
       delivered,
       expected: ok * agents,
       idle_pct: idlePct,
+      at_rest,
     };
   } finally {
     await Promise.all(pools.map((p) => p.close()));

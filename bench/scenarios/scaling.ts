@@ -151,10 +151,17 @@ async function measure(
   const blocks = spread(agents, n).map((b, i) => ({ ...b, server: servers[i]! }));
   const pools: SubscriberPool[] = [];
   try {
-    for (const b of blocks.filter((x) => x.n > 0))
-      pools.push(
-        await SubscriberPool.start({ kind: 'svc-attach', port: b.server.port, n: b.n, first: b.first, token: TOKEN, network: NETWORK }),
-      );
+    // One subscriber process per instance, started together (each is a process start).
+    const started = await Promise.allSettled(
+      blocks
+        .filter((x) => x.n > 0)
+        .map((b) =>
+          SubscriberPool.start({ kind: 'svc-attach', port: b.server.port, n: b.n, first: b.first, token: TOKEN, network: NETWORK }),
+        ),
+    );
+    for (const r of started) if (r.status === 'fulfilled') pools.push(r.value);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     const all = <T>(f: (p: SubscriberPool) => Promise<T>) => Promise.all(pools.map(f));
     // Warm-up outside the numbers: connections, JIT, the instances' first reads of each other's writes.
     await all((p) => p.phase('w', false));

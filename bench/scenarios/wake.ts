@@ -16,6 +16,7 @@ import path from 'node:path';
 import { connectMcpHttp, type McpHttpSession } from '../../test/helpers/mcp-http.js';
 import { startBaseline } from '../lib/baseline-proc.js';
 import { Conn, postBytes } from '../lib/http.js';
+import type { SubscriberPool } from '../lib/pool.js';
 import { idleMeter, launch, stop, tail, waitForLine } from '../lib/procs.js';
 import type { RunContext } from '../lib/run-context.js';
 import type { Sizes } from '../lib/sizes.js';
@@ -119,7 +120,6 @@ async function onSvc(
   note: (m: string) => void,
 ): Promise<number> {
   const t = svcTarget(server);
-  const pool = await t.subscribe('svc-attach', s.fanout.subscribers);
   const stampFile = path.join(dir, 'wakes.txt');
   const runner = launch(
     process.execPath,
@@ -148,10 +148,15 @@ async function onSvc(
     { cwd: dir, env: { ...process.env, NO_COLOR: '1', SVC_TOKEN: TOKEN } },
   );
   const runnerOut = tail(runner);
+  // The runner attaches while the load's subscriber process starts (each is a process start).
+  const attached = waitForLine(runner, /attached as runner/, 60_000, 'svc agent run');
+  attached.catch(() => undefined);
+  let pool: SubscriberPool | undefined;
   let mcp: McpHttpSession | undefined;
   let load: { stop(): Promise<number> } | undefined;
   try {
-    await waitForLine(runner, /attached as runner/, 60_000, 'svc agent run');
+    pool = await t.subscribe('svc-attach', s.fanout.subscribers);
+    await attached;
     mcp = await connectMcpHttp(`http://127.0.0.1:${server.port}`, TOKEN, { 'x-svc-agent': WAITER });
     // Anything the waiter has pending is returned now, so the first probe's wait is a real one.
     await mcp.call('wait_for_messages', { timeout_s: 0 });
@@ -180,7 +185,7 @@ async function onSvc(
     await load?.stop();
     await mcp?.close().catch(() => undefined);
     await stop(runner, 10_000);
-    await pool.close();
+    await pool?.close();
   }
 }
 

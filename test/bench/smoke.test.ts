@@ -27,8 +27,8 @@ t.before(async (ctx) => {
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  // The run bounds itself (480 s: ~60 s quiet before the instance curve and the wake rows, 95 s at a load average of 10, over 200 s at 20); this is the backstop that keeps npm test from hanging.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 540_000);
+  // The run bounds itself (540 s: before the instance curve and the wake rows ~60 s quiet, 95 s at a load average of 10, over 200 s at 20; those two add about 4 minutes at a load average of 25); this is the backstop that keeps npm test from hanging.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
   ctx.code = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   clearTimeout(timer);
   ctx.output = output;

@@ -195,9 +195,9 @@ function startLoad(t: Target, s: Sizes): { stop(): Promise<number> } {
   const t0 = nowMs();
   let seconds = 0;
   const loop = (async () => {
-    let round = 0;
+    let chunk = 0;
     while (!stopping) {
-      const r = round++;
+      const r = chunk++;
       await t.publish({ rate: s.fanout.rate, seconds: 1, inflight: 16 }, (i, at) => `b p ${r}.${i} ${at}`);
     }
     seconds = (nowMs() - t0) / 1000;

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,history] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,scaling,wake,history] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -23,6 +23,8 @@ import { runHistory } from './scenarios/history.js';
 import { runAttach } from './scenarios/attach.js';
 import { runPostgres } from './scenarios/postgres.js';
 import { runReceipts } from './scenarios/receipts.js';
+import { runScaling } from './scenarios/scaling.js';
+import { runWake } from './scenarios/wake.js';
 import { markSaturation, pacedRate, withPacedRate } from './scenarios/paced-rate.js';
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
@@ -314,7 +316,7 @@ async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);
   const fanoutRoom = { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: sizes.fanout.subscribers }, (_, k) => `a${k}`)] };
   const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
-  const paced = wants('live') || wants('postgres') ? await calibrate(rooms) : sizes;
+  const paced = ['live', 'postgres', 'scaling', 'wake'].some(wants) ? await calibrate(rooms) : sizes;
   if (wants('live')) await live(rooms, paced);
   if (wants('live') || wants('receipts')) await runReceipts(ctx, rooms);
   if (wants('live')) {
@@ -338,6 +340,8 @@ async function main(): Promise<void> {
   if (wants('attach')) await attach();
 
   if (wants('postgres')) await runPostgres(ctx, fanoutRoom, paced);
+  if (wants('scaling')) await runScaling(ctx, fanoutRoom, paced);
+  if (wants('wake')) await runWake(ctx, fanoutRoom, paced);
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');

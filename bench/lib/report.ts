@@ -4,6 +4,8 @@ import type { FanoutResult, IngestResult } from '../scenarios/live.js';
 import type { AttachResult } from '../scenarios/attach.js';
 import type { HistoryResult } from '../scenarios/history.js';
 import type { FootprintResult } from '../scenarios/receipts-footprint.js';
+import type { ScalingResults } from '../scenarios/scaling.js';
+import type { WakeResults } from '../scenarios/wake.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;
@@ -80,6 +82,10 @@ export interface Results {
   /** Scenario 6: N attachments on one svc instance, and the baseline's `ws` server with N sockets. */
   attach_10k?: { svc: Ref<AttachResult>; baseline: Ref<AttachResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
+  /** 1, 2 and 4 instances on one Postgres under the same paced fan-out (scenarios/scaling.ts). */
+  scaling?: ScalingResults;
+  /** A mention's wake of `svc agent run` and of an MCP wait, beside the baseline's frames (scenarios/wake.ts). */
+  wake?: WakeResults;
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }
@@ -94,7 +100,7 @@ export function heading(r: Results): string {
   const p = r.params;
   const paced =
     p.baseline_unpaced_msgs_per_s != null
-      ? ` Paced rows at ${p.paced_rate}/s, ${p.paced_share ?? 0.5} of the ${p.baseline_unpaced_msgs_per_s} messages/s the baseline fanned out unpaced in this run.`
+      ? ` Paced rows at ${p.paced_rate}/s, ${p.paced_share ?? 0.25} of the ${p.baseline_unpaced_msgs_per_s} messages/s the baseline fanned out unpaced in this run.`
       : ` Paced rows at a fixed ${p.paced_rate}/s (the baseline's unpaced rate was not measured).`;
   return `Measured ${r.date.slice(0, 10)} (${r.size} run) on ${r.machine.cores} cores, ${r.machine.memory_gb} GB, Node ${r.machine.node}${r.machine.cpu ? `, ${r.machine.cpu}` : ''}${r.references.nats_version ? `; ${r.references.nats_version}` : ''}.${how}${paced} A row marked saturated had under 20% of the host idle while it ran.`;
 }

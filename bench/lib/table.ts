@@ -6,6 +6,7 @@
 import type { Max, Measured, Paced, Ratios, Results } from './report.js';
 import { round } from './stats.js';
 import { atLeast, atMost, both, lowestIdle, type Verdict, verdict } from './verdict.js';
+import { scaleWakeRows } from './table-scale-wake.js';
 
 const fmt = (x: number | null | undefined, unit = ''): string => {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
@@ -369,6 +370,8 @@ export function table(r: Results): string {
     verdict(ret ? atMost(ret.event_loop_max_ms, 25) : null),
     wIdle,
   );
+
+  rows.push(...scaleWakeRows(r));
 
   const header = ['scenario', 'svc', 'baseline', 'NATS', 'svc / baseline', 'svc / NATS', 'target', 'host idle', ''];
   const lines = [header, header.map(() => '---'), ...rows].map((cols) => `| ${cols.join(' | ')} |`);

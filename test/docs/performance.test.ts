@@ -25,7 +25,7 @@ test('the table is bench/results.md, with the count of its verdicts', () => {
 test('the page has its method, targets, current results and what was tried, and no diary', () => {
   const headings = [...DOC.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
   assert.equal(headings, ['Method', 'Targets that travel', 'Current results', 'What we tried and why it was dropped']);
-  assert.ok(DOC.split('\n').length < 300, `${DOC.split('\n').length} lines`);
+  assert.ok(DOC.split('\n').length < 360, `${DOC.split('\n').length} lines`);
 });
 
 test("the bench's writer replaces the table and nothing else", () => {

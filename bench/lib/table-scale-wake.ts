@@ -1,0 +1,70 @@
+// The table's rows for the instance curve (scenarios/scaling.ts) and the wake latencies
+// (scenarios/wake.ts), in the columns of lib/table.ts: scenario, svc, baseline, NATS, svc /
+// baseline, svc / NATS, target, host idle, verdict.
+
+import type { Results } from './report.js';
+import { round } from './stats.js';
+import { atMost, lowestIdle, type Verdict, verdict } from './verdict.js';
+import { SCALING_COUNTS } from '../scenarios/scaling.js';
+import { WAKE_TARGET } from '../scenarios/wake.js';
+
+const fmt = (x: number | null | undefined, unit = ''): string =>
+  x === null || x === undefined || Number.isNaN(x)
+    ? '—'
+    : `${Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : String(round(x))}${unit}`;
+const times = (x: number | null) => (x === null ? '—' : `${(Math.round(x * 100) / 100).toFixed(2)}×`);
+
+/** A wake path's p99 over the baseline's frame p99; null when either is missing. */
+export function wakeRatio(p99: number | null | undefined, baselineP99: number | null | undefined): number | null {
+  return p99 == null || baselineP99 == null || baselineP99 <= 0 ? null : p99 / baselineP99;
+}
+
+/** The verdict of a wake row: p99 at most WAKE_TARGET times the baseline's, saturated under 20% idle. */
+export function wakeVerdict(p99: number | null | undefined, baselineP99: number | null | undefined, idlePct: number | null): Verdict {
+  return verdict(atMost(wakeRatio(p99, baselineP99), WAKE_TARGET), idlePct);
+}
+
+/** The rows (empty when neither scenario ran). */
+export function scaleWakeRows(r: Results): string[][] {
+  const rows: string[][] = [];
+  const row = (what: string, svc: string, base = '', ratio = '—', target = '', idle: number | null = null, ok: Verdict = '—') =>
+    rows.push([what, svc, base, '', ratio, '—', target, fmt(idle, '%'), ok]);
+
+  const sc = r.scaling;
+  if (sc) {
+    for (const n of SCALING_COUNTS) {
+      const x = sc[`instances_${n}`];
+      row(
+        `${n} instance${n > 1 ? 's' : ''} on one Postgres, paced fan-out ${fmt(x?.rate ?? r.params.paced_rate)}/s to ${fmt(x?.agents ?? r.params.subscribers)} agents: deliveries/s; per message: CPU of each instance; database CPU (transactions); at rest: database transactions/s`,
+        x
+          ? `${fmt(x.deliveries_per_s)}${x.complete ? '' : ' (incomplete)'}; ${fmt(x.instance_cpu_us_per_msg, ' µs')}; ${fmt(x.db_cpu_us_per_msg, ' µs')} (${fmt(x.db_xacts_per_msg)}); ${fmt(x.at_rest?.db_xacts_per_s)}/s`
+          : '—',
+        '',
+        '—',
+        '',
+        x?.idle_pct ?? null,
+      );
+    }
+  }
+
+  const w = r.wake;
+  if (w) {
+    const idle = lowestIdle(w.idle_pct, w.baseline_idle_pct);
+    const base = w.baseline ? `${fmt(w.baseline.p50_ms, ' ms')} / ${fmt(w.baseline.p99_ms, ' ms')}` : '—';
+    for (const [what, f] of [
+      ["wake: a mention's send to `svc agent run`'s command starting, p50 / p99 (baseline: its frames at the same load)", w.agent_run],
+      ["wake: a mention's send to an MCP `wait_for_messages` returning, p50 / p99 (baseline: the same)", w.mcp_wait],
+    ] as const) {
+      row(
+        `${what}, under fan-out ${fmt(w.rate ?? null)}/s to ${fmt(w.agents ?? null)} agents`,
+        f ? `${fmt(f.p50_ms, ' ms')} / ${fmt(f.p99_ms, ' ms')}` : '—',
+        base,
+        times(wakeRatio(f?.p99_ms, w.baseline?.p99_ms)),
+        `p99 ≤ ${WAKE_TARGET}× baseline`,
+        idle,
+        wakeVerdict(f?.p99_ms, w.baseline?.p99_ms, idle),
+      );
+    }
+  }
+  return rows;
+}

@@ -24,7 +24,10 @@ import { waitResult } from '../mcp/wait.js';
 
 /** A message a wait hands over has reached the agent: its delivered receipt (src/receipts/). */
 function handedOverTo(ctx: NetworkContext, agentId: string) {
-  return (m: Message, seq: number) => ctx.extensions.receipts?.handedOver(agentId, m, seq);
+  return (m: Message, seq: number) => {
+    ctx.extensions.receipts?.handedOver(agentId, m, seq);
+    ctx.extensions.delivery?.handedOver(agentId);
+  };
 }
 
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */
@@ -150,4 +153,7 @@ async function openWait(
     return answer.finish(err instanceof Error ? err : new Error(String(err)));
   }
   w.start();
+  // The agent shows as attached by an MCP wait until this one's deadline (a client that keeps
+  // waiting opens the next before it lapses); no ending is written, so overlapping waits agree.
+  ctx.extensions.delivery?.attached(agentId, 'mcp_wait', undefined, call.args.timeout_s * 1000);
 }

@@ -10,7 +10,8 @@ import type { NetworkContext } from '../network/context.js';
 import { ok } from '../http/openapi/op-doc.js';
 import type { Route } from '../http/router.js';
 import type { DeliveryState } from './state.js';
-import { deliveryStatus, type DeliveryStatus } from './view.js';
+import type { DeliveryStatus } from '../protocol/delivery.js';
+import { deliveryStatus } from './view.js';
 
 /** Whether `p` may read the delivery of agent `id`, registered by `owner`. */
 export function mayReadDelivery(p: Principal, id: string, owner: string | undefined): boolean {

@@ -108,8 +108,9 @@ export class DeliveryState {
     if (this.recently(`ack:${agentId}`, wakes.length > 0 ? 0 : ACK_STAMP_MS, now)) return;
     const at = new Date(now).toISOString();
     this.run(agentId, 'acked', async () => {
-      for (const w of wakes) await this.kv.delete(WAKE, wakeId(agentId, w.message_id));
+      // The ACK's time first: a reader never sees the wake gone without the ACK that took it.
       await this.kv.put({ kind: ACK, id: agentId, value: JSON.stringify({ at } satisfies AtRow) });
+      for (const w of wakes) await this.kv.delete(WAKE, wakeId(agentId, w.message_id));
     });
   }
 

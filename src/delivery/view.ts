@@ -1,44 +1,12 @@
 // The delivery answer of one agent and the operator warning, from its stored rows (rows.ts). Pure.
 
+import type { DeliveryStatus } from '../protocol/delivery.js';
 import type { Warning } from '../protocol/types.js';
 import { WARNING_DOCS } from '../network/operator-warnings.js';
 import type { AtRow, AttachRow, WakeRow } from './rows.js';
 
 /** Wakes listed in one answer at most (the oldest); `pending_wakes` counts them all. */
 export const WAKES_SHOWN = 100;
-
-export interface WakeView {
-  message_id: string;
-  reason: 'mention' | 'dm';
-  target: WakeRow['target'];
-  /** The wake's event cursor (what a runtime ACKs, and dedupes a re-sent EVENT by). */
-  cursor: string;
-  first_offered_at: string;
-  last_offered_at: string;
-  offers: number;
-  /** Present once redelivery gave up on it (server.delivery.max_offers). */
-  gave_up_at?: string;
-}
-
-/** GET /v1/agents/{id}/delivery. */
-export interface DeliveryStatus {
-  agent_id: string;
-  /** Whether anything holds the agent's attachment (or an MCP wait is open). */
-  attached: boolean;
-  attachments: { by: AttachRow['by']; client?: string; since: string }[];
-  /** Wakes handed over and not acknowledged. */
-  pending_wakes: number;
-  /** When the oldest of them was first handed over; null when none. */
-  oldest_pending_at: string | null;
-  /** Its age in whole seconds at the time of the answer; null when none. */
-  oldest_pending_seconds: number | null;
-  /** Wakes redelivery gave up on (still pending: a late ACK clears them). */
-  gave_up: number;
-  last_ack_at: string | null;
-  last_read_at: string | null;
-  /** The oldest pending wakes, at most WAKES_SHOWN. */
-  wakes: WakeView[];
-}
 
 export interface AgentRows {
   wakes: readonly WakeRow[];

@@ -7,10 +7,10 @@
 
 import type { Principal } from '../auth/principal.js';
 import { DELIVERY_DEFAULTS, type Config, type DeliveryConfig } from '../config/types.js';
+import type { AttachedBy } from '../protocol/delivery.js';
 import type { Target } from '../protocol/types.js';
 
-/** What holds an agent's attachment: a runtime over WebSocket, `svc agent run`, `svc mcp`, or a wait on /v1/mcp. */
-export type AttachedBy = 'runtime' | 'agent_run' | 'mcp' | 'mcp_wait';
+export type { AttachedBy };
 
 /** A wake as the attachment handed it over: the message that names the agent, at event `seq`. */
 export interface HandedWake {

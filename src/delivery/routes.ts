@@ -46,7 +46,11 @@ const WAKE = {
     first_offered_at: { type: 'string', format: 'date-time' },
     last_offered_at: { type: 'string', format: 'date-time' },
     offers: { type: 'integer', minimum: 1 },
-    gave_up_at: { type: 'string', format: 'date-time', description: 'Redelivery stopped (server.delivery.max_offers); it stays until acknowledged.' },
+    gave_up_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Redelivery stopped (server.delivery.max_offers); it stays until acknowledged.',
+    },
   },
 };
 
@@ -104,4 +108,3 @@ export const deliveryRoutes = (state: DeliveryState): Route[] => [
     handler: async ({ ctx, principal, params }) => ({ body: await agentDelivery(ctx, state, principal, params.agent_id!) }),
   },
 ];
-

@@ -34,9 +34,11 @@ export class DeliveryState {
   /** Runs `op` after the agent's earlier ops; a failure is logged, never thrown. */
   private run(agentId: string, what: string, op: () => Promise<void>): void {
     const prev = this.chains.get(agentId) ?? Promise.resolve();
-    const next = prev.then(op).catch((err: unknown) =>
-      this.ctx.log('warn', 'delivery: a record was not stored', { agent: agentId, what, error: String((err as Error)?.message ?? err) }),
-    );
+    const next = prev
+      .then(op)
+      .catch((err: unknown) =>
+        this.ctx.log('warn', 'delivery: a record was not stored', { agent: agentId, what, error: String((err as Error)?.message ?? err) }),
+      );
     this.chains.set(agentId, next);
     this.pending.add(next);
     void next.finally(() => {
@@ -75,7 +77,13 @@ export class DeliveryState {
   }
 
   private putAttach(agentId: string, row: AttachRow, ttlMs: number): Promise<void> {
-    return this.kv.put({ kind: ATTACH, id: attachId(agentId, row.by), lookup: agentId, value: JSON.stringify(row), expires_at: Date.now() + ttlMs });
+    return this.kv.put({
+      kind: ATTACH,
+      id: attachId(agentId, row.by),
+      lookup: agentId,
+      value: JSON.stringify(row),
+      expires_at: Date.now() + ttlMs,
+    });
   }
 
   detached(agentId: string, by: AttachedBy): void {
@@ -99,7 +107,12 @@ export class DeliveryState {
     this.run(agentId, 'gave up', async () => {
       const cur = parsed<WakeRow>((await this.kv.get(WAKE, wakeId(agentId, w.message_id)))?.value);
       if (!cur) return;
-      await this.kv.put({ kind: WAKE, id: wakeId(agentId, w.message_id), lookup: agentId, value: JSON.stringify({ ...cur, gave_up_at: at }) });
+      await this.kv.put({
+        kind: WAKE,
+        id: wakeId(agentId, w.message_id),
+        lookup: agentId,
+        value: JSON.stringify({ ...cur, gave_up_at: at }),
+      });
     });
   }
 

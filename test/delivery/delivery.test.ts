@@ -51,7 +51,12 @@ async function stopsAcknowledging(a: HttpServer, b: HttpServer, cliToo: boolean)
 
     const sent = await a.post(
       '/v1/messages',
-      { target: { kind: 'room', room_id: 'ops' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: '@slow look' }], mentions: ['slow'] },
+      {
+        target: { kind: 'room', room_id: 'ops' },
+        from: { type: 'human', id: 'op' },
+        parts: [{ kind: 'text', text: '@slow look' }],
+        mentions: ['slow'],
+      },
       ADMIN,
     );
     assert.is(sent.status, 200, sent.text);
@@ -59,10 +64,14 @@ async function stopsAcknowledging(a: HttpServer, b: HttpServer, cliToo: boolean)
     const first = await c.next((f) => f.op === 'EVENT' && f.event?.message?.id === messageId);
 
     // Handed over, not acknowledged: pending, with the oldest fixed and its age growing.
-    const waiting = await eventually(async () => {
-      const d = await delivery(b, 'slow');
-      return d.pending_wakes === 1 ? d : undefined;
-    }, 5000, 'the wake to be pending');
+    const waiting = await eventually(
+      async () => {
+        const d = await delivery(b, 'slow');
+        return d.pending_wakes === 1 ? d : undefined;
+      },
+      5000,
+      'the wake to be pending',
+    );
     assert.is(waiting.wakes[0].message_id, messageId);
     assert.is(waiting.wakes[0].cursor, String(first.cursor));
     const since = waiting.oldest_pending_at as string;
@@ -74,19 +83,27 @@ async function stopsAcknowledging(a: HttpServer, b: HttpServer, cliToo: boolean)
     assert.is(again.event.id, first.event.id);
 
     // After the bound: given up on, still pending, and reported.
-    const gaveUp = await eventually(async () => {
-      const d = await delivery(b, 'slow');
-      return d.gave_up === 1 ? d : undefined;
-    }, 15_000, 'redelivery to give up');
+    const gaveUp = await eventually(
+      async () => {
+        const d = await delivery(b, 'slow');
+        return d.gave_up === 1 ? d : undefined;
+      },
+      15_000,
+      'redelivery to give up',
+    );
     assert.is(gaveUp.pending_wakes, 1);
     assert.is(gaveUp.oldest_pending_at, since, 'the oldest pending wake keeps its time');
     assert.is(gaveUp.wakes[0].offers, MAX_OFFERS);
     assert.ok(gaveUp.wakes[0].gave_up_at);
     assert.is(offersOf(c, messageId).length, MAX_OFFERS);
-    const older = await eventually(async () => {
-      const d = await delivery(b, 'slow');
-      return d.oldest_pending_seconds > gaveUp.oldest_pending_seconds ? d : undefined;
-    }, 5000, 'the age of the oldest wake to grow');
+    const older = await eventually(
+      async () => {
+        const d = await delivery(b, 'slow');
+        return d.oldest_pending_seconds > gaveUp.oldest_pending_seconds ? d : undefined;
+      },
+      5000,
+      'the age of the oldest wake to grow',
+    );
     assert.is(older.oldest_pending_at, since);
 
     const warning = await eventually(() => warningOf(b), 10_000, 'the agent_wakes_waiting warning');
@@ -110,10 +127,14 @@ async function stopsAcknowledging(a: HttpServer, b: HttpServer, cliToo: boolean)
 
     // A late ACK clears it: nothing pending, the ACK time noted, the warning gone.
     c.ack(first.cursor);
-    const cleared = await eventually(async () => {
-      const d = await delivery(b, 'slow');
-      return d.pending_wakes === 0 ? d : undefined;
-    }, 5000, 'the ACK to clear the wake');
+    const cleared = await eventually(
+      async () => {
+        const d = await delivery(b, 'slow');
+        return d.pending_wakes === 0 ? d : undefined;
+      },
+      5000,
+      'the ACK to clear the wake',
+    );
     assert.is(cleared.oldest_pending_at, null);
     assert.is(cleared.gave_up, 0);
     assert.ok(cleared.last_ack_at);

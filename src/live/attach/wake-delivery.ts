@@ -12,7 +12,12 @@ import type { Redelivering } from './redeliver.js';
 import { type SentWake, WakeLedger } from './wakes.js';
 
 /** A wake as the delivery feature records it. */
-export const handed = (w: SentWake): HandedWake => ({ message_id: w.wake.message_id, seq: w.seq, reason: w.wake.reason, target: w.wake.target });
+export const handed = (w: SentWake): HandedWake => ({
+  message_id: w.wake.message_id,
+  seq: w.seq,
+  reason: w.wake.reason,
+  target: w.wake.target,
+});
 
 export class WakeDelivery implements Redelivering {
   private readonly ledger = new WakeLedger();
@@ -71,7 +76,13 @@ export class WakeDelivery implements Redelivering {
       .drain()
       .filter((w) => !w.gaveUp)
       .map((w) =>
-        wakeEvent(this.hub.ctx, 'agent.wake.failed', this.agent, w.wake, `the attachment closed before acknowledging the event (${reason})`),
+        wakeEvent(
+          this.hub.ctx,
+          'agent.wake.failed',
+          this.agent,
+          w.wake,
+          `the attachment closed before acknowledging the event (${reason})`,
+        ),
       );
   }
 

@@ -26,7 +26,12 @@ function statusLines(io: Io, d: DeliveryStatus): string[] {
     ['last read', d.last_read_at ?? '-'],
   ]);
   for (const w of d.wakes) {
-    const where = w.target.kind === 'dm' ? `dm ${w.target.dm_id}` : w.target.kind === 'thread' ? `thread ${w.target.thread_id}` : `room ${w.target.room_id}`;
+    const where =
+      w.target.kind === 'dm'
+        ? `dm ${w.target.dm_id}`
+        : w.target.kind === 'thread'
+          ? `thread ${w.target.thread_id}`
+          : `room ${w.target.room_id}`;
     const gave = w.gave_up_at ? `, gave up ${w.gave_up_at}` : '';
     lines.push(`  ${w.reason} ${w.message_id} in ${where}: cursor ${w.cursor}, offered ${w.offers}x since ${w.first_offered_at}${gave}`);
   }

@@ -10,6 +10,10 @@ import { eventually, TOKENS, type HttpServer, type Json } from '../helpers/serve
 import { startApp, type AppServer } from '../helpers/app.js';
 import { attachAs, metricValue, type AttachClient } from '../helpers/live.js';
 import { cli } from '../helpers/cli.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runsOf, startAgentRun, writeBot } from '../helpers/agent-run.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgApp } from '../helpers/pg-server.js';
 
@@ -172,6 +176,73 @@ for (const backend of ['memory', 'sqlite'] as const) {
   });
   t.run();
 }
+
+const slow = suite<{ s: AppServer }>('delivery to svc agent run');
+slow.before(async (ctx) => {
+  ctx.s = await startApp({ config: config({ backend: 'memory' }) });
+});
+slow.after(async ({ s }) => {
+  await s?.dispose();
+});
+slow('a turn longer than the deadline gets copies of its wake, runs once, and its ACK clears the wake', async ({ s }) => {
+  assert.is((await s.post('/v1/rooms', { id: 'pond', name: 'Pond', members: ['turtle'] }, ADMIN)).status, 200);
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-delivery-'));
+  const runs = path.join(dir, 'runs');
+  const p = await startAgentRun(
+    ['--url', s.url, '--agent', 'turtle', '--state-dir', path.join(dir, 'state'), '--', process.execPath, writeBot(dir)],
+    // The turn outlasts several deadlines (redeliver_after_ms is 400 ms): the copies come while it runs.
+    { SVC_TOKEN: ADMIN, RUNS_FILE: runs, DELAY_MS: '6000', REPLY_TEXT: 'slowly' },
+    dir,
+  );
+  try {
+    const attached = await eventually(
+      async () => {
+        const d = await delivery(s, 'turtle');
+        return d.attached ? d : undefined;
+      },
+      5000,
+      'the attachment to be recorded',
+    );
+    assert.is(attached.attachments[0].by, 'agent_run');
+    assert.match(attached.attachments[0].client, /^svc-agent-run\//);
+    const sent = await s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'room', room_id: 'pond' },
+        from: { type: 'human', id: 'op' },
+        parts: [{ kind: 'text', text: '@turtle hurry' }],
+        mentions: ['turtle'],
+      },
+      ADMIN,
+    );
+    assert.is(sent.status, 200, sent.text);
+    const offered = await eventually(
+      async () => {
+        const d = await delivery(s, 'turtle');
+        return d.wakes[0]?.offers >= 2 ? d : undefined;
+      },
+      5000,
+      'the wake to be offered again during the turn',
+    );
+    assert.is(offered.wakes[0].message_id, sent.body.message_id);
+    const cleared = await eventually(
+      async () => {
+        const d = await delivery(s, 'turtle');
+        return d.pending_wakes === 0 && d.last_ack_at ? d : undefined;
+      },
+      20_000,
+      'the ACK after the turn to clear the wake',
+    );
+    assert.is(cleared.gave_up, 0);
+    assert.is(runsOf(runs).length, 1, 'the copies ran nothing');
+    const replies = (await s.get('/v1/rooms/pond/messages', ADMIN)).body.messages.filter((m: Json) => m.from.id === 'turtle');
+    assert.is(replies.length, 1);
+  } finally {
+    await p.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+slow.run();
 
 const pg = suite<{ pgs: PgSchema; a: AppServer; b: AppServer }>('delivery on Postgres, two instances');
 pg.before(async (ctx) => {

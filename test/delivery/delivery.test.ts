@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runsOf, startAgentRun, writeBot } from '../helpers/agent-run.js';
+import { connectMcpHttp } from '../helpers/mcp-http.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { startPgApp } from '../helpers/pg-server.js';
 
@@ -177,7 +178,7 @@ for (const backend of ['memory', 'sqlite'] as const) {
   t.run();
 }
 
-const slow = suite<{ s: AppServer }>('delivery to svc agent run');
+const slow = suite<{ s: AppServer }>('delivery to svc agent run and to an MCP wait');
 slow.before(async (ctx) => {
   ctx.s = await startApp({ config: config({ backend: 'memory' }) });
 });
@@ -240,6 +241,46 @@ slow('a turn longer than the deadline gets copies of its wake, runs once, and it
   } finally {
     await p.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+slow('an open wait_for_messages on /v1/mcp shows as mcp_wait, and the message it takes is its ACK', async ({ s }) => {
+  assert.is((await s.post('/v1/agents/register', { requested_agent_id: 'heron' }, ADMIN)).status, 200);
+  assert.is((await s.post('/v1/rooms', { id: 'marsh', name: 'Marsh', members: ['heron'] }, ADMIN)).status, 200);
+  const mcp = await connectMcpHttp(s.url, ADMIN, { 'x-svc-agent': 'heron' });
+  try {
+    const before = await delivery(s, 'heron');
+    assert.is(before.last_ack_at, null);
+    const waiting = mcp.call('wait_for_messages', { timeout_s: 20 });
+    const open = await eventually(
+      async () => {
+        const d = await delivery(s, 'heron');
+        return d.attached ? d : undefined;
+      },
+      5000,
+      'the wait to show',
+    );
+    assert.equal(
+      open.attachments.map((a: Json) => a.by),
+      ['mcp_wait'],
+    );
+    const sent = await s.post(
+      '/v1/messages',
+      {
+        target: { kind: 'room', room_id: 'marsh' },
+        from: { type: 'human', id: 'op' },
+        parts: [{ kind: 'text', text: '@heron fish' }],
+        mentions: ['heron'],
+      },
+      ADMIN,
+    );
+    assert.is(sent.status, 200, sent.text);
+    assert.match((await waiting).text, /@heron fish/);
+    await eventually(async () => (await delivery(s, 'heron')).last_ack_at, 5000, 'the hand-over to be noted');
+    // A history read as the agent is its last read.
+    assert.is((await s.get('/v1/rooms/marsh/messages?as=heron', ADMIN)).status, 200);
+    await eventually(async () => (await delivery(s, 'heron')).last_read_at, 5000, 'the read to be noted');
+  } finally {
+    await mcp.close();
   }
 });
 slow.run();

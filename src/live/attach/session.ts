@@ -35,7 +35,7 @@ import {
   type AttachErrorCode,
   type ClientFrame,
 } from './frames.js';
-import { WakeDelivery } from './wake-delivery.js';
+import { WakeDelivery, type WakeSocket } from './wake-delivery.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
 import { listen, type SocketOwner } from './listeners.js';
 import { inUseMessage, type AttachHolder } from './holder.js';
@@ -296,7 +296,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     const agentId = this.agent.id;
     const networkId = hub.ctx.config.network.id;
     const frames: Buffer[] = [];
-    const woken: { seq: number; w: NonNullable<ReturnType<typeof wakeOf>>; frame: Buffer }[] = [];
+    const woken: { seq: number; w: NonNullable<ReturnType<typeof wakeOf>> }[] = [];
     let removed = false;
     for (const e of events) {
       const ev = e.event;
@@ -312,7 +312,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       frames.push(frame);
       if (ev.type === 'message.created' && ev.message) this.ledger()?.sent(e.seq, ev.message.target);
       const w = wakeOf(ev, names);
-      if (w) woken.push({ seq: e.seq, w, frame });
+      if (w) woken.push({ seq: e.seq, w });
     }
     if (frames.length > 0) {
       socket.cork();
@@ -327,10 +327,15 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       socket.uncork();
     }
     if (woken.length > 0) {
-      const wakes = (this.wakes ??= new WakeDelivery(hub, this.agent, (frame) => this.ws.send(frame, TEXT)));
-      for (const { seq, w, frame } of woken) wakes.sent(seq, w, frame);
+      const wakes = (this.wakes ??= new WakeDelivery(hub, this.agent, this.wakeSocket()));
+      for (const { seq, w } of woken) wakes.sent(seq, w);
     }
     if (removed) this.reject('agent_removed', `agent ${agentId} was removed from the network`, 'event_stream_closed');
+  }
+
+  /** What a wake sent again needs of this attachment (wake-delivery.ts). */
+  private wakeSocket(): WakeSocket {
+    return { caps: () => this.caps, closed: () => this.state === 'closed', send: (frame) => this.ws.send(frame, TEXT) };
   }
 
   /** Sends an ERROR frame, then closes. */

@@ -2,12 +2,18 @@
 // wake events (agent.wake.delivered on ACK, agent.wake.failed when evicted, given up on or left
 // unacknowledged at close), redelivery of those not acknowledged in time, and what the delivery
 // feature records of each (network/delivery.ts). Made on an attachment's first wake.
+//
+// A redelivered wake is its stored event read again and encoded as before: the same cursor and
+// event id, so a runtime recognises the copy (docs/live.md). It is sent only while the agent may
+// still receive it (a room it left is not written to again).
 
 import type { HandedWake } from '../../network/delivery.js';
 import { deliverySettings } from '../../network/delivery.js';
 import type { ServiceEvent } from '../../protocol/types.js';
 import { wakeEvent, type AttachedAgent, type Wake } from '../agent-events.js';
+import { attachFrame } from '../encode.js';
 import type { LiveHub } from '../hub.js';
+import { attachmentWants, type Capabilities } from '../visibility.js';
 import type { Redelivering } from './redeliver.js';
 import { type SentWake, WakeLedger } from './wakes.js';
 
@@ -19,19 +25,27 @@ export const handed = (w: SentWake): HandedWake => ({
   target: w.wake.target,
 });
 
+/** What redelivery needs of the attachment. */
+export interface WakeSocket {
+  caps(): Capabilities;
+  /** Writes a frame. */
+  send(frame: Buffer): void;
+  /** Whether the attachment has ended. */
+  closed(): boolean;
+}
+
 export class WakeDelivery implements Redelivering {
   private readonly ledger = new WakeLedger();
 
   constructor(
     private readonly hub: LiveHub,
     private readonly agent: AttachedAgent,
-    /** Sends a frame again on the attachment's socket. */
-    private readonly resend: (frame: Buffer) => void,
+    private readonly socket: WakeSocket,
   ) {}
 
-  /** A wake went out at `seq` as `frame`. */
-  sent(seq: number, wake: Wake, frame: Buffer): void {
-    const evicted = this.ledger.add(seq, wake, frame, Date.now());
+  /** A wake went out at `seq`. */
+  sent(seq: number, wake: Wake): void {
+    const evicted = this.ledger.add(seq, wake, Date.now());
     const delivery = this.hub.ctx.extensions.delivery;
     delivery?.offered(this.agent.id, { message_id: wake.message_id, seq, reason: wake.reason, target: wake.target }, 1);
     this.hub.redelivery.track(this);
@@ -54,10 +68,7 @@ export class WakeDelivery implements Redelivering {
     const { redeliver_after_ms, max_offers } = deliverySettings(this.hub.ctx.config);
     const due = this.ledger.due(now, redeliver_after_ms, max_offers);
     const delivery = this.hub.ctx.extensions.delivery;
-    for (const w of due.resend) {
-      this.resend(w.frame);
-      delivery?.offered(this.agent.id, handed(w), w.offers);
-    }
+    for (const w of due.resend) void this.resend(w);
     for (const w of due.giveUp) delivery?.gaveUp(this.agent.id, handed(w), w.offers);
     if (due.giveUp.length > 0) {
       const n = max_offers === 1 ? 'once' : `${max_offers} times`;
@@ -67,6 +78,24 @@ export class WakeDelivery implements Redelivering {
       );
     }
     return this.ledger.offering;
+  }
+
+  /** Sends the wake's stored event again, when the agent may still receive it. */
+  private async resend(w: SentWake): Promise<void> {
+    const { hub, agent, socket } = this;
+    try {
+      const [e] = await hub.ctx.store.eventsAfter(w.seq - 1, 1);
+      if (!e || e.seq !== w.seq || socket.closed()) return;
+      const net = hub.ctx.config.network.id;
+      const caps = socket.caps();
+      if (!attachmentWants(await hub.freshAudienceOf(e), e.event, agent.id, caps, net) || socket.closed()) return;
+      const frame = attachFrame(e, caps.artifacts);
+      if (!frame) return;
+      socket.send(frame);
+      hub.ctx.extensions.delivery?.offered(agent.id, handed(w), w.offers);
+    } catch (err) {
+      hub.ctx.log('warn', 'a wake could not be sent again (the next deadline tries again)', { agent: agent.id, error: String(err) });
+    }
   }
 
   /** The attachment is closing: the wakes still in hand failed (their records stay pending). */

@@ -1,18 +1,18 @@
-// Targeted wakes sent to one attachment and not yet acknowledged, in cursor order, each with the
-// EVENT frame it was sent as: a wake not acknowledged within server.delivery.redeliver_after_ms is
-// sent again, the same frame (its cursor and event id, so a runtime tells the copy apart), at most
-// max_offers times in all; then it is given up on (reported, kept until an ACK covers it).
+// Targeted wakes sent to one attachment and not yet acknowledged, in cursor order: a wake not
+// acknowledged within server.delivery.redeliver_after_ms is due to be sent again (the same EVENT,
+// read again from the store: wake-delivery.ts), at most max_offers times in all; then it is given
+// up on (reported, kept until an ACK covers it). No frame is kept here: a runtime that never ACKs
+// would otherwise hold up to 1024 frames of up to 1 MiB each.
 
 import type { Wake } from '../agent-events.js';
 
 /** Unacknowledged wakes kept per attachment; older ones beyond it are reported as failed. */
 export const MAX_PENDING_WAKES = 1024;
 
-/** One wake in hand: what it is, its cursor, the frame it went out as, and its offers so far. */
+/** One wake in hand: what it is, its cursor, and its offers so far. */
 export interface SentWake {
   wake: Wake;
   seq: number;
-  frame: Buffer;
   offers: number;
   /** When it was last sent (ms). */
   sentAt: number;
@@ -36,10 +36,10 @@ export class WakeLedger {
     return this.pending?.size ?? 0;
   }
 
-  /** Records a wake sent at `seq` as `frame`; returns wakes evicted to stay bounded. */
-  add(seq: number, wake: Wake, frame: Buffer, now: number): readonly SentWake[] {
+  /** Records a wake sent at `seq`; returns wakes evicted to stay bounded. */
+  add(seq: number, wake: Wake, now: number): readonly SentWake[] {
     const pending = (this.pending ??= new Map());
-    pending.set(seq, { wake, seq, frame, offers: 1, sentAt: now, gaveUp: false });
+    pending.set(seq, { wake, seq, offers: 1, sentAt: now, gaveUp: false });
     if (pending.size <= MAX_PENDING_WAKES) return NONE;
     const evicted: SentWake[] = [];
     for (const [s, old] of pending) {

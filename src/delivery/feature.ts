@@ -31,9 +31,11 @@ export const deliveryFeature: FeatureFactory = (app) => {
 
   const refresh = async (): Promise<Waiting[]> => {
     try {
-      const known = new Set((await ctx.store.listAgents()).map((a) => a.id));
-      // A removed agent's rows are no one's to acknowledge: not reported.
-      waiting = waitingAgents((await state.allWakes()).filter((w) => known.has(w.agent_id)));
+      const rows = await state.allWakes();
+      // A removed agent's rows are no one's to acknowledge: not reported. (Few rows when all is well.)
+      const ids = [...new Set(rows.map((w) => w.agent_id))];
+      const known = new Set((await Promise.all(ids.map((id) => ctx.store.getAgent(id)))).flatMap((a) => (a ? [a.id] : [])));
+      waiting = waitingAgents(rows.filter((w) => known.has(w.agent_id)));
     } catch (err) {
       ctx.log('warn', 'delivery: the pending wakes could not be read', { error: String((err as Error)?.message ?? err) });
     }
@@ -76,7 +78,7 @@ export const deliveryFeature: FeatureFactory = (app) => {
 
   const delivery: Deliveries = {
     attached: (agentId, by, client, ttlMs, startCursor) => state.attached(agentId, by, client, ttlMs, startCursor),
-    renew: (agentId, by, client, ttlMs) => state.renew(agentId, by, client, ttlMs),
+    renew: (agentId, by, client, since, ttlMs) => state.renew(agentId, by, client, since, ttlMs),
     detached: (agentId, by) => state.detached(agentId, by),
     offered: (agentId, w, offers) => {
       if (offers > 1) redelivered.inc();

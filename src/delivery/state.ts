@@ -9,14 +9,15 @@
 // a history read every READ_STAMP_MS, an attachment's row renewed every RENEW_MS.
 
 import type { NetworkContext } from '../network/context.js';
-import type { AttachedBy, HandedWake } from '../network/delivery.js';
+import { ATTACH_RECORD_TTL_MS, type AttachedBy, type HandedWake } from '../network/delivery.js';
 import type { KvTable } from '../store/types.js';
 import { ACK, ATTACH, ATTACHED_BY, type AtRow, type AttachRow, READ, WAKE, type WakeRow, attachId, parsed, wakeId } from './rows.js';
 import type { AgentRows } from './view.js';
 
 export const ACK_STAMP_MS = 30_000;
 export const READ_STAMP_MS = 30_000;
-export const RENEW_MS = 60_000;
+/** An attachment's record is renewed this often: a third of its life, so two renewals may be late. */
+export const RENEW_MS = ATTACH_RECORD_TTL_MS / 3;
 
 export class DeliveryState {
   /** The last write of each agent's ops, which the next one waits for. */
@@ -68,12 +69,9 @@ export class DeliveryState {
     });
   }
 
-  renew(agentId: string, by: AttachedBy, client: string | undefined, ttlMs: number): void {
+  renew(agentId: string, by: AttachedBy, client: string | undefined, since: string, ttlMs: number): void {
     if (this.recently(`attach:${agentId}/${by}`, RENEW_MS, Date.now())) return;
-    this.run(agentId, 'renewed', async () => {
-      const cur = parsed<AttachRow>((await this.kv.get(ATTACH, attachId(agentId, by)))?.value);
-      await this.putAttach(agentId, { by, ...(client ? { client } : {}), since: cur?.since ?? new Date().toISOString() }, ttlMs);
-    });
+    this.run(agentId, 'renewed', () => this.putAttach(agentId, { by, ...(client ? { client } : {}), since }, ttlMs));
   }
 
   private putAttach(agentId: string, row: AttachRow, ttlMs: number): Promise<void> {

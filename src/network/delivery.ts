@@ -20,6 +20,12 @@ export interface HandedWake {
   target: Target;
 }
 
+/**
+ * How long an attachment's record lasts past its last renewal: an instance killed without closing
+ * its attachments shows them this long at most (network/delivery.ts's users renew it on heartbeats).
+ */
+export const ATTACH_RECORD_TTL_MS = 180_000;
+
 /** What the delivery feature offers the rest of the server. Every call records in the background. */
 export interface Deliveries {
   /**
@@ -27,8 +33,8 @@ export interface Deliveries {
    * `startCursor`: wakes at or before it are ones the runtime says it has processed.
    */
   attached(agentId: string, by: AttachedBy, client: string | undefined, ttlMs: number, startCursor?: number): void;
-  /** A heartbeat of an attachment: keeps its record alive (written at most every so often). */
-  renew(agentId: string, by: AttachedBy, client: string | undefined, ttlMs: number): void;
+  /** A heartbeat of an attachment ready `since`: keeps its record alive (written at most every so often). */
+  renew(agentId: string, by: AttachedBy, client: string | undefined, since: string, ttlMs: number): void;
   /** The attachment ended. */
   detached(agentId: string, by: AttachedBy): void;
   /** A wake was sent to the runtime (`offers` times so far on this attachment). */

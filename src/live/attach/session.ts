@@ -16,7 +16,7 @@ import { registerAgent, type Registered } from '../../network/agents.js';
 import type { AttachmentDeliveries } from '../../network/receipts.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
 import { agentNames, presenceEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason } from '../agent-events.js';
-import { attachedByOf, type AttachedBy } from '../../network/delivery.js';
+import { ATTACH_RECORD_TTL_MS, attachedByOf, type AttachedBy } from '../../network/delivery.js';
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
@@ -144,7 +144,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   /** One heartbeat: renews the lease, enforces the read deadline, sends PING. */
   beat(): void {
-    if (this.agent) this.hub.ctx.extensions.delivery?.renew(this.agent.id, this.by, this.peer.client, this.leaseMs());
+    if (this.agent)
+      this.hub.ctx.extensions.delivery?.renew(this.agent.id, this.by, this.peer.client, this.peer.since ?? '', ATTACH_RECORD_TTL_MS);
     if (this.lease) {
       const lease = this.lease;
       void lease.renew().then(
@@ -267,7 +268,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       }),
     );
     hub.metrics.attachClients.inc();
-    ctx.extensions.delivery?.attached(id, this.by, this.peer.client, this.leaseMs(), start);
+    ctx.extensions.delivery?.attached(id, this.by, this.peer.client, ATTACH_RECORD_TTL_MS, start);
     void hub.emit([presenceEvent(ctx, 'agent.connected', this.agent, 'attachment_ready')]);
     this.feed.run();
   }

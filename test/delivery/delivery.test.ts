@@ -178,6 +178,32 @@ for (const backend of ['memory', 'sqlite'] as const) {
   t.run();
 }
 
+const own = suite('delivery read with agent tokens');
+own('an agent token reads its own delivery and not another agent of the same room', async () => {
+  // Bearer mode with open registration: anonymous claims get agent tokens; the admin makes the room.
+  const s = await startApp({ config: { store: { backend: 'memory' }, auth: { agent_registration: 'open' } } });
+  try {
+    const claim = async (id: string) => {
+      const r = await s.post('/v1/agents/register', { requested_agent_id: id });
+      assert.is(r.status, 200, r.text);
+      return r.body.agent_token as string;
+    };
+    const [wren, finch] = [await claim('wren'), await claim('finch')];
+    assert.is((await delivery(s, 'wren', wren)).agent_id, 'wren');
+    assert.is((await delivery(s, 'finch', finch)).agent_id, 'finch');
+    // finch is visible to wren (a member of a room it may see), so the refusal is 403, not 404.
+    assert.is((await s.post('/v1/rooms', { id: 'nest', name: 'Nest', members: ['wren', 'finch'] }, ADMIN)).status, 200);
+    assert.is((await s.get('/v1/agents/finch', wren)).status, 200);
+    const other = await s.get('/v1/agents/finch/delivery', wren);
+    assert.is(other.status, 403, other.text);
+    assert.is(other.body.code, 'forbidden');
+    assert.is((await s.get('/v1/agents/finch/delivery', TOKENS.observer.value)).status, 403, 'an observer');
+  } finally {
+    await s.dispose();
+  }
+});
+own.run();
+
 const slow = suite<{ s: AppServer }>('delivery to svc agent run and to an MCP wait');
 slow.before(async (ctx) => {
   ctx.s = await startApp({ config: config({ backend: 'memory' }) });

@@ -36,8 +36,10 @@ export const deliveryFeature: FeatureFactory = (app) => {
       const ids = [...new Set(rows.map((w) => w.agent_id))];
       const known = new Set((await Promise.all(ids.map((id) => ctx.store.getAgent(id)))).flatMap((a) => (a ? [a.id] : [])));
       waiting = waitingAgents(rows.filter((w) => known.has(w.agent_id)));
+      state.forget(rows.filter((w) => !known.has(w.agent_id)));
     } catch (err) {
-      ctx.log('warn', 'delivery: the pending wakes could not be read', { error: String((err as Error)?.message ?? err) });
+      // A read cut short by the store closing under it is no news.
+      if (!closed) ctx.log('warn', 'delivery: the pending wakes could not be read', { error: String((err as Error)?.message ?? err) });
     }
     return waiting;
   };

@@ -136,6 +136,12 @@ export class DeliveryState {
     return (await this.allWakes()).filter((w) => w.agent_id === agentId);
   }
 
+  /** Deletes the rows of wakes no one can acknowledge any more (their agent was removed). */
+  forget(rows: readonly WakeRow[]): void {
+    for (const w of rows)
+      this.run(w.agent_id, 'forgotten', async () => void (await this.kv.delete(WAKE, wakeId(w.agent_id, w.message_id))));
+  }
+
   /** Every pending wake of every agent (rows exist only while unacknowledged: few when all is well). */
   async allWakes(): Promise<WakeRow[]> {
     const out: WakeRow[] = [];

@@ -24,7 +24,7 @@ const MAX_OFFERS = 3;
 const DELIVERY = { redeliver_after_ms: 400, max_offers: MAX_OFFERS, warn_after_ms: 1500 };
 const config = (store: Json) => ({ store, server: { delivery: DELIVERY } });
 
-const delivery = async (s: HttpServer, agent: string, token = ADMIN): Promise<Json> => {
+const delivery = async (s: HttpServer, agent: string, token: string = ADMIN): Promise<Json> => {
   const r = await s.get(`/v1/agents/${agent}/delivery`, token);
   assert.is(r.status, 200, r.text);
   return r.body;

@@ -33,6 +33,7 @@ const LAYERS = [
     [
       'src/backup/',
       'src/console/',
+      'src/delivery/',
       'src/discovery/',
       'src/export/',
       'src/files/',

@@ -17,6 +17,7 @@ import { retentionFeature } from './retention/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { exportFeature } from './export/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
+import { deliveryFeature } from './delivery/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
 
@@ -35,6 +36,8 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,
+  // Before live too: the attachments' last records (detached, acknowledged) are written before it closes.
+  deliveryFeature,
   liveFeature,
   mcpHttpFeature,
   webhooksFeature,

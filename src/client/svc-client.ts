@@ -27,6 +27,7 @@ import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 import type { OAuthGrantList, OAuthGrantRevoked } from '../protocol/oauth-grants.js';
 import type { SearchHit } from '../protocol/search-text.js';
 import type { BackupManifest } from '../protocol/backup.js';
+import type { DeliveryStatus } from '../protocol/delivery.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import type {
   ArtifactQuery,
@@ -221,6 +222,10 @@ export class SvcClient {
   /** GET /v1/agents/{id}. */
   getAgent(id: string): Promise<AgentSummary> {
     return this.#json('GET', `/v1/agents/${seg(id)}`);
+  }
+  /** GET /v1/agents/{id}/delivery: its attachment, wakes not acknowledged, last ACK and read. */
+  agentDelivery(id: string): Promise<DeliveryStatus> {
+    return this.#json('GET', `/v1/agents/${seg(id)}/delivery`);
   }
   /** POST /v1/agents/register. */
   registerAgent(body: RegisterAgentRequest): Promise<AgentRegistration> {

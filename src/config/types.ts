@@ -73,6 +73,19 @@ export interface LoopGuardConfig {
   pause_ms: number;
 }
 
+/** Redelivery and the waiting-wake warning (server.delivery; docs/live.md). */
+export interface DeliveryConfig {
+  /** A wake not acknowledged this long after it was sent is sent again. */
+  redeliver_after_ms: number;
+  /** Times a wake is sent to one attachment at most before it is reported. */
+  max_offers: number;
+  /** Oldest unacknowledged wake older than this raises the agent_wakes_waiting warning. */
+  warn_after_ms: number;
+}
+
+/** server.delivery's defaults (the schema's), for configs built without the loader. */
+export const DELIVERY_DEFAULTS: DeliveryConfig = { redeliver_after_ms: 60_000, max_offers: 5, warn_after_ms: 300_000 };
+
 export interface Config {
   network: { id: string; name: string };
   server: {
@@ -89,6 +102,8 @@ export interface Config {
     pairing_check_interval_ms: number;
     limits: LimitsConfig;
     loop_guard: LoopGuardConfig;
+    /** Redelivery of unacknowledged wakes and their warning; the loader fills DELIVERY_DEFAULTS. */
+    delivery?: DeliveryConfig;
     /** How long messages are kept (#40 part 4, src/retention/); absent: forever. */
     retention?: RetentionPolicy;
   };

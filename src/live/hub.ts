@@ -7,6 +7,8 @@ import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
 import type { AttachHolder } from './attach/holder.js';
+import { deliverySettings } from '../network/delivery.js';
+import { RedeliveryTimer, redeliveryTickMs } from './attach/redeliver.js';
 import { UNKNOWN_AUDIENCE, asOfEvents, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
@@ -24,6 +26,8 @@ export class LiveHub {
   readonly holders = new Map<string, AttachHolder>();
   /** Open SSE streams per client address (the per-address cap). */
   readonly sseByAddress = new Map<string, number>();
+  /** Sends attachments' unacknowledged wakes again (server.delivery). */
+  readonly redelivery: RedeliveryTimer;
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
   private readonly pending = new Set<Promise<void>>();
   private readonly unsubscribe: () => void;
@@ -34,6 +38,7 @@ export class LiveHub {
     readonly metrics: Metrics,
   ) {
     this.buffer = new ReplayBuffer(ctx.config.server.event_buffer);
+    this.redelivery = new RedeliveryTimer(() => redeliveryTickMs(deliverySettings(this.ctx.config).redeliver_after_ms));
     this.publishedSeq = ctx.store.feed.head;
     this.unsubscribe = ctx.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
@@ -119,6 +124,7 @@ export class LiveHub {
   /** Ends every stream and attachment, then waits for their last events to be stored. */
   async close(): Promise<void> {
     this.closing = true;
+    this.redelivery.stop();
     await Promise.all([...this.open].map((c) => c.close()));
     await Promise.all([...this.pending]);
     this.unsubscribe();

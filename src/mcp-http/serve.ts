@@ -13,6 +13,7 @@ import type { NetworkContext } from '../network/context.js';
 import { selfOf, type Self } from '../mcp/format.js';
 import type { Message } from '../protocol/types.js';
 import { createMcpServer, type Session } from '../mcp/server.js';
+import type { InboxPort } from '../mcp/session.js';
 import { inProcessApi } from './api.js';
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
@@ -24,12 +25,23 @@ import { waitResult } from '../mcp/wait.js';
 
 /** A message a wait hands over has reached the agent: its delivered receipt (src/receipts/). */
 function handedOverTo(ctx: NetworkContext, agentId: string) {
-  return (m: Message, seq: number) => ctx.extensions.receipts?.handedOver(agentId, m, seq);
+  return (m: Message, seq: number) => {
+    ctx.extensions.receipts?.handedOver(agentId, m, seq);
+    ctx.extensions.delivery?.handedOver(agentId);
+  };
 }
 
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */
-function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: WaitLimit) {
-  return waits.wrap(self.agent_id, credential, new StoreInbox(ctx.store, self, handedOverTo(ctx, self.agent_id)));
+function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: WaitLimit): InboxPort {
+  const inbox = waits.wrap(self.agent_id, credential, new StoreInbox(ctx.store, self, handedOverTo(ctx, self.agent_id)));
+  return {
+    // A wait shows the agent as attached by it (as openWait's do; network/delivery.ts).
+    wait: (scope, timeoutMs, signal) => {
+      ctx.extensions.delivery?.attached(self.agent_id, 'mcp_wait', undefined, timeoutMs);
+      return inbox.wait(scope, timeoutMs, signal);
+    },
+    pending: (scope) => inbox.pending(scope),
+  };
 }
 
 /** The session of one request: the wait's, and the agent's calls as the caller. */
@@ -150,4 +162,7 @@ async function openWait(
     return answer.finish(err instanceof Error ? err : new Error(String(err)));
   }
   w.start();
+  // The agent shows as attached by an MCP wait until this one's deadline (a client that keeps
+  // waiting opens the next before it lapses); no ending is written, so overlapping waits agree.
+  ctx.extensions.delivery?.attached(agentId, 'mcp_wait', undefined, call.args.timeout_s * 1000);
 }

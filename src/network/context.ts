@@ -10,6 +10,7 @@ import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js'
 import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 import type { Receipts } from './receipts.js';
+import type { Deliveries } from './delivery.js';
 
 /** Decisions and observations around one message send, contributed by a feature. */
 export interface SendExtension {
@@ -30,6 +31,8 @@ export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?
 export interface Provided {
   /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
   readonly receipts: Receipts;
+  /** Per-agent delivery state (network/delivery.ts): absent when the delivery feature is not running. */
+  readonly delivery: Deliveries;
 }
 
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */

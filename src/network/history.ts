@@ -25,6 +25,7 @@ async function messagePage(
 ): Promise<{ messages: Message[]; page: Page }> {
   const messages = await withAdditions(ctx, r.items);
   ctx.extensions.receipts?.pageRead(p, as, messages);
+  ctx.extensions.delivery?.pageRead(p, as);
   return { messages, page: toPage(r) };
 }
 

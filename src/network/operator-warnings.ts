@@ -11,8 +11,12 @@ import type { SchemaChange } from '../store/types.js';
 /** Where each warning is explained (relative to the install, as the README links docs). */
 export const WARNING_DOCS = 'docs/warnings.md';
 
-/** Warnings that name rooms and message ids: shown only to callers who may read the pairings. */
-export const PAIRING_READERS_ONLY: ReadonlySet<string> = new Set(['relay_refused']);
+/**
+ * Warnings that name rooms and message ids (relay_refused) or agents of any room, private ones too
+ * (agent_wakes_waiting): shown only to callers who may read the pairings (observe or admin, never
+ * anonymous nor a self-registered agent token).
+ */
+export const PAIRING_READERS_ONLY: ReadonlySet<string> = new Set(['relay_refused', 'agent_wakes_waiting']);
 
 const PACKAGE_JSON = fileURLToPath(new URL('../../package.json', import.meta.url));
 /** How long an installed version read stays fresh (a network document per request must not read a file each). */

@@ -11,6 +11,7 @@ import { loadAgents, loadDms, loadPresence, loadRooms } from './sidebar.js';
 import { $, state } from './state.js';
 import { bindSearch } from './search.js';
 import { bindAdmin, renderAdmin } from './admin.js';
+import { bindDelivery } from './delivery.js';
 import { bindLayout, renderVisitor } from './layout.js';
 import { loadUnread, resetLine } from './unread.js';
 
@@ -19,6 +20,7 @@ async function boot() {
   bindUi();
   bindSearch();
   bindAdmin();
+  bindDelivery();
   try {
     [state.network, state.session] = await Promise.all([api('/v1/network'), api('/console/api/session')]);
   } catch (err) {

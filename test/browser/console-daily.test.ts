@@ -198,6 +198,13 @@ t('an admin creates a room and adds and removes a member; a non-admin sees no co
   assert.match((await pairing.locator('[data-testid=pairing-refused]').textContent()) ?? '', /No refused relays/);
   await shot(admin, 'desktop-admin-pairings');
   await admin.keyboard.press('Escape');
+  // Delivery per agent (GET /v1/agents/{id}/delivery): alpha's holder, waiting wakes, last ACK and read.
+  await admin.click('[data-testid=show-delivery]');
+  const alpha = admin.locator('[data-testid=delivery-alpha]');
+  await alpha.waitFor();
+  assert.match((await alpha.locator('[data-testid=delivery-attached]').textContent()) ?? '', /^(not )?attached$/);
+  assert.match((await alpha.locator('[data-testid=delivery-pending]').textContent()) ?? '', /No wakes waiting\.|not acknowledged/);
+  await admin.keyboard.press('Escape');
   // An unrestricted observer reads private rooms too, still without admin controls.
   await viewer.goto(`${s.url}/console/#/room/design`);
   await viewer.locator('[data-testid=conv-title]', { hasText: 'Design' }).waitFor();

@@ -67,6 +67,7 @@ test('a file with only network.id gets every default filled in', () => {
       mcp_waits_per_credential: 16,
       mcp_waits_per_server: 1000,
     },
+    delivery: { redeliver_after_ms: 60000, max_offers: 5, warn_after_ms: 300000 },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });
   assert.equal(config.store, { backend: 'sqlite', path: join(dir, '.svc/svc.db'), checkpoint_bytes: 67108864 });
@@ -144,6 +145,26 @@ test('an id that breaks the id rule says what an id is', () => {
     errorOf(() => parse({ network: { id: 'x'.repeat(65) } })),
     /^svc\.yaml: network\.id: must be an id/,
   );
+});
+
+test('server.delivery refuses a redelivery bound or deadline out of range, naming the key', () => {
+  assert.match(
+    errorOf(() => parse({ network: { id: 'a' }, server: { delivery: { max_offers: 0 } } })),
+    /^svc\.yaml: server\.delivery\.max_offers: /,
+  );
+  assert.match(
+    errorOf(() => parse({ network: { id: 'a' }, server: { delivery: { redeliver_after_ms: 10 } } })),
+    /^svc\.yaml: server\.delivery\.redeliver_after_ms: /,
+  );
+  assert.match(
+    errorOf(() => parse({ network: { id: 'a' }, server: { delivery: { warn_after: '5m' } } })),
+    /^svc\.yaml: server\.delivery/,
+  );
+  assert.equal(parse({ network: { id: 'a' }, server: { delivery: { max_offers: 2 } } }).config.server.delivery, {
+    redeliver_after_ms: 60000,
+    max_offers: 2,
+    warn_after_ms: 300000,
+  });
 });
 
 test('a value of the wrong type says what was expected and what was found', () => {

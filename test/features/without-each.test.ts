@@ -22,6 +22,7 @@ import { messageLifecycleFeature } from '../../src/message-lifecycle/feature.js'
 import { oauthFeature } from '../../src/oauth/feature.js';
 import { reactionsFeature } from '../../src/reactions/feature.js';
 import { receiptsFeature } from '../../src/receipts/feature.js';
+import { deliveryFeature } from '../../src/delivery/feature.js';
 import { webhooksFeature } from '../../src/webhooks/feature.js';
 import { TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
@@ -39,6 +40,7 @@ const OPTIONAL: readonly { name: string; factory: FeatureFactory }[] = [
   { name: 'console', factory: consoleFeature },
   { name: 'mcp-http', factory: mcpHttpFeature },
   { name: 'message-lifecycle', factory: messageLifecycleFeature },
+  { name: 'delivery', factory: deliveryFeature },
 ];
 
 /** The tables a closed sqlite store holds: its file opened as bytes with sql.js, never written back. */
@@ -243,6 +245,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   console: ['GET /console'],
   'mcp-http': ['POST /v1/mcp'],
   'message-lifecycle': ['PATCH /v1/messages/:id', 'DELETE /v1/messages/:id', 'GET /v1/messages/:id/versions'],
+  delivery: ['GET /v1/agents/:id/delivery'],
 };
 
 const t = suite<{ routes: Map<FeatureFactory, Route[]> }>('the server without each optional feature');

@@ -15,16 +15,8 @@ import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
 import type { AttachmentDeliveries } from '../../network/receipts.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
-import {
-  agentNames,
-  presenceEvent,
-  wakeEvent,
-  wakeOf,
-  type AgentNames,
-  type AttachedAgent,
-  type LifecycleReason,
-  type Wake,
-} from '../agent-events.js';
+import { agentNames, presenceEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason } from '../agent-events.js';
+import { ATTACH_RECORD_TTL_MS, attachedByOf, type AttachedBy } from '../../network/delivery.js';
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
 import { ALL_CAPABILITIES, attachmentWants, type Capabilities } from '../visibility.js';
@@ -43,7 +35,7 @@ import {
   type AttachErrorCode,
   type ClientFrame,
 } from './frames.js';
-import { WakeLedger } from './wakes.js';
+import { WakeDelivery, type WakeSocket } from './wake-delivery.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
 import { listen, type SocketOwner } from './listeners.js';
 import { inUseMessage, type AttachHolder } from './holder.js';
@@ -90,7 +82,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private acked = 0;
   /** The cursor delivery started after (the receipts ledger counts from it). */
   private start = 0;
-  private wakes: WakeLedger | undefined;
+  private wakes: WakeDelivery | undefined;
   /** Message events sent and not yet acknowledged: an ACK marks them delivered (src/receipts/). */
   private deliveries: AttachmentDeliveries | undefined;
   private readonly feed: Feed;
@@ -110,6 +102,11 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   private get heartbeatMs(): number {
     return this.wheel.intervalMs;
+  }
+
+  /** What holds this attachment, for the delivery records (from the runtime's User-Agent). */
+  private get by(): AttachedBy {
+    return attachedByOf(this.peer.client);
   }
 
   /** Sends HELLO and starts the heartbeat. */
@@ -147,6 +144,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   /** One heartbeat: renews the lease, enforces the read deadline, sends PING. */
   beat(): void {
+    if (this.agent)
+      this.hub.ctx.extensions.delivery?.renew(this.agent.id, this.by, this.peer.client, this.peer.since ?? '', ATTACH_RECORD_TTL_MS);
     if (this.lease) {
       const lease = this.lease;
       void lease.renew().then(
@@ -269,6 +268,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       }),
     );
     hub.metrics.attachClients.inc();
+    ctx.extensions.delivery?.attached(id, this.by, this.peer.client, ATTACH_RECORD_TTL_MS, start);
     void hub.emit([presenceEvent(ctx, 'agent.connected', this.agent, 'attachment_ready')]);
     this.feed.run();
   }
@@ -279,8 +279,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     if (cursor <= this.acked) return;
     this.acked = cursor;
     this.deliveries?.ackUpTo(cursor);
-    const done = this.wakes?.ackUpTo(cursor);
-    if (done && done.length > 0) void this.hub.emit(done.map((w) => wakeEvent(this.hub.ctx, 'agent.wake.delivered', this.agent!, w)));
+    if (this.wakes) this.wakes.acked(cursor);
+    else this.hub.ctx.extensions.delivery?.acked(this.agent!.id, []);
   }
 
   /** The receipts ledger, made on the first message sent (none without the receipts feature or with `server.receipts: false`). */
@@ -297,7 +297,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     const agentId = this.agent.id;
     const networkId = hub.ctx.config.network.id;
     const frames: Buffer[] = [];
-    const evicted: Wake[] = [];
+    const woken: { seq: number; w: NonNullable<ReturnType<typeof wakeOf>> }[] = [];
     let removed = false;
     for (const e of events) {
       const ev = e.event;
@@ -313,7 +313,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       frames.push(frame);
       if (ev.type === 'message.created' && ev.message) this.ledger()?.sent(e.seq, ev.message.target);
       const w = wakeOf(ev, names);
-      if (w) evicted.push(...(this.wakes ??= new WakeLedger()).add(e.seq, w));
+      if (w) woken.push({ seq: e.seq, w });
     }
     if (frames.length > 0) {
       socket.cork();
@@ -327,12 +327,16 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       );
       socket.uncork();
     }
-    if (evicted.length > 0) {
-      void hub.emit(
-        evicted.map((w) => wakeEvent(hub.ctx, 'agent.wake.failed', this.agent!, w, 'too many unacknowledged wakes on this attachment')),
-      );
+    if (woken.length > 0) {
+      const wakes = (this.wakes ??= new WakeDelivery(hub, this.agent, this.wakeSocket()));
+      for (const { seq, w } of woken) wakes.sent(seq, w);
     }
     if (removed) this.reject('agent_removed', `agent ${agentId} was removed from the network`, 'event_stream_closed');
+  }
+
+  /** What a wake sent again needs of this attachment (wake-delivery.ts). */
+  private wakeSocket(): WakeSocket {
+    return { caps: () => this.caps, closed: () => this.state === 'closed', send: (frame) => this.ws.send(frame, TEXT) };
   }
 
   /** Sends an ERROR frame, then closes. */
@@ -386,12 +390,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     if (hub.holders.get(this.agent.id) === this.peer) hub.holders.delete(this.agent.id);
     hub.metrics.attachClients.dec();
     const reason = this.reason ?? 'read_error';
-    const events = [presenceEvent(hub.ctx, 'agent.disconnected', this.agent, reason, this.detail)];
-    for (const w of this.wakes?.drain() ?? []) {
-      events.push(
-        wakeEvent(hub.ctx, 'agent.wake.failed', this.agent, w, `the attachment closed before acknowledging the event (${reason})`),
-      );
-    }
+    hub.ctx.extensions.delivery?.detached(this.agent.id, this.by);
+    const events = [presenceEvent(hub.ctx, 'agent.disconnected', this.agent, reason, this.detail), ...(this.wakes?.close(reason) ?? [])];
     return (this.finished = hub.emit(events));
   }
 }

@@ -1,4 +1,4 @@
-// `svc agents list|get|register|token|delete|grants` (grants: grants.ts). Declared here; the work
+// `svc agents list|get|status|register|token|delete|grants` (grants: grants.ts; status: status.ts). Declared here; the work
 // (run.ts) loads only when the command runs, so `svc --help` and every other command stay quick to
 // start.
 
@@ -22,6 +22,16 @@ export function declareAgents(program: Command, io: Io, run: Run): void {
   connection(agentsCmd.command('get').argument('<id>', 'agent id').description('show one agent'))
     .addHelpText('after', example('svc agents get alpha'))
     .action(async (id: string, o) => run((await agentsMod()).agentsGet(io, id, flags(o))));
+
+  connection(
+    agentsCmd
+      .command('status')
+      .argument('[id]', 'agent id (default: every agent you may see)')
+      .description("show delivery: what holds an agent's attachment, its wakes not acknowledged, its last ACK and read"),
+    'print the delivery answer as JSON ({agents: [...]} without an ID)',
+  )
+    .addHelpText('after', example('svc agents status alpha', 'svc agents status'))
+    .action(async (id: string | undefined, o) => run((await import('./status.js')).agentsStatus(io, id, flags(o))));
 
   connection(
     agentsCmd.command('register').description('register an agent id to the calling credential (admin or attach)'),

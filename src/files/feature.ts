@@ -34,6 +34,7 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
   return {
     routes: [uploadRoute({ blobs, quota, fileBytes }), downloadRoute({ blobs, files })],
     send: { batch: (m) => fileBatch(ctx, files(), m) },
+    provides: { fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) } },
     observe: {
       // A deleted or redacted message's files go at once when nothing else references them.
       event: (e) => {

@@ -164,11 +164,13 @@ async function place(
 }
 
 const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data', 'file_id', 'name', 'content_type', 'size'] as const;
+/** The fields of an uploaded file's part (#41): kept on `file` parts only. */
+const FILE_FIELDS: ReadonlySet<string> = new Set(['file_id', 'name', 'content_type', 'size']);
 
 /** A part with only its wire fields: unknown request fields are ignored, not stored or relayed. */
 export function wirePart(part: Part): Part {
   const out: Partial<Record<(typeof PART_FIELDS)[number], unknown>> = {};
-  for (const k of PART_FIELDS) if (part[k] !== undefined) out[k] = part[k];
+  for (const k of PART_FIELDS) if (part[k] !== undefined && (part.kind === 'file' || !FILE_FIELDS.has(k))) out[k] = part[k];
   return out as Part;
 }
 

@@ -20,6 +20,7 @@ import { receiptsFeature } from './receipts/feature.js';
 import { deliveryFeature } from './delivery/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
+import { filesFeature } from './files/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -33,6 +34,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   retentionFeature,
   backupFeature,
   exportFeature,
+  filesFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

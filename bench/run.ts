@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,history] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,history,files] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -23,6 +23,7 @@ import { runHistory } from './scenarios/history.js';
 import { runAttach } from './scenarios/attach.js';
 import { runPostgres } from './scenarios/postgres.js';
 import { runReceipts } from './scenarios/receipts.js';
+import { runFiles } from './scenarios/files.js';
 import { markSaturation, pacedRate, withPacedRate } from './scenarios/paced-rate.js';
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
@@ -338,6 +339,13 @@ async function main(): Promise<void> {
   if (wants('attach')) await attach();
 
   if (wants('postgres')) await runPostgres(ctx, fanoutRoom, paced);
+
+  if (wants('files'))
+    await step(
+      'files',
+      () => runFiles(ctx),
+      (m) => (results.files = { note: m }),
+    );
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');

@@ -3,6 +3,7 @@
 import type { FanoutResult, IngestResult } from '../scenarios/live.js';
 import type { AttachResult } from '../scenarios/attach.js';
 import type { HistoryResult } from '../scenarios/history.js';
+import type { FilesResult } from '../scenarios/files.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;
@@ -77,6 +78,8 @@ export interface Results {
   /** Scenario 6: N attachments on one svc instance, and the baseline's `ws` server with N sockets. */
   attach_10k?: { svc: Ref<AttachResult>; baseline: Ref<AttachResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
+  /** The upload row (#41): 10 MiB uploads' MiB/s and the ingest p99 with them beside it alone. */
+  files?: (FilesResult & { note?: string }) | { note: string };
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }

@@ -10,7 +10,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CallTimeout, openStream } from './http-call.js';
+import { CallTimeout, exchange, openStream } from './http-call.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 import { contentTypeOf } from './content-type.js';
 
@@ -139,6 +139,34 @@ export class FileTransfers {
       });
       body.pipe(counting(o.size, o.onProgress)).pipe(req);
     });
+  }
+
+  /**
+   * POST /v1/files/upload-urls: a URL that takes one upload (PUT) without other credentials, for
+   * a runtime that holds the bytes but not the token (the MCP tools' large files).
+   */
+  async uploadUrl(o: { name: string; contentType?: string | undefined }): Promise<{
+    upload_url: string;
+    method: 'PUT';
+    expires_at: string;
+    max_bytes: number;
+  }> {
+    const reqPath = '/v1/files/upload-urls';
+    const ctx = this.#ctx('POST', reqPath);
+    const body = JSON.stringify({ name: o.name, ...(o.contentType !== undefined ? { content_type: o.contentType } : {}) });
+    let r;
+    try {
+      r = await exchange(this.conn.baseUrl + reqPath, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json', ...this.#auth() },
+        body,
+        timeoutMs: this.conn.timeoutMs,
+      });
+    } catch (err) {
+      throw transportError(err, ctx);
+    }
+    if (r.status < 200 || r.status > 299) throw responseError(r.status, r.text, ctx, r.requestId);
+    return JSON.parse(r.text) as Awaited<ReturnType<FileTransfers['uploadUrl']>>;
   }
 
   /** Uploads the file at `file` (its base name unless `name` is given). */

@@ -41,18 +41,18 @@ async function signIn(ctx: Ctx): Promise<Page> {
 
 /** Drops an 8x6 PNG drawn in the page (a real image the browser can decode) on the composer. */
 async function dropImage(page: Page, name: string): Promise<void> {
-  const dt = await page.evaluateHandle(async (fileName) => {
+  const dt = await page.evaluateHandle(`(async () => {
     const canvas = document.createElement('canvas');
     canvas.width = 8;
     canvas.height = 6;
-    const g = canvas.getContext('2d')!;
+    const g = canvas.getContext('2d');
     g.fillStyle = '#c03';
     g.fillRect(0, 0, 8, 6);
-    const blob = await new Promise<Blob>((resolve) => canvas.toBlob((b) => resolve(b!), 'image/png'));
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
     const transfer = new DataTransfer();
-    transfer.items.add(new File([blob], fileName, { type: 'image/png' }));
+    transfer.items.add(new File([blob], ${JSON.stringify(name)}, { type: 'image/png' }));
     return transfer;
-  }, name);
+  })()`);
   await page.locator('[data-testid=composer]').dispatchEvent('dragover', { dataTransfer: dt });
   await page.locator('[data-testid=composer]').dispatchEvent('drop', { dataTransfer: dt });
 }
@@ -68,7 +68,7 @@ t(
     await page.locator('[data-testid=attachment-thumb]').waitFor();
     assert.match((await page.locator('[data-testid=attachment-thumb]').getAttribute('src')) ?? '', /^data:image\/png;base64,/);
     // Uploaded: the item knows its file id and the progress bar is gone.
-    await page.waitForFunction(() => document.querySelector<HTMLElement>('[data-testid=attachment]')?.dataset.fileId?.length);
+    await page.waitForFunction("document.querySelector('[data-testid=attachment]')?.dataset.fileId?.length > 0");
     const fileId = await item.getAttribute('data-file-id');
     assert.ok(fileId, 'the upload answered a file id');
 
@@ -81,11 +81,9 @@ t(
     // The preview is the server's image, decoded by the browser at its own size.
     const preview = msg.locator('[data-testid=file-preview]');
     await preview.waitFor();
-    await page.waitForFunction(() => {
-      const img = document.querySelector<HTMLImageElement>('[data-testid=file-preview]');
-      return img?.complete && img.naturalWidth > 0;
-    });
-    assert.equal(await preview.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]), [8, 6]);
+    const img = "document.querySelector('[data-testid=file-preview]')";
+    await page.waitForFunction(`${img}?.complete && ${img}.naturalWidth > 0`);
+    assert.equal(await page.evaluate(`[${img}.naturalWidth, ${img}.naturalHeight]`), [8, 6]);
     const link = msg.locator('[data-testid=file-link]');
     assert.is(await link.textContent(), 'red-dot.png');
     assert.is(await link.getAttribute('href'), `${ctx.s.url}/v1/files/${fileId}`);

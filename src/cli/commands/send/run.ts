@@ -112,7 +112,8 @@ export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<
             ? `#${target.room_id}/${target.thread_id}`
             : `dm ${target.dm_id ?? target.participant_ids?.join(',')}`;
       const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
-      io.out(`sent ${res.message_id} to ${where}${created}`);
+      const withFiles = fileParts.length > 0 ? ` with ${fileParts.length} file${fileParts.length === 1 ? '' : 's'}` : '';
+      io.out(`sent ${res.message_id} to ${where}${created}${withFiles}`);
       // Sent either way (mentions are best-effort), but a mention that wakes nobody is said, with its fix.
       for (const line of unmentionedLines(res.unmentioned ?? [])) io.err(`svc send: ${line}`);
       return EXIT.ok;

@@ -53,7 +53,7 @@ async function upload(s: TestServer, name: string, content: string): Promise<str
     raw: content,
     headers: { 'content-type': 'text/plain' },
   });
-  assert.is(r.status, 200, r.text);
+  assert.is(r.status, 201, r.text);
   return r.body.file_id;
 }
 

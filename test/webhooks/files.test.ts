@@ -25,7 +25,7 @@ test('a message with a file is delivered with its metadata and download URL, nev
     await eventually(async () => (await s.get('/v1/webhooks', admin)).body.webhooks[0].cursor !== null, 10_000, 'webhook cursor');
     const secret = 'the secret bytes of the file, never in a delivery';
     const up = await s.req('POST', '/v1/files?name=report.txt', { token: admin, raw: secret, headers: { 'content-type': 'text/plain' } });
-    assert.is(up.status, 200, up.text);
+    assert.is(up.status, 201, up.text);
     const sent = await s.post(
       '/v1/messages',
       { target: { kind: 'room', room_id: 'ops' }, from: { type: 'agent', id: 'bot' }, parts: [{ kind: 'file', file_id: up.body.file_id }] },

@@ -11,6 +11,7 @@ export const CATALOGUE = {
   conflict: { status: 409, message: 'conflict' },
   agent_reserved: { status: 409, message: 'this agent id is reserved for a credential the operator issued' },
   payload_too_large: { status: 413, message: 'request body is larger than 1 MiB' },
+  range_not_satisfiable: { status: 416, message: 'the requested range is not within the file' },
   unprocessable_entity: { status: 422, message: 'unprocessable entity' },
   too_many_requests: { status: 429, message: 'too many requests' },
   loop_detected: {
@@ -20,6 +21,7 @@ export const CATALOGUE = {
   internal_error: { status: 500, message: 'internal error' },
   bad_gateway: { status: 502, message: 'the paired network did not answer correctly' },
   service_unavailable: { status: 503, message: 'service unavailable' },
+  insufficient_storage: { status: 507, message: 'the server has no room to store this' },
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -19,6 +19,7 @@ import { exportFeature } from './export/feature.js';
 import { receiptsFeature } from './receipts/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
+import { filesFeature } from './files/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -32,6 +33,7 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   retentionFeature,
   backupFeature,
   exportFeature,
+  filesFeature,
   reactionsFeature,
   // Before live: features close in reverse order, so the last ACKs are flushed after attachments end.
   receiptsFeature,

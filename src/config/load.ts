@@ -7,7 +7,16 @@ import { parseDocument } from 'yaml';
 import type { Scope, Warning } from '../protocol/types.js';
 import { postureWarnings, parseListenAddr } from './posture.js';
 import { formatSchemaErrors, validateConfig, validatePairingList } from './schema.js';
-import { type Config, DEFAULT_STORE_SCHEMA, type LoadedConfig, type PairingConfig, type Registration, type TokenConfig } from './types.js';
+import {
+  type Config,
+  DEFAULT_STORE_SCHEMA,
+  type FilesStoreConfig,
+  type LoadedConfig,
+  type PairingConfig,
+  type Registration,
+  type TokenConfig,
+} from './types.js';
+import { resolveFilesStore } from './files-store.js';
 import { resolveHooks, type FileInboundHook, type FileWebhook, type HookSecrets } from './webhooks.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
@@ -33,6 +42,7 @@ interface FileConfig {
     url?: string;
     url_env?: string;
     schema?: string;
+    files?: FilesStoreConfig;
   };
   auth: {
     mode: Config['auth']['mode'];
@@ -146,7 +156,7 @@ function resolveStore(store: FileConfig['store'], opts: ParseOptions, fail: (lin
   const { url_env, url: inline, ...rest } = store;
   const out: Config['store'] = { ...rest, path: resolve(opts.baseDir, store.path) };
   if (store.backend !== 'postgres') {
-    for (const key of ['url', 'url_env', 'schema'] as const) {
+    for (const key of ['url', 'url_env', 'schema', 'files'] as const) {
       if (store[key] !== undefined) fail(`store.${key}: only used with store.backend: postgres`);
     }
     return out;
@@ -161,7 +171,8 @@ function resolveStore(store: FileConfig['store'], opts: ParseOptions, fail: (lin
   if (url === undefined) fail('store: backend postgres needs url or url_env (postgres://user:password@host:5432/db)');
   const where = url_env !== undefined ? `store.url_env (${url_env})` : 'store.url';
   if (!isPostgresUrl(url!)) fail(`${where}: must be a postgres:// or postgresql:// URL`);
-  return { ...out, url: url!, schema: store.schema ?? DEFAULT_STORE_SCHEMA };
+  const files = store.files && resolveFilesStore(store.files, opts.env, fail);
+  return { ...out, url: url!, schema: store.schema ?? DEFAULT_STORE_SCHEMA, ...(files ? { files } : {}) };
 }
 
 function isPostgresUrl(url: string): boolean {

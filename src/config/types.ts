@@ -63,6 +63,26 @@ export interface LimitsConfig {
   mcp_waits_per_credential?: number;
   /** Open wait_for_messages calls on /v1/mcp on one instance (0 = no cap; the schema's default is 1000). */
   mcp_waits_per_server?: number;
+  /** Bytes of one uploaded file (the schema's default is 25 MiB). */
+  file_bytes?: number;
+  /** Uploads per credential per minute on one instance (0 = off, the default). */
+  file_uploads_per_minute?: number;
+  /** Bytes one credential may upload per UTC day on one instance (0 = off, the default). */
+  file_bytes_per_day?: number;
+}
+
+/** Where a Postgres store keeps uploaded files' bytes (`store.files`). */
+export interface FilesStoreConfig {
+  backend: 'database' | 's3';
+  bucket?: string;
+  endpoint?: string;
+  region?: string;
+  prefix?: string;
+  access_key_env?: string;
+  secret_key_env?: string;
+  force_path_style?: boolean;
+  /** s3: the keys read from access_key_env and secret_key_env (secrets, never printed). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export interface LoopGuardConfig {
@@ -91,6 +111,8 @@ export interface Config {
     loop_guard: LoopGuardConfig;
     /** How long messages are kept (#40 part 4, src/retention/); absent: forever. */
     retention?: RetentionPolicy;
+    /** Uploaded files (src/files/): how long an upload no message references is kept (default 1h). */
+    files?: { unreferenced_ttl?: string };
   };
   store: {
     backend: 'sqlite' | 'memory' | 'postgres';
@@ -102,6 +124,8 @@ export interface Config {
     url?: string;
     /** postgres: the schema holding the network's tables (DEFAULT_STORE_SCHEMA when not set). */
     schema?: string;
+    /** postgres: where files' bytes live (absent: in the database). */
+    files?: FilesStoreConfig;
   };
   auth: {
     mode: AuthMode;

@@ -5,7 +5,11 @@
 // No route, feature or mounted library reads a request stream itself.
 
 import type { IncomingMessage } from 'node:http';
-import { AppError, type ErrorCode } from '../errors.js';
+import type { AppError } from '../errors.js';
+import { BodyError } from './body-error.js';
+import { BodyStream } from './body-stream.js';
+
+export { BodyError };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of arrays and objects a JSON body may have. */
@@ -21,11 +25,14 @@ export interface BodySpec {
    * `json`: one JSON value, checked and parsed (an object when the route has a schema);
    * `form`: `application/x-www-form-urlencoded`, as URLSearchParams; `typed`: one JSON object,
    * checked and parsed, when the Content-Type says JSON, else the bytes, checked as a form (a
-   * mounted library that takes both and judges the type itself: the OAuth provider).
+   * mounted library that takes both and judges the type itself: the OAuth provider). `stream`:
+   * the bytes as they arrive (a BodyStream: an upload), never held whole; the limit is enforced
+   * as they pass, and `server.limits.body_seconds` bounds a stall (no byte for that long), not the
+   * whole transfer.
    */
-  kind: 'json' | 'form' | 'typed';
-  /** Most bytes; MAX_BODY_BYTES when absent. */
-  limit?: number;
+  kind: 'json' | 'form' | 'typed' | 'stream';
+  /** Most bytes; MAX_BODY_BYTES when absent. A function is asked per request (a limit from the current config, or by Content-Type). */
+  limit?: number | ((req: IncomingMessage) => number);
   /** An empty body is allowed: the handler gets `undefined` (a `json` route's schema is not checked). */
   optional?: boolean;
   /**
@@ -33,21 +40,6 @@ export interface BodySpec {
    * on /v1/mcp, OAuth's `{error, error_description}`); svc's envelope when absent.
    */
   refusal?: (err: AppError) => { status: number; body: unknown };
-}
-
-/**
- * A body the edge refused, with what was wrong with it: `syntax` (not UTF-8, not JSON, none where
- * one is required), `content` (valid JSON the server will not take: too deep, a NUL, not an
- * object), `size`, `time`. A route with its own error shape maps these (JSON-RPC's codes).
- */
-export class BodyError extends AppError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly problem: 'syntax' | 'content' | 'size' | 'time',
-  ) {
-    super(code, message);
-  }
 }
 
 const syntax = (msg: string) => new BodyError('bad_request', msg, 'syntax');
@@ -83,7 +75,9 @@ export async function readRouteBody(
     if (hasBody(req)) await readBody(req, NO_BODY_LIMIT, seconds, 'this route takes no request body; at most');
     return NONE;
   }
-  const bytes = hasBody(req) ? await readBody(req, spec.limit ?? MAX_BODY_BYTES, seconds) : Buffer.alloc(0);
+  const limit = typeof spec.limit === 'function' ? spec.limit(req) : (spec.limit ?? MAX_BODY_BYTES);
+  if (spec.kind === 'stream') return { value: streamBody(req, limit, seconds), bytes: undefined };
+  const bytes = hasBody(req) ? await readBody(req, limit, seconds) : Buffer.alloc(0);
   if (bytes.length === 0 && spec.optional) return NONE;
   switch (spec.kind) {
     case 'form':
@@ -96,6 +90,14 @@ export async function readRouteBody(
     case 'json':
       return { value: parseJson(bytes, schemaObject), bytes };
   }
+}
+
+/** A streamed body: refused at once when its declared length passes `limit`, else counted as it passes. */
+function streamBody(req: IncomingMessage, limit: number, idleSeconds: number): BodyStream {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit)
+    throw new BodyError('payload_too_large', `request body is larger than ${limit} bytes`, 'size');
+  return new BodyStream(req, limit, idleSeconds);
 }
 
 const isJsonType = (req: IncomingMessage): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i.test(req.headers['content-type'] ?? '');

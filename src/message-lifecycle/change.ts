@@ -10,7 +10,7 @@ import { canSeeMessage, viewerOf } from '../auth/visibility.js';
 import type { EditRequest, Message, SendRequest } from '../protocol/types.js';
 import { StoreError, type Decision, type DecisionReads, type MessageRecord, type RoomRecord, type WriteOp } from '../store/types.js';
 import { missingMessage, requireDirectMessages } from '../network/access.js';
-import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
+import { batchOf, commit, newEvent, now, type NetworkContext } from '../network/context.js';
 import { scopedMembers } from '../network/members.js';
 import { artifactsOf, mentionsOf, resolveSender, wirePart } from '../network/messages.js';
 
@@ -34,7 +34,9 @@ export async function editMessage(ctx: NetworkContext, p: Principal, id: string,
     if (m.deleted_at !== undefined) throw conflict(`message ${id} was deleted; a deleted message cannot be edited`);
     const net = ctx.config.network.id;
     const scope = m.target.kind === 'dm' ? m.target.participant_ids : scopedMembers(net, room?.members ?? []);
-    const parts = req.parts.map(wirePart);
+    // What features add (file references), decided with the edit and written in its batch.
+    const added = await batchOf(ctx, { id, conv: rec.conv, target: m.target, parts: req.parts.map(wirePart), principal: p });
+    const parts = [...added.parts];
     const { mentions } = mentionsOf(ctx, { parts, ...(req.mentions ? { mentions: req.mentions } : {}) }, scope);
     // A relayed copy changes only by its home network's relay, which names the version the edit
     // made there and sends it again when it got no answer (the peer may have applied it). A copy
@@ -45,7 +47,7 @@ export async function editMessage(ctx: NetworkContext, p: Principal, id: string,
       if (!m.origin) throw badRequest(`body.version: message ${id} was sent on this network; only a relayed edit names a version`);
       if ((m.version ?? 1) >= req.version) return undefined;
     }
-    return {
+    const edit: WriteOp = {
       op: 'message.edit',
       id,
       parts,
@@ -55,6 +57,7 @@ export async function editMessage(ctx: NetworkContext, p: Principal, id: string,
       artifacts: (edited) => artifactsOf(net, edited),
       event: (message, mentions_added) => newEvent(ctx, 'message.edited', { message, mentions_added }),
     };
+    return [edit, ...added.ops];
   });
 }
 
@@ -91,8 +94,11 @@ export async function redactMessage(ctx: NetworkContext, p: Principal, id: strin
   );
 }
 
-/** The write a change comes to; undefined when it changes nothing (the message is answered as it is). */
-type OpOf = (rec: MessageRecord, room: RoomRecord | undefined) => Promise<WriteOp | undefined>;
+/**
+ * The write a change comes to (the change's op first, then what features add to its batch);
+ * undefined when it changes nothing (the message is answered as it is).
+ */
+type OpOf = (rec: MessageRecord, room: RoomRecord | undefined) => Promise<WriteOp | WriteOp[] | undefined>;
 
 /** Who may make a change: refuses (403) anyone else. */
 type May = (
@@ -144,7 +150,7 @@ async function decideChange(
     return { answer: rec.message };
   }
   return {
-    write: [op],
+    write: Array.isArray(op) ? op : [op],
     reply: (result) => {
       const o = result.outcomes[0];
       if (o?.op !== 'message.edit' && o?.op !== 'message.delete' && o?.op !== 'message.redact') throw new Error('unexpected outcome');

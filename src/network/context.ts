@@ -4,15 +4,39 @@ import type { RelayedEvent } from './relayed-event.js';
 import type { Config } from '../config/types.js';
 import type { Broker } from '../events/broker.js';
 import type { Logger } from '../log.js';
-import type { Message, ServiceEvent, Warning } from '../protocol/types.js';
+import type { Message, Part, ServiceEvent, Target, Warning } from '../protocol/types.js';
 import { newId } from '../protocol/ids.js';
 import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 import type { Receipts } from './receipts.js';
 
+/** What a feature adds to a message's write: its parts as stored, and intents written in the same batch. */
+export interface SendBatch {
+  /** The message's parts as they are stored (a feature fills fields from what it keeps). */
+  parts?: Part[];
+  /** Written atomically with the message: a refusal of one refuses the message. */
+  ops?: WriteOp[];
+}
+
+/** The message a send or an edit is about to write, as `SendExtension.batch` sees it. */
+export interface OutgoingMessage {
+  id: string;
+  conv: string;
+  target: Target;
+  parts: readonly Part[];
+  /** Who sends or edits it. */
+  principal: Principal;
+}
+
 /** Decisions and observations around one message send, contributed by a feature. */
 export interface SendExtension {
+  /**
+   * Runs while a send or an edit is decided, before anything is written: gives the parts to store
+   * and intents to write in the message's batch (the files feature's references), or nothing.
+   * Throws AppError to refuse. It may run more than once for one send (a decision re-run on fresh reads).
+   */
+  batch?: (m: OutgoingMessage) => Promise<SendBatch | undefined>;
   /** Decides a message before it is stored (the loop guard); throws AppError to refuse. */
   check?: (conv: string, m: Message) => void;
   /** Observes a message once it is stored. */
@@ -49,6 +73,19 @@ export interface Extensions extends Partial<Provided> {
   readonly relayed?: readonly RelayedEvent[];
   /** What features add to each page of messages the reads return (history, search). */
   readonly messages?: readonly AddToMessages[];
+}
+
+/** Runs every feature's `batch` over an outgoing message, in feature order: the parts to store and the intents to add. */
+export async function batchOf(ctx: NetworkContext, m: OutgoingMessage): Promise<{ parts: readonly Part[]; ops: WriteOp[] }> {
+  let parts = m.parts;
+  const ops: WriteOp[] = [];
+  for (const h of ctx.extensions.send) {
+    if (!h.batch) continue;
+    const b = await h.batch({ ...m, parts });
+    if (b?.parts) parts = b.parts;
+    if (b?.ops) ops.push(...b.ops);
+  }
+  return { parts, ops };
 }
 
 /** Adds what a feature keeps about messages to a page of them: copies where it adds, the same objects elsewhere. */

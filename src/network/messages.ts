@@ -10,7 +10,7 @@ import { fqid, isId, newId, MESSAGE_ID_PATTERN } from '../protocol/ids.js';
 import { resolveMentionsExplained, type Unresolved } from '../protocol/mentions.js';
 import type { Actor, Artifact, Message, Part, SendRequest, SendResponse, Target } from '../protocol/types.js';
 import { StoreError, convKeyOf, type Decision, type DecisionReads, type MessageInsertOp, type RoomRecord } from '../store/types.js';
-import { commit, newEvent, now, type NetworkContext } from './context.js';
+import { batchOf, commit, newEvent, now, type NetworkContext } from './context.js';
 import { requireDirectMessages } from './access.js';
 import { normalizeMember, scopedMembers } from './members.js';
 import { explainUnmentioned, UNMENTIONED_MAX } from './unmentioned.js';
@@ -163,7 +163,7 @@ async function place(
   };
 }
 
-const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data'] as const;
+const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data', 'file_id', 'name', 'content_type', 'size'] as const;
 
 /** A part with only its wire fields: unknown request fields are ignored, not stored or relayed. */
 export function wirePart(part: Part): Part {
@@ -187,8 +187,8 @@ export function artifactsOf(net: string, m: Message): Artifact[] {
       target: m.target,
       part_index: i,
       kind: part.kind,
-      ...(part.media_type ? { media_type: part.media_type } : {}),
-      ...(part.filename ? { filename: part.filename } : {}),
+      ...((part.media_type ?? part.content_type) ? { media_type: part.media_type ?? part.content_type } : {}),
+      ...((part.filename ?? part.name) ? { filename: part.filename ?? part.name } : {}),
       ...(part.url ? { url: part.url } : {}),
       created_at: m.created_at,
     });
@@ -278,17 +278,20 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
           reads,
         )
       : [];
+  const id = req.id ?? newId('msg');
+  const conv = convKeyOf(placed.target);
+  // What features add to the batch (file references) and fill into the parts, decided with the send.
+  const added = await batchOf(ctx, { id, conv, target: placed.target, parts: req.parts.map(wirePart), principal: p });
   const message: Message = {
-    id: req.id ?? newId('msg'),
+    id,
     network_id: net,
     ...(req.origin ? { origin: { network_id: req.origin.network_id, message_id: req.origin.message_id } } : {}),
     target: placed.target,
     from: sender.actor,
-    parts: req.parts.map(wirePart),
+    parts: [...added.parts],
     mentions: resolved.mentions,
     created_at: at,
   };
-  const conv = convKeyOf(placed.target);
 
   const created = newEvent(ctx, 'message.created', { message });
   const op: MessageInsertOp = {
@@ -303,7 +306,7 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
     ...(placed.dm ? { dm: { ...placed.dm, created: (d) => newEvent(ctx, 'dm.created', { dm: dmView(net, d) }) } } : {}),
   };
   return {
-    write: [op],
+    write: [op, ...added.ops],
     reply: (result) => {
       const outcome = result.outcomes[0]!;
       if (outcome.op !== 'message.insert') throw new Error('unexpected outcome');

@@ -9,4 +9,12 @@ export interface Part {
   media_type?: string;
   filename?: string;
   data?: Record<string, unknown>;
+  /** A `file` part naming an uploaded file (POST /v1/files): its id; the server fills the three below from it. */
+  file_id?: string;
+  /** The uploaded file's name. */
+  name?: string;
+  /** The uploaded file's content type. */
+  content_type?: string;
+  /** The uploaded file's size in bytes. */
+  size?: number;
 }

@@ -66,7 +66,11 @@ test('a file with only network.id gets every default filled in', () => {
       body_seconds: 30,
       mcp_waits_per_credential: 16,
       mcp_waits_per_server: 1000,
+      file_bytes: 26214400,
+      file_uploads_per_minute: 0,
+      file_bytes_per_day: 0,
     },
+    files: { unreferenced_ttl: '1h' },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });
   assert.equal(config.store, { backend: 'sqlite', path: join(dir, '.svc/svc.db'), checkpoint_bytes: 67108864 });

@@ -1,6 +1,6 @@
 // The server without each optional feature (#39 part 2): the app started in this process on a real
-// sqlite store, with one of receipts, reactions, webhooks, OAuth, the console, MCP over HTTP and
-// message edits and deletes left out of its feature list, still does what the core does (agents,
+// sqlite store, with one of receipts, reactions, webhooks, OAuth, the console, MCP over HTTP,
+// message edits and deletes, and files left out of its feature list, still does what the core does (agents,
 // rooms, messages sent, read back and received live, threads, DMs, the core's refusals), and serves
 // none of that feature's routes.
 // The routes come from the feature itself (its factory's `routes`), so a route it gains is checked
@@ -17,6 +17,7 @@ import type { FeatureFactory } from '../../src/feature.js';
 import type { Route } from '../../src/http/router.js';
 import { defaultFeatures } from '../../src/features.js';
 import { consoleFeature } from '../../src/console/feature.js';
+import { filesFeature } from '../../src/files/feature.js';
 import { mcpHttpFeature } from '../../src/mcp-http/feature.js';
 import { messageLifecycleFeature } from '../../src/message-lifecycle/feature.js';
 import { oauthFeature } from '../../src/oauth/feature.js';
@@ -39,6 +40,7 @@ const OPTIONAL: readonly { name: string; factory: FeatureFactory }[] = [
   { name: 'console', factory: consoleFeature },
   { name: 'mcp-http', factory: mcpHttpFeature },
   { name: 'message-lifecycle', factory: messageLifecycleFeature },
+  { name: 'files', factory: filesFeature },
 ];
 
 /** The tables a closed sqlite store holds: its file opened as bytes with sql.js, never written back. */
@@ -57,7 +59,7 @@ async function tablesIn(dbFile: string): Promise<string[]> {
 const CORE_TABLES = ['agents', 'dms', 'events', 'messages', 'meta', 'rooms', 'threads'];
 
 /** The optional features that keep stored concerns of their own (store/part.ts). */
-const STORING = ['reactions', 'console', 'webhooks', 'receipts'];
+const STORING = ['reactions', 'console', 'webhooks', 'receipts', 'files'];
 
 /**
  * The sqlite tables a feature's store parts make, read from its own declaration: a new database
@@ -243,6 +245,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   console: ['GET /console'],
   'mcp-http': ['POST /v1/mcp'],
   'message-lifecycle': ['PATCH /v1/messages/:id', 'DELETE /v1/messages/:id', 'GET /v1/messages/:id/versions'],
+  files: ['POST /v1/files', 'GET /v1/files/:id'],
 };
 
 const t = suite<{ routes: Map<FeatureFactory, Route[]> }>('the server without each optional feature');

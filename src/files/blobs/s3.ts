@@ -18,6 +18,8 @@ export interface S3Options {
   endpoint?: string;
   /** Prepended to every object's name (e.g. `svc/files/`). */
   prefix?: string;
+  /** Path-style requests (the bucket in the path); default: when `endpoint` is set. */
+  forcePathStyle?: boolean;
   /** Absent: the SDK's own chain (environment, shared files, instance roles). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
@@ -46,7 +48,8 @@ export class S3Blobs implements BlobStore {
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client({
       region: o.region,
-      ...(o.endpoint ? { endpoint: o.endpoint, forcePathStyle: true } : {}),
+      ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+      forcePathStyle: o.forcePathStyle ?? o.endpoint !== undefined,
       ...(o.credentials ? { credentials: o.credentials } : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',

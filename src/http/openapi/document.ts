@@ -120,7 +120,14 @@ function operation(route: Route, doc: OperationDoc | undefined): Record<string, 
             content: { 'application/json': { schema: ref(requestSchemaName(route.schema)) } },
           },
         }
-      : {}),
+      : d.request
+        ? {
+            requestBody: {
+              required: true,
+              content: Object.fromEntries(Object.entries(d.request).map(([media, schema]) => [media, { schema }])),
+            },
+          }
+        : {}),
     responses: responses(route, d),
     ...access(route),
   };

@@ -31,6 +31,8 @@ export interface OperationDoc {
   query?: QueryParam[];
   /** Request headers worth naming (Last-Event-ID, If-None-Match). */
   headers?: { name: string; description: string }[];
+  /** A body that is not one schema's JSON (an upload): its schema by media type. */
+  request?: Record<string, Record<string, unknown>>;
   /** Successful and page answers; the error answers are added from the route (see document.ts). */
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond the ones every route of its kind has (409, 422, 502...). */

@@ -55,8 +55,12 @@ export const postgresFiles: PostgresAdapter<FileOp, FileEffect, FileState, FileR
     }
     return out;
   },
-  // A deleted message references nothing.
-  forget: (ids, sql) => [`DELETE FROM ${sql.table('file_refs')} WHERE message_id = ANY(${ids})`],
+  // A deleted message references nothing; a file it referenced may be collected at once (its
+  // collection time, the created_at column, goes back to the start) once no other message does.
+  forget: (ids, sql) => [
+    `UPDATE ${sql.table('files')} SET created_at = '' WHERE id IN (SELECT file_id FROM ${sql.table('file_refs')} WHERE message_id = ANY(${ids}))`,
+    `DELETE FROM ${sql.table('file_refs')} WHERE message_id = ANY(${ids})`,
+  ],
   async prefetch(c, T, mine) {
     const ids = [...new Set(mine.map(idOf))].sort();
     // The file rows are the lock: a reference and a collection of one file are decided in turn.

@@ -13,7 +13,7 @@ export interface FileRecord {
   content_type: string;
   name: string;
   created_at: string;
-  /** Who uploaded it: a scoped actor (`<network_id>:<id>`) or an operator's token id. */
+  /** The credential that uploaded it (`Principal.credentialKey`): it may read the file while it exists. */
   uploaded_by: string;
 }
 
@@ -29,7 +29,10 @@ export interface FileReads {
   get(id: string): Promise<FileRecord | undefined>;
   /** The messages that reference a file, oldest first. */
   refs(fileId: string): Promise<FileRef[]>;
-  /** Files no message references, made before `before` (ISO time), oldest first. */
+  /**
+   * Files no message references, made before `before` (ISO time), oldest first; a file a deleted,
+   * redacted or purged message referenced comes first whatever its age.
+   */
   unreferenced(before: string, limit: number): Promise<FileRecord[]>;
   /** How many files name this blob (0: it may go). */
   blobUsers(sha256: string): Promise<number>;

@@ -49,8 +49,10 @@ export const sqliteFiles: SqliteAdapter<FileEffect, FileState, FileReads> = {
         [e.ref.file_id, e.ref.message_id, e.ref.conv],
       );
   },
-  // A deleted message references nothing.
+  // A deleted message references nothing; a file it referenced may be collected at once (its
+  // collection time, the created_at column, goes back to the start) once no other message does.
   forget(run, messageId) {
+    run("UPDATE files SET created_at = '' WHERE id IN (SELECT file_id FROM file_refs WHERE message_id = ?)", [messageId]);
     run('DELETE FROM file_refs WHERE message_id = ?', [messageId]);
   },
   state: (all) => ({ file: (id) => fileOf(all, id), refCount: (id) => refCount(all, id) }),

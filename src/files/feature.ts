@@ -1,0 +1,50 @@
+// Files (#41): uploads (POST /v1/files), downloads (GET /v1/files/{id}), the `file` message part
+// (a send extension adding the references to the message's batch), and the collector removing
+// files no message references. The records are the store part src/store/files/; the bytes are a
+// blob store's, chosen by the store backend (open-blobs.ts). docs/files.md tells all of it.
+
+import { storing, type FeatureFactory } from '../feature.js';
+import { filesPart } from '../store/files/part.js';
+import { collect, collector, ttlMs } from './collector.js';
+import { downloadRoute } from './download.js';
+import { openBlobs, type Blobs } from './open-blobs.js';
+import { UploadQuota } from './quota.js';
+import { fileBatch } from './send.js';
+import { FILE_BYTES, uploadRoute } from './upload.js';
+
+/** How often the collector runs at most: a tenth of the TTL, between a quarter second and a minute. */
+const everyMs = (ttl: number): number => Math.min(60_000, Math.max(250, Math.floor(ttl / 10)));
+
+export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
+  const ctx = app.ctx;
+  const files = () => ctx.store.part(filesPart)!;
+  // Opened once, on first use and at start; a store that cannot be opened fails the requests (503), not the server.
+  let opened: Promise<Blobs> | undefined;
+  const blobs = (): Promise<Blobs> => {
+    opened ??= openBlobs(ctx.config.store);
+    opened.catch(() => (opened = undefined));
+    return opened;
+  };
+  blobs().catch((err: unknown) =>
+    ctx.log('warn', 'files: the file store could not be opened; uploads and downloads fail until it can', { error: String(err) }),
+  );
+  const quota = new UploadQuota(ctx.config.server.limits);
+  const fileBytes = () => ctx.config.server.limits.file_bytes ?? FILE_BYTES;
+  const sweeper = collector(async () => collect(ctx, files(), await blobs()), everyMs(ttlMs(ctx)), ctx.log);
+  return {
+    routes: [uploadRoute({ blobs, quota, fileBytes }), downloadRoute({ blobs, files })],
+    send: { batch: (m) => fileBatch(ctx, files(), m) },
+    observe: {
+      // A deleted or redacted message's files go at once when nothing else references them.
+      event: (e) => {
+        if (e.event.type === 'message.deleted' || e.event.type === 'message.redacted') sweeper.poke();
+      },
+    },
+    reloaded: (config) => quota.configure(config.server.limits),
+    close: async () => {
+      await sweeper.stop();
+      const b = await opened?.catch(() => undefined);
+      await b?.close();
+    },
+  };
+});

@@ -1,0 +1,67 @@
+// Which blob store a server's files use, from its store backend: sqlite keeps them beside its
+// database (`.svc/files/`, by hash), memory in memory, PostgreSQL in the database (chunked) or in
+// an S3-compatible bucket (`store.files`), so every instance serves every file.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
+import type { BlobStore } from './blobs/types.js';
+
+/** A blob store and the folder uploads are spooled into on their way to it. */
+export interface Blobs {
+  store: BlobStore;
+  spoolDir: string;
+  close(): Promise<void>;
+}
+
+/** The folder of a sqlite store's files: `files/` beside its database. */
+export const filesDirOf = (storePath: string): string => path.join(path.dirname(storePath), 'files');
+
+export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
+  if (cfg.backend === 'sqlite') {
+    const { DirBlobs } = await import('./blobs/dir.js');
+    const store = new DirBlobs(filesDirOf(cfg.path));
+    // Uploads a crash cut short: none is in progress at start (the folder is this server's alone).
+    await store.sweep();
+    return { store, spoolDir: store.spoolDir(), close: () => store.close() };
+  }
+  // Memory and Postgres spool into a private temporary folder of this process.
+  const spoolDir = await mkdtemp(path.join(os.tmpdir(), 'svc-uploads-'));
+  const closeWith = (store: BlobStore, after?: () => Promise<void>) => async () => {
+    await store.close();
+    await after?.();
+    await rm(spoolDir, { recursive: true, force: true });
+  };
+  if (cfg.backend === 'memory') {
+    const { MemoryBlobs } = await import('./blobs/memory.js');
+    const store = new MemoryBlobs();
+    return { store, spoolDir, close: closeWith(store) };
+  }
+  const files = cfg.files ?? { backend: 'database' as const };
+  if (files.backend === 's3') {
+    const { S3Blobs } = await import('./blobs/s3.js');
+    const store = new S3Blobs({
+      bucket: files.bucket!,
+      region: files.region ?? 'us-east-1',
+      ...(files.endpoint ? { endpoint: files.endpoint } : {}),
+      ...(files.prefix ? { prefix: files.prefix } : {}),
+      ...(files.force_path_style !== undefined ? { forcePathStyle: files.force_path_style } : {}),
+      ...(files.credentials ? { credentials: files.credentials } : {}),
+    });
+    return { store, spoolDir, close: closeWith(store) };
+  }
+  const [{ default: pg }, { PostgresBlobs }] = await Promise.all([import('pg'), import('./blobs/postgres.js')]);
+  // A pool of its own, small: blob reads and writes never wait behind the store's messages.
+  const pool = new pg.Pool({ connectionString: cfg.url, max: 4 });
+  pool.on('error', () => {});
+  const store = new PostgresBlobs(pool, cfg.schema ?? DEFAULT_STORE_SCHEMA);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await pool.end();
+    await rm(spoolDir, { recursive: true, force: true });
+    throw err;
+  }
+  return { store, spoolDir, close: closeWith(store, () => pool.end()) };
+}

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
 import type { Route } from '../http/router.js';
+import type { FileUploads } from '../network/file-uploads.js';
 
 /** How long an upload URL works: 15 minutes. */
 export const UPLOAD_URL_TTL_MS = 15 * 60_000;
@@ -32,8 +33,8 @@ export interface UploadUrlDeps {
   now?: () => number;
 }
 
-/** The two routes: making a URL, and the PUT it takes. */
-export function uploadUrlRoutes(d: UploadUrlDeps): Route[] {
+/** The URLs this process made, and their two routes: making a URL, and the PUT it takes. */
+export function uploadUrls(d: UploadUrlDeps): { make: FileUploads['uploadUrl']; routes: Route[] } {
   const pending = new Map<string, Pending>();
   const now = d.now ?? Date.now;
   const sweep = () => {
@@ -41,27 +42,48 @@ export function uploadUrlRoutes(d: UploadUrlDeps): Route[] {
     for (const [k, p] of pending) if (p.expires <= t) pending.delete(k);
     while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
   };
-  return [
+  const make: FileUploads['uploadUrl'] = (principal, baseUrl, o) => {
+    sweep();
+    const token = randomBytes(24).toString('base64url');
+    const expires = now() + UPLOAD_URL_TTL_MS;
+    pending.set(token, { principal, name: o.name, contentType: o.contentType, expires });
+    return {
+      upload_url: `${baseUrl}/v1/files/uploads/${token}`,
+      method: 'PUT',
+      expires_at: new Date(expires).toISOString(),
+      max_bytes: d.fileBytes(),
+    };
+  };
+  const routes: Route[] = [
     {
       method: 'POST',
       path: '/v1/files/upload-urls',
       ...(d.upload.action ? { action: d.upload.action } : {}),
       schema: 'upload-url',
+      doc: {
+        tag: 'files',
+        summary: 'A one-time URL that takes one upload (PUT) without another credential, for 15 minutes.',
+        description:
+          "For a runtime that holds a file's bytes but not the token (the MCP tools' large files): the PUT stores the file as the credential that asked for the URL, and answers as POST /v1/files does.",
+        responses: {
+          201: {
+            description: 'The URL.',
+            json: {
+              type: 'object',
+              required: ['upload_url', 'method', 'expires_at', 'max_bytes'],
+              properties: {
+                upload_url: { type: 'string' },
+                method: { const: 'PUT' },
+                expires_at: { type: 'string', format: 'date-time' },
+                max_bytes: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
       handler: (c) => {
         const b = c.body as { name: string; content_type?: string };
-        sweep();
-        const token = randomBytes(24).toString('base64url');
-        const expires = now() + UPLOAD_URL_TTL_MS;
-        pending.set(token, { principal: c.principal, name: b.name, contentType: b.content_type, expires });
-        return {
-          status: 201,
-          body: {
-            upload_url: `${d.baseUrl(c.req)}/v1/files/uploads/${token}`,
-            method: 'PUT',
-            expires_at: new Date(expires).toISOString(),
-            max_bytes: d.fileBytes(),
-          },
-        };
+        return { status: 201, body: make(c.principal, d.baseUrl(c.req), { name: b.name, contentType: b.content_type }) };
       },
     },
     {
@@ -69,6 +91,15 @@ export function uploadUrlRoutes(d: UploadUrlDeps): Route[] {
       path: '/v1/files/uploads/:token',
       // The token in the path is the credential: the handler judges it.
       ...(d.upload.body ? { body: d.upload.body } : {}),
+      doc: {
+        tag: 'files',
+        summary: 'Upload a file to a one-time URL (no Authorization: the token in the path is the credential).',
+        description:
+          'The raw bytes with their Content-Type, as POST /v1/files; the name is the one the URL was made for. Works once; an unknown, used or expired URL answers 404.',
+        request: { 'application/octet-stream': { type: 'string', format: 'binary' } },
+        responses: { 201: { description: 'The stored file.', json: 'FileUpload' } },
+        errors: [404, 408, 413, 429, 507],
+      },
       handler: (c) => {
         const p = pending.get(c.params.token ?? '');
         pending.delete(c.params.token ?? '');
@@ -81,4 +112,5 @@ export function uploadUrlRoutes(d: UploadUrlDeps): Route[] {
       },
     },
   ];
+  return { make, routes };
 }

@@ -15,6 +15,9 @@ import { selfOf, type Self } from '../mcp/format.js';
 import type { Message } from '../protocol/types.js';
 import { createMcpServer, type Session } from '../mcp/server.js';
 import { inProcessApi } from './api.js';
+import { inProcessFiles } from './files.js';
+
+const withFiles = (files: ReturnType<typeof inProcessFiles>) => (files ? { files } : {});
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
@@ -51,7 +54,7 @@ async function sessionFor(
   const self = selfOf(ctx.config.network.id, agentId, baseUrl);
   const markers = new StoreMarkers(ctx.store, agentId, await ensureReadState(ctx.store, agentId));
   return {
-    ctx: { self, markers, client: inProcessApi(ctx, principal) },
+    ctx: { self, markers, client: inProcessApi(ctx, principal), ...withFiles(inProcessFiles(ctx, principal, baseUrl)) },
     inbox: inboxFor(ctx, self, credential, waits),
     dmsEnabled: ctx.config.server.direct_messages,
   };

@@ -10,6 +10,7 @@ import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js'
 import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 import type { Receipts } from './receipts.js';
+import type { FileUploads } from './file-uploads.js';
 
 /** What a feature adds to a message's write: its parts as stored, and intents written in the same batch. */
 export interface SendBatch {
@@ -54,6 +55,8 @@ export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?
 export interface Provided {
   /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
   readonly receipts: Receipts;
+  /** Uploads in process (network/file-uploads.ts): absent when the files feature is not running. */
+  readonly files: FileUploads;
 }
 
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */

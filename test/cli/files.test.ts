@@ -10,6 +10,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cli, type CliResult, MEMORY_STORE, scriptBin } from '../helpers/cli.js';
+import { dmIdFor } from '../../src/network/messages.js';
 import { SVC_BIN, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 
 interface Ctx {
@@ -176,14 +177,23 @@ t('a cut-off download left as its .part file is resumed from where it stopped', 
 });
 
 t('a file the caller may not read answers as one that does not exist', async (ctx) => {
-  const [f] = await sendFiles(ctx, { 'secret.txt': 'shh' });
+  // A DM between delta and beta: alpha's token reads, but not this DM.
+  const d = sub(ctx, 'dm');
+  writeFileSync(path.join(d, 'secret.txt'), 'shh');
+  const sent = await ctx.as(['send', '--dm', 'beta', '--as', 'delta', '--file', path.join(d, 'secret.txt'), '--json', 'for beta only']);
+  assert.is(sent.code, 0, sent.stderr);
+  const dmId = dmIdFor([`${ctx.s.networkId}:beta`, `${ctx.s.networkId}:delta`]);
+  const msg = (await ctx.s.get(`/v1/dms/${dmId}/messages`, TOKENS.admin.value)).body.messages.at(-1);
+  const fileId = msg.parts.find((p: { kind: string }) => p.kind === 'file').file_id as string;
   const cwd = sub(ctx, 'noread');
-  const other = await cli(['files', 'get', f!.file_id, '--url', ctx.s.url], { cwd, env: { SVC_TOKEN: TOKENS.writer.value } });
-  const missing = await ctx.as(['files', 'get', 'file_doesnotexist'], { cwd });
+  const asAlpha = (id: string) => cli(['files', 'get', id, '--url', ctx.s.url], { cwd, env: { SVC_TOKEN: TOKENS.alphaOnly.value } });
+  const other = await asAlpha(fileId);
+  const missing = await asAlpha('file_doesnotexist');
   assert.is(other.code, 1);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /404/);
-  assert.is(other.stderr.replace(f!.file_id, 'ID'), missing.stderr.replace('file_doesnotexist', 'ID'));
+  assert.is(other.stderr.replace(fileId, 'ID'), missing.stderr.replace('file_doesnotexist', 'ID'));
+  assert.not.ok(existsSync(path.join(cwd, 'secret.txt')));
 });
 
 t('on a terminal, a large upload draws a progress bar', async (ctx) => {

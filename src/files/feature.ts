@@ -48,7 +48,21 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
   });
   return {
     routes: [upload, downloadRoute({ blobs, files }), ...urls.routes],
-    provides: { files: { upload: inProcessUpload(ctx, upload, fileBytes), uploadUrl: urls.make } },
+    provides: {
+      files: {
+        upload: inProcessUpload(ctx, upload, fileBytes),
+        uploadUrl: urls.make,
+        bytes: async (id, maxBytes) => {
+          const f = await files().get(id);
+          if (!f || f.size > maxBytes) return undefined;
+          const body = await (await blobs()).store.read(f.sha256);
+          if (!body) return undefined;
+          const chunks: Buffer[] = [];
+          for await (const c of body) chunks.push(c as Buffer);
+          return Buffer.concat(chunks);
+        },
+      },
+    },
     send: { batch: (m) => fileBatch(ctx, files(), m) },
     observe: {
       // A deleted or redacted message's files go at once when nothing else references them.

@@ -27,4 +27,10 @@ export interface FileUploads {
   upload(principal: Principal, bytes: Buffer, o: { name: string; contentType?: string | undefined }): Promise<UploadedFileAnswer>;
   /** A URL under `baseUrl` that takes one upload as `principal`. */
   uploadUrl(principal: Principal, baseUrl: string, o: { name: string; contentType?: string | undefined }): UploadUrlAnswer;
+  /**
+   * A stored file's bytes, for the server's own use (a pairing carrying a relayed message's file):
+   * no access check, since the caller already decided the message goes there. Undefined when the
+   * file or its blob is gone, or it is larger than `maxBytes`.
+   */
+  bytes(fileId: string, maxBytes: number): Promise<Buffer | undefined>;
 }

@@ -1,11 +1,14 @@
 // POST /v1/backup: an online backup of the sqlite store into a folder on the server's machine.
 
+import path from 'node:path';
 import { AppError, badRequest, conflict } from '../errors.js';
 import { ok } from '../http/openapi/op-doc.js';
 import type { Route } from '../http/router.js';
 import type { NetworkContext } from '../network/context.js';
 import { prepareBackupDir } from '../store/sqlite/engine/backup.js';
 import type { BackupManifest } from '../protocol/backup.js';
+import { copyBlobFolder } from '../files/blob-folder.js';
+import { filesDirOf } from '../files/open-blobs.js';
 
 async function backup(ctx: NetworkContext, dir: string): Promise<BackupManifest> {
   const store = ctx.store;
@@ -31,6 +34,15 @@ async function backup(ctx: NetworkContext, dir: string): Promise<BackupManifest>
     // restore refuses, and the store is as before.
     ctx.log('warn', 'backup failed', { dir, error: (err as Error).message });
     throw new AppError('service_unavailable', `the backup into ${dir} failed: ${(err as Error).message}`);
+  }
+  // Uploaded files (#41): their blob folder beside the database, copied after it, so every file a
+  // backed-up record names is in it (blobs never change; one uploaded meanwhile may come too).
+  try {
+    const blobs = await copyBlobFolder(filesDirOf(ctx.config.store.path), path.join(dir, 'files'));
+    result = { ...result, files_copied: blobs.files, files_bytes: blobs.bytes };
+  } catch (err) {
+    ctx.log('warn', 'backup of the files failed', { dir, error: (err as Error).message });
+    throw new AppError('service_unavailable', `the backup of the files into ${dir} failed: ${(err as Error).message}`);
   }
   ctx.log('info', 'backup written', { dir, bytes: result.bytes });
   return result;
@@ -73,6 +85,8 @@ export const backupRoutes: Route[] = [
           },
           files: { type: 'array', items: FILE },
           bytes: { type: 'integer', minimum: 0, description: 'Bytes copied, all files.' },
+          files_copied: { type: 'integer', minimum: 0, description: 'Uploaded files (blobs) copied into `files/` of the folder.' },
+          files_bytes: { type: 'integer', minimum: 0, description: "The uploaded files' bytes." },
         },
       }),
       errors: [409, 503],

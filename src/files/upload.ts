@@ -15,6 +15,7 @@ import { BlobError, type Spooled } from './blobs/types.js';
 import { spool } from './blobs/spool.js';
 import type { Blobs } from './open-blobs.js';
 import { uploaderOf } from './access.js';
+import { withFaults } from './faults.js';
 import { firstFile, isMultipart } from './multipart.js';
 import type { UploadQuota } from './quota.js';
 
@@ -102,7 +103,7 @@ async function upload(c: RequestContext, d: UploadDeps): Promise<{ status: numbe
     const blobs = await d.blobs();
     let spooled: Spooled;
     try {
-      spooled = await spool(source, blobs.spoolDir, limit);
+      spooled = await spool(withFaults(source), blobs.spoolDir, limit);
     } catch (err) {
       throw refusalOf(err, body, limit);
     }

@@ -21,6 +21,9 @@ export class BodyStream extends Transform {
     private readonly idleSeconds: number,
   ) {
     super();
+    // A refusal may come before the handler reads (the limit passes while it awaits something
+    // else): it is kept in `failure` and seen by whoever reads next, never an unhandled error.
+    this.on('error', () => {});
     this.arm();
     req.on('close', () => {
       // A client gone before its body ended: the consumer's pipeline fails and cleans up.

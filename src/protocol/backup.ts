@@ -24,4 +24,7 @@ export interface BackupManifest {
   files: { name: string; bytes: number }[];
   /** Bytes copied, all files. */
   bytes: number;
+  /** Uploaded files (#41) copied into `files/` of the folder, after the manifest: the answer has them, backup.json does not. */
+  files_copied?: number;
+  files_bytes?: number;
 }

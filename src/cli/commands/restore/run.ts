@@ -10,6 +10,8 @@
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../../config/load.js';
 import { storedUid } from '../../../network/uid.js';
+import { copyBlobFolder } from '../../../files/blob-folder.js';
+import { filesDirOf } from '../../../files/open-blobs.js';
 import { openStore } from '../../../store/open.js';
 import { readBackup, restoreFiles, storeFiles } from '../../../store/sqlite/engine/restore.js';
 import { StoreError } from '../../../store/types.js';
@@ -72,6 +74,9 @@ export async function restoreCommand(io: Io, dir: string, o: RestoreOptions): Pr
     }
     const aside = held.length > 0 ? `${db}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}` : undefined;
     await restoreFiles(path.resolve(dir), m, db, aside);
+    // Uploaded files (#41): the backup's blobs join the folder beside the database (content-named,
+    // so those already there are the same bytes).
+    const blobs = await copyBlobFolder(path.join(path.resolve(dir), 'files'), filesDirOf(db));
     // Opened once: the journal tail replays onto the image as at a start (a failure names the record).
     const store = await openStore(cfg.store);
     const stats = await store.stats().finally(() => store.close());
@@ -82,12 +87,13 @@ export async function restoreCommand(io: Io, dir: string, o: RestoreOptions): Pr
       taken_at: m.taken_at,
       messages: stats.messages,
       last_event_seq: stats.last_event_seq,
+      files_restored: blobs.files,
       ...(aside ? { moved_aside: aside } : {}),
     };
     if (o.json) io.out(json(result));
     else {
       io.out(
-        `restored the backup of network ${m.network_id} taken at ${m.taken_at} (${sizeOf(m.bytes)}) into ${db}: ${stats.messages} messages, last event seq ${stats.last_event_seq}`,
+        `restored the backup of network ${m.network_id} taken at ${m.taken_at} (${sizeOf(m.bytes)}) into ${db}: ${stats.messages} messages, last event seq ${stats.last_event_seq}, ${blobs.files} uploaded files`,
       );
       if (aside) io.out(`the store that was there is kept in ${aside}`);
       io.out('start the server with `svc serve`');

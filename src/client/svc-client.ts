@@ -244,8 +244,9 @@ export class SvcClient {
   }
 
   /** GET /v1/export (admin): the network as JSON Lines (docs/export.md), a body to read as it comes. */
-  async exportStream(o: { withSecrets?: boolean; timeoutMs?: number } = {}): Promise<Readable> {
-    const path = `/v1/export${o.withSecrets ? '?with_secrets=true' : ''}`;
+  async exportStream(o: { withSecrets?: boolean; withFiles?: boolean; timeoutMs?: number } = {}): Promise<Readable> {
+    const query = [...(o.withSecrets ? ['with_secrets=true'] : []), ...(o.withFiles ? ['with_files=true'] : [])].join('&');
+    const path = `/v1/export${query ? `?${query}` : ''}`;
     const ctx: CallContext = {
       method: 'GET',
       path,

@@ -9,6 +9,7 @@ import type { CopyCounts, EventsPage, NetworkRecords, NetworkSink } from '../sto
 import type { PartEffect } from '../store/concerns.js';
 import type { EventBody, MessageRecord } from '../store/types.js';
 import { EXPORT_FORMAT, HEADER_TYPE, RECORD_SECTION, SEQUENCE_TYPE, type ExportHeader } from './format.js';
+import { FILE_BLOB_TYPE } from './with-files.js';
 
 /** A file the importer refuses: damaged, truncated, of a newer format, of another network. */
 export class ExportFileError extends Error {
@@ -79,6 +80,11 @@ const SHAPES: Record<string, [string, 'string' | 'integer' | 'object' | 'array' 
     ['entry.value', 'string'],
   ],
   end: [['counts', 'object']],
+  [FILE_BLOB_TYPE]: [
+    ['sha256', 'string'],
+    ['n', 'integer'],
+    ['data', 'string'],
+  ],
 };
 
 function check(n: number, type: string, o: Obj): void {
@@ -124,11 +130,28 @@ function readHeader(text: string | undefined, networkId: string): ExportHeader {
 
 export type ImportProgress = (messages: number, total: number) => void;
 
+/** A piece of a file's bytes (`file_blob` line, with-files.ts), in order: `n` from 0 for each blob. */
+export interface BlobPiece {
+  sha256: string;
+  n: number;
+  data: Buffer;
+}
+
 /**
  * The fill (store/network-copy.ts NetworkFill) that reads `lines` into a writer's sink. `networkId`
  * is the target config's: a file of another network is refused.
  */
-export function importFill(lines: AsyncIterable<string>, networkId: string, progress?: ImportProgress) {
+export function importFill(
+  lines: AsyncIterable<string>,
+  networkId: string,
+  progress?: ImportProgress,
+  /**
+   * Takes the files' bytes (`svc export --with-files`); without it they are read and dropped.
+   * `end` runs once every line is read, before the records are written: a refusal there (bytes
+   * that do not match their hash) still leaves the target as it was.
+   */
+  blobs?: { piece(p: BlobPiece, line: number): Promise<void>; end(): Promise<void> },
+) {
   return async (sink: NetworkSink): Promise<CopyCounts> => {
     const it = lines[Symbol.asyncIterator]();
     const first = await it.next();
@@ -216,6 +239,11 @@ export function importFill(lines: AsyncIterable<string>, networkId: string, prog
         }
         continue;
       }
+      if (type === FILE_BLOB_TYPE) {
+        if (!inRecords) throw new ExportFileError(`line ${n}: a ${type} line before the sequence line; the file is damaged`);
+        await blobs?.piece({ sha256: o.sha256 as string, n: o.n as number, data: Buffer.from(o.data as string, 'base64') }, n);
+        continue;
+      }
       if (type === SEQUENCE_TYPE) {
         if (inRecords) throw new ExportFileError(`line ${n}: a second sequence line; the file is damaged`);
         await flush();
@@ -237,6 +265,7 @@ export function importFill(lines: AsyncIterable<string>, networkId: string, prog
     }
     if (!ended) throw new ExportFileError(`the file ends at line ${n} without its end line: it is truncated`);
     if (!inRecords) throw new ExportFileError(`line ${n}: the file has no sequence line; the file is damaged`);
+    await blobs?.end();
     await sink.records(rec);
     progress?.(messages, header.messages);
     return {

@@ -7,13 +7,14 @@ import type { ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors.js';
 import type { Route } from '../http/router.js';
 import { streamExport } from './stream.js';
+import { withFileBlobs } from './with-files.js';
 
-/** `with_secrets`: absent, `true` or `false`. */
-function withSecrets(q: URLSearchParams): boolean {
-  const v = q.get('with_secrets');
+/** A boolean query flag: absent, `true` or `false`. */
+function flag(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
   if (v === null || v === 'false') return false;
   if (v === 'true') return true;
-  throw badRequest('query.with_secrets: must be true or false');
+  throw badRequest(`query.${name}: must be true or false`);
 }
 
 /** Writes a chunk; resolves once the response can take more (or rejects when the reader left). */
@@ -40,17 +41,23 @@ export const exportRoutes: Route[] = [
     action: 'admin',
     raw: true,
     handler: async ({ ctx, res, url }) => {
-      const secrets = withSecrets(url.searchParams);
+      const secrets = flag(url.searchParams, 'with_secrets');
+      // The files' bytes come from the files feature's blob store; without it there are none to add.
+      const fileBytes = ctx.extensions.fileBytes;
+      if (flag(url.searchParams, 'with_files') && !fileBytes) throw badRequest('query.with_files: this server keeps no files');
+      const files = flag(url.searchParams, 'with_files') ? fileBytes : undefined;
       const abandoned = new AbortController();
       res.on('close', () => abandoned.abort(new Error('the client went away')));
       let started = false;
-      const emit = async (chunk: string) => {
+      const out = async (chunk: string) => {
         if (!started) {
           started = true;
           res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
         }
         await write(res, chunk);
       };
+      const blobs = files ? withFileBlobs(out, (sha256) => files.read(sha256)) : undefined;
+      const emit = blobs?.emit ?? out;
       const meta = {
         network_id: ctx.config.network.id,
         ...(ctx.uid ? { network_uid: ctx.uid } : {}),
@@ -60,6 +67,7 @@ export const exportRoutes: Route[] = [
       };
       try {
         await streamExport(ctx.store, meta, emit, abandoned.signal);
+        await blobs?.finish();
       } catch (err) {
         if (abandoned.signal.aborted) {
           ctx.log('info', 'export abandoned by the client');
@@ -71,7 +79,7 @@ export const exportRoutes: Route[] = [
         res.destroy();
         return;
       }
-      ctx.log('info', 'export written', { with_secrets: secrets });
+      ctx.log('info', 'export written', { with_secrets: secrets, with_files: files !== undefined });
       res.end();
     },
     doc: {
@@ -83,6 +91,12 @@ export const exportRoutes: Route[] = [
         {
           name: 'with_secrets',
           description: 'Include agent credential keys (token hashes) and OAuth clients, grants and tokens: `true` or `false` (default).',
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+        {
+          name: 'with_files',
+          description:
+            "Include the bytes of every file the messages reference, as `file_blob` lines before the end line (docs/files.md): `true` or `false` (default). Without it the files' records come along, their bytes do not.",
           schema: { type: 'string', enum: ['true', 'false'] },
         },
       ],

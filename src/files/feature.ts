@@ -62,6 +62,7 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
           return Buffer.concat(chunks);
         },
       },
+      fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) },
     },
     send: { batch: (m) => fileBatch(ctx, files(), m) },
     observe: {

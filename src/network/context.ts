@@ -1,5 +1,6 @@
 // What the network's rules need: the current config (reloadable), the store, the broker.
 
+import type { Readable } from 'node:stream';
 import type { RelayedEvent } from './relayed-event.js';
 import type { Config } from '../config/types.js';
 import type { Broker } from '../events/broker.js';
@@ -57,6 +58,8 @@ export interface Provided {
   readonly receipts: Receipts;
   /** Uploads in process (network/file-uploads.ts): absent when the files feature is not running. */
   readonly files: FileUploads;
+  /** Uploaded files' bytes by hash (the files feature's blob store; the export's `with_files`): absent without the feature. */
+  readonly fileBytes: { read(sha256: string): Promise<Readable | undefined> };
 }
 
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */

@@ -114,7 +114,7 @@ t('export, import into an empty store, export again: the same lines; the same re
   assert.is(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /^imported network testnet into \S+svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\) in [\d.]+ s\n$/,
+    /^imported network testnet into \S+svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 files in [\d.]+ s\n$/,
   );
   const again = await startServer({ dir: target.dir, config: CONFIG });
   try {

@@ -46,6 +46,13 @@ export class MemoryFiles implements MemoryAdapter<FileEffect, FileState, FileRea
       return f && { ...f };
     },
     refs: async (id) => (this.refsOf.get(id) ?? []).map((r) => ({ ...r })),
+    refsOfMessages: async (ids) => {
+      const want = new Set(ids);
+      return [...this.refsOf.values()]
+        .flat()
+        .filter((r) => want.has(r.message_id))
+        .map((r) => ({ ...r }));
+    },
     unreferenced: async (before, limit) =>
       [...this.files.values()]
         .filter((f) => (f.created_at < before || this.released.has(f.id)) && !this.refsOf.has(f.id))

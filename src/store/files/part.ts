@@ -20,4 +20,19 @@ export const filesPart: StorePart<FileOp, FileOutcome, FileEffect, FileState, Fi
   memory: () => new MemoryFiles(),
   sqlite: sqliteFiles,
   postgres: postgresFiles,
+  // With each page of copied messages, the files they reference and the references (uploads no
+  // message references are not carried: they are drafts that expire). The bytes are the blob
+  // store's: `svc export --with-files` carries them (src/export/with-files.ts).
+  copy: {
+    page: async (reads, messageIds) => {
+      const refs = await reads.refsOfMessages(messageIds);
+      const out: FileEffect[] = [];
+      for (const id of new Set(refs.map((r) => r.file_id))) {
+        const file = await reads.get(id);
+        if (file) out.push({ op: 'file.put', file });
+      }
+      for (const ref of refs) if (out.some((e) => e.op === 'file.put' && e.file.id === ref.file_id)) out.push({ op: 'file.ref.put', ref });
+      return out;
+    },
+  },
 };

@@ -84,6 +84,10 @@ export const postgresFiles: PostgresAdapter<FileOp, FileEffect, FileState, FileR
         (await rows(`SELECT file_id, message_id, conv FROM ${R} WHERE file_id = $1 ORDER BY seq`, [id])).map(
           (r): FileRef => ({ file_id: String(r.file_id), message_id: String(r.message_id), conv: String(r.conv) }),
         ),
+      refsOfMessages: async (ids) =>
+        (await rows(`SELECT file_id, message_id, conv FROM ${R} WHERE message_id = ANY($1) ORDER BY seq`, [[...ids]])).map(
+          (r): FileRef => ({ file_id: String(r.file_id), message_id: String(r.message_id), conv: String(r.conv) }),
+        ),
       unreferenced: async (before, limit) =>
         (
           await rows(

@@ -29,6 +29,8 @@ export interface FileReads {
   get(id: string): Promise<FileRecord | undefined>;
   /** The messages that reference a file, oldest first. */
   refs(fileId: string): Promise<FileRef[]>;
+  /** The files these messages reference (`svc store copy` and export carry them with the messages). */
+  refsOfMessages(messageIds: readonly string[]): Promise<FileRef[]>;
   /**
    * Files no message references, made before `before` (ISO time), oldest first; a file a deleted,
    * redacted or purged message referenced comes first whatever its age.

@@ -62,6 +62,12 @@ export const sqliteFiles: SqliteAdapter<FileEffect, FileState, FileReads> = {
       all('SELECT file_id, message_id, conv FROM file_refs WHERE file_id = ? ORDER BY seq', [id]).map(
         (r): FileRef => ({ file_id: r[0] as string, message_id: r[1] as string, conv: r[2] as string }),
       ),
+    refsOfMessages: async (ids) =>
+      ids.length === 0
+        ? []
+        : all(`SELECT file_id, message_id, conv FROM file_refs WHERE message_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`, [
+            ...ids,
+          ]).map((r): FileRef => ({ file_id: r[0] as string, message_id: r[1] as string, conv: r[2] as string })),
     unreferenced: async (before, limit) =>
       all(
         'SELECT body FROM files f WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM file_refs r WHERE r.file_id = f.id) ORDER BY created_at LIMIT ?',

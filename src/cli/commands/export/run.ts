@@ -14,6 +14,7 @@ import { progressLine } from '../store/copy.js';
 export interface ExportFlags {
   output?: string;
   withSecrets: boolean;
+  withFiles?: boolean;
 }
 
 /** Watches the lines go by: the header's message count, messages seen, the last line. */
@@ -42,7 +43,7 @@ class LineWatch {
 
 export function exportCommand(io: Io, o: ExportFlags, flags: ClientFlags, stderr: NodeJS.WriteStream = process.stderr): Promise<number> {
   return withClient(io, 'export', flags, async (client) => {
-    const body = await client.exportStream({ withSecrets: o.withSecrets });
+    const body = await client.exportStream({ withSecrets: o.withSecrets, withFiles: Boolean(o.withFiles) });
     const partial = o.output ? `${o.output}.partial` : undefined;
     const out: Writable = partial ? fs.createWriteStream(partial, { mode: 0o600 }) : process.stdout;
     const watch = new LineWatch();
@@ -80,9 +81,18 @@ export function exportCommand(io: Io, o: ExportFlags, flags: ClientFlags, stderr
     }
     if (partial && o.output) {
       fs.renameSync(partial, o.output);
-      const summary = { file: o.output, lines: watch.lines, messages: watch.messages, with_secrets: o.withSecrets };
+      const summary = {
+        file: o.output,
+        lines: watch.lines,
+        messages: watch.messages,
+        with_secrets: o.withSecrets,
+        with_files: Boolean(o.withFiles),
+      };
       if (flags.json) io.out(json(summary));
-      else io.out(`exported ${watch.messages} messages (${watch.lines} lines${o.withSecrets ? ', with secrets' : ''}) into ${o.output}`);
+      else
+        io.out(
+          `exported ${watch.messages} messages (${watch.lines} lines${o.withSecrets ? ', with secrets' : ''}${o.withFiles ? ', with files' : ''}) into ${o.output}`,
+        );
     }
     return EXIT.ok;
   });

@@ -10,6 +10,8 @@ import readline from 'node:readline';
 import { ConfigError, describeStoreUrl, loadConfig } from '../../../config/load.js';
 import { DEFAULT_STORE_SCHEMA, type Config } from '../../../config/types.js';
 import { ExportFileError, importFill } from '../../../export/import-lines.js';
+import { IncomingBlobs } from '../../../files/import-blobs.js';
+import { openBlobs } from '../../../files/open-blobs.js';
 import type { CopyCounts, NetworkFill } from '../../../store/network-copy.js';
 import { StoreError } from '../../../store/types.js';
 import { EXIT, type Io } from '../../io.js';
@@ -52,18 +54,26 @@ export async function importCommand(io: Io, o: ImportOptions, stderr: NodeJS.Wri
   const started = Date.now();
   const tty = Boolean(stderr.isTTY);
   let drawn = false;
-  const fill = importFill(linesOf(input), loaded.config.network.id, (done, total) => {
-    if (!tty) return;
-    stderr.write(`\r${progressLine(done, total, Date.now() - started)}`);
-    drawn = true;
-  });
+  // Files' bytes (an export made --with-files): kept aside while the store is written, then put.
+  const blobs = new IncomingBlobs();
+  const fill = importFill(
+    linesOf(input),
+    loaded.config.network.id,
+    (done, total) => {
+      if (!tty) return;
+      stderr.write(`\r${progressLine(done, total, Date.now() - started)}`);
+      drawn = true;
+    },
+    blobs,
+  );
   try {
     const counts = await importInto(cfg, fill);
+    const files = await keepBlobs(cfg, blobs);
     if (drawn) stderr.write('\n');
     io.out(
       `imported network ${loaded.config.network.id} into ${where}: ${counts.rooms} rooms, ${counts.agents} agents, ${counts.messages} messages, ` +
-        `${counts.threads} threads, ${counts.dms} DMs, ${counts.artifacts} artifacts, ${counts.events} events (last seq ${counts.last_seq}) ` +
-        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `${counts.threads} threads, ${counts.dms} DMs, ${counts.artifacts} artifacts, ${counts.events} events (last seq ${counts.last_seq}), ` +
+        `${files} files in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     return EXIT.ok;
   } catch (err) {
@@ -75,7 +85,18 @@ export async function importCommand(io: Io, o: ImportOptions, stderr: NodeJS.Wri
     if (o.debug && !(err instanceof ExportFileError || err instanceof StoreError)) io.err(String((err as Error).stack));
     return EXIT.failure;
   } finally {
+    await blobs.discard();
     lock?.release();
+  }
+}
+
+/** The imported files' bytes into the store's blob store (sqlite: beside the database; Postgres: `store.files`). */
+async function keepBlobs(cfg: Config['store'], blobs: IncomingBlobs): Promise<number> {
+  const target = await openBlobs(cfg);
+  try {
+    return await blobs.keep(target);
+  } finally {
+    await target.close();
   }
 }
 

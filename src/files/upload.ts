@@ -4,6 +4,7 @@
 // into the blob store under their hash: the same bytes make one blob. Nothing half-written is
 // kept: a refused, broken or stalled upload leaves no spool file and no record.
 
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { AppError, badRequest } from '../errors.js';
 import type { BodyStream } from '../http/body-stream.js';
@@ -110,7 +111,7 @@ async function upload(c: RequestContext, d: UploadDeps): Promise<{ status: numbe
     try {
       d.quota.count(uploader, spooled.size);
     } catch (err) {
-      await import('node:fs/promises').then((fs) => fs.rm(spooled.path, { force: true }));
+      await rm(spooled.path, { force: true });
       throw err;
     }
     const file: FileRecord = {

@@ -119,6 +119,35 @@ for (const backend of ['sqlite', 'memory'] as const) {
     assert.is((await download(s, inDm, a.ann)).status, 200);
   });
 
+  test("an edit that adds a file part makes the file readable by the message's readers", async () => {
+    const sent = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: 'pub' }, from: { type: 'agent', id: 'ann' }, parts: [{ kind: 'text', text: 'soon' }] },
+      a.ann,
+    );
+    assert.is(sent.status, 200, sent.text);
+    const id = await uploaded(s, 'added later', 'later.txt', a.ann, 'text/plain');
+    assert.is((await download(s, id, a.cal)).status, 404);
+    const edited = await s.req('PATCH', `/v1/messages/${sent.body.message_id}`, {
+      token: a.ann,
+      body: {
+        parts: [
+          { kind: 'text', text: 'here' },
+          { kind: 'file', file_id: id },
+        ],
+      },
+    });
+    assert.is(edited.status, 200, edited.text);
+    assert.equal(edited.body.parts[1], { kind: 'file', file_id: id, name: 'later.txt', content_type: 'text/plain', size: 11 });
+    assert.is((await download(s, id, a.cal)).status, 200);
+    const refused = await s.req('PATCH', `/v1/messages/${sent.body.message_id}`, {
+      token: a.ann,
+      body: { parts: [{ kind: 'file', file_id: MISSING }] },
+    });
+    assert.is(refused.status, 404);
+    assert.match(refused.body.error, /^body\.parts\[0\]\.file_id/);
+  });
+
   test('Range, ETag and If-None-Match; HEAD answers the headers', async () => {
     const body = '0123456789';
     const id = await uploaded(s, body, 'digits.txt', a.ann, 'text/plain');

@@ -112,6 +112,8 @@ t('every route answers a body over 1 MiB with 413 (or its gate refusal); the ser
   const body = Buffer.from(JSON.stringify({ text: 'x'.repeat(1_100_000) }));
   const wrong: string[] = [];
   for (const r of routes) {
+    // An upload's limit is server.limits.file_bytes, not 1 MiB (test/files/limits.test.ts).
+    if (r.body?.kind === 'stream') continue;
     const headers =
       r.path === '/v1/hooks/:hook_id' ? { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` } : JSON_HEADERS;
     const a = await edgeRequest(s.port, { method: r.method, path: pathOf(r), headers, body });

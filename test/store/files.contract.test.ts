@@ -38,6 +38,8 @@ for (const backend of BACKENDS) {
     assert.is(await reads(store).get('f2'), undefined);
     await store.write([send(msg('m1')), ref('f1', 'm1')]);
     assert.equal(await reads(store).refs('f1'), [{ file_id: 'f1', message_id: 'm1', conv: 'room:r1' }]);
+    assert.equal(await reads(store).refsOfMessages(['m1', 'mx']), [{ file_id: 'f1', message_id: 'm1', conv: 'room:r1' }]);
+    assert.equal(await reads(store).refsOfMessages([]), []);
     assert.is(await codeOf(() => store.write([send(msg('m2')), ref('nope', 'm2')])), 'not_found');
     assert.is(await store.getMessage('m2'), undefined, 'the refused batch stored nothing');
     assert.is(await codeOf(() => store.write([{ op: 'file.add', file: file('f1') }])), 'conflict');

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,scaling,wake,history] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,scaling,wake,history,files] [--reps N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -25,6 +25,7 @@ import { runPostgres } from './scenarios/postgres.js';
 import { runReceipts } from './scenarios/receipts.js';
 import { runScaling } from './scenarios/scaling.js';
 import { runWake } from './scenarios/wake.js';
+import { runFiles } from './scenarios/files.js';
 import { markSaturation, pacedRate, withPacedRate } from './scenarios/paced-rate.js';
 import type { SubscriberKind } from './subscribers.js';
 import { combine, ratios } from './lib/reps.js';
@@ -342,6 +343,13 @@ async function main(): Promise<void> {
   if (wants('postgres')) await runPostgres(ctx, fanoutRoom, paced);
   if (wants('scaling')) await runScaling(ctx, fanoutRoom, paced);
   if (wants('wake')) await runWake(ctx, fanoutRoom, paced);
+
+  if (wants('files'))
+    await step(
+      'files',
+      () => runFiles(ctx),
+      (m) => (results.files = { note: m }),
+    );
 
   if (wants('history')) {
     const histDir = path.join(tmp, 'history');

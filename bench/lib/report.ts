@@ -6,6 +6,7 @@ import type { HistoryResult } from '../scenarios/history.js';
 import type { FootprintResult } from '../scenarios/receipts-footprint.js';
 import type { ScalingResults } from '../scenarios/scaling.js';
 import type { WakeResults } from '../scenarios/wake.js';
+import type { FilesResult } from '../scenarios/files.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;
@@ -86,6 +87,8 @@ export interface Results {
   scaling?: ScalingResults;
   /** A mention's wake of `svc agent run` and of an MCP wait, beside the baseline's frames (scenarios/wake.ts). */
   wake?: WakeResults;
+  /** The upload row: 10 MiB uploads' MiB/s and the ingest p99 with them beside it alone. */
+  files?: (FilesResult & { note?: string }) | { note: string };
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }

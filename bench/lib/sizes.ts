@@ -29,6 +29,8 @@ export interface Sizes {
    * is collected a few seconds after it, when allocation stops).
    */
   attach: { n: number; procs: number; wave: number; broadcasts: number; warm: number; settleMs: number };
+  /** The upload row: `uploaders` connections each uploading `uploadBytes` files back to back beside the ingest. */
+  files: { uploadBytes: number; uploaders: number };
   /**
    * Repetitions of ingest and fan-out on svc and on the baseline, run alternately, each on a fresh
    * process; the figures are their medians. `--reps N` overrides it.
@@ -47,6 +49,7 @@ export const FULL: Sizes = {
   fanout: { subscribers: 100, rate: 1000, seconds: 10, maxSeconds: 10, inflight: 8 },
   history: { messages: 1_000_000, smallMessages: 10_000, rooms: 100, queries: 2000, searches: 2000, ingestSeconds: 10 },
   attach: { n: 10_000, procs: 4, wave: 50, broadcasts: 20, warm: 10, settleMs: 5000 },
+  files: { uploadBytes: 10 * 1024 * 1024, uploaders: 2 },
   reps: 3,
   // 1,020 s until the instance curve and the wake rows came (about 3 minutes more).
   budgetSeconds: 1200,
@@ -60,6 +63,7 @@ export const QUICK: Sizes = {
   fanout: { subscribers: 20, rate: 200, seconds: 2, maxSeconds: 2, inflight: 8 },
   history: { messages: 20_000, smallMessages: 2_000, rooms: 10, queries: 200, searches: 200, ingestSeconds: 2 },
   attach: { n: 1000, procs: 2, wave: 50, broadcasts: 10, warm: 10, settleMs: 3000 },
+  files: { uploadBytes: 10 * 1024 * 1024, uploaders: 2 },
   reps: 2,
   budgetSeconds: 520,
   repSeconds: 40,
@@ -78,6 +82,8 @@ export const SMOKE: Sizes = {
   // One subscriber process and no warm-up pool: each process start costs seconds on a busy machine;
   // 50 attachments (one wave) still give a memory per attachment and a broadcast to all.
   attach: { n: 50, procs: 1, wave: 50, broadcasts: 2, warm: 0, settleMs: 500 },
+  // 256 KiB uploads: the row's shape, not its speed.
+  files: { uploadBytes: 256 * 1024, uploaders: 1 },
   // One repetition keeps the smoke run short; the shape of the results is the same.
   reps: 1,
   // A bound on a hang, not a speed target: a full test run beside other work on 2 cores took 207 s.

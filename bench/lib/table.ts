@@ -372,6 +372,18 @@ export function table(r: Results): string {
   );
 
   rows.push(...scaleWakeRows(r));
+  // The upload row: a file's bytes stay off the message path.
+  const f = r.files && 'uploads' in r.files ? r.files : undefined;
+  add(
+    `uploads of ${f ? fmt(f.upload_bytes / 1048576) : '—'} MiB, ${f?.uploaders ?? '—'} at a time, MiB/s; ingest p99 with them / alone`,
+    f ? `${fmt(f.upload_mib_per_s)} MiB/s; ${fmt(f.ingest_p99_ms_with_uploads, ' ms')} / ${fmt(f.ingest_p99_ms_alone, ' ms')}` : '—',
+    '',
+    '',
+    '—',
+    null,
+    '',
+    '—',
+  );
 
   const header = ['scenario', 'svc', 'baseline', 'NATS', 'svc / baseline', 'svc / NATS', 'target', 'host idle', ''];
   const lines = [header, header.map(() => '---'), ...rows].map((cols) => `| ${cols.join(' | ')} |`);

@@ -14,10 +14,14 @@ export interface RunInput {
   recent: Message[];
 }
 
-const textOf = (m: Message) =>
-  m.parts
-    .map((p) => (p.kind === 'text' ? (p.text ?? '') : `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`))
-    .join(' ');
+const partText = (p: Message['parts'][number]): string => {
+  if (p.kind === 'text') return p.text ?? '';
+  const f = p as { file_id?: unknown; name?: unknown; size?: unknown };
+  if (p.kind === 'file' && typeof f.file_id === 'string')
+    return `[file ${String(f.name ?? f.file_id)}, ${String(f.size ?? '?')} bytes, ${f.file_id}]`;
+  return `[${p.kind}${p.filename ? ` ${p.filename}` : p.url ? ` ${p.url}` : ''}]`;
+};
+const textOf = (m: Message) => m.parts.map(partText).join(' ');
 const who = (m: Message) => (m.from.network_id && m.from.network_id !== m.network_id ? `${m.from.network_id}:${m.from.id}` : m.from.id);
 const line = (m: Message) => `[${m.created_at}] ${who(m)}${m.from.type === 'agent' ? '' : ` (${m.from.type})`} (id ${m.id}): ${textOf(m)}`;
 
@@ -28,8 +32,8 @@ export function whereOf(t: Target): string {
   return `direct conversation ${t.dm_id} with ${t.participant_ids.join(', ')}`;
 }
 
-/** The prompt: who and where, recent context, then the new message(s). */
-export function promptOf(r: RunInput): string {
+/** The prompt: who and where, recent context, then the new message(s) and where their files are. */
+export function promptOf(r: RunInput, files: readonly string[] = []): string {
   const target = r.wakes[0]!.target;
   const wakeIds = new Set(r.wakes.map((m) => m.id));
   const context = r.recent.filter((m) => !wakeIds.has(m.id));
@@ -40,6 +44,7 @@ export function promptOf(r: RunInput): string {
   ];
   if (context.length > 0) out.push('Recent messages, oldest first:', ...context.map(line), '');
   out.push(r.wakes.length === 1 ? 'New message for you:' : `New messages for you (${r.wakes.length}):`, ...r.wakes.map(line), '');
+  if (files.length > 0) out.push('Their files, readable until you finish (also in $SVC_FILES, one path a line):', ...files, '');
   out.push('Write your reply. Whatever you print is posted in this conversation as your message; print nothing to stay silent.');
   return `${out.join('\n')}\n`;
 }

@@ -20,6 +20,7 @@ import type { Message, Target } from '../protocol/types.js';
 import { VERSION } from '../version.js';
 import { formatDuration, wakes, type WakeFilter } from './options.js';
 import { presetPlan, type PresetPlan, type Runtime } from './presets.js';
+import { fetchWakeFiles, filesOf } from './files.js';
 import { runProcess, type ProcessResult, type Running } from './process.js';
 import { promptOf, replyIdOf, replyTarget, runEnv } from './prompt.js';
 import { openRunState, type RunState } from './state.js';
@@ -185,17 +186,23 @@ export class AgentRunner {
       : { argv: o.command };
     const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent };
     const token = this.#token;
-    const running = runProcess(plan.argv, {
-      input: promptOf(input),
-      env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }) },
-      timeoutMs: o.timeoutMs,
-    });
-    this.#running.add(running);
+    // The wakes' files, in a private folder that lives as long as the command.
+    const files = await fetchWakeFiles(client, filesOf(msgs), (l) => o.log(`run ${sessionKey}: ${l}`));
     let res: ProcessResult;
     try {
-      res = await running.done;
+      const running = runProcess(plan.argv, {
+        input: promptOf(input, files.paths),
+        env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }), ...files.env },
+        timeoutMs: o.timeoutMs,
+      });
+      this.#running.add(running);
+      try {
+        res = await running.done;
+      } finally {
+        this.#running.delete(running);
+      }
     } finally {
-      this.#running.delete(running);
+      files.remove();
     }
     // Stopped by a shutdown: not finished, so not acknowledged; the wakes come again next start.
     if (this.#stopping && !res.timedOut) return;

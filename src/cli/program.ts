@@ -23,6 +23,7 @@ import { declareDoctor } from './commands/doctor/command.js';
 import { declareInvite } from './commands/invite/command.js';
 import { declareRelay } from './commands/relay/command.js';
 import { declareSend } from './commands/send/command.js';
+import { declareFiles } from './commands/files/command.js';
 import { declareReact } from './commands/react/command.js';
 import { declareEdit } from './commands/edit/command.js';
 import { declareDelete } from './commands/delete/command.js';
@@ -63,6 +64,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareInvite(program, io, run);
   declareRelay(program, io, run);
   declareSend(program, io, run);
+  declareFiles(program, io, run);
   declareReact(program, io, run);
   declareEdit(program, io, run);
   declareDelete(program, io, run);

@@ -57,6 +57,8 @@ export function hintFor(status: number, code: string, message: string, ctx: Call
       if (code === 'agent_reserved' || /^\/v1\/messages\/[^/]+$/.test(ctx.path.split('?')[0]!)) return undefined;
       return 'pick another id, or remove the existing one first';
     case 413:
+      // An upload's limit is the server's server.limits.file_bytes, not the JSON body's.
+      if (ctx.path.startsWith('/v1/files')) return "the file is larger than the server's server.limits.file_bytes";
       return 'send less: a request body is at most 1 MiB';
     case 422:
       return undefined;
@@ -66,6 +68,8 @@ export function hintFor(status: number, code: string, message: string, ctx: Call
       return 'a paired network did not answer; run svc doctor';
     case 503:
       return 'retry in a few seconds';
+    case 507:
+      return "the server's disk is full: free space there and retry";
     default:
       return status >= 500 ? "see the server's log for this request" : undefined;
   }

@@ -3,6 +3,7 @@
 
 export * from './svc-client.js';
 export { ClientError } from './errors.js';
+export { filePart, safeFileName, type FilePartBody, type FileTransfers, type OpenedDownload, type UploadedFile } from './files.js';
 export type { EventFollower, FollowOptions } from './events.js';
 export { attach } from './attach.js';
 export { AttachError } from './attach-types.js';

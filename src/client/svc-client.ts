@@ -43,6 +43,7 @@ import type {
 import type { Readable } from 'node:stream';
 import { exchange, openStream } from './http-call.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
+import { FileTransfers } from './files.js';
 
 export type * from './requests.js';
 
@@ -321,6 +322,11 @@ export class SvcClient {
   /** DELETE /v1/oauth/grants/{id} (admin): the grant and every token of it deleted. */
   revokeOAuthGrant(id: string): Promise<OAuthGrantRevoked> {
     return this.#json('DELETE', `/v1/oauth/grants/${seg(id)}`);
+  }
+
+  /** POST /v1/files and GET /v1/files/{id}, streamed (files.ts). */
+  get files(): FileTransfers {
+    return new FileTransfers({ baseUrl: this.baseUrl, token: this.#token, start: this.#start, timeoutMs: this.#timeoutMs });
   }
 
   // Events

@@ -3,6 +3,7 @@
 // files no message references. The records are the store part src/store/files/; the bytes are a
 // blob store's, chosen by the store backend (open-blobs.ts). docs/files.md tells all of it.
 
+import type { IncomingMessage } from 'node:http';
 import { storing, type FeatureFactory } from '../feature.js';
 import { filesPart } from '../store/files/part.js';
 import { collect, collector, ttlMs } from './collector.js';
@@ -11,6 +12,13 @@ import { openBlobs, type Blobs } from './open-blobs.js';
 import { UploadQuota } from './quota.js';
 import { fileBatch } from './send.js';
 import { FILE_BYTES, uploadRoute } from './upload.js';
+import { uploadUrls } from './upload-urls.js';
+import { inProcessUpload } from './in-process.js';
+import { baseUrlOf } from '../discovery/base-url.js';
+
+/** Whether a request came over TLS (its links then say https). */
+const isEncrypted = (req: IncomingMessage): boolean =>
+  Boolean((req.socket as IncomingMessage['socket'] & { encrypted?: boolean }).encrypted);
 
 /** How often the collector runs at most: a tenth of the TTL, between a quarter second and a minute. */
 const everyMs = (ttl: number): number => Math.min(60_000, Math.max(250, Math.floor(ttl / 10)));
@@ -31,10 +39,32 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
   const quota = new UploadQuota(ctx.config.server.limits);
   const fileBytes = () => ctx.config.server.limits.file_bytes ?? FILE_BYTES;
   const sweeper = collector(async () => collect(ctx, files(), await blobs()), everyMs(ttlMs(ctx)), ctx.log);
+  const upload = uploadRoute({ blobs, quota, fileBytes });
+  // One-time upload URLs (upload-urls.ts) and in-process uploads (in-process.ts) run the upload route itself.
+  const urls = uploadUrls({
+    upload,
+    fileBytes,
+    baseUrl: (req) => baseUrlOf(req.headers, isEncrypted(req), app.address() ?? { host: '127.0.0.1', port: 0 }),
+  });
   return {
-    routes: [uploadRoute({ blobs, quota, fileBytes }), downloadRoute({ blobs, files })],
+    routes: [upload, downloadRoute({ blobs, files }), ...urls.routes],
+    provides: {
+      files: {
+        upload: inProcessUpload(ctx, upload, fileBytes),
+        uploadUrl: urls.make,
+        bytes: async (id, maxBytes) => {
+          const f = await files().get(id);
+          if (!f || f.size > maxBytes) return undefined;
+          const body = await (await blobs()).store.read(f.sha256);
+          if (!body) return undefined;
+          const chunks: Buffer[] = [];
+          for await (const c of body) chunks.push(c as Buffer);
+          return Buffer.concat(chunks);
+        },
+      },
+      fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) },
+    },
     send: { batch: (m) => fileBatch(ctx, files(), m) },
-    provides: { fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) } },
     observe: {
       // A deleted or redacted message's files go at once when nothing else references them.
       event: (e) => {

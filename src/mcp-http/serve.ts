@@ -7,6 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { baseUrlOf } from '../discovery/base-url.js';
 import { AppError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { NetworkContext } from '../network/context.js';
@@ -15,6 +16,9 @@ import type { Message } from '../protocol/types.js';
 import { createMcpServer, type Session } from '../mcp/server.js';
 import type { InboxPort } from '../mcp/session.js';
 import { inProcessApi } from './api.js';
+import { inProcessFiles } from './files.js';
+
+const withFiles = (files: ReturnType<typeof inProcessFiles>) => (files ? { files } : {});
 import { AGENT_HEADER, mcpAgentOf } from './identity.js';
 import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './read-state.js';
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
@@ -44,6 +48,12 @@ function inboxFor(ctx: NetworkContext, self: Self, credential: string, waits: Wa
   };
 }
 
+/** The URL the caller reached this server at: the base of the files' download links. */
+function filesBaseOf(req: IncomingMessage): string {
+  const sock = req.socket as IncomingMessage['socket'] & { encrypted?: boolean };
+  return baseUrlOf(req.headers, Boolean(sock.encrypted), { host: sock.localAddress ?? '127.0.0.1', port: sock.localPort ?? 80 });
+}
+
 /** The session of one request: the wait's, and the agent's calls as the caller. */
 async function sessionFor(
   ctx: NetworkContext,
@@ -51,11 +61,12 @@ async function sessionFor(
   agentId: string,
   credential: string,
   waits: WaitLimit,
+  baseUrl: string,
 ): Promise<Session> {
-  const self = selfOf(ctx.config.network.id, agentId);
+  const self = selfOf(ctx.config.network.id, agentId, baseUrl);
   const markers = new StoreMarkers(ctx.store, agentId, await ensureReadState(ctx.store, agentId));
   return {
-    ctx: { self, markers, client: inProcessApi(ctx, principal) },
+    ctx: { self, markers, client: inProcessApi(ctx, principal), ...withFiles(inProcessFiles(ctx, principal, baseUrl)) },
     inbox: inboxFor(ctx, self, credential, waits),
     dmsEnabled: ctx.config.server.direct_messages,
   };
@@ -85,8 +96,8 @@ export async function serve(
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
   // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
   const wait = waitCallOf(req, body);
-  if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared);
-  const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits);
+  if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared, filesBaseOf(req));
+  const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits, filesBaseOf(req));
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
   addInbox(session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
@@ -120,8 +131,9 @@ async function openWait(
   credential: string,
   caller: string,
   shared: McpShared,
+  baseUrl: string,
 ): Promise<void> {
-  const self = selfOf(ctx.config.network.id, agentId);
+  const self = selfOf(ctx.config.network.id, agentId, baseUrl);
   let answer: WaitAnswer | undefined;
   let stopped = false;
   const w = new InboxWait(

@@ -1,6 +1,6 @@
 // A /v1/mcp request that is exactly one wait_for_messages call is answered here, without the SDK's
 // server and transport (#38 item 9). A wait may stay open five minutes, and each request's SDK server
-// (its nine tools and their schemas), transport and web-stream plumbing held about 190 KB of heap
+// (its tools and their schemas), transport and web-stream plumbing held about 190 KB of heap
 // for that long; answered here, a wait holds its request, its session and a feed subscription
 // (bench/tools/mcp-wait-memory.ts measures it; docs/security.md keeps the figure). Everything else,
 // and any wait call the SDK would refuse (transport headers, arguments), still goes through the SDK,

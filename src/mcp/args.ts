@@ -1,7 +1,7 @@
 // Tool arguments to requests: which conversation a call names. Pure, so every combination is tested
 // with exact values; the messages say what to pass instead, because a model reads them.
 
-import type { SendRequest } from '../protocol/types.js';
+import type { Part, SendRequest } from '../protocol/types.js';
 
 /** The conversation named by read_messages (exactly one id). */
 export type ReadTarget = { kind: 'room'; id: string } | { kind: 'thread'; id: string } | { kind: 'dm'; id: string };
@@ -38,6 +38,8 @@ export interface SendArgs {
   dm_id?: string | undefined;
   text: string;
   mentions?: string[] | undefined;
+  /** Parts after the text (send_file's file); with them the text may be empty. */
+  parts?: Part[] | undefined;
 }
 
 /** Where send_message goes, before the thread's room is looked up. */
@@ -48,7 +50,7 @@ export type SendPlan =
   | { kind: 'dm'; dm_id: string };
 
 export function sendPlan(a: SendArgs): SendPlan {
-  if (a.text.trim() === '') throw new ArgumentError('text: must not be empty');
+  if (a.text.trim() === '' && !a.parts?.length) throw new ArgumentError('text: must not be empty');
   const dmWith = a.dm_with?.filter((x) => x !== '') ?? [];
   const where = [given(a.thread_id) && 'thread_id', dmWith.length > 0 && 'dm_with', given(a.dm_id) && 'dm_id'].filter((x): x is string =>
     Boolean(x),
@@ -97,7 +99,7 @@ export function sendBody(plan: SendPlan, roomOfThread: string | undefined, agent
   return {
     target,
     from: { type: 'agent', id: agentId },
-    parts: [{ kind: 'text', text: a.text }],
+    parts: [...(a.text.trim() !== '' ? [{ kind: 'text' as const, text: a.text }] : []), ...(a.parts ?? [])],
     ...(mentions.length > 0 ? { mentions } : {}),
   };
 }

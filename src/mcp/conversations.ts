@@ -6,6 +6,7 @@ import type { SvcClient } from '../client/svc-client.js';
 import type { Message, NetworkDocument, Room } from '../protocol/types.js';
 import { conversationKey, isOwn, replyHint, type Conversation, type Self } from './format.js';
 import { unreadIn, type Markers } from './read-markers.js';
+import type { FilesPort } from './files-port.js';
 
 /** How many of a conversation's newest messages are looked at for its unread count. */
 export const UNREAD_WINDOW = 50;
@@ -37,6 +38,8 @@ export interface ToolContext {
   client: NetworkApi;
   self: Self;
   markers: Markers;
+  /** Uploads (send_file, create_upload_url); absent where the server takes none. */
+  files?: FilesPort;
 }
 
 const isMember = (r: Room, self: Self): boolean => r.members.some((m) => m === self.agent_id || m === self.scoped || m === self.fqid);

@@ -10,10 +10,44 @@ export interface Self {
   /** `net:agent`, as in DM participant ids. */
   scoped: string;
   fqid: string;
+  /** The server's URL as this agent reaches it, for file download links; absent: links are paths. */
+  base_url?: string;
 }
 
-export function selfOf(networkId: string, agentId: string): Self {
-  return { network_id: networkId, agent_id: agentId, scoped: `${networkId}:${agentId}`, fqid: `svc://${networkId}/agents/${agentId}` };
+export function selfOf(networkId: string, agentId: string, baseUrl?: string): Self {
+  return {
+    network_id: networkId,
+    agent_id: agentId,
+    scoped: `${networkId}:${agentId}`,
+    fqid: `svc://${networkId}/agents/${agentId}`,
+    ...(baseUrl !== undefined ? { base_url: baseUrl.replace(/\/+$/, '') } : {}),
+  };
+}
+
+/** A file a message references, with where to download it (GET, with this agent's token). */
+export interface FileView {
+  file_id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  download_url: string;
+}
+
+/** The file parts of a message as tools list them. */
+export function filesOf(parts: readonly Part[], self: Self): FileView[] {
+  const out: FileView[] = [];
+  for (const p of parts) {
+    const f = p as Part & { file_id?: unknown; name?: unknown; content_type?: unknown; size?: unknown };
+    if (p.kind !== 'file' || typeof f.file_id !== 'string') continue;
+    out.push({
+      file_id: f.file_id,
+      name: typeof f.name === 'string' ? f.name : f.file_id,
+      content_type: typeof f.content_type === 'string' ? f.content_type : 'application/octet-stream',
+      size: typeof f.size === 'number' ? f.size : 0,
+      download_url: `${self.base_url ?? ''}/v1/files/${encodeURIComponent(f.file_id)}`,
+    });
+  }
+  return out;
 }
 
 /** A conversation as tools name it: exactly one of room, thread or DM. */
@@ -39,6 +73,8 @@ export interface MessageView {
   version?: number;
   /** When it was deleted: a tombstone, with no text. */
   deleted_at?: string;
+  /** The files it references (#41), each with its download URL. */
+  files?: FileView[];
 }
 
 export function conversationOf(t: Target): Conversation {
@@ -69,6 +105,9 @@ export function textOf(parts: readonly Part[]): string {
   return parts
     .map((p) => {
       if (p.kind === 'text') return p.text ?? '';
+      const f = p as Part & { file_id?: unknown; name?: unknown; size?: unknown; content_type?: unknown };
+      if (p.kind === 'file' && typeof f.file_id === 'string')
+        return `[file: ${String(f.name ?? f.file_id)} (${String(f.content_type ?? 'application/octet-stream')}, ${String(f.size ?? '?')} bytes) ${f.file_id}]`;
       const name = p.filename ?? p.url;
       if (p.kind === 'data') return `[data${p.data ? ` ${JSON.stringify(p.data)}` : ''}]`;
       return `[${p.kind}${name ? `: ${name}` : ''}${p.media_type ? ` (${p.media_type})` : ''}]`;
@@ -77,6 +116,7 @@ export function textOf(parts: readonly Part[]): string {
 }
 
 export function messageView(m: Message, self: Self): MessageView {
+  const files = m.deleted_at === undefined ? filesOf(m.parts, self) : [];
   return {
     id: m.id,
     conversation: conversationOf(m.target),
@@ -88,6 +128,7 @@ export function messageView(m: Message, self: Self): MessageView {
     ...(m.reactions?.length ? { reactions: m.reactions } : {}),
     ...(m.edited_at !== undefined ? { edited_at: m.edited_at, version: m.version ?? 1 } : {}),
     ...(m.deleted_at !== undefined ? { deleted_at: m.deleted_at } : {}),
+    ...(files.length > 0 ? { files } : {}),
   };
 }
 
@@ -141,7 +182,8 @@ export function messageLines(v: MessageView, self: Self): string[] {
         `  reactions: ${v.reactions.map((r) => `${r.emoji} ${r.count} (${r.by.map((b) => who(self.network_id, b)).join(', ')})`).join(' · ')}`,
       ]
     : [];
-  return [head, ...body, ...reacted];
+  const files = (v.files ?? []).map((f) => `  file ${f.name} (${f.content_type}, ${f.size} bytes): ${f.download_url}`);
+  return [head, ...body, ...files, ...reacted];
 }
 
 /**

@@ -8,6 +8,8 @@ import { answerMalformedInput } from './malformed-input.js';
 import { attach, type Attachment } from '../client/attach.js';
 import { ClientError } from '../client/errors.js';
 import { SvcClient } from '../client/svc-client.js';
+import { Readable } from 'node:stream';
+import type { FilesPort } from './files-port.js';
 import { type ChannelHandle, startChannel } from './channel.js';
 import { selfOf } from './format.js';
 import { resolveAgentId } from './identity.js';
@@ -60,7 +62,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     }
     const doc = await client.network();
     const agentId = await resolveAgentId({ agent: o.agent, url: o.url, token: o.token, networkId: doc.id });
-    const self = selfOf(doc.id, agentId);
+    const self = selfOf(doc.id, agentId, o.url);
     const stateDir = path.resolve(o.stateDir ?? stateDirOf(doc, agentId, o.log));
     const markers = ReadMarkers.open(path.join(stateDir, 'read.json'));
     let failure: Error | undefined;
@@ -102,7 +104,16 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       inbox.interrupt();
     });
     o.log(`svc mcp: acting as agent ${agentId} of network ${doc.id} (state in ${stateDir})`);
-    return { ctx: { client, self, markers }, inbox, dmsEnabled: doc.capabilities.direct_messages };
+    const files: FilesPort = {
+      upload: (bytes, f) =>
+        client.files.upload(Readable.from([bytes]), {
+          name: f.name,
+          size: bytes.length,
+          ...(f.contentType ? { contentType: f.contentType } : {}),
+        }),
+      uploadUrl: (f) => client.files.uploadUrl(f),
+    };
+    return { ctx: { client, self, markers, files }, inbox, dmsEnabled: doc.capabilities.direct_messages };
   };
 
   let pending: Promise<Session> | undefined;

@@ -17,6 +17,7 @@ import { result } from './result.js';
 import { registerReact } from './react.js';
 import { registerEditDelete } from './edit-delete.js';
 import { registerSearch } from './search.js';
+import { registerFiles } from './files.js';
 import type { Session } from './session.js';
 import { DELIVERY_WAIT_MAX_S, deliveryLine, waitForDelivery } from './delivery.js';
 import { waitForMessages } from './wait.js';
@@ -205,6 +206,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   registerSearch(server, deps.session);
   registerReact(server, deps.session);
   registerEditDelete(server, deps.session);
+  registerFiles(server, deps.session);
 
   const subscribed = new Set<string>();
   if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };

@@ -12,6 +12,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 import type { Receipts } from './receipts.js';
 import type { Deliveries } from './delivery.js';
+import type { FileUploads } from './file-uploads.js';
 
 /** What a feature adds to a message's write: its parts as stored, and intents written in the same batch. */
 export interface SendBatch {
@@ -58,6 +59,8 @@ export interface Provided {
   readonly receipts: Receipts;
   /** Per-agent delivery state (network/delivery.ts): absent when the delivery feature is not running. */
   readonly delivery: Deliveries;
+  /** Uploads in process (network/file-uploads.ts): absent when the files feature is not running. */
+  readonly files: FileUploads;
   /** Uploaded files' bytes by hash (the files feature's blob store; the export's `with_files`): absent without the feature. */
   readonly fileBytes: { read(sha256: string): Promise<Readable | undefined> };
 }

@@ -11,6 +11,7 @@ import { type RelayedEvent, sharesTarget } from '../network/relayed-event.js';
 import type { Delivery } from './outbox.js';
 import { type RefusalTally, refusalFix, refusalReason } from './refusals.js';
 import { classifyRelayAnswer, isRelayable, relayRequestFor } from './relay-message.js';
+import { carryFiles } from './relay-files.js';
 import type { PairResponse, PairTransport } from './transport.js';
 
 /** What delivery needs from its pairing. */
@@ -98,10 +99,18 @@ export function relayDelivery(h: RelayHost): RelayDelivery {
     async deliver(m) {
       const net = h.ctx.config.network.id;
       let withParent = true;
+      // Its small files go first, so the message names the peer's copies (relay-files.ts).
+      let carried: Awaited<ReturnType<typeof carryFiles>>;
+      try {
+        carried = await carryFiles(h.transport, h.ctx.extensions.files, m);
+      } catch (err) {
+        return unreachable(err);
+      }
+      if (carried === 'retry') return retryAfter(503);
       for (;;) {
         let r: PairResponse;
         try {
-          r = await h.transport.request('POST', '/v1/messages', relayRequestFor(m, net, { withParent }));
+          r = await h.transport.request('POST', '/v1/messages', relayRequestFor(m, net, { withParent, carried }));
         } catch (err) {
           return unreachable(err);
         }

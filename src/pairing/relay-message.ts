@@ -1,7 +1,7 @@
 // Which local messages go to a pairing, and the POST /v1/messages body that carries one there
 // (the spec, POST /v1/messages rule 6). Pure.
 
-import type { Message, SendRequest } from '../protocol/types.js';
+import type { Message, Part, SendRequest } from '../protocol/types.js';
 import { sharesTarget, type RelayFacts } from '../network/relayed-event.js';
 
 export type { RelayFacts };
@@ -18,10 +18,26 @@ export function isRelayable(m: Message, f: RelayFacts): boolean {
 }
 
 /**
+ * A file part as the peer gets it: the peer's copy when the file was carried (`carried`: local id
+ * -> the peer's), else its metadata without an id (a local id means nothing there).
+ */
+export function relayedPart(p: Part, carried: ReadonlyMap<string, string>): Part {
+  if (p.kind !== 'file' || p.file_id === undefined) return p;
+  const theirs = carried.get(p.file_id);
+  if (theirs !== undefined) return { kind: 'file', file_id: theirs };
+  const { file_id: _local, ...meta } = p;
+  return meta;
+}
+
+/**
  * The send request that relays `m`: same id (the remote's idempotency key, so a resend is a no-op),
  * `origin` naming this network, the sender with its home network, mentions as canonical FQIDs.
  */
-export function relayRequestFor(m: Message, localNetworkId: string, opts: { withParent?: boolean } = {}): SendRequest {
+export function relayRequestFor(
+  m: Message,
+  localNetworkId: string,
+  opts: { withParent?: boolean; carried?: ReadonlyMap<string, string> } = {},
+): SendRequest {
   const t = m.target;
   let target: SendRequest['target'];
   if (t.kind === 'room') target = { kind: 'room', room_id: t.room_id };
@@ -37,7 +53,7 @@ export function relayRequestFor(m: Message, localNetworkId: string, opts: { with
     id: m.id,
     target,
     from: { type: m.from.type, id: m.from.id, ...(m.from.name ? { name: m.from.name } : {}), network_id: m.from.network_id },
-    parts: m.parts,
+    parts: m.parts.map((p) => relayedPart(p, opts.carried ?? new Map())),
     ...(m.mentions.length > 0 ? { mentions: m.mentions } : {}),
     origin: { network_id: localNetworkId, message_id: m.id },
   };

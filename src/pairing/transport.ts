@@ -49,6 +49,11 @@ export interface PairTransport {
   readonly kind: 'direct' | 'relay';
   /** Sends one HTTP request to the peer, authenticated with the pairing token. Throws TransportError. */
   request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse>;
+  /**
+   * POSTs raw bytes (a file a relayed message carries, #41 part 6) with their Content-Type; only
+   * a direct pairing has it (the relay's frames carry JSON).
+   */
+  upload?(path: string, bytes: Buffer, contentType: string): Promise<PairResponse>;
   /** Whether a request can be attempted now (the relay socket is open and the peer is there). */
   ready(): boolean;
   close(): Promise<void>;
@@ -97,7 +102,15 @@ export class DirectTransport implements PairTransport {
     return !this.closed;
   }
 
-  async request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse> {
+  request(method: PairMethod, path: string, body?: unknown): Promise<PairResponse> {
+    return this.send(method, path, body === undefined ? undefined : JSON.stringify(body), 'application/json');
+  }
+
+  upload(path: string, bytes: Buffer, contentType: string): Promise<PairResponse> {
+    return this.send('POST', path, bytes, contentType);
+  }
+
+  private async send(method: PairMethod, path: string, body: string | Buffer | undefined, contentType: string): Promise<PairResponse> {
     if (this.closed) throw new TransportError('closed', 'the pairing is closing');
     const url = this.baseUrl.replace(/\/+$/, '') + path;
     const { Agent: UndiciAgent, request } = await import('undici');
@@ -109,9 +122,9 @@ export class DirectTransport implements PairTransport {
         headers: {
           authorization: `Bearer ${this.token}`,
           accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(body !== undefined ? { 'content-type': contentType } : {}),
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body } : {}),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });

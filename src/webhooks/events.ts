@@ -32,14 +32,29 @@ export function payloadOf(type: string, timestamp: string, data: unknown): strin
   return JSON.stringify({ type, timestamp, data });
 }
 
-/** A new pending delivery of a stored event. */
-export function deliveryOf(webhookId: string, e: StoredEvent, at: string): WebhookDelivery {
+/**
+ * The event as a delivery carries it: each file part of its message gains `download_url`, the
+ * file's GET /v1/files/{id} on this server (#41 part 5). The URL is authenticated like every read
+ * (a token that may read the message); the bytes themselves never ride in a delivery.
+ */
+export function withFileUrls(e: ServiceEvent, filesBase: string | undefined): ServiceEvent {
+  const m = e.message;
+  if (!m || filesBase === undefined || !m.parts.some((p) => p.kind === 'file')) return e;
+  const parts = m.parts.map((p) => {
+    const id = (p as { file_id?: unknown }).file_id;
+    return p.kind === 'file' && typeof id === 'string' ? { ...p, download_url: `${filesBase}/v1/files/${encodeURIComponent(id)}` } : p;
+  });
+  return { ...e, message: { ...m, parts } };
+}
+
+/** A new pending delivery of a stored event; `filesBase` is this server's URL, for its files' links. */
+export function deliveryOf(webhookId: string, e: StoredEvent, at: string, filesBase?: string): WebhookDelivery {
   return {
     id: deliveryId(webhookId, e.event.id),
     webhook_id: webhookId,
     seq: e.seq,
     event_type: e.event.type,
-    payload: payloadOf(e.event.type, e.event.created_at, e.event),
+    payload: payloadOf(e.event.type, e.event.created_at, withFileUrls(e.event, filesBase)),
     status: 'pending',
     attempts: 0,
     created_at: at,

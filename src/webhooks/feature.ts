@@ -9,6 +9,7 @@ import { storing, type FeatureFactory } from '../feature.js';
 import { hooksPart } from '../store/hooks/part.js';
 import { webhooksPart } from '../store/webhooks/part.js';
 import { documented } from '../http/openapi/op-doc.js';
+import { baseUrlOf } from '../discovery/base-url.js';
 import { AppliedHooks } from './applied.js';
 import { webhookMetrics } from './metrics.js';
 import { WEBHOOK_OPERATIONS } from './openapi.js';
@@ -32,6 +33,10 @@ export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart]
       metrics,
       log: (level, msg, fields) => ctx.log(level, msg, fields),
       ...(POLL_MS ? { pollMs: POLL_MS } : {}),
+      filesBase: () => {
+        const a = app.address();
+        return a ? baseUrlOf({}, false, a) : undefined;
+      },
     });
 
   const reconcile = async (list: readonly WebhookConfig[]): Promise<void> => {

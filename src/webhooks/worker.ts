@@ -23,6 +23,8 @@ export interface WorkerDeps {
   /** How often an idle worker looks for work and renews its lease (tests shorten it). */
   pollMs?: number;
   random?: () => number;
+  /** This server's URL (its listen address), for the download links of file parts; none before it listens. */
+  filesBase?: () => string | undefined;
 }
 
 const BATCH = 200;
@@ -130,7 +132,8 @@ export class WebhookWorker {
       const batch = await store.eventsAfter(cursor, BATCH);
       if (batch.length === 0) return;
       const at = new Date().toISOString();
-      const deliveries = batch.filter((e) => matches(this.hook, e.event)).map((e) => deliveryOf(this.hook.id, e, at));
+      const base = this.d.filesBase?.();
+      const deliveries = batch.filter((e) => matches(this.hook, e.event)).map((e) => deliveryOf(this.hook.id, e, at, base));
       cursor = batch[batch.length - 1]!.seq;
       await store.write([{ op: 'webhook.enqueue', webhook_id: this.hook.id, seq: cursor, deliveries }]);
       if (batch.length < BATCH) return;

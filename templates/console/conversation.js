@@ -2,6 +2,7 @@
 // after a send or a reconnect, its artifacts, and the composer that sends as a human.
 
 import { api, messageId, qs } from './api.js';
+import { attachFiles } from './attachments.js';
 import { enhanceComposer } from './composer.js';
 import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
 import { clear, el, keepingPlace, toast } from './dom.js';
@@ -38,6 +39,7 @@ enhanceComposer({
     return c?.roomId ? roomCandidates(c.roomId, state.messages) : [];
   },
 });
+const attached = attachFiles({ form: $('composer'), textarea: $('composer-text') });
 
 // An edited or deleted message of the conversation in view is redrawn in its place.
 onMessageChange((m) => {
@@ -330,7 +332,7 @@ export async function send() {
   const c = state.current;
   const box = $('composer-text');
   const text = box.value;
-  if (!c || text.trim() === '' || $('composer-send').disabled) return;
+  if (!c || (text.trim() === '' && attached.count() === 0) || $('composer-send').disabled) return;
   const target =
     c.kind === 'room'
       ? { kind: 'room', room_id: c.id }
@@ -342,10 +344,14 @@ export async function send() {
   $('composer-send').disabled = true;
   $('composer-status').textContent = 'sending…';
   try {
+    // Uploads started when the files were chosen; the message goes once all are stored.
+    const files = await attached.parts();
+    const parts = [...(text.trim() === '' ? [] : [{ kind: 'text', text }]), ...files];
     await api('/v1/messages', {
       method: 'POST',
-      body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts: [{ kind: 'text', text }] },
+      body: { id: messageId(), target, from: { type: 'human', id: human.id, name }, parts },
     });
+    attached.clear();
     box.value = '';
     box.dispatchEvent(new Event('input'));
     $('composer-status').textContent = '';

@@ -2,6 +2,7 @@
 // tokens, never HTML).
 
 import { withAttrs } from './attrs.js';
+import { formatSize, PREVIEW_TYPES } from './attachments.js';
 import { copyText } from './clipboard.js';
 import { dmHref } from './dm-link.js';
 import { el } from './dom.js';
@@ -35,17 +36,55 @@ function partNode(part, mentions) {
       return el('div', { class: 'part url' }, el('a', { href: part.url, external: true }, part.url ?? ''));
     case 'data':
       return el('pre', { class: 'part data' }, safeJson(part.data));
-    default:
-      return el(
-        'div',
-        { class: 'part attachment' },
-        el('span', { class: 'badge' }, String(part?.kind ?? 'part')),
-        ' ',
-        part?.filename ?? '',
-        part?.media_type ? ` (${part.media_type})` : '',
-        part?.url ? [' ', el('a', { href: part.url, external: true }, part.url)] : null,
-      );
+    case 'file':
+      if (part.file_id) return fileNode(part);
+      break;
   }
+  return otherNode(part);
+}
+
+/** A part this console has no view of: its kind, name, type and link. */
+function otherNode(part) {
+  return el(
+    'div',
+    { class: 'part attachment' },
+    el('span', { class: 'badge' }, String(part?.kind ?? 'part')),
+    ' ',
+    part?.filename ?? '',
+    part?.media_type ? ` (${part.media_type})` : '',
+    part?.url ? [' ', el('a', { href: part.url, external: true }, part.url)] : null,
+  );
+}
+
+/**
+ * A file part: a download link with its name and size, and for an image of a type the server
+ * serves inline, the image itself (scaled down by CSS: the browser makes the thumbnail).
+ */
+function fileNode(part) {
+  const href = `/v1/files/${encodeURIComponent(part.file_id)}`;
+  const link = withAttrs(el('a', { href, class: 'file-link', testid: 'file-link' }, String(part.name ?? part.file_id)), {
+    download: String(part.name ?? ''),
+  });
+  const image = PREVIEW_TYPES.has(part.content_type)
+    ? el(
+        'a',
+        { href, external: true, class: 'file-preview' },
+        withAttrs(el('img', { testid: 'file-preview' }), { src: href, alt: String(part.name ?? ''), loading: 'lazy' }),
+      )
+    : null;
+  return el(
+    'div',
+    { class: 'part file', testid: 'file-part', data: { fileId: part.file_id } },
+    image,
+    el(
+      'div',
+      {},
+      el('span', { class: 'badge' }, 'file'),
+      ' ',
+      link,
+      el('span', { class: 'muted', testid: 'file-size' }, ` ${formatSize(part.size)}`),
+    ),
+  );
 }
 
 /** Puts a copy button on each code block of a rendered text (outside the <pre>, so the text stays the code). */

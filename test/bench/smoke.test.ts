@@ -248,4 +248,11 @@ t('measures history, search, start-up, memory and size on a filled store, and th
   );
 });
 
+t('measures uploads and the ingest p99 with them beside the same ingest alone', ({ results }) => {
+  const f = results.files;
+  numbers(f, ['upload_mib_per_s', 'ingest_p99_ms_with_uploads', 'ingest_p99_ms_alone', 'ingest_p99_ratio', 'uploads'], 'files');
+  assert.ok(f.uploads > 0, 'files.uploads: some uploads finished during the ingest');
+  assert.ok(f.upload_mib_per_s > 0, 'files.upload_mib_per_s');
+});
+
 t.run();

@@ -58,19 +58,21 @@ t.after(async (ctx) => {
   await ctx.s.dispose();
 });
 
-t('initialize names the server as the token agent and lists the nine tools; GET and DELETE are 405', async (ctx) => {
+t('initialize names the server as the token agent and lists the eleven tools; GET and DELETE are 405', async (ctx) => {
   const m = await connectMcpHttp(ctx.s.url, ctx.beta);
   try {
     assert.is(m.client.getServerVersion()?.name, 'svc');
     assert.is(m.client.getServerVersion()?.title, 'svc agent beta');
     const tools = (await m.client.listTools()).tools.map((x) => x.name).sort();
     assert.equal(tools, [
+      'create_upload_url',
       'delete_message',
       'edit_message',
       'list_conversations',
       'react',
       'read_messages',
       'search_messages',
+      'send_file',
       'send_message',
       'wait_for_messages',
       'whoami',

@@ -87,7 +87,7 @@ t.after(async (ctx) => {
 const GENERAL = { kind: 'room', room_id: 'general' };
 
 t(
-  'initialize names the server and advertises tools and subscribable resources; tools/list has the nine tools with JSON schemas',
+  'initialize names the server and advertises tools and subscribable resources; tools/list has the eleven tools with JSON schemas',
   async (ctx) => {
     const m = await ctx.shared();
     assert.is(m.client.getServerVersion()?.name, 'svc');
@@ -97,12 +97,14 @@ t(
     assert.match(m.client.getInstructions() ?? '', /agent beta/);
     const { tools } = await m.client.listTools();
     assert.equal(tools.map((x) => x.name).sort(), [
+      'create_upload_url',
       'delete_message',
       'edit_message',
       'list_conversations',
       'react',
       'read_messages',
       'search_messages',
+      'send_file',
       'send_message',
       'wait_for_messages',
       'whoami',

@@ -11,7 +11,7 @@ export function declareSend(program: Command, io: Io, run: Run): void {
   connection(
     program
       .command('send')
-      .argument('<text...>', 'the message text, or - to read it from stdin')
+      .argument('[text...]', 'the message text, or - to read it from stdin (optional with --file)')
       .description('send a message to a room, a thread or a DM, as a person or as an agent (--as)'),
     'print the server answer as JSON',
   )
@@ -23,12 +23,14 @@ export function declareSend(program: Command, io: Io, run: Run): void {
     .option('--human <id>', 'send as this person (default $USER; needs human ingress and a static write token)')
     .option('--mention <agent>', 'mention these agents without @ in the text (repeatable, or comma-separated)', collect)
     .option('--id <message-id>', 'message id: a retry with the same id stores nothing new')
+    .option('--file <path>', 'upload this file and attach it to the message (repeatable)', collect)
     .addHelpText(
       'after',
       example(
         'svc send --room general "deploy finished, @beta please verify"',
         'svc send --room general --thread t-42 --as alpha "looking into it"',
         'echo "hi" | svc send --dm beta --as alpha -',
+        'svc send --room general --file build.log --file screenshot.png "the failing build"',
       ),
     )
     .action(async (words: string[], o) => run((await import('./run.js')).sendCommand(io, words, flags(o))));

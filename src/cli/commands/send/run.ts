@@ -2,7 +2,7 @@
 
 import { envValue } from '../../../config/env.js';
 import { unmentionedLines } from '../../../protocol/mentions.js';
-import type { SendRequest } from '../../../protocol/types.js';
+import type { Part, SendRequest } from '../../../protocol/types.js';
 import { json } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
@@ -21,6 +21,8 @@ export interface SendFlags extends ClientFlags {
   mention?: string[];
   /** The message id: the idempotency key (a retry with the same id stores nothing new). */
   id?: string;
+  /** Files to upload and attach, in this order after the text. */
+  file?: string[];
 }
 
 type SendTarget = SendRequest['target'];
@@ -56,6 +58,7 @@ export function sender(f: Pick<SendFlags, 'as' | 'human' | 'token'>, env: NodeJS
 
 /** The text: the words given, or all of stdin for `-`. */
 export async function messageText(words: string[], stdin: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  if (words.length === 0) throw new UsageError('TEXT: nothing to send (give the text, - to read it from stdin, or --file PATH)');
   let text: string;
   if (words.length === 1 && words[0] === '-') {
     const chunks: Buffer[] = [];
@@ -85,13 +88,17 @@ export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<
       // An agent token names its agent: --as is read from it (and was checked against it when given).
       const from: SendRequest['from'] =
         pick?.agentId !== undefined && flags.human === undefined ? { type: 'agent', id: pick.agentId } : sender(flags, io.env);
-      const text = await messageText(words);
+      const files = flags.file ?? [];
+      // With files the text may be left out; without, it is the whole message.
+      const text = files.length > 0 && words.length === 0 ? undefined : await messageText(words);
+      // Each file is uploaded before the message is sent, so the message never names a missing file.
+      const fileParts = files.length > 0 ? await (await import('./files.js')).uploadAll(client, files) : [];
       const mentions = splitList(flags.mention ?? []);
       const res = await client.send({
         ...(flags.id !== undefined ? { id: flags.id } : {}),
         target,
         from,
-        parts: [{ kind: 'text', text }],
+        parts: [...(text !== undefined ? [{ kind: 'text' as const, text }] : []), ...(fileParts as unknown as Part[])],
         ...(mentions.length > 0 ? { mentions } : {}),
       });
       if (flags.json) {
@@ -105,7 +112,8 @@ export function sendCommand(io: Io, words: string[], flags: SendFlags): Promise<
             ? `#${target.room_id}/${target.thread_id}`
             : `dm ${target.dm_id ?? target.participant_ids?.join(',')}`;
       const created = res.thread_created ? ' (new thread)' : res.dm_created ? ' (new DM)' : '';
-      io.out(`sent ${res.message_id} to ${where}${created}`);
+      const withFiles = fileParts.length > 0 ? ` with ${fileParts.length} file${fileParts.length === 1 ? '' : 's'}` : '';
+      io.out(`sent ${res.message_id} to ${where}${created}${withFiles}`);
       // Sent either way (mentions are best-effort), but a mention that wakes nobody is said, with its fix.
       for (const line of unmentionedLines(res.unmentioned ?? [])) io.err(`svc send: ${line}`);
       return EXIT.ok;

@@ -27,8 +27,8 @@ import type { FromWorker, SearchWorkerData, ToWorker } from './search-worker.js'
 /** The search database's file beside the store's. */
 export const searchFileOf = (dbFile: string): string => `${dbFile}.search`;
 
-/** Rows read from the store per read when the feed reads them (catch-up, rebuild). */
-const FEED_ROWS = 256;
+/** Rows read from the store per read when the feed reads them (catch-up, rebuild; tests lower it). */
+export const FEED = { rows: 256 };
 /** Time one tick of the feed may spend reading rows, in ms. */
 const FEED_BUDGET_MS = 2;
 /** Bodies of written messages kept for the feed; past this (a long catch-up) they are read back instead. */
@@ -200,9 +200,9 @@ export class SearchIndex {
         continue;
       }
       if (performance.now() > deadline) break;
-      const rows = this.opts.db.all(ROWS, [this.fed, this.acked, FEED_ROWS]);
+      const rows = this.opts.db.all(ROWS, [this.fed, this.acked, FEED.rows]);
       for (const [seq, b] of rows) items.push({ seq: seq as number, body: b as string });
-      this.fed = rows.length < FEED_ROWS ? this.acked : (rows[rows.length - 1]![0] as number);
+      this.fed = rows.length < FEED.rows ? this.acked : (rows[rows.length - 1]![0] as number);
       // Bodies of messages read back (or purged since they were handed over) are no longer needed.
       for (const s of this.live.keys()) {
         if (s > this.fed) break;
@@ -216,10 +216,10 @@ export class SearchIndex {
   private fillStep(): void {
     const f = this.fill;
     if (!f || this.broken) return;
-    const rows = this.opts.db.all(ROWS, [f.at, f.upto, FEED_ROWS]);
+    const rows = this.opts.db.all(ROWS, [f.at, f.upto, FEED.rows]);
     const items: FeedItem[] = rows.map(([seq, body]: SqlValue[]) => ({ seq: seq as number, body: body as string }));
     if (items.length > 0) this.post({ op: 'fill', items });
-    if (rows.length === FEED_ROWS) {
+    if (rows.length === FEED.rows) {
       f.at = items[items.length - 1]!.seq;
       return;
     }

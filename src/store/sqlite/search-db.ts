@@ -75,7 +75,7 @@ export class SearchDb {
   /** Changed since the last export. */
   dirty = false;
 
-  private constructor(private readonly raw: Database) {
+  private constructor(readonly raw: Database) {
     configure(raw);
     raw.run(SCHEMA);
     this.db = new Db(raw);
@@ -96,7 +96,12 @@ export class SearchDb {
    * further than `storeSeq` (a store restored from an older copy has not written what it holds).
    * Anything else (damaged, foreign) is undefined: the caller builds a new one.
    */
-  static open(SQL: { Database: new (data?: Uint8Array) => Database }, image: Uint8Array, epoch: string, storeSeq: number): SearchDb | undefined {
+  static open(
+    SQL: { Database: new (data?: Uint8Array) => Database },
+    image: Uint8Array,
+    epoch: string,
+    storeSeq: number,
+  ): SearchDb | undefined {
     let raw: Database | undefined;
     try {
       raw = new SQL.Database(image);

@@ -36,6 +36,8 @@ const LIVE_MAX = 50_000;
 /** How long a search waits for the index to catch up with the acknowledged writes (tests lower it). */
 export const SEARCH_WAIT = { ms: 10_000 };
 
+/** How long a search waits for the worker to start, in ms. */
+const START_WAIT_MS = 60_000;
 /** How long close waits for the worker to write its file, in ms. */
 const CLOSE_WAIT_MS = 60_000;
 
@@ -68,6 +70,8 @@ export class SearchIndex {
   private readonly worker: Worker;
   private readonly opts: SearchIndexOptions;
   private ready = false;
+  private readonly started: Promise<void>;
+  private startedNow: () => void = () => {};
   private broken: string | undefined;
   /** The last seq posted to the worker, and the last acknowledged. */
   private fed = 0;
@@ -92,6 +96,7 @@ export class SearchIndex {
   constructor(opts: SearchIndexOptions) {
     this.opts = opts;
     this.acked = opts.storeSeq;
+    this.started = new Promise<void>((r) => (this.startedNow = r));
     this.worker = startWorker({ file: opts.file, epoch: opts.epoch, storeSeq: opts.storeSeq });
     // Not a reason to keep the process alive: the store closes it.
     this.worker.unref();
@@ -166,6 +171,9 @@ export class SearchIndex {
   /** Feeds every acknowledged message (a tick at a time when there are many), within SEARCH_WAIT. */
   private async caughtUp(): Promise<void> {
     const target = this.acked;
+    // The worker's start (loading sql.js and the file) is not catching up: waited for apart.
+    if (!this.ready && !this.broken) await Promise.race([this.started, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())]);
+    if (!this.ready && !this.broken) throw new StoreError('unavailable', 'search is unavailable: the search worker has not started');
     const until = performance.now() + SEARCH_WAIT.ms;
     for (;;) {
       if (this.broken) throw new StoreError('unavailable', `search is unavailable: ${this.broken}`);
@@ -235,6 +243,7 @@ export class SearchIndex {
         if (m.note) this.opts.log(`store: search: ${m.note}`);
         this.fed = m.indexed;
         this.ready = true;
+        this.startedNow();
         if (this.fed < this.acked) {
           // The catch-up counts as lag from now.
           this.lagSeqs.unshift(this.acked);
@@ -265,7 +274,8 @@ export class SearchIndex {
         this.closedNow?.();
         return;
       case 'failed':
-        this.opts.log(`store: ${m.error}`);
+        if (m.fatal) this.fail(`search worker failed: ${m.error}`);
+        else this.opts.log(`store: ${m.error}`);
         return;
     }
   }
@@ -277,6 +287,7 @@ export class SearchIndex {
   private fail(why: string): void {
     if (this.broken) return;
     this.broken = why;
+    this.startedNow();
     this.opts.log(`store: ${why}; searches are refused until a restart`);
     for (const r of this.requests.values()) r.reject(new StoreError('unavailable', `search is unavailable: ${why}`));
     this.requests.clear();

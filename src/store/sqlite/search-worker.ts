@@ -42,7 +42,7 @@ export type FromWorker =
   | { op: 'result'; id: number; seqs?: number[]; error?: string }
   | { op: 'rebuilt' }
   | { op: 'closed' }
-  | { op: 'failed'; error: string };
+  | { op: 'failed'; error: string; fatal?: boolean };
 
 /** Messages indexed per transaction (one index segment each); more wait for the next. */
 const BATCH = 1024;
@@ -266,9 +266,9 @@ if (parentPort && workerData) {
           }
         });
       } catch (err) {
-        post({ op: 'failed', error: messageOf(err) });
+        post({ op: 'failed', error: messageOf(err), fatal: true });
       }
     },
-    (err: unknown) => post({ op: 'failed', error: messageOf(err) }),
+    (err: unknown) => post({ op: 'failed', error: messageOf(err), fatal: true }),
   );
 }

@@ -193,6 +193,11 @@ export interface Store {
    */
   scrubPending?(): boolean;
   /**
+   * How far search is behind the acknowledged writes, in seconds: the age of the oldest one it
+   * cannot find without waiting (sqlite: its search worker). Absent where a write indexes itself.
+   */
+  searchIndexLag?(): number;
+  /**
    * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):
    * Postgres reads in one REPEATABLE READ transaction, sqlite holds a checkpointed `svc.db`. Absent
    * on memory, whose reads all resolve in the tick they are made (read it without yielding).

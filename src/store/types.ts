@@ -192,10 +192,7 @@ export interface Store {
    * search index rebuilt, then a checkpoint). Absent where the write itself scrubs.
    */
   scrubPending?(): boolean;
-  /**
-   * How far search is behind the acknowledged writes, in seconds: the age of the oldest one it
-   * cannot find without waiting (sqlite: its search worker). Absent where a write indexes itself.
-   */
+  /** Seconds since the oldest acknowledged write the search index has not taken in (sqlite's worker). */
   searchIndexLag?(): number;
   /**
    * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):

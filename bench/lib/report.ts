@@ -77,6 +77,8 @@ export interface Results {
   /** Scenario 6: N attachments on one svc instance, and the baseline's `ws` server with N sockets. */
   attach_10k?: { svc: Ref<AttachResult>; baseline: Ref<AttachResult>; note?: string };
   write_cost_ratio: { svc: number | null; note?: string };
+  /** The search index's lag under the full ingest (medians of the rounds' p99 and longest samples), ms. */
+  search: { index_lag_p99_ms: number | null; index_lag_max_ms: number | null };
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }

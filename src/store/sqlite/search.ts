@@ -4,7 +4,7 @@
 // a candidate must still be stored (a purge may have taken it), still be in the caller's scope and
 // filters (checked again on the message itself, so the answer never rests on the derived index
 // alone), and still hold the words (the index is contentless, so an edited message keeps its old
-// words there and a deleted one its words: search.ts `current`). Candidates refused leave a page
+// words there and a deleted one its words: `current` below). Candidates refused leave a page
 // short: the next ones below are read, twice as many each time.
 
 import type { SqlValue } from 'sql.js';

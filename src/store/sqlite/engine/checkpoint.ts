@@ -120,8 +120,9 @@ export class Checkpointer {
     while (this.running) await this.running;
     if (this.host.closed) return;
     before();
-    // Never in the worker: it rebuilds svc.db from the last one and the journals, whose free pages
-    // were never zeroed as this database's are (only without page tracking; an export stalls).
+    // Never in the worker: the scrub is written from this database, whose freed pages
+    // secure_delete zeroed; the worker rebuilds svc.db from the last one and the journals (only
+    // without page tracking; an export stalls).
     const done = this.run(false, true);
     this.running = done.then(
       () => undefined,

@@ -177,7 +177,8 @@ export class SearchIndex {
     const until = performance.now() + SEARCH_WAIT.ms;
     for (;;) {
       if (this.broken) throw new StoreError('unavailable', `search is unavailable: ${this.broken}`);
-      if (this.ready) this.feed(this.live.has(this.fed + 1) ? Infinity : FEED_BUDGET_MS);
+      // Handed-over bodies are posted whole; rows are read within the budget, a tick at a time.
+      if (this.ready) this.feed(FEED_BUDGET_MS);
       if (this.fed >= target) return;
       if (performance.now() > until)
         throw new StoreError('unavailable', `the search index is catching up with the store (at seq ${this.fed} of ${target}); try again`);

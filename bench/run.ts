@@ -69,6 +69,7 @@ const results: Results = {
     reps,
   },
   ingest: { svc: null, baseline: null, nats: null },
+  search: { index_lag_p99_ms: null, index_lag_max_ms: null },
   fanout_paced: { svc: null, baseline: null, nats: null },
   fanout_max: { svc: null, baseline: null, nats: null },
   sse_fanout: { svc: null },
@@ -253,6 +254,9 @@ async function live(rooms: { id: string; members: string[] }[], paced: Sizes): P
       results.ingest.svc = combine(runs.svc, SUMMED);
       results.ingest.baseline = combine(runs.baseline, SUMMED);
       results.ingest.svc_vs_baseline = ratios(runs.svc, runs.baseline, ['rate', 'cpu_us_per_msg', 'p50_ms', 'p99_ms']);
+      // The search index's lag under the same full ingest (#43 part 1): medians of the rounds.
+      const svc = results.ingest.svc;
+      results.search = { index_lag_p99_ms: svc?.search_index_lag_p99_ms ?? null, index_lag_max_ms: svc?.search_index_lag_max_ms ?? null };
     },
   );
 

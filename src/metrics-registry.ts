@@ -13,6 +13,7 @@ export interface Metrics {
   eventsPublished: SeriesCounter;
   storeHealthy: Gauge;
   storeWriteDuration: SeriesHistogram;
+  searchIndexLag: Gauge;
   relayFrames: Counter<'pairing' | 'direction'>;
   relayConnections: Gauge<'pairing'>;
   relayFailures: Counter<'pairing'>;
@@ -55,6 +56,11 @@ export function createMetrics(): Metrics {
       [],
       [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     ),
+    searchIndexLag: new Gauge({
+      name: 'svc_search_index_lag_seconds',
+      help: 'Age of the oldest acknowledged message the search index has not taken in yet (0: none)',
+      registers: r,
+    }),
     relayFrames: new Counter({
       name: 'svc_relay_frames_total',
       help: 'Pairing relay frames by pairing and direction (in|out)',

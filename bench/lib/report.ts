@@ -89,6 +89,8 @@ export interface Results {
   wake?: WakeResults;
   /** The upload row: 10 MiB uploads' MiB/s and the ingest p99 with them beside it alone. */
   files?: (FilesResult & { note?: string }) | { note: string };
+  /** The search index's lag under the full ingest (medians of the rounds' p99 and longest samples), ms. */
+  search: { index_lag_p99_ms: number | null; index_lag_max_ms: number | null };
   references: { nats_version?: string; nats_note?: string };
   notes: string[];
 }

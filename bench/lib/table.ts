@@ -85,6 +85,19 @@ export function table(r: Results): string {
   cmp('ingest, server CPU per message', i, 'cpu_us_per_msg', ' µs', '≤ 1.6× baseline', verdict(atMost(iv('cpu_us_per_msg'), 1.6)), iIdle);
   cmp('ingest p50 latency', i, 'p50_ms', ' ms', '', '—', iIdle);
   cmp('ingest p99 latency', i, 'p99_ms', ' ms', '≤ 1.5× baseline', verdict(atMost(iv('p99_ms'), 1.5)), iIdle);
+  // How far search is behind the acknowledged sends under that ingest (sampled from /metrics).
+  const lag = r.search;
+  add(
+    'search index lag under the full ingest, p99 (longest sample)',
+    `${fmt(lag?.index_lag_p99_ms, ' ms')} (${fmt(lag?.index_lag_max_ms, ' ms')})`,
+    '',
+    '',
+    '—',
+    null,
+    '≤ 1000 ms',
+    verdict(atMost(lag?.index_lag_p99_ms, 1000)),
+    iIdle,
+  );
 
   // Scenario 2, paced: the host must have had room for the verdict to mean anything.
   const fpIdle = idleOf(fp.svc?.idle_pct, fp.baseline?.idle_pct);

@@ -46,6 +46,8 @@ export interface Target {
   dbTransactions?: () => Promise<number>;
   /** Closed-loop ingest into a room nobody follows. */
   ingest(clients: number, seconds: number): Promise<IngestRun>;
+  /** How far search is behind the acknowledged writes now (ms; `svc_search_index_lag_seconds`), where the target indexes apart. */
+  searchLagMs?: () => Promise<number | null>;
   /** Forks `n` subscribers of `kind` that follow the fan-out room. */
   subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
   /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */
@@ -54,6 +56,17 @@ export interface Target {
     text: (i: number, t: number) => string,
   ): Promise<PublishResult>;
   stop(): Promise<void>;
+}
+
+/** The search index's lag from svc's /metrics, in ms (null when the series is absent or the scrape failed). */
+async function searchLagMs(port: number): Promise<number | null> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const line = (await r.text()).split('\n').find((l) => l.startsWith('svc_search_index_lag_seconds '));
+    return line ? Number(line.split(' ')[1]) * 1000 : null;
+  } catch {
+    return null;
+  }
 }
 
 const INGEST_TEXT = 'ingest: a room message of ordinary length, about as long as a sentence';
@@ -66,6 +79,7 @@ export function svcTarget(s: SvcServer, name: AnyTargetName = 'svc'): Target {
     pid: s.pid,
     port: s.port,
     ingest: (clients, seconds) => closedLoop(s.port, clients, seconds, () => ingestReq),
+    searchLagMs: () => searchLagMs(s.port),
     subscribe: (kind, n) => SubscriberPool.start({ kind, port: s.port, n, token: TOKEN, network: NETWORK }),
     publish: (opts, text) => paced(s.port, opts, (i, t) => postBytes('/v1/messages', sendBody('fanout', text(i, t)), TOKEN)),
     stop: () => s.stop(),

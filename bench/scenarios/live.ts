@@ -2,7 +2,7 @@
 
 import { cpuMs, hostTicks, idleMeter, treeCpuMs } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
-import { nowMs, round } from '../lib/stats.js';
+import { nowMs, quantile, round } from '../lib/stats.js';
 import type { Target } from '../lib/targets.js';
 import type { SubscriberKind } from '../subscribers.js';
 import type { SubscriberPool } from '../lib/pool.js';
@@ -22,6 +22,35 @@ export interface IngestResult {
   db_xacts_per_msg?: number | null;
   /** The host's idle share during the run (%): closed-loop load takes what there is, so this says how much was left. */
   idle_pct?: number | null;
+  /**
+   * How far search was behind the acknowledged sends (the age of the oldest one it had not taken
+   * in, read from /metrics every LAG_SAMPLE_MS): p99 and the longest of the samples, in ms.
+   */
+  search_index_lag_p99_ms?: number | null;
+  search_index_lag_max_ms?: number | null;
+}
+
+/** How often the ingest reads the search index's lag (a /metrics scrape each: a little of svc's CPU). */
+const LAG_SAMPLE_MS = 100;
+
+/** Samples `read` every LAG_SAMPLE_MS until the returned stop is called; gives the p99 and the max. */
+function lagSampler(read: () => Promise<number | null>): () => Promise<{ p99: number | null; max: number | null }> {
+  const got: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const v = await read();
+      if (v !== null && Number.isFinite(v)) got.push(v);
+      await new Promise((r) => setTimeout(r, LAG_SAMPLE_MS));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    if (got.length === 0) return { p99: null, max: null };
+    got.sort((a, b) => a - b);
+    return { p99: round(quantile(got, 0.99)), max: round(got[got.length - 1]!) };
+  };
 }
 
 /** Scenario 1: closed-loop ingest. */
@@ -32,8 +61,10 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   const db0 = treeCpuMs(t.dbPid);
   const x0 = await t.dbTransactions?.().catch(() => null);
   const idle = idleMeter();
+  const lag = t.searchLagMs ? lagSampler(t.searchLagMs) : undefined;
   const r = await t.ingest(s.ingest.clients, s.ingest.seconds);
   const idlePct = idle();
+  const lagMs = await lag?.();
   const cpu1 = cpuMs(t.pid);
   const db1 = treeCpuMs(t.dbPid);
   const x1 = await t.dbTransactions?.().catch(() => null);
@@ -49,6 +80,10 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
     cpu_us_per_msg: cpu,
     idle_pct: idlePct,
   };
+  if (lagMs) {
+    out.search_index_lag_p99_ms = lagMs.p99;
+    out.search_index_lag_max_ms = lagMs.max;
+  }
   if (x0 != null && x1 != null && r.ok > 0) out.db_xacts_per_msg = round((x1 - x0) / r.ok);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = db0 !== null && db1 !== null && r.ok > 0 ? round(((db1 - db0) * 1000) / r.ok) : null;
   return out;

@@ -1,5 +1,5 @@
 // How the search index's segment merges cost under many small commits: builds a table exactly like
-// the store's (SEARCH_SCHEMA) in sql.js, one transaction per "turn" of a few documents, and reports
+// the search worker's (search-db.ts) in sql.js, one transaction per "turn" of a few documents, and reports
 // the longest / p99 / p999 turn (inserts + COMMIT) and upkeep step in CPU time of this process (so
 // another job's preemption does not count), and CPU per document, for one
 // design of index upkeep. Words come from indexText over synthetic messages with a Zipf-shaped
@@ -11,13 +11,12 @@
 //         | defer=B,X,Y (index B documents at once, then merge=X,Y steps)
 //         | cap=B,X,Y,M (as defer, but no merge of a level holding more than M leaf blocks)
 //         | upkeep=B[,M] (the store's: B documents at once, then its mergeStep: merge=32,8 with
-//           segments past M leaf blocks parked unmerged, search-upkeep.ts)
+//           segments past M leaf blocks parked unmerged, as the search worker runs it)
 
 import type { Database } from 'sql.js';
 import { indexText } from '../../src/protocol/search-text.js';
 import { loadSql } from '../../src/store/sqlite/engine/image.js';
 import { configure } from '../../src/store/sqlite/schema.js';
-import { SEARCH_SCHEMA } from '../../src/store/sqlite/search.js';
 import { Db } from '../../src/store/sqlite/db.js';
 import { SEGMENT_LIMIT, mergeStep } from '../../src/store/sqlite/search-merge.js';
 import { quantile } from '../lib/stats.js';
@@ -25,6 +24,8 @@ import { quantile } from '../lib/stats.js';
 const design = process.argv[2] ?? 'default';
 const docs = Number(process.argv[3] ?? 300_000);
 const perTurn = Number(process.argv[4] ?? 25);
+/** The index table as the search worker makes it (search-db.ts). */
+const SEARCH_SCHEMA = 'CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC, matchinfo=fts3)';
 /** Turns and steps of the first documents are left out of the percentiles: wasm tier-up and V8 warm-up, not merges. */
 const WARM = Math.min(10_000, docs / 10);
 

@@ -192,6 +192,8 @@ export interface Store {
    * search index rebuilt, then a checkpoint). Absent where the write itself scrubs.
    */
   scrubPending?(): boolean;
+  /** Seconds since the oldest acknowledged write the search index has not taken in (sqlite's worker). */
+  searchIndexLag?(): number;
   /**
    * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):
    * Postgres reads in one REPEATABLE READ transaction, sqlite holds a checkpointed `svc.db`. Absent

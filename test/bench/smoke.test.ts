@@ -124,6 +124,12 @@ t('measures ingest on svc and the baseline, and NATS or says why not', ({ result
   numbersOrNoted(results.ingest, 'nats', ['rate', 'p50_ms', 'p99_ms'], 'ingest');
 });
 
+t('measures how far the search index is behind the acknowledged sends under the full ingest', ({ results }) => {
+  numbers(results.ingest.svc, ['search_index_lag_p99_ms', 'search_index_lag_max_ms'], 'ingest.svc');
+  numbers(results.search, ['index_lag_p99_ms', 'index_lag_max_ms'], 'search');
+  assert.ok(results.search.index_lag_p99_ms <= results.search.index_lag_max_ms, 'search: the p99 is at most the longest');
+});
+
 t('measures paced and unpaced fan-out on every target', ({ results }) => {
   numbers(results.fanout_paced.svc, ['rate', 'p50_ms', 'p99_ms', 'cpu_us_per_msg', 'host_idle_pct'], 'fanout_paced.svc');
   numbers(results.fanout_paced.baseline, ['rate', 'p50_ms', 'p99_ms'], 'fanout_paced.baseline');

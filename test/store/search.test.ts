@@ -220,28 +220,38 @@ mig.before((c) => {
 });
 mig.after((c) => rmSync(c.dir, { recursive: true, force: true }));
 
-mig('a database from before search gets every stored message indexed when opened', async ({ dir }) => {
-  const file = join(dir, 'svc.db');
-  const s = await openSqliteStore({ path: file });
-  for (const m of FIXTURE) await s.write([insert(m)]);
-  await s.close();
-  // Turn the file back into schema version 1: no search tables (nor the later pairings table).
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
-  const db = new SQL.Database(readFileSync(file));
-  db.run('DROP TABLE search_index');
-  db.run('DROP TABLE search_scope');
-  db.run('DROP TABLE pairings');
-  db.run("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
-  writeFileSync(file, db.export());
-  db.close();
+mig(
+  'a database of schema 15 (its index in svc.db) drops that index and gets every stored message found from the search file',
+  async ({ dir }) => {
+    const file = join(dir, 'svc.db');
+    const s = await openSqliteStore({ path: file });
+    for (const m of FIXTURE) await s.write([insert(m)]);
+    await s.close();
+    // Turn the file back into schema version 15: the index inside it (with a word no message
+    // holds, which must go with it), no search file beside it.
+    const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+    const db = new SQL.Database(readFileSync(file));
+    db.run('CREATE VIRTUAL TABLE search_index USING fts4(content="", words, order=DESC, matchinfo=fts3)');
+    db.run('CREATE TABLE search_scope (seq INTEGER PRIMARY KEY, room_id TEXT, thread_id TEXT, dm_id TEXT, sender TEXT NOT NULL)');
+    db.run("INSERT INTO search_index (docid, words) VALUES (1, 'Oldindexonlyword')");
+    db.run("DELETE FROM meta WHERE key = 'search_epoch'");
+    db.run("UPDATE meta SET value = '15' WHERE key = 'schema_version'");
+    writeFileSync(file, db.export());
+    db.close();
+    rmSync(`${file}.search`, { force: true });
 
-  const again = await openSqliteStore({ path: file });
-  try {
-    assert.equal(await ids(again, query('migration')), ['m9', 'm5', 'm4', 'm3', 'm1']);
-    assert.equal(await ids(again, query('quarterly')), ['m6']);
-  } finally {
-    await again.close();
-  }
-});
+    const again = await openSqliteStore({ path: file });
+    try {
+      assert.equal(await ids(again, query('migration')), ['m9', 'm5', 'm4', 'm3', 'm1']);
+      assert.equal(await ids(again, query('quarterly')), ['m6']);
+    } finally {
+      await again.close();
+    }
+    const after = new SQL.Database(readFileSync(file));
+    assert.equal(after.exec("SELECT name FROM sqlite_master WHERE name LIKE 'search%'"), []);
+    after.close();
+    assert.not.ok(readFileSync(file).includes('oldindexonlyword'), 'the old index is gone from svc.db');
+  },
+);
 
 mig.run();

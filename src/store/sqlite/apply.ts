@@ -1,17 +1,16 @@
 // What each journaled effect does in SQL: one function shared by live writes, start-up replay
 // and the checkpoint worker, so the three cannot drift apart. Journal records hold effects
 // (intents.ts), never intents: a replay applies what was decided, it does not decide again.
-// Messages are indexed for search later, in batches (search-upkeep.ts), not here; only an edit's
-// new words are written with the edit (search.ts `indexEdit`), which is rare and keeps search true.
+// Nothing here touches the search index: it is the search worker's own database, fed the
+// messages once their writes are durable (search-index.ts).
 
 import type { SqlValue } from 'sql.js';
 import { StoreError, type EventBody } from '../types.js';
 import type { Effect } from '../intents.js';
 import { applyKv, type KvEffect } from '../kv/sqlite.js';
 import { ownerOf, type AnyPart } from '../part.js';
-import { forgetSearch, indexEdit } from './search.js';
 import { purgeMessages } from './retention.js';
-import { rebuildEdit, startRebuild } from './search-rebuild.js';
+import { markRedaction } from './redaction-marks.js';
 
 /** A journaled op: an effect with its event seq assigned and its event message by reference. */
 export type JournalOp =
@@ -97,8 +96,6 @@ export function applyOps(
         // seq, conv and event_id stay: the message keeps its place and its created event.
         const m = op.record.message;
         run('UPDATE messages SET body = CAST(? AS TEXT) WHERE id = ?', [utf8(jsonOf(i) ?? JSON.stringify(m)), m.id]);
-        const words = indexEdit(run, m);
-        if (words) rebuildEdit(run, m.id, words);
         break;
       }
       case 'message.version':
@@ -116,9 +113,9 @@ export function applyOps(
         break;
       case 'message.scrub':
         // Events hold a message by reference (frame.ts): only the parts keep copies. The search
-        // index, which cannot drop one message's words, is rebuilt (search-rebuild.ts).
+        // database, which cannot drop one message's words, is rebuilt (search-index.ts).
         for (const p of parts) p.sqlite.scrub?.(run, op.message_id, op.message);
-        startRebuild(run);
+        markRedaction(run);
         break;
       case 'message.purge': {
         // A run of purges (a retention batch) goes together, a statement per table (retention.ts).
@@ -207,11 +204,10 @@ export function applyOps(
   }
 }
 
-/** Drops what a deleted message leaves: artifacts, versions, its search scope, each part's records (a purge: retention.ts). */
+/** Drops what a deleted message leaves: artifacts, versions, each part's records (a purge: retention.ts). */
 function forget(run: Run, messageId: string, parts: readonly AnyPart[]): void {
   run(DELETE_ARTIFACTS, [messageId]);
   run('DELETE FROM message_versions WHERE message_id = ?', [messageId]);
-  forgetSearch(run, messageId);
   // Every part drops what it keeps about the message.
   for (const p of parts) p.sqlite.forget?.(run, messageId);
 }

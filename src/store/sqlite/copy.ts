@@ -1,8 +1,8 @@
 // Copies a whole network from any store (a Postgres schema, typically) into a new sqlite store: the
-// database is built in memory with the same statements live writes use (apply.ts), indexed for
-// search, and written as `svc.db` in one durable rename, so the target is complete or absent. What
+// database is built in memory with the same statements live writes use (apply.ts) and written as `svc.db` in one durable rename, so the target is complete or absent. What
 // is read, and in which order, is network-copy.ts. The whole database is in memory until then, as
-// it is when the store runs.
+// it is when the store runs. Its search database is built by the store's search worker at its first
+// open (search-index.ts).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,6 @@ import { writeFileDurably } from './engine/durable-file.js';
 import { loadSql } from './engine/image.js';
 import { listJournals } from './engine/journal.js';
 import { configure, migrate } from './schema.js';
-import { indexAllPending } from './search-upkeep.js';
 import { copiedSeqs } from './retention.js';
 import { ALL_PARTS } from '../concerns.js';
 import { kvCopyEffects } from '../kv/sqlite.js';
@@ -42,7 +41,6 @@ export async function copyToSqlite(source: NetworkSource | NetworkFill, o: Sqlit
     db.run('BEGIN');
     const counts = await fillSink(source, sinkOf(db), o);
     db.run('COMMIT');
-    indexAllPending(db);
     const image = db.raw.export();
     // Checked again: another copy or a server may have created the store meanwhile.
     refuseExisting(o.file);

@@ -45,7 +45,7 @@ import { Turn, messageOf, type Batch, type TurnWrite } from './engine/turn.js';
 import { copyStore } from './engine/backup.js';
 import { searchPage } from './search.js';
 import { ALL_PARTS } from '../concerns.js';
-import { SearchUpkeep } from './search-upkeep.js';
+import { startSearchIndex, type SearchIndex } from './search-index.js';
 import { ScrubCheckpoint } from './scrub.js';
 import { lastEventSeq, purgedEvents } from './retention.js';
 import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_WORKER_CHECKPOINT_BYTES, type SqliteStoreOptions } from './options.js';
@@ -67,7 +67,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   readonly journal: JournalWriter;
   private readonly turn: Turn;
   private readonly checkpointer: Checkpointer;
-  private readonly upkeep: SearchUpkeep;
+  private search: SearchIndex | undefined;
   private readonly scrub: ScrubCheckpoint;
   /** The seq the last message row took (AUTOINCREMENT: never given again): a write knows its rows' seqs. Read again after a rollback. */
   private messageSeq = 0;
@@ -107,15 +107,6 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       opts.checkpointCopyBatch,
     );
     this.feed = new LocalFeed((after, limit) => this.eventsAfter(after, limit), 0);
-    this.upkeep = new SearchUpkeep(
-      db,
-      () => {
-        this.turn.commit();
-        return !this.turn.broken;
-      },
-      (m) => this.log(m),
-      () => this.scrub.run(),
-    );
     this.scrub = new ScrubCheckpoint(this, this.checkpointer);
   }
 
@@ -183,8 +174,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       store.messageCount = store.reads.count('messages');
       store.messageSeq = store.reads.lastMessageSeq();
       store.feed = new LocalFeed((after, limit) => store.eventsAfter(after, limit), store.lastSeq);
-      store.upkeep.schedule();
-      if (!store.upkeep.resumeRebuild() && store.scrub.owed()) store.scrub.run(); // a scrub a stop interrupted
+      store.search = startSearchIndex(db, file, store.messageSeq, (m) => store.log(m), store.scrub);
     } catch (err) {
       untrackPages(db.raw);
       db.close();
@@ -219,20 +209,17 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     this.journalAndApply(jops, bodies);
     // A purge's COMMIT (page faults all over the file: docs/retention.md) is timed with its write.
     if (jops.some((op) => op.op === 'message.purge')) this.turn.commit();
+    const firstSeq = this.messageSeq;
     for (const op of jops) {
-      if (op.op === 'message.insert') this.upkeep.written(op.record.message, ++this.messageSeq);
-      else if (op.op === 'message.update') this.upkeep.written(op.record.message);
-      else if (op.op === 'message.scrub') this.upkeep.rebuildStarted();
-      else if (op.op === 'message.purge') {
-        // No longer counted, nor indexed if the upkeep has not got to it.
-        this.messageCount--;
-        this.upkeep.unwritten(op.message_id);
-      }
+      if (op.op === 'message.insert') this.messageSeq++;
+      else if (op.op === 'message.purge') this.messageCount--;
     }
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
     this.messageCount += messages;
     await this.settle(batch);
+    // Durable: the search worker may index it (search-index.ts).
+    this.search?.written(jops, bodies, firstSeq);
     this.feed.publish(events);
     return { outcomes, events };
   }
@@ -298,17 +285,23 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
       for (const op of w.jops) {
         if (op.op === 'event.append') this.lastSeq--;
         else if (op.op === 'message.purge') this.messageCount++;
-        else if (op.op === 'message.insert') {
-          this.messageCount--;
-          this.upkeep.unwritten(op.record.message.id);
-        }
+        else if (op.op === 'message.insert') this.messageCount--;
       }
     }
   }
 
-  /** Whether a redaction's scrub is still under way (the search index rebuilt, its checkpoint). */
+  /** Whether a redaction's scrub is still under way (the search file rebuilt, the checkpoint). */
   scrubPending(): boolean {
-    return this.upkeep.rebuildPending || this.scrub.pending();
+    return (this.search?.rebuilding ?? false) || this.scrub.pending();
+  }
+
+  searchRebuilding(): boolean {
+    return this.search?.rebuilding ?? false;
+  }
+
+  /** The age of the oldest acknowledged message search cannot find yet, in seconds. */
+  searchIndexLag(): number {
+    return this.search?.lagSeconds() ?? 0;
   }
 
   // Not `sync`, which write-health.ts wraps on the instance: a write's own wait is no write itself.
@@ -367,8 +360,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   private async shutdown(): Promise<void> {
     this.closed = true;
-    this.upkeep.stop();
     this.turn.commit();
+    await this.search?.close();
     await this.checkpointer.running;
     try {
       await this.journal.sync();
@@ -390,8 +383,9 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
   // ---- reads (the rest: read-methods.ts) ----
 
   async searchMessages(q: SearchQuery): Promise<PageResult<Message>> {
-    await this.upkeep.drain();
-    return searchPage((sql, params) => this.db.all(sql, params), q);
+    const search = this.search;
+    if (!search || this.closed) throw new StoreError('unavailable', 'store is closed');
+    return searchPage(this.db, (c) => search.candidates(c), q);
   }
 
   async lastEventSeq(): Promise<number> {

@@ -37,14 +37,11 @@ const PURGE = [
   // The same expression as artifacts_by_message (schema.ts, version 14), so the index is used.
   `DELETE FROM artifacts WHERE json_extract(body, '$.message_id') IN ${IDS}`,
   `DELETE FROM message_versions WHERE message_id IN ${IDS}`,
-  // The search scope row: the contentless index rows stay (they cannot be taken out), but a docid
-  // without a scope row, and without a message row, never matches (search.ts).
-  `DELETE FROM search_scope WHERE seq IN (SELECT seq FROM messages WHERE id IN ${IDS})`,
 ];
 
 /**
  * Removes messages for good (`message.purge` effects, apply.ts): what a delete drops (artifacts,
- * versions, search scope, each part's records), the events that hold them and their rows, a
+ * versions, each part's records; the search worker forgets them too: search-index.ts), the events that hold them and their rows, a
  * statement per table for the whole run (a retention batch is up to 100 messages; a statement
  * through sql.js costs more than a row). No seq is given again: the last one is kept in meta first.
  */

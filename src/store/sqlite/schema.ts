@@ -6,9 +6,6 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import { VERSION } from '../../version.js';
 import { newerSchemaMessage, StoreError } from '../types.js';
-import { SEARCH_SCHEMA, indexExisting } from './search.js';
-import { INDEXED_KEY } from './search-upkeep.js';
-import { NEXT_SCHEMA } from './search-rebuild.js';
 import type { AnyPart } from '../part.js';
 import { KV_SQLITE_DDL } from '../kv/sqlite.js';
 
@@ -78,8 +75,8 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
-  // Full-text search (search.ts): the index of every message stored so far.
-  { version: 2, sql: SEARCH_SCHEMA, fill: indexExisting },
+  // Full-text search made its tables here; they moved to the search worker's own file (version 16).
+  { version: 2, sql: '' },
   {
     version: 3,
     // Pairing outbox state (was a file beside the database).
@@ -87,9 +84,8 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 4,
-    // Search indexing moved out of the write (search-upkeep.ts): every message stored so far is
-    // indexed, the ones after this mark are pending.
-    sql: `INSERT OR REPLACE INTO meta (key, value) SELECT '${INDEXED_KEY}', CAST(coalesce(max(seq), 0) AS TEXT) FROM messages;`,
+    // The search index's upkeep mark was set here (see version 16).
+    sql: '',
   },
   {
     version: 5,
@@ -180,9 +176,26 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 15,
-    // #40 part 3, redaction: the index a rebuild fills (search-rebuild.ts), kept (empty) while no
-    // rebuild runs so that an edit's SQL may always name it.
-    sql: `${NEXT_SCHEMA};`,
+    // #40 part 3, redaction: the index a rebuild filled was made here (see version 16).
+    sql: '',
+  },
+  {
+    version: 16,
+    // #43 part 1: the full-text index left this database for the search worker's own file
+    // (search-index.ts), built from the messages at the first open. Its tables go (zeroed, with
+    // secure_delete); a rebuild a redaction left under way is owed to the new file. The epoch names
+    // this store to its search file (one of another store is built again). It is random, so a
+    // checkpoint worker that migrates svc.db apart (no page tracking) may record another one: the
+    // search file is then built again once, which costs time and nothing else.
+    sql: `
+      DROP TABLE IF EXISTS search_index;
+      DROP TABLE IF EXISTS search_scope;
+      DROP TABLE IF EXISTS search_next;
+      DROP TABLE IF EXISTS search_old;
+      DELETE FROM meta WHERE key = 'search_indexed_seq';
+      UPDATE meta SET key = 'search_rebuild', value = '1' WHERE key = 'search_rebuild_seq';
+      INSERT OR IGNORE INTO meta (key, value) VALUES ('search_epoch', lower(hex(randomblob(16))));
+    `,
   },
 ];
 
@@ -298,7 +311,7 @@ export function configure(db: Database): void {
   // each: a 64 MiB cache keeps the B-tree's inner pages and recent history in memory.
   db.run('PRAGMA cache_size = -65536');
   // What a delete, an edit or a redaction frees is zeroed, in the page and in the free list, so
-  // that a redacted message's bytes leave svc.db with the next checkpoint (search-rebuild.ts).
+  // that a redacted message's bytes leave svc.db with the next checkpoint (scrub.ts).
   db.run('PRAGMA secure_delete = ON');
 }
 

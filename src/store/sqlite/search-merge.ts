@@ -1,5 +1,5 @@
-// Keeping the FTS4 index's segments merged a bounded step at a time (search-upkeep.ts runs the
-// steps; search-rebuild.ts merges the index it fills the same way).
+// Keeping the FTS4 index's segments merged a bounded step at a time, in the search worker's
+// database (search-db.ts; the worker runs a step per turn of its thread while it is idle).
 
 import type { Db } from './db.js';
 
@@ -36,7 +36,7 @@ const CHANGES = 'SELECT total_changes()';
 
 /**
  * Parks full segments, then runs one bounded merge step; returns whether the merge did work.
- * `table`: the index, or the one a rebuild fills (search-rebuild.ts).
+ * `table`: the index table's name.
  */
 export function mergeStep(db: Db, table = 'search_index'): boolean {
   // Segments of a merge in progress (its input, its appendable output) must stay where they are:

@@ -89,7 +89,7 @@ async function assertHolds(s: Store, ms: Message[]): Promise<void> {
   const thread = (await s.listMessages('thread:t1', { limit: 1000 })).items;
   assert.equal(ids([...room, ...thread]).sort(), ids(ms).sort());
   assert.is((await s.stats()).messages, ms.length);
-  // The search index is pages like any other table.
+  // Search (the worker's own file, caught up from the store at open) finds every one.
   const found = await s.searchMessages({
     terms: { words: ['checkpoint'], prefix: false },
     limit: 1000,
@@ -144,8 +144,7 @@ t('svc.db after a checkpoint is the in-memory database byte for byte, page by pa
     checkpointBytes: 32 * 1024,
     pageStep: async (at) => {
       // Nothing is written between the close's snapshot and here: the database is the snapshot.
-      // (A background checkpoint still running at the close is not that: the search upkeep writes
-      // index rows after its snapshot.)
+      // (A background checkpoint still running at the close is not that: writes may follow its snapshot.)
       if (at !== 'applied' || !a?.closed || backgroundCheckpoint(a)) return;
       image = Buffer.from(a.db.raw.export());
       file = readFileSync(dbPath);

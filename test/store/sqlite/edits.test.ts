@@ -16,7 +16,6 @@ import type { Artifact, Message } from '../../../src/protocol/types.js';
 import { reactionsPart } from '../../../src/store/reactions/part.js';
 import { SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
-import { EDIT_WORDS } from '../../../src/store/sqlite/search.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { MessageDeleteOp, MessageEditOp, SearchQuery, Store } from '../../../src/store/types.js';
@@ -149,10 +148,10 @@ test('edits and deletes applied by checkpoints in the worker thread read the sam
   assert.equal(await snapshot(b), before);
 });
 
-test('a message edited or deleted before the upkeep indexed it is found by its new words only, and a deleted one never', async () => {
+test('a message edited or deleted before the search worker indexed it is found by its new words only, and a deleted one never', async () => {
   const s = await open();
   await s.write([createRoom('r1')]);
-  // In one batch and in the next write: either way the upkeep has the words the message was sent with.
+  // In one batch and in the next write: either way the worker may get the words the message was sent with.
   await s.write([send(withText('m1', 'walnut first')), edit('m1', 'hazel first')]);
   await s.write([send(withText('m2', 'walnut second'))]);
   await s.write([edit('m2', 'hazel second')]);
@@ -177,19 +176,16 @@ test('a page of results stays full when edited messages in it no longer match', 
   assert.equal((await search(s, 'number')).ids, ['m8', 'm7', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1']);
 });
 
-test('an edit of very many distinct words indexes the first ones with the write, and no more', async () => {
+test('an edit of very many distinct words is indexed whole by the search worker, off the write', async () => {
   const s = await open();
   await s.write([createRoom('r1'), send(withText('m1', 'short'))]);
-  const max = EDIT_WORDS.max;
-  EDIT_WORDS.max = 4;
-  try {
-    await s.write([edit('m1', 'alpha bravo charlie delta echo foxtrot golf')]);
-  } finally {
-    EDIT_WORDS.max = max;
-  }
-  assert.equal((await search(s, 'delta')).ids, ['m1']);
-  assert.equal((await search(s, 'echo')).ids, []);
-  assert.is((await s.getMessage('m1'))!.message.parts[0]!.text, 'alpha bravo charlie delta echo foxtrot golf');
+  // More than the 8,192 an edit's own write used to index in the main thread's turn.
+  const text = Array.from({ length: 9000 }, (_, i) => `wd${i}x`).join(' ');
+  await s.write([edit('m1', text)]);
+  assert.equal((await search(s, 'wd3x')).ids, ['m1']);
+  assert.equal((await search(s, 'wd8999x')).ids, ['m1']);
+  assert.equal((await search(s, 'short')).ids, []);
+  assert.is((await s.getMessage('m1'))!.message.parts[0]!.text, text);
 });
 
 test('a store migrated from schema 13 keeps versions, and an edit replaces the artifacts stored before', async () => {

@@ -1,7 +1,8 @@
 // A redaction's scrub in the sqlite backend's files (#40 part 3): the search index is rebuilt
 // without the message while searches keep finding everything else, a stop in the middle of the
 // rebuild resumes at the next open, and once the scrub is done no file of the store holds the
-// message's bytes. Steps are made small so that the rebuild spans many of them.
+// message's bytes (svc.db, its journals, and the search worker's file). The rebuild's fill reads
+// one row per tick, so that it spans many of them.
 // (test/message-lifecycle/redact.test.ts holds the HTTP side on every backend.)
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
-import { REBUILD_LIMIT } from '../../../src/store/sqlite/search-rebuild.js';
+import { FEED } from '../../../src/store/sqlite/search-index.js';
 import type { MessageRedactOp, Store } from '../../../src/store/types.js';
 import { at, createRoom, event, ids, msg, send } from '../../helpers/store-fixtures.js';
 
@@ -20,7 +21,7 @@ const test = suite('sqlite redaction scrub');
 let dir = '';
 let dbPath = '';
 let opened: SqliteStore[] = [];
-const limit = REBUILD_LIMIT.messages;
+const rows = FEED.rows;
 
 async function open(opts: Partial<Parameters<typeof openSqliteStore>[0]> = {}): Promise<SqliteStore> {
   const s = await openSqliteStore({ path: dbPath, ...opts });
@@ -32,10 +33,10 @@ test.before.each(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-redact-'));
   dbPath = join(dir, 'svc.db');
   opened = [];
-  REBUILD_LIMIT.messages = 2;
+  FEED.rows = 1;
 });
 test.after.each(async () => {
-  REBUILD_LIMIT.messages = limit;
+  FEED.rows = rows;
   for (const s of opened) await s.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -96,9 +97,9 @@ test('searches find everything else while the index is rebuilt, and the secret n
 test('a stop in the middle of the rebuild resumes at the next open', async () => {
   const s = await filled();
   await s.write([redact('secret')]);
-  await new Promise((r) => setTimeout(r, 20));
   assert.ok(s.scrubPending(), 'still under way when stopped');
   await s.close();
+  assert.ok(filesHolding('anzibarquokka').includes('svc.db.search'), 'the search file was not rebuilt yet');
   const again = await open();
   assert.ok(again.scrubPending(), 'the reopened store goes on with it');
   assert.is((await search(again, 'penguin')).length, 200);

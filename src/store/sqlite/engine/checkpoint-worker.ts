@@ -14,8 +14,6 @@ import { damagedJournalError, judgeJournal } from './recovery.js';
 import { loadSql } from './image.js';
 import { writeFileDurably } from './durable-file.js';
 import { configure, migrate, readJournalGen, writeJournalGen } from '../schema.js';
-import { Db } from '../db.js';
-import { indexAllPending } from '../search-upkeep.js';
 import { partsNamed } from '../../concerns.js';
 
 /** What to build: `file` from its journals up to generation `upto`, recorded as covering all before `next`. */
@@ -95,7 +93,6 @@ export async function buildCheckpoint(job: CheckpointJob): Promise<number> {
         }
       }
     }
-    indexAllPending(new Db(db));
     writeJournalGen(db, job.next);
     for (const s of stmts.values()) s.free();
     stmts.clear();

@@ -113,15 +113,16 @@ export class Checkpointer {
 
   /**
    * Runs a checkpoint now, changed pages or not, after a running one: a redaction's scrub, which
-   * must reach `svc.db` and retire every journal generation before it (search-rebuild.ts).
+   * must reach `svc.db` and retire every journal generation before it (scrub.ts).
    * `before` runs just ahead of the snapshot.
    */
   async force(before: () => void): Promise<void> {
     while (this.running) await this.running;
     if (this.host.closed) return;
     before();
-    // Never in the worker: it rebuilds svc.db from the last one and the journals, without the
-    // scrubbed search index the database now holds (only without page tracking; an export stalls).
+    // Never in the worker: the scrub is written from this database, whose freed pages
+    // secure_delete zeroed; the worker rebuilds svc.db from the last one and the journals (only
+    // without page tracking; an export stalls).
     const done = this.run(false, true);
     this.running = done.then(
       () => undefined,

@@ -10,6 +10,7 @@ import type { BackupManifest } from '../../../protocol/backup.js';
 import { BACKUP_FORMAT, MANIFEST } from './backup.js';
 import { fsyncDir } from './durable-file.js';
 import { listJournals } from './journal.js';
+import { searchFileOf } from '../search-index.js';
 import { pagesPath } from './page-file.js';
 
 /** Reads and checks a backup folder's manifest and files; throws a message for the operator. */
@@ -43,9 +44,13 @@ export function readBackup(dir: string): BackupManifest {
   return m;
 }
 
-/** The files of the store at `db` that exist: the database, its redo file, its journals. */
+/**
+ * The files of the store at `db` that exist: the database, its redo file, its search file (derived:
+ * not in a backup, built again at the first open; set aside with the rest, so that a restored store
+ * never reads the index of another state), its journals.
+ */
 export function storeFiles(db: string): string[] {
-  const out = [db, pagesPath(db)].filter((f) => fs.existsSync(f));
+  const out = [db, pagesPath(db), searchFileOf(db)].filter((f) => fs.existsSync(f));
   return [...out, ...listJournals(db).map((j) => j.path)];
 }
 

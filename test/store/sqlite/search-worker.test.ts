@@ -1,8 +1,12 @@
-// The sqlite search index is written by idle-time upkeep (batches, incremental merges), not in
-// the write's turn: a search right after a write still finds it, merges leave every message
-// findable, and whatever a crash or a checkpoint leaves half indexed is completed by the next start.
+// The sqlite search index is the search worker's own database (search-worker.ts), fed each write
+// once it is durable: a search right after a write still finds it, rolled-back writes are never
+// indexed, merges leave every message findable, and whatever a crash or a checkpoint leaves half
+// indexed (the search file behind the store, or missing, or damaged) is completed by the next
+// start from the store.
 
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import initSqlJs from 'sql.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +16,7 @@ import { msg, send } from '../../helpers/store-fixtures.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
-import { STEP_LIMIT } from '../../../src/store/sqlite/search-upkeep.js';
+import { SearchDb } from '../../../src/store/sqlite/search-db.js';
 import { SEGMENT_LIMIT } from '../../../src/store/sqlite/search-merge.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
@@ -64,26 +68,14 @@ async function writeTurns(s: SqliteStore, from: number, to: number, perTurn: num
   }
 }
 
-const indexedSeq = (s: SqliteStore) => Number(s.db.one("SELECT value FROM meta WHERE key = 'search_indexed_seq'")![0]);
-const maxSeq = (s: SqliteStore) => Number(s.db.one('SELECT coalesce(max(seq), 0) FROM messages')![0]);
-/** Index segments per level, e.g. {0: 3, 1: 7}. */
-function levels(s: SqliteStore): Record<number, number> {
-  const out: Record<number, number> = {};
-  for (const [level, n] of s.db.all('SELECT level, count(*) FROM search_index_segdir GROUP BY level')) out[level as number] = n as number;
-  return out;
-}
-
-/**
- * Lets the idle-time upkeep run until it has indexed everything and has no merge left to make (it
- * waits up to 50 ms between steps once no backlog is left, so this polls in real time).
- */
+/** Waits until the worker has indexed every acknowledged message. */
 async function settle(s: SqliteStore): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (indexedSeq(s) === maxSeq(s) && Object.values(levels(s)).every((n) => n < 8)) return;
+    if (s.searchIndexLag() === 0) return;
     await sleep(5);
   }
-  assert.unreachable(`upkeep did not settle: indexed ${indexedSeq(s)} of ${maxSeq(s)}, levels ${JSON.stringify(levels(s))}`);
+  assert.unreachable(`the search worker did not catch up: ${s.searchIndexLag()} s behind`);
 }
 
 /** Copies the store's files as a crash would leave them (every acknowledged write is in the journal). */
@@ -91,7 +83,7 @@ function crashCopy(from: string, to: string): void {
   for (const f of readdirSync(from)) if (f.startsWith('svc.db')) copyFileSync(join(from, f), join(to, f));
 }
 
-const t = suite<{ dirs: string[] }>('search index upkeep (sqlite)');
+const t = suite<{ dirs: string[] }>('search worker (sqlite)');
 t.before.each((c) => {
   c.dirs = [];
 });
@@ -139,7 +131,7 @@ t('messages written after a failed journal write and after an undone write are i
     for (const i of [5, 6, 7]) assert.equal(await searchAll(s, `solo${i}q`), [], `message ${i}`);
     await settle(s);
     assert.equal(
-      logs.filter((l) => /upkeep/.test(l)),
+      logs.filter((l) => /search/.test(l)),
       [],
     );
   } finally {
@@ -147,25 +139,13 @@ t('messages written after a failed journal write and after an undone write are i
   }
 });
 
-t('thousands of messages over many turns are indexed and merged by idle ticks, every one found', async (c) => {
+t('thousands of messages over many turns are indexed and merged by the worker, every one found', async (c) => {
   const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
   try {
-    // One and seven writes per turn, batched by the upkeep: level 0 fills and gets merged.
     await writeTurns(s, 0, 1500, 1);
     await writeTurns(s, 1500, 4000, 7);
     await settle(s);
-    const l = levels(s);
-    assert.ok(
-      Object.keys(l).some((level) => Number(level) >= 1),
-      `merged into higher levels: ${JSON.stringify(l)}`,
-    );
-    assert.ok(
-      Object.values(l).every((n) => n < 16),
-      'FTS4 never reached its own 16-segment merge',
-    );
     await assertAllFound(s, 4000);
-    const integrity = s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')");
-    assert.equal(integrity, []);
   } finally {
     await s.close();
   }
@@ -193,42 +173,40 @@ t('after a crash, the journal replayed at start is indexed and found', async (c)
   }
 });
 
-t('segments past the size limit are parked unmerged, and every message stays found, also after a restart', async (c) => {
-  const dir = tmp(c);
-  const copy = tmp(c);
+t('the search database keeps every level below 16 segments, parks full segments unmerged, and finds every message', async () => {
+  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
   const limit = SEGMENT_LIMIT.blocks;
-  const step = STEP_LIMIT.messages;
-  // One block instead of hundreds, steps of 10 messages, and longer messages: the same parking
-  // after a few thousand.
+  // One block instead of hundreds and longer messages: the same parking after a few thousand.
   SEGMENT_LIMIT.blocks = 1;
-  STEP_LIMIT.messages = 10;
   filler = ' lorem ipsum dolor sit amet consectetur adipiscing elit'.repeat(4);
-  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  const db = SearchDb.empty(SQL, 'e');
   try {
-    await writeTurns(s, 0, 2000, 10);
-    await settle(s);
-    const l = levels(s);
+    // Ten messages per transaction (a segment each), merges stepped between as the worker does.
+    for (let i = 0; i < 2000; i += 10) {
+      db.add(
+        Array.from({ length: 10 }, (_, k) => ({ seq: i + k + 1, body: JSON.stringify(message(i + k)) })),
+        true,
+      );
+      db.merge();
+    }
+    while (db.merge());
+    const l: Record<number, number> = {};
+    for (const [level, n] of db.raw.exec('SELECT level, count(*) FROM search_index_segdir GROUP BY level')[0]!.values)
+      l[level as number] = n as number;
     const parked = Object.entries(l).filter(([level]) => Number(level) >= 512);
     assert.ok(parked.length >= 2, `segments parked on several levels: ${JSON.stringify(l)}`);
     assert.ok(
-      parked.every(([, n]) => n < 8),
-      'no parked level ever holds enough segments to be merged',
+      Object.values(l).every((n) => n < 8),
+      `no level holds enough segments to be merged: ${JSON.stringify(l)}`,
     );
-    await assertAllFound(s, 2000);
-    assert.equal(s.db.all("INSERT INTO search_index(search_index) VALUES('integrity-check')"), []);
-    await writeTurns(s, 2000, 2400, 10);
-    crashCopy(dir, copy);
+    assert.equal(db.raw.exec("INSERT INTO search_index(search_index) VALUES('integrity-check')"), []);
+    assert.is(db.indexedSeq, 2000);
+    const all = db.candidates({ match: 'amber', room_ids: ['r1'], dm_ids: [], limit: 5000 });
+    assert.is(all.length, 400);
+    assert.equal(db.candidates({ match: 'solo77q', room_ids: ['r1'], dm_ids: [], limit: 5 }), [78]);
   } finally {
-    await s.close();
-  }
-  const again = await openSqliteStore({ path: join(copy, 'svc.db') });
-  try {
-    await settle(again);
-    await assertAllFound(again, 2400);
-  } finally {
-    await again.close();
+    db.close();
     SEGMENT_LIMIT.blocks = limit;
-    STEP_LIMIT.messages = step;
     filler = '';
   }
 });
@@ -261,24 +239,62 @@ for (const where of ['in place', 'in the worker'] as const) {
   });
 }
 
-t('close stops the upkeep at once and leaves nothing running; the next start finishes the index', async (c) => {
+t('close leaves nothing running, with messages still on their way to the worker; the next start finds them all', async (c) => {
   const dir = tmp(c);
   const s = await openSqliteStore({ path: join(dir, 'svc.db') });
   await writeTurns(s, 0, 700, 70);
-  // The last writes and the close in one turn: no idle tick comes between them.
+  // The last writes and the close in one turn: no tick feeds the worker between them.
   const last = Promise.all(Array.from({ length: 100 }, (_, k) => s.write([send(message(700 + k))])));
-  assert.ok(indexedSeq(s) < maxSeq(s), 'messages were still pending at close');
   const closed = s.close();
   await last;
   await closed;
-  // A step left scheduled would now touch a closed database and throw out of the event loop.
   for (let i = 0; i < 20; i++) await tick();
+  assert.ok(existsSync(join(dir, 'svc.db.search')), 'the worker wrote its file at close');
   const again = await openSqliteStore({ path: join(dir, 'svc.db') });
   try {
     await assertAllFound(again, 800);
   } finally {
     await again.close();
   }
+});
+
+t('a search file that is missing, damaged, or of another store is built again from the store', async (c) => {
+  const dir = tmp(c);
+  const file = join(dir, 'svc.db');
+  const s = await openSqliteStore({ path: file });
+  await writeTurns(s, 0, 300, 30);
+  await s.close();
+  const good = readFileSync(`${file}.search`);
+  for (const [what, damage] of [
+    ['missing', () => rmSync(`${file}.search`)],
+    ['damaged', () => writeFileSync(`${file}.search`, Buffer.concat([good.subarray(0, 4096), Buffer.alloc(good.length - 4096, 7)]))],
+    ['of another store', () => writeFileSync(`${file}.search`, other)],
+  ] as const) {
+    damage();
+    const logs: string[] = [];
+    const again = await openSqliteStore({ path: file, log: (m) => logs.push(m) });
+    try {
+      await assertAllFound(again, 300);
+      if (what !== 'missing')
+        assert.ok(
+          logs.some((l) => /building it again/.test(l)),
+          `${what}: ${logs.join('; ')}`,
+        );
+    } finally {
+      await again.close();
+    }
+  }
+});
+
+/** The search file of another store (another epoch), holding 300 messages of other words. */
+let other = Buffer.alloc(0);
+t.before(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-upkeep-other-'));
+  const s = await openSqliteStore({ path: join(dir, 'svc.db') });
+  for (let i = 0; i < 30; i++) await s.write([send({ ...msg(`o${i}`), parts: [{ kind: 'text', text: 'amber elsewhere' }] })]);
+  await s.close();
+  other = readFileSync(join(dir, 'svc.db.search'));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 t.run();

@@ -1,0 +1,274 @@
+// The search worker thread of the sqlite backend (#43 part 1): it keeps the search database
+// (search-db.ts) in its own sql.js instance, indexes the messages the store hands it in batches,
+// runs the FTS4 merges, answers the candidate queries of searches, and writes its file (an export,
+// written durably and renamed) every so often and at close. Nothing of it runs on the main
+// thread, whose event loop the index's inserts and merges used to stall.
+//
+// Messages are handled in the order they were posted, so a query posted after a message was
+// handed over is answered after that message is indexed (read-your-writes: search-index.ts).
+// While a redaction's rebuild runs, a second database is filled from the store ('fill') beside the
+// one that answers; live messages go to both; once filled it is written over the file and answers.
+
+import fs from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SqlJsStatic } from 'sql.js';
+import { loadSql } from './engine/image.js';
+import { writeFileDurably } from './engine/durable-file.js';
+import { SearchDb, type CandidateQuery, type FeedItem } from './search-db.js';
+
+/** What the worker is started with. */
+export interface SearchWorkerData {
+  /** The search database's file. */
+  file: string;
+  /** The store's identity: a file of another store is built again. */
+  epoch: string;
+  /** The store's last message seq at open: a file indexed further is from another copy of it. */
+  storeSeq: number;
+}
+
+export type ToWorker =
+  | { op: 'add'; items: FeedItem[] }
+  | { op: 'fill'; items: FeedItem[] }
+  | { op: 'edit'; item: FeedItem }
+  | { op: 'forget'; ids: string[] }
+  | { op: 'rebuild' }
+  | { op: 'swap' }
+  | { op: 'query'; id: number; q: CandidateQuery }
+  | { op: 'close' };
+
+export type FromWorker =
+  | { op: 'ready'; indexed: number; note?: string }
+  | { op: 'indexed'; seq: number }
+  | { op: 'result'; id: number; seqs?: number[]; error?: string }
+  | { op: 'rebuilt' }
+  | { op: 'closed' }
+  | { op: 'failed'; error: string; fatal?: boolean };
+
+/** Messages indexed per transaction (one index segment each); more wait for the next. */
+const BATCH = 1024;
+/** How long fewer than BATCH messages wait to fill a segment, in ms (a query does not wait). */
+const BATCH_WAIT_MS = 10;
+/** Least time between two writes of the file, in ms; at least ten times the last write took. */
+const PERSIST_MS = 2000;
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+class SearchWorker {
+  private cur: SearchDb;
+  /** The database a redaction's rebuild fills, until it replaces `cur`. */
+  private next: SearchDb | undefined;
+  private queue: FeedItem[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
+  /** Whether merges may be left to do. */
+  private merging = false;
+  /** The file's writes, one after the other (a rebuild's rename must not be overwritten by an older export). */
+  private writing: Promise<void> = Promise.resolve();
+  private lastWrite = 0;
+  private writeCost = 0;
+  private persistTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly SQL: SqlJsStatic,
+    private readonly data: SearchWorkerData,
+    private readonly post: (m: FromWorker) => void,
+  ) {
+    let note: string | undefined;
+    let image: Uint8Array | undefined;
+    try {
+      image = fs.readFileSync(data.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') note = `cannot read ${data.file} (${messageOf(err)}): building it again`;
+    }
+    const opened = image ? SearchDb.open(SQL, image, data.epoch, data.storeSeq) : undefined;
+    if (image && !opened) note = `${data.file} is damaged or of another store: building it again from the store`;
+    this.cur = opened ?? SearchDb.empty(SQL, data.epoch);
+    this.post({ op: 'ready', indexed: this.cur.indexedSeq, ...(note ? { note } : {}) });
+  }
+
+  handle(m: ToWorker): void {
+    if (this.closed) return;
+    switch (m.op) {
+      case 'add':
+        for (const it of m.items) this.queue.push(it);
+        this.schedule();
+        return;
+      case 'fill':
+        this.next?.add(m.items, false);
+        return;
+      case 'edit':
+        this.flush();
+        this.cur.edit(m.item);
+        this.next?.edit(m.item);
+        this.changed();
+        return;
+      case 'forget':
+        this.flush();
+        this.cur.forget(m.ids);
+        this.next?.forget(m.ids);
+        this.changed();
+        return;
+      case 'rebuild':
+        this.flush();
+        // What a rebuild under way filled may hold the message redacted since: start again.
+        this.next?.close();
+        this.next = SearchDb.empty(this.SQL, this.data.epoch);
+        return;
+      case 'swap':
+        this.swap();
+        return;
+      case 'query':
+        this.flush();
+        try {
+          this.post({ op: 'result', id: m.id, seqs: this.cur.candidates(m.q) });
+        } catch (err) {
+          this.post({ op: 'result', id: m.id, error: messageOf(err) });
+        }
+        return;
+      case 'close':
+        void this.close();
+        return;
+    }
+  }
+
+  /** Indexes the queue now (BATCH at a time), or soon when a batch is full, or after BATCH_WAIT_MS. */
+  private schedule(): void {
+    if (this.queue.length >= BATCH) {
+      this.soon ??= setImmediate(() => {
+        this.soon = undefined;
+        this.flush();
+      });
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, BATCH_WAIT_MS);
+    }
+  }
+
+  /** Indexes everything queued, BATCH per transaction, and tells the store how far it got. */
+  private flush(): void {
+    if (this.queue.length === 0) return;
+    const items = this.queue;
+    this.queue = [];
+    for (let i = 0; i < items.length; i += BATCH) {
+      const batch = items.slice(i, i + BATCH);
+      this.cur.add(batch, true);
+      this.next?.add(batch, false);
+    }
+    this.post({ op: 'indexed', seq: this.cur.indexedSeq });
+    this.changed();
+  }
+
+  /** After a change: merges step on while idle, and the file is written in a while. */
+  private changed(): void {
+    if (!this.merging) {
+      this.merging = true;
+      setImmediate(this.mergeStep);
+    }
+    this.persistTimer ??= setTimeout(
+      () => {
+        this.persistTimer = undefined;
+        this.persist();
+      },
+      Math.max(PERSIST_MS - (Date.now() - this.lastWrite), 10 * this.writeCost, 0),
+    );
+  }
+
+  /** One merge step per turn of this thread, so queued messages and queries go in between. */
+  private readonly mergeStep = (): void => {
+    if (this.closed) return;
+    try {
+      if (this.cur.merge() || (this.next?.merge() ?? false)) {
+        setImmediate(this.mergeStep);
+        return;
+      }
+    } catch (err) {
+      this.post({ op: 'failed', error: `search merge failed: ${messageOf(err)}` });
+    }
+    this.merging = false;
+  };
+
+  /** Writes the answering database to the file (after any write under way); whether it was written. */
+  private persist(): Promise<boolean> {
+    const db = this.cur;
+    const done = this.writing.then(async () => {
+      if (db !== this.cur) return false;
+      if (!db.dirty) return true;
+      const t0 = performance.now();
+      const image = db.export();
+      try {
+        await writeFileDurably(this.data.file, image);
+      } catch (err) {
+        db.dirty = true;
+        throw err;
+      }
+      this.lastWrite = Date.now();
+      this.writeCost = performance.now() - t0;
+      return true;
+    });
+    const settled = done.catch((err: unknown) => {
+      this.post({ op: 'failed', error: `cannot write ${this.data.file}: ${messageOf(err)}` });
+      return false;
+    });
+    this.writing = settled.then(() => {});
+    return settled;
+  }
+
+  /**
+   * The rebuilt database replaces the file (a durable rename), then answers searches; the store
+   * hears 'rebuilt' once the file no longer holds what the old index held.
+   */
+  private swap(): void {
+    const next = this.next;
+    if (!next) return;
+    this.flush();
+    this.next = undefined;
+    const old = this.cur;
+    this.cur = next;
+    old.close();
+    next.dirty = true;
+    const written = (ok: boolean): void => {
+      if (this.cur !== next || this.closed) return;
+      if (ok) this.post({ op: 'rebuilt' });
+      // A write the disk refused (reported as 'failed'): tried again, the scrub stays pending.
+      else setTimeout(() => void this.persist().then(written), PERSIST_MS);
+    };
+    void this.persist().then(written);
+  }
+
+  private async close(): Promise<void> {
+    this.flush();
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    if (this.soon) clearImmediate(this.soon);
+    await this.persist();
+    this.cur.close();
+    this.next?.close();
+    this.post({ op: 'closed' });
+  }
+}
+
+if (parentPort && workerData) {
+  const port = parentPort;
+  const post = (m: FromWorker) => port.postMessage(m);
+  loadSql().then(
+    (SQL) => {
+      try {
+        const w = new SearchWorker(SQL, workerData as SearchWorkerData, post);
+        port.on('message', (m: ToWorker) => {
+          try {
+            w.handle(m);
+          } catch (err) {
+            post({ op: 'failed', error: messageOf(err) });
+          }
+        });
+      } catch (err) {
+        post({ op: 'failed', error: messageOf(err), fatal: true });
+      }
+    },
+    (err: unknown) => post({ op: 'failed', error: messageOf(err), fatal: true }),
+  );
+}

@@ -1,5 +1,5 @@
-// The table's rows for the instance curve (scenarios/scaling.ts) and the wake latencies
-// (scenarios/wake.ts), in the columns of lib/table.ts: scenario, svc, baseline, NATS, svc /
+// The table's rows for the instance curve (scenarios/scaling.ts), the wake latencies
+// (scenarios/wake.ts), the uploads (scenarios/files.ts) and the search index's lag, in the columns of lib/table.ts: scenario, svc, baseline, NATS, svc /
 // baseline, svc / NATS, target, host idle, verdict.
 
 import type { Results } from './report.js';
@@ -67,4 +67,36 @@ export function scaleWakeRows(r: Results): string[][] {
     }
   }
   return rows;
+}
+
+/** The upload row: a file's bytes stay off the message path. */
+export function uploadRow(r: Results): string[] {
+  const f = r.files && 'uploads' in r.files ? r.files : undefined;
+  return [
+    `uploads of ${f ? fmt(f.upload_bytes / 1048576) : '—'} MiB, ${f?.uploaders ?? '—'} at a time, MiB/s; ingest p99 with them / alone`,
+    f ? `${fmt(f.upload_mib_per_s)} MiB/s; ${fmt(f.ingest_p99_ms_with_uploads, ' ms')} / ${fmt(f.ingest_p99_ms_alone, ' ms')}` : '—',
+    '',
+    '',
+    '—',
+    '—',
+    '',
+    '—',
+    '—',
+  ];
+}
+
+/** How far search is behind the acknowledged sends under the full ingest (sampled from /metrics). */
+export function searchLagRow(r: Results, idle: number | null): string[] {
+  const lag = r.search;
+  return [
+    'search index lag under the full ingest, p99 (longest sample)',
+    `${fmt(lag?.index_lag_p99_ms, ' ms')} (${fmt(lag?.index_lag_max_ms, ' ms')})`,
+    '',
+    '',
+    '—',
+    '—',
+    '≤ 1000 ms',
+    fmt(idle, '%'),
+    verdict(atMost(lag?.index_lag_p99_ms, 1000)),
+  ];
 }

@@ -6,7 +6,7 @@
 import type { Max, Measured, Paced, Ratios, Results } from './report.js';
 import { round } from './stats.js';
 import { atLeast, atMost, both, lowestIdle, type Verdict, verdict } from './verdict.js';
-import { scaleWakeRows } from './table-scale-wake.js';
+import { scaleWakeRows, searchLagRow, uploadRow } from './table-scale-wake.js';
 
 const fmt = (x: number | null | undefined, unit = ''): string => {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
@@ -85,19 +85,7 @@ export function table(r: Results): string {
   cmp('ingest, server CPU per message', i, 'cpu_us_per_msg', ' µs', '≤ 1.6× baseline', verdict(atMost(iv('cpu_us_per_msg'), 1.6)), iIdle);
   cmp('ingest p50 latency', i, 'p50_ms', ' ms', '', '—', iIdle);
   cmp('ingest p99 latency', i, 'p99_ms', ' ms', '≤ 1.5× baseline', verdict(atMost(iv('p99_ms'), 1.5)), iIdle);
-  // How far search is behind the acknowledged sends under that ingest (sampled from /metrics).
-  const lag = r.search;
-  add(
-    'search index lag under the full ingest, p99 (longest sample)',
-    `${fmt(lag?.index_lag_p99_ms, ' ms')} (${fmt(lag?.index_lag_max_ms, ' ms')})`,
-    '',
-    '',
-    '—',
-    null,
-    '≤ 1000 ms',
-    verdict(atMost(lag?.index_lag_p99_ms, 1000)),
-    iIdle,
-  );
+  rows.push(searchLagRow(r, iIdle));
 
   // Scenario 2, paced: the host must have had room for the verdict to mean anything.
   const fpIdle = idleOf(fp.svc?.idle_pct, fp.baseline?.idle_pct);
@@ -384,20 +372,7 @@ export function table(r: Results): string {
     wIdle,
   );
 
-  rows.push(...scaleWakeRows(r));
-  // The upload row: a file's bytes stay off the message path.
-  const f = r.files && 'uploads' in r.files ? r.files : undefined;
-  add(
-    `uploads of ${f ? fmt(f.upload_bytes / 1048576) : '—'} MiB, ${f?.uploaders ?? '—'} at a time, MiB/s; ingest p99 with them / alone`,
-    f ? `${fmt(f.upload_mib_per_s)} MiB/s; ${fmt(f.ingest_p99_ms_with_uploads, ' ms')} / ${fmt(f.ingest_p99_ms_alone, ' ms')}` : '—',
-    '',
-    '',
-    '—',
-    null,
-    '',
-    '—',
-  );
-
+  rows.push(...scaleWakeRows(r), uploadRow(r));
   const header = ['scenario', 'svc', 'baseline', 'NATS', 'svc / baseline', 'svc / NATS', 'target', 'host idle', ''];
   const lines = [header, header.map(() => '---'), ...rows].map((cols) => `| ${cols.join(' | ')} |`);
   return lines.join('\n');

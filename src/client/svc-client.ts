@@ -7,13 +7,10 @@ import type {
   AgentSummary,
   ApplyRequest,
   ApplyResponse,
-  Artifact,
   DirectConversation,
   Message,
   MessageVersions,
   NetworkDocument,
-  Page,
-  Pairing,
   Part,
   ReceiptReader,
   RemovedResponse,
@@ -25,7 +22,6 @@ import type {
 } from '../protocol/types.js';
 import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 import type { OAuthGrantList, OAuthGrantRevoked } from '../protocol/oauth-grants.js';
-import type { SearchHit } from '../protocol/search-text.js';
 import type { BackupManifest } from '../protocol/backup.js';
 import type { DeliveryStatus } from '../protocol/delivery.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
@@ -44,18 +40,10 @@ import type { Readable } from 'node:stream';
 import { exchange, openStream } from './http-call.js';
 import { followEvents, type EventFollower, type FollowOptions } from './events.js';
 import { FileTransfers } from './files.js';
+import type { AgentList, ArtifactList, DmList, MessagePage, PairingList, RoomList, SearchPage, ThreadList } from './list-pages.js';
 
 export type * from './requests.js';
-
-export type RoomList = { rooms: Room[]; page: Page };
-export type AgentList = { agents: AgentSummary[]; page?: Page };
-export type MessagePage = { messages: Message[]; page: Page };
-export type ThreadList = { threads: Thread[]; page: Page };
-export type DmList = { dms: DirectConversation[]; page: Page };
-export type ArtifactList = { artifacts: Artifact[]; page: Page };
-export type PairingList = { pairings: Pairing[]; page: Page };
-export type SearchPage = { messages: SearchHit[]; page: Page };
-export type { SearchHit };
+export type * from './list-pages.js';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:8787 (a trailing slash is fine). */

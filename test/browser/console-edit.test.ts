@@ -11,10 +11,11 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { roomMessage, startServer, testConfig, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, testConfig, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -33,7 +34,7 @@ const t = suite<Ctx>('the console edits and deletes messages');
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
   const tokens = (testConfig().auth as { tokens: unknown[] }).tokens;
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta', 'console'] }],
       auth: { tokens: [...tokens, PERSON] },

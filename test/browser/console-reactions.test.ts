@@ -9,10 +9,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -28,7 +29,7 @@ const t = suite<Ctx>('reactions in the console');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'release 1.4 is out'), ALPHA);
   assert.is(r.status, 200, r.text);
   ctx.id = r.body.message_id;

@@ -65,6 +65,10 @@ setupOnce(t, async (ctx) => {
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
 });
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
+});
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});
   await ctx.browser?.close().catch(() => {});

@@ -83,10 +83,6 @@ setupOnce(t, async (ctx) => {
   ctx.browser = await launch();
 });
 
-// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
-t.after.each(async (ctx) => {
-  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
-});
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => undefined);
   await ctx.browser?.close().catch(() => undefined);

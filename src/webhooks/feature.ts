@@ -5,7 +5,8 @@
 // applied ones from the store (applied.ts).
 
 import type { WebhookConfig } from '../config/webhooks.js';
-import { storing, type FeatureFactory } from '../feature.js';
+import { type App, type Feature, storing, type FeatureFactory } from '../feature.js';
+import type { Resolve } from '../http/outbound.js';
 import { hooksPart } from '../store/hooks/part.js';
 import { webhooksPart } from '../store/webhooks/part.js';
 import { documented } from '../http/openapi/op-doc.js';
@@ -21,7 +22,13 @@ const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
 /** How often the hooks applied through another instance are read again (ms; tests shorten it). */
 const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
-export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart], (app) => {
+/** The webhooks feature whose workers resolve target names with `resolve` (a test's own resolver). */
+export const webhooksResolving = (resolve: Resolve | undefined): FeatureFactory =>
+  storing([webhooksPart, hooksPart], (app) => webhooks(app, resolve));
+
+export const webhooksFeature: FeatureFactory = webhooksResolving(undefined);
+
+function webhooks(app: App, resolve: Resolve | undefined): Feature {
   const ctx = app.ctx;
   const metrics = webhookMetrics(app.metrics.registry);
   const workers = new Map<string, WebhookWorker>();
@@ -37,6 +44,7 @@ export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart]
         const a = app.address();
         return a ? baseUrlOf({}, false, a) : undefined;
       },
+      ...(resolve ? { resolve } : {}),
     });
 
   const reconcile = async (list: readonly WebhookConfig[]): Promise<void> => {
@@ -101,4 +109,4 @@ export const webhooksFeature: FeatureFactory = storing([webhooksPart, hooksPart]
       workers.clear();
     },
   };
-});
+}

@@ -12,6 +12,7 @@ import type { WebhookDelivery } from '../store/webhooks/records.js';
 import { afterFailure } from './backoff.js';
 import { deliveryOf, matches } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
+import type { Resolve } from '../http/outbound.js';
 import { postJson } from './post.js';
 import { signedHeaders, webhookOf } from './signing.js';
 import { outboxOf } from './stored.js';
@@ -25,6 +26,8 @@ export interface WorkerDeps {
   random?: () => number;
   /** This server's URL (its listen address), for the download links of file parts; none before it listens. */
   filesBase?: () => string | undefined;
+  /** How target names are resolved before the private-address check (the system's unless a test gives one). */
+  resolve?: Resolve;
 }
 
 const BATCH = 200;
@@ -172,6 +175,7 @@ export class WebhookWorker {
     const r = await postJson(this.hook.url, signedHeaders(this.signer, d.id, at, d.payload), d.payload, {
       timeoutMs: this.hook.timeout_ms,
       allowPrivate: this.hook.allow_private_network,
+      ...(this.d.resolve ? { resolve: this.d.resolve } : {}),
     });
     const attempts = d.attempts + 1;
     const base = { ...d, attempts, last_attempt_at: at.toISOString(), ...(r.status !== undefined ? { last_status: r.status } : {}) };

@@ -8,10 +8,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
-import { eventually, startServer, type Json } from '../helpers/server.js';
+import { eventually, type Json } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 test('a first claim keeps its token, and the next start attaches and replies with it', async () => {
-  const s = await startServer({ config: { auth: { mode: 'open', agent_registration: 'open', tokens: [] } } });
+  const s = await startApp({ config: { auth: { mode: 'open', agent_registration: 'open', tokens: [] } } });
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-agent-claim-'));
   const bot = writeBot(dir);
   let p: AgentRunProc | undefined;

@@ -7,12 +7,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runsOf, startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
-import { eventually, startServer, TOKENS, type Json } from '../helpers/server.js';
+import { eventually, TOKENS, type Json } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 
 test('two agents replying to each other are stopped by the loop guard', async () => {
-  const s = await startServer({
+  const s = await startApp({
     config: { rooms: [{ id: 'arena', name: 'Arena', members: ['dave', 'eve'], loop_guard: { max_consecutive: 4, pause_ms: 60_000 } }] },
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-agent-loop-'));

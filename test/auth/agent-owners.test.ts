@@ -10,6 +10,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { eventually, startServer, testConfig, TOKENS, writeConfig, type Json } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const EXPECTED = /auth\.tokens\[1\]\.agents\[1\] and auth\.tokens\[2\]\.agents\[0\] both name agent alpha/;
@@ -75,7 +76,7 @@ t('a reload with the ambiguous list is refused, logged, and the running config i
 });
 
 t('svc apply refuses the file before contacting the server', async () => {
-  const s = await startServer();
+  const s = await startApp();
   try {
     const file = path.join(s.dir, 'declared.yaml');
     writeFileSync(
@@ -97,7 +98,7 @@ t('svc apply refuses the file before contacting the server', async () => {
 });
 
 t('POST /v1/apply refuses two bindings of one agent to different credentials with both paths', async () => {
-  const s = await startServer();
+  const s = await startApp();
   try {
     const body = {
       network_id: 'testnet',

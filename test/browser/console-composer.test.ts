@@ -11,10 +11,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { attachAs, SseClient } from '../helpers/live.js';
-import { roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -33,11 +34,15 @@ const t = suite<Ctx>('the console composer');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }] } });
   assert.is((await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'hello people'), ALPHA)).status, 200);
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});

@@ -10,7 +10,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, setupOnce } from '../helpers/browser.js';
-import { eventually, ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const SHOTS = path.join(ROOT, 'test/.artifacts/screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -19,7 +20,7 @@ const ADMIN: string = TOKENS.admin.value;
 const ALPHA: string = TOKENS.alphaOnly.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
 }
@@ -29,7 +30,7 @@ const t = suite<Ctx>('the console for every day in a browser');
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
   ctx.contexts = [];
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: { public_read: true },
       rooms: [
@@ -69,6 +70,10 @@ setupOnce(t, async (ctx) => {
   ctx.browser = await launchBrowser();
 });
 
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
+});
 t.after(async (ctx) => {
   await ctx.browser?.close().catch(() => undefined);
   await ctx.s?.dispose();
@@ -87,7 +92,7 @@ async function page(ctx: Ctx, opts: { width?: number; height?: number; dark?: bo
   return p;
 }
 
-async function signIn(p: Page, s: TestServer, token: string): Promise<void> {
+async function signIn(p: Page, s: AppServer, token: string): Promise<void> {
   await p.goto(`${s.url}/console/?access_token=${token}`);
   await p.waitForURL(/\/console\/#\/room\/general$/);
   await p.locator('[data-testid=message]').first().waitFor();
@@ -102,7 +107,7 @@ const until = (check: () => Promise<void>, ms = 5000) =>
 const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 const badge = (p: Page, room: string) => p.locator(`[data-testid=room-${room}] [data-testid=unread]`);
 
-async function unreadAtServer(s: TestServer, conv: string): Promise<number> {
+async function unreadAtServer(s: AppServer, conv: string): Promise<number> {
   const r = await s.get('/v1/unread', OBSERVER);
   assert.is(r.status, 200, r.text);
   return (r.body.conversations as { conversation: string; unread: number }[]).find((c) => c.conversation === conv)?.unread ?? -1;

@@ -11,10 +11,11 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { roomMessage, startServer, testConfig, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, testConfig, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -33,7 +34,7 @@ const t = suite<Ctx>('the console edits and deletes messages');
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
   const tokens = (testConfig().auth as { tokens: unknown[] }).tokens;
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta', 'console'] }],
       auth: { tokens: [...tokens, PERSON] },
@@ -44,6 +45,10 @@ setupOnce(t, async (ctx) => {
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser } from 'playwright-core';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -20,7 +20,7 @@ const ARGS = [
   '--disable-sync',
 ];
 
-const t = suite<{ s?: TestServer; browser?: Browser }>('the console front door in a browser');
+const t = suite<{ s?: AppServer; browser?: Browser }>('the console front door in a browser');
 
 t.after(async (ctx) => {
   await ctx.browser?.close().catch(() => undefined);
@@ -28,7 +28,7 @@ t.after(async (ctx) => {
 });
 
 t('the server address opens the console, and Sign in tells an anonymous visitor to run svc console on the server', async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { public_read: true } } });
+  ctx.s = await startApp({ config: { auth: { public_read: true } } });
   ctx.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
   const page = await (await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   page.setDefaultTimeout(10_000);

@@ -11,10 +11,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   beacon: Server;
   beaconPort: number;
   /** Every request the beacon server saw. */
@@ -93,7 +94,7 @@ setupOnce(t, async (ctx) => {
   });
   await new Promise<void>((resolve) => ctx.beacon.listen(0, '127.0.0.1', resolve));
   ctx.beaconPort = (ctx.beacon.address() as AddressInfo).port;
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: { auth: { public_read: true }, rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta', 'delta'] }] },
   });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'delta', name: 'Delta Bot' }, TOKENS.admin.value);

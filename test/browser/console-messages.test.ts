@@ -11,10 +11,11 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -33,7 +34,7 @@ const t = suite<Ctx>('messages in the console');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }] } });
   const say = async (from: string, text: string, token: string = ALPHA) => {
     const r = await ctx.s.post('/v1/messages', roomMessage('general', from, text), token);
     assert.is(r.status, 200, r.text);
@@ -57,6 +58,10 @@ setupOnce(t, async (ctx) => {
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});

@@ -9,10 +9,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -28,7 +29,7 @@ const t = suite<Ctx>('reactions in the console');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'release 1.4 is out'), ALPHA);
   assert.is(r.status, 200, r.text);
   ctx.id = r.body.message_id;
@@ -40,6 +41,10 @@ setupOnce(t, async (ctx) => {
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});

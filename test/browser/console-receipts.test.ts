@@ -9,12 +9,13 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { attachAs, type AttachClient } from '../helpers/live.js';
-import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ADMIN: string = TOKENS.admin.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   page: Page;
@@ -26,7 +27,7 @@ const t = suite<Ctx>("the console's receipt marks in a browser");
 setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
   ctx.contexts = [];
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'ann'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha', 'ann'] }] } });
   const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'hello console'), TOKENS.alphaOnly.value);
   assert.is(r.status, 200, r.text);
   ctx.browser = await launchBrowser();

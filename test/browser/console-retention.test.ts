@@ -13,10 +13,11 @@ import { retentionLine } from '../../src/cli/commands/rooms/run.js';
 import type { RetentionPolicy } from '../../src/protocol/types.js';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -28,7 +29,7 @@ const t = suite<Ctx>("the console shows a room's retention");
 
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       server: { retention: { max_age: '30d' } },
       rooms: [
@@ -44,6 +45,10 @@ setupOnce(t, async (ctx) => {
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});

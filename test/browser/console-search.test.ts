@@ -8,7 +8,8 @@ import path from 'node:path';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -25,7 +26,7 @@ const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 const XSS = `<img src=x onerror="window.__xss='img'">needle<script>window.__xss='script'</script>`;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   page: Page;
   /** Id of the oldest needle message, 120 messages back. */
@@ -55,7 +56,7 @@ const t = suite<Ctx>('the console search box in a browser');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       rooms: [
         { id: 'general', name: 'General', members: ['alpha'] },

@@ -10,10 +10,11 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe-violations.js';
 import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { eventually, ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   dialogs: string[];
@@ -31,7 +32,7 @@ const t = suite<Ctx>('threads in the console');
 
 setupOnce(t, async (ctx) => {
   mkdirSync(SHOTS, { recursive: true });
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   const parent = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', 'shall we ship 2.0?'), ALPHA);
   assert.is(parent.status, 200, parent.text);
   ctx.parentId = parent.body.message_id;
@@ -63,6 +64,10 @@ setupOnce(t, async (ctx) => {
   ctx.contexts = [];
   ctx.dialogs = [];
   ctx.browser = await launchBrowser();
+});
+// Each test's pages close with it: left open, they would render every later event and slow the next page's load.
+t.after.each(async (ctx) => {
+  for (const c of ctx.contexts?.splice(0) ?? []) await c.close().catch(() => undefined);
 });
 t.after(async (ctx) => {
   for (const c of ctx.contexts ?? []) await c.close().catch(() => {});
@@ -251,7 +256,7 @@ t("a reply's permalink opens its thread in the panel beside the room, at that re
 t(
   "the documentation's screenshot: grouped messages of two senders, a day separator, a thread in the panel, reactions and unread counts",
   async (ctx) => {
-    const s = await startServer({
+    const s = await startApp({
       config: {
         rooms: [
           { id: 'release', name: 'Release', members: ['alpha', 'beta'] },

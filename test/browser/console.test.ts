@@ -9,7 +9,8 @@ import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { ROOT, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 /** uvu ignores an error thrown in `before` (the suite then "passes" with no test run); a setup run
  * once from `before.each` makes a failed setup fail every test instead. */
@@ -38,7 +39,7 @@ const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 const XSS = `<img src=x onerror="window.__xss='img';alert('img')"><script>window.__xss='script';alert('script')</script>`;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   browser: Browser;
   contexts: BrowserContext[];
   observer: Page;
@@ -74,7 +75,7 @@ setupOnce(t, async (ctx) => {
   mkdirSync(ARTIFACTS, { recursive: true });
   ctx.contexts = [];
   ctx.dialogs = [];
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   for (let i = 1; i <= 60; i++) {
     const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', `seed ${i}`), TOKENS.alphaOnly.value);
     assert.is(r.status, 200, r.text);

@@ -15,7 +15,8 @@ import {
   type AttachStatus,
 } from '../../src/client/index.js';
 import { freePort } from '../helpers/cli.js';
-import { eventually, ROOT, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, ROOT, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 // Every attachment a test opens is closed afterwards, also when the test fails (else the run never exits).
 const opened: Attachment[] = [];
@@ -27,7 +28,7 @@ const attach = (o: AttachOptions): Attachment => {
 const closeAll = () => Promise.all(opened.splice(0).map((a) => a.close()));
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
 }
 
@@ -35,7 +36,7 @@ const t = suite<Ctx>('the attachment client');
 
 t.before(async (ctx) => {
   const port = await freePort();
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       server: { listen_addr: `127.0.0.1:${port}` },
       rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'], write_policy: 'members' }],
@@ -51,7 +52,7 @@ t.after(async ({ s, dir }) => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const say = async (s: TestServer, text: string, mentions: string[] = []) => {
+const say = async (s: AppServer, text: string, mentions: string[] = []) => {
   const r = await s.post(
     '/v1/messages',
     { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'beta' }, parts: [{ kind: 'text', text }], mentions },
@@ -230,7 +231,7 @@ const open = suite('open registration through the client');
 
 open('a first claim hands its token to onAgentToken and reconnects with it', async () => {
   const port = await freePort();
-  const s = await startServer({
+  const s = await startApp({
     config: { server: { listen_addr: `127.0.0.1:${port}` }, auth: { mode: 'open', agent_registration: 'open', tokens: [] } },
   });
   try {
@@ -263,7 +264,7 @@ open.run();
 const beat = suite('heartbeats');
 
 beat('a slow handler does not look like a dead connection: PINGs are answered outside the event queue', async () => {
-  const s = await startServer({
+  const s = await startApp({
     // 500 ms (a read deadline of 1 s): at 200 ms a test process held up 400 ms by a busy machine
     // (the whole suite keeps both cores busy) was dropped, a flake that says nothing of the client.
     config: { server: { heartbeat_interval_ms: 500 }, rooms: [{ id: 'general', name: 'General', members: ['beta'] }] },

@@ -4,7 +4,8 @@
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 /** uvu ignores an error thrown in `before` (the suite then "passes" with no test run); a setup run
  * once from `before.each` makes a failed setup fail every test instead. */
@@ -25,13 +26,13 @@ interface Raw {
   text: string;
 }
 
-async function raw(s: TestServer, p: string, init: RequestInit = {}): Promise<Raw> {
+async function raw(s: AppServer, p: string, init: RequestInit = {}): Promise<Raw> {
   const r = await fetch(`${s.url}${p}`, { redirect: 'manual', ...init });
   return { status: r.status, headers: r.headers, text: await r.text() };
 }
 
 /** Opens a console session through the bootstrap link; returns the Cookie header value. */
-async function signIn(s: TestServer, token: string, headers: Record<string, string> = {}): Promise<string> {
+async function signIn(s: AppServer, token: string, headers: Record<string, string> = {}): Promise<string> {
   const r = await raw(s, `/console/?access_token=${encodeURIComponent(token)}`, { headers });
   assert.is(r.status, 303, r.text);
   const set = r.headers.get('set-cookie') ?? '';
@@ -48,9 +49,9 @@ function assertSecurityHeaders(h: Headers) {
   assert.is(h.get('referrer-policy'), 'no-referrer');
 }
 
-const b = suite<{ s: TestServer }>('the console bootstrap on a protected network');
+const b = suite<{ s: AppServer }>('the console bootstrap on a protected network');
 setupOnce(b, async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       rooms: [
         { id: 'general', members: ['alpha'] },
@@ -239,9 +240,9 @@ b('presence shows an attached agent while its attachment is open', async ({ s })
 
 b.run();
 
-const f = suite<{ s: TestServer }>('the console static files');
+const f = suite<{ s: AppServer }>('the console static files');
 setupOnce(f, async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 f.after(async (ctx) => ctx.s?.dispose());
 
@@ -290,9 +291,9 @@ f('/console redirects to /console/ and HEAD has no body', async ({ s }) => {
 
 f.run();
 
-const o = suite<{ s: TestServer }>('the console on a public-read network');
+const o = suite<{ s: AppServer }>('the console on a public-read network');
 setupOnce(o, async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { public_read: true } } });
+  ctx.s = await startApp({ config: { auth: { public_read: true } } });
 });
 o.after(async (ctx) => ctx.s?.dispose());
 
@@ -313,9 +314,9 @@ o('anyone gets the console shell and a session view without scopes', async ({ s 
 
 o.run();
 
-const n = suite<{ s: TestServer }>('the console without authentication');
+const n = suite<{ s: AppServer }>('the console without authentication');
 setupOnce(n, async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { mode: 'none', tokens: [] } } });
+  ctx.s = await startApp({ config: { auth: { mode: 'none', tokens: [] } } });
 });
 n.after(async (ctx) => ctx.s?.dispose());
 

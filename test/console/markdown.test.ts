@@ -7,17 +7,17 @@ import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadAsset, VENDOR_FILES } from '../../src/console/assets.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const require = createRequire(import.meta.url);
 const BUNDLE = readFileSync(require.resolve('markdown-it/dist/markdown-it.min.js'));
 
-const t = suite<{ s?: TestServer }>('the console Markdown bundle');
+const t = suite<{ s?: AppServer }>('the console Markdown bundle');
 
 t.after(async (ctx) => ctx.s?.dispose());
 
 t('the bundle is the installed markdown-it browser build, served as a same-origin script with the console headers', async (ctx) => {
-  ctx.s = await startServer({ config: { auth: { public_read: true } } });
+  ctx.s = await startApp({ config: { auth: { public_read: true } } });
   const r = await fetch(`${ctx.s.url}/console/markdown-it.min.js`);
   assert.is(r.status, 200);
   assert.is(r.headers.get('content-type'), 'text/javascript; charset=utf-8');

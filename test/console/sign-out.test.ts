@@ -3,9 +3,10 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { TOKENS } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
-async function signIn(s: TestServer): Promise<string> {
+async function signIn(s: AppServer): Promise<string> {
   const r = await fetch(`${s.url}/console/?access_token=${encodeURIComponent(TOKENS.observer.value)}`, { redirect: 'manual' });
   assert.is(r.status, 303, await r.text());
   const m = /^(svc_session=[A-Za-z0-9_-]+);/.exec(r.headers.get('set-cookie') ?? '');
@@ -13,12 +14,12 @@ async function signIn(s: TestServer): Promise<string> {
   return m![1]!;
 }
 
-const signOut = (s: TestServer, headers: Record<string, string>) => fetch(`${s.url}/console/api/sign-out`, { method: 'POST', headers });
-const stillSignedIn = async (s: TestServer, cookie: string) => (await fetch(`${s.url}/v1/rooms`, { headers: { cookie } })).status === 200;
+const signOut = (s: AppServer, headers: Record<string, string>) => fetch(`${s.url}/console/api/sign-out`, { method: 'POST', headers });
+const stillSignedIn = async (s: AppServer, cookie: string) => (await fetch(`${s.url}/v1/rooms`, { headers: { cookie } })).status === 200;
 
-const t = suite<{ s: TestServer }>('console sign-out');
+const t = suite<{ s: AppServer }>('console sign-out');
 t.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 t.after(async (ctx) => ctx.s.dispose());
 

@@ -4,16 +4,17 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ALPHA: string = TOKENS.alphaOnly.value;
 const OBS: string = TOKENS.observer.value;
 const ADMIN: string = TOKENS.admin.value;
 
-const t = suite<{ s: TestServer }>('unread counts over HTTP');
+const t = suite<{ s: AppServer }>('unread counts over HTTP');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: { public_read: true },
       rooms: [
@@ -31,7 +32,7 @@ t.after(async (ctx) => {
 const count = (body: Json, conv: string): number | undefined =>
   (body.conversations as { conversation: string; unread: number }[]).find((c) => c.conversation === conv)?.unread;
 
-async function say(s: TestServer, text: string): Promise<string> {
+async function say(s: AppServer, text: string): Promise<string> {
   const r = await s.post('/v1/messages', roomMessage('general', 'alpha', text), ALPHA);
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;

@@ -8,7 +8,8 @@
 // with loadConfig), so relative store paths, secrets from the environment and posture warnings are
 // what a process would have. What `svc serve` adds around the app is done here too where a test can
 // see it: the runtime file for client commands of the folder, and the config warnings logged once
-// listening. Not here: signals, watching the config file, the store lock.
+// listening. Not here: signals, watching the config file (a test calls reload() after editing it),
+// the store lock.
 
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,8 @@ import { type HttpServer, removeDir, requester, type StartOptions, tempDir, test
 /** A server in the test process; `app` is the running app (its context, router, metrics). */
 export interface AppServer extends HttpServer {
   readonly app: App;
+  /** Reads svc.yaml again and reloads the app with it, as `svc serve` does when the file changes. */
+  reload(): Promise<void>;
 }
 
 /**
@@ -109,6 +112,10 @@ export async function startApp(opts: StartOptions & { features?: readonly Featur
     async restart() {
       await server.stop();
       await launch();
+    },
+    async reload() {
+      const { loadConfig } = await import('../../src/config/load.js');
+      await app.reload(loadConfig(configFile, { ...process.env, NO_COLOR: '1', ...opts.env }));
     },
     async dispose() {
       await server.stop();

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import { eventually, startServer, testConfig, TOKENS, writeConfig, type TestServer } from '../helpers/server.js';
+import { eventually, type HttpServer, startServer, testConfig, TOKENS, writeConfig, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 interface Answer {
   status: number;
@@ -10,7 +11,7 @@ interface Answer {
 }
 
 /** One GET from a chosen loopback source address (Linux routes all of 127/8 to lo). */
-function getFrom(s: TestServer, path: string, opts: { from?: string; token?: string } = {}): Promise<Answer> {
+function getFrom(s: HttpServer, path: string, opts: { from?: string; token?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -116,9 +117,9 @@ off('take effect on a config reload, and come off again', async ({ s }) => {
   );
 });
 
-const cred = suite<{ s: TestServer }>('a per-credential limit');
+const cred = suite<{ s: HttpServer }>('a per-credential limit');
 cred.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { limits: { per_credential_rps: 5 } } } });
+  ctx.s = await startApp({ config: { server: { limits: { per_credential_rps: 5 } } } });
 });
 cred.after(async (ctx) => ctx.s.dispose());
 
@@ -136,9 +137,9 @@ cred('never limits the health probes', async ({ s }) => {
   assert.ok(answers.every((a) => a.status === 200));
 });
 
-const addr = suite<{ s: TestServer }>('a per-address limit');
+const addr = suite<{ s: HttpServer }>('a per-address limit');
 addr.before(async (ctx) => {
-  ctx.s = await startServer({ config: { server: { limits: { per_address_rps: 5 } } } });
+  ctx.s = await startApp({ config: { server: { limits: { per_address_rps: 5 } } } });
 });
 addr.after(async (ctx) => ctx.s.dispose());
 

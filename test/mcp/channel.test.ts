@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ALPHA = TOKENS.alphaOnly.value;
 const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
@@ -35,7 +36,7 @@ interface Watched {
 }
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
   n: number;
   stateDir(): string;
@@ -64,7 +65,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
   t.before(async (ctx) => {
     pgs = backend === 'postgres' ? await freshSchema() : undefined;
-    ctx.s = await startServer({
+    ctx.s = await startApp({
       ...(pgs ? { env: { SVC_TEST_STORE_URL: pgs.url } } : {}),
       config: { ...CONFIG, ...(pgs ? { store: pgStore(pgs) } : {}) },
     });

@@ -11,7 +11,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
 import { connectMcpHttp, type McpHttpSession } from '../helpers/mcp-http.js';
-import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
@@ -19,7 +20,7 @@ const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observ
 const GAMMA = { id: 'gamma-bot', value: 'tok-gammabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['gamma'] };
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
   stdio: McpSession;
   http: McpHttpSession;
@@ -28,7 +29,7 @@ interface Ctx {
 const t = suite<Ctx>('the MCP tools edit_message and delete_message');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: {
         tokens: [
@@ -58,7 +59,7 @@ const TRANSPORTS: readonly { name: string; agent: string; session: (ctx: Ctx) =>
   { name: '/v1/mcp (HTTP)', agent: 'gamma', session: (ctx) => ctx.http },
 ];
 
-async function stored(s: TestServer, id: string): Promise<Json> {
+async function stored(s: AppServer, id: string): Promise<Json> {
   const r = await s.get('/v1/rooms/general/messages?limit=100', ADMIN);
   assert.is(r.status, 200, r.text);
   return r.body.messages.find((m: Json) => m.id === id);

@@ -1,4 +1,4 @@
-// Edits and deletes over a pairing (#40 parts 1 and 2): two real servers sharing room `general`,
+// Edits and deletes over a pairing (#40 parts 1 and 2): two servers (in the test process) sharing room `general`,
 // paired directly and through `svc relay`. The sender's edit on its home network reaches the peer's
 // copy (new parts, version, edited_at, message.edited on its SSE), an agent of the peer newly
 // mentioned by the edit is woken there once, the delete leaves a tombstone there too (message.deleted),
@@ -8,7 +8,6 @@
 // operator may redact its own copy without anything going back home.
 // On sqlite directly and through the relay, and on Postgres (two schemas) directly.
 
-import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
@@ -16,7 +15,9 @@ import { dmIdFor } from '../../src/network/messages.js';
 import { type AttachClient, attachAs, SseClient } from '../helpers/live.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, PROCESS_START_MS, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
+import { createRelayServer, RELAY_PATH } from '../../src/relay/server.js';
 
 const PAIR_TOKEN = 'lifecycle-pair-secret-5e1c9a7b20';
 const BETA = 'tok-betaonly-lifecycle-0123456789';
@@ -31,44 +32,23 @@ const tokens = () => [
 ];
 const text = (t: string) => [{ kind: 'text', text: t }];
 
-/** `svc relay --listen 127.0.0.1:0` as a child process. */
+/** A relay (what `svc relay --listen 127.0.0.1:0` runs) in the test process. */
 async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), PROCESS_START_MS);
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    });
-  return { url, stop };
+  const relay = createRelayServer();
+  const addr = await relay.listen('127.0.0.1:0');
+  return { url: `ws://127.0.0.1:${addr.port}${RELAY_PATH}`, stop: () => relay.close() };
 }
 
 interface Ctx {
-  a: TestServer;
-  b: TestServer;
+  a: AppServer;
+  b: AppServer;
   relay?: { url: string; stop: () => Promise<void> };
   /** The store of each side (default: the test default, sqlite), and the environment both start with. */
   store?: (side: 'a' | 'b') => Record<string, Json>;
   env?: Record<string, string>;
 }
 
-const connected = async (s: TestServer) =>
+const connected = async (s: AppServer) =>
   ((await s.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab')?.status === 'connected';
 
 /** A (alpha-net) and B (beta-net) share `general`, each granting the other's agent membership; directly, or through a relay. */
@@ -79,7 +59,7 @@ async function pair(ctx: Ctx): Promise<void> {
   if (ctx.relay) {
     const relay = { url: ctx.relay.url, room: 'lifecycle-relay-room-0123456789abcdef' };
     const side = (id: string, remote: string, members: string[]) =>
-      startServer({
+      startApp({
         env,
         config: {
           network: { id, name: id },
@@ -93,7 +73,7 @@ async function pair(ctx: Ctx): Promise<void> {
     ctx.a = await side('alpha-net', 'beta-net', ['alpha', 'beta-net:beta']);
     ctx.b = await side('beta-net', 'alpha-net', ['beta', 'gamma', 'alpha-net:alpha']);
   } else {
-    ctx.a = await startServer({
+    ctx.a = await startApp({
       env,
       config: {
         network: { id: 'alpha-net', name: 'Alpha' },
@@ -103,7 +83,7 @@ async function pair(ctx: Ctx): Promise<void> {
         rooms: [{ id: 'general', members: ['alpha', 'beta-net:beta'] }],
       },
     });
-    ctx.b = await startServer({
+    ctx.b = await startApp({
       env,
       config: {
         network: { id: 'beta-net', name: 'Beta' },
@@ -118,19 +98,20 @@ async function pair(ctx: Ctx): Promise<void> {
       appendTo(doc, ['pairings'], { id: 'ab', remote_network_id: 'beta-net', remote_base_url: ctx.b.url, token: PAIR_TOKEN, bound: true });
       doc.setIn(['rooms', 0, 'federation'], doc.createNode({ pairings: ['ab'] }));
     });
+    await ctx.a.reload();
   }
   await eventually(() => connected(ctx.a), WAIT, 'A connected to B');
   await eventually(() => connected(ctx.b), WAIT, 'B connected to A');
 }
 
 /** Message `id` in `general` at `s` (undefined while it is not there). */
-async function messageAt(s: TestServer, id: string): Promise<Json | undefined> {
+async function messageAt(s: AppServer, id: string): Promise<Json | undefined> {
   const r = await s.get('/v1/rooms/general/messages?limit=50', ADMIN);
   return (r.body?.messages as Json[] | undefined)?.find((x) => x.id === id);
 }
 
-const patch = (s: TestServer, id: string, body: Json, token: string) => s.req('PATCH', `/v1/messages/${id}`, { token, body });
-const remove = (s: TestServer, id: string, token: string, body?: Json) =>
+const patch = (s: AppServer, id: string, body: Json, token: string) => s.req('PATCH', `/v1/messages/${id}`, { token, body });
+const remove = (s: AppServer, id: string, token: string, body?: Json) =>
   s.req('DELETE', `/v1/messages/${id}`, { token, ...(body ? { body } : {}) });
 
 async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
@@ -240,7 +221,7 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
 
     // A DM between the networks: alpha's edit reaches beta's copy, beta's delete reaches alpha's.
     const dmId = dmIdFor(['alpha-net:alpha', 'beta-net:beta']);
-    const dmAt = async (s: TestServer, mid: string) =>
+    const dmAt = async (s: AppServer, mid: string) =>
       ((await s.get(`/v1/dms/${dmId}/messages`, ADMIN)).body?.messages as Json[] | undefined)?.find((x) => x.id === mid);
     const dm = (from: string, t: string, peer: string) => ({
       target: { kind: 'dm', participant_ids: [peer] },
@@ -270,7 +251,7 @@ async function editsAndDeletesRelay(ctx: Ctx): Promise<void> {
 }
 
 /** The ids of the messages B's (or A's) search finds for `q`. */
-async function searchIds(s: TestServer, q: string): Promise<string[]> {
+async function searchIds(s: AppServer, q: string): Promise<string[]> {
   const r = await s.get(`/v1/search?q=${encodeURIComponent(q)}`, ADMIN);
   assert.is(r.status, 200, r.text);
   return (r.body.messages as Json[]).map((m) => m.id as string);

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
-import { roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ALPHA = TOKENS.alphaOnly.value;
 const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
   m: McpSession;
 }
@@ -22,7 +23,7 @@ interface Ctx {
 const t = suite<Ctx>('the MCP tool react');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: {
         tokens: [
@@ -46,7 +47,7 @@ t.after(async (ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-async function say(s: TestServer, room: string, text: string): Promise<string> {
+async function say(s: AppServer, room: string, text: string): Promise<string> {
   const r = await s.post('/v1/messages', roomMessage(room, 'alpha', text), ALPHA);
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;

@@ -1,16 +1,17 @@
-// Reactions over a pairing: two directly paired servers sharing room `general`. A reaction on
+// Reactions over a pairing: two directly paired servers (in the test process) sharing room `general`. A reaction on
 // either side reaches the other (both store the message under one id), removals too, nothing
 // echoes back, and the receiving side's membership rules hold for relayed reactions as for
 // relayed messages. Direct and through `svc relay`, on sqlite and on Postgres.
 
-import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { dmIdFor } from '../../src/network/messages.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer, PROCESS_START_MS } from '../helpers/server.js';
+import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
+import { createRelayServer, RELAY_PATH } from '../../src/relay/server.js';
 
 const PAIR_TOKEN = 'reaction-pair-secret-8d2f6b1c47';
 const WAIT = 20_000;
@@ -20,39 +21,18 @@ const tokens = () => [
   ...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes], ...('agents' in t ? { agents: [...t.agents] } : {}) })),
   { id: 'ab', value: PAIR_TOKEN, scopes: ['pair'] },
 ];
-/** `svc relay --listen 127.0.0.1:0` as a child process. */
+/** A relay (what `svc relay --listen 127.0.0.1:0` runs) in the test process. */
 async function startRelay(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, [SVC_BIN, 'relay', '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc relay did not start:\n${out}`)), PROCESS_START_MS);
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /svc relay listening on (ws:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    });
-  return { url, stop };
+  const relay = createRelayServer();
+  const addr = await relay.listen('127.0.0.1:0');
+  return { url: `ws://127.0.0.1:${addr.port}${RELAY_PATH}`, stop: () => relay.close() };
 }
 
 const path = (id: string, emoji: string) => `/v1/messages/${encodeURIComponent(id)}/reactions/${encodeURIComponent(emoji)}`;
 
 interface Ctx {
-  a: TestServer;
-  b: TestServer;
+  a: AppServer;
+  b: AppServer;
   pg?: PgSchema;
   env: Record<string, string>;
 }
@@ -63,7 +43,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, re
   if (relayUrl) {
     const relay = { url: relayUrl, room: 'reactions-relay-room-0123456789abcdef' };
     const side = (id: string, remote: string, members: string[]) =>
-      startServer({
+      startApp({
         env: ctx.env,
         config: {
           network: { id, name: id },
@@ -82,7 +62,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, re
     );
     return;
   }
-  ctx.a = await startServer({
+  ctx.a = await startApp({
     env: ctx.env,
     config: {
       network: { id: 'alpha-net', name: 'Alpha' },
@@ -92,7 +72,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, re
       ...storeOf('a'),
     },
   });
-  ctx.b = await startServer({
+  ctx.b = await startApp({
     env: ctx.env,
     config: {
       network: { id: 'beta-net', name: 'Beta' },
@@ -107,6 +87,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, re
     appendTo(doc, ['pairings'], { id: 'ab', remote_network_id: 'beta-net', remote_base_url: ctx.b.url, token: PAIR_TOKEN, bound: true });
     doc.setIn(['rooms', 0, 'federation'], doc.createNode({ pairings: ['ab'] }));
   });
+  await ctx.a.reload();
   await eventually(
     async () => ((await ctx.a.get('/v1/pairings', ADMIN)).body.pairings as Json[]).find((p) => p.id === 'ab')?.status === 'connected',
     WAIT,
@@ -115,7 +96,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>, re
 }
 
 /** The reactions of message `id` in `general` at `s` (undefined while the message is not there). */
-async function reactionsAt(s: TestServer, id: string): Promise<Json[] | undefined> {
+async function reactionsAt(s: AppServer, id: string): Promise<Json[] | undefined> {
   const r = await s.get('/v1/rooms/general/messages?limit=20', ADMIN);
   const m = (r.body?.messages as Json[] | undefined)?.find((x) => x.id === id);
   return m ? (m.reactions ?? []) : undefined;
@@ -174,7 +155,7 @@ async function reactionsRelayBothWays(ctx: Ctx): Promise<void> {
   );
   assert.is(dm.status, 200, dm.text);
   const dmId = dmIdFor(['alpha-net:alpha', 'beta-net:beta']);
-  const dmReactions = async (s: TestServer) => {
+  const dmReactions = async (s: AppServer) => {
     const r = await s.get(`/v1/dms/${dmId}/messages`, ADMIN);
     const m = (r.body?.messages as Json[] | undefined)?.find((x) => x.id === dm.body.message_id);
     return m ? (m.reactions ?? []) : undefined;

@@ -8,7 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
 import { attachAs } from '../helpers/live.js';
-import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS, type Json } from '../helpers/server.js';
+import { type AppServer, startApp } from '../helpers/app.js';
 
 const ALPHA: string = TOKENS.alphaOnly.value;
 const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
@@ -23,9 +24,9 @@ const CONFIG: Json = {
   rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }],
 };
 
-const t = suite<{ s: TestServer; dir: string; m: McpSession }>('receipts through svc mcp');
+const t = suite<{ s: AppServer; dir: string; m: McpSession }>('receipts through svc mcp');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: CONFIG });
+  ctx.s = await startApp({ config: CONFIG });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-mcp-receipts-'));
   ctx.m = await startMcp(['--url', ctx.s.url, '--agent', 'beta', '--state-dir', path.join(ctx.dir, 'state')], { SVC_TOKEN: BETA.value });
   await ctx.m.waitFor(/attached as beta/);
@@ -36,7 +37,7 @@ t.after(async (ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-const stateOf = async (s: TestServer, id: string, reader: string) => {
+const stateOf = async (s: AppServer, id: string, reader: string) => {
   const r = await s.get(`/v1/messages/${id}/receipts`, ALPHA);
   assert.is(r.status, 200, r.text);
   return (r.body.receipts as Json[]).find((x) => x.reader.id === reader)?.state;

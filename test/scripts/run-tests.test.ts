@@ -31,6 +31,10 @@ t.before((ctx) => {
 });
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
+/** A run of area `a` (a passing and a failing file), made once and read by the tests that need it: each run builds the sources. */
+let areaA: ReturnType<typeof run> | undefined;
+const runA = (dir: string) => (areaA ??= run(dir, ['a']));
+
 const run = (dir: string, args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [path.join(ROOT, 'scripts/run-tests.mjs'), ...args], {
     cwd: ROOT,
@@ -47,7 +51,7 @@ t('an area of passing files passes with the count line', ({ dir }) => {
 });
 
 t('a failing file is run from compiled JavaScript, and its stack names the TypeScript file and line', ({ dir }) => {
-  const r = run(dir, ['a/fail']);
+  const r = runA(dir);
   assert.is(r.status, 1, r.stdout + r.stderr);
   // The fixture's line 4 is the assertion (three lines of imports and the suite come first).
   assert.match(r.stdout, /a\/fail\.unit\.test\.ts:4:\d+\)/);
@@ -85,7 +89,7 @@ t('svc processes run the build as plain JavaScript, with what src/ reads beside 
 });
 
 t('a failing assertion fails the run and its output is printed in full', ({ dir }) => {
-  const r = run(dir, ['a']);
+  const r = runA(dir);
   assert.is(r.status, 1);
   assert.match(r.stdout, /^FAIL .* a\/fail\.unit\.test\.ts \(1 passed, 1 failed\)$/m);
   assert.match(r.stdout, /==== a\/fail\.unit\.test\.ts failed; its output:[\s\S]*MARK-FAILED-ASSERT/);

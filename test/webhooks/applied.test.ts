@@ -11,7 +11,8 @@ import { stringify } from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { freshSchema } from '../helpers/pg.js';
 import { startPgServer } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, TOKENS, type HttpServer, type Json, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const admin = TOKENS.admin.value;
@@ -32,10 +33,10 @@ function declarations(url: string, extra: Record<string, Json> = {}): Record<str
   };
 }
 
-const hookList = async (s: TestServer) => (await s.get('/v1/webhooks', admin)).body;
+const hookList = async (s: HttpServer) => (await s.get('/v1/webhooks', admin)).body;
 
 /** Posts a message and waits until the receiver has it; returns the verified payload. */
-async function deliveredSigned(s: TestServer, rx: Receiver, text: string): Promise<Json> {
+async function deliveredSigned(s: HttpServer, rx: Receiver, text: string): Promise<Json> {
   const sent = await s.post('/v1/messages', roomMessage('ops', 'bot', text), admin);
   assert.is(sent.status, 200, sent.text);
   const got = await eventually(() => rx.received.find((r) => r.body.includes(text)), 10_000, `delivery of ${text}`);
@@ -140,7 +141,7 @@ t('applied to a running server, an event is delivered signed and an inbound POST
 });
 
 t('a bad declaration is refused 400 with its field path, and nothing of the apply is written', async ({ rx }) => {
-  const s = await startServer();
+  const s = await startApp();
   try {
     const hook = { id: 'out', url: rx.url, secret: OUT_SECRET, allow_private_network: true };
     const cases: [Json, RegExp][] = [
@@ -166,7 +167,7 @@ t('a bad declaration is refused 400 with its field path, and nothing of the appl
 
 t('svc.yaml wins an id declared in both: the same declaration is unchanged, another is refused 409', async ({ rx }) => {
   const own = declarations(rx.url);
-  const s = await startServer({ config: { webhooks: own.webhooks, inbound_hooks: own.inbound_hooks }, env: ENV });
+  const s = await startApp({ config: { webhooks: own.webhooks, inbound_hooks: own.inbound_hooks }, env: ENV });
   try {
     const w = {
       id: 'out',

@@ -7,9 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { eventually, roomMessage, startServer, TOKENS, type HttpServer } from '../helpers/server.js';
 import { startApp } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
-import { lookup } from 'node:dns/promises';
-import { hostname } from 'node:os';
-import { isPrivateAddress } from '../../src/protocol/private-address.js';
+import type { Resolve } from '../../src/http/outbound.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SECRET = `whsec_${Buffer.from('a test signing key of 32 bytes!!').toString('base64')}`;
@@ -166,7 +164,7 @@ test('kill -9 with deliveries pending loses none: each arrives after the restart
   }
 });
 
-test('a target on loopback is refused without allow_private_network, at config load and at connect time after DNS', async () => {
+test('a target on loopback is refused without allow_private_network, at config load and at connect time after DNS (a resolver the test controls)', async () => {
   const rx = await startReceiver();
   try {
     // At config load: the server does not start.
@@ -178,26 +176,46 @@ test('a target on loopback is refused without allow_private_network, at config l
       refused = String(err);
     }
     assert.match(refused, /webhooks\[0\]\.url: 127\.0\.0\.1 is a loopback, private or reserved address/);
-    // A name that resolves to loopback passes the config check and is refused when connecting
-    // (this machine's own name resolves to 127.0.0.1 where the suite runs; skipped where it does not).
-    const name = hostname();
-    const addrs = await lookup(name, { all: true }).catch(() => []);
-    if (addrs.length > 0 && addrs.every((a) => isPrivateAddress(a.address))) {
-      const url = rx.url.replace('127.0.0.1', name);
-      const s = await startApp({ config: hookConfig(url, { allow_private_network: false }), env: ENV });
-      try {
-        await ready(s);
-        await s.post('/v1/messages', roomMessage('ops', 'bot', 'to a private name'), admin);
-        const d = await eventually(
-          async () => (await s.get('/v1/webhooks/out/deliveries', admin)).body.deliveries.find((x: { attempts: number }) => x.attempts > 0),
-          10_000,
-          'an attempt',
-        );
-        assert.match(d.last_error, /refused: .* resolves to 127\.0\.0\.1/);
-        assert.is(rx.received.length, 0);
-      } finally {
-        await s.dispose();
-      }
+    // A name that resolves to loopback passes the config check and is refused when connecting. The
+    // name is resolved by the test's own resolver (given to the webhooks feature as the system's
+    // resolver would be), so the check runs wherever the suite runs.
+    const name = 'hooks.example';
+    const asked: string[] = [];
+    const resolve: Resolve = async (host) => {
+      asked.push(host);
+      return host === name ? [{ address: '127.0.0.1', family: 4 }] : [];
+    };
+    // Loaded here, after startApp set SVC_WEBHOOK_POLL_MS for the module's first load.
+    const [{ defaultFeatures }, { webhooksFeature, webhooksResolving }] = await Promise.all([
+      import('../../src/features.js'),
+      import('../../src/webhooks/feature.js'),
+    ]);
+    const features = defaultFeatures.map((f) => (f === webhooksFeature ? webhooksResolving(resolve) : f));
+    const url = rx.url.replace('127.0.0.1', name);
+    const s = await startApp({ config: hookConfig(url, { allow_private_network: false }), env: ENV, features });
+    try {
+      await ready(s);
+      await s.post('/v1/messages', roomMessage('ops', 'bot', 'to a private name'), admin);
+      const d = await eventually(
+        async () => (await s.get('/v1/webhooks/out/deliveries', admin)).body.deliveries.find((x: { attempts: number }) => x.attempts > 0),
+        10_000,
+        'an attempt',
+      );
+      assert.match(d.last_error, /refused: .*hooks\.example resolves to 127\.0\.0\.1/);
+      assert.is(rx.received.length, 0);
+      assert.ok(asked.includes(name), 'the name went through the resolver');
+    } finally {
+      await s.dispose();
+    }
+    // The same name and resolver with allow_private_network: the receiver gets it (the refusal
+    // above was the address check, not a name that could not be reached).
+    const allowed = await startApp({ config: hookConfig(url), env: ENV, features });
+    try {
+      await ready(allowed);
+      await allowed.post('/v1/messages', roomMessage('ops', 'bot', 'to a private name, allowed'), admin);
+      await eventually(() => rx.received.some((r) => r.status === 200), 10_000, 'a delivery through the resolved name');
+    } finally {
+      await allowed.dispose();
     }
   } finally {
     await rx.close();

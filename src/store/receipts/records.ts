@@ -83,6 +83,7 @@ export function bridge(ranges: ReceiptRange[], seq: number, createdBetween: Crea
   let i = k;
   const join = (lo: number, hi: number) => {
     const [a, b] = [out[lo]!, out[hi]!];
+    // biome-ignore lint/complexity/useMathMinMax: the later of two ISO times (strings), not numbers
     out.splice(lo, 2, [a[0], b[1], a[2] > b[2] ? a[2] : b[2]]);
   };
   const open = (before: ReceiptRange, after: ReceiptRange) =>

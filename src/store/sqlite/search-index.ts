@@ -82,9 +82,8 @@ export class SearchIndex {
   /** A rebuild's fill: the last seq read and the seq it reads up to. */
   private fill: { at: number; upto: number } | undefined;
   private rebuildOwed = false;
-  /** Swaps posted and heard done: a rebuild is done when the last one posted is. */
+  /** Swaps posted: a rebuild is done when the last one posted is written (earlier ones may never be). */
   private swaps = 0;
-  private swapped = 0;
   /** Acknowledged writes not yet indexed: their last seq and when they were acknowledged. */
   private readonly lagSeqs: number[] = [];
   private readonly lagTimes: number[] = [];
@@ -234,8 +233,7 @@ export class SearchIndex {
     }
     // Messages after `upto` reach the new database as they are fed: it has everything.
     this.fill = undefined;
-    this.swaps++;
-    this.post({ op: 'swap' });
+    this.post({ op: 'swap', n: ++this.swaps });
   }
 
   private heard(m: FromWorker): void {
@@ -267,7 +265,7 @@ export class SearchIndex {
       }
       case 'rebuilt':
         // A second redaction restarted the fill, or its swap is still being written: that one is owed.
-        if (++this.swapped < this.swaps || this.fill) return;
+        if (m.n < this.swaps || this.fill) return;
         this.rebuildOwed = false;
         this.opts.rebuilt();
         return;

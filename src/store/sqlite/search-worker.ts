@@ -32,7 +32,8 @@ export type ToWorker =
   | { op: 'edit'; item: FeedItem }
   | { op: 'forget'; ids: string[] }
   | { op: 'rebuild' }
-  | { op: 'swap' }
+  /** `n` numbers the swaps, so the store knows which one a 'rebuilt' answers. */
+  | { op: 'swap'; n: number }
   | { op: 'query'; id: number; q: CandidateQuery }
   | { op: 'close' };
 
@@ -40,7 +41,7 @@ export type FromWorker =
   | { op: 'ready'; indexed: number; note?: string }
   | { op: 'indexed'; seq: number }
   | { op: 'result'; id: number; seqs?: number[]; error?: string }
-  | { op: 'rebuilt' }
+  | { op: 'rebuilt'; n: number }
   | { op: 'closed' }
   | { op: 'failed'; error: string; fatal?: boolean };
 
@@ -116,7 +117,7 @@ class SearchWorker {
         this.next = SearchDb.empty(this.SQL, this.data.epoch);
         return;
       case 'swap':
-        this.swap();
+        this.swap(m.n);
         return;
       case 'query':
         this.flush();
@@ -220,7 +221,7 @@ class SearchWorker {
    * The rebuilt database replaces the file (a durable rename), then answers searches; the store
    * hears 'rebuilt' once the file no longer holds what the old index held.
    */
-  private swap(): void {
+  private swap(n: number): void {
     const next = this.next;
     if (!next) return;
     this.flush();
@@ -231,7 +232,8 @@ class SearchWorker {
     next.dirty = true;
     const written = (ok: boolean): void => {
       if (this.cur !== next || this.closed) return;
-      if (ok) this.post({ op: 'rebuilt' });
+      // A later swap's database replaced this one before it was written: that swap answers instead.
+      if (ok) this.post({ op: 'rebuilt', n });
       // A write the disk refused (reported as 'failed'): tried again, the scrub stays pending.
       else setTimeout(() => void this.persist().then(written), PERSIST_MS);
     };

@@ -31,6 +31,24 @@ function storeFiles(dir: string): Record<string, string> {
   return out;
 }
 
+/**
+ * Waits until the live server's own background writes are done: its search worker writes
+ * svc.db.search at most every 2 s after it indexes, so the file must have indexed the last send
+ * (a search finds it) and kept its size and mtime over 3 s.
+ */
+async function quiet(s: TestServer, lastId: string): Promise<void> {
+  const r = await s.get(`/v1/search?q=${encodeURIComponent(lastId)}`, ADMIN);
+  assert.is(r.status, 200);
+  const file = path.join(s.dir, '.svc', 'svc.db.search');
+  const stamp = () => (existsSync(file) ? `${statSync(file).size} ${statSync(file).mtimeMs}` : '');
+  for (let i = 0; i < 20; i++) {
+    const before = stamp();
+    await new Promise((r) => setTimeout(r, 3000));
+    if (before !== '' && stamp() === before) return;
+  }
+  assert.unreachable('the search file kept changing');
+}
+
 async function send(s: TestServer, id: string): Promise<boolean> {
   const r = await s.post('/v1/messages', { ...roomMessage('general', 'ops', id), id }, ADMIN);
   return r.status >= 200 && r.status < 300;
@@ -76,6 +94,7 @@ t(
       assert.is(acked.length, 5);
 
       // Same config, another port: refused before it reads anything, leaving every file as it was.
+      await quiet(s, 'before-4');
       const files = storeFiles(path.join(s.dir, '.svc'));
       const same = await cli(['serve', '--config', s.configFile, '--listen', '127.0.0.1:0'], { cwd: s.dir });
       assert.is(same.code, 1, same.stdout + same.stderr);

@@ -68,7 +68,7 @@ t(
     await page.locator('[data-testid=attachment-thumb]').waitFor();
     assert.match((await page.locator('[data-testid=attachment-thumb]').getAttribute('src')) ?? '', /^data:image\/png;base64,/);
     // Uploaded: the item knows its file id and the progress bar is gone.
-    await page.waitForFunction("document.querySelector('[data-testid=attachment]')?.dataset.fileId?.length > 0");
+    await page.locator('[data-testid=attachment][data-file-id]:not([data-file-id=""])').waitFor();
     const fileId = await item.getAttribute('data-file-id');
     assert.ok(fileId, 'the upload answered a file id');
 
@@ -83,7 +83,11 @@ t(
     const preview = msg.locator('[data-testid=file-preview]');
     await preview.waitFor();
     const img = "document.querySelector('[data-testid=file-preview]')";
-    await page.waitForFunction(`${img}?.complete && ${img}.naturalWidth > 0`);
+    // Polled with evaluate: waitForFunction's string predicates need eval, which the console's CSP refuses.
+    for (let i = 0; !(await page.evaluate(`!!(${img}?.complete && ${img}.naturalWidth > 0)`)); i++) {
+      assert.ok(i < 200, 'the preview image loaded');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.equal(await page.evaluate(`[${img}.naturalWidth, ${img}.naturalHeight]`), [8, 6]);
     const link = msg.locator('[data-testid=file-link]');
     assert.is(await link.textContent(), 'red-dot.png');

@@ -247,7 +247,12 @@ durable('checkpoints done in the worker thread keep everything, also across a cr
   await a.close();
   const b = await open();
   await assertPopulated(b, ms);
-  assert.equal(logs, []);
+  // `a` lived on beside the "crashed" store and wrote its own search file at close, which no
+  // killed server does: the next open finds the file not matching and builds it again (said once).
+  assert.equal(
+    logs.filter((l) => !/^store: search: .*svc\.db\.search is damaged or of another store/.test(l)),
+    [],
+  );
 });
 
 durable('a journal write failure rejects the batch, shows none of it, and later writes succeed', async () => {

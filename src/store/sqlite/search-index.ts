@@ -186,7 +186,8 @@ export class SearchIndex {
   }
 
   private schedule(): void {
-    if (this.soon || !this.ready || this.closing) return;
+    // A broken index feeds nothing: rescheduling would spin the loop for good.
+    if (this.soon || !this.ready || this.closing || this.broken) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
       this.feed(FEED_BUDGET_MS);

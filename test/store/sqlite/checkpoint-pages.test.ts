@@ -39,10 +39,14 @@ async function open(opts: Partial<SqliteStoreOptions> = {}): Promise<SqliteStore
 // collector found would have its file handles closed behind the test's back (Node's DEP0137).
 const crashed: unknown[] = [];
 
-/** A store left as a crash would leave it: never closed, never touched again. */
+/**
+ * A store left as a crash would leave it: never closed, never touched again. Its search thread dies
+ * with it, as a killed process's threads do (alive, it would keep the test process from ending).
+ */
 function abandon(s: SqliteStore): void {
   opened = opened.filter((x) => x !== s);
   crashed.push(s);
+  void (s as unknown as { search?: { worker: { terminate(): Promise<number> } } }).search?.worker.terminate();
 }
 
 /** A hook's answer that never comes: the checkpoint waiting on it is frozen for good. */

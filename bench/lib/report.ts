@@ -4,9 +4,7 @@ import type { FanoutResult, IngestResult } from '../scenarios/live.js';
 import type { AttachResult } from '../scenarios/attach.js';
 import type { HistoryResult } from '../scenarios/history.js';
 import type { FootprintResult } from '../scenarios/receipts-footprint.js';
-import type { ScalingResults } from '../scenarios/scaling.js';
-import type { WakeResults } from '../scenarios/wake.js';
-import type { FilesResult } from '../scenarios/files.js';
+import type { FilesResult, ScalingResults, WakeResults } from './scenario-results.js';
 import type { RatioSpread, Repeated } from './reps.js';
 
 export type Ref<T> = T | null;

@@ -11,20 +11,8 @@ import type { RunContext } from '../lib/run-context.js';
 import { nowMs, round } from '../lib/stats.js';
 import { PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
-
-export interface FilesResult {
-  /** Uploaded MiB per second: every upload of the rounds, from the first start to the last finish of each round. */
-  upload_mib_per_s: number | null;
-  ingest_p99_ms_with_uploads: number | null;
-  ingest_p99_ms_alone: number | null;
-  /** with / alone: how much the uploads held up the sends. */
-  ingest_p99_ratio: number | null;
-  upload_bytes: number;
-  uploaders: number;
-  /** Uploads finished, over every round. */
-  uploads: number;
-  reps: number;
-}
+import type { FilesResult } from '../lib/scenario-results.js';
+export type { FilesResult };
 
 /** The raw request of one upload: a fresh first 16 bytes make each a new blob. */
 function uploadRequest(body: Buffer, n: number): Buffer {

@@ -19,42 +19,8 @@ import type { RunContext } from '../lib/run-context.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples, sleep } from '../lib/stats.js';
 import { NETWORK, sendBody, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
-
-/** What one instance count measured (results.json `scaling.instances_N`). */
-export interface ScalingRow {
-  instances: number;
-  /** Messages per second published over all instances (the run's paced rate). */
-  rate: number;
-  agents: number;
-  /** Every delivery over the time from the first post to the last delivery. */
-  deliveries_per_s: number | null;
-  /** CPU per published message of one instance (µs): the mean over the instances; each in `_each`. */
-  instance_cpu_us_per_msg: number | null;
-  instance_cpu_us_per_msg_each: (number | null)[];
-  db_cpu_us_per_msg: number | null;
-  db_xacts_per_msg: number | null;
-  /** Publish to delivery over every agent's every message. */
-  p50_ms: number | null;
-  p99_ms: number | null;
-  complete: boolean;
-  delivered: number;
-  expected: number;
-  /** The host's idle share while publishing (%). */
-  idle_pct: number | null;
-  /**
-   * The same processes with the agents attached and nothing sent (AT_REST_S seconds before the
-   * paced phase): what instances cost per second whatever the traffic (heartbeats, leases, the
-   * feed's safety poll), which the per-message figures above include at a low rate.
-   */
-  at_rest: { instance_cpu_ms_per_s: number | null; db_cpu_ms_per_s: number | null; db_xacts_per_s: number | null };
-}
-
-export interface ScalingResults {
-  instances_1?: ScalingRow | null;
-  instances_2?: ScalingRow | null;
-  instances_4?: ScalingRow | null;
-  note?: string;
-}
+import type { ScalingRow, ScalingResults } from '../lib/scenario-results.js';
+export type { ScalingRow, ScalingResults };
 
 /** Seconds of no traffic measured before each paced phase (`at_rest`). */
 export const AT_REST_S = 2;

@@ -25,32 +25,8 @@ import { PUBLISHER, SVC_BIN, sendBody, startSvc, type SvcServer, TOKEN } from '.
 import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { isSaturated } from '../lib/verdict.js';
 import { runPaced } from './live.js';
-
-/** A wake path's figures. */
-export interface WakeFigures {
-  p50_ms: number | null;
-  p99_ms: number | null;
-  /** Mentions measured. */
-  probes?: number;
-}
-
-/** results.json `wake`. */
-export interface WakeResults {
-  agent_run?: WakeFigures | null;
-  mcp_wait?: WakeFigures | null;
-  /** The baseline's publish-to-frame latency at the same paced load. */
-  baseline?: WakeFigures | null;
-  /** svc's own publish-to-EVENT latency of the load while the wakes were measured. */
-  svc_load?: WakeFigures | null;
-  /** The load: messages/s and attached agents. */
-  rate?: number;
-  agents?: number;
-  /** The host's idle share (%) while the wakes were measured, and during the baseline's run. */
-  idle_pct?: number | null;
-  baseline_idle_pct?: number | null;
-  saturated?: boolean;
-  note?: string;
-}
+import type { WakeFigures, WakeResults } from '../lib/scenario-results.js';
+export type { WakeFigures, WakeResults };
 
 /** The target: a wake's p99 at most this many times the baseline's frame p99. */
 export const WAKE_TARGET = 2;

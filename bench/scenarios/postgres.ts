@@ -90,7 +90,7 @@ export async function runPostgres(ctx: RunContext, fanoutRoom: { id: string; mem
 }
 
 /** The pid of a cluster's postmaster (first line of postmaster.pid), when this process started it. */
-function postmasterPid(dataDir: string | undefined): number | undefined {
+export function postmasterPid(dataDir: string | undefined): number | undefined {
   try {
     const pid = dataDir ? Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : NaN;
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;

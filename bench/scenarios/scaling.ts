@@ -9,12 +9,13 @@
 // cost per second at rest (agents attached, nothing sent). Measured once per count, on fresh
 // instances and a fresh schema.
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { sql, startOwnCluster } from '../../test/helpers/pg.js';
 import { paced, postBytes } from '../lib/http.js';
 import { SubscriberPool } from '../lib/pool.js';
 import { cpuMs, idleMeter, treeCpuMs } from '../lib/procs.js';
+import { postmasterPid } from './postgres.js';
 import type { RunContext } from '../lib/run-context.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples, sleep } from '../lib/stats.js';
@@ -198,15 +199,5 @@ async function measure(
     };
   } finally {
     await Promise.all(pools.map((p) => p.close()));
-  }
-}
-
-/** The pid of a cluster's postmaster (first line of postmaster.pid), when this process started it. */
-function postmasterPid(dataDir: string | undefined): number | undefined {
-  try {
-    const pid = dataDir ? Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : NaN;
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
   }
 }

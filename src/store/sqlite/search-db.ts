@@ -10,6 +10,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import { indexText } from '../../protocol/search-text.js';
 import type { Message } from '../../protocol/types.js';
+import type { SearchQuery } from '../types.js';
 import { Db } from './db.js';
 import { mergeStep } from './search-merge.js';
 
@@ -41,17 +42,13 @@ export interface FeedItem {
 }
 
 /** What a search asks the index: candidates newest first, inside the caller's scope. */
-export interface CandidateQuery {
+export interface CandidateQuery extends Pick<SearchQuery, 'room_id' | 'thread_id' | 'dm_id' | 'from' | 'limit'> {
+  /** The FTS4 MATCH expression of the query's terms. */
   match: string;
-  room_ids: readonly string[];
-  dm_ids: readonly string[];
-  room_id?: string;
-  thread_id?: string;
-  dm_id?: string;
-  from?: string;
+  room_ids: SearchQuery['scope']['room_ids'];
+  dm_ids: SearchQuery['scope']['dm_ids'];
   /** Only seqs below this one (a cursor, or the last candidate of the previous read). */
   below?: number;
-  limit: number;
 }
 
 const SET_META = 'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';

@@ -118,9 +118,11 @@ async function runFile(file) {
   const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0 && !leaked;
   if (!ok && code === 0 && !signal && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
   const [passed, failed] = unjudged ? [0, 1] : [c.passed, Math.max(c.failed, ok ? 0 : 1)];
-  const r = { file, ms: Date.now() - t0, ok, out, passed, failed, skipped: c.skipped || 0 };
+  const cpu = Number(/^tests: cpu ([\d.]+) s$/m.exec(out)?.[1] ?? NaN);
+  const r = { file, ms: Date.now() - t0, cpu, ok, out, passed, failed, skipped: c.skipped || 0 };
   const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts})\n`);
+  const cpuNote = Number.isFinite(cpu) ? `, cpu ${cpu.toFixed(1)} s` : '';
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts}${cpuNote})\n`);
   return r;
 }
 
@@ -144,7 +146,10 @@ await Promise.all(
 await checked;
 
 for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
-process.stdout.write(`\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time\n`);
+const cpuTotal = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
+process.stdout.write(
+  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; the files' cpu: ${cpuTotal.toFixed(0)} s\n`,
+);
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.
 if (results.length > JOBS) {

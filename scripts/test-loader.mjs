@@ -2,7 +2,7 @@
 // scripts/test-build.mjs compiled (SVC_TEST_BUILD), under the .ts file's own URL, so
 // `import.meta.url` and relative paths are those of the sources. A .ts file added since: run again.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeSync } from 'node:fs';
 import { register } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -14,6 +14,20 @@ const ROOT = `${pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.met
 if (isMainThread && process.env.SVC_TEST_BUILD) {
   process.setSourceMapsEnabled(true);
   register(import.meta.url, { data: { build: process.env.SVC_TEST_BUILD } });
+  process.once('exit', reportCpu);
+}
+
+/** Tells scripts/run-tests.mjs the CPU seconds this file cost, with the processes it waited for (svc, chromium). */
+function reportCpu() {
+  try {
+    // /proc/self/stat after the command's closing parenthesis: fields 14-17 are utime, stime, cutime, cstime in ticks.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = f.slice(11, 15).reduce((n, t) => n + Number(t), 0);
+    writeSync(2, `\ntests: cpu ${(ticks / 100).toFixed(1)} s\n`);
+  } catch {
+    // not Linux: no count
+  }
 }
 
 /** URL of each compiled .ts file -> its JavaScript file (src/ is built at the top, as in dist/). */

@@ -10,10 +10,16 @@ import { isMainThread } from 'node:worker_threads';
 
 const ROOT = `${pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')).href}/`;
 
-// In the main thread: install the hooks (Node's hooks thread loads this file again) and map stack traces.
-if (isMainThread && process.env.SVC_TEST_BUILD) {
+/** Installs the hooks in this thread (Node's hooks thread loads this file again) and maps stack traces. */
+export function registerHooks() {
   process.setSourceMapsEnabled(true);
   register(import.meta.url, { data: { build: process.env.SVC_TEST_BUILD } });
+}
+
+// In the main thread; a worker thread the sources start (src/threads.ts) calls registerHooks itself.
+if (isMainThread && process.env.SVC_TEST_BUILD) {
+  registerHooks();
+  process.env.SVC_THREAD_LOADER = import.meta.url;
   process.once('exit', reportCpu);
 }
 
@@ -47,7 +53,8 @@ export function initialize({ build }) {
 
 /** TypeScript's ESM imports name the .js a .ts file becomes: `./x.js` is `./x.ts` here. */
 export async function resolve(specifier, context, next) {
-  if (context.parentURL?.startsWith(ROOT) && (specifier.startsWith('.') || specifier.startsWith('file:'))) {
+  // A thread's entry is imported by URL from its eval'd code, which has no parent of ours.
+  if (specifier.startsWith('file:') || (context.parentURL?.startsWith(ROOT) && specifier.startsWith('.'))) {
     const url = new URL(specifier, context.parentURL).href;
     const ts = url.endsWith('.js') ? `${url.slice(0, -3)}.ts` : url;
     if (compiled.has(ts)) return { url: ts, format: 'module', shortCircuit: true };

@@ -5,7 +5,7 @@
 //   lands in between), then written out.
 // `emit` takes each chunk of lines and resolves when the next may come (the response drained).
 
-import { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.js';
 import type { Store } from '../store/types.js';
 import { exportNetwork, type Emit, type ExportOptions } from './export-lines.js';
 import type { ImageJob, ImageReply } from './image-worker.js';
@@ -40,20 +40,9 @@ export async function streamExport(store: Store, o: ExportRequest, emit: Emit, s
   });
 }
 
-/** Starts the worker (image-worker.ts): from source under tsx, it registers the loader first. */
-function imageWorker(job: ImageJob): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./image-worker.ts', import.meta.url).href;
-    const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { eval: true, workerData: job });
-  }
-  return new Worker(new URL('./image-worker.js', import.meta.url), { workerData: job });
-}
-
 function inWorker(job: ImageJob, emit: Emit, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const w = imageWorker(job);
+    const w = startThread(import.meta.url, './image-worker', job);
     let settled = false;
     const finish = (err?: Error) => {
       if (settled) return;

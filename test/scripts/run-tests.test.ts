@@ -46,7 +46,9 @@ const run = (dir: string, args: string[], env: Record<string, string> = {}) =>
 t('an area of passing files passes with the count line', ({ dir }) => {
   const r = run(dir, ['a/pass']);
   assert.is(r.status, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^ok .* a\/pass\.unit\.test\.ts \(2 passed\)$/m);
+  // Each file's line says what CPU it cost (this machine has /proc), and the run their sum.
+  assert.match(r.stdout, /^ok .* a\/pass\.unit\.test\.ts \(2 passed, cpu \d+\.\d s\)$/m);
+  assert.match(r.stdout, /^wall time: \d+ s with \d+ at a time; the files' cpu: \d+ s$/m);
   assert.match(r.stdout, /\n2 passed, 0 failed\n$/);
 });
 
@@ -91,7 +93,7 @@ t('svc processes run the build as plain JavaScript, with what src/ reads beside 
 t('a failing assertion fails the run and its output is printed in full', ({ dir }) => {
   const r = runA(dir);
   assert.is(r.status, 1);
-  assert.match(r.stdout, /^FAIL .* a\/fail\.unit\.test\.ts \(1 passed, 1 failed\)$/m);
+  assert.match(r.stdout, /^FAIL .* a\/fail\.unit\.test\.ts \(1 passed, 1 failed, cpu \d+\.\d s\)$/m);
   assert.match(r.stdout, /==== a\/fail\.unit\.test\.ts failed; its output:[\s\S]*MARK-FAILED-ASSERT/);
   assert.match(r.stdout, /\n3 passed, 1 failed\n$/);
 });

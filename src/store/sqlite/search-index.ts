@@ -16,13 +16,13 @@
 // A redaction starts a rebuild: the worker fills a new database from the store's rows as they are
 // now (`fill`), beside the one that answers, then writes it over the file (search-worker.ts).
 
-import { Worker } from 'node:worker_threads';
 import type { SqlValue } from 'sql.js';
 import { StoreError } from '../types.js';
 import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
 import type { CandidateQuery, FeedItem } from './search-db.js';
-import type { FromWorker, SearchWorkerData, ToWorker } from './search-worker.js';
+import type { FromWorker, ToWorker } from './search-worker.js';
+import { openSearchLine, type SearchLine } from './search-thread.js';
 
 /** The search database's file beside the store's. */
 export const searchFileOf = (dbFile: string): string => `${dbFile}.search`;
@@ -44,17 +44,6 @@ const CLOSE_WAIT_MS = 60_000;
 const ROWS = 'SELECT seq, body FROM messages WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?';
 const SEQ_OF = 'SELECT seq FROM messages WHERE id = ?';
 
-/** Starts the worker thread (as checkpoint.ts does: from source, the TypeScript loader first). */
-function startWorker(data: SearchWorkerData): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./search-worker.ts', import.meta.url).href;
-    const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { eval: true, workerData: data });
-  }
-  return new Worker(new URL('./search-worker.js', import.meta.url), { workerData: data });
-}
-
 export interface SearchIndexOptions {
   db: Db;
   file: string;
@@ -67,7 +56,7 @@ export interface SearchIndexOptions {
 }
 
 export class SearchIndex {
-  private readonly worker: Worker;
+  private readonly line: SearchLine;
   private readonly opts: SearchIndexOptions;
   private ready = false;
   private readonly started: Promise<void>;
@@ -96,14 +85,21 @@ export class SearchIndex {
     this.opts = opts;
     this.acked = opts.storeSeq;
     this.started = new Promise<void>((r) => (this.startedNow = r));
-    this.worker = startWorker({ file: opts.file, epoch: opts.epoch, storeSeq: opts.storeSeq });
-    // Not a reason to keep the process alive: the store closes it.
-    this.worker.unref();
-    this.worker.on('message', (m: FromWorker) => this.heard(m));
-    this.worker.on('error', (err) => this.fail(`search worker failed: ${err.message}`));
-    this.worker.on('exit', (code) => {
-      if (!this.closing) this.fail(`search worker exited with ${code}`);
+    this.line = openSearchLine({ file: opts.file, epoch: opts.epoch, storeSeq: opts.storeSeq }, (why) => {
+      if (!this.closing) this.fail(why);
       this.closedNow?.();
+    });
+    this.line.port.on('message', (m: FromWorker) => this.heard(m));
+    // Not a reason to keep the process alive, unless an answer is awaited (awaited()).
+    this.line.port.unref();
+  }
+
+  private awaiting = 0;
+  /** `p`, with the port keeping the process alive until it settles: its answer comes through the port. */
+  private awaited<T>(p: Promise<T>): Promise<T> {
+    if (this.awaiting++ === 0) this.line.port.ref();
+    return p.finally(() => {
+      if (--this.awaiting === 0) this.line.port.unref();
     });
   }
 
@@ -160,18 +156,21 @@ export class SearchIndex {
   /** Candidate seqs for a search, newest first, once every acknowledged message is indexed. */
   async candidates(q: CandidateQuery): Promise<number[]> {
     await this.caughtUp();
-    return new Promise<number[]>((resolve, reject) => {
-      const id = this.nextId++;
-      this.requests.set(id, { resolve, reject });
-      this.post({ op: 'query', id, q });
-    });
+    return this.awaited(
+      new Promise<number[]>((resolve, reject) => {
+        const id = this.nextId++;
+        this.requests.set(id, { resolve, reject });
+        this.post({ op: 'query', id, q });
+      }),
+    );
   }
 
   /** Feeds every acknowledged message (a tick at a time when there are many), within SEARCH_WAIT. */
   private async caughtUp(): Promise<void> {
     const target = this.acked;
     // The worker's start (loading sql.js and the file) is not catching up: waited for apart.
-    if (!this.ready && !this.broken) await Promise.race([this.started, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())]);
+    if (!this.ready && !this.broken)
+      await this.awaited(Promise.race([this.started, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())]));
     if (!this.ready && !this.broken) throw new StoreError('unavailable', 'search is unavailable: the search worker has not started');
     const until = performance.now() + SEARCH_WAIT.ms;
     for (;;) {
@@ -281,7 +280,7 @@ export class SearchIndex {
   }
 
   private post(m: ToWorker): void {
-    if (!this.broken) this.worker.postMessage(m);
+    if (!this.broken) this.line.port.postMessage(m);
   }
 
   private fail(why: string): void {
@@ -301,13 +300,20 @@ export class SearchIndex {
       if (this.ready && !this.broken) this.feed(FEED_BUDGET_MS);
       if (!this.broken) {
         const closed = new Promise<void>((r) => (this.closedNow = r));
-        this.worker.postMessage({ op: 'close' } satisfies ToWorker);
+        this.line.port.postMessage({ op: 'close' } satisfies ToWorker);
         // A worker that never got going (it said why: 'failed') does not answer.
-        await Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
+        await this.awaited(Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]));
       }
-      await this.worker.terminate();
+      this.line.release();
     })();
     return this.closing;
+  }
+
+  /** Drops the index at once, its file as the last write left it (what a crash of the store leaves). */
+  abandon(): void {
+    this.closing ??= Promise.resolve();
+    this.line.port.postMessage({ op: 'abandon' } satisfies ToWorker);
+    this.line.release();
   }
 }
 

@@ -1,5 +1,6 @@
-// The search worker thread of the sqlite backend (#43 part 1): it keeps the search database
-// (search-db.ts) in its own sql.js instance, indexes the messages the store hands it in batches,
+// The search worker thread of the sqlite backend (#43 part 1): for each store open in the process
+// (search-thread.ts), on that store's own port, it keeps the search database (search-db.ts) in the
+// thread's sql.js instance, indexes the messages the store hands it in batches,
 // runs the FTS4 merges, answers the candidate queries of searches, and writes its file (an export,
 // written durably and renamed) every so often and at close. Nothing of it runs on the main
 // thread, whose event loop the index's inserts and merges used to stall.
@@ -10,13 +11,13 @@
 // one that answers; live messages go to both; once filled it is written over the file and answers.
 
 import fs from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { loadSql } from './engine/image.js';
 import { writeFileDurably } from './engine/durable-file.js';
 import { SearchDb, type CandidateQuery, type FeedItem } from './search-db.js';
 
-/** What the worker is started with. */
+/** What the thread is given for each store's index. */
 export interface SearchWorkerData {
   /** The search database's file. */
   file: string;
@@ -35,7 +36,15 @@ export type ToWorker =
   /** `n` numbers the swaps, so the store knows which one a 'rebuilt' answers. */
   | { op: 'swap'; n: number }
   | { op: 'query'; id: number; q: CandidateQuery }
-  | { op: 'close' };
+  | { op: 'close' }
+  /** Forget the store at once, writing nothing (it was abandoned as a crash leaves it). */
+  | { op: 'abandon' };
+
+/** What the main thread posts to the thread itself: a store's index, served on its own port. */
+export interface OpenIndex {
+  port: MessagePort;
+  data: SearchWorkerData;
+}
 
 export type FromWorker =
   | { op: 'ready'; indexed: number; note?: string }
@@ -129,6 +138,9 @@ class SearchWorker {
         return;
       case 'close':
         void this.close();
+        return;
+      case 'abandon':
+        this.stop();
         return;
     }
   }
@@ -235,7 +247,7 @@ class SearchWorker {
       // A later swap's database replaced this one before it was written: that swap answers instead.
       if (ok) this.post({ op: 'rebuilt', n });
       // A write the disk refused (reported as 'failed'): tried again, the scrub stays pending.
-      else setTimeout(() => void this.persist().then(written), PERSIST_MS);
+      else setTimeout(() => !this.closed && void this.persist().then(written), PERSIST_MS);
     };
     void this.persist().then(written);
   }
@@ -243,34 +255,56 @@ class SearchWorker {
   private async close(): Promise<void> {
     this.flush();
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    if (this.soon) clearImmediate(this.soon);
+    this.stopTimers();
     await this.persist();
     this.cur.close();
     this.next?.close();
     this.post({ op: 'closed' });
   }
+
+  private stop(): void {
+    this.closed = true;
+    this.stopTimers();
+    void this.writing.then(() => {
+      this.cur.close();
+      this.next?.close();
+    });
+  }
+
+  private stopTimers(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    if (this.soon) clearImmediate(this.soon);
+  }
+}
+
+/** Serves one store's index on its port, until it closes or abandons it. */
+function serve(SQL: SqlJsStatic, { port, data }: OpenIndex): void {
+  const post = (m: FromWorker) => port.postMessage(m);
+  let w: SearchWorker;
+  try {
+    w = new SearchWorker(SQL, data, post);
+  } catch (err) {
+    post({ op: 'failed', error: messageOf(err), fatal: true });
+    port.close();
+    return;
+  }
+  port.on('message', (m: ToWorker) => {
+    try {
+      w.handle(m);
+    } catch (err) {
+      post({ op: 'failed', error: messageOf(err) });
+    }
+    if (m.op === 'abandon') port.close();
+  });
 }
 
 if (parentPort && workerData) {
-  const port = parentPort;
-  const post = (m: FromWorker) => port.postMessage(m);
-  loadSql().then(
-    (SQL) => {
-      try {
-        const w = new SearchWorker(SQL, workerData as SearchWorkerData, post);
-        port.on('message', (m: ToWorker) => {
-          try {
-            w.handle(m);
-          } catch (err) {
-            post({ op: 'failed', error: messageOf(err) });
-          }
-        });
-      } catch (err) {
-        post({ op: 'failed', error: messageOf(err), fatal: true });
-      }
-    },
-    (err: unknown) => post({ op: 'failed', error: messageOf(err), fatal: true }),
+  const sql = loadSql();
+  parentPort.on('message', (open: OpenIndex) =>
+    sql.then(
+      (SQL) => serve(SQL, open),
+      (err: unknown) => open.port.postMessage({ op: 'failed', error: messageOf(err), fatal: true } satisfies FromWorker),
+    ),
   );
 }

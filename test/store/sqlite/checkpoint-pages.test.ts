@@ -40,13 +40,13 @@ async function open(opts: Partial<SqliteStoreOptions> = {}): Promise<SqliteStore
 const crashed: unknown[] = [];
 
 /**
- * A store left as a crash would leave it: never closed, never touched again. Its search thread dies
- * with it, as a killed process's threads do (alive, it would keep the test process from ending).
+ * A store left as a crash would leave it: never closed, never touched again. Its search index is
+ * dropped with it, as a killed process's threads are (alive, it would go on writing its file).
  */
 function abandon(s: SqliteStore): void {
   opened = opened.filter((x) => x !== s);
   crashed.push(s);
-  void (s as unknown as { search?: { worker: { terminate(): Promise<number> } } }).search?.worker.terminate();
+  (s as unknown as { search?: { abandon(): void } }).search?.abandon();
 }
 
 /** A hook's answer that never comes: the checkpoint waiting on it is frozen for good. */

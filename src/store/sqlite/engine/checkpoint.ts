@@ -7,7 +7,7 @@
 // the last `svc.db` plus the journals (checkpoint-worker.ts).
 
 import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { startThread } from '../../../threads.js';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from '../db.js';
 import { writeFileDurably } from './durable-file.js';
@@ -39,19 +39,6 @@ export interface CheckpointHost {
   /** Commits the open turn (the export must see committed pages only). */
   commitTurn(): void;
   log(msg: string): void;
-}
-
-/** Starts the worker thread that writes one checkpoint (checkpoint-worker.ts). */
-function checkpointWorker(job: CheckpointJob): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    // Run from source (tests, bench tools under tsx): a worker does not inherit the TypeScript
-    // loader, so it registers it before importing the entry.
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./checkpoint-worker.ts', import.meta.url).href;
-    const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { eval: true, workerData: job });
-  }
-  return new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: job });
 }
 
 export class Checkpointer {
@@ -223,7 +210,7 @@ export class Checkpointer {
     const writes = h.writes;
     const job: CheckpointJob = { file: h.file, upto: prev, next, parts: h.partNames };
     const reply = await new Promise<CheckpointReply>((resolve) => {
-      const worker = checkpointWorker(job);
+      const worker = startThread(import.meta.url, './checkpoint-worker', job);
       let settled = false;
       const settle = (r: CheckpointReply) => {
         if (settled) return;

@@ -61,11 +61,14 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
     metrics.up.set({ agent: e.conf.id }, to === 'up' ? 1 : 0);
     if (to === 'down') ctx.log('warn', 'A2A agent is down', { agent: e.conf.id, error: e.health.lastError });
     else ctx.log('info', 'A2A agent is up', { agent: e.conf.id });
+    presence(e, to === 'up' ? 'agent.connected' : 'agent.disconnected');
+  };
+  const presence = (e: Entry, type: 'agent.connected' | 'agent.disconnected') => {
     const agent = { id: e.conf.id, ...(e.conf.name ? { name: e.conf.name } : {}) };
     const ev =
-      to === 'up'
-        ? presenceEvent(ctx, 'agent.connected', agent, 'attachment_ready')
-        : presenceEvent(ctx, 'agent.disconnected', agent, 'read_error', e.health.lastError);
+      type === 'agent.connected'
+        ? presenceEvent(ctx, type, agent, 'attachment_ready')
+        : presenceEvent(ctx, type, agent, 'read_error', e.health.lastError);
     if (!closed) track(commit(ctx, [{ op: 'event.append', event: ev }]).then(() => undefined, warn('A2A presence event not stored')));
   };
 
@@ -103,6 +106,8 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
       clearInterval(e.timer);
       entries.delete(id);
       metrics.up.remove({ agent: id });
+      // Shown online until now: no longer checked (dropped, or checked again as its new declaration).
+      if (e.health.status === 'up') presence(e, 'agent.disconnected');
     }
     for (const [id, conf] of wanted) {
       if (entries.has(id)) continue;

@@ -1,6 +1,7 @@
 // `svc apply` with a2a_agents (#42 part 3): the real CLI declares a remote A2A agent on a running
 // server, which makes it a member of the declared room and answers its mentions; the token is read
-// from auth_env by the CLI and never printed; applying again changes nothing.
+// from auth_env by the CLI and never printed; applying again changes nothing; a restart keeps the
+// agent and its conversation's A2A context.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { startTestAgent } from './outbound-agent.js';
 const admin = TOKENS.admin.value;
 const TOKEN = 'tok-helper-remote-0123456789';
 
-test('svc apply declares a remote A2A agent: it joins its room, answers a mention, and a second apply changes nothing', async () => {
+test('svc apply declares a remote A2A agent: it joins its room, answers a mention, a second apply changes nothing, and it survives a restart', async () => {
   const agent = await startTestAgent('helper');
   const s = await startApp({ config: { rooms: [{ id: 'ops', members: ['alpha'] }] } });
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-a2a-apply-'));
@@ -60,6 +61,14 @@ test('svc apply declares a remote A2A agent: it joins its room, answers a mentio
     assert.match(again.stdout, /^unchanged\s+a2a_agent\s+helper$/m);
     const still = await s.get('/v1/agents/helper', admin);
     assert.equal(still.body.rooms, ['ops'], 'applying the room again does not drop the agent from it');
+
+    // Kept in the store: after a restart the applied agent still answers, in the same A2A context.
+    await s.restart();
+    const after = await s.post('/v1/messages', roomMessage('ops', 'alpha', '@helper and now?'), TOKENS.alphaOnly.value);
+    assert.is(after.status, 200, after.text);
+    await eventually(() => agent.received.find((m) => m.messageId === after.body.message_id), 10_000, 'the mention after the restart');
+    const [first, second] = [agent.received[0]!, agent.received.find((m) => m.messageId === after.body.message_id)!];
+    assert.is(second.contextId, first.contextId, 'the conversation context survived the restart');
   } finally {
     await s.dispose();
     await agent.close();

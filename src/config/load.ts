@@ -18,6 +18,7 @@ import {
 } from './types.js';
 import { resolveFilesStore } from './files-store.js';
 import { resolveHooks, type FileInboundHook, type FileWebhook, type HookSecrets } from './webhooks.js';
+import { resolveA2aAgents, type FileA2aAgent } from './a2a-agents.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */
 export class ConfigError extends Error {
@@ -55,6 +56,7 @@ interface FileConfig {
   require_pair_network_binding: boolean;
   webhooks: FileWebhook[];
   inbound_hooks: FileInboundHook[];
+  a2a_agents: FileA2aAgent[];
 }
 
 interface FileToken {
@@ -146,6 +148,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions): LoadedConfig {
     pairings,
     require_pair_network_binding: data.require_pair_network_binding,
     ...resolveHooks(data.webhooks, data.inbound_hooks, opts.env, fail, opts.hookSecrets ?? 'serve', warnings),
+    a2a_agents: resolveA2aAgents(data.a2a_agents, opts.env, fail, opts.hookSecrets ?? 'serve', warnings),
   };
   warnings.push(...postureWarnings(config));
   return { config, file: opts.file ? resolve(opts.file) : undefined, warnings };

@@ -2,6 +2,7 @@
 
 import type { RetentionPolicy, RoomDeclaration, Scope } from '../protocol/types.js';
 import type { InboundHookConfig, WebhookConfig } from './webhooks.js';
+import type { A2aAgentConfig } from './a2a-agents.js';
 
 /** postgres: the schema holding a network's tables when `store.schema` is not set (schemas/config.schema.json says so too). */
 export const DEFAULT_STORE_SCHEMA = 'public';
@@ -155,6 +156,8 @@ export interface Config {
   webhooks: WebhookConfig[];
   /** Inbound hooks (#28 part 4). */
   inbound_hooks: InboundHookConfig[];
+  /** Remote A2A agents as room members (config/a2a-agents.ts, src/a2a/outbound/). */
+  a2a_agents: A2aAgentConfig[];
 }
 
 /** Where the config came from, for reloads, `svc doctor` and the secret-file rules. */

@@ -51,5 +51,7 @@ export function agentView(net: string, a: AgentRecord, visibleRooms: readonly Ro
     fqid: fqid(net, 'agents', a.id),
     network_id: net,
     rooms: visibleRooms.filter((r) => r.members.some((m) => memberIsLocalAgent(m, a.id, net))).map((r) => r.id),
+    // Remote A2A agents are claimed under this credential by the a2a-outbound feature.
+    ...(a.credential_key.startsWith('a2a:') ? { kind: 'a2a' as const } : {}),
   };
 }

@@ -1,10 +1,12 @@
 // Wire shapes of the spec, shared by the server, the typed client and the tests.
 
-import type { DeclaredInboundHook, DeclaredWebhook } from './webhooks.js';
 import type { RetentionPolicy } from './lifecycle.js';
+import type { Visibility, WritePolicy } from './room-policy.js';
 import type { Part } from './part.js';
 
 export type { Part, PartKind } from './part.js';
+export type { Visibility, WritePolicy } from './room-policy.js';
+export type { ApplyRequest, ApplyResponse, DeclaredA2aAgent, RoomDeclaration } from './apply.js';
 
 export type { EditRequest, MessageVersion, MessageVersions, RetentionPolicy } from './lifecycle.js';
 
@@ -12,8 +14,6 @@ export const HTTP_PROTOCOL = 'service.http.v1';
 export const ATTACH_PROTOCOL = 'service.attach.v1';
 export const PAIR_PROTOCOL = 'service.pair.v1';
 
-export type Visibility = 'public' | 'private';
-export type WritePolicy = 'members' | 'registered_agents' | 'operators';
 export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair';
 
 export type Target =
@@ -150,6 +150,8 @@ export interface AgentSummary {
   fqid: string;
   network_id: string;
   rooms: string[];
+  /** `a2a`: a remote A2A agent svc calls on its behalf (docs/a2a.md); absent for agents that connect themselves. */
+  kind?: 'a2a';
 }
 
 export interface AgentRegistration {
@@ -358,43 +360,4 @@ export interface RemovedResponse {
   kind: 'room' | 'agent';
   id: string;
   mode: 'soft';
-}
-
-/** A room as svc.yaml or `svc apply` declares it (config, apply and the wire share this shape). */
-
-export interface RoomDeclaration {
-  id: string;
-  name?: string;
-  members?: string[];
-  visibility?: Visibility;
-  write_policy?: WritePolicy;
-  /** The room's own retention (#40 part 4); fields it leaves out follow server.retention. */
-  retention?: RetentionPolicy;
-  /** Agents join it when they register, so `members` is added, never taken away from. */
-  join_on_register?: boolean;
-}
-
-export interface ApplyRequest {
-  network_id: string;
-  agents: { id: string; credential_key: string }[];
-  rooms: RoomDeclaration[];
-  /** Ours (#28): hooks kept in the store, merged with svc.yaml's (docs/webhooks.md). */
-  webhooks?: DeclaredWebhook[];
-  inbound_hooks?: DeclaredInboundHook[];
-}
-
-export interface ApplyResponse {
-  applied: boolean;
-  agents: { network_id: string; agent_id: string; actor_uid: string; actor_uri: string }[];
-  rooms: {
-    id: string;
-    network_id: string;
-    fqid: string;
-    name: string;
-    members: string[];
-    visibility: Visibility;
-    write_policy: WritePolicy;
-  }[];
-  /** Ours: what the call changed, so `svc apply` can report it. */
-  changes?: { kind: 'room' | 'agent' | 'webhook' | 'inbound_hook'; id: string; action: 'created' | 'updated' | 'unchanged' }[];
 }

@@ -1,6 +1,6 @@
-// svc apply FILE: posts the rooms, token-agent bindings, webhooks and inbound hooks FILE declares
+// svc apply FILE: posts the rooms, token-agent bindings, webhooks, inbound hooks and remote A2A agents FILE declares
 // to POST /v1/apply and prints what was created, updated or left alone. FILE is a whole config or
-// only declarations (`rooms:`, `auth.tokens` with `agents`, `webhooks:`, `inbound_hooks:`); the
+// only declarations (`rooms:`, `auth.tokens` with `agents`, `webhooks:`, `inbound_hooks:`, `a2a_agents:`); the
 // server and the operator token come from --config, else ./svc.yaml, else FILE itself (CI). Token
 // values never leave the machine: a binding names its credential as `token:<auth.tokens[].id>`.
 // Hook secrets do: they are read from `secret_env` here and sent in the admin-only body, as the
@@ -30,7 +30,7 @@ export interface ApplyFlags extends ClientFlags {
 export type Change = NonNullable<ApplyResponse['changes']>[number] & { details?: string[] };
 
 /** The top-level keys a declarations-only file may have. */
-const DECLARATION_KEYS = new Set(['rooms', 'auth', 'webhooks', 'inbound_hooks']);
+const DECLARATION_KEYS = new Set(['rooms', 'auth', 'webhooks', 'inbound_hooks', 'a2a_agents']);
 
 /**
  * The apply request FILE declares. A file with `network:` is a whole config; one without is only
@@ -73,6 +73,8 @@ export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?
       secret: h.secret,
       secret_env: h.secret_env,
     })),
+    // Tokens were read from auth_env here (as hook secrets are): the server calls the agent with them.
+    a2a_agents: loaded.config.a2a_agents,
   };
 }
 
@@ -89,7 +91,7 @@ function declarationsAsConfig(raw: Record<string, unknown>, file: string, networ
   const extra = Object.keys(raw).filter((k) => !DECLARATION_KEYS.has(k));
   if (extra.length > 0) {
     throw new ConfigError(
-      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents, webhooks:, inbound_hooks:); add network: to apply a whole config`,
+      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents, webhooks:, inbound_hooks:, a2a_agents:); add network: to apply a whole config`,
       file,
     );
   }
@@ -127,6 +129,7 @@ function declarationsAsConfig(raw: Record<string, unknown>, file: string, networ
     rooms: raw.rooms ?? [],
     ...(raw.webhooks !== undefined ? { webhooks: raw.webhooks } : {}),
     ...(raw.inbound_hooks !== undefined ? { inbound_hooks: raw.inbound_hooks } : {}),
+    ...(raw.a2a_agents !== undefined ? { a2a_agents: raw.a2a_agents } : {}),
   };
 }
 
@@ -296,7 +299,7 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
   ]);
   const unseen = anonymous ? await probeUnseen(client, req, rooms, agents) : {};
   const hooks = await listedHooks(client, req);
-  const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why)];
+  const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why), ...planA2a(req, agents)];
   // A plan the server would refuse is a failure, as the apply itself would be.
   const code = changes.some((ch) => ch.action === 'refused') ? EXIT.failure : EXIT.ok;
   if (flags.json) {
@@ -337,6 +340,15 @@ async function probeUnseen(client: SvcClient, req: ApplyRequest, rooms: readonly
   for (const b of req.agents)
     if (!seenAgents.has(b.id)) unseenAgents.set(b.id, 'not in the anonymous view: it may exist outside public rooms');
   return { rooms: unseenRooms, agents: unseenAgents };
+}
+
+/** A remote A2A agent the listing does not show is created; one it shows may differ in what it does not show (its card URL, token). */
+function planA2a(req: ApplyRequest, agents: readonly AgentSummary[]): PlannedChange[] {
+  return (req.a2a_agents ?? []).map((a) =>
+    agents.some((x) => x.id === a.id)
+      ? { kind: 'a2a_agent', id: a.id, action: 'unknown', details: ['registered; its card URL and token are not shown'] }
+      : { kind: 'a2a_agent', id: a.id, action: 'created' },
+  );
 }
 
 const PLAN_WORD = { created: 'create', updated: 'update', unchanged: 'keep', unknown: 'cannot tell', refused: 'refuse (409)' } as const;

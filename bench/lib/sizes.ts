@@ -73,7 +73,7 @@ export const QUICK: Sizes = {
 export const SMOKE: Sizes = {
   name: 'smoke',
   // Half-second phases: the smoke run checks that every scenario runs and the shape of its results
-  // (test/bench/smoke.test.ts), not the numbers, and each unpaced phase keeps the cores busy for
+  // (test/bench/smoke-*.test.ts), not the numbers, and each unpaced phase keeps the cores busy for
   // its whole length; it is the longest file of `npm test`.
   ingest: { clients: 10, seconds: 0.5 },
   fanout: { subscribers: 5, rate: 50, seconds: 0.5, maxSeconds: 0.5, inflight: 4 },

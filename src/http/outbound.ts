@@ -8,7 +8,7 @@
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { isPrivateAddress, privateHostRefusal } from '../protocol/private-address.js';
 
 /** Resolves a name to every address it has (dns.lookup by default; tests give their own). */
@@ -58,15 +58,24 @@ export function guardedLookup(allowPrivate: AllowPrivate, resolve: Resolve = sys
 }
 
 /**
- * An undici connector (the `connect` option of an Agent) with the guard: a literal host is judged
- * before the socket is made, a name through the guarded lookup.
+ * An undici Agent whose every connection passes the guard: a literal host is judged before the
+ * socket is made, a name through the guarded lookup. undici is loaded on first use: most servers
+ * never make such a request, and loading it costs every start-up.
  */
-export function guardedConnector(allowPrivate: AllowPrivate, resolve: Resolve = systemResolve): buildConnector.connector {
-  const connect = buildConnector({ lookup: guardedLookup(allowPrivate, resolve) } as buildConnector.BuildOptions);
-  return (opts, callback) => {
-    const refused = literalRefusal(opts.hostname, allowPrivate);
-    // A literal is never looked up, so this is its only check; a name is judged by the lookup.
-    if (refused) return void callback(new PrivateAddressError(refused), null);
-    connect(opts, callback);
-  };
+export async function guardedAgent(
+  allowPrivate: AllowPrivate,
+  resolve: Resolve = systemResolve,
+  options: Omit<Agent.Options, 'connect'> = {},
+): Promise<Agent> {
+  const undici = await import('undici');
+  const connect = undici.buildConnector({ lookup: guardedLookup(allowPrivate, resolve) } as buildConnector.BuildOptions);
+  return new undici.Agent({
+    ...options,
+    connect: (opts, callback) => {
+      const refused = literalRefusal(opts.hostname, allowPrivate);
+      // A literal is never looked up, so this is its only check; a name is judged by the lookup.
+      if (refused) return void callback(new PrivateAddressError(refused), null);
+      connect(opts, callback);
+    },
+  });
 }

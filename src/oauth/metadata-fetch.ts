@@ -3,8 +3,8 @@
 // (a local setup whose clients are local too). The address is judged when the socket connects, by
 // the one guard every outbound request uses (src/http/outbound.ts), so DNS rebinding cannot pass.
 
-import { Agent, fetch } from 'undici';
-import { type AllowPrivate, guardedConnector, type Resolve } from '../http/outbound.js';
+import type { Agent } from 'undici';
+import { type AllowPrivate, guardedAgent, type Resolve } from '../http/outbound.js';
 import type { MetadataFetch } from './client-metadata.js';
 
 export const METADATA_TIMEOUT_MS = 5_000;
@@ -12,12 +12,14 @@ export const METADATA_MAX_BYTES = 64 * 1024;
 
 /** A fetcher for documents; `allowPrivate` says whether private addresses may be asked. */
 export function metadataFetcher(allowPrivate: AllowPrivate, resolve?: Resolve): MetadataFetch {
-  // One pool for every document; each new connection is judged as it is made.
-  const dispatcher = new Agent({ connect: guardedConnector(allowPrivate, resolve), connections: 4 });
+  // One pool for every document, made on first use; each new connection is judged as it is made.
+  let pool: Promise<Agent> | undefined;
   return async (url) => {
     try {
       const u = new URL(url);
       if (u.protocol !== 'https:') return undefined;
+      pool ??= guardedAgent(allowPrivate, resolve, { connections: 4 });
+      const [{ fetch }, dispatcher] = await Promise.all([import('undici'), pool]);
       const r = await fetch(u, {
         redirect: 'error',
         signal: AbortSignal.timeout(METADATA_TIMEOUT_MS),

@@ -31,6 +31,7 @@ const LAYERS = [
   [
     'features',
     [
+      'src/a2a/',
       'src/backup/',
       'src/console/',
       'src/delivery/',

@@ -21,6 +21,7 @@ import { deliveryFeature } from './delivery/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
 import { filesFeature } from './files/feature.js';
+import { a2aInboundFeature } from './a2a/inbound/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -43,4 +44,5 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   liveFeature,
   mcpHttpFeature,
   webhooksFeature,
+  a2aInboundFeature,
 ];

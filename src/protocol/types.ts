@@ -14,7 +14,7 @@ export const PAIR_PROTOCOL = 'service.pair.v1';
 
 export type Visibility = 'public' | 'private';
 export type WritePolicy = 'members' | 'registered_agents' | 'operators';
-export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair';
+export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair' | 'a2a';
 
 export type Target =
   | { kind: 'room'; room_id: string }

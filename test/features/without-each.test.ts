@@ -25,6 +25,7 @@ import { reactionsFeature } from '../../src/reactions/feature.js';
 import { receiptsFeature } from '../../src/receipts/feature.js';
 import { deliveryFeature } from '../../src/delivery/feature.js';
 import { webhooksFeature } from '../../src/webhooks/feature.js';
+import { a2aInboundFeature } from '../../src/a2a/inbound/feature.js';
 import { TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
@@ -43,6 +44,7 @@ const OPTIONAL: readonly { name: string; factory: FeatureFactory }[] = [
   { name: 'message-lifecycle', factory: messageLifecycleFeature },
   { name: 'delivery', factory: deliveryFeature },
   { name: 'files', factory: filesFeature },
+  { name: 'a2a-inbound', factory: a2aInboundFeature },
 ];
 
 /** The tables a closed sqlite store holds: its file opened as bytes with sql.js, never written back. */
@@ -249,6 +251,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   'message-lifecycle': ['PATCH /v1/messages/:id', 'DELETE /v1/messages/:id', 'GET /v1/messages/:id/versions'],
   delivery: ['GET /v1/agents/:id/delivery'],
   files: ['POST /v1/files', 'GET /v1/files/:id'],
+  'a2a-inbound': ['GET /.well-known/agent-card.json', 'GET /v1/a2a/agents/:id/.well-known/agent-card.json', 'POST /v1/a2a/agents/:id'],
 };
 
 const t = suite<{ routes: Map<FeatureFactory, Route[]> }>('the server without each optional feature');

@@ -1,0 +1,261 @@
+// The inbound A2A gateway against a real `svc serve` (sqlite file store) with `@a2a-js/sdk`'s own
+// client: the cards, a message to an agent that `svc agent run` answers streamed to completed
+// with its reply, read back with GetTask after a restart (both bindings), CancelTask, and the
+// refusals of callers without a token, without the a2a scope, or with a body the edge refuses.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { Role, TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
+import { eventually, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { grantFor } from '../oauth/headless.js';
+
+interface Ctx {
+  s: TestServer;
+  dir: string;
+  ada: string;
+  bob: string;
+  run?: AgentRunProc;
+}
+
+const t = suite<Ctx>('the inbound A2A gateway');
+
+t.before(async (ctx) => {
+  ctx.s = await startServer({
+    config: { auth: { agent_registration: 'open' }, server: { a2a: { agents: ['ada', 'cy'] } } },
+  });
+  const reg = async (id: string) => {
+    const r = await ctx.s.post('/v1/agents/register', { requested_agent_id: id, name: id.toUpperCase() });
+    assert.is(r.status, 200, r.text);
+    return r.body.agent_token as string;
+  };
+  ctx.ada = await reg('ada');
+  ctx.bob = await reg('bob');
+  await reg('cy');
+  ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-a2a-'));
+  ctx.run = await startAgentRun(
+    ['--url', ctx.s.url, '--state-dir', path.join(ctx.dir, 'state'), '--', process.execPath, writeBot(ctx.dir)],
+    { SVC_TOKEN: ctx.ada, RUNS_FILE: path.join(ctx.dir, 'runs'), REPLY_TEXT: 'pong from ada' },
+    ctx.dir,
+  );
+});
+t.after(async (ctx) => {
+  await ctx.run?.stop();
+  await ctx.s.dispose();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+/** A fetch that sends `token` as the bearer credential (the SDK's transports take a fetch). */
+const withToken =
+  (token: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+
+/** The SDK's client of agent `id`, built from its card, on the binding named. */
+function clientOf(s: TestServer, id: string, token: string, binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC'): Promise<Client> {
+  const fetchImpl = withToken(token);
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: [binding],
+    }),
+  );
+  // The card is resolved against the base URL: its trailing slash keeps the agent's path.
+  return factory.createFromUrl(`${s.url}/v1/a2a/agents/${id}/`);
+}
+
+const message = (text: string, contextId = '') => ({
+  tenant: '',
+  message: {
+    messageId: `m-${Math.random().toString(36).slice(2)}`,
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text' as const, value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+const textOf = (m: { parts: { content?: { $case: string; value?: unknown } }[] } | undefined) =>
+  (m?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+
+let completedTask = '';
+
+t("the network's card lists the agents that opted in as skills; each agent's card names its base URL for both bindings", async ({ s }) => {
+  const net = await fetch(`${s.url}/.well-known/agent-card.json`);
+  assert.is(net.status, 200);
+  const card = (await net.json()) as { name: string; skills: { id: string; name: string }[] };
+  assert.is(card.name, 'Test Net');
+  assert.equal(
+    card.skills.map((k) => [k.id, k.name]),
+    [
+      ['ada', 'ADA'],
+      ['cy', 'CY'],
+    ],
+    'bob did not opt in',
+  );
+  const ada = (await (await fetch(`${s.url}/v1/a2a/agents/ada/.well-known/agent-card.json`)).json()) as {
+    supportedInterfaces: { url: string; protocolBinding: string; protocolVersion: string }[];
+    capabilities: { streaming: boolean };
+  };
+  assert.equal(
+    ada.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+    [
+      [`${s.url}/v1/a2a/agents/ada`, 'JSONRPC', '1.0'],
+      [`${s.url}/v1/a2a/agents/ada`, 'HTTP+JSON', '1.0'],
+    ],
+  );
+  assert.is(ada.capabilities.streaming, true);
+  assert.is(
+    (await fetch(`${s.url}/v1/a2a/agents/bob/.well-known/agent-card.json`)).status,
+    404,
+    'an agent that did not opt in has no card',
+  );
+});
+
+t('a streamed message becomes a DM that svc agent run answers: submitted, working, completed with the reply', async ({ s, bob }) => {
+  const client = await clientOf(s, 'ada', bob);
+  const states: TaskState[] = [];
+  let last: StreamResponse | undefined;
+  const seen: StreamResponse[] = [];
+  for await (const ev of client.sendMessageStream(message('ping?'))) {
+    seen.push(ev);
+    last = ev;
+    const p = ev.payload;
+    if (p?.$case === 'task') states.push(p.value.status!.state);
+    if (p?.$case === 'statusUpdate') states.push(p.value.status!.state);
+  }
+  assert.equal(
+    states,
+    [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED],
+    JSON.stringify(seen) + s.output(),
+  );
+  assert.is(last?.payload?.$case, 'statusUpdate');
+  const done = last!.payload!.value as { taskId: string; status: { message: { parts: never[]; role: Role } } };
+  assert.is(textOf(done.status.message), 'pong from ada');
+  assert.is(done.status.message.role, Role.ROLE_AGENT);
+  completedTask = done.taskId;
+
+  // The message is svc's: a DM from bob to ada, answered there.
+  const dms = (await s.get('/v1/dms', bob)).body.dms as { id: string; participant_ids: string[] }[];
+  assert.equal(dms[0]!.participant_ids, ['testnet:ada', 'testnet:bob']);
+  const msgs = (await s.get(`/v1/dms/${dms[0]!.id}/messages`, bob)).body.messages as { from: { id: string }; parts: { text: string }[] }[];
+  assert.equal(
+    msgs.map((m) => [m.from.id, m.parts[0]!.text]),
+    [
+      ['bob', 'ping?'],
+      ['ada', 'pong from ada'],
+    ],
+  );
+});
+
+t('GetTask reads the completed task back after a restart, on both bindings; ListTasks lists it', async ({ s, bob }) => {
+  await s.restart();
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const client = await clientOf(s, 'ada', bob, binding);
+    const task = await client.getTask({ tenant: '', id: completedTask });
+    assert.is(task.status?.state, TaskState.TASK_STATE_COMPLETED, binding);
+    assert.is(textOf(task.status?.message), 'pong from ada', binding);
+    assert.is(textOf(task.history[0]), 'ping?', binding);
+    const list = await client.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    assert.equal(
+      list.tasks.map((x) => x.id),
+      [completedTask],
+      binding,
+    );
+  }
+  // Another caller's task, or the task through another agent's URL, is not found.
+  const stranger = (await s.post('/v1/agents/register', { requested_agent_id: 'dan' })).body.agent_token as string;
+  for (const [who, agent] of [
+    [stranger, 'ada'],
+    [bob, 'cy'],
+  ] as const) {
+    const r = await s.req('POST', `/v1/a2a/agents/${agent}`, {
+      token: who,
+      headers: { 'a2a-version': '1.0' },
+      body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: completedTask } },
+    });
+    assert.is(r.status, 200, r.text);
+    assert.is(r.body.error?.code, -32001, r.text);
+  }
+});
+
+t('CancelTask cancels a task whose agent has not answered; GetTask then says canceled', async ({ s, bob }) => {
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const client = await clientOf(s, 'cy', bob, binding);
+    const sent = await client.sendMessage({
+      ...message('are you there?'),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+    });
+    assert.ok('id' in sent && 'status' in sent, binding);
+    const id = (sent as { id: string }).id;
+    assert.is((sent as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_SUBMITTED, binding);
+    const canceled = await client.cancelTask({ tenant: '', id, metadata: {} });
+    assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
+    const read = await eventually(
+      async () => {
+        const x = await client.getTask({ tenant: '', id });
+        return x.status?.state === TaskState.TASK_STATE_CANCELED ? x : undefined;
+      },
+      10_000,
+      'the canceled task',
+    );
+    assert.ok(read, binding);
+  }
+});
+
+t(
+  'callers without a token, without the a2a scope, or acting as no single agent are refused; a bad body gets the binding error',
+  async ({ s, bob }) => {
+    const rpc = (token?: string, body: unknown = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message('x') }) =>
+      s.req('POST', '/v1/a2a/agents/ada', { ...(token ? { token } : {}), headers: { 'a2a-version': '1.0' }, body });
+    assert.is((await rpc()).status, 401, 'no token');
+    assert.is((await rpc(TOKENS.observer.value)).status, 403, 'a token without write or a2a');
+    const admin = await rpc(TOKENS.admin.value);
+    assert.is(admin.status, 403, 'a write token that may act as any agent speaks as none');
+    assert.match(admin.body.error, /sent as an agent/);
+    assert.is(
+      (
+        await rpc(bob, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ raw: 'AAAA' }] } },
+        })
+      ).body.error?.code,
+      -32602,
+      'raw bytes are refused',
+    );
+    const broken = await s.req('POST', '/v1/a2a/agents/ada', {
+      token: bob,
+      raw: '{"jsonrpc":',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.is(broken.status, 400);
+    assert.is(broken.body.error.code, -32700);
+    assert.is((await rpc(bob, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } })).body.error?.code, -32001);
+
+    // An OAuth token of the existing provider: without the a2a scope it is refused (403).
+    const grant = await grantFor(s.url, 'bob', TOKENS.admin.value);
+    assert.is((await rpc(grant.access_token)).status, 403, 'an OAuth token granted mcp only');
+  },
+);
+
+t.run();

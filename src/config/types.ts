@@ -114,10 +114,17 @@ export interface A2aInboundConfig {
   task_days: number;
   /** Tasks one caller may keep at most (older ones are refused new ones until they expire). */
   max_tasks_per_caller: number;
+  /** Push notifications may go to loopback and private addresses. */
+  push_allow_private_network: boolean;
 }
 
 /** server.a2a's defaults (the schema's), for configs built without the loader. */
-export const A2A_INBOUND_DEFAULTS: A2aInboundConfig = { agents: [], task_days: 7, max_tasks_per_caller: 1000 };
+export const A2A_INBOUND_DEFAULTS: A2aInboundConfig = {
+  agents: [],
+  task_days: 7,
+  max_tasks_per_caller: 1000,
+  push_allow_private_network: false,
+};
 
 export interface Config {
   network: { id: string; name: string };

@@ -4,12 +4,15 @@
 // refusals of callers without a token, without the a2a scope, or with a body the edge refuses.
 
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { Role, TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { Webhook } from 'standardwebhooks';
 import { startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
 import { eventually, startServer, TOKENS, type TestServer } from '../helpers/server.js';
 import { grantFor } from '../oauth/headless.js';
@@ -26,7 +29,7 @@ const t = suite<Ctx>('the inbound A2A gateway');
 
 t.before(async (ctx) => {
   ctx.s = await startServer({
-    config: { auth: { agent_registration: 'open' }, server: { a2a: { agents: ['ada', 'cy'] } } },
+    config: { auth: { agent_registration: 'open' }, server: { a2a: { agents: ['ada', 'cy'], push_allow_private_network: true } } },
   });
   const reg = async (id: string) => {
     const r = await ctx.s.post('/v1/agents/register', { requested_agent_id: id, name: id.toUpperCase() });
@@ -139,13 +142,13 @@ t('a streamed message becomes a DM that svc agent run answers: submitted, workin
   assert.equal(
     states,
     [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED],
-    JSON.stringify(seen) + s.output(),
+    JSON.stringify(seen),
   );
-  assert.is(last?.payload?.$case, 'statusUpdate');
-  const done = last!.payload!.value as { taskId: string; status: { message: { parts: never[]; role: Role } } };
-  assert.is(textOf(done.status.message), 'pong from ada');
-  assert.is(done.status.message.role, Role.ROLE_AGENT);
-  completedTask = done.taskId;
+  const done = last?.payload?.$case === 'statusUpdate' ? last.payload.value : undefined;
+  assert.ok(done, 'the stream ends with the status update');
+  assert.is(textOf(done!.status?.message), 'pong from ada');
+  assert.is(done!.status?.message?.role, Role.ROLE_AGENT);
+  completedTask = done!.taskId;
 
   // The message is svc's: a DM from bob to ada, answered there.
   const dms = (await s.get('/v1/dms', bob)).body.dms as { id: string; participant_ids: string[] }[];
@@ -197,27 +200,58 @@ t('GetTask reads the completed task back after a restart, on both bindings; List
   }
 });
 
-t('CancelTask cancels a task whose agent has not answered; GetTask then says canceled', async ({ s, bob }) => {
-  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
-    const client = await clientOf(s, 'cy', bob, binding);
-    const sent = await client.sendMessage({
-      ...message('are you there?'),
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+t('CancelTask cancels a task whose agent has not answered; its push config gets the change, signed with its token', async ({ s, bob }) => {
+  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(204).end();
     });
-    assert.ok('id' in sent && 'status' in sent, binding);
-    const id = (sent as { id: string }).id;
-    assert.is((sent as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_SUBMITTED, binding);
-    const canceled = await client.cancelTask({ tenant: '', id, metadata: {} });
-    assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
-    const read = await eventually(
-      async () => {
-        const x = await client.getTask({ tenant: '', id });
-        return x.status?.state === TaskState.TASK_STATE_CANCELED ? x : undefined;
-      },
-      10_000,
-      'the canceled task',
-    );
-    assert.ok(read, binding);
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/a2a-push`;
+  try {
+    for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+      const client = await clientOf(s, 'cy', bob, binding);
+      const sent = await client.sendMessage({
+        ...message('are you there?'),
+        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+      });
+      assert.ok('id' in sent && 'status' in sent, binding);
+      const id = (sent as { id: string }).id;
+      assert.is((sent as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_SUBMITTED, binding);
+      const token = `push-secret-${binding}`;
+      const config = await client.createTaskPushNotificationConfig({
+        tenant: '',
+        id: '',
+        taskId: id,
+        url: hook,
+        token,
+        authentication: undefined,
+      });
+      assert.is(config.url, hook, binding);
+      const canceled = await client.cancelTask({ tenant: '', id, metadata: {} });
+      assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
+      assert.is((await client.getTask({ tenant: '', id })).status?.state, TaskState.TASK_STATE_CANCELED, binding);
+
+      const note = await eventually(
+        () => got.find((g) => g.body.includes(id) && g.body.includes('TASK_STATE_CANCELED')),
+        15_000,
+        'the push',
+      );
+      assert.is(note.headers['x-a2a-notification-token'], token);
+      // Standard Webhooks: the receiver checks the signature with the token as the secret.
+      const verified = new Webhook(new Uint8Array(Buffer.from(token, 'utf8')), { format: 'raw' }).verify(note.body, {
+        'webhook-id': String(note.headers['webhook-id']),
+        'webhook-timestamp': String(note.headers['webhook-timestamp']),
+        'webhook-signature': String(note.headers['webhook-signature']),
+      });
+      assert.ok(verified, binding);
+    }
+  } finally {
+    await new Promise((r) => receiver.close(r));
   }
 });
 
@@ -255,6 +289,11 @@ t(
     // An OAuth token of the existing provider: without the a2a scope it is refused (403).
     const grant = await grantFor(s.url, 'bob', TOKENS.admin.value);
     assert.is((await rpc(grant.access_token)).status, 403, 'an OAuth token granted mcp only');
+    // One that asked for a2a too acts as its agent there.
+    const both = await grantFor(s.url, 'bob', TOKENS.admin.value, { scope: 'mcp a2a' });
+    const read = await rpc(both.access_token, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: completedTask } });
+    assert.is(read.status, 200, read.text);
+    assert.is(read.body.result?.status?.state, 'TASK_STATE_COMPLETED', read.text);
   },
 );
 

@@ -25,7 +25,7 @@ export const a2aInboundFeature: FeatureFactory = (app) => {
       runtime: () => (runtime ??= import('./runtime.js').then((m) => new m.A2aRuntime(ctx, tracker))),
       base: (req) =>
         baseUrlOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted), app.address() ?? { host: '127.0.0.1', port: 0 }),
-      push: false,
+      push: true,
     }),
     observe: { event: (e) => tracker.observe(e) },
     close: async () => {

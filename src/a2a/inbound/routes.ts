@@ -20,7 +20,7 @@ import type { RestOp } from './transports.js';
 export interface Gateway {
   runtime(): Promise<A2aRuntime>;
   base(req: IncomingMessage): string;
-  /** Whether push-notification configs are taken (they are not yet: the cards say so). */
+  /** Whether push-notification configs are taken (the cards say so). */
   push: boolean;
 }
 
@@ -263,6 +263,48 @@ export function gatewayRoutes(gw: Gateway): Route[] {
         responses: { ...REST_ANSWER('The task (StreamResponse events, text/event-stream, for :subscribe)'), ...REST_REFUSALS },
       },
       handler: rest(taskOp),
+    },
+    {
+      method: 'POST',
+      path: `${agentBase}/tasks/:task/pushNotificationConfigs`,
+      action: 'a2a',
+      body: REST_BODY,
+      doc: {
+        tag: 'a2a',
+        summary: "HTTP+JSON binding: CreateTaskPushNotificationConfig (the task's changes POSTed to `url`, signed with `token`).",
+        request: { 'application/json': { type: 'object', required: ['url', 'token'] } },
+        responses: { 201: { description: 'The config, application/a2a+json.', media: A2A_MEDIA }, ...REST_REFUSALS },
+      },
+      handler: rest((c) => ({ op: 'push.create', task: c.params.task! })),
+    },
+    {
+      method: 'GET',
+      path: `${agentBase}/tasks/:task/pushNotificationConfigs`,
+      action: 'a2a',
+      doc: {
+        tag: 'a2a',
+        summary: 'HTTP+JSON binding: ListTaskPushNotificationConfigs.',
+        responses: REST_ANSWER('A ListTaskPushNotificationConfigsResponse'),
+      },
+      handler: rest((c) => ({ op: 'push.list', task: c.params.task! })),
+    },
+    {
+      method: 'GET',
+      path: `${agentBase}/tasks/:task/pushNotificationConfigs/:config`,
+      action: 'a2a',
+      doc: { tag: 'a2a', summary: 'HTTP+JSON binding: GetTaskPushNotificationConfig.', responses: REST_ANSWER('The config') },
+      handler: rest((c) => ({ op: 'push.get', task: c.params.task!, config: c.params.config! })),
+    },
+    {
+      method: 'DELETE',
+      path: `${agentBase}/tasks/:task/pushNotificationConfigs/:config`,
+      action: 'a2a',
+      doc: {
+        tag: 'a2a',
+        summary: 'HTTP+JSON binding: DeleteTaskPushNotificationConfig.',
+        responses: { 204: { description: 'Deleted (or there was none).' } },
+      },
+      handler: rest((c) => ({ op: 'push.delete', task: c.params.task!, config: c.params.config! })),
     },
   ];
 }

@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2A_INBOUND_DEFAULTS } from '../../config/types.js';
 import type { Caller } from './context.js';
 import { SvcAgentExecutor } from './executor.js';
+import { KvPushStore, type PushSettings, SignedPushSender } from './push.js';
 import { KvTaskStore } from './task-store.js';
 import type { TaskTracker } from './tracker.js';
 import { type RestOp, serveJsonRpc, serveRest } from './transports.js';
@@ -44,6 +45,8 @@ function check(params: SendMessageRequest): void {
 export class A2aRuntime {
   readonly tasks: KvTaskStore;
   private readonly executor: SvcAgentExecutor;
+  private readonly pushStore: KvPushStore;
+  private readonly pushSender: SignedPushSender;
   /** Handlers by agent and card text: a changed card (a renamed agent, another base URL) gets a new one. */
   private readonly handlers = new Map<string, { card: string; handler: SvcRequestHandler }>();
 
@@ -53,13 +56,22 @@ export class A2aRuntime {
       () => ctx.config.server.a2a?.task_days ?? A2A_INBOUND_DEFAULTS.task_days,
     );
     this.executor = new SvcAgentExecutor(ctx, tracker, this.tasks);
+    const a2a = () => ({ ...A2A_INBOUND_DEFAULTS, ...ctx.config.server.a2a });
+    const settings: PushSettings = {
+      kv: () => ctx.store.kv,
+      days: () => a2a().task_days,
+      allowPrivate: () => a2a().push_allow_private_network,
+      log: (level, msg, fields) => ctx.log(level, msg, fields),
+    };
+    this.pushStore = new KvPushStore(settings);
+    this.pushSender = new SignedPushSender(this.pushStore, settings);
   }
 
   private handlerFor(agent: string, card: Record<string, unknown>): SvcRequestHandler {
     const text = JSON.stringify(card);
     const known = this.handlers.get(agent);
     if (known?.card === text) return known.handler;
-    const handler = new SvcRequestHandler(AgentCard.fromJSON(card), this.tasks, this.executor);
+    const handler = new SvcRequestHandler(AgentCard.fromJSON(card), this.tasks, this.executor, undefined, this.pushStore, this.pushSender);
     // Bounded by the agents that opted in (the routes refuse any other).
     this.handlers.set(agent, { card: text, handler });
     return handler;

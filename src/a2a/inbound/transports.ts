@@ -8,12 +8,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Extensions,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   SendMessageRequest,
   SendMessageResponse,
   SSE_HEADERS,
   StreamResponse,
   Task,
+  TaskPushNotificationConfig,
   formatSSEEvent,
   formatSSEErrorEvent,
   taskStateFromJSON,
@@ -35,7 +37,11 @@ export type RestOp =
   | { op: 'get'; task: string; historyLength?: string }
   | { op: 'list'; query: URLSearchParams }
   | { op: 'cancel'; task: string }
-  | { op: 'subscribe'; task: string };
+  | { op: 'subscribe'; task: string }
+  | { op: 'push.create'; task: string }
+  | { op: 'push.list'; task: string }
+  | { op: 'push.get'; task: string; config: string }
+  | { op: 'push.delete'; task: string; config: string };
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name.toLowerCase()];
@@ -177,6 +183,27 @@ export async function serveRest(
       }
       case 'cancel':
         return { body: Task.toJSON(await handler.cancelTask({ id: op.task, tenant: '', metadata: {} }, context)), headers: A2A_JSON };
+      case 'push.create': {
+        const config = TaskPushNotificationConfig.fromJSON({ ...(body as object | undefined), taskId: op.task });
+        return {
+          status: 201,
+          body: TaskPushNotificationConfig.toJSON(await handler.createTaskPushNotificationConfig(config, context)),
+          headers: A2A_JSON,
+        };
+      }
+      case 'push.list': {
+        const r = await handler.listTaskPushNotificationConfigs({ taskId: op.task, pageSize: 0, pageToken: '', tenant: '' }, context);
+        return { body: ListTaskPushNotificationConfigsResponse.toJSON(r), headers: A2A_JSON };
+      }
+      case 'push.get': {
+        const r = await handler.getTaskPushNotificationConfig({ taskId: op.task, id: op.config, tenant: '' }, context);
+        return { body: TaskPushNotificationConfig.toJSON(r), headers: A2A_JSON };
+      }
+      case 'push.delete':
+        await handler.deleteTaskPushNotificationConfig({ taskId: op.task, id: op.config, tenant: '' }, context);
+        res.writeHead(204);
+        res.end();
+        return undefined;
       case 'list': {
         const q = op.query;
         const size = q.get('pageSize');

@@ -1,4 +1,4 @@
-// The inbound A2A gateway against a real `svc serve` (sqlite file store) with `@a2a-js/sdk`'s own
+// The inbound A2A gateway against a real server (the app in this process, on a sqlite file store) with `@a2a-js/sdk`'s own
 // client: the cards, a message to an agent that `svc agent run` answers streamed to completed
 // with its reply, read back with GetTask after a restart (both bindings), CancelTask, and the
 // refusals of callers without a token, without the a2a scope, or with a body the edge refuses.
@@ -14,11 +14,12 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTrans
 import { Role, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { Webhook } from 'standardwebhooks';
 import { startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
-import { eventually, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
+import { eventually, TOKENS } from '../helpers/server.js';
 import { grantFor } from '../oauth/headless.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
   ada: string;
   bob: string;
@@ -28,7 +29,7 @@ interface Ctx {
 const t = suite<Ctx>('the inbound A2A gateway');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: { auth: { agent_registration: 'open' }, server: { a2a: { agents: ['ada', 'cy'], push_allow_private_network: true } } },
   });
   const reg = async (id: string) => {
@@ -62,7 +63,7 @@ const withToken =
   };
 
 /** The SDK's client of agent `id`, built from its card, on the binding named. */
-function clientOf(s: TestServer, id: string, token: string, binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC'): Promise<Client> {
+function clientOf(s: AppServer, id: string, token: string, binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC'): Promise<Client> {
   const fetchImpl = withToken(token);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
@@ -236,11 +237,11 @@ t('CancelTask cancels a task whose agent has not answered; its push config gets 
       assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
       assert.is((await client.getTask({ tenant: '', id })).status?.state, TaskState.TASK_STATE_CANCELED, binding);
 
-      const note = await eventually(
+      const note = (await eventually(
         () => got.find((g) => g.body.includes(id) && g.body.includes('TASK_STATE_CANCELED')),
         15_000,
         'the push',
-      );
+      ))!;
       assert.is(note.headers['x-a2a-notification-token'], token);
       // Standard Webhooks: the receiver checks the signature with the token as the secret.
       const verified = new Webhook(new Uint8Array(Buffer.from(token, 'utf8')), { format: 'raw' }).verify(note.body, {

@@ -137,7 +137,7 @@ export class SignedPushSender implements PushNotificationSender {
   private async deliver(c: TaskPushNotificationConfig, body: string, contentType: string): Promise<void> {
     const id = `a2a_${randomUUID()}`;
     const signer = webhookOf(c.token);
-    const auth =
+    const auth: Record<string, string> =
       c.authentication?.scheme && c.authentication.credentials
         ? { authorization: `${c.authentication.scheme} ${c.authentication.credentials}` }
         : {};

@@ -65,7 +65,7 @@ export class TaskTracker {
       }
       case 'message.created': {
         const m = e.message;
-        if (!m || m.from.type !== 'agent' || m.from.network_id !== this.network()) return;
+        if (m?.from.type !== 'agent' || m.from.network_id !== this.network()) return;
         for (const w of this.watches) {
           // The task's own message is not its reply; nothing is, until that message is stored.
           if (w.agent !== m.from.id || w.messageId === undefined || m.id === w.messageId || !sameConv(w.conv, m.target)) continue;

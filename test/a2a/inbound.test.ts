@@ -201,60 +201,77 @@ t('GetTask reads the completed task back after a restart, on both bindings; List
   }
 });
 
-t('CancelTask cancels a task whose agent has not answered; its push config gets the change, signed with its token', async ({ s, bob }) => {
-  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body });
-      res.writeHead(204).end();
+t(
+  'CancelTask cancels a task whose agent has not answered; a subscriber and its push config get the change, signed with its token',
+  async ({ s, bob }) => {
+    const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
     });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/a2a-push`;
-  try {
-    for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
-      const client = await clientOf(s, 'cy', bob, binding);
-      const sent = await client.sendMessage({
-        ...message('are you there?'),
-        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-      });
-      assert.ok('id' in sent && 'status' in sent, binding);
-      const id = (sent as { id: string }).id;
-      assert.is((sent as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_SUBMITTED, binding);
-      const token = `push-secret-${binding}`;
-      const config = await client.createTaskPushNotificationConfig({
-        tenant: '',
-        id: '',
-        taskId: id,
-        url: hook,
-        token,
-        authentication: undefined,
-      });
-      assert.is(config.url, hook, binding);
-      const canceled = await client.cancelTask({ tenant: '', id, metadata: {} });
-      assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
-      assert.is((await client.getTask({ tenant: '', id })).status?.state, TaskState.TASK_STATE_CANCELED, binding);
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/a2a-push`;
+    try {
+      for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+        const client = await clientOf(s, 'cy', bob, binding);
+        const sent = await client.sendMessage({
+          ...message('are you there?'),
+          configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+        });
+        assert.ok('id' in sent && 'status' in sent, binding);
+        const id = (sent as { id: string }).id;
+        assert.is((sent as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_SUBMITTED, binding);
+        const token = `push-secret-${binding}`;
+        const config = await client.createTaskPushNotificationConfig({
+          tenant: '',
+          id: '',
+          taskId: id,
+          url: hook,
+          token,
+          authentication: undefined,
+        });
+        assert.is(config.url, hook, binding);
+        // A subscriber sees the task, then its cancellation.
+        const watched: StreamResponse[] = [];
+        const subscribed = (async () => {
+          for await (const ev of client.resubscribeTask({ tenant: '', id })) watched.push(ev);
+        })();
+        await eventually(() => watched.length > 0, 10_000, 'the subscription');
+        const canceled = await client.cancelTask({ tenant: '', id, metadata: {} });
+        await subscribed;
+        assert.equal(
+          watched.map((e) => e.payload?.$case),
+          ['task', 'statusUpdate'],
+          binding,
+        );
+        const last = watched[1]!.payload;
+        assert.is(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined, TaskState.TASK_STATE_CANCELED, binding);
+        assert.is(canceled.status?.state, TaskState.TASK_STATE_CANCELED, binding);
+        assert.is((await client.getTask({ tenant: '', id })).status?.state, TaskState.TASK_STATE_CANCELED, binding);
 
-      const note = (await eventually(
-        () => got.find((g) => g.body.includes(id) && g.body.includes('TASK_STATE_CANCELED')),
-        15_000,
-        'the push',
-      ))!;
-      assert.is(note.headers['x-a2a-notification-token'], token);
-      // Standard Webhooks: the receiver checks the signature with the token as the secret.
-      const verified = new Webhook(new Uint8Array(Buffer.from(token, 'utf8')), { format: 'raw' }).verify(note.body, {
-        'webhook-id': String(note.headers['webhook-id']),
-        'webhook-timestamp': String(note.headers['webhook-timestamp']),
-        'webhook-signature': String(note.headers['webhook-signature']),
-      });
-      assert.ok(verified, binding);
+        const note = (await eventually(
+          () => got.find((g) => g.body.includes(id) && g.body.includes('TASK_STATE_CANCELED')),
+          15_000,
+          'the push',
+        ))!;
+        assert.is(note.headers['x-a2a-notification-token'], token);
+        // Standard Webhooks: the receiver checks the signature with the token as the secret.
+        const verified = new Webhook(new Uint8Array(Buffer.from(token, 'utf8')), { format: 'raw' }).verify(note.body, {
+          'webhook-id': String(note.headers['webhook-id']),
+          'webhook-timestamp': String(note.headers['webhook-timestamp']),
+          'webhook-signature': String(note.headers['webhook-signature']),
+        });
+        assert.ok(verified, binding);
+      }
+    } finally {
+      await new Promise((r) => receiver.close(r));
     }
-  } finally {
-    await new Promise((r) => receiver.close(r));
-  }
-});
+  },
+);
 
 t(
   'callers without a token, without the a2a scope, or acting as no single agent are refused; a bad body gets the binding error',

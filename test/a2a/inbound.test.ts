@@ -15,6 +15,7 @@ import { Role, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { Webhook } from 'standardwebhooks';
 import { startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
 import { startApp, type AppServer } from '../helpers/app.js';
+import { attachAs } from '../helpers/live.js';
 import { eventually, TOKENS } from '../helpers/server.js';
 import { grantFor } from '../oauth/headless.js';
 
@@ -316,3 +317,36 @@ t(
 );
 
 t.run();
+
+const gaveUp = suite('an A2A task whose wake is given up on');
+
+gaveUp('fails, saying why, when the attached agent never acknowledges its wake', async () => {
+  const s = await startApp({
+    config: {
+      store: { backend: 'memory' },
+      auth: { agent_registration: 'open' },
+      server: { a2a: { agents: ['dora'] }, delivery: { redeliver_after_ms: 200, max_offers: 1, warn_after_ms: 60_000 } },
+    },
+  });
+  try {
+    const reg = async (id: string) => (await s.post('/v1/agents/register', { requested_agent_id: id })).body.agent_token as string;
+    const dora = await reg('dora');
+    const bob = await reg('bob');
+    // Attached, never acknowledging: the wake is offered once, then given up on.
+    const { c } = await attachAs(s, { network_id: 'testnet', agent: { id: 'dora' } }, { token: dora });
+    try {
+      const client = await clientOf(s, 'dora', bob);
+      const r = await client.sendMessage(message('hello?'));
+      assert.ok('status' in r);
+      const task = r as { status?: { state: TaskState; message?: { parts: { content?: { $case: string; value?: unknown } }[] } } };
+      assert.is(task.status?.state, TaskState.TASK_STATE_FAILED);
+      assert.match(textOf(task.status?.message), /^the agent's wake failed: not acknowledged: sent once/);
+    } finally {
+      await c.close();
+    }
+  } finally {
+    await s.dispose();
+  }
+});
+
+gaveUp.run();

@@ -350,3 +350,59 @@ gaveUp('fails, saying why, when the attached agent never acknowledges its wake',
 });
 
 gaveUp.run();
+
+const inThread = suite('an A2A message whose context id names a thread');
+
+inThread("is a reply in that thread mentioning the agent; the agent's next message there completes the task", async () => {
+  const s = await startApp({
+    config: {
+      store: { backend: 'memory' },
+      auth: { agent_registration: 'open' },
+      server: { a2a: { agents: ['eve'] } },
+    },
+  });
+  try {
+    const reg = async (id: string) => (await s.post('/v1/agents/register', { requested_agent_id: id })).body.agent_token as string;
+    const eve = await reg('eve');
+    const bob = await reg('bob');
+    // Made after the agents claimed their ids (a declared member's id is the operator's).
+    assert.is((await s.post('/v1/rooms', { id: 'lab', name: 'Lab', members: ['bob', 'eve'] }, TOKENS.admin.value)).status, 200);
+    const client = await clientOf(s, 'eve', bob, 'HTTP+JSON');
+    const events: StreamResponse[] = [];
+    const streamed = (async () => {
+      for await (const ev of client.sendMessageStream(message('@eve can you look?', 'thread/lab/t-1'))) events.push(ev);
+    })();
+    const asked = await eventually(
+      async () =>
+        (
+          (await s.get('/v1/threads/t-1/messages', bob)).body?.messages as
+            | { id: string; from: { id: string }; mentions: string[] }[]
+            | undefined
+        )?.[0],
+      10_000,
+      'the thread message',
+    );
+    assert.is(asked!.from.id, 'bob');
+    assert.equal(asked!.mentions, ['svc://testnet/agents/eve']);
+    // Another agent's message there is not the answer; eve's is.
+    const reply = (text: string, token: string, id: string) =>
+      s.post(
+        '/v1/messages',
+        { target: { kind: 'thread', room_id: 'lab', thread_id: 't-1' }, from: { type: 'agent', id }, parts: [{ kind: 'text', text }] },
+        token,
+      );
+    assert.is((await reply('me too', bob, 'bob')).status, 200);
+    assert.is((await reply('looked: all good', eve, 'eve')).status, 200);
+    await streamed;
+    const last = events.at(-1)?.payload;
+    assert.is(last?.$case, 'statusUpdate');
+    const status = last?.$case === 'statusUpdate' ? last.value.status : undefined;
+    assert.is(status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.is(textOf(status?.message), 'looked: all good');
+    assert.is(events[0]?.payload?.$case === 'task' ? events[0].payload.value.contextId : '', 'thread/lab/t-1');
+  } finally {
+    await s.dispose();
+  }
+});
+
+inThread.run();

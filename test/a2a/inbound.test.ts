@@ -127,6 +127,21 @@ t("the network's card lists the agents that opted in as skills; each agent's car
     404,
     'an agent that did not opt in has no card',
   );
+
+  // The OpenAPI document names the gateway's routes, the colon of `message:send` kept literal.
+  const doc = (await s.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+  const send = doc.paths['/v1/a2a/agents/{agent_id}/message:send']?.post;
+  assert.ok(
+    send,
+    Object.keys(doc.paths)
+      .filter((p) => p.includes('a2a'))
+      .join(', '),
+  );
+  assert.equal(
+    send!.parameters?.map((x) => x.name),
+    ['agent_id'],
+  );
+  assert.ok(doc.paths['/.well-known/agent-card.json']?.get);
 });
 
 t('a streamed message becomes a DM that svc agent run answers: submitted, working, completed with the reply', async ({ s, bob }) => {

@@ -209,7 +209,7 @@ async function declaredRoutes(): Promise<Map<FeatureFactory, Route[]>> {
 }
 
 /** A request path for `route`: each parameter filled with a plain value. */
-const concrete = (route: Route): string => route.path.replace(/:[A-Za-z0-9_]+/g, 'x1');
+const concrete = (route: Route): string => route.path.replace(/(?<=\/):[A-Za-z0-9_]+/g, 'x1');
 
 /**
  * One request to `route` as an operator would make it (a body of `{}` where it declares a JSON schema); the
@@ -238,7 +238,7 @@ async function documented(s: AppServer): Promise<Set<string>> {
   const doc = (await s.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   return new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
 }
-const operation = (r: Route): string => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+const operation = (r: Route): string => `${r.method} ${r.path.replace(/(?<=\/):([A-Za-z0-9_]+)/g, '{$1}')}`;
 
 /** Routes of every feature family the issue names: each must come out of some feature's declaration. */
 const FAMILIES: Record<string, readonly string[]> = {
@@ -267,7 +267,7 @@ t('control: with the full default list the core suite passes, every optional rou
     for (const { name, factory } of OPTIONAL) {
       const routes = c.routes.get(factory)!;
       assert.ok(routes.length > 0, `${name} declares routes`);
-      const declared = routes.map((r) => `${r.method} ${r.path.replace(/:[A-Za-z0-9_]+/g, ':id')}`);
+      const declared = routes.map((r) => `${r.method} ${r.path.replace(/(?<=\/):[A-Za-z0-9_]+/g, ':id')}`);
       for (const want of FAMILIES[name]!) assert.ok(declared.includes(want), `${name} declares ${want}: ${declared.join(', ')}`);
       for (const r of routes) {
         const m = s.app.router.match(r.method, concrete(r));

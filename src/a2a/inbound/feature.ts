@@ -11,9 +11,6 @@ import { gatewayRoutes } from './routes.js';
 import type { A2aRuntime } from './runtime.js';
 import { TaskTracker } from './tracker.js';
 
-/** The feature's name in lists of features. */
-export const A2A_INBOUND = 'a2a-inbound';
-
 export const a2aInboundFeature: FeatureFactory = (app) => {
   const { ctx } = app;
   const tracker = new TaskTracker(() => ctx.config.network.id);

@@ -38,7 +38,7 @@ function restRefusal(err: AppError): { status: number; body: unknown } {
     body: {
       error: {
         code: err.status,
-        status: err.status === 413 ? 'RESOURCE_EXHAUSTED' : 'INVALID_ARGUMENT',
+        status: err.status === 413 ? 'RESOURCE_EXHAUSTED' : err.status === 408 ? 'DEADLINE_EXCEEDED' : 'INVALID_ARGUMENT',
         message: err.message,
         details: [],
       },

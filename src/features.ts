@@ -22,6 +22,7 @@ import { webhooksFeature } from './webhooks/feature.js';
 import { oauthFeature } from './oauth/feature.js';
 import { filesFeature } from './files/feature.js';
 import { a2aOutboundFeature } from './a2a/outbound/feature.js';
+import { a2aInboundFeature } from './a2a/inbound/feature.js';
 
 export const defaultFeatures: readonly FeatureFactory[] = [
   metricsFeature,
@@ -45,4 +46,5 @@ export const defaultFeatures: readonly FeatureFactory[] = [
   mcpHttpFeature,
   webhooksFeature,
   a2aOutboundFeature,
+  a2aInboundFeature,
 ];

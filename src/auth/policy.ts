@@ -23,7 +23,8 @@ export type Action =
   | 'doc.llms'
   | 'doc.skill'
   | 'doc.install'
-  | 'mcp'; // POST /v1/mcp: the MCP tools act as one agent; each tool then checks its own route
+  | 'mcp' // POST /v1/mcp: the MCP tools act as one agent; each tool then checks its own route
+  | 'a2a'; // /v1/a2a/agents/{id}/...: the A2A gateway, acting as the calling agent (docs/a2a.md)
 
 interface Rule {
   scopes: readonly Scope[];
@@ -53,6 +54,9 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   'doc.skill': { scopes: ['observe', 'write', 'admin', 'attach'], anonymous: 'public_read' },
   'doc.install': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   mcp: { scopes: ['attach', 'write', 'observe', 'admin'], anonymous: 'never' },
+  // An agent token (write), a write token that may act as one agent, or an OAuth token granted `a2a`
+  // (the scope only OAuth access tokens carry: src/oauth/access-tokens.ts; config tokens use `write`).
+  a2a: { scopes: ['a2a', 'write'], anonymous: 'never' },
 };
 
 export interface PolicySettings {

@@ -107,6 +107,26 @@ export interface DeliveryConfig {
 /** server.delivery's defaults (the schema's), for configs built without the loader. */
 export const DELIVERY_DEFAULTS: DeliveryConfig = { redeliver_after_ms: 60_000, max_offers: 5, warn_after_ms: 300_000 };
 
+/** server.a2a (docs/a2a.md, Inbound). */
+export interface A2aInboundConfig {
+  /** Local agent ids served as A2A agents (each a skill of the network's card); `*` serves every agent. */
+  agents: string[];
+  /** Days a task is kept after its last change. */
+  task_days: number;
+  /** Tasks one caller may keep at most (older ones are refused new ones until they expire). */
+  max_tasks_per_caller: number;
+  /** Push notifications may go to loopback and private addresses. */
+  push_allow_private_network: boolean;
+}
+
+/** server.a2a's defaults (the schema's), for configs built without the loader. */
+export const A2A_INBOUND_DEFAULTS: A2aInboundConfig = {
+  agents: [],
+  task_days: 7,
+  max_tasks_per_caller: 1000,
+  push_allow_private_network: false,
+};
+
 export interface Config {
   network: { id: string; name: string };
   server: {
@@ -125,6 +145,8 @@ export interface Config {
     loop_guard: LoopGuardConfig;
     /** Redelivery of unacknowledged wakes and their warning; the loader fills DELIVERY_DEFAULTS. */
     delivery?: DeliveryConfig;
+    /** The inbound A2A gateway (docs/a2a.md): which local agents it serves; absent or empty: none. */
+    a2a?: A2aInboundConfig;
     /** How long messages are kept (#40 part 4, src/retention/); absent: forever. */
     retention?: RetentionPolicy;
     /** Uploaded files (src/files/): how long an upload no message references is kept (default 1h). */

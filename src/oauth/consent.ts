@@ -21,7 +21,7 @@ import type { AgentRecord } from '../store/records.js';
 import { accountIdOf } from './account.js';
 import { grantableAgents, mayGrantAgent } from './grantable.js';
 import { PENDING_GRANT_TTL } from './grants.js';
-import { MCP_SCOPE } from './metadata.js';
+import { A2A_SCOPE, MCP_SCOPE } from './metadata.js';
 import type { Providers } from './providers.js';
 
 const NO_STORE = { 'cache-control': 'no-store', 'content-type': HTML };
@@ -165,8 +165,9 @@ export function consentRoutes(providers: Providers): Route[] {
         const grant = new provider.Grant({ accountId, clientId: String(i.params.client_id), expiresIn: PENDING_GRANT_TTL });
         // `mcp` is one of the provider's scopes as well as the resource's: the request names it
         // without a resource too, so it is granted both ways.
-        grant.addResourceScope(resource, MCP_SCOPE);
-        grant.addOIDCScope(`${MCP_SCOPE} offline_access`);
+        // `a2a` too (the A2A gateway): a token carries it only when its client asked for it.
+        grant.addResourceScope(resource, `${MCP_SCOPE} ${A2A_SCOPE}`);
+        grant.addOIDCScope(`${MCP_SCOPE} ${A2A_SCOPE} offline_access`);
         const grantId = await grant.save();
         await finish(providers, req, res, { login: { accountId }, consent: { grantId } });
       },

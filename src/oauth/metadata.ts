@@ -10,6 +10,12 @@ export const OAUTH_PREFIX = '/oauth';
 /** The scope of /v1/mcp, and what a consent grants. */
 export const MCP_SCOPE = 'mcp';
 
+/** The scope an access token needs on the A2A gateway (/v1/a2a/, docs/a2a.md), asked for beside `mcp`. */
+export const A2A_SCOPE = 'a2a';
+
+/** Where the A2A gateway's routes are; an OAuth token is judged there by its `a2a` scope. */
+export const A2A_PREFIX = '/v1/a2a/';
+
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -30,7 +36,7 @@ export function protectedResourceMetadata(base: string, name: string): Protected
     // /.well-known/oauth-authorization-server/oauth (the path-inserted form).
     authorization_servers: [`${base}${OAUTH_PREFIX}`],
     bearer_methods_supported: ['header'],
-    scopes_supported: [MCP_SCOPE],
+    scopes_supported: [MCP_SCOPE, A2A_SCOPE],
     resource_name: name,
   };
 }

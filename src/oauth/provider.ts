@@ -12,7 +12,7 @@ import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { renderError } from './authorization-errors.js';
 import { withClientMetadataDocuments, type MetadataFetch } from './client-metadata.js';
 import { GRANT_TTL } from './grants.js';
-import { MCP_PATH, MCP_SCOPE, OAUTH_PREFIX } from './metadata.js';
+import { A2A_SCOPE, MCP_PATH, MCP_SCOPE, OAUTH_PREFIX } from './metadata.js';
 import { installRules, type ProviderRules } from './provider-rules.js';
 import { withRegistrationLimits } from './registration.js';
 
@@ -85,12 +85,12 @@ export function createProvider(base: string, opts: ProviderOptions): BuiltProvid
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
           // A token for any other resource is refused at the authorization request.
           if (indicator !== resource) throw new errors.InvalidTarget('the only resource is /v1/mcp');
-          return { scope: MCP_SCOPE, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL };
+          return { scope: `${MCP_SCOPE} ${A2A_SCOPE}`, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL };
         },
       },
     },
     discovery: { client_id_metadata_document_supported: Boolean(opts.fetchClientMetadata) },
-    scopes: [MCP_SCOPE, 'offline_access'],
+    scopes: [MCP_SCOPE, A2A_SCOPE, 'offline_access'],
     // MCP clients ask for the resource's scope only (`mcp`, from its metadata), not offline_access:
     // a client that registered the refresh_token grant gets a refresh token anyway.
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),

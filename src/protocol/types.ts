@@ -14,7 +14,7 @@ export const HTTP_PROTOCOL = 'service.http.v1';
 export const ATTACH_PROTOCOL = 'service.attach.v1';
 export const PAIR_PROTOCOL = 'service.pair.v1';
 
-export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair';
+export type Scope = 'observe' | 'write' | 'admin' | 'attach' | 'pair' | 'a2a';
 
 export type Target =
   | { kind: 'room'; room_id: string }

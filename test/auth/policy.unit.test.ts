@@ -65,6 +65,7 @@ const EXPECTED_SCOPES: Record<Action, Scope[]> = {
   'doc.skill': ['observe', 'write', 'admin', 'attach'],
   'doc.install': ['observe', 'admin'],
   mcp: ['attach', 'write', 'observe', 'admin'],
+  a2a: ['a2a', 'write'],
 };
 
 rules('every action accepts exactly the scopes of the Route checks table', () => {
@@ -131,6 +132,7 @@ rules('a generated agent token reads, writes and attaches but never administers'
     'doc.skill': 200,
     'doc.install': 200,
     mcp: 200,
+    a2a: 200,
   };
   for (const [action, st] of Object.entries(expect) as [Action, number][]) assert.is(status('agent', action), st, action);
 });

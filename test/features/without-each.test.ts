@@ -25,6 +25,7 @@ import { reactionsFeature } from '../../src/reactions/feature.js';
 import { receiptsFeature } from '../../src/receipts/feature.js';
 import { deliveryFeature } from '../../src/delivery/feature.js';
 import { webhooksFeature } from '../../src/webhooks/feature.js';
+import { a2aInboundFeature } from '../../src/a2a/inbound/feature.js';
 import { TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
@@ -43,6 +44,7 @@ const OPTIONAL: readonly { name: string; factory: FeatureFactory }[] = [
   { name: 'message-lifecycle', factory: messageLifecycleFeature },
   { name: 'delivery', factory: deliveryFeature },
   { name: 'files', factory: filesFeature },
+  { name: 'a2a-inbound', factory: a2aInboundFeature },
 ];
 
 /** The tables a closed sqlite store holds: its file opened as bytes with sql.js, never written back. */
@@ -207,7 +209,7 @@ async function declaredRoutes(): Promise<Map<FeatureFactory, Route[]>> {
 }
 
 /** A request path for `route`: each parameter filled with a plain value. */
-const concrete = (route: Route): string => route.path.replace(/:[A-Za-z0-9_]+/g, 'x1');
+const concrete = (route: Route): string => route.path.replace(/(?<=\/):[A-Za-z0-9_]+/g, 'x1');
 
 /**
  * One request to `route` as an operator would make it (a body of `{}` where it declares a JSON schema); the
@@ -236,7 +238,7 @@ async function documented(s: AppServer): Promise<Set<string>> {
   const doc = (await s.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   return new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
 }
-const operation = (r: Route): string => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+const operation = (r: Route): string => `${r.method} ${r.path.replace(/(?<=\/):([A-Za-z0-9_]+)/g, '{$1}')}`;
 
 /** Routes of every feature family the issue names: each must come out of some feature's declaration. */
 const FAMILIES: Record<string, readonly string[]> = {
@@ -249,6 +251,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   'message-lifecycle': ['PATCH /v1/messages/:id', 'DELETE /v1/messages/:id', 'GET /v1/messages/:id/versions'],
   delivery: ['GET /v1/agents/:id/delivery'],
   files: ['POST /v1/files', 'GET /v1/files/:id'],
+  'a2a-inbound': ['GET /.well-known/agent-card.json', 'GET /v1/a2a/agents/:id/.well-known/agent-card.json', 'POST /v1/a2a/agents/:id'],
 };
 
 const t = suite<{ routes: Map<FeatureFactory, Route[]> }>('the server without each optional feature');
@@ -264,7 +267,7 @@ t('control: with the full default list the core suite passes, every optional rou
     for (const { name, factory } of OPTIONAL) {
       const routes = c.routes.get(factory)!;
       assert.ok(routes.length > 0, `${name} declares routes`);
-      const declared = routes.map((r) => `${r.method} ${r.path.replace(/:[A-Za-z0-9_]+/g, ':id')}`);
+      const declared = routes.map((r) => `${r.method} ${r.path.replace(/(?<=\/):[A-Za-z0-9_]+/g, ':id')}`);
       for (const want of FAMILIES[name]!) assert.ok(declared.includes(want), `${name} declares ${want}: ${declared.join(', ')}`);
       for (const r of routes) {
         const m = s.app.router.match(r.method, concrete(r));

@@ -58,10 +58,16 @@ export function authorize(base: string, client: string, extra: Record<string, st
   return fetch(`${base}/oauth/auth?${q}`, { redirect: 'manual' });
 }
 
-/** Approves `client` to act as `agent` on the consent page with `token`'s authority; the code. */
-export async function approve(base: string, client: string, agent: string, token: string): Promise<string> {
+/** Approves `client` to act as `agent` on the consent page with `token`'s authority (`extra`: more authorization parameters); the code. */
+export async function approve(
+  base: string,
+  client: string,
+  agent: string,
+  token: string,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const jar = new Map<string, string>();
-  const first = await authorize(base, client);
+  const first = await authorize(base, client, extra);
   keep(jar, first);
   const consent = first.headers.get('location') ?? '';
   assert.match(consent, /^\/console\/oauth\//, `${first.status} ${await first.text()}`);
@@ -105,10 +111,15 @@ export async function exchange(base: string, client: string, code: string): Prom
   return (await r.json()) as Tokens;
 }
 
-/** The whole flow: a new client approved for `agent`, its code exchanged. */
-export async function grantFor(base: string, agent: string, token: string): Promise<Tokens & { client: string }> {
+/** The whole flow: a new client approved for `agent` (`extra`: more authorization parameters, a scope), its code exchanged. */
+export async function grantFor(
+  base: string,
+  agent: string,
+  token: string,
+  extra: Record<string, string> = {},
+): Promise<Tokens & { client: string }> {
   const client = await registerClient(base);
-  return { client, ...(await exchange(base, client, await approve(base, client, agent, token))) };
+  return { client, ...(await exchange(base, client, await approve(base, client, agent, token, extra))) };
 }
 
 /** POST initialize to /v1/mcp with a bearer token; the status. */

@@ -22,7 +22,8 @@ export interface BuiltDocument {
 export const operationKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.method} ${r.path}`;
 
 /** `/v1/rooms/:room_id` -> `/v1/rooms/{room_id}`. */
-export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+// A parameter is a whole segment starting with `:` (a colon inside a segment is literal: A2A's `message:send`).
+export const openApiPath = (path: string): string => path.replace(/(?<=\/):([A-Za-z0-9_]+)/g, '{$1}');
 
 /** The OpenAPI document of these routes (the full table of a running app). */
 export function buildOpenApi(routes: readonly Route[], version: string): BuiltDocument {
@@ -85,7 +86,7 @@ function operation(route: Route, doc: OperationDoc | undefined): Record<string, 
     responses: { 200: { description: 'OK' } },
   };
   const params = [
-    ...[...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+    ...[...route.path.matchAll(/(?<=\/):([A-Za-z0-9_]+)/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,

@@ -9,6 +9,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import type { FileReads } from '../store/files/records.js';
 import { ageMs } from '../retention/policy.js';
 import type { Blobs } from './open-blobs.js';
+import { collectorPassed, collectorPause } from './faults.js';
 
 /** The default of server.files.unreferenced_ttl. */
 export const UNREFERENCED_TTL = '1h';
@@ -28,7 +29,11 @@ export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blob
       const o = r.outcomes[0];
       if (o?.op !== 'file.remove' || !o.removed) continue;
       removed++;
-      if ((await files.blobUsers(f.sha256)) === 0) await blobs.store.delete(f.sha256);
+      if ((await files.blobUsers(f.sha256)) === 0) {
+        await collectorPause();
+        await blobs.store.delete(f.sha256);
+      }
+      collectorPassed();
     }
     if (due.length < BATCH) return removed;
   }

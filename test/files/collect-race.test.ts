@@ -52,7 +52,7 @@ test('an upload made while the collector removes the last file of its bytes keep
 
   const got = await download(s, id, a.ann);
   assert.is(got.status, 200, `the second upload is served (its blob ${sha} was kept)`);
-  assert.is(got.text, content);
+  assert.is(got.bytes.toString(), content);
   assert.is((await download(s, first, a.ann)).status, 404, 'the first file is gone');
 });
 

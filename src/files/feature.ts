@@ -14,6 +14,7 @@ import { fileBatch } from './send.js';
 import { FILE_BYTES, uploadRoute } from './upload.js';
 import { uploadUrls } from './upload-urls.js';
 import { inProcessUpload } from './in-process.js';
+import { RemoteFiles } from './remote.js';
 import { baseUrlOf } from '../discovery/base-url.js';
 
 /** Whether a request came over TLS (its links then say https). */
@@ -47,7 +48,7 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
     baseUrl: (req) => baseUrlOf(req.headers, isEncrypted(req), app.address() ?? { host: '127.0.0.1', port: 0 }),
   });
   return {
-    routes: [upload, downloadRoute({ blobs, files }), ...urls.routes],
+    routes: [upload, downloadRoute({ blobs, files, remote: new RemoteFiles(blobs, () => ctx.extensions.peerFiles) }), ...urls.routes],
     provides: {
       files: {
         upload: inProcessUpload(ctx, upload, fileBytes),
@@ -61,8 +62,12 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
           for await (const c of body) chunks.push(c as Buffer);
           return Buffer.concat(chunks);
         },
+        info: async (id) => {
+          const f = await files().get(id);
+          return f ? { sha256: f.sha256, size: f.size } : undefined;
+        },
       },
-      fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) },
+      fileBytes: { read: async (sha256, range) => (await blobs()).store.read(sha256, range) },
     },
     send: { batch: (m) => fileBatch(ctx, files(), m) },
     observe: {

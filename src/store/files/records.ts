@@ -15,6 +15,12 @@ export interface FileRecord {
   created_at: string;
   /** The credential that uploaded it (`Principal.credentialKey`): it may read the file while it exists. */
   uploaded_by: string;
+  /**
+   * A file of a paired network that a relayed message named without its bytes (#41 part 6): its
+   * home network and id there. Its blob is fetched over the pairing on the first download, then
+   * kept here by its hash like any other.
+   */
+  remote?: { network_id: string; file_id: string };
 }
 
 /** A message that references a file (a `file` part), with its conversation key (`room:<id>`, ...). */

@@ -8,6 +8,7 @@
 // only the files of messages relayed over that pairing.
 
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendTo, editConfigFile } from '../../src/config/edit.js';
@@ -95,9 +96,31 @@ async function pair(ctx: Ctx): Promise<void> {
   await eventually(() => connected(ctx.b), WAIT, 'B connected to A');
 }
 
+/**
+ * A raw POST over node:http. Through global fetch, a 2 MiB upload made after an earlier test of
+ * this file stopped its apps was now and then reset (ECONNRESET) while the same upload on a fresh
+ * connection was stored (201); the cause is not pinned down, so uploads here take node:http.
+ */
+function postBytes(s: AppServer, path: string, token: string, bytes: Buffer): Promise<{ status: number; text: string; body: Json }> {
+  return new Promise((resolve, reject) => {
+    const q = request(
+      `${s.url}${path}`,
+      { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    q.on('error', reject);
+    q.end(bytes);
+  });
+}
+
 /** Uploads `bytes` on `s` and sends them into `room` as `agent`; answers the local file id. */
 async function sendFile(s: AppServer, agent: string, token: string, room: string, name: string, bytes: Buffer, text: string) {
-  const up = await s.req('POST', `/v1/files?name=${name}`, { token, raw: bytes, headers: { 'content-type': 'application/octet-stream' } });
+  const up = await postBytes(s, `/v1/files?name=${name}`, token, bytes);
   assert.is(up.status, 201, up.text);
   const r = await s.post(
     '/v1/messages',

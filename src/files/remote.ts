@@ -14,23 +14,33 @@ import { spool } from './blobs/spool.js';
 import type { Blobs } from './open-blobs.js';
 
 export class RemoteFiles {
-  /** Fetches under way, by hash. */
+  /** Fetches under way, by file id. */
   private readonly fetching = new Map<string, Promise<void>>();
+  /** References made while their hash was kept here already, whose peer has sent the bytes since this process started. */
+  private readonly proven = new Set<string>();
 
   constructor(
     private readonly blobs: () => Promise<Blobs>,
     private readonly peers: () => PeerFiles | undefined,
   ) {}
 
-  /** Makes sure `file`'s blob is kept here: nothing for an upload, a fetch for a peer's file not yet fetched. */
+  /**
+   * Makes sure `file`'s blob is kept here: nothing for an upload, a fetch for a peer's file not yet
+   * fetched. A reference whose hash this network kept before it was made (`remote.prove`) is
+   * fetched once per process even so: the local bytes are served for it only after the peer showed
+   * it has them (a peer that knows a hash must not get this network's readers served its file).
+   */
   async ensure(file: FileRecord): Promise<void> {
     if (!file.remote) return;
     const blobs = await this.blobs();
-    if ((await blobs.store.size(file.sha256)) !== undefined) return;
-    let running = this.fetching.get(file.sha256);
+    const kept = (await blobs.store.size(file.sha256)) !== undefined;
+    if (kept && (!file.remote.prove || this.proven.has(file.id))) return;
+    let running = this.fetching.get(file.id);
     if (!running) {
-      running = this.fetch(blobs, file).finally(() => this.fetching.delete(file.sha256));
-      this.fetching.set(file.sha256, running);
+      running = this.fetch(blobs, file)
+        .then(() => void this.proven.add(file.id))
+        .finally(() => this.fetching.delete(file.id));
+      this.fetching.set(file.id, running);
     }
     await running;
   }

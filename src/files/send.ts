@@ -95,6 +95,8 @@ async function remoteFile(
   } catch {
     contentType = 'application/octet-stream';
   }
+  // Bytes of that hash kept here already are not the peer's to name: it must send them once (remote.ts).
+  const prove = (await files.blobUsers(o.sha256)) > 0;
   const file: FileRecord = {
     id,
     sha256: o.sha256,
@@ -104,7 +106,7 @@ async function remoteFile(
     created_at: now(),
     // No credential is named so: the network's own readers read it through its messages.
     uploaded_by: `pairing:${home}`,
-    remote: { network_id: home, file_id: o.file_id },
+    remote: { network_id: home, file_id: o.file_id, ...(prove ? { prove: true as const } : {}) },
   };
   return { file, add: true };
 }

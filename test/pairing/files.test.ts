@@ -249,6 +249,39 @@ direct('a small file is carried with the message both ways: the peer serves its 
   assert.is((await download(b, atB.file_id, GAMMA)).status, 404);
 });
 
+direct('a peer naming the hash of a file kept here gets nothing of it: the bytes must come from the peer', async ({ a, b }) => {
+  // A private file of beta-net that alpha-net never had.
+  const secret = Buffer.from('beta-net only\n'.repeat(50));
+  await sendFile(b, 'beta', BETA, 'local', 'secret.txt', secret, 'kept at home');
+  // A relayed message as a dishonest peer would send it (its pair token), naming that hash.
+  const forged = await b.post(
+    '/v1/messages',
+    {
+      target: { kind: 'room', room_id: 'inner' },
+      from: { type: 'agent', id: 'alpha', network_id: 'alpha-net' },
+      parts: [
+        { kind: 'text', text: 'forged' },
+        {
+          kind: 'file',
+          name: 'x.txt',
+          content_type: 'text/plain',
+          size: secret.length,
+          origin_file: { file_id: 'file_nosuchfile0', sha256: sha(secret) },
+        },
+      ],
+      origin: { network_id: 'alpha-net', message_id: 'msg_forged0001' },
+    },
+    PAIR_TOKEN,
+  );
+  assert.is(forged.status, 200, forged.text);
+  const part = await arrived(b, 'forged');
+  const got = await download(b, part.file_id, BETA);
+  assert.is(got.status, 502, 'alpha-net has no such file: nothing is served');
+  assert.is(got.json.code, 'bad_gateway');
+  assert.ok(!got.bytes.includes(Buffer.from('beta-net only')));
+  assert.is((await a.req('GET', '/v1/pairing/files/file_nosuchfile0', { token: PAIR_TOKEN })).status, 404);
+});
+
 direct(`a file over ${PAIRING_CARRY_BYTES} bytes goes by reference and is fetched on its first download, both ways`, byReference);
 direct.run();
 

@@ -123,6 +123,7 @@ rules('a generated agent token reads, writes and attaches but never administers'
     'artifacts.read': 200,
     'events.stream': 200,
     'pairings.read': 403,
+    'pairing.files': 403,
     'message.send': 200,
     'message.change': 200,
     admin: 403,

@@ -55,7 +55,8 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
         uploadUrl: urls.make,
         bytes: async (id, maxBytes) => {
           const f = await files().get(id);
-          if (!f || f.size > maxBytes) return undefined;
+          // A paired network's file is not passed on (no multi-hop): see info below.
+          if (!f || f.remote || f.size > maxBytes) return undefined;
           const body = await (await blobs()).store.read(f.sha256);
           if (!body) return undefined;
           const chunks: Buffer[] = [];
@@ -64,7 +65,9 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
         },
         info: async (id) => {
           const f = await files().get(id);
-          return f ? { sha256: f.sha256, size: f.size } : undefined;
+          // A file that came from a paired network is that network's: a local message naming it
+          // relays its metadata only, never its bytes or a reference to them.
+          return f && !f.remote ? { sha256: f.sha256, size: f.size } : undefined;
         },
       },
       fileBytes: { read: async (sha256, range) => (await blobs()).store.read(sha256, range) },

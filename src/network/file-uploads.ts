@@ -34,7 +34,10 @@ export interface FileUploads {
    * file or its blob is gone, or it is larger than `maxBytes`.
    */
   bytes(fileId: string, maxBytes: number): Promise<Buffer | undefined>;
-  /** A stored file's hash and size (a pairing relaying it by reference), or undefined when it is not stored. */
+  /**
+   * A stored file's hash and size (a pairing relaying it by reference), or undefined when it is not
+   * stored or came from a paired network (never passed on). `bytes` answers undefined for the latter too.
+   */
   info(fileId: string): Promise<{ sha256: string; size: number } | undefined>;
 }
 

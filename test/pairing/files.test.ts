@@ -209,6 +209,28 @@ async function byReference(ctx: Ctx): Promise<void> {
   assert.is(back.status, 200, JSON.stringify(back.json));
   assert.ok(back.bytes.equals(fromB));
 
+  // A file that came from beta-net, sent on by alpha-net in a message of its own: its metadata only
+  // (a network passes on no file of another, neither bytes nor a reference).
+  const onward = await a.post(
+    '/v1/messages',
+    {
+      target: { kind: 'room', room_id: 'inner' },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [
+        { kind: 'text', text: 'alpha passes it on' },
+        { kind: 'file', file_id: atA.file_id },
+      ],
+    },
+    ALPHA,
+  );
+  assert.is(onward.status, 200, onward.text);
+  assert.equal(await arrived(b, 'alpha passes it on'), {
+    kind: 'file',
+    name: 'beta.bin',
+    content_type: 'application/octet-stream',
+    size: BIG,
+  });
+
   // A file not fetched yet, then alpha-net stops.
   const later = bytesOf('later', BIG);
   await sendFile(a, 'alpha', ALPHA, 'inner', 'later.bin', later, 'alpha sends another');

@@ -14,6 +14,7 @@ export type Action =
   | 'artifacts.read'
   | 'events.stream'
   | 'pairings.read'
+  | 'pairing.files' // GET /v1/pairing/files/{id}: a peer fetching a file of a message relayed to it
   | 'message.send'
   | 'message.change' // PATCH, DELETE /v1/messages/{id}: the sender (write, pair) or an operator (admin)
   | 'admin' // create room, members, delete room/agent, apply
@@ -44,6 +45,8 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   'artifacts.read': { scopes: ['observe', 'admin'], anonymous: 'never' },
   'events.stream': { scopes: ['observe', 'admin'], anonymous: 'public_read' },
   'pairings.read': { scopes: ['observe', 'admin'], anonymous: 'never', refuseAgentTokens: true },
+  // Only a pair credential: the handler serves just the files of messages relayed over its pairing.
+  'pairing.files': { scopes: ['pair'], anonymous: 'never' },
   'message.send': { scopes: ['write', 'pair'], anonymous: 'never' },
   'message.change': { scopes: ['write', 'pair', 'admin'], anonymous: 'never' },
   admin: { scopes: ['admin'], anonymous: 'never' },

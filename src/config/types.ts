@@ -150,7 +150,7 @@ export interface Config {
     /** How long messages are kept (#40 part 4, src/retention/); absent: forever. */
     retention?: RetentionPolicy;
     /** Uploaded files (src/files/): how long an upload no message references is kept (default 1h). */
-    files?: { unreferenced_ttl?: string };
+    files?: { unreferenced_ttl?: string; pairing_carry_bytes?: number };
   };
   store: {
     backend: 'sqlite' | 'memory' | 'postgres';

@@ -2,13 +2,15 @@
 // than `server.files.unreferenced_ttl` (default 1h), and at once a file whose last referencing
 // message was deleted, redacted or purged (the store puts such a file first: records.ts). The
 // record goes first (file.remove keeps one a message referenced meanwhile), then the blob, when
-// no other file names the same bytes. Every instance may run it: a record is removed once.
+// no other file names the same bytes, counted under the blob's lock (blob-lock.ts) that uploads
+// hold too. Every instance may run it: a record is removed once.
 
 import type { Logger } from '../log.js';
 import { commit, type NetworkContext } from '../network/context.js';
 import type { FileReads } from '../store/files/records.js';
 import { ageMs } from '../retention/policy.js';
 import type { Blobs } from './open-blobs.js';
+import { collectorPassed, collectorPause } from './faults.js';
 
 /** The default of server.files.unreferenced_ttl. */
 export const UNREFERENCED_TTL = '1h';
@@ -28,7 +30,15 @@ export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blob
       const o = r.outcomes[0];
       if (o?.op !== 'file.remove' || !o.removed) continue;
       removed++;
-      if ((await files.blobUsers(f.sha256)) === 0) await blobs.store.delete(f.sha256);
+      if ((await files.blobUsers(f.sha256)) === 0) {
+        await collectorPause();
+        // Counted again under the blob's lock: an upload of the same bytes may have been stored
+        // since (it found the blob kept and relies on it), and none can be stored meanwhile.
+        await blobs.locks.with(f.sha256, async () => {
+          if ((await files.blobUsers(f.sha256)) === 0) await blobs.store.delete(f.sha256);
+        });
+      }
+      collectorPassed();
     }
     if (due.length < BATCH) return removed;
   }

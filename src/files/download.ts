@@ -2,7 +2,7 @@
 // with the same route check as message reads; a file the caller may not read is answered as one
 // that does not exist. One Range (206, or 416 outside the file), an ETag from the hash with
 // If-None-Match (304), and headers that keep an uploaded HTML or SVG from running in svc's origin
-// (download-headers.ts).
+// (download-headers.ts). A paired network's file is fetched from it first, once (remote.ts).
 
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
@@ -11,10 +11,13 @@ import type { FileReads } from '../store/files/records.js';
 import { readableFile } from './access.js';
 import { etagOf, noneMatch, rangeOf, safetyHeaders } from './download-headers.js';
 import type { Blobs } from './open-blobs.js';
+import type { RemoteFiles } from './remote.js';
 
 export interface DownloadDeps {
   blobs: () => Promise<Blobs>;
   files: () => FileReads;
+  /** A paired network's file is fetched on its first download (remote.ts). */
+  remote: RemoteFiles;
 }
 
 async function download(c: RequestContext, d: DownloadDeps): Promise<void> {
@@ -34,8 +37,9 @@ async function download(c: RequestContext, d: DownloadDeps): Promise<void> {
     throw new AppError('range_not_satisfiable', `the range is outside file ${id} (${file.size} bytes)`, {
       'content-range': `bytes */${file.size}`,
     });
-  const blobs = await d.blobs();
   const head = c.req.method === 'HEAD';
+  if (!head) await d.remote.ensure(file);
+  const blobs = await d.blobs();
   const body = head ? undefined : await blobs.store.read(file.sha256, file.size === 0 ? undefined : range);
   // A record whose blob is gone (collected meanwhile) is a file that is not there.
   if (!head && !body) throw new AppError('not_found', `file ${id} not found`);
@@ -68,6 +72,7 @@ export function downloadRoute(d: DownloadDeps): Route {
       summary: 'Download a file (GET or HEAD); one byte range with Range.',
       description:
         'Readable by whoever may read a message that references the file, and by the credential that uploaded it; anyone else gets 404, as for an id that does not exist. ' +
+        'A file a paired network relayed without its bytes is fetched from it over the pairing on the first download (502 `bad_gateway` when it cannot be), then served from here. ' +
         '`ETag` is the SHA-256 (If-None-Match answers 304). `Content-Disposition` is `attachment` except for PNG, JPEG, GIF and WebP images; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing `Content-Security-Policy`.',
       headers: [
         {
@@ -86,7 +91,7 @@ export function downloadRoute(d: DownloadDeps): Route {
         206: { description: 'The requested range.', media: 'application/octet-stream', headers: ['Content-Range', 'ETag'] },
         304: { description: 'Not modified: the client holds this file.' },
       },
-      errors: [416],
+      errors: [416, 502],
     },
   };
 }

@@ -3,7 +3,7 @@
 // fills during the upload. Where a size-limited filesystem cannot be mounted, this is how the 507
 // path is reached; unset (always, outside tests) it adds nothing to the upload's path.
 
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 
 const FILE = process.env.SVC_FAULT_FILES_ENOSPC_FILE;
@@ -22,4 +22,23 @@ export function withFaults(source: NodeJS.ReadableStream): NodeJS.ReadableStream
   });
   source.on('error', (err) => full.destroy(err));
   return source.pipe(full);
+}
+
+// Test hook (test/files/collect-race.test.ts): while the file SVC_FAULT_FILES_COLLECT_PAUSE_FILE
+// names exists, the collector, having found a removed file's blob without users, waits before it
+// deletes the blob, and says so by writing `<file>.reached`; once the blob step is over it writes
+// `<file>.passed`. That holds the collector inside its race with an upload of the same bytes, so a
+// test can run the upload right there. Unset (always, outside tests) it adds nothing.
+const PAUSE = process.env.SVC_FAULT_FILES_COLLECT_PAUSE_FILE;
+
+/** Waits while the collector's pause is on (after the blob's users were counted, before its delete). */
+export async function collectorPause(): Promise<void> {
+  if (!PAUSE || !existsSync(PAUSE)) return;
+  writeFileSync(`${PAUSE}.reached`, '');
+  while (existsSync(PAUSE)) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Notes that the collector's blob step is over (the pause's second signal). */
+export function collectorPassed(): void {
+  if (PAUSE) writeFileSync(`${PAUSE}.passed`, '');
 }

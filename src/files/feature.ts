@@ -14,6 +14,7 @@ import { fileBatch } from './send.js';
 import { FILE_BYTES, uploadRoute } from './upload.js';
 import { uploadUrls } from './upload-urls.js';
 import { inProcessUpload } from './in-process.js';
+import { RemoteFiles } from './remote.js';
 import { baseUrlOf } from '../discovery/base-url.js';
 
 /** Whether a request came over TLS (its links then say https). */
@@ -47,22 +48,29 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
     baseUrl: (req) => baseUrlOf(req.headers, isEncrypted(req), app.address() ?? { host: '127.0.0.1', port: 0 }),
   });
   return {
-    routes: [upload, downloadRoute({ blobs, files }), ...urls.routes],
+    routes: [upload, downloadRoute({ blobs, files, remote: new RemoteFiles(blobs, () => ctx.extensions.peerFiles) }), ...urls.routes],
     provides: {
       files: {
         upload: inProcessUpload(ctx, upload, fileBytes),
         uploadUrl: urls.make,
         bytes: async (id, maxBytes) => {
           const f = await files().get(id);
-          if (!f || f.size > maxBytes) return undefined;
+          // A paired network's file is not passed on (no multi-hop): see info below.
+          if (!f || f.remote || f.size > maxBytes) return undefined;
           const body = await (await blobs()).store.read(f.sha256);
           if (!body) return undefined;
           const chunks: Buffer[] = [];
           for await (const c of body) chunks.push(c as Buffer);
           return Buffer.concat(chunks);
         },
+        info: async (id) => {
+          const f = await files().get(id);
+          // A file that came from a paired network is that network's: a local message naming it
+          // relays its metadata only, never its bytes or a reference to them.
+          return f && !f.remote ? { sha256: f.sha256, size: f.size } : undefined;
+        },
       },
-      fileBytes: { read: async (sha256) => (await blobs()).store.read(sha256) },
+      fileBytes: { read: async (sha256, range) => (await blobs()).store.read(sha256, range) },
     },
     send: { batch: (m) => fileBatch(ctx, files(), m) },
     observe: {

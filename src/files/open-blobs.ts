@@ -6,12 +6,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
+import { BlobLocks } from './blob-lock.js';
 import type { BlobStore } from './blobs/types.js';
 
 /** A blob store and the folder uploads are spooled into on their way to it. */
 export interface Blobs {
   store: BlobStore;
   spoolDir: string;
+  /** Held around every change to a blob's users and the blob itself (blob-lock.ts). */
+  locks: BlobLocks;
   close(): Promise<void>;
 }
 
@@ -24,7 +27,7 @@ export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
     const store = new DirBlobs(filesDirOf(cfg.path));
     // Uploads a crash cut short: none is in progress at start (the folder is this server's alone).
     await store.sweep();
-    return { store, spoolDir: store.spoolDir(), close: () => store.close() };
+    return { store, spoolDir: store.spoolDir(), locks: new BlobLocks(), close: () => store.close() };
   }
   // Memory and Postgres spool into a private temporary folder of this process.
   const spoolDir = await mkdtemp(path.join(os.tmpdir(), 'svc-uploads-'));
@@ -36,7 +39,7 @@ export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
   if (cfg.backend === 'memory') {
     const { MemoryBlobs } = await import('./blobs/memory.js');
     const store = new MemoryBlobs();
-    return { store, spoolDir, close: closeWith(store) };
+    return { store, spoolDir, locks: new BlobLocks(), close: closeWith(store) };
   }
   const files = cfg.files ?? { backend: 'database' as const };
   if (files.backend === 's3') {
@@ -49,7 +52,7 @@ export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
       ...(files.force_path_style !== undefined ? { forcePathStyle: files.force_path_style } : {}),
       ...(files.credentials ? { credentials: files.credentials } : {}),
     });
-    return { store, spoolDir, close: closeWith(store) };
+    return { store, spoolDir, locks: new BlobLocks(), close: closeWith(store) };
   }
   const [{ default: pg }, { PostgresBlobs }] = await Promise.all([import('pg'), import('./blobs/postgres.js')]);
   // A pool of its own, small: blob reads and writes never wait behind the store's messages.
@@ -63,5 +66,5 @@ export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
     await rm(spoolDir, { recursive: true, force: true });
     throw err;
   }
-  return { store, spoolDir, close: closeWith(store, () => pool.end()) };
+  return { store, spoolDir, locks: new BlobLocks(), close: closeWith(store, () => pool.end()) };
 }

@@ -123,15 +123,23 @@ async function upload(c: RequestContext, d: UploadDeps): Promise<{ status: numbe
       created_at: now(),
       uploaded_by: uploader ?? 'anonymous',
     };
-    // The record first, then the blob: a collection that starts meanwhile sees a user of the blob
-    // and leaves it. A blob that cannot be kept takes its record with it.
-    await commit(c.ctx, [{ op: 'file.add', file }]);
-    try {
-      await blobs.store.put(spooled);
-    } catch (err) {
-      await commit(c.ctx, [{ op: 'file.remove', id: file.id }]).catch(() => {});
-      throw refusalOf(err, body, limit);
-    }
+    // The record first, then the blob, both under the blob's lock: a collection counting the
+    // blob's users meanwhile waits, then sees this file, and leaves the blob (blob-lock.ts). A blob
+    // that cannot be kept takes its record with it; a record that cannot be stored, the spool file.
+    await blobs.locks.with(file.sha256, async () => {
+      try {
+        await commit(c.ctx, [{ op: 'file.add', file }]);
+      } catch (err) {
+        await rm(spooled.path, { force: true });
+        throw err;
+      }
+      try {
+        await blobs.store.put(spooled);
+      } catch (err) {
+        await commit(c.ctx, [{ op: 'file.remove', id: file.id }]).catch(() => {});
+        throw refusalOf(err, body, limit);
+      }
+    });
     return {
       status: 201,
       body: { file_id: file.id, sha256: file.sha256, size: file.size, content_type: file.content_type, name: file.name },

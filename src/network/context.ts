@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
 import type { Receipts } from './receipts.js';
 import type { Deliveries } from './delivery.js';
-import type { FileUploads } from './file-uploads.js';
+import type { FileUploads, PeerFiles } from './file-uploads.js';
 
 /** What a feature adds to a message's write: its parts as stored, and intents written in the same batch. */
 export interface SendBatch {
@@ -30,6 +30,8 @@ export interface OutgoingMessage {
   parts: readonly Part[];
   /** Who sends or edits it. */
   principal: Principal;
+  /** A message relayed from a paired network: that network (checked by the pairings before the batch). */
+  origin?: { network_id: string };
 }
 
 /** Decisions and observations around one message send, contributed by a feature. */
@@ -62,7 +64,9 @@ export interface Provided {
   /** Uploads in process (network/file-uploads.ts): absent when the files feature is not running. */
   readonly files: FileUploads;
   /** Uploaded files' bytes by hash (the files feature's blob store; the export's `with_files`): absent without the feature. */
-  readonly fileBytes: { read(sha256: string): Promise<Readable | undefined> };
+  readonly fileBytes: { read(sha256: string, range?: { start: number; end: number }): Promise<Readable | undefined> };
+  /** Files of paired networks fetched over their pairing (network/file-uploads.ts): absent without the pairings feature. */
+  readonly peerFiles: PeerFiles;
 }
 
 /** What the features contribute to the network's rules, combined by the app (src/app.ts). */

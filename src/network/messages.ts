@@ -163,9 +163,21 @@ async function place(
   };
 }
 
-const PART_FIELDS = ['kind', 'text', 'url', 'media_type', 'filename', 'data', 'file_id', 'name', 'content_type', 'size'] as const;
+const PART_FIELDS = [
+  'kind',
+  'text',
+  'url',
+  'media_type',
+  'filename',
+  'data',
+  'file_id',
+  'name',
+  'content_type',
+  'size',
+  'origin_file',
+] as const;
 /** The fields of an uploaded file's part (#41): kept on `file` parts only. */
-const FILE_FIELDS: ReadonlySet<string> = new Set(['file_id', 'name', 'content_type', 'size']);
+const FILE_FIELDS: ReadonlySet<string> = new Set(['file_id', 'name', 'content_type', 'size', 'origin_file']);
 
 /** A part with only its wire fields: unknown request fields are ignored, not stored or relayed. */
 export function wirePart(part: Part): Part {
@@ -283,7 +295,14 @@ async function decideSend(ctx: NetworkContext, p: Principal, req: SendRequest, r
   const id = req.id ?? newId('msg');
   const conv = convKeyOf(placed.target);
   // What features add to the batch (file references) and fill into the parts, decided with the send.
-  const added = await batchOf(ctx, { id, conv, target: placed.target, parts: req.parts.map(wirePart), principal: p });
+  const added = await batchOf(ctx, {
+    id,
+    conv,
+    target: placed.target,
+    parts: req.parts.map(wirePart),
+    principal: p,
+    ...(req.origin ? { origin: { network_id: req.origin.network_id } } : {}),
+  });
   const message: Message = {
     id,
     network_id: net,

@@ -4,6 +4,8 @@
 import type { FeatureFactory } from '../feature.js';
 import type { Config, PairingConfig } from '../config/types.js';
 import type { Warning } from '../protocol/types.js';
+import { AppError } from '../errors.js';
+import { openPeerFile, peerFileRoutes } from './peer-files.js';
 import { pairingRoutes } from './routes.js';
 import { SelfForwarder } from './inbound.js';
 import { remoteSenderCheck } from './inbound-rules.js';
@@ -51,7 +53,21 @@ export const pairingFeature: FeatureFactory = (app) => {
   };
 
   return {
-    routes: pairingRoutes(lookup),
+    routes: [...pairingRoutes(lookup), ...peerFileRoutes(lookup)],
+    provides: {
+      // The files of relayed messages, fetched from their home network on the first download (peer-files.ts).
+      peerFiles: {
+        open: (networkId, fileId, size) => {
+          const m = lookup.byRemoteNetwork(networkId);
+          if (!m)
+            throw new AppError(
+              'bad_gateway',
+              `file ${fileId} is kept on network ${networkId}, which is not paired with this network any more`,
+            );
+          return openPeerFile(m.peer, networkId, fileId, size);
+        },
+      },
+    },
     remoteSenders: remoteSenderCheck(ctx, lookup),
     // The outboxes follow the event feed: a message stored by any process sharing the store wakes them.
     observe: {

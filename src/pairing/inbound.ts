@@ -6,6 +6,7 @@ import type { Agent } from 'undici';
 import type { RequestFrame } from './relay-client.js';
 import { parseBody, type PairResponse } from './transport.js';
 import type { RelayedEvent } from '../network/relayed-event.js';
+import { PEER_FILE_PATH } from './peer-files.js';
 
 /** Method and path (without query) a relay peer may reach: the pair scope's routes (the spec, Scopes). */
 const RELAYABLE: readonly (readonly [string, string])[] = [
@@ -22,6 +23,8 @@ const PASSED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id
 export function isRelayable(method: string, path: string, events: readonly RelayedEvent[] = []): boolean {
   const pathname = path.split('?')[0] ?? '';
   if (events.some((k) => k.accepts(method, pathname))) return true;
+  // A file of a message relayed to the peer, fetched on its first download there (peer-files.ts).
+  if (method === 'GET' && PEER_FILE_PATH.test(pathname)) return true;
   return RELAYABLE.some(([m, p]) => m === method && p === pathname);
 }
 

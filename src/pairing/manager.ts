@@ -7,12 +7,12 @@ import { forbidden } from '../errors.js';
 import type { PairingConfig } from '../config/types.js';
 import type { Metrics } from '../metrics-registry.js';
 import { commit, newEvent, now, type NetworkContext } from '../network/context.js';
-import type { Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
+import type { Message, Pairing, PairingDiagnostics, PairingStatus } from '../protocol/types.js';
 import { evaluateRemote } from './compat.js';
 import { PairingCursor } from './cursor.js';
 import { Outbox } from './outbox.js';
 import { RefusalTally } from './refusals.js';
-import { relayDelivery, remoteStatusMessage } from './relay-delivery.js';
+import { type RelayDelivery, relayDelivery, remoteStatusMessage } from './relay-delivery.js';
 import { backoffDelay, RelayClient, type RequestFrame } from './relay-client.js';
 import { canRelay, nextStatus } from './status.js';
 import { DirectTransport, displayUrl, TransportError, type PairMethod, type PairResponse, type PairTransport } from './transport.js';
@@ -58,6 +58,7 @@ export class PairingManager {
   private readonly relay: RelayClient | undefined;
   private readonly cursor: PairingCursor;
   private readonly outbox: Outbox;
+  private readonly relayed: RelayDelivery;
   /** Relayed messages the remote refused for good (process-local, since start). */
   private readonly refusals = new RefusalTally();
   private timer: NodeJS.Timeout | undefined;
@@ -106,7 +107,7 @@ export class PairingManager {
       );
     // Earlier releases kept the cursor in a file beside the database: read once, then dropped.
     this.cursor = new PairingCursor(ctx.store, c.id, path.join(path.dirname(ctx.config.store.path), `pairing-${c.id}.cursor`));
-    const relayed = relayDelivery({
+    const relayed = (this.relayed = relayDelivery({
       id: c.id,
       ctx,
       metrics: d.metrics,
@@ -117,7 +118,7 @@ export class PairingManager {
       transportFailed: (err) => this.transportFailed(err),
       failed: (reason, message) => this.failed(reason, message),
       backOff: () => this.schedule(backoffDelay(this.failures, 500, ctx.config.server.pairing_check_interval_ms)),
-    });
+    }));
     this.outbox = new Outbox({
       store: ctx.store,
       cursor: this.cursor,
@@ -184,6 +185,16 @@ export class PairingManager {
       transport: c.relay ? 'relay' : 'direct',
       ...(c.relay ? { relay_url: displayUrl(c.relay.url) } : {}),
     };
+  }
+
+  /** Whether a local message goes to this pairing (its files are then the peer's to fetch: peer-files.ts). */
+  relays(m: Message): Promise<boolean> {
+    return this.relayed.eligible(m);
+  }
+
+  /** The way to the peer, for fetching one of its files (peer-files.ts). */
+  get peer(): PairTransport {
+    return this.transport;
   }
 
   /** A locally accepted message: relay it if it is this pairing's. */

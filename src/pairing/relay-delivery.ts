@@ -102,7 +102,7 @@ export function relayDelivery(h: RelayHost): RelayDelivery {
       // Its small files go first, so the message names the peer's copies (relay-files.ts).
       let carried: Awaited<ReturnType<typeof carryFiles>>;
       try {
-        carried = await carryFiles(h.transport, h.ctx.extensions.files, m);
+        carried = await carryFiles(h.ctx, h.transport, m);
       } catch (err) {
         return unreachable(err);
       }

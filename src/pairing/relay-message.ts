@@ -17,16 +17,21 @@ export function isRelayable(m: Message, f: RelayFacts): boolean {
   return sharesTarget(m.target, f);
 }
 
+/** How a file of a relayed message reaches the peer (relay-files.ts): its copy there, or a reference to the one here. */
+export type RelayedFile = { file_id: string } | { origin_file: { file_id: string; sha256: string } };
+
 /**
- * A file part as the peer gets it: the peer's copy when the file was carried (`carried`: local id
- * -> the peer's), else its metadata without an id (a local id means nothing there).
+ * A file part as the peer gets it (`carried`: local id -> how it goes, relay-files.ts): the peer's
+ * copy when the file was carried, its metadata with a reference to the file here (`origin_file`,
+ * fetched by the peer on demand), or its metadata alone when it is no longer stored (a local id
+ * means nothing there).
  */
-export function relayedPart(p: Part, carried: ReadonlyMap<string, string>): Part {
+export function relayedPart(p: Part, carried: ReadonlyMap<string, RelayedFile>): Part {
   if (p.kind !== 'file' || p.file_id === undefined) return p;
-  const theirs = carried.get(p.file_id);
-  if (theirs !== undefined) return { kind: 'file', file_id: theirs };
+  const how = carried.get(p.file_id);
+  if (how && 'file_id' in how) return { kind: 'file', file_id: how.file_id };
   const { file_id: _local, ...meta } = p;
-  return meta;
+  return how ? { ...meta, origin_file: how.origin_file } : meta;
 }
 
 /**
@@ -36,7 +41,7 @@ export function relayedPart(p: Part, carried: ReadonlyMap<string, string>): Part
 export function relayRequestFor(
   m: Message,
   localNetworkId: string,
-  opts: { withParent?: boolean; carried?: ReadonlyMap<string, string> } = {},
+  opts: { withParent?: boolean; carried?: ReadonlyMap<string, RelayedFile> } = {},
 ): SendRequest {
   const t = m.target;
   let target: SendRequest['target'];

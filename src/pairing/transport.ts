@@ -1,6 +1,7 @@
 // How one server reaches its peer: one interface, two ways (direct HTTP with undici, or frames over
 // a relay). Both send the pairing token as the bearer credential; the remote applies its own rules.
 
+import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
 
 export interface PairResponse {
@@ -54,6 +55,11 @@ export interface PairTransport {
    * a direct pairing has it (the relay's frames carry JSON).
    */
   upload?(path: string, bytes: Buffer, contentType: string): Promise<PairResponse>;
+  /**
+   * GETs `path` and gives the answer's body as it arrives (a file of the peer, peer-files.ts); only
+   * a direct pairing has it (over a relay the file comes in JSON chunks).
+   */
+  stream?(path: string): Promise<{ status: number; body: Readable }>;
   /** Whether a request can be attempted now (the relay socket is open and the peer is there). */
   ready(): boolean;
   close(): Promise<void>;
@@ -111,6 +117,26 @@ export class DirectTransport implements PairTransport {
   }
 
   private async send(method: PairMethod, path: string, body: string | Buffer | undefined, contentType: string): Promise<PairResponse> {
+    const res = await this.open(method, path, body, contentType);
+    try {
+      return { status: res.status, body: parseBody(await res.body.text()) };
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  async stream(path: string): Promise<{ status: number; body: Readable }> {
+    const res = await this.open('GET', path, undefined, 'application/octet-stream');
+    return { status: res.status, body: res.body };
+  }
+
+  /** Sends a request; its answer's body is the caller's to read. */
+  private async open(
+    method: PairMethod,
+    path: string,
+    body: string | Buffer | undefined,
+    contentType: string,
+  ): Promise<{ status: number; body: Readable & { text(): Promise<string> } }> {
     if (this.closed) throw new TransportError('closed', 'the pairing is closing');
     const url = this.baseUrl.replace(/\/+$/, '') + path;
     const { Agent: UndiciAgent, request } = await import('undici');
@@ -128,15 +154,19 @@ export class DirectTransport implements PairTransport {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      return { status: res.statusCode, body: parseBody(await res.body.text()) };
+      return { status: res.statusCode, body: res.body };
     } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
-      // undici error messages name the address, never the headers: safe for the log.
-      const detail = `${displayUrl(this.baseUrl)}: ${code || (err as Error).message}`;
-      if (/TIMEOUT/.test(code))
-        throw new TransportError('timeout', `the paired network did not answer in time (${Math.round(this.timeoutMs / 1000)} s)`, detail);
-      throw new TransportError('unreachable', describeNetworkError(code), detail);
+      throw this.failure(err);
     }
+  }
+
+  private failure(err: unknown): TransportError {
+    const code = (err as { code?: string }).code ?? '';
+    // undici error messages name the address, never the headers: safe for the log.
+    const detail = `${displayUrl(this.baseUrl)}: ${code || (err as Error).message}`;
+    if (/TIMEOUT/.test(code))
+      return new TransportError('timeout', `the paired network did not answer in time (${Math.round(this.timeoutMs / 1000)} s)`, detail);
+    return new TransportError('unreachable', describeNetworkError(code), detail);
   }
 
   async close(): Promise<void> {

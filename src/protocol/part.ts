@@ -17,4 +17,10 @@ export interface Part {
   content_type?: string;
   /** The uploaded file's size in bytes. */
   size?: number;
+  /**
+   * A file a paired network relays without its bytes (#41 part 6): its id and hash on its home
+   * network. Only on a relayed message (one with `origin`); the receiving network stores the part
+   * as a reference of its own (a `file_id` there) and fetches the bytes on the first download.
+   */
+  origin_file?: { file_id: string; sha256: string };
 }

@@ -55,6 +55,8 @@ const EXPECTED_SCOPES: Record<Action, Scope[]> = {
   'artifacts.read': ['observe', 'admin'],
   'events.stream': ['observe', 'admin'],
   'pairings.read': ['observe', 'admin'],
+  // A paired network fetching a file of a message relayed to it (#41 part 6; docs/security.md).
+  'pairing.files': ['pair'],
   'message.send': ['write', 'pair'],
   'message.change': ['write', 'pair', 'admin'],
   admin: ['admin'],
@@ -122,6 +124,7 @@ rules('a generated agent token reads, writes and attaches but never administers'
     'artifacts.read': 200,
     'events.stream': 200,
     'pairings.read': 403,
+    'pairing.files': 403,
     'message.send': 200,
     'message.change': 200,
     admin: 403,

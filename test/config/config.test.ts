@@ -71,7 +71,7 @@ test('a file with only network.id gets every default filled in', () => {
       file_bytes_per_day: 0,
     },
     delivery: { redeliver_after_ms: 60000, max_offers: 5, warn_after_ms: 300000 },
-    files: { unreferenced_ttl: '1h' },
+    files: { unreferenced_ttl: '1h', pairing_carry_bytes: 1048576 },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
   });
   assert.equal(config.store, { backend: 'sqlite', path: join(dir, '.svc/svc.db'), checkpoint_bytes: 67108864 });

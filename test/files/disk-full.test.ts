@@ -1,6 +1,8 @@
 // A full disk during an upload (#41 part 1) answers 507 insufficient_storage and keeps nothing of
 // it: no blob, no spool file, no record. The disk is made full by the test hook of
 // src/files/faults.ts (a size-limited filesystem cannot be mounted here), in a real `svc serve`.
+// A full disk under the database instead (the store's hook, SVC_FAULT_JOURNAL_ENOSPC_FILE) fails
+// the upload's record after its bytes were spooled: the spool file goes too.
 
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +27,23 @@ test('an upload that meets a full disk answers 507 and leaves nothing half-writt
     rmSync(fault);
     const ok = await s.req('POST', '/v1/files?name=big.bin', { token, raw: Buffer.alloc(300 * 1024, 7) });
     assert.is(ok.status, 201, 'with room again, the same upload is kept');
+  } finally {
+    rmSync(fault, { force: true });
+    await s.dispose();
+  }
+});
+
+test("an upload whose record cannot be stored (the database's disk is full) keeps no spool file", async () => {
+  const fault = path.join(os.tmpdir(), `svc-test-journal-enospc-${process.pid}`);
+  const s = await startServer({ config: { auth: { agent_registration: 'open' } }, env: { SVC_FAULT_JOURNAL_ENOSPC_FILE: fault } });
+  try {
+    const token = String((await claimThenJoin(s, 'uploader', [])).body.agent_token);
+    writeFileSync(fault, '');
+    const r = await s.req('POST', '/v1/files?name=big.bin', { token, raw: Buffer.alloc(300 * 1024, 9) });
+    assert.ok(r.status >= 500, r.text);
+    const root = path.join(s.dir, '.svc/files');
+    const left = existsSync(root) ? readdirSync(root, { recursive: true }).filter((f) => !String(f).match(/^tmp$/)) : [];
+    assert.equal(left, [], 'no blob and no spool file');
   } finally {
     rmSync(fault, { force: true });
     await s.dispose();

@@ -15,6 +15,21 @@ export interface FileRecord {
   created_at: string;
   /** The credential that uploaded it (`Principal.credentialKey`): it may read the file while it exists. */
   uploaded_by: string;
+  /**
+   * A file of a paired network that a relayed message named without its bytes (#41 part 6): its
+   * home network and id there. Its blob is fetched over the pairing on the first download, then
+   * kept here by its hash like any other.
+   */
+  remote?: {
+    network_id: string;
+    file_id: string;
+    /**
+     * This network kept bytes of that hash already when the reference was made: they are served
+     * for it only once the peer has sent them (src/files/remote.ts), so a peer naming the hash of
+     * a file it never had gets nothing of this network's.
+     */
+    prove?: true;
+  };
 }
 
 /** A message that references a file (a `file` part), with its conversation key (`room:<id>`, ...). */

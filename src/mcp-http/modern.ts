@@ -1,0 +1,101 @@
+// POST /v1/mcp for protocol revision 2026-07-28, on the 2.x SDK. A request carrying the
+// per-request `_meta` envelope (the SDK's own classification: `isLegacyRequest` is false) is
+// answered by the SDK's fetch-shaped handler with a fresh 2.x server for this request, acting as
+// the agent the bearer token names (the same session as the 2025 leg in serve.ts). The SDK checks
+// the envelope, the `Mcp-Method`/`Mcp-Name` headers against the body, answers `server/discover`,
+// adds `resultType` and the cache hints. `subscriptions/listen` is an SSE stream fed by the
+// store's feed (any instance's writes): each new mention of, or DM to, the agent is a
+// `notifications/resources/updated` for its inbox resource.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, InMemoryServerEventBus, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { NetworkContext } from '../network/context.js';
+import { inboxUri } from '../mcp/server.js';
+import { createModernServer } from '../mcp/server-2026.js';
+import type { Session } from '../mcp/session.js';
+import { StoreInbox } from './read-state.js';
+
+/** Headers a web Request cannot carry over from the node request (the body is passed parsed). */
+const DROPPED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
+
+/** The node request as the web Request the SDK's handler reads (headers, method, URL), aborted with `signal`. */
+function webRequest(req: IncomingMessage, base: string, signal?: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || DROPPED.has(k)) continue;
+    for (const x of Array.isArray(v) ? v : [v]) headers.append(k, x);
+  }
+  return new Request(new URL(req.url ?? '/', base), { method: req.method ?? 'POST', headers, ...(signal ? { signal } : {}) });
+}
+
+/** Whether a request is a 2026-07-28 one (the SDK decides: it carries the envelope claim). */
+export async function isModernRequest(req: IncomingMessage, base: string, body: unknown): Promise<boolean> {
+  return !(await isLegacyRequest(webRequest(req, base), body));
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The resource URIs a listen request asks about that are not this agent's inbox: the SDK's router
+ * honours any URI, and the inbox of another agent is not this caller's to watch.
+ */
+function foreignSubscriptions(body: unknown, mine: string): string[] {
+  if (!isObject(body) || body.method !== 'subscriptions/listen' || !isObject(body.params)) return [];
+  const n = body.params.notifications;
+  const uris = isObject(n) && Array.isArray(n.resourceSubscriptions) ? n.resourceSubscriptions : [];
+  return uris.filter((u) => u !== mine).map(String);
+}
+
+/** Answers one 2026-07-28 request as `session`'s agent. */
+export async function serveModern(
+  ctx: NetworkContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  session: Session,
+  body: unknown,
+  base: string,
+): Promise<void> {
+  const self = session.ctx.self;
+  const uri = inboxUri(self);
+  const foreign = foreignSubscriptions(body, uri);
+  if (foreign.length > 0 && isObject(body)) {
+    const error = { code: -32602, message: `Invalid params: notifications.resourceSubscriptions: ${foreign[0]} is not a resource of this agent (listen to ${uri})` };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, error }));
+    return;
+  }
+  const bus = new InMemoryServerEventBus();
+  const handler = createMcpHandler(
+    () => {
+      const m = createModernServer({ session: async () => session, agent: self.agent_id });
+      m.addInbox(session);
+      return m.server;
+    },
+    { legacy: 'reject', bus },
+  );
+  const aborted = new AbortController();
+  let watch: { close(): void } | undefined;
+  const done = () => {
+    aborted.abort();
+    watch?.close();
+    void handler.close().catch(() => undefined);
+  };
+  res.on('close', done);
+  if (res.destroyed) return done();
+  if (isObject(body) && body.method === 'subscriptions/listen') {
+    const inbox = new StoreInbox(ctx.store, self);
+    watch = inbox.watch(await ctx.store.lastEventSeq(), () => handler.notify.resourceUpdated(uri), done);
+  }
+  const answer = await handler.fetch(webRequest(req, base, aborted.signal), { parsedBody: body });
+  res.writeHead(answer.status, Object.fromEntries(answer.headers));
+  if (!answer.body) return void res.end();
+  try {
+    // Written as it comes: a listen stream lasts until the client goes away.
+    for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  } catch {
+    // The stream was torn down (the client went away): nothing more to write.
+  }
+  res.end();
+}

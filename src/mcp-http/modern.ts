@@ -8,12 +8,24 @@
 // `notifications/resources/updated` for its inbox resource.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, InMemoryServerEventBus, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, InMemoryServerEventBus, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { NetworkContext } from '../network/context.js';
 import { inboxUri } from '../mcp/server.js';
 import { createModernServer } from '../mcp/server-2026.js';
 import type { Session } from '../mcp/session.js';
+import { PROTOCOL_VERSION_META } from '../mcp/era.js';
 import { StoreInbox } from './read-state.js';
+import type { WaitLimit } from './wait-limit.js';
+
+/** Whose bounds a listen stream counts against: it holds a feed subscription as a wait does. */
+export interface ListenBound {
+  waits: WaitLimit;
+  agentId: string;
+  credential: string;
+}
+
+/** The 2025-era revisions (and earlier) the 2.x SDK knows: a header naming one is no claim of the new one. */
+const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
 
 /** Headers a web Request cannot carry over from the node request (the body is passed parsed). */
 const DROPPED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
@@ -28,12 +40,24 @@ function webRequest(req: IncomingMessage, base: string, signal?: AbortSignal): R
   return new Request(new URL(req.url ?? '/', base), { method: req.method ?? 'POST', headers, ...(signal ? { signal } : {}) });
 }
 
-/** Whether a request is a 2026-07-28 one (the SDK decides: it carries the envelope claim). */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether a message carries the per-request envelope's claim: the protocol version in `_meta`. */
+const claims = (m: unknown): boolean =>
+  isObject(m) && isObject(m.params) && isObject(m.params._meta) && PROTOCOL_VERSION_META in m.params._meta;
+
+/**
+ * Whether a request is a 2026-07-28 one. Only a request that claims the revision (the envelope in
+ * its body, or a protocol-version header no 2025 revision has) is asked of the SDK's own
+ * classification; everything else stays with the 2025 leg, which answers malformed messages as it
+ * always did (the 2.x classifier would send those to its modern path).
+ */
 export async function isModernRequest(req: IncomingMessage, base: string, body: unknown): Promise<boolean> {
+  const header = req.headers['mcp-protocol-version'];
+  const modernHeader = typeof header === 'string' && header !== '' && !LEGACY_VERSIONS.includes(header);
+  if (!modernHeader && !(Array.isArray(body) ? body.some(claims) : claims(body))) return false;
   return !(await isLegacyRequest(webRequest(req, base), body));
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The resource URIs a listen request asks about that are not this agent's inbox: the SDK's router
@@ -54,12 +78,16 @@ export async function serveModern(
   session: Session,
   body: unknown,
   base: string,
+  bound: ListenBound,
 ): Promise<void> {
   const self = session.ctx.self;
   const uri = inboxUri(self);
   const foreign = foreignSubscriptions(body, uri);
   if (foreign.length > 0 && isObject(body)) {
-    const error = { code: -32602, message: `Invalid params: notifications.resourceSubscriptions: ${foreign[0]} is not a resource of this agent (listen to ${uri})` };
+    const error = {
+      code: -32602,
+      message: `Invalid params: notifications.resourceSubscriptions: ${foreign[0]} is not a resource of this agent (listen to ${uri})`,
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, error }));
     return;
   }
@@ -82,8 +110,26 @@ export async function serveModern(
   res.on('close', done);
   if (res.destroyed) return done();
   if (isObject(body) && body.method === 'subscriptions/listen') {
+    // An open stream counts as one of the agent's (and credential's, and instance's) waits.
+    try {
+      bound.waits.admit(bound.agentId, bound.credential);
+    } catch (err) {
+      const error = { code: -32603, message: (err as Error).message };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, error }));
+      return;
+    }
     const inbox = new StoreInbox(ctx.store, self);
-    watch = inbox.watch(await ctx.store.lastEventSeq(), () => handler.notify.resourceUpdated(uri), done);
+    const sub = inbox.watch(await ctx.store.lastEventSeq(), () => handler.notify.resourceUpdated(uri), done);
+    let open = true;
+    watch = {
+      close: () => {
+        if (!open) return;
+        open = false;
+        sub.close();
+        bound.waits.release(bound.agentId, bound.credential);
+      },
+    };
+    if (res.destroyed) return done();
   }
   const answer = await handler.fetch(webRequest(req, base, aborted.signal), { parsedBody: body });
   res.writeHead(answer.status, Object.fromEntries(answer.headers));

@@ -98,7 +98,11 @@ export async function serve(
   const base = filesBaseOf(req);
   // A 2026-07-28 request (it carries the per-request envelope) goes to the 2.x SDK (modern.ts).
   if (await isModernRequest(req, base, body))
-    return serveModern(ctx, req, res, await sessionFor(ctx, principal, who.agentId, credential, shared.waits, base), body, base);
+    return serveModern(ctx, req, res, await sessionFor(ctx, principal, who.agentId, credential, shared.waits, base), body, base, {
+      waits: shared.waits,
+      agentId: who.agentId,
+      credential,
+    });
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
   // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
   const wait = waitCallOf(req, body);

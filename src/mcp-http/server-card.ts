@@ -38,7 +38,14 @@ export function serverCard(base: string, mcpPath: string, network: { id: string;
       {
         type: 'streamable-http',
         url: `${base}${mcpPath}`,
-        headers: [{ name: 'Authorization', description: 'Bearer agent token, or OAuth (see the protected-resource metadata)', isRequired: true, isSecret: true }],
+        headers: [
+          {
+            name: 'Authorization',
+            description: 'Bearer agent token, or OAuth (see the protected-resource metadata)',
+            isRequired: true,
+            isSecret: true,
+          },
+        ],
         supportedProtocolVersions: [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== MODERN_REVISION)],
       },
     ],

@@ -75,9 +75,10 @@ export function legacyToolHost(server: unknown): ToolHost {
       ...(token !== undefined && extra.sendNotification
         ? {
             progress: (n: number, message: string) =>
-              void extra
-                .sendNotification!({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } })
-                .catch(() => undefined),
+              void extra.sendNotification!({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: n, message },
+              }).catch(() => undefined),
           }
         : {}),
     };

@@ -25,7 +25,9 @@ interface Ctx {
 const t = suite<Ctx>('/v1/mcp speaks MCP 2026-07-28 beside the 2025 handshake (sqlite)');
 
 t.before(async (ctx) => {
-  ctx.s = await startApp({ config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({
+    config: { auth: { agent_registration: 'open' }, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] },
+  });
   ctx.beta = (await claimThenJoin(ctx.s, 'beta', ['general'], 'Beta')).body.agent_token;
 });
 t.after(async (ctx) => ctx.s.dispose());
@@ -47,39 +49,42 @@ async function call(c: Client, name: string, args: Record<string, unknown> = {})
   return { text: textOf(r), s: (r.structuredContent ?? {}) as Json, isError: Boolean(r.isError) };
 }
 
-t('the 2.x client negotiates 2026-07-28 and calls every tool, each answering structured output its schema declares', async ({ s, beta }) => {
-  const c = await connect2026(s.url, beta);
-  try {
-    assert.is(c.getProtocolEra(), 'modern');
-    assert.is(c.getNegotiatedProtocolVersion(), '2026-07-28');
-    assert.is(c.getServerVersion()?.title, 'svc agent beta');
-    assert.ok(c.getServerVersion()?.icons?.[0]?.src.startsWith('data:image/svg+xml;base64,'));
-    const tools = (await c.listTools()).tools;
-    assert.is(tools.length, 11);
-    for (const tool of tools) {
-      assert.ok(tool.outputSchema, `${tool.name} declares an output schema`);
-      assert.ok(tool.icons?.length, `${tool.name} has an icon`);
+t(
+  'the 2.x client negotiates 2026-07-28 and calls every tool, each answering structured output its schema declares',
+  async ({ s, beta }) => {
+    const c = await connect2026(s.url, beta);
+    try {
+      assert.is(c.getProtocolEra(), 'modern');
+      assert.is(c.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.is(c.getServerVersion()?.title, 'svc agent beta');
+      assert.ok(c.getServerVersion()?.icons?.[0]?.src.startsWith('data:image/svg+xml;base64,'));
+      const tools = (await c.listTools()).tools;
+      assert.is(tools.length, 11);
+      for (const tool of tools) {
+        assert.ok(tool.outputSchema, `${tool.name} declares an output schema`);
+        assert.ok(tool.icons?.length, `${tool.name} has an icon`);
+      }
+      const who = await call(c, 'whoami');
+      assert.is(who.s.agent.id, 'beta', who.text);
+      const sent = await call(c, 'send_message', { room_id: 'general', text: 'hello from 2026, okapi' });
+      assert.not.ok(sent.isError, sent.text);
+      const id = sent.s.message_id as string;
+      assert.ok((await call(c, 'list_conversations')).s.conversations.length >= 1);
+      assert.ok((await call(c, 'read_messages', { room_id: 'general' })).s.messages.some((m: Json) => m.id === id));
+      assert.is((await call(c, 'search_messages', { query: 'okapi' })).s.messages[0]?.id, id);
+      assert.is((await call(c, 'react', { message_id: id, emoji: '👍' })).s.changed, true);
+      assert.is((await call(c, 'edit_message', { message_id: id, text: 'hello from 2026, okapis' })).s.version, 2);
+      const waited = await call(c, 'wait_for_messages', { timeout_s: 0 });
+      assert.is(waited.s.timed_out, true, waited.text);
+      const file = await call(c, 'send_file', { room_id: 'general', name: 'a.txt', content_base64: Buffer.from('hi').toString('base64') });
+      assert.not.ok(file.isError, file.text);
+      assert.match((await call(c, 'create_upload_url', { name: 'b.bin' })).s.upload_url, /^http/);
+      assert.ok((await call(c, 'delete_message', { message_id: id })).s.deleted_at);
+    } finally {
+      await c.close();
     }
-    const who = await call(c, 'whoami');
-    assert.is(who.s.agent.id, 'beta', who.text);
-    const sent = await call(c, 'send_message', { room_id: 'general', text: 'hello from 2026, okapi' });
-    assert.not.ok(sent.isError, sent.text);
-    const id = sent.s.message_id as string;
-    assert.ok((await call(c, 'list_conversations')).s.conversations.length >= 1);
-    assert.ok((await call(c, 'read_messages', { room_id: 'general' })).s.messages.some((m: Json) => m.id === id));
-    assert.is((await call(c, 'search_messages', { query: 'okapi' })).s.messages[0]?.id, id);
-    assert.is((await call(c, 'react', { message_id: id, emoji: '👍' })).s.changed, true);
-    assert.is((await call(c, 'edit_message', { message_id: id, text: 'hello from 2026, okapis' })).s.version, 2);
-    const waited = await call(c, 'wait_for_messages', { timeout_s: 0 });
-    assert.is(waited.s.timed_out, true, waited.text);
-    const file = await call(c, 'send_file', { room_id: 'general', name: 'a.txt', content_base64: Buffer.from('hi').toString('base64') });
-    assert.not.ok(file.isError, file.text);
-    assert.match((await call(c, 'create_upload_url', { name: 'b.bin' })).s.upload_url, /^http/);
-    assert.ok((await call(c, 'delete_message', { message_id: id })).s.deleted_at);
-  } finally {
-    await c.close();
-  }
-});
+  },
+);
 
 t('a new DM reaches a 2026 client through subscriptions/listen on its inbox; another agent inbox is refused', async ({ s, beta }) => {
   const c = await connect2026(s.url, beta);
@@ -92,7 +97,11 @@ t('a new DM reaches a 2026 client through subscriptions/listen on its inbox; ano
     assert.equal(sub.honoredFilter.resourceSubscriptions, [inbox]);
     const r = await s.req('POST', '/v1/messages', {
       token: ALPHA,
-      body: { target: { kind: 'dm', participant_ids: ['alpha', 'beta'] }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'ping' }] },
+      body: {
+        target: { kind: 'dm', participant_ids: ['alpha', 'beta'] },
+        from: { type: 'agent', id: 'alpha' },
+        parts: [{ kind: 'text', text: 'ping' }],
+      },
     });
     assert.is(r.status, 200, r.text);
     assert.is(await updated, inbox);

@@ -33,7 +33,10 @@ t.before(async (ctx) => {
   ctx.s = await startApp({
     config: {
       auth: {
-        tokens: [...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })), BETA],
+        tokens: [
+          ...Object.values(TOKENS).map((x) => ({ ...x, scopes: [...x.scopes], ...('agents' in x ? { agents: [...x.agents] } : {}) })),
+          BETA,
+        ],
       },
       rooms: [{ id: 'general', name: 'General', members: ['alpha', 'beta'] }],
     },
@@ -78,7 +81,11 @@ t('the 2.x client opens with server/discover, calls tools and hears of a new men
     const sub = await c.listen({ resourceSubscriptions: [inbox] });
     const r = await ctx.s.req('POST', '/v1/messages', {
       token: ALPHA,
-      body: { target: { kind: 'room', room_id: 'general' }, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: '@beta over stdio' }] },
+      body: {
+        target: { kind: 'room', room_id: 'general' },
+        from: { type: 'agent', id: 'alpha' },
+        parts: [{ kind: 'text', text: '@beta over stdio' }],
+      },
     });
     assert.is(r.status, 200, r.text);
     assert.is(await updated, inbox);

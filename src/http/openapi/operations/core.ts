@@ -185,7 +185,10 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'See docs/agents.md, "Connect a remote agent".',
     headers: [
       { name: 'X-Svc-Agent', description: 'The agent a static token acts as (agent tokens act as their own agent).' },
-      { name: 'Mcp-Protocol-Version', description: 'The negotiated MCP protocol version, on every request after initialize (2026-07-28: on every request).' },
+      {
+        name: 'Mcp-Protocol-Version',
+        description: 'The negotiated MCP protocol version, on every request after initialize (2026-07-28: on every request).',
+      },
       { name: 'Mcp-Method', description: '2026-07-28: the JSON-RPC method of the body.' },
       { name: 'Mcp-Name', description: '2026-07-28: the tool, resource or prompt the body names, when it names one.' },
     ],
@@ -211,14 +214,19 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'GET /v1/mcp/server-card': {
     tag: 'mcp',
-    summary: 'The MCP Server Card of /v1/mcp (the Server Card extension, SEP-2127): name, version, icons, the endpoint and the protocol revisions it answers.',
+    summary:
+      'The MCP Server Card of /v1/mcp (the Server Card extension, SEP-2127): name, version, icons, the endpoint and the protocol revisions it answers.',
     description: 'Public, with CORS open and `Cache-Control: public, max-age=3600`; media type `application/mcp-server-card+json`.',
     responses: { 200: { description: 'The Server Card.', media: 'application/mcp-server-card+json' } },
   },
   'GET /.well-known/mcp/catalog.json': {
     tag: 'mcp',
     summary: 'The MCP Catalog of this host: one entry, pointing at the Server Card of /v1/mcp.',
-    responses: ok({ type: 'object', required: ['specVersion', 'entries'], properties: { specVersion: { type: 'string' }, entries: { type: 'array' } } }),
+    responses: ok({
+      type: 'object',
+      required: ['specVersion', 'entries'],
+      properties: { specVersion: { type: 'string' }, entries: { type: 'array' } },
+    }),
   },
   'GET /v1/pairings': {
     tag: 'pairings',

@@ -110,6 +110,7 @@ export async function serveModern(
   res.on('close', done);
   if (res.destroyed) return done();
   if (isObject(body) && body.method === 'subscriptions/listen') {
+    const seq = await ctx.store.lastEventSeq();
     // An open stream counts as one of the agent's (and credential's, and instance's) waits.
     try {
       bound.waits.admit(bound.agentId, bound.credential);
@@ -119,7 +120,7 @@ export async function serveModern(
       return;
     }
     const inbox = new StoreInbox(ctx.store, self);
-    const sub = inbox.watch(await ctx.store.lastEventSeq(), () => handler.notify.resourceUpdated(uri), done);
+    const sub = inbox.watch(seq, () => handler.notify.resourceUpdated(uri), done);
     let open = true;
     watch = {
       close: () => {

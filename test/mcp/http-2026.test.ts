@@ -7,8 +7,8 @@
 import { execFile } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { connectMcpHttp } from '../helpers/mcp-http.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectMcpHttp, connectMcpHttp2026, nextResourceUpdate } from '../helpers/mcp-http.js';
 import { TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
@@ -32,15 +32,6 @@ t.before(async (ctx) => {
 });
 t.after(async (ctx) => ctx.s.dispose());
 
-async function connect2026(url: string, token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'svc-test-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(transport);
-  return client;
-}
-
 const textOf = (r: { content?: unknown }): string =>
   ((r.content ?? []) as { type: string; text?: string }[]).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
@@ -52,7 +43,7 @@ async function call(c: Client, name: string, args: Record<string, unknown> = {})
 t(
   'the 2.x client negotiates 2026-07-28 and calls every tool, each answering structured output its schema declares',
   async ({ s, beta }) => {
-    const c = await connect2026(s.url, beta);
+    const c = await connectMcpHttp2026(s.url, beta);
     try {
       assert.is(c.getProtocolEra(), 'modern');
       assert.is(c.getNegotiatedProtocolVersion(), '2026-07-28');
@@ -87,12 +78,10 @@ t(
 );
 
 t('a new DM reaches a 2026 client through subscriptions/listen on its inbox; another agent inbox is refused', async ({ s, beta }) => {
-  const c = await connect2026(s.url, beta);
+  const c = await connectMcpHttp2026(s.url, beta);
   try {
     const inbox = (await c.listResources()).resources.find((r) => r.name === 'inbox')!.uri;
-    const updated = new Promise<string>((resolve) => {
-      c.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri));
-    });
+    const updated = nextResourceUpdate(c);
     const sub = await c.listen({ resourceSubscriptions: [inbox] });
     assert.equal(sub.honoredFilter.resourceSubscriptions, [inbox]);
     const r = await s.req('POST', '/v1/messages', {

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type Client, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { connectMcpHttp, connectMcpHttp2026, nextResourceUpdate } from '../helpers/mcp-http.js';
 import { TOKENS, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
@@ -107,6 +107,38 @@ t('a new DM reaches a 2026 client through subscriptions/listen on its inbox; ano
     await c.close();
   }
 });
+
+t(
+  'on the wire: no session id, resultType, cache hints on tools/list, and a Mcp-Method header that contradicts the body is refused',
+  async ({ s, beta }) => {
+    const envelope = {
+      [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
+      [CLIENT_INFO_META_KEY]: { name: 'raw', version: '1' },
+      [CLIENT_CAPABILITIES_META_KEY]: {},
+    };
+    const post = (method: string, header = method) =>
+      fetch(`${s.url}/v1/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${beta}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': header,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope } }),
+      });
+    const r = await post('tools/list');
+    assert.is(r.status, 200);
+    assert.is(r.headers.get('mcp-session-id'), null);
+    const body = (await r.json()) as Json;
+    assert.is(body.result.resultType, 'complete', JSON.stringify(body));
+    assert.is(body.result.ttlMs, 3_600_000);
+    assert.is(body.result.cacheScope, 'public');
+    const wrong = (await (await post('tools/list', 'resources/list')).json()) as Json;
+    assert.ok(wrong.error, JSON.stringify(wrong));
+  },
+);
 
 t('the 1.x client still opens with initialize at the same endpoint', async ({ s, beta }) => {
   const m = await connectMcpHttp(s.url, beta);

@@ -149,6 +149,26 @@ export class StoreInbox implements InboxPort {
     return this.store.feed.subscribe(seq, onEvents, onError);
   }
 
+  /**
+   * Calls `fn` for each mention of, or DM to, this agent stored after `seq` (on any instance),
+   * consuming nothing: the source of a 2026-07-28 client's `subscriptions/listen` stream.
+   */
+  watch(seq: number, fn: (m: Message) => void, onError: () => void): FeedSubscription {
+    let chain = Promise.resolve();
+    return this.store.feed.subscribe(
+      seq,
+      (events) => {
+        chain = chain
+          .then(async () => {
+            const reads = batchReads(this.store, events);
+            for (const e of events) if (await this.#wants(reads, this.self.network_id, e, 'mentions')) fn(e.event.message!);
+          })
+          .catch(onError);
+      },
+      onError,
+    );
+  }
+
   /** Moves the cursor from `from` to `to`; false when it was no longer at `from`. */
   async #consume(from: number, to: number): Promise<boolean> {
     if (to === from) return true;

@@ -4,6 +4,7 @@
 import type { AppError } from '../errors.js';
 import { BodyError, type BodySpec } from '../http/body.js';
 import type { Route } from '../http/router.js';
+import { baseUrlOf } from '../discovery/base-url.js';
 import type { McpShared } from './serve.js';
 
 export type { McpShared };
@@ -25,6 +26,15 @@ export function jsonRpcRefusal(err: AppError): { status: number; body: unknown }
 
 const JSON_RPC_BODY: BodySpec = { kind: 'json', refusal: jsonRpcRefusal };
 
+/** Where the MCP Catalog (the Server Card extension's discovery document) is. */
+export const MCP_CATALOG_PATH = '/.well-known/mcp/catalog.json';
+
+/** The base URL a request reached this server at (the card names the endpoint by it). */
+function baseOf(req: Parameters<Route['handler']>[0]['req']): string {
+  const sock = req.socket as typeof req.socket & { encrypted?: boolean };
+  return baseUrlOf(req.headers, Boolean(sock.encrypted), { host: sock.localAddress ?? '127.0.0.1', port: sock.localPort ?? 80 });
+}
+
 /** The MCP route; `shared` bounds concurrent waits per agent and finds calls to cancel on this instance. */
 export function mcpRoutes(shared: McpShared): Route[] {
   return [
@@ -35,6 +45,25 @@ export function mcpRoutes(shared: McpShared): Route[] {
       raw: true,
       body: JSON_RPC_BODY,
       handler: async ({ ctx, principal, req, res, body }) => (await import('./serve.js')).serve(ctx, principal, req, res, shared, body),
+    },
+    {
+      method: 'GET',
+      path: `${MCP_PATH}/server-card`,
+      handler: async ({ ctx, req }) => {
+        const c = await import('./server-card.js');
+        return {
+          body: c.serverCard(baseOf(req), MCP_PATH, ctx.config.network),
+          headers: { ...c.CARD_HEADERS, 'content-type': `${c.CARD_MEDIA_TYPE}; charset=utf-8` },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: MCP_CATALOG_PATH,
+      handler: async ({ ctx, req }) => {
+        const c = await import('./server-card.js');
+        return { body: c.catalog(baseOf(req), MCP_PATH, ctx.config.network), headers: c.CARD_HEADERS };
+      },
     },
   ];
 }

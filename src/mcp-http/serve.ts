@@ -1,4 +1,5 @@
-// One POST /v1/mcp: MCP over Streamable HTTP, stateless. Each request gets its own SDK transport and
+// One POST /v1/mcp: MCP over Streamable HTTP, stateless. A 2026-07-28 request (per-request `_meta`
+// envelope) is answered by the 2.x SDK (modern.ts); what follows is the 2025 era (`initialize`). Each request gets its own SDK transport and
 // server, acting as the agent its bearer token names (identity.ts), with in-process network calls
 // (api.ts) and the agent's read state in the store (read-state.ts); so any instance answers any
 // request. Answers are SSE streams (progress notifications keep long waits alive) carrying the
@@ -24,6 +25,7 @@ import { LazyStoreMarkers, StoreInbox, StoreMarkers, ensureReadState } from './r
 import { cancelledIds, type InFlight, requestIds } from './in-flight.js';
 import { type WaitCall, WaitAnswer, waitCallOf } from './wait-call.js';
 import { InboxWait } from './inbox-wait.js';
+import { isModernRequest, serveModern } from './modern.js';
 import type { WaitLimit } from './wait-limit.js';
 import { waitResult } from '../mcp/wait.js';
 
@@ -93,11 +95,19 @@ export async function serve(
   // Requests of one credential acting as one agent can cancel each other's calls, nobody else's.
   const credential = 'credentialKey' in principal ? principal.credentialKey : 'anonymous';
   const caller = `${credential}\n${who.agentId}`;
+  const base = filesBaseOf(req);
+  // A 2026-07-28 request (it carries the per-request envelope) goes to the 2.x SDK (modern.ts).
+  if (await isModernRequest(req, base, body))
+    return serveModern(ctx, req, res, await sessionFor(ctx, principal, who.agentId, credential, shared.waits, base), body, base, {
+      waits: shared.waits,
+      agentId: who.agentId,
+      credential,
+    });
   for (const id of cancelledIds(body)) shared.inFlight.cancel(caller, id);
   // One wait call: answered without an SDK server, which a wait would hold for minutes (wait-call.ts).
   const wait = waitCallOf(req, body);
-  if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared, filesBaseOf(req));
-  const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits, filesBaseOf(req));
+  if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared, base);
+  const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits, base);
   const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
   addInbox(session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -3,12 +3,13 @@
 // the session's agent; the server refuses a message of anyone else (only its sender or an operator
 // may change it).
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Part } from '../protocol/types.js';
 import { ArgumentError } from './args.js';
 import { messageView } from './format.js';
 import { result } from './result.js';
+import { OUTPUT } from './output-schemas.js';
+import type { ToolHost } from './tool-host.js';
 import type { Session } from './session.js';
 
 const PART = z
@@ -30,10 +31,11 @@ export function newContent(a: { text?: string | undefined; parts?: Part[] | unde
   throw new ArgumentError('pass the new text (text) or the new parts (parts)');
 }
 
-export function registerEditDelete(server: McpServer, session: () => Promise<Session>): void {
-  server.registerTool(
+export function registerEditDelete(host: ToolHost, session: () => Promise<Session>): void {
+  host.tool(
     'edit_message',
     {
+      outputSchema: OUTPUT.edit_message,
       title: 'Edit a message',
       description:
         'Replace the text (or parts) of a message this agent sent; the earlier version is kept. Use it to correct a result instead of posting a second message. ' +
@@ -64,9 +66,10 @@ export function registerEditDelete(server: McpServer, session: () => Promise<Ses
     },
   );
 
-  server.registerTool(
+  host.tool(
     'delete_message',
     {
+      outputSchema: OUTPUT.delete_message,
       title: 'Delete a message',
       description:
         'Delete a message this agent sent: its content goes and a tombstone keeps its place (replies in its thread stay). Deleting it again changes nothing.',

@@ -4,12 +4,13 @@
 // makes (the agent's runtime PUTs the bytes to it, then passes the answered file_id). The tools
 // reach uploads through a FilesPort: the HTTP client's for `svc mcp`, in-process calls for /v1/mcp.
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ArgumentError } from './args.js';
 import { conversationLabel, replyHint } from './format.js';
 import { sendMessage } from './messages.js';
 import { result } from './result.js';
+import { OUTPUT } from './output-schemas.js';
+import type { ToolHost } from './tool-host.js';
 import type { Session } from './session.js';
 import { unmentionedLines } from '../protocol/mentions.js';
 import type { Part } from '../protocol/types.js';
@@ -34,10 +35,11 @@ export function inlineBytes(content: string): Buffer {
 
 const id = (what: string) => z.string().min(1).describe(what);
 
-export function registerFiles(server: McpServer, session: () => Promise<Session>): void {
-  server.registerTool(
+export function registerFiles(host: ToolHost, session: () => Promise<Session>): void {
+  host.tool(
     'send_file',
     {
+      outputSchema: OUTPUT.send_file,
       title: 'Send a file',
       description:
         `Send a message with one file as this agent, to one place (as send_message: room_id, thread_id, dm_with or dm_id). ` +
@@ -80,9 +82,10 @@ export function registerFiles(server: McpServer, session: () => Promise<Session>
     },
   );
 
-  server.registerTool(
+  host.tool(
     'create_upload_url',
     {
+      outputSchema: OUTPUT.create_upload_url,
       title: 'Make a one-time upload URL',
       description:
         'A URL to PUT one file to (no other credential needed; it works once and expires), for files too large for send_file inline. ' +

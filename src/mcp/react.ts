@@ -1,15 +1,17 @@
 // react: adds (or with remove: true takes back) this agent's reaction to a message (#28). A
 // reaction wakes nobody: it is an acknowledgement, not a reply.
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { result } from './result.js';
+import { OUTPUT } from './output-schemas.js';
+import type { ToolHost } from './tool-host.js';
 import type { Session } from './session.js';
 
-export function registerReact(server: McpServer, session: () => Promise<Session>): void {
-  server.registerTool(
+export function registerReact(host: ToolHost, session: () => Promise<Session>): void {
+  host.tool(
     'react',
     {
+      outputSchema: OUTPUT.react,
       title: 'React to a message',
       description:
         'Add an emoji reaction to a message as this agent (one Unicode emoji like 👍, or a :name: shortcode), or take it back with remove: true. ' +

@@ -4,7 +4,6 @@
 
 import path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { answerMalformedInput } from './malformed-input.js';
 import { attach, type Attachment } from '../client/attach.js';
 import { ClientError } from '../client/errors.js';
 import { SvcClient } from '../client/svc-client.js';
@@ -16,6 +15,8 @@ import { resolveAgentId } from './identity.js';
 import { Inbox } from './inbox.js';
 import { ReadMarkers } from './read-markers.js';
 import { createMcpServer, type Session } from './server.js';
+import { createModernServer } from './server-2026.js';
+import { splitByEra } from './era.js';
 import { stateDirOf } from './state-dir.js';
 import { VERSION } from '../version.js';
 
@@ -96,8 +97,8 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     attachment = a;
     if (closed) await a.close();
     inbox = new Inbox({ self, flush: () => a.flush(), failure: () => failure });
-    // Mentions and DMs also go to the client as claude/channel events when it takes them.
-    channel = startChannel({ server: server.server, inbox, self, file: path.join(stateDir, 'channel.json'), log: o.log });
+    channelOf = { inbox, self, file: path.join(stateDir, 'channel.json') };
+    startChannelWhenReady();
     a.done.catch((err: unknown) => {
       failure = new Error(`live delivery stopped: ${(err as Error).message}`);
       o.log(`svc mcp: ${failure.message}`);
@@ -116,11 +117,20 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     return { ctx: { client, self, markers, files }, inbox, dmsEnabled: doc.capabilities.direct_messages };
   };
 
+  // The servers (one per era the connection chose; the 2.x entry may make a probe instance too)
+  // get the inbox resource once the session exists.
+  const inboxAdders: ((s: Session) => void)[] = [];
+  let ready: Session | undefined;
+  const addInboxTo = (add: (s: Session) => void): void => {
+    inboxAdders.push(add);
+    if (ready) add(ready);
+  };
   let pending: Promise<Session> | undefined;
   const session = (): Promise<Session> =>
     (pending ??= start().then(
       (s) => {
-        addInbox(s);
+        ready = s;
+        for (const add of inboxAdders) add(s);
         return s;
       },
       (err: unknown) => {
@@ -129,7 +139,16 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
         throw err;
       },
     ));
-  const { server, addInbox } = createMcpServer({ session, channel: true, ...(o.agent ? { agent: o.agent } : {}) });
+  const agent = o.agent ? { agent: o.agent } : {};
+  // A 2025-era connection: the 1.x server, with mentions and DMs also pushed to the client as
+  // claude/channel events when it takes them (channel.ts; the 2026 revision has no such push).
+  let legacy: ReturnType<typeof createMcpServer>['server'] | undefined;
+  let modern: { close(): Promise<void> } | undefined;
+  let channelOf: Omit<Parameters<typeof startChannel>[0], 'server' | 'log'> | undefined;
+  const startChannelWhenReady = (): void => {
+    if (!legacy || !channelOf || channel || closed) return;
+    channel = startChannel({ server: legacy.server, ...channelOf, log: o.log });
+  };
   // Started now, not on the first call: the attachment should collect arrivals from the start.
   const kick = (): void => {
     if (closed) return;
@@ -140,8 +159,27 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
     });
   };
 
-  await server.connect(o.transport);
-  answerMalformedInput(o.transport);
+  await splitByEra(o.transport, async (era, transport) => {
+    if (closed) return;
+    if (era === 'modern') {
+      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      modern = serveStdio(
+        () => {
+          const m = createModernServer({ session, ...agent });
+          addInboxTo(m.addInbox);
+          return m.server;
+        },
+        { legacy: 'reject', transport, onerror: (err) => o.log(`svc mcp: ${err.message}`) },
+      );
+      o.log('svc mcp: the client speaks MCP 2026-07-28');
+      return;
+    }
+    const l = createMcpServer({ session, channel: true, ...agent });
+    legacy = l.server;
+    addInboxTo(l.addInbox);
+    await l.server.connect(transport);
+    startChannelWhenReady();
+  });
   kick();
   return {
     async close() {
@@ -149,7 +187,8 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       closed = true;
       clearTimeout(retry);
       channel?.close();
-      await server.close().catch(() => undefined);
+      await legacy?.close().catch(() => undefined);
+      await modern?.close().catch(() => undefined);
       await attachment?.close().catch(() => undefined);
       await client.close().catch(() => undefined);
     },

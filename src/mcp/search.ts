@@ -1,15 +1,17 @@
 // search_messages: full-text search (GET /v1/search) over what this agent may read, newest first.
 
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { conversationLabel, messageLines, messageView, replyHint, type MessageView } from './format.js';
 import { result } from './result.js';
+import { OUTPUT } from './output-schemas.js';
+import type { ToolHost } from './tool-host.js';
 import type { Session } from './session.js';
 
-export function registerSearch(server: McpServer, session: () => Promise<Session>): void {
-  server.registerTool(
+export function registerSearch(host: ToolHost, session: () => Promise<Session>): void {
+  host.tool(
     'search_messages',
     {
+      outputSchema: OUTPUT.search_messages,
       title: 'Search messages',
       description:
         'Full-text search over the messages this agent can read, newest first: every word must match (the last also as a prefix). ' +

@@ -1,11 +1,11 @@
 // /v1/mcp on two `svc serve` instances sharing one Postgres schema: the wait cursor and read
 // markers are in the store, so any instance answers any call. A wait on B returns a mention sent
 // on A; two waits of one agent on A and B return each mention once between them; a read on A is
-// read on B.
+// read on B; a 2026-07-28 client listening on B hears of a mention sent on A.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectMcpHttp } from '../helpers/mcp-http.js';
+import { connectMcpHttp, connectMcpHttp2026, nextResourceUpdate } from '../helpers/mcp-http.js';
 import { TOKENS, type Json, type TestServer } from '../helpers/server.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
@@ -117,6 +117,20 @@ two('a conversation read through A is read through B', async ({ a, b, beta }) =>
   } finally {
     await onA.close();
     await onB.close();
+  }
+});
+
+two('a 2026-07-28 client listening on B (subscriptions/listen) is told of a mention sent on A', async ({ a, b, beta }) => {
+  const c = await connectMcpHttp2026(b.url, beta);
+  try {
+    const inbox = (await c.listResources()).resources.find((r) => r.name === 'inbox')!.uri;
+    const updated = nextResourceUpdate(c);
+    const sub = await c.listen({ resourceSubscriptions: [inbox] });
+    await say(a, 'listen on B @beta');
+    assert.is(await updated, inbox);
+    await sub.close();
+  } finally {
+    await c.close();
   }
 });
 

@@ -180,10 +180,17 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'Requests are answered with an SSE stream carrying the JSON-RPC response (and progress notifications while wait_for_messages waits); ' +
       'notifications alone with 202. An agent token acts as its agent; a static token names one with the `X-Svc-Agent` header ' +
       'or by an `agents` list of exactly one agent (otherwise 403). There is no session and no GET stream (GET and DELETE answer 405). ' +
+      'Both eras are answered: a 2025 client opens with `initialize` (2025-06-18, 2025-11-25); a 2026-07-28 request carries the per-request `_meta` envelope ' +
+      '(no initialize, no Mcp-Session-Id; `server/discover`, `Mcp-Method`/`Mcp-Name` headers, `subscriptions/listen` as an SSE stream for inbox updates). ' +
       'See docs/agents.md, "Connect a remote agent".',
     headers: [
       { name: 'X-Svc-Agent', description: 'The agent a static token acts as (agent tokens act as their own agent).' },
-      { name: 'Mcp-Protocol-Version', description: 'The negotiated MCP protocol version, on every request after initialize.' },
+      {
+        name: 'Mcp-Protocol-Version',
+        description: 'The negotiated MCP protocol version, on every request after initialize (2026-07-28: on every request).',
+      },
+      { name: 'Mcp-Method', description: '2026-07-28: the JSON-RPC method of the body.' },
+      { name: 'Mcp-Name', description: '2026-07-28: the tool, resource or prompt the body names, when it names one.' },
     ],
     responses: {
       200: {
@@ -204,6 +211,22 @@ export const CORE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       },
       413: { description: 'The body is over 1 MiB, a JSON-RPC error (`-32000`).', json: 'McpMessage' },
     },
+  },
+  'GET /v1/mcp/server-card': {
+    tag: 'mcp',
+    summary:
+      'The MCP Server Card of /v1/mcp (the Server Card extension, SEP-2127): name, version, icons, the endpoint and the protocol revisions it answers.',
+    description: 'Public, with CORS open and `Cache-Control: public, max-age=3600`; media type `application/mcp-server-card+json`.',
+    responses: { 200: { description: 'The Server Card.', media: 'application/mcp-server-card+json' } },
+  },
+  'GET /.well-known/mcp/catalog.json': {
+    tag: 'mcp',
+    summary: 'The MCP Catalog of this host: one entry, pointing at the Server Card of /v1/mcp.',
+    responses: ok({
+      type: 'object',
+      required: ['specVersion', 'entries'],
+      properties: { specVersion: { type: 'string' }, entries: { type: 'array' } },
+    }),
   },
   'GET /v1/pairings': {
     tag: 'pairings',

@@ -7,6 +7,10 @@
 // A message a paired network relays may name a file of its own by `origin_file` (its id and hash
 // there, #41 part 6): the part is stored as a reference here (remote.ts fetches the bytes on the
 // first download), readable by this message's readers exactly as an upload would be.
+//
+// An edit keeps the files its message already holds: whoever may change the message may keep what
+// it names. The edit of a relayed copy (its home network relays it) names them by their ids on the
+// home network: a reference by the id it was made from, a carried copy by its name, type and size.
 
 import { createHash } from 'node:crypto';
 import type { OutgoingMessage, NetworkContext, SendBatch } from '../network/context.js';
@@ -24,6 +28,7 @@ export async function fileBatch(ctx: NetworkContext, files: FileReads, m: Outgoi
   const ops: WriteOp[] = [];
   const seen = new Set<string>();
   const parts: Part[] = [];
+  const held = await heldFiles(ctx, files, m.id);
   const ref = (id: string) => {
     if (!seen.has(id)) ops.push({ op: 'file.ref', ref: { file_id: id, message_id: m.id, conv: m.conv } });
     seen.add(id);
@@ -45,6 +50,18 @@ export async function fileBatch(ctx: NetworkContext, files: FileReads, m: Outgoi
       parts.push(part);
       continue;
     }
+    const kept = held.find(part);
+    if (kept) {
+      parts.push(kept);
+      ref(kept.file_id!);
+      continue;
+    }
+    if (held.relayed) {
+      // A file the home network added by this edit: its id means nothing here, its metadata travels.
+      const { file_id: _, ...meta } = part;
+      parts.push(meta);
+      continue;
+    }
     const id = part.file_id;
     const file = await files.get(id);
     if (!file || !(await mayRead(ctx, files, m.principal, file))) throw notFound(`body.parts[${i}].file_id: file ${id}`);
@@ -52,6 +69,30 @@ export async function fileBatch(ctx: NetworkContext, files: FileReads, m: Outgoi
     ref(id);
   }
   return { parts, ops };
+}
+
+/** The files the stored message `id` (an edit's) holds: `find` gives the one a part of the edit names; `relayed` if it is a relayed copy. */
+async function heldFiles(
+  ctx: NetworkContext,
+  files: FileReads,
+  id: string,
+): Promise<{ find: (part: Part) => Part | undefined; relayed: boolean }> {
+  const rec = await ctx.store.getMessage(id);
+  if (!rec) return { find: () => undefined, relayed: false };
+  const referenced = new Set((await files.refsOfMessages([id])).map((r) => r.file_id));
+  const byId = new Map<string, Part>();
+  const carried: Part[] = [];
+  for (const p of rec.message.parts) {
+    if (p.kind !== 'file' || p.file_id === undefined || !referenced.has(p.file_id)) continue;
+    byId.set(p.file_id, p);
+    if (rec.message.origin === undefined) continue;
+    const remote = (await files.get(p.file_id))?.remote;
+    if (remote) byId.set(remote.file_id, p);
+    else carried.push(p);
+  }
+  const find = (part: Part) =>
+    byId.get(part.file_id!) ?? carried.find((p) => p.name === part.name && p.content_type === part.content_type && p.size === part.size);
+  return { find, relayed: rec.message.origin !== undefined };
 }
 
 const partOf = (file: FileRecord): Part => ({

@@ -304,6 +304,52 @@ direct('a peer naming the hash of a file kept here gets nothing of it: the bytes
   assert.is((await a.req('GET', '/v1/pairing/files/file_nosuchfile0', { token: PAIR_TOKEN })).status, 404);
 });
 
+direct('an edit of a message with files reaches the peer, whose copy keeps its own files', async ({ a, b }) => {
+  const small = Buffer.from('carried with the message\n'.repeat(100));
+  const big = bytesOf('edited', BIG);
+  const ids: string[] = [];
+  for (const [name, bytes] of [
+    ['small.txt', small],
+    ['big.bin', big],
+  ] as const) {
+    const up = await postBytes(a, `/v1/files?name=${name}`, ALPHA, bytes);
+    assert.is(up.status, 201, up.text);
+    ids.push(String(up.body.file_id));
+  }
+  const files = ids.map((file_id) => ({ kind: 'file', file_id }));
+  const sent = await a.post(
+    '/v1/messages',
+    {
+      target: { kind: 'room', room_id: 'inner' },
+      from: { type: 'agent', id: 'alpha' },
+      parts: [{ kind: 'text', text: 'before the edit' }, ...files],
+    },
+    ALPHA,
+  );
+  assert.is(sent.status, 200, sent.text);
+  const atB = async (text: string) =>
+    eventually(
+      async () => (await b.get('/v1/rooms/inner/messages', ADMIN)).body.messages.find((m: Json) => m.parts[0]?.text === text),
+      WAIT,
+      `"${text}" on beta-net`,
+    );
+  const before = await atB('before the edit');
+  assert.ok(!before.parts[1].file_id.startsWith('file_r') && before.parts[2].file_id.startsWith('file_r'), 'one carried, one by reference');
+
+  // Edited at home, naming its files by their ids there, as any edit does.
+  const edit = await a.req('PATCH', `/v1/messages/${before.id}`, {
+    token: ALPHA,
+    body: { from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text: 'after the edit' }, ...files] },
+  });
+  assert.is(edit.status, 200, edit.text);
+  const after = await atB('after the edit');
+  assert.is(after.id, before.id);
+  assert.equal(after.parts.slice(1), before.parts.slice(1), "the peer's copy keeps its own files");
+  const got = await download(b, after.parts[2].file_id, BETA);
+  assert.is(got.status, 200, JSON.stringify(got.json));
+  assert.ok(got.bytes.equals(big));
+});
+
 direct(`a file over ${PAIRING_CARRY_BYTES} bytes goes by reference and is fetched on its first download, both ways`, byReference);
 direct.run();
 

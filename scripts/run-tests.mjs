@@ -137,6 +137,18 @@ const checked = Promise.resolve(checks).then((done) => {
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) });
 const [results, started] = [[], Date.now()];
+/** The host's busy share since `from` (os.cpus() times): near 100%, more files at a time would not help. */
+const cpuTimes = () =>
+  os
+    .cpus()
+    .reduce(
+      (t, c) => ({
+        busy: t.busy + c.times.user + c.times.nice + c.times.sys + c.times.irq,
+        all: t.all + c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle,
+      }),
+      { busy: 0, all: 0 },
+    );
+const hostFrom = cpuTimes();
 process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
@@ -146,9 +158,13 @@ await Promise.all(
 await checked;
 
 for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
+const hostBusy = () => {
+  const now = cpuTimes();
+  return Math.round((100 * (now.busy - hostFrom.busy)) / Math.max(1, now.all - hostFrom.all));
+};
 const cpuTotal = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
 process.stdout.write(
-  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; the files' cpu: ${cpuTotal.toFixed(0)} s\n`,
+  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; the files' cpu: ${cpuTotal.toFixed(0)} s; the host busy ${hostBusy()}%\n`,
 );
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.

@@ -10,10 +10,12 @@ import { svcParts } from './convert.js';
 import type { NetworkContext } from '../../network/context.js';
 import type { Reply } from '../../http/router.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredEvent } from '../../store/types.js';
 import { A2A_INBOUND_DEFAULTS } from '../../config/types.js';
 import type { Caller } from './context.js';
 import { SvcAgentExecutor } from './executor.js';
 import { KvPushStore, type PushSettings, SignedPushSender } from './push.js';
+import { TaskResumer } from './resume.js';
 import { KvTaskStore } from './task-store.js';
 import type { TaskTracker } from './tracker.js';
 import { type RestOp, serveJsonRpc, serveRest } from './transports.js';
@@ -49,8 +51,12 @@ export class A2aRuntime {
   private readonly pushSender: SignedPushSender;
   /** Handlers by agent and card text: a changed card (a renamed agent, another base URL) gets a new one. */
   private readonly handlers = new Map<string, { card: string; handler: SvcRequestHandler }>();
+  private resumer: TaskResumer | undefined;
 
-  constructor(ctx: NetworkContext, tracker: TaskTracker) {
+  constructor(
+    private readonly ctx: NetworkContext,
+    private readonly tracker: TaskTracker,
+  ) {
     this.tasks = new KvTaskStore(
       () => ctx.store.kv,
       () => ctx.config.server.a2a?.task_days ?? A2A_INBOUND_DEFAULTS.task_days,
@@ -98,8 +104,26 @@ export class A2aRuntime {
     return serveRest(this.handlerFor(caller.agent, card), req, res, body, caller, op);
   }
 
+  /**
+   * Takes up the stored tasks left open (resume.ts), once per start; `observe` must get each live
+   * event from the call on. `base` makes file links for a task stored without its base URL.
+   */
+  resume(base: () => string): { observe(e: StoredEvent): void; done: Promise<number> } {
+    this.resumer ??= new TaskResumer({
+      ctx: this.ctx,
+      tracker: this.tracker,
+      tasks: this.tasks,
+      push: this.pushSender,
+      running: (id) => this.executor.has(id),
+      base,
+    });
+    const r = this.resumer;
+    return { observe: (e) => r.observe(e), done: r.start() };
+  }
+
   /** Ends every task stream this instance holds (shutdown); the tasks keep their states. */
   close(): void {
+    this.resumer?.close();
     this.executor.stopAll();
   }
 }

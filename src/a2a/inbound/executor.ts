@@ -16,7 +16,6 @@ import { destinationOf, noteOf, svcParts } from './convert.js';
 import { follow, type Following, TERMINAL, type TaskSink } from './follow.js';
 import type { Conv, TaskTracker } from './tracker.js';
 
-
 export class SvcAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, Following>();
 

@@ -100,7 +100,10 @@ export class TaskResumer {
         this.replay,
         { taskId: t.task.id, contextId: t.task.contextId, agent: t.agent, conv, base: t.base ?? this.d.base() },
         {
-          working: () => void this.write(t.task.id, (s) => (s.status?.state === TaskState.TASK_STATE_SUBMITTED ? withStatus(s, TaskState.TASK_STATE_WORKING) : undefined)),
+          working: () =>
+            void this.write(t.task.id, (s) =>
+              s.status?.state === TaskState.TASK_STATE_SUBMITTED ? withStatus(s, TaskState.TASK_STATE_WORKING) : undefined,
+            ),
           end: (state, message, artifacts) =>
             this.write(t.task.id, (s) =>
               s.status && TERMINAL.has(s.status.state) ? undefined : withArtifacts(withStatus(s, state, message), artifacts),

@@ -12,7 +12,6 @@ import { TASK_KIND } from './open-tasks.js';
 
 export { TASK_KIND };
 
-
 interface TaskRow {
   owner: string;
   agent: string;

@@ -1,0 +1,134 @@
+// The inbound A2A gateway resumes the tasks a stopped server left open (docs/a2a.md "The task
+// follows svc's events"): the app in this process on one sqlite file, stopped while a task waits
+// and started again; the agent's reply, sent after the restart or stored while the gateway was
+// down, completes the task, which GetTask then reads back.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { Role, type Task, TaskState } from '@a2a-js/sdk';
+import { startApp, type AppServer } from '../helpers/app.js';
+import { eventually } from '../helpers/server.js';
+import { a2aInboundFeature } from '../../src/a2a/inbound/feature.js';
+import { defaultFeatures } from '../../src/features.js';
+
+/** The SDK's client of agent `id` on server `url`, sending `token`. */
+export function clientOf(url: string, id: string, token: string): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: ['JSONRPC'],
+    }),
+  );
+  return factory.createFromUrl(`${url}/v1/a2a/agents/${id}/`);
+}
+
+/** Sends `text` and answers the submitted task at once (the agent is not attached). */
+export async function submit(client: Client, text: string): Promise<Task> {
+  const sent = await client.sendMessage({
+    tenant: '',
+    message: {
+      messageId: `m-${Math.random().toString(36).slice(2)}`,
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+    metadata: undefined,
+  });
+  assert.ok('id' in sent && 'status' in sent);
+  const task = sent as Task;
+  assert.is(task.status?.state, TaskState.TASK_STATE_SUBMITTED);
+  return task;
+}
+
+export const textOf = (m: { parts: { content?: { $case: string; value?: unknown } }[] } | undefined) =>
+  (m?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+
+/** Posts `text` as agent `from` in its DM (the only one it has). */
+export async function replyInDm(s: AppServer, from: string, token: string, text: string): Promise<void> {
+  const dm = ((await s.get('/v1/dms', token)).body.dms as { id: string }[])[0];
+  assert.ok(dm, 'the DM');
+  const r = await s.post(
+    '/v1/messages',
+    { target: { kind: 'dm', dm_id: dm!.id }, from: { type: 'agent', id: from }, parts: [{ kind: 'text', text }] },
+    token,
+  );
+  assert.is(r.status, 200, r.text);
+}
+
+const CONFIG = { auth: { agent_registration: 'open' }, server: { a2a: { agents: ['ada'] } } };
+
+async function twoAgents(s: AppServer): Promise<{ ada: string; bob: string }> {
+  const reg = async (id: string) => (await s.post('/v1/agents/register', { requested_agent_id: id })).body.agent_token as string;
+  return { ada: await reg('ada'), bob: await reg('bob') };
+}
+
+const t = suite('A2A tasks left open by a stopped server');
+
+t('a task submitted before a restart completes with the reply the agent sends after it', async () => {
+  const s = await startApp({ config: CONFIG });
+  try {
+    const { ada, bob } = await twoAgents(s);
+    const task = await submit(await clientOf(s.url, 'ada', bob), 'still there?');
+    await s.restart();
+    await replyInDm(s, 'ada', ada, 'yes, after the restart');
+    const client = await clientOf(s.url, 'ada', bob);
+    const done = await eventually(
+      async () => {
+        const got = await client.getTask({ tenant: '', id: task.id });
+        return got.status?.state === TaskState.TASK_STATE_COMPLETED ? got : undefined;
+      },
+      10_000,
+      'the task completed',
+    );
+    assert.is(textOf(done!.status?.message), 'yes, after the restart');
+    assert.is(textOf(done!.history[0]), 'still there?');
+    assert.is(textOf(done!.history.at(-1)), 'yes, after the restart', 'the reply joins the history, as the SDK adds a status message');
+  } finally {
+    await s.dispose();
+  }
+});
+
+t('a reply stored while the gateway was down completes the task when it starts again', async () => {
+  const s = await startApp({ config: CONFIG });
+  try {
+    const { ada, bob } = await twoAgents(s);
+    const first = await submit(await clientOf(s.url, 'ada', bob), 'first question');
+    const second = await submit(await clientOf(s.url, 'ada', bob), 'second question');
+    await s.stop();
+    // The same store served without the gateway: the agent answers both while nothing follows the tasks.
+    const plain = await startApp({
+      dir: s.dir,
+      keepConfig: true,
+      features: defaultFeatures.filter((f) => f !== a2aInboundFeature),
+    });
+    try {
+      await replyInDm(plain, 'ada', ada, 'answer one');
+      await replyInDm(plain, 'ada', ada, 'answer two');
+    } finally {
+      await plain.stop();
+    }
+    await s.restart();
+    const client = await clientOf(s.url, 'ada', bob);
+    const stateOf = async (id: string) => (await client.getTask({ tenant: '', id })).status;
+    await eventually(async () => (await stateOf(second.id))?.state === TaskState.TASK_STATE_COMPLETED, 10_000, 'caught up');
+    // Replies match the open tasks oldest first, as they do live.
+    assert.is(textOf((await stateOf(first.id))?.message), 'answer one');
+    assert.is(textOf((await stateOf(second.id))?.message), 'answer two');
+    assert.is((await stateOf(first.id))?.state, TaskState.TASK_STATE_COMPLETED);
+  } finally {
+    await s.dispose();
+  }
+});
+
+t.run();

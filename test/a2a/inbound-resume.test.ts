@@ -77,4 +77,30 @@ t('a reply stored while the gateway was down completes the task when it starts a
   }
 });
 
+t('a resumed task canceled after the restart stays canceled; the next open task gets the reply', async () => {
+  const s = await startApp({ config: CONFIG });
+  try {
+    const { ada, bob } = await twoAgents(s);
+    const first = await submit(await clientOf(s.url, 'ada', bob), 'never mind this one');
+    const second = await submit(await clientOf(s.url, 'ada', bob), 'but this one');
+    await s.restart();
+    await eventually(() => s.output().includes('a2a: open tasks resumed'), 10_000, 'the resume');
+    const client = await clientOf(s.url, 'ada', bob);
+    assert.is((await client.cancelTask({ tenant: '', id: first.id, metadata: {} })).status?.state, TaskState.TASK_STATE_CANCELED);
+    await replyInDm(s, 'ada', ada, 'answering the second');
+    const done = await eventually(
+      async () => {
+        const got = await client.getTask({ tenant: '', id: second.id });
+        return got.status?.state === TaskState.TASK_STATE_COMPLETED ? got : undefined;
+      },
+      10_000,
+      'the second task completed',
+    );
+    assert.is(textOf(done!.status?.message), 'answering the second');
+    assert.is((await client.getTask({ tenant: '', id: first.id })).status?.state, TaskState.TASK_STATE_CANCELED);
+  } finally {
+    await s.dispose();
+  }
+});
+
 t.run();

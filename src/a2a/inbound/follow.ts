@@ -9,7 +9,13 @@ import type { Message } from '../../protocol/types.js';
 import { noteOf, replyOf } from './convert.js';
 import type { Conv, TaskTracker, Watch } from './tracker.js';
 
-export const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED]);
+/** The states a task ends in (svc itself never rejects one; a stored rejected task stays so). */
+export const TERMINAL = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /** Where a task's changes go. `end` re-checks the stored task: a terminal state is never replaced. */
 export interface TaskSink {

@@ -173,6 +173,11 @@ export class TaskResumer {
     return next;
   }
 
+  /** Stops following a task whose end was written elsewhere (CancelTask on this instance). */
+  drop(taskId: string): void {
+    this.followed.get(taskId)?.stop();
+  }
+
   /** Stops following (shutdown): the tasks keep their states for the next start. */
   close(): void {
     this.closed = true;

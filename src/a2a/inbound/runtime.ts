@@ -3,7 +3,7 @@
 // (each has its own card), all on one task store in svc's store and one executor that follows
 // tasks through svc's events.
 
-import { AgentCard, type SendMessageRequest } from '@a2a-js/sdk';
+import { AgentCard, type CancelTaskRequest, type SendMessageRequest } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import { svcParts } from './convert.js';
@@ -22,9 +22,19 @@ import { type RestOp, serveJsonRpc, serveRest } from './transports.js';
 
 /**
  * The SDK's handler, refusing before it stores anything a message svc cannot carry (raw bytes,
- * no parts): the caller gets the binding's invalid-params error instead of a failed task.
+ * no parts): the caller gets the binding's invalid-params error instead of a failed task. A task
+ * canceled here that this instance resumed (resume.ts; the SDK writes its canceled state) is no
+ * longer followed, so its conversation's next reply goes to the next open task.
  */
 class SvcRequestHandler extends DefaultRequestHandler {
+  canceled: (taskId: string) => void = () => {};
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): ReturnType<DefaultRequestHandler['cancelTask']> {
+    const task = await super.cancelTask(params, context);
+    this.canceled(params.id);
+    return task;
+  }
+
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): ReturnType<DefaultRequestHandler['sendMessage']> {
     check(params);
     return super.sendMessage(params, context);
@@ -78,6 +88,7 @@ export class A2aRuntime {
     const known = this.handlers.get(agent);
     if (known?.card === text) return known.handler;
     const handler = new SvcRequestHandler(AgentCard.fromJSON(card), this.tasks, this.executor, undefined, this.pushStore, this.pushSender);
+    handler.canceled = (id) => this.resumer?.drop(id);
     // Bounded by the agents that opted in (the routes refuse any other).
     this.handlers.set(agent, { card: text, handler });
     return handler;

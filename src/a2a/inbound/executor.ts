@@ -10,22 +10,14 @@ import { TaskState, type Message as A2aMessage, type Task } from '@a2a-js/sdk';
 import { AppError } from '../../errors.js';
 import type { NetworkContext } from '../../network/context.js';
 import { dmIdFor, sendMessage } from '../../network/messages.js';
-import type { Message, SendRequest } from '../../protocol/types.js';
+import type { SendRequest } from '../../protocol/types.js';
 import { callerOf } from './context.js';
-import { destinationOf, noteOf, replyOf, svcParts } from './convert.js';
-import type { Conv, TaskTracker, Watch } from './tracker.js';
-
-const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED]);
-
-/** One task being followed on this instance. */
-interface Running {
-  cancel(): Promise<void>;
-  /** Ends the following without a state (server shutdown): the task keeps its last one. */
-  stop(): void;
-}
+import { destinationOf, noteOf, svcParts } from './convert.js';
+import { follow, type Following, TERMINAL, type TaskSink } from './follow.js';
+import type { Conv, TaskTracker } from './tracker.js';
 
 export class SvcAgentExecutor implements AgentExecutor {
-  private readonly running = new Map<string, Running>();
+  private readonly running = new Map<string, Following>();
 
   constructor(
     private readonly ctx: NetworkContext,
@@ -63,57 +55,24 @@ export class SvcAgentExecutor implements AgentExecutor {
 
     let settle!: () => void;
     const done = new Promise<void>((r) => (settle = r));
-    let ended = false;
-    let working = false;
-    const end = () => {
-      ended = true;
-      unwatch();
-      this.running.delete(taskId);
-      settle();
-    };
-    /**
-     * A terminal state, unless the task reached one elsewhere (CancelTask on another instance).
-     * Published before the execution ends: the SDK closes the task's stream when it returns.
-     */
-    const finish = async (state: TaskState, message: A2aMessage | undefined, before?: () => void) => {
-      if (ended) return;
-      ended = true;
-      unwatch();
-      try {
+    const sink: TaskSink = {
+      working: () => status(TaskState.TASK_STATE_WORKING),
+      // Published before the execution ends: the SDK closes the task's stream when it returns.
+      end: async (state, message, artifacts) => {
+        // The task may have reached a terminal state elsewhere (CancelTask, or another instance following it).
         const stored = await this.store.load(taskId, rc.context).catch(() => undefined);
         if (stored?.status && TERMINAL.has(stored.status.state)) return;
-        before?.();
+        for (const artifact of artifacts)
+          bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
         status(state, message);
-      } finally {
-        end();
-      }
-    };
-    const markWorking = () => {
-      if (ended || working) return;
-      working = true;
-      status(TaskState.TASK_STATE_WORKING);
-    };
-    const watch: Watch = {
-      agent: caller.agent,
-      conv,
-      working: markWorking,
-      replied: (m: Message) => {
-        const { message, artifacts } = replyOf(m, taskId, contextId, caller.base);
-        // A reply proves the wake was delivered: a runtime that acknowledges a wake once it has
-        // answered it (`svc agent run`) has its task shown working first, then completed.
-        markWorking();
-        void finish(TaskState.TASK_STATE_COMPLETED, message, () => {
-          for (const artifact of artifacts)
-            bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
-        });
       },
-      failed: (why) => void finish(TaskState.TASK_STATE_FAILED, noteOf(`the agent's wake failed: ${why}`, taskId, contextId)),
     };
-    const unwatch = this.tracker.watch(watch);
-    this.running.set(taskId, {
-      cancel: () => finish(TaskState.TASK_STATE_CANCELED, noteOf('canceled by the caller (CancelTask)', taskId, contextId)),
-      stop: end,
+    const following = follow(this.tracker, { taskId, contextId, agent: caller.agent, conv, base: caller.base }, sink, () => {
+      this.running.delete(taskId);
+      settle();
     });
+    this.running.set(taskId, following);
+    const end = following.stop;
 
     const req: SendRequest = {
       target:
@@ -127,7 +86,7 @@ export class SvcAgentExecutor implements AgentExecutor {
     try {
       const sent = await sendMessage(this.ctx, caller.principal, req);
       bus.publish(AgentEvent.task(task(TaskState.TASK_STATE_SUBMITTED, { svc_message_id: sent.message_id })));
-      watch.messageId = sent.message_id;
+      following.watch.messageId = sent.message_id;
     } catch (err) {
       end();
       // svc refused the message (who may write where, DMs off, loop guard): the task fails, saying why.
@@ -138,6 +97,11 @@ export class SvcAgentExecutor implements AgentExecutor {
       return;
     }
     await done;
+  }
+
+  /** Whether this instance follows the task (resume.ts leaves it alone). */
+  has(taskId: string): boolean {
+    return this.running.has(taskId);
   }
 
   async cancelTask(taskId: string, _bus: ExecutionEventBus): Promise<void> {

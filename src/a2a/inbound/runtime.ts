@@ -3,26 +3,38 @@
 // (each has its own card), all on one task store in svc's store and one executor that follows
 // tasks through svc's events.
 
-import { AgentCard, type SendMessageRequest } from '@a2a-js/sdk';
+import { AgentCard, type CancelTaskRequest, type SendMessageRequest } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import { svcParts } from './convert.js';
 import type { NetworkContext } from '../../network/context.js';
 import type { Reply } from '../../http/router.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredEvent } from '../../store/types.js';
 import { A2A_INBOUND_DEFAULTS } from '../../config/types.js';
 import type { Caller } from './context.js';
 import { SvcAgentExecutor } from './executor.js';
 import { KvPushStore, type PushSettings, SignedPushSender } from './push.js';
+import { TaskResumer } from './resume.js';
 import { KvTaskStore } from './task-store.js';
 import type { TaskTracker } from './tracker.js';
 import { type RestOp, serveJsonRpc, serveRest } from './transports.js';
 
 /**
  * The SDK's handler, refusing before it stores anything a message svc cannot carry (raw bytes,
- * no parts): the caller gets the binding's invalid-params error instead of a failed task.
+ * no parts): the caller gets the binding's invalid-params error instead of a failed task. A task
+ * canceled here that this instance resumed (resume.ts; the SDK writes its canceled state) is no
+ * longer followed, so its conversation's next reply goes to the next open task.
  */
 class SvcRequestHandler extends DefaultRequestHandler {
+  canceled: (taskId: string) => void = () => {};
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): ReturnType<DefaultRequestHandler['cancelTask']> {
+    const task = await super.cancelTask(params, context);
+    this.canceled(params.id);
+    return task;
+  }
+
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): ReturnType<DefaultRequestHandler['sendMessage']> {
     check(params);
     return super.sendMessage(params, context);
@@ -49,8 +61,12 @@ export class A2aRuntime {
   private readonly pushSender: SignedPushSender;
   /** Handlers by agent and card text: a changed card (a renamed agent, another base URL) gets a new one. */
   private readonly handlers = new Map<string, { card: string; handler: SvcRequestHandler }>();
+  private resumer: TaskResumer | undefined;
 
-  constructor(ctx: NetworkContext, tracker: TaskTracker) {
+  constructor(
+    private readonly ctx: NetworkContext,
+    private readonly tracker: TaskTracker,
+  ) {
     this.tasks = new KvTaskStore(
       () => ctx.store.kv,
       () => ctx.config.server.a2a?.task_days ?? A2A_INBOUND_DEFAULTS.task_days,
@@ -72,6 +88,7 @@ export class A2aRuntime {
     const known = this.handlers.get(agent);
     if (known?.card === text) return known.handler;
     const handler = new SvcRequestHandler(AgentCard.fromJSON(card), this.tasks, this.executor, undefined, this.pushStore, this.pushSender);
+    handler.canceled = (id) => this.resumer?.drop(id);
     // Bounded by the agents that opted in (the routes refuse any other).
     this.handlers.set(agent, { card: text, handler });
     return handler;
@@ -98,8 +115,26 @@ export class A2aRuntime {
     return serveRest(this.handlerFor(caller.agent, card), req, res, body, caller, op);
   }
 
+  /**
+   * Takes up the stored tasks left open (resume.ts), once per start; `observe` must get each live
+   * event from the call on. `base` makes file links for a task stored without its base URL.
+   */
+  resume(base: () => string): { observe(e: StoredEvent): void; done: Promise<number> } {
+    this.resumer ??= new TaskResumer({
+      ctx: this.ctx,
+      tracker: this.tracker,
+      tasks: this.tasks,
+      push: this.pushSender,
+      running: (id) => this.executor.has(id),
+      base,
+    });
+    const r = this.resumer;
+    return { observe: (e) => r.observe(e), done: r.start() };
+  }
+
   /** Ends every task stream this instance holds (shutdown); the tasks keep their states. */
   close(): void {
+    this.resumer?.close();
     this.executor.stopAll();
   }
 }

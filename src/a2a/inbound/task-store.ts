@@ -8,13 +8,24 @@ import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { KvTable } from '../../store/types.js';
 import { callerOf } from './context.js';
+import { TASK_KIND } from './open-tasks.js';
 
-export const TASK_KIND = 'a2a.task';
+export { TASK_KIND };
 
 interface TaskRow {
   owner: string;
   agent: string;
+  /** The base URL the task was sent to (file links in its reply), for a task resumed without a request. */
+  base?: string;
   task: unknown;
+}
+
+/** A stored task as a resumed task sees it: no caller, the row's owner and agent kept as they are. */
+export interface StoredTask {
+  owner: string;
+  agent: string;
+  base?: string;
+  task: Task;
 }
 
 const DAY_MS = 86_400_000;
@@ -47,15 +58,42 @@ export class KvTaskStore implements TaskStore {
   ) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
-    const { owner, agent } = callerOf(context);
-    const row: TaskRow = { owner, agent, task: Task.toJSON(task) };
+    const { owner, agent, base } = callerOf(context);
+    await this.put({ owner, agent, base, task });
+  }
+
+  private async put(t: StoredTask): Promise<void> {
+    const row: TaskRow = { owner: t.owner, agent: t.agent, ...(t.base ? { base: t.base } : {}), task: Task.toJSON(t.task) };
     await this.kv().put({
       kind: TASK_KIND,
-      id: task.id,
-      lookup: owner,
+      id: t.task.id,
+      lookup: t.owner,
       value: JSON.stringify(row),
       expires_at: Date.now() + this.days() * DAY_MS,
     });
+  }
+
+  /** Every stored task (resume.ts), oldest first stored. */
+  async all(): Promise<StoredTask[]> {
+    const out: StoredTask[] = [];
+    for (const e of await this.kv().list(TASK_KIND)) {
+      const row = rowOf(e.value);
+      if (row) out.push({ owner: row.owner, agent: row.agent, ...(row.base ? { base: row.base } : {}), task: Task.fromJSON(row.task) });
+    }
+    return out;
+  }
+
+  /**
+   * Changes a stored task without a request (a resumed task): `change` gets the task as stored now
+   * and returns it changed, or undefined to leave it. A read, then a write: two instances changing
+   * one task write what each decided on its own read (change() keeps a terminal state terminal).
+   */
+  async update(taskId: string, change: (t: Task) => Task | undefined): Promise<void> {
+    const e = await this.kv().get(TASK_KIND, taskId);
+    const row = e && rowOf(e.value);
+    if (!row) return;
+    const next = change(Task.fromJSON(row.task));
+    if (next) await this.put({ owner: row.owner, agent: row.agent, ...(row.base ? { base: row.base } : {}), task: next });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {

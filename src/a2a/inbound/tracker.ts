@@ -35,13 +35,30 @@ const sameConv = (a: Conv, t: Target): boolean =>
 export class TaskTracker {
   /** Watches in the order they began: a reply answers the oldest waiting in its conversation. */
   private readonly watches = new Set<Watch>();
+  /** The tracker that adopted this one's watches (resume.ts): an end unwatches there. */
+  private adopter: TaskTracker | undefined;
 
   constructor(private readonly network: () => string) {}
 
   /** Follows a task until `end` is called (its terminal state, or its stream's end). */
   watch(w: Watch): () => void {
     this.watches.add(w);
-    return () => this.watches.delete(w);
+    return () => {
+      this.watches.delete(w);
+      this.adopter?.watches.delete(w);
+    };
+  }
+
+  /**
+   * Takes over `other`'s watches, ahead of this one's: tasks resumed at start (caught up on the
+   * stored events by `other`) are older than any begun here since, and replies match oldest first.
+   */
+  adopt(other: TaskTracker): void {
+    const all = [...other.watches, ...this.watches];
+    this.watches.clear();
+    for (const w of all) this.watches.add(w);
+    other.watches.clear();
+    other.adopter = this;
   }
 
   get size(): number {

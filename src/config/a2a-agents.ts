@@ -21,12 +21,19 @@ export interface A2aAgentConfig {
   /** Consecutive failures after which the agent is down. */
   down_after: number;
   timeout_ms: number;
+  /** Wakes older than this (ms since stored) are not sent: read after a stop, they are skipped. */
+  catch_up_max_age_ms: number;
 }
 
 export type FileA2aAgent = Omit<A2aAgentConfig, 'token'>;
 
 /** The defaults of the schema, for declarations that arrive without them (`svc apply`). */
-export const A2A_AGENT_DEFAULTS = { check_interval_ms: 60_000, down_after: 3, timeout_ms: 120_000 } as const;
+export const A2A_AGENT_DEFAULTS = {
+  check_interval_ms: 60_000,
+  down_after: 3,
+  timeout_ms: 120_000,
+  catch_up_max_age_ms: 3_600_000,
+} as const;
 
 /** The card's URL: `card_url` itself, or the well-known card under it when it ends in `/`. */
 export function cardUrlOf(a: Pick<A2aAgentConfig, 'card_url'>): string {

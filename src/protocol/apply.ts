@@ -40,6 +40,7 @@ export interface DeclaredA2aAgent {
   check_interval_ms?: number;
   down_after?: number;
   timeout_ms?: number;
+  catch_up_max_age_ms?: number;
 }
 
 export interface ApplyResponse {

@@ -41,6 +41,7 @@ export interface DeclaredA2aAgent {
   down_after?: number;
   timeout_ms?: number;
   catch_up_max_age_ms?: number;
+  allow_private_network?: boolean;
 }
 
 export interface ApplyResponse {

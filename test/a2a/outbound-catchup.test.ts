@@ -23,7 +23,7 @@ test('a mention stored while the gateway was stopped is answered when it starts;
   const dir = tempDir();
   const gatewayConfig = {
     rooms,
-    a2a_agents: [{ id: 'echo', name: 'Echo', card_url: agent.cardUrl, rooms: ['lab'], timeout_ms: 5000 }],
+    a2a_agents: [{ id: 'echo', name: 'Echo', card_url: agent.cardUrl, rooms: ['lab'], timeout_ms: 5000, allow_private_network: true }],
   };
   const gw = await startApp({ dir, config: gatewayConfig });
   try {

@@ -19,6 +19,7 @@ const agent = {
   check_interval_ms: 60_000,
   down_after: 3,
   catch_up_max_age_ms: 3_600_000,
+  allow_private_network: false,
   timeout_ms: 1000,
 };
 

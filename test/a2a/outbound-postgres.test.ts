@@ -27,7 +27,10 @@ const t = suite<Ctx>('the outbound A2A gateway on Postgres, two instances');
 t.before(async (ctx) => {
   ctx.pgs = await freshSchema();
   ctx.agent = await startTestAgent();
-  const config = { rooms, a2a_agents: [{ id: 'echo', card_url: ctx.agent.cardUrl, rooms: ['lab'], timeout_ms: 5000 }] };
+  const config = {
+    rooms,
+    a2a_agents: [{ id: 'echo', card_url: ctx.agent.cardUrl, rooms: ['lab'], timeout_ms: 5000, allow_private_network: true }],
+  };
   ctx.a = await startPgApp(ctx.pgs, config);
   ctx.b = await startPgApp(ctx.pgs, config);
 });

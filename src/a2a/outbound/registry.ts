@@ -26,6 +26,7 @@ export function agentOf(d: DeclaredA2aAgent): A2aAgentConfig {
     down_after: d.down_after ?? A2A_AGENT_DEFAULTS.down_after,
     timeout_ms: d.timeout_ms ?? A2A_AGENT_DEFAULTS.timeout_ms,
     catch_up_max_age_ms: d.catch_up_max_age_ms ?? A2A_AGENT_DEFAULTS.catch_up_max_age_ms,
+    allow_private_network: d.allow_private_network ?? A2A_AGENT_DEFAULTS.allow_private_network,
   };
 }
 
@@ -40,6 +41,7 @@ function key(a: A2aAgentConfig): string {
     a.down_after,
     a.timeout_ms,
     a.catch_up_max_age_ms,
+    a.allow_private_network,
   ]);
 }
 

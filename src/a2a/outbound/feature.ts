@@ -185,8 +185,10 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
   };
   const feed = new WakeFeed({ store: () => ctx.store, network: () => ctx.config.network.id, take, log: (l, msg, f) => ctx.log(l, msg, f) });
   // The cursor of a first start is the end of the log as the feature is built, before the server
-  // listens: what is sent from then on is read, even before the catch-up begins.
-  track(feed.begin().catch(warn('the A2A feed cursor could not be read')));
+  // listens: what is sent from then on is read, even before the catch-up begins. A server without
+  // agents keeps no cursor (applied agents begin it as they are applied, or at their first read).
+  const begin = () => track(feed.begin().catch(warn('the A2A feed cursor could not be read')));
+  if (ctx.config.a2a_agents.length > 0) begin();
   /** Set once started and the declared agents are known: the feed is read from then on. */
   let reading = false;
 
@@ -208,6 +210,7 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
         await loaded;
         const changes = await registry.apply(req);
         await reconcile();
+        if (entries.size > 0) begin();
         // The apply's rooms were set exactly as declared before this part ran: join them again.
         for (const d of req.a2a_agents ?? []) {
           const e = entries.get(d.id);

@@ -3,6 +3,7 @@
 // ids unique. The feature (src/a2a/outbound/) takes these as they are; `svc apply` sends the same
 // shape with the token resolved.
 
+import { privateHostRefusal } from '../protocol/private-address.js';
 import type { Warning } from '../protocol/types.js';
 import { checkUniqueIds, type HookSecrets } from './webhooks.js';
 
@@ -21,12 +22,25 @@ export interface A2aAgentConfig {
   /** Consecutive failures after which the agent is down. */
   down_after: number;
   timeout_ms: number;
+  /**
+   * Whether the card and the interfaces it names may be on a loopback, private or reserved address
+   * (the webhooks' guard, src/http/outbound.ts, judges every connection when not).
+   */
+  allow_private_network: boolean;
+  /** Wakes older than this (ms since stored) are not sent: read after a stop, they are skipped. */
+  catch_up_max_age_ms: number;
 }
 
 export type FileA2aAgent = Omit<A2aAgentConfig, 'token'>;
 
 /** The defaults of the schema, for declarations that arrive without them (`svc apply`). */
-export const A2A_AGENT_DEFAULTS = { check_interval_ms: 60_000, down_after: 3, timeout_ms: 120_000 } as const;
+export const A2A_AGENT_DEFAULTS = {
+  check_interval_ms: 60_000,
+  down_after: 3,
+  timeout_ms: 120_000,
+  catch_up_max_age_ms: 3_600_000,
+  allow_private_network: false,
+} as const;
 
 /** The card's URL: `card_url` itself, or the well-known card under it when it ends in `/`. */
 export function cardUrlOf(a: Pick<A2aAgentConfig, 'card_url'>): string {
@@ -34,7 +48,11 @@ export function cardUrlOf(a: Pick<A2aAgentConfig, 'card_url'>): string {
 }
 
 /** Checks one agent's card URL (the schema checked the rest); `at` is its key path. */
-export function checkA2aAgent(a: Pick<A2aAgentConfig, 'card_url'>, at: string, fail: (line: string) => never): void {
+export function checkA2aAgent(
+  a: Pick<A2aAgentConfig, 'card_url'> & { allow_private_network?: boolean },
+  at: string,
+  fail: (line: string) => never,
+): void {
   let url: URL;
   try {
     url = new URL(a.card_url);
@@ -42,6 +60,10 @@ export function checkA2aAgent(a: Pick<A2aAgentConfig, 'card_url'>, at: string, f
     fail(`${at}.card_url: not a valid URL`);
   }
   if (url!.username || url!.password) fail(`${at}.card_url: must not carry credentials (name a variable in auth_env instead)`);
+  // A literal is refused here; a name is judged on its addresses when the card is fetched.
+  const refusal = privateHostRefusal(url!.hostname);
+  if (refusal && !a.allow_private_network)
+    fail(`${at}.card_url: ${refusal}; set ${at}.allow_private_network: true to allow an agent on a private network`);
 }
 
 /**

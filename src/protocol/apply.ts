@@ -40,6 +40,8 @@ export interface DeclaredA2aAgent {
   check_interval_ms?: number;
   down_after?: number;
   timeout_ms?: number;
+  catch_up_max_age_ms?: number;
+  allow_private_network?: boolean;
 }
 
 export interface ApplyResponse {

@@ -28,7 +28,16 @@ test('svc apply declares a remote A2A agent: it joins its room, answers a mentio
       stringify({
         network: { id: 'testnet' },
         rooms: [{ id: 'ops', members: ['alpha'] }],
-        a2a_agents: [{ id: 'helper', card_url: agent.cardUrl, auth_env: 'HELPER_TOKEN', rooms: ['ops'], check_interval_ms: 200 }],
+        a2a_agents: [
+          {
+            id: 'helper',
+            card_url: agent.cardUrl,
+            auth_env: 'HELPER_TOKEN',
+            rooms: ['ops'],
+            check_interval_ms: 200,
+            allow_private_network: true,
+          },
+        ],
       }),
     );
     const args = ['apply', file, '--url', s.url, '--token', admin];

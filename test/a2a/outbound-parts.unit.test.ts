@@ -18,6 +18,8 @@ const agent = {
   rooms: [],
   check_interval_ms: 60_000,
   down_after: 3,
+  catch_up_max_age_ms: 3_600_000,
+  allow_private_network: false,
   timeout_ms: 1000,
 };
 

@@ -36,6 +36,7 @@ const setup = () =>
             id: 'echo',
             name: 'Echo',
             card_url: agent.cardUrl,
+            allow_private_network: true,
             auth_env: 'ECHO_TOKEN',
             rooms: ['lab'],
             check_interval_ms: 100,

@@ -1,7 +1,8 @@
 // The a2a-outbound feature (#42 part 3): remote A2A agents (`a2a_agents` in svc.yaml, or declared by
 // `svc apply`) as members of rooms. Each is claimed as an agent record of kind a2a and added to its
-// rooms; a mention of it or a DM to it, seen on the event feed as every wake is, becomes an A2A
-// SendMessage (dispatch.ts) and its answer its message. Its card is fetched on a schedule; after
+// rooms; a mention of it or a DM to it, read from the stored event feed by a cursor (feed.ts: also
+// the wakes stored while no instance ran), becomes an A2A SendMessage (dispatch.ts) and its answer
+// its message. Its card is fetched on a schedule; after
 // `down_after` failures in a row it is down: a warning (GET /v1/network, svc doctor), presence
 // (agent.disconnected, which the console's agent list shows), `svc_a2a_agent_up`, and a notice to
 // each sender instead of a call. Several instances: each checks the card; one handles each wake.
@@ -16,6 +17,7 @@ import { commit } from '../../network/context.js';
 import type { Warning } from '../../protocol/types.js';
 import type { StoredEvent } from '../../store/types.js';
 import { dispatch, type DispatchDeps } from './dispatch.js';
+import { WakeFeed } from './feed.js';
 import { downWarning, Health, reasonOf } from './health.js';
 import { ensureMember } from './members.js';
 import { a2aMetrics } from './metrics.js';
@@ -121,13 +123,20 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
       if (started) schedule(e);
     }
   };
+  /** The last reconcile started: the feed is read once it (and the applied agents' read) is done. */
+  let reconciled: Promise<void> = Promise.resolve();
+  const reconcileSoon = () => {
+    const p = reconcile().catch(warn('A2A agents could not be reconciled'));
+    reconciled = p;
+    track(p);
+  };
   const registry = new A2aRegistry(
     () => ctx.store,
     () => ctx.config.a2a_agents,
-    () => track(reconcile().catch(warn('A2A agents could not be reconciled'))),
+    () => reconcileSoon(),
   );
   const loaded = registry.refresh().catch(warn('could not read the applied A2A agents'));
-  track(reconcile().catch(warn('A2A agents could not be reconciled')));
+  reconcileSoon();
 
   const deps: DispatchDeps = {
     ctx,
@@ -145,7 +154,45 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
     counted: (id, outcome) => metrics.messages.inc({ agent: id, outcome }),
   };
 
-  /** One instance handles each wake: the first to store the claim. */
+  /**
+   * The wakes of one stored event: each claimed (awaited, so the feed's cursor passes only claimed
+   * wakes), then sent (tracked). A wake older than its agent's `catch_up_max_age_ms` is skipped:
+   * a gateway back after a long stop does not flood the agent with stale questions.
+   */
+  const take = async (e: StoredEvent): Promise<boolean> => {
+    // Without agents (a server without a2a_agents) the cursor stays: a gateway that has them reads it.
+    if (closed || entries.size === 0) return false;
+    const m = e.event.message;
+    if (!m) return true;
+    const net = ctx.config.network.id;
+    // Two remote agents would answer each other without end: they are not woken by each other.
+    if (m.from.type === 'agent' && m.from.network_id === net && entries.has(m.from.id)) return true;
+    for (const entry of [...entries.values()]) {
+      if (!wakeOf(e.event, agentNames(net, entry.conf.id))) continue;
+      const conf = entry.conf;
+      const age = Date.now() - Date.parse(e.event.created_at);
+      if (age > conf.catch_up_max_age_ms) {
+        ctx.log('warn', 'A2A wake skipped: older than catch_up_max_age_ms', { agent: conf.id, message: m.id, seq: e.seq, age_ms: age });
+        continue;
+      }
+      try {
+        if (await claimed(conf.id, e)) track(dispatch(deps, conf, m));
+      } catch (err) {
+        warn('A2A wake could not be claimed')(err);
+      }
+    }
+    return true;
+  };
+  const feed = new WakeFeed({ store: () => ctx.store, network: () => ctx.config.network.id, take, log: (l, msg, f) => ctx.log(l, msg, f) });
+  // The cursor of a first start is the end of the log as the feature is built, before the server
+  // listens: what is sent from then on is read, even before the catch-up begins. A server without
+  // agents keeps no cursor (applied agents begin it as they are applied, or at their first read).
+  const begin = () => track(feed.begin().catch(warn('the A2A feed cursor could not be read')));
+  if (ctx.config.a2a_agents.length > 0) begin();
+  /** Set once started and the declared agents are known: the feed is read from then on. */
+  let reading = false;
+
+  /** One instance handles each wake: the first to store the claim (kept a day: a restart does not send it again). */
   const claimed = async (id: string, e: StoredEvent): Promise<boolean> => {
     const row = await ctx.store.kv.putIfAbsent({
       kind: 'a2a_wake',
@@ -163,6 +210,7 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
         await loaded;
         const changes = await registry.apply(req);
         await reconcile();
+        if (entries.size > 0) begin();
         // The apply's rooms were set exactly as declared before this part ran: join them again.
         for (const d of req.a2a_agents ?? []) {
           const e = entries.get(d.id);
@@ -179,36 +227,36 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
         ...(e.health.status === 'down' ? [downWarning(e.conf.id, cardUrlOf(e.conf), e.health, e.conf.check_interval_ms)] : []),
       ]),
     observe: {
+      // A wake-up only: the wakes are read from the store (feed.ts), also those no event announced.
       event: (e) => {
-        if (closed || entries.size === 0) return;
-        const net = ctx.config.network.id;
-        for (const entry of entries.values()) {
-          const w = wakeOf(e.event, agentNames(net, entry.conf.id));
-          const m = e.event.message;
-          if (!w || !m) continue;
-          // Two remote agents would answer each other without end: they are not woken by each other.
-          if (m.from.type === 'agent' && m.from.network_id === net && entries.has(m.from.id)) continue;
-          const conf = entry.conf;
-          track(
-            claimed(conf.id, e)
-              .then((mine) => (mine ? dispatch(deps, conf, m) : undefined))
-              .catch(warn('A2A wake could not be claimed')),
-          );
-        }
+        if (reading && entries.size > 0 && e.event.message) feed.kick();
       },
     },
     started: () => {
       started = true;
       for (const e of entries.values()) schedule(e);
-      poll = setInterval(() => void registry.refresh().catch(warn('could not read the applied A2A agents')), APPLIED_POLL_MS);
+      // Catch up once the agents (svc.yaml's and the applied ones) are members again.
+      void loaded
+        .then(() => reconciled)
+        .then(() => {
+          if (closed) return;
+          reading = true;
+          if (entries.size > 0) feed.kick();
+        });
+      poll = setInterval(() => {
+        void registry.refresh().catch(warn('could not read the applied A2A agents'));
+        // Events that reached no observer here (the feed's own catch-up covers reconnects).
+        if (reading && entries.size > 0) feed.kick();
+      }, APPLIED_POLL_MS);
       poll.unref();
     },
-    reloaded: () => track(reconcile().catch(warn('A2A agents could not be reconciled'))),
+    reloaded: () => reconcileSoon(),
     close: async () => {
       closed = true;
       started = false;
       clearInterval(poll);
       for (const e of entries.values()) clearInterval(e.timer);
+      await feed.stop();
       // A call in flight may wait up to its timeout: shutdown waits for it only briefly.
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((r) => {

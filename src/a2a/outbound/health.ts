@@ -52,7 +52,8 @@ export function downWarning(id: string, cardUrl: string, h: Health, intervalMs: 
 export function reasonOf(err: unknown): string {
   const e = err as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
   const base = typeof e?.message === 'string' ? e.message : String(err);
-  const cause = e?.cause?.code ?? e?.cause?.message;
+  // A refused private address says which address and why (its message); other causes their code.
+  const cause = e?.cause?.code === 'EPRIVATE' ? `EPRIVATE: ${String(e.cause.message)}` : (e?.cause?.code ?? e?.cause?.message);
   const line = (cause && !base.includes(String(cause)) ? `${base} (${String(cause)})` : base).replace(/\s+/g, ' ');
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }

@@ -25,12 +25,24 @@ export function agentOf(d: DeclaredA2aAgent): A2aAgentConfig {
     check_interval_ms: d.check_interval_ms ?? A2A_AGENT_DEFAULTS.check_interval_ms,
     down_after: d.down_after ?? A2A_AGENT_DEFAULTS.down_after,
     timeout_ms: d.timeout_ms ?? A2A_AGENT_DEFAULTS.timeout_ms,
+    catch_up_max_age_ms: d.catch_up_max_age_ms ?? A2A_AGENT_DEFAULTS.catch_up_max_age_ms,
+    allow_private_network: d.allow_private_network ?? A2A_AGENT_DEFAULTS.allow_private_network,
   };
 }
 
 /** What makes two declarations the same agent (the variable a token was read from does not). */
 function key(a: A2aAgentConfig): string {
-  return JSON.stringify([a.name ?? null, a.card_url, a.token ?? null, a.rooms, a.check_interval_ms, a.down_after, a.timeout_ms]);
+  return JSON.stringify([
+    a.name ?? null,
+    a.card_url,
+    a.token ?? null,
+    a.rooms,
+    a.check_interval_ms,
+    a.down_after,
+    a.timeout_ms,
+    a.catch_up_max_age_ms,
+    a.allow_private_network,
+  ]);
 }
 
 export class A2aRegistry {

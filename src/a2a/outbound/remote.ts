@@ -6,6 +6,7 @@
 import type { AgentCard, Message, Task } from '@a2a-js/sdk';
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { cardUrlOf, type A2aAgentConfig } from '../../config/a2a-agents.js';
+import { guardedAgent } from '../../http/outbound.js';
 import { stillRunning } from './parts.js';
 
 /** The longest pause between two GetTask polls of a running task. */
@@ -16,11 +17,26 @@ export class RemoteAgent {
 
   constructor(readonly conf: A2aAgentConfig) {}
 
-  /** `fetch` with the agent's token, and the call's deadline when the caller gave none. */
-  private readonly fetch: typeof fetch = (input, init) => {
+  /** The guarded connection pool (undefined: private addresses allowed), made on first use. */
+  private guarded: Promise<{ fetch: typeof fetch; dispatcher: unknown }> | undefined;
+
+  /**
+   * `fetch` with the agent's token, and the call's deadline when the caller gave none. Unless
+   * `allow_private_network`, every connection (the card's, each interface the card names, each
+   * redirect) passes the webhooks' guard: the card's author, not the operator, chooses the
+   * interface URLs the token is sent to.
+   */
+  private readonly fetch: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     if (this.conf.token !== undefined) headers.set('authorization', `Bearer ${this.conf.token}`);
-    return fetch(input, { ...init, headers, signal: init?.signal ?? AbortSignal.timeout(this.conf.timeout_ms) });
+    const opts = { ...init, headers, signal: init?.signal ?? AbortSignal.timeout(this.conf.timeout_ms) };
+    if (this.conf.allow_private_network) return fetch(input, opts);
+    this.guarded ??= Promise.all([import('undici'), guardedAgent(() => false)]).then(([u, dispatcher]) => ({
+      fetch: u.fetch as unknown as typeof fetch,
+      dispatcher,
+    }));
+    const g = await this.guarded;
+    return g.fetch(input, { ...opts, dispatcher: g.dispatcher } as RequestInit);
   };
 
   /** Fetches the card (the health check) and builds the client from it; throws when either fails. */

@@ -139,15 +139,13 @@ const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), 
 const [results, started] = [[], Date.now()];
 /** The host's busy share since `from` (os.cpus() times): near 100%, more files at a time would not help. */
 const cpuTimes = () =>
-  os
-    .cpus()
-    .reduce(
-      (t, c) => ({
-        busy: t.busy + c.times.user + c.times.nice + c.times.sys + c.times.irq,
-        all: t.all + c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle,
-      }),
-      { busy: 0, all: 0 },
-    );
+  os.cpus().reduce(
+    (t, c) => ({
+      busy: t.busy + c.times.user + c.times.nice + c.times.sys + c.times.irq,
+      all: t.all + c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle,
+    }),
+    { busy: 0, all: 0 },
+  );
 const hostFrom = cpuTimes();
 process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
 await Promise.all(

@@ -92,8 +92,14 @@ async function startPostgres() {
 await Promise.all([build(), startPostgres()]);
 const loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
 const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(([what, argv]) => run(argv).then((r) => ({ what, ...r })))) : [];
-/** Stops every process of the run and exits with `code`, after saying why. */
+/** Each file's result, as it ends. */
+const results = [];
+const printFailures = () => {
+  for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
+};
+/** Stops every process of the run and exits with `code`, after saying why (and what failed so far). */
 const stop = (code, why = '') => {
+  printFailures();
   process.stderr.write(why);
   for (const pid of running.keys()) killGroup(pid);
   process.exit(code);
@@ -136,7 +142,7 @@ const checked = Promise.resolve(checks).then((done) => {
 
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) });
-const [results, started] = [[], Date.now()];
+const started = Date.now();
 /** The host's busy share since `from` (os.cpus() times): near 100%, more files at a time would not help. */
 const cpuTimes = () =>
   os.cpus().reduce(
@@ -155,7 +161,7 @@ await Promise.all(
 );
 await checked;
 
-for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
+printFailures();
 const hostBusy = () => {
   const now = cpuTimes();
   return Math.round((100 * (now.busy - hostFrom.busy)) / Math.max(1, now.all - hostFrom.all));

@@ -109,7 +109,10 @@ function inspector(args: string[]): Promise<Json> {
 
 t('the Inspector CLI lists the tools of svc mcp and calls whoami over stdio', async (ctx) => {
   const m = svcMcp(ctx, 'inspector');
-  const env = Object.entries(m.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  // The Inspector refuses `-e KEY=` (an empty value), which `npm test` sets (npm_config_noproxy=, ...).
+  const env = Object.entries(m.env)
+    .filter(([, v]) => v !== '')
+    .flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const list = await inspector([...env, '--method', 'tools/list', '--', m.command, ...m.args]);
   assert.is(list.tools.length, 11);
   const who = await inspector([...env, '--method', 'tools/call', '--tool-name', 'whoami', '--', m.command, ...m.args]);

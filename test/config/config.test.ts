@@ -73,6 +73,7 @@ test('a file with only network.id gets every default filled in', () => {
     delivery: { redeliver_after_ms: 60000, max_offers: 5, warn_after_ms: 300000 },
     files: { unreferenced_ttl: '1h', pairing_carry_bytes: 1048576 },
     loop_guard: { enabled: true, max_consecutive: 50, pause_ms: 60000 },
+    a2a: { agents: [], task_days: 7, max_tasks_per_caller: 1000, push_allow_private_network: false },
   });
   assert.equal(config.store, { backend: 'sqlite', path: join(dir, '.svc/svc.db'), checkpoint_bytes: 67108864 });
   assert.equal(config.auth, { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] });

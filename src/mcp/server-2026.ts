@@ -6,8 +6,7 @@
 // inbox's `notifications/resources/updated` below, over HTTP a bus fed by the store, mcp-http/modern.ts).
 
 import { McpServer } from '@modelcontextprotocol/server';
-import { groupedLines, messageView } from './format.js';
-import { inboxUri, instructionsFor, serverInfo } from './server.js';
+import { inboxContents, inboxUri, instructionsFor, serverInfo } from './server.js';
 import type { Session } from './session.js';
 import { modernToolHost } from './tool-host.js';
 import { registerTools } from './tools.js';
@@ -57,19 +56,7 @@ function registerInbox(server: McpServer, session: Session): void {
         'Mentions of this agent and DMs to it that wait_for_messages has not returned yet. Listen (subscriptions/listen) to be told when one arrives.',
       mimeType: 'text/plain',
     },
-    async () => {
-      const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
-      const text =
-        views.length === 0
-          ? 'No new mentions or DMs.'
-          : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
-      return {
-        contents: [
-          { uri, mimeType: 'text/plain', text },
-          { uri, mimeType: 'application/json', text: JSON.stringify({ messages: views }) },
-        ],
-      };
-    },
+    () => inboxContents(session),
   );
   // Over stdio the entry turns this into a notification on each listen stream that asked for the
   // URI (and drops it when none did); over HTTP arrivals come from the store instead.

@@ -77,6 +77,23 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
   return { server, addInbox: (session) => registerInbox(server, session, subscribed) };
 }
 
+/** The inbox resource's contents, as text and as JSON (both eras read it the same way). */
+export async function inboxContents({ ctx, inbox }: Session) {
+  const self = ctx.self;
+  const uri = inboxUri(self);
+  const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
+  const text =
+    views.length === 0
+      ? 'No new mentions or DMs.'
+      : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
+  return {
+    contents: [
+      { uri, mimeType: 'text/plain', text },
+      { uri, mimeType: 'application/json', text: JSON.stringify({ messages: views }) },
+    ],
+  };
+}
+
 /** Adds the inbox as a subscribable resource: updated whenever a mention or DM arrives. */
 function registerInbox(server: McpServer, session: Session, subscribed: ReadonlySet<string>): void {
   const { ctx, inbox } = session;
@@ -91,19 +108,7 @@ function registerInbox(server: McpServer, session: Session, subscribed: Readonly
         'Mentions of this agent and DMs to it that wait_for_messages has not returned yet. Subscribe to be told when one arrives.',
       mimeType: 'text/plain',
     },
-    async () => {
-      const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
-      const text =
-        views.length === 0
-          ? 'No new mentions or DMs.'
-          : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
-      return {
-        contents: [
-          { uri, mimeType: 'text/plain', text },
-          { uri, mimeType: 'application/json', text: JSON.stringify({ messages: views }) },
-        ],
-      };
-    },
+    () => inboxContents(session),
   );
   inbox.onArrival?.(() => {
     if (subscribed.has(uri) && server.isConnected()) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);

@@ -81,13 +81,26 @@ async function build() {
   shared.SVC_TEST_BIN = path.join(shared.SVC_TEST_BUILD, 'cli', 'main.js');
   process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
 }
+/** The shared cluster's server process: its CPU (and its ended backends') is the run's too. */
+let postmaster;
+/** CPU seconds of process `pid` and its ended children (/proc's stat: utime, stime, cutime, cstime). */
+function cpuOf(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0) / 100;
+  } catch {
+    return NaN;
+  }
+}
 /** One cluster for every file that uses PostgreSQL (starting one per file costs seconds each). */
 async function startPostgres() {
   if (env.SVC_TEST_PG_URL || !files.some((f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8')))) return;
   const t0 = Date.now();
   (await import('tsx/esm/api')).register();
   const { startOwnCluster } = await import(pathToFileURL(path.join(ROOT, 'test', 'helpers', 'pg.ts')).href);
-  shared.SVC_TEST_PG_URL = (await startOwnCluster({ maxConnections: Math.max(300, JOBS * 100) })).url;
+  const cluster = await startOwnCluster({ maxConnections: Math.max(300, JOBS * 100) });
+  shared.SVC_TEST_PG_URL = cluster.url;
+  postmaster = Number(readFileSync(path.join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   process.stdout.write(`tests: started PostgreSQL in ${Date.now() - t0} ms\n`);
 }
 await Promise.all([build(), startPostgres()]);
@@ -168,8 +181,11 @@ const hostBusy = () => {
   return Math.round((100 * (now.busy - hostFrom.busy)) / Math.max(1, now.all - hostFrom.all));
 };
 const cpuTotal = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
+// Beside the files: the checks (this process's ended children, less the files) and PostgreSQL.
+const others = cpuOf(process.pid) - cpuTotal - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6;
+const pgCpu = postmaster ? `, PostgreSQL's ${cpuOf(postmaster).toFixed(0)} s` : '';
 process.stdout.write(
-  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; the files' cpu: ${cpuTotal.toFixed(0)} s; the host busy ${hostBusy()}%\n`,
+  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; cpu: the files' ${cpuTotal.toFixed(0)} s, the checks' and other children's ${others.toFixed(0)} s${pgCpu}; the host busy ${hostBusy()}%\n`,
 );
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.

@@ -14,6 +14,7 @@ export interface Metrics {
   storeHealthy: Gauge;
   storeWriteDuration: SeriesHistogram;
   searchIndexLag: Gauge;
+  storeHeldBytes: Gauge;
   relayFrames: Counter<'pairing' | 'direction'>;
   relayConnections: Gauge<'pairing'>;
   relayFailures: Counter<'pairing'>;
@@ -59,6 +60,11 @@ export function createMetrics(): Metrics {
     searchIndexLag: new Gauge({
       name: 'svc_search_index_lag_seconds',
       help: 'Age of the oldest acknowledged message the search index has not taken in yet (0: none)',
+      registers: r,
+    }),
+    storeHeldBytes: new Gauge({
+      name: 'svc_store_held_bytes',
+      help: "Bytes of the store's data this process holds (sqlite: database pages and the search file; 0 on Postgres)",
       registers: r,
     }),
     relayFrames: new Counter({

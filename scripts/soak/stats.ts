@@ -9,7 +9,11 @@ export interface Minute {
   lagMs: number[];
   events: number;
   reconnects: number;
+  /** The median of the resident set sampled every 5 s (one sample is as noisy as an allocator's last growth). */
   rss: number;
+  rssSamples: number[];
+  /** The store's data held in the server (svc_store_held_bytes), last sampled. */
+  held: number;
   /** Lowest JS heap in use seen this minute (after collections), and WASM/Buffer memory. */
   heapLow: number;
   external: number;
@@ -17,8 +21,6 @@ export interface Minute {
   /** `message.receipts` events the first observer was sent, and their bytes (the store keeps each). */
   receiptEvents: number;
   receiptBytes: number;
-  /** Receipt rows the conversations first written to this minute add: each reader of a new thread or DM. */
-  readerRows: number;
 }
 
 export const minutes: Minute[] = [];
@@ -32,12 +34,13 @@ const newMinute = (): Minute => ({
   events: 0,
   reconnects: 0,
   rss: 0,
+  rssSamples: [],
+  held: 0,
   heapLow: Infinity,
   external: 0,
   storedBytes: 0,
   receiptEvents: 0,
   receiptBytes: 0,
-  readerRows: 0,
 });
 export let cur = newMinute();
 export const errorSamples: string[] = [];
@@ -55,6 +58,8 @@ export function p99(xs: number[]): number {
 /** Closes the current minute (kept in `minutes`) and starts the next; returns the closed one. */
 export function closeMinute(): Minute {
   const m = cur;
+  const sorted = [...m.rssSamples].sort((a, b) => a - b);
+  m.rss = sorted[Math.floor(sorted.length / 2)] ?? 0;
   minutes.push(m);
   cur = newMinute();
   return m;

@@ -35,8 +35,6 @@ async function timed(kind: 'send' | 'read', p: Promise<Response>, what: string):
 }
 
 const roomCount = new Array<number>(ROOMS).fill(0);
-/** Threads and DMs written to so far (their first message creates them). */
-const convs = new Set<string>();
 
 export async function sendOne(s: TestServer): Promise<void> {
   const g = nextNumber();
@@ -44,8 +42,6 @@ export async function sendOne(s: TestServer): Promise<void> {
   let body: Json;
   let to: Sent;
   let human = false;
-  /** The new conversation this send may create, and how many readers it has. */
-  let conv: { key: string; readers: number } | undefined;
   if (roll < 0.85) {
     const room = rand(ROOMS);
     human = ++roomCount[room]! % 5 === 0;
@@ -55,7 +51,6 @@ export async function sendOne(s: TestServer): Promise<void> {
     const target = thread ? { kind: 'thread', room_id: `room${room}`, thread_id: thread } : { kind: 'room', room_id: `room${room}` };
     body = { target, from, parts: [{ kind: 'text', text: `soak g=${g} ${'x'.repeat(rand(400))}` }] };
     to = { room };
-    if (thread) conv = { key: thread, readers: members.length };
   } else {
     const a = rand(AGENTS);
     const b = (a + 1 + rand(AGENTS - 1)) % AGENTS;
@@ -65,7 +60,6 @@ export async function sendOne(s: TestServer): Promise<void> {
       parts: [{ kind: 'text', text: `soak g=${g} dm` }],
     };
     to = { dm: [a, b] };
-    conv = { key: `dm ${Math.min(a, b)} ${Math.max(a, b)}`, readers: 2 };
   }
   audience[g] = undefined;
   sentAt[g] = Date.now();
@@ -80,10 +74,6 @@ export async function sendOne(s: TestServer): Promise<void> {
   );
   if (!r) return;
   cur.storedBytes += JSON.stringify(body).length;
-  if (conv && !convs.has(conv.key)) {
-    convs.add(conv.key);
-    cur.readerRows += conv.readers;
-  }
   audience[g] = to.room !== undefined ? Array.from({ length: AGENTS }, (_, i) => i).filter((i) => roomsOf(i).includes(to.room!)) : to.dm!;
 }
 

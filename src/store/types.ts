@@ -182,9 +182,8 @@ export interface Store {
   /** Flushes and releases files and connections. */
   close(): Promise<void>;
   /**
-   * An online backup into the empty folder `dir` while writes go on (sqlite: engine/backup.ts),
-   * its manifest holding `meta` too. Absent where the database's own tools do it (Postgres) or
-   * nothing is kept (memory).
+   * An online backup into the empty folder `dir` while writes go on (sqlite: engine/backup.ts), its
+   * manifest holding `meta` too. Absent where the database's tools do it (Postgres) or none is kept.
    */
   backup?(dir: string, meta: Record<string, unknown>): Promise<BackupResult>;
   /**
@@ -194,6 +193,8 @@ export interface Store {
   scrubPending?(): boolean;
   /** Seconds since the oldest acknowledged write the search index has not taken in (sqlite's worker). */
   searchIndexLag?(): number;
+  /** Bytes of the store's data this process keeps in memory (sqlite: pages, the search file); absent on Postgres and memory. */
+  heldBytes?(): number;
   /**
    * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):
    * Postgres reads in one REPEATABLE READ transaction, sqlite holds a checkpointed `svc.db`. Absent

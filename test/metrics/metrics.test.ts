@@ -33,6 +33,7 @@ t('exposes the HTTP, live, broker, store and relay series in Prometheus text', a
     'svc_broker_drops_total',
     'svc_events_published_total',
     'svc_store_healthy',
+    'svc_store_held_bytes',
     'svc_relay_frames_total',
     'svc_relay_failures_total',
     'svc_relay_refused_total',
@@ -43,6 +44,22 @@ t('exposes the HTTP, live, broker, store and relay series in Prometheus text', a
   assert.is(await metricValue(s, TOKENS.admin.value, 'svc_broker_drops_total{surface="sse"}'), 0);
   assert.is(await metricValue(s, TOKENS.admin.value, 'svc_broker_drops_total{surface="attach"}'), 0);
   assert.not.match(r.text, /svc_relay_frames_total\{/, 'no relay activity without pairings');
+});
+
+t('svc_store_held_bytes follows what the sqlite store holds: it grows as messages are stored', async ({ s }) => {
+  const before = (await metricValue(s, TOKENS.admin.value, 'svc_store_held_bytes')) ?? 0;
+  assert.ok(before > 0, `an open database holds pages (${before})`);
+  const text = 'held '.repeat(2000);
+  for (let i = 0; i < 20; i++) {
+    const r = await s.post(
+      '/v1/messages',
+      { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'operator' }, parts: [{ kind: 'text', text }] },
+      TOKENS.admin.value,
+    );
+    assert.is(r.status, 200, r.text);
+  }
+  const after = (await metricValue(s, TOKENS.admin.value, 'svc_store_held_bytes')) ?? 0;
+  assert.ok(after - before >= 20 * text.length, `20 messages of ${text.length} bytes grew it by ${after - before}`);
 });
 
 t('counts HTTP requests by route pattern and status, never by raw path or token', async ({ s }) => {

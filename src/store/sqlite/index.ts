@@ -299,6 +299,11 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     return this.search?.rebuilding ?? false;
   }
 
+  heldBytes(): number {
+    const pages = Number(this.db.one('PRAGMA page_count')?.[0]) * Number(this.db.one('PRAGMA page_size')?.[0]);
+    return pages + (this.search?.fileBytes() ?? 0);
+  }
+
   /** The age of the oldest acknowledged message search cannot find yet, in seconds. */
   searchIndexLag(): number {
     return this.search?.lagSeconds() ?? 0;

@@ -16,6 +16,7 @@
 // A redaction starts a rebuild: the worker fills a new database from the store's rows as they are
 // now (`fill`), beside the one that answers, then writes it over the file (search-worker.ts).
 
+import fs from 'node:fs';
 import type { SqlValue } from 'sql.js';
 import { StoreError } from '../types.js';
 import type { JournalOp } from './apply.js';
@@ -101,6 +102,15 @@ export class SearchIndex {
     return p.finally(() => {
       if (--this.awaiting === 0) this.line.port.unref();
     });
+  }
+
+  /** The size of the search database as last written (the thread holds it in memory). */
+  fileBytes(): number {
+    try {
+      return fs.statSync(this.opts.file).size;
+    } catch {
+      return 0; // not written yet
+    }
   }
 
   /** Whether a redaction's rebuild is under way (its file not yet written). */

@@ -16,7 +16,7 @@ import { heading, type Results } from './lib/report.js';
 import { table, verdicts } from './lib/table.js';
 import { writeDocTable } from './lib/doc-table.js';
 import { FULL, QUICK, SMOKE, type Sizes } from './lib/sizes.js';
-import { PUBLISHER, ROOT, startSvc } from './lib/svc.js';
+import { defaultNodeArgs, PUBLISHER, ROOT, startSvc } from './lib/svc.js';
 import { baselineTarget, natsTarget, svcTarget, type Target } from './lib/targets.js';
 import { runFanout, runIngest, runUnpaced } from './scenarios/live.js';
 import { runHistory } from './scenarios/history.js';
@@ -211,6 +211,8 @@ const freshDir = (name: string) => {
   return dir;
 };
 const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
+// Every scenario's servers, also those started without `profile` (history, retention, files).
+if (profile.nodeArgs) defaultNodeArgs.push(...profile.nodeArgs);
 
 /** Fresh svc and baseline servers with the given rooms. */
 function liveSides(rooms: { id: string; members: string[] }[]): { svc: Start; baseline: Start } {

@@ -18,6 +18,9 @@ export const PUBLISHER = 'pub';
 /** The word the search scenario looks for; bench/loader.ts puts it in about 1% of the messages. */
 export const SEARCH_WORD = 'zanzibar';
 
+/** Node flags every svc serve gets unless its options name others (`--profile`: --cpu-prof; run.ts). */
+export const defaultNodeArgs: string[] = [];
+
 export interface SvcOptions {
   dir: string;
   rooms: { id: string; members: string[] }[];
@@ -108,7 +111,7 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
   const t0 = nowMs();
   const stallFile = path.join(o.dir, 'stalls.log');
   const watch = o.watchStalls ? ['--import', pathToFileURL(STALL_WATCH).href] : [];
-  const argv = [...watch, ...(o.nodeArgs ?? []), o.bin ?? SVC_BIN, 'serve', '--config', file];
+  const argv = [...watch, ...(o.nodeArgs ?? defaultNodeArgs), o.bin ?? SVC_BIN, 'serve', '--config', file];
   const [cmd, args] = o.manyFds ? withFdLimit(process.execPath, argv) : [process.execPath, argv];
   const child = launch(cmd, args, {
     cwd: o.dir,

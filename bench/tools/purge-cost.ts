@@ -1,12 +1,12 @@
 // Where the time of one retention purge write goes on a loaded store, without HTTP: a copy of a
 // store filled by bench/loader.ts is opened as `svc serve` opens it (every part, a 16 MiB
-// checkpoint threshold), its search backlog worked off, and then batches of a room's oldest
+// checkpoint threshold), and then batches of a room's oldest
 // messages are purged through Store.write as the retention job does. Each batch's synchronous
 // time (what the event loop waits for), the expired-ids read before it, and every SQL statement
 // run inside it (by text, summed over the batches) are reported, with the query plan of each
 // statement a purge runs.
 //
-//   node --import tsx bench/tools/purge-cost.ts --store DIR [--batch 25] [--batches 40] [--rooms 1] [--keep 9000] [--no-upkeep-wait] [--profile OUT.cpuprofile]
+//   node --import tsx bench/tools/purge-cost.ts --store DIR [--batch 25] [--batches 40] [--rooms 1] [--keep 9000] [--profile OUT.cpuprofile]
 //
 // DIR holds a loaded store (bench/loader.ts --dir DIR --messages 1000000 --rooms 100).
 
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { SqlValue } from 'sql.js';
-import { flag, opt } from '../lib/args.js';
+import { opt } from '../lib/args.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Db } from '../../src/store/sqlite/db.js';
 
@@ -27,7 +27,6 @@ const batches = Number(opt('--batches') ?? '40');
 /** The rooms purged one after the other (r0, r1, ...), as the job walks them. */
 const roomCount = Number(opt('--rooms') ?? '1');
 const keep = Number(opt('--keep') ?? '9000');
-const waitUpkeep = !flag('--no-upkeep-wait');
 /** A CPU profile of the batches alone (not the open or the search backlog) goes to this file. */
 const profileTo = opt('--profile');
 
@@ -36,10 +35,6 @@ for (const name of readdirSync(storeDir).filter((n) => n.startsWith('svc.db'))) 
 
 const store = await openSqliteStore({ path: path.join(dir, 'svc.db'), checkpointBytes: 16 * 1024 * 1024 });
 const db = (store as unknown as { db: Db }).db;
-if (waitUpkeep) {
-  const upkeep = (store as unknown as { upkeep: { work: boolean } }).upkeep;
-  for (let w = 0; w < 1200 && upkeep.work; w++) await new Promise((r) => setTimeout(r, 100));
-}
 await new Promise((r) => setTimeout(r, 500));
 
 // Statement timings, by SQL text, while `recording`.

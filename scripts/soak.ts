@@ -42,14 +42,14 @@ import { closeMinute, cur, errorSamples, type Minute, minutes, p99 } from './soa
 import { paced, readOne, sendOne } from './soak/traffic.js';
 
 /** The server's own view of its memory, from /metrics: the JS heap, WASM and buffers, the store's data it holds. */
-async function heapOf(s: TestServer): Promise<{ heap: number; external: number; held: number } | undefined> {
+async function heapOf(s: TestServer): Promise<{ heap: number; external: number; data: number } | undefined> {
   try {
     const text = await (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
     const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
     return {
       heap: value('svc_process_nodejs_heap_size_used_bytes'),
       external: value('svc_process_nodejs_external_memory_bytes'),
-      held: value('svc_store_held_bytes'),
+      data: value('svc_store_data_bytes'),
     };
   } catch {
     return undefined;
@@ -69,14 +69,14 @@ const mib = (b: number) => (b / 1048576).toFixed(1);
  * the search database in its thread the same; and the allocators' slack on top (docs/performance.md,
  * "The soak").
  */
-const HELD_COPIES = 3;
+const DATA_COPIES = 3;
 /**
  * Store bytes per message sent (sqlite: database pages and the search file), the bound that tells
  * a store growing with deliveries from one growing with messages: 1.6 KiB measured (the message,
  * its event, its search entry, the DMs and wakes it starts); 3.4 KiB when every receipt flush kept
  * an event of its own.
  */
-const HELD_PER_MESSAGE = 2560;
+const DATA_PER_MESSAGE = 2560;
 
 /** `--probe DIR`: an online backup of the store into DIR/<name> (its svc.db is checkpointed); on PostgreSQL, its tables' sizes. */
 async function probe(s: TestServer, name: string, pgs: PgStore | undefined): Promise<void> {
@@ -135,7 +135,7 @@ async function main(): Promise<number> {
       if (!h) return;
       cur.heapLow = Math.min(cur.heapLow, h.heap);
       cur.external = h.external;
-      cur.held = h.held;
+      cur.data = h.data;
     });
   }, 5_000);
   let minuteStarted = Date.now();
@@ -188,7 +188,7 @@ async function main(): Promise<number> {
   if (errors > 0) failures.push(`${errors} error responses or failures, e.g.:\n  ${errorSamples.join('\n  ')}`);
 
   // Memory after warm-up: the JS heap (connections, subscriptions, buffers) must stay flat; the
-  // resident set may grow only by what the store's data grew by, held HELD_COPIES times (sql.js
+  // resident set may grow only by what the store's data grew by, held DATA_COPIES times (sql.js
   // keeps the database in memory; on PostgreSQL the process keeps none of it); and that data may
   // grow with messages, not with deliveries.
   const warm = minutes[WARMUP_MIN - 1];
@@ -199,8 +199,8 @@ async function main(): Promise<number> {
     const stored = since.reduce((n, m) => n + m.storedBytes, 0);
     const receiptEvents = since.reduce((n, m) => n + m.receiptEvents, 0);
     const receiptBytes = since.reduce((n, m) => n + m.receiptBytes, 0);
-    const held = STORE === 'sqlite' ? last.held - warm.held : 0;
-    const allowance = HELD_COPIES * held + 48 * 1048576;
+    const data = STORE === 'sqlite' ? last.data - warm.data : 0;
+    const allowance = DATA_COPIES * data + 48 * 1048576;
     const grown = last.rss - warm.rss;
     const heapGrown =
       Math.max(
@@ -212,7 +212,7 @@ async function main(): Promise<number> {
     console.log(
       `memory: rss ${mib(warm.rss)} MiB after warm-up, ${mib(last.rss)} MiB at the end (each a minute's median; allowance ${mib(allowance)} MiB: ` +
         (STORE === 'sqlite'
-          ? `the store's data grew by ${mib(held)} MiB, ${(held / Math.max(1, sent)).toFixed(0)} bytes per message sent, for ${sent} messages of ${mib(stored)} MiB; `
+          ? `the store's data grew by ${mib(data)} MiB, ${(data / Math.max(1, sent)).toFixed(0)} bytes per message sent, for ${sent} messages of ${mib(stored)} MiB; `
           : 'the store keeps none of its data in this process; ') +
         `${receiptEvents} message.receipts events of ${mib(receiptBytes)} MiB sent to an observer, each replacing its conversation's last); ` +
         `js heap low ${mib(warm.heapLow)} MiB after warm-up, ${mib(last.heapLow)} MiB at the end`,
@@ -221,8 +221,8 @@ async function main(): Promise<number> {
       failures.push(
         `resident memory grew by ${mib(grown)} MiB after warm-up, more than the ${mib(allowance)} MiB the store's data explains`,
       );
-    if (STORE === 'sqlite' && held > HELD_PER_MESSAGE * sent)
-      failures.push(`the store grew by ${(held / sent).toFixed(0)} bytes per message sent, more than ${HELD_PER_MESSAGE}`);
+    if (STORE === 'sqlite' && data > DATA_PER_MESSAGE * sent)
+      failures.push(`the store grew by ${(data / sent).toFixed(0)} bytes per message sent, more than ${DATA_PER_MESSAGE}`);
     if (heapGrown > 32 * 1048576) failures.push(`the JS heap grew by ${mib(heapGrown)} MiB after warm-up`);
   }
   await probe(s, 'end', pgs);

@@ -14,7 +14,7 @@ export interface Metrics {
   storeHealthy: Gauge;
   storeWriteDuration: SeriesHistogram;
   searchIndexLag: Gauge;
-  storeHeldBytes: Gauge;
+  storeDataBytes: Gauge;
   relayFrames: Counter<'pairing' | 'direction'>;
   relayConnections: Gauge<'pairing'>;
   relayFailures: Counter<'pairing'>;
@@ -62,9 +62,9 @@ export function createMetrics(): Metrics {
       help: 'Age of the oldest acknowledged message the search index has not taken in yet (0: none)',
       registers: r,
     }),
-    storeHeldBytes: new Gauge({
-      name: 'svc_store_held_bytes',
-      help: "Bytes of the store's data this process holds (sqlite: database pages and the search file; 0 on Postgres)",
+    storeDataBytes: new Gauge({
+      name: 'svc_store_data_bytes',
+      help: "Size of the store's data: sqlite's database pages and search file (0 on Postgres, whose server holds it)",
       registers: r,
     }),
     relayFrames: new Counter({

@@ -12,8 +12,8 @@ export interface Minute {
   /** The median of the resident set sampled every 5 s (one sample is as noisy as an allocator's last growth). */
   rss: number;
   rssSamples: number[];
-  /** The store's data held in the server (svc_store_held_bytes), last sampled. */
-  held: number;
+  /** The size of the store's data (svc_store_data_bytes), last sampled. */
+  data: number;
   /** Lowest JS heap in use seen this minute (after collections), and WASM/Buffer memory. */
   heapLow: number;
   external: number;
@@ -35,7 +35,7 @@ const newMinute = (): Minute => ({
   reconnects: 0,
   rss: 0,
   rssSamples: [],
-  held: 0,
+  data: 0,
   heapLow: Infinity,
   external: 0,
   storedBytes: 0,

@@ -14,7 +14,7 @@ export function metricsRoutes(metrics: Metrics): Route[] {
         // Store health is probed at scrape time, so the value is never stale.
         metrics.storeHealthy.set((await ctx.store.ping()) ? 1 : 0);
         metrics.searchIndexLag.set(ctx.store.searchIndexLag?.() ?? 0);
-        metrics.storeHeldBytes.set(ctx.store.heldBytes?.() ?? 0);
+        metrics.storeDataBytes.set(ctx.store.dataBytes?.() ?? 0);
         const text = await metrics.registry.metrics();
         res.writeHead(200, {
           'content-type': metrics.registry.contentType,

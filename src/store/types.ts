@@ -193,8 +193,8 @@ export interface Store {
   scrubPending?(): boolean;
   /** Seconds since the oldest acknowledged write the search index has not taken in (sqlite's worker). */
   searchIndexLag?(): number;
-  /** Bytes of the store's data this process keeps in memory (sqlite: pages, the search file); absent on Postgres and memory. */
-  heldBytes?(): number;
+  /** The size of the store's data (sqlite: its pages and the search file); absent where a server or nothing holds it. */
+  dataBytes?(): number;
   /**
    * Runs `work` on one consistent state of the store while writes go on (an export, #40 part 5):
    * Postgres reads in one REPEATABLE READ transaction, sqlite holds a checkpointed `svc.db`. Absent

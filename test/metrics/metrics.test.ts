@@ -33,7 +33,7 @@ t('exposes the HTTP, live, broker, store and relay series in Prometheus text', a
     'svc_broker_drops_total',
     'svc_events_published_total',
     'svc_store_healthy',
-    'svc_store_held_bytes',
+    'svc_store_data_bytes',
     'svc_relay_frames_total',
     'svc_relay_failures_total',
     'svc_relay_refused_total',
@@ -46,8 +46,8 @@ t('exposes the HTTP, live, broker, store and relay series in Prometheus text', a
   assert.not.match(r.text, /svc_relay_frames_total\{/, 'no relay activity without pairings');
 });
 
-t('svc_store_held_bytes follows what the sqlite store holds: it grows as messages are stored', async ({ s }) => {
-  const before = (await metricValue(s, TOKENS.admin.value, 'svc_store_held_bytes')) ?? 0;
+t('svc_store_data_bytes follows what the sqlite store holds: it grows as messages are stored', async ({ s }) => {
+  const before = (await metricValue(s, TOKENS.admin.value, 'svc_store_data_bytes')) ?? 0;
   assert.ok(before > 0, `an open database holds pages (${before})`);
   const text = 'held '.repeat(2000);
   for (let i = 0; i < 20; i++) {
@@ -58,7 +58,7 @@ t('svc_store_held_bytes follows what the sqlite store holds: it grows as message
     );
     assert.is(r.status, 200, r.text);
   }
-  const after = (await metricValue(s, TOKENS.admin.value, 'svc_store_held_bytes')) ?? 0;
+  const after = (await metricValue(s, TOKENS.admin.value, 'svc_store_data_bytes')) ?? 0;
   assert.ok(after - before >= 20 * text.length, `20 messages of ${text.length} bytes grew it by ${after - before}`);
 });
 

@@ -299,7 +299,7 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     return this.search?.rebuilding ?? false;
   }
 
-  heldBytes(): number {
+  dataBytes(): number {
     const pages = Number(this.db.one('PRAGMA page_count')?.[0]) * Number(this.db.one('PRAGMA page_size')?.[0]);
     return pages + (this.search?.fileBytes() ?? 0);
   }

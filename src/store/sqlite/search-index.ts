@@ -104,7 +104,7 @@ export class SearchIndex {
     });
   }
 
-  /** The size of the search database as last written (the thread holds it in memory). */
+  /** The size of the search database as last written. */
   fileBytes(): number {
     try {
       return fs.statSync(this.opts.file).size;

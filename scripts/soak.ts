@@ -41,7 +41,7 @@ import { audience, type Seen } from './soak/seen.js';
 import { closeMinute, cur, errorSamples, type Minute, minutes, p99 } from './soak/stats.js';
 import { paced, readOne, sendOne } from './soak/traffic.js';
 
-/** The server's own view of its memory, from /metrics: the JS heap, WASM and buffers, the store's data it holds. */
+/** The server's own view of its memory, from /metrics: the JS heap, WASM and buffers, and the store's data size. */
 async function heapOf(s: TestServer): Promise<{ heap: number; external: number; data: number } | undefined> {
   try {
     const text = await (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();

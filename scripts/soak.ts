@@ -149,6 +149,8 @@ async function main(): Promise<number> {
   await Promise.all([paced(RATE, 32, over, () => sendOne(s)), paced(READ_RATE, 16, over, () => readOne(s))]);
   clearInterval(ticker);
   clearInterval(sampler);
+  /** The whole minutes (a partial last one holds fewer sends by its length alone). */
+  const whole = minutes.length;
   // A last partial minute is reported when it is long enough to say something.
   const tail = (Date.now() - minuteStarted) / 1000;
   if (tail >= 10 && cur.heapLow !== Infinity) {
@@ -184,6 +186,13 @@ async function main(): Promise<number> {
     if (missing.length > 0) failures.push(`observer ${i} never got ${missing.length} messages`);
     if (o.seen.duplicates > 0) failures.push(`observer ${i} got ${o.seen.duplicates} messages twice`);
   });
+  // A server that falls behind the offered rate fails too, errors or not: the senders pace
+  // themselves on its answers, so a slow server shows as fewer sends, never as an error.
+  const behind = minutes.slice(WARMUP_MIN, whole).filter((m) => m.sends < 0.95 * RATE * 60);
+  if (behind.length > 0)
+    failures.push(
+      `the server fell behind the offered ${RATE} sends/s in ${behind.length} minutes (the slowest: ${(Math.min(...behind.map((m) => m.sends)) / 60).toFixed(1)}/s)`,
+    );
   const errors = minutes.reduce((n, m) => n + m.errors, 0);
   if (errors > 0) failures.push(`${errors} error responses or failures, e.g.:\n  ${errorSamples.join('\n  ')}`);
 

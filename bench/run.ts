@@ -210,14 +210,13 @@ const freshDir = (name: string) => {
   mkdirSync(dir);
   return dir;
 };
-const profile = profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {};
-// Every scenario's servers, also those started without `profile` (history, retention, files).
-if (profile.nodeArgs) defaultNodeArgs.push(...profile.nodeArgs);
+// Every scenario's servers get it (bench/lib/svc.ts).
+if (profileDir) defaultNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
 
 /** Fresh svc and baseline servers with the given rooms. */
 function liveSides(rooms: { id: string; members: string[] }[]): { svc: Start; baseline: Start } {
   return {
-    svc: () => step('svc serve start', async () => svcTarget(await startSvc({ dir: freshDir('svc'), rooms, ...profile }))),
+    svc: () => step('svc serve start', async () => svcTarget(await startSvc({ dir: freshDir('svc'), rooms }))),
     baseline: () => step('baseline start', async () => baselineTarget(await startBaseline(freshDir('baseline')))),
   };
 }
@@ -317,7 +316,7 @@ async function attach(): Promise<void> {
   }
 }
 
-const ctx: RunContext = { results, sizes, reps, tmp, profile, log, note, noteOn, step, onFresh };
+const ctx: RunContext = { results, sizes, reps, tmp, log, note, noteOn, step, onFresh };
 
 async function main(): Promise<void> {
   log(`size ${sizes.name}; temp folder ${tmp}`);

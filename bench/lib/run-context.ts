@@ -13,8 +13,6 @@ export interface RunContext {
   sizes: Sizes;
   reps: number;
   tmp: string;
-  /** Node flags for every svc serve (--cpu-prof with --profile). */
-  profile: { nodeArgs?: string[] };
   log(m: string): void;
   /** A note on the whole run. */
   note(m: string): void;

@@ -18,7 +18,7 @@ export const PUBLISHER = 'pub';
 /** The word the search scenario looks for; bench/loader.ts puts it in about 1% of the messages. */
 export const SEARCH_WORD = 'zanzibar';
 
-/** Node flags every svc serve gets unless its options name others (`--profile`: --cpu-prof; run.ts). */
+/** Node flags every svc serve gets unless its options name others (`npm run bench -- --profile`: --cpu-prof; run.ts). */
 export const defaultNodeArgs: string[] = [];
 
 export interface SvcOptions {

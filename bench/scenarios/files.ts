@@ -32,11 +32,11 @@ const median = (xs: number[]): number | null => {
 
 /** Fills `results.files`. */
 export async function runFiles(ctx: RunContext): Promise<void> {
-  const { results, sizes, reps, tmp, log, note, profile } = ctx;
+  const { results, sizes, reps, tmp, log, note } = ctx;
   const { uploadBytes, uploaders } = sizes.files;
   const dir = path.join(tmp, 'files');
   mkdirSync(dir);
-  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], ...profile });
+  const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }] });
   const t = svcTarget(svc);
   const alone: number[] = [];
   const withUploads: number[] = [];

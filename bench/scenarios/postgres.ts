@@ -18,7 +18,7 @@ import { markSaturation } from './paced-rate.js';
 
 /** Runs the Postgres rows; `paced` are the sizes with the run's paced rate. */
 export async function runPostgres(ctx: RunContext, fanoutRoom: { id: string; members: string[] }, paced: Sizes): Promise<void> {
-  const { results, step, note, noteOn, log, reps, tmp, profile } = ctx;
+  const { results, step, note, noteOn, log, reps, tmp } = ctx;
   const cluster = await step(
     'postgres start',
     () => startOwnCluster({ durable: true }),
@@ -40,7 +40,7 @@ export async function runPostgres(ctx: RunContext, fanoutRoom: { id: string; mem
     const start = (name: string, schema: string) => {
       const dir = path.join(tmp, name);
       mkdirSync(dir);
-      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema }, ...profile }));
+      return step(`${name} start`, () => startSvc({ dir, rooms, postgres: { url: cluster.url, schema } }));
     };
     for (let k = 1; k <= reps; k++) {
       const rep = reps > 1 ? ` (repetition ${k} of ${reps})` : '';

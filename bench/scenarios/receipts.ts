@@ -15,13 +15,13 @@ import { type FootprintResult, runFootprint } from './receipts-footprint.js';
 
 /** Fills `results.receipts`. */
 export async function runReceipts(ctx: RunContext, rooms: { id: string; members: string[] }[]): Promise<void> {
-  const { results, step, note, noteOn, log, reps, tmp, sizes, onFresh, profile } = ctx;
+  const { results, step, note, noteOn, log, reps, tmp, sizes, onFresh } = ctx;
   let n = 0;
   const start = (receipts: boolean) => () =>
     step(`svc serve start (receipts ${receipts ? 'on' : 'off'})`, async () => {
       const dir = path.join(tmp, `receipts-${receipts ? 'on' : 'off'}-${++n}`);
       mkdirSync(dir);
-      return svcTarget(await startSvc({ dir, rooms, receipts, ...profile }), receipts ? 'svc' : 'svc_no_receipts');
+      return svcTarget(await startSvc({ dir, rooms, receipts }), receipts ? 'svc' : 'svc_no_receipts');
     });
   const sides = { with: start(true), without: start(false) };
   const rc: NonNullable<Results['receipts']> = {

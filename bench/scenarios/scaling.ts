@@ -69,7 +69,7 @@ export async function runScaling(ctx: RunContext, fanoutRoom: { id: string; memb
             const start = async (i: number) => {
               const dir = path.join(tmp, `scale-${n}-${i}`);
               mkdirSync(dir);
-              const x = await startSvc({ dir, rooms: [fanoutRoom], postgres: { url: cluster.url, schema }, ...ctx.profile });
+              const x = await startSvc({ dir, rooms: [fanoutRoom], postgres: { url: cluster.url, schema } });
               servers.push(x);
               return x;
             };

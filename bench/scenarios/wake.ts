@@ -57,7 +57,7 @@ export async function runWake(ctx: RunContext, fanoutRoom: { id: string; members
   await ctx.step(
     'wake svc',
     async () => {
-      const server = await startSvc({ dir, rooms, ...ctx.profile });
+      const server = await startSvc({ dir, rooms });
       try {
         loadSeconds = await onSvc(server, dir, s, probes, out, ctx.note);
       } finally {

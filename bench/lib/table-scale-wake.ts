@@ -1,10 +1,11 @@
 // The table's rows for the instance curve (scenarios/scaling.ts), the wake latencies
-// (scenarios/wake.ts), the uploads (scenarios/files.ts) and the search index's lag, in the columns of lib/table.ts: scenario, svc, baseline, NATS, svc /
-// baseline, svc / NATS, target, host idle, verdict.
+// (scenarios/wake.ts), the uploads (scenarios/files.ts), the search index's lag and the retention
+// round (scenarios/retention.ts), in the columns of lib/table.ts: scenario, svc, baseline, NATS,
+// svc / baseline, svc / NATS, target, host idle, verdict.
 
 import type { Results } from './report.js';
 import { round } from './stats.js';
-import { atMost, lowestIdle, type Verdict, verdict } from './verdict.js';
+import { atLeast, atMost, lowestIdle, type Verdict, verdict } from './verdict.js';
 import { SCALING_COUNTS } from '../scenarios/scaling.js';
 import { WAKE_TARGET } from '../scenarios/wake.js';
 
@@ -98,5 +99,32 @@ export function searchLagRow(r: Results, idle: number | null): string[] {
     '≤ 1000 ms',
     fmt(idle, '%'),
     verdict(atMost(lag?.index_lag_p99_ms, 1000)),
+  ];
+}
+
+/** The retention round's rows: the purge beside the big-store rounds without it (`idle`: theirs). */
+export function retentionRows(r: Results, idle: number | null): string[][] {
+  const h = r.history.svc;
+  const ret = h?.retention ?? null;
+  const row = (what: string, value: string, target: string, ok: Verdict) => [what, value, '', '', '—', '—', target, fmt(idle, '%'), ok];
+  return [
+    row(
+      `retention: ${fmt(ret?.expired)} expired messages of the big store purged while the same ingest runs (ingest rate against the rounds without; the purge's length)`,
+      ret ? `${fmt(ret.ingest_rate)}/s against ${fmt(h?.ingest_rate)}/s; ${fmt(ret.purged)} purged in ${fmt(ret.purge_s, ' s')}` : '—',
+      'all purged',
+      verdict(ret ? atLeast(ret.purged, ret.expired) : null),
+    ),
+    row(
+      "the purge's writes: how long each held the event loop (svc_retention_write_seconds), the stall the purge causes",
+      ret ? `${fmt(ret.writes_over_25ms)} of ${fmt(ret.writes)} over 25 ms; all within ${fmt(ret.write_max_bound_ms, ' ms')}` : '—',
+      'none over 25 ms',
+      verdict(ret ? atMost(ret.writes_over_25ms, 0) : null),
+    ),
+    row(
+      'longest event-loop stall of svc during that purge and ingest (the ingest alone: the stall row above)',
+      ret ? fmt(ret.event_loop_max_ms, ' ms') : '—',
+      '≤ 25 ms',
+      verdict(ret ? atMost(ret.event_loop_max_ms, 25) : null),
+    ),
   ];
 }

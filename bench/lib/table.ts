@@ -6,7 +6,7 @@
 import type { Max, Measured, Paced, Ratios, Results } from './report.js';
 import { round } from './stats.js';
 import { atLeast, atMost, both, lowestIdle, type Verdict, verdict } from './verdict.js';
-import { scaleWakeRows, searchLagRow, uploadRow } from './table-scale-wake.js';
+import { retentionRows, scaleWakeRows, searchLagRow, uploadRow } from './table-scale-wake.js';
 
 const fmt = (x: number | null | undefined, unit = ''): string => {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
@@ -348,30 +348,7 @@ export function table(r: Results): string {
     wIdle,
   );
 
-  const ret = h?.retention ?? null;
-  add(
-    `retention: ${fmt(ret?.expired)} expired messages of the big store purged while the same ingest runs (ingest rate against the rounds without; the purge's length)`,
-    ret ? `${fmt(ret.ingest_rate)}/s against ${fmt(h?.ingest_rate)}/s; ${fmt(ret.purged)} purged in ${fmt(ret.purge_s, ' s')}` : '—',
-    '',
-    '',
-    '—',
-    null,
-    'all purged',
-    verdict(ret ? atLeast(ret.purged, ret.expired) : null),
-    wIdle,
-  );
-  add(
-    'longest event-loop stall of svc during that purge and ingest',
-    ret ? fmt(ret.event_loop_max_ms, ' ms') : '—',
-    '',
-    '',
-    '—',
-    null,
-    '≤ 25 ms',
-    verdict(ret ? atMost(ret.event_loop_max_ms, 25) : null),
-    wIdle,
-  );
-
+  rows.push(...retentionRows(r, wIdle));
   rows.push(...scaleWakeRows(r), uploadRow(r));
   const header = ['scenario', 'svc', 'baseline', 'NATS', 'svc / baseline', 'svc / NATS', 'target', 'host idle', ''];
   const lines = [header, header.map(() => '---'), ...rows].map((cols) => `| ${cols.join(' | ')} |`);

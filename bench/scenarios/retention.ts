@@ -29,16 +29,42 @@ export interface RetentionResult {
   purge_s: number | null;
   /** Ingest rate during the purge (messages/s). */
   ingest_rate: number;
-  /** svc's longest event-loop stall during that ingest (ms). */
+  /** svc's longest event-loop stall during that ingest (ms): the ingest's own stalls included. */
   event_loop_max_ms: number | null;
+  /** The purge's writes over the whole purge (svc_retention_write_seconds), and how long they held the loop. */
+  writes: number;
+  /** Writes whose synchronous part took over 25 ms (the target's bound: the stall the purge causes). */
+  writes_over_25ms: number;
+  /** The smallest of the histogram's bounds that every write stayed within (ms); null past the last. */
+  write_max_bound_ms: number | null;
+}
+
+/** svc's retention series in /metrics: each line's value by its name and labels as written. */
+async function metrics(port: number): Promise<Map<string, number>> {
+  const r = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const out = new Map<string, number>();
+  for (const line of (await r.text()).split('\n'))
+    if (line.startsWith('svc_retention_')) out.set(line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1)));
+  return out;
+}
+
+/** What svc_retention_write_seconds says of the purge's writes. */
+function writeStats(m: Map<string, number>): Pick<RetentionResult, 'writes' | 'writes_over_25ms' | 'write_max_bound_ms'> {
+  const writes = m.get('svc_retention_write_seconds_count') ?? 0;
+  const within = (le: string) => m.get(`svc_retention_write_seconds_bucket{le="${le}"}`) ?? 0;
+  const bounds = [...m.keys()].flatMap((k) => /_bucket\{le="([\d.]+)"\}$/.exec(k)?.[1] ?? []).sort((a, b) => Number(a) - Number(b));
+  const all = bounds.find((le) => within(le) >= writes);
+  return {
+    writes,
+    writes_over_25ms: writes - within('0.025'),
+    write_max_bound_ms: all === undefined ? null : Number(all) * 1000,
+  };
 }
 
 /** The purged count in /metrics (every kind). */
 async function purgedSoFar(port: number): Promise<number> {
-  const r = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
   let n = 0;
-  for (const line of (await r.text()).split('\n'))
-    if (line.startsWith('svc_retention_purged_messages_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const [k, v] of await metrics(port)) if (k.startsWith('svc_retention_purged_messages_total{')) n += v;
   return n;
 }
 
@@ -91,6 +117,7 @@ export async function runRetention(dir: string, messages: number, rooms: number,
     clearInterval(watch);
     const purged = await purgedSoFar(svc.port);
     return {
+      ...writeStats(await metrics(svc.port)),
       expired,
       purged,
       purge_s: doneAt === null ? null : round((doneAt - t0) / 1000),

@@ -2,15 +2,17 @@
 // a store bench/loader.ts filled, and beside it the same round without the policy (`--plain`), so
 // the purge's cost is read against a control in the same state and on the same host. Prints each
 // round's ingest rate, longest stall and purge, and the stall lines (loop-stall.mjs, 200 ms
-// each) over 20 ms. `--rounds N` alternates N of each. Runs the built dist (npm run build).
+// each) over 20 ms. `--rounds N` alternates N of each. `--profile DIR` writes each server's CPU
+// profile there (read its long turns with long-turns.ts). Runs the built dist (npm run build).
 //
-//   node --import tsx bench/tools/retention-round.ts --store DIR [--messages 1000000] [--rooms 100] [--rounds 1] [--plain-too]
+//   node --import tsx bench/tools/retention-round.ts --store DIR [--messages 1000000] [--rooms 100] [--rounds 1] [--plain-too] [--profile DIR]
 
 import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { flag, opt } from '../lib/args.js';
 import { FULL } from '../lib/sizes.js';
+import { defaultNodeArgs } from '../lib/svc.js';
 import { runRetention } from '../scenarios/retention.js';
 
 const storeDir = opt('--store');
@@ -19,6 +21,8 @@ const messages = Number(opt('--messages') ?? 1_000_000);
 const rooms = Number(opt('--rooms') ?? 100);
 const rounds = Number(opt('--rounds') ?? 1);
 const kinds = flag('--plain-too') ? [false, true] : [true];
+const profileDir = opt('--profile');
+if (profileDir) defaultNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`);
 
 for (let r = 1; r <= rounds; r++)
   for (const purge of kinds) {

@@ -22,7 +22,7 @@ import { limitsOf, type Limits } from './policy.js';
  * write of a job takes `first`. Between writes the job waits long enough that its writes take at
  * most `share` of the loop, so that a large backlog slows other writes by as little (pauseAfter).
  */
-export const PURGE_BATCH = { first: 25, min: 1, max: 100, budgetMs: 4, share: 0.25 };
+export const PURGE_BATCH = { first: 25, min: 1, max: 50, budgetMs: 4, share: 0.25 };
 
 /** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
 export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);
@@ -47,6 +47,13 @@ const THREAD_PAGE = 200;
 /** What a tick removed, by conversation kind (the metrics' labels). */
 export type Purged = Record<'room' | 'thread' | 'dm', number>;
 
+/** What the job reports as it goes (the feature's metrics). */
+export interface PurgeReport {
+  purged(kind: keyof Purged, n: number): void;
+  /** A write's synchronous part, in ms: the stall it caused. */
+  wrote(ms: number): void;
+}
+
 export class RetentionJob {
   private lease: Lease | undefined;
   private running: Promise<Purged> | undefined;
@@ -59,7 +66,7 @@ export class RetentionJob {
 
   constructor(
     private readonly ctx: NetworkContext,
-    private readonly onPurged: (kind: keyof Purged, n: number) => void,
+    private readonly report: PurgeReport,
   ) {}
 
   /** Runs one pass, or joins the one running. */
@@ -133,12 +140,13 @@ export class RetentionJob {
       const started = performance.now();
       const pending = commit(this.ctx, [{ op: 'message.purge', ids }]);
       const ms = performance.now() - started;
+      this.report.wrote(ms);
       ({ size: this.batch, cost: this.cost } = nextBatch(ids.length, ms, this.cost));
       const r = await pending;
       const o = r.outcomes[0];
       const done = o?.op === 'message.purge' ? o.purged.length : 0;
       n += done;
-      this.onPurged(kind, done);
+      this.report.purged(kind, done);
       if (done < ids.length || ids.length < limit) break;
       // Requests go between batches: the job waits three times as long as its write held the loop.
       await new Promise((resolve) => setTimeout(resolve, pauseAfter(ms)));

@@ -3,6 +3,7 @@
 // what the three smoke files are for.
 
 import * as assert from 'uvu/assert';
+import { PURGE_BATCH } from '../../src/retention/job.js';
 import { assertVerdicts, numbers, smokeSuite } from './smoke-run.js';
 
 const t = smokeSuite(['attach', 'files', 'history']);
@@ -45,6 +46,19 @@ t('measures history, search, start-up, memory and size on a filled store, and th
   assert.ok(
     Math.abs(results.write_cost_ratio.svc - h.ingest_rate / h.ingest_rate_empty) < 0.01,
     'write_cost_ratio.svc is history.svc.ingest_rate / ingest_rate_empty',
+  );
+});
+
+t("purges a tenth of the filled store during an ingest, and times each purge write's hold on the loop", ({ results }) => {
+  const r = results.history.svc.retention;
+  numbers(r, ['expired', 'purged', 'ingest_rate', 'event_loop_max_ms', 'writes', 'writes_over_25ms'], 'history.svc.retention');
+  assert.ok(r.purged >= r.expired && r.expired > 0, `history.svc.retention: every expired message purged: ${JSON.stringify(r)}`);
+  // A write takes at most PURGE_BATCH.max messages, and the bound holding them all is one of the histogram's.
+  assert.ok(r.writes >= Math.ceil(r.expired / PURGE_BATCH.max), `history.svc.retention.writes: ${r.writes} for ${r.expired}`);
+  assert.ok(r.writes_over_25ms >= 0 && r.writes_over_25ms <= r.writes, `history.svc.retention.writes_over_25ms: ${r.writes_over_25ms}`);
+  assert.ok(
+    r.write_max_bound_ms === null || [2, 5, 10, 25, 50, 100, 250].includes(r.write_max_bound_ms),
+    `write_max_bound_ms: ${r.write_max_bound_ms}`,
   );
 });
 

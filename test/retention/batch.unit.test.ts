@@ -30,7 +30,7 @@ test('cheap writes grow at most twofold a write, up to the largest', () => {
 
 test('never fewer than one message, however slow; a write that took no time is not an infinite rate', () => {
   assert.is(nextBatch(1, 500, undefined).size, min);
-  assert.is(nextBatch(30, 0, undefined).size, 60);
+  assert.is(nextBatch(20, 0, undefined).size, 40);
   assert.is(nextBatch(80, 0, 0).size, max);
 });
 

@@ -73,6 +73,8 @@ for (const backend of BACKENDS) {
     assert.equal(await texts(s, '/v1/rooms/kept/messages'), ['kept 1']);
     assert.ok(((await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="room"}')) ?? 0) >= 3);
     assert.ok(((await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="thread"}')) ?? 0) >= 1);
+    // Every purge write is timed: at least one for the room, one for the thread.
+    assert.ok(((await metricValue(s, ADMIN, 'svc_retention_write_seconds_count')) ?? 0) >= 2);
   });
 
   test("GET /v1/rooms/{id} shows a room's retention; svc apply sets and clears it", async ({ s }) => {

@@ -13,7 +13,7 @@ import { eventually, roomMessage, TOKENS, type Json, type TestServer } from '../
 
 const ADMIN = TOKENS.admin.value;
 const KEEP = 5;
-/** Over two of the purge's largest writes (PURGE_BATCH.max, 100) expire. */
+/** Over two of the purge's largest writes (PURGE_BATCH.max, 50) expire. */
 const SENT = 240;
 
 interface Ctx {

@@ -1,7 +1,8 @@
 // conversationsWith, the member read behind the unread counts (issue 38 item 7), on every backend:
 // the active rooms listing one of the ids, public or not, and the DMs with one of the participants,
 // in creation order; a member change, a removal and a reopen are followed. On sqlite it reads the
-// conv_members index, which a store from before it gets filled when opened.
+// conv_members index, which a store from before it gets filled when opened. pageDms (GET /v1/dms)
+// pages the same DMs by participant, or all of them, with cursors, through it too.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -61,6 +62,31 @@ for (const backend of BACKENDS) {
     await store.close();
     store = await open();
     assert.equal(await named(store, { members: ['a1', 'net1:a1'], participants: ['net1:a1'] }), expected);
+  });
+
+  test("pageDms: every DM or a participant's, newest page first, with cursors either way", async () => {
+    await fill(store);
+    await store.write([send(msg('m3', inDm('d3', ['net1:a1', 'net1:c'])))]);
+    const page = async (f: Parameters<Store['pageDms']>[0], q: Parameters<Store['pageDms']>[1]) => {
+      const r = await store.pageDms(f, q);
+      return { ids: ids(r.items), has_more: r.has_more, has_older: r.has_older };
+    };
+    assert.equal(await page({ all: true }, { limit: 2 }), { ids: ['d2', 'd3'], has_more: true, has_older: true });
+    assert.equal(await page({ all: true }, { limit: 2, before: 'd2' }), { ids: ['d1'], has_more: false, has_older: false });
+    assert.equal(await page({ participants: ['net1:a1'] }, { limit: 10 }), { ids: ['d1', 'd3'], has_more: false, has_older: false });
+    assert.equal(await page({ participants: ['net1:a1'] }, { limit: 1, after: 'd1' }), { ids: ['d3'], has_more: false, has_older: true });
+    assert.equal(await page({ participants: ['net1:b', 'net1:c'] }, { limit: 10 }), {
+      ids: ['d1', 'd2', 'd3'],
+      has_more: false,
+      has_older: false,
+    });
+    assert.equal(await page({ participants: [] }, { limit: 10 }), { ids: [], has_more: false, has_older: false });
+    // A DM the filter does not name is no cursor for it.
+    const refused = await store.pageDms({ participants: ['net1:a1'] }, { limit: 10, before: 'd2' }).then(
+      () => undefined,
+      (err: { code?: string }) => err.code,
+    );
+    assert.is(refused, 'unknown_cursor');
   });
 
   test.run();

@@ -3,15 +3,26 @@
 // search's scope, so the store applies them inside the query, before the page is counted.
 
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, canSeeRoom, viewerOf } from '../auth/visibility.js';
+import { canSeeDm, canSeeRoom, type Viewer, viewerOf } from '../auth/visibility.js';
 import { badRequest } from '../errors.js';
 import { parseFqid, scoped } from '../protocol/ids.js';
 import { MAX_QUERY_LENGTH, parseQuery, snippetOf, type SearchHit } from '../protocol/search-text.js';
 import type { Page } from '../protocol/types.js';
-import type { SearchQuery } from '../store/types.js';
+import type { DmRecord, SearchQuery } from '../store/types.js';
 import { visibleDm, visibleRoom, visibleThread } from './access.js';
 import { withAdditions, type NetworkContext } from './context.js';
 import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
+
+/**
+ * The DMs a viewer may search: every DM for one that sees the whole network, else its agents' own,
+ * through the store's member index (reading every DM of the network per search made a search cost
+ * follow the network's DMs, not the caller's).
+ */
+async function readableDms(ctx: NetworkContext, v: Viewer): Promise<readonly DmRecord[]> {
+  if (v.all) return ctx.store.listDms();
+  const participants = [...(v.agents ?? [])].map((a) => `${ctx.config.network.id}:${a}`);
+  return participants.length === 0 ? [] : (await ctx.store.conversationsWith({ members: [], participants })).dms;
+}
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -58,7 +69,7 @@ export async function searchMessages(ctx: NetworkContext, p: Principal, req: Sea
   const rooms = await ctx.store.listRooms();
   // DMs are searched only where their history may be read: DMs on, and a bearer caller.
   const dmsReadable = ctx.config.server.direct_messages && p.kind !== 'anonymous';
-  const dms = dmsReadable ? await ctx.store.listDms() : [];
+  const dms = dmsReadable ? await readableDms(ctx, v) : [];
   const q: SearchQuery = {
     terms,
     scope: {

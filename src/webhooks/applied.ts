@@ -8,7 +8,7 @@ import { checkWebhook, type InboundHookConfig, secretProblem, type WebhookConfig
 import { AppError, badRequest } from '../errors.js';
 import type { ApplyResponse, ApplyRequest } from '../protocol/types.js';
 import type { DeclaredInboundHook, DeclaredWebhook, HookSource } from '../protocol/webhooks.js';
-import type { AppliedHookRecord } from '../store/hooks/records.js';
+import type { AppliedHookRecord } from '../store/webhooks/applied/records.js';
 import type { Store } from '../store/types.js';
 import { appliedOf } from './stored.js';
 

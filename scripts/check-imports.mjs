@@ -52,7 +52,7 @@ const LAYERS = [
       'src/webhooks/',
     ],
   ],
-  ['app', ['src/app.ts', 'src/features.ts']],
+  ['app', ['src/app.ts', 'src/features.ts', 'src/feature-commands.ts']],
   ['cli', ['src/cli/']],
 ];
 

@@ -27,7 +27,7 @@ const LAYERS = [
   ['network', ['src/events/', 'src/network/']],
   ['http', ['src/http/']],
   ['services', ['src/mcp/', 'src/relay/', 'src/agent-run/']],
-  ['feature-contract', ['src/feature.ts']],
+  ['feature-contract', ['src/feature.ts', 'src/feature-cli.ts']],
   [
     'features',
     [

@@ -8,7 +8,7 @@ import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
 import { withClient, type ClientFlags } from '../../with-client.js';
 import { splitList } from '../../options.js';
-import { reactionsSuffix } from '../react/run.js';
+import { reactionsSuffix } from '../../../reactions/cli.js';
 import { changeMark } from '../edit/run.js';
 
 export interface ReadFlags extends ClientFlags {

@@ -26,7 +26,7 @@ export interface McpDeps {
    * to say a resource changed on, so `/v1/mcp` does not offer it.
    */
   subscribe?: boolean;
-  /** The tools features add beside the server's own (the reactions feature's `react`). */
+  /** The tools features add beside the server's own (src/feature-commands.ts lists them for svc mcp). */
   tools?: readonly ToolSet[];
 }
 

@@ -39,7 +39,7 @@ export interface ToolHost {
 }
 
 /**
- * Tools a feature adds to the MCP server (the reactions feature's `react`): registered beside the
+ * Tools a feature adds to the MCP server, declared in its folder: registered beside the
  * server's own on either era's host, reaching the network through the same session.
  */
 export type ToolSet = (host: ToolHost, session: () => Promise<Session>) => void;

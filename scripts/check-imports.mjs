@@ -27,7 +27,7 @@ const LAYERS = [
   ['network', ['src/events/', 'src/network/']],
   ['http', ['src/http/']],
   ['services', ['src/mcp/', 'src/relay/', 'src/agent-run/']],
-  ['feature-contract', ['src/feature.ts']],
+  ['feature-contract', ['src/feature.ts', 'src/feature-cli.ts']],
   [
     'features',
     [
@@ -52,7 +52,7 @@ const LAYERS = [
       'src/webhooks/',
     ],
   ],
-  ['app', ['src/app.ts', 'src/features.ts']],
+  ['app', ['src/app.ts', 'src/features.ts', 'src/feature-commands.ts']],
   ['cli', ['src/cli/']],
 ];
 

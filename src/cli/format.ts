@@ -2,13 +2,9 @@
 // text and colour is applied after padding, so columns line up with or without colour.
 
 import type { ChalkInstance } from 'chalk';
+import type { Column } from '../feature-cli.js';
 
-export interface Column<T> {
-  header: string;
-  value: (row: T) => string;
-  /** Colour for a cell (applied after padding). */
-  style?: (text: string, row: T) => string;
-}
+export type { Column };
 
 /** The lines of an aligned table with a header; the last column is not padded. */
 export function table<T>(c: ChalkInstance, rows: readonly T[], cols: readonly Column<T>[]): string[] {

@@ -1,10 +1,12 @@
 // The `svc` command line: the root command and its global options; each command is declared in
-// src/cli/commands/<name>/command.ts beside the work it runs. Built here without side effects, so a
+// src/cli/commands/<name>/command.ts beside the work it runs, or by a feature in its own folder
+// (src/feature-commands.ts lists them). Built here without side effects, so a
 // test can read the command tree; src/cli/main.ts runs it.
 
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
+import type { Run } from './options.js';
 import { declareInit } from './commands/init/command.js';
 import { declareServe } from './commands/serve/command.js';
 import { declareMcp } from './commands/mcp/command.js';
@@ -24,7 +26,6 @@ import { declareInvite } from './commands/invite/command.js';
 import { declareRelay } from './commands/relay/command.js';
 import { declareSend } from './commands/send/command.js';
 import { declareFiles } from './commands/files/command.js';
-import { declareReact } from './commands/react/command.js';
 import { declareEdit } from './commands/edit/command.js';
 import { declareDelete } from './commands/delete/command.js';
 import { declareRedact } from './commands/redact/command.js';
@@ -32,7 +33,9 @@ import { declareVersions } from './commands/versions/command.js';
 import { declareRead } from './commands/read/command.js';
 import { declareAgent } from './commands/agent/command.js';
 import { declareSearch } from './commands/search/command.js';
-import { declareWebhooks } from './commands/webhooks/command.js';
+import type { FeatureCommand } from '../feature-cli.js';
+import { featureCommands } from '../feature-commands.js';
+import { featureKit } from './feature-kit.js';
 
 /** The `svc` program writing to `io`; a command's exit code goes to `setExit`. */
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
@@ -65,7 +68,6 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareRelay(program, io, run);
   declareSend(program, io, run);
   declareFiles(program, io, run);
-  declareReact(program, io, run);
   declareEdit(program, io, run);
   declareDelete(program, io, run);
   declareRedact(program, io, run);
@@ -73,6 +75,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   declareRead(program, io, run);
   declareAgent(program, io, run);
   declareSearch(program, io, run);
-  declareWebhooks(program, io, run);
+  for (const c of featureCommands) addFeatureCommand(program, c, io, run);
   return program;
+}
+
+/** Declares a feature's command and moves it to just after the one it names (its place in `svc --help`). */
+function addFeatureCommand(program: Command, c: FeatureCommand, io: Io, run: Run): void {
+  const before = program.commands.length;
+  c.declare(program, featureKit(program, io, run));
+  if (c.after === undefined) return;
+  // Commander lists commands in the order of this array; it offers no other way to place one.
+  const list = program.commands as Command[];
+  const added = list.splice(before);
+  const at = list.findIndex((x) => x.name() === c.after);
+  list.splice(at < 0 ? list.length : at + 1, 0, ...added);
 }

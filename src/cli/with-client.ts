@@ -2,6 +2,7 @@
 // line on stderr and an exit code (1 failure, 2 usage), and closes the client.
 
 import { ClientError } from '../client/errors.js';
+import type { ClientFlags } from '../feature-cli.js';
 import { SvcClient } from '../client/svc-client.js';
 import type { AgentNeed, AgentPick } from './agent-token.js';
 import { oneLine } from './format.js';
@@ -10,14 +11,7 @@ import { resolveTarget, startCommandOf, TargetError, UsageError, type Target } f
 import { checkOwnNetwork } from './target-check.js';
 import { refusalHint } from './hints.js';
 
-/** Flags every client command takes. */
-export interface ClientFlags {
-  url?: string;
-  token?: string;
-  config?: string;
-  json?: boolean;
-  debug?: boolean;
-}
+export type { ClientFlags };
 
 /** A listing command's flags (rooms list, agents list). */
 export interface ListFlags extends ClientFlags {

@@ -5,7 +5,7 @@
 
 import { privateHostRefusal } from '../protocol/private-address.js';
 import type { Warning } from '../protocol/types.js';
-import { checkUniqueIds, type HookSecrets } from './webhooks.js';
+import { checkUniqueIds, type HookSecrets } from './sections.js';
 
 export interface A2aAgentConfig {
   id: string;
@@ -24,7 +24,7 @@ export interface A2aAgentConfig {
   timeout_ms: number;
   /**
    * Whether the card and the interfaces it names may be on a loopback, private or reserved address
-   * (the webhooks' guard, src/http/outbound.ts, judges every connection when not).
+   * (the outbound guard of every request svc makes, src/http/outbound.ts, judges every connection when not).
    */
   allow_private_network: boolean;
   /** Wakes older than this (ms since stored) are not sent: read after a stop, they are skipped. */

@@ -17,7 +17,8 @@ import {
   type TokenConfig,
 } from './types.js';
 import { resolveFilesStore } from './files-store.js';
-import { resolveHooks, type FileInboundHook, type FileWebhook, type HookSecrets } from './webhooks.js';
+import type { HookSecrets } from './sections.js';
+import { resolveHooks, type FileInboundHook, type FileWebhook } from './webhooks.js';
 import { resolveA2aAgents, type FileA2aAgent } from './a2a-agents.js';
 
 /** A config that cannot be used; the message is one readable line (`svc.yaml: auth.mode: must be one of ...`). */

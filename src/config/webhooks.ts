@@ -4,6 +4,7 @@
 
 import { privateHostRefusal } from '../protocol/private-address.js';
 import type { Warning } from '../protocol/types.js';
+import { checkUniqueIds, type HookSecrets } from './sections.js';
 
 export interface WebhookRetry {
   /** How long a delivery is retried before it is dead-lettered. */
@@ -66,25 +67,6 @@ export function checkWebhook(w: Omit<FileWebhook, 'secret_env'>, at: string, fai
     fail(`${at}.url: ${refusal}; set ${at}.allow_private_network: true to allow a target on a private network`);
   if (w.retry.max_ms < w.retry.initial_ms) fail(`${at}.retry.max_ms: must be at least retry.initial_ms (${w.retry.initial_ms})`);
 }
-
-/** Fails on the second of two entries with one id (`where` is the list's key path). */
-export function checkUniqueIds(ids: readonly string[], where: string, fail: (line: string) => never): void {
-  const seen = new Map<string, number>();
-  ids.forEach((id, i) => {
-    const j = seen.get(id);
-    if (j !== undefined) fail(`${where}[${i}].id: duplicate id "${id}" (also ${where}[${j}])`);
-    seen.set(id, i);
-  });
-}
-
-/**
- * How hook secrets are read. `serve`: a missing or unusable variable fails the load (the server
- * signs and checks with them, read from its own environment when it starts). `apply`: fails too,
- * as svc apply sends the secret it reads. `client`: only the serving process needs them, so any
- * other command or doctor in another shell gets a warning naming the variable, and the hook keeps
- * an empty secret.
- */
-export type HookSecrets = 'serve' | 'apply' | 'client';
 
 /** Resolves both sections; `fail` throws the one-line config error (key path first). */
 export function resolveHooks(

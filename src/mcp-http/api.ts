@@ -19,10 +19,15 @@ import { sendMessage } from '../network/messages.js';
 import { listRooms } from '../network/rooms.js';
 import { searchMessages } from '../network/search.js';
 import { react } from '../reactions/react.js';
+import { reactTool } from '../reactions/mcp-tool.js';
 import { deleteMessage, editMessage } from '../message-lifecycle/change.js';
 import type { NetworkApi } from '../mcp/session.js';
+import type { ToolSet } from '../mcp/tool-host.js';
 import type { SendRequest } from '../protocol/types.js';
 import { check } from '../schemas.js';
+
+/** The tools features add to /v1/mcp, the same `svc mcp` adds (src/feature-commands.ts). */
+export const FEATURE_TOOLS: readonly ToolSet[] = [reactTool];
 
 const paramsOf = (q: object): URLSearchParams => {
   const p = new URLSearchParams();

@@ -12,6 +12,7 @@ import { createMcpHandler, InMemoryServerEventBus, isLegacyRequest, SUPPORTED_PR
 import type { NetworkContext } from '../network/context.js';
 import { inboxUri } from '../mcp/server.js';
 import { createModernServer } from '../mcp/server-2026.js';
+import { FEATURE_TOOLS } from './api.js';
 import type { Session } from '../mcp/session.js';
 import { PROTOCOL_VERSION_META } from '../mcp/era.js';
 import { StoreInbox } from './read-state.js';
@@ -94,7 +95,7 @@ export async function serveModern(
   const bus = new InMemoryServerEventBus();
   const handler = createMcpHandler(
     () => {
-      const m = createModernServer({ session: async () => session, agent: self.agent_id });
+      const m = createModernServer({ session: async () => session, agent: self.agent_id, tools: FEATURE_TOOLS });
       m.addInbox(session);
       return m.server;
     },

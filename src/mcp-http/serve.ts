@@ -16,7 +16,7 @@ import { selfOf, type Self } from '../mcp/format.js';
 import type { Message } from '../protocol/types.js';
 import { createMcpServer, type Session } from '../mcp/server.js';
 import type { InboxPort } from '../mcp/session.js';
-import { inProcessApi } from './api.js';
+import { FEATURE_TOOLS, inProcessApi } from './api.js';
 import { inProcessFiles } from './files.js';
 
 const withFiles = (files: ReturnType<typeof inProcessFiles>) => (files ? { files } : {});
@@ -108,7 +108,12 @@ export async function serve(
   const wait = waitCallOf(req, body);
   if (wait) return openWait(ctx, res, wait, who.agentId, credential, caller, shared, base);
   const session = await sessionFor(ctx, principal, who.agentId, credential, shared.waits, base);
-  const { server, addInbox } = createMcpServer({ session: async () => session, agent: who.agentId, subscribe: false });
+  const { server, addInbox } = createMcpServer({
+    session: async () => session,
+    agent: who.agentId,
+    subscribe: false,
+    tools: FEATURE_TOOLS,
+  });
   addInbox(session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   // Closing the server aborts its calls: a wait ends with its cursor untouched.

@@ -56,7 +56,6 @@ export const OUTPUT = {
   }),
   wait_for_messages: z.looseObject({ messages: z.array(message), scope: z.enum(['mentions', 'all']), timed_out: z.boolean() }),
   search_messages: z.looseObject({ messages: z.array(message.extend({ snippet: z.string() })), page }),
-  react: z.looseObject({ changed: z.boolean(), reactions: z.array(z.looseObject({ emoji: z.string(), count: z.number() })) }),
   edit_message: z.looseObject({ message_id: z.string(), version: z.number(), edited_at: z.string().optional(), message }),
   delete_message: z.looseObject({ message_id: z.string(), deleted_at: z.string().optional() }),
   send_file: z.looseObject({ ...sent, file_id: z.string() }),

@@ -16,6 +16,7 @@ import { Inbox } from './inbox.js';
 import { ReadMarkers } from './read-markers.js';
 import { createMcpServer, type Session } from './server.js';
 import { createModernServer } from './server-2026.js';
+import type { ToolSet } from './tool-host.js';
 import { splitByEra } from './era.js';
 import { stateDirOf } from './state-dir.js';
 import { VERSION } from '../version.js';
@@ -35,6 +36,8 @@ export interface RunOptions {
   keepToken?: (network: { id: string; uid?: string }, agentId: string, token: string) => string;
   /** One line per session or attachment change, for stderr (stdout carries the protocol). */
   log: (line: string) => void;
+  /** The tools features add beside the server's own. */
+  tools?: readonly ToolSet[];
 }
 
 export interface McpHandle {
@@ -165,7 +168,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
       modern = serveStdio(
         () => {
-          const m = createModernServer({ session, ...agent });
+          const m = createModernServer({ session, ...agent, ...(o.tools ? { tools: o.tools } : {}) });
           addInboxTo(m.addInbox);
           return m.server;
         },
@@ -174,7 +177,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       o.log('svc mcp: the client speaks MCP 2026-07-28');
       return;
     }
-    const l = createMcpServer({ session, channel: true, ...agent });
+    const l = createMcpServer({ session, channel: true, ...agent, ...(o.tools ? { tools: o.tools } : {}) });
     legacy = l.server;
     addInboxTo(l.addInbox);
     await l.server.connect(transport);

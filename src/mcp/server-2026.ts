@@ -8,12 +8,14 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { inboxContents, inboxUri, instructionsFor, serverInfo } from './server.js';
 import type { Session } from './session.js';
-import { modernToolHost } from './tool-host.js';
+import { modernToolHost, type ToolSet } from './tool-host.js';
 import { registerTools } from './tools.js';
 
 export interface ModernDeps {
   session: () => Promise<Session>;
   agent?: string;
+  /** The tools features add (server.ts's `McpDeps.tools`). */
+  tools?: readonly ToolSet[];
 }
 
 /**
@@ -35,7 +37,7 @@ export function createModernServer(deps: ModernDeps): { server: McpServer; addIn
     instructions: instructionsFor(deps.agent),
     cacheHints: CACHE_HINTS,
   });
-  registerTools(modernToolHost(server), deps.session);
+  registerTools(modernToolHost(server), deps.session, deps.tools);
   return { server, addInbox: (session) => registerInbox(server, session) };
 }
 

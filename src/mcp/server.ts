@@ -9,7 +9,7 @@ import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js'
 import { groupedLines, messageView, type Self } from './format.js';
 import { SVC_ICON } from './icons.js';
 import type { Session } from './session.js';
-import { legacyToolHost } from './tool-host.js';
+import { legacyToolHost, type ToolSet } from './tool-host.js';
 import { registerTools } from './tools.js';
 
 export type { Session };
@@ -26,6 +26,8 @@ export interface McpDeps {
    * to say a resource changed on, so `/v1/mcp` does not offer it.
    */
   subscribe?: boolean;
+  /** The tools features add beside the server's own (src/feature-commands.ts lists them for svc mcp). */
+  tools?: readonly ToolSet[];
 }
 
 /** The server's implementation info (the 2.x server and the Server Card say the same). */
@@ -59,7 +61,7 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
     instructions: instructionsFor(deps.agent) + (deps.channel ? ` ${CHANNEL_INSTRUCTIONS}` : ''),
   });
 
-  registerTools(legacyToolHost(server), deps.session);
+  registerTools(legacyToolHost(server), deps.session, deps.tools);
 
   const subscribed = new Set<string>();
   if (deps.subscribe === false) return { server, addInbox: (session) => registerInbox(server, session, subscribed) };

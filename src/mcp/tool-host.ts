@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_ICONS } from './icons.js';
+import type { Session } from './session.js';
 
 type Shape = z.ZodRawShape;
 
@@ -36,6 +37,12 @@ export interface ToolHost {
     run: (args: ToolArgs<I>, call: ToolCall) => Promise<CallToolResult>,
   ): void;
 }
+
+/**
+ * Tools a feature adds to the MCP server, declared in its folder: registered beside the
+ * server's own on either era's host, reaching the network through the same session.
+ */
+export type ToolSet = (host: ToolHost, session: () => Promise<Session>) => void;
 
 /** The part of either SDK's `McpServer` a host registers through (their overloads differ in types only). */
 interface Registrar {

@@ -1,4 +1,4 @@
-// The eleven tools of svc's MCP server, registered through a ToolHost (tool-host.ts) so the same
+// The tools of svc's MCP server (ten here, and those features add: `ToolSet`), registered through a ToolHost (tool-host.ts) so the same
 // code serves 2025-era clients on the 1.x SDK server and 2026-07-28 requests on the 2.x one. Every
 // tool answers compact text for the model plus `structuredContent` matching its output schema
 // (output-schemas.ts); a failure of any kind is a tool error carrying the server's message (both
@@ -12,20 +12,19 @@ import { WAIT_DEFAULT_S, WAIT_MAX_S } from './limits.js';
 import { readMessages, sendMessage } from './messages.js';
 import { unmentionedLines } from '../protocol/mentions.js';
 import { result } from './result.js';
-import { registerReact } from './react.js';
 import { registerEditDelete } from './edit-delete.js';
 import { registerSearch } from './search.js';
 import { registerFiles } from './files.js';
 import { OUTPUT } from './output-schemas.js';
 import type { Session } from './session.js';
-import type { ToolHost } from './tool-host.js';
+import type { ToolHost, ToolSet } from './tool-host.js';
 import { DELIVERY_WAIT_MAX_S, deliveryLine, waitForDelivery } from './delivery.js';
 import { waitForMessages } from './wait.js';
 
 const id = (what: string) => z.string().min(1).describe(what);
 
-/** Registers every tool on `host`; each reaches the network through `session()`. */
-export function registerTools(host: ToolHost, session: () => Promise<Session>): void {
+/** Registers every tool on `host`, with those features add (`more`); each reaches the network through `session()`. */
+export function registerTools(host: ToolHost, session: () => Promise<Session>, more: readonly ToolSet[] = []): void {
   host.tool(
     'whoami',
     {
@@ -164,7 +163,7 @@ export function registerTools(host: ToolHost, session: () => Promise<Session>): 
   );
 
   registerSearch(host, session);
-  registerReact(host, session);
+  for (const add of more) add(host, session);
   registerEditDelete(host, session);
   registerFiles(host, session);
 }

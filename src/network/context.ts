@@ -78,7 +78,7 @@ export interface Extensions extends Partial<Provided> {
   readonly observeWrite: readonly ((seconds: number) => void)[];
   /** Operator warnings (pairing compatibility, ...). */
   readonly warnings: readonly (() => Warning[])[];
-  /** Declarations `svc apply` carries beyond rooms and agents (the webhooks feature's webhooks and inbound hooks). */
+  /** Declarations `svc apply` carries beyond rooms and agents, each the part of the feature that keeps them (hooks, remote A2A agents). */
   readonly apply?: readonly ApplyPart[];
   /** Agent ids features name as their own (inbound hook senders): self-registration keeps off them. */
   readonly reservedAgents?: readonly (() => readonly ReservedAgent[])[];

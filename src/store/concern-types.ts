@@ -5,7 +5,7 @@ import type { ReactionChangeOp, ReactionChangeOutcome, ReactionEffect } from './
 import type { ReceiptEffect, ReceiptOp, ReceiptOutcome } from './receipts/ops.js';
 import type { PersonReadEffect, PersonReadOp, PersonReadOutcome } from './person-read/ops.js';
 import type { WebhookEffect, WebhookOp, WebhookOutcome } from './webhooks/ops.js';
-import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './hooks/ops.js';
+import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './webhooks/applied/ops.js';
 import type { FileEffect, FileOp, FileOutcome } from './files/ops.js';
 
 /** The write ops the parts decide (write-ops.ts joins them to the core's). */

@@ -7,7 +7,7 @@ import type { AnyPart } from './part.js';
 import { reactionsPart } from './reactions/part.js';
 import { personReadPart } from './person-read/part.js';
 import { webhooksPart } from './webhooks/part.js';
-import { hooksPart } from './hooks/part.js';
+import { hooksPart } from './webhooks/applied/part.js';
 import { receiptsPart } from './receipts/part.js';
 import { filesPart } from './files/part.js';
 

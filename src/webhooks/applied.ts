@@ -3,11 +3,12 @@
 // declares cannot be applied differently (409), and one it later declares hides the applied one.
 // Secrets arrive resolved in the admin-only apply body and are never answered back.
 
-import { checkUniqueIds, checkWebhook, type InboundHookConfig, secretProblem, type WebhookConfig } from '../config/webhooks.js';
+import { checkUniqueIds } from '../config/sections.js';
+import { checkWebhook, type InboundHookConfig, secretProblem, type WebhookConfig } from '../config/webhooks.js';
 import { AppError, badRequest } from '../errors.js';
 import type { ApplyResponse, ApplyRequest } from '../protocol/types.js';
 import type { DeclaredInboundHook, DeclaredWebhook, HookSource } from '../protocol/webhooks.js';
-import type { AppliedHookRecord } from '../store/hooks/records.js';
+import type { AppliedHookRecord } from '../store/webhooks/applied/records.js';
 import type { Store } from '../store/types.js';
 import { appliedOf } from './stored.js';
 

@@ -7,7 +7,7 @@
 import type { WebhookConfig } from '../config/webhooks.js';
 import { type App, type Feature, storing, type FeatureFactory } from '../feature.js';
 import type { Resolve } from '../http/outbound.js';
-import { hooksPart } from '../store/hooks/part.js';
+import { hooksPart } from '../store/webhooks/applied/part.js';
 import { webhooksPart } from '../store/webhooks/part.js';
 import { documented } from '../http/openapi/op-doc.js';
 import { baseUrlOf } from '../discovery/base-url.js';

@@ -1,9 +1,9 @@
 // The feature's stored parts as it reads them: the webhook outbox (store/webhooks/) and the hooks
-// `svc apply` declared (store/hooks/). The feature declares both (feature.ts), so a store it runs
+// `svc apply` declared (store/webhooks/applied/). The feature declares both (feature.ts), so a store it runs
 // on has them; one opened without them is a wiring mistake, named rather than read as empty.
 
-import { hooksPart } from '../store/hooks/part.js';
-import type { HookReads } from '../store/hooks/records.js';
+import { hooksPart } from '../store/webhooks/applied/part.js';
+import type { HookReads } from '../store/webhooks/applied/records.js';
 import type { Store } from '../store/types.js';
 import { webhooksPart } from '../store/webhooks/part.js';
 import type { WebhookReads } from '../store/webhooks/records.js';

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { hooksPart } from '../../src/store/hooks/part.js';
+import { hooksPart } from '../../src/store/webhooks/applied/part.js';
 import type { Store } from '../../src/store/types.js';
 import { webhooksPart } from '../../src/store/webhooks/part.js';
 import type { WebhookDelivery } from '../../src/store/webhooks/records.js';

@@ -1,4 +1,4 @@
-// The webhook outbox (src/store/webhooks/) and the hooks `svc apply` declared (src/store/hooks/) on
+// The webhook outbox (src/store/webhooks/) and the hooks `svc apply` declared (src/store/webhooks/applied/) on
 // every backend, through the store as the server uses it: what one batch writes with the core's
 // ops and other parts' (each part's effects applied by its own adapter), what each backend reads
 // back (live and after a reopen: sqlite replays its journal through the parts), that a refused
@@ -14,11 +14,11 @@ import initSqlJs from 'sql.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Effect } from '../../src/store/effects.js';
-import { MemoryHooks } from '../../src/store/hooks/memory.js';
-import type { HookEffect, HooksApplyOp } from '../../src/store/hooks/ops.js';
-import { hooksPart } from '../../src/store/hooks/part.js';
-import { postgresHooks } from '../../src/store/hooks/postgres.js';
-import { sqliteHooks } from '../../src/store/hooks/sqlite.js';
+import { MemoryHooks } from '../../src/store/webhooks/applied/memory.js';
+import type { HookEffect, HooksApplyOp } from '../../src/store/webhooks/applied/ops.js';
+import { hooksPart } from '../../src/store/webhooks/applied/part.js';
+import { postgresHooks } from '../../src/store/webhooks/applied/postgres.js';
+import { sqliteHooks } from '../../src/store/webhooks/applied/sqlite.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/types.js';
 import { MemoryWebhooks } from '../../src/store/webhooks/memory.js';

@@ -4,7 +4,7 @@
 // arrive resolved in the admin-only apply body and are never answered back.
 
 import { A2A_AGENT_DEFAULTS, checkA2aAgent, type A2aAgentConfig } from '../../config/a2a-agents.js';
-import { checkUniqueIds } from '../../config/webhooks.js';
+import { checkUniqueIds } from '../../config/sections.js';
 import { AppError, badRequest } from '../../errors.js';
 import type { ApplyRequest, ApplyResponse, DeclaredA2aAgent } from '../../protocol/types.js';
 import type { Store } from '../../store/types.js';

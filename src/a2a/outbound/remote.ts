@@ -23,7 +23,7 @@ export class RemoteAgent {
   /**
    * `fetch` with the agent's token, and the call's deadline when the caller gave none. Unless
    * `allow_private_network`, every connection (the card's, each interface the card names, each
-   * redirect) passes the webhooks' guard: the card's author, not the operator, chooses the
+   * redirect) passes the outbound guard (src/http/outbound.ts): the card's author, not the operator, chooses the
    * interface URLs the token is sent to.
    */
   private readonly fetch: typeof fetch = async (input, init) => {

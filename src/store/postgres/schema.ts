@@ -178,7 +178,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 7,
     // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
-    // is the hooks part's own first migration now (store/hooks/postgres.ts).
+    // is the hooks part's own first migration now (store/webhooks/applied/postgres.ts).
     sql: '',
   },
   {

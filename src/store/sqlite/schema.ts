@@ -122,7 +122,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 10,
     // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
-    // is the hooks part's own first migration now (store/hooks/sqlite.ts).
+    // is the hooks part's own first migration now (store/webhooks/applied/sqlite.ts).
     sql: '',
   },
   {

@@ -18,7 +18,7 @@ import { overriddenText, undoneByReload } from '../../../network/declared-rooms.
 import { normalizeMember } from '../../../network/members.js';
 import type { AgentSummary, ApplyRequest, ApplyResponse, Room } from '../../../protocol/types.js';
 import { json, table } from '../../format.js';
-import { listedHooks, planHooks } from './hooks.js';
+import { listedHooks, planHooks } from '../../../webhooks/apply-plan.js';
 import { EXIT, type Io } from '../../io.js';
 import { configPath, resolveTarget, type Target } from '../../target.js';
 import { reportFailure, withClient, type ClientFlags } from '../../with-client.js';

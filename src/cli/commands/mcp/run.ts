@@ -159,9 +159,10 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
         'svc mcp: this speaks MCP on stdin/stdout for an MCP client; to register it with one: svc mcp --print-config claude|codex|cursor',
       );
     // Loaded here: the SDK and the attachment client are needed only when serving.
-    const [{ runMcp }, { StdioServerTransport }] = await Promise.all([
+    const [{ runMcp }, { StdioServerTransport }, tools] = await Promise.all([
       import('../../../mcp/run.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../../feature-commands.js').then((m) => m.featureTools()),
     ]);
     const handle = await runMcp({
       url: target.url,
@@ -179,6 +180,7 @@ export async function mcpCommand(io: Io, flags: McpFlags): Promise<number> {
       keepToken: (network, agentId, token) => keepToken(scopeOf(target, network, io.env), agentId, token),
       transport: new StdioServerTransport(),
       log: (l) => io.err(l),
+      tools,
     });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

@@ -1,14 +1,14 @@
 // svc read: the newest messages of a room, a thread or a DM, oldest first.
 
-import { ClientError } from '../../../client/errors.js';
-import type { MessageReceipts, SvcClient } from '../../../client/svc-client.js';
+import type { SvcClient } from '../../../client/svc-client.js';
 import type { Message } from '../../../protocol/types.js';
 import { json, oneLine, table } from '../../format.js';
 import { EXIT, type Io } from '../../io.js';
 import { UsageError } from '../../target.js';
 import { withClient, type ClientFlags } from '../../with-client.js';
 import { splitList } from '../../options.js';
-import { reactionsSuffix } from '../react/run.js';
+import { reactionsSuffix } from '../../../reactions/cli.js';
+import { receiptLine, receiptsOf } from '../../../receipts/cli.js';
 import { changeMark } from '../edit/run.js';
 
 export interface ReadFlags extends ClientFlags {
@@ -22,29 +22,6 @@ export interface ReadFlags extends ClientFlags {
   before?: string;
   /** Show each message's receipts (the caller's own messages, or any as an admin). */
   receipts?: boolean;
-}
-
-/** Receipts in one line: `ann read, bob delivered, cat pending`. */
-export function receiptLine(r: MessageReceipts['receipts']): string {
-  return r.map((x) => `${x.reader.type === 'human' ? `human:${x.reader.id}` : x.reader.id} ${x.state}`).join(', ');
-}
-
-/** Each message's receipts, where the caller may read them (its own messages, or all for an admin). */
-async function receiptsOf(client: SvcClient, messages: readonly Message[]): Promise<Map<string, MessageReceipts['receipts']>> {
-  const out = new Map<string, MessageReceipts['receipts']>();
-  // A few at a time: a long page must not open hundreds of requests at once.
-  for (let i = 0; i < messages.length; i += 8) {
-    await Promise.all(
-      messages.slice(i, i + 8).map(async (m) => {
-        try {
-          out.set(m.id, (await client.receipts(m.id)).receipts);
-        } catch (err) {
-          if (!(err instanceof ClientError) || (err.status !== 403 && err.status !== 404)) throw err;
-        }
-      }),
-    );
-  }
-  return out;
 }
 
 /** The text of a message in one line: text parts, and other parts as `[kind name]`. */

@@ -1,6 +1,6 @@
 // The applied hooks in the in-memory backend: records by kind and id.
 
-import type { MemoryAdapter } from '../part.js';
+import type { MemoryAdapter } from '../../part.js';
 import { NO_STATE, type HooksState } from './decide.js';
 import { hookKey, type HookEffect } from './ops.js';
 import type { AppliedHookRecord, HookReads } from './records.js';

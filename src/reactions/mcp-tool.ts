@@ -1,17 +1,18 @@
-// react: adds (or with remove: true takes back) this agent's reaction to a message (#28). A
-// reaction wakes nobody: it is an acknowledgement, not a reply.
+// The MCP tool `react`: adds (or with remove: true takes back) this agent's reaction to a message
+// (#28). A reaction wakes nobody: it is an acknowledgement, not a reply. The reactions feature adds
+// it to the MCP server of `svc mcp` (src/feature-commands.ts) and of /v1/mcp (src/mcp-http/).
 
 import { z } from 'zod';
-import { result } from './result.js';
-import { OUTPUT } from './output-schemas.js';
-import type { ToolHost } from './tool-host.js';
-import type { Session } from './session.js';
+import { result } from '../mcp/result.js';
+import type { ToolSet } from '../mcp/tool-host.js';
 
-export function registerReact(host: ToolHost, session: () => Promise<Session>): void {
+const output = z.looseObject({ changed: z.boolean(), reactions: z.array(z.looseObject({ emoji: z.string(), count: z.number() })) });
+
+export const reactTool: ToolSet = (host, session) => {
   host.tool(
     'react',
     {
-      outputSchema: OUTPUT.react,
+      outputSchema: output,
       title: 'React to a message',
       description:
         'Add an emoji reaction to a message as this agent (one Unicode emoji like 👍, or a :name: shortcode), or take it back with remove: true. ' +
@@ -34,4 +35,4 @@ export function registerReact(host: ToolHost, session: () => Promise<Session>): 
       return result([`${verb} ${a.emoji} on ${a.message_id}${all ? ` · now ${all}` : ' · no reactions left'}`], { ...r });
     },
   );
-}
+};

@@ -1,11 +1,8 @@
 // svc react MESSAGE EMOJI [--remove]: adds or removes one reaction, as a person or an agent (--as),
-// and prints the message's reactions after it.
+// and prints the message's reactions after it. Also how `svc read` shows a message's reactions.
 
-import type { Message, SendRequest } from '../../../protocol/types.js';
-import { json } from '../../format.js';
-import { EXIT, type Io } from '../../io.js';
-import { withClient, type ClientFlags } from '../../with-client.js';
-import { sender } from '../send/run.js';
+import type { ClientFlags, CommandKit } from '../feature-cli.js';
+import type { Message, SendRequest } from '../protocol/types.js';
 
 export interface ReactFlags extends ClientFlags {
   remove?: boolean;
@@ -14,26 +11,27 @@ export interface ReactFlags extends ClientFlags {
   human?: string;
 }
 
-export function reactCommand(io: Io, messageId: string, emoji: string, flags: ReactFlags): Promise<number> {
-  return withClient(
-    io,
+export async function react(kit: CommandKit, messageId: string, emoji: string, flags: ReactFlags): Promise<number> {
+  const { io } = kit;
+  const w = await kit.work();
+  return w.withClient(
     'react',
     flags,
-    async (client, _t, pick) => {
+    async (client, _t, agentId) => {
       // The sender rules of svc send: an agent token names its agent.
       const from: SendRequest['from'] =
-        pick?.agentId !== undefined && flags.human === undefined ? { type: 'agent', id: pick.agentId } : sender(flags, io.env);
+        agentId !== undefined && flags.human === undefined ? { type: 'agent', id: agentId } : w.sender(flags);
       const r = await client.react(messageId, emoji, { ...(flags.remove ? { remove: true } : {}), from });
       if (flags.json) {
-        io.out(json(r));
-        return EXIT.ok;
+        io.out(w.json(r));
+        return w.exit.ok;
       }
       const verb = flags.remove ? 'removed' : r.changed ? 'added' : 'already there:';
       const all = r.reactions.map((x) => `${x.emoji} ${x.count}`).join('  ');
       io.out(`${verb} ${emoji} on ${messageId} as ${r.by}${all ? ` · ${all}` : ' · no reactions'}`);
-      return EXIT.ok;
+      return w.exit.ok;
     },
-    { agent: { agent: flags.as, flag: '--as', infer: flags.human === undefined } },
+    { agent: flags.as, flag: '--as', infer: flags.human === undefined },
   );
 }
 

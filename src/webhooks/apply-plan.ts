@@ -1,13 +1,15 @@
 // The dry-run plan of the webhooks and inbound hooks `svc apply` carries (#28), from the server's
 // listing (GET /v1/webhooks, admin only). The listing shows no secret and not every setting, so a
-// hook that looks the same is "cannot tell": the real run says whether it changed.
+// hook that looks the same is "cannot tell": the real run says whether it changed. The webhooks
+// feature's own, run by the CLI (src/cli/commands/apply/run.ts): it stands on the client and the
+// wire types alone, so the command loads nothing of the server.
 
-import { ClientError } from '../../../client/errors.js';
-import type { SvcClient } from '../../../client/svc-client.js';
-import type { ApplyRequest } from '../../../protocol/types.js';
-import type { WebhookList } from '../../../protocol/webhooks.js';
+import { ClientError } from '../client/errors.js';
+import type { SvcClient } from '../client/svc-client.js';
+import type { ApplyRequest } from '../protocol/types.js';
+import type { WebhookList } from '../protocol/webhooks.js';
 
-/** A planned change of one hook (run.ts's Change, for these two kinds). */
+/** A planned change of one hook (svc apply's planned change, for these two kinds). */
 export interface HookChange {
   kind: 'webhook' | 'inbound_hook';
   id: string;

@@ -1,14 +1,12 @@
-// svc webhooks list|deliveries|retry|test: the running server's outbound webhooks and inbound
-// hooks (#28 parts 3 and 4), through the admin routes under /v1/webhooks.
+// svc webhooks list|deliveries|retry|test, the work of the webhooks feature's command (command.ts):
+// the running server's outbound webhooks and inbound hooks (#28 parts 3 and 4), through the admin
+// routes under /v1/webhooks.
 
 import path from 'node:path';
-import type { SvcClient } from '../../../client/svc-client.js';
-import { loadConfig } from '../../../config/load.js';
-import type { WebhookDeliveryView, WebhookList } from '../../../protocol/webhooks.js';
-import { json, table } from '../../format.js';
-import { EXIT, type Io } from '../../io.js';
-import type { Target } from '../../target.js';
-import { withClient, type ClientFlags } from '../../with-client.js';
+import type { SvcClient } from '../client/svc-client.js';
+import { loadConfig } from '../config/load.js';
+import type { ClientFlags, CommandKit, CommandTarget } from '../feature-cli.js';
+import type { WebhookDeliveryView, WebhookList } from '../protocol/webhooks.js';
 
 /** A hook the config file declares that the server does not run (a refused reload, or a restart not done yet). */
 export interface NotLoadedHook {
@@ -20,7 +18,7 @@ export interface NotLoadedHook {
  * The hooks of this config's svc.yaml missing from the server's listing. Only when the target is the
  * config's own server (its runtime file or listen_addr): another server's hooks are not this file's.
  */
-function notLoaded(t: Target, listed: WebhookList, env: NodeJS.ProcessEnv): NotLoadedHook[] {
+function notLoaded(t: CommandTarget, listed: WebhookList, env: NodeJS.ProcessEnv): NotLoadedHook[] {
   if (!t.configExists || (t.urlSource !== 'runtime' && t.urlSource !== 'config')) return [];
   let declared;
   try {
@@ -43,8 +41,10 @@ async function refusedReason(client: SvcClient): Promise<string | undefined> {
 }
 
 /** Prints the webhooks (with their outbox counts) and the inbound hooks. */
-export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
-  return withClient(io, 'webhooks list', flags, async (client, t) => {
+export async function webhooksList(kit: CommandKit, flags: ClientFlags): Promise<number> {
+  const { io } = kit;
+  const { withClient, json, table, exit: EXIT } = await kit.work();
+  return withClient('webhooks list', flags, async (client, t) => {
     const r = await client.listWebhooks();
     const missing = notLoaded(t, r, io.env);
     if (flags.json) {
@@ -98,8 +98,14 @@ export function webhooksList(io: Io, flags: ClientFlags): Promise<number> {
 }
 
 /** Prints a webhook's deliveries, newest first. */
-export function webhookDeliveries(io: Io, id: string, flags: ClientFlags & { status?: string; limit?: number }): Promise<number> {
-  return withClient(io, 'webhooks deliveries', flags, async (client) => {
+export async function webhookDeliveries(
+  kit: CommandKit,
+  id: string,
+  flags: ClientFlags & { status?: string; limit?: number },
+): Promise<number> {
+  const { io } = kit;
+  const { withClient, json, table, exit: EXIT } = await kit.work();
+  return withClient('webhooks deliveries', flags, async (client) => {
     const r = await client.webhookDeliveries(id, {
       ...(flags.status ? { status: flags.status } : {}),
       ...(flags.limit ? { limit: flags.limit } : {}),
@@ -132,8 +138,10 @@ export function webhookDeliveries(io: Io, id: string, flags: ClientFlags & { sta
 }
 
 /** Queues dead deliveries again (one, or every dead one of the webhook). */
-export function webhookRetry(io: Io, id: string, deliveryId: string | undefined, flags: ClientFlags): Promise<number> {
-  return withClient(io, 'webhooks retry', flags, async (client) => {
+export async function webhookRetry(kit: CommandKit, id: string, deliveryId: string | undefined, flags: ClientFlags): Promise<number> {
+  const { io } = kit;
+  const { withClient, json, exit: EXIT } = await kit.work();
+  return withClient('webhooks retry', flags, async (client) => {
     const r = await client.retryWebhook(id, deliveryId);
     if (flags.json) io.out(json(r));
     else io.out(r.retried.length === 0 ? `no dead deliveries for webhook ${id}` : `queued again: ${r.retried.join(', ')}`);
@@ -142,8 +150,10 @@ export function webhookRetry(io: Io, id: string, deliveryId: string | undefined,
 }
 
 /** Queues a webhook.test delivery. */
-export function webhookTest(io: Io, id: string, flags: ClientFlags): Promise<number> {
-  return withClient(io, 'webhooks test', flags, async (client) => {
+export async function webhookTest(kit: CommandKit, id: string, flags: ClientFlags): Promise<number> {
+  const { io } = kit;
+  const { withClient, json, exit: EXIT } = await kit.work();
+  return withClient('webhooks test', flags, async (client) => {
     const r = await client.testWebhook(id);
     if (flags.json) io.out(json(r));
     else io.out(`queued ${r.delivery.id}; see: svc webhooks deliveries ${id}`);

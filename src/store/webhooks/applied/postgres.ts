@@ -1,6 +1,6 @@
 // The applied hooks in Postgres: their table, their reads and the statement pieces of their effects.
 
-import type { PostgresAdapter } from '../part.js';
+import type { PostgresAdapter } from '../../part.js';
 import { NO_STATE, type HooksState } from './decide.js';
 import { hookKey, type HookEffect, type HooksApplyOp } from './ops.js';
 import type { AppliedHookRecord, HookReads } from './records.js';

@@ -1,7 +1,7 @@
 // The applied-hooks concern's part of the resolver (intents.ts): a hooks.apply replaces whole
 // records, so it is decided on no stored state and a batch has nothing to lay over.
 
-import type { CoreView, Overlaid, Put } from '../part.js';
+import type { CoreView, Overlaid, Put } from '../../part.js';
 import type { HookEffect, HooksApplyOp, HooksApplyOutcome } from './ops.js';
 
 /** What a hooks.apply is decided on: nothing. */

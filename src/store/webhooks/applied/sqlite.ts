@@ -1,6 +1,6 @@
 // The applied hooks in sqlite: their table, their SQL and how their effects are applied.
 
-import type { SqliteAdapter } from '../part.js';
+import type { SqliteAdapter } from '../../part.js';
 import { NO_STATE, type HooksState } from './decide.js';
 import type { HookEffect } from './ops.js';
 import type { AppliedHookRecord, HookReads } from './records.js';

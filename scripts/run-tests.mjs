@@ -23,7 +23,7 @@ const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'ut
 const { env } = process;
 const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelism());
 const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
-// A bound on a hung run, not the time budget (CI's is 20 minutes; CONTRIBUTING.md): a full run on 2 cores now takes 27.
+// A bound on a hung run, not the time budget (CI's is 20 minutes; CONTRIBUTING.md): a full run on 2 cores took 14 to 27.
 const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 45 * 60_000;
 
 const args = process.argv.slice(2);

@@ -167,10 +167,13 @@ async function busyGaps(
   const list = [...gaps.values()];
   const r = await c.query(
     // A seq not committed yet may still be a message's (seqs commit in order: below the newest
-    // committed one every seq is final).
+    // committed one every seq is final). The gap's events are read first (OFFSET 0 keeps the
+    // planner from flattening them into a walk of every message of the conversation, a cost that
+    // grows with it; sqlite had that plan: receipts/sqlite.ts).
     `SELECT g.i FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS g(conv, after, before, i) ` +
       `WHERE g.before - 1 > (SELECT coalesce(max(seq), 0) FROM ${T.table('events')}) OR EXISTS (` +
-      `SELECT 1 FROM ${T.table('events')} e JOIN ${T.messages} m ON m.id = e.message_id WHERE e.seq > g.after AND e.seq < g.before AND m.conv = g.conv)`,
+      `SELECT 1 FROM (SELECT e.message_id FROM ${T.table('events')} e WHERE e.seq > g.after AND e.seq < g.before AND e.message_id IS NOT NULL OFFSET 0) e ` +
+      `JOIN ${T.messages} m ON m.id = e.message_id WHERE m.conv = g.conv)`,
     [list.map((g) => g.conv), list.map((g) => g.after), list.map((g) => g.before)],
   );
   const busy = new Set(r.rows.map((row) => Number(row.i) - 1));

@@ -32,6 +32,10 @@ const RECEIPT_EVENTS_DDL = `
       ) WITHOUT ROWID;
     `;
 
+/** Whether a message of conversation ?3 was created with an event seq strictly between ?1 and ?2. */
+export const GAP_HOLDS_MESSAGE =
+  'SELECT 1 FROM events e CROSS JOIN messages m ON m.id = e.message_id WHERE e.seq > ? AND e.seq < ? AND m.conv = ? LIMIT 1';
+
 const rangesOf = (v: unknown) => JSON.parse(v as string) as ReceiptRecord['ranges'];
 
 export const sqliteReceipts: SqliteAdapter<ReceiptEffect, ReceiptState, ReceiptReads> = {
@@ -58,16 +62,12 @@ export const sqliteReceipts: SqliteAdapter<ReceiptEffect, ReceiptState, ReceiptR
     createdBetween(conv, after, before) {
       // A seq not given yet may still be a message's. Else the gap's events (bridge bounds its
       // width), each message's through its id: a message's events carry message_id (frame.ts),
-      // as the core's messageSeqs reads them.
+      // as the core's messageSeqs reads them. CROSS JOIN keeps the gap's events the outer loop:
+      // left to itself the planner walked every message of the conversation, a read that grew
+      // with it (a 30-minute soak's sends slowed from 11 to 68 ms at the p99 by minute 15).
       const [last] = all('SELECT coalesce(max(seq), 0) FROM events', []);
       if (before - 1 > Number(last?.[0] ?? 0)) return true;
-      return (
-        all('SELECT 1 FROM events e JOIN messages m ON m.id = e.message_id WHERE e.seq > ? AND e.seq < ? AND m.conv = ? LIMIT 1', [
-          after,
-          before,
-          conv,
-        ]).length > 0
-      );
+      return all(GAP_HOLDS_MESSAGE, [after, before, conv]).length > 0;
     },
     receipt(reader, conv, kind) {
       const [r] = all('SELECT ranges FROM receipts WHERE conv = ? AND reader = ? AND kind = ?', [conv, reader, kind]);

@@ -191,8 +191,7 @@ export class SqliteQueries implements StateView {
 
   /**
    * A page of DMs in SQL, the participants' through conv_members: reading every DM to page them
-   * cost each `GET /v1/dms` a JSON parse per DM of the network (a 30-minute soak's sends slowed as
-   * its DMs grew to thousands).
+   * cost each `GET /v1/dms` a JSON parse per DM of the network (a soak makes thousands of DMs).
    */
   pageDms(filter: DmFilter, q: PageQuery): PageResult<DmRecord> {
     if (filter.all) return this.page('dms', '1 = 1', [], q);

@@ -19,6 +19,12 @@ import { readerOf } from './readers.js';
 export const FLUSH_MS = 200;
 /** Records whose last ranges this process remembers (to skip marks already stored). */
 const KNOWN_MAX = 20_000;
+/**
+ * Ranges remembered per record: the newest, where the next marks land. All of a record's (up to 32,
+ * not joined across gaps as the store joins them) held about 3 KiB per record, and the JS heap of
+ * a soak grew with its conversations until KNOWN_MAX cleared them.
+ */
+const KNOWN_RANGES = 4;
 /** Conversations whose target this process remembers (a thread's room and a DM's participants never change). */
 const TARGETS_MAX = 20_000;
 
@@ -174,7 +180,8 @@ export class ReceiptWriter implements ReceiptMarks {
       const key = receiptKey(m);
       const cur = this.known.get(key) ?? [];
       if (covering(cur, m.lo) && covering(cur, m.hi)) continue;
-      this.known.set(key, mergeRange(cur, m.lo, m.hi, m.at) ?? cur);
+      const merged = mergeRange(cur, m.lo, m.hi, m.at) ?? cur;
+      this.known.set(key, merged.length > KNOWN_RANGES ? merged.slice(-KNOWN_RANGES) : merged);
     }
   }
 

@@ -91,4 +91,24 @@ test('a store opened without the receipts part takes no marks: nothing is writte
   assert.equal(warned, []);
 });
 
+test('the writer remembers the newest ranges of a record, where the next marks land, not all of them', async () => {
+  const ctx = context();
+  const w = new ReceiptWriter(ctx, 60_000);
+  // Ten disjoint ranges for one reader (a reader skipping ahead ten times), each flushed.
+  for (let k = 0; k < 10; k++) {
+    w.mark('agent:a', 'room:one', 'delivered', k * 100 + 1, k * 100 + 10);
+    await w.flush();
+  }
+  const [rec] = await ctx.store.part(receiptsPart)!.list('room:one');
+  assert.is(rec!.ranges.length, 10, 'the store keeps every range');
+  // A mark inside one of the newest ranges needs no write: the writer still knows it is stored.
+  assert.is(w.markAt('agent:a', 'room:one', 'delivered', 902, 905, Date.now()), false);
+  assert.is(w.markAt('agent:a', 'room:one', 'delivered', 602, 605, Date.now()), false);
+  // An old one is written again (it changes nothing stored): the writer forgot it, to stay small.
+  assert.is(w.markAt('agent:a', 'room:one', 'delivered', 2, 5, Date.now()), true);
+  await w.flush();
+  assert.is((await ctx.store.part(receiptsPart)!.list('room:one'))[0]!.ranges.length, 10);
+  await w.close();
+});
+
 test.run();

@@ -27,8 +27,10 @@ export interface ClientFlags {
 
 /** Where a client command went: the config file it read and where the server's URL came from. */
 export interface CommandTarget {
+  /** Absolute config path, and whether it exists. */
   configFile: string;
   configExists: boolean;
+  /** Where the URL came from, for messages: `runtime` is the live runtime file of this config's server. */
   urlSource: '--url' | 'SVC_URL' | 'runtime' | 'config' | 'default';
 }
 

@@ -61,12 +61,14 @@ function writeStats(m: Map<string, number>): Pick<RetentionResult, 'writes' | 'w
   };
 }
 
-/** The purged count in /metrics (every kind). */
-async function purgedSoFar(port: number): Promise<number> {
+/** The purged count (every kind) in svc's retention series. */
+function purgedOf(m: Map<string, number>): number {
   let n = 0;
-  for (const [k, v] of await metrics(port)) if (k.startsWith('svc_retention_purged_messages_total{')) n += v;
+  for (const [k, v] of m) if (k.startsWith('svc_retention_purged_messages_total{')) n += v;
   return n;
 }
+
+const purgedSoFar = async (port: number): Promise<number> => purgedOf(await metrics(port));
 
 /**
  * Runs the retention round in `dir` (a copy of the loaded store of `messages` over `rooms` rooms),
@@ -115,9 +117,10 @@ export async function runRetention(dir: string, messages: number, rooms: number,
     const end = Date.now() + 600_000;
     while (purge && doneAt === null && Date.now() < end) await new Promise((r) => setTimeout(r, 500));
     clearInterval(watch);
-    const purged = await purgedSoFar(svc.port);
+    const last = await metrics(svc.port);
+    const purged = purgedOf(last);
     return {
-      ...writeStats(await metrics(svc.port)),
+      ...writeStats(last),
       expired,
       purged,
       purge_s: doneAt === null ? null : round((doneAt - t0) / 1000),

@@ -1,15 +1,13 @@
 // One io object for every command: output, colour decision, and the TTY question.
 
-import chalk, { Chalk, type ChalkInstance } from 'chalk';
+import chalk, { Chalk } from 'chalk';
 import { envValue } from '../config/env.js';
+import type { CommandIo } from '../feature-cli.js';
 import { INVISIBLE } from './format.js';
 
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  color: ChalkInstance;
+/** Where the CLI writes: what a feature's command gets (src/feature-cli.ts), and whether it is a terminal. */
+export interface Io extends CommandIo {
   isTTY: boolean;
-  env: NodeJS.ProcessEnv;
 }
 
 export function processIo(): Io {

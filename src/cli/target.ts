@@ -10,6 +10,7 @@ import { parse as parseYamlText } from 'yaml';
 import { envValue } from '../config/env.js';
 import { parseListenAddr } from '../config/posture.js';
 import { readRuntimeFile, type RuntimeInfo } from '../config/runtime-file.js';
+import type { CommandTarget } from '../feature-cli.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8787';
 
@@ -41,14 +42,10 @@ export interface TargetOptions {
   config?: string;
 }
 
-export interface Target {
+/** Where a client command goes: what a feature's command sees of it (CommandTarget: the config file, the URL's source) and more. */
+export interface Target extends CommandTarget {
   url: string;
   token?: string;
-  /** Absolute config path, and whether it exists. */
-  configFile: string;
-  configExists: boolean;
-  /** Where the URL came from, for messages: `runtime` is the live runtime file of this config's server. */
-  urlSource: '--url' | 'SVC_URL' | 'runtime' | 'config' | 'default';
   /** Where the token came from; undefined when the calls are anonymous ('kept': an agent's kept token, src/cli/agent-token.ts). */
   tokenSource?: '--token' | 'SVC_TOKEN' | 'config' | 'kept';
   /** The network of this config: the running server's (runtime file), else the config's network.id. */

@@ -3,7 +3,7 @@
 // search's scope, so the store applies them inside the query, before the page is counted.
 
 import type { Principal } from '../auth/principal.js';
-import { canSeeDm, canSeeRoom, type Viewer, viewerOf } from '../auth/visibility.js';
+import { canSeeDm, canSeeRoom, dmFilterOf, type Viewer, viewerOf } from '../auth/visibility.js';
 import { badRequest } from '../errors.js';
 import { parseFqid, scoped } from '../protocol/ids.js';
 import { MAX_QUERY_LENGTH, parseQuery, snippetOf, type SearchHit } from '../protocol/search-text.js';
@@ -14,13 +14,15 @@ import { withAdditions, type NetworkContext } from './context.js';
 import { budgetedNewestFirst, pageBudgetOf } from './page-budget.js';
 
 /**
- * The DMs a viewer may search: every DM for one that sees the whole network, else its agents' own,
- * through the store's member index (reading every DM of the network per search made a search cost
- * follow the network's DMs, not the caller's).
+ * The DMs a viewer may search (the DM listing's filter, auth/visibility.ts): every DM for one that
+ * sees the whole network, else its agents' own through the store's member index, so a search costs
+ * what the caller's DMs cost, not the network's.
  */
 async function readableDms(ctx: NetworkContext, v: Viewer): Promise<readonly DmRecord[]> {
-  if (v.all) return ctx.store.listDms();
-  const participants = [...(v.agents ?? [])].map((a) => `${ctx.config.network.id}:${a}`);
+  const f = dmFilterOf(v, ctx.config.network.id);
+  if (!f) return [];
+  if (f.all) return ctx.store.listDms();
+  const participants = f.participants ?? [];
   return participants.length === 0 ? [] : (await ctx.store.conversationsWith({ members: [], participants })).dms;
 }
 

@@ -43,6 +43,9 @@ export interface RowPrefetch {
   release(): void;
 }
 
+/** A conversation of kind ?1 with one of the members in the JSON array ?2, through conv_members. */
+const MEMBERS_CONV = 'id IN (SELECT id FROM conv_members WHERE kind = ? AND member IN (SELECT value FROM json_each(?)))';
+
 export class SqliteQueries implements StateView {
   /** Set when pages are read on demand: history pages read their rows' pages ahead. */
   prefetch: RowPrefetch | undefined;
@@ -161,11 +164,7 @@ export class SqliteQueries implements StateView {
     const pick = <T>(table: 'rooms' | 'dms', kind: 'room' | 'dm', ids: readonly string[]): T[] =>
       ids.length === 0
         ? []
-        : this.db.bodies<T>(
-            `SELECT body FROM ${table} WHERE id IN ` +
-              '(SELECT id FROM conv_members WHERE kind = ? AND member IN (SELECT value FROM json_each(?))) ORDER BY seq',
-            [kind, JSON.stringify(ids)],
-          );
+        : this.db.bodies<T>(`SELECT body FROM ${table} WHERE ${MEMBERS_CONV} ORDER BY seq`, [kind, JSON.stringify(ids)]);
     return { rooms: pick('rooms', 'room', q.members), dms: pick('dms', 'dm', q.participants) };
   }
 
@@ -195,12 +194,7 @@ export class SqliteQueries implements StateView {
    */
   pageDms(filter: DmFilter, q: PageQuery): PageResult<DmRecord> {
     if (filter.all) return this.page('dms', '1 = 1', [], q);
-    return this.page(
-      'dms',
-      "id IN (SELECT id FROM conv_members WHERE kind = 'dm' AND member IN (SELECT value FROM json_each(?)))",
-      [JSON.stringify(filter.participants ?? [])],
-      q,
-    );
+    return this.page('dms', MEMBERS_CONV, ['dm', JSON.stringify(filter.participants ?? [])], q);
   }
 
   artifacts(filter: ArtifactFilter, q: PageQuery): PageResult<Artifact> {

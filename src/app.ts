@@ -13,6 +13,7 @@ import { FeedPump } from './events/pump.js';
 import { createLogger, type Logger } from './log.js';
 import { NO_EXTENSIONS, type Extensions, type NetworkContext, type Provided } from './network/context.js';
 import { applyDeclared, declaredFromConfig } from './network/apply.js';
+import { reachedBy } from './network/reached.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/types.js';
 import { Router } from './http/router.js';
@@ -204,6 +205,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
   const ctx = app.ctx as Network;
   ctx.extensions = {
     send: all('send'),
+    reached: reachedBy(all('reached')),
     ...(remote[0] ? { checkRemoteSender: remote[0] } : {}),
     observeWrite: observers.flatMap((o) => (o.write ? [o.write] : [])),
     warnings: all('warnings'),

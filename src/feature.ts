@@ -17,6 +17,7 @@ import type {
   SendExtension,
 } from './network/context.js';
 import type { StoredEvent } from './store/types.js';
+import type { ReachObserver } from './network/reached.js';
 import type { RelayedEvent } from './network/relayed-event.js';
 import type { AnyPart } from './store/part.js';
 import type { Route, Router } from './http/router.js';
@@ -47,6 +48,8 @@ export interface Feature {
   tokenResolver?: TokenResolver;
   /** The WWW-Authenticate value a 401 to this request carries, if any (RFC 9728 on /v1/mcp). */
   challenge?: (req: http.IncomingMessage) => string | undefined;
+  /** What it observes of what reached whom (network/reached.ts): deliveries, hand-overs, reads. */
+  reached?: ReachObserver;
   /** Around each message send: a check before it is stored, an observer after. */
   send?: SendExtension;
   /** Decides messages from remote-origin senders (one feature at most: the pairings). */

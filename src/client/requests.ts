@@ -1,26 +1,15 @@
 // The shapes of what the typed client sends (queries and request bodies) that the protocol types
 // do not already name; svc-client.ts re-exports them, so callers import them from the client.
 
-import type { EditRequest, ReceiptReader, SendRequest, Visibility, WritePolicy } from '../protocol/types.js';
+import type { EditRequest, SendRequest, Visibility, WritePolicy } from '../protocol/types.js';
 
 /** `limit`, `before`, `after` of every list endpoint. */
 export interface ListQuery {
   limit?: number;
   before?: string;
   after?: string;
-  /** History reads: whom the read counts for in receipts (an agent id, or `human:<id>`; docs/receipts.md). */
+  /** History reads: whom the read counts for (an agent id, or `human:<id>`; docs/api.md). */
   as?: string;
-}
-
-/** GET /v1/messages/{id}/receipts (docs/receipts.md). */
-export interface MessageReceipts {
-  message_id: string;
-  receipts: {
-    reader: ReceiptReader;
-    state: 'pending' | 'delivered' | 'read';
-    delivered_at?: string;
-    read_at?: string;
-  }[];
 }
 
 export interface ArtifactQuery extends ListQuery {

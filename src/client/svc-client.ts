@@ -9,10 +9,11 @@ import type {
   ApplyResponse,
   DirectConversation,
   Message,
+  MessageReceipts,
   MessageVersions,
   NetworkDocument,
   Part,
-  ReceiptReader,
+  Reader,
   RemovedResponse,
   ReactionResult,
   Room,
@@ -32,7 +33,6 @@ import type {
   EditOptions,
   ListQuery,
   MembersRequest,
-  MessageReceipts,
   RegisterAgentRequest,
   SearchParams,
 } from './requests.js';
@@ -169,7 +169,7 @@ export class SvcClient {
     return this.#json('GET', `/v1/messages/${seg(id)}/receipts`);
   }
   /** POST /v1/messages/{id}/read: marks it read by the caller's agent (or whom `as` names). */
-  markRead(id: string, as?: string): Promise<{ message_id: string; reader: ReceiptReader }> {
+  markRead(id: string, as?: string): Promise<{ message_id: string; reader: Reader }> {
     return this.#json('POST', `/v1/messages/${seg(id)}/read`, { query: as ? { as } : {} });
   }
   /** POST /v1/messages. */

@@ -1,14 +1,13 @@
 // Delivery an operator can see (#42 part 4), as a feature: per agent, what holds its attachment,
 // the wakes handed over and not acknowledged, the last ACK and read (GET /v1/agents/{id}/delivery);
 // the agent_wakes_waiting warning (GET /v1/network, svc doctor); per-agent gauges on /metrics.
-// Attachments, MCP waits and history reads tell it what happened through `ctx.extensions.delivery`
-// (network/delivery.ts); the redelivery itself is the attachment's (src/live/attach/session.ts),
+// Attachments tell it what happened through `ctx.extensions.delivery` (network/delivery.ts), MCP
+// waits and history reads through what reached whom (network/reached.ts); the redelivery itself is the attachment's (src/live/attach/session.ts),
 // which knows the socket. Everything is kept in the store's key/value table, so every instance on
 // one Postgres store answers alike; the warning and the gauges come from a summary each instance
 // re-reads from the store every few seconds.
 
 import { Counter, Gauge } from 'prom-client';
-import { readingAs } from '../receipts/readers.js';
 import type { DeliveryConfig } from '../config/types.js';
 import type { FeatureFactory } from '../feature.js';
 import { deliverySettings, type Deliveries } from '../network/delivery.js';
@@ -91,17 +90,19 @@ export const deliveryFeature: FeatureFactory = (app) => {
       gaveUp.inc();
       state.gaveUp(agentId, w);
     },
-    handedOver: (agentId) => state.acked(agentId, []),
-    pageRead: (p, as) => {
-      const r = readingAs(p, as ?? undefined, ctx.config.server.human_ingress);
-      if (r?.type === 'agent') state.read(r.id);
-    },
   };
 
   schedule();
   return {
     routes: deliveryRoutes(state),
     provides: { delivery },
+    // An MCP wait's hand-over is its acknowledgement; a history read is the agent's read.
+    reached: {
+      handedOver: (agentId) => state.acked(agentId, []),
+      pageRead: (reader) => {
+        if (reader.type === 'agent') state.read(reader.id);
+      },
+    },
     warnings: () => waitingWarning(waiting, deliverySettings(ctx.config).warn_after_ms, Date.now()),
     close: async () => {
       closed = true;

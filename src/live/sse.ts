@@ -145,10 +145,9 @@ function openStream(hub: LiveHub, c: RequestContext): void {
   /** Highest seq written or passed over by a replay: live events it covered are not sent again. */
   let sentSeq = 0;
 
-  // An agent's own stream counts as its receipt of the live messages it writes, when the receipts
-  // feature runs (src/receipts/stream.ts).
+  // An agent's own stream hands it the live messages it writes (network/reached.ts).
   const received =
-    principal.kind === 'agent' ? ctx.extensions.receipts?.stream(principal.agentId, last ? undefined : hub.publishedSeq) : undefined;
+    principal.kind === 'agent' ? ctx.extensions.reached.stream(principal.agentId, last ? undefined : hub.publishedSeq) : undefined;
   const onDrain = () => sub.resume();
   const sub = ctx.broker.open({
     max: SSE_QUEUE_MAX,

@@ -97,7 +97,7 @@ export class StoreInbox implements InboxPort {
   constructor(
     private readonly store: Store,
     private readonly self: Self,
-    /** Told of each message a wait handed over (its receipt: the agent has it). */
+    /** Told of each message a wait handed over (the agent has it). */
     private readonly handedOver: (message: Message, seq: number) => void = () => {},
   ) {}
 

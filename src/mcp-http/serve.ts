@@ -29,12 +29,9 @@ import { isModernRequest, serveModern } from './modern.js';
 import type { WaitLimit } from './wait-limit.js';
 import { waitResult } from '../mcp/wait.js';
 
-/** A message a wait hands over has reached the agent: its delivered receipt (src/receipts/). */
+/** A message a wait hands over has reached the agent (network/reached.ts). */
 function handedOverTo(ctx: NetworkContext, agentId: string) {
-  return (m: Message, seq: number) => {
-    ctx.extensions.receipts?.handedOver(agentId, m, seq);
-    ctx.extensions.delivery?.handedOver(agentId);
-  };
+  return (m: Message, seq: number) => ctx.extensions.reached.handedOver(agentId, m, seq);
 }
 
 /** The agent's inbox, whose waits count against its own, `credential`'s and the instance's bounds. */

@@ -25,7 +25,7 @@ export interface ReadResult {
 /** A page of history, oldest first; reading the newest page marks the conversation read. */
 export async function readMessages(ctx: ToolContext, a: ReadArgs): Promise<ReadResult> {
   const t = readTarget(a);
-  // `as`: the read counts as this agent's in receipts also when svc mcp runs on an operator token.
+  // `as`: the read counts as this agent's (its read marks, its delivery state) also when svc mcp runs on an operator token.
   const q = { limit: a.limit ?? 20, ...(a.before ? { before: a.before } : {}), as: ctx.self.agent_id };
   const { client } = ctx;
   let conversation: Conversation;

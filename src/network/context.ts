@@ -10,7 +10,7 @@ import { newId } from '../protocol/ids.js';
 import type { RoomRecord, Store, WriteOp, WriteResult } from '../store/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ApplyRequest, ApplyResponse, SendRequest } from '../protocol/types.js';
-import type { Receipts } from './receipts.js';
+import { reachedBy, type Reached } from './reached.js';
 import type { Deliveries } from './delivery.js';
 import type { FileUploads, PeerFiles } from './file-uploads.js';
 
@@ -55,10 +55,10 @@ export type RemoteSenderCheck = (p: Principal, req: SendRequest, target: { room?
  * What one feature at most provides to the network's rules, by name: the app puts each into
  * `ctx.extensions` as its feature gives it (`Feature.provides`) and refuses two features providing
  * the same. A lower layer reaches such a feature only through it, and does without when it is absent.
+ * A feature may declare its entry here from its own folder (`declare module`, next to the value it
+ * provides), so this list need not know it.
  */
 export interface Provided {
-  /** Delivered and read receipts (network/receipts.ts): absent when the receipts feature is not running. */
-  readonly receipts: Receipts;
   /** Per-agent delivery state (network/delivery.ts): absent when the delivery feature is not running. */
   readonly delivery: Deliveries;
   /** Uploads in process (network/file-uploads.ts): absent when the files feature is not running. */
@@ -74,6 +74,8 @@ export interface Extensions extends Partial<Provided> {
   readonly send: readonly SendExtension[];
   /** At most one feature decides remote senders (the pairings); without one they are refused. */
   readonly checkRemoteSender?: RemoteSenderCheck;
+  /** What reached whom, told to the features that keep track of it (network/reached.ts). */
+  readonly reached: Reached;
   /** Observers of the latency of each durable write (metrics). */
   readonly observeWrite: readonly ((seconds: number) => void)[];
   /** Operator warnings (pairing compatibility, ...). */
@@ -126,7 +128,7 @@ export interface ApplyPart {
   apply(req: ApplyRequest): Promise<NonNullable<ApplyResponse['changes']>>;
 }
 
-export const NO_EXTENSIONS: Extensions = { send: [], observeWrite: [], warnings: [] };
+export const NO_EXTENSIONS: Extensions = { send: [], reached: reachedBy([]), observeWrite: [], warnings: [] };
 
 export interface NetworkContext {
   /** The current config; replaced on reload. */

@@ -1,11 +1,10 @@
 // Delivery as an operator sees it (#42 part 4), as the rest of the server reaches it: through what
 // the delivery feature registers (src/delivery/feature.ts puts a `Deliveries` in the network's
 // extensions). The attachment tells it which wakes it handed over, offered again, gave up on and
-// had acknowledged; history reads and MCP waits tell it the agent read or took its messages.
+// had acknowledged (history reads and MCP waits reach the feature through network/reached.ts).
 // Without the feature `ctx.extensions.delivery` is absent and nothing is recorded. How it is
 // stored is the feature's own.
 
-import type { Principal } from '../auth/principal.js';
 import { DELIVERY_DEFAULTS, type Config, type DeliveryConfig } from '../config/types.js';
 import type { AttachedBy } from '../protocol/delivery.js';
 import type { Target } from '../protocol/types.js';
@@ -43,10 +42,6 @@ export interface Deliveries {
   acked(agentId: string, wakes: readonly HandedWake[]): void;
   /** The wake was offered the most times allowed and never acknowledged: it is reported, kept visible. */
   gaveUp(agentId: string, w: HandedWake, offers: number): void;
-  /** An MCP wait handed the agent its messages (its acknowledgement). */
-  handedOver(agentId: string): void;
-  /** A page of history was read by `p` (as whom `as` names). */
-  pageRead(p: Principal, as: string | null): void;
 }
 
 /** Who holds an attachment, from the runtime's User-Agent (svc's own clients name themselves). */

@@ -1,6 +1,6 @@
 // Histories and conversation listings, each visible-or-refused before pagination; message pages
-// are capped by bytes as well as count (page-budget.ts). A page of messages read counts as read by
-// whom the request reads as (`as`, the routes' `?as=`) where receipts are kept.
+// are capped by bytes as well as count (page-budget.ts). A page of messages read is told to what
+// keeps track of reads (network/reached.ts), for whom the request reads as (`as`, the routes' `?as=`).
 
 import { badRequest } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -11,6 +11,7 @@ import type { ArtifactFilter, PageResult } from '../store/types.js';
 import { withAdditions, type NetworkContext } from './context.js';
 import { requireDirectMessages, visibleDm, visibleRoom, visibleThread } from './access.js';
 import { budgetedList, pageBudgetOf } from './page-budget.js';
+import { readingAs } from './reached.js';
 import { dmView, threadView } from './views.js';
 import { unauthorized } from '../errors.js';
 
@@ -24,8 +25,8 @@ async function messagePage(
   r: PageResult<Message>,
 ): Promise<{ messages: Message[]; page: Page }> {
   const messages = await withAdditions(ctx, r.items);
-  ctx.extensions.receipts?.pageRead(p, as, messages);
-  ctx.extensions.delivery?.pageRead(p, as);
+  const reader = readingAs(p, as ?? undefined, ctx.config.server.human_ingress);
+  if (reader) ctx.extensions.reached.pageRead(reader, messages);
   return { messages, page: toPage(r) };
 }
 

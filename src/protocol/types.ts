@@ -309,13 +309,30 @@ export interface ServiceEvent {
 /** The receipts that changed in one conversation over one flush (a `message.receipts` event). */
 export interface ReceiptsChange {
   target: Target;
-  marks: { reader: ReceiptReader; kind: 'delivered' | 'read'; up_to_seq: number; at: string }[];
+  marks: { reader: Reader; kind: 'delivered' | 'read'; up_to_seq: number; at: string }[];
 }
 
-/** Who a receipt is for: an agent (local id, or scoped for a remote agent) or a person. */
-export interface ReceiptReader {
+/** Who reads (whom a receipt is for, whom a read counts for): an agent (local id, or scoped for a remote agent) or a person. */
+export interface Reader {
   type: 'agent' | 'human';
   id: string;
+}
+
+/** @deprecated the same type as `Reader`, by its earlier name (kept for the client package's users). */
+export type ReceiptReader = Reader;
+
+/** One reader's receipt of a message. */
+export interface Receipt {
+  reader: Reader;
+  state: 'pending' | 'delivered' | 'read';
+  delivered_at?: string;
+  read_at?: string;
+}
+
+/** GET /v1/messages/{id}/receipts (docs/receipts.md). */
+export interface MessageReceipts {
+  message_id: string;
+  receipts: Receipt[];
 }
 
 export interface SendRequest {

@@ -2,8 +2,8 @@
 // a few at a time, and in one line. On the client alone, so the command loads nothing of the server.
 
 import { ClientError } from '../client/errors.js';
-import type { MessageReceipts, SvcClient } from '../client/svc-client.js';
-import type { Message } from '../protocol/types.js';
+import type { SvcClient } from '../client/svc-client.js';
+import type { Message, MessageReceipts } from '../protocol/types.js';
 
 /** Receipts in one line: `ann read, bob delivered, cat pending`. */
 export function receiptLine(r: MessageReceipts['receipts']): string {

@@ -11,7 +11,7 @@
 // its batch (at most 200 ms after the ACK). The attachment (src/live/attach/session.ts) reaches it
 // as `AttachmentDeliveries` (network/receipts.ts), made by the feature.
 
-import type { AttachmentDeliveries } from '../network/receipts.js';
+import type { AttachmentDeliveries } from '../network/reached.js';
 import type { Target } from '../protocol/types.js';
 import { convKeyOf } from '../store/types.js';
 import type { DeliverySource, ReceiptMarks } from './marks.js';

@@ -7,11 +7,11 @@ import { mayAssertAgent, type Principal } from '../auth/principal.js';
 import { canSendHuman } from '../auth/senders.js';
 import { visibleMessage } from '../network/access.js';
 import type { NetworkContext } from '../network/context.js';
-import type { Message } from '../protocol/types.js';
+import type { Message, MessageReceipts, Reader } from '../protocol/types.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
-import { readerKey, readingAs } from './readers.js';
-import type { Receipt } from '../network/receipts.js';
+import { readingAs } from '../network/reached.js';
+import { readerKey } from './readers.js';
 import type { ReceiptMarks } from './marks.js';
 import { receiptsOf } from './view.js';
 
@@ -48,7 +48,7 @@ async function addressedMessage(ctx: NetworkContext, p: Principal, id: string): 
 }
 
 /** GET /v1/messages/{id}/receipts: for the sender and admins. */
-export async function messageReceipts(ctx: NetworkContext, p: Principal, id: string): Promise<{ message_id: string; receipts: Receipt[] }> {
+export async function messageReceipts(ctx: NetworkContext, p: Principal, id: string): Promise<MessageReceipts> {
   const { rec, expected } = await addressedMessage(ctx, p, id);
   if (!isAdmin(p) && !isSender(ctx, p, rec.message)) throw forbidden('only the sender of a message and admins read its receipts');
   // A store opened without the receipts part (never with this feature running) has no records.
@@ -76,19 +76,11 @@ export async function markMessageRead(
 }
 
 /**
- * Marks a page of one conversation's history read by whoever `p` reads as (nothing when nobody).
- * A page is contiguous, so it covers its oldest to its newest message.
+ * Marks a page of one conversation's history read by `reader`. A page is contiguous, so it covers
+ * its oldest to its newest message.
  */
-export async function noteRead(
-  ctx: NetworkContext,
-  marks: ReceiptMarks,
-  p: Principal,
-  as: string | null,
-  messages: readonly Message[],
-): Promise<void> {
+export async function noteRead(ctx: NetworkContext, marks: ReceiptMarks, reader: Reader, messages: readonly Message[]): Promise<void> {
   if (messages.length === 0) return;
-  const reader = readingAs(p, as ?? undefined, ctx.config.server.human_ingress);
-  if (!reader) return;
   const conv = convKeyOf(messages[0]!.target);
   const range = await rangeOf(ctx, conv, messages[0]!.id, messages[messages.length - 1]!.id);
   if (range) marks.mark(readerKey(reader), conv, 'read', range[0], range[1], messages[0]!.target);

@@ -4,7 +4,7 @@
 // none). The stream has no gap from where its live part began, so each write extends one range per
 // conversation.
 
-import type { StreamDeliveries } from '../network/receipts.js';
+import type { StreamDeliveries } from '../network/reached.js';
 import type { Target } from '../protocol/types.js';
 import { convKeyOf, type StoredEvent } from '../store/types.js';
 import type { ReceiptMarks } from './marks.js';

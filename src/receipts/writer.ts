@@ -8,7 +8,7 @@
 // part takes no marks.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
-import type { ReceiptReader, ReceiptsChange, Target } from '../protocol/types.js';
+import type { Reader, ReceiptsChange, Target } from '../protocol/types.js';
 import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import type { WriteOp } from '../store/types.js';
@@ -195,7 +195,7 @@ export class ReceiptWriter implements ReceiptMarks {
       if (!per) byConv.set(m.conv, (per = new Map()));
       const k = `${m.kind} ${m.reader}`;
       const cur = per.get(k);
-      if (!cur || cur.up_to_seq < m.hi) per.set(k, { reader: reader as ReceiptReader, kind: m.kind, up_to_seq: m.hi, at: m.at });
+      if (!cur || cur.up_to_seq < m.hi) per.set(k, { reader: reader as Reader, kind: m.kind, up_to_seq: m.hi, at: m.at });
     }
     const ops: WriteOp[] = [];
     // Those not remembered are read at once (the store's lookups answer them together).

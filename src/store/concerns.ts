@@ -1,5 +1,5 @@
-// The one list of the stored concerns that are parts (part.ts); the unions of their types are in
-// concern-types.ts.
+// The one list of the stored concerns that are parts (part.ts); each adds its types to the store's
+// unions itself (part.ts, PartTypes).
 // A new stored concern is a folder of src/store/ with a StorePart, named here once; the features
 // that use it declare it (src/feature.ts), and the store is opened with the parts of its features.
 
@@ -11,7 +11,7 @@ import { hooksPart } from './webhooks/applied/part.js';
 import { receiptsPart } from './receipts/part.js';
 import { filesPart } from './files/part.js';
 
-export type { PartEffect, PartOp, PartOutcome } from './concern-types.js';
+export type { PartEffect, PartOp, PartOutcome } from './part.js';
 
 /** Every part, in the order each backend applies their effects: `svc store copy` and tools open stores with all of them. */
 export const ALL_PARTS: readonly AnyPart[] = [reactionsPart, personReadPart, webhooksPart, hooksPart, receiptsPart, filesPart];

@@ -3,7 +3,7 @@
 
 import type { Artifact, Message, MessageVersion, ServiceEvent } from '../protocol/types.js';
 import type { AgentReadState, AgentRecord, DmRecord, MessageRecord, PairingState, RoomRecord, ThreadRecord } from './types.js';
-import type { PartEffect } from './concern-types.js';
+import type { PartEffect } from './part.js';
 
 /** What a batch does to stored state, in order. */
 export type Effect =

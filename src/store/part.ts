@@ -11,6 +11,22 @@ import type { Database, SqlValue } from 'sql.js';
 import type pg from 'pg';
 import type { Message, ServiceEvent } from '../protocol/types.js';
 
+/**
+ * The op, outcome and effect types of each stored concern, by concern: its ops.ts adds its row
+ * (`declare module`), so the store's contract (write-ops.ts, effects.ts) joins them without a list
+ * that names every concern or an import of a part.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each concern's ops.ts.
+export interface PartTypes {}
+
+type PartRow = PartTypes[keyof PartTypes];
+/** The write ops the parts decide (write-ops.ts joins them to the core's). */
+export type PartOp = PartRow['op'];
+/** What those ops did. */
+export type PartOutcome = PartRow['outcome'];
+/** What those ops do to stored state (effects.ts joins them to the core's). */
+export type PartEffect = PartRow['effect'];
+
 /** An op or effect as the store passes it through: its name, and fields only its part reads. */
 export interface Tagged {
   op: string;
@@ -53,8 +69,8 @@ export interface MemoryAdapter<E, S, R> {
   /**
    * The seq of a stored event that an effect replaces, asked just before the effect is applied
    * (`lastSeq`: the newest event's, appended by the batch's effect before this one). The store
-   * drops that event, leaving a hole in the seqs as a purge does. Receipts keep one
-   * `message.receipts` event per conversation this way.
+   * drops that event, leaving a hole in the seqs as a purge does: a part keeps only the newest
+   * event of a kind per conversation this way.
    */
   replaces?(e: E, lastSeq: number): number | undefined;
   /** The state its ops are decided on (the stored records: the resolver does not change them). */

@@ -12,7 +12,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './records.js';
-import type { PartOp, PartOutcome } from './concern-types.js';
+import type { PartOp, PartOutcome } from './part.js';
 
 /** The declared fields of a room; the backend adds what depends on stored state. */
 export interface RoomSpec {
@@ -158,7 +158,7 @@ export interface MessageDeleteOp {
 /**
  * Redacts a stored message (#40 part 3): leaves the tombstone a delete leaves (keeping `deleted_at`
  * when it was deleted before), with `redacted_at: at`, and a `message.scrub` effect through which
- * each backend and part rewrites what still holds its content elsewhere (webhook payloads,
+ * each backend and part rewrites what still holds its content elsewhere (a part's copies of it,
  * sqlite's search index and files). Appends `event(tombstone)`. `not_found` when no such message is
  * stored; a message redacted before is left as it is (`redacted: false`, no event).
  */

@@ -5,15 +5,15 @@
 //
 // Memory: ten thousand of these may be open at once, so one costs only what it must hold. The
 // socket's listeners are functions shared by every session (listeners.ts), the
-// heartbeat is a slot in one wheel (heartbeat.ts), and the wake and receipt ledgers are made on
-// first use.
+// heartbeat is a slot in one wheel (heartbeat.ts), and the wake ledger and the followers of what
+// reached the agent are made on first use.
 
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { AppError } from '../../errors.js';
 import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
-import type { AttachmentDeliveries } from '../../network/receipts.js';
+import type { AttachmentDeliveries } from '../../network/reached.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
 import { agentNames, presenceEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason } from '../agent-events.js';
 import { ATTACH_RECORD_TTL_MS, attachedByOf, type AttachedBy } from '../../network/delivery.js';
@@ -80,11 +80,11 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private peer: AttachHolder;
   private caps: Capabilities = ALL_CAPABILITIES;
   private acked = 0;
-  /** The cursor delivery started after (the receipts ledger counts from it). */
+  /** The cursor delivery started after (what follows the deliveries counts from it). */
   private start = 0;
   private wakes: WakeDelivery | undefined;
-  /** Message events sent and not yet acknowledged: an ACK marks them delivered (src/receipts/). */
-  private deliveries: AttachmentDeliveries | undefined;
+  /** What follows the message events sent and the ACKs (network/reached.ts); null: nothing does. */
+  private deliveries: AttachmentDeliveries | null | undefined;
   private readonly feed: Feed;
   private reason: LifecycleReason | undefined;
   private detail: string | undefined;
@@ -283,10 +283,11 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     else this.hub.ctx.extensions.delivery?.acked(this.agent!.id, []);
   }
 
-  /** The receipts ledger, made on the first message sent (none without the receipts feature or with `server.receipts: false`). */
+  /** What follows this attachment's deliveries, asked for on the first message sent (none without a feature that does). */
   private ledger(): AttachmentDeliveries | undefined {
-    if (!this.deliveries && this.agent) this.deliveries = this.hub.ctx.extensions.receipts?.attachment(this.agent.id, this.start);
-    return this.deliveries;
+    if (this.deliveries === undefined && this.agent)
+      this.deliveries = this.hub.ctx.extensions.reached.attachment(this.agent.id, this.start) ?? null;
+    return this.deliveries ?? undefined;
   }
 
   /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */

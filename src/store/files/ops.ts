@@ -35,3 +35,10 @@ export type FileEffect = { op: 'file.put'; file: FileRecord } | { op: 'file.ref.
 
 const EFFECTS = new Set(['file.put', 'file.ref.put', 'file.delete']);
 export const isFileEffect = (e: { op: string }): e is FileEffect => EFFECTS.has(e.op);
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../part.js' {
+  interface PartTypes {
+    files: { op: FileOp; outcome: FileOutcome; effect: FileEffect };
+  }
+}

@@ -35,3 +35,10 @@ export const isPersonReadEffect = (e: { op: string }): e is PersonReadEffect => 
 export function advancesMarker(prev: PersonReadMarker | undefined, next: PersonReadMarker): boolean {
   return prev === undefined || (prev.at <= next.at && prev.message_id !== next.message_id);
 }
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../part.js' {
+  interface PartTypes {
+    personRead: { op: PersonReadOp; outcome: PersonReadOutcome; effect: PersonReadEffect };
+  }
+}

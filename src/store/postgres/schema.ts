@@ -153,32 +153,27 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 3,
-    // #28 reactions made their table here. It is the reactions part's own first migration now
-    // (store/reactions/postgres.ts), run only for a store opened with that part.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 4,
-    // #28 part 1 made the receipts table here. It is the receipts part's own first migration now
-    // (store/receipts/postgres.ts), run only for a store opened with that part.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 5,
-    // #28 part 3, outbound webhooks, made the outbox's tables here. They are the webhooks part's
-    // own first migration now (store/webhooks/postgres.ts), run only for a store opened with it.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 6,
-    // #29 part 4, the console's unread counts, made their table here. It is the person-read part's
-    // own first migration now (store/person-read/postgres.ts), run only for a store opened with it.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 7,
-    // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
-    // is the hooks part's own first migration now (store/webhooks/applied/postgres.ts).
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
@@ -189,8 +184,7 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 9,
-    // The outbox's due read (issue 38) added a column and an index here. It is the webhooks
-    // part's second migration now (store/webhooks/postgres.ts).
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {

@@ -40,3 +40,10 @@ export function afterEffect(list: readonly ReactionRecord[], e: ReactionEffect):
 
 /** The message an effect is about. */
 export const messageOf = (e: ReactionEffect): string => (e.op === 'reaction.put' ? e.reaction.message_id : e.message_id);
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../part.js' {
+  interface PartTypes {
+    reactions: { op: ReactionChangeOp; outcome: ReactionChangeOutcome; effect: ReactionEffect };
+  }
+}

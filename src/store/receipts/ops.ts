@@ -52,3 +52,10 @@ export type ReceiptEventEffect = { op: 'receipt.event'; conv: string; event_id: 
 export type ReceiptEffect = ReceiptPutEffect | ReceiptEventEffect;
 
 export const isReceiptEffect = (e: { op: string }): e is ReceiptEffect => e.op === 'receipt.put' || e.op === 'receipt.event';
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../part.js' {
+  interface PartTypes {
+    receipts: { op: ReceiptOp; outcome: ReceiptOutcome; effect: ReceiptEffect };
+  }
+}

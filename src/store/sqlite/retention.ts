@@ -28,8 +28,8 @@ const PURGE_EVENTS = `DELETE FROM events WHERE message_id IN ${IDS}`;
 const COUNT_PURGED = setMeta(PURGED_KEY, `${metaInt(PURGED_KEY)} + changes()`);
 /**
  * Counts the events the statement just run deleted as purged (so the store's event count stays
- * true), for a part that drops events of its own (receipts: a conversation's replaced
- * `message.receipts` event). Never the newest event, so the last seq stays.
+ * true), for a part that drops events of its own (an event its newer one replaced: part.ts,
+ * `replaces`). Never the newest event, so the last seq stays.
  */
 export const COUNT_DROPPED_EVENTS = COUNT_PURGED;
 

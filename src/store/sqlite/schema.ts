@@ -94,35 +94,30 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 6,
-    // #28 reactions made their table here. It is the reactions part's own first migration now
-    // (store/reactions/sqlite.ts), run only for a store opened with that part.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 7,
-    // #28 part 1 made the receipts table here: it is the receipts part's own first migration now
-    // (store/receipts/sqlite.ts), run only for a store opened with that part. The index of message
-    // events by message id stays: the core's messageSeqs (a message's event seq) reads through it.
+    // Its table moved to a stored concern's own migrations (part.ts). The index of message events by
+    // message id stays: the core's messageSeqs (a message's event seq) reads through it.
     sql: `
       CREATE INDEX IF NOT EXISTS events_by_message ON events (message_id) WHERE message_id IS NOT NULL;
     `,
   },
   {
     version: 8,
-    // #28 part 3, outbound webhooks, made the outbox's tables here. They are the webhooks part's
-    // own first migration now (store/webhooks/sqlite.ts), run only for a store opened with it.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 9,
-    // #29 part 4, the console's unread counts, made their table here. It is the person-read part's
-    // own first migration now (store/person-read/sqlite.ts), run only for a store opened with it.
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
     version: 10,
-    // #28, `svc apply` carrying webhooks and inbound hooks, made the applied hooks' table here. It
-    // is the hooks part's own first migration now (store/webhooks/applied/sqlite.ts).
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {
@@ -133,8 +128,7 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 12,
-    // The outbox's due read (issue 38) added a column and an index here. It is the webhooks
-    // part's second migration now (store/webhooks/sqlite.ts).
+    // Moved to a stored concern's own migrations (part.ts): empty, so the numbers hold.
     sql: '',
   },
   {

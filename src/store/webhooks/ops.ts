@@ -38,3 +38,10 @@ export type WebhookEffect =
 
 export const isWebhookEffect = (e: { op: string }): e is WebhookEffect =>
   e.op === 'webhook.cursor.put' || e.op === 'webhook.delivery.add' || e.op === 'webhook.delivery.put';
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../part.js' {
+  interface PartTypes {
+    webhooks: { op: WebhookOp; outcome: WebhookOutcome; effect: WebhookEffect };
+  }
+}

@@ -20,3 +20,10 @@ export const isHookEffect = (e: { op: string }): e is HookEffect => e.op === 'ho
 
 /** A hook's key: its kind and id. */
 export const hookKey = (h: { kind: AppliedHookRecord['kind']; id: string }): string => `${h.kind}\n${h.id}`;
+
+// This concern's row of the store's op, outcome and effect unions (part.ts, PartTypes).
+declare module '../../part.js' {
+  interface PartTypes {
+    hooks: { op: HooksApplyOp; outcome: HooksApplyOutcome; effect: HookEffect };
+  }
+}

@@ -40,17 +40,24 @@ function declaration(kind: 'type' | 'interface', name: string): string {
   return rest.slice(0, end!.index + 1);
 }
 
+/** The op unions the stored concerns add to PartTypes (each in its ops.ts: `{ op: X; ... }`). */
+const partOpUnions = (): string[] => [...SOURCES.matchAll(/^ {4}\w+: \{ op: (\w+);/gm)].map((m) => m[1]!);
+
 /** The `op` names of a union of op interfaces (or of unions of them), as the source declares them. */
 function opsOf(union: string): string[] {
   const body = declaration('type', union)
     .replace(/\/\/.*$/gm, '')
     .replace(/^[^=]*=/, '');
-  return [...body.matchAll(/\b([A-Z]\w*)\b/g)].flatMap(([, member]) => {
-    if (new RegExp(`^export type ${member}\\b`, 'm').test(SOURCES)) return opsOf(member!);
-    const op = /^\s+op: '([\w.]+)';/m.exec(declaration('interface', member!));
-    if (!op) throw new Error(`interface ${member} has no literal op`);
-    return [op[1]!];
-  });
+  // PartOp is PartTypes' rows, added from each concern's folder.
+  if (union === 'PartOp') return partOpUnions().flatMap(opsOfMember);
+  return [...body.matchAll(/\b([A-Z]\w*)\b/g)].flatMap(([, member]) => opsOfMember(member!));
+}
+
+function opsOfMember(member: string): string[] {
+  if (new RegExp(`^export type ${member}\\b`, 'm').test(SOURCES)) return opsOf(member);
+  const op = /^\s+op: '([\w.]+)';/m.exec(declaration('interface', member));
+  if (!op) throw new Error(`interface ${member} has no literal op`);
+  return [op[1]!];
 }
 
 /** The method names of an interface and of those it extends. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildForTests } from './test-build.mjs';
 import { ensureTestDeps } from './test-deps.mjs';
-import { judge, orderFiles, selectFiles, testFiles } from './test-plan.mjs';
+import { cpuOf, filesUnder, judge, orderFiles, selectFiles } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST = path.resolve(process.env.SVC_TEST_DIR || path.join(ROOT, 'test'));
@@ -29,8 +29,8 @@ const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 45 * 60_000;
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const areas = args.filter((a) => !a.startsWith('--'));
-const isDir = (a) => existsSync(path.join(TEST, a)) && statSync(path.join(TEST, a)).isDirectory();
-const files = selectFiles(testFiles(TEST), areas, unitOnly, isDir);
+const isDir = (a) => statSync(path.join(TEST, a), { throwIfNoEntry: false })?.isDirectory();
+const files = selectFiles(filesUnder(TEST, '.test.ts'), areas, unitOnly, isDir);
 if (files.length === 0) {
   process.stderr.write(`tests: no test file matches ${areas.join(' ') || '(all)'}${unitOnly ? ' (unit tests only)' : ''}\n`);
   process.exit(1);
@@ -56,10 +56,10 @@ const run = (argv, env = process.env, limitMs = 0) =>
     const timer = limitMs && setTimeout(() => (timedOut = killGroup(child.pid)), limitMs);
     // What it left running goes with it (a leftover holding its output would keep 'close' away).
     child.on('exit', () => killGroup(child.pid));
-    child.on('close', (code, signal) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
       running.delete(child.pid);
-      resolve({ code, signal, out, timedOut });
+      resolve({ code, out, timedOut });
     });
   });
 const killGroup = (pid) => {
@@ -83,15 +83,6 @@ async function build() {
 }
 /** The shared cluster's server process: its CPU (and its ended backends') is the run's too. */
 let postmaster;
-/** CPU seconds of process `pid` and its ended children (/proc's stat: utime, stime, cutime, cstime). */
-function cpuOf(pid) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0) / 100;
-  } catch {
-    return NaN;
-  }
-}
 /** One cluster for every file that uses PostgreSQL (starting one per file costs seconds each). */
 async function startPostgres() {
   if (env.SVC_TEST_PG_URL || !files.some((f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8')))) return;
@@ -128,21 +119,21 @@ process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 async function runFile(file) {
   const t0 = Date.now();
   const HOME = mkdtempSync(path.join(homes, `${file.replace(/[/.]/g, '_')}-`));
-  let { code, signal, out, timedOut } = await run(['--import', loader, path.join(TEST, file)], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
+  let { code, out, timedOut } = await run(['--import', loader, path.join(TEST, file)], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
   const c = judge(out);
-  const unjudged = !Number.isFinite(c.failed);
   if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
   // A handle the garbage collector closed was leaked: every file handle is closed explicitly.
   const leaked = /\[DEP0137\]/.test(out);
   if (leaked) out += '\ntests: a FileHandle was closed on garbage collection (DEP0137): close it explicitly\n';
-  const ok = !timedOut && code === 0 && !signal && !unjudged && c.failed === 0 && !leaked;
-  if (!ok && code === 0 && !signal && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
-  const [passed, failed] = unjudged ? [0, 1] : [c.passed, Math.max(c.failed, ok ? 0 : 1)];
-  const cpu = Number(/^tests: cpu ([\d.]+) s$/m.exec(out)?.[1] ?? NaN);
-  const r = { file, ms: Date.now() - t0, cpu, ok, out, passed, failed, skipped: c.skipped || 0 };
-  const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-  const cpuNote = Number.isFinite(cpu) ? `, cpu ${cpu.toFixed(1)} s` : '';
-  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts}${cpuNote})\n`);
+  if (code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
+  const ok = code === 0 && c.failed === 0 && !leaked;
+  const cpu = /^tests: cpu ([\d.]+) s$/m.exec(out)?.[1];
+  const failed = ok ? 0 : Math.max(c.failed || 0, 1);
+  const r = { file, ms: Date.now() - t0, cpu: Number(cpu ?? 0), ok, out, passed: c.passed || 0, failed, skipped: c.skipped };
+  const counts = `${r.passed} passed${failed ? `, ${failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
+  process.stdout.write(
+    `${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts}${cpu ? `, cpu ${cpu} s` : ''})\n`,
+  );
   return r;
 }
 
@@ -157,16 +148,10 @@ const checked = Promise.resolve(checks).then((done) => {
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) });
 const started = Date.now();
-/** The host's busy share since `from` (os.cpus() times): near 100%, more files at a time would not help. */
-const cpuTimes = () =>
-  os.cpus().reduce(
-    (t, c) => ({
-      busy: t.busy + c.times.user + c.times.nice + c.times.sys + c.times.irq,
-      all: t.all + c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle,
-    }),
-    { busy: 0, all: 0 },
-  );
-const hostFrom = cpuTimes();
+/** The host's idle and total CPU time so far: busy near 100% over a run, more files at a time would not help. */
+const hostTimes = () =>
+  os.cpus().reduce(([idle, all], { times: t }) => [idle + t.idle, all + t.user + t.nice + t.sys + t.irq + t.idle], [0, 0]);
+const [idleFrom, allFrom] = hostTimes();
 process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
@@ -176,16 +161,14 @@ await Promise.all(
 await checked;
 
 printFailures();
-const hostBusy = () => {
-  const now = cpuTimes();
-  return Math.round((100 * (now.busy - hostFrom.busy)) / Math.max(1, now.all - hostFrom.all));
-};
-const cpuTotal = results.reduce((n, r) => n + (Number.isFinite(r.cpu) ? r.cpu : 0), 0);
+const sum = (k) => results.reduce((n, r) => n + r[k], 0);
+const [idle, all] = hostTimes();
+const busy = Math.round(100 - (100 * (idle - idleFrom)) / Math.max(1, all - allFrom));
 // Beside the files: the checks (this process's ended children, less the files) and PostgreSQL.
-const others = cpuOf(process.pid) - cpuTotal - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6;
+const others = cpuOf() - sum('cpu') - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6;
 const pgCpu = postmaster ? `, PostgreSQL's ${cpuOf(postmaster).toFixed(0)} s` : '';
 process.stdout.write(
-  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; cpu: the files' ${cpuTotal.toFixed(0)} s, the checks' and other children's ${others.toFixed(0)} s${pgCpu}; the host busy ${hostBusy()}%\n`,
+  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; cpu: the files' ${sum('cpu').toFixed(0)} s, the checks' and other children's ${others.toFixed(0)} s${pgCpu}; the host busy ${busy}%\n`,
 );
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.
@@ -195,7 +178,6 @@ if (results.length > JOBS) {
   mkdirSync(path.dirname(TIMINGS_LAST), { recursive: true });
   writeFileSync(TIMINGS_LAST, `${JSON.stringify(Object.fromEntries(Object.entries(last).sort()), null, 2)}\n`);
 }
-const sum = (k) => results.reduce((n, r) => n + r[k], 0);
 const skipped = sum('skipped') ? `, ${sum('skipped')} skipped` : '';
 process.stdout.write(`\n${sum('passed')} passed, ${sum('failed')} failed${skipped}\n`);
 process.exit(results.some((r) => !r.ok) ? 1 : 0);

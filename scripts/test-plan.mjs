@@ -1,38 +1,31 @@
 // What scripts/run-tests.mjs runs and how it judges a file, apart from running anything: which
-// files an AREA names, their order, and the counts read from uvu's summary.
+// files an AREA names, their order, the counts read from uvu's summary, a process's CPU.
 
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const SKIP_DIRS = new Set(['helpers', 'node_modules', '.artifacts']);
 
-/** Test files under `dir`, as paths relative to it with forward slashes. */
-export function testFiles(dir, rel = '') {
-  const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) {
-      if (!SKIP_DIRS.has(e.name)) out.push(...testFiles(path.join(dir, e.name), rel ? `${rel}/${e.name}` : e.name));
-    } else if (e.name.endsWith('.test.ts')) out.push(rel ? `${rel}/${e.name}` : e.name);
-  }
-  return out.sort();
+/** Files under `dir` whose names end in `suffix`, as sorted paths relative to it with forward slashes; `skip`: folders left out. */
+export function filesUnder(dir, suffix, skip = SKIP_DIRS) {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => f.split(path.sep).join('/'))
+    .filter((f) => f.endsWith(suffix) && !f.split('/').some((part) => skip.has(part)))
+    .sort();
 }
 
 /** The files the AREAs name (a folder under test/, else every file whose path contains it; none: all), unit tests only when asked. */
 export function selectFiles(all, areas, unitOnly, isDir) {
-  let files = all;
-  if (areas.length > 0) {
-    const picked = new Set();
-    for (const raw of areas) {
-      const a = raw
-        .replace(/\\/g, '/')
-        .replace(/^(\.\/)?test\//, '')
-        .replace(/\/+$/, '');
-      const dir = isDir(a);
-      for (const f of all) if (dir ? f.startsWith(`${a}/`) : f.includes(a)) picked.add(f);
-    }
-    files = all.filter((f) => picked.has(f));
+  const picked = new Set();
+  for (const raw of areas) {
+    const a = raw
+      .replace(/\\/g, '/')
+      .replace(/^(\.\/)?test\//, '')
+      .replace(/\/+$/, '');
+    const dir = isDir(a);
+    for (const f of all) if (dir ? f.startsWith(`${a}/`) : f.includes(a)) picked.add(f);
   }
-  return unitOnly ? files.filter((f) => f.endsWith('.unit.test.ts')) : files;
+  return all.filter((f) => (areas.length === 0 || picked.has(f)) && (!unitOnly || f.endsWith('.unit.test.ts')));
 }
 
 /** Longest first by `seconds` (file -> time); a file with none is guessed: 20 s, or 1 s for a unit test. */
@@ -48,6 +41,16 @@ export function judge(output) {
   const total = count('Total');
   const passed = count('Passed');
   const skipped = count('Skipped') || 0;
-  const failed = Number.isFinite(total) && Number.isFinite(passed) ? total - passed - skipped : NaN;
-  return { total, passed, skipped, failed };
+  return { total, passed, skipped, failed: total - passed - skipped };
+}
+
+/** CPU seconds of process `pid` and the children it waited for (/proc's stat: utime, stime, cutime, cstime); NaN off Linux. */
+export function cpuOf(pid = 'self') {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields.slice(11, 15).reduce((n, t) => n + Number(t), 0) / 100;
+  } catch {
+    return NaN;
+  }
 }

@@ -1,7 +1,7 @@
 // scripts/run-tests.mjs as a process over a folder of small test files: each file in its own
 // process, the `N passed, N failed` line, exit 1 when a file fails, a test throws or a suite's
 // before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts,
-// the build that test and `svc` processes run.
+// the build that test and `svc` processes run, a missing tool.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ t.before((ctx) => {
   file(ctx.dir, 'a/fail.unit.test.ts', "t('adds', () => assert.is(1 + 1, 3, 'MARK-FAILED-ASSERT'));\nt('fine', () => assert.ok(true));");
   file(ctx.dir, 'b/before.unit.test.ts', "t.before(() => { throw new Error('setup failed'); });\nt('never runs', () => assert.ok(true));");
   file(ctx.dir, 'b/hang.unit.test.ts', "t('waits forever', () => new Promise(() => setInterval(() => {}, 1000)));");
+  file(ctx.dir, 'c/needs.test.ts', "t('never runs', () => assert.ok(true));");
 });
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
@@ -111,6 +112,14 @@ t('a suite whose before hook threw fails although uvu exits 0; a file that never
   );
   assert.match(r.stdout, /^FAIL .* b\/hang\.unit\.test\.ts/m);
   assert.match(r.stdout, /b\/hang\.unit\.test\.ts gave no result within 4 s; stopped/);
+});
+
+t('with a tool missing and installing not allowed, the run stops at once with one line saying what to install', ({ dir }) => {
+  const r = run(dir, ['c/needs'], { SVC_TEST_DEPS: 'check', SVC_CHROMIUM: '/nonexistent/chromium' });
+  assert.is(r.status, 1);
+  assert.is(r.stdout, '', 'nothing was built or run');
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^tests need Chromium .* at \/nonexistent\/chromium.*: install it with `sudo apt-get install chromium/);
 });
 
 t('an area that names nothing is an error, not an empty pass', ({ dir }) => {

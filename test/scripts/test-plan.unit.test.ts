@@ -1,8 +1,11 @@
 // What the test runner picks and how it judges a file (scripts/test-plan.mjs), with exact values.
 
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judge, orderFiles, selectFiles } from '../../scripts/test-plan.mjs';
+import { filesUnder, judge, orderFiles, selectFiles } from '../../scripts/test-plan.mjs';
 
 const ALL = [
   'cli/apply.test.ts',
@@ -16,6 +19,20 @@ const DIRS = new Set(['cli', 'network', 'store', 'store/postgres']);
 const pick = (areas: string[], unit = false) => selectFiles(ALL, areas, unit, (a: string) => DIRS.has(a));
 
 const t = suite('test plan');
+
+t('the test files are those under test/, outside helpers/, node_modules/ and .artifacts/', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-test-files-'));
+  const names = ['b/x.test.ts', 'a.test.ts', 'b/c/y.unit.test.ts', 'b/z.ts', 'helpers/h.test.ts', '.artifacts/r/w.test.ts'];
+  for (const f of names) {
+    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    writeFileSync(path.join(dir, f), '');
+  }
+  try {
+    assert.equal(filesUnder(dir, '.test.ts'), ['a.test.ts', 'b/c/y.unit.test.ts', 'b/x.test.ts']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 t('no area is every file; --unit keeps the *.unit.test.ts ones', () => {
   assert.equal(pick([]), ALL);

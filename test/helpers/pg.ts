@@ -84,6 +84,8 @@ export interface ClusterOptions {
   durable?: boolean;
   /** max_connections (default 300; a cluster shared by parallel test processes needs more). */
   maxConnections?: number;
+  /** More server settings (`-c name=value`), e.g. shared_preload_libraries for a probe. */
+  settings?: Record<string, string>;
 }
 
 /** Starts a new throwaway cluster owned by this process. */
@@ -105,7 +107,8 @@ export async function startOwnCluster(o: ClusterOptions = {}): Promise<PgCluster
   // fsync off: only a machine crash could lose data, and tests never crash the machine; the
   // database server itself still stops and restarts for real.
   const fast = o.durable ? '' : ' -c fsync=off -c full_page_writes=off';
-  const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=${o.maxConnections ?? 300} -c shared_buffers=${o.durable ? '128MB' : '32MB'}`;
+  const more = Object.entries(o.settings ?? {}).map(([k, v]) => ` -c ${k}=${v}`);
+  const opts = `-h 127.0.0.1 -k ${dir}${fast} -c max_connections=${o.maxConnections ?? 300} -c shared_buffers=${o.durable ? '128MB' : '32MB'}${more.join('')}`;
   let port = 0;
   const start = () =>
     run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} ${opts}`, 'start'], 'pg_ctl start');

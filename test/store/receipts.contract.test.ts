@@ -198,10 +198,21 @@ parts('postgres: a record the batch found is updated, one it did not is inserted
   });
   assert.equal(
     ctes.map((c) => c.split(' ').slice(0, 3).join(' ')),
-    ['UPDATE s.receipts SET', 'INSERT INTO s.receipts'],
+    ['UPDATE s.receipts t', 'INSERT INTO s.receipts'],
   );
-  // The inserted row carries the batch's last ranges.
-  assert.ok(values.includes(JSON.stringify([[1, 3, AT]])));
+  // Each statement takes its records as arrays, one element per record: the update the one found,
+  // the insert the one not found, with the batch's last ranges.
+  const inserted = (put as ReceiptPutEffect).record;
+  assert.equal(values, [
+    ['room:r1'],
+    ['agent:b'],
+    ['read'],
+    [JSON.stringify([[1, 1, AT]])],
+    [inserted.conv],
+    [inserted.reader],
+    [inserted.kind],
+    [JSON.stringify([[1, 3, AT]])],
+  ]);
 });
 
 parts('a store opened without the part keeps no receipts and refuses its op', async () => {

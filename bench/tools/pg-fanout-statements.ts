@@ -1,0 +1,68 @@
+// Which statements a paced cross-instance fan-out on Postgres costs the database: the publisher on
+// one instance, `n` ACKing agents attached to a second, the same schema. Prints transactions and
+// database CPU per message, then the statements by total time (pg_stat_statements).
+//
+//   npm run build && node --import tsx bench/tools/pg-fanout-statements.ts [agents=100] [rate=400] [seconds=10]
+
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql, startOwnCluster } from '../../test/helpers/pg.js';
+import { PUBLISHER, startSvc } from '../lib/svc.js';
+import { crossTarget } from '../lib/targets.js';
+import { postmasterPid } from '../scenarios/postgres.js';
+
+const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(process.argv[2 + i] ?? d));
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-pgfan-'));
+const cluster = await startOwnCluster({ durable: true, settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } });
+/** CPU ticks (user + system, 100 a second) of the cluster's processes: the postmaster and its children. */
+const dbTicks = (): number => {
+  const root = postmasterPid(cluster.dataDir);
+  let sum = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(d) === root || Number(stat[1]) === root) sum += Number(stat[11]) + Number(stat[12]);
+    } catch {
+      // A process that ended between the listing and the read.
+    }
+  }
+  return sum;
+};
+try {
+  await sql(cluster.url, 'CREATE EXTENSION pg_stat_statements');
+  const rooms = [{ id: 'fanout', members: [PUBLISHER, ...Array.from({ length: agents }, (_, k) => `a${k}`)] }];
+  const start = (name: string) => {
+    const dir = path.join(tmp, name);
+    mkdirSync(dir);
+    return startSvc({ dir, rooms, postgres: { url: cluster.url, schema: 'probe' } });
+  };
+  const pub = await start('a');
+  const sub = await start('b');
+  const t = crossTarget(pub, sub);
+  const pool = await t.subscribe('svc-attach', agents);
+  await new Promise((r) => setTimeout(r, 2000));
+  const xacts = async () =>
+    Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
+  await sql(cluster.url, 'SELECT pg_stat_statements_reset()');
+  const x0 = await xacts();
+  const c0 = dbTicks();
+  const r = await t.publish({ rate, seconds, inflight: 8 }, (i) => `probe ${i}`);
+  await new Promise((res) => setTimeout(res, 2000));
+  const x1 = await xacts();
+  const c1 = dbTicks();
+  const n = r.ok;
+  console.log(`${n} messages to ${agents} agents: ${((x1 - x0) / n).toFixed(3)} transactions and ${(((c1 - c0) * 10000) / n).toFixed(0)} µs of database CPU per message`);
+  const rows = await sql(
+    cluster.url,
+    `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
+       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`,
+  );
+  for (const row of rows) console.log(`${String(row.calls).padStart(7)} calls ${String(row.ms).padStart(9)} ms ${String(row.plan).padStart(8)} plan ${String(row.rows).padStart(8)} rows  ${row.q}`);
+  await pool.close();
+  await Promise.all([pub.stop(), sub.stop()]);
+} finally {
+  cluster.destroy();
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config, LoadedConfig } from './config/types.js';
-import type { App, Feature, FeatureFactory } from './feature.js';
+import type { App, Declared, Feature, FeatureFactory } from './feature.js';
 import { StaticTokens } from './auth/credentials.js';
 import type { Authenticator, TokenResolver } from './auth/principal.js';
 import { Broker } from './events/broker.js';
@@ -106,6 +106,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   let bound: { host: string; port: number } | undefined;
   let closing: Promise<void> | undefined;
   const features: Feature[] = [];
+  let declared: Declared = { events: [] };
 
   const metrics = createMetrics();
   const app: App = {
@@ -115,6 +116,9 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     http: deps,
     server,
     file: loaded.file,
+    get declared() {
+      return declared;
+    },
     auth: () => authenticator,
     address: () => bound,
     async listen(addr = config.server.listen_addr) {
@@ -153,7 +157,7 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
         for (const f of [...features].reverse()) await f.close?.();
         for (const s of sockets) s.destroy();
         pump.close();
-        unwire();
+        combined.unwire();
         await store.close();
       })();
       return closing;
@@ -166,7 +170,8 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
     if (f.routes) router.add(...f.routes);
   }
   resolvers.push(...features.flatMap((f) => (f.tokenResolver ? [f.tokenResolver] : [])));
-  const unwire = combine(app, features);
+  const combined = combine(app, features);
+  declared = combined.declared;
   // Stored events (whoever wrote them) reach the broker through the store's feed.
   const pump = new FeedPump(
     store.feed,
@@ -182,8 +187,8 @@ export async function createApp(loaded: LoadedConfig, opts: AppOptions): Promise
   return app;
 }
 
-/** Combines the features' contributions into the HTTP handler's and the network's lists. */
-function combine(app: App, features: readonly Feature[]): () => void {
+/** Combines the features' contributions into the HTTP handler's and the network's lists, and what they declare for each other. */
+function combine(app: App, features: readonly Feature[]): { declared: Declared; unwire: () => void } {
   const all = <K extends keyof Feature>(k: K): NonNullable<Feature[K]>[] => features.flatMap((f) => (f[k] === undefined ? [] : [f[k]!]));
   const observers = features.flatMap((f) => (f.observe ? [f.observe] : []));
   const admits = all('admit');
@@ -202,6 +207,7 @@ function combine(app: App, features: readonly Feature[]): () => void {
       if (name in provided) throw new Error(`two features provide ${name}; only one may`);
       provided[name] = value;
     }
+  const declared = declarationsOf(features);
   const ctx = app.ctx as Network;
   ctx.extensions = {
     send: all('send'),
@@ -219,7 +225,18 @@ function combine(app: App, features: readonly Feature[]): () => void {
     ...observers.flatMap((o) => (o.event ? [ctx.broker.subscribe(o.event)] : [])),
     ...observers.flatMap((o) => (o.drop ? [ctx.broker.observeDrops(o.drop)] : [])),
   ];
-  return () => cleanups.forEach((c) => c());
+  return { declared, unwire: () => cleanups.forEach((c) => c()) };
+}
+
+/** What the features declare for each other; an event type declared twice is refused. */
+function declarationsOf(features: readonly Feature[]): Declared {
+  const events = features.flatMap((f) => f.events ?? []);
+  const types = new Set<string>();
+  for (const e of events) {
+    if (types.has(e.type)) throw new Error(`two features declare the event ${e.type}; only one may`);
+    types.add(e.type);
+  }
+  return { events };
 }
 
 /** The file's warnings with the bind-posture warning recomputed for the running config. */

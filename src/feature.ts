@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import type { Config, LoadedConfig } from './config/types.js';
 import type { Authenticator, Principal, TokenResolver } from './auth/principal.js';
-import type { Warning } from './protocol/types.js';
+import type { ServiceEvent, Target, Warning } from './protocol/types.js';
 import type { Preparer } from './events/pump.js';
 import type {
   AddToMessages,
@@ -32,6 +32,21 @@ export type { UpgradeHandler };
  * says the caller's credential (bearer token, sign-in code) was refused.
  */
 export type Admit = (req: http.IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
+
+/**
+ * An event type a feature adds, with how the live surfaces (SSE, attachments; src/live/visibility.ts)
+ * find who may receive it: whoever may see the conversation it names, as for that conversation's
+ * messages.
+ */
+export interface LiveEvent {
+  type: ServiceEvent['type'];
+  /** The conversation an event of this type is about, read from its payload. */
+  target: (e: ServiceEvent) => Target | undefined;
+  /** Anonymous public readers receive it when that conversation is a public room or its thread. */
+  public: boolean;
+  /** Attached agents taking part in that conversation receive it. */
+  attachments: boolean;
+}
 
 /**
  * What one part of the server adds (live, console, pairings, metrics, guards). The app combines
@@ -61,6 +76,8 @@ export interface Feature {
   provides?: Partial<Provided>;
   /** Events of its own that pairings repeat on their peer. */
   relays?: RelayedEvent | readonly RelayedEvent[];
+  /** Event types of its own, with who receives each live; one feature at most declares a type. */
+  events?: readonly LiveEvent[];
   /** Adds what it keeps about messages to each page of them the reads return (history, search). */
   messages?: AddToMessages;
   observe?: {
@@ -100,9 +117,17 @@ export function storing(parts: readonly AnyPart[], build: (app: App) => Feature)
   return Object.assign(build, { store: parts });
 }
 
+/** What the running features declare for each other, combined by the app once every feature is built. */
+export interface Declared {
+  /** The event types features add (`Feature.events`). */
+  readonly events: readonly LiveEvent[];
+}
+
 /** The running server as its features see it. */
 export interface App {
   readonly ctx: NetworkContext;
+  /** Empty while features are being built: read it when serving, not in a factory. */
+  readonly declared: Declared;
   readonly metrics: Metrics;
   readonly router: Router;
   readonly http: HttpDeps;

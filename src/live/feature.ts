@@ -7,7 +7,7 @@ import { LiveHub } from './hub.js';
 import { sseRoute } from './sse.js';
 
 export const liveFeature: FeatureFactory = (app) => {
-  const hub = new LiveHub(app.ctx, app.metrics);
+  const hub = new LiveHub(app.ctx, app.metrics, () => app.declared.events);
   let bound: { host: string; port: number } | undefined;
   return {
     routes: [sseRoute(hub)],

@@ -1,6 +1,7 @@
 // The live side of one app: the replay buffer, the highest durable (published) sequence, the
 // per-event audience cache, the open streams and attachments, and durable agent events.
 
+import type { LiveEvent } from '../feature.js';
 import type { Metrics } from '../metrics-registry.js';
 import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
@@ -36,6 +37,8 @@ export class LiveHub {
   constructor(
     readonly ctx: NetworkContext,
     readonly metrics: Metrics,
+    /** The event types the running features add (asked each time: the app combines them only once every feature is built). */
+    private readonly declared: () => readonly LiveEvent[],
   ) {
     this.buffer = new ReplayBuffer(ctx.config.server.event_buffer);
     this.redelivery = new RedeliveryTimer(() => redeliveryTickMs(deliverySettings(this.ctx.config).redeliver_after_ms));
@@ -61,9 +64,10 @@ export class LiveHub {
     // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
     const store = batchReads(this.ctx.store, events);
     const net = this.ctx.config.network.id;
+    const declared = this.declared();
     await Promise.all(
       only.map(async (e) => {
-        if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event));
+        if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event, declared));
       }),
     );
     asOfEvents(net, events, this.audiences);
@@ -102,7 +106,7 @@ export class LiveHub {
 
   /** The audience as the store says now (replays: membership may have changed since). */
   freshAudienceOf(e: StoredEvent): Promise<Audience> {
-    return resolveAudience(this.ctx.store, this.ctx.config.network.id, e.event);
+    return resolveAudience(this.ctx.store, this.ctx.config.network.id, e.event, this.declared());
   }
 
   /** Stores and publishes agent events; a store failure is logged, never thrown at a socket. */

@@ -1,9 +1,11 @@
 // Which live subscriber may receive an event. An event's audience (its room, DM or agent) is
 // resolved once per event; each subscriber then asks the same questions as HTTP reads
-// (src/auth/visibility.ts) about that audience.
+// (src/auth/visibility.ts) about that audience. The core's event types are judged here; a
+// feature's own types by what the feature declares of them (`Feature.events`).
 
 import { authorize, type PolicySettings } from '../auth/policy.js';
 import type { Principal } from '../auth/principal.js';
+import type { LiveEvent } from '../feature.js';
 import { canSeeAgent, canSeeDm, canSeeRoom, memberIsLocalAgent, viewerOf, type Viewer } from '../auth/visibility.js';
 import type { EventType, ServiceEvent, Target } from '../protocol/types.js';
 import type { DmRecord, RoomRecord, Store, StoredEvent } from '../store/types.js';
@@ -23,6 +25,8 @@ export interface Audience {
   agentId?: string;
   /** Anonymous public readers may receive it when its room is public (public room and thread events). */
   publicKind: boolean;
+  /** No attached agent receives it, whatever its conversation (a feature's event declared for observers only). */
+  unattached?: boolean;
   /** Local agent ids taking part: room members or DM participants. */
   locals: ReadonlySet<string>;
   /** Active rooms, read for agent events only (a restricted viewer sees agents through rooms). */
@@ -127,8 +131,11 @@ export function asOfEvents(net: string, events: readonly StoredEvent[], audience
   }
 }
 
-/** The audience of one event, read from the store as it is now. */
-export async function resolveAudience(store: Store, net: string, e: ServiceEvent): Promise<Audience> {
+/**
+ * The audience of one event, read from the store as it is now; `declared` are the event types the
+ * running features add (without them, such an event is judged as one nobody declared).
+ */
+export async function resolveAudience(store: Store, net: string, e: ServiceEvent, declared: readonly LiveEvent[] = []): Promise<Audience> {
   const base = { rooms: [] as readonly RoomRecord[], locals: new Set<string>() as ReadonlySet<string> };
   switch (e.type) {
     case 'message.created':
@@ -192,19 +199,16 @@ export async function resolveAudience(store: Store, net: string, e: ServiceEvent
     }
     case 'pairing.updated':
       return { ...base, kind: 'pairing', publicKind: false };
-    case 'reaction.updated':
-      // A reaction follows its message: seen by whoever sees the message's conversation (#28).
-      return { ...base, kind: 'conversation', publicKind: true, ...(await targetParts(store, net, e.reaction?.target)) };
-    case 'message.receipts':
-      // Who read or got how far in one conversation (src/receipts/): for whoever may see it, never anonymous.
-      return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.receipts?.target)) };
-    case 'conversation.loop_guard':
-      // An operator notice about one conversation (src/loop-guard/feature.ts): for whoever may see that conversation, never anonymous.
-      return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.agent?.target)) };
-    default:
-      // Events this table does not know (loop guard notices, ...) follow their message, if any, and are never public.
+    default: {
+      const d = declared.find((r) => r.type === e.type);
+      if (d) {
+        const parts = await targetParts(store, net, d.target(e));
+        return { ...base, kind: 'conversation', publicKind: d.public, ...(d.attachments ? {} : { unattached: true }), ...parts };
+      }
+      // Events nobody declared follow their message, if any, and are never public.
       if (e.message) return { ...base, kind: 'conversation', publicKind: false, ...(await targetParts(store, net, e.message.target)) };
       return { ...base, kind: 'pairing', publicKind: false };
+    }
   }
 }
 
@@ -243,9 +247,11 @@ const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms'
 
 /**
  * Event types no attachment ever receives (attachmentWants is false for each, whatever the
- * audience): presence and wake events and pairing changes are about agents, not conversations,
- * and receipts are for observers. The broker does not queue them for attachments at all
- * (QueueOptions.ignores). `agent.removed` is not among them: an attachment ends on its own.
+ * audience): presence and wake events and pairing changes are about agents, not conversations.
+ * The broker does not queue them for attachments at all (QueueOptions.ignores). `agent.removed`
+ * is not among them: an attachment ends on its own. `message.receipts` is the receipts feature's,
+ * which declares it for observers only; it is listed here too because the attachments' queue
+ * takes its ignored types from this set.
  */
 export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
   'agent.connected',
@@ -263,9 +269,9 @@ export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
  */
 export function attachmentWants(a: Audience, e: ServiceEvent, agentId: string, caps: Capabilities, net: string): boolean {
   if (a.kind !== 'conversation' || a.conv === undefined || !caps[CAPABILITY[a.conv]]) return false;
-  // Receipts are for observers (SSE, the console); an attached runtime has no use for them.
-  // (The broker does not even queue these for attachments; store catch-up still reads them.)
-  if (ATTACHMENT_IGNORES.has(e.type)) return false;
+  // Events for observers (SSE, the console): an attached runtime has no use for them. (The broker
+  // does not even queue the ignored types for attachments; store catch-up still reads them.)
+  if (a.unattached || ATTACHMENT_IGNORES.has(e.type)) return false;
   if (a.locals.has(agentId)) return true;
   // An agent taken out of a room still hears about it once.
   return e.type === 'room.members.updated' && (e.removed ?? []).some((m) => memberIsLocalAgent(m, agentId, net));

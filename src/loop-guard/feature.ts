@@ -2,7 +2,7 @@
 // agent runs with no human in between. The decision itself is pure: detector.ts beside it.
 
 import { Counter } from 'prom-client';
-import type { FeatureFactory } from '../feature.js';
+import type { FeatureFactory, LiveEvent } from '../feature.js';
 import type { Config, LoopGuardConfig } from '../config/types.js';
 import { AppError } from '../errors.js';
 import { commit, newEvent } from '../network/context.js';
@@ -23,6 +23,9 @@ function roomOverrides(): (config: Config, roomId: string | undefined) => Partia
 }
 
 const speakerOf = (m: Message) => ({ type: m.from.type, id: `${m.from.network_id}:${m.from.id}` });
+
+/** An operator notice about one conversation: for whoever may see that conversation, never anonymous. */
+const loopGuardEvent: LiveEvent = { type: 'conversation.loop_guard', target: (e) => e.agent?.target, public: false, attachments: true };
 
 /** Checks each send against the run of agent messages in its conversation, and records it once stored. */
 export const loopGuardFeature: FeatureFactory = (app) => {
@@ -72,5 +75,5 @@ export const loopGuardFeature: FeatureFactory = (app) => {
     throw new AppError('loop_detected', text, { 'retry-after': String(seconds) });
   };
   const stored = (conv: string, m: Message): void => guard.record(conv, speakerOf(m), Date.now(), settingsOf(m));
-  return { send: { check, stored } };
+  return { send: { check, stored }, events: [loopGuardEvent] };
 };

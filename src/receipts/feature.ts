@@ -7,7 +7,7 @@
 // marks, the routes are not served and the store makes no receipts table.
 
 import type { Principal } from '../auth/principal.js';
-import { storing, type FeatureFactory } from '../feature.js';
+import { storing, type FeatureFactory, type LiveEvent } from '../feature.js';
 import type { MessageReceipts } from '../protocol/types.js';
 import { convKeyOf } from '../store/types.js';
 import { receiptsPart } from '../store/receipts/part.js';
@@ -17,6 +17,9 @@ import { messageReceipts, noteRead } from './service.js';
 import { StreamReceipts } from './stream.js';
 import { ReceiptWriter } from './writer.js';
 
+/** Who read or got how far in one conversation: for whoever may see it, never anonymous, and for observers only (no attached runtime has use for it). */
+export const receiptsEvent: LiveEvent = { type: 'message.receipts', target: (e) => e.receipts?.target, public: false, attachments: false };
+
 export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => {
   const { ctx } = app;
   const writer = new ReceiptWriter(ctx);
@@ -24,6 +27,7 @@ export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => 
   const recording = () => ctx.config.server.receipts !== false;
   return {
     routes: receiptRoutes(writer),
+    events: [receiptsEvent],
     reached: {
       attachment: (agentId, start) => (recording() ? new DeliveryLedger(writer, agentId, start) : undefined),
       stream: (agentId, from) => (recording() ? new StreamReceipts(writer, agentId, from) : undefined),

@@ -1,5 +1,5 @@
-// Who receives a reaction.updated event (live/visibility.ts on a memory store): whoever may see the
-// message's conversation. Anonymous public readers get those of public rooms only; an allowlisted
+// Who receives a reaction.updated event (live/visibility.ts on a memory store, as the reactions
+// feature declares it): whoever may see the message's conversation. Anonymous public readers get those of public rooms only; an allowlisted
 // token gets those of rooms and DMs its agents are in; attached agents get those of their rooms
 // and DMs.
 
@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Principal } from '../../src/auth/principal.js';
 import { ALL_CAPABILITIES, attachmentWants, liveViewerOf, resolveAudience, viewerSees } from '../../src/live/visibility.js';
 import type { ServiceEvent, Target } from '../../src/protocol/types.js';
+import { reactionEvent } from '../../src/reactions/feature.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
 import { createRoom, send, msg, NET } from '../helpers/store-fixtures.js';
 
@@ -44,9 +45,15 @@ test('a reaction is seen where its message is, and wakes no one', async () => {
     createRoom('priv', { visibility: 'private', members: ['alpha'] }),
     send(msg('d1', { kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] })),
   ]);
-  const pub = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'pub' }));
-  const priv = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'priv' }));
-  const dm = await resolveAudience(store, NET, reaction({ kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] }));
+  const declared = [reactionEvent];
+  const pub = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'pub' }), declared);
+  const priv = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'priv' }), declared);
+  const dm = await resolveAudience(
+    store,
+    NET,
+    reaction({ kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] }),
+    declared,
+  );
   const sees = (p: Principal) => [pub, priv, dm].map((a) => viewerSees(liveViewerOf(p, settings), a, NET));
   assert.equal(sees(anonymous), [true, false, false]);
   assert.equal(sees(only('alpha')), [true, true, true]);

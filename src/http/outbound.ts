@@ -1,5 +1,5 @@
-// Where svc's own outbound requests may connect (webhook POSTs, OAuth client metadata documents):
-// one guard for every one of them, judged by src/protocol/private-address.ts on the address the
+// Where svc's own outbound requests (to URLs its config or its callers name) may connect: one
+// guard for every one of them, judged by src/protocol/private-address.ts on the address the
 // socket is about to connect to. An IP literal is judged as written (the URL parser's forms too,
 // `[::ffff:7f00:1]` is 127.0.0.1); a name is judged on the addresses its lookup gives, and the
 // connection uses exactly those, so a name that answers differently the second time (DNS

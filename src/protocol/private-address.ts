@@ -1,5 +1,5 @@
-// Which addresses svc's own outbound requests (webhook POSTs, OAuth client metadata documents) may
-// not reach unless allowed: loopback, private, link-local, shared, unspecified, multicast and
+// Which addresses svc's own outbound requests (to URLs its config or its callers name) may not
+// reach unless allowed: loopback, private, link-local, shared, unspecified, multicast and
 // reserved ranges, in IPv4 and IPv6 (an IPv4-mapped IPv6 address is judged as its IPv4 address).
 // Pure, so the config check and the connect-time check (src/http/outbound.ts) give the same answer.
 

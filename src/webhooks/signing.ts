@@ -4,6 +4,9 @@
 
 import { Webhook } from 'standardwebhooks';
 
+/** How the POSTs svc signs this way name their sender. */
+export const USER_AGENT = 'svc-webhooks';
+
 /** The package's signer/verifier for a configured secret. */
 export function webhookOf(secret: string): Webhook {
   return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(new Uint8Array(Buffer.from(secret, 'utf8')), { format: 'raw' });

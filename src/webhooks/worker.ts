@@ -13,8 +13,8 @@ import { afterFailure } from './backoff.js';
 import { deliveryOf, matches } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Resolve } from '../http/outbound.js';
-import { postJson } from './post.js';
-import { signedHeaders, webhookOf } from './signing.js';
+import { postJson } from '../http/outbound-post.js';
+import { signedHeaders, USER_AGENT, webhookOf } from './signing.js';
 import { outboxOf } from './stored.js';
 
 export interface WorkerDeps {
@@ -172,7 +172,8 @@ export class WebhookWorker {
 
   private async attempt(d: WebhookDelivery): Promise<void> {
     const at = new Date();
-    const r = await postJson(this.hook.url, signedHeaders(this.signer, d.id, at, d.payload), d.payload, {
+    const headers = { 'user-agent': USER_AGENT, ...signedHeaders(this.signer, d.id, at, d.payload) };
+    const r = await postJson(this.hook.url, headers, d.payload, {
       timeoutMs: this.hook.timeout_ms,
       allowPrivate: this.hook.allow_private_network,
       ...(this.d.resolve ? { resolve: this.d.resolve } : {}),

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Resolve } from '../../src/http/outbound.js';
 import { metadataFetcher } from '../../src/oauth/metadata-fetch.js';
-import { postJson } from '../../src/webhooks/post.js';
+import { postJson } from '../../src/http/outbound-post.js';
 
 /** A TCP listener on 127.0.0.1 that counts connections and closes each at once. */
 async function listener(): Promise<{ port: number; count(): number; close(): Promise<void> }> {

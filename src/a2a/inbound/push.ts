@@ -1,9 +1,10 @@
 // Push-notification configs of A2A tasks and their delivery. The configs of a task are one row of
 // the store's key/value table (kind `a2a.push`, by task id, with the task's owner and agent), so any
 // instance finds them. Each change of a task is serialized as the SDK does (V1 StreamResponse JSON)
-// and POSTed by the webhook sender (src/webhooks/post.ts: its time bound and the private-address
-// guard every outbound request passes), signed per Standard Webhooks with the config's token as
-// the secret (src/webhooks/signing.ts), the token also in X-A2A-Notification-Token as A2A says.
+// and POSTed (src/http/outbound-post.ts: its time bound and the private-address guard every
+// outbound request passes), signed per Standard Webhooks with the config's token as the secret (the
+// webhooks feature's signer, src/webhooks/signing.ts), the token also in X-A2A-Notification-Token
+// as A2A says.
 // A failed attempt is tried again a few times in this process; there is no durable outbox for
 // them (a restart forgets what was not delivered; the task itself is in the store).
 
@@ -17,8 +18,8 @@ import {
   V1PushNotificationSerializer,
 } from '@a2a-js/sdk/server';
 import type { KvTable } from '../../store/types.js';
-import { postJson } from '../../webhooks/post.js';
-import { signedHeaders, webhookOf } from '../../webhooks/signing.js';
+import { postJson } from '../../http/outbound-post.js';
+import { signedHeaders, USER_AGENT, webhookOf } from '../../webhooks/signing.js';
 import { callerOf } from './context.js';
 
 export const PUSH_KIND = 'a2a.push';
@@ -145,7 +146,13 @@ export class SignedPushSender implements PushNotificationSender {
       const at = new Date();
       const r = await postJson(
         c.url,
-        { 'content-type': contentType, 'x-a2a-notification-token': c.token, ...auth, ...signedHeaders(signer, id, at, body) },
+        {
+          'content-type': contentType,
+          'user-agent': USER_AGENT,
+          'x-a2a-notification-token': c.token,
+          ...auth,
+          ...signedHeaders(signer, id, at, body),
+        },
         body,
         { timeoutMs: TIMEOUT_MS, allowPrivate: this.s.allowPrivate() },
       );

@@ -1,11 +1,11 @@
-// One delivery attempt: a POST with a bounded time from connect to the end of the answer, to an
-// address judged when the socket connects by the guard every outbound request uses
-// (src/http/outbound.ts): a loopback or private address is refused unless the webhook allows it,
-// so DNS cannot turn a public-looking URL into a request inside.
+// One outbound POST of JSON: a bounded time from connect to the end of the answer, to an address
+// judged when the socket connects by the guard every outbound request uses (outbound.ts): a
+// loopback or private address is refused unless the caller allows it, so DNS cannot turn a
+// public-looking URL into a request inside.
 
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, literalRefusal, type Resolve } from '../http/outbound.js';
+import { guardedLookup, literalRefusal, type Resolve } from './outbound.js';
 
 export interface PostResult {
   ok: boolean;
@@ -25,7 +25,7 @@ export interface PostOptions {
 /** Bytes of an answer read before the rest is dropped (the status is what counts). */
 const MAX_ANSWER = 64 * 1024;
 
-/** POSTs `body` with `headers`; resolves (never rejects) with what happened. */
+/** POSTs `body` with `headers` (the caller names itself in `user-agent`); resolves (never rejects) with what happened. */
 export function postJson(url: string, headers: Record<string, string>, body: string, o: PostOptions): Promise<PostResult> {
   return new Promise((resolve) => {
     let u: URL;
@@ -53,7 +53,6 @@ export function postJson(url: string, headers: Record<string, string>, body: str
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
-          'user-agent': 'svc-webhooks',
           ...headers,
         },
         lookup: guardedLookup(allowPrivate, o.resolve),

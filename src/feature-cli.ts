@@ -1,12 +1,14 @@
 // What a feature may add to the command line, as src/feature.ts says what it adds to the server: a
-// command of `svc`, declared with what the CLI lends it. A feature folder stands below the CLI and
-// imports none of it; src/cli/program.ts adds the commands src/feature-commands.ts lists and hands
-// each the kit below. The same types describe the CLI's own (src/cli/format.ts, with-client.ts).
+// command of `svc`, declared with what the CLI lends it, and sections of the file `svc apply`
+// carries. A feature folder stands below the CLI and imports none of it; src/cli/program.ts adds
+// the commands src/feature-commands.ts lists and hands each the kit below. The same types describe
+// the CLI's own (src/cli/format.ts, with-client.ts).
 
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import type { SvcClient } from './client/svc-client.js';
-import type { SendRequest } from './protocol/types.js';
+import type { Config } from './config/types.js';
+import type { AgentSummary, ApplyRequest, ApplyResponse, SendRequest } from './protocol/types.js';
 
 /** Where a command writes (the CLI's Io: colour off when not a TTY or NO_COLOR is set). */
 export interface CommandIo {
@@ -87,4 +89,30 @@ export interface FeatureCommand {
   declare(program: Command, kit: CommandKit): void;
   /** The command it follows in `svc --help` (default: after every other). */
   after?: string;
+}
+
+type AppliedChange = NonNullable<ApplyResponse['changes']>[number];
+
+/**
+ * A change `svc apply` shows: what POST /v1/apply answered, or in a dry run what it would be;
+ * `unknown` when the caller's view cannot tell, `refused` when the server would answer 409.
+ */
+export type PlannedChange = Omit<AppliedChange, 'action'> & { action: AppliedChange['action'] | 'unknown' | 'refused'; details?: string[] };
+
+/** Sections of the file `svc apply` carries that a feature keeps (its `Feature.apply` applies them on the server). */
+export interface ApplySection {
+  /** Their top-level keys, which a file of declarations only may have too (`webhooks`, `inbound_hooks`). */
+  readonly keys: readonly string[];
+  /** What they declare, in words for the command's help (`webhooks`, `inbound hooks`). */
+  readonly what: readonly string[];
+  /** Loads the work, only when `svc apply` runs. */
+  work(): Promise<ApplySectionWork>;
+}
+
+/** What `svc apply` asks of a feature's sections. */
+export interface ApplySectionWork {
+  /** Their part of the request, from the file read as a config. */
+  request(config: Config): Partial<ApplyRequest>;
+  /** A dry run's plan of that part, as far as `client` may see (`agents`: the agents it listed). */
+  plan(client: SvcClient, req: ApplyRequest, agents: readonly AgentSummary[]): Promise<PlannedChange[]>;
 }

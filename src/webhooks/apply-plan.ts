@@ -1,13 +1,43 @@
-// The dry-run plan of the webhooks and inbound hooks `svc apply` carries (#28), from the server's
-// listing (GET /v1/webhooks, admin only). The listing shows no secret and not every setting, so a
-// hook that looks the same is "cannot tell": the real run says whether it changed. The webhooks
-// feature's own, run by the CLI (src/cli/commands/apply/run.ts): it stands on the client and the
-// wire types alone, so the command loads nothing of the server.
+// The webhooks and inbound hooks `svc apply` carries (#28): their part of the request, and the dry
+// run's plan of them from the server's listing (GET /v1/webhooks, admin only). The listing shows no
+// secret and not every setting, so a hook that looks the same is "cannot tell": the real run says
+// whether it changed. The webhooks feature's own, run by the CLI (apply-section.ts declares it): it
+// stands on the client and the wire types alone, so the command loads nothing of the server.
 
 import { ClientError } from '../client/errors.js';
 import type { SvcClient } from '../client/svc-client.js';
+import type { ApplySectionWork } from '../feature-cli.js';
 import type { ApplyRequest } from '../protocol/types.js';
 import type { WebhookList } from '../protocol/webhooks.js';
+
+/** `webhooks:` and `inbound_hooks:` in `svc apply`. Their secrets were read from `secret_env` here: the server needs them to sign and to check. */
+export const hooksApply: ApplySectionWork = {
+  request: (config) => ({
+    webhooks: config.webhooks.map((w) => ({
+      id: w.id,
+      url: w.url,
+      events: w.events,
+      ...(w.rooms ? { rooms: w.rooms } : {}),
+      secret: w.secret,
+      secret_env: w.secret_env,
+      allow_private_network: w.allow_private_network,
+      timeout_ms: w.timeout_ms,
+      retry: w.retry,
+    })),
+    inbound_hooks: config.inbound_hooks.map((h) => ({
+      id: h.id,
+      room: h.room,
+      sender: h.sender,
+      ...(h.sender_name !== undefined ? { sender_name: h.sender_name } : {}),
+      secret: h.secret,
+      secret_env: h.secret_env,
+    })),
+  }),
+  plan: async (client, req) => {
+    const hooks = await listedHooks(client, req);
+    return planHooks(req, hooks.list, hooks.why);
+  },
+};
 
 /** A planned change of one hook (svc apply's planned change, for these two kinds). */
 export interface HookChange {

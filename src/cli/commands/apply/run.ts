@@ -1,10 +1,10 @@
-// svc apply FILE: posts the rooms, token-agent bindings, webhooks, inbound hooks and remote A2A agents FILE declares
-// to POST /v1/apply and prints what was created, updated or left alone. FILE is a whole config or
-// only declarations (`rooms:`, `auth.tokens` with `agents`, `webhooks:`, `inbound_hooks:`, `a2a_agents:`); the
-// server and the operator token come from --config, else ./svc.yaml, else FILE itself (CI). Token
-// values never leave the machine: a binding names its credential as `token:<auth.tokens[].id>`.
-// Hook secrets do: they are read from `secret_env` here and sent in the admin-only body, as the
-// server needs them to sign and to check.
+// svc apply FILE: posts the rooms, token-agent bindings and the sections features keep (their
+// ApplySection, src/feature-commands.ts) FILE declares to POST /v1/apply and prints what was
+// created, updated or left alone. FILE is a whole config or only declarations (`rooms:`,
+// `auth.tokens` with `agents`, the features' keys); the server and the operator token come from
+// --config, else ./svc.yaml, else FILE itself (CI). Token values never leave the machine: a binding
+// names its credential as `token:<auth.tokens[].id>`. Secrets of the features' sections may: the
+// server needs them (to sign, to check, to call).
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,9 +16,9 @@ import { ConfigError, parseConfig, parseYaml } from '../../../config/load.js';
 import { declaredFromConfig } from '../../../network/apply.js';
 import { overriddenText, undoneByReload } from '../../../network/declared-rooms.js';
 import { normalizeMember } from '../../../network/members.js';
+import type { ApplySection, ApplySectionWork, PlannedChange } from '../../../feature-cli.js';
 import type { AgentSummary, ApplyRequest, ApplyResponse, Room } from '../../../protocol/types.js';
 import { json, table } from '../../format.js';
-import { listedHooks, planHooks } from '../../../webhooks/apply-plan.js';
 import { EXIT, type Io } from '../../io.js';
 import { configPath, resolveTarget, type Target } from '../../target.js';
 import { reportFailure, withClient, type ClientFlags } from '../../with-client.js';
@@ -28,15 +28,22 @@ export interface ApplyFlags extends ClientFlags {
 }
 
 export type Change = NonNullable<ApplyResponse['changes']>[number] & { details?: string[] };
+export type { PlannedChange };
 
-/** The top-level keys a declarations-only file may have. */
-const DECLARATION_KEYS = new Set(['rooms', 'auth', 'webhooks', 'inbound_hooks', 'a2a_agents']);
+/** A feature's sections of the file, their work loaded. */
+export type Section = Pick<ApplySection, 'keys'> & ApplySectionWork;
 
 /**
- * The apply request FILE declares. A file with `network:` is a whole config; one without is only
- * declarations for `networkId` (the target's network). Throws ConfigError naming the key path.
+ * The apply request FILE declares, with the features' `sections`. A file with `network:` is a whole
+ * config; one without is only declarations for `networkId` (the target's network). Throws
+ * ConfigError naming the key path.
  */
-export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?: string): ApplyRequest {
+export function declaredRequest(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  networkId: string | undefined,
+  sections: readonly Section[],
+): ApplyRequest {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -45,37 +52,18 @@ export function declaredRequest(file: string, env: NodeJS.ProcessEnv, networkId?
     throw new ConfigError(`${file}: ${e.code === 'ENOENT' ? 'no such file' : `cannot read: ${e.message}`}`, file);
   }
   const raw = parseYaml(text, file);
-  const whole = isWholeConfig(raw);
-  const source = whole ? raw : declarationsAsConfig(raw, file, networkId);
+  const featureKeys = sections.flatMap((s) => s.keys);
+  const source = isWholeConfig(raw) ? raw : declarationsAsConfig(raw, file, networkId, featureKeys);
   const loaded = parseConfig(source, { baseDir: path.dirname(file), env: placeholderEnv(source, env, file), file, hookSecrets: 'apply' });
   const declared = declaredFromConfig(loaded.config);
-  return {
+  const req: ApplyRequest = {
     network_id: loaded.config.network.id,
     agents: declared.agents,
     // HTTP apply carries no federation: that stays with the server's own config.
     rooms: declared.rooms.map(({ federation_pairings: _f, ...room }) => room),
-    webhooks: loaded.config.webhooks.map((w) => ({
-      id: w.id,
-      url: w.url,
-      events: w.events,
-      ...(w.rooms ? { rooms: w.rooms } : {}),
-      secret: w.secret,
-      secret_env: w.secret_env,
-      allow_private_network: w.allow_private_network,
-      timeout_ms: w.timeout_ms,
-      retry: w.retry,
-    })),
-    inbound_hooks: loaded.config.inbound_hooks.map((h) => ({
-      id: h.id,
-      room: h.room,
-      sender: h.sender,
-      ...(h.sender_name !== undefined ? { sender_name: h.sender_name } : {}),
-      secret: h.secret,
-      secret_env: h.secret_env,
-    })),
-    // Tokens were read from auth_env here (as hook secrets are): the server calls the agent with them.
-    a2a_agents: loaded.config.a2a_agents,
   };
+  for (const s of sections) Object.assign(req, s.request(loaded.config));
+  return req;
 }
 
 /** Whether a parsed file is a whole config (it has `network:`) rather than declarations only. */
@@ -87,11 +75,18 @@ export function isWholeConfig(raw: Record<string, unknown>): boolean {
  * A declarations-only file as a config the schema checks: its rooms, and its tokens (id and agents
  * matter; values never leave the machine, so a token without one gets a placeholder).
  */
-function declarationsAsConfig(raw: Record<string, unknown>, file: string, networkId: string | undefined): Record<string, unknown> {
-  const extra = Object.keys(raw).filter((k) => !DECLARATION_KEYS.has(k));
+function declarationsAsConfig(
+  raw: Record<string, unknown>,
+  file: string,
+  networkId: string | undefined,
+  featureKeys: readonly string[],
+): Record<string, unknown> {
+  const allowed = new Set(['rooms', 'auth', ...featureKeys]);
+  const extra = Object.keys(raw).filter((k) => !allowed.has(k));
   if (extra.length > 0) {
+    const keys = ['rooms:', 'auth.tokens with agents', ...featureKeys.map((k) => `${k}:`)].join(', ');
     throw new ConfigError(
-      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (rooms:, auth.tokens with agents, webhooks:, inbound_hooks:, a2a_agents:); add network: to apply a whole config`,
+      `${file}: ${extra[0]}: is a config section, but the file has no network: so it is read as declarations only (${keys}); add network: to apply a whole config`,
       file,
     );
   }
@@ -127,9 +122,7 @@ function declarationsAsConfig(raw: Record<string, unknown>, file: string, networ
     network: { id: networkId },
     auth: { mode: 'open', tokens: filled },
     rooms: raw.rooms ?? [],
-    ...(raw.webhooks !== undefined ? { webhooks: raw.webhooks } : {}),
-    ...(raw.inbound_hooks !== undefined ? { inbound_hooks: raw.inbound_hooks } : {}),
-    ...(raw.a2a_agents !== undefined ? { a2a_agents: raw.a2a_agents } : {}),
+    ...Object.fromEntries(featureKeys.flatMap((k) => (raw[k] !== undefined ? [[k, raw[k]]] : []))),
   };
 }
 
@@ -152,12 +145,6 @@ function placeholderEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, fi
   // Hook secrets are not filled in: apply carries them, so a missing one is an error naming its key.
   return filled;
 }
-
-/**
- * A planned change; `unknown` when the caller's view cannot tell (an anonymous dry run), `refused`
- * when the server would answer 409 (a room svc.yaml declares otherwise: it wins on every reload).
- */
-export type PlannedChange = Omit<Change, 'action'> & { action: Change['action'] | 'unknown' | 'refused' };
 
 /** Ids the view could not see, with why (e.g. "exists, private"): planned as `unknown`, never as created. */
 export interface Unseen {
@@ -237,20 +224,22 @@ function fileIsWholeConfig(file: string): boolean {
   }
 }
 
-export async function applyCommand(io: Io, file: string, flags: ApplyFlags): Promise<number> {
+/** `svc apply FILE`, carrying the sections features keep (`featureApplySections` of src/feature-commands.ts). */
+export async function applyCommand(io: Io, file: string, flags: ApplyFlags, features: readonly ApplySection[]): Promise<number> {
   const abs = path.resolve(file);
   const config = applyTargetConfig(abs, flags, io.env);
+  const sections = await Promise.all(features.map(async (f): Promise<Section> => ({ keys: f.keys, ...(await f.work()) })));
   let req: ApplyRequest;
   try {
     // A declarations-only file is for the network of the target's config (or its running server).
     const networkId = config !== undefined ? networkIdOf(config, flags, io.env) : undefined;
-    req = declaredRequest(abs, io.env, networkId);
+    req = declaredRequest(abs, io.env, networkId, sections);
   } catch (err) {
     return reportFailure(io, 'apply', err, flags.debug);
   }
   const target = { ...flags, ...(config !== undefined ? { config } : {}) };
   return withClient(io, 'apply', target, async (client, t) => {
-    if (flags.dryRun) return dryRun(io, client, req, flags, t);
+    if (flags.dryRun) return dryRun(io, client, req, flags, t, sections);
     const res = await client.apply(req);
     const changes: Change[] = res.changes ?? [
       ...res.agents.map((a) => ({ kind: 'agent' as const, id: a.agent_id, action: 'updated' as const })),
@@ -278,7 +267,14 @@ function networkIdOf(config: string, flags: ClientFlags, env: NodeJS.ProcessEnv)
   }
 }
 
-async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: ApplyFlags, target: Target): Promise<number> {
+async function dryRun(
+  io: Io,
+  client: SvcClient,
+  req: ApplyRequest,
+  flags: ApplyFlags,
+  target: Target,
+  sections: readonly Section[],
+): Promise<number> {
   // Said first: everything below is only what an anonymous caller may see.
   const anonymous = target.token === undefined;
   if (anonymous && !flags.json) {
@@ -298,8 +294,9 @@ async function dryRun(io: Io, client: SvcClient, req: ApplyRequest, flags: Apply
     collectAll((q) => client.listAgents(q).then((r) => ({ items: r.agents, ...(r.page ? { page: r.page } : {}) }))),
   ]);
   const unseen = anonymous ? await probeUnseen(client, req, rooms, agents) : {};
-  const hooks = await listedHooks(client, req);
-  const changes = [...planApply(req, rooms, agents, unseen), ...planHooks(req, hooks.list, hooks.why), ...planA2a(req, agents)];
+  const planned: PlannedChange[] = [];
+  for (const s of sections) planned.push(...(await s.plan(client, req, agents)));
+  const changes = [...planApply(req, rooms, agents, unseen), ...planned];
   // A plan the server would refuse is a failure, as the apply itself would be.
   const code = changes.some((ch) => ch.action === 'refused') ? EXIT.failure : EXIT.ok;
   if (flags.json) {
@@ -340,15 +337,6 @@ async function probeUnseen(client: SvcClient, req: ApplyRequest, rooms: readonly
   for (const b of req.agents)
     if (!seenAgents.has(b.id)) unseenAgents.set(b.id, 'not in the anonymous view: it may exist outside public rooms');
   return { rooms: unseenRooms, agents: unseenAgents };
-}
-
-/** A remote A2A agent the listing does not show is created; one it shows may differ in what it does not show (its card URL, token). */
-function planA2a(req: ApplyRequest, agents: readonly AgentSummary[]): PlannedChange[] {
-  return (req.a2a_agents ?? []).map((a) =>
-    agents.some((x) => x.id === a.id)
-      ? { kind: 'a2a_agent', id: a.id, action: 'unknown', details: ['registered; its card URL and token are not shown'] }
-      : { kind: 'a2a_agent', id: a.id, action: 'created' },
-  );
 }
 
 const PLAN_WORD = { created: 'create', updated: 'update', unchanged: 'keep', unknown: 'cannot tell', refused: 'refuse (409)' } as const;

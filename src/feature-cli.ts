@@ -101,9 +101,9 @@ export type PlannedChange = Omit<AppliedChange, 'action'> & { action: AppliedCha
 
 /** Sections of the file `svc apply` carries that a feature keeps (its `Feature.apply` applies them on the server). */
 export interface ApplySection {
-  /** Their top-level keys, which a file of declarations only may have too (`webhooks`, `inbound_hooks`). */
+  /** Their top-level keys, which a file of declarations only may have too. */
   readonly keys: readonly string[];
-  /** What they declare, in words for the command's help (`webhooks`, `inbound hooks`). */
+  /** What they declare, in words for the command's help (plural nouns, one a key). */
   readonly what: readonly string[];
   /** Loads the work, only when `svc apply` runs. */
   work(): Promise<ApplySectionWork>;

@@ -14,22 +14,32 @@ import { postmasterPid } from '../scenarios/postgres.js';
 
 const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(process.argv[2 + i] ?? d));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-pgfan-'));
-const cluster = await startOwnCluster({ durable: true, settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } });
-/** CPU ticks (user + system, 100 a second) of the cluster's processes: the postmaster and its children. */
-const dbTicks = (): number => {
+const cluster = await startOwnCluster({
+  durable: true,
+  settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+});
+/** CPU ticks (user + system, 100 a second) of the cluster's processes by what each is (its title). */
+const dbTicks = (): Map<string, number> => {
   const root = postmasterPid(cluster.dataDir);
-  let sum = 0;
+  const out = new Map<string, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      if (Number(d) === root || Number(stat[1]) === root) sum += Number(stat[11]) + Number(stat[12]);
+      if (Number(d) !== root && Number(stat[1]) !== root) continue;
+      // "postgres: checkpointer", "postgres: postgres svc 127.0.0.1(40112) idle": the kind, not the port.
+      const title = readFileSync(`/proc/${d}/cmdline`, 'utf8')
+        .replace(/\0/g, ' ')
+        .replace(/\(\d+\).*/, '')
+        .trim();
+      out.set(title, (out.get(title) ?? 0) + Number(stat[11]) + Number(stat[12]));
     } catch {
       // A process that ended between the listing and the read.
     }
   }
-  return sum;
+  return out;
 };
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 try {
   await sql(cluster.url, 'CREATE EXTENSION pg_stat_statements');
   const rooms = [{ id: 'fanout', members: [PUBLISHER, ...Array.from({ length: agents }, (_, k) => `a${k}`)] }];
@@ -44,7 +54,9 @@ try {
   const pool = await t.subscribe('svc-attach', agents);
   await new Promise((r) => setTimeout(r, 2000));
   const xacts = async () =>
-    Number((await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n);
+    Number(
+      (await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n,
+    );
   await sql(cluster.url, 'SELECT pg_stat_statements_reset()');
   const x0 = await xacts();
   const c0 = dbTicks();
@@ -53,13 +65,22 @@ try {
   const x1 = await xacts();
   const c1 = dbTicks();
   const n = r.ok;
-  console.log(`${n} messages to ${agents} agents: ${((x1 - x0) / n).toFixed(3)} transactions and ${(((c1 - c0) * 10000) / n).toFixed(0)} µs of database CPU per message`);
+  console.log(
+    `${n} messages to ${agents} agents: ${((x1 - x0) / n).toFixed(3)} transactions and ${(((total(c1) - total(c0)) * 10000) / n).toFixed(0)} µs of database CPU per message`,
+  );
+  for (const [title, ticks] of c1) {
+    const us = ((ticks - (c0.get(title) ?? 0)) * 10000) / n;
+    if (us >= 1) console.log(`${us.toFixed(0).padStart(7)} µs/message  ${title}`);
+  }
   const rows = await sql(
     cluster.url,
     `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`,
   );
-  for (const row of rows) console.log(`${String(row.calls).padStart(7)} calls ${String(row.ms).padStart(9)} ms ${String(row.plan).padStart(8)} plan ${String(row.rows).padStart(8)} rows  ${row.q}`);
+  for (const row of rows)
+    console.log(
+      `${String(row.calls).padStart(7)} calls ${String(row.ms).padStart(9)} ms ${String(row.plan).padStart(8)} plan ${String(row.rows).padStart(8)} rows  ${row.q}`,
+    );
   await pool.close();
   await Promise.all([pub.stop(), sub.stop()]);
 } finally {

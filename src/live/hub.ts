@@ -10,7 +10,7 @@ import type { StoredEvent } from '../store/types.js';
 import type { AttachHolder } from './attach/holder.js';
 import { deliverySettings } from '../network/delivery.js';
 import { RedeliveryTimer, redeliveryTickMs } from './attach/redeliver.js';
-import { UNKNOWN_AUDIENCE, asOfEvents, batchReads, resolveAudience, type Audience } from './visibility.js';
+import { UNKNOWN_AUDIENCE, asOfEvents, attachmentIgnores, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
 export interface Closable {
@@ -52,6 +52,11 @@ export class LiveHub {
 
   get closed(): boolean {
     return this.closing;
+  }
+
+  /** The event types attachments never receive (visibility.ts). */
+  get attachmentIgnores(): ReadonlySet<string> {
+    return attachmentIgnores(this.declared());
   }
 
   /**

@@ -246,12 +246,11 @@ export const ALL_CAPABILITIES: Capabilities = { rooms: true, threads: true, dms:
 const CAPABILITY: Record<ConversationKind, keyof Capabilities> = { room: 'rooms', thread: 'threads', dm: 'dms' };
 
 /**
- * Event types no attachment ever receives (attachmentWants is false for each, whatever the
+ * Core event types no attachment ever receives (attachmentWants is false for each, whatever the
  * audience): presence and wake events and pairing changes are about agents, not conversations.
- * The broker does not queue them for attachments at all (QueueOptions.ignores). `agent.removed`
- * is not among them: an attachment ends on its own. `message.receipts` is the receipts feature's,
- * which declares it for observers only; it is listed here too because the attachments' queue
- * takes its ignored types from this set.
+ * The broker does not queue them for attachments at all (QueueOptions.ignores), nor the types
+ * features declare for observers only (`attachments: false`: attachmentIgnores). `agent.removed`
+ * is not among them: an attachment ends on its own.
  */
 export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
   'agent.connected',
@@ -259,8 +258,20 @@ export const ATTACHMENT_IGNORES: ReadonlySet<EventType> = new Set<EventType>([
   'agent.wake.delivered',
   'agent.wake.failed',
   'pairing.updated',
-  'message.receipts',
 ]);
+
+const IGNORED = new WeakMap<readonly LiveEvent[], ReadonlySet<string>>();
+
+/**
+ * The core's ignored types and the declared types attachments do not receive: one Set per list of
+ * declarations, since the broker shares a queue filter among the subscribers with the same Set.
+ */
+export function attachmentIgnores(declared: readonly LiveEvent[]): ReadonlySet<string> {
+  let types = IGNORED.get(declared);
+  if (!types)
+    IGNORED.set(declared, (types = new Set([...ATTACHMENT_IGNORES, ...declared.filter((d) => !d.attachments).map((d) => d.type)])));
+  return types;
+}
 
 /**
  * Whether an attached agent receives an event: conversation events of rooms it is a member of,

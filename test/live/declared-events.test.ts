@@ -12,7 +12,15 @@ import { defaultFeatures } from '../../src/features.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import type { Principal } from '../../src/auth/principal.js';
-import { ALL_CAPABILITIES, attachmentWants, liveViewerOf, resolveAudience, viewerSees } from '../../src/live/visibility.js';
+import {
+  ALL_CAPABILITIES,
+  ATTACHMENT_IGNORES,
+  attachmentIgnores,
+  attachmentWants,
+  liveViewerOf,
+  resolveAudience,
+  viewerSees,
+} from '../../src/live/visibility.js';
 import type { ServiceEvent, Target } from '../../src/protocol/types.js';
 import { reactionEvent } from '../../src/reactions/feature.js';
 import { receiptsEvent } from '../../src/receipts/feature.js';
@@ -78,6 +86,16 @@ test('a type declared for observers only reaches no anonymous reader and no atta
   assert.equal([sees(anonymous, a), sees(alpha, a)], [false, true]);
   assert.not.ok(attachmentWants(a, receipts(PUB), 'alpha', ALL_CAPABILITIES, NET));
   await store.close();
+});
+
+test('attachments queue neither the core types they never receive nor the types declared for observers only', () => {
+  const declared = [reactionEvent, receiptsEvent];
+  const ignored = attachmentIgnores(declared);
+  assert.ok(ignored.has('message.receipts') && ignored.has('agent.connected'));
+  assert.not.ok(ignored.has('reaction.updated'));
+  // One Set while the declarations stand: the broker shares a queue filter among subscribers by it.
+  assert.is(attachmentIgnores(declared), ignored);
+  assert.equal([...attachmentIgnores([])], [...ATTACHMENT_IGNORES]);
 });
 
 test('a type nobody declares concerns no conversation: only readers of pairing metadata see it', async () => {

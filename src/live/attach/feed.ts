@@ -7,7 +7,6 @@ import type { QueueOptions, Subscription } from '../../events/broker.js';
 import type { StoredEvent } from '../../store/types.js';
 import { eventJson } from '../encode.js';
 import type { LiveHub } from '../hub.js';
-import { ATTACHMENT_IGNORES } from '../visibility.js';
 
 /** Most events, and bytes of event JSON, waiting for a congested attachment before it is moved back to store catch-up. */
 export const ATTACH_QUEUE_MAX = 1024;
@@ -85,7 +84,7 @@ export class Feed implements QueueOptions {
     return 'attach';
   }
   get ignores(): ReadonlySet<string> {
-    return ATTACHMENT_IGNORES;
+    return this.hub.attachmentIgnores;
   }
 
   /** The broker's hand-over of the live queue. */
@@ -154,7 +153,7 @@ export class Feed implements QueueOptions {
       // Events no attachment receives need no audience (a presence event's reads every room).
       await this.hub.prepare(
         page,
-        page.filter((e) => !ATTACHMENT_IGNORES.has(e.event.type)),
+        page.filter((e) => !this.hub.attachmentIgnores.has(e.event.type)),
       );
       if (this.stopped) return;
       if (page.length === 0) {

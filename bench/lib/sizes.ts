@@ -52,7 +52,7 @@ export const FULL: Sizes = {
   files: { uploadBytes: 10 * 1024 * 1024, uploaders: 2 },
   reps: 3,
   // 1,020 s until the instance curve and the wake rows came (about 3 minutes more).
-  budgetSeconds: 1200,
+  budgetSeconds: 1500,
   repSeconds: 160,
   installNats: true,
 };

@@ -26,7 +26,7 @@ export interface AttachResult {
   /** Resident memory the attachments added, per attachment (KB), once the storm settled. */
   mem_kb_per_attachment: number | null;
   /**
-   * The same once the broadcasts settled (not a target): what an attachment holds once it has
+   * The same once the broadcasts settled (target: ≤ 1.5× the baseline): what an attachment holds once it has
    * been sent messages and acknowledged them (svc: its receipts ledger), and what delivery left.
    */
   mem_kb_per_attachment_after_broadcasts: number | null;

@@ -126,7 +126,7 @@ export class StoreInbox implements InboxPort {
       let scan = await this.#scan(cursor, scope);
       if (scan.messages.length > 0) {
         // A burst (several mentions at once) is returned whole.
-        await this.#quiet(scan.upTo, stopped);
+        await this.#quiet(scan.upTo, scope, stopped);
         if (stopped()) throw new Error(CANCELLED);
         scan = await this.#scan(cursor, scope);
         if (await this.#consume(cursor, scan.upTo)) {
@@ -210,15 +210,19 @@ export class StoreInbox implements InboxPort {
     return attachmentWants(await resolveAudience(reads, net, e.event), e.event, this.self.agent_id, ALL_CAPABILITIES, net);
   }
 
-  /** Waits until no event has been stored after `seq` for QUIET_MS (at most a second). */
-  async #quiet(seq: number, stopped: () => boolean): Promise<void> {
+  /**
+   * Waits until no message for this wait has arrived after `seq` for QUIET_MS (at most a second).
+   * Only its own messages count: the rest of the network's traffic went on through every quiet
+   * spell of a busy network, so each wait that found something took the whole second.
+   */
+  async #quiet(seq: number, scope: Scope, stopped: () => boolean): Promise<void> {
     const until = Date.now() + 1000;
-    let last = seq;
+    let seen = seq;
     while (Date.now() < until && !stopped()) {
       await new Promise((r) => setTimeout(r, QUIET_MS));
-      const head = await this.store.lastEventSeq();
-      if (head === last) return;
-      last = head;
+      const more = await this.#scan(seen, scope);
+      if (more.messages.length === 0) return;
+      seen = more.upTo;
     }
   }
 }

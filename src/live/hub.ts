@@ -17,6 +17,9 @@ export interface Closable {
   close(): Promise<void> | void;
 }
 
+/** Audiences remembered by seq for the catch-ups of the newest events (a few seconds of a busy network). */
+const RECENT_AUDIENCES = 4096;
+
 export class LiveHub {
   readonly buffer: ReplayBuffer;
   /** Highest sequence the broker has published: everything up to it is durable. */
@@ -30,6 +33,12 @@ export class LiveHub {
   /** Sends attachments' unacknowledged wakes again (server.delivery). */
   readonly redelivery: RedeliveryTimer;
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
+  /**
+   * The audiences of the newest events by seq (at most RECENT_AUDIENCES): an attachment's catch-up
+   * reads its page from the store as new objects, and on Postgres each of a few hundred reconnects a
+   * minute resolved again the audiences of events just published (most of a busy server's time).
+   */
+  private readonly recent = new Map<number, Audience>();
   private readonly pending = new Set<Promise<void>>();
   private readonly unsubscribe: () => void;
   private closing = false;
@@ -72,11 +81,20 @@ export class LiveHub {
     const declared = this.declared();
     await Promise.all(
       only.map(async (e) => {
-        if (!this.audiences.has(e)) this.audiences.set(e, await resolveAudience(store, net, e.event, declared));
+        if (this.audiences.has(e)) return;
+        this.audiences.set(e, this.recent.get(e.seq) ?? (await resolveAudience(store, net, e.event, declared)));
       }),
     );
     asOfEvents(net, events, this.audiences);
+    for (const e of only) this.remember(e.seq, this.audiences.get(e)!);
   };
+
+  private remember(seq: number, a: Audience): void {
+    if (this.recent.has(seq)) return;
+    this.recent.set(seq, a);
+    // A Map iterates in insertion order: the first key is the oldest remembered.
+    if (this.recent.size > RECENT_AUDIENCES) this.recent.delete(this.recent.keys().next().value!);
+  }
 
   /**
    * The feed pump's preparer. Only queued subscribers (streams, attachments) ask for the audience

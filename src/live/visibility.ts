@@ -45,13 +45,20 @@ export function liveViewerOf(p: Principal, settings: PolicySettings): LiveViewer
   return { viewer: viewerOf(p), anonymous: p.kind === 'anonymous', pairings: authorize(p, 'pairings.read', settings).allow };
 }
 
-function localsOf(net: string, ids: readonly string[]): Set<string> {
+/** The local ids of a member list, by the list (a room record read once serves a batch of events). */
+const LOCALS = new WeakMap<readonly string[], { net: string; ids: ReadonlySet<string> }>();
+
+/** The local agent ids among `ids`; one Set per list (audiences share it, and never change it). */
+function localsOf(net: string, ids: readonly string[]): ReadonlySet<string> {
+  const known = LOCALS.get(ids);
+  if (known?.net === net) return known.ids;
   const out = new Set<string>();
   const prefix = `${net}:`;
   for (const m of ids) {
     if (!m.includes(':')) out.add(m);
     else if (m.startsWith(prefix)) out.add(m.slice(prefix.length));
   }
+  LOCALS.set(ids, { net, ids: out });
   return out;
 }
 

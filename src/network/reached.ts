@@ -49,10 +49,17 @@ export interface ReachObserver {
 /** Every feature's observer joined: what the surfaces tell. */
 export type Reached = Required<ReachObserver>;
 
-/** One followers' value for several (undefined for none, the one itself for one). */
-function joined<T>(all: (T | undefined)[], join: (xs: T[]) => T): T | undefined {
-  const xs = all.filter((x): x is T => x !== undefined);
-  return xs.length <= 1 ? xs[0] : join(xs);
+/**
+ * The followers of several observers as one (undefined for none, the one itself for one). With
+ * fewer than two observers it is the observer's own function: asked again on each message event
+ * while it passes (its feature may start following after a config reload).
+ */
+function joined<A extends unknown[], T>(fs: ((...a: A) => T | undefined)[], join: (xs: T[]) => T): (...a: A) => T | undefined {
+  if (fs.length <= 1) return fs[0] ?? (() => undefined);
+  return (...a) => {
+    const xs = fs.map((f) => f(...a)).filter((x): x is T => x !== undefined);
+    return xs.length <= 1 ? xs[0] : join(xs);
+  };
 }
 
 /** The observers as one value, calling each in feature order. */
@@ -63,20 +70,12 @@ export function reachedBy(observers: readonly ReachObserver[]): Reached {
   const handed = of('handedOver');
   const reads = of('pageRead');
   return {
-    attachment: (agentId, start) =>
-      joined(
-        attachments.map((f) => f(agentId, start)),
-        (xs) => ({
-          joinedRoom: (roomId, seq) => xs.forEach((x) => x.joinedRoom(roomId, seq)),
-          sent: (seq, target) => xs.forEach((x) => x.sent(seq, target)),
-          ackUpTo: (cursor) => xs.forEach((x) => x.ackUpTo(cursor)),
-        }),
-      ),
-    stream: (agentId, from) =>
-      joined(
-        streams.map((f) => f(agentId, from)),
-        (xs) => ({ sent: (e) => xs.forEach((x) => x.sent(e)), written: (err) => xs.forEach((x) => x.written(err)) }),
-      ),
+    attachment: joined(attachments, (xs) => ({
+      joinedRoom: (roomId, seq) => xs.forEach((x) => x.joinedRoom(roomId, seq)),
+      sent: (seq, target) => xs.forEach((x) => x.sent(seq, target)),
+      ackUpTo: (cursor) => xs.forEach((x) => x.ackUpTo(cursor)),
+    })),
+    stream: joined(streams, (xs) => ({ sent: (e) => xs.forEach((x) => x.sent(e)), written: (err) => xs.forEach((x) => x.written(err)) })),
     handedOver: (agentId, m, seq) => handed.forEach((f) => f(agentId, m, seq)),
     pageRead: (reader, messages) => reads.forEach((f) => f(reader, messages)),
   };

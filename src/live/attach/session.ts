@@ -83,8 +83,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   /** The cursor delivery started after (what follows the deliveries counts from it). */
   private start = 0;
   private wakes: WakeDelivery | undefined;
-  /** What follows the message events sent and the ACKs (network/reached.ts); null: nothing does. */
-  private deliveries: AttachmentDeliveries | null | undefined;
+  /** What follows the message events sent and the ACKs (network/reached.ts), once something does. */
+  private deliveries: AttachmentDeliveries | undefined;
   private readonly feed: Feed;
   private reason: LifecycleReason | undefined;
   private detail: string | undefined;
@@ -283,11 +283,13 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     else this.hub.ctx.extensions.delivery?.acked(this.agent!.id, []);
   }
 
-  /** What follows this attachment's deliveries, asked for on the first message sent (none without a feature that does). */
+  /**
+   * What follows this attachment's deliveries, asked for on each message sent until something does
+   * (nothing without a feature that follows, or with `server.receipts: false` until a reload).
+   */
   private ledger(): AttachmentDeliveries | undefined {
-    if (this.deliveries === undefined && this.agent)
-      this.deliveries = this.hub.ctx.extensions.reached.attachment(this.agent.id, this.start) ?? null;
-    return this.deliveries ?? undefined;
+    if (!this.deliveries && this.agent) this.deliveries = this.hub.ctx.extensions.reached.attachment(this.agent.id, this.start);
+    return this.deliveries;
   }
 
   /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */

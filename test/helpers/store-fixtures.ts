@@ -183,3 +183,20 @@ export const reactionChange = (message_id: string, emoji: string, by: string, ac
   at: new Date().toISOString(),
   event: (count) => event('reaction.updated', { room_id: `${emoji} ${count}` }),
 });
+
+/** A `reaction.updated` event: alpha added 👍 to message `m` of `target`. */
+export const reactionAdded = (target: Target): ServiceEvent => ({
+  id: 'e1',
+  type: 'reaction.updated',
+  network_id: NET,
+  created_at: 't',
+  reaction: {
+    message_id: 'm',
+    target,
+    emoji: '👍',
+    action: 'added',
+    by: `${NET}:alpha`,
+    from: { type: 'agent', id: 'alpha', network_id: NET, fqid: `svc://${NET}/agents/alpha` },
+    count: 1,
+  },
+});

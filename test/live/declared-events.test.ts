@@ -25,7 +25,7 @@ import type { ServiceEvent, Target } from '../../src/protocol/types.js';
 import { reactionEvent } from '../../src/reactions/feature.js';
 import { receiptsEvent } from '../../src/receipts/feature.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
-import { createRoom, NET } from '../helpers/store-fixtures.js';
+import { createRoom, NET, reactionAdded } from '../helpers/store-fixtures.js';
 import { testConfig } from '../helpers/server.js';
 
 const test = suite('event types features declare');
@@ -41,21 +41,6 @@ const alpha: Principal = {
 const admin: Principal = { kind: 'static', tokenId: 'root', scopes: new Set(['admin']), credentialKey: 'token:root' };
 const PUB: Target = { kind: 'room', room_id: 'pub' };
 
-const reacted = (target: Target): ServiceEvent => ({
-  id: 'e1',
-  type: 'reaction.updated',
-  network_id: NET,
-  created_at: 't',
-  reaction: {
-    message_id: 'm',
-    target,
-    emoji: '👍',
-    action: 'added',
-    by: `${NET}:alpha`,
-    from: { type: 'agent', id: 'alpha', network_id: NET, fqid: `svc://${NET}/agents/alpha` },
-    count: 1,
-  },
-});
 const receipts = (target: Target): ServiceEvent => ({
   id: 'e1',
   type: 'message.receipts',
@@ -74,9 +59,9 @@ const sees = (p: Principal, a: Awaited<ReturnType<typeof resolveAudience>>) => v
 
 test('a type declared public and for attachments reaches anonymous readers and members’ attachments', async () => {
   const store = await publicRoom();
-  const a = await resolveAudience(store, NET, reacted(PUB), [reactionEvent]);
+  const a = await resolveAudience(store, NET, reactionAdded(PUB), [reactionEvent]);
   assert.equal([sees(anonymous, a), sees(alpha, a)], [true, true]);
-  assert.ok(attachmentWants(a, reacted(PUB), 'alpha', ALL_CAPABILITIES, NET));
+  assert.ok(attachmentWants(a, reactionAdded(PUB), 'alpha', ALL_CAPABILITIES, NET));
   await store.close();
 });
 
@@ -100,10 +85,10 @@ test('attachments queue neither the core types they never receive nor the types 
 
 test('a type nobody declares concerns no conversation: only readers of pairing metadata see it', async () => {
   const store = await publicRoom();
-  const a = await resolveAudience(store, NET, reacted(PUB));
+  const a = await resolveAudience(store, NET, reactionAdded(PUB));
   assert.is(a.kind, 'pairing');
   assert.equal([sees(anonymous, a), sees(admin, a)], [false, true]);
-  assert.not.ok(attachmentWants(a, reacted(PUB), 'alpha', ALL_CAPABILITIES, NET));
+  assert.not.ok(attachmentWants(a, reactionAdded(PUB), 'alpha', ALL_CAPABILITIES, NET));
   await store.close();
 });
 

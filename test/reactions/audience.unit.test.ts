@@ -7,10 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Principal } from '../../src/auth/principal.js';
 import { ALL_CAPABILITIES, attachmentWants, liveViewerOf, resolveAudience, viewerSees } from '../../src/live/visibility.js';
-import type { ServiceEvent, Target } from '../../src/protocol/types.js';
 import { reactionEvent } from '../../src/reactions/feature.js';
 import { MemoryStore } from '../../src/store/memory/index.js';
-import { createRoom, send, msg, NET } from '../helpers/store-fixtures.js';
+import { createRoom, send, msg, NET, reactionAdded } from '../helpers/store-fixtures.js';
 
 const settings = { public_read: true, agent_registration: 'disabled' as const };
 const anonymous: Principal = { kind: 'anonymous' };
@@ -22,22 +21,6 @@ const only = (agent: string): Principal => ({
   credentialKey: `token:${agent}`,
 });
 
-const reaction = (target: Target): ServiceEvent => ({
-  id: 'e1',
-  type: 'reaction.updated',
-  network_id: NET,
-  created_at: 't',
-  reaction: {
-    message_id: 'm',
-    target,
-    emoji: '👍',
-    action: 'added',
-    by: `${NET}:alpha`,
-    from: { type: 'agent', id: 'alpha', network_id: NET, fqid: `svc://${NET}/agents/alpha` },
-    count: 1,
-  },
-});
-
 test('a reaction is seen where its message is, and wakes no one', async () => {
   const store = new MemoryStore();
   await store.write([
@@ -46,12 +29,12 @@ test('a reaction is seen where its message is, and wakes no one', async () => {
     send(msg('d1', { kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] })),
   ]);
   const declared = [reactionEvent];
-  const pub = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'pub' }), declared);
-  const priv = await resolveAudience(store, NET, reaction({ kind: 'room', room_id: 'priv' }), declared);
+  const pub = await resolveAudience(store, NET, reactionAdded({ kind: 'room', room_id: 'pub' }), declared);
+  const priv = await resolveAudience(store, NET, reactionAdded({ kind: 'room', room_id: 'priv' }), declared);
   const dm = await resolveAudience(
     store,
     NET,
-    reaction({ kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] }),
+    reactionAdded({ kind: 'dm', dm_id: 'dm1', participant_ids: [`${NET}:alpha`, `${NET}:beta`] }),
     declared,
   );
   const sees = (p: Principal) => [pub, priv, dm].map((a) => viewerSees(liveViewerOf(p, settings), a, NET));
@@ -60,7 +43,7 @@ test('a reaction is seen where its message is, and wakes no one', async () => {
   assert.equal(sees(only('beta')), [true, false, true]);
   assert.equal(sees(only('gamma')), [true, false, false]);
   const wants = (agent: string) =>
-    [pub, priv, dm].map((a) => attachmentWants(a, reaction({ kind: 'room', room_id: 'x' }), agent, ALL_CAPABILITIES, NET));
+    [pub, priv, dm].map((a) => attachmentWants(a, reactionAdded({ kind: 'room', room_id: 'x' }), agent, ALL_CAPABILITIES, NET));
   assert.equal(wants('alpha'), [true, true, true]);
   assert.equal(wants('beta'), [false, false, true]);
   await store.close();

@@ -86,7 +86,10 @@ export class LiveHub {
       }),
     );
     asOfEvents(net, events, this.audiences);
-    for (const e of only) this.remember(e.seq, this.audiences.get(e)!);
+    // Only what a catch-up asks for: the types attachments receive (not presence events, whose
+    // audiences hold the whole room list).
+    const ignored = this.attachmentIgnores;
+    for (const e of only) if (!ignored.has(e.event.type)) this.remember(e.seq, this.audiences.get(e)!);
   };
 
   private remember(seq: number, a: Audience): void {

@@ -10,6 +10,7 @@ import type { StoredEvent } from '../store/types.js';
 import type { AttachHolder } from './attach/holder.js';
 import { deliverySettings } from '../network/delivery.js';
 import { RedeliveryTimer, redeliveryTickMs } from './attach/redeliver.js';
+import { RecentEvents } from './recent-events.js';
 import { UNKNOWN_AUDIENCE, asOfEvents, attachmentIgnores, batchReads, resolveAudience, type Audience } from './visibility.js';
 
 /** Something the hub closes on shutdown (an SSE stream, an attachment). */
@@ -17,8 +18,8 @@ export interface Closable {
   close(): Promise<void> | void;
 }
 
-/** Audiences remembered by seq for the catch-ups of the newest events (a few seconds of a busy network). */
-const RECENT_AUDIENCES = 4096;
+/** Newest events held for attachments' catch-ups (several seconds of a busy network). */
+const RECENT_EVENTS = 4096;
 
 export class LiveHub {
   readonly buffer: ReplayBuffer;
@@ -32,13 +33,9 @@ export class LiveHub {
   readonly sseByAddress = new Map<string, number>();
   /** Sends attachments' unacknowledged wakes again (server.delivery). */
   readonly redelivery: RedeliveryTimer;
+  /** The newest published events, for attachments' catch-ups (recent-events.ts). */
+  readonly recent = new RecentEvents(RECENT_EVENTS);
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
-  /**
-   * The audiences of the newest events by seq (at most RECENT_AUDIENCES): an attachment's catch-up
-   * reads its page from the store as new objects, and on Postgres each of a few hundred reconnects a
-   * minute resolved again the audiences of events just published (most of a busy server's time).
-   */
-  private readonly recent = new Map<number, Audience>();
   private readonly pending = new Set<Promise<void>>();
   private readonly unsubscribe: () => void;
   private closing = false;
@@ -55,7 +52,11 @@ export class LiveHub {
     this.unsubscribe = ctx.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
-      if (e.event.type === 'message.redacted' && e.event.message) this.buffer.scrub(e.event.message);
+      this.recent.push(e);
+      if (e.event.type === 'message.redacted' && e.event.message) {
+        this.buffer.scrub(e.event.message);
+        this.recent.scrub(e.event.message);
+      }
     });
   }
 
@@ -82,22 +83,11 @@ export class LiveHub {
     await Promise.all(
       only.map(async (e) => {
         if (this.audiences.has(e)) return;
-        this.audiences.set(e, this.recent.get(e.seq) ?? (await resolveAudience(store, net, e.event, declared)));
+        this.audiences.set(e, await resolveAudience(store, net, e.event, declared));
       }),
     );
     asOfEvents(net, events, this.audiences);
-    // Only what a catch-up asks for: the types attachments receive (not presence events, whose
-    // audiences hold the whole room list).
-    const ignored = this.attachmentIgnores;
-    for (const e of only) if (!ignored.has(e.event.type)) this.remember(e.seq, this.audiences.get(e)!);
   };
-
-  private remember(seq: number, a: Audience): void {
-    if (this.recent.has(seq)) return;
-    this.recent.set(seq, a);
-    // A Map iterates in insertion order: the first key is the oldest remembered.
-    if (this.recent.size > RECENT_AUDIENCES) this.recent.delete(this.recent.keys().next().value!);
-  }
 
   /**
    * The feed pump's preparer. Only queued subscribers (streams, attachments) ask for the audience

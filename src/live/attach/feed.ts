@@ -1,5 +1,6 @@
-// Feeds one attachment in sequence order with no gap and no duplicate: first from the durable store
-// (resume from a cursor, or catch-up after falling behind), then live from a bounded broker queue.
+// Feeds one attachment in sequence order with no gap and no duplicate: first from what is durable
+// (resume from a cursor, or catch-up after falling behind: the hub's newest events, else the store),
+// then live from a bounded broker queue.
 // The switch happens in one synchronous step, so every event comes from exactly one of the two.
 
 import type { Duplex } from 'node:stream';
@@ -149,7 +150,8 @@ export class Feed implements QueueOptions {
       // The check and the subscription happen in one synchronous step: nothing falls between.
       if (this.seq >= this.hub.publishedSeq) return this.subscribe();
       const head = this.hub.publishedSeq;
-      const page = (await this.hub.ctx.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
+      // The newest events are held in memory; older ones are read from the store.
+      const page = this.hub.recent.after(this.seq, PAGE) ?? (await this.storePage(head));
       // Events no attachment receives need no audience (a presence event's reads every room).
       await this.hub.prepare(
         page,
@@ -165,6 +167,10 @@ export class Feed implements QueueOptions {
         if (this.stopped || this.congested()) break;
       }
     }
+  }
+
+  private async storePage(head: number): Promise<StoredEvent[]> {
+    return (await this.hub.ctx.store.eventsAfter(this.seq, PAGE)).filter((e) => e.seq <= head);
   }
 
   private subscribe(): void {

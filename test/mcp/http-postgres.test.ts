@@ -1,15 +1,16 @@
-// /v1/mcp on two `svc serve` instances sharing one Postgres schema: the wait cursor and read
-// markers are in the store, so any instance answers any call. A wait on B returns a mention sent
-// on A; two waits of one agent on A and B return each mention once between them; a read on A is
-// read on B; a 2026-07-28 client listening on B hears of a mention sent on A.
+// /v1/mcp on two instances of the app, in the test process, sharing one Postgres schema: the wait
+// cursor and read markers are in the store, so any instance answers any call. A wait on B returns
+// a mention sent on A; two waits of one agent on A and B return each mention once between them; a
+// read on A is read on B; a 2026-07-28 client listening on B hears of a mention sent on A.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectMcpHttp, connectMcpHttp2026, nextResourceUpdate } from '../helpers/mcp-http.js';
-import { TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import type { AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServers } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const ALPHA = TOKENS.alphaOnly.value;
 const GENERAL = { kind: 'room', room_id: 'general' };
@@ -21,12 +22,12 @@ const CONFIG: Json = {
 
 interface Ctx {
   pgs: PgSchema;
-  a: TestServer;
-  b: TestServer;
+  a: AppServer;
+  b: AppServer;
   beta: string;
 }
 
-async function say(s: TestServer, text: string): Promise<string> {
+async function say(s: HttpServer, text: string): Promise<string> {
   const r = await s.req('POST', '/v1/messages', {
     token: ALPHA,
     body: { target: GENERAL, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] },
@@ -40,7 +41,9 @@ const ids = (r: { structuredContent?: Json }): string[] => (r.structuredContent?
 const two = suite<Ctx>('/v1/mcp on two instances of one Postgres schema');
 two.before(async (ctx) => {
   ctx.pgs = await freshSchema();
-  [ctx.a, ctx.b] = await startPgServers(2, ctx.pgs, CONFIG);
+  // One after the other: the first migrates.
+  ctx.a = await startPgApp(ctx.pgs, CONFIG);
+  ctx.b = await startPgApp(ctx.pgs, CONFIG);
   const reg = await claimThenJoin(ctx.a, 'beta', ['general']);
   ctx.beta = reg.body.agent_token;
 });

@@ -1,6 +1,7 @@
-// `svc mcp` driven by a real MCP client (the SDK's Client over stdio) against a real server:
-// initialize, tools/list, every tool, wait_for_messages live and across restarts, the inbox
-// resource's update notifications, and tool errors that leave the server running.
+// `svc mcp` driven by a real MCP client (the SDK's Client over stdio) against a real server, the
+// app in the test process: initialize, tools/list, every tool, wait_for_messages live and across
+// restarts, the inbox resource's update notifications, and tool errors that leave the server
+// running.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import * as assert from 'uvu/assert';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli, freePort } from '../helpers/cli.js';
 import { startMcp, type McpSession } from '../helpers/mcp.js';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 /** alpha's own static token (the test config binds alpha to it). */
@@ -19,7 +21,7 @@ const ALPHA = TOKENS.alphaOnly.value;
 const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   dir: string;
   n: number;
   /** A fresh state folder per svc mcp identity (tests must not share a cursor by accident). */
@@ -52,7 +54,7 @@ const t = suite<Ctx>('svc mcp as agent beta, through a real MCP client');
 
 t.before(async (ctx) => {
   // The memory store: nothing here restarts the server or reads its files.
-  ctx.s = await startServer({ config: { ...CONFIG, store: { backend: 'memory' } } });
+  ctx.s = await startApp({ config: { ...CONFIG, store: { backend: 'memory' } } });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-mcp-'));
   ctx.n = 0;
   ctx.stateDir = () => path.join(ctx.dir, `state-${++ctx.n}`);
@@ -395,13 +397,13 @@ t('started before the network answers, tool calls are errors saying so, and it s
   const m = await startMcp(['--url', `http://127.0.0.1:${port}`, '--agent', 'beta', '--state-dir', ctx.stateDir()], {
     SVC_TOKEN: BETA.value,
   });
-  let late: TestServer | undefined;
+  let late: AppServer | undefined;
   try {
     const r = await m.call('whoami');
     assert.is(r.isError, true);
     assert.match(r.text, /^no svc server is running at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
     assert.equal((await m.client.listResources()).resources, []);
-    late = await startServer({ config: { ...CONFIG, store: { backend: 'memory' }, server: { listen_addr: `127.0.0.1:${port}` } } });
+    late = await startApp({ config: { ...CONFIG, store: { backend: 'memory' }, server: { listen_addr: `127.0.0.1:${port}` } } });
     await m.waitFor(/attached as beta/);
     const ok = await m.call('whoami');
     assert.not.ok(ok.isError, ok.text);

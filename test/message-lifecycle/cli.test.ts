@@ -1,23 +1,25 @@
-// svc edit, svc delete and svc versions run as processes against a real server (#40 parts 1 and 2):
-// the sender edits (text from the arguments or stdin, --mention, --json), an operator edits without
-// naming a sender, a stale --expect-version and someone else's message are refused with one line
-// and exit 1, svc versions lists what the edits replaced, svc read marks edits and tombstones, and a
-// delete leaves a tombstone that a second delete answers unchanged and an edit cannot touch; svc tail
-// prints message.edited, message.deleted and message.redacted events. svc redact (#40 part 3): an
-// operator's redaction, asked on a terminal (driven through script(1)), refused without --yes when
-// stdin is not one, refused to a non-operator, and saying whether the store's scrub is done.
+// svc edit, svc delete and svc versions run as processes against a real server, the app in the test
+// process (#40 parts 1 and 2): the sender edits (text from the arguments or stdin, --mention,
+// --json), an operator edits without naming a sender, a stale --expect-version and someone else's
+// message are refused with one line and exit 1, svc versions lists what the edits replaced, svc
+// read marks edits and tombstones, and a delete leaves a tombstone that a second delete answers
+// unchanged and an edit cannot touch; svc tail prints message.edited, message.deleted and
+// message.redacted events. svc redact (#40 part 3): an operator's redaction, asked on a terminal
+// (driven through script(1)), refused without --yes when stdin is not one, refused to a
+// non-operator, and saying whether the store's scrub is done.
 
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cli, scriptBin, spawnCli, type CliResult } from '../helpers/cli.js';
-import { roomMessage, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { roomMessage, SVC_BIN, TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const ALPHA = TOKENS.alphaOnly.value;
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   /** Runs `svc ...args --url URL` as alpha's credential unless `env` says otherwise. */
   as: (args: string[], env?: Record<string, string>) => Promise<CliResult>;
 }
@@ -25,20 +27,20 @@ interface Ctx {
 const t = suite<Ctx>('svc edit, svc delete, svc versions');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['alpha', 'beta'] }] } });
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'beta' }, ADMIN);
   assert.is(reg.status, 200, reg.text);
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: ALPHA, ...env } });
 });
 t.after(async ({ s }) => s.dispose());
 
-async function say(s: TestServer, text: string): Promise<string> {
+async function say(s: HttpServer, text: string): Promise<string> {
   const r = await s.post('/v1/messages', roomMessage('general', 'alpha', text), ALPHA);
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;
 }
 
-async function stored(s: TestServer, id: string): Promise<Json> {
+async function stored(s: HttpServer, id: string): Promise<Json> {
   const r = await s.get('/v1/rooms/general/messages?limit=100', ADMIN);
   assert.is(r.status, 200, r.text);
   return r.body.messages.find((m: Json) => m.id === id);

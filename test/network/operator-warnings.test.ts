@@ -1,7 +1,9 @@
 // The operator warnings raised by real conditions: a server started from an install that was then
 // upgraded on disk (stale-running-server), a store of a newer schema (refused at start, on sqlite
 // and Postgres) or of an older one (migrated, with migration-risk), and a peer speaking another
-// pair protocol (unsupported-protocol). Each shows in the network document and svc doctor.
+// pair protocol (unsupported-protocol). Each shows in the network document and svc doctor. The
+// servers run in the test process; `svc serve` processes where the install on disk or the refusal
+// at start is what is tested.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,18 +18,9 @@ import { SCHEMA_VERSION as PG_SCHEMA, quoteIdent } from '../../src/store/postgre
 import { VERSION } from '../../src/version.js';
 import { cli, cleanEnv } from '../helpers/cli.js';
 import { freshSchema, sql } from '../helpers/pg.js';
-import { pgStore } from '../helpers/pg-server.js';
-import {
-  copyInstall,
-  eventually,
-  startServer,
-  SVC_BIN,
-  testConfig,
-  TOKENS,
-  writeConfig,
-  type Json,
-  PROCESS_START_MS,
-} from '../helpers/server.js';
+import { startPgApp } from '../helpers/pg-server.js';
+import { startApp } from '../helpers/app.js';
+import { copyInstall, eventually, SVC_BIN, testConfig, TOKENS, writeConfig, type Json, PROCESS_START_MS } from '../helpers/server.js';
 
 const ADMIN = TOKENS.admin.value;
 
@@ -146,7 +139,7 @@ const migration = suite('migration-risk');
 migration(
   'a sqlite store of an older schema is migrated at start with a warning first, and the network document says so; one of a newer schema is refused with one line, and left as it was',
   async () => {
-    const s = await startServer();
+    const s = await startApp();
     try {
       assert.not.ok((await warningsOf(s.url)).some((w) => w.code === 'migration-risk'));
       await s.stop();
@@ -186,7 +179,7 @@ migration(
 migration('a Postgres schema of a newer version is refused with one line, and left as it was', async () => {
   const pgs = await freshSchema();
   const env = { SVC_TEST_STORE_URL: pgs.url };
-  const s = await startServer({ config: { store: pgStore(pgs) }, env });
+  const s = await startPgApp(pgs);
   try {
     await s.stop();
     const S = quoteIdent(pgs.schema);
@@ -234,7 +227,7 @@ protocol('a peer speaking another pair protocol raises unsupported-protocol in t
   });
   await new Promise<void>((r) => old.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(old.address() as { port: number }).port}`;
-  const s = await startServer({
+  const s = await startApp({
     config: {
       store: { backend: 'memory' },
       server: { pairing_check_interval_ms: 300 },

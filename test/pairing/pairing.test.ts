@@ -1,5 +1,7 @@
 // Two networks paired through a real relay with the CLI, a third paired directly over HTTP, and a
 // fake old server: invites, status transitions, remote reads, message relay both ways, restarts.
+// The two networks of the invite are `svc serve` processes (the CLI edits their svc.yaml and they
+// notice, and one is killed); the third, whose config never changes, runs in the test process.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,11 +19,13 @@ import {
   SVC_BIN,
   TOKENS,
   startServer,
+  type HttpServer,
   type Json,
   type Res,
   type TestServer,
   PROCESS_START_MS,
 } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const BETA_ONLY = { id: 'beta-only', value: 'tok-betaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
 const GAMMA_ONLY = { id: 'gamma-only', value: 'tok-gammaonly-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['gamma'] };
@@ -144,7 +148,7 @@ interface Ctx {
   relay: Awaited<ReturnType<typeof startRelay>>;
   a: TestServer;
   b: TestServer;
-  c?: TestServer;
+  c?: AppServer;
   old?: Awaited<ReturnType<typeof startOldServer>>;
   code: string;
   pid: string;
@@ -155,32 +159,32 @@ interface Ctx {
 const t = suite<Ctx>('two networks paired with one invite');
 
 /** Every response body any test saw, for the token check at the end. */
-async function call(ctx: Ctx, s: TestServer, method: string, path: string, token?: string, body?: unknown): Promise<Res> {
+async function call(ctx: Ctx, s: HttpServer, method: string, path: string, token?: string, body?: unknown): Promise<Res> {
   const r = await s.req(method, path, { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}) });
   ctx.seen.push(r.text);
   return r;
 }
-const get = (ctx: Ctx, s: TestServer, path: string, token: string = TOKENS.observer.value) => call(ctx, s, 'GET', path, token);
-const send = async (ctx: Ctx, s: TestServer, body: unknown, token: string): Promise<string> => {
+const get = (ctx: Ctx, s: HttpServer, path: string, token: string = TOKENS.observer.value) => call(ctx, s, 'GET', path, token);
+const send = async (ctx: Ctx, s: HttpServer, body: unknown, token: string): Promise<string> => {
   const r = await call(ctx, s, 'POST', '/v1/messages', token, body);
   assert.is(r.status, 200, r.text);
   return r.body.message_id as string;
 };
 
-async function pairingOf(ctx: Ctx, s: TestServer, id: string): Promise<Json> {
+async function pairingOf(ctx: Ctx, s: HttpServer, id: string): Promise<Json> {
   const r = await get(ctx, s, '/v1/pairings');
   assert.is(r.status, 200, r.text);
   return (r.body.pairings as Json[]).find((p) => p.id === id);
 }
-const statusBecomes = (ctx: Ctx, s: TestServer, id: string, status: string) =>
+const statusBecomes = (ctx: Ctx, s: HttpServer, id: string, status: string) =>
   eventually(async () => (await pairingOf(ctx, s, id))?.status === status, WAIT, `${s.networkId} pairing ${id} ${status}`);
 
-const texts = async (ctx: Ctx, s: TestServer, path: string): Promise<string[]> => {
+const texts = async (ctx: Ctx, s: HttpServer, path: string): Promise<string[]> => {
   const r = await get(ctx, s, path);
   assert.is(r.status, 200, r.text);
   return (r.body.messages as Json[]).map((m) => m.parts[0].text as string);
 };
-const historyHas = (ctx: Ctx, s: TestServer, path: string, text: string) =>
+const historyHas = (ctx: Ctx, s: HttpServer, path: string, text: string) =>
   eventually(
     async () => (await get(ctx, s, path)).body?.messages?.some((m: Json) => m.parts[0].text === text),
     WAIT,
@@ -541,7 +545,7 @@ t('messages accepted while the peer is away survive a crash of the sender and ar
 });
 
 t('a direct pairing over HTTP relays both ways and never forwards a relayed message again', async (ctx) => {
-  ctx.c = await startServer({
+  ctx.c = await startApp({
     config: {
       network: { id: 'gamma-net', name: 'Gamma Net' },
       // Never restarted: the memory store starts for less.

@@ -1,7 +1,8 @@
 // Two directly paired servers where the receiving side has not granted membership yet: the refused
 // relay is counted by reason with its message id, and shows in GET /v1/pairings, the network
 // document's warnings (the console), svc doctor, /metrics and the log, with the fix on the other
-// side. On sqlite and on Postgres.
+// side. On sqlite and on Postgres. A is a `svc serve` process (the test edits its svc.yaml and it
+// notices); B, whose config never changes, runs in the test process.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +10,8 @@ import { appendTo, editConfigFile } from '../../src/config/edit.js';
 import { cli } from '../helpers/cli.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, roomMessage, startServer, TOKENS, type HttpServer, type Json, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const PAIR_TOKEN = 'refusal-pair-secret-5c1d7e9a03';
 const WAIT = 20_000;
@@ -20,7 +22,7 @@ const tokens = () => [
 
 interface Ctx {
   a: TestServer;
-  b: TestServer;
+  b: AppServer;
   pg?: PgSchema;
   env: Record<string, string>;
 }
@@ -38,7 +40,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>): P
       ...storeOf('a'),
     },
   });
-  ctx.b = await startServer({
+  ctx.b = await startApp({
     env: ctx.env,
     config: {
       network: { id: 'beta-net', name: 'Beta' },
@@ -56,7 +58,7 @@ async function pair(ctx: Ctx, store?: (name: string) => Record<string, Json>): P
   await eventually(async () => (await pairingAt(ctx.a))?.status === 'connected', WAIT, 'A connected to B');
 }
 
-async function pairingAt(s: TestServer): Promise<Json> {
+async function pairingAt(s: HttpServer): Promise<Json> {
   const r = await s.get('/v1/pairings', TOKENS.observer.value);
   assert.is(r.status, 200, r.text);
   return (r.body.pairings as Json[]).find((p) => p.id === 'ab');

@@ -1,7 +1,7 @@
 // The paired network's id of an invite's pairing (none in the config: learned when the peer first
 // answers) is kept in the store (issue 38 item 23): after `svc store copy`, a server on the copy
 // and `svc doctor` name it, even while the peer is down, instead of "a network not yet known
-// (invite out)".
+// (invite out)". The servers run in the test process; svc store copy and svc doctor as processes.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,19 +9,20 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from '../helpers/cli.js';
-import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 const OBSERVER = TOKENS.observer.value;
-const pairing = async (s: TestServer): Promise<Json> =>
+const pairing = async (s: HttpServer): Promise<Json> =>
   ((await s.get('/v1/pairings', OBSERVER)).body.pairings as Json[]).find((p) => p.id === 'ab');
 
 test('after svc store copy, a server on the copy and svc doctor name the paired network an invite learned', async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'svc-remote-id-'));
-  const b = await startServer({ config: { network: { id: 'beta-net', name: 'Beta' } } });
-  let a: TestServer | undefined;
-  let copy: TestServer | undefined;
+  const b = await startApp({ config: { network: { id: 'beta-net', name: 'Beta' } } });
+  let a: AppServer | undefined;
+  let copy: AppServer | undefined;
   try {
-    a = await startServer({
+    a = await startApp({
       config: {
         network: { id: 'alpha-net', name: 'Alpha' },
         server: { pairing_check_interval_ms: 300 },
@@ -40,7 +41,7 @@ test('after svc store copy, a server on the copy and svc doctor name the paired 
     writeFileSync(path.join(dir, 'svc.yaml'), readFileSync(a.configFile, 'utf8'), { mode: 0o600 });
     // The peer is down: nothing on the copy can learn its id again.
     await b.stop();
-    copy = await startServer({ dir, keepConfig: true });
+    copy = await startApp({ dir, keepConfig: true });
     const seen = await eventually(
       async () => {
         const p = await pairing(copy!);

@@ -1,14 +1,15 @@
-// svc react runs as a process against a real server: adds as an agent and as a person, says when
-// it was already there, removes, prints JSON, and refuses with one line and exit codes; svc read
-// shows the reactions after each message's text.
+// svc react runs as a process against a real server (the app in the test process): adds as an agent
+// and as a person, says when it was already there, removes, prints JSON, and refuses with one line
+// and exit codes; svc read shows the reactions after each message's text.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, type CliResult } from '../helpers/cli.js';
-import { roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { roomMessage, TOKENS } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 
 interface Ctx {
-  s: TestServer;
+  s: AppServer;
   id: string;
   as: (args: string[], env?: Record<string, string>) => Promise<CliResult>;
 }
@@ -16,7 +17,7 @@ interface Ctx {
 const t = suite<Ctx>('svc react');
 
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { rooms: [{ id: 'general', members: ['delta', 'beta'] }] } });
+  ctx.s = await startApp({ config: { rooms: [{ id: 'general', members: ['delta', 'beta'] }] } });
   ctx.as = (args, env = {}) => cli([...args, '--url', ctx.s.url], { env: { SVC_TOKEN: TOKENS.admin.value, ...env } });
   const r = await ctx.s.post('/v1/messages', roomMessage('general', 'delta', 'deploy finished'), TOKENS.admin.value);
   assert.is(r.status, 200, r.text);

@@ -1,8 +1,10 @@
 // `svc read --receipts`: the sender's (or an admin's) view of who got and who read each message.
+// svc read runs as a process against the app in the test process.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, startServer, TOKENS, type Json } from '../helpers/server.js';
+import { eventually, TOKENS, type Json } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 import { attachAs } from '../helpers/live.js';
 import { cli } from '../helpers/cli.js';
 import { claimThenJoin } from '../helpers/claim.js';
@@ -10,7 +12,7 @@ import { claimThenJoin } from '../helpers/claim.js';
 const ADMIN: string = TOKENS.admin.value;
 
 test('svc read --receipts shows delivered, then read, per reader; --json adds them to each message', async () => {
-  const s = await startServer({
+  const s = await startApp({
     // ann joins general once claimed: a declared member's id is reserved for the operator's credentials.
     config: { auth: { mode: 'open', agent_registration: 'open' }, rooms: [{ id: 'general', members: [] }] },
   });

@@ -1,16 +1,16 @@
 // Receipts end to end (docs/receipts.md): an attachment's ACK makes a message delivered, a read of
 // the history makes it read, a runtime that never ACKs stays undelivered, receipts are durable and
-// shared across Postgres instances, and nobody who may not read a message sees its receipts. The
-// sqlite suite runs the app in process; the Postgres one keeps two `svc serve` processes (two instances).
+// shared across Postgres instances, and nobody who may not read a message sees its receipts. Both
+// suites run the app in the test process; the Postgres one runs two instances of it on one schema.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, TOKENS, type HttpServer, type Json, type TestServer } from '../helpers/server.js';
+import { eventually, TOKENS, type HttpServer, type Json } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { claimThenJoin } from '../helpers/claim.js';
 import { attachAs, SseClient, type AttachClient } from '../helpers/live.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const NET = 'testnet';
 const ADMIN: string = TOKENS.admin.value;
@@ -213,11 +213,11 @@ sqlite.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const pg = suite<{ schema: PgSchema; a: TestServer; b: TestServer }>('receipts on Postgres');
+const pg = suite<{ schema: PgSchema; a: AppServer; b: AppServer }>('receipts on Postgres');
 pg.before(async (ctx) => {
   ctx.schema = await freshSchema();
-  ctx.a = await startPgServer(ctx.schema, CONFIG);
-  ctx.b = await startPgServer(ctx.schema, CONFIG);
+  ctx.a = await startPgApp(ctx.schema, CONFIG);
+  ctx.b = await startPgApp(ctx.schema, CONFIG);
   // bob is addressed and never attaches here: the operator names it a member of general.
   const added = await ctx.a.req('PATCH', '/v1/rooms/general/members', { token: ADMIN, body: { add: ['bob'] } });
   assert.is(added.status, 200, added.text);

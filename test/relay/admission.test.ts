@@ -12,6 +12,7 @@ import { createRelayServer, RELAY_DEFAULTS, type RelayServer } from '../../src/r
 import { decodeInvite } from '../../src/pairing/invite.js';
 import { cli } from '../helpers/cli.js';
 import { eventually, startServer, SVC_BIN, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 /** Opens a peer; resolves 'open' or the refusal's status and Retry-After. */
 function attempt(
@@ -181,7 +182,8 @@ e2e('the invite carries the access token and both sides connect through the rela
 e2e('a pairing without the token cannot use that relay, and says so in words', async ({ relay }) => {
   const r = await attempt(relay.url!, 'no-token-room', {});
   assert.is(r.status, 401);
-  const s = await startServer({
+  // In the test process: nothing here edits its config (the invite's two networks do, as processes).
+  const s = await startApp({
     config: {
       pairings: [
         {

@@ -1,15 +1,17 @@
-// Retention on Postgres with two `svc serve` instances on one schema (one network, #40 part 4): the
-// purge runs on the instance holding the lease `retention` and only there, so every expired message
-// is removed once, by one of them (its svc_retention_purged_messages_total holds them all, the
-// other's none), while both take sends; both histories shrink to what the room keeps, and both
-// event streams go on past the events the purge removed.
+// Retention on Postgres with two instances of the app (in the test process) on one schema (one
+// network, #40 part 4): the purge runs on the instance holding the lease `retention` and only
+// there, so every expired message is removed once, by one of them (its
+// svc_retention_purged_messages_total holds them all, the other's none), while both take sends;
+// both histories shrink to what the room keeps, and both event streams go on past the events the
+// purge removed.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { metricValue, SseClient } from '../helpers/live.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
-import { eventually, roomMessage, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { startPgApp } from '../helpers/pg-server.js';
+import { eventually, roomMessage, TOKENS, type Json } from '../helpers/server.js';
+import type { AppServer } from '../helpers/app.js';
 
 const ADMIN = TOKENS.admin.value;
 const KEEP = 5;
@@ -18,8 +20,8 @@ const SENT = 240;
 
 interface Ctx {
   pgs: PgSchema;
-  a: TestServer;
-  b: TestServer;
+  a: AppServer;
+  b: AppServer;
 }
 
 const t = suite<Ctx>('retention on Postgres across two instances');
@@ -27,18 +29,19 @@ const t = suite<Ctx>('retention on Postgres across two instances');
 t.before(async (ctx) => {
   ctx.pgs = await freshSchema();
   const config: Record<string, Json> = { rooms: [{ id: 'short', members: ['alpha'], retention: { max_messages: KEEP } }] };
+  // Read when the first app of the file loads the retention modules.
   const env = { SVC_RETENTION_INTERVAL_MS: '200' };
   // One after the other: the first migrates.
-  ctx.a = await startPgServer(ctx.pgs, config, { env });
-  ctx.b = await startPgServer(ctx.pgs, config, { env });
+  ctx.a = await startPgApp(ctx.pgs, config, { env });
+  ctx.b = await startPgApp(ctx.pgs, config, { env });
 });
 t.after(async ({ pgs, a, b }) => {
   await Promise.all([a?.dispose(), b?.dispose()]);
   await pgs?.drop();
 });
 
-const purgedBy = async (s: TestServer) => (await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="room"}')) ?? 0;
-const texts = async (s: TestServer) =>
+const purgedBy = async (s: AppServer) => (await metricValue(s, ADMIN, 'svc_retention_purged_messages_total{kind="room"}')) ?? 0;
+const texts = async (s: AppServer) =>
   ((await s.get('/v1/rooms/short/messages?limit=100', ADMIN)).body.messages as Json[]).map((m) => m.parts[0].text as string);
 
 t('one instance purges, each message once; both histories keep the newest and their streams go on', async ({ a, b }) => {

@@ -1,5 +1,6 @@
 // Webhooks and inbound hooks declared by `svc apply` (#28): kept in the store, merged with
-// svc.yaml's (svc.yaml wins), picked up without a restart, secrets never answered back.
+// svc.yaml's (svc.yaml wins), picked up without a restart, secrets never answered back. The apps
+// run in the test process; the CLI runs as processes against them.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,9 @@ import { Webhook } from 'standardwebhooks';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { freshSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
-import { eventually, roomMessage, startServer, TOKENS, type HttpServer, type Json, type TestServer } from '../helpers/server.js';
-import { startApp } from '../helpers/app.js';
+import { startPgApp } from '../helpers/pg-server.js';
+import { eventually, roomMessage, TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const admin = TOKENS.admin.value;
@@ -21,6 +22,9 @@ const OUT_SECRET = `whsec_${Buffer.from('applied-outbound-secret-0123456789').to
 const IN_SECRET = 'applied-inbound-secret-0123456789';
 const SECRETS = /applied-outbound-secret|YXBwbGllZC1vdXRib3VuZC1zZWNyZXQ|applied-inbound-secret/;
 const ENV = { OUT_SECRET, IN_SECRET };
+// Read once, when the first app of this file loads the webhook modules (the first test's): the
+// webhook worker's poll, and how often an instance looks for hooks applied through another.
+const KNOBS = { SVC_WEBHOOK_POLL_MS: '100', SVC_APPLIED_HOOKS_POLL_MS: '200' };
 
 /** A whole config declaring a room, a webhook to `url` and an inbound hook. */
 function declarations(url: string, extra: Record<string, Json> = {}): Record<string, Json> {
@@ -57,7 +61,7 @@ t.after.each(async (ctx) => {
 });
 
 t('applied to a running server, an event is delivered signed and an inbound POST posts; both survive a restart', async ({ dir, rx }) => {
-  const s = await startServer({ env: { SVC_WEBHOOK_POLL_MS: '100' } });
+  const s = await startApp({ env: KNOBS });
   try {
     const file = path.join(dir, 'hooks.yaml');
     writeFileSync(file, stringify(declarations(rx.url)));
@@ -198,12 +202,11 @@ const pg = suite('applied hooks on Postgres');
 
 pg('a hook applied through one instance is served by another on the same schema without a restart', async () => {
   const schema = await freshSchema();
-  const servers: TestServer[] = [];
+  const servers: AppServer[] = [];
   try {
-    const env = { SVC_APPLIED_HOOKS_POLL_MS: '200' };
-    servers.push(await startPgServer(schema, {}, { env }));
-    servers.push(await startPgServer(schema, {}, { env }));
-    const [a, b] = servers as [TestServer, TestServer];
+    servers.push(await startPgApp(schema, {}, { env: KNOBS }));
+    servers.push(await startPgApp(schema, {}, { env: KNOBS }));
+    const [a, b] = servers as [AppServer, AppServer];
     const r = await a.post(
       '/v1/apply',
       {

@@ -1,5 +1,6 @@
-// Outbound webhooks end to end. The app runs in the test process, but where the CLI talks to the
-// server (webhooks test, retry, deliveries) or the server is killed (kill -9), a `svc serve` process.
+// Outbound webhooks end to end. The app runs in the test process (the CLI's webhooks test, retry and
+// deliveries run as processes against it), but where the server is killed (kill -9), a `svc serve`
+// process.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,7 +75,7 @@ test('a receiver that fails a few times gets the event once delivered, with the 
 
 test('svc webhooks test sends a signed webhook.test through the outbox; svc webhooks list shows the webhook', async () => {
   const rx = await startReceiver();
-  const s = await startServer({ config: hookConfig(rx.url), env: ENV });
+  const s = await startApp({ config: hookConfig(rx.url), env: ENV });
   try {
     await ready(s);
     const env = { SVC_URL: s.url, SVC_TOKEN: admin };
@@ -95,7 +96,7 @@ test('svc webhooks test sends a signed webhook.test through the outbox; svc webh
 
 test('a delivery is dead-lettered after the retry window, and svc webhooks retry delivers it', async () => {
   const rx = await startReceiver(new Array(1000).fill(500));
-  const s = await startServer({ config: hookConfig(rx.url, { retry: { window_ms: 600, initial_ms: 100, max_ms: 200 } }), env: ENV });
+  const s = await startApp({ config: hookConfig(rx.url, { retry: { window_ms: 600, initial_ms: 100, max_ms: 200 } }), env: ENV });
   try {
     await ready(s);
     const sent = await s.post('/v1/messages', roomMessage('ops', 'bot', 'will fail'), admin);

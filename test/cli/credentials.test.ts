@@ -1,4 +1,5 @@
-// Kept agent credentials, as processes against real servers: `svc agents register` keeps the token
+// Kept agent credentials, the CLI as processes against servers in the test process (what the CLI
+// does is all there is to see here): `svc agents register` keeps the token
 // owner-only beside the config (one folder per network and server), and from that folder send,
 // read, agent run and mcp act as the agent with no token flag; an agent token names its agent;
 // `svc agents token`; the operator token is never sent where an agent credential is needed.
@@ -13,14 +14,15 @@ import { startAgentRun, writeBot } from '../helpers/agent-run.js';
 import { cli, freePort, spawnCli, type CliResult, MEMORY_STORE } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
 import { freshSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
-import { eventually, startServer, type Json, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { startPgApp } from '../helpers/pg-server.js';
+import { eventually, type HttpServer, type Json } from '../helpers/server.js';
 
 interface Ctx {
   root: string;
   dir: string;
   home: string;
-  s: TestServer;
+  s: HttpServer;
   operator: string;
   keptDir: string;
   /** `svc ...` from the config folder with HOME set, no token flags. */
@@ -48,7 +50,7 @@ t.before(async (ctx) => {
     { mode: 0o600 },
   );
   ctx.operator = parse(readFileSync(file, 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator').value;
-  ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
+  ctx.s = await startApp({ dir: ctx.dir, keepConfig: true });
   // Kept by the network's identity: its id and the uid its store holds.
   ctx.keptDir = path.join(ctx.dir, '.svc', 'agents', `home@${(await ctx.s.get('/v1/network')).body.uid}`);
   ctx.run = (args, env = {}) => cli(args, { cwd: ctx.dir, env: { HOME: ctx.home, ...env } });
@@ -263,14 +265,14 @@ t(
     const home = path.join(root, 'two-home');
     mkdirSync(home);
     const pg = await freshSchema();
-    const b = await startPgServer(pg, {
+    const b = await startPgApp(pg, {
       network: { id: 'home', name: 'Home' },
       auth: { mode: 'open', agent_registration: 'open', tokens: [] },
       rooms: [{ id: 'general', name: 'General', write_policy: 'registered_agents' }],
     });
     try {
       const env = { HOME: home };
-      const uid = async (s: TestServer) => (await s.get('/v1/network')).body.uid as string;
+      const uid = async (s: HttpServer) => (await s.get('/v1/network')).body.uid as string;
       const [ua, ub] = [await uid(a), await uid(b)];
       assert.is.not(ua, ub);
       for (const s of [a, b]) {
@@ -315,31 +317,12 @@ restart.before((ctx) => {
 });
 restart.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
-/** `svc serve` in the folder; resolves with its URL once it listens, and a stop that waits for its exit. */
-async function serveIn(dir: string, home: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const p = spawnCli(['serve'], { cwd: dir, env: { HOME: home } });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    p.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /svc listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    p.once('exit', (code) => reject(new Error(`svc serve exited ${code}`)));
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      p.once('exit', () => resolve());
-      p.kill('SIGTERM');
-    });
-  return { url, stop };
-}
-
 restart('a token kept for listen_addr 127.0.0.1:0 is found again after a restart on another port', async ({ dir, home }) => {
   const run = (args: string[]) => cli(args, { cwd: dir, env: { HOME: home } });
   const init = await run(['init', '--yes', '--network-id', 'port0', '--listen', '127.0.0.1:0']);
   assert.is(init.code, 0, init.stderr);
-  const first = await serveIn(dir, home);
+  // The server in the test process, on the folder's config as `svc serve` there would be.
+  const first = await startApp({ dir, keepConfig: true });
   try {
     const reg = await run(['agents', 'register', '--id', 'alpha']);
     assert.is(reg.code, 0, reg.stderr);
@@ -348,7 +331,7 @@ restart('a token kept for listen_addr 127.0.0.1:0 is found again after a restart
   } finally {
     await first.stop();
   }
-  const second = await serveIn(dir, home);
+  const second = await startApp({ dir, keepConfig: true });
   try {
     assert.is.not(second.url, first.url);
     const sent = await run(['send', '--as', 'alpha', '--room', 'general', 'after', 'the', 'restart']);

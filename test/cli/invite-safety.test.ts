@@ -1,6 +1,7 @@
 // `svc invite accept` as processes: it shows the rooms it will share, refuses to federate an
 // existing private room without explicit consent (--allow-private), and refuses invite names that
 // hold terminal escapes or bidi/invisible characters. Everything the CLI prints is free of them.
+// The servers it asks run in the test process, but for the one killed before its first checkpoint.
 
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,8 @@ import { inviteAccept } from '../../src/cli/commands/invite/run.js';
 import type { Io } from '../../src/cli/io.js';
 import { Chalk } from 'chalk';
 import { cli, freePort, MEMORY_STORE } from '../helpers/cli.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { type HttpServer, startServer } from '../helpers/server.js';
 import { freshSchema } from '../helpers/pg.js';
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
@@ -52,7 +54,7 @@ u.run();
 interface Ctx {
   dir: string;
   /** The config of a running server (svc init's, on the memory store: only asked here) and the server. */
-  running: { config: string; s: TestServer; operator: string };
+  running: { config: string; s: HttpServer; operator: string };
 }
 
 const t = suite<Ctx>('svc invite accept never shares a private room silently');
@@ -62,7 +64,7 @@ t.before(async (ctx) => {
   // stopped-server reads are the second suite's), so it runs on the memory store (helpers/cli.ts).
   const config = await init(ctx.dir, 'away2');
   edit(config, (c) => (c.store = MEMORY_STORE));
-  ctx.running = { config, s: await startServer({ dir: path.dirname(config), keepConfig: true }), operator: operatorOf(config) };
+  ctx.running = { config, s: await startApp({ dir: path.dirname(config), keepConfig: true }), operator: operatorOf(config) };
 });
 t.after(async (ctx) => {
   await ctx.running?.s.dispose();
@@ -110,7 +112,7 @@ function operatorOf(file: string): string {
 }
 
 /** Creates rooms through the API with the config's operator token (setup: svc rooms create is tested elsewhere). */
-async function createRooms(s: TestServer, config: string, rooms: { id: string; visibility?: string }[]): Promise<void> {
+async function createRooms(s: HttpServer, config: string, rooms: { id: string; visibility?: string }[]): Promise<void> {
   for (const room of rooms) {
     const r = await s.post('/v1/rooms', room, operatorOf(config));
     assert.ok(r.status < 300, r.text);
@@ -380,7 +382,7 @@ k(
     const away = await initIn(dir, 'pg-away');
     const folder = path.dirname(away);
     edit(away, (c) => (c.store = { backend: 'postgres', url: pg.url, schema: pg.schema }));
-    const s = await startServer({ dir: folder, keepConfig: true });
+    const s = await startApp({ dir: folder, keepConfig: true });
     try {
       await createRooms(s, away, [{ id: 'vault', visibility: 'private' }]);
       const code = inviteOf('pg-home', 'vault,fresh');

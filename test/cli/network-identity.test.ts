@@ -2,7 +2,7 @@
 // holds (GET /v1/network `uid`). Two networks both called home do not share an `svc mcp` cursor;
 // another instance of the same network (a copy of its sqlite store, on another port) finds the
 // agent token kept for it; a token kept under a server's address by an earlier release is found
-// and copied to the identity's folder.
+// and copied to the identity's folder. The servers run in the test process; the CLI as processes.
 
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,13 +11,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, freePort } from '../helpers/cli.js';
 import { startMcp } from '../helpers/mcp.js';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { TOKENS, type HttpServer, type Json } from '../helpers/server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'svc-identity-'));
 process.once('exit', () => rmSync(root, { recursive: true, force: true }));
 const ALPHA = TOKENS.alphaOnly.value;
 const BETA = { id: 'beta-bot', value: 'tok-betabot-0123456789', scopes: ['observe', 'write', 'attach'], agents: ['beta'] };
-const uidOf = async (s: TestServer, token?: string): Promise<string> => (await s.get('/v1/network', token)).body.uid;
+const uidOf = async (s: HttpServer, token?: string): Promise<string> => (await s.get('/v1/network', token)).body.uid;
 
 test('two networks both called home do not share an svc mcp cursor: a DM on the second is returned', async () => {
   const home = path.join(root, 'mcp-home');
@@ -27,16 +28,16 @@ test('two networks both called home do not share an svc mcp cursor: a DM on the 
     auth: { tokens: [...Object.values(TOKENS).map((t) => ({ ...t, scopes: [...t.scopes] })), BETA] },
     rooms: [{ id: 'general', members: ['alpha', 'beta'] }],
   };
-  const a = await startServer({ config });
-  const b = await startServer({ config });
-  const say = async (s: TestServer, target: Json, text: string) => {
+  const a = await startApp({ config });
+  const b = await startApp({ config });
+  const say = async (s: HttpServer, target: Json, text: string) => {
     const r = await s.post('/v1/messages', { target, from: { type: 'agent', id: 'alpha' }, parts: [{ kind: 'text', text }] }, ALPHA);
     assert.is(r.status, 200, r.text);
     return r.body.message_id as string;
   };
-  const mcp = (s: TestServer) => startMcp(['--url', s.url, '--agent', 'beta'], { SVC_TOKEN: BETA.value, HOME: home });
+  const mcp = (s: HttpServer) => startMcp(['--url', s.url, '--agent', 'beta'], { SVC_TOKEN: BETA.value, HOME: home });
   /** svc mcp on `s` until `text` (sent as it runs, or before) is returned by wait_for_messages. */
-  const consume = async (s: TestServer, target: Json, text: string) => {
+  const consume = async (s: HttpServer, target: Json, text: string) => {
     const m = await mcp(s);
     try {
       await m.waitFor(/attached as beta/);
@@ -90,7 +91,7 @@ test('a second instance of the same network (a copy of its store, another port) 
     auth: { mode: 'open', agent_registration: 'open', tokens: [] },
     rooms: [{ id: 'general', write_policy: 'registered_agents' }],
   };
-  const a = await startServer({ config });
+  const a = await startApp({ config });
   const uid = await uidOf(a);
   const reg = await cli(['agents', 'register', '--id', 'twin', '--url', a.url], { cwd: home, env });
   assert.is(reg.code, 0, reg.stderr);
@@ -101,7 +102,7 @@ test('a second instance of the same network (a copy of its store, another port) 
   cpSync(a.dir, copy, { recursive: true });
   for (const f of ['svc.server.json', 'svc.db.lock']) rmSync(path.join(copy, '.svc', f), { force: true });
   await a.dispose();
-  const b = await startServer({ dir: copy, keepConfig: true });
+  const b = await startApp({ dir: copy, keepConfig: true });
   try {
     assert.is(await uidOf(b), uid, 'the copy is the same network');
     const sent = await cli(['send', '--as', 'twin', '--room', 'general', '--url', b.url, 'from the copy'], { cwd: home, env });
@@ -124,7 +125,7 @@ test('a second instance of the same network (a copy of its store, another port) 
 });
 
 test('with its server stopped, a config finds the tokens kept beside it by its network identity', async () => {
-  const s = await startServer({
+  const s = await startApp({
     config: {
       network: { id: 'home', name: 'Home' },
       // A fixed port: with port 0 a stopped server's address is not known at all.

@@ -1,6 +1,7 @@
 // Client commands find their server: the runtime file `svc serve` writes beside its config (the real
 // URL after port 0 or --listen), the refusal to send the operator token to another network, and
-// `svc init --listen` with a network id derived from the folder.
+// `svc init --listen` with a network id derived from the folder. One `svc serve` process shows what it
+// writes and removes; the other servers run in the test process (startApp writes the same file).
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -13,7 +14,8 @@ import { runtimeFilePath } from '../../src/config/runtime-file.js';
 import { networkRefusal } from '../../src/cli/target-check.js';
 import { resolveTarget, type Target } from '../../src/cli/target.js';
 import { cli, freePort, MEMORY_STORE, onMemoryStore } from '../helpers/cli.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { type HttpServer, startServer } from '../helpers/server.js';
 
 const u = suite('target resolution (pure parts)');
 
@@ -102,6 +104,7 @@ p(
       before.stderr,
       /^svc rooms list: no server of this config is running \(server\.listen_addr 127\.0\.0\.1:0 picks its port at start\): start it with svc serve, or pass --url\n$/,
     );
+    // A process: the runtime file is what `svc serve` itself writes (its pid) and removes on a clean stop.
     const s = await startServer({ dir: folder, keepConfig: true });
     try {
       const info = JSON.parse(readFileSync(path.join(folder, '.svc', 'svc.server.json'), 'utf8'));
@@ -129,7 +132,7 @@ p('svc serve --listen elsewhere is found by the client commands of its folder', 
   const busy = await freePort();
   assert.is((await cli(['init', '--yes', '--listen', `127.0.0.1:${busy}`], { cwd: folder })).code, 0);
   onMemoryStore(path.join(folder, 'svc.yaml'));
-  const s = await startServer({ dir: folder, keepConfig: true, args: ['--listen', '127.0.0.1:0'] });
+  const s = await startApp({ dir: folder, keepConfig: true, args: ['--listen', '127.0.0.1:0'] });
   try {
     assert.is.not(s.port, busy);
     const r = await cli(['rooms', 'create', 'found'], { cwd: folder });
@@ -151,20 +154,20 @@ p('svc init --listen with a bad address is a usage error and writes nothing', as
 
 p.run();
 
-const n = suite<{ dir: string; other: TestServer; hidden: TestServer; alpha: (port: number) => string }>(
+const n = suite<{ dir: string; other: HttpServer; hidden: HttpServer; alpha: (port: number) => string }>(
   'the operator token never goes to another network',
 );
 n.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-target-net-'));
   // Another network listens on the port this config names: one public, one that hides its document.
-  ctx.other = await startServer({
+  ctx.other = await startApp({
     config: {
       store: MEMORY_STORE,
       network: { id: 'beta' },
       auth: { mode: 'open', public_read: true, agent_registration: 'open', tokens: [] },
     },
   });
-  ctx.hidden = await startServer({ config: { store: MEMORY_STORE, network: { id: 'gamma' } } });
+  ctx.hidden = await startApp({ config: { store: MEMORY_STORE, network: { id: 'gamma' } } });
   // The config `svc init --network-id alpha --listen 127.0.0.1:PORT` writes, in a folder of its
   // own per port: init runs once, the other folders get its output with their port.
   const folder = path.join(ctx.dir, 'alpha');
@@ -235,7 +238,7 @@ n('a server that hides its network document from anonymous callers gets no opera
 n('the same config with its own server running is not refused (the check passes and the token is used)', async ({ alpha }) => {
   const folder = alpha(await freePort());
   onMemoryStore(path.join(folder, 'svc.yaml'));
-  const s = await startServer({ dir: folder, keepConfig: true });
+  const s = await startApp({ dir: folder, keepConfig: true });
   try {
     rmSync(path.join(folder, '.svc', 'svc.server.json')); // as with a server of an older version
     const r = await cli(['rooms', 'create', 'mine'], { cwd: folder });

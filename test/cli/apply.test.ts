@@ -6,20 +6,21 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
-import { startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { type HttpServer, TOKENS } from '../helpers/server.js';
 import { cli, deadUrl, MEMORY_STORE, onMemoryStore } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
 
 interface Ctx {
-  s: TestServer;
+  s: HttpServer;
   file: string;
   write: (name: string, config: Record<string, unknown>) => string;
 }
 
 const t = suite<Ctx>('svc apply against a running server');
 t.before(async (ctx) => {
-  ctx.s = await startServer({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
+  ctx.s = await startApp({ config: { store: MEMORY_STORE, rooms: [{ id: 'general', name: 'General', members: ['alpha'] }] } });
   ctx.write = (name, config) => {
     const file = path.join(ctx.s.dir, name);
     writeFileSync(file, stringify(config), { mode: 0o600 });
@@ -155,14 +156,14 @@ t('with no server at the URL it says so and exits 1', async ({ file }) => {
 
 t.run();
 
-const f = suite<{ dir: string; s: TestServer; elsewhere: string }>('svc apply FILE from the config folder');
+const f = suite<{ dir: string; s: HttpServer; elsewhere: string }>('svc apply FILE from the config folder');
 f.before(async (ctx) => {
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-apply-folder-'));
   ctx.elsewhere = mkdtempSync(path.join(tmpdir(), 'svc-apply-elsewhere-'));
   const init = await cli(['init', '--yes', '--network-id', 'folder-net', '--listen', '127.0.0.1:0'], { cwd: ctx.dir });
   assert.is(init.code, 0, init.stderr);
   onMemoryStore(path.join(ctx.dir, 'svc.yaml'));
-  ctx.s = await startServer({ dir: ctx.dir, keepConfig: true });
+  ctx.s = await startApp({ dir: ctx.dir, keepConfig: true });
   // Setup through the API with the operator token init wrote (svc rooms create is tested elsewhere).
   const operator = parse(readFileSync(path.join(ctx.dir, 'svc.yaml'), 'utf8')).auth.tokens.find((x: { id: string }) => x.id === 'operator');
   const ops = await ctx.s.post('/v1/rooms', { id: 'ops', visibility: 'private' }, operator.value);

@@ -1,10 +1,11 @@
-// svc tail as a process against a real server: live events, filters, --json, --since, and
+// svc tail as a process against a server in the test process: live events, filters, --json, --since, and
 // resuming (Last-Event-ID) after the server restarts on the same address.
 
 import type { ChildProcess } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, roomMessage, startServer, TOKENS, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { eventually, type HttpServer, roomMessage, TOKENS } from '../helpers/server.js';
 import { cli, deadUrl, freePort, spawnCli } from '../helpers/cli.js';
 
 const ADMIN = TOKENS.admin.value;
@@ -47,7 +48,7 @@ function tail(args: string[], env: Record<string, string> = { SVC_TOKEN: ADMIN }
 const textOf = (e: { message?: { parts: { text?: string }[] } }) => e.message?.parts.map((p) => p.text ?? '').join('') ?? '';
 
 interface Ctx {
-  s: TestServer;
+  s: HttpServer;
   running: Tail[];
   open: (args: string[], env?: Record<string, string>) => Promise<Tail>;
   say: (room: string, text: string) => Promise<string>;
@@ -57,7 +58,7 @@ const t = suite<Ctx>('svc tail against a running server');
 t.before(async (ctx) => {
   // A fixed port, so that a restarted server comes back where the stream was.
   const port = await freePort();
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       server: { listen_addr: `127.0.0.1:${port}` },
       rooms: [

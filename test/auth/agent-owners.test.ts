@@ -41,7 +41,8 @@ t('svc serve refuses to start and names both entries', async () => {
 });
 
 t('one token listing an agent twice is not ambiguous and starts', async () => {
-  const s = await startServer({
+  // In the test process: the config goes through the loader that refuses the ambiguous list above.
+  const s = await startApp({
     config: { auth: { tokens: [{ ...TOKENS.admin, scopes: [...TOKENS.admin.scopes], agents: ['alpha', 'alpha'] }] } },
   });
   try {
@@ -52,6 +53,7 @@ t('one token listing an agent twice is not ambiguous and starts', async () => {
 });
 
 t('a reload with the ambiguous list is refused, logged, and the running config is kept', async () => {
+  // A process: the reload is the one SIGHUP starts.
   const s = await startServer({ config: { rooms: [{ id: 'general', members: ['alpha'] }] } });
   try {
     writeConfig(

@@ -2,6 +2,8 @@
 // invalid one) appears in any response, stream frame, log line, metric or error; tokens are
 // compared in constant time; console cookies are HttpOnly and SameSite; browser origins are
 // checked on the WebSocket upgrade; config files holding secrets are refused with loose modes.
+// The servers run in the test process (everything the server logs goes through its logger, which
+// startApp records), but for the refused config files: `svc serve`'s exit code and message.
 // (The visibility matrix across HTTP, SSE, attach and pairing proxies: security-matrix.test.ts.)
 
 import { suite } from 'uvu';
@@ -12,7 +14,8 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { ROOT, SVC_BIN, startServer, testConfig, TOKENS, roomMessage, type Json, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { ROOT, SVC_BIN, testConfig, TOKENS, roomMessage, type HttpServer, type Json } from '../helpers/server.js';
 import { AttachClient, SseClient, UpgradeRefused } from '../helpers/live.js';
 import { StaticTokens } from '../../src/auth/credentials.js';
 
@@ -23,7 +26,7 @@ const RELAY_TOKEN = 'relay-secret-5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b';
 const CANARIES = ['canary-invalid-token-4242424242', 'agt_v1_canaryforgedagenttoken000000000000000', 'tok-admin-0123456789-but-longer'];
 
 interface Ctx {
-  s: TestServer;
+  s: HttpServer;
   /** Everything the server said to clients, except the one answer that carries each minted token. */
   seen: string[];
   minted: string[];
@@ -43,7 +46,7 @@ const leaks = suite<Ctx>('secrets');
 leaks.before(async (ctx) => {
   ctx.seen = [];
   ctx.minted = [];
-  ctx.s = await startServer({
+  ctx.s = await startApp({
     config: {
       auth: {
         public_read: true,
@@ -235,9 +238,9 @@ cmp('no source file compares two secrets with == or ===', () => {
   assert.equal(offenders, []);
 });
 
-const web = suite<{ s: TestServer }>('browser-facing defences');
+const web = suite<{ s: HttpServer }>('browser-facing defences');
 web.before(async (ctx) => {
-  ctx.s = await startServer();
+  ctx.s = await startApp();
 });
 web.after(async (ctx) => ctx.s.dispose());
 

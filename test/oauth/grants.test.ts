@@ -2,7 +2,8 @@
 // client, the agent it acts as, scopes, created and expiry; revoking one deletes it and every token
 // of it, so its refresh token stops working; callers without the admin scope are refused. Until
 // the console's consent page issues grants, the test issues one as the provider would (its own
-// models, over the same Postgres schema the server uses).
+// models, over the same Postgres schema the server uses). The server runs in the test process; the
+// CLI as a process.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,9 +13,9 @@ import type { Store } from '../../src/store/types.js';
 import { accountIdOf } from '../../src/oauth/account.js';
 import { adapterOver, kindOf } from '../../src/oauth/adapter.js';
 import { loadKeys } from '../../src/oauth/keys.js';
-import { TOKENS, type TestServer } from '../helpers/server.js';
+import { type HttpServer, TOKENS } from '../helpers/server.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 import { cli } from '../helpers/cli.js';
 
 const PUBLIC = 'svc.test';
@@ -32,7 +33,7 @@ interface Models {
 
 interface Ctx {
   pgs: PgSchema;
-  s: TestServer;
+  s: HttpServer;
   store: Store;
   client: string;
   grant: string;
@@ -42,7 +43,7 @@ interface Ctx {
 const t = suite<Ctx>('oauth grants (admin route and svc agents grants)');
 t.before(async (ctx) => {
   ctx.pgs = await freshSchema();
-  ctx.s = await startPgServer(ctx.pgs);
+  ctx.s = await startPgApp(ctx.pgs);
   ctx.store = await openStore({ backend: 'postgres', url: ctx.pgs.url, schema: ctx.pgs.schema, path: '', checkpoint_bytes: 0 });
 });
 t.after(async (ctx) => {
@@ -51,7 +52,7 @@ t.after(async (ctx) => {
   await ctx.pgs?.drop();
 });
 
-const base = (s: TestServer) => `http://127.0.0.1:${s.port}`;
+const base = (s: HttpServer) => `http://127.0.0.1:${s.port}`;
 
 /** Exchanges a refresh token at the server's token endpoint. */
 function refresh(ctx: Ctx): Promise<Response> {

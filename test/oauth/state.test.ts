@@ -1,14 +1,15 @@
 // The OAuth server's state and keys live in the store: on sqlite a client registered by dynamic
 // registration, an authorization under way and the cookie keys survive a restart; two instances
 // on one Postgres schema share clients and interactions, and sign cookies and tokens with the same
-// keys. The sqlite suite runs the app in process; the Postgres one keeps two `svc serve` processes.
+// keys. Both suites run the app in process: the two instances share nothing but the schema (the
+// providers, their caches and the keys read from the store are each app's own).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HttpServer, TestServer } from '../helpers/server.js';
+import type { HttpServer } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServers } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -102,10 +103,12 @@ restart('an unknown client is refused, so the check above can fail', async ({ s 
 
 restart.run();
 
-const two = suite<{ pgs: PgSchema; a: TestServer; b: TestServer }>('oauth state shared by two instances (postgres)');
+const two = suite<{ pgs: PgSchema; a: AppServer; b: AppServer }>('oauth state shared by two instances (postgres)');
 two.before(async (ctx) => {
   ctx.pgs = await freshSchema();
-  [ctx.a, ctx.b] = await startPgServers(2, ctx.pgs);
+  // One after the other: the first migrates the schema.
+  ctx.a = await startPgApp(ctx.pgs);
+  ctx.b = await startPgApp(ctx.pgs);
 });
 two.after(async ({ pgs, a, b }) => {
   await Promise.all([a?.dispose(), b?.dispose()]);

@@ -1,10 +1,11 @@
-// Online backup and restore (#40 part 6), with real `svc` processes and real sqlite files: a backup
-// taken while writers send, restored into a fresh folder, holds every message acknowledged before
-// the backup answered (each writer's messages are a prefix: the copy is one consistent state);
-// restore refuses another network's backup (another id, or the same id and another uid than the
-// store in its place) and a store that holds data without --force, and a
-// running server's store; a Postgres or memory store answers a clear 409; doctor shows the last
-// backup.
+// Online backup and restore (#40 part 6), with real sqlite files: a backup taken while writers
+// send, restored into a fresh folder, holds every message acknowledged before the backup answered
+// (each writer's messages are a prefix: the copy is one consistent state); restore refuses another
+// network's backup (another id, or the same id and another uid than the store in its place) and a
+// store that holds data without --force, and a running server's store; a Postgres or memory store
+// answers a clear 409; doctor shows the last backup. The source server is a `svc serve` process
+// (its exit code, and the store lock a restore meets while it runs); the others run in the test
+// process, found by the CLI through their runtime files.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { cli } from '../helpers/cli.js';
 import { startApp } from '../helpers/app.js';
 import { freshSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 import {
   roomMessage,
   startServer,
@@ -133,7 +134,7 @@ t('a backup taken while writers send holds every message acknowledged before it 
   assert.ok(Number.isInteger(manifest.last_seq) && manifest.last_seq > 0, `last_seq ${manifest.last_seq}`);
   assert.is(r.body.last_seq, manifest.last_seq);
   assert.match(restored.stdout, new RegExp(`last event seq ${manifest.last_seq}\\b`));
-  const s = await startServer({ dir: fresh.dir, keepConfig: true });
+  const s = await startApp({ dir: fresh.dir, keepConfig: true });
   try {
     const ids = new Set(await roomIds(s, 'general'));
     for (let w = 0; w < WRITERS; w++) {
@@ -179,7 +180,7 @@ t('restore refuses a backup of another network, and a store that holds data, wit
 t("restore refuses, without --force, a backup of another network that shares the id of the store's", async () => {
   // A network also called testnet, with a store of its own (and so its own uid): started once.
   const twin = freshConfig();
-  const s = await startServer({ dir: twin.dir, keepConfig: true });
+  const s = await startApp({ dir: twin.dir, keepConfig: true });
   const twinUid = (await s.get('/v1/network', ADMIN)).body.uid as string;
   await s.dispose();
   const manifest = JSON.parse(readFileSync(path.join(backupDir, 'backup.json'), 'utf8'));
@@ -239,22 +240,17 @@ t('a memory store answers 409, through HTTP and the CLI', async () => {
     assert.is(r.status, 409, r.text);
     assert.match(r.body.error, /store is memory .*docs\/operations\.md/);
     assert.not.ok(existsSync(dir), 'no folder made');
+    const c = await cli(['backup', path.join(tempDir(), 'b'), '--config', app.configFile], AS_ADMIN);
+    assert.is(c.code, 1);
+    assert.match(c.stderr, /sqlite store; this server's store is memory/);
   } finally {
     await app.dispose();
-  }
-  const s = await startServer({ config: { store: { backend: 'memory' } } });
-  try {
-    const r = await cli(['backup', path.join(tempDir(), 'b'), '--config', s.configFile], AS_ADMIN);
-    assert.is(r.code, 1);
-    assert.match(r.stderr, /sqlite store; this server's store is memory/);
-  } finally {
-    await s.dispose();
   }
 });
 
 t('a Postgres store answers 409 naming its own tools', async () => {
   const pgs = await freshSchema();
-  const s = await startPgServer(pgs);
+  const s = await startPgApp(pgs);
   try {
     const dir = path.join(tempDir(), 'pg');
     mkdirSync(dir);

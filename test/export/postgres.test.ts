@@ -1,8 +1,9 @@
-// Export and import across backends (#40 part 5), with real `svc` processes and a real PostgreSQL:
+// Export and import across backends (#40 part 5), through the `svc` CLI with a real PostgreSQL:
 // a sqlite network exported and imported into a Postgres schema exports the same lines and serves
 // the same reads; exported from Postgres and imported into another schema, and into a new sqlite
 // store, the same again. Import refuses a schema that holds a network, and one whose file turns
-// out damaged after some pages leaves the schema as empty as it found it.
+// out damaged after some pages leaves the schema as empty as it found it. The servers run in the
+// test process; the CLI finds them by their runtime files.
 
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -11,13 +12,14 @@ import * as assert from 'uvu/assert';
 import { cli } from '../helpers/cli.js';
 import { freshSchema, sql, type PgSchema } from '../helpers/pg.js';
 import { pgStore } from '../helpers/pg-server.js';
-import { startServer, tempDir, testConfig, writeConfig, type TestServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { tempDir, testConfig, writeConfig, type HttpServer } from '../helpers/server.js';
 import { comparable, CONFIG, exportTo, fill, ofType, reads } from './fixture.js';
 
 const t = suite('svc export and svc import across sqlite and PostgreSQL');
 
 const schemas: PgSchema[] = [];
-const servers: TestServer[] = [];
+const servers: HttpServer[] = [];
 let work: string;
 let before: unknown;
 let gen: string;
@@ -40,7 +42,7 @@ function pgTarget(s: PgSchema): { dir: string; config: string; env: Record<strin
 }
 
 t('a sqlite export imported into Postgres exports the same lines and serves the same reads', async () => {
-  const lite = await startServer({ config: CONFIG });
+  const lite = await startApp({ config: CONFIG });
   servers.push(lite);
   gen = await fill(lite);
   before = await reads(lite);
@@ -51,7 +53,7 @@ t('a sqlite export imported into Postgres exports the same lines and serves the 
   const r = await cli(['import', path.join(work, 'lite.jsonl'), '--config', target.config], { env: target.env });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /^imported network testnet into postgres:\/\/\S+ schema \S+: 2 rooms, 2 agents, 6 messages/);
-  const pg = await startServer({ dir: target.dir, config: { ...CONFIG, store: pgStore(schemas[0]!) }, env: target.env });
+  const pg = await startApp({ dir: target.dir, config: { ...CONFIG, store: pgStore(schemas[0]!) }, env: target.env });
   servers.push(pg);
   assert.equal(await reads(pg), before);
   fromPg = await exportTo(pg.configFile, path.join(work, 'pg.jsonl'), ['--with-secrets'], target.env);
@@ -74,7 +76,7 @@ t('a Postgres export imported into another schema and into sqlite exports the sa
   const target = pgTarget(schemas[1]!);
   const r = await cli(['import', path.join(work, 'pg.jsonl'), '--config', target.config], { env: target.env });
   assert.is(r.code, 0, r.stderr);
-  const pg2 = await startServer({ dir: target.dir, config: { ...CONFIG, store: pgStore(schemas[1]!) }, env: target.env });
+  const pg2 = await startApp({ dir: target.dir, config: { ...CONFIG, store: pgStore(schemas[1]!) }, env: target.env });
   servers.push(pg2);
   assert.equal(
     comparable(await exportTo(pg2.configFile, path.join(work, 'pg2.jsonl'), ['--with-secrets'], target.env)),
@@ -86,7 +88,7 @@ t('a Postgres export imported into another schema and into sqlite exports the sa
   const config = writeConfig(dir, testConfig(CONFIG));
   const l = await cli(['import', path.join(work, 'pg.jsonl'), '--config', config]);
   assert.is(l.code, 0, l.stderr);
-  const lite = await startServer({ dir, config: CONFIG });
+  const lite = await startApp({ dir, config: CONFIG });
   servers.push(lite);
   assert.equal(await reads(lite), before);
   assert.equal(comparable(await exportTo(lite.configFile, path.join(work, 'lite2.jsonl'), ['--with-secrets'])), comparable(fromSqlite));

@@ -1,22 +1,24 @@
-// Export and import on sqlite (#40 part 5), with real `svc` processes: a network exported from a
+// Export and import on sqlite (#40 part 5), through the `svc` CLI: a network exported from a
 // running server, imported into an empty store and exported again gives the same lines (the
 // header's time aside) and serves the same reads; agent tokens work after a --with-secrets round
 // trip and not after one without; import refuses a store that holds a network, a truncated, a
 // damaged and a newer file, each naming the line, and leaves no store behind; the route is the
-// operator's.
+// operator's. The servers run in the test process (the CLI finds them by their runtime files),
+// but for the `svc serve` process whose store lock an import meets.
 
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cleanEnv, cli, scriptBin } from '../helpers/cli.js';
-import { startServer, SVC_BIN, tempDir, testConfig, TOKENS, writeConfig, type TestServer } from '../helpers/server.js';
+import { startApp, type AppServer } from '../helpers/app.js';
+import { startServer, SVC_BIN, tempDir, testConfig, TOKENS, writeConfig } from '../helpers/server.js';
 import { ADMIN, comparable, CONFIG, exportTo, fill, linesOf, ofType, reads } from './fixture.js';
 
 const t = suite('svc export and svc import (sqlite)');
 
-let source: TestServer;
+let source: AppServer;
 let gen: string;
 let before: unknown;
 let work: string;
@@ -24,7 +26,7 @@ let plain: string[];
 let secret: string[];
 
 t.before(async () => {
-  source = await startServer({ config: CONFIG });
+  source = await startApp({ config: CONFIG });
   gen = await fill(source);
   before = await reads(source);
   work = tempDir();
@@ -82,9 +84,17 @@ t('with --with-secrets the agent keeps its token hash', async () => {
 
 t('a progress bar on stderr only when it is a terminal; stdout by default', async () => {
   const command = `'${process.execPath}' '${SVC_BIN}' export --config '${source.configFile}' -o '${path.join(work, 'tty.jsonl')}'`;
-  const tty = spawnSync(scriptBin(), ['-qfec', command, '/dev/null'], {
-    env: cleanEnv({ TERM: 'xterm', SVC_TOKEN: ADMIN }),
-    encoding: 'utf8',
+  // Not spawnSync: the server answers from this process's event loop.
+  const tty = await new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+    const p = spawn(scriptBin(), ['-qfec', command, '/dev/null'], {
+      env: cleanEnv({ TERM: 'xterm', SVC_TOKEN: ADMIN }),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let stdout = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.once('error', reject);
+    p.once('close', (status) => resolve({ status, stdout }));
+    p.stdin.end();
   });
   assert.is(tty.status, 0, tty.stdout);
   assert.match(tty.stdout, /\[#{30}\] 6\/6 messages, \d+\/s/);
@@ -116,7 +126,7 @@ t('export, import into an empty store, export again: the same lines; the same re
     r.stdout,
     /^imported network testnet into \S+svc\.db: 2 rooms, 2 agents, 6 messages, 1 threads, 1 DMs, 0 artifacts, \d+ events \(last seq \d+\), 0 files in [\d.]+ s\n$/,
   );
-  const again = await startServer({ dir: target.dir, config: CONFIG });
+  const again = await startApp({ dir: target.dir, config: CONFIG });
   try {
     assert.equal(await reads(again), before);
     const lines = await exportTo(again.configFile, path.join(work, 'again.jsonl'));
@@ -133,7 +143,7 @@ t('after a --with-secrets round trip the agent token works', async () => {
   const target = emptyTarget();
   const r = await cli(['import', path.join(work, 'secret.jsonl'), '--config', target.config]);
   assert.is(r.code, 0, r.stderr);
-  const again = await startServer({ dir: target.dir, config: CONFIG });
+  const again = await startApp({ dir: target.dir, config: CONFIG });
   try {
     const hidden = await again.get('/v1/rooms/hidden/messages', gen);
     assert.is(hidden.status, 200, hidden.text);

@@ -1,8 +1,10 @@
 // A full disk during an upload (#41 part 1) answers 507 insufficient_storage and keeps nothing of
 // it: no blob, no spool file, no record. The disk is made full by the test hook of
-// src/files/faults.ts (a size-limited filesystem cannot be mounted here), in a real `svc serve`.
-// A full disk under the database instead (the store's hook, SVC_FAULT_JOURNAL_ENOSPC_FILE) fails
-// the upload's record after its bytes were spooled: the spool file goes too.
+// src/files/faults.ts (a size-limited filesystem cannot be mounted here). A full disk under the
+// database instead (the store's hook, SVC_FAULT_JOURNAL_ENOSPC_FILE) fails the upload's record
+// after its bytes were spooled: the spool file goes too. The app runs in the test process: the
+// files hook's variable is read when its modules first load (the first test's app), the store's
+// when a store opens.
 
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,11 +12,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claimThenJoin } from '../helpers/claim.js';
-import { startServer } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 
 test('an upload that meets a full disk answers 507 and leaves nothing half-written', async () => {
   const fault = path.join(os.tmpdir(), `svc-test-enospc-${process.pid}`);
-  const s = await startServer({ config: { auth: { agent_registration: 'open' } }, env: { SVC_FAULT_FILES_ENOSPC_FILE: fault } });
+  const s = await startApp({ config: { auth: { agent_registration: 'open' } }, env: { SVC_FAULT_FILES_ENOSPC_FILE: fault } });
   try {
     const token = String((await claimThenJoin(s, 'uploader', [])).body.agent_token);
     writeFileSync(fault, '');
@@ -35,7 +37,7 @@ test('an upload that meets a full disk answers 507 and leaves nothing half-writt
 
 test("an upload whose record cannot be stored (the database's disk is full) keeps no spool file", async () => {
   const fault = path.join(os.tmpdir(), `svc-test-journal-enospc-${process.pid}`);
-  const s = await startServer({ config: { auth: { agent_registration: 'open' } }, env: { SVC_FAULT_JOURNAL_ENOSPC_FILE: fault } });
+  const s = await startApp({ config: { auth: { agent_registration: 'open' } }, env: { SVC_FAULT_JOURNAL_ENOSPC_FILE: fault } });
   try {
     const token = String((await claimThenJoin(s, 'uploader', [])).body.agent_token);
     writeFileSync(fault, '');

@@ -1,7 +1,8 @@
 // Export and import carry files (#41 part 8): `svc export --with-files` writes the bytes of every
 // file the messages reference (`file_blob` lines before the end line), `svc import` puts them into
 // the new store's blob store, and the file downloads from the imported network to the same readers.
-// Without --with-files the records come along and the bytes do not.
+// Without --with-files the records come along and the bytes do not. The servers run in the test
+// process; the CLI finds them by their runtime files.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from '../helpers/cli.js';
-import { startServer, tempDir, testConfig, TOKENS, writeConfig } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
+import { tempDir, testConfig, TOKENS, writeConfig } from '../helpers/server.js';
 import { download, FILE_ROOMS, fileAgents, refusal, sendFile, uploaded } from './helpers.js';
 
 const CONFIG = { auth: { agent_registration: 'open' }, rooms: FILE_ROOMS };
@@ -17,7 +19,7 @@ const ADMIN = TOKENS.admin.value;
 const MISSING = 'file_00000000000000000000000000';
 
 test('svc export --with-files and svc import bring a network back with its files', async () => {
-  const source = await startServer({ config: CONFIG });
+  const source = await startApp({ config: CONFIG });
   try {
     const a = await fileAgents(source);
     // Two blob pieces: more than one line of bytes.
@@ -55,7 +57,7 @@ test('svc export --with-files and svc import bring a network back with its files
       const imported = await cli(['import', file, '--config', config]);
       assert.is(imported.code, 0, imported.stderr);
       assert.match(imported.stdout, bytes ? /, 2 files in / : /, 0 files in /);
-      const s = await startServer({ dir, keepConfig: true });
+      const s = await startApp({ dir, keepConfig: true });
       try {
         const got = await download(s, id, a.cal);
         if (bytes) {

@@ -1,15 +1,17 @@
-// Files on PostgreSQL (#41 part 3): two `svc serve` processes on one schema are one network, so a
-// file uploaded on one is served by the other, with the access rule and ranges, whether the bytes
-// live in the database (chunked, the default) or in an S3-compatible bucket (`store.files`, here
-// s3rver). The same bytes are one blob however many uploads and instances carry them.
+// Files on PostgreSQL (#41 part 3): two instances on one schema (two apps in the test process, each
+// with its own store connection) are one network, so a file uploaded on one is served by the
+// other, with the access rule and ranges, whether the bytes live in the database (chunked, the
+// default) or in an S3-compatible bucket (`store.files`, here s3rver). The same bytes are one blob
+// however many uploads and instances carry them.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { S3Blobs } from '../../src/files/blobs/s3.js';
+import { startApp } from '../helpers/app.js';
 import { pgStore } from '../helpers/pg-server.js';
 import { freshSchema, sql, type PgSchema } from '../helpers/pg.js';
-import { type Json, startServer, type TestServer } from '../helpers/server.js';
+import type { HttpServer, Json } from '../helpers/server.js';
 import { download, FILE_ROOMS, fileAgents, refusal, sendFile, uploaded } from './helpers.js';
 import { startBucket, type TestBucket } from './s3.js';
 
@@ -18,20 +20,20 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const BIG = randomBytes(1024 * 1024 + 300_000);
 const MISSING = 'file_00000000000000000000000000';
 
-async function two(pgs: PgSchema, files: Json | undefined, env: Record<string, string> = {}): Promise<TestServer[]> {
+async function two(pgs: PgSchema, files: Json | undefined, env: Record<string, string> = {}): Promise<HttpServer[]> {
   const config = {
     auth: { agent_registration: 'open' },
     rooms: FILE_ROOMS,
     store: { ...pgStore(pgs), ...(files ? { files } : {}) },
   };
-  const out: TestServer[] = [];
+  const out: HttpServer[] = [];
   // One after the other: the first migrates.
-  for (let i = 0; i < 2; i++) out.push(await startServer({ config, env: { SVC_TEST_STORE_URL: pgs.url, ...env } }));
+  for (let i = 0; i < 2; i++) out.push(await startApp({ config, env: { SVC_TEST_STORE_URL: pgs.url, ...env } }));
   return out;
 }
 
 /** What both backends must do: uploaded on `a`, served by `b` to its readers only, ranges across a chunk, one blob. */
-async function servedByTheOther(a: TestServer, b: TestServer): Promise<string> {
+async function servedByTheOther(a: HttpServer, b: HttpServer): Promise<string> {
   const agents = await fileAgents(a);
   const id = await uploaded(a, BIG, 'big.bin', agents.bob);
   assert.is((await download(b, id, agents.bob)).bytes.equals(BIG), true, 'the uploader reads it on the other instance');
@@ -56,7 +58,7 @@ async function servedByTheOther(a: TestServer, b: TestServer): Promise<string> {
 
 const TOKEN_OBSERVER = 'tok-observer-0123456789';
 
-const db = suite<{ pgs: PgSchema; servers: TestServer[] }>('files on two Postgres instances, bytes in the database');
+const db = suite<{ pgs: PgSchema; servers: HttpServer[] }>('files on two Postgres instances, bytes in the database');
 db.before(async (c) => {
   c.pgs = await freshSchema();
   c.servers = await two(c.pgs, undefined);
@@ -67,7 +69,7 @@ db.after(async (c) => {
 });
 
 db('a file uploaded on one instance is served by the other, to its readers only; the same bytes are one blob', async (c) => {
-  const [a, b] = c.servers as [TestServer, TestServer];
+  const [a, b] = c.servers as [HttpServer, HttpServer];
   const hash = await servedByTheOther(a, b);
   const blobs = await sql(c.pgs.url, `SELECT sha256, size FROM "${c.pgs.schema}".file_blobs`);
   assert.equal(blobs, [{ sha256: hash, size: String(BIG.length) }]);
@@ -75,7 +77,7 @@ db('a file uploaded on one instance is served by the other, to its readers only;
   assert.is(chunks[0]!.n, 2);
 });
 
-const s3 = suite<{ pgs: PgSchema; bucket: TestBucket; servers: TestServer[] }>('files on two Postgres instances, bytes in an S3 bucket');
+const s3 = suite<{ pgs: PgSchema; bucket: TestBucket; servers: HttpServer[] }>('files on two Postgres instances, bytes in an S3 bucket');
 s3.before(async (c) => {
   c.pgs = await freshSchema();
   c.bucket = await startBucket();
@@ -101,7 +103,7 @@ s3.after(async (c) => {
 });
 
 s3('a file uploaded on one instance is served by the other from the bucket; the database keeps no bytes', async (c) => {
-  const [a, b] = c.servers as [TestServer, TestServer];
+  const [a, b] = c.servers as [HttpServer, HttpServer];
   const hash = await servedByTheOther(a, b);
   const bucket = new S3Blobs({
     bucket: c.bucket.bucket,

@@ -1,21 +1,24 @@
 // A message of ~131k distinct words (one FTS4 insert of it takes ~1.3 s) is indexed off the event
 // loop, and is found by any of its words together, once, also by a search sent right after the
-// write. On sqlite (the search worker thread) and Postgres (indexed by the database). How long /healthz takes meanwhile is
-// printed, not asserted: a timed bound flakes on a shared machine (the benchmark holds speed).
+// write. On sqlite (the search worker thread) and Postgres (indexed by the database). How long
+// /healthz takes meanwhile is printed, not asserted: a timed bound flakes on a shared machine (the
+// benchmark holds speed). The app runs in the test process: the indexing is off its event loop as
+// in `svc serve`, and a blocked loop would hold the probe's answers all the same.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { performance } from 'node:perf_hooks';
-import { startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
+import { TOKENS, type HttpServer, type Json } from '../helpers/server.js';
+import { startApp } from '../helpers/app.js';
 import { freshSchema, type PgSchema } from '../helpers/pg.js';
-import { startPgServer } from '../helpers/pg-server.js';
+import { startPgApp } from '../helpers/pg-server.js';
 
 const ADMIN = TOKENS.admin.value;
 const config = { rooms: [{ id: 'general', name: 'General', members: ['alpha'], visibility: 'public' }] };
 const WORDS = Array.from({ length: 131_000 }, (_, i) => `w${(i * 7919).toString(36)}`);
 const TEXT = WORDS.join(' ');
 
-async function check(s: TestServer, count = WORDS.length): Promise<void> {
+async function check(s: HttpServer, count = WORDS.length): Promise<void> {
   const words = WORDS.slice(0, count);
   let stop = false;
   const lat: number[] = [];
@@ -57,13 +60,13 @@ async function check(s: TestServer, count = WORDS.length): Promise<void> {
   console.log(`  slowest /healthz while indexing: ${Math.max(...lat).toFixed(0)} ms over ${lat.length} probes`);
 }
 
-const lite = suite<{ s: TestServer }>('indexing a message of many words on sqlite');
+const lite = suite<{ s: HttpServer }>('indexing a message of many words on sqlite');
 lite.after.each(async ({ s }) => s?.dispose());
 lite('a 1 MiB text of 131k distinct words is indexed by the search worker: /healthz answers and every word is found', async (ctx) => {
-  await check((ctx.s = await startServer({ config: config as Json })));
+  await check((ctx.s = await startApp({ config: config as Json })));
 });
 lite('the message stays whole in the index across a restart', async (ctx) => {
-  const s = (ctx.s = await startServer({ config: config as Json }));
+  const s = (ctx.s = await startApp({ config: config as Json }));
   const r = await s.post(
     '/v1/messages',
     { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: TEXT }] },
@@ -79,7 +82,7 @@ lite('the message stays whole in the index across a restart', async (ctx) => {
 });
 lite.run();
 
-const pg = suite<{ pgs: PgSchema; s: TestServer }>('indexing a message of many words on Postgres');
+const pg = suite<{ pgs: PgSchema; s: HttpServer }>('indexing a message of many words on Postgres');
 pg.before.each(async (ctx) => {
   ctx.pgs = await freshSchema();
 });
@@ -90,12 +93,12 @@ pg.after.each(async ({ pgs, s }) => {
 // Postgres refuses a tsvector over 1 MiB, so a message's index holds its first 400,000 characters
 // of distinct words (about 60k words of this text): each of 50k is found.
 pg('a text of 50k distinct words: /healthz answers and every word is found', async (ctx) => {
-  await check((ctx.s = await startPgServer(ctx.pgs, config as Json)), 50_000);
+  await check((ctx.s = await startPgApp(ctx.pgs, config as Json)), 50_000);
 });
 pg(
   'a text of 131k distinct words is accepted (it was a 500): its first words are found, the ones past the index budget are not',
   async (ctx) => {
-    const s = (ctx.s = await startPgServer(ctx.pgs, config as Json));
+    const s = (ctx.s = await startPgApp(ctx.pgs, config as Json));
     const r = await s.post(
       '/v1/messages',
       { target: { kind: 'room', room_id: 'general' }, from: { type: 'human', id: 'op' }, parts: [{ kind: 'text', text: TEXT }] },

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, notFound } from '../errors.js';
 import { authorize } from '../auth/policy.js';
 import { principalForToken, type Authenticator, type Principal } from '../auth/principal.js';
-import { canSeeAgent, canSeeRoom, viewerOf } from '../auth/visibility.js';
+import { canSeeListedAgent, canSeeRoom, roomsOfLocalAgents, viewerOf } from '../auth/visibility.js';
 import { canSendHuman } from '../network/document.js';
 import type { NetworkContext } from '../network/context.js';
 import type { Route } from '../http/router.js';
@@ -151,8 +151,11 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         if (principal.kind === 'anonymous') return { body: { agents: [] } };
         const id = ctx.config.network.id;
         const v = viewerOf(principal);
-        const rooms = (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, id));
-        return { body: { agents: deps.presence.snapshot((a) => canSeeAgent(v, a, rooms, id)) } };
+        const local = roomsOfLocalAgents(
+          (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, id)),
+          id,
+        );
+        return { body: { agents: deps.presence.snapshot((a) => canSeeListedAgent(v, a, local)) } };
       },
     },
     {

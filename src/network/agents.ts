@@ -4,7 +4,7 @@ import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import { existingClaimRefusal, keepsOffReserved, newClaimRefusal, reservedClaimRefusal, type ClaimRefusal } from '../auth/agent-claims.js';
 import { ANONYMOUS_CREDENTIAL, mintAgentToken } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
-import { canSeeAgent, canSeeRoom, viewerOf } from '../auth/visibility.js';
+import { canSeeListedAgent, canSeeRoom, roomsOfLocalAgents, viewerOf } from '../auth/visibility.js';
 import { fqid, isId, newId } from '../protocol/ids.js';
 import { paginate, pageOf, type Window } from '../protocol/pagination.js';
 import type { AgentRegistration, AgentSummary, Page, RemovedResponse } from '../protocol/types.js';
@@ -143,19 +143,25 @@ const refused = (r: ClaimRefusal): AppError =>
 export async function listAgents(ctx: NetworkContext, p: Principal, w: Window): Promise<{ agents: AgentSummary[]; page: Page }> {
   const net = ctx.config.network.id;
   const v = viewerOf(p);
-  const rooms = (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, net));
-  const visible = (await ctx.store.listAgents()).filter((a) => canSeeAgent(v, a.id, rooms, net));
+  const local = roomsOfLocalAgents(
+    (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, net)),
+    net,
+  );
+  const visible = (await ctx.store.listAgents()).filter((a) => canSeeListedAgent(v, a.id, local));
   const s = paginate(visible, (a) => a.id, w);
-  return { agents: s.items.map((a) => agentView(net, a, rooms)), page: pageOf(s, (a) => a.id) };
+  return { agents: s.items.map((a) => agentView(net, a, local.get(a.id) ?? [])), page: pageOf(s, (a) => a.id) };
 }
 
 export async function getAgent(ctx: NetworkContext, p: Principal, id: string): Promise<AgentSummary> {
   const net = ctx.config.network.id;
   const v = viewerOf(p);
   const a = await ctx.store.getAgent(id);
-  const rooms = (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, net));
-  if (!a || !canSeeAgent(v, id, rooms, net)) throw notFound(`agent ${id}`);
-  return agentView(net, a, rooms);
+  const local = roomsOfLocalAgents(
+    (await ctx.store.listRooms()).filter((r) => canSeeRoom(v, r, net)),
+    net,
+  );
+  if (!a || !canSeeListedAgent(v, id, local)) throw notFound(`agent ${id}`);
+  return agentView(net, a, local.get(id) ?? []);
 }
 
 /** Deletes the registration (its token stops working) and takes the agent out of every room. */

@@ -3,7 +3,6 @@
 import { fqid } from '../protocol/ids.js';
 import type { AgentSummary, DirectConversation, Room, Thread } from '../protocol/types.js';
 import type { AgentRecord, DmRecord, RoomRecord, ThreadRecord } from '../store/types.js';
-import { memberIsLocalAgent } from '../auth/visibility.js';
 
 export function roomView(net: string, r: RoomRecord): Room {
   return {
@@ -43,14 +42,15 @@ export function dmView(net: string, d: DmRecord): DirectConversation {
 }
 
 /** An agent summary; `rooms` lists only rooms the caller may see. */
-export function agentView(net: string, a: AgentRecord, visibleRooms: readonly RoomRecord[]): AgentSummary {
+/** `rooms`: the ids of the visible rooms the agent is a member of (roomsOfLocalAgents). */
+export function agentView(net: string, a: AgentRecord, rooms: readonly string[]): AgentSummary {
   return {
     id: a.id,
     ...(a.name ? { name: a.name } : {}),
     actor_uid: a.actor_uid,
     fqid: fqid(net, 'agents', a.id),
     network_id: net,
-    rooms: visibleRooms.filter((r) => r.members.some((m) => memberIsLocalAgent(m, a.id, net))).map((r) => r.id),
+    rooms: [...rooms],
     // Remote A2A agents are claimed under this credential by the a2a-outbound feature.
     ...(a.credential_key.startsWith('a2a:') ? { kind: 'a2a' as const } : {}),
   };

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { RULES, authorize, type Action, type PolicySettings } from '../../src/auth/policy.js';
 import { AGENT_TOKEN_SCOPES, mayAssertAgent, type Principal } from '../../src/auth/principal.js';
 import { decideRoomWrite } from '../../src/auth/write-policy.js';
-import { canSeeAgent, canSeeDm, canSeeRoom, viewerOf } from '../../src/auth/visibility.js';
+import { canSeeAgent, canSeeDm, canSeeListedAgent, canSeeRoom, roomsOfLocalAgents, viewerOf } from '../../src/auth/visibility.js';
 import type { Scope, WritePolicy } from '../../src/protocol/types.js';
 import type { DmRecord, RoomRecord } from '../../src/store/types.js';
 
@@ -287,6 +287,21 @@ vis('an agent is visible when allowed itself or a member of a visible room', () 
   assert.ok(canSeeAgent(v, 'beta', [...rooms, rec('p2', 'public', ['beta'])], NET));
   assert.ok(canSeeAgent(viewerOf(P.observer), 'anyone', [], NET));
   assert.not.ok(canSeeAgent(viewerOf(P.anonymous), 'alpha', [pub], NET));
+});
+
+vis('a list of agents sees and places each one as canSeeAgent and the rooms members do, member lists read once', () => {
+  const rooms = [
+    rec('r1', 'public', ['alpha', `${NET}:beta`, 'other:gamma']),
+    rec('r2', 'private', [`${NET}:alpha`, 'alpha', 'delta']),
+    rec('r3', 'private', ['other:alpha']),
+  ];
+  const local = roomsOfLocalAgents(rooms, NET);
+  assert.equal(Object.fromEntries(local), { alpha: ['r1', 'r2'], beta: ['r1'], delta: ['r2'] });
+  for (const who of ['alphaOnly', 'observer', 'anonymous', 'agent'] as Who[]) {
+    const v = viewerOf(P[who]);
+    for (const id of ['alpha', 'beta', 'gamma', 'delta', 'epsilon'])
+      assert.is(canSeeListedAgent(v, id, local), canSeeAgent(v, id, rooms, NET), `${who} sees ${id}`);
+  }
 });
 
 rules.run();

@@ -8,7 +8,7 @@
 // CONTRIBUTING.md): what tests need outside node_modules, one PostgreSQL and one JavaScript build.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,7 +17,8 @@ import { ensureTestDeps } from './test-deps.mjs';
 import { cpuOf, filesUnder, judge, orderFiles, selectFiles } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TEST = path.resolve(process.env.SVC_TEST_DIR || path.join(ROOT, 'test'));
+// Real paths: the runner's own tests name a folder under test/.artifacts/ through a run's copy.
+const TEST = realpathSync(path.resolve(process.env.SVC_TEST_DIR || path.join(ROOT, 'test')));
 const TIMINGS_LAST = path.join(TEST, '.artifacts', 'timings.json');
 const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
 const { env } = process;
@@ -75,10 +76,12 @@ const killGroup = (pid) => {
 if (!files.every((f) => f.endsWith('.unit.test.ts')) && ensureTestDeps() !== 0) process.exit(1);
 
 const shared = {};
+/** The run's copy of the checkout with JavaScript beside the TypeScript (scripts/test-build.mjs). */
+let BUILD;
 async function build() {
   const t0 = Date.now();
-  shared.SVC_TEST_BUILD = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
-  shared.SVC_TEST_BIN = path.join(shared.SVC_TEST_BUILD, 'cli', 'main.js');
+  BUILD = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
+  shared.SVC_TEST_BIN = path.join(BUILD, 'src', 'cli', 'main.js');
   process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
 }
 /** The shared cluster's server process: its CPU (and its ended backends') is the run's too. */
@@ -95,7 +98,7 @@ async function startPostgres() {
   process.stdout.write(`tests: started PostgreSQL in ${Date.now() - t0} ms\n`);
 }
 await Promise.all([build(), startPostgres()]);
-const loader = pathToFileURL(path.join(ROOT, 'scripts', 'test-loader.mjs')).href;
+const preload = pathToFileURL(path.join(ROOT, 'scripts', 'test-process.mjs')).href;
 const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(([what, argv]) => run(argv).then((r) => ({ what, ...r })))) : [];
 /** Each file's result, as it ends. */
 const results = [];
@@ -110,7 +113,7 @@ const stop = (code, why = '') => {
   process.exit(code);
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => stop(130));
-const runningNow = () => [...running.values()].map((f) => path.relative(TEST, f)).join(', ');
+const runningNow = () => [...running.values()].map((f) => path.relative(path.join(BUILD, path.relative(ROOT, TEST)), f)).join(', ');
 setTimeout(() => stop(1, `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping (running: ${runningNow()})\n`), RUN_LIMIT_MS).unref();
 const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
 process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
@@ -119,7 +122,8 @@ process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 async function runFile(file) {
   const t0 = Date.now();
   const HOME = mkdtempSync(path.join(homes, `${file.replace(/[/.]/g, '_')}-`));
-  let { code, out, timedOut } = await run(['--import', loader, path.join(TEST, file)], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
+  const js = path.join(BUILD, path.relative(ROOT, TEST), file.replace(/\.ts$/, '.js'));
+  let { code, out, timedOut } = await run(['--enable-source-maps', '--import', preload, js], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
   const c = judge(out);
   if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
   // A handle the garbage collector closed was leaked: every file handle is closed explicitly.

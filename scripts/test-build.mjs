@@ -1,41 +1,60 @@
-// A JavaScript copy of src/, test/, bench/, scripts/ for a test run, by esbuild (no type check) in seconds
-// where tsc takes minutes (tsx costs each process ~0.4 s of CPU). Test processes load it through
-// scripts/test-loader.mjs; `svc` processes run its cli/main.js (src/ is one folder down, as in dist/).
+// A copy of the checkout for a test run in which every TypeScript file of src/, test/, bench/ and
+// scripts/ sits beside its JavaScript, by esbuild (no type check) in seconds where tsc takes minutes.
+// The copy has the checkout's layout, and everything else in it is a link to the checkout (the
+// .ts sources too, for tests that read them), so import.meta.url and relative paths resolve as they
+// do from the sources, and test files, `svc` processes and worker threads run as plain JavaScript:
+// no module hooks, which cost each test process that loads the server about half a second of CPU
+// (every module went through the hooks' thread).
 
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { precompileSchemas } from './precompile-schemas.mjs';
 import { filesUnder } from './test-plan.mjs';
 
-/** TypeScript files under the folders `dirs`; what runs write (test/.artifacts/) is left out. */
-const sources = (dirs) =>
-  dirs
-    .filter((d) => existsSync(d))
-    .flatMap((d) => filesUnder(d, '.ts', new Set(['node_modules', '.artifacts'])).map((f) => path.join(d, f)))
-    .filter((f) => !f.endsWith('.d.ts'));
+/** The folders built; what runs write (.artifacts/) is linked, not copied. */
+const BUILT = ['src', 'test', 'bench', 'scripts'];
+const KEEP_OUT = new Set(['node_modules', '.artifacts']);
 
-/** Builds ROOT/.test-build-<pid>/ (removed when this process exits); `more`: other folders of tests. */
+/** Links what the build did not write under `dir` (relative to root): each file, or a whole folder with nothing built in it. */
+function linkRest(root, out, dir) {
+  for (const e of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, e.name);
+    if (!existsSync(path.join(out, rel))) symlinkSync(path.join(root, rel), path.join(out, rel));
+    else if (e.isDirectory() && !KEEP_OUT.has(e.name)) linkRest(root, out, rel);
+  }
+}
+
+/**
+ * Builds ROOT/.test-build-<pid>/ (removed when this process exits) and returns it. `more`: other
+ * folders of tests, under ROOT (the runner's own tests write theirs under test/.artifacts/).
+ */
 export async function buildForTests(root, more = []) {
   const out = path.join(root, `.test-build-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
   process.once('exit', () => rmSync(out, { recursive: true, force: true }));
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx')).resolve('esbuild');
   const { build } = await import(pathToFileURL(esbuild).href);
-  const options = { outdir: out, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', sourcesContent: false };
-  await Promise.all([
-    build({ ...options, entryPoints: sources([path.join(root, 'src')]), outbase: path.join(root, 'src') }),
-    // A test process runs a file under its .ts URL, against which Node resolves its map's sources,
-    // written relative to the built file: one folder deeper than the source here, which a
-    // sourceRoot of one folder more makes up for (src/ above is built at the same depth).
-    build({
-      ...options,
-      entryPoints: sources([...['test', 'bench', 'scripts'].map((d) => path.join(root, d)), ...more]),
-      outbase: root,
-      sourceRoot: '_/',
-    }),
-  ]);
-  await precompileSchemas(out);
+  const dirs = [...BUILT.map((d) => path.join(root, d)), ...more].filter((d) => existsSync(d));
+  const entryPoints = dirs.flatMap((d) => filesUnder(d, '.ts', KEEP_OUT).map((f) => path.join(d, f))).filter((f) => !f.endsWith('.d.ts'));
+  // Source maps name the .ts files in the checkout (their paths relative to the built file).
+  await build({
+    entryPoints,
+    outdir: out,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    sourcesContent: false,
+  });
+  mkdirSync(path.join(root, 'test', '.artifacts'), { recursive: true });
+  for (const e of readdirSync(root)) {
+    if (e === '.git' || e.startsWith('.test-build-')) continue;
+    if (BUILT.includes(e)) linkRest(root, out, e);
+    else symlinkSync(path.join(root, e), path.join(out, e));
+  }
+  await precompileSchemas(path.join(out, 'src'));
   return out;
 }

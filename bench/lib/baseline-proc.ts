@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { launch, stop, tail, waitForLine, withFdLimit } from './procs.js';
 import { ROOT } from './svc.js';
-import { tsImport } from './ts-loader.js';
+import { tsScript } from './ts-loader.js';
 
 export interface BaselineServer {
   port: number;
@@ -14,7 +14,7 @@ export interface BaselineServer {
 
 /** Spawns the baseline with its journal in `dir`; `manyFds` raises its open-files limit to the hard limit. */
 export async function startBaseline(dir: string, o: { manyFds?: boolean } = {}): Promise<BaselineServer> {
-  const argv = [...tsImport(), path.join(ROOT, 'bench/baseline.ts'), '--dir', dir];
+  const argv = [...tsScript(path.join(ROOT, 'bench/baseline.ts')), '--dir', dir];
   const [cmd, args] = o.manyFds ? withFdLimit(process.execPath, argv) : [process.execPath, argv];
   const child = launch(cmd, args, { cwd: ROOT });
   const out = tail(child);

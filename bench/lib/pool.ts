@@ -6,7 +6,7 @@ import type { ConnectCommand, Ready, Report } from '../subscribers.js';
 import { stop, withFdLimit } from './procs.js';
 import { Samples, sleep } from './stats.js';
 import { ROOT } from './svc.js';
-import { tsImport } from './ts-loader.js';
+import { tsScript } from './ts-loader.js';
 
 type Reply = Ready | { type: 'error'; error: string } | { type: 'phase' } | { type: 'samples'; values: number[] } | Report;
 
@@ -25,7 +25,7 @@ export class SubscriberPool {
   /** Forks the subscriber process and connects `c.n` subscribers; throws if they cannot attach. */
   static async start(c: Omit<ConnectCommand, 'cmd'>): Promise<SubscriberPool> {
     // Through sh with the fd limit raised: one process may hold thousands of sockets (attach_10k).
-    const [cmd, args] = withFdLimit(process.execPath, [...tsImport(), path.join(ROOT, 'bench/subscribers.ts')]);
+    const [cmd, args] = withFdLimit(process.execPath, tsScript(path.join(ROOT, 'bench/subscribers.ts')));
     const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     let err = '';
     child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../helpers/server.js';
-import { tsImport } from '../../bench/lib/ts-loader.js';
+import { tsScript } from '../../bench/lib/ts-loader.js';
 
 const t = suite<{
   dir: string;
@@ -26,7 +26,7 @@ t.before(async (ctx) => {
   // The receipts rows alone: only svc starts, so every one of them fails at once.
   const child = spawn(
     process.execPath,
-    [...tsImport(), path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--only', 'receipts', '--out', out],
+    [...tsScript(path.join(ROOT, 'bench/run.ts')), '--quick', '--smoke', '--only', 'receipts', '--out', out],
     {
       cwd: ROOT,
       env: { ...process.env, SVC_BENCH_BIN: bin },

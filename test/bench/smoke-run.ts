@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, SVC_BIN } from '../helpers/server.js';
-import { tsImport } from '../../bench/lib/ts-loader.js';
+import { tsScript } from '../../bench/lib/ts-loader.js';
 
 export type Json = any;
 export interface SmokeRun {
@@ -27,7 +27,7 @@ export function smokeSuite(parts: string[]): Test<SmokeRun> {
   t.before(async (ctx) => {
     ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-smoke-'));
     const out = path.join(ctx.dir, 'results.json');
-    const args = [...tsImport(), path.join(ROOT, 'bench/run.ts'), '--quick', '--smoke', '--only', parts.join(','), '--out', out];
+    const args = [...tsScript(path.join(ROOT, 'bench/run.ts')), '--quick', '--smoke', '--only', parts.join(','), '--out', out];
     // The script the tests run as svc (from the sources or this run's build): no dist/ needed.
     const child = spawn(process.execPath, args, {
       cwd: ROOT,

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanEnv } from '../helpers/cli.js';
 import { runFirstSession } from '../helpers/first-session.js';
-import { ROOT } from '../helpers/server.js';
+import { CHECKOUT as ROOT } from '../helpers/server.js';
 
 const test = suite('the installed package');
 

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATALOGUE } from '../../src/errors.js';
 import { STORE_ERROR_CODES } from '../../src/store/types.js';
-import { ROOT } from '../helpers/server.js';
+import { CHECKOUT as ROOT } from '../helpers/server.js';
 
 const test = suite('docs/architecture.md');
 

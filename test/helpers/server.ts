@@ -5,7 +5,7 @@
 // sources (SVC_BIN), so no build is needed before a single file.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,17 +23,22 @@ function apiDocument(url: string): Promise<OpenApiDocument> {
   return apiDoc;
 }
 
+/** The package's folder as this file sees it: the checkout, or a test run's copy of it (scripts/test-build.mjs). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The checkout itself (a run's copy links its files there): for git, and what must not be a copy. */
+export const CHECKOUT = path.dirname(realpathSync(path.join(ROOT, 'package.json')));
 /** The script every test runs as `svc` (`node SVC_BIN ...args`): test/helpers/svc.mjs, which runs
  * src/ through tsx, or in a run of scripts/run-tests.mjs the JavaScript it built (SVC_TEST_BIN). */
 export const SVC_BIN = process.env.SVC_TEST_BIN || path.join(ROOT, 'test/helpers/svc.mjs');
 
 /** Copies the sources and what they read into `dir`, an install of its own (a test upgrades it on
- * disk); returns the script that runs `svc` there through tsx. node_modules is linked, not copied. */
+ * disk); returns the script that runs `svc` there through tsx. node_modules is linked, not copied.
+ * The files are copied, not their links (a test run's copy of the checkout links them): a test
+ * that edits the install must not edit the checkout. */
 export function copyInstall(dir: string): string {
   for (const p of ['src', 'test/helpers/svc.mjs', 'schemas', 'templates', 'package.json']) {
     mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    cpSync(path.join(ROOT, p), path.join(dir, p), { recursive: true });
+    cpSync(path.join(ROOT, p), path.join(dir, p), { recursive: true, dereference: true });
   }
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return path.join(dir, 'test/helpers/svc.mjs');

@@ -63,11 +63,11 @@ t('a failing file is run from compiled JavaScript, and its stack names the TypeS
   assert.match(r.stdout, /a\/fail\.unit\.test\.ts:4:\d+\)/);
 });
 
-t('a test process loads the compiled JavaScript, not tsx', ({ dir }) => {
+t('a test process runs the compiled JavaScript beside its source, with no loader and not tsx', ({ dir }) => {
   file(
     dir,
     'd/loader.unit.test.ts',
-    "t('hooks', () => { assert.ok(process.execArgv.some((a) => a.endsWith('scripts/test-loader.mjs')), process.execArgv.join(' ')); assert.not.ok(process.execArgv.some((a) => /tsx/.test(a)), process.execArgv.join(' ')); });",
+    "t('plain', () => { assert.match(import.meta.url, /[\\/]\\.test-build-\\d+[\\/].*[\\/]d[\\/]loader\\.unit\\.test\\.js$/); assert.not.ok(process.execArgv.some((a) => /tsx|loader/.test(a)), process.execArgv.join(' ')); });",
   );
   const r = run(dir, ['d/loader']);
   assert.is(r.status, 0, r.stdout + r.stderr);
@@ -83,7 +83,7 @@ t('svc processes run the build as plain JavaScript, with what src/ reads beside 
       "import { readFileSync } from 'node:fs';",
       "t('svc --version', () => {",
       '  const bin = process.env.SVC_TEST_BIN!;',
-      '  assert.match(bin, /[\\/]\\.test-build-\\d+[\\/]cli[\\/]main\\.js$/);',
+      '  assert.match(bin, /[\\/]\\.test-build-\\d+[\\/]src[\\/]cli[\\/]main\\.js$/);',
       "  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));",
       "  assert.match(execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }), pkg.version);",
       '});',

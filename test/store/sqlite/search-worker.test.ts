@@ -78,9 +78,21 @@ async function settle(s: SqliteStore): Promise<void> {
   assert.unreachable(`the search worker did not catch up: ${s.searchIndexLag()} s behind`);
 }
 
-/** Copies the store's files as a crash would leave them (every acknowledged write is in the journal). */
+/**
+ * Copies the store's files as a crash would leave them (every acknowledged write is in the journal).
+ * A checkpoint still running may rename or remove one of them between the listing and its copy:
+ * then the copy starts over, so it holds the files of one moment.
+ */
 function crashCopy(from: string, to: string): void {
-  for (const f of readdirSync(from)) if (f.startsWith('svc.db')) copyFileSync(join(from, f), join(to, f));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      for (const f of readdirSync(from)) if (f.startsWith('svc.db')) copyFileSync(join(from, f), join(to, f));
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 20) throw err;
+      for (const f of readdirSync(to)) rmSync(join(to, f), { force: true });
+    }
+  }
 }
 
 const t = suite<{ dirs: string[] }>('search worker (sqlite)');

@@ -33,7 +33,7 @@ export class LiveHub {
   readonly sseByAddress = new Map<string, number>();
   /** Sends attachments' unacknowledged wakes again (server.delivery). */
   readonly redelivery: RedeliveryTimer;
-  /** The newest published events, for attachments' catch-ups (recent-events.ts). */
+  /** The newest published events of the types attachments receive, for their catch-ups (recent-events.ts). */
   readonly recent = new RecentEvents(RECENT_EVENTS);
   private readonly audiences = new WeakMap<StoredEvent, Audience>();
   private readonly pending = new Set<Promise<void>>();
@@ -52,7 +52,7 @@ export class LiveHub {
     this.unsubscribe = ctx.broker.subscribe((e) => {
       if (e.seq > this.publishedSeq) this.publishedSeq = e.seq;
       this.buffer.push(e);
-      this.recent.push(e);
+      if (!this.attachmentIgnores.has(e.event.type)) this.recent.push(e);
       if (e.event.type === 'message.redacted' && e.event.message) {
         this.buffer.scrub(e.event.message);
         this.recent.scrub(e.event.message);

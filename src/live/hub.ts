@@ -75,17 +75,17 @@ export class LiveHub {
    * membership changes among all of them still set each one's members as of itself).
    */
   readonly prepare = async (events: readonly StoredEvent[], only: readonly StoredEvent[] = events): Promise<void> => {
+    // Events prepared before (a catch-up page of the hub's newest events) keep the audiences their
+    // publication judged: judging them again per catch-up rebuilt, for every attachment, the member
+    // lists of each room changed in the page.
+    const todo = only.filter((e) => !this.audiences.has(e));
+    if (todo.length === 0) return;
     // All at once and each record read once per batch: one store read per event in turn is a round
     // trip each on Postgres, which held the feed to a few hundred events/s (seconds of lag).
     const store = batchReads(this.ctx.store, events);
     const net = this.ctx.config.network.id;
     const declared = this.declared();
-    await Promise.all(
-      only.map(async (e) => {
-        if (this.audiences.has(e)) return;
-        this.audiences.set(e, await resolveAudience(store, net, e.event, declared));
-      }),
-    );
+    await Promise.all(todo.map(async (e) => this.audiences.set(e, await resolveAudience(store, net, e.event, declared))));
     asOfEvents(net, events, this.audiences);
   };
 

@@ -76,12 +76,13 @@ const killGroup = (pid) => {
 if (!files.every((f) => f.endsWith('.unit.test.ts')) && ensureTestDeps() !== 0) process.exit(1);
 
 const shared = {};
-/** The run's copy of the checkout with JavaScript beside the TypeScript (scripts/test-build.mjs). */
-let BUILD;
+/** TEST in the run's copy of the checkout, with JavaScript beside the TypeScript (scripts/test-build.mjs). */
+let BUILT_TEST;
 async function build() {
   const t0 = Date.now();
-  BUILD = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
-  shared.SVC_TEST_BIN = path.join(BUILD, 'src', 'cli', 'main.js');
+  const build = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
+  BUILT_TEST = path.join(build, path.relative(ROOT, TEST));
+  shared.SVC_TEST_BIN = path.join(build, 'src', 'cli', 'main.js');
   process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
 }
 /** The shared cluster's server process: its CPU (and its ended backends') is the run's too. */
@@ -113,7 +114,7 @@ const stop = (code, why = '') => {
   process.exit(code);
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => stop(130));
-const runningNow = () => [...running.values()].map((f) => path.relative(path.join(BUILD, path.relative(ROOT, TEST)), f)).join(', ');
+const runningNow = () => [...running.values()].map((f) => path.relative(BUILT_TEST, f)).join(', ');
 setTimeout(() => stop(1, `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping (running: ${runningNow()})\n`), RUN_LIMIT_MS).unref();
 const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
 process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
@@ -122,7 +123,7 @@ process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 async function runFile(file) {
   const t0 = Date.now();
   const HOME = mkdtempSync(path.join(homes, `${file.replace(/[/.]/g, '_')}-`));
-  const js = path.join(BUILD, path.relative(ROOT, TEST), file.replace(/\.ts$/, '.js'));
+  const js = path.join(BUILT_TEST, file.replace(/\.ts$/, '.js'));
   let { code, out, timedOut } = await run(['--enable-source-maps', '--import', preload, js], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
   const c = judge(out);
   if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;

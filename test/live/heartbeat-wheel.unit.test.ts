@@ -32,11 +32,13 @@ t('beats each member about once per interval, the first one interval after it jo
   await beatsOf(b, 3);
   wheel.remove(b);
   assert.ok(b.beats.length >= 3, `beats: ${b.beats.length}`);
-  // One slot early at most (the slot it joined had just turned), never before that; then one
-  // interval apart (a wheel turn), never sooner.
-  assert.ok(b.beats[0]! - joined >= 80 - 80 / SLOTS - 15, `first beat after ${b.beats[0]! - joined} ms`);
-  for (let i = 1; i < b.beats.length; i++)
-    assert.ok(b.beats[i]! - b.beats[i - 1]! >= 80 - 15, `beats ${i - 1} and ${i}: ${b.beats[i]! - b.beats[i - 1]!} ms apart`);
+  // Beats keep to the clock, as a per-socket interval would: beat k is due (k + 1) intervals after
+  // joining, one slot early at most (the slot it joined had just turned), never before that. A
+  // late timer makes a beat late and the next one on time, so only this lower bound is certain.
+  for (let k = 0; k < b.beats.length; k++) {
+    const after = b.beats[k]! - joined;
+    assert.ok(after >= (k + 1) * 80 - 80 / SLOTS - 2, `beat ${k} after ${after} ms`);
+  }
 });
 
 t('stops beating a member once removed, and a member removed during its own beat is not beaten again', async () => {

@@ -2,7 +2,6 @@
 // an agent id the token cannot assert is refused before any registration, and the refusal names
 // the token's agent. Nothing is stored by asking.
 
-import WebSocket from 'ws';
 import { AttachError } from './attach-types.js';
 import { transportError } from './errors.js';
 
@@ -12,9 +11,11 @@ const PROBE_ID = 'svc-whoami-probe';
  * Resolves the agent id of an agent token; rejects with AttachError when the server does not say,
  * and with the ClientError of a request when nothing answers (`start`: the start command it names).
  */
-export function agentOfToken(url: string, token: string, networkId: string, timeoutMs = 10_000, start?: string): Promise<string> {
+export async function agentOfToken(url: string, token: string, networkId: string, timeoutMs = 10_000, start?: string): Promise<string> {
   if (!token.startsWith('agt_v1_'))
-    return Promise.reject(new AttachError('not_agent_token', 'only an agent token (agt_v1_...) names its agent; pass the agent id'));
+    throw new AttachError('not_agent_token', 'only an agent token (agt_v1_...) names its agent; pass the agent id');
+  // Loaded here: every command that reads an agent token imports this module, few ask the server.
+  const { default: WebSocket } = await import('ws');
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${url.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/attach`, {
       headers: { authorization: `Bearer ${token}` },

@@ -2,7 +2,7 @@
 // carry the event envelope. A dropped stream (server restart, network) is reopened with
 // Last-Event-ID so the server can replay what was missed; events already seen are skipped.
 
-import { EventSource, type ErrorEvent } from 'eventsource';
+import type { ErrorEvent, EventSource } from 'eventsource';
 import { EVENT_TYPES, type ServiceEvent } from '../protocol/types.js';
 import { ClientError, responseError, transportError, type CallContext } from './errors.js';
 
@@ -75,10 +75,12 @@ export function followEvents(url: string, token: string | undefined, opts: Follo
     opts.onEvent(event);
   };
 
+  // The package loads with the first stream: most commands of a client never follow one.
+  let Source: typeof EventSource | undefined;
   const open = () => {
-    if (closed) return;
+    if (closed || !Source) return;
     let refusal: { status: number; text: string } | undefined;
-    const src = new EventSource(url, {
+    const src = new Source(url, {
       fetch: async (input, init) => {
         const headers: Record<string, string> = { ...init.headers };
         if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -119,7 +121,13 @@ export function followEvents(url: string, token: string | undefined, opts: Follo
       );
     };
   };
-  open();
+  import('eventsource').then(
+    (m) => {
+      Source = m.EventSource;
+      open();
+    },
+    (err: unknown) => fail(transportError(err, ctx)),
+  );
 
   return {
     done,

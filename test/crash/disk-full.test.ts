@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, startServer, TOKENS, roomMessage, type TestServer } from '../helpers/server.js';
+import { eventually, startServer, TOKENS, roomMessage, type Res, type TestServer } from '../helpers/server.js';
 import { allMessages } from './harness.js';
 // @ts-expect-error: a plain .mjs script without types
 import { needPath } from '../../scripts/test-deps.mjs';
@@ -83,7 +83,7 @@ interface Ctx {
 }
 
 let n = 0;
-async function send(s: TestServer, id = `msg-${++n}`): Promise<{ id: string; status: number; body: any; headers: Headers }> {
+async function send(s: TestServer, id = `msg-${++n}`): Promise<{ id: string; status: number; body: any; headers: Res['headers'] }> {
   const r = await s.post('/v1/messages', roomMessage('r0', 'a0', `text of ${id}`, { id }), ADMIN);
   return { id, status: r.status, body: r.body, headers: r.headers };
 }

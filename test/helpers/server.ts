@@ -10,14 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { type AnswerHeaders, httpCall } from './http-call.js';
 import { checkResponse, type OpenApiDocument } from './openapi-check.js';
 
 /** The OpenAPI document, fetched once per process from the first server that answers it (every server serves the same). */
 let apiDoc: Promise<OpenApiDocument> | undefined;
 function apiDocument(url: string): Promise<OpenApiDocument> {
-  apiDoc ??= fetch(`${url}/v1/openapi.json`).then(async (r) => {
+  apiDoc ??= httpCall(`${url}/v1/openapi.json`, 'GET', {}).then((r) => {
     if (r.status !== 200) throw new Error(`GET /v1/openapi.json answered ${r.status}`);
-    return (await r.json()) as OpenApiDocument;
+    return JSON.parse(r.text) as OpenApiDocument;
   });
   apiDoc.catch(() => (apiDoc = undefined));
   return apiDoc;
@@ -61,7 +62,7 @@ export interface Res {
   status: number;
   body: Json;
   text: string;
-  headers: Headers;
+  headers: AnswerHeaders;
 }
 
 export interface ReqOptions {
@@ -279,8 +280,8 @@ export function requester(url: () => string): Pick<HttpServer, 'req' | 'get' | '
         body = JSON.stringify(o.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(`${url()}${p}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await res.text();
+      const res = await httpCall(`${url()}${p}`, method, headers, body);
+      const text = res.text;
       let parsed: Json;
       try {
         parsed = text ? JSON.parse(text) : undefined;

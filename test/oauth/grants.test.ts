@@ -187,6 +187,10 @@ t('revoking an unknown grant is a 404, through the route and the CLI', async (ct
   const out = await svc(ctx, 'agents', 'grants', 'revoke', 'nope');
   assert.is(out.code, 1);
   assert.match(out.stderr, /404/);
+  // Grant ids are base64url: one that begins with '-' is an id, not an unknown option.
+  const dashed = await svc(ctx, 'agents', 'grants', 'revoke', '-BP4tn1XIn1YUUZjYDll');
+  assert.is(dashed.code, 1, dashed.stderr);
+  assert.match(dashed.stderr, /404/);
 });
 
 t('a client revoking its refresh token (RFC 7009) ends its grant, which leaves the listing', async (ctx) => {

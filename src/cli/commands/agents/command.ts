@@ -64,6 +64,8 @@ export function declareAgents(program: Command, io: Io, run: Run): void {
       .argument('[id]', 'the grant to revoke')
       .description('list what people approved for OAuth clients (client, agent, scopes, expiry), or revoke one (admin)'),
   )
+    // A grant id is base64url and may begin with '-': taken as the id, not as an unknown option.
+    .allowUnknownOption()
     .addHelpText('after', example('svc agents grants', 'svc agents grants --json', 'svc agents grants revoke GRANT_ID'))
     .action(async (action: string | undefined, id: string | undefined, o) =>
       run((await import('./grants.js')).grantsCommand(io, action, id, flags(o))),

@@ -94,7 +94,15 @@ test('npm pack, npm install -g of the tarball, then the README first session and
     assert.ok(existsSync(path.join(prefix, 'bin', 'svc')), 'the package put svc into the prefix bin/');
 
     mkdirSync(work);
-    const env = cleanEnv({ PATH: systemPath(path.join(prefix, 'bin')), NODE_PATH: undefined, SVC_CONFIG: '', SVC_URL: '', SVC_TOKEN: '' });
+    // The user's shell: no NODE_OPTIONS of the test run (it preloads a file of the checkout).
+    const env = cleanEnv({
+      PATH: systemPath(path.join(prefix, 'bin')),
+      NODE_PATH: undefined,
+      NODE_OPTIONS: undefined,
+      SVC_CONFIG: '',
+      SVC_URL: '',
+      SVC_TOKEN: '',
+    });
     const which = await run('sh', ['-c', 'command -v svc'], work, env);
     assert.is(which.out.trim(), path.join(prefix, 'bin', 'svc'));
 

@@ -1,6 +1,7 @@
 // A user installs the package, not a checkout. This packs a copy of the checkout (its files as a
-// clone would have them, uncommitted changes included) with `npm pack`, which builds it through
-// `prepare` while `files` in package.json decides what ships; then it deletes the copy,
+// clone would have them, uncommitted changes included, with the checkout's build and its times)
+// with `npm pack`, which builds it through `prepare` (`tsc -b` compiles again only when a source
+// is newer than the build) while `files` in package.json decides what ships; then it deletes the copy,
 // installs the tarball with `npm install -g` into an empty prefix, and runs the README's first
 // session from an empty folder with that `svc` alone on the PATH: nothing can be read from a source
 // tree. SVC_CONFIG, SVC_URL and SVC_TOKEN are set to the empty string throughout (they count as
@@ -74,7 +75,12 @@ test('npm pack, npm install -g of the tarball, then the README first session and
   const project = path.join(dir, 'project');
   let stop: (() => Promise<void>) | undefined;
   try {
-    for (const f of await checkoutFiles()) cpSync(path.join(ROOT, f), path.join(copy, f));
+    // Times kept: the build (`tsc -b`) finds the checkout's dist/ up to date when no source is newer,
+    // as it would in the checkout, and builds again otherwise.
+    for (const f of await checkoutFiles()) cpSync(path.join(ROOT, f), path.join(copy, f), { preserveTimestamps: true });
+    for (const built of ['dist', 'tsconfig.tsbuildinfo'])
+      if (existsSync(path.join(ROOT, built)))
+        cpSync(path.join(ROOT, built), path.join(copy, built), { recursive: true, preserveTimestamps: true });
     // The build (`prepare`: tsc, the schema precompiler) needs the dev dependencies.
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
     const packed = await npm(['pack', '--pack-destination', dir], copy);

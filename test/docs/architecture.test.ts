@@ -225,6 +225,17 @@ test('every file the document names exists', () => {
   assert.equal(missing, []);
 });
 
+test('receipts, reactions and webhooks are each named in at most 12 source files outside their folders', () => {
+  // A concern that spreads back over the house shows here first (docs/architecture.md, "Where a new
+  // stored concern goes"): its folders are src/<concern>s/ and src/store/<concern>s/.
+  const sources = filesUnder('src').filter((f) => f.endsWith('.ts'));
+  for (const word of ['receipt', 'reaction', 'webhook']) {
+    const own = new RegExp(`^src/(store/)?${word}s/`);
+    const outside = sources.filter((f) => !own.test(f) && readFileSync(path.join(ROOT, f), 'utf8').toLowerCase().includes(word));
+    assert.ok(outside.length <= 12, `${word}s are named in ${outside.length} files outside their folders:\n${outside.join('\n')}`);
+  }
+});
+
 test('the checker reports a name on one side only, and reads a table as written', () => {
   assert.equal(drift('op', ['a.b', 'c.d'], ['a.b']), ['op c.d: in the code, not in the document']);
   assert.equal(drift('op', ['a.b'], ['a.b', 'x.y']), ['op x.y: in the document, not in the code']);

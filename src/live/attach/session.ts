@@ -285,7 +285,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   /**
    * What follows this attachment's deliveries, asked for on each message sent until something does
-   * (nothing without a feature that follows, or with `server.receipts: false` until a reload).
+   * (nothing while no feature follows, as when the one that would is turned off until a reload).
    */
   private ledger(): AttachmentDeliveries | undefined {
     if (!this.deliveries && this.agent) this.deliveries = this.hub.ctx.extensions.reached.attachment(this.agent.id, this.start);

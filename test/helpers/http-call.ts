@@ -73,7 +73,7 @@ function once(
   headers: Record<string, string>,
   body: string | Buffer | undefined,
   retried = false,
-): Promise<Exchange & { location?: string }> {
+): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -84,7 +84,6 @@ function once(
           status: res.statusCode!,
           text: Buffer.concat(chunks).toString('utf8'),
           headers: new ResponseHeaders(res.headers),
-          ...(res.headers.location !== undefined ? { location: res.headers.location } : {}),
         }),
       );
     });
@@ -108,9 +107,10 @@ export async function httpCall(target: string, method: string, given: Record<str
     if (body !== undefined) sent['content-length'] = String(Buffer.byteLength(body));
     else if (WITH_BODY.has(method)) sent['content-length'] = '0';
     const res = await once(url, method, sent, body);
-    if (!REDIRECTS.has(res.status) || res.location === undefined) return res;
+    const location = res.headers.get('location');
+    if (!REDIRECTS.has(res.status) || location === null) return res;
     if (hops === 20) throw new Error(`${target}: more than 20 redirects`);
-    const next = new URL(res.location, url);
+    const next = new URL(location, url);
     // A 303 (and a 301 or 302 after a POST) turns into a GET without the body.
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
       method = method === 'HEAD' ? 'HEAD' : 'GET';

@@ -25,7 +25,11 @@ export interface Running {
   stop(): void;
 }
 
-export function runProcess(argv: string[], o: { input: string; env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number }): Running {
+/** `input` may still be on its way (the context is read while the command starts): stdin waits for it. */
+export function runProcess(
+  argv: string[],
+  o: { input: string | Promise<string>; env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number },
+): Running {
   const started = Date.now();
   let stdout = '';
   let stderr = '';
@@ -55,7 +59,10 @@ export function runProcess(argv: string[], o: { input: string; env: NodeJS.Proce
     if (stderr.length < OUTPUT_MAX) stderr += d.toString();
   });
   child.stdin.on('error', () => undefined); // a command that does not read its stdin
-  child.stdin.end(o.input);
+  void Promise.resolve(o.input).then(
+    (text) => child.stdin.end(text),
+    () => child.stdin.end(),
+  );
   const done = new Promise<ProcessResult>((resolve) => {
     let spawnError: string | undefined;
     let settled = false;

@@ -76,6 +76,8 @@ export class AgentRunner {
   #token: string | undefined;
   #stopping = false;
   #contextWarned = false;
+  /** When the attachment last became READY (ms): messages older than this may be redeliveries. */
+  #readySince = Number.POSITIVE_INFINITY;
 
   constructor(o: RunnerOptions) {
     this.#o = o;
@@ -106,7 +108,8 @@ export class AgentRunner {
       onStatus: (s) => {
         if (s.state === 'disconnected' && s.retryInMs > 0)
           o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
-        else if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
+        if (s.state === 'ready') this.#readySince = Date.now();
+        if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
       },
     });
     return this.#attachment.ready;
@@ -168,8 +171,12 @@ export class AgentRunner {
       duration_ms: 0,
       reply: 'none',
     };
-    const recent = await this.#recent(client, target);
-    if (recent.some((m) => m.id === replyId)) {
+    // A wake for a message older than the attachment's READY may be a redelivery of one answered
+    // before a crash: its reply is looked for in the context first. A live wake cannot have been
+    // answered, so its command starts while the context is read, and stdin waits for the prompt.
+    const live = msgs.every((m) => Date.parse(m.created_at) >= this.#readySince);
+    const context = this.#recent(client, target);
+    if (!live && (await context).some((m) => m.id === replyId)) {
       // Its reply is stored already (a crash came between the reply and the bookkeeping).
       this.#finish(batch, { ...rec, reply: 'already_answered', reply_id: replyId }, replyId);
       return;
@@ -184,14 +191,14 @@ export class AgentRunner {
           ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}),
         })
       : { argv: o.command };
-    const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent };
+    const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent: [] };
     const token = this.#token;
     // The wakes' files, in a private folder that lives as long as the command.
     const files = await fetchWakeFiles(client, filesOf(msgs), (l) => o.log(`run ${sessionKey}: ${l}`));
     let res: ProcessResult;
     try {
       const running = runProcess(plan.argv, {
-        input: promptOf(input, files.paths),
+        input: context.then((recent) => promptOf({ ...input, recent }, files.paths)),
         env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }), ...files.env },
         timeoutMs: o.timeoutMs,
       });

@@ -18,8 +18,6 @@ import { CANCELLED, InboxWait, type WaitOutcome } from './inbox-wait.js';
 const PAGE = 500;
 /** Messages one wait returns at most; the rest wait for the next call. */
 export const WAIT_RETURN_MAX = 200;
-/** A wait that found something returns once arrivals have been quiet this long (a burst comes whole). */
-const QUIET_MS = 150;
 
 /** The read state of an agent seen for the first time: nothing before now is unread or waiting. */
 async function initialState(store: Store): Promise<AgentReadState> {
@@ -123,12 +121,11 @@ export class StoreInbox implements InboxPort {
     for (;;) {
       // Only the cursor is kept across the wait, not the read state it came in.
       const cursor = (await ensureReadState(this.store, this.self.agent_id)).cursor;
-      let scan = await this.#scan(cursor, scope);
+      // Everything stored after the cursor comes at once: what arrived while the agent worked on
+      // its last answer is one burst. A wait woken by an arrival returns it without a quiet window.
+      const scan = await this.#scan(cursor, scope);
       if (scan.messages.length > 0) {
-        // A burst (several mentions at once) is returned whole.
-        await this.#quiet(scan.upTo, scope, stopped);
         if (stopped()) throw new Error(CANCELLED);
-        scan = await this.#scan(cursor, scope);
         if (await this.#consume(cursor, scan.upTo)) {
           scan.messages.forEach((m, i) => this.handedOver(m, scan.seqs[i]!));
           return { messages: scan.messages, timedOut: false };
@@ -208,21 +205,5 @@ export class StoreInbox implements InboxPort {
     const m = arrived(e.event, this.self);
     if (!m || !inScope(m, this.self, scope)) return false;
     return attachmentWants(await resolveAudience(reads, net, e.event), e.event, this.self.agent_id, ALL_CAPABILITIES, net);
-  }
-
-  /**
-   * Waits until no message for this wait has arrived after `seq` for QUIET_MS (at most a second).
-   * Only its own messages count: the rest of the network's traffic went on through every quiet
-   * spell of a busy network, so each wait that found something took the whole second.
-   */
-  async #quiet(seq: number, scope: Scope, stopped: () => boolean): Promise<void> {
-    const until = Date.now() + 1000;
-    let seen = seq;
-    while (Date.now() < until && !stopped()) {
-      await new Promise((r) => setTimeout(r, QUIET_MS));
-      const more = await this.#scan(seen, scope);
-      if (more.messages.length === 0) return;
-      seen = more.upTo;
-    }
   }
 }

@@ -24,10 +24,14 @@ export interface InboxOptions {
   failure?: () => Error | undefined;
 }
 
-/** A burst (a replay after a restart, several mentions at once) is returned whole: a wait that has
- * something returns once arrivals have been quiet this long, or after SETTLE_MAX_MS at most. */
+/**
+ * The replay after a (re)attachment is returned whole: while it may still be arriving (CATCH_UP_MS
+ * after READY) a wait that has something returns once arrivals have been quiet for QUIET_MS. Live,
+ * a wait returns as soon as the frames already read are pushed: a wake costs no quiet window, and
+ * what arrives while the agent works on it comes whole with its next call.
+ */
 const QUIET_MS = 150;
-const SETTLE_MAX_MS = 1000;
+const CATCH_UP_MS = 1000;
 
 /** Unreturned events kept at most; beyond, the oldest traffic that is no mention or DM is dropped. */
 export const BUFFER_MAX = 5000;
@@ -52,6 +56,7 @@ export class Inbox {
   #listeners = new Set<(m: Message) => void>();
   #lock: Promise<unknown> = Promise.resolve();
   #lastArrival = 0;
+  #catchUpUntil = 0;
 
   constructor(private readonly o: InboxOptions) {}
 
@@ -77,6 +82,11 @@ export class Inbox {
   /** Messages in scope waiting for the next wait_for_messages call (nothing is consumed). */
   pending(scope: Scope): Message[] {
     return this.#matching(scope);
+  }
+
+  /** The attachment is READY: what it delivers next may be a replay of what the agent missed. */
+  attached(): void {
+    this.#catchUpUntil = Date.now() + CATCH_UP_MS;
   }
 
   /** Wakes pending waits, e.g. when the attachment fails. */
@@ -116,9 +126,11 @@ export class Inbox {
   }
 
   async #settle(signal?: AbortSignal): Promise<void> {
-    const until = Date.now() + SETTLE_MAX_MS;
+    // Frames the socket has already read are pushed before the wait takes the buffer.
+    await new Promise((r) => setImmediate(r));
     for (;;) {
       const quiet = Date.now() - this.#lastArrival;
+      const until = this.#catchUpUntil;
       if (quiet >= QUIET_MS || Date.now() >= until || signal?.aborted) return;
       await this.#nextArrival(Math.min(QUIET_MS - quiet, until - Date.now()), signal);
     }

@@ -90,11 +90,12 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
           }
         : {}),
       onStatus: (s) => {
-        if (s.state === 'ready')
+        if (s.state === 'ready') {
+          inbox.attached();
           o.log(
             `svc mcp: attached as ${s.info.agent_id} on ${s.info.network_id} (cursor ${s.info.cursor}${s.info.resumed ? ', resumed' : ''})`,
           );
-        else if (s.state === 'disconnected') o.log(`svc mcp: attachment down (${s.reason}); retrying in ${s.retryInMs} ms`);
+        } else if (s.state === 'disconnected') o.log(`svc mcp: attachment down (${s.reason}); retrying in ${s.retryInMs} ms`);
       },
     });
     attachment = a;

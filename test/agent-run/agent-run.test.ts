@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { runsOf, startAgentRun, writeBot, type AgentRunProc } from '../helpers/agent-run.js';
 import { eventually, startServer, TOKENS, type Json, type TestServer } from '../helpers/server.js';
 import { claimThenJoin } from '../helpers/claim.js';
+import { replyIdOf } from '../../src/agent-run/prompt.js';
 
 interface Ctx {
   s: TestServer;
@@ -25,7 +26,7 @@ t.before(async (ctx) => {
     config: {
       auth: { agent_registration: 'open' },
       // ada joins once claimed (the first test): a declared member's id is reserved for the operator's credentials.
-      rooms: [{ id: 'general', name: 'General', members: ['beta', 'bob', 'carol', 'dora', 'erin'], write_policy: 'members' }],
+      rooms: [{ id: 'general', name: 'General', members: ['beta', 'bob', 'carol', 'dora', 'erin', 'fred'], write_policy: 'members' }],
     },
   });
   ctx.dir = mkdtempSync(path.join(tmpdir(), 'svc-agent-run-'));
@@ -209,6 +210,30 @@ t('a wake whose reply is stored never runs again, even when a slower conversatio
     'the quick wake ran once',
   );
   assert.is(by(await messages(s, '/v1/rooms/general/messages'), 'erin').length, 1, 'and was answered once');
+});
+
+t('a redelivered wake whose reply was posted before a crash does not run; a live wake runs before its context is read', async (ctx) => {
+  const { s } = ctx;
+  const args = ['--agent', 'fred'];
+  await (await run(ctx, 'fred-first', args, { SVC_TOKEN: ADMIN })).p.stop(); // its cursor is stored
+  // What a crash between the reply and the bookkeeping leaves: a wake never acknowledged, its reply stored.
+  const wake = await send(s, room('@fred answered before the crash'));
+  const stored = await s.post(
+    '/v1/messages',
+    { id: replyIdOf('fred', [wake]), from: { type: 'agent', id: 'fred' }, ...room('the reply') },
+    ADMIN,
+  );
+  assert.is(stored.status, 200, stored.text);
+  const { p, runs } = await run(ctx, 'fred-first', args, { SVC_TOKEN: ADMIN });
+  await p.waitLog(new RegExp(`run room:general \\(1 wake: ${wake}\\) skipped: its reply re-fred-\\S+ is already stored`));
+  assert.equal(runsOf(runs), [], 'the command did not run');
+
+  const live = await send(s, room('@fred a new one'));
+  await eventually(() => runsOf(runs).length === 1, 20_000, 'the live run');
+  assert.is(runsOf(runs)[0]!.ids, live);
+  // Its prompt still carries the context, written to stdin once read.
+  assert.match(runsOf(runs)[0]!.prompt, /Recent messages, oldest first:\n(.*\n)*.*fred \(id \S+\): the reply/);
+  await p.waitLog(new RegExp(`run room:general \\(1 wake: ${live}\\) exit 0`));
 });
 
 t('the timeout kills a hanging command and says so', async (ctx) => {

@@ -221,10 +221,11 @@ inbox('a call returns at once what is waiting in scope, acknowledging everything
   box.push(delivered(1, msg({ id: 'chatter' }), acks));
   box.push(delivered(2, mention('m2'), acks));
   await new Promise((r) => setTimeout(r, 200)); // past the quiet time: nothing is still arriving
-  // At once: settled before the next turn of the event loop, so no timer was waited on.
+  // At once: settled within two turns of the event loop (the frames already read are pushed first),
+  // so no timer was waited on.
   let settled = false;
   const waiting = box.wait('mentions', 5000).finally(() => (settled = true));
-  await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
   assert.ok(settled, 'the call returned without waiting');
   const r = await waiting;
   assert.equal(
@@ -244,7 +245,7 @@ inbox('a timeout consumes out-of-scope traffic, so the next call starts from now
   assert.equal(acks, [1]);
 });
 
-inbox('a wait returns on arrival, with the rest of the burst, and never its own messages', async () => {
+inbox('live, a wait returns on arrival with what came in the same read; the rest waits whole for the next call', async () => {
   const acks: number[] = [];
   const box = new Inbox({ self, flush: async () => undefined });
   const waiting = box.wait('all', 5000);
@@ -255,12 +256,34 @@ inbox('a wait returns on arrival, with the rest of the burst, and never its own 
       delivered(2, msg({ id: 'own', from: { type: 'agent', id: 'beta', network_id: 'home', fqid: 'svc://home/agents/beta' } }), acks),
     );
     setTimeout(() => box.push(delivered(3, msg({ id: 'b' }), acks)), 40);
+    setTimeout(() => box.push(delivered(4, msg({ id: 'c' }), acks)), 60);
   }, 20);
   const r = await waiting;
   assert.equal(
     r.messages.map((m) => m.id),
-    ['a', 'b'],
-    'a repeated cursor counts once',
+    ['a'],
+    'a repeated cursor counts once; the wait did not hold for what came 40 ms later',
+  );
+  assert.equal(acks, [1, 2]);
+  await new Promise((res) => setTimeout(res, 100));
+  assert.equal(
+    (await box.wait('all', 5000)).messages.map((m) => m.id),
+    ['b', 'c'],
+  );
+  assert.equal(acks, [1, 2, 3, 4]);
+});
+
+inbox('after READY, the replay is returned whole: the wait holds until arrivals are quiet', async () => {
+  const acks: number[] = [];
+  const box = new Inbox({ self, flush: async () => undefined });
+  box.attached();
+  const waiting = box.wait('all', 5000);
+  box.push(delivered(1, mention('a'), acks));
+  setTimeout(() => box.push(delivered(2, msg({ id: 'b' }), acks)), 40);
+  setTimeout(() => box.push(delivered(3, msg({ id: 'c' }), acks)), 80);
+  assert.equal(
+    (await waiting).messages.map((m) => m.id),
+    ['a', 'b', 'c'],
   );
   assert.equal(acks, [1, 2, 3]);
 });

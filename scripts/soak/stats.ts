@@ -12,6 +12,16 @@ export interface Minute {
   /** The median of the resident set sampled every 5 s (one sample is as noisy as an allocator's last growth). */
   rss: number;
   rssSamples: number[];
+  /**
+   * The median of the resident set outside V8's heap (resident minus the heap V8 has committed):
+   * code, WASM (sql.js's database), buffers, sockets. V8 sizes its committed heap by its own
+   * heuristics (116 to 250 MiB over ~80 MiB in use, minute to minute), so the resident set moves
+   * with them; what outside the heap and what in the heap survives collections are what can leak.
+   */
+  native: number;
+  nativeSamples: number[];
+  /** The heap V8 had committed, last sampled. */
+  heapTotal: number;
   /** The size of the store's data (svc_store_data_bytes), last sampled. */
   data: number;
   /** Lowest JS heap in use seen this minute (after collections), and WASM/Buffer memory. */
@@ -35,6 +45,9 @@ const newMinute = (): Minute => ({
   reconnects: 0,
   rss: 0,
   rssSamples: [],
+  native: 0,
+  nativeSamples: [],
+  heapTotal: 0,
   data: 0,
   heapLow: Infinity,
   external: 0,
@@ -55,11 +68,16 @@ export function p99(xs: number[]): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]!;
 }
 
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
 /** Closes the current minute (kept in `minutes`) and starts the next; returns the closed one. */
 export function closeMinute(): Minute {
   const m = cur;
-  const sorted = [...m.rssSamples].sort((a, b) => a - b);
-  m.rss = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  m.rss = median(m.rssSamples);
+  m.native = median(m.nativeSamples);
   minutes.push(m);
   cur = newMinute();
   return m;

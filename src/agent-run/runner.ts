@@ -108,8 +108,10 @@ export class AgentRunner {
       onStatus: (s) => {
         if (s.state === 'disconnected' && s.retryInMs > 0)
           o.log(`connection lost (${s.reason}); reconnecting in ${formatDuration(s.retryInMs)}`);
-        if (s.state === 'ready') this.#readySince = Date.now();
-        if (s.state === 'ready' && s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
+        else if (s.state === 'ready') {
+          this.#readySince = Date.now();
+          if (s.info.resumed) o.log(`reconnected; resuming after cursor ${s.info.cursor}`);
+        }
       },
     });
     return this.#attachment.ready;

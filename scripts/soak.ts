@@ -212,34 +212,37 @@ async function main(): Promise<number> {
   if (span >= 1) {
     const first = since.slice(0, span);
     const final = since.slice(-span);
-    const warm = first[first.length - 1]!;
     const last = final[final.length - 1]!;
     const after = minutes.slice(WARMUP_MIN);
     const sent = after.reduce((n, m) => n + m.sends, 0);
     const stored = after.reduce((n, m) => n + m.storedBytes, 0);
     const receiptEvents = after.reduce((n, m) => n + m.receiptEvents, 0);
     const receiptBytes = after.reduce((n, m) => n + m.receiptBytes, 0);
-    const windowed = (w: Minute[], f: (m: Minute) => number) => median(w.map(f));
+    /** A figure's median over the first window and over the last. */
+    const windows = (f: (m: Minute) => number): [number, number] => [median(first.map(f)), median(final.map(f))];
     const lowest = (w: Minute[]) => Math.min(...w.map((m) => m.heapLow).filter(Number.isFinite));
     const data = STORE === 'sqlite' ? last.data - minutes[WARMUP_MIN - 1]!.data : 0;
-    const dataBetween = STORE === 'sqlite' ? windowed(final, (m) => m.data) - windowed(first, (m) => m.data) : 0;
+    const [dataFrom, dataTo] = windows((m) => m.data);
+    const dataBetween = STORE === 'sqlite' ? dataTo - dataFrom : 0;
     const allowance = DATA_COPIES * dataBetween + 48 * 1048576;
-    const nativeGrown = windowed(final, (m) => m.native) - windowed(first, (m) => m.native);
+    const [nativeFrom, nativeTo] = windows((m) => m.native);
+    const [rssFrom, rssTo] = windows((m) => m.rss);
+    const [v8From, v8To] = windows((m) => m.heapTotal);
     const heapGrown = lowest(final) - lowest(first);
     const minutesOf = (w: Minute[]) => `${minutes.indexOf(w[0]!) + 1}-${minutes.indexOf(w[w.length - 1]!) + 1}`;
     console.log(
-      `memory, minutes ${minutesOf(first)} against ${minutesOf(final)} (medians): outside the JS heap ${mib(windowed(first, (m) => m.native))} -> ` +
-        `${mib(windowed(final, (m) => m.native))} MiB (allowance +${mib(allowance)} MiB: ` +
+      `memory, minutes ${minutesOf(first)} against ${minutesOf(final)} (medians): outside the JS heap ${mib(nativeFrom)} -> ` +
+        `${mib(nativeTo)} MiB (allowance +${mib(allowance)} MiB: ` +
         (STORE === 'sqlite'
           ? `the store's data grew by ${mib(dataBetween)} MiB between them, ${mib(data)} MiB after warm-up, ${(data / Math.max(1, sent)).toFixed(0)} bytes per message sent, for ${sent} messages of ${mib(stored)} MiB; `
           : 'the store keeps none of its data in this process; ') +
         `${receiptEvents} message.receipts events of ${mib(receiptBytes)} MiB sent to an observer, each replacing its conversation's last); ` +
-        `js heap surviving collections (lowest) ${mib(lowest(first))} -> ${mib(lowest(final))} MiB; resident ${mib(windowed(first, (m) => m.rss))} -> ` +
-        `${mib(windowed(final, (m) => m.rss))} MiB, of which V8's committed heap ${mib(warm.heapTotal)} -> ${mib(last.heapTotal)} MiB`,
+        `js heap surviving collections (lowest) ${mib(lowest(first))} -> ${mib(lowest(final))} MiB; resident ${mib(rssFrom)} -> ` +
+        `${mib(rssTo)} MiB, of which V8's committed heap ${mib(v8From)} -> ${mib(v8To)} MiB`,
     );
-    if (nativeGrown > allowance)
+    if (nativeTo - nativeFrom > allowance)
       failures.push(
-        `memory outside the JS heap grew by ${mib(nativeGrown)} MiB after warm-up, more than the ${mib(allowance)} MiB the store's data explains`,
+        `memory outside the JS heap grew by ${mib(nativeTo - nativeFrom)} MiB after warm-up, more than the ${mib(allowance)} MiB the store's data explains`,
       );
     if (STORE === 'sqlite' && data > DATA_PER_MESSAGE * sent)
       failures.push(`the store grew by ${(data / sent).toFixed(0)} bytes per message sent, more than ${DATA_PER_MESSAGE}`);

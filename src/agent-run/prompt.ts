@@ -68,8 +68,8 @@ export function replyTarget(t: Target): SendRequest['target'] {
   return { kind: 'dm', dm_id: t.dm_id };
 }
 
-/** The environment of a run (added to the inherited one). */
-export function runEnv(r: RunInput, o: { url: string; token?: string; replyId: string }): Record<string, string> {
+/** The environment of a run (added to the inherited one): it needs no context, so the command need not wait for it. */
+export function runEnv(r: Omit<RunInput, 'recent'>, o: { url: string; token?: string; replyId: string }): Record<string, string> {
   const t = r.wakes[0]!.target;
   const last = r.wakes[r.wakes.length - 1]!;
   return {

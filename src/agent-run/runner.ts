@@ -193,7 +193,7 @@ export class AgentRunner {
           ...(this.#state.session(sessionKey) ? { known: this.#state.session(sessionKey)! } : {}),
         })
       : { argv: o.command };
-    const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs, recent: [] };
+    const input = { networkId: o.networkId, agentId: o.agent.id, wakes: msgs };
     const token = this.#token;
     // The wakes' files, in a private folder that lives as long as the command.
     const files = await fetchWakeFiles(client, filesOf(msgs), (l) => o.log(`run ${sessionKey}: ${l}`));

@@ -90,7 +90,7 @@ prompt('the prompt names who and where, gives context, then the new messages wit
 prompt('the environment names the conversation, its session key, the message ids and the reply id', () => {
   const t = { kind: 'thread' as const, room_id: 'general', thread_id: 't1' };
   const env = runEnv(
-    { networkId: 'home', agentId: 'alpha', wakes: [msg({ id: 'a', target: t }), msg({ id: 'b', target: t })], recent: [] },
+    { networkId: 'home', agentId: 'alpha', wakes: [msg({ id: 'a', target: t }), msg({ id: 'b', target: t })] },
     { url: 'http://x', token: 'tok', replyId: 'r' },
   );
   assert.equal(env, {

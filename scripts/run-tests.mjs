@@ -75,9 +75,10 @@ const killGroup = (pid) => {
 // Chromium, PostgreSQL and the tools some tests need, installed when missing; pure tests need none.
 if (!files.every((f) => f.endsWith('.unit.test.ts')) && ensureTestDeps() !== 0) process.exit(1);
 
-const wasm = pathToFileURL(path.join(ROOT, 'scripts', 'test-wasm.mjs')).href;
+// Quoted: NODE_OPTIONS splits at spaces, and a checkout's path may have some.
+const wasm = JSON.stringify(path.join(ROOT, 'scripts', 'test-wasm.cjs'));
 /** What every file's process gets in its environment (and passes to the processes it starts). */
-const shared = { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${wasm}`.trim() };
+const shared = { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require=${wasm}`.trim() };
 /** TEST in the run's copy of the checkout, with JavaScript beside the TypeScript (scripts/test-build.mjs). */
 let BUILT_TEST;
 async function build() {

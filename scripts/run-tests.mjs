@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Runs test/**/*.test.ts, one uvu process per file, several at once, and judges the run.
+// Runs test/**/*.test.ts, several processes at once, and judges the run. Files of one folder share
+// a process (scripts/test-group.mjs) up to a budget of their times; a file says
+// `// tests: a process of its own` when it must not.
 //
 //   node scripts/run-tests.mjs [AREA...] [--unit]
 //
@@ -14,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildForTests } from './test-build.mjs';
 import { ensureTestDeps } from './test-deps.mjs';
-import { cpuOf, filesUnder, judge, orderFiles, selectFiles } from './test-plan.mjs';
+import { cpuOf, filesUnder, groupFiles, judge, selectFiles, splitGroupOutput } from './test-plan.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Real paths: the runner's own tests name a folder under test/.artifacts/ through a run's copy.
@@ -24,6 +26,10 @@ const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'ut
 const { env } = process;
 const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelism());
 const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
+// A process runs files of one folder up to this many seconds of their last times: loading the
+// server once instead of in each file took half the CPU of the http area's files. 0: each alone.
+const GROUP_SECONDS = Number(env.SVC_TEST_GROUP_SECONDS ?? 30);
+const ALONE = /^\/\/ tests: a process of its own/m;
 // A bound on a hung run, not the time budget (CI's is 20 minutes; CONTRIBUTING.md): a full run on 2 cores took 14 to 27.
 const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 45 * 60_000;
 
@@ -102,7 +108,7 @@ async function startPostgres() {
   process.stdout.write(`tests: started PostgreSQL in ${Date.now() - t0} ms\n`);
 }
 await Promise.all([build(), startPostgres()]);
-const preload = pathToFileURL(path.join(ROOT, 'scripts', 'test-process.mjs')).href;
+const driver = path.join(ROOT, 'scripts', 'test-group.mjs');
 const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(([what, argv]) => run(argv).then((r) => ({ what, ...r })))) : [];
 /** Each file's result, as it ends. */
 const results = [];
@@ -122,27 +128,56 @@ setTimeout(() => stop(1, `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; sto
 const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
 process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 
-/** Runs one file in its own process group with its own HOME, bounded; prints its line. */
-async function runFile(file) {
-  const t0 = Date.now();
-  const HOME = mkdtempSync(path.join(homes, `${file.replace(/[/.]/g, '_')}-`));
-  const js = path.join(BUILT_TEST, file.replace(/\.ts$/, '.js'));
-  let { code, out, timedOut } = await run(['--enable-source-maps', '--import', preload, js], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
-  const c = judge(out);
-  if (timedOut) out += `\ntests: ${file} gave no result within ${FILE_LIMIT_MS / 1000} s; stopped\n`;
+/** One file's result and its line. */
+function report(file, part, note) {
+  const c = judge(part.out);
+  const leaked = /\[DEP0137\]/.test(part.out);
+  let out = part.out;
   // A handle the garbage collector closed was leaked: every file handle is closed explicitly.
-  const leaked = /\[DEP0137\]/.test(out);
   if (leaked) out += '\ntests: a FileHandle was closed on garbage collection (DEP0137): close it explicitly\n';
-  if (code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
-  const ok = code === 0 && c.failed === 0 && !leaked;
-  const cpu = /^tests: cpu ([\d.]+) s$/m.exec(out)?.[1];
+  if (part.code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
+  // A module a process had already imported runs nothing when imported again.
+  if (note === undefined && c.total === 0) note = 'ran no test (imported by a file before it in its process?)';
+  if (note) out += `\ntests: ${file} ${note}\n`;
+  const ok = part.code === 0 && c.failed === 0 && !leaked && !note;
   const failed = ok ? 0 : Math.max(c.failed || 0, 1);
-  const r = { file, ms: Date.now() - t0, cpu: Number(cpu ?? 0), ok, out, passed: c.passed || 0, failed, skipped: c.skipped };
+  const r = { file, ms: part.ms ?? 0, cpu: part.cpu ?? 0, ok, out, passed: c.passed || 0, failed, skipped: c.skipped };
   const counts = `${r.passed} passed${failed ? `, ${failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-  process.stdout.write(
-    `${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts}${cpu ? `, cpu ${cpu} s` : ''})\n`,
-  );
+  const cpu = part.cpu === undefined ? '' : `, cpu ${part.cpu.toFixed(1)} s`;
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${file} (${counts}${cpu})\n`);
   return r;
+}
+
+/**
+ * Runs `files` one after another in one process group with its own HOME, bounded; a result per
+ * file that started. Files that never started (an earlier one hung or ended the process) go back
+ * on the queue, each alone.
+ */
+async function runGroup(files) {
+  const t0 = Date.now();
+  const HOME = mkdtempSync(path.join(homes, `${files[0].replace(/[/.]/g, '_')}-`));
+  const js = files.map((f) => path.join(BUILT_TEST, f.replace(/\.ts$/, '.js')));
+  const { code, out, timedOut } = await run(['--enable-source-maps', driver, ...js], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
+  const parts = splitGroupOutput(out, js);
+  const ended = parts.filter((p) => p.code !== undefined);
+  const results = [];
+  for (const [i, file] of files.entries()) {
+    const part = parts[i];
+    if (!part.started && files.length > 1) {
+      queue.unshift([file]);
+      continue;
+    }
+    let note;
+    if (part.code === undefined) {
+      part.ms = Date.now() - t0 - ended.reduce((n, p) => n + p.ms, 0);
+      note = timedOut
+        ? `gave no result within ${FILE_LIMIT_MS / 1000} s; stopped`
+        : `ended its process (code ${code}) before its tests did`;
+    } else if (code !== 0 && !timedOut && ended.length === files.length && i === files.length - 1 && ended.every((p) => p.code === 0))
+      note = `ended (its process with code ${code}) after the tests of its process had passed: an error after them?`;
+    results.push(report(file, part, note));
+  }
+  return results;
 }
 
 // A failed check stops the run at once: its output is what to read first.
@@ -154,16 +189,20 @@ const checked = Promise.resolve(checks).then((done) => {
 });
 
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
-const queue = orderFiles(files, { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) });
+const times = { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) };
+const alone = (f) => ALONE.test(readFileSync(path.join(TEST, f), 'utf8'));
+const queue = groupFiles(files, times, GROUP_SECONDS, alone);
 const started = Date.now();
 /** The host's idle and total CPU time so far: busy near 100% over a run, more files at a time would not help. */
 const hostTimes = () =>
   os.cpus().reduce(([idle, all], { times: t }) => [idle + t.idle, all + t.user + t.nice + t.sys + t.irq + t.idle], [0, 0]);
 const [idleFrom, allFrom] = hostTimes();
-process.stdout.write(`tests: ${files.length} file${files.length === 1 ? '' : 's'}, ${JOBS} at a time\n`);
+process.stdout.write(
+  `tests: ${files.length} file${files.length === 1 ? '' : 's'} in ${queue.length} process${queue.length === 1 ? '' : 'es'}, ${JOBS} at a time\n`,
+);
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) results.push(await runFile(f));
+    for (let g = queue.shift(); g !== undefined; g = queue.shift()) results.push(...(await runGroup(g)));
   }),
 );
 await checked;

@@ -1,5 +1,6 @@
 // What scripts/run-tests.mjs runs and how it judges a file, apart from running anything: which
-// files an AREA names, their order, the counts read from uvu's summary, a process's CPU.
+// files an AREA names, which share a process and in what order, the counts read from uvu's
+// summary, a process's CPU.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,10 +29,32 @@ export function selectFiles(all, areas, unitOnly, isDir) {
   return all.filter((f) => (areas.length === 0 || picked.has(f)) && (!unitOnly || f.endsWith('.unit.test.ts')));
 }
 
+/** A file's time from `seconds` (file -> time), else a guess: 20 s, or 1 s for a unit test. */
+const weightIn = (seconds) => (f) => seconds[f] ?? (f.endsWith('.unit.test.ts') ? 1 : 20);
+
 /** Longest first by `seconds` (file -> time); a file with none is guessed: 20 s, or 1 s for a unit test. */
 export function orderFiles(files, seconds) {
-  const weight = (f) => seconds[f] ?? (f.endsWith('.unit.test.ts') ? 1 : 20);
+  const weight = weightIn(seconds);
   return [...files].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
+}
+
+/**
+ * The files as the processes that run them, longest first: files of one top folder share a
+ * process up to `budget` seconds of their times (the longest first into the first that has room);
+ * a file over the budget, or one `alone` names, has a process of its own.
+ */
+export function groupFiles(files, seconds, budget, alone = () => false) {
+  const weight = weightIn(seconds);
+  const groups = [];
+  for (const f of orderFiles(files, seconds)) {
+    const area = f.split('/')[0];
+    const fits = !alone(f) && weight(f) < budget && groups.find((g) => g.area === area && g.open && g.time + weight(f) <= budget);
+    if (fits) {
+      fits.files.push(f);
+      fits.time += weight(f);
+    } else groups.push({ area, open: !alone(f) && weight(f) < budget, files: [f], time: weight(f) });
+  }
+  return groups.sort((a, b) => b.time - a.time).map((g) => g.files);
 }
 
 /** Counts from uvu's summary; `failed` is NaN when there is none to read. */
@@ -53,4 +76,26 @@ export function cpuOf(pid = 'self') {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * A group's output (scripts/test-group.mjs) cut at its markers, one part per file of `files`:
+ * `started`, and when the file ended `code`, `cpu` and `ms`. What came before the first file goes
+ * to the first; what came after the last ended file, to the last that started.
+ */
+export function splitGroupOutput(output, files) {
+  const parts = files.map(() => ({ started: false, out: '' }));
+  const index = new Map(files.map((f, i) => [f, i]));
+  let current = 0;
+  for (const line of output.split(/(?<=\n)/)) {
+    const start = /^tests: file (.+)\n$/.exec(line);
+    const done = /^tests: done (.+) code (\d+) cpu ([\d.]+) ms (\d+)\n$/.exec(line);
+    if (start && index.has(start[1])) {
+      current = index.get(start[1]);
+      parts[current].started = true;
+    } else if (done && index.has(done[1])) {
+      Object.assign(parts[index.get(done[1])], { code: Number(done[2]), cpu: Number(done[3]), ms: Number(done[4]) });
+    } else parts[current].out += line;
+  }
+  return parts;
 }

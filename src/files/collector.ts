@@ -10,7 +10,7 @@ import { commit, type NetworkContext } from '../network/context.js';
 import type { FileReads } from '../store/files/records.js';
 import { ageMs } from '../retention/policy.js';
 import type { Blobs } from './open-blobs.js';
-import { collectorPassed, collectorPause } from './faults.js';
+import { collectorPassed, collectorPause, type FileFaults } from './faults.js';
 
 /** The default of server.files.unreferenced_ttl. */
 export const UNREFERENCED_TTL = '1h';
@@ -20,7 +20,7 @@ const BATCH = 100;
 export const ttlMs = (ctx: NetworkContext): number => ageMs(ctx.config.server.files?.unreferenced_ttl ?? UNREFERENCED_TTL) ?? 3_600_000;
 
 /** One pass: removes what is due; returns how many files went. */
-export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blobs): Promise<number> {
+export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blobs, faults: FileFaults = {}): Promise<number> {
   let removed = 0;
   for (;;) {
     const before = new Date(Date.now() - ttlMs(ctx)).toISOString();
@@ -31,14 +31,14 @@ export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blob
       if (o?.op !== 'file.remove' || !o.removed) continue;
       removed++;
       if ((await files.blobUsers(f.sha256)) === 0) {
-        await collectorPause();
+        await collectorPause(faults);
         // Counted again under the blob's lock: an upload of the same bytes may have been stored
         // since (it found the blob kept and relies on it), and none can be stored meanwhile.
         await blobs.locks.with(f.sha256, async () => {
           if ((await files.blobUsers(f.sha256)) === 0) await blobs.store.delete(f.sha256);
         });
       }
-      collectorPassed();
+      collectorPassed(faults);
     }
     if (due.length < BATCH) return removed;
   }

@@ -13,6 +13,7 @@ import { UploadQuota } from './quota.js';
 import { fileBatch } from './send.js';
 import { FILE_BYTES, uploadRoute } from './upload.js';
 import { uploadUrls } from './upload-urls.js';
+import { fileFaults } from './faults.js';
 import { inProcessUpload } from './in-process.js';
 import { RemoteFiles } from './remote.js';
 import { baseUrlOf } from '../discovery/base-url.js';
@@ -39,8 +40,9 @@ export const filesFeature: FeatureFactory = storing([filesPart], (app) => {
   );
   const quota = new UploadQuota(ctx.config.server.limits);
   const fileBytes = () => ctx.config.server.limits.file_bytes ?? FILE_BYTES;
-  const sweeper = collector(async () => collect(ctx, files(), await blobs()), everyMs(ttlMs(ctx)), ctx.log);
-  const upload = uploadRoute({ blobs, quota, fileBytes });
+  const faults = fileFaults(process.env);
+  const sweeper = collector(async () => collect(ctx, files(), await blobs(), faults), everyMs(ttlMs(ctx)), ctx.log);
+  const upload = uploadRoute({ blobs, quota, fileBytes, faults });
   // One-time upload URLs (upload-urls.ts) and in-process uploads (in-process.ts) run the upload route itself.
   const urls = uploadUrls({
     upload,

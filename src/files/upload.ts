@@ -16,7 +16,7 @@ import { BlobError, type Spooled } from './blobs/types.js';
 import { spool } from './blobs/spool.js';
 import type { Blobs } from './open-blobs.js';
 import { uploaderOf } from './access.js';
-import { withFaults } from './faults.js';
+import { type FileFaults, withFaults } from './faults.js';
 import { firstFile, isMultipart } from './multipart.js';
 import type { UploadQuota } from './quota.js';
 
@@ -38,6 +38,7 @@ export interface UploadDeps {
   blobs: () => Promise<Blobs>;
   quota: UploadQuota;
   fileBytes: () => number;
+  faults: FileFaults;
 }
 
 /** The body limit the edge enforces: the file limit, and the room a multipart envelope needs. */
@@ -104,7 +105,7 @@ async function upload(c: RequestContext, d: UploadDeps): Promise<{ status: numbe
     const blobs = await d.blobs();
     let spooled: Spooled;
     try {
-      spooled = await spool(withFaults(source), blobs.spoolDir, limit);
+      spooled = await spool(withFaults(source, d.faults), blobs.spoolDir, limit);
     } catch (err) {
       throw refusalOf(err, body, limit);
     }

@@ -7,10 +7,9 @@ import { Counter, Histogram } from 'prom-client';
 import type { FeatureFactory } from '../feature.js';
 import { RetentionJob } from './job.js';
 
-/** How often the purge runs (at least once a minute); tests set it lower. */
-const INTERVAL_MS = Number(process.env.SVC_RETENTION_INTERVAL_MS) || 60_000;
-
 export const retentionFeature: FeatureFactory = (app) => {
+  /** How often the purge runs (at least once a minute); tests set it lower, for the app they start. */
+  const intervalMs = Number(process.env.SVC_RETENTION_INTERVAL_MS) || 60_000;
   const purged = new Counter({
     name: 'svc_retention_purged_messages_total',
     help: 'Messages removed by retention, by conversation kind',
@@ -32,7 +31,7 @@ export const retentionFeature: FeatureFactory = (app) => {
     void job.tick().catch((err: unknown) => app.ctx.log('warn', 'retention purge failed', { error: (err as Error).message }));
   return {
     started: () => {
-      timer = setInterval(run, INTERVAL_MS);
+      timer = setInterval(run, intervalMs);
       timer.unref();
       run();
     },

@@ -17,10 +17,6 @@ import { WEBHOOK_OPERATIONS } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookWorker } from './worker.js';
 
-/** For tests: how often an idle worker polls (ms). */
-const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
-/** How often the hooks applied through another instance are read again (ms; tests shorten it). */
-const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
 /** The webhooks feature whose workers resolve target names with `resolve` (a test's own resolver). */
 export const webhooksResolving = (resolve: Resolve | undefined): FeatureFactory =>
@@ -33,6 +29,10 @@ function webhooks(app: App, resolve: Resolve | undefined): Feature {
   const metrics = webhookMetrics(app.metrics.registry);
   const workers = new Map<string, WebhookWorker>();
   let started = false;
+  // Read when the app is made (tests shorten them): how often an idle worker polls, and how often
+  // the hooks applied through another instance are read again (ms).
+  const POLL_MS = Number(process.env.SVC_WEBHOOK_POLL_MS) || undefined;
+  const APPLIED_POLL_MS = Number(process.env.SVC_APPLIED_HOOKS_POLL_MS) || 5_000;
 
   const make = (w: WebhookConfig) =>
     new WebhookWorker(w, {

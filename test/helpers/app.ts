@@ -25,9 +25,9 @@ export interface AppServer extends HttpServer {
 
 /**
  * Starts the app with `opts.config` merged over the test defaults (testConfig). `opts.env` is the
- * environment the config is read with, and is set in process.env while the app opens (module-level
- * knobs such as SVC_WEBHOOK_POLL_MS are read when the server's modules first load, which is the
- * first startApp of the file). `opts.args` takes `--listen ADDR` and `--debug`, as `svc serve` does.
+ * environment the config is read with, and is set in process.env while the app is made (the
+ * features read their test knobs, such as SVC_WEBHOOK_POLL_MS, then: never when a module first
+ * loads, for the process runs several files and apps). `opts.args` takes `--listen ADDR` and `--debug`, as `svc serve` does.
  * `opts.features` replaces the default feature list (a test of the server without one of them).
  */
 export async function startApp(opts: StartOptions & { features?: readonly FeatureFactory[] } = {}): Promise<AppServer> {

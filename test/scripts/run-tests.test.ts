@@ -1,10 +1,11 @@
-// scripts/run-tests.mjs as a process over a folder of small test files: each file in its own
-// process, the `N passed, N failed` line, exit 1 when a file fails, a test throws or a suite's
-// before hook throws (uvu itself exits 0 then), failing files' output in full, areas, timeouts,
-// the build that test and `svc` processes run, a missing tool.
+// scripts/run-tests.mjs as a process over a folder of small test files: files of a folder in one
+// process unless a file asks for its own, the `N passed, N failed` line, exit 1 when a file fails,
+// a test throws or a suite's before hook throws (uvu itself exits 0 then), a file that ends its
+// process (the files after it still run) or runs nothing, failing files' output in full, areas,
+// timeouts, the build that test and `svc` processes run, a missing tool.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -29,6 +30,17 @@ t.before((ctx) => {
   file(ctx.dir, 'b/before.unit.test.ts', "t.before(() => { throw new Error('setup failed'); });\nt('never runs', () => assert.ok(true));");
   file(ctx.dir, 'b/hang.unit.test.ts', "t('waits forever', () => new Promise(() => setInterval(() => {}, 1000)));");
   file(ctx.dir, 'c/needs.test.ts', "t('never runs', () => assert.ok(true));");
+  // Each writes its process id; `own` asks for a process of its own.
+  const pid = (name: string) =>
+    `import { writeFileSync } from 'node:fs';\nt('pid', () => writeFileSync(${JSON.stringify(path.join(ctx.dir, name))}, String(process.pid)));`;
+  file(ctx.dir, 'e/one.unit.test.ts', pid('pid-one'));
+  file(ctx.dir, 'e/two.unit.test.ts', pid('pid-two'));
+  file(ctx.dir, 'e/own.unit.test.ts', `// tests: a process of its own (the test says so)\n${pid('pid-own')}`);
+  file(ctx.dir, 'f/a-exits.unit.test.ts', "t('exits', () => process.exit(3));");
+  file(ctx.dir, 'f/b-after.unit.test.ts', "t('still runs', () => assert.ok(true));");
+  // Imported by the file before it in their process, base runs its test there and nothing in its own turn.
+  file(ctx.dir, 'g/base.unit.test.ts', "t('once', () => assert.ok(true));");
+  writeFileSync(path.join(ctx.dir, 'g/again.unit.test.ts'), "await import('./base.unit.test.js');\n");
 });
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
@@ -112,6 +124,20 @@ t('a suite whose before hook threw fails although uvu exits 0; a file that never
   );
   assert.match(r.stdout, /^FAIL .* b\/hang\.unit\.test\.ts/m);
   assert.match(r.stdout, /b\/hang\.unit\.test\.ts gave no result within 4 s; stopped/);
+});
+
+t('files of a folder share a process, one that asks runs alone, one that ends its process does not take the others with it', ({ dir }) => {
+  const r = run(dir, ['e', 'f', 'g']);
+  assert.is(r.status, 1, r.stdout + r.stderr);
+  const pid = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+  assert.is(pid('pid-one'), pid('pid-two'));
+  assert.is.not(pid('pid-own'), pid('pid-one'));
+  assert.match(r.stdout, /^ok .* e\/own\.unit\.test\.ts \(1 passed/m);
+  assert.match(r.stdout, /^FAIL .* f\/a-exits\.unit\.test\.ts/m);
+  assert.match(r.stdout, /f\/a-exits\.unit\.test\.ts ended its process \(code 3\) before its tests did/);
+  assert.match(r.stdout, /^ok .* f\/b-after\.unit\.test\.ts \(1 passed/m);
+  assert.match(r.stdout, /^FAIL .* g\/base\.unit\.test\.ts/m);
+  assert.match(r.stdout, /g\/base\.unit\.test\.ts ran no test/);
 });
 
 t('with a tool missing and installing not allowed, the run stops at once with one line saying what to install', ({ dir }) => {

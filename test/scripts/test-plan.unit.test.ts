@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { filesUnder, judge, orderFiles, selectFiles } from '../../scripts/test-plan.mjs';
+import { filesUnder, groupFiles, judge, orderFiles, selectFiles, splitGroupOutput } from '../../scripts/test-plan.mjs';
 
 const ALL = [
   'cli/apply.test.ts',
@@ -59,6 +59,44 @@ t('files run longest first; a file without a time counts 20 s, a unit test 1 s',
     'a.test.ts',
     'd.test.ts',
     'b.unit.test.ts',
+  ]);
+});
+
+t('files of a top folder share a process up to the budget, longest first; a long file or one named alone runs by itself', () => {
+  const times = {
+    'a/x.test.ts': 12,
+    'a/y.test.ts': 10,
+    'a/b/z.test.ts': 9,
+    'a/w.test.ts': 5,
+    'c/v.test.ts': 40,
+    'c/u.test.ts': 3,
+    'c/own.test.ts': 2,
+  };
+  const groups = groupFiles(Object.keys(times), times, 30, (f: string) => f === 'c/own.test.ts');
+  assert.equal(groups, [
+    ['c/v.test.ts'],
+    ['a/x.test.ts', 'a/y.test.ts', 'a/w.test.ts'],
+    ['a/b/z.test.ts'],
+    ['c/u.test.ts'],
+    ['c/own.test.ts'],
+  ]);
+  // Budget 0: every file alone, longest first.
+  assert.equal(groupFiles(['a/x.test.ts', 'a/w.test.ts'], times, 0), [['a/x.test.ts'], ['a/w.test.ts']]);
+});
+
+t("a group's output is cut at its markers: each file's part, and whether it started and how it ended", () => {
+  const out = [
+    'boot\n',
+    'tests: file /b/one.js\n',
+    'one passed\n',
+    'tests: done /b/one.js code 0 cpu 0.4 ms 120\n',
+    'tests: file /b/two.js\n',
+    'two died\n',
+  ].join('');
+  assert.equal(splitGroupOutput(out, ['/b/one.js', '/b/two.js', '/b/three.js']), [
+    { started: true, out: 'boot\none passed\n', code: 0, cpu: 0.4, ms: 120 },
+    { started: true, out: 'two died\n' },
+    { started: false, out: '' },
   ]);
 });
 

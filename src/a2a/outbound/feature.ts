@@ -24,8 +24,6 @@ import { a2aMetrics } from './metrics.js';
 import { A2aRegistry } from './registry.js';
 import type { RemoteAgent } from './remote.js';
 
-/** How often the agents applied through another instance are read again (ms; tests shorten it). */
-const APPLIED_POLL_MS = Number(process.env.SVC_A2A_APPLIED_POLL_MS) || 5_000;
 /** How long the claim on one wake is kept (other instances skip it meanwhile). */
 const CLAIM_MS = 86_400_000;
 /** How long shutdown waits for calls and replies in flight. */
@@ -42,6 +40,8 @@ interface Entry {
 }
 
 export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
+  /** How often the agents applied through another instance are read again (ms; tests shorten it for the app they start). */
+  const APPLIED_POLL_MS = Number(process.env.SVC_A2A_APPLIED_POLL_MS) || 5_000;
   const ctx = app.ctx;
   const metrics = a2aMetrics(app.metrics.registry);
   const entries = new Map<string, Entry>();

@@ -17,7 +17,6 @@ import { WEBHOOK_OPERATIONS } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookWorker } from './worker.js';
 
-
 /** The webhooks feature whose workers resolve target names with `resolve` (a test's own resolver). */
 export const webhooksResolving = (resolve: Resolve | undefined): FeatureFactory =>
   storing([webhooksPart, hooksPart], (app) => webhooks(app, resolve));

@@ -28,7 +28,7 @@ const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelis
 const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
 // A process runs files of one folder up to this many seconds of their last times: loading the
 // server once instead of in each file took half the CPU of the http area's files. 0: each alone.
-const GROUP_SECONDS = Number(env.SVC_TEST_GROUP_SECONDS ?? 30);
+const GROUP_SECONDS = Number(env.SVC_TEST_GROUP_SECONDS ?? 60);
 const ALONE = /^\/\/ tests: a process of its own/m;
 // A bound on a hung run, not the time budget (CI's is 20 minutes; CONTRIBUTING.md): a full run on 2 cores took 14 to 27.
 const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 45 * 60_000;

@@ -20,12 +20,45 @@ const ARGS = [
 export const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 
 /** Starts Chromium; no browser is a failure, not a skip. */
-export async function launchBrowser(): Promise<Browser> {
+async function startChromium(): Promise<Browser> {
   try {
     return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
   } catch (err) {
     throw new Error(`cannot launch Chromium at ${CHROMIUM} (apt-get install chromium): ${(err as Error).message}`);
   }
+}
+
+/** How long the shared Chromium outlives its last user: the next file of the process takes it over. */
+const LINGER_MS = 1000;
+let shared: Promise<Browser> | undefined;
+let users = 0;
+let lingering: NodeJS.Timeout | undefined;
+
+/**
+ * Chromium, one per process: the files that share a test process (scripts/test-group.mjs) share it
+ * too, for a start costs about a second of CPU. The Browser returned is the shared one, except that
+ * its close() only gives it back; Chromium stops a moment after the last is given back, when no
+ * next file took it (a file's contexts are its own to close).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  clearTimeout(lingering);
+  users++;
+  shared ??= startChromium();
+  shared.catch(() => (shared = undefined));
+  const browser = await shared;
+  let given = false;
+  const lease = Object.create(browser) as Browser;
+  lease.close = async () => {
+    if (given) return;
+    given = true;
+    if (--users > 0) return;
+    lingering = setTimeout(() => {
+      const closing = shared;
+      shared = undefined;
+      void closing?.then((b) => b.close()).catch(() => undefined);
+    }, LINGER_MS);
+  };
+  return lease;
 }
 
 /** A page in a fresh context that records (and dismisses) every dialog into `dialogs`. */

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, InMemoryServerEventBus, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { NetworkContext } from '../network/context.js';
-import { inboxUri } from '../mcp/server.js';
+import { inboxUri } from '../mcp/server-info.js';
 import { createModernServer } from '../mcp/server-2026.js';
 import { FEATURE_TOOLS } from './api.js';
 import type { Session } from '../mcp/session.js';

@@ -165,12 +165,16 @@ export function startChannel(o: ChannelOptions): ChannelHandle {
     pushed.add(batch.map((m) => m.id));
   };
 
-  const unsubscribe = o.inbox.onArrival((m) => {
+  const arrive = (m: Message): void => {
     if (state === 'off' || pushed.has(m.id)) return;
     if (pending.length === 0) first = Date.now();
     pending.push(m);
     schedule();
-  });
+  };
+  const unsubscribe = o.inbox.onArrival(arrive);
+  // What arrived before the channel started (the attachment's replay may come before the client's
+  // first message, and so before the server the channel pushes through) waits in the inbox.
+  for (const m of o.inbox.pending('mentions')) arrive(m);
 
   const stop = (): void => {
     clearTimeout(timer);

@@ -14,8 +14,7 @@ import { selfOf } from './format.js';
 import { resolveAgentId } from './identity.js';
 import { Inbox } from './inbox.js';
 import { ReadMarkers } from './read-markers.js';
-import { createMcpServer, type Session } from './server.js';
-import { createModernServer } from './server-2026.js';
+import type { createMcpServer, Session } from './server.js';
 import type { ToolSet } from './tool-host.js';
 import { splitByEra } from './era.js';
 import { stateDirOf } from './state-dir.js';
@@ -165,8 +164,12 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
 
   await splitByEra(o.transport, async (era, transport) => {
     if (closed) return;
+    // Each era's SDK is loaded when a client speaks it: a command needs one of the two.
     if (era === 'modern') {
-      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      const [{ serveStdio }, { createModernServer }] = await Promise.all([
+        import('@modelcontextprotocol/server/stdio'),
+        import('./server-2026.js'),
+      ]);
       modern = serveStdio(
         () => {
           const m = createModernServer({ session, ...agent, ...(o.tools ? { tools: o.tools } : {}) });
@@ -178,6 +181,7 @@ export async function runMcp(o: RunOptions): Promise<McpHandle> {
       o.log('svc mcp: the client speaks MCP 2026-07-28');
       return;
     }
+    const { createMcpServer } = await import('./server.js');
     const l = createMcpServer({ session, channel: true, ...agent, ...(o.tools ? { tools: o.tools } : {}) });
     legacy = l.server;
     addInboxTo(l.addInbox);

@@ -6,7 +6,7 @@
 // inbox's `notifications/resources/updated` below, over HTTP a bus fed by the store, mcp-http/modern.ts).
 
 import { McpServer } from '@modelcontextprotocol/server';
-import { inboxContents, inboxUri, instructionsFor, serverInfo } from './server.js';
+import { inboxContents, inboxUri, instructionsFor, serverInfo } from './server-info.js';
 import type { Session } from './session.js';
 import { modernToolHost, type ToolSet } from './tool-host.js';
 import { registerTools } from './tools.js';

@@ -4,10 +4,8 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../version.js';
 import { CHANNEL_INSTRUCTIONS, CHANNEL_SERVER_CAPABILITIES } from './channel.js';
-import { groupedLines, messageView, type Self } from './format.js';
-import { SVC_ICON } from './icons.js';
+import { inboxContents, inboxUri, instructionsFor, serverInfo } from './server-info.js';
 import type { Session } from './session.js';
 import { legacyToolHost, type ToolSet } from './tool-host.js';
 import { registerTools } from './tools.js';
@@ -29,22 +27,6 @@ export interface McpDeps {
   /** The tools features add beside the server's own (src/feature-commands.ts lists them for svc mcp). */
   tools?: readonly ToolSet[];
 }
-
-/** The server's implementation info (the 2.x server and the Server Card say the same). */
-export function serverInfo(agent: string | undefined) {
-  return { name: 'svc', version: VERSION, title: agent ? `svc agent ${agent}` : 'svc agent', icons: [SVC_ICON] };
-}
-
-/** What the server tells the model it is for. */
-export function instructionsFor(agent: string | undefined): string {
-  return (
-    `You are ${agent ? `agent ${agent}` : 'an agent'} on an svc network (whoami says more). Call wait_for_messages to receive mentions and DMs, ` +
-    'read_messages for context, and send_message to answer in the same conversation (each result says which arguments reply there).'
-  );
-}
-
-/** The URI of this agent's inbox resource. */
-export const inboxUri = (self: Self): string => `svc://${self.network_id}/agents/${self.agent_id}/inbox`;
 
 /**
  * The server with its tools. It answers MCP at once; the tools reach the network through
@@ -77,23 +59,6 @@ export function createMcpServer(deps: McpDeps): { server: McpServer; addInbox: (
     return {};
   });
   return { server, addInbox: (session) => registerInbox(server, session, subscribed) };
-}
-
-/** The inbox resource's contents, as text and as JSON (both eras read it the same way). */
-export async function inboxContents({ ctx, inbox }: Session) {
-  const self = ctx.self;
-  const uri = inboxUri(self);
-  const views = (await inbox.pending('mentions')).map((m) => messageView(m, self));
-  const text =
-    views.length === 0
-      ? 'No new mentions or DMs.'
-      : [`${views.length} waiting (wait_for_messages returns them):`, '', ...groupedLines(views, self)].join('\n');
-  return {
-    contents: [
-      { uri, mimeType: 'text/plain', text },
-      { uri, mimeType: 'application/json', text: JSON.stringify({ messages: views }) },
-    ],
-  };
 }
 
 /** Adds the inbox as a subscribable resource: updated whenever a mention or DM arrives. */

@@ -266,6 +266,22 @@ push('a message already pushed is not pushed again, also after a restart that re
   }
 });
 
+push('what arrived before the channel started (the replay before the client spoke) is pushed too', async (ctx) => {
+  const h = host({ experimental: { 'claude/channel': {} } }, { name: 'svc-test', version: '1' });
+  h.initialize();
+  const inbox = new Inbox({ self, flush: async () => undefined });
+  deliver(inbox, msg({ id: 'm5' }));
+  const c = startChannel({ server: h, inbox, self, file: path.join(ctx.dir, 'd.json'), log: () => undefined });
+  try {
+    deliver(inbox, msg({ id: 'm6' }));
+    await sleep(300);
+    assert.is(h.sent.length, 1);
+    assert.is((h.sent[0]!.params!.meta as Record<string, string>).message_ids, 'm5,m6');
+  } finally {
+    c.close();
+  }
+});
+
 push('a client without the capability gets nothing, and no state is written for it', async (ctx) => {
   const file = path.join(ctx.dir, 'c.json');
   const h = host({}, { name: 'codex-mcp-client', version: '1' });

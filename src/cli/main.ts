@@ -2,7 +2,7 @@
 
 import { CommanderError } from 'commander';
 import { EXIT, processIo } from './io.js';
-import { buildProgram } from './program.js';
+import { commandOf, programWith } from './command-loaders.js';
 
 /**
  * A reader that went away (`svc send --help | head`) is not an error of the command: on EPIPE the
@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   exitQuietlyOnBrokenPipe();
   const io = processIo();
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const setExit = (c: number) => (code = c);
+  const name = commandOf(process.argv.slice(2));
+  const program = name ? await programWith(name, io, setExit) : (await import('./program.js')).buildProgram(io, setExit);
   try {
     await program.parseAsync(process.argv);
   } catch (err) {

@@ -1,10 +1,10 @@
 // The `svc` command line: the root command and its global options; each command is declared in
 // src/cli/commands/<name>/command.ts beside the work it runs, or by a feature in its own folder
 // (src/feature-commands.ts lists them). Built here without side effects, so a
-// test can read the command tree; src/cli/main.ts runs it.
+// test can read the command tree; src/cli/main.ts runs it, or only the core command named
+// (src/cli/command-loaders.ts).
 
-import { Command } from 'commander';
-import { VERSION } from '../version.js';
+import type { Command } from 'commander';
 import type { Io } from './io.js';
 import type { Run } from './options.js';
 import { declareInit } from './commands/init/command.js';
@@ -36,17 +36,12 @@ import { declareSearch } from './commands/search/command.js';
 import type { FeatureCommand } from '../feature-cli.js';
 import { featureCommands } from '../feature-commands.js';
 import { featureKit } from './feature-kit.js';
+import { rootProgram } from './root.js';
 
 /** The `svc` program writing to `io`; a command's exit code goes to `setExit`. */
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const run = (p: Promise<number>) => p.then(setExit);
-  const program = new Command('svc')
-    .description('svc: a self-hosted network where AI agents and people talk')
-    .version(VERSION, '-V, --version')
-    .option('--debug', 'print stack traces and debug logs')
-    .showHelpAfterError('(run svc --help for usage)')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  const program = rootProgram();
 
   // In this order in `svc --help`.
   declareInit(program, io, run);

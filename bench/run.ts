@@ -168,14 +168,23 @@ async function natsOnce(t: Target, paced: Sizes): Promise<void> {
   }
 }
 
+/**
+ * The smoke run's servers by the function that starts them: a later phase of the same side runs on
+ * the one kept (the smoke run checks the harness and the results' shape, and a server's start was
+ * most of a smoke phase's cost); a measuring run starts every phase on a fresh one.
+ */
+const kept = new Map<Start, Target>();
+
 /** Runs `fn` against a freshly started target and stops it afterwards; null when either failed. */
 async function onFresh<T>(start: Start, what: string, fn: (t: Target) => Promise<T>, onError: (m: string) => void): Promise<T | null> {
-  const t = await start();
+  const keep = sizes === SMOKE;
+  const t = (keep ? kept.get(start) : undefined) ?? (await start());
   if (!t) return null;
+  if (keep) kept.set(start, t);
   try {
     return await step(`${t.name} ${what}`, () => fn(t), onError);
   } finally {
-    await t.stop();
+    if (!keep) await t.stop();
   }
 }
 
@@ -377,6 +386,7 @@ main()
     results.machine.loadavg_end = Math.round(os.loadavg()[0]! * 100) / 100;
     if (results.machine.loadavg_start > 0.5)
       note(`the machine was busy when the run started (load average ${results.machine.loadavg_start}): wall-clock numbers are pessimistic`);
+    for (const t of kept.values()) await t.stop().catch(() => undefined);
     await stopAll();
     write();
     finished = true;

@@ -216,6 +216,8 @@ t('a redelivered wake whose reply was posted before a crash does not run; a live
   const { s } = ctx;
   const args = ['--agent', 'fred'];
   await (await run(ctx, 'fred-first', args, { SVC_TOKEN: ADMIN })).p.stop(); // its cursor is stored
+  // The server has seen the socket close: a wake sent before that would go to the closing attachment.
+  await eventually(async () => (await s.get('/v1/agents/fred/delivery', ADMIN)).body.attached === false, 10_000, 'fred detached');
   // What a crash between the reply and the bookkeeping leaves: a wake never acknowledged, its reply stored.
   const wake = await send(s, room('@fred answered before the crash'));
   const stored = await s.post(

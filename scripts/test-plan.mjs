@@ -47,12 +47,12 @@ export function groupFiles(files, seconds, budget, alone = () => false) {
   const weight = weightIn(seconds);
   const groups = [];
   for (const f of orderFiles(files, seconds)) {
-    const area = f.split('/')[0];
-    const fits = !alone(f) && weight(f) < budget && groups.find((g) => g.area === area && g.open && g.time + weight(f) <= budget);
+    const [area, time, open] = [f.split('/')[0], weight(f), !alone(f) && weight(f) < budget];
+    const fits = open && groups.find((g) => g.area === area && g.open && g.time + time <= budget);
     if (fits) {
       fits.files.push(f);
-      fits.time += weight(f);
-    } else groups.push({ area, open: !alone(f) && weight(f) < budget, files: [f], time: weight(f) });
+      fits.time += time;
+    } else groups.push({ area, open, files: [f], time });
   }
   return groups.sort((a, b) => b.time - a.time).map((g) => g.files);
 }

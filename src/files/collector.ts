@@ -20,7 +20,7 @@ const BATCH = 100;
 export const ttlMs = (ctx: NetworkContext): number => ageMs(ctx.config.server.files?.unreferenced_ttl ?? UNREFERENCED_TTL) ?? 3_600_000;
 
 /** One pass: removes what is due; returns how many files went. */
-export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blobs, faults: FileFaults = {}): Promise<number> {
+export async function collect(ctx: NetworkContext, files: FileReads, blobs: Blobs, faults: FileFaults): Promise<number> {
   let removed = 0;
   for (;;) {
     const before = new Date(Date.now() - ttlMs(ctx)).toISOString();

@@ -182,7 +182,11 @@ t('clicking an agent in the sidebar opens a DM composer; the first message creat
     await page.locator('[data-testid=message-text]', { hasText: 'got it' }).waitFor();
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
-      assert.equal(await seriousViolations(page), [], `the DM view passes axe-core (${colorScheme})`);
+      assert.equal(
+        await seriousViolations(page, { colorsOnly: colorScheme === 'dark' }),
+        [],
+        `the DM view passes axe-core (${colorScheme})`,
+      );
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shot(page, 'dm');

@@ -4,17 +4,16 @@
 // signed-out visitor sees. Screenshots of each view go to test/.artifacts/screenshots/ for review.
 
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, setupOnce } from '../helpers/browser.js';
+import { seriousViolations } from '../helpers/axe-violations.js';
+import { launchBrowser, openPage, type PageOptions, setupOnce } from '../helpers/browser.js';
 import { eventually, ROOT, roomMessage, TOKENS } from '../helpers/server.js';
 import { type AppServer, startApp } from '../helpers/app.js';
 
 const SHOTS = path.join(ROOT, 'test/.artifacts/screenshots');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const OBSERVER: string = TOKENS.observer.value;
 const ADMIN: string = TOKENS.admin.value;
 const ALPHA: string = TOKENS.alphaOnly.value;
@@ -79,18 +78,8 @@ t.after(async (ctx) => {
   await ctx.s?.dispose();
 });
 
-async function page(ctx: Ctx, opts: { width?: number; height?: number; dark?: boolean; bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await ctx.browser.newContext({
-    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
-    colorScheme: opts.dark ? 'dark' : 'light',
-    // Only to inject axe-core: the console's CSP allows no script from elsewhere.
-    ...(opts.bypassCSP ? { bypassCSP: true } : {}),
-  });
-  ctx.contexts.push(context);
-  const p = await context.newPage();
-  p.setDefaultTimeout(10_000);
-  return p;
-}
+/** A page as in a fresh browser (its viewport, colour scheme, and the CSP bypassed only to inject axe-core). */
+const page = (ctx: Ctx, opts: PageOptions = {}): Promise<Page> => openPage(ctx.browser, ctx.contexts, [], opts);
 
 async function signIn(p: Page, s: AppServer, token: string): Promise<void> {
   await p.goto(`${s.url}/console/?access_token=${token}`);
@@ -247,19 +236,9 @@ t('at 390 px the page does not scroll sideways, the sidebar is a drawer, and the
   assert.is(await p.evaluate('document.activeElement?.id'), 'search-q');
 });
 
-async function axeCheck(p: Page, where: string): Promise<void> {
-  await p.addScriptTag({ path: AXE });
-  const violations = (await p.evaluate("axe.run({ resultTypes: ['violations'] }).then((r) => r.violations)")) as {
-    id: string;
-    impact: string;
-    nodes: { target: string[] }[];
-  }[];
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `${where}: no serious or critical accessibility violations`,
-  );
+/** axe-core on the page; in the second scheme only the rules a colour scheme changes (the document is the same). */
+async function axeCheck(p: Page, where: string, colorsOnly = false): Promise<void> {
+  assert.equal(await seriousViolations(p, { colorsOnly }), [], `${where}: no serious or critical accessibility violations`);
 }
 
 t('axe-core finds no serious or critical violations on the main views, light and dark', async (ctx) => {
@@ -275,44 +254,44 @@ t('axe-core finds no serious or critical violations on the main views, light and
   assert.is((await ctx.s.post('/v1/messages', file, ALPHA)).status, 200);
   for (const dark of [false, true]) {
     const scheme = dark ? 'dark' : 'light';
-    const p = await page(ctx, { bypassCSP: true, dark });
+    const p = await page(ctx, { dark });
     await signIn(p, ctx.s, ADMIN);
     if (!dark) assert.is((await ctx.s.post('/v1/messages', roomMessage('ops', 'alpha', 'alerts are quiet'), ALPHA)).status, 200);
     await p.locator('[data-testid=artifact]').waitFor();
-    await axeCheck(p, `room (${scheme})`);
+    await axeCheck(p, `room (${scheme})`, dark);
     await shot(p, `desktop-room-${scheme}`);
     await p.click('[data-testid=new-room]');
-    await axeCheck(p, `new room dialog (${scheme})`);
+    await axeCheck(p, `new room dialog (${scheme})`, dark);
     await p.keyboard.press('Escape');
     await p.click('[data-testid=help-button]');
-    await axeCheck(p, `shortcuts help (${scheme})`);
+    await axeCheck(p, `shortcuts help (${scheme})`, dark);
     await p.keyboard.press('Escape');
     await p.goto(`${ctx.s.url}/console/#/room/general/t/alerts`);
     await p.locator('[data-testid=thread-panel] [data-testid=message-text]', { hasText: 'the runbook' }).waitFor();
-    await axeCheck(p, `thread panel (${scheme})`);
-    const m = await page(ctx, { bypassCSP: true, dark, width: 390, height: 844 });
+    await axeCheck(p, `thread panel (${scheme})`, dark);
+    const m = await page(ctx, { dark, width: 390, height: 844 });
     await signIn(m, ctx.s, OBSERVER);
     await m.locator('[data-testid=message-text]', { hasText: 'I do' }).waitFor();
-    await axeCheck(m, `phone (${scheme})`);
+    await axeCheck(m, `phone (${scheme})`, dark);
     await m.click('[data-testid=toggle-side]');
     await m.locator('#side').waitFor();
-    await axeCheck(m, `phone, the drawer open (${scheme})`);
+    await axeCheck(m, `phone, the drawer open (${scheme})`, dark);
     // The main views at 390 px as a person who may write: a thread in the panel, a DM.
-    const w = await page(ctx, { bypassCSP: true, dark, width: 390, height: 844 });
+    const w = await page(ctx, { dark, width: 390, height: 844 });
     await signIn(w, ctx.s, ADMIN);
     await w.goto(`${ctx.s.url}/console/#/room/general/t/alerts`);
     await w.locator('[data-testid=thread-panel] [data-testid=message-text]', { hasText: 'the runbook' }).waitFor();
-    await axeCheck(w, `phone, thread panel (${scheme})`);
+    await axeCheck(w, `phone, thread panel (${scheme})`, dark);
     await shot(w, `mobile-thread-${scheme}`);
     const dmId = (await ctx.s.get('/v1/dms', ADMIN)).body.dms[0].id as string;
     await w.goto(`${ctx.s.url}/console/#/dm/${encodeURIComponent(dmId)}`);
     await w.locator('[data-testid=message-text]', { hasText: 'a word in private' }).waitFor();
-    await axeCheck(w, `phone, DM (${scheme})`);
+    await axeCheck(w, `phone, DM (${scheme})`, dark);
     await shot(w, `mobile-dm-${scheme}`);
-    const v = await page(ctx, { bypassCSP: true, dark });
+    const v = await page(ctx, { dark });
     await v.goto(`${ctx.s.url}/console/`);
     await v.locator('[data-testid=message]').first().waitFor();
-    await axeCheck(v, `visitor (${scheme})`);
+    await axeCheck(v, `visitor (${scheme})`, dark);
   }
 });
 
@@ -337,7 +316,7 @@ t('a visitor reads public rooms and is told how to sign in; a used or expired si
   const used = await page(ctx);
   await used.goto(code.body.url);
   await used.waitForURL(/\/console\/#\/room\/general$/);
-  const again = await page(ctx, { bypassCSP: true });
+  const again = await page(ctx);
   const r = await again.goto(code.body.url);
   assert.is(r?.status(), 401);
   await again.locator('[data-testid=link-expired]').waitFor();

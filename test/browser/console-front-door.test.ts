@@ -5,33 +5,23 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { launchBrowser, openPage } from '../helpers/browser.js';
 import { type AppServer, startApp } from '../helpers/app.js';
 
-const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const t = suite<{ s?: AppServer; browser?: Browser }>('the console front door in a browser');
+const t = suite<{ s?: AppServer; browser?: Browser; contexts: BrowserContext[] }>('the console front door in a browser');
 
 t.after(async (ctx) => {
+  for (const c of ctx.contexts ?? []) await c.close().catch(() => undefined);
   await ctx.browser?.close().catch(() => undefined);
   await ctx.s?.dispose();
 });
 
 t('the server address opens the console, and Sign in tells an anonymous visitor to run svc console on the server', async (ctx) => {
   ctx.s = await startApp({ config: { auth: { public_read: true } } });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
-  const page = await (await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.setDefaultTimeout(10_000);
+  ctx.browser = await launchBrowser();
+  ctx.contexts = [];
+  const page = await openPage(ctx.browser, ctx.contexts, []);
   await page.goto(`${ctx.s.url}/`);
   assert.match(page.url(), /\/console\/(#.*)?$/);
   const signIn = page.locator('[data-testid=sign-in]');

@@ -158,7 +158,11 @@ t('a permalink opens the conversation at its message, loading older pages, and h
   await person.hover();
   for (const colorScheme of ['light', 'dark'] as const) {
     await other.emulateMedia({ colorScheme });
-    assert.equal(await seriousViolations(other), [], `a highlighted message of a person passes axe-core (${colorScheme})`);
+    assert.equal(
+      await seriousViolations(other, { colorsOnly: colorScheme === 'dark' }),
+      [],
+      `a highlighted message of a person passes axe-core (${colorScheme})`,
+    );
   }
   await other.emulateMedia({ colorScheme: 'light' });
 });

@@ -5,23 +5,13 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { suite, type Test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
 import { type AppServer, startApp } from '../helpers/app.js';
 
-const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 const XSS = `<img src=x onerror="window.__xss='img'">needle<script>window.__xss='script'</script>`;
 
@@ -29,17 +19,9 @@ interface Ctx {
   s: AppServer;
   browser: Browser;
   page: Page;
+  contexts: BrowserContext[];
   /** Id of the oldest needle message, 120 messages back. */
   oldest: string;
-}
-
-/** A failed setup fails every test (uvu ignores an error thrown in `before`). */
-function setupOnce<T>(t: Test<T>, fn: (ctx: T) => Promise<void>): void {
-  let ready: Promise<void> | undefined;
-  t.before.each(async (ctx) => {
-    ready ??= fn(ctx);
-    await ready;
-  });
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `console-search-${name}.png`), fullPage: false });
@@ -77,21 +59,16 @@ setupOnce(t, async (ctx) => {
     parts: [{ kind: 'text', text: 'a threaded zeppelin reply' }],
   });
   await post(roomMessage('other', 'alpha', XSS));
-  try {
-    ctx.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
-  } catch (err) {
-    throw new Error(`cannot launch Chromium at ${CHROMIUM} (apt-get install chromium): ${(err as Error).message}`);
-  }
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.page = await context.newPage();
-  ctx.page.setDefaultTimeout(10_000);
-  ctx.page.on('dialog', (d) => void d.dismiss());
+  ctx.browser = await launchBrowser();
+  ctx.contexts = [];
+  ctx.page = await openPage(ctx.browser, ctx.contexts, []);
   await ctx.page.goto(`${ctx.s.url}/console/?access_token=${TOKENS.observer.value}`);
   await ctx.page.waitForURL(/\/console\/#\/room\/general$/);
   await ctx.page.locator('[data-testid=message]').first().waitFor();
 });
 
 t.after(async (ctx) => {
+  for (const c of ctx.contexts ?? []) await c.close().catch(() => undefined);
   await ctx.browser?.close().catch(() => undefined);
   await ctx.s?.dispose();
 });

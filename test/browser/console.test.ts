@@ -5,35 +5,14 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { suite, type Test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
 import WebSocket from 'ws';
 import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
 import { type AppServer, startApp } from '../helpers/app.js';
 
-/** uvu ignores an error thrown in `before` (the suite then "passes" with no test run); a setup run
- * once from `before.each` makes a failed setup fail every test instead. */
-function setupOnce<T>(t: Test<T>, fn: (ctx: T) => Promise<void>): void {
-  let ready: Promise<void> | undefined;
-  t.before.each(async (ctx) => {
-    ready ??= fn(ctx);
-    await ready;
-  });
-}
-
-const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-// The test machine has no internet: without these Chromium stalls on background connections.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 
 const XSS = `<img src=x onerror="window.__xss='img';alert('img')"><script>window.__xss='script';alert('script')</script>`;
@@ -46,25 +25,7 @@ interface Ctx {
   dialogs: string[];
 }
 
-async function launch(): Promise<Browser> {
-  try {
-    return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
-  } catch (err) {
-    throw new Error(`cannot launch Chromium at ${CHROMIUM} (apt-get install chromium): ${(err as Error).message}`);
-  }
-}
-
-async function newPage(ctx: Ctx): Promise<Page> {
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('dialog', (d) => {
-    ctx.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  return page;
-}
+const newPage = (ctx: Ctx): Promise<Page> => openPage(ctx.browser, ctx.contexts, ctx.dialogs);
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `console-${name}.png`), fullPage: false });
 const messageTexts = (page: Page) => page.locator('[data-testid=messages] [data-testid=message-text]').allTextContents();
@@ -80,7 +41,7 @@ setupOnce(t, async (ctx) => {
     const r = await ctx.s.post('/v1/messages', roomMessage('general', 'alpha', `seed ${i}`), TOKENS.alphaOnly.value);
     assert.is(r.status, 200, r.text);
   }
-  ctx.browser = await launch();
+  ctx.browser = await launchBrowser();
 });
 
 t.after(async (ctx) => {

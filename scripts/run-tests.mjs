@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-// Runs test/**/*.test.ts, several processes at once, and judges the run. Files of one folder share
-// a process (scripts/test-group.mjs) up to a budget of their times; a file says
-// `// tests: a process of its own` when it must not.
-//
-//   node scripts/run-tests.mjs [AREA...] [--unit]
-//
-// AREA: a folder under test/ or a piece of a file's path; none: every file, with the checks (lint,
-// imports, sizes, types) beside them. --unit: only *.unit.test.ts. Set up once per run (more in
-// CONTRIBUTING.md): what tests need outside node_modules, one PostgreSQL and one JavaScript build.
+// `node scripts/run-tests.mjs [AREA...] [--unit]` runs test/**/*.test.ts, several processes at once, and judges the run.
+// AREA: a folder under test/ or a piece of a file's path; none: every file, and the checks (lint,
+// imports, sizes, types) beside them. --unit: only *.unit.test.ts.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -26,12 +20,9 @@ const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'ut
 const { env } = process;
 const JOBS = Math.max(1, Number(env.SVC_TEST_JOBS) || 2 * os.availableParallelism());
 const FILE_LIMIT_MS = Number(env.SVC_TEST_FILE_TIMEOUT_MS) || 5 * 60_000;
-// A process runs files of one folder up to this many seconds of their last times: loading the
-// server once instead of in each file took half the CPU of the http area's files. 0: each alone.
+// Files of one folder share a process up to this many seconds of their times (loading the server
+// once took half the CPU of the http area's files); 0: each alone.
 const GROUP_SECONDS = Number(env.SVC_TEST_GROUP_SECONDS ?? 60);
-const ALONE = /^\/\/ tests: a process of its own/m;
-// A bound on a hung run, not the time budget (CI's is 20 minutes; CONTRIBUTING.md): a full run on 2 cores took 14 to 27.
-const RUN_LIMIT_MS = Number(env.SVC_TEST_TIMEOUT_MS) || 45 * 60_000;
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
@@ -50,12 +41,12 @@ const CHECKS = [
   ['file sizes', ['scripts/check-sizes.mjs']],
   ['types', ['node_modules/typescript/bin/tsc', '-b', 'test/tsconfig.json']],
 ];
-const running = new Map();
+const running = new Set();
 /** Runs node `argv` in a process group of its own, output collected, killed after `limitMs` if given. */
 const run = (argv, env = process.env, limitMs = 0) =>
   new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.set(child.pid, argv.at(-1));
+    running.add(child.pid);
     let out = '';
     let timedOut = false;
     child.stdout.on('data', (d) => (out += d));
@@ -88,29 +79,20 @@ const shared = { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require=${wasm}`.tri
 /** TEST in the run's copy of the checkout, with JavaScript beside the TypeScript (scripts/test-build.mjs). */
 let BUILT_TEST;
 async function build() {
-  const t0 = Date.now();
   const build = await buildForTests(ROOT, TEST === path.join(ROOT, 'test') ? [] : [TEST]);
   BUILT_TEST = path.join(build, path.relative(ROOT, TEST));
   shared.SVC_TEST_BIN = path.join(build, 'src', 'cli', 'main.js');
-  process.stdout.write(`tests: built the sources in ${Date.now() - t0} ms\n`);
 }
-/** The shared cluster's server process: its CPU (and its ended backends') is the run's too. */
-let postmaster;
 /** One cluster for every file that uses PostgreSQL (starting one per file costs seconds each). */
 async function startPostgres() {
   if (env.SVC_TEST_PG_URL || !files.some((f) => /helpers\/pg(-server)?\.js/.test(readFileSync(path.join(TEST, f), 'utf8')))) return;
-  const t0 = Date.now();
   (await import('tsx/esm/api')).register();
   const { startOwnCluster } = await import(pathToFileURL(path.join(ROOT, 'test', 'helpers', 'pg.ts')).href);
   const cluster = await startOwnCluster({ maxConnections: Math.max(300, JOBS * 100) });
   shared.SVC_TEST_PG_URL = cluster.url;
-  postmaster = Number(readFileSync(path.join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  process.stdout.write(`tests: started PostgreSQL in ${Date.now() - t0} ms\n`);
 }
 await Promise.all([build(), startPostgres()]);
-const driver = path.join(ROOT, 'scripts', 'test-group.mjs');
 const checks = areas.length === 0 && !unitOnly ? Promise.all(CHECKS.map(([what, argv]) => run(argv).then((r) => ({ what, ...r })))) : [];
-/** Each file's result, as it ends. */
 const results = [];
 const printFailures = () => {
   for (const r of results.filter((x) => !x.ok)) process.stdout.write(`\n==== ${r.file} failed; its output:\n${r.out}\n`);
@@ -119,12 +101,10 @@ const printFailures = () => {
 const stop = (code, why = '') => {
   printFailures();
   process.stderr.write(why);
-  for (const pid of running.keys()) killGroup(pid);
+  for (const pid of running) killGroup(pid);
   process.exit(code);
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => stop(130));
-const runningNow = () => [...running.values()].map((f) => path.relative(BUILT_TEST, f)).join(', ');
-setTimeout(() => stop(1, `\ntests: no result after ${RUN_LIMIT_MS / 1000} s; stopping (running: ${runningNow()})\n`), RUN_LIMIT_MS).unref();
 const homes = mkdtempSync(path.join(os.tmpdir(), 'svc-test-homes-'));
 process.once('exit', () => rmSync(homes, { recursive: true, force: true }));
 
@@ -136,7 +116,7 @@ function report(file, part, note) {
   // A handle the garbage collector closed was leaked: every file handle is closed explicitly.
   if (leaked) out += '\ntests: a FileHandle was closed on garbage collection (DEP0137): close it explicitly\n';
   if (part.code === 0 && c.failed > 0) out += '\ntests: some suites did not run their tests (a before hook failed?)\n';
-  // A module a process had already imported runs nothing when imported again.
+  // A module imported twice runs nothing the second time.
   if (note === undefined && c.total === 0) note = 'ran no test (imported by a file before it in its process?)';
   if (note) out += `\ntests: ${file} ${note}\n`;
   const ok = part.code === 0 && c.failed === 0 && !leaked && !note;
@@ -148,15 +128,12 @@ function report(file, part, note) {
   return r;
 }
 
-/**
- * Runs `files` one after another in one process group with its own HOME, bounded; a result per
- * file that started. Files that never started (an earlier one hung or ended the process) go back
- * on the queue, each alone.
- */
+/** Runs `files` in one bounded process group with its own HOME: a result per file that started; the others go back on the queue, each alone. */
 async function runGroup(files) {
   const t0 = Date.now();
   const HOME = mkdtempSync(path.join(homes, `${files[0].replace(/[/.]/g, '_')}-`));
   const js = files.map((f) => path.join(BUILT_TEST, f.replace(/\.ts$/, '.js')));
+  const driver = path.join(ROOT, 'scripts', 'test-group.mjs');
   const { code, out, timedOut } = await run(['--enable-source-maps', driver, ...js], { ...env, ...shared, HOME }, FILE_LIMIT_MS);
   const parts = splitGroupOutput(out, js);
   const ended = parts.filter((p) => p.code !== undefined);
@@ -190,7 +167,7 @@ const checked = Promise.resolve(checks).then((done) => {
 
 // Longest first, so the slowest files do not start last: the last run's times, else the kept ones.
 const times = { ...readJson(path.join(TEST, 'timings.json')), ...readJson(TIMINGS_LAST) };
-const alone = (f) => ALONE.test(readFileSync(path.join(TEST, f), 'utf8'));
+const alone = (f) => /^\/\/ tests: a process of its own/m.test(readFileSync(path.join(TEST, f), 'utf8'));
 const queue = groupFiles(files, times, GROUP_SECONDS, alone);
 const started = Date.now();
 /** The host's idle and total CPU time so far: busy near 100% over a run, more files at a time would not help. */
@@ -211,11 +188,10 @@ printFailures();
 const sum = (k) => results.reduce((n, r) => n + r[k], 0);
 const [idle, all] = hostTimes();
 const busy = Math.round(100 - (100 * (idle - idleFrom)) / Math.max(1, all - allFrom));
-// Beside the files: the checks (this process's ended children, less the files) and PostgreSQL.
+// Beside the files: the checks (this process's ended children, less the files).
 const others = cpuOf() - sum('cpu') - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6;
-const pgCpu = postmaster ? `, PostgreSQL's ${cpuOf(postmaster).toFixed(0)} s` : '';
 process.stdout.write(
-  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; cpu: the files' ${sum('cpu').toFixed(0)} s, the checks' and other children's ${others.toFixed(0)} s${pgCpu}; the host busy ${busy}%\n`,
+  `\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s with ${JOBS} at a time; cpu: the files' ${sum('cpu').toFixed(0)} s, the checks' and other children's ${others.toFixed(0)} s; the host busy ${busy}%\n`,
 );
 
 // Only runs that kept every slot busy record times: a file alone runs faster and would start too late next time.

@@ -1,10 +1,7 @@
-// A copy of the checkout for a test run in which every TypeScript file of src/, test/, bench/ and
-// scripts/ sits beside its JavaScript, by esbuild (no type check) in seconds where tsc takes minutes.
-// The copy has the checkout's layout, and everything else in it is a link to the checkout (the
-// .ts sources too, for tests that read them), so import.meta.url and relative paths resolve as they
-// do from the sources, and test files, `svc` processes and worker threads run as plain JavaScript:
-// no module hooks, which cost each test process that loads the server about half a second of CPU
-// (every module went through the hooks' thread).
+// A copy of the checkout for a test run with each TypeScript file of src/, test/, bench/ and scripts/
+// beside its JavaScript (esbuild, no type check: seconds). All else is a link to the checkout, so
+// import.meta.url and relative paths resolve as from the sources, and tests, `svc` and worker
+// threads run as plain JavaScript: module hooks cost each process that loads the server ~0.5 s of CPU.
 
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,10 +23,7 @@ function linkRest(root, out, dir) {
   }
 }
 
-/**
- * Builds ROOT/.test-build-<pid>/ (removed when this process exits) and returns it. `more`: other
- * folders of tests, under ROOT (the runner's own tests write theirs under test/.artifacts/).
- */
+/** Builds and returns ROOT/.test-build-<pid>/ (removed at exit); `more`: other folders of tests under ROOT (the runner's own tests'). */
 export async function buildForTests(root, more = []) {
   const out = path.join(root, `.test-build-${process.pid}`);
   rmSync(out, { recursive: true, force: true });

@@ -1,14 +1,11 @@
-// What the test suite needs beyond node_modules, installed when missing, so that the README's
-// `npm test` passes on a fresh machine. Each need is one line of data: a file the tests run, the
-// environment variable that points them elsewhere, and the Debian package that provides it. The
-// tests find each file through needPath, so they run what was checked here; a test whose tool is
-// missing fails, it never skips.
-// As root (or with password-less sudo) missing packages are installed with apt-get (after
-// `apt-get update`); otherwise the run stops with one line saying what to install.
-// SVC_TEST_DEPS=check: never install, only check (and fail with that line); =off: skip the step.
+// What the tests need beyond node_modules, installed when missing so that `npm test` passes on a
+// fresh machine: per need, a file the tests run (found through needPath, so they run what was
+// checked), the variable that points elsewhere, the Debian package. As root or with password-less
+// sudo, apt-get installs what is missing; otherwise the run stops with one line saying what to
+// install. SVC_TEST_DEPS=check: only check; =off: skip the step.
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
 /** The needs, one per line; a `*` in a path stands for any installed major version, the highest first. */
 export const TEST_DEPS = [
@@ -18,14 +15,7 @@ export const TEST_DEPS = [
   { name: 'mount(8) (disk-full tests on a tmpfs, test/crash/)', env: 'SVC_MOUNT', path: '/usr/bin/mount', apt: 'mount' },
 ];
 
-function isExecutable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const isExecutable = (file) => ((statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 0o111) !== 0;
 
 /** The file a need checks: its variable's value, else its path, with a `*` the highest version whose file is executable (or left as is). */
 export function pathOf(dep, env = process.env) {
@@ -37,16 +27,13 @@ export function pathOf(dep, env = process.env) {
 }
 
 /** The file the tests run for the need overridden by `envName` (e.g. 'SVC_SCRIPT'). */
-export function needPath(envName, env = process.env) {
-  const dep = TEST_DEPS.find((d) => d.env === envName);
-  return pathOf(dep, env);
-}
+export const needPath = (envName, env = process.env) =>
+  pathOf(
+    TEST_DEPS.find((d) => d.env === envName),
+    env,
+  );
 
-/**
- * What to do about the `missing` needs (each with `at`, where it was looked for), pure: the
- * commands that install them (none when they cannot be installed here) and the one line to print
- * when they cannot be.
- */
+/** For the `missing` needs (each with `at`, where looked for): the commands that install them (none if they cannot be here) and the line to print if not. */
 export function planInstall(missing, { check, uid, hasAptGet, hasSudo }) {
   const pkgs = [...new Set(missing.map((d) => d.apt))];
   const what = missing.map((d) => `${d.name} at ${d.at}`).join('; ');

@@ -1,9 +1,6 @@
-// Runs test files one after another in this one process (uvu's deferred mode, as its own CLI
-// does), so that what they load (the server's ~550 modules) is loaded once. Around each file it
-// prints `tests: file F` and, when F is done, `tests: done F code C cpu S ms M` (C: 1 when one of
-// its tests failed; S: the CPU seconds of this process and the children it waited for), from which
-// scripts/run-tests.mjs tells the files' results apart.
-//
+// Runs test files one after another in this process (uvu's deferred mode, as its CLI does), so
+// what they load is loaded once. Around each file: `tests: file F`, then `tests: done F code C cpu S
+// ms M` (C 1 when a test failed; S CPU seconds with waited-for children), which run-tests.mjs cuts at.
 //   node scripts/test-group.mjs FILE.js...
 
 import { pathToFileURL } from 'node:url';

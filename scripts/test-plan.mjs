@@ -29,24 +29,16 @@ export function selectFiles(all, areas, unitOnly, isDir) {
   return all.filter((f) => (areas.length === 0 || picked.has(f)) && (!unitOnly || f.endsWith('.unit.test.ts')));
 }
 
-/** A file's time from `seconds` (file -> time), else a guess: 20 s, or 1 s for a unit test. */
-const weightIn = (seconds) => (f) => seconds[f] ?? (f.endsWith('.unit.test.ts') ? 1 : 20);
-
-/** Longest first by `seconds` (file -> time); a file with none is guessed: 20 s, or 1 s for a unit test. */
-export function orderFiles(files, seconds) {
-  const weight = weightIn(seconds);
-  return [...files].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
-}
-
 /**
- * The files as the processes that run them, longest first: files of one top folder share a
- * process up to `budget` seconds of their times (the longest first into the first that has room);
- * a file over the budget, or one `alone` names, has a process of its own.
+ * The files as the processes that run them, longest first: files of one top folder share a process
+ * up to `budget` seconds of their `seconds` (file -> time; none: 5 s, 1 s for a unit test), the
+ * longest first into the first with room; a file over the budget, or one `alone` names, is alone.
  */
 export function groupFiles(files, seconds, budget, alone = () => false) {
-  const weight = weightIn(seconds);
+  const weight = (f) => seconds[f] ?? (f.endsWith('.unit.test.ts') ? 1 : 5);
   const groups = [];
-  for (const f of orderFiles(files, seconds)) {
+  const longestFirst = [...files].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
+  for (const f of longestFirst) {
     const [area, time, open] = [f.split('/')[0], weight(f), !alone(f) && weight(f) < budget];
     const fits = open && groups.find((g) => g.area === area && g.open && g.time + time <= budget);
     if (fits) {
@@ -78,11 +70,7 @@ export function cpuOf(pid = 'self') {
   }
 }
 
-/**
- * A group's output (scripts/test-group.mjs) cut at its markers, one part per file of `files`:
- * `started`, and when the file ended `code`, `cpu` and `ms`. What came before the first file goes
- * to the first; what came after the last ended file, to the last that started.
- */
+/** A group's output (test-group.mjs) cut at its markers, a part per file of `files`: `started`, and once ended `code`, `cpu`, `ms`. */
 export function splitGroupOutput(output, files) {
   const parts = files.map(() => ({ started: false, out: '' }));
   const index = new Map(files.map((f, i) => [f, i]));

@@ -72,7 +72,8 @@ export async function startAgentRun(args: string[], env: Record<string, string>,
           return err.split('\n').find((l) => re.test(l)) ?? '';
         },
         ms,
-        `log line ${re} in:\n${err}`,
+        // Read when it fails: the log as it is then.
+        () => `log line ${re} in:\n${err}`,
       ),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;

@@ -309,7 +309,7 @@ export function roomMessage(room: string, from: string, text: string, extra: Rec
 }
 
 /** Waits until `fn` returns a truthy value, polling; throws after `ms`. */
-export async function eventually<T>(fn: () => T | Promise<T>, ms = 5000, what = 'condition'): Promise<T> {
+export async function eventually<T>(fn: () => T | Promise<T>, ms = 5000, what: string | (() => string) = 'condition'): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
   while (Date.now() < end) {
@@ -321,5 +321,5 @@ export async function eventually<T>(fn: () => T | Promise<T>, ms = 5000, what = 
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+  throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}${last ? `: ${String(last)}` : ''}`);
 }

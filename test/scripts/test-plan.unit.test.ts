@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { filesUnder, groupFiles, judge, orderFiles, selectFiles, splitGroupOutput } from '../../scripts/test-plan.mjs';
+import { filesUnder, groupFiles, judge, selectFiles, splitGroupOutput } from '../../scripts/test-plan.mjs';
 
 const ALL = [
   'cli/apply.test.ts',
@@ -53,13 +53,9 @@ t('a folder names the files under it, written as test/AREA/ too; a word names ev
   assert.equal(pick(['nothing-here']), []);
 });
 
-t('files run longest first; a file without a time counts 20 s, a unit test 1 s', () => {
-  assert.equal(orderFiles(['a.test.ts', 'b.unit.test.ts', 'c.test.ts', 'd.test.ts'], { 'c.test.ts': 30, 'd.test.ts': 5 }), [
-    'c.test.ts',
-    'a.test.ts',
-    'd.test.ts',
-    'b.unit.test.ts',
-  ]);
+t('files run longest first; a file without a time counts 5 s, a unit test 1 s', () => {
+  const alone = groupFiles(['a.test.ts', 'b.unit.test.ts', 'c.test.ts', 'd.test.ts'], { 'c.test.ts': 30, 'd.test.ts': 4 }, 0);
+  assert.equal(alone, [['c.test.ts'], ['a.test.ts'], ['d.test.ts'], ['b.unit.test.ts']]);
 });
 
 t('files of a top folder share a process up to the budget, longest first; a long file or one named alone runs by itself', () => {

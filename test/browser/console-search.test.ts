@@ -8,11 +8,10 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
-import { ROOT, roomMessage, TOKENS } from '../helpers/server.js';
+import { ARTIFACTS, launchBrowser, openPage, setupOnce } from '../helpers/browser.js';
+import { roomMessage, TOKENS } from '../helpers/server.js';
 import { type AppServer, startApp } from '../helpers/app.js';
 
-const ARTIFACTS = path.join(ROOT, 'test/.artifacts');
 const XSS = `<img src=x onerror="window.__xss='img'">needle<script>window.__xss='script'</script>`;
 
 interface Ctx {

@@ -6,7 +6,7 @@ import type { Test } from 'uvu';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './server.js';
 
-export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
   '--headless',
   '--no-sandbox',

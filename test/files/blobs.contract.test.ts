@@ -169,6 +169,14 @@ for (const backend of BACKENDS.filter((b) => (process.env.SVC_BLOB_BACKENDS ?? '
     );
     assert.instance(err, BlobError);
     assert.equal(readdirSync(spoolDir), []);
+    // A body that fails before its first piece fails while the file is still opening (it was once
+    // removed before the open completed, and created after: 7 of 200 tries left one).
+    async function* gone() {
+      yield* [];
+      throw new Error('the client went away at once');
+    }
+    for (let i = 0; i < 20; i++) await spool(gone(), spoolDir, 1024).catch(() => undefined);
+    assert.equal(readdirSync(spoolDir), [], 'no file left by a body that failed at once');
     assert.is(await blobs.size('0'.repeat(64)), undefined);
     assert.is(await blobs.read('0'.repeat(64)), undefined);
     assert.is(await blobs.size('../../etc/passwd'), undefined);

@@ -43,9 +43,10 @@ class Meter extends Transform {
 export async function spool(body: NodeJS.ReadableStream | AsyncIterable<Uint8Array>, dir: string, maxBytes: number): Promise<Spooled> {
   const file = path.join(dir, `upload-${randomUUID()}`);
   const meter = new Meter(maxBytes);
+  let out: fs.WriteStream | undefined;
   try {
     await fs.promises.mkdir(dir, { recursive: true });
-    const out = fs.createWriteStream(file, { flags: 'wx' });
+    out = fs.createWriteStream(file, { flags: 'wx' });
     await pipeline(body as AsyncIterable<Uint8Array>, meter, out);
     const fh = await fs.promises.open(file, 'r+');
     try {
@@ -55,6 +56,10 @@ export async function spool(body: NodeJS.ReadableStream | AsyncIterable<Uint8Arr
     }
     return { path: file, sha256: meter.hash.digest('hex'), size: meter.size };
   } catch (err) {
+    // A body that fails at once fails the pipeline while the file is still being opened: removed
+    // before the open completes, it would be created after. So the stream lets go of it first.
+    const opened = out;
+    if (opened && !opened.closed) await new Promise((closed) => opened.once('close', closed));
     await fs.promises.rm(file, { force: true });
     throw storageError(err, 'the upload could not be stored');
   }

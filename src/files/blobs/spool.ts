@@ -59,7 +59,7 @@ export async function spool(body: NodeJS.ReadableStream | AsyncIterable<Uint8Arr
     // A body that fails at once fails the pipeline while the file is still being opened: removed
     // before the open completes, it would be created after. So the stream lets go of it first.
     const opened = out;
-    if (opened && !opened.closed) await new Promise((closed) => opened.once('close', closed));
+    if (opened && !opened.closed) await new Promise<void>((closed) => opened.once('close', closed));
     await fs.promises.rm(file, { force: true });
     throw storageError(err, 'the upload could not be stored');
   }

@@ -65,7 +65,7 @@ export function attachable(want: number, note: (m: string) => void): number {
 
 /** What a tool may change of a run (bench/tools/attach-mem.ts): the svc build and its node flags, a look at the server at both measuring points. */
 export interface AttachTweaks {
-  svc?: Pick<SvcOptions, 'bin' | 'nodeArgs' | 'receipts'>;
+  svc?: Pick<SvcOptions, 'bin' | 'nodeArgs' | 'receipts' | 'eventBuffer'>;
   /** Called right after each resident-memory reading, with the server's pid. */
   probe?: (at: 'before' | 'after' | 'end', pid: number | undefined) => Promise<void>;
 }

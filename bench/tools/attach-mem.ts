@@ -4,10 +4,12 @@
 //
 //   node --import tsx bench/tools/attach-mem.ts [rounds=2] [n=10000] [--ab OTHER/bin/svc.js]
 //        [--baseline] [--heap | --gc] [--node-arg FLAG]... [--settle MS] [--no-receipts] [--broadcasts N]
+//        [--event-buffer N] [--snapshot FILE]
 //
 // --node-arg passes a flag to the svc processes (e.g. --max-semi-space-size=16), --ab compares two
 // trees under the same machine load. --gc also takes a reading after a forced full collection
-// (live memory apart from garbage): a diagnosis, it changes the process it measures.
+// (live memory apart from garbage): a diagnosis, it changes the process it measures. --snapshot
+// (with --gc) writes a heap snapshot after the broadcasts' collection: what holds what stays.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,15 +21,19 @@ import { sleep } from '../lib/stats.js';
 import { runAttach, type AttachResult, type AttachTweaks } from '../scenarios/attach.js';
 import { argv, flag, opt, positional } from '../lib/args.js';
 
-const valued = ['--ab', '--node-arg', '--settle', '--broadcasts'];
+const valued = ['--ab', '--node-arg', '--settle', '--broadcasts', '--event-buffer', '--snapshot'];
 const args = positional(valued);
 const rounds = Number(args[0] ?? 2);
 const n = Number(args[1] ?? 10_000);
 const abBin = opt('--ab') ? path.resolve(opt('--ab')!) : undefined;
 const nodeArgs = argv.flatMap((a, i) => (argv[i - 1] === '--node-arg' ? [a] : []));
 const noReceipts = flag('--no-receipts');
-const heap = flag('--heap') || flag('--gc');
-if (flag('--gc')) process.env.SVC_HEAP_PROBE_GC = '1';
+/** server.event_buffer (the SSE replay buffer's events): what the buffer holds after the broadcasts. */
+const eventBuffer = opt('--event-buffer') ? Number(opt('--event-buffer')) : undefined;
+const snapshot = opt('--snapshot');
+const heap = flag('--heap') || flag('--gc') || snapshot !== undefined;
+if (flag('--gc') || snapshot !== undefined) process.env.SVC_HEAP_PROBE_GC = '1';
+if (snapshot !== undefined) process.env.SVC_HEAP_PROBE_SNAPSHOT = path.resolve(snapshot);
 const settleMs = Number(opt('--settle') ?? FULL.attach.settleMs);
 const sizes: Sizes = { ...FULL, attach: { ...FULL.attach, n, broadcasts: Number(opt('--broadcasts') ?? 3), settleMs } };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-attach-mem-'));
@@ -46,7 +52,8 @@ async function readProbe(pid: number | undefined): Promise<Spaces[]> {
   if (!pid) return [];
   const before = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').length : 0;
   process.kill(pid, 'SIGUSR2');
-  for (let i = 0; i < 40; i++) {
+  // A snapshot takes seconds; a reading alone, milliseconds.
+  for (let i = 0; i < (snapshot ? 1200 : 40); i++) {
     await sleep(50);
     const all = existsSync(probeFile) ? readFileSync(probeFile, 'utf8') : '';
     if (all.length > before)
@@ -103,7 +110,9 @@ async function once(who: string, side: 'svc' | 'baseline', tweaks: AttachTweaks)
 
 try {
   for (let i = 0; i < rounds; i++) {
-    await once('svc', 'svc', { svc: { nodeArgs, ...(noReceipts ? { receipts: false } : {}) } });
+    await once('svc', 'svc', {
+      svc: { nodeArgs, ...(noReceipts ? { receipts: false } : {}), ...(eventBuffer !== undefined ? { eventBuffer } : {}) },
+    });
     if (abBin) await once('svc-ab', 'svc', { svc: { nodeArgs, bin: abBin } });
     if (flag('--baseline')) await once('baseline', 'baseline', {});
   }

@@ -3,6 +3,8 @@
 // Reading them in-process costs nothing between two readings, unlike an inspector session. With
 // SVC_HEAP_PROBE_GC=1 a second line follows, taken after a full collection, so
 // live memory and collectable garbage can be told apart (a diagnosis only: it changes the process).
+// With SVC_HEAP_PROBE_SNAPSHOT=FILE the third signal (attach-mem's reading after the broadcasts) also
+// writes a heap snapshot there, after the collection: what holds the memory that stays.
 
 import { appendFileSync } from 'node:fs';
 import v8 from 'node:v8';
@@ -20,6 +22,9 @@ function reading() {
   return { pid: process.pid, mem: process.memoryUsage(), spaces };
 }
 
+const snapshot = process.env.SVC_HEAP_PROBE_SNAPSHOT;
+let signals = 0;
+
 if (file) {
   process.on('SIGUSR2', () => {
     const lines = [reading()];
@@ -27,6 +32,7 @@ if (file) {
       gc();
       lines.push(reading());
     }
+    if (snapshot && ++signals === 3) v8.writeHeapSnapshot(snapshot);
     appendFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
   });
 }

@@ -3,9 +3,15 @@
 // Events are kept as their JSON text, not as objects: ten thousand message graphs held in old
 // space made every garbage collection trace (and every young collection copy) them, which cost
 // more than the rest of a send. A replay (an SSE reconnect, rare) parses what it hands out.
+//
+// A conversation's `message.receipts` event replaces its one before, as in the event log
+// (docs/receipts.md): the older one's text is dropped and its place kept (a stream that last saw it
+// resumes after it; a replay passes over it). Such an event names every reader whose mark moved in
+// one flush, about a megabyte of JSON for a broadcast to 10,000 members: kept one per flush, they
+// were most of what an attachment seemed to cost after a few broadcasts.
 
 import { jsonOf, rememberJson } from '../protocol/json-cache.js';
-import type { Message, ServiceEvent } from '../protocol/types.js';
+import type { Message, ServiceEvent, Target } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
 
 export class ReplayBuffer {
@@ -16,6 +22,8 @@ export class ReplayBuffer {
   private next = 0;
   /** Bumped by resize, which renumbers the absolute indexes a paused replay may hold. */
   generation = 0;
+  /** The absolute index of each conversation's newest receipts event pushed. */
+  private readonly receiptsAt = new Map<string, number>();
 
   constructor(private capacity: number) {
     this.capacity = Math.max(0, capacity);
@@ -30,11 +38,22 @@ export class ReplayBuffer {
 
   push(e: StoredEvent): void {
     if (this.capacity === 0) return;
+    const conv = e.event.type === 'message.receipts' && e.event.receipts ? conversationOf(e.event.receipts.target) : undefined;
+    if (conv !== undefined) this.replaceReceipts(conv);
     const slot = this.next % this.capacity;
     this.ids[slot] = e.event.id;
     this.texts[slot] = jsonOf(e.event);
     this.seqs[slot] = e.seq;
     this.next++;
+  }
+
+  /** Drops the text of `conv`'s receipts event before the one about to be pushed. */
+  private replaceReceipts(conv: string): void {
+    const before = this.receiptsAt.get(conv);
+    if (before !== undefined && before >= this.start) this.texts[before % this.capacity] = undefined;
+    this.receiptsAt.set(conv, this.next);
+    // Conversations whose last receipts event left the buffer are forgotten, a buffer's worth at a time.
+    if (this.receiptsAt.size > this.capacity) for (const [c, i] of this.receiptsAt) if (i < this.start) this.receiptsAt.delete(c);
   }
 
   /** Events newer than the one with `eventId`, oldest first; undefined when it is not buffered. */
@@ -64,11 +83,13 @@ export class ReplayBuffer {
 
   /**
    * The event at absolute index `i`, parsed on demand (a replay that waits for a slow socket holds
-   * an index, not a copy of the buffer); undefined once it was overwritten or before it was pushed.
+   * an index, not a copy of the buffer); null for a replaced receipts event (pass over it);
+   * undefined once it was overwritten or before it was pushed.
    */
-  at(i: number): StoredEvent | undefined {
+  at(i: number): StoredEvent | null | undefined {
     if (i < this.start || i >= this.next) return undefined;
-    return this.read(i % this.capacity);
+    const slot = i % this.capacity;
+    return this.texts[slot] === undefined ? null : this.read(slot);
   }
 
   /** Every buffered event, oldest first. */
@@ -98,13 +119,14 @@ export class ReplayBuffer {
     this.texts = new Array<string | undefined>(this.capacity);
     this.seqs = new Array<number>(this.capacity).fill(0);
     this.next = 0;
+    this.receiptsAt.clear();
     this.generation++;
     for (const e of keep) this.push(e);
   }
 
   private range(from: number): StoredEvent[] {
     const out: StoredEvent[] = [];
-    for (let i = from; i < this.next; i++) out.push(this.read(i % this.capacity));
+    for (let i = from; i < this.next; i++) if (this.texts[i % this.capacity] !== undefined) out.push(this.read(i % this.capacity));
     return out;
   }
 
@@ -116,3 +138,6 @@ export class ReplayBuffer {
     return { seq: this.seqs[slot]!, event };
   }
 }
+
+const conversationOf = (t: Target): string =>
+  t.kind === 'dm' ? `dm:${t.dm_id}` : t.kind === 'thread' ? `thread:${t.thread_id}` : `room:${t.room_id}`;

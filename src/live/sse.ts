@@ -290,11 +290,15 @@ const STORE_PAGE_FIRST = 1;
 function bufferSource(hub: LiveHub, replay: { next: number; end: number; generation: number }): ReplaySource {
   const buffer = hub.buffer;
   return async () => {
-    if (replay.next >= replay.end) return [];
-    const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
-    if (!e) return undefined;
-    replay.next++;
-    return [{ e, a: await hub.freshAudienceOf(e) }];
+    for (;;) {
+      if (replay.next >= replay.end) return [];
+      const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
+      if (e === undefined) return undefined;
+      replay.next++;
+      // A receipts event its conversation's next one replaced (replay-buffer.ts).
+      if (e === null) continue;
+      return [{ e, a: await hub.freshAudienceOf(e) }];
+    }
   };
 }
 

@@ -160,6 +160,40 @@ r('forgets the oldest events beyond its capacity', () => {
   );
 });
 
+r("keeps a conversation's newest receipts event only, in the place of the one it replaced", () => {
+  const receipts = (seq: number, room: string): StoredEvent => ({
+    seq,
+    event: {
+      ...ev(seq).event,
+      type: 'message.receipts',
+      receipts: { target: { kind: 'room', room_id: room }, marks: [] },
+    } as StoredEvent['event'],
+  });
+  const buf = new ReplayBuffer(10);
+  buf.push(ev(1));
+  buf.push(receipts(2, 'general'));
+  buf.push(receipts(3, 'ops'));
+  buf.push(ev(4));
+  buf.push(receipts(5, 'general'));
+  assert.equal(
+    buf.all().map((e) => e.seq),
+    [1, 3, 4, 5],
+    "general's first receipts event is gone; ops' stays",
+  );
+  assert.equal(
+    buf.after('evt_2')!.map((e) => e.seq),
+    [3, 4, 5],
+    'a stream that last saw the replaced one resumes after it',
+  );
+  assert.is(buf.at(buf.start + 1), null, 'a replay passes over its place');
+  assert.is(buf.at(buf.start)!.seq, 1);
+  buf.resize(3);
+  assert.equal(
+    buf.all().map((e) => e.seq),
+    [3, 4, 5],
+  );
+});
+
 r('keeps the newest events when resized, and nothing at capacity 0', () => {
   const buf = new ReplayBuffer(4);
   for (let i = 1; i <= 4; i++) buf.push(ev(i));

@@ -46,6 +46,8 @@ export interface LiveEvent {
   public: boolean;
   /** Attached agents taking part in that conversation receive it. */
   attachments: boolean;
+  /** Each event of this type replaces its conversation's one before (the log and the SSE replay buffer keep the newest). */
+  replacesItsLast?: boolean;
 }
 
 /**

@@ -4,14 +4,14 @@
 // space made every garbage collection trace (and every young collection copy) them, which cost
 // more than the rest of a send. A replay (an SSE reconnect, rare) parses what it hands out.
 //
-// A conversation's `message.receipts` event replaces its one before, as in the event log
-// (docs/receipts.md): the older one's text is dropped and its place kept (a stream that last saw it
-// resumes after it; a replay passes over it). Such an event names every reader whose mark moved in
-// one flush, about a megabyte of JSON for a broadcast to 10,000 members: kept one per flush, they
-// were most of what an attachment seemed to cost after a few broadcasts.
+// An event that replaces its conversation's one before (`supersedes` names the conversation and
+// type; a feature declares such a type: LiveEvent.replacesItsLast) drops the older one's text and
+// keeps its place, as the event log drops the older one: a stream that last saw it resumes after it,
+// a replay passes over it. A read-marks notice of a broadcast to 10,000 members is a megabyte of
+// JSON: kept one per flush, they were most of what an attachment seemed to cost after broadcasts.
 
 import { jsonOf, rememberJson } from '../protocol/json-cache.js';
-import type { Message, ServiceEvent, Target } from '../protocol/types.js';
+import type { Message, ServiceEvent } from '../protocol/types.js';
 import type { StoredEvent } from '../store/types.js';
 
 export class ReplayBuffer {
@@ -22,10 +22,14 @@ export class ReplayBuffer {
   private next = 0;
   /** Bumped by resize, which renumbers the absolute indexes a paused replay may hold. */
   generation = 0;
-  /** The absolute index of each conversation's newest receipts event pushed. */
-  private readonly receiptsAt = new Map<string, number>();
+  /** The absolute index of the newest event pushed under each key `supersedes` gave. */
+  private readonly newestOf = new Map<string, number>();
 
-  constructor(private capacity: number) {
+  constructor(
+    private capacity: number,
+    /** The key under which an event replaces the one before it (its type and conversation), if it does. */
+    private readonly supersedes: (e: ServiceEvent) => string | undefined = () => undefined,
+  ) {
     this.capacity = Math.max(0, capacity);
     this.ids = new Array<string | undefined>(this.capacity);
     this.texts = new Array<string | undefined>(this.capacity);
@@ -38,8 +42,8 @@ export class ReplayBuffer {
 
   push(e: StoredEvent): void {
     if (this.capacity === 0) return;
-    const conv = e.event.type === 'message.receipts' && e.event.receipts ? conversationOf(e.event.receipts.target) : undefined;
-    if (conv !== undefined) this.replaceReceipts(conv);
+    const key = this.supersedes(e.event);
+    if (key !== undefined) this.replace(key);
     const slot = this.next % this.capacity;
     this.ids[slot] = e.event.id;
     this.texts[slot] = jsonOf(e.event);
@@ -47,13 +51,13 @@ export class ReplayBuffer {
     this.next++;
   }
 
-  /** Drops the text of `conv`'s receipts event before the one about to be pushed. */
-  private replaceReceipts(conv: string): void {
-    const before = this.receiptsAt.get(conv);
+  /** Drops the text of the event under `key` before the one about to be pushed. */
+  private replace(key: string): void {
+    const before = this.newestOf.get(key);
     if (before !== undefined && before >= this.start) this.texts[before % this.capacity] = undefined;
-    this.receiptsAt.set(conv, this.next);
-    // Conversations whose last receipts event left the buffer are forgotten, a buffer's worth at a time.
-    if (this.receiptsAt.size > this.capacity) for (const [c, i] of this.receiptsAt) if (i < this.start) this.receiptsAt.delete(c);
+    this.newestOf.set(key, this.next);
+    // Keys whose newest event left the buffer are forgotten, a buffer's worth at a time.
+    if (this.newestOf.size > this.capacity) for (const [k, i] of this.newestOf) if (i < this.start) this.newestOf.delete(k);
   }
 
   /** Events newer than the one with `eventId`, oldest first; undefined when it is not buffered. */
@@ -83,7 +87,7 @@ export class ReplayBuffer {
 
   /**
    * The event at absolute index `i`, parsed on demand (a replay that waits for a slow socket holds
-   * an index, not a copy of the buffer); null for a replaced receipts event (pass over it);
+   * an index, not a copy of the buffer); null for a replaced event (pass over it);
    * undefined once it was overwritten or before it was pushed.
    */
   at(i: number): StoredEvent | null | undefined {
@@ -119,7 +123,7 @@ export class ReplayBuffer {
     this.texts = new Array<string | undefined>(this.capacity);
     this.seqs = new Array<number>(this.capacity).fill(0);
     this.next = 0;
-    this.receiptsAt.clear();
+    this.newestOf.clear();
     this.generation++;
     for (const e of keep) this.push(e);
   }
@@ -138,6 +142,3 @@ export class ReplayBuffer {
     return { seq: this.seqs[slot]!, event };
   }
 }
-
-const conversationOf = (t: Target): string =>
-  t.kind === 'dm' ? `dm:${t.dm_id}` : t.kind === 'thread' ? `thread:${t.thread_id}` : `room:${t.room_id}`;

@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics-registry.js';
 import { commit, type NetworkContext } from '../network/context.js';
 import { ReplayBuffer } from '../events/replay-buffer.js';
 import type { ServiceEvent } from '../protocol/types.js';
-import type { StoredEvent } from '../store/types.js';
+import { convKeyOf, type StoredEvent } from '../store/types.js';
 import type { AttachHolder } from './attach/holder.js';
 import { deliverySettings } from '../network/delivery.js';
 import { RedeliveryTimer, redeliveryTickMs } from './attach/redeliver.js';
@@ -46,7 +46,7 @@ export class LiveHub {
     /** The event types the running features add (asked each time: the app combines them only once every feature is built). */
     private readonly declared: () => readonly LiveEvent[],
   ) {
-    this.buffer = new ReplayBuffer(ctx.config.server.event_buffer);
+    this.buffer = new ReplayBuffer(ctx.config.server.event_buffer, (e) => this.supersedes(e));
     this.redelivery = new RedeliveryTimer(() => redeliveryTickMs(deliverySettings(this.ctx.config).redeliver_after_ms));
     this.publishedSeq = ctx.store.feed.head;
     this.unsubscribe = ctx.broker.subscribe((e) => {
@@ -62,6 +62,13 @@ export class LiveHub {
 
   get closed(): boolean {
     return this.closing;
+  }
+
+  /** The key under which `e` replaces its conversation's one before, when its declared type says so. */
+  private supersedes(e: ServiceEvent): string | undefined {
+    const d = this.declared().find((x) => x.type === e.type);
+    const target = d?.replacesItsLast ? d.target(e) : undefined;
+    return target && `${e.type} ${convKeyOf(target)}`;
   }
 
   /** The event types attachments never receive (visibility.ts). */

@@ -295,7 +295,7 @@ function bufferSource(hub: LiveHub, replay: { next: number; end: number; generat
       const e = buffer.generation === replay.generation ? buffer.at(replay.next) : undefined;
       if (e === undefined) return undefined;
       replay.next++;
-      // A receipts event its conversation's next one replaced (replay-buffer.ts).
+      // An event its conversation's next one of its type replaced (replay-buffer.ts).
       if (e === null) continue;
       return [{ e, a: await hub.freshAudienceOf(e) }];
     }

@@ -18,7 +18,13 @@ import { StreamReceipts } from './stream.js';
 import { ReceiptWriter } from './writer.js';
 
 /** Who read or got how far in one conversation: for whoever may see it, never anonymous, and for observers only (no attached runtime has use for it). */
-export const receiptsEvent: LiveEvent = { type: 'message.receipts', target: (e) => e.receipts?.target, public: false, attachments: false };
+export const receiptsEvent: LiveEvent = {
+  type: 'message.receipts',
+  target: (e) => e.receipts?.target,
+  public: false,
+  attachments: false,
+  replacesItsLast: true,
+};
 
 export const receiptsFeature: FeatureFactory = storing([receiptsPart], (app) => {
   const { ctx } = app;

@@ -97,6 +97,31 @@ sqlite('an attached agent that ACKs is delivered, and read once it reads; one th
   await b.c.close();
 });
 
+sqlite(
+  'a stream resuming from before two receipts events of a conversation replays the newest only, as the log keeps it',
+  async ({ s, alpha }) => {
+    const all = await SseClient.open(s, { token: ADMIN });
+    const a = await attach(s, 'ann', alpha);
+    const receiptsOf = async (text: string) => {
+      await send(s, 'general', text);
+      const created = await all.next((f) => f.event === 'message.created' && f.json.message.parts[0].text === text);
+      a.c.ack((await a.c.message(text)).cursor);
+      const r = await all.next((f) => f.event === 'message.receipts' && f.json.receipts.target.room_id === 'general');
+      return { created: created.id, receipts: r.id };
+    };
+    const first = await receiptsOf('first of two');
+    const second = await receiptsOf('second of two');
+    // From the replay buffer: the first notice's text is gone, its place kept.
+    const resumed = await SseClient.open(s, { token: ADMIN, lastEventId: first.created, query: 'type=message.receipts' });
+    const got = await resumed.next((f) => f.event === 'message.receipts');
+    assert.is(got.id, second.receipts, 'the newest notice, not the one it replaced');
+    const after = await SseClient.open(s, { token: ADMIN, lastEventId: first.receipts, query: 'type=message.receipts' });
+    assert.is((await after.next((f) => f.event === 'message.receipts')).id, second.receipts, 'resumed right after the replaced one');
+    for (const c of [all, resumed, after]) c.close();
+    await a.c.close();
+  },
+);
+
 sqlite('a read with an operator token counts only for whom it names, and a message can be marked read alone', async ({ s, beta }) => {
   const id = await send(s, 'general', 'one more');
   const id2 = await send(s, 'general', 'and the last');

@@ -130,7 +130,10 @@ export class ReplayBuffer {
 
   private range(from: number): StoredEvent[] {
     const out: StoredEvent[] = [];
-    for (let i = from; i < this.next; i++) if (this.texts[i % this.capacity] !== undefined) out.push(this.read(i % this.capacity));
+    for (let i = from; i < this.next; i++) {
+      const slot = i % this.capacity;
+      if (this.texts[slot] !== undefined) out.push(this.read(slot));
+    }
     return out;
   }
 

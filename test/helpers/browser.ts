@@ -45,12 +45,7 @@ export async function launchBrowser(): Promise<Browser> {
   users++;
   shared ??= startChromium();
   shared.catch(() => (shared = undefined));
-  const browser = await shared;
-  let given = false;
-  const lease = Object.create(browser) as Browser;
-  lease.close = async () => {
-    if (given) return;
-    given = true;
+  return lend(await shared, async () => {
     if (--users > 0) return;
     lingering = setTimeout(() => {
       const closing = shared;
@@ -58,6 +53,17 @@ export async function launchBrowser(): Promise<Browser> {
       kept = [];
       void closing?.then((b) => b.close()).catch(() => undefined);
     }, LINGER_MS);
+  });
+}
+
+/** `real` as a borrower sees it: the same object, except that its close() gives it back, once. */
+function lend<T extends { close(): Promise<void> }>(real: T, giveBack: () => Promise<void>): T {
+  const lease = Object.create(real) as T;
+  let given = false;
+  lease.close = async () => {
+    if (given) return;
+    given = true;
+    await giveBack();
   };
   return lease;
 }
@@ -67,6 +73,8 @@ export interface PageOptions {
   width?: number;
   height?: number;
   dark?: boolean;
+  /** A new context and renderer, never a kept one: for timings measured inside the page. */
+  fresh?: boolean;
 }
 
 /** Contexts (one page each) that tests gave back, reset, for the next openPage of the process. */
@@ -82,7 +90,7 @@ let kept: { context: BrowserContext; page: Page }[] = [];
 export async function openPage(browser: Browser, contexts: BrowserContext[], dialogs: string[], opts: PageOptions = {}): Promise<Page> {
   const viewport = { width: opts.width ?? 1280, height: opts.height ?? 800 };
   const colorScheme = opts.dark ? 'dark' : 'light';
-  let k = kept.pop();
+  let k = opts.fresh ? undefined : kept.pop();
   if (k) {
     await k.page.setViewportSize(viewport);
     await k.page.emulateMedia({ colorScheme });
@@ -91,14 +99,7 @@ export async function openPage(browser: Browser, contexts: BrowserContext[], dia
     k = { context, page: await context.newPage() };
   }
   const given = k;
-  const lease = Object.create(given.context) as BrowserContext;
-  let back = false;
-  lease.close = async () => {
-    if (back) return;
-    back = true;
-    await giveBack(given);
-  };
-  contexts.push(lease);
+  contexts.push(lend(given.context, () => giveBack(given)));
   given.page.setDefaultTimeout(10_000);
   given.page.on('dialog', (d) => {
     dialogs.push(d.message());

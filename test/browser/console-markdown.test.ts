@@ -102,7 +102,8 @@ setupOnce(t, async (ctx) => {
   const reg = await ctx.s.post('/v1/agents/register', { requested_agent_id: 'delta', name: 'Delta Bot' }, TOKENS.admin.value);
   assert.is(reg.status, 200, reg.text);
   ctx.browser = await launchBrowser();
-  ctx.page = await openPage(ctx.browser, ctx.contexts, ctx.dialogs);
+  // Its own renderer: the render-time ratios below are measured in it.
+  ctx.page = await openPage(ctx.browser, ctx.contexts, ctx.dialogs, { fresh: true });
   await ctx.page.goto(`${ctx.s.url}/console/#/room/general`);
   await ctx.page.locator('[data-testid=live-status]', { hasText: /^live$/ }).waitFor();
 });

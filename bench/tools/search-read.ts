@@ -19,8 +19,12 @@ const t0 = performance.now();
 const store = await openSqliteStore({ path: path.join(dir, 'svc.db') });
 console.log(`open ${(performance.now() - t0).toFixed(0)} ms`);
 const cursors = JSON.parse(readFileSync(path.join(dir, 'search-cursors.json'), 'utf8')) as string[];
-// Only what searchMessages reads: the network id, the DM switch and the store.
-const ctx = { config: { network: { id: NETWORK }, server: { direct_messages: true } }, store } as unknown as NetworkContext;
+// Only what searchMessages reads: the network id, the DM switch, the page limits, the store, no features.
+const ctx = {
+  config: { network: { id: NETWORK }, server: { direct_messages: true, limits: {} } },
+  store,
+  extensions: {},
+} as unknown as NetworkContext;
 const trusted = { kind: 'trusted', credentialKey: 'anonymous' } as const;
 
 for (const word of [SEARCH_WORD, ...words]) {

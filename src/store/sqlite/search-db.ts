@@ -7,11 +7,12 @@
 // `meta.indexed_seq` is the last seq indexed, in the same transaction as its rows: the worker's
 // catch-up starts after it.
 
-import type { Database, SqlValue } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { indexText } from '../../protocol/search-text.js';
 import type { Message } from '../../protocol/types.js';
 import type { SearchQuery } from '../types.js';
 import { Db } from './db.js';
+import { SearchFile } from './search-file.js';
 import { mergeStep } from './search-merge.js';
 
 /** Bumped when the file's tables change: a file of another version is built again. */
@@ -69,18 +70,23 @@ function configure(raw: Database): void {
 
 export class SearchDb {
   private db: Db;
-  /** Changed since the last export. */
+  /** Changed since the last write of the file. */
   dirty = false;
 
-  private constructor(readonly raw: Database) {
-    configure(raw);
-    raw.run(SCHEMA);
-    this.db = new Db(raw);
+  private constructor(private readonly file: SearchFile) {
+    configure(file.raw);
+    file.raw.run(SCHEMA);
+    this.db = new Db(file.raw);
+  }
+
+  /** The sql.js database (tests read its FTS4 tables). */
+  get raw(): Database {
+    return this.file.raw;
   }
 
   /** A new, empty search database of store `epoch`. */
-  static empty(SQL: { Database: new (data?: Uint8Array) => Database }, epoch: string): SearchDb {
-    const s = new SearchDb(new SQL.Database());
+  static empty(SQL: SqlJsStatic, epoch: string): SearchDb {
+    const s = new SearchDb(SearchFile.empty(SQL, SCHEMA));
     s.db.run(SET_META, ['version', String(SEARCH_DB_VERSION)]);
     s.db.run(SET_META, ['epoch', epoch]);
     s.db.run(SET_META, ['indexed_seq', '0']);
@@ -89,31 +95,29 @@ export class SearchDb {
   }
 
   /**
-   * The database a file holds, when it is one of this version, of store `epoch`, and indexed no
-   * further than `storeSeq` (a store restored from an older copy has not written what it holds).
-   * Anything else (damaged, foreign) is undefined: the caller builds a new one.
+   * The database `file` holds, when it is one of this version, of store `epoch`, and indexed no
+   * further than `storeSeq` (a store restored from an older copy has not written what it holds);
+   * `missing` when there is no file. Anything else (damaged, foreign) is undefined: the caller
+   * builds a new one. A file read on demand is not checked page by page (that would read it all
+   * into memory): its writes are crash-safe, and a damaged page fails the query that meets it.
    */
-  static open(
-    SQL: { Database: new (data?: Uint8Array) => Database },
-    image: Uint8Array,
-    epoch: string,
-    storeSeq: number,
-  ): SearchDb | undefined {
-    let raw: Database | undefined;
+  static async open(SQL: SqlJsStatic, file: string, epoch: string, storeSeq: number): Promise<SearchDb | 'missing' | undefined> {
+    let opened: SearchFile | undefined;
     try {
-      raw = new SQL.Database(image);
-      const s = new SearchDb(raw);
+      opened = await SearchFile.open(SQL, file);
+      if (!opened) return 'missing';
+      const s = new SearchDb(opened);
       const ok =
         s.meta('version') === String(SEARCH_DB_VERSION) &&
         s.meta('epoch') === epoch &&
         s.indexedSeq <= storeSeq &&
-        raw.exec('PRAGMA quick_check')[0]?.values[0]?.[0] === 'ok';
+        (opened.onDemand || opened.raw.exec('PRAGMA quick_check')[0]?.values[0]?.[0] === 'ok');
       if (ok) return s;
       s.close();
       return undefined;
     } catch {
       try {
-        raw?.close();
+        opened?.close();
       } catch {
         // a database that never opened
       }
@@ -202,17 +206,24 @@ export class SearchDb {
     return rows.map((r) => Number(r[0]));
   }
 
-  /** The whole database as a file image (sql.js reopens it: statements and settings are made again). */
-  export(): Uint8Array {
-    this.db = new Db(this.raw);
-    const out = this.raw.export();
-    configure(this.raw);
+  /** Writes what changed to the file; writes may go on meanwhile (they count as changes for the next). */
+  async write(file: string): Promise<void> {
+    if (!this.dirty) return;
     this.dirty = false;
-    return out;
+    try {
+      // An export (no page tracking) reopens the database: statements and settings are made again.
+      await this.file.write(file, () => {
+        this.db = new Db(this.file.raw);
+        configure(this.file.raw);
+      });
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
   }
 
   close(): void {
-    this.db.close();
+    this.file.close(() => this.db.close());
   }
 
   private transaction(body: () => void): void {

@@ -1,20 +1,18 @@
 // The search worker thread of the sqlite backend (#43 part 1): for each store open in the process
 // (search-thread.ts), on that store's own port, it keeps the search database (search-db.ts) in the
 // thread's sql.js instance, indexes the messages the store hands it in batches,
-// runs the FTS4 merges, answers the candidate queries of searches, and writes its file (an export,
-// written durably and renamed) every so often and at close. Nothing of it runs on the main
-// thread, whose event loop the index's inserts and merges used to stall.
+// runs the FTS4 merges, answers the candidate queries of searches, and writes its file (the pages
+// changed since the last write, search-file.ts) every so often and at close. Nothing of it runs on
+// the main thread, whose event loop the index's inserts and merges used to stall.
 //
 // Messages are handled in the order they were posted, so a query posted after a message was
 // handed over is answered after that message is indexed (read-your-writes: search-index.ts).
 // While a redaction's rebuild runs, a second database is filled from the store ('fill') beside the
 // one that answers; live messages go to both; once filled it is written over the file and answers.
 
-import fs from 'node:fs';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { loadSql } from './engine/image.js';
-import { writeFileDurably } from './engine/durable-file.js';
 import { SearchDb, type CandidateQuery, type FeedItem } from './search-db.js';
 
 /** What the thread is given for each store's index. */
@@ -83,18 +81,19 @@ class SearchWorker {
     private readonly SQL: SqlJsStatic,
     private readonly data: SearchWorkerData,
     private readonly post: (m: FromWorker) => void,
+    db: SearchDb,
   ) {
+    this.cur = db;
+  }
+
+  /** The index the file holds, or a new one when it holds none this store can use. */
+  static async start(SQL: SqlJsStatic, data: SearchWorkerData, post: (m: FromWorker) => void): Promise<SearchWorker> {
     let note: string | undefined;
-    let image: Uint8Array | undefined;
-    try {
-      image = fs.readFileSync(data.file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') note = `cannot read ${data.file} (${messageOf(err)}): building it again`;
-    }
-    const opened = image ? SearchDb.open(SQL, image, data.epoch, data.storeSeq) : undefined;
-    if (image && !opened) note = `${data.file} is damaged or of another store: building it again from the store`;
-    this.cur = opened ?? SearchDb.empty(SQL, data.epoch);
-    this.post({ op: 'ready', indexed: this.cur.indexedSeq, ...(note ? { note } : {}) });
+    let db = await SearchDb.open(SQL, data.file, data.epoch, data.storeSeq);
+    if (db === undefined) note = `${data.file} is damaged, unreadable or of another store: building it again from the store`;
+    if (db === undefined || db === 'missing') db = SearchDb.empty(SQL, data.epoch);
+    post({ op: 'ready', indexed: db.indexedSeq, ...(note ? { note } : {}) });
+    return new SearchWorker(SQL, data, post, db);
   }
 
   handle(m: ToWorker): void {
@@ -210,13 +209,7 @@ class SearchWorker {
       if (db !== this.cur) return false;
       if (!db.dirty) return true;
       const t0 = performance.now();
-      const image = db.export();
-      try {
-        await writeFileDurably(this.data.file, image);
-      } catch (err) {
-        db.dirty = true;
-        throw err;
-      }
+      await db.write(this.data.file);
       this.lastWrite = Date.now();
       this.writeCost = performance.now() - t0;
       return true;
@@ -240,7 +233,8 @@ class SearchWorker {
     this.next = undefined;
     const old = this.cur;
     this.cur = next;
-    old.close();
+    // A write of the old database may be under way: it reads its pages until it is done.
+    void this.writing.then(() => old.close());
     next.dirty = true;
     const written = (ok: boolean): void => {
       if (this.cur !== next || this.closed) return;
@@ -279,16 +273,17 @@ class SearchWorker {
 }
 
 /** Serves one store's index on its port, until it closes or abandons it. */
-function serve(SQL: SqlJsStatic, { port, data }: OpenIndex): void {
+async function serve(SQL: SqlJsStatic, { port, data }: OpenIndex): Promise<void> {
   const post = (m: FromWorker) => port.postMessage(m);
   let w: SearchWorker;
   try {
-    w = new SearchWorker(SQL, data, post);
+    w = await SearchWorker.start(SQL, data, post);
   } catch (err) {
     post({ op: 'failed', error: messageOf(err), fatal: true });
     port.close();
     return;
   }
+  // Messages posted meanwhile wait in the port until this listener starts it.
   port.on('message', (m: ToWorker) => {
     try {
       w.handle(m);

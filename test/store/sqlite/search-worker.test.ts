@@ -4,9 +4,7 @@
 // indexed (the search file behind the store, or missing, or damaged) is completed by the next
 // start from the store.
 
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import initSqlJs from 'sql.js';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +14,9 @@ import { msg, send } from '../../helpers/store-fixtures.js';
 import type { Message } from '../../../src/protocol/types.js';
 import { parseQuery } from '../../../src/protocol/search-text.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
+import { loadSql } from '../../../src/store/sqlite/engine/image.js';
+import { crc32 } from '../../../src/store/sqlite/engine/journal-format.js';
+import { ENTRY, encodeHeader, encodeTrailer } from '../../../src/store/sqlite/engine/redo-format.js';
 import { SearchDb } from '../../../src/store/sqlite/search-db.js';
 import { SEGMENT_LIMIT } from '../../../src/store/sqlite/search-merge.js';
 
@@ -186,7 +187,7 @@ t('after a crash, the journal replayed at start is indexed and found', async (c)
 });
 
 t('the search database keeps every level below 16 segments, parks full segments unmerged, and finds every message', async () => {
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+  const SQL = await loadSql();
   const limit = SEGMENT_LIMIT.blocks;
   // One block instead of hundreds and longer messages: the same parking after a few thousand.
   SEGMENT_LIMIT.blocks = 1;
@@ -297,6 +298,63 @@ t('a search file that is missing, damaged, or of another store is built again fr
     }
   }
 });
+
+t(
+  'a search file is read on demand and written back as its changed pages, and a write a crash cut short is finished at the next open',
+  async (c) => {
+    const SQL = await loadSql();
+    const file = join(tmp(c), 'svc.db.search');
+    const items = (from: number, n: number) =>
+      Array.from({ length: n }, (_, k) => ({ seq: from + k + 1, body: JSON.stringify(message(from + k)) }));
+    const first = SearchDb.empty(SQL, 'e');
+    first.add(items(0, 3000), true);
+    await first.write(file);
+    first.close();
+    const { ino, size } = statSync(file);
+    const opened = await SearchDb.open(SQL, file, 'e', 10_000);
+    assert.ok(opened instanceof SearchDb, 'the file opens');
+    opened.add(items(3000, 10), true);
+    await opened.write(file);
+    // Written in place through a redo file: the same file, not a new one renamed over it.
+    assert.is(statSync(file).ino, ino);
+    assert.ok(statSync(file).size >= size);
+    assert.not.ok(existsSync(`${file}.pages`), 'the redo file is gone once applied');
+    // A redo file left complete (a crash after it was written, before it was applied): the next open applies it.
+    const before = readFileSync(file);
+    opened.add(items(3010, 10), true);
+    await opened.write(file);
+    const after = readFileSync(file);
+    opened.close();
+    writeFileSync(`${file}.pages`, redoOf(before, after));
+    writeFileSync(file, before);
+    const again = await SearchDb.open(SQL, file, 'e', 10_000);
+    assert.ok(again instanceof SearchDb);
+    try {
+      assert.is(again.indexedSeq, 3020);
+      assert.equal(again.candidates({ match: 'solo3019q', room_ids: ['r1'], dm_ids: [], limit: 5 }), [3020]);
+      assert.equal(again.candidates({ match: 'solo7q', room_ids: ['r1'], dm_ids: [], limit: 5 }), [8]);
+      assert.is(again.candidates({ match: 'amber', room_ids: ['r1'], dm_ids: [], limit: 5000 }).length, 604);
+      assert.not.ok(existsSync(`${file}.pages`));
+    } finally {
+      again.close();
+    }
+  },
+);
+
+/** The redo file that turns database image `before` into `after` (engine/redo-format.ts), as a checkpoint writes it. */
+function redoOf(before: Buffer, after: Buffer, pageSize = 4096): Buffer {
+  const entries: Buffer[] = [];
+  for (let at = 0; at < after.length; at += pageSize) {
+    const page = after.subarray(at, at + pageSize);
+    if (page.equals(before.subarray(at, at + pageSize))) continue;
+    const head = Buffer.alloc(ENTRY);
+    head.writeUInt32BE(at / pageSize + 1, 0);
+    head.writeUInt32BE(crc32(page), 4);
+    entries.push(head, page);
+  }
+  const header = encodeHeader({ pageSize, pageCount: after.length / pageSize, entries: entries.length / 2 });
+  return Buffer.concat([header, ...entries, encodeTrailer(entries.length / 2)]);
+}
 
 /** The search file of another store (another epoch), holding 300 messages of other words. */
 let other = Buffer.alloc(0);

@@ -45,12 +45,13 @@ export function readBackup(dir: string): BackupManifest {
 }
 
 /**
- * The files of the store at `db` that exist: the database, its redo file, its search file (derived:
- * not in a backup, built again at the first open; set aside with the rest, so that a restored store
- * never reads the index of another state), its journals.
+ * The files of the store at `db` that exist: the database, its redo file, its search file and that
+ * file's redo file (derived: not in a backup, built again at the first open; set aside with the
+ * rest, so that a restored store never reads the index of another state), its journals.
  */
 export function storeFiles(db: string): string[] {
-  const out = [db, pagesPath(db), searchFileOf(db)].filter((f) => fs.existsSync(f));
+  const search = searchFileOf(db);
+  const out = [db, pagesPath(db), search, pagesPath(search)].filter((f) => fs.existsSync(f));
   return [...out, ...listJournals(db).map((j) => j.path)];
 }
 

@@ -2,7 +2,9 @@
 // one instance, `n` ACKing agents attached to a second, the same schema. Prints transactions and
 // database CPU per message, then the statements by total time (pg_stat_statements).
 //
-//   npm run build && node --import tsx bench/tools/pg-fanout-statements.ts [agents=100] [rate=400] [seconds=10]
+//   npm run build && node --import tsx bench/tools/pg-fanout-statements.ts [agents=100] [rate=400] [seconds=10] [--one]
+//
+// --one: the agents attach to the publisher's instance (no second instance), as scaling's instances_1.
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +14,9 @@ import { PUBLISHER, startSvc } from '../lib/svc.js';
 import { crossTarget } from '../lib/targets.js';
 import { postmasterPid } from '../scenarios/postgres.js';
 
-const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(process.argv[2 + i] ?? d));
+const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a));
+const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(nums[i] ?? d));
+const one = process.argv.includes('--one');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-pgfan-'));
 const cluster = await startOwnCluster({
   durable: true,
@@ -49,7 +53,7 @@ try {
     return startSvc({ dir, rooms, postgres: { url: cluster.url, schema: 'probe' } });
   };
   const pub = await start('a');
-  const sub = await start('b');
+  const sub = one ? pub : await start('b');
   const t = crossTarget(pub, sub);
   const pool = await t.subscribe('svc-attach', agents);
   await new Promise((r) => setTimeout(r, 2000));
@@ -82,7 +86,7 @@ try {
       `${String(row.calls).padStart(7)} calls ${String(row.ms).padStart(9)} ms ${String(row.plan).padStart(8)} plan ${String(row.rows).padStart(8)} rows  ${row.q}`,
     );
   await pool.close();
-  await Promise.all([pub.stop(), sub.stop()]);
+  await Promise.all([pub.stop(), ...(one ? [] : [sub.stop()])]);
 } finally {
   cluster.destroy();
   rmSync(tmp, { recursive: true, force: true });

@@ -51,7 +51,7 @@ import { migrate } from './schema.js';
 import { tablesOf, type Tables } from './tables.js';
 import { optimistic, writeBatch } from './write.js';
 import { TentativeCache, type Tentative } from './tentative.js';
-import { StaleBasis, type BasedInsert, type Basis } from './basis.js';
+import { StaleBasis, withDecidedRooms, type BasedInsert, type Basis } from './basis.js';
 import { decideOnFreshReads, freshReads } from '../decide.js';
 import { FastLane } from './fast-lane.js';
 import { searchMessages, type PgSearchQuery } from './search.js';
@@ -187,6 +187,7 @@ export class PostgresStore implements Store {
    */
   async decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
     const basis: Basis[] = [];
+    const rooms: RoomRecord[] = [];
     const noted = <R>(t: Tentative<R>): R | undefined => {
       basis.push(t.basis);
       return t.record;
@@ -194,7 +195,11 @@ export class PostgresStore implements Store {
     const fresh = freshReads(this);
     const kept: DecisionReads = {
       ...fresh,
-      room: (id) => this.tentative.room(id).then(noted),
+      room: (id) =>
+        this.tentative.room(id).then((t) => {
+          if (t.record) rooms.push(t.record);
+          return noted(t);
+        }),
       agent: (id) => this.tentative.agent(id).then(noted),
     };
     const again = (): Promise<T> => {
@@ -208,7 +213,7 @@ export class PostgresStore implements Store {
       return again();
     }
     if ('answer' in d) return again();
-    for (const op of d.write) if (op.op === 'message.insert') (op as BasedInsert).basis = basis;
+    for (const op of d.write) if (op.op === 'message.insert') Object.assign(op as BasedInsert, { basis, rooms });
     let result: WriteResult;
     try {
       result = await write(d.write);
@@ -230,7 +235,9 @@ export class PostgresStore implements Store {
       this.feed.expect(ids);
     };
     try {
-      const result = optimistic(ops) ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, this.parts, ops, expect);
+      const appends = optimistic(ops);
+      const result = appends ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, this.parts, ops, expect);
+      if (appends) withDecidedRooms(ops, result.events);
       if (result.events.length > 0) {
         this.feed.publish(result.events);
         await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);

@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
-import type { MessageInsertOp } from '../../../src/store/types.js';
+import type { MessageInsertOp, StoredEvent } from '../../../src/store/types.js';
 import type { BasedInsert, Basis } from '../../../src/store/postgres/basis.js';
 import { freshSchema, sql, type PgSchema } from '../../helpers/pg.js';
 import { claim, codeOf, createRoom, inThread, members, msg, send, settled, waitFor } from '../../helpers/store-fixtures.js';
@@ -48,6 +48,32 @@ test('a room read tentatively is kept, and read again once the feed announces a 
   assert.is.not(again.basis.version, first.basis.version);
   const absent = await a.tentative.agent('nobody');
   assert.equal(absent, { record: undefined, basis: { kind: 'agent', id: 'nobody', version: null } });
+});
+
+test('a room message decided on a kept room is published with that room, so its delivery reads none; one decided again on fresh reads without it', async () => {
+  const got: StoredEvent[] = [];
+  a.feed.subscribe(a.feed.head, (evs) => got.push(...evs));
+  /** A send of `id` decided on room r1 as `a` reads it. */
+  const decideSend = (id: string) =>
+    a.decide<string>(
+      async (reads) => {
+        const room = await reads.room('r1');
+        if (!room) return { answer: 'no room' };
+        return { write: [send(msg(id))], reply: () => 'sent' };
+      },
+      (ops) => a.write(ops),
+    );
+  assert.is(await decideSend('kept'), 'sent');
+  const kept = got.find((e) => e.event.message?.id === 'kept');
+  assert.ok(kept?.room, 'the event carries the room it was decided on');
+  assert.equal(kept.room, await a.getRoom('r1'));
+  // The room changed after `a` kept it: the write is refused as stale and decided again on fresh reads.
+  await b.write([members('r1', ['a2'])]);
+  assert.is(await decideSend('fresh'), 'sent');
+  await waitFor(() => got.some((e) => e.event.message?.id === 'fresh'), 'the second send delivered');
+  const fresh = got.find((e) => e.event.message?.id === 'fresh')!;
+  // Never the record from before the change; a room read afresh, when there is one, has the new member.
+  assert.ok(fresh.room === undefined || fresh.room.members.includes('a2'), JSON.stringify(fresh.room));
 });
 
 test('a room message decided on a room changed since is refused as stale; the messages grouped with it are stored', async () => {

@@ -57,10 +57,14 @@ try {
   const t = crossTarget(pub, sub);
   const pool = await t.subscribe('svc-attach', agents);
   await new Promise((r) => setTimeout(r, 2000));
-  const xacts = async () =>
-    Number(
-      (await sql(cluster.url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n,
+  /** Transactions so far, and of them rolled back (a failed statement, which pg_stat_statements does not list). */
+  const xacts = async () => {
+    const [row] = await sql(
+      cluster.url,
+      'SELECT xact_commit + xact_rollback AS n, xact_rollback AS r FROM pg_stat_database WHERE datname = current_database()',
     );
+    return { n: Number(row?.n), r: Number(row?.r) };
+  };
   await sql(cluster.url, 'SELECT pg_stat_statements_reset()');
   const x0 = await xacts();
   const c0 = dbTicks();
@@ -70,12 +74,19 @@ try {
   const c1 = dbTicks();
   const n = r.ok;
   console.log(
-    `${n} messages to ${agents} agents: ${((x1 - x0) / n).toFixed(3)} transactions and ${(((total(c1) - total(c0)) * 10000) / n).toFixed(0)} µs of database CPU per message`,
+    `${n} messages to ${agents} agents: ${((x1.n - x0.n) / n).toFixed(3)} transactions (${((x1.r - x0.r) / n).toFixed(3)} rolled back) and ${(((total(c1) - total(c0)) * 10000) / n).toFixed(0)} µs of database CPU per message`,
   );
   for (const [title, ticks] of c1) {
     const us = ((ticks - (c0.get(title) ?? 0)) * 10000) / n;
     if (us >= 1) console.log(`${us.toFixed(0).padStart(7)} µs/message  ${title}`);
   }
+  const tables = await sql(
+    cluster.url,
+    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del, seq_scan + coalesce(idx_scan, 0) AS scans
+       FROM pg_stat_user_tables WHERE schemaname = 'probe' AND n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY n_tup_upd DESC`,
+  );
+  for (const t of tables)
+    console.log(`table ${t.relname}: ${t.ins} inserted, ${t.upd} updated, ${t.del} deleted since the start, ${t.scans} scans`);
   const rows = await sql(
     cluster.url,
     `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q

@@ -3,6 +3,13 @@
 // retention). Young-generation GC time follows the allocation rate.
 //
 //   node --import tsx bench/tools/alloc-profile.ts [seconds=5] [--top 40]
+//   node --import tsx bench/tools/alloc-profile.ts --broadcast N [--count M] [--promoted] [--top 40]
+//
+// --broadcast N: N ACKing agents attached to the fan-out room, M (default 20) room messages sent
+// one at a time, each once all N have it (attach_10k's broadcasts); bytes are per delivery.
+// --promoted leaves out what the young generation's collections freed: what survived one and was
+// promoted (the old space's garbage, which a reading of resident memory between two full
+// collections sees).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,10 +26,22 @@ interface SampleNode {
 }
 
 const argv = process.argv.slice(2);
-const seconds = Number(argv.find((a) => /^\d+$/.test(a)) ?? 5);
-const top = Number(argv[argv.indexOf('--top') + 1] || 40);
+const numberAfter = (flag: string) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : undefined);
+const seconds = Number(argv.find((a, i) => /^\d+$/.test(a) && !argv[i - 1]?.startsWith('--')) ?? 5);
+const top = numberAfter('--top') ?? 40;
+const broadcastTo = numberAfter('--broadcast');
+const count = numberAfter('--count') ?? 20;
+const promotedOnly = argv.includes('--promoted');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-alloc-'));
-const svc = await startSvc({ dir, rooms: [{ id: 'ingest', members: [PUBLISHER] }], nodeArgs: ['--inspect=127.0.0.1:0'] });
+const agents = Array.from({ length: broadcastTo ?? 0 }, (_, k) => `a${k}`);
+const svc = await startSvc({
+  dir,
+  rooms: [
+    { id: 'ingest', members: [PUBLISHER] },
+    { id: 'fanout', members: [PUBLISHER, ...agents] },
+  ],
+  nodeArgs: ['--inspect=127.0.0.1:0'],
+});
 const url = /ws:\/\/[^\s]+/.exec(svc.output())?.[0];
 if (!url) throw new Error(`no inspector URL in:\n${svc.output()}`);
 const ws = new WebSocket(url);
@@ -41,16 +60,30 @@ const send = (method: string, params: object = {}) =>
   });
 
 const t = svcTarget(svc);
-await t.ingest(50, 2); // warm-up, not counted
+const pool = broadcastTo ? await t.subscribe('svc-attach', broadcastTo) : undefined;
+/** Room messages one at a time, each once every agent has the one before; deliveries made. */
+const broadcasts = async (n: number, phase: string): Promise<number> => {
+  await pool!.phase(phase);
+  for (let i = 0; i < n; i++) {
+    await t.publish({ rate: 1000, seconds: 30, inflight: 1, max: 1 }, (_j, at) => `b ${phase} ${i} ${at}`);
+    const got = await pool!.waitFor(i + 1, 30_000);
+    if (!got.complete) throw new Error(`broadcast ${phase} ${i} did not reach every agent`);
+  }
+  return n * broadcastTo!;
+};
+// Warm-up, not counted.
+if (pool) await broadcasts(3, 'w');
+else await t.ingest(50, 2);
 await send('HeapProfiler.enable');
 await send('HeapProfiler.startSampling', {
   samplingInterval: 4096,
   includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
+  includeObjectsCollectedByMinorGC: !promotedOnly,
 });
-const r = await t.ingest(50, seconds);
+const per = pool ? await broadcasts(count, 'p') : (await t.ingest(50, seconds)).ok;
 const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: SampleNode } };
 ws.close();
+await pool?.close();
 await svc.stop();
 await stopAll();
 rmSync(dir, { recursive: true, force: true });
@@ -65,5 +98,9 @@ const walk = (n: SampleNode) => {
   for (const c of n.children) walk(c);
 };
 walk(profile.head);
-console.log(`${r.ok} messages, ${(all / r.ok).toFixed(0)} bytes sampled per message`);
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${(v / r.ok).toFixed(0).padStart(7)} B/msg  ${k}`);
+const unit = pool ? 'delivery' : 'msg';
+console.log(
+  `${per} ${pool ? 'deliveries' : 'messages'}, ${(all / per).toFixed(0)} bytes sampled per ${unit}${promotedOnly ? ' (promoted only)' : ''}`,
+);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${(v / per).toFixed(0).padStart(7)} B/${unit}  ${k}`);

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { writeFileDurably } from './engine/durable-file.js';
 import { newImage, openImage, pageSizeOf } from './engine/image.js';
-import { checkpointPages, pagesPath } from './engine/page-file.js';
+import { pagesPath, writeTrackedPages } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 
 /** `SQL` below is always this thread's `loadSql()`: the module the page hook is installed in. */
@@ -72,15 +72,7 @@ export class SearchFile {
     const pages = this.pages;
     if (pages && !pages.lost) {
       const pageCount = Number(this.raw.exec('PRAGMA page_count')[0]?.values[0]?.[0] ?? 0);
-      const nums = pages.snapshot();
-      try {
-        await checkpointPages(file, { pageSize: pages.pageSize, pageCount, nums, read: (pgno, into) => pages.copyInto(pgno, into) });
-        pages.release();
-      } catch (err) {
-        pages.release(nums);
-        throw err;
-      }
-      return;
+      return writeTrackedPages(file, pages, pageCount);
     }
     // An export reads the in-memory file, which holds no page read on demand.
     if (this.onDemand) throw new Error(`the search file's pages are no longer tracked (${pages?.lost})`);

@@ -12,7 +12,7 @@ import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from '../db.js';
 import { writeFileDurably } from './durable-file.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
-import { checkpointPages, SLICE, type PageStepHook } from './page-file.js';
+import { SLICE, writeTrackedPages, type PageStepHook } from './page-file.js';
 import type { PageTracker } from './page-hook.js';
 import { writeJournalGen } from '../schema.js';
 import { messageOf } from './turn.js';
@@ -157,16 +157,12 @@ export class Checkpointer {
   private async writePages(tracker: PageTracker): Promise<void> {
     const h = this.host;
     const pageCount = Number(h.db.one('PRAGMA page_count')?.[0] ?? 0);
-    const nums = tracker.snapshot();
     h.dirty = false;
     try {
       // A slice of pages is copied into one reused buffer and written per turn: writes go on
       // between slices (copy on write keeps the snapshot), and no copy of all changed pages is made.
-      const src = { pageSize: tracker.pageSize, pageCount, nums, read: (pgno: number, into: Uint8Array) => tracker.copyInto(pgno, into) };
-      await checkpointPages(h.file, src, h.pageStep, this.sliceSize);
-      tracker.release();
+      await writeTrackedPages(h.file, tracker, pageCount, h.pageStep, this.sliceSize);
     } catch (err) {
-      tracker.release(nums);
       h.dirty = true;
       throw err;
     }

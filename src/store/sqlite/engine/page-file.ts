@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { crc32 } from './journal-format.js';
+import type { PageTracker } from './page-tracker.js';
 import { damaged, decodeFrame, encodeHeader, encodeTrailer, ENTRY, HEADER, TRAILER, type RedoHeader } from './redo-format.js';
 
 /** Pages per slice: 1 MiB of 4 KiB pages, copied (and checksummed) in well under a millisecond. */
@@ -59,6 +60,28 @@ export async function checkpointPages(db: string, src: PageSource, at: PageStepH
   await at('applied');
   await fs.promises.rm(pagesPath(db), { force: true });
   await fsyncDir(path.dirname(db));
+}
+
+/**
+ * Writes the pages `tracker` saw change since its last snapshot into `db` (the checkpoint above,
+ * the database `pageCount` pages long); when it fails they count as changed again.
+ */
+export async function writeTrackedPages(
+  db: string,
+  tracker: PageTracker,
+  pageCount: number,
+  at?: PageStepHook,
+  slice?: number,
+): Promise<void> {
+  const nums = tracker.snapshot();
+  try {
+    const src = { pageSize: tracker.pageSize, pageCount, nums, read: (pgno: number, into: Uint8Array) => tracker.copyInto(pgno, into) };
+    await checkpointPages(db, src, at, slice);
+    tracker.release();
+  } catch (err) {
+    tracker.release(nums);
+    throw err;
+  }
 }
 
 /** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */

@@ -11,6 +11,7 @@ import {
   type MessageInsertOp,
   type RoomRecord,
   type RoomSpec,
+  type Store,
   type WriteOp,
 } from '../../src/store/types.js';
 
@@ -200,3 +201,12 @@ export const reactionAdded = (target: Target): ServiceEvent => ({
     count: 1,
   },
 });
+
+/**
+ * Leaves a store as a crash would, never closed: an sqlite store's search worker stops writing its
+ * file, as a killed process's threads do (alive, it would go on writing while the next store on the
+ * same files reads it), once a write under way has ended. Nothing for other backends.
+ */
+export async function leftAsCrashed(s: Store): Promise<void> {
+  await (s as unknown as { search?: { abandon(): Promise<void> } }).search?.abandon();
+}

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { openStore } from '../../src/store/open.js';
 import type { KvPut, Store } from '../../src/store/types.js';
 import { freshSchema } from '../helpers/pg.js';
+import { leftAsCrashed } from '../helpers/store-fixtures.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
 import { copyToPostgres } from '../../src/store/postgres/copy.js';
 import { copyToSqlite } from '../../src/store/sqlite/copy.js';
@@ -142,6 +143,7 @@ for (const backend of BACKENDS) {
       assert.is(await store.kv.sweep(Date.now()), 1);
       assert.ok(await store.kv.delete('Client', 'c1'));
       // A second store on the same files while the first never closed: a restart after a crash.
+      await leftAsCrashed(store);
       const after = await open();
       assert.is(await after.kv.get('Client', 'c1'), undefined);
       assert.is((await after.kv.get('Session', 's'))?.consumed_at, 7);

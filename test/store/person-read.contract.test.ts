@@ -23,7 +23,7 @@ import type { AnyPart } from '../../src/store/part.js';
 import type { Store, WriteOp } from '../../src/store/types.js';
 import { freshSchema, sql, type PgSchema } from '../helpers/pg.js';
 import { BACKENDS, storePerTest, type Backend } from '../helpers/store-per-test.js';
-import { codeOf, createRoom } from '../helpers/store-fixtures.js';
+import { leftAsCrashed, codeOf, createRoom } from '../helpers/store-fixtures.js';
 
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 const read = (person: string, ...markers: PersonReadMarker[]): WriteOp => ({ op: 'person.read', person, markers });
@@ -91,6 +91,7 @@ for (const backend of BACKENDS) {
       await store.write([read('token:ann', m('room:r1', 'm4', 4))]);
       await store.write([read('token:ann', m('room:r1', 'm2', 2), m('thread:t1', 't1', 9))]);
       // A second store on the same files while the first never closed: a restart after a crash.
+      await leftAsCrashed(store);
       const after = await open();
       assert.equal(await markers(after, 'token:ann'), [m('room:r1', 'm4', 4), m('thread:t1', 't1', 9)]);
     });

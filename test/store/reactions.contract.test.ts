@@ -18,7 +18,7 @@ import { postgresReactions } from '../../src/store/reactions/postgres.js';
 import { sqliteReactions } from '../../src/store/reactions/sqlite.js';
 import type { Store, WriteResult } from '../../src/store/types.js';
 import { BACKENDS, storePerTest } from '../helpers/store-per-test.js';
-import { codeOf, createRoom, msg, reactionChange, send } from '../helpers/store-fixtures.js';
+import { leftAsCrashed, codeOf, createRoom, msg, reactionChange, send } from '../helpers/store-fixtures.js';
 
 const change = (message_id: string, emoji: string, by: string, action: 'add' | 'remove' = 'add', max = 2) =>
   reactionChange(message_id, emoji, by, action, max);
@@ -145,6 +145,7 @@ held('opened without the reactions part on files that hold its table, it replays
     await first.write([createRoom('r1'), send(msg('m1')), change('m1', '👍', 'n:a')]);
     // A second store on the same files while the first never closed (a restart after a crash),
     // for a server whose feature list no longer has reactions: the journal holds their effects.
+    await leftAsCrashed(first);
     const after = await openStore(cfg, undefined, []);
     opened.push(after);
     assert.equal(await stored(after, ['m1']), ['m1 👍 n:a']);

@@ -319,11 +319,19 @@ export class SearchIndex {
     return this.closing;
   }
 
-  /** Drops the index at once, its file as the last write left it (what a crash of the store leaves). */
-  abandon(): void {
-    this.closing ??= Promise.resolve();
-    this.line.port.postMessage({ op: 'abandon' } satisfies ToWorker);
-    this.line.release();
+  /**
+   * Drops the index at once, writing nothing more: its file as the last write left it (what a
+   * crash of the store leaves). Resolves once a write under way has ended, so that another store
+   * opening the same files (a restart, in tests) never reads a file this one is still writing.
+   */
+  abandon(): Promise<void> {
+    this.closing ??= (async () => {
+      const gone = new Promise<void>((r) => this.line.port.once('close', () => r()));
+      this.line.port.postMessage({ op: 'abandon' } satisfies ToWorker);
+      await this.awaited(Promise.race([gone, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]));
+      this.line.release();
+    })();
+    return this.closing;
   }
 }
 

@@ -35,7 +35,7 @@ export type ToWorker =
   | { op: 'swap'; n: number }
   | { op: 'query'; id: number; q: CandidateQuery }
   | { op: 'close' }
-  /** Forget the store at once, writing nothing (it was abandoned as a crash leaves it). */
+  /** Forget the store at once, writing nothing more (it was abandoned as a crash leaves it); the port closes once a write under way ended. */
   | { op: 'abandon' };
 
 /** What the main thread posts to the thread itself: a store's index, served on its own port. */
@@ -139,7 +139,7 @@ class SearchWorker {
         void this.close();
         return;
       case 'abandon':
-        this.stop();
+        void this.stop();
         return;
     }
   }
@@ -256,13 +256,16 @@ class SearchWorker {
     this.post({ op: 'closed' });
   }
 
-  private stop(): void {
+  private stopped: Promise<void> | undefined;
+  /** Stops at once, writing nothing more; settles once a write under way has ended. */
+  stop(): Promise<void> {
     this.closed = true;
     this.stopTimers();
-    void this.writing.then(() => {
+    this.stopped ??= this.writing.then(() => {
       this.cur.close();
       this.next?.close();
     });
+    return this.stopped;
   }
 
   private stopTimers(): void {
@@ -290,7 +293,8 @@ async function serve(SQL: SqlJsStatic, { port, data }: OpenIndex): Promise<void>
     } catch (err) {
       post({ op: 'failed', error: messageOf(err) });
     }
-    if (m.op === 'abandon') port.close();
+    // The store hears the port close once no write of its file is under way.
+    if (m.op === 'abandon') void w.stop().then(() => port.close());
   });
 }
 

@@ -11,7 +11,7 @@ import type { Message } from '../../../src/protocol/types.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../../src/store/sqlite/index.js';
 import { pagesPath, type PageStep } from '../../../src/store/sqlite/engine/page-file.js';
 import { StoreError, type Store } from '../../../src/store/types.js';
-import { createRoom, ids, inRoom, inThread, msg, send, waitFor } from '../../helpers/store-fixtures.js';
+import { leftAsCrashed, createRoom, ids, inRoom, inThread, msg, send, waitFor } from '../../helpers/store-fixtures.js';
 
 const t = suite('sqlite checkpoints of changed pages');
 let dir = '';
@@ -43,10 +43,10 @@ const crashed: unknown[] = [];
  * A store left as a crash would leave it: never closed, never touched again. Its search index is
  * dropped with it, as a killed process's threads are (alive, it would go on writing its file).
  */
-function abandon(s: SqliteStore): void {
+async function abandon(s: SqliteStore): Promise<void> {
   opened = opened.filter((x) => x !== s);
   crashed.push(s);
-  (s as unknown as { search?: { abandon(): void } }).search?.abandon();
+  await leftAsCrashed(s);
 }
 
 /** A hook's answer that never comes: the checkpoint waiting on it is frozen for good. */
@@ -110,7 +110,7 @@ for (const step of STEPS) {
     await a.write([createRoom('r1')]);
     const ms = await sendMany(a, 0, 300);
     await a.close();
-    abandon(a);
+    await abandon(a);
     // A checkpoint freezes at `step` for good: what a SIGKILL there leaves on disk.
     let frozen = false;
     const b = await open({
@@ -123,7 +123,7 @@ for (const step of STEPS) {
         await never();
       },
     });
-    abandon(b);
+    await abandon(b);
     ms.push(...(await sendMany(b, 300, 200)));
     await waitFor(() => frozen, `a checkpoint reaching ${step}`);
     const partial = step === 'writing-redo' || step === 'redo-slice';
@@ -133,7 +133,7 @@ for (const step of STEPS) {
     assert.not.ok(existsSync(`${pagesPath(dbPath)}.tmp`));
     await assertHolds(c, ms);
     await c.close();
-    abandon(c);
+    await abandon(c);
     // And once more from svc.db alone, after a clean close.
     const d = await open();
     await assertHolds(d, ms);
@@ -162,7 +162,7 @@ t('svc.db after a checkpoint is the in-memory database byte for byte, page by pa
   await backgroundCheckpoint(a);
   await sendMany(a, 450, 1);
   await a.close();
-  abandon(a);
+  await abandon(a);
   assert.ok(image && file, 'the close wrote a checkpoint of pages');
   // An export (sqlite's backup) bumps the copy's change counter and schema cookie: those header
   // fields aside, the bytes must be the same.
@@ -185,7 +185,7 @@ t('a checkpoint after a small write writes a few pages, not the database', async
   await a.write([createRoom('r1')]);
   await sendMany(a, 0, 2000);
   await a.close();
-  abandon(a);
+  await abandon(a);
   const whole = statSync(dbPath).size;
   let redo = 0;
   const b = await open({
@@ -195,7 +195,7 @@ t('a checkpoint after a small write writes a few pages, not the database', async
   });
   await sendMany(b, 2000, 1);
   await b.close();
-  abandon(b);
+  await abandon(b);
   assert.ok(redo > 0, 'the close wrote a checkpoint of pages');
   assert.ok(redo * 10 < whole, `the checkpoint wrote ${redo} bytes for a ${whole}-byte database`);
 });
@@ -205,7 +205,7 @@ t('a reopened store reads the pages it did not write from svc.db, and what it wr
   await a.write([createRoom('r1')]);
   const ms = await sendMany(a, 0, 500);
   await a.close();
-  abandon(a);
+  await abandon(a);
   const b = await open();
   assert.ok(b.pages?.base, 'the reopened store reads svc.db on demand');
   assert.equal(b.engine, { page_tracking: true, on_demand_reads: true });
@@ -245,7 +245,7 @@ t('writes during a checkpoint copy the pages it has not copied yet, and the resu
       copyFileSync(dbPath, join(alone, 'svc.db'));
     },
   });
-  abandon(a);
+  await abandon(a);
   await a.write([createRoom('r1')]);
   while (!captured && n < 5000) await big();
   assert.ok(captured, `no checkpoint applied (${n} writes)`);
@@ -272,9 +272,9 @@ t('a damaged redo file stops the open with an error naming it', async () => {
   await a.write([createRoom('r1')]);
   await sendMany(a, 0, 20);
   await a.close();
-  abandon(a);
+  await abandon(a);
   const b = await open({ pageStep: (at) => (at === 'redo-written' ? never() : Promise.resolve()) });
-  abandon(b);
+  await abandon(b);
   await sendMany(b, 20, 5);
   void b.close();
   await waitFor(() => existsSync(pagesPath(dbPath)), 'the redo file');
@@ -294,7 +294,7 @@ t('without page tracking checkpoints write whole images and keep everything', as
   const ms = await sendMany(a, 0, 300);
   await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two checkpoints');
   await a.close();
-  abandon(a);
+  await abandon(a);
   assert.not.ok(existsSync(pagesPath(dbPath)));
   await assertHolds(await open(), ms);
 });
@@ -305,7 +305,7 @@ t('a tracker that missed a write falls back to one whole export, then pages agai
   await first.write([createRoom('r1')]);
   const ms = await sendMany(first, 0, 300);
   await first.close();
-  abandon(first);
+  await abandon(first);
   const a = await open({ checkpointBytes: 16 * 1024 });
   ms.push(...(await sendMany(a, 300, 100)));
   await waitFor(async () => (await a.stats()).checkpoints! >= 1, 'a checkpoint');
@@ -316,7 +316,7 @@ t('a tracker that missed a write falls back to one whole export, then pages agai
   assert.is(a.pages!.lost, undefined);
   ms.push(...(await sendMany(a, 600, 20)));
   await a.close();
-  abandon(a);
+  await abandon(a);
   await assertHolds(await open(), ms);
 });
 

@@ -19,7 +19,19 @@ import { copyToSqlite } from '../../../src/store/sqlite/copy.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { MessageDeleteOp, MessageEditOp, SearchQuery, Store } from '../../../src/store/types.js';
-import { artifact, at, createRoom, event, ids, inRoom, msg, reactionChange, send, waitFor } from '../../helpers/store-fixtures.js';
+import {
+  leftAsCrashed,
+  artifact,
+  at,
+  createRoom,
+  event,
+  ids,
+  inRoom,
+  msg,
+  reactionChange,
+  send,
+  waitFor,
+} from '../../helpers/store-fixtures.js';
 
 const test = suite('sqlite message edits and deletes');
 let dir = '';
@@ -121,6 +133,7 @@ test('edits and deletes survive a crash: a second store replays them from the jo
   const before = await lifecycle(a);
   assertLifecycle(before);
   // A second store on the same files while the first never closed: a restart after a crash.
+  await leftAsCrashed(a);
   const b = await open();
   assert.equal(await snapshot(b), before);
 });

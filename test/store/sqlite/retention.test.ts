@@ -18,7 +18,18 @@ import { COUNT_CHUNK } from '../../../src/store/sqlite/keep-cuts.js';
 import { listJournals } from '../../../src/store/sqlite/engine/journal.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/index.js';
 import type { Store } from '../../../src/store/types.js';
-import { artifact, createRoom, ids, inRoom, inThread, msg, reactionChange, send, waitFor } from '../../helpers/store-fixtures.js';
+import {
+  leftAsCrashed,
+  artifact,
+  createRoom,
+  ids,
+  inRoom,
+  inThread,
+  msg,
+  reactionChange,
+  send,
+  waitFor,
+} from '../../helpers/store-fixtures.js';
 
 const test = suite('sqlite retention purge');
 let dir = '';
@@ -134,6 +145,7 @@ test('thousands purged a batch of 100 at a time read the same after a crash (the
   const before = await fillAndPurge(a);
   assertPurged(before);
   // A second store on the same files while the first never closed: a restart after a crash.
+  await leftAsCrashed(a);
   const b = await open();
   assert.equal(await snapshot(b), before);
   // No seq is given again: the next event follows the last one given, not the newest left.

@@ -79,20 +79,29 @@ async function settle(s: SqliteStore): Promise<void> {
   assert.unreachable(`the search worker did not catch up: ${s.searchIndexLag()} s behind`);
 }
 
+/** The search file and its redo file as they are now (names and modification times). */
+const searchFilesNow = (dir: string): string =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith('svc.db.search'))
+    .map((f) => `${f} ${statSync(join(dir, f)).mtimeMs}`)
+    .join(', ');
+
 /**
  * Copies the store's files as a crash would leave them (every acknowledged write is in the journal).
- * A checkpoint still running may rename or remove one of them between the listing and its copy:
- * then the copy starts over, so it holds the files of one moment.
+ * A checkpoint, or a write of the search file, still running may rename, remove or change one of
+ * them while they are copied: then the copy starts over, so it holds the files of one moment.
  */
 function crashCopy(from: string, to: string): void {
   for (let attempt = 1; ; attempt++) {
     try {
+      const before = searchFilesNow(from);
       for (const f of readdirSync(from)) if (f.startsWith('svc.db')) copyFileSync(join(from, f), join(to, f));
-      return;
+      if (searchFilesNow(from) === before) return;
+      if (attempt === 20) throw new Error('the search file kept changing while it was copied');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 20) throw err;
-      for (const f of readdirSync(to)) rmSync(join(to, f), { force: true });
     }
+    for (const f of readdirSync(to)) rmSync(join(to, f), { force: true });
   }
 }
 

@@ -24,6 +24,7 @@ import {
   inDm,
   inRoom,
   inThread,
+  leftAsCrashed,
   msg,
   send,
   waitFor,
@@ -117,6 +118,7 @@ durable('acknowledged writes survive a crash', async () => {
   const a = await open();
   const ms = await populate(a, 20);
   // A second store on the same files, while the first never closed: what a restart after a crash sees.
+  await leftAsCrashed(a);
   const b = await open();
   await assertPopulated(b, ms);
   assert.equal(logs, []);

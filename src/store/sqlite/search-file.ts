@@ -9,9 +9,8 @@
 
 import fs from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { writeFileDurably } from './engine/durable-file.js';
 import { newImage, openImage, pageSizeOf } from './engine/image.js';
-import { pagesPath, writeTrackedPages } from './engine/page-file.js';
+import { pagesPath, writeExport, writeTrackedPages } from './engine/page-file.js';
 import { canTrackPages, trackPages, untrackPages, type PageTracker } from './engine/page-hook.js';
 
 /** `SQL` below is always this thread's `loadSql()`: the module the page hook is installed in. */
@@ -78,15 +77,7 @@ export class SearchFile {
     if (this.onDemand) throw new Error(`the search file's pages are no longer tracked (${pages?.lost})`);
     const image = this.raw.export();
     reopened();
-    // The export is every page as of now: tracking starts again from it, unless it is not written.
-    const lost = pages?.lost;
-    pages?.reset();
-    try {
-      await writeFileDurably(file, image);
-    } catch (err) {
-      if (pages) pages.lost = lost ?? 'a whole write of the search file failed';
-      throw err;
-    }
+    await writeExport(file, image, pages, 'a whole write of the search file failed');
   }
 
   /** Stops tracking and closes the database (`closeDb`: its owner's close, which frees its statements first). */

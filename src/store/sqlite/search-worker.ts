@@ -139,8 +139,7 @@ class SearchWorker {
         void this.close();
         return;
       case 'abandon':
-        void this.stop();
-        return;
+        return; // serve() stops it, then closes the port
     }
   }
 

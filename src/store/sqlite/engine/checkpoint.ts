@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import { startThread } from '../../../threads.js';
 import type { CheckpointJob, CheckpointReply } from './checkpoint-worker.js';
 import type { Db } from '../db.js';
-import { writeFileDurably } from './durable-file.js';
 import { journalPath, listJournals, type JournalWriter } from './journal.js';
-import { SLICE, writeTrackedPages, type PageStepHook } from './page-file.js';
+import { SLICE, writeExport, writeTrackedPages, type PageStepHook } from './page-file.js';
 import type { PageTracker } from './page-hook.js';
 import { writeJournalGen } from '../schema.js';
 import { messageOf } from './turn.js';
@@ -172,15 +171,11 @@ export class Checkpointer {
   private async exportWhole(): Promise<void> {
     const h = this.host;
     const image = h.db.raw.export();
-    // The export copies this database page for page: tracking starts again from it.
-    const lost = h.pages?.lost;
-    h.pages?.reset();
     h.dirty = false;
     try {
-      await writeFileDurably(h.file, image);
+      await writeExport(h.file, image, h.pages, 'a whole-image checkpoint failed');
     } catch (err) {
       h.dirty = true;
-      if (h.pages) h.pages.lost = lost ?? 'a whole-image checkpoint failed';
       throw err;
     }
     this.dbBytes = image.length;

@@ -84,6 +84,22 @@ export async function writeTrackedPages(
   }
 }
 
+/**
+ * Writes `image`, an export of the whole database `tracker` follows (when it does), over `db`: the
+ * export is every page as of now, so tracking starts again from it; if the write fails, the next
+ * checkpoint must be whole again (`lost`, named `why` unless it already was).
+ */
+export async function writeExport(db: string, image: Uint8Array, tracker: PageTracker | undefined, why: string): Promise<void> {
+  const lost = tracker?.lost;
+  tracker?.reset();
+  try {
+    await writeFileDurably(db, image);
+  } catch (err) {
+    if (tracker) tracker.lost = lost ?? why;
+    throw err;
+  }
+}
+
 /** Every page into a new file swapped in by rename (a new database, or one rewritten entirely). */
 function writeWhole(db: string, src: PageSource, nums: Uint32Array, slice: number): Promise<void> {
   const ps = src.pageSize;

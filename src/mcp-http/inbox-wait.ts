@@ -2,8 +2,13 @@
 // most of that time nothing happens: so no async call stays suspended meanwhile. Each round reads
 // after the agent's cursor (read-state.ts, `StoreInbox.pass`); a round with nothing to return
 // subscribes to the feed, arms the deadline and ends. An event, the deadline or `stop()` starts
-// the next round, or ends the wait. Idle, a wait holds this object, a feed subscription and a timer
-// (#38 item 9: docs/security.md keeps the figure).
+// the next round, or ends the wait. Idle, a wait holds this object, a feed subscription, a timer
+// and where its last round's read ended (#38 item 9: docs/security.md keeps the figure).
+//
+// Every event of the network wakes a round, most of them out of the wait's scope, and the cursor
+// moves only when a wait returns: so a round goes on from where the last one's read ended while
+// the cursor is still where that read began, or a wait on a busy network would read everything
+// since it opened on every event (quadratic in the traffic of the wait).
 
 import type { FeedSubscription, StoredEvent } from '../store/types.js';
 import type { Scope } from '../mcp/inbox.js';
@@ -14,10 +19,19 @@ export interface WaitOutcome {
   timedOut: boolean;
 }
 
+/** Where a round's read ended with nothing to return: `upTo`, reading from `cursor`. */
+export interface ReadMark {
+  cursor: number;
+  upTo: number;
+}
+
 /** What a round of the wait reads through (StoreInbox). */
 export interface WaitRounds {
-  /** One read after the cursor: what to return, or the seq to wait past when there is nothing yet. */
-  pass(scope: Scope, deadline: number, stopped: () => boolean): Promise<WaitOutcome | number>;
+  /**
+   * One read after the cursor (after `mark.upTo` while the cursor is `mark.cursor`): what to
+   * return, or where the read ended when there is nothing yet (the seq to wait past).
+   */
+  pass(scope: Scope, deadline: number, stopped: () => boolean, mark: ReadMark | undefined): Promise<WaitOutcome | ReadMark>;
   subscribe(seq: number, onEvents: (events: StoredEvent[]) => void, onError: () => void): FeedSubscription;
 }
 
@@ -28,6 +42,7 @@ export class InboxWait {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #settled = false;
+  #mark: ReadMark | undefined;
 
   constructor(
     private readonly rounds: WaitRounds,
@@ -69,11 +84,12 @@ export class InboxWait {
   async #round(): Promise<void> {
     try {
       if (this.#stopped) throw new Error(CANCELLED);
-      const r = await this.rounds.pass(this.scope, this.deadline, this.#stoppedNow);
+      const r = await this.rounds.pass(this.scope, this.deadline, this.#stoppedNow, this.#mark);
       if (this.#stopped) throw new Error(CANCELLED);
-      if (typeof r !== 'number') return this.#settle(undefined, r);
+      if ('messages' in r) return this.#settle(undefined, r);
+      this.#mark = r;
       this.#timer = setTimeout(this.#wake, Math.max(0, this.deadline - Date.now()));
-      const sub = this.rounds.subscribe(r, this.#onEvents, this.#wake);
+      const sub = this.rounds.subscribe(r.upTo, this.#onEvents, this.#wake);
       // A feed that delivered at once has already woken the wait (and cleared the timer).
       if (this.#timer === undefined) sub.close();
       else this.#sub = sub;

@@ -12,7 +12,7 @@ import { arrived, type Scope } from '../mcp/inbox.js';
 import type { Marker, Markers } from '../mcp/read-markers.js';
 import type { InboxPort } from '../mcp/session.js';
 import type { Message } from '../protocol/types.js';
-import { CANCELLED, InboxWait, type WaitOutcome } from './inbox-wait.js';
+import { CANCELLED, InboxWait, type ReadMark, type WaitOutcome } from './inbox-wait.js';
 
 /** Events read per store query while scanning after the cursor. */
 const PAGE = 500;
@@ -114,16 +114,17 @@ export class StoreInbox implements InboxPort {
   }
 
   /**
-   * One round of a wait (inbox-wait.ts): what to return now, or the seq to wait past. A call that
+   * One round of a wait (inbox-wait.ts): what to return now, or where its read ended. A call that
    * is stopped meanwhile consumes nothing.
    */
-  async pass(scope: Scope, deadline: number, stopped: () => boolean): Promise<WaitOutcome | number> {
+  async pass(scope: Scope, deadline: number, stopped: () => boolean, mark?: ReadMark): Promise<WaitOutcome | ReadMark> {
     for (;;) {
       // Only the cursor is kept across the wait, not the read state it came in.
       const cursor = (await ensureReadState(this.store, this.self.agent_id)).cursor;
       // Everything stored after the cursor comes at once: what arrived while the agent worked on
       // its last answer is one burst. A wait woken by an arrival returns it without a quiet window.
-      const scan = await this.#scan(cursor, scope);
+      // What the last round read held nothing to return, unless another call moved the cursor.
+      const scan = await this.#scan(mark?.cursor === cursor ? mark.upTo : cursor, scope);
       if (scan.messages.length > 0) {
         if (stopped()) throw new Error(CANCELLED);
         if (await this.#consume(cursor, scan.upTo)) {
@@ -137,7 +138,7 @@ export class StoreInbox implements InboxPort {
         if (scan.upTo > cursor) await this.#consume(cursor, scan.upTo);
         return { messages: [], timedOut: true };
       }
-      return scan.upTo;
+      return { cursor, upTo: scan.upTo };
     }
   }
 

@@ -2,21 +2,24 @@
 // one instance, `n` ACKing agents attached to a second, the same schema. Prints transactions and
 // database CPU per message, then the statements by total time (pg_stat_statements).
 //
-//   npm run build && node --import tsx bench/tools/pg-fanout-statements.ts [agents=100] [rate=400] [seconds=10] [--one]
+//   npm run build && node --import tsx bench/tools/pg-fanout-statements.ts [agents=100] [rate=400] [seconds=10] [--one | --both]
 //
 // --one: the agents attach to the publisher's instance (no second instance), as scaling's instances_1.
+// --both: both instances publish, half the rate each (the agents on the second), as scaling's instances_2.
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, startOwnCluster } from '../../test/helpers/pg.js';
-import { PUBLISHER, startSvc } from '../lib/svc.js';
+import { paced, postBytes } from '../lib/http.js';
+import { PUBLISHER, sendBody, startSvc, TOKEN } from '../lib/svc.js';
 import { crossTarget } from '../lib/targets.js';
 import { postmasterPid } from '../scenarios/postgres.js';
 
 const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a));
 const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(nums[i] ?? d));
 const one = process.argv.includes('--one');
+const both = process.argv.includes('--both');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-pgfan-'));
 const cluster = await startOwnCluster({
   durable: true,
@@ -68,7 +71,15 @@ try {
   await sql(cluster.url, 'SELECT pg_stat_statements_reset()');
   const x0 = await xacts();
   const c0 = dbTicks();
-  const r = await t.publish({ rate, seconds, inflight: 8 }, (i) => `probe ${i}`);
+  const r = both
+    ? await Promise.all(
+        [pub, sub].map((x, k) =>
+          paced(x.port, { rate: rate / 2, seconds, inflight: 8 }, (i) =>
+            postBytes('/v1/messages', sendBody('fanout', `probe ${k}.${i}`), TOKEN),
+          ),
+        ),
+      ).then((rs) => ({ ok: rs.reduce((n, x) => n + x.ok, 0) }))
+    : await t.publish({ rate, seconds, inflight: 8 }, (i) => `probe ${i}`);
   await new Promise((res) => setTimeout(res, 2000));
   const x1 = await xacts();
   const c1 = dbTicks();

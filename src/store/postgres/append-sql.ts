@@ -15,6 +15,8 @@ import { MESSAGE_COLS, artifactParams, messageParams } from './rows.js';
 import { basisGuard, basisParams, eventRow, type Statement } from './effects-sql.js';
 import type { Basis } from './basis.js';
 import type { Tables } from './tables.js';
+import type { RoomRecord } from '../types.js';
+import { notifyTail } from './notify-payload.js';
 
 const MESSAGE_WIDTH = MESSAGE_COLS.split(',').length;
 const ARTIFACT_COLS = 'id, target_kind, room_id, thread_id, dm_id, body';
@@ -41,17 +43,24 @@ function textOf(T: Tables): string {
     `SELECT c.seq - ${count} + x.ord, x.eid, x.type, x.mid, x.body FROM c, unnest(${arrays(4)}) WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)`;
   const channel = `$${++n}::text`;
   const g = `g AS (SELECT ${basisGuard(T, `$${++n}::text[]`, `$${++n}::text[]`, `$${++n}::text[]`, `$${++n}::text[]`)} AS ok)`;
-  // No row when the guard failed (nothing was written, no event numbered).
-  text = `WITH ${g}, ${m}, ${a}, ${c}, ${ev} SELECT s.last::text AS last, pg_notify(${channel}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s WHERE s.last IS NOT NULL`;
+  const tail = `$${++n}::text`;
+  // No row when the guard failed (nothing was written, no event numbered, nothing notified).
+  text = `WITH ${g}, ${m}, ${a}, ${c}, ${ev} SELECT s.last::text AS last, pg_notify(${channel}, s.last::text || ${tail}) FROM (SELECT max(seq) AS last FROM ev) s WHERE s.last IS NOT NULL`;
   texts.set(T, text);
   return text;
 }
 
 /**
  * The statement, or undefined when the effects hold more than appends (or no event). It writes
- * nothing and returns no row when a record of `basis` has changed.
+ * nothing and returns no row when a record of `basis` has changed. Its notification carries the
+ * events and `rooms`, the rooms they were decided on, where they fit (notify-payload.ts).
  */
-export function appendStatement(T: Tables, effects: readonly Effect[], basis: readonly Basis[]): PreparedStatement | undefined {
+export function appendStatement(
+  T: Tables,
+  effects: readonly Effect[],
+  basis: readonly Basis[],
+  rooms: readonly RoomRecord[],
+): PreparedStatement | undefined {
   const messages = new Map<string, { message: unknown; body: string }>();
   const mcols: unknown[][] = Array.from({ length: MESSAGE_WIDTH }, () => []);
   const acols: unknown[][] = Array.from({ length: ARTIFACT_WIDTH }, () => []);
@@ -79,6 +88,10 @@ export function appendStatement(T: Tables, effects: readonly Effect[], basis: re
     rows.map((r) => r.body),
     T.channel,
     ...basisParams(basis),
+    notifyTail(
+      rows.map((r) => ({ body: r.body, mbody: r.message_id === null ? null : messages.get(r.message_id)!.body })),
+      rooms,
+    ),
   ];
   return { name: `${T.prefix}fast_append`, text: textOf(T), values, events: appended };
 }

@@ -38,12 +38,23 @@ export class StaleBasis extends Error {
  * the instance that takes the sends (the feed's pages of other instances' events carry it already).
  */
 export function withDecidedRooms(ops: readonly WriteOp[], events: readonly StoredEvent[]): void {
+  giveRooms(decidedRooms(ops), events);
+}
+
+/** The rooms the batch's messages were decided on. */
+export function decidedRooms(ops: readonly WriteOp[]): RoomRecord[] {
   const rooms = new Map<string, RoomRecord>();
   for (const op of ops) for (const r of (op as BasedInsert).rooms ?? []) rooms.set(r.id, r);
-  if (rooms.size === 0) return;
+  return [...rooms.values()];
+}
+
+/** Gives each event whose message is in one of `rooms` that room (StoredEvent.room). */
+export function giveRooms(rooms: readonly RoomRecord[], events: readonly StoredEvent[]): void {
+  if (rooms.length === 0) return;
+  const byId = new Map(rooms.map((r) => [r.id, r]));
   for (const e of events) {
     const t = e.event.message?.target;
-    const room = rooms.get(e.event.room_id ?? (t?.kind === 'room' ? t.room_id : ''));
+    const room = byId.get(e.event.room_id ?? (t?.kind === 'room' ? t.room_id : ''));
     if (room && !e.room) e.room = room;
   }
 }

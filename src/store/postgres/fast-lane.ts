@@ -16,7 +16,7 @@ import type { WriteOp, WriteResult } from '../types.js';
 import { isRace, storeErrorOf } from './errors.js';
 import { appendStatement } from './append-sql.js';
 import type { Tables } from './tables.js';
-import { basisOf } from './basis.js';
+import { basisOf, decidedRooms } from './basis.js';
 import { emptyPrefetch, NO_PARTS, viewOf, writeBatch, type ExpectEvents } from './write.js';
 import type { AnyPart } from '../part.js';
 
@@ -76,6 +76,7 @@ export class FastLane {
       this.T,
       decided.flatMap((d) => d.r.effects),
       decided.flatMap((d) => basisOf(d.p.ops)),
+      decidedRooms(decided.flatMap((d) => d.p.ops)),
     );
     // One by one, the long way: a message id already stored (a race), a record of some message's
     // basis changed (only those messages are refused), or effects that are not appends.

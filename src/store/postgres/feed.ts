@@ -1,7 +1,8 @@
 // The event feed of a store shared by several processes. Stored events are read by cursor (seq >
 // the last delivered) whenever something may have been stored: this process committed a write
 // (its own events are handed over directly when nothing is missing before them), another instance
-// did (LISTEN/NOTIFY; the payload is only a wake-up), the listening connection came back (a lost
+// did (LISTEN/NOTIFY; a group commit's payload carries its events, delivered without a read when
+// nothing is missing before them: notify-payload.ts), the listening connection came back (a lost
 // notification loses nothing), or a slow timer fired. Sequence numbers are committed in order
 // (write.ts), so the next event is either stored or not yet committed: never skipped. Only a
 // retention purge leaves holes, below events stored after them, which a read shows (drainEarly).
@@ -10,6 +11,7 @@ import pg from 'pg';
 import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
 import { FeedSubscribers } from '../feed-subscribers.js';
 import { quoteIdent } from './schema.js';
+import { eventsOf, lastOf } from './notify-payload.js';
 
 export type ReadEvents = (after: number, limit: number) => Promise<StoredEvent[]>;
 
@@ -66,6 +68,8 @@ export class PgFeed implements EventFeed {
   listening = false;
   /** Reads of new events from the database so far (tests). */
   reads = 0;
+  /** Events delivered from notification payloads, without a read (tests). */
+  carried = 0;
 
   constructor(private readonly o: FeedOptions) {
     this.delivered = o.head;
@@ -272,19 +276,30 @@ export class PgFeed implements EventFeed {
     };
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('closed'));
-    // The payload is the committing transaction's last seq: one this process already delivered
-    // needs no read. Nor does one its own connection sent while a write is in flight: that is the
-    // write's own commit, whose answer (on another connection) may simply arrive after the
-    // notification; the write hands its events over (publish()), and unexpect() reads whatever
-    // was announced and not handed over. Reading on each such notification cost a query per
-    // commit for nothing: most instances' notifications are their own.
+    // The payload starts with the committing transaction's last seq (notify-payload.ts): one this
+    // process already delivered needs nothing. Nor does one its own connection sent while a write
+    // is in flight: that is the write's own commit, whose answer (on another connection) may simply
+    // arrive after the notification; the write hands its events over (publish()), and unexpect()
+    // reads whatever was announced and not handed over. Another instance's group commit carries its
+    // events: they are delivered from the payload once nothing before them is missing, and only a
+    // gap (a notification without events, or one lost while the connection was down) is read.
     client.on('notification', (msg) => {
-      const last = Number(msg.payload);
+      const payload = msg.payload ?? '';
+      const last = lastOf(payload);
       if (Number.isSafeInteger(last) && last > 0) {
         if (last <= this.delivered) return;
         if (this.expected.size > 0 && this.o.ownBackend?.(msg.processId)) {
           this.ownNotified = Math.max(this.ownNotified, last);
           return;
+        }
+        const events = eventsOf(payload, last);
+        if (events) {
+          this.carried += events.length;
+          for (const e of events) if (e.seq > this.delivered && !this.early.has(e.seq)) this.early.set(e.seq, e);
+          this.drainEarly();
+          // What is still missing below them is this process's own write in flight (its publish()
+          // or unexpect() reads on), or was never carried: read it.
+          if (this.early.size === 0 || this.expected.size > 0) return;
         }
       }
       this.wakeNotified();

@@ -4,7 +4,7 @@
 import type { Decide, DecisionReads, Store, WriteOp, WriteResult } from './types.js';
 
 /** The store's reads as a decision sees them. */
-export function freshReads(store: Store): DecisionReads {
+export function freshReads(store: Pick<Store, 'getRoom' | 'getAgent' | 'getThread' | 'getMessage' | 'getDm'>): DecisionReads {
   return {
     room: (id) => store.getRoom(id),
     agent: (id) => store.getAgent(id),
@@ -15,8 +15,13 @@ export function freshReads(store: Store): DecisionReads {
 }
 
 /** Decides on fresh reads and writes what was decided. */
-export async function decideOnFreshReads<T>(store: Store, decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
-  const d = await decide(freshReads(store));
+export function decideOnFreshReads<T>(store: Store, decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+  return decideOn(freshReads(store), decide, write);
+}
+
+/** Decides on `reads` (current ones) and writes what was decided. */
+export async function decideOn<T>(reads: DecisionReads, decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+  const d = await decide(reads);
   if ('answer' in d) return d.answer;
   return d.reply(await write(d.write));
 }

@@ -4,6 +4,7 @@
 // again on fresh reads. All of it stays inside this backend: the store contract knows none of it.
 
 import type { MessageInsertOp, RoomRecord, StoredEvent, WriteOp } from '../types.js';
+import { giveRooms } from '../event-rooms.js';
 
 /** A record as a decision saw it: its row version (null: not stored). */
 export interface Basis {
@@ -46,15 +47,4 @@ export function decidedRooms(ops: readonly WriteOp[]): RoomRecord[] {
   const rooms = new Map<string, RoomRecord>();
   for (const op of ops) for (const r of (op as BasedInsert).rooms ?? []) rooms.set(r.id, r);
   return [...rooms.values()];
-}
-
-/** Gives each event whose message is in one of `rooms` that room (StoredEvent.room). */
-export function giveRooms(rooms: readonly RoomRecord[], events: readonly StoredEvent[]): void {
-  if (rooms.length === 0) return;
-  const byId = new Map(rooms.map((r) => [r.id, r]));
-  for (const e of events) {
-    const t = e.event.message?.target;
-    const room = byId.get(e.event.room_id ?? (t?.kind === 'room' ? t.room_id : ''));
-    if (room && !e.room) e.room = room;
-  }
 }

@@ -10,7 +10,7 @@
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
 import type { RoomRecord, StoredEvent } from '../types.js';
-import { giveRooms } from './basis.js';
+import { giveRooms } from '../event-rooms.js';
 
 /** PostgreSQL refuses payloads of 8000 bytes or more; the seq in front takes at most 20 more. */
 const TAIL_MAX = 8000 - 1 - 20;

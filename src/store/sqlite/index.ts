@@ -17,14 +17,13 @@ import {
   type EngineReport,
   type SchemaChange,
   type SearchQuery,
-  type Decide,
   type Store,
   type StoreSnapshot,
   type StoreStats,
   type WriteOp,
   type WriteResult,
 } from '../types.js';
-import { decideOnFreshReads } from '../decide.js';
+import { giveRoomsBy } from '../event-rooms.js';
 import { applyOps, type JournalOp } from './apply.js';
 import { Checkpointer, type CheckpointHost } from './engine/checkpoint.js';
 import { Db } from './db.js';
@@ -186,10 +185,6 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   // ---- writes ----
 
-  decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
-    return decideOnFreshReads(this, decide, write);
-  }
-
   async write(ops: WriteOp[]): Promise<WriteResult> {
     if (this.closed) throw new StoreError('unavailable', 'store is closed');
     if (ops.length === 0) return { outcomes: [], events: [] };
@@ -220,6 +215,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     await this.settle(batch);
     // Durable: the search worker may index it (search-index.ts).
     this.search?.written(jops, bodies, firstSeq);
+    // With no room changed, its room as cached now is the one the events were committed in.
+    if (!jops.some((op) => op.op === 'room.put')) giveRoomsBy((id) => this.reads.room(id), events);
     this.feed.publish(events);
     return { outcomes, events };
   }

@@ -37,6 +37,21 @@ function clampLimit(n: number): number {
   return Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER - 1);
 }
 
+const ROOM_BY_ID = 'SELECT body FROM rooms WHERE id = ?';
+const AGENT_BY_ID = 'SELECT body FROM agents WHERE id = ?';
+
+/** A cached row: its JSON, and its record parsed and frozen. */
+interface CachedRow<T> {
+  json: string;
+  record: T;
+}
+
+/** Freezes a parsed record and every object in it. */
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v);
+  return Object.freeze(o);
+}
+
 /** Reads ahead the pages of rows found by rowid (engine/prefetch.ts). */
 export interface RowPrefetch {
   rows(rowids: readonly number[]): void;
@@ -51,52 +66,72 @@ export class SqliteQueries implements StateView {
   prefetch: RowPrefetch | undefined;
 
   /**
-   * Room and agent bodies by id (null: no such row), read on every message send. Entries are
-   * dropped before any write that touches their id, so a rolled-back write leaves no trace.
+   * Room and agent rows by id (null: no such row), read on every message send and every live
+   * delivery's audience: the JSON, and the record parsed once and frozen, which the store's own
+   * hot reads share (`room`, `agent`: decisions, the events' rooms) as the Postgres backend's
+   * kept records are shared (tentative.ts); the public reads parse a copy (`roomCopy`). Parsing a
+   * room of a hundred members cost a read about 5 µs, and each event's audience a new set of its
+   * members. Entries are dropped before any write that touches their id, so a rolled-back write
+   * leaves no trace.
    */
-  private readonly roomBodies = new Map<string, string | null>();
-  private readonly agentBodies = new Map<string, string | null>();
+  private readonly roomRows = new Map<string, CachedRow<RoomRecord> | null>();
+  private readonly agentRows = new Map<string, CachedRow<AgentRecord> | null>();
 
   constructor(private readonly db: Db) {}
 
   /** Drops the cached rows a batch is about to change. */
   forget(jops: readonly JournalOp[]): void {
     for (const op of jops) {
-      if (op.op === 'room.put') this.roomBodies.delete(op.room.id);
-      else if (op.op === 'agent.put') this.agentBodies.delete(op.agent.id);
-      else if (op.op === 'agent.delete') this.agentBodies.delete(op.id);
+      if (op.op === 'room.put') this.roomRows.delete(op.room.id);
+      else if (op.op === 'agent.put') this.agentRows.delete(op.agent.id);
+      else if (op.op === 'agent.delete') this.agentRows.delete(op.id);
     }
   }
 
   forgetAll(): void {
-    this.roomBodies.clear();
-    this.agentBodies.clear();
+    this.roomRows.clear();
+    this.agentRows.clear();
   }
 
-  /** A row body by id through `cache`; every call parses, so callers never share an object. */
-  private cachedBody<T>(cache: Map<string, string | null>, sql: string, id: string): T | undefined {
-    let json = cache.get(id);
-    if (json === undefined) {
-      json = (this.db.one(sql, [id])?.[0] as string | undefined) ?? null;
+  /** A row by id through `cache`. */
+  private cachedRow<T extends object>(cache: Map<string, CachedRow<T> | null>, sql: string, id: string): CachedRow<T> | undefined {
+    let row = cache.get(id);
+    if (row === undefined) {
+      const json = this.db.one(sql, [id])?.[0] as string | undefined;
+      row = json === undefined ? null : { json, record: deepFreeze(JSON.parse(json) as T) };
       // Lookups of ids that do not exist are cached too; the bound keeps that from growing.
       if (cache.size >= READ_CACHE_MAX) cache.clear();
-      cache.set(id, json);
+      cache.set(id, row);
     }
-    return json === null ? undefined : (JSON.parse(json) as T);
+    return row ?? undefined;
+  }
+
+  /** The room as a copy its caller may change (Store.getRoom). */
+  roomCopy(id: string): RoomRecord | undefined {
+    const row = this.cachedRow(this.roomRows, ROOM_BY_ID, id);
+    return row && (JSON.parse(row.json) as RoomRecord);
+  }
+
+  /** The agent as a copy its caller may change (Store.getAgent). */
+  agentCopy(id: string): AgentRecord | undefined {
+    const row = this.cachedRow(this.agentRows, AGENT_BY_ID, id);
+    return row && (JSON.parse(row.json) as AgentRecord);
   }
 
   // ---- StateView (and the store's reads) ----
 
+  /** The room, frozen and shared: never changed by its readers. */
   room(id: string): RoomRecord | undefined {
-    return this.cachedBody(this.roomBodies, 'SELECT body FROM rooms WHERE id = ?', id);
+    return this.cachedRow(this.roomRows, ROOM_BY_ID, id)?.record;
   }
 
   rooms(): RoomRecord[] {
     return this.db.bodies('SELECT body FROM rooms WHERE removed = 0 ORDER BY seq');
   }
 
+  /** The agent, frozen and shared: never changed by its readers. */
   agent(id: string): AgentRecord | undefined {
-    return this.cachedBody(this.agentBodies, 'SELECT body FROM agents WHERE id = ?', id);
+    return this.cachedRow(this.agentRows, AGENT_BY_ID, id)?.record;
   }
 
   hasMessage(id: string): boolean {

@@ -1,5 +1,5 @@
 // The sqlite store's read methods: each a promise over a synchronous read of the in-memory database
-// (queries.ts), apart from the store's lifecycle and writes (index.ts).
+// (queries.ts), and the reads a write is decided on, apart from the store's lifecycle and writes (index.ts).
 
 import type { Artifact, Message, MessageVersion } from '../../protocol/types.js';
 import type {
@@ -18,7 +18,12 @@ import type {
   RoomRecord,
   StoredEvent,
   ThreadRecord,
+  Decide,
+  DecisionReads,
+  WriteOp,
+  WriteResult,
 } from '../types.js';
+import { decideOn, freshReads } from '../decide.js';
 import type { Db } from './db.js';
 import { expiredMessages } from './retention.js';
 import { KeepCuts } from './keep-cuts.js';
@@ -76,7 +81,18 @@ export abstract class SqliteReadMethods {
   }
 
   async getRoom(id: string): Promise<RoomRecord | undefined> {
-    return this.reads.room(id);
+    return this.reads.roomCopy(id);
+  }
+
+  private readonly decisionReads: DecisionReads = {
+    ...freshReads(this),
+    room: async (id) => this.reads.room(id),
+    agent: async (id) => this.reads.agent(id),
+  };
+
+  /** Decides on the rooms and agents the store keeps, frozen and shared (queries.ts): no copy per send. */
+  decide<T>(decide: Decide<T>, write: (ops: WriteOp[]) => Promise<WriteResult>): Promise<T> {
+    return decideOn(this.decisionReads, decide, write);
   }
 
   async listRooms(): Promise<RoomRecord[]> {
@@ -92,7 +108,7 @@ export abstract class SqliteReadMethods {
   }
 
   async getAgent(id: string): Promise<AgentRecord | undefined> {
-    return this.reads.agent(id);
+    return this.reads.agentCopy(id);
   }
 
   async listAgents(): Promise<AgentRecord[]> {

@@ -89,6 +89,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private reason: LifecycleReason | undefined;
   private detail: string | undefined;
   private finished: Promise<void> | undefined;
+  /** The last EVENT frame's write callback, one per session: a broadcast's allocations outlive its loop. */
+  private writeDone: ((err?: Error) => void) | undefined;
 
   constructor(o: SessionOptions) {
     this.hub = o.hub;
@@ -292,15 +294,15 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     return this.deliveries;
   }
 
-  /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch. */
+  /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch (and no array of them). */
   write(events: readonly StoredEvent[]): void {
     if (this.state !== 'ready' || !this.agent || !this.names) return;
     const { hub, ws, socket } = this;
     const names = this.names;
     const agentId = this.agent.id;
     const networkId = hub.ctx.config.network.id;
-    const frames: Buffer[] = [];
-    const woken: { seq: number; w: NonNullable<ReturnType<typeof wakeOf>> }[] = [];
+    let last: Buffer | undefined;
+    let woken: { seq: number; w: NonNullable<ReturnType<typeof wakeOf>> }[] | undefined;
     let removed = false;
     for (const e of events) {
       const ev = e.event;
@@ -313,24 +315,22 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
         this.ledger()?.joinedRoom(ev.room.id, e.seq);
       const frame = attachFrame(e, this.caps.artifacts);
       if (!frame) continue;
-      frames.push(frame);
+      if (last) ws.send(last, TEXT);
+      else socket.cork();
+      last = frame;
       if (ev.type === 'message.created' && ev.message) this.ledger()?.sent(e.seq, ev.message.target);
       const w = wakeOf(ev, names);
-      if (w) woken.push({ seq: e.seq, w });
+      if (w) (woken ??= []).push({ seq: e.seq, w });
     }
-    if (frames.length > 0) {
-      socket.cork();
-      const lastIndex = frames.length - 1;
-      frames.forEach((frame, i) =>
-        ws.send(
-          frame,
-          TEXT,
-          i === lastIndex ? (err) => err && this.end('event_write_failed', err.message, CLOSE.goingAway, 'write failed') : undefined,
-        ),
+    if (last) {
+      ws.send(
+        last,
+        TEXT,
+        (this.writeDone ??= (err) => err && this.end('event_write_failed', err.message, CLOSE.goingAway, 'write failed')),
       );
       socket.uncork();
     }
-    if (woken.length > 0) {
+    if (woken) {
       const wakes = (this.wakes ??= new WakeDelivery(hub, this.agent, this.wakeSocket()));
       for (const { seq, w } of woken) wakes.sent(seq, w);
     }

@@ -53,13 +53,15 @@ function textOf(T: Tables): string {
 /**
  * The statement, or undefined when the effects hold more than appends (or no event). It writes
  * nothing and returns no row when a record of `basis` has changed. Its notification carries the
- * events and `rooms`, the rooms they were decided on, where they fit (notify-payload.ts).
+ * events and `rooms`, the rooms they were decided on, where they fit (notify-payload.ts), when
+ * `carry` says another instance reads them.
  */
 export function appendStatement(
   T: Tables,
   effects: readonly Effect[],
   basis: readonly Basis[],
   rooms: readonly RoomRecord[],
+  carry: boolean,
 ): PreparedStatement | undefined {
   const messages = new Map<string, { message: unknown; body: string }>();
   const mcols: unknown[][] = Array.from({ length: MESSAGE_WIDTH }, () => []);
@@ -88,10 +90,12 @@ export function appendStatement(
     rows.map((r) => r.body),
     T.channel,
     ...basisParams(basis),
-    notifyTail(
-      rows.map((r) => ({ body: r.body, mbody: r.message_id === null ? null : messages.get(r.message_id)!.body })),
-      rooms,
-    ),
+    carry
+      ? notifyTail(
+          rows.map((r) => ({ body: r.body, mbody: r.message_id === null ? null : messages.get(r.message_id)!.body })),
+          rooms,
+        )
+      : '',
   ];
   return { name: `${T.prefix}fast_append`, text: textOf(T), values, events: appended };
 }

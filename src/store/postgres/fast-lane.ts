@@ -38,6 +38,8 @@ export class FastLane {
     private readonly pool: pg.Pool,
     private readonly T: Tables,
     private readonly parts: readonly AnyPart[],
+    /** Whether another instance reads the events a notification carries (feed.ts `othersListen`). */
+    private readonly carry: () => boolean = () => true,
   ) {}
 
   write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {
@@ -77,6 +79,7 @@ export class FastLane {
       decided.flatMap((d) => d.r.effects),
       decided.flatMap((d) => basisOf(d.p.ops)),
       decidedRooms(decided.flatMap((d) => d.p.ops)),
+      this.carry(),
     );
     // One by one, the long way: a message id already stored (a race), a record of some message's
     // basis changed (only those messages are refused), or effects that are not appends.

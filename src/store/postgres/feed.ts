@@ -7,6 +7,7 @@
 // (write.ts), so the next event is either stored or not yet committed: never skipped. Only a
 // retention purge leaves holes, below events stored after them, which a read shows (drainEarly).
 
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
 import { FeedSubscribers } from '../feed-subscribers.js';
@@ -40,6 +41,9 @@ const PAGE = 512;
  */
 export const NOTIFIED_READ_GAP_MS = 10;
 const RECONNECT_MIN_MS = 200;
+/** What an instance notifies, with an id of its own, as it begins listening, and in answer to another's (see `othersListen`). */
+const HELLO = 'hello ';
+const HERE = 'here ';
 const RECONNECT_MAX_MS = 5000;
 
 export class PgFeed implements EventFeed {
@@ -70,6 +74,15 @@ export class PgFeed implements EventFeed {
   reads = 0;
   /** Events delivered from notification payloads, without a read (tests). */
   carried = 0;
+  /**
+   * Whether another instance listens on this schema: it greeted this one (as it began listening,
+   * or in answer to this one's greeting), or it writes. Until then a group commit's notification
+   * carries its seq alone (nobody else would read its events): an instance on its own pays nothing
+   * for them.
+   */
+  othersListen = false;
+  /** This feed's id in its greetings (its own come back to it). */
+  private readonly id = randomUUID();
 
   constructor(private readonly o: FeedOptions) {
     this.delivered = o.head;
@@ -285,6 +298,15 @@ export class PgFeed implements EventFeed {
     // gap (a notification without events, or one lost while the connection was down) is read.
     client.on('notification', (msg) => {
       const payload = msg.payload ?? '';
+      const greeting = payload.startsWith(HELLO) ? HELLO : payload.startsWith(HERE) ? HERE : undefined;
+      if (greeting) {
+        if (payload.slice(greeting.length) === this.id) return;
+        this.othersListen = true;
+        // A newcomer's HELLO is answered, so it learns of the instances that listened before it.
+        if (greeting === HELLO) void this.greet(client, HERE).catch(() => {});
+        return;
+      }
+      if (!this.o.ownBackend?.(msg.processId)) this.othersListen = true;
       const last = lastOf(payload);
       if (Number.isSafeInteger(last) && last > 0) {
         if (last <= this.delivered) return;
@@ -308,6 +330,8 @@ export class PgFeed implements EventFeed {
     try {
       await client.connect();
       await client.query(`LISTEN ${quoteIdent(this.o.channel)}`);
+      // The instances already listening learn that one more reads their notifications.
+      await this.greet(client, HELLO);
     } catch (err) {
       lost((err as Error).message);
       throw err;
@@ -316,6 +340,10 @@ export class PgFeed implements EventFeed {
     this.reconnectMs = RECONNECT_MIN_MS;
     // Whatever was stored while nobody listened is read by cursor.
     this.wake();
+  }
+
+  private async greet(client: pg.Client, greeting: string): Promise<void> {
+    await client.query('SELECT pg_notify($1, $2)', [this.o.channel, greeting + this.id]);
   }
 
   private async reconnect(): Promise<void> {

@@ -157,7 +157,7 @@ export class PostgresStore implements Store {
   ) {
     this.leases = new PgLeases(pool, T);
     this.kv = new PgKv(pool, T.table(KV_TABLE));
-    this.fast = new FastLane(pool, T, parts);
+    this.fast = new FastLane(pool, T, parts, () => feed.othersListen);
     this.tentative = new TentativeCache({ room: (id) => reads.versionedRoom(id), agent: (id) => reads.versionedAgent(id) });
     this.seen = feed.subscribe(feed.head, (events) => this.tentative.seen(events));
   }

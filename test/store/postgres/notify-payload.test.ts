@@ -24,6 +24,7 @@ test.before.each(async () => {
     openPostgresStore({ url: pgs.url, schema: pgs.schema }),
     openPostgresStore({ url: pgs.url, schema: pgs.schema }),
   ]);
+  await waitFor(() => a.feed.othersListen && b.feed.othersListen, 'the two instances to greet each other');
   await a.write([createRoom('r1', { members: ['a1', 'x'] })]);
   await waitFor(() => b.feed.head >= 1, 'b at the first event');
 });
@@ -83,6 +84,30 @@ test('a commit whose events do not fit, or a write that is not a group commit, i
   assert.is((got[1]!.event.message!.parts[0] as { text: string }).text.length, 9000);
   // small2 came right behind a gap the read had to fill: carried or read, never out of order.
   assert.ok(b.feed.carried - carried >= 1, 'small1 was carried');
+});
+
+test('an instance on its own carries no events in its notifications, until another greets it', async () => {
+  const lone = await freshSchema();
+  const c = await openPostgresStore({ url: lone.url, schema: lone.schema });
+  try {
+    await c.write([createRoom('r1')]);
+    await c.write([decidedSend(msg('m1'), (await c.getRoom('r1'))!)]);
+    assert.is(c.feed.othersListen, false, 'its own writes and greeting are not another instance');
+    const d = await openPostgresStore({ url: lone.url, schema: lone.schema });
+    try {
+      // d greets as it begins listening; c answers, so d knows of c before c writes anything.
+      await waitFor(() => c.feed.othersListen && d.feed.othersListen, 'the two to greet each other');
+      const got = collect(d);
+      await c.write([decidedSend(msg('m2'), (await c.getRoom('r1'))!)]);
+      await waitFor(() => got.length >= 1, 'm2 on d');
+      assert.is(d.feed.carried, 1, 'carried once c knew d listens');
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await c.close();
+    await lone.drop();
+  }
 });
 
 test('a payload keeps to the size a notification may have: without the rooms when they do not fit, else the seq alone', () => {

@@ -1,26 +1,10 @@
 // The in-process publisher of stored events. Plain subscribers are called synchronously in publish
 // order. Queued subscribers (SSE streams, attachments) each own a bounded queue that is handed over
 // once per event-loop turn; one that cannot keep up is dropped, never left to grow, and counted.
-// Past FLUSH_SLICE of them, the hand-over goes in rounds of slices, one slice a turn.
 
 import type { StoredEvent } from '../store/types.js';
 
 export type Subscriber = (e: StoredEvent) => void;
-
-/**
- * Most queued subscribers handed their events in one turn. A broadcast to ten thousand
- * attachments goes out in slices: the loop is not held for all of it (requests, ACKs and timers
- * run between slices), and what each delivery allocates dies young instead of outliving one long
- * loop. Each subscriber is served once a round, in order, so none waits for more than a round.
- */
-export const FLUSH_SLICE = 1000;
-
-/** A hand-over in slices: the subscribers as it began, how far it got, and whether more came meanwhile. */
-interface Round {
-  subs: Subscription[];
-  at: number;
-  more: boolean;
-}
 
 export interface QueueOptions {
   /** Most events that may wait while the subscriber is paused; one more drops it. */
@@ -94,7 +78,6 @@ export class Broker {
   /** Queued subscribers by the event types they ignore (`null`: none), for wants(). */
   private readonly byIgnores = new Map<ReadonlySet<string> | null, number>();
   private flushScheduled = false;
-  private round: Round | undefined;
   private dropCount = 0;
   private readonly dropObservers = new Set<(surface: string) => void>();
 
@@ -145,7 +128,7 @@ export class Broker {
       queuedAny = true;
       for (const e of mine) sub.queue.push(e);
       if (sizeOf) for (const e of mine) sub.queuedBytes += sizeOf(e);
-      // A subscriber that is not paused is emptied this turn or in its round, so only a paused one can fall behind.
+      // A subscriber that is not paused is emptied this very turn, so only a paused one can fall behind.
       if (sub.paused && (sub.queue.length > sub.opts.max || (maxBytes !== undefined && sub.queuedBytes > maxBytes))) this.drop(sub);
     }
     if (queuedAny) this.scheduleFlush();
@@ -166,13 +149,8 @@ export class Broker {
     return this.dropCount;
   }
 
-  /** @internal A subscriber has events to hand over (one served earlier in a round waits for the next). */
+  /** @internal */
   scheduleFlush(): void {
-    if (this.round) this.round.more = true;
-    this.nextTurn();
-  }
-
-  private nextTurn(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
@@ -189,36 +167,20 @@ export class Broker {
 
   private flush(): void {
     this.flushScheduled = false;
-    if (!this.round) {
-      if (this.queued.size <= FLUSH_SLICE) {
-        for (const sub of this.queued) this.hand(sub);
-        return;
+    for (const sub of this.queued) {
+      if (sub.paused || sub.queue.length === 0) continue;
+      const batch = sub.queue;
+      sub.queue = [];
+      sub.queuedBytes = 0;
+      try {
+        sub.opts.deliver(batch);
+      } catch {
+        // One subscriber's failure must not keep the others from their events; it is let go as if
+        // dropped (so it can recover), but it did not fall behind, so it is not counted.
+        sub.close();
+        sub.opts.dropped();
       }
-      this.round = { subs: [...this.queued], at: 0, more: false };
     }
-    const r = this.round;
-    let handed = 0;
-    while (r.at < r.subs.length && handed < FLUSH_SLICE) if (this.hand(r.subs[r.at++]!)) handed++;
-    if (r.at < r.subs.length) return this.nextTurn();
-    this.round = undefined;
-    if (r.more) this.nextTurn();
-  }
-
-  /** Hands `sub` what it has queued; whether it had anything. */
-  private hand(sub: Subscription): boolean {
-    if (sub.closed || sub.paused || sub.queue.length === 0) return false;
-    const batch = sub.queue;
-    sub.queue = [];
-    sub.queuedBytes = 0;
-    try {
-      sub.opts.deliver(batch);
-    } catch {
-      // One subscriber's failure must not keep the others from their events; it is let go as if
-      // dropped (so it can recover), but it did not fall behind, so it is not counted.
-      sub.close();
-      sub.opts.dropped();
-    }
-    return true;
   }
 
   private drop(sub: Subscription): void {

@@ -40,10 +40,16 @@ function clampLimit(n: number): number {
 const ROOM_BY_ID = 'SELECT body FROM rooms WHERE id = ?';
 const AGENT_BY_ID = 'SELECT body FROM agents WHERE id = ?';
 
-/** A cached row: its JSON, and its record parsed and frozen. */
+/** A cached row: its JSON, and its record parsed and frozen once a shared read asks for it. */
 interface CachedRow<T> {
   json: string;
-  record: T;
+  record?: T;
+}
+
+/** The row's shared record, parsed and frozen on first use. */
+function shared<T extends object>(row: CachedRow<T> | undefined): T | undefined {
+  if (row) row.record ??= deepFreeze(JSON.parse(row.json) as T);
+  return row?.record;
 }
 
 /** Freezes a parsed record and every object in it. */
@@ -98,7 +104,7 @@ export class SqliteQueries implements StateView {
     let row = cache.get(id);
     if (row === undefined) {
       const json = this.db.one(sql, [id])?.[0] as string | undefined;
-      row = json === undefined ? null : { json, record: deepFreeze(JSON.parse(json) as T) };
+      row = json === undefined ? null : { json };
       // Lookups of ids that do not exist are cached too; the bound keeps that from growing.
       if (cache.size >= READ_CACHE_MAX) cache.clear();
       cache.set(id, row);
@@ -122,7 +128,7 @@ export class SqliteQueries implements StateView {
 
   /** The room, frozen and shared: never changed by its readers. */
   room(id: string): RoomRecord | undefined {
-    return this.cachedRow(this.roomRows, ROOM_BY_ID, id)?.record;
+    return shared(this.cachedRow(this.roomRows, ROOM_BY_ID, id));
   }
 
   rooms(): RoomRecord[] {
@@ -131,7 +137,7 @@ export class SqliteQueries implements StateView {
 
   /** The agent, frozen and shared: never changed by its readers. */
   agent(id: string): AgentRecord | undefined {
-    return this.cachedRow(this.agentRows, AGENT_BY_ID, id)?.record;
+    return shared(this.cachedRow(this.agentRows, AGENT_BY_ID, id));
   }
 
   hasMessage(id: string): boolean {

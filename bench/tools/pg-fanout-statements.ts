@@ -16,6 +16,12 @@ import { PUBLISHER, sendBody, startSvc, TOKEN } from '../lib/svc.js';
 import { crossTarget } from '../lib/targets.js';
 import { postmasterPid } from '../scenarios/postgres.js';
 
+/**
+ * How long to let every backend report its counts before reading pg_stat_database: a backend
+ * flushes its transaction counts at most once a second while busy, and after 10 s idle otherwise,
+ * so a window read sooner counts transactions from before it and misses its own last ones.
+ */
+const STATS_FLUSH_MS = 11_000;
 const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a));
 const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(nums[i] ?? d));
 const one = process.argv.includes('--one');
@@ -59,7 +65,7 @@ try {
   const sub = one ? pub : await start('b');
   const t = crossTarget(pub, sub);
   const pool = await t.subscribe('svc-attach', agents);
-  await new Promise((r) => setTimeout(r, 2000));
+  await new Promise((r) => setTimeout(r, STATS_FLUSH_MS));
   /** Transactions so far, and of them rolled back (a failed statement, which pg_stat_statements does not list). */
   const xacts = async () => {
     const [row] = await sql(
@@ -80,7 +86,7 @@ try {
         ),
       ).then((rs) => ({ ok: rs.reduce((n, x) => n + x.ok, 0) }))
     : await t.publish({ rate, seconds, inflight: 8 }, (i) => `probe ${i}`);
-  await new Promise((res) => setTimeout(res, 2000));
+  await new Promise((res) => setTimeout(res, STATS_FLUSH_MS));
   const x1 = await xacts();
   const c1 = dbTicks();
   const n = r.ok;

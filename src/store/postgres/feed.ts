@@ -41,10 +41,10 @@ const PAGE = 512;
  */
 export const NOTIFIED_READ_GAP_MS = 10;
 const RECONNECT_MIN_MS = 200;
+const RECONNECT_MAX_MS = 5000;
 /** What an instance notifies, with an id of its own, as it begins listening, and in answer to another's (see `othersListen`). */
 const HELLO = 'hello ';
 const HERE = 'here ';
-const RECONNECT_MAX_MS = 5000;
 
 export class PgFeed implements EventFeed {
   private delivered: number;
@@ -316,8 +316,11 @@ export class PgFeed implements EventFeed {
         }
         const events = eventsOf(payload, last);
         if (events) {
-          this.carried += events.length;
-          for (const e of events) if (e.seq > this.delivered && !this.early.has(e.seq)) this.early.set(e.seq, e);
+          for (const e of events) {
+            if (e.seq <= this.delivered || this.early.has(e.seq)) continue;
+            this.early.set(e.seq, e);
+            this.carried++;
+          }
           this.drainEarly();
           // What is still missing below them is this process's own write in flight (its publish()
           // or unexpect() reads on), or was never carried: read it.

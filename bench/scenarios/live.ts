@@ -7,6 +7,7 @@ import type { Target } from '../lib/targets.js';
 import type { SubscriberKind } from '../subscribers.js';
 import type { SubscriberPool } from '../lib/pool.js';
 import { isSaturated } from '../lib/verdict.js';
+import { settleMs, xactWindow } from '../lib/pg-xacts.js';
 
 export interface IngestResult {
   rate: number;
@@ -57,9 +58,9 @@ function lagSampler(read: () => Promise<number | null>): () => Promise<{ p99: nu
 export async function runIngest(t: Target, s: Sizes, note: (m: string) => void): Promise<IngestResult> {
   // A warm-up outside the numbers, so JIT compilation is not counted against whoever runs first.
   await t.ingest(s.ingest.clients, Math.min(2, s.ingest.seconds / 4));
+  const xw = t.dbTransactions ? await xactWindow(t.dbTransactions, settleMs(s)) : undefined;
   const cpu0 = cpuMs(t.pid);
   const db0 = treeCpuMs(t.dbPid);
-  const x0 = await t.dbTransactions?.().catch(() => null);
   const idle = idleMeter();
   const lag = t.searchLagMs ? lagSampler(t.searchLagMs) : undefined;
   const r = await t.ingest(s.ingest.clients, s.ingest.seconds);
@@ -67,7 +68,7 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   const lagMs = await lag?.();
   const cpu1 = cpuMs(t.pid);
   const db1 = treeCpuMs(t.dbPid);
-  const x1 = await t.dbTransactions?.().catch(() => null);
+  const xacts = await xw?.stop();
   if (r.errors > 0) note(`${t.name} ingest: ${r.errors} failed requests (first: ${r.firstError})`);
   const l = r.latency.summary();
   const cpu = cpu0 !== null && cpu1 !== null && r.ok > 0 ? round(((cpu1 - cpu0) * 1000) / r.ok) : null;
@@ -84,7 +85,7 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
     out.search_index_lag_p99_ms = lagMs.p99;
     out.search_index_lag_max_ms = lagMs.max;
   }
-  if (x0 != null && x1 != null && r.ok > 0) out.db_xacts_per_msg = round((x1 - x0) / r.ok);
+  if (xacts != null && r.ok > 0) out.db_xacts_per_msg = round(xacts / r.ok);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = db0 !== null && db1 !== null && r.ok > 0 ? round(((db1 - db0) * 1000) / r.ok) : null;
   return out;
 }
@@ -203,17 +204,19 @@ async function warmUp(t: Target, pool: SubscriberPool, s: Sizes): Promise<void> 
 async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: string, note: (m: string) => void): Promise<PacedResult> {
   const n = s.fanout.subscribers;
   await warmUp(t, pool, s);
+  const xw = t.dbTransactions ? await xactWindow(t.dbTransactions, settleMs(s)) : undefined;
 
   await pool.phase('p');
-  const before = await usage(t);
+  const before = usage(t);
   const pub = await t.publish({ rate: s.fanout.rate, seconds: s.fanout.seconds, inflight: 16 }, (i, at) => `b p ${i} ${at}`);
-  const after = await usage(t);
+  const after = usage(t);
   if (pub.errors > 0) note(`${label} paced: ${pub.errors} failed publishes (first: ${pub.firstError})`);
   const rep = await pool.waitFor(pub.ok, 15_000);
   for (const e of rep.errors) note(`${label}: ${e}`);
   const delivered = sum(rep.received);
   if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
   const send = pub.latency?.summary();
+  const xacts = await xw?.stop();
   return {
     rate: Math.round(pub.rate),
     p50_ms: rep.p50_ms,
@@ -223,6 +226,7 @@ async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: stri
     delivered,
     expected: pub.ok * n,
     ...perMessage(t, before, after, pub.ok),
+    ...(xw ? { db_xacts_per_msg: xacts != null && pub.ok > 0 ? round(xacts / pub.ok) : null } : {}),
   };
 }
 
@@ -230,16 +234,14 @@ interface Usage {
   cpu: number | null;
   pubCpu: number | null;
   dbCpu: number | null;
-  xacts: number | null;
   host: { idle: number; steal: number; all: number } | null;
 }
 
-async function usage(t: Target): Promise<Usage> {
+function usage(t: Target): Usage {
   return {
     cpu: cpuMs(t.pid),
     pubCpu: cpuMs(t.pubPid),
     dbCpu: treeCpuMs(t.dbPid),
-    xacts: (await t.dbTransactions?.().catch(() => null)) ?? null,
     host: hostTicks(),
   };
 }
@@ -251,7 +253,6 @@ function perMessage(t: Target, a: Usage, b: Usage, ok: number): Partial<PacedRes
   const out: Partial<PacedResult> = { cpu_us_per_msg: per(a.cpu, b.cpu) };
   if (t.pubPid !== undefined) out.publisher_cpu_us_per_msg = per(a.pubCpu, b.pubCpu);
   if (t.dbPid !== undefined) out.db_cpu_us_per_msg = per(a.dbCpu, b.dbCpu);
-  if (t.dbTransactions) out.db_xacts_per_msg = per(a.xacts, b.xacts, 1);
   const share = (k: 'idle' | 'steal') =>
     a.host && b.host && b.host.all > a.host.all ? round((100 * (b.host[k] - a.host[k])) / (b.host.all - a.host.all)) : null;
   out.host_idle_pct = share('idle');

@@ -16,6 +16,7 @@ import { paced, postBytes } from '../lib/http.js';
 import { SubscriberPool } from '../lib/pool.js';
 import { cpuMs, idleMeter, treeCpuMs } from '../lib/procs.js';
 import { postmasterPid } from './postgres.js';
+import { settleMs, xactWindow } from '../lib/pg-xacts.js';
 import type { RunContext } from '../lib/run-context.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples, sleep } from '../lib/stats.js';
@@ -139,24 +140,23 @@ async function measure(
         10_000,
       ),
     );
-    // pg_stat_database lags up to a second: let the warm-up's transactions land before the first reading.
-    await sleep(1100);
-    const rest0 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), x: await xacts().catch(() => null), at: nowMs() };
+    // pg_stat_database reports late (lib/pg-xacts.ts): the warm-up's transactions land before the window.
+    const xw = await xactWindow(xacts, settleMs(s));
+    const rest0 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), at: nowMs() };
     await sleep(AT_REST_S * 1000);
-    const rest1 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), x: await xacts().catch(() => null), at: nowMs() };
+    const rest1 = { cpu: servers.map((x) => cpuMs(x.pid)), db: treeCpuMs(dbPid), at: nowMs() };
     const restS = (rest1.at - rest0.at) / 1000;
     const perS = (a: number | null | undefined, b: number | null | undefined) => (a != null && b != null ? round((b - a) / restS) : null);
     const restCpu = servers.map((_, i) => perS(rest0.cpu[i], rest1.cpu[i])).filter((x): x is number => x !== null);
     const at_rest = {
       instance_cpu_ms_per_s: restCpu.length ? round(restCpu.reduce((a, b) => a + b, 0) / restCpu.length) : null,
       db_cpu_ms_per_s: perS(rest0.db, rest1.db),
-      db_xacts_per_s: perS(rest0.x, rest1.x),
+      db_xacts_per_s: xw.restPerS,
     };
 
     await all((p) => p.phase('p'));
     const cpu0 = servers.map((x) => cpuMs(x.pid));
     const db0 = treeCpuMs(dbPid);
-    const x0 = await xacts().catch(() => null);
     const idle = idleMeter();
     const t0 = nowMs();
     const pubs = await publishAll(servers, s.fanout.rate, s.fanout.seconds, 'p');
@@ -167,8 +167,7 @@ async function measure(
     const reps = await all((p) => p.waitFor(ok, 15_000));
     const cpu1 = servers.map((x) => cpuMs(x.pid));
     const db1 = treeCpuMs(dbPid);
-    await sleep(1100);
-    const x1 = await xacts().catch(() => null);
+    const x = await xw.stop();
     const delivered = reps.reduce((a, r) => a + r.received.reduce((x, y) => x + y, 0), 0);
     const complete = reps.every((r) => r.complete);
     if (!complete) note(`scaling ${n}: ${delivered} of ${ok * agents} deliveries arrived`);
@@ -188,7 +187,7 @@ async function measure(
       instance_cpu_us_per_msg: known.length ? round(known.reduce((a, b) => a + b, 0) / known.length) : null,
       instance_cpu_us_per_msg_each: each,
       db_cpu_us_per_msg: per(db0, db1),
-      db_xacts_per_msg: per(x0, x1, 1),
+      db_xacts_per_msg: x !== null && ok > 0 ? round((x - (xw.restPerS ?? 0) * AT_REST_S) / ok) : null,
       p50_ms: l.p50_ms,
       p99_ms: l.p99_ms,
       complete,

@@ -9,7 +9,8 @@ import { openPostgresStore, type PostgresStore } from '../../../src/store/postgr
 import { notifyTail } from '../../../src/store/postgres/notify-payload.js';
 import type { BasedInsert } from '../../../src/store/postgres/basis.js';
 import type { Message } from '../../../src/protocol/types.js';
-import type { RoomRecord, StoredEvent } from '../../../src/store/types.js';
+import type { RoomRecord } from '../../../src/store/types.js';
+import { collect, twoInstances } from '../../helpers/pg-instances.js';
 import { freshSchema, type PgSchema } from '../../helpers/pg.js';
 import { createRoom, members, msg, send, waitFor } from '../../helpers/store-fixtures.js';
 
@@ -20,10 +21,7 @@ let b: PostgresStore;
 
 test.before.each(async () => {
   pgs = await freshSchema();
-  [a, b] = await Promise.all([
-    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
-    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
-  ]);
+  [a, b] = await twoInstances(pgs);
   await waitFor(() => a.feed.othersListen && b.feed.othersListen, 'the two instances to greet each other');
   await a.write([createRoom('r1', { members: ['a1', 'x'] })]);
   await waitFor(() => b.feed.head >= 1, 'b at the first event');
@@ -32,12 +30,6 @@ test.after.each(async () => {
   await Promise.all([a.close(), b.close()]);
   await pgs.drop();
 });
-
-function collect(store: PostgresStore): StoredEvent[] {
-  const got: StoredEvent[] = [];
-  store.feed.subscribe(store.feed.head, (evs) => got.push(...evs));
-  return got;
-}
 
 /** A send decided on `room` (as PostgresStore.decide marks it). */
 const decidedSend = (m: Message, room: RoomRecord): BasedInsert => ({ ...send(m), rooms: [room] });

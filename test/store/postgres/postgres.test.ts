@@ -8,6 +8,7 @@ import { openPostgresStore, type PostgresStore } from '../../../src/store/postgr
 import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import { NOTIFIED_READ_GAP_MS } from '../../../src/store/postgres/feed.js';
 import type { StoredEvent } from '../../../src/store/types.js';
+import { collect, twoInstances } from '../../helpers/pg-instances.js';
 import { freshSchema, sql, startOwnCluster, type PgSchema } from '../../helpers/pg.js';
 import {
   at,
@@ -32,22 +33,12 @@ let b: PostgresStore;
 
 test.before.each(async () => {
   pgs = await freshSchema();
-  [a, b] = await Promise.all([
-    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
-    openPostgresStore({ url: pgs.url, schema: pgs.schema }),
-  ]);
+  [a, b] = await twoInstances(pgs);
 });
 test.after.each(async () => {
   await Promise.all([a.close(), b.close()]);
   await pgs.drop();
 });
-
-/** Collects what a feed delivers from `from`. */
-function collect(store: PostgresStore, from = 0): StoredEvent[] {
-  const got: StoredEvent[] = [];
-  store.feed.subscribe(from, (evs) => got.push(...evs));
-  return got;
-}
 
 test('two instances starting together migrate the schema once', async () => {
   const rows = await sql<{ version: number }>(pgs.url, `SELECT version FROM ${pgs.schema}.schema_migrations ORDER BY version`);
@@ -58,8 +49,8 @@ test('two instances starting together migrate the schema once', async () => {
 });
 
 test('interleaved writes from two instances reach both feeds once each, in one dense order', async () => {
-  const onA = collect(a);
-  const onB = collect(b);
+  const onA = collect(a, 0);
+  const onB = collect(b, 0);
   await a.write([createRoom('r1')]);
   const writes: Promise<unknown>[] = [];
   for (let i = 0; i < 40; i++) writes.push((i % 2 ? a : b).write([send(msg(`m${i}`))]));
@@ -194,7 +185,7 @@ test('a closed instance releases its leases at once', async () => {
 });
 
 test('a feed whose listening connection is killed catches up by cursor', async () => {
-  const onB = collect(b);
+  const onB = collect(b, 0);
   await sql(pgs.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()");
   await a.write([createRoom('r1')]);
   for (let i = 0; i < 5; i++) await a.write([send(msg(`k${i}`))]);

@@ -39,7 +39,7 @@ export class FastLane {
     private readonly T: Tables,
     private readonly parts: readonly AnyPart[],
     /** Whether another instance reads the events a notification carries (feed.ts `othersListen`). */
-    private readonly carry: () => boolean = () => true,
+    private readonly carry: () => boolean,
   ) {}
 
   write(ops: readonly WriteOp[], expect: ExpectEvents): Promise<WriteResult> {

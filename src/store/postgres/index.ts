@@ -55,6 +55,7 @@ import { StaleBasis, withDecidedRooms, type BasedInsert, type Basis } from './ba
 import { decideOnFreshReads, freshReads } from '../decide.js';
 import { FastLane } from './fast-lane.js';
 import { searchMessages, type PgSearchQuery } from './search.js';
+import { SearchUpkeep } from './search-upkeep.js';
 
 export interface PostgresStoreOptions {
   /** Connection URL; a secret: never logged. */
@@ -66,6 +67,8 @@ export interface PostgresStoreOptions {
   log?: (msg: string) => void;
   /** The stored concerns it keeps (part.ts; default: all of them). */
   parts?: readonly AnyPart[];
+  /** How often the search index's pending list is merged after writes (search-upkeep.ts; tests set it). */
+  searchMergeMs?: number;
 }
 
 /** How long a write waits for the feed to deliver its events before resolving anyway. */
@@ -120,7 +123,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
       ownBackend: (pid) => backends.has(pid),
     });
     await feed.start();
-    const store = new PostgresStore(pool, T, reads, feed, log, parts);
+    const store = new PostgresStore(pool, T, reads, feed, log, parts, new SearchUpkeep(pool, T, log, opts.searchMergeMs));
     if (schemaChange) store.schemaChange = schemaChange;
     await store.register();
     return store;
@@ -154,6 +157,8 @@ export class PostgresStore implements Store {
     readonly feed: PgFeed,
     private readonly log: (msg: string) => void,
     private readonly parts: readonly AnyPart[],
+    /** @internal Merges the search index's pending list after this instance's messages. */
+    readonly searchUpkeep: SearchUpkeep,
   ) {
     this.leases = new PgLeases(pool, T);
     this.kv = new PgKv(pool, T.table(KV_TABLE));
@@ -238,6 +243,7 @@ export class PostgresStore implements Store {
       const appends = optimistic(ops);
       const result = appends ? await this.fast.write(ops, expect) : await writeBatch(this.pool, this.T, this.parts, ops, expect);
       if (appends) withDecidedRooms(ops, result.events);
+      if (ops.some((op) => op.op === 'message.insert' || op.op === 'message.edit')) this.searchUpkeep.wrote();
       if (result.events.length > 0) {
         this.feed.publish(result.events);
         await this.feed.reached(result.events[result.events.length - 1]!.seq, FEED_WAIT_MS);
@@ -270,6 +276,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       if (this.heartbeat) clearInterval(this.heartbeat);
       this.seen.close();
+      await this.searchUpkeep.close();
       await this.feed.close();
       await this.leases.releaseAll();
       await this.pool.query(`DELETE FROM ${this.T.instances} WHERE id = $1`, [this.instanceId]).catch(() => {});

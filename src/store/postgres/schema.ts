@@ -210,6 +210,15 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX events_by_message ON S.events (message_id) WHERE message_id IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    // #43 part 1, search off the sends: the search index's pending list is merged by the instances
+    // (search-upkeep.ts), not by the insert that fills it past the default 4 MB; 32 MB (in kB) stays
+    // as the backstop.
+    sql: `
+      ALTER INDEX S.messages_words SET (gin_pending_list_limit = 32768);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

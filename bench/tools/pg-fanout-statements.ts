@@ -6,12 +6,14 @@
 //
 // --one: the agents attach to the publisher's instance (no second instance), as scaling's instances_1.
 // --both: both instances publish, half the rate each (the agents on the second), as scaling's instances_2.
+// --prof DIR: the second instance runs under `node --cpu-prof` into DIR (read it with profile-summary.ts).
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, startOwnCluster } from '../../test/helpers/pg.js';
 import { paced, postBytes } from '../lib/http.js';
+import { cpuMs } from '../lib/procs.js';
 import { PUBLISHER, sendBody, startSvc, TOKEN } from '../lib/svc.js';
 import { crossTarget } from '../lib/targets.js';
 import { postmasterPid } from '../scenarios/postgres.js';
@@ -26,6 +28,7 @@ const nums = process.argv.slice(2).filter((a) => /^\d+$/.test(a));
 const [agents, rate, seconds] = [100, 400, 10].map((d, i) => Number(nums[i] ?? d));
 const one = process.argv.includes('--one');
 const both = process.argv.includes('--both');
+const profDir = process.argv.includes('--prof') ? path.resolve(process.argv[process.argv.indexOf('--prof') + 1]!) : undefined;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-pgfan-'));
 const cluster = await startOwnCluster({
   durable: true,
@@ -56,13 +59,13 @@ const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b
 try {
   await sql(cluster.url, 'CREATE EXTENSION pg_stat_statements');
   const rooms = [{ id: 'fanout', members: [PUBLISHER, ...Array.from({ length: agents }, (_, k) => `a${k}`)] }];
-  const start = (name: string) => {
+  const start = (name: string, nodeArgs?: string[]) => {
     const dir = path.join(tmp, name);
     mkdirSync(dir);
-    return startSvc({ dir, rooms, postgres: { url: cluster.url, schema: 'probe' } });
+    return startSvc({ dir, rooms, postgres: { url: cluster.url, schema: 'probe' }, ...(nodeArgs ? { nodeArgs } : {}) });
   };
   const pub = await start('a');
-  const sub = one ? pub : await start('b');
+  const sub = one ? pub : await start('b', profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : undefined);
   const t = crossTarget(pub, sub);
   const pool = await t.subscribe('svc-attach', agents);
   await new Promise((r) => setTimeout(r, STATS_FLUSH_MS));
@@ -77,6 +80,7 @@ try {
   await sql(cluster.url, 'SELECT pg_stat_statements_reset()');
   const x0 = await xacts();
   const c0 = dbTicks();
+  const [p0, s0] = [cpuMs(pub.pid) ?? 0, cpuMs(sub.pid) ?? 0];
   const r = both
     ? await Promise.all(
         [pub, sub].map((x, k) =>
@@ -90,6 +94,10 @@ try {
   const x1 = await xacts();
   const c1 = dbTicks();
   const n = r.ok;
+  const perMsg = (ms: number) => ((ms * 1000) / n).toFixed(0);
+  console.log(
+    `instance CPU per message: publisher ${perMsg((cpuMs(pub.pid) ?? 0) - p0)} µs${one ? '' : `, subscriber ${perMsg((cpuMs(sub.pid) ?? 0) - s0)} µs`}`,
+  );
   console.log(
     `${n} messages to ${agents} agents: ${((x1.n - x0.n) / n).toFixed(3)} transactions (${((x1.r - x0.r) / n).toFixed(3)} rolled back) and ${(((total(c1) - total(c0)) * 10000) / n).toFixed(0)} µs of database CPU per message`,
   );

@@ -50,6 +50,8 @@ export interface Results {
     baseline: Measured<Paced>;
     nats: Measured<Paced>;
     svc_postgres_cross?: Measured<Paced>;
+    /** The same with one agent attached: what the send costs without the fan-out. */
+    svc_postgres_cross_one?: Measured<Paced>;
     svc_vs_baseline?: Ratios<Paced>;
     note?: string;
   };

@@ -1,11 +1,11 @@
 // The table's rows for the instance curve (scenarios/scaling.ts), the wake latencies
-// (scenarios/wake.ts), the uploads (scenarios/files.ts), the search index's lag and the retention
-// round (scenarios/retention.ts), in the columns of lib/table.ts: scenario, svc, baseline, NATS,
+// (scenarios/wake.ts), the uploads (scenarios/files.ts), the search index's lag, the retention
+// round (scenarios/retention.ts) and the Postgres fan-out's own cost (scenarios/postgres.ts), in the columns of lib/table.ts: scenario, svc, baseline, NATS,
 // svc / baseline, svc / NATS, target, host idle, verdict.
 
 import type { Results } from './report.js';
 import { round } from './stats.js';
-import { atLeast, atMost, lowestIdle, type Verdict, verdict } from './verdict.js';
+import { atLeast, atMost, both, lowestIdle, type Verdict, verdict } from './verdict.js';
 import { SCALING_COUNTS } from '../scenarios/scaling.js';
 import { WAKE_TARGET } from '../scenarios/wake.js';
 
@@ -126,5 +126,30 @@ export function retentionRows(r: Results, idle: number | null): string[][] {
       '≤ 25 ms',
       verdict(ret ? atMost(ret.event_loop_max_ms, 25) : null),
     ),
+  ];
+}
+
+/**
+ * What the fan-out itself costs the database per message across two instances (#43 part 4): the
+ * paced row to every agent less the same with one agent attached (the send's own commit is in both).
+ */
+export function pgFanoutShareRow(r: Results, idle: number | null): string[] {
+  const all = r.fanout_paced.svc_postgres_cross;
+  const one = r.fanout_paced.svc_postgres_cross_one;
+  const less = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : round(a - b));
+  const xacts = less(all?.db_xacts_per_msg, one?.db_xacts_per_msg);
+  const cpu = less(all?.db_cpu_us_per_msg, one?.db_cpu_us_per_msg);
+  return [
+    `… the fan-out's own database cost per message (${fmt(r.params.subscribers)} agents less 1): transactions; CPU`,
+    all && one
+      ? `${fmt(xacts)} (${fmt(all.db_xacts_per_msg)} − ${fmt(one.db_xacts_per_msg)}); ${fmt(cpu, ' µs')} (${fmt(all.db_cpu_us_per_msg)} − ${fmt(one.db_cpu_us_per_msg)})`
+      : '—',
+    '',
+    '',
+    '—',
+    '—',
+    '≤ 0.2; ≤ 60 µs',
+    fmt(idle, '%'),
+    verdict(both(atMost(xacts, 0.2), atMost(cpu, 60)), idle),
   ];
 }

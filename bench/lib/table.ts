@@ -6,7 +6,7 @@
 import type { Max, Measured, Paced, Ratios, Results } from './report.js';
 import { round } from './stats.js';
 import { atLeast, atMost, both, lowestIdle, type Verdict, verdict } from './verdict.js';
-import { retentionRows, scaleWakeRows, searchLagRow, uploadRow } from './table-scale-wake.js';
+import { pgFanoutShareRow, retentionRows, scaleWakeRows, searchLagRow, uploadRow } from './table-scale-wake.js';
 
 const fmt = (x: number | null | undefined, unit = ''): string => {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
@@ -147,6 +147,7 @@ export function table(r: Results): string {
     '… of which the send on the publishing instance (request to 2xx), p50 / p99',
     cross?.send_p50_ms != null ? `${med(cross, 'send_p50_ms', ' ms')} / ${med(cross, 'send_p99_ms', ' ms')}` : '—',
   );
+  rows.push(pgFanoutShareRow(r, crossIdle));
 
   // Scenario 3c: receipts, closed loop. svc column: with receipts; baseline column: without.
   const rc = r.receipts;

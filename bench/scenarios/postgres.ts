@@ -1,6 +1,8 @@
 // Scenario 3b: svc on a Postgres store. `ingest.svc_postgres` is scenario 1 on one instance;
 // `fanout_paced.svc_postgres_cross` is scenario 2's paced phase with the publisher on one instance
-// and the agents attached to a second on the same schema. Each `reps` times (ingest, cross, ...)
+// and the agents attached to a second on the same schema; `svc_postgres_cross_one` the same with
+// one agent attached, so the difference is what the fan-out itself costs the database (#43 part 4:
+// the send's own commit is in both). Each `reps` times (ingest, cross, ...)
 // on fresh instances and a fresh schema, reported as medians like the sqlite rows they are compared
 // with. The database is a local throwaway cluster with fsync on (as durable as sqlite's journal).
 
@@ -35,6 +37,8 @@ export async function runPostgres(ctx: RunContext, fanoutRoom: { id: string; mem
     );
   const ingests: (IngestResult | null)[] = [];
   const crosses: (PacedResult | null)[] = [];
+  const ones: (PacedResult | null)[] = [];
+  const oneAgent = { ...paced, fanout: { ...paced.fanout, subscribers: 1 } };
   try {
     const rooms = [{ id: 'ingest', members: [PUBLISHER] }, fanoutRoom];
     const start = (name: string, schema: string) => {
@@ -65,24 +69,32 @@ export async function runPostgres(ctx: RunContext, fanoutRoom: { id: string; mem
         }
       }
       results.ingest.svc_postgres = combine(ingests, SUMMED);
-      const pub = await start(`svc-pg-a-${k}`, `bench_cross_${k}`);
-      const sub = pub && (await start(`svc-pg-b-${k}`, `bench_cross_${k}`));
-      if (pub && sub) {
-        log(`svc_postgres_cross: paced fan-out at ${paced.fanout.rate}/s${rep}`);
+      for (const [sizes, into, name] of [
+        [paced, crosses, 'cross'],
+        [oneAgent, ones, 'cross1'],
+      ] as const) {
+        const pub = await start(`svc-pg-${name}-a-${k}`, `bench_${name}_${k}`);
+        const sub = pub && (await start(`svc-pg-${name}-b-${k}`, `bench_${name}_${k}`));
+        if (!pub || !sub) {
+          await pub?.stop();
+          continue;
+        }
+        log(`svc_postgres_cross: paced fan-out at ${paced.fanout.rate}/s to ${sizes.fanout.subscribers} agent(s)${rep}`);
         const t = { ...crossTarget(pub, sub), ...(dbPid ? { dbPid } : {}), dbTransactions };
         try {
-          crosses.push(
+          into.push(
             await step(
-              'svc_postgres_cross fan-out',
-              () => runPaced(t, 'svc-attach', paced, note),
+              `svc_postgres_cross fan-out to ${sizes.fanout.subscribers}`,
+              () => runPaced(t, 'svc-attach', sizes, note),
               (m) => noteOn(results.fanout_paced, m),
             ),
           );
         } finally {
           await t.stop();
         }
-      } else await pub?.stop();
+      }
       results.fanout_paced.svc_postgres_cross = markSaturation(combine(crosses, SUMMED));
+      results.fanout_paced.svc_postgres_cross_one = markSaturation(combine(ones, SUMMED));
     }
   } finally {
     cluster.destroy();

@@ -19,7 +19,7 @@ t('gives the paced row across instances the host idle share and whether it was s
   assertIdle(results.fanout_paced, ['svc_postgres_cross'], 'fanout_paced');
 });
 
-t('measures ingest on one Postgres instance and paced fan-out across two', ({ results }) => {
+t('measures ingest on one Postgres instance and paced fan-out across two', ({ results, output }) => {
   numbers(results.ingest.svc_postgres, ['rate', 'p50_ms', 'p99_ms'], 'ingest.svc_postgres');
   const cross = results.fanout_paced.svc_postgres_cross;
   numbers(cross, ['rate', 'p50_ms', 'p99_ms', 'send_p50_ms', 'send_p99_ms'], 'fanout_paced.svc_postgres_cross');
@@ -30,6 +30,11 @@ t('measures ingest on one Postgres instance and paced fan-out across two', ({ re
     'fanout_paced.svc_postgres_cross',
   );
   assert.ok(cross.complete, 'every agent on the second instance got every message');
+  // The same with one agent, so the fan-out's own database cost is what the two differ by.
+  const one = results.fanout_paced.svc_postgres_cross_one;
+  numbers(one, ['p99_ms', 'db_cpu_us_per_msg', 'db_xacts_per_msg'], 'fanout_paced.svc_postgres_cross_one');
+  assert.ok(one.complete && one.expected === one.delivered && one.expected > 0, 'the one agent got every message');
+  assert.match(output, /the fan-out's own database cost per message \(\d+ agents less 1\): transactions; CPU \| -?[\d.]+ \(/);
   // Repeated like the sqlite rows they are compared with.
   for (const [where, r] of [
     ['ingest.svc_postgres', results.ingest.svc_postgres],

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { EventFeed, FeedSubscription, StoredEvent } from '../types.js';
 import { FeedSubscribers } from '../feed-subscribers.js';
 import { quoteIdent } from './schema.js';
-import { eventsOf, lastOf } from './notify-payload.js';
+import { CarriedRooms, eventsOf, lastOf } from './notify-payload.js';
 
 export type ReadEvents = (after: number, limit: number) => Promise<StoredEvent[]>;
 
@@ -51,6 +51,8 @@ export class PgFeed implements EventFeed {
   private readonly subs: FeedSubscribers;
   /** This process's committed events waiting for lower ones to be read. */
   private readonly early = new Map<number, StoredEvent>();
+  /** The rooms notifications carried, parsed once per text. */
+  private readonly rooms = new CarriedRooms();
   private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
   private pumping = false;
   /** The highest seq announced by this process's own commits whose writes have not settled. */
@@ -314,7 +316,7 @@ export class PgFeed implements EventFeed {
           this.ownNotified = Math.max(this.ownNotified, last);
           return;
         }
-        const events = eventsOf(payload, last);
+        const events = eventsOf(payload, last, this.rooms);
         if (events) {
           for (const e of events) {
             if (e.seq <= this.delivered || this.early.has(e.seq)) continue;

@@ -27,6 +27,7 @@ import {
 } from '../types.js';
 import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /** Most room or agent bodies kept in memory by id. */
 const READ_CACHE_MAX = 4096;
@@ -50,12 +51,6 @@ interface CachedRow<T> {
 function shared<T extends object>(row: CachedRow<T> | undefined): T | undefined {
   if (row) row.record ??= deepFreeze(JSON.parse(row.json) as T);
   return row?.record;
-}
-
-/** Freezes a parsed record and every object in it. */
-function deepFreeze<T extends object>(o: T): T {
-  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v);
-  return Object.freeze(o);
 }
 
 /** Reads ahead the pages of rows found by rowid (engine/prefetch.ts). */

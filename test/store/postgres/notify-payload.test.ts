@@ -78,6 +78,28 @@ test('a commit whose events do not fit, or a write that is not a group commit, i
   assert.ok(b.feed.carried - carried >= 1, 'small1 was carried');
 });
 
+test('a room carried again unchanged is parsed once: one frozen record for every event that carries it', async () => {
+  const room = (await a.getRoom('r1'))!;
+  const got = collect(b);
+  for (let i = 0; i < 3; i++) await a.write([decidedSend(msg(`same${i}`), room)]);
+  await a.write([members('r1', ['y'])]);
+  const changed = (await a.getRoom('r1'))!;
+  await a.write([decidedSend(msg('after'), changed)]);
+  await waitFor(() => got.length >= 5, 'b to deliver the five events');
+  const rooms = got.filter((e) => e.event.type === 'message.created').map((e) => e.room!);
+  assert.is(rooms.length, 4);
+  assert.ok(rooms[0] === rooms[1] && rooms[1] === rooms[2], 'the same record for the same room');
+  assert.ok(Object.isFrozen(rooms[0]) && Object.isFrozen(rooms[0]!.members), 'frozen: no reader changes what the next one sees');
+  assert.ok(rooms[3] !== rooms[0], 'a changed room is a new record');
+  assert.equal(
+    [rooms[0]!.members, rooms[3]!.members],
+    [
+      ['a1', 'x'],
+      ['a1', 'x', 'y'],
+    ],
+  );
+});
+
 test('an instance on its own carries no events in its notifications, until another greets it', async () => {
   const lone = await freshSchema();
   const c = await openPostgresStore({ url: lone.url, schema: lone.schema });
@@ -106,10 +128,10 @@ test('a payload keeps to the size a notification may have: without the rooms whe
   const ev = { body: '{"type":"message.created","message":null}', mbody: '{"id":"m1"}' };
   const room = { id: 'r1', members: ['a'] } as unknown as RoomRecord;
   const crowd = { id: 'r2', members: Array.from({ length: 1000 }, (_, i) => `agent-${i}`) } as unknown as RoomRecord;
-  assert.equal(JSON.parse(notifyTail([ev], [room])), {
-    rooms: [room],
-    events: [[{ type: 'message.created', message: null }, { id: 'm1' }]],
-  });
+  const [events, rooms, ...rest] = notifyTail([ev], [room]).split('\n');
+  assert.equal(JSON.parse(events!), { events: [[{ type: 'message.created', message: null }, { id: 'm1' }]] });
+  assert.equal(JSON.parse(rooms!), [room]);
+  assert.equal(rest, []);
   assert.equal(JSON.parse(notifyTail([ev], [crowd])), { events: [[{ type: 'message.created', message: null }, { id: 'm1' }]] });
   assert.is(notifyTail([{ body: `{"t":"${'x'.repeat(8000)}"}`, mbody: null }], []), '');
   // The most events of ~200 bytes a payload takes: it stays under the limit with the seq in front.

@@ -4,6 +4,7 @@
 //
 //   node --import tsx bench/tools/alloc-profile.ts [seconds=5] [--top 40]
 //   node --import tsx bench/tools/alloc-profile.ts --broadcast N [--count M] [--promoted] [--top 40]
+//   ... [--callers NAME]   also: who called the functions named NAME (their two frames above), by bytes
 //
 // --broadcast N: N ACKing agents attached to the fan-out room, M (default 20) room messages sent
 // one at a time, each once all N have it (attach_10k's broadcasts); bytes are per delivery.
@@ -32,6 +33,7 @@ const top = numberAfter('--top') ?? 40;
 const broadcastTo = numberAfter('--broadcast');
 const count = numberAfter('--count') ?? 20;
 const promotedOnly = argv.includes('--promoted');
+const callersOf = argv.includes('--callers') ? argv[argv.indexOf('--callers') + 1] : undefined;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-alloc-'));
 const agents = Array.from({ length: broadcastTo ?? 0 }, (_, k) => `a${k}`);
 const svc = await startSvc({
@@ -91,16 +93,26 @@ rmSync(dir, { recursive: true, force: true });
 const label = (n: SampleNode) =>
   `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
 const self = new Map<string, number>();
+const callers = new Map<string, number>();
 let all = 0;
-const walk = (n: SampleNode) => {
+const walk = (n: SampleNode, up: SampleNode[]) => {
   all += n.selfSize;
   self.set(label(n), (self.get(label(n)) ?? 0) + n.selfSize);
-  for (const c of n.children) walk(c);
+  if (n.callFrame.functionName === callersOf && n.selfSize > 0) {
+    const by = up.slice(-2).reverse().map(label).join(' <- ');
+    callers.set(by, (callers.get(by) ?? 0) + n.selfSize);
+  }
+  for (const c of n.children) walk(c, [...up, n]);
 };
-walk(profile.head);
+walk(profile.head, []);
 const unit = pool ? 'delivery' : 'msg';
 console.log(
   `${per} ${pool ? 'deliveries' : 'messages'}, ${(all / per).toFixed(0)} bytes sampled per ${unit}${promotedOnly ? ' (promoted only)' : ''}`,
 );
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
   console.log(`${(v / per).toFixed(0).padStart(7)} B/${unit}  ${k}`);
+if (callersOf) {
+  console.log(`\n${callersOf} called from:`);
+  for (const [k, v] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`${(v / per).toFixed(0).padStart(7)} B/${unit}  ${k}`);
+}

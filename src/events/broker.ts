@@ -32,6 +32,7 @@ export interface QueueOptions {
 export class Subscription {
   /** @internal */ queue: StoredEvent[] = [];
   /** @internal */ queuedBytes = 0;
+  /** @internal Its index in the broker's list; -1 once let go. */ slot = -1;
   private isPaused = false;
   private isClosed = false;
 
@@ -74,7 +75,12 @@ export class Subscription {
 
 export class Broker {
   private readonly subscribers = new Set<Subscriber>();
-  private readonly queued = new Set<Subscription>();
+  /**
+   * Queued subscribers, in no order: a list walked by index, not a Set (a broadcast walks ten
+   * thousand, and a Set's iterator allocated for every step of it). One leaves by swapping in the
+   * last; walks go from the end, so the one swapped in was already visited.
+   */
+  private readonly queued: Subscription[] = [];
   /** Queued subscribers by the event types they ignore (`null`: none), for wants(). */
   private readonly byIgnores = new Map<ReadonlySet<string> | null, number>();
   private flushScheduled = false;
@@ -96,7 +102,8 @@ export class Broker {
   /** Registers a subscriber with its own bounded queue, flushed once per event-loop turn. */
   open(opts: QueueOptions): Subscription {
     const sub = new Subscription(opts, this);
-    this.queued.add(sub);
+    sub.slot = this.queued.length;
+    this.queued.push(sub);
     const k = opts.ignores ?? null;
     this.byIgnores.set(k, (this.byIgnores.get(k) ?? 0) + 1);
     return sub;
@@ -112,11 +119,13 @@ export class Broker {
   publish(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
     for (const e of events) for (const fn of this.subscribers) fn(e);
-    if (this.queued.size === 0) return;
+    if (this.queued.length === 0) return;
     // The batch as each set of ignored types leaves it, filtered once per set.
     const kept = new Map<ReadonlySet<string>, readonly StoredEvent[]>();
     let queuedAny = false;
-    for (const sub of this.queued) {
+    // From the end: a subscriber dropped here is swapped out for one already visited.
+    for (let i = this.queued.length - 1; i >= 0; i--) {
+      const sub = this.queued[i]!;
       const { sizeOf, maxBytes, ignores } = sub.opts;
       let mine = events;
       if (ignores) {
@@ -126,8 +135,8 @@ export class Broker {
       }
       if (mine.length === 0) continue;
       queuedAny = true;
-      for (const e of mine) sub.queue.push(e);
-      if (sizeOf) for (const e of mine) sub.queuedBytes += sizeOf(e);
+      for (let k = 0; k < mine.length; k++) sub.queue.push(mine[k]!);
+      if (sizeOf) for (let k = 0; k < mine.length; k++) sub.queuedBytes += sizeOf(mine[k]!);
       // A subscriber that is not paused is emptied this very turn, so only a paused one can fall behind.
       if (sub.paused && (sub.queue.length > sub.opts.max || (maxBytes !== undefined && sub.queuedBytes > maxBytes))) this.drop(sub);
     }
@@ -136,12 +145,12 @@ export class Broker {
 
   /** Queued subscribers (the only ones that ask for an event's audience). */
   get queuedSize(): number {
-    return this.queued.size;
+    return this.queued.length;
   }
 
   /** Subscribers of both kinds. */
   get size(): number {
-    return this.subscribers.size + this.queued.size;
+    return this.subscribers.size + this.queued.length;
   }
 
   /** Queued subscribers dropped since start. */
@@ -158,7 +167,13 @@ export class Broker {
 
   /** @internal */
   detach(sub: Subscription): void {
-    if (!this.queued.delete(sub)) return;
+    if (sub.slot < 0) return;
+    const last = this.queued.pop()!;
+    if (last !== sub) {
+      this.queued[sub.slot] = last;
+      last.slot = sub.slot;
+    }
+    sub.slot = -1;
     const k = sub.opts.ignores ?? null;
     const left = (this.byIgnores.get(k) ?? 1) - 1;
     if (left > 0) this.byIgnores.set(k, left);
@@ -167,7 +182,10 @@ export class Broker {
 
   private flush(): void {
     this.flushScheduled = false;
-    for (const sub of this.queued) {
+    // From the end (see `queued`); a subscriber a delivery lets go may move one visited already
+    // back in front, and its queue is empty by then.
+    for (let i = this.queued.length - 1; i >= 0; i--) {
+      const sub = this.queued[i]!;
       if (sub.paused || sub.queue.length === 0) continue;
       const batch = sub.queue;
       sub.queue = [];

@@ -86,7 +86,7 @@ export class ReceiptWriter implements ReceiptMarks {
     if (target && !this.targets.has(conv)) this.rememberTarget(conv, target);
     const key = receiptKey({ reader, conv, kind });
     const known = this.known.get(key);
-    if (known?.some(([a, b]) => a <= lo && hi <= b)) return false;
+    if (known?.some((r) => r[0] <= lo && hi <= r[1])) return false;
     const at = isoOf(atMs);
     const p = this.pending.get(key);
     if (!p) this.pending.set(key, { reader, conv, kind, ranges: [[lo, hi, at]] });
@@ -154,7 +154,7 @@ export class ReceiptWriter implements ReceiptMarks {
   private async write(batch: Map<string, Pending>): Promise<void> {
     const marks: ReceiptMark[] = [];
     for (const p of batch.values())
-      for (const [lo, hi, at] of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo, hi, at });
+      for (const r of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo: r[0], hi: r[1], at: r[2] });
     let changed: ReceiptMark[];
     try {
       const r = await commit(this.ctx, [{ op: 'receipt.mark', marks }]);

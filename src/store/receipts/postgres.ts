@@ -156,7 +156,7 @@ async function busyGaps(
       const merged = mergeRange(ranges.get(key) ?? found.get(key)?.ranges ?? [], m.lo, m.hi, m.at);
       if (!merged) continue;
       ranges.set(key, merged);
-      const k = merged.findIndex(([a, b]) => a <= m.hi && m.hi <= b);
+      const k = merged.findIndex((r) => r[0] <= m.hi && m.hi <= r[1]);
       for (const [x, y] of [
         [merged[k - 1], merged[k]],
         [merged[k], merged[k + 1]],

@@ -47,7 +47,7 @@ export const receiptKey = (r: { reader: string; conv: string; kind: ReceiptKind 
  */
 export function mergeRange(ranges: readonly ReceiptRange[], lo: number, hi: number, at: string): ReceiptRange[] | undefined {
   if (!(lo <= hi) || lo < 1) return undefined;
-  if (ranges.some(([a, b]) => a <= lo && hi <= b)) return undefined;
+  if (ranges.some((r) => r[0] <= lo && hi <= r[1])) return undefined;
   let nlo = lo;
   let nhi = hi;
   const out: ReceiptRange[] = [];
@@ -77,7 +77,7 @@ export const MAX_BRIDGE_SEQS = 2048;
  * message can be created in them later (seqs only grow). The joined range takes the later `at`.
  */
 export function bridge(ranges: ReceiptRange[], seq: number, createdBetween: CreatedBetween): ReceiptRange[] {
-  const k = ranges.findIndex(([a, b]) => a <= seq && seq <= b);
+  const k = ranges.findIndex((r) => r[0] <= seq && seq <= r[1]);
   if (k < 0) return ranges;
   const out = [...ranges];
   let i = k;
@@ -98,7 +98,7 @@ export function bridge(ranges: ReceiptRange[], seq: number, createdBetween: Crea
 
 /** The range covering `seq`, if any. */
 export function covering(ranges: readonly ReceiptRange[], seq: number): ReceiptRange | undefined {
-  return ranges.find(([a, b]) => a <= seq && seq <= b);
+  return ranges.find((r) => r[0] <= seq && seq <= r[1]);
 }
 
 /** What the receipts part offers to readers (`store.part(receiptsPart)`). */

@@ -5,10 +5,12 @@
 // Commits are serialized by the event counter row anyway, so grouping is what lets throughput
 // grow with concurrency. (Two groups in flight at once were tried: the second waits for the
 // counter row in the database instead of here, but groups come out smaller, and on a host short
-// of CPU the extra commits cost more than the overlap gains.) A group in which some message id is
-// already stored fails on its key as a whole, and one whose basis guard finds a changed record
-// (tentative.ts) writes nothing; its batches then go the long way one by one, which reports
-// `exists` for the stored message and `stale` for the batch decided on the old record.
+// of CPU the extra commits cost more than the overlap gains. Nor did sending the next group before
+// answering the last one's writers: 10,782-10,952 messages/s against 10,226-11,236.) A group in
+// which some message id is already stored fails on its key as a whole, and one whose basis guard
+// finds a changed record (tentative.ts) writes nothing; its batches then go the long way one by
+// one, which reports `exists` for the stored message and `stale` for the batch decided on the old
+// record.
 
 import type pg from 'pg';
 import { resolveIntents } from '../intents.js';

@@ -2,7 +2,8 @@
 // in one notification, by its events as stored and the rooms their messages were decided on.
 // Another instance's feed then delivers those events without reading them back (feed.ts): no query
 // and no wait for the next spaced read per commit. A payload that would not fit carries the seq
-// alone, a wake-up to read by cursor; so does every other write (effects-sql.ts).
+// alone, a wake-up to read by cursor; so does every other write (effects-sql.ts). An instance of
+// another version that cannot parse a payload's tail reads by cursor too (during a rolling upgrade).
 //
 // The events are the rows' own JSON texts spliced into one array, not serialized again: the event
 // body (its message a null placeholder when the message goes by reference) beside the message body,

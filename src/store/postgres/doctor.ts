@@ -1,5 +1,6 @@
 // `svc doctor` on a Postgres store: is the database reachable, is the schema migrated to this
-// build's version, and which instances have been seen recently. Read only: nothing is migrated.
+// build's version, may this role merge the search index off the sends (search-upkeep.ts), and
+// which instances have been seen recently. Read only: nothing is migrated.
 
 import pg from 'pg';
 import { schemaVersion, SCHEMA_VERSION, quoteIdent } from './schema.js';
@@ -51,6 +52,8 @@ export async function databaseChecks(url: string, schema: string, where: string)
         message: `schema ${schema} is at version ${version}; the next svc serve migrates it to ${SCHEMA_VERSION}`,
       });
     else out.push({ check: 'database schema', status: 'ok', message: `schema ${schema} migrated (version ${version})` });
+    const owner = await searchIndexOwner(client, schema);
+    if (owner) out.push(owner);
     const r = await client.query<{ host: string; pid: number; version: string; ago: number }>(
       `SELECT host, pid, version, extract(epoch FROM now() - seen_at)::int AS ago FROM ${quoteIdent(schema)}.instances ` +
         `WHERE seen_at > now() - interval '${RECENT_S} seconds' ORDER BY started_at`,
@@ -67,4 +70,25 @@ export async function databaseChecks(url: string, schema: string, where: string)
     await client.end().catch(() => {});
   }
   return out;
+}
+
+/**
+ * Whether the role svc connects as owns the search index: only its owner may merge the index's
+ * pending list, which each instance does off the sends (search-upkeep.ts); else the sends do.
+ */
+async function searchIndexOwner(client: pg.Client, schema: string): Promise<DbCheck | undefined> {
+  const index = `${quoteIdent(schema)}.messages_words`;
+  const r = await client.query<{ owns: boolean; owner: string }>(
+    "SELECT pg_has_role(current_user, c.relowner, 'USAGE') AS owns, pg_get_userbyid(c.relowner) AS owner FROM pg_class c WHERE c.oid = to_regclass($1)",
+    [index],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  return row.owns
+    ? { check: 'search index upkeep', status: 'ok', message: `this role owns ${index}: instances merge its new entries off the sends` }
+    : {
+        check: 'search index upkeep',
+        status: 'warn',
+        message: `${index} belongs to ${row.owner}, not to this role: sends merge its new entries themselves (a stall each time they fill 32 MB); run svc as ${row.owner} or make this role the index's owner`,
+      };
 }

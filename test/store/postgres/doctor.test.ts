@@ -1,4 +1,5 @@
-// svc doctor's database checks on a Postgres store: reachable, migrated, instances seen.
+// svc doctor's database checks on a Postgres store: reachable, migrated, the search index's
+// upkeep (whose role owns the index), instances seen.
 
 import { createServer } from 'node:net';
 import { suite } from 'uvu';
@@ -54,19 +55,42 @@ test('a migrated schema with a running instance reports its version and the inst
       [
         ['database reachable', 'ok'],
         ['database schema', 'ok'],
+        ['search index upkeep', 'ok'],
         ['instances', 'ok'],
       ],
     );
     assert.match(r[1]!.message, `version ${SCHEMA_VERSION}`);
-    assert.match(r[2]!.message, `pid ${process.pid}`);
+    assert.match(r[3]!.message, `pid ${process.pid}`);
     await store.close();
     const after = await databaseChecks(s.url, s.schema, 'db');
-    assert.is(after[2]!.status, 'info');
+    assert.is(after[3]!.status, 'info');
     await sql(s.url, `INSERT INTO ${s.schema}.schema_migrations (version) VALUES (${SCHEMA_VERSION + 1})`);
     const newer = await databaseChecks(s.url, s.schema, 'db');
     assert.is(newer[1]!.status, 'fail');
   } finally {
     await store.close();
+    await s.drop();
+  }
+});
+
+test('a role that does not own the search index is warned that the sends merge it themselves', async () => {
+  const s = await freshSchema();
+  const store = await openPostgresStore({ url: s.url, schema: s.schema });
+  await store.close();
+  const role = `${s.schema}_doc`;
+  await sql(s.url, `CREATE ROLE ${role} LOGIN`);
+  try {
+    await sql(s.url, `GRANT USAGE ON SCHEMA ${s.schema} TO ${role}`);
+    await sql(s.url, `GRANT SELECT ON ALL TABLES IN SCHEMA ${s.schema} TO ${role}`);
+    const url = new URL(s.url);
+    url.username = role;
+    const r = await databaseChecks(url.toString(), s.schema, 'db');
+    const upkeep = r.find((x) => x.check === 'search index upkeep');
+    assert.is(upkeep?.status, 'warn', JSON.stringify(r));
+    assert.match(upkeep!.message, `${s.schema}".messages_words belongs to postgres, not to this role`);
+  } finally {
+    await sql(s.url, `DROP OWNED BY ${role}`);
+    await sql(s.url, `DROP ROLE ${role}`);
     await s.drop();
   }
 });
@@ -82,6 +106,7 @@ test('svc doctor on a Postgres config prints the database lines without the pass
     // The server version itself, never a question mark.
     assert.match(r.stdout, /✓ database reachable +postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres answers \(PostgreSQL \d+\.\d+/);
     assert.match(r.stdout, new RegExp(`✓ database schema +schema ${s.schema} migrated \\(version ${SCHEMA_VERSION}\\)`));
+    assert.match(r.stdout, /✓ search index upkeep +this role owns /);
     assert.match(r.stdout, /✓ instances +1 seen in the last 60 s/);
     assert.not.match(r.stdout + r.stderr, /not-the-password/);
     assert.ok(pgStore(s).url_env);

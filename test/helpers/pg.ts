@@ -223,3 +223,32 @@ export async function sql<T extends Record<string, unknown> = Record<string, unk
     await client.end();
   }
 }
+
+/**
+ * A login role that uses `s`'s tables but owns none of them: `all` may read and write them (and
+ * create in the schema), `read` only read them. `url` connects as it; `drop` removes it.
+ */
+export async function guestRole(s: PgSchema, name: string, access: 'all' | 'read'): Promise<{ url: string; drop(): Promise<void> }> {
+  await sql(s.url, `CREATE ROLE ${name} LOGIN`);
+  const grants =
+    access === 'all'
+      ? [
+          `GRANT USAGE, CREATE ON SCHEMA ${s.schema} TO ${name}`,
+          `GRANT ALL ON ALL TABLES IN SCHEMA ${s.schema} TO ${name}`,
+          `GRANT ALL ON ALL SEQUENCES IN SCHEMA ${s.schema} TO ${name}`,
+        ]
+      : [`GRANT USAGE ON SCHEMA ${s.schema} TO ${name}`, `GRANT SELECT ON ALL TABLES IN SCHEMA ${s.schema} TO ${name}`];
+  const drop = async () => {
+    await sql(s.url, `DROP OWNED BY ${name}`);
+    await sql(s.url, `DROP ROLE ${name}`);
+  };
+  try {
+    for (const g of grants) await sql(s.url, g);
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  const url = new URL(s.url);
+  url.username = name;
+  return { url: url.toString(), drop };
+}

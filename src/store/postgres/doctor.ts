@@ -4,6 +4,7 @@
 
 import pg from 'pg';
 import { schemaVersion, SCHEMA_VERSION, quoteIdent } from './schema.js';
+import { searchIndexOf } from './search-upkeep.js';
 
 export interface DbCheck {
   check: string;
@@ -77,7 +78,7 @@ export async function databaseChecks(url: string, schema: string, where: string)
  * pending list, which each instance does off the sends (search-upkeep.ts); else the sends do.
  */
 async function searchIndexOwner(client: pg.Client, schema: string): Promise<DbCheck | undefined> {
-  const index = `${quoteIdent(schema)}.messages_words`;
+  const index = searchIndexOf(schema);
   const r = await client.query<{ owns: boolean; owner: string }>(
     "SELECT pg_has_role(current_user, c.relowner, 'USAGE') AS owns, pg_get_userbyid(c.relowner) AS owner FROM pg_class c WHERE c.oid = to_regclass($1)",
     [index],

@@ -13,6 +13,9 @@ import type pg from 'pg';
 import { quoteIdent } from './schema.js';
 import type { Tables } from './tables.js';
 
+/** The search index of a schema's messages, qualified (migration 1 names it). */
+export const searchIndexOf = (schema: string): string => `${quoteIdent(schema)}.messages_words`;
+
 /** How often an instance that wrote merges the pending list. */
 export const MERGE_EVERY_MS = 1000;
 
@@ -47,7 +50,7 @@ export class SearchUpkeep {
   async merge(): Promise<void> {
     if (this.stopped) return;
     try {
-      await this.pool.query('SELECT gin_clean_pending_list($1::regclass)', [`${quoteIdent(this.T.schema)}.messages_words`]);
+      await this.pool.query('SELECT gin_clean_pending_list($1::regclass)', [searchIndexOf(this.T.schema)]);
       this.merges++;
     } catch (err) {
       if ((err as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) return;

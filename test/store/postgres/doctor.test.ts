@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { openPostgresStore } from '../../../src/store/postgres/index.js';
 import { databaseChecks } from '../../../src/store/postgres/doctor.js';
 import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
-import { freshSchema, sql } from '../../helpers/pg.js';
+import { freshSchema, guestRole, sql } from '../../helpers/pg.js';
 import { cli } from '../../helpers/cli.js';
 import { pgStore, startPgServer } from '../../helpers/pg-server.js';
 import { TOKENS } from '../../helpers/server.js';
@@ -77,20 +77,14 @@ test('a role that does not own the search index is warned that the sends merge i
   const s = await freshSchema();
   const store = await openPostgresStore({ url: s.url, schema: s.schema });
   await store.close();
-  const role = `${s.schema}_doc`;
-  await sql(s.url, `CREATE ROLE ${role} LOGIN`);
+  const role = await guestRole(s, `${s.schema}_doc`, 'read');
   try {
-    await sql(s.url, `GRANT USAGE ON SCHEMA ${s.schema} TO ${role}`);
-    await sql(s.url, `GRANT SELECT ON ALL TABLES IN SCHEMA ${s.schema} TO ${role}`);
-    const url = new URL(s.url);
-    url.username = role;
-    const r = await databaseChecks(url.toString(), s.schema, 'db');
+    const r = await databaseChecks(role.url, s.schema, 'db');
     const upkeep = r.find((x) => x.check === 'search index upkeep');
     assert.is(upkeep?.status, 'warn', JSON.stringify(r));
     assert.match(upkeep!.message, `${s.schema}".messages_words belongs to postgres, not to this role`);
   } finally {
-    await sql(s.url, `DROP OWNED BY ${role}`);
-    await sql(s.url, `DROP ROLE ${role}`);
+    await role.drop();
     await s.drop();
   }
 });

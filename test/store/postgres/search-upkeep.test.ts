@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
 import { parseQuery } from '../../../src/protocol/search-text.js';
-import { freshSchema, sql, type PgSchema } from '../../helpers/pg.js';
+import { freshSchema, guestRole, sql, type PgSchema } from '../../helpers/pg.js';
 import { createRoom, msg, send, waitFor } from '../../helpers/store-fixtures.js';
 import type { Message } from '../../../src/protocol/types.js';
 
@@ -66,16 +66,10 @@ test('an instance that wrote messages merges the list by itself; one that wrote 
 
 test('a role that does not own the index says so once and stops merging; its sends go on', async () => {
   await store(); // migrates, as the owner
-  const role = `${pgs.schema}_reader`;
-  await sql(pgs.url, `CREATE ROLE ${role} LOGIN`);
+  const role = await guestRole(pgs, `${pgs.schema}_reader`, 'all');
   try {
-    await sql(pgs.url, `GRANT USAGE, CREATE ON SCHEMA ${pgs.schema} TO ${role}`);
-    await sql(pgs.url, `GRANT ALL ON ALL TABLES IN SCHEMA ${pgs.schema} TO ${role}`);
-    await sql(pgs.url, `GRANT ALL ON ALL SEQUENCES IN SCHEMA ${pgs.schema} TO ${role}`);
-    const url = new URL(pgs.url);
-    url.username = role;
     const logs: string[] = [];
-    const s = await store({ url: url.toString(), searchMergeMs: 3_600_000, log: (m) => logs.push(m) });
+    const s = await store({ url: role.url, searchMergeMs: 3_600_000, log: (m) => logs.push(m) });
     await s.write([createRoom('r1', { members: ['a1'] })]);
     await s.write([send(worded(1))]);
     await s.searchUpkeep.merge();
@@ -89,8 +83,7 @@ test('a role that does not own the index says so once and stops merging; its sen
     await s.close();
     open.pop();
   } finally {
-    await sql(pgs.url, `DROP OWNED BY ${role}`);
-    await sql(pgs.url, `DROP ROLE ${role}`);
+    await role.drop();
   }
 });
 

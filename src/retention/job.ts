@@ -1,7 +1,7 @@
 // The purge (#40 part 4): at each tick, the instance that holds the lease `retention` walks every
 // conversation a policy limits (each active room, its threads, and every DM under the network's
 // policy) and removes what has expired, a small batch per write (sized to a time budget:
-// nextBatch), yielding to the event loop between batches so that a large backlog never stalls
+// nextBatch), yielding to the event loop between batches (and between a batch's read and its write) so that a large backlog never stalls
 // requests. The other instances of a Postgres network find the lease taken and do nothing; a lease
 // not renewed (a crashed holder) is taken over.
 
@@ -26,6 +26,8 @@ export const PURGE_BATCH = { first: 25, min: 1, max: 50, budgetMs: 4, share: 0.2
 
 /** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
 export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What the cost per message moves by at each write (the share of the last one). */
 const COST_WEIGHT = 0.3;
@@ -135,6 +137,10 @@ export class RetentionJob {
         limit,
       });
       if (ids.length === 0) break;
+      // On sqlite the read is synchronous too: the write waits for the next turn, so the loop never
+      // holds both (with the requests that came meanwhile) in one stretch.
+      await nextTurn();
+      if (this.closed) break;
       // The write's synchronous part (resolving, applying and committing it, on sqlite) is what
       // stalls the loop; the wait for its durability does not.
       const started = performance.now();

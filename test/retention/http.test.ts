@@ -80,6 +80,40 @@ for (const backend of BACKENDS) {
     await atLeast('svc_retention_write_seconds_count', 2);
   });
 
+  test('a purge reads what expired in one turn of the event loop and writes it in a later one', async ({ s }) => {
+    // On sqlite both are synchronous: in one turn, with the requests that came meanwhile, they
+    // made one long stall. The store's own methods run; each read that found something schedules
+    // a macrotask, and each purge write records whether it has run.
+    const store = s.app.ctx.store;
+    const { expiredMessages, write } = store;
+    let between = true;
+    const seen: boolean[] = [];
+    store.expiredMessages = async (q) => {
+      const ids = await expiredMessages.call(store, q);
+      if (ids.length > 0) {
+        between = false;
+        setImmediate(() => (between = true));
+      }
+      return ids;
+    };
+    store.write = (ops) => {
+      if (ops.some((o) => o.op === 'message.purge')) seen.push(between);
+      return write.call(store, ops);
+    };
+    try {
+      for (const n of [6, 7, 8, 9]) await send(s, 'short', `short ${n}`);
+      await holds(s, '/v1/rooms/short/messages', ['short 7', 'short 8', 'short 9'], 10_000);
+      assert.ok(seen.length > 0, 'no purge write was seen');
+      assert.equal(
+        seen,
+        seen.map(() => true),
+      );
+    } finally {
+      store.expiredMessages = expiredMessages;
+      store.write = write;
+    }
+  });
+
   test("GET /v1/rooms/{id} shows a room's retention; svc apply sets and clears it", async ({ s }) => {
     assert.equal((await s.get('/v1/rooms/short', ADMIN)).body.retention, { max_messages: 3, max_age: '30d' });
     assert.is((await s.get('/v1/rooms/aged', ADMIN)).body.retention, undefined);

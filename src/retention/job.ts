@@ -1,8 +1,8 @@
 // The purge (#40 part 4): at each tick, the instance that holds the lease `retention` walks every
 // conversation a policy limits (each active room, its threads, and every DM under the network's
 // policy) and removes what has expired, a small batch per write (sized to a time budget:
-// nextBatch), yielding to the event loop between batches (and between a batch's read and its write) so that a large backlog never stalls
-// requests. The other instances of a Postgres network find the lease taken and do nothing; a lease
+// nextBatch), yielding to the event loop between batches and between a batch's read and its write,
+// so that a large backlog never stalls requests. The other instances of a Postgres network find the lease taken and do nothing; a lease
 // not renewed (a crashed holder) is taken over.
 
 import { randomUUID } from 'node:crypto';

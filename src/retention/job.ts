@@ -2,8 +2,8 @@
 // conversation a policy limits (each active room, its threads, and every DM under the network's
 // policy) and removes what has expired, a small batch per write (sized to a time budget:
 // nextBatch), yielding to the event loop between batches and between a batch's read and its write,
-// so that a large backlog never stalls requests. The other instances of a Postgres network find the lease taken and do nothing; a lease
-// not renewed (a crashed holder) is taken over.
+// so that a large backlog never stalls requests. The other instances of a Postgres network find the
+// lease taken and do nothing; a lease not renewed (a crashed holder) is taken over.
 
 import { randomUUID } from 'node:crypto';
 import type { NetworkContext } from '../network/context.js';

@@ -3,6 +3,7 @@
 // tests, they add nothing to the upload's or the collector's path.
 
 import { existsSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 
 export interface FileFaults {
@@ -49,7 +50,7 @@ export async function collectorPause(faults: FileFaults): Promise<void> {
   const pause = faults.pauseFile;
   if (!pause || !existsSync(pause)) return;
   writeFileSync(`${pause}.reached`, '');
-  while (existsSync(pause)) await new Promise((r) => setTimeout(r, 20));
+  while (existsSync(pause)) await sleep(20);
 }
 
 /** Notes that the collector's blob step is over (the pause's second signal). */

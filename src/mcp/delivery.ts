@@ -2,6 +2,7 @@
 // receipts until every addressed reader has it (delivered or read) or the bound runs out. The wait
 // never fails the send: the message is stored either way, and the result says who is still pending.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetworkApi } from './conversations.js';
 
 /** Longest wait send_message accepts, in seconds. */
@@ -26,7 +27,7 @@ export async function waitForDelivery(client: Pick<NetworkApi, 'receipts'>, mess
     const pending = receipts.filter((r) => r.state === 'pending').map((r) => name(r.reader));
     if (pending.length === 0) return { delivered, pending, timed_out: false };
     if (Date.now() >= end) return { delivered, pending, timed_out: true };
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, end - Date.now()))));
+    await sleep(Math.min(POLL_MS, Math.max(0, end - Date.now())));
   }
 }
 

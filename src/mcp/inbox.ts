@@ -3,6 +3,7 @@
 // in its scope; consuming acknowledges the events, and the attachment stores the cursor before the
 // result goes out, so a restart of `svc mcp` neither repeats nor skips anything.
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Message, ServiceEvent } from '../protocol/types.js';
 import { forMe, isOwn, type Self } from './format.js';
 
@@ -127,7 +128,7 @@ export class Inbox {
 
   async #settle(signal?: AbortSignal): Promise<void> {
     // Frames the socket has already read are pushed before the wait takes the buffer.
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
     for (;;) {
       const quiet = Date.now() - this.#lastArrival;
       const until = this.#catchUpUntil;

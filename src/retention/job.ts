@@ -6,6 +6,7 @@
 // lease taken and do nothing; a lease not renewed (a crashed holder) is taken over.
 
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { NetworkContext } from '../network/context.js';
 import { commit } from '../network/context.js';
 import type { Lease, RoomRecord } from '../store/types.js';
@@ -26,8 +27,6 @@ export const PURGE_BATCH = { first: 25, min: 1, max: 50, budgetMs: 4, share: 0.2
 
 /** How long to wait after a write whose synchronous part took `ms` (PURGE_BATCH.share). */
 export const pauseAfter = (ms: number): number => Math.max(0, ms) * (1 / PURGE_BATCH.share - 1);
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What the cost per message moves by at each write (the share of the last one). */
 const COST_WEIGHT = 0.3;
@@ -155,7 +154,7 @@ export class RetentionJob {
       this.report.purged(kind, done);
       if (done < ids.length || ids.length < limit) break;
       // Requests go between batches: the job waits three times as long as its write held the loop.
-      await new Promise((resolve) => setTimeout(resolve, pauseAfter(ms)));
+      await sleep(pauseAfter(ms));
       if (!(await this.lease?.renew())) break;
     }
     return n;

@@ -2,6 +2,7 @@
 
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { MemoryStore } from './memory/index.js';
@@ -33,7 +34,7 @@ export async function openStore(cfg: Config['store'], log?: Logger, parts: reado
   // Test hook (test/crash): a checkpoint pauses this long at each of its steps, so that a kill can
   // be aimed at one.
   const pause = Number(process.env.SVC_FAULT_CHECKPOINT_PAUSE_MS ?? 0);
-  const pageStep = pause > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, pause)) : undefined;
+  const pageStep = pause > 0 ? () => sleep(pause) : undefined;
   const store = await openSqliteStore({
     path: cfg.path,
     checkpointBytes: cfg.checkpoint_bytes,

@@ -7,6 +7,7 @@
 
 import { ALL_PARTS } from './concerns.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
 import type { RoomRecord } from './types.js';
@@ -28,7 +29,7 @@ async function sqliteRooms(file: string, ids: readonly string[]): Promise<RoomRe
       if (folderState(file) === before) return rooms;
     }
     if (attempt === 10) throw new Error(`${file} kept changing while it was read (a checkpoint of a running server?)`);
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    await sleep(100 * attempt);
   }
 }
 

@@ -3,6 +3,7 @@
 // SendMessage blocking until the task ends, and GetTask while a task the agent returned early is
 // still running. Loaded only when some a2a_agents exist (the SDK is not part of a server's start).
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentCard, Message, Task } from '@a2a-js/sdk';
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { cardUrlOf, type A2aAgentConfig } from '../../config/a2a-agents.js';
@@ -62,7 +63,7 @@ export class RemoteAgent {
     // An agent may answer a blocking send with a task still working: ask again until it ends.
     let pause = 100;
     while (!('messageId' in answer) && stillRunning(answer) && Date.now() + pause < deadline) {
-      await new Promise((r) => setTimeout(r, pause));
+      await sleep(pause);
       pause = Math.min(pause * 2, MAX_POLL_MS);
       answer = await client.getTask({ tenant: '', id: answer.id }, { signal });
     }

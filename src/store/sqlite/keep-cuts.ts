@@ -11,6 +11,7 @@
 // one way: a count too low keeps more messages, never fewer. A purge of a conversation being counted makes that count void (it
 // is counted again next time); a rolled-back write clears every cut.
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JournalOp } from './apply.js';
 import type { Db } from './db.js';
 
@@ -18,8 +19,6 @@ import type { Db } from './db.js';
 export const COUNT_CHUNK = { entries: 4096 };
 /** Most conversations whose cuts are kept (a run over more counts the rest again). */
 const MAX_CUTS = 65536;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Cut {
   keep: number;

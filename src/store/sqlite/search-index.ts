@@ -18,6 +18,7 @@
 // now (`fill`), beside the one that answers, then writes it over the file (search-worker.ts).
 
 import fs from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SqlValue } from 'sql.js';
 import { StoreError } from '../types.js';
 import type { JournalOp } from './apply.js';
@@ -201,7 +202,7 @@ export class SearchIndex {
       if (this.fed >= target) return;
       if (performance.now() > until)
         throw new StoreError('unavailable', `the search index is catching up with the store (at seq ${this.fed} of ${target}); try again`);
-      await new Promise<void>((r) => setImmediate(r));
+      await nextTurn();
     }
   }
 

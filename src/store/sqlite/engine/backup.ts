@@ -17,6 +17,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { listJournals } from './journal.js';
 import { pagesPath } from './page-file.js';
 import type { BackupFile, BackupResult } from '../../types.js';
@@ -127,7 +128,7 @@ export async function copyStore(src: BackupSource, dir: string, meta: Record<str
         copied = end;
         await to.sync();
         if (j !== last) break;
-        if (!paused) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+        if (!paused) await sleep(PAUSE_MS);
         paused = true;
         end = src.journalEnd(j.gen) ?? end;
         if (end - copied <= CATCH_UP) break;

@@ -26,6 +26,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { processAlive, procStat, procState } from '../../../config/runtime-file.js';
 
 /** What a lock file says about its holder. */
@@ -294,8 +295,4 @@ export function pidState(pid: number): PidState {
 /** Field 22 of /proc/PID/stat (start time in clock ticks since boot); undefined off Linux. */
 function procStart(pid: number): string | undefined {
   return procStat(pid)?.[19] || undefined;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

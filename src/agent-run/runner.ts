@@ -6,6 +6,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   attach,
   ClientError,
@@ -302,7 +303,7 @@ export class AgentRunner {
         if (!transient) return { reply: 'failed', error: err.message };
         if (this.#stopping) return 'stopping';
         this.#o.log(`posting the reply ${r.id} failed (${err.message}); retrying in ${formatDuration(wait)}`);
-        await new Promise((res) => setTimeout(res, wait));
+        await sleep(wait);
         if (this.#stopping) return 'stopping';
         wait = Math.min(wait * 2, RETRY_MAX_MS);
       }

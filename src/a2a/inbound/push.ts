@@ -8,6 +8,7 @@
 // A failed attempt is tried again a few times in this process; there is no durable outbox for
 // them (a restart forgets what was not delivered; the task itself is in the store).
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { TaskPushNotificationConfig, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
@@ -162,7 +163,7 @@ export class SignedPushSender implements PushNotificationSender {
         this.s.log('warn', 'a2a: a push notification was not delivered', { task: c.taskId, error: r.error ?? `status ${r.status}` });
         return;
       }
-      await new Promise((res) => setTimeout(res, pause).unref());
+      await sleep(pause, undefined, { ref: false });
     }
   }
 }

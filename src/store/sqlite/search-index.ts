@@ -18,7 +18,7 @@
 // now (`fill`), beside the one that answers, then writes it over the file (search-worker.ts).
 
 import fs from 'node:fs';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { SqlValue } from 'sql.js';
 import { StoreError } from '../types.js';
 import type { JournalOp } from './apply.js';
@@ -191,8 +191,7 @@ export class SearchIndex {
   private async caughtUp(): Promise<void> {
     const target = this.acked;
     // The worker's start (loading sql.js and the file) is not catching up: waited for apart.
-    if (!this.ready && !this.broken)
-      await this.awaited(Promise.race([this.started, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())]));
+    if (!this.ready && !this.broken) await this.awaited(Promise.race([this.started, sleep(START_WAIT_MS, undefined, { ref: false })]));
     if (!this.ready && !this.broken) throw new StoreError('unavailable', 'search is unavailable: the search worker has not started');
     const until = performance.now() + SEARCH_WAIT.ms;
     for (;;) {
@@ -331,7 +330,7 @@ export class SearchIndex {
         const closed = new Promise<void>((r) => (this.closedNow = r));
         this.line.port.postMessage({ op: 'close' } satisfies ToWorker);
         // A worker that never got going (it said why: 'failed') does not answer.
-        await this.awaited(Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]));
+        await this.awaited(Promise.race([closed, sleep(CLOSE_WAIT_MS, undefined, { ref: false })]));
       }
       this.line.release();
     })();
@@ -347,7 +346,7 @@ export class SearchIndex {
     this.closing ??= (async () => {
       const gone = new Promise<void>((r) => this.line.port.once('close', () => r()));
       this.line.port.postMessage({ op: 'abandon' } satisfies ToWorker);
-      await this.awaited(Promise.race([gone, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]));
+      await this.awaited(Promise.race([gone, sleep(CLOSE_WAIT_MS, undefined, { ref: false })]));
       this.line.release();
     })();
     return this.closing;

@@ -22,8 +22,11 @@ export const RENEW_MS = ATTACH_RECORD_TTL_MS / 3;
 export class DeliveryState {
   /** The last write of each agent's ops, which the next one waits for. */
   private readonly chains = new Map<string, Promise<void>>();
-  /** When this instance last stamped each agent's ACK, read, attach renewal (ms). */
-  private readonly stamped = new Map<string, number>();
+  /**
+   * When this instance last stamped each agent's ACK, history read and attachment renewal (ms), by
+   * agent id: the caller's own string, so an ACK builds no key (one agent has one attachment).
+   */
+  private readonly stamped: Record<'ack' | 'read' | 'attach', Map<string, number>> = { ack: new Map(), read: new Map(), attach: new Map() };
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly ctx: NetworkContext) {}
@@ -48,18 +51,19 @@ export class DeliveryState {
     });
   }
 
-  /** Whether `key` was stamped less than `ms` ago; stamps it otherwise. */
-  private recently(key: string, ms: number, now: number): boolean {
-    const last = this.stamped.get(key);
+  /** Whether the agent's `kind` was stamped less than `ms` ago; stamps it otherwise. */
+  private recently(kind: keyof DeliveryState['stamped'], agentId: string, ms: number, now: number): boolean {
+    const stamps = this.stamped[kind];
+    const last = stamps.get(agentId);
     if (last !== undefined && now - last < ms) return true;
-    if (this.stamped.size > 100_000) this.stamped.clear();
-    this.stamped.set(key, now);
+    if (stamps.size > 100_000) stamps.clear();
+    stamps.set(agentId, now);
     return false;
   }
 
   attached(agentId: string, by: AttachedBy, client: string | undefined, ttlMs: number, startCursor?: number): void {
     const since = new Date().toISOString();
-    this.stamped.set(`attach:${agentId}/${by}`, Date.now());
+    this.stamped.attach.set(agentId, Date.now());
     this.run(agentId, 'attached', async () => {
       await this.putAttach(agentId, { by, ...(client ? { client } : {}), since }, ttlMs);
       // Wakes at or before the cursor the runtime resumed after are ones it says it has processed.
@@ -69,9 +73,10 @@ export class DeliveryState {
     });
   }
 
-  renew(agentId: string, by: AttachedBy, client: string | undefined, since: string, ttlMs: number): void {
-    if (this.recently(`attach:${agentId}/${by}`, RENEW_MS, Date.now())) return;
-    this.run(agentId, 'renewed', () => this.putAttach(agentId, { by, ...(client ? { client } : {}), since }, ttlMs));
+  renew(agentId: string, by: AttachedBy, client: string | undefined, since: number, ttlMs: number): void {
+    if (this.recently('attach', agentId, RENEW_MS, Date.now())) return;
+    const row = { by, ...(client ? { client } : {}), since: new Date(since).toISOString() };
+    this.run(agentId, 'renewed', () => this.putAttach(agentId, row, ttlMs));
   }
 
   private putAttach(agentId: string, row: AttachRow, ttlMs: number): Promise<void> {
@@ -85,7 +90,7 @@ export class DeliveryState {
   }
 
   detached(agentId: string, by: AttachedBy): void {
-    this.stamped.delete(`attach:${agentId}/${by}`);
+    this.stamped.attach.delete(agentId);
     this.run(agentId, 'detached', async () => void (await this.kv.delete(ATTACH, attachId(agentId, by))));
   }
 
@@ -116,7 +121,7 @@ export class DeliveryState {
 
   acked(agentId: string, wakes: readonly HandedWake[]): void {
     const now = Date.now();
-    if (this.recently(`ack:${agentId}`, wakes.length > 0 ? 0 : ACK_STAMP_MS, now)) return;
+    if (this.recently('ack', agentId, wakes.length > 0 ? 0 : ACK_STAMP_MS, now)) return;
     const at = new Date(now).toISOString();
     this.run(agentId, 'acked', async () => {
       // The ACK's time first: a reader never sees the wake gone without the ACK that took it.
@@ -127,7 +132,7 @@ export class DeliveryState {
 
   read(agentId: string): void {
     const now = Date.now();
-    if (this.recently(`read:${agentId}`, READ_STAMP_MS, now)) return;
+    if (this.recently('read', agentId, READ_STAMP_MS, now)) return;
     const at = new Date(now).toISOString();
     this.run(agentId, 'read', () => this.kv.put({ kind: READ, id: agentId, value: JSON.stringify({ at } satisfies AtRow) }));
   }

@@ -61,28 +61,35 @@ export function wakeEvent(
   });
 }
 
-/** The forms an agent is named by in messages, computed once per attachment. */
-export interface AgentNames {
-  id: string;
-  network_id: string;
-  /** `net:id`, as in DM participant ids. */
-  scoped: string;
-  fqid: string;
+/** Whether `s` is the agent's FQID, `svc://<net>/agents/<id>`, read in place: no string is built per attachment or delivery. */
+function isFqidOf(s: string, net: string, id: string): boolean {
+  const at = 6 + net.length;
+  return (
+    s.length === at + 8 + id.length && s.startsWith('svc://') && s.startsWith(net, 6) && s.startsWith('/agents/', at) && s.endsWith(id)
+  );
 }
 
-export function agentNames(net: string, id: string): AgentNames {
-  return { id, network_id: net, scoped: `${net}:${id}`, fqid: fqid(net, 'agents', id) };
+/** Whether `s` is the agent's scoped id, `<net>:<id>` (a DM participant id), read in place. */
+function isScopedOf(s: string, net: string, id: string): boolean {
+  return s.length === net.length + 1 + id.length && s.startsWith(net) && s.charCodeAt(net.length) === 58 && s.endsWith(id);
+}
+
+/** Whether some name in `list` is the agent's, by `is` (isFqidOf or isScopedOf). */
+function anyOf(list: readonly string[] | undefined, is: typeof isFqidOf, net: string, id: string): boolean {
+  if (list) for (const s of list) if (is(s, net, id)) return true;
+  return false;
 }
 
 /** The wake an event is for this agent, if any. Passive room traffic and the agent's own messages wake nobody. */
-export function wakeOf(e: ServiceEvent, self: AgentNames): Wake | undefined {
+export function wakeOf(e: ServiceEvent, net: string, id: string): Wake | undefined {
   const m = e.message;
   if (!m || (e.type !== 'message.created' && e.type !== 'message.edited')) return undefined;
-  if (m.from.id === self.id && m.from.network_id === self.network_id && m.from.type === 'agent') return undefined;
+  if (m.from.id === id && m.from.network_id === net && m.from.type === 'agent') return undefined;
   // An edit wakes only the agents no earlier version mentioned: each is woken once per message.
   if (e.type === 'message.edited')
-    return e.mentions_added?.includes(self.fqid) ? { message_id: m.id, reason: 'mention', target: m.target } : undefined;
-  if (m.target.kind === 'dm' && m.target.participant_ids.includes(self.scoped)) return { message_id: m.id, reason: 'dm', target: m.target };
-  if (m.mentions.includes(self.fqid)) return { message_id: m.id, reason: 'mention', target: m.target };
+    return anyOf(e.mentions_added, isFqidOf, net, id) ? { message_id: m.id, reason: 'mention', target: m.target } : undefined;
+  if (m.target.kind === 'dm' && anyOf(m.target.participant_ids, isScopedOf, net, id))
+    return { message_id: m.id, reason: 'dm', target: m.target };
+  if (anyOf(m.mentions, isFqidOf, net, id)) return { message_id: m.id, reason: 'mention', target: m.target };
   return undefined;
 }

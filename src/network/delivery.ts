@@ -32,8 +32,8 @@ export interface Deliveries {
    * `startCursor`: wakes at or before it are ones the runtime says it has processed.
    */
   attached(agentId: string, by: AttachedBy, client: string | undefined, ttlMs: number, startCursor?: number): void;
-  /** A heartbeat of an attachment ready `since`: keeps its record alive (written at most every so often). */
-  renew(agentId: string, by: AttachedBy, client: string | undefined, since: string, ttlMs: number): void;
+  /** A heartbeat of an attachment ready `since` (epoch ms): keeps its record alive (written at most every so often). */
+  renew(agentId: string, by: AttachedBy, client: string | undefined, since: number, ttlMs: number): void;
   /** The attachment ended. */
   detached(agentId: string, by: AttachedBy): void;
   /** A wake was sent to the runtime (`offers` times so far on this attachment). */

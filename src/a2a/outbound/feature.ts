@@ -12,7 +12,7 @@ import type { A2aAgentConfig } from '../../config/a2a-agents.js';
 import { cardUrlOf } from '../../config/a2a-agents.js';
 import type { App, Feature, FeatureFactory } from '../../feature.js';
 import { baseUrlOf } from '../../discovery/base-url.js';
-import { agentNames, presenceEvent, wakeOf } from '../../live/agent-events.js';
+import { presenceEvent, wakeOf } from '../../live/agent-events.js';
 import { commit } from '../../network/context.js';
 import type { Warning } from '../../protocol/types.js';
 import type { StoredEvent } from '../../store/types.js';
@@ -168,7 +168,7 @@ export const a2aOutboundFeature: FeatureFactory = (app: App): Feature => {
     // Two remote agents would answer each other without end: they are not woken by each other.
     if (m.from.type === 'agent' && m.from.network_id === net && entries.has(m.from.id)) return true;
     for (const entry of [...entries.values()]) {
-      if (!wakeOf(e.event, agentNames(net, entry.conf.id))) continue;
+      if (!wakeOf(e.event, net, entry.conf.id)) continue;
       const conf = entry.conf;
       const age = Date.now() - Date.parse(e.event.created_at);
       if (age > conf.catch_up_max_age_ms) {

@@ -11,8 +11,8 @@ export interface AttachHolder {
   /** The User-Agent it sent (svc's own: `svc-agent-run/<version> (pid N)`, `svc-mcp/...`), cut short. */
   client?: string;
   address: string;
-  /** When its attachment became ready (ISO 8601). */
-  since?: string;
+  /** When its attachment became ready (epoch ms), 0 until then: a number set in place, so ten thousand holders share one shape and keep no date string. */
+  since: number;
 }
 
 /** A User-Agent longer than this is cut: it is echoed to another runtime, never stored. */
@@ -21,13 +21,13 @@ const CLIENT_MAX = 120;
 /** The holder-to-be of the attachment opened by `req`. */
 export function peerOf(req: IncomingMessage): AttachHolder {
   const ua = req.headers['user-agent']?.trim();
-  return { address: clientAddress(req), ...(ua ? { client: ua.slice(0, CLIENT_MAX) } : {}) };
+  return { client: ua ? ua.slice(0, CLIENT_MAX) : undefined, address: clientAddress(req), since: 0 };
 }
 
 /** The `session_in_use` refusal, naming the holder; none here: held elsewhere, or a lease not yet lapsed. */
 export function inUseMessage(agentId: string, h: AttachHolder | undefined, leaseMs: number): string {
   const who = h
-    ? `${h.client ?? 'a client that sent no User-Agent'} from ${h.address}${h.since ? ` since ${h.since}` : ''}`
+    ? `${h.client ?? 'a client that sent no User-Agent'} from ${h.address}${h.since ? ` since ${new Date(h.since).toISOString()}` : ''}`
     : `another instance of this network (or a runtime that left without closing: its lease lapses within ${Math.ceil(leaseMs / 1000)} s)`;
   return `agent ${agentId} already has an active attachment (one runtime per agent), held by ${who}; close it first`;
 }

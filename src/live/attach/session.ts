@@ -4,18 +4,18 @@
 // deadline of two heartbeat intervals.
 //
 // Memory: ten thousand of these may be open at once, so one costs only what it must hold. The
-// socket's listeners are functions shared by every session (listeners.ts), the
-// heartbeat is a slot in one wheel (heartbeat.ts), and the wake ledger and the followers of what
-// reached the agent are made on first use.
+// socket calls its session with no listener registered (attach-socket.ts), the agent's names are
+// matched in place (agent-events.ts wakeOf), the heartbeat is a slot in one wheel (heartbeat.ts),
+// and the wake ledger and the followers of what reached the agent are made on first use.
 
 import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
+import type { RawData } from 'ws';
 import { AppError } from '../../errors.js';
 import { mayAssertAgent, type Principal } from '../../auth/principal.js';
 import { registerAgent, type Registered } from '../../network/agents.js';
 import type { AttachmentDeliveries } from '../../network/reached.js';
 import type { Lease, StoredEvent } from '../../store/types.js';
-import { agentNames, presenceEvent, wakeOf, type AgentNames, type AttachedAgent, type LifecycleReason } from '../agent-events.js';
+import { presenceEvent, wakeOf, type AttachedAgent, type LifecycleReason } from '../agent-events.js';
 import { ATTACH_RECORD_TTL_MS, attachedByOf, type AttachedBy } from '../../network/delivery.js';
 import { attachFrame } from '../encode.js';
 import type { Closable, LiveHub } from '../hub.js';
@@ -37,7 +37,7 @@ import {
 } from './frames.js';
 import { WakeDelivery, type WakeSocket } from './wake-delivery.js';
 import type { Beating, HeartbeatWheel } from './heartbeat.js';
-import { listen, type SocketOwner } from './listeners.js';
+import type { AttachSocket, SocketOwner } from './attach-socket.js';
 import { inUseMessage, type AttachHolder } from './holder.js';
 
 type State = 'awaiting_identify' | 'identifying' | 'ready' | 'closed';
@@ -51,7 +51,7 @@ const CLOSE_GRACE_MS = 1000;
 
 export interface SessionOptions {
   hub: LiveHub;
-  ws: WebSocket;
+  ws: AttachSocket;
   /** The upgraded socket, for corking batches and watching congestion. */
   socket: Duplex;
   principal: Principal;
@@ -65,7 +65,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   private state: State = 'awaiting_identify';
   private lastSeen = Date.now();
   private readonly hub: LiveHub;
-  private readonly ws: WebSocket;
+  private readonly ws: AttachSocket;
   private readonly socket: Duplex;
   /** Needed until IDENTIFY is answered, then let go. */
   private principal: Principal | undefined;
@@ -73,7 +73,6 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   wheelSlot = -1;
   private killTimer: NodeJS.Timeout | undefined;
   private agent: AttachedAgent | undefined;
-  private names: AgentNames | undefined;
   /** The attachment lease of the agent (one active attachment per agent, across processes). */
   private lease: Lease | undefined;
   /** The runtime at the other end; in hub.holders once ready. */
@@ -115,7 +114,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   begin(): void {
     const { ws, hub } = this;
     hub.open.add(this);
-    listen(ws, this);
+    ws.owner = this;
     this.send(helloFrame(this.heartbeatMs));
     this.wheel.add(this);
   }
@@ -147,7 +146,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
   /** One heartbeat: renews the lease, enforces the read deadline, sends PING. */
   beat(): void {
     if (this.agent)
-      this.hub.ctx.extensions.delivery?.renew(this.agent.id, this.by, this.peer.client, this.peer.since ?? '', ATTACH_RECORD_TTL_MS);
+      this.hub.ctx.extensions.delivery?.renew(this.agent.id, this.by, this.peer.client, this.peer.since, ATTACH_RECORD_TTL_MS);
     if (this.lease) {
       const lease = this.lease;
       void lease.renew().then(
@@ -252,12 +251,12 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
     this.principal = undefined;
     const name = reg.record.name ?? f.agent.name;
     this.agent = { id, ...(name ? { name } : {}) };
-    this.names = agentNames(networkId, id);
     this.caps = capabilitiesOf(f.capabilities);
     const start = this.feed.from(cursorOf(f.cursor));
     this.start = start;
     this.state = 'ready';
-    hub.holders.set(id, (this.peer = { ...this.peer, since: new Date().toISOString() }));
+    this.peer.since = Date.now();
+    hub.holders.set(id, this.peer);
     const r = reg.registration;
     this.send(
       readyFrame({
@@ -296,9 +295,8 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
 
   /** The feed's sink: the events this agent wants, as EVENT frames, one corked write per batch (and no array of them). */
   write(events: readonly StoredEvent[]): void {
-    if (this.state !== 'ready' || !this.agent || !this.names) return;
+    if (this.state !== 'ready' || !this.agent) return;
     const { hub, ws, socket } = this;
-    const names = this.names;
     const agentId = this.agent.id;
     const networkId = hub.ctx.config.network.id;
     let last: Buffer | undefined;
@@ -319,7 +317,7 @@ export class AttachSession implements Closable, Beating, FeedSink, SocketOwner {
       else socket.cork();
       last = frame;
       if (ev.type === 'message.created' && ev.message) this.ledger()?.sent(e.seq, ev.message.target);
-      const w = wakeOf(ev, names);
+      const w = wakeOf(ev, networkId, agentId);
       if (w) (woken ??= []).push({ seq: e.seq, w });
     }
     if (last) {

@@ -4,7 +4,7 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { type Server, WebSocketServer } from 'ws';
 import type { UpgradeHandler } from '../../http/upgrade.js';
 import { AppError } from '../../errors.js';
 import { sendError, toAppError } from '../../http/respond.js';
@@ -14,6 +14,7 @@ import { newId } from '../../protocol/ids.js';
 import type { LiveHub } from '../hub.js';
 import { defaultOrigins, originAllowed } from '../origin.js';
 import { AttachSession } from './session.js';
+import { AttachSocket } from './attach-socket.js';
 import { HeartbeatWheel } from './heartbeat.js';
 import { peerOf } from './holder.js';
 
@@ -24,7 +25,13 @@ export const ATTACH_PATH = '/v1/attach';
 export function attachUpgrade(hub: LiveHub, http: HttpDeps, bound: () => { host: string; port: number } | undefined): UpgradeHandler {
   // No compression unless asked for here (ws's default for servers, written out): it costs a
   // zlib context per attachment.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    clientTracking: false,
+    perMessageDeflate: false,
+    WebSocket: AttachSocket,
+  });
   const wheel = new HeartbeatWheel(hub.ctx.config.server.heartbeat_interval_ms);
   return (req, socket, head) => {
     if ((req.url ?? '/').split('?')[0] !== ATTACH_PATH) return false;
@@ -44,7 +51,7 @@ async function admit(
   hub: LiveHub,
   http: HttpDeps,
   bound: () => { host: string; port: number } | undefined,
-  wss: WebSocketServer,
+  wss: Server<typeof AttachSocket>,
   wheel: HeartbeatWheel,
   req: IncomingMessage,
   socket: Duplex,
@@ -65,7 +72,11 @@ async function admit(
     }
     // The same gate as every HTTP request, so bad tokens here count against the address's limit too.
     const principal = await admitCaller(http, hub.ctx.config.auth, req, { action: 'attach' });
-    wss.handleUpgrade(req, socket, head, (ws) => new AttachSession({ hub, ws, socket, principal, wheel, peer: peerOf(req) }).begin());
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // ws destroys the socket on an error from here on (its own listener): one listener, not two, on every socket.
+      socket.off('error', destroySocket);
+      new AttachSession({ hub, ws, socket, principal, wheel, peer: peerOf(req) }).begin();
+    });
   } catch (err) {
     refuse(req, socket, toAppError(err).error);
   }

@@ -393,6 +393,23 @@ hb('closes a silent client with read_timeout and says so in agent.disconnected',
   assert.is(d.json.agent.agent_id, 'alpha');
 });
 
+hb('keeps a client whose only sign of life is WebSocket pings or unsolicited pongs', async ({ s }) => {
+  for (const control of ['ping', 'pong'] as const) {
+    const { c } = await attachAs(s, identity('alpha'), { token: TOKENS.alphaOnly.value, autoPong: false });
+    const beat = setInterval(() => c.ws[control](), 200);
+    try {
+      // Five heartbeat intervals without an app frame: two silent ones would close it.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.is(c.closeInfo, undefined, control);
+      await say(s, 'general', `alive by ${control}`);
+      await c.message(`alive by ${control}`);
+    } finally {
+      clearInterval(beat);
+    }
+    await c.close();
+  }
+});
+
 hb('closes a client that never sends IDENTIFY', async ({ s }) => {
   const c = await AttachClient.open(s, { token: TOKENS.alphaOnly.value, autoPong: false });
   assert.is((await c.closed).reason, 'read_timeout');

@@ -15,8 +15,8 @@ export interface QueueOptions {
   sizeOf?: (e: StoredEvent) => number;
   /** Label of the drop counter (`sse`, `attach`). */
   surface: string;
-  /** Receives the events queued since the last hand-over, oldest first. */
-  deliver: (batch: StoredEvent[]) => void;
+  /** Receives the events queued since the last hand-over, oldest first (an array it must not keep). */
+  deliver: (batch: readonly StoredEvent[]) => void;
   /** Called once when the broker lets this subscriber go (it fell behind, or its delivery threw). */
   dropped: () => void;
   /**
@@ -28,9 +28,18 @@ export interface QueueOptions {
   ignores?: ReadonlySet<string>;
 }
 
+const NONE: readonly StoredEvent[] = Object.freeze([]);
+
 /** A queued subscriber: pause it while its socket is congested, resume it on drain. */
 export class Subscription {
-  /** @internal */ queue: StoredEvent[] = [];
+  /**
+   * @internal What waits for the next hand-over: most often a published batch itself, shared by
+   * every subscriber it went to (one array a broadcast, not one per subscriber, which was 144 bytes
+   * of garbage a delivery), copied before anything is added to it.
+   */
+  queue: readonly StoredEvent[] = NONE;
+  /** Whether `queue` is this subscription's own array (else shared: never written). */
+  private owned = false;
   /** @internal */ queuedBytes = 0;
   /** @internal Its index in the broker's list; -1 once let go. */ slot = -1;
   private isPaused = false;
@@ -54,6 +63,28 @@ export class Subscription {
     return this.queue.length;
   }
 
+  /** @internal Queues `events` after what waits. */
+  add(events: readonly StoredEvent[]): void {
+    if (this.queue.length === 0) {
+      this.queue = events;
+      this.owned = false;
+      return;
+    }
+    const q = this.owned ? (this.queue as StoredEvent[]) : this.queue.slice();
+    for (let k = 0; k < events.length; k++) q.push(events[k]!);
+    this.queue = q;
+    this.owned = true;
+  }
+
+  /** @internal Hands over what waits, leaving nothing. */
+  take(): readonly StoredEvent[] {
+    const batch = this.queue;
+    this.queue = NONE;
+    this.owned = false;
+    this.queuedBytes = 0;
+    return batch;
+  }
+
   pause(): void {
     this.isPaused = true;
   }
@@ -67,8 +98,7 @@ export class Subscription {
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.queue = [];
-    this.queuedBytes = 0;
+    this.take();
     this.owner.detach(this);
   }
 }
@@ -135,7 +165,7 @@ export class Broker {
       }
       if (mine.length === 0) continue;
       queuedAny = true;
-      for (let k = 0; k < mine.length; k++) sub.queue.push(mine[k]!);
+      sub.add(mine);
       if (sizeOf) for (let k = 0; k < mine.length; k++) sub.queuedBytes += sizeOf(mine[k]!);
       // A subscriber that is not paused is emptied this very turn, so only a paused one can fall behind.
       if (sub.paused && (sub.queue.length > sub.opts.max || (maxBytes !== undefined && sub.queuedBytes > maxBytes))) this.drop(sub);
@@ -187,9 +217,7 @@ export class Broker {
     for (let i = this.queued.length - 1; i >= 0; i--) {
       const sub = this.queued[i]!;
       if (sub.paused || sub.queue.length === 0) continue;
-      const batch = sub.queue;
-      sub.queue = [];
-      sub.queuedBytes = 0;
+      const batch = sub.take();
       try {
         sub.opts.deliver(batch);
       } catch {

@@ -95,7 +95,9 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
     this.queued = false;
     const cursor = this.ackedTo;
     const cap = this.seqs.length;
-    const runs = new Map<string, Run>();
+    // The first conversation's run needs no map (a broadcast drains one event of one conversation per ledger).
+    let first: Run | undefined;
+    let runs: Map<string, Run> | undefined;
     // Consecutive events are mostly of one conversation: its run is reused without building a key.
     let lastTarget: Target | undefined;
     let run: Run | undefined;
@@ -107,8 +109,12 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
       this.count--;
       if (run === undefined || lastTarget === undefined || !sameConv(lastTarget, target)) {
         const conv = convKeyOf(target);
-        run = runs.get(conv);
-        if (!run) runs.set(conv, (run = { conv, target, lo: 0, hi: 0 }));
+        run = first === undefined ? undefined : first.conv === conv ? first : runs?.get(conv);
+        if (!run) {
+          run = { conv, target, lo: 0, hi: 0 };
+          if (first === undefined) first = run;
+          else (runs ??= new Map()).set(conv, run);
+        }
       }
       lastTarget = target;
       const lo = this.joined === undefined ? this.start + 1 : this.epochStart(target, seq) + 1;
@@ -120,7 +126,8 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
       run.hi = seq;
     }
     if (this.count === 0) this.head = 0;
-    for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at, r.target);
+    if (first) w.markAt(this.reader, first.conv, 'delivered', first.lo, first.hi, at, first.target);
+    if (runs) for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at, r.target);
   }
 
   /** The seq after which this attachment was sent a room's messages, for a message at `seq`. */

@@ -34,6 +34,40 @@ b('hands a queued subscriber everything of one turn as one batch', async () => {
   assert.equal(batches, [[1, 2, 3]]);
 });
 
+b("shares a published batch among subscribers without letting one's later events into another's batch", async () => {
+  const broker = new Broker();
+  const batches: StoredEvent[][] = [];
+  const both = { max: 10, surface: 't', dropped: () => assert.unreachable() };
+  broker.open({ ...both, deliver: (batch) => batches.push([...batch]) });
+  const paused = broker.open({ ...both, deliver: (batch) => batches.push([...batch]) });
+  const published = [ev(1)];
+  broker.publish(published);
+  paused.pause();
+  broker.publish([ev(2)]);
+  assert.equal(
+    published.map((e) => e.seq),
+    [1],
+    'the published array is never written',
+  );
+  await turn();
+  paused.resume();
+  await turn();
+  assert.equal(
+    batches.map((b) => b.map((e) => e.seq)),
+    [
+      [1, 2],
+      [1, 2],
+    ],
+  );
+  broker.publish(published);
+  await turn();
+  assert.equal(
+    batches.slice(2).map((b) => b.map((e) => e.seq)),
+    [[1], [1]],
+    'and a queue handed over starts empty',
+  );
+});
+
 b('drops a paused subscriber that falls behind, counts it, and keeps serving the others', async () => {
   const broker = new Broker();
   const drops: string[] = [];

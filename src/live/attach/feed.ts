@@ -89,7 +89,7 @@ export class Feed implements QueueOptions {
   }
 
   /** The broker's hand-over of the live queue. */
-  deliver(batch: StoredEvent[]): void {
+  deliver(batch: readonly StoredEvent[]): void {
     this.give(batch);
     if (!this.stopped && this.sub && this.congested()) {
       this.sub.pause();

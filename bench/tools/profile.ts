@@ -1,8 +1,10 @@
 // Profiles svc serve under one load (node --cpu-prof) and prints where its CPU went.
 //
-//   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts]
+//   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts] [--rate N] [--max-seconds S]
 //
 // --no-receipts runs svc with server.receipts: false, to set a profile beside one with receipts.
+// --rate sets the fan-out's paced rate (1,000/s unless given: the bench's is a share of the host),
+// --max-seconds the length of its unpaced phase (the paced one's unless given).
 
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,9 +15,9 @@ import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { QUICK } from '../lib/sizes.js';
 import { runFanout } from '../scenarios/live.js';
-import { flag, positional } from '../lib/args.js';
+import { flag, opt, positional } from '../lib/args.js';
 
-const args = positional();
+const args = positional(['--rate', '--max-seconds']);
 const receipts = !flag('--no-receipts');
 const what = args[0] ?? 'ingest';
 const seconds = Number(args[1] ?? 5);
@@ -38,7 +40,10 @@ if (what === 'ingest') {
   const r = await t.ingest(50, seconds);
   console.log(`ingest ${Math.round(r.rate)}/s`, r.latency.summary(), `cpu ${(((cpuMs(svc.pid)! - c0!) * 1000) / r.ok).toFixed(1)} us/msg`);
 } else {
-  const sizes = { ...QUICK, fanout: { subscribers, rate: 1000, seconds, maxSeconds: seconds, inflight: 8 } };
+  const sizes = {
+    ...QUICK,
+    fanout: { subscribers, rate: Number(opt('--rate') ?? 1000), seconds, maxSeconds: Number(opt('--max-seconds') ?? seconds), inflight: 8 },
+  };
   const r = await runFanout(t, what === 'sse' ? 'svc-sse' : 'svc-attach', sizes, (m) => console.log('note', m));
   console.log(JSON.stringify(r));
 }

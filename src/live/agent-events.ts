@@ -61,11 +61,18 @@ export function wakeEvent(
   });
 }
 
-/** Whether `s` is the agent's FQID, `svc://<net>/agents/<id>`, read in place: no string is built per attachment or delivery. */
+const SCHEME = 'svc://';
+const AGENTS = '/agents/';
+
+/** Whether `s` is the agent's FQID (ids.ts `fqid`: `svc://<net>/agents/<id>`), read in place: no string is built per attachment or delivery. */
 function isFqidOf(s: string, net: string, id: string): boolean {
-  const at = 6 + net.length;
+  const at = SCHEME.length + net.length;
   return (
-    s.length === at + 8 + id.length && s.startsWith('svc://') && s.startsWith(net, 6) && s.startsWith('/agents/', at) && s.endsWith(id)
+    s.length === at + AGENTS.length + id.length &&
+    s.startsWith(SCHEME) &&
+    s.startsWith(net, SCHEME.length) &&
+    s.startsWith(AGENTS, at) &&
+    s.endsWith(id)
   );
 }
 

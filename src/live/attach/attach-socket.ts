@@ -13,6 +13,7 @@ export interface SocketOwner {
   onClose(code: number, reason: string): void;
 }
 
+/** Once owned, its message, ping, pong, error and close events go to the owner alone: a listener added for them is never called. */
 export class AttachSocket extends WebSocket {
   /** Set once the session begins; what arrives before is ws's own business (nothing for a server socket). */
   owner: SocketOwner | undefined = undefined;

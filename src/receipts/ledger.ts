@@ -109,7 +109,7 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
       this.count--;
       if (run === undefined || lastTarget === undefined || !sameConv(lastTarget, target)) {
         const conv = convKeyOf(target);
-        run = first === undefined ? undefined : first.conv === conv ? first : runs?.get(conv);
+        run = first?.conv === conv ? first : runs?.get(conv);
         if (!run) {
           run = { conv, target, lo: 0, hi: 0 };
           if (first === undefined) first = run;

@@ -3,13 +3,15 @@
 
 /**
  * Paced phases publish at this share of the rate the baseline sustained unpaced in the same run.
- * A quarter, so a paced row leaves the 2-core host at least 20% idle by construction: a paced
- * message costs about twice its unpaced share of CPU (no batching at a low rate: svc 1,298 µs per
- * message paced against 100 × 6.9 µs unpaced in the 2026-11-27 run, the baseline 1,105 against
- * 608), so a half of the capacity kept the host about 95% busy (13% idle measured, 3.5% when
- * unpaced), and a quarter keeps it about half busy by the same arithmetic (0.25 × 1.9 ≈ 0.48).
+ * An eighth, so every paced row leaves the 2-core host at least 20% idle by construction: a paced
+ * message costs several times its unpaced share of CPU (no batching at a low rate: svc 5,757 µs per
+ * message paced against 100 × 12.3 µs unpaced in the 2026-12-01 run, the baseline 3,676 against
+ * 100 × 16), and the rows with more processes (two or four instances and a database, the wake's
+ * runner and MCP client) cost more again. At a quarter (until 2026-12-01) the fan-out row left
+ * 28% idle, the Postgres cross row and the wakes 17%, four instances 8%; busy time follows the
+ * rate, so an eighth leaves the busiest about half idle.
  */
-export const PACED_SHARE = 0.25;
+export const PACED_SHARE = 0.125;
 
 export interface Sizes {
   name: 'full' | 'quick' | 'smoke';

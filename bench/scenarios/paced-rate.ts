@@ -1,4 +1,4 @@
-// The paced rate of a run: a share (PACED_SHARE, a quarter) of the messages per second the baseline
+// The paced rate of a run: a share (PACED_SHARE, an eighth) of the messages per second the baseline
 // delivered unpaced to every subscriber in the same run, so a paced row leaves the host room by
 // construction on any machine; and the saturated flag of a paced row from its host's idle share.
 

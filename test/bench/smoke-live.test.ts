@@ -10,7 +10,7 @@ t('prints every target with met, missed or saturated, and a summary of them', ({
   assertVerdicts(output, ['fan-out paced, p99', 'ingest, messages/s']);
 });
 
-t('paces the fan-out at a quarter of the rate the baseline sustained unpaced in the same run', ({ results }) => {
+t('paces the fan-out at an eighth of the rate the baseline sustained unpaced in the same run', ({ results }) => {
   assertPacedRate(results);
   assert.is(results.fanout_paced.svc.rate > 0, true);
 });

@@ -11,7 +11,7 @@ t('prints every target with met, missed or saturated, and a summary of them', ({
   assertVerdicts(output, ['agent run', 'wait_for_messages']);
 });
 
-t('paces the fan-out at a quarter of the rate the baseline sustained unpaced in the same run', ({ results }) => {
+t('paces the fan-out at an eighth of the rate the baseline sustained unpaced in the same run', ({ results }) => {
   assertPacedRate(results);
 });
 

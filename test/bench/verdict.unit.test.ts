@@ -36,20 +36,19 @@ t('a row comparing two measurements is as saturated as the busier of them', () =
   assert.is(lowestIdle(null, undefined), null);
 });
 
-t('the paced rate is a quarter of the messages per second each subscriber got from the baseline unpaced', () => {
-  assert.is(PACED_SHARE, 0.25);
+t('the paced rate is an eighth of the messages per second each subscriber got from the baseline unpaced', () => {
+  assert.is(PACED_SHARE, 0.125);
   const max = { deliveries_per_s: 164_400, cpu_us_per_delivery: 5.6, publish_rate: 1700, complete: true, attempts: 1 };
-  assert.equal(pacedRate(max, 100, 1000), { rate: 411, baseline_unpaced_msgs_per_s: 1644, share: 0.25 });
+  assert.equal(pacedRate(max, 100, 1000), { rate: 206, baseline_unpaced_msgs_per_s: 1644, share: 0.125 });
 });
 
-t('a paced share leaves the host over 20% idle even when a paced message costs twice its unpaced share of CPU', () => {
-  // The 2026-11-27 run: 3.5% idle unpaced; a paced message cost 1.9x its unpaced share (svc 1,298 µs
-  // against 100 x 6.9 µs). At half the capacity that is 0.5 x 1.9 x 96.5% = 92% busy (13% idle
-  // measured: saturated); at PACED_SHARE it must stay under 80% busy with that factor doubled again.
-  const busy = (share: number, factor: number) => share * factor * (1 - 0.035);
-  assert.ok(busy(0.5, 1.9) > 0.8);
-  assert.ok(busy(PACED_SHARE, 1.9) < 0.5);
-  assert.ok(busy(PACED_SHARE, 1.9 * 1.6) < 0.8);
+t('the paced share leaves the busiest paced row over 20% idle with room for a slower host', () => {
+  // The 2026-12-01 run at a quarter: four instances on one Postgres left the host 7.8% idle, the
+  // Postgres cross row and the wakes 17%, the fan-out 28%. Busy time follows the rate.
+  const busy = (share: number, busyAtQuarter: number) => (busyAtQuarter * share) / 0.25;
+  assert.ok(busy(0.25, 0.922) > 0.8);
+  assert.ok(busy(PACED_SHARE, 0.922) < 0.5);
+  assert.ok(busy(PACED_SHARE, 0.922 * 1.5) < 0.8);
 });
 
 t('the broadcasts rest as long as each took, so they keep the host busy at most half the time', () => {

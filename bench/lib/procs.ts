@@ -120,10 +120,10 @@ export function rssMb(pid: number | undefined): number | null {
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null when unreadable. */
-export function cpuMs(pid: number | undefined): number | null {
+export function cpuMs(pid: number | undefined, file = `/proc/${pid}/stat`): number | null {
   if (!pid) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
@@ -185,6 +185,20 @@ export function hostTicks(): { idle: number; steal: number; all: number } | null
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time (ms) of each thread of a process, by thread id: the main thread's id is the pid; Node
+ * names none of its threads, so the others are told apart by their share (GC helpers, the libuv
+ * pool's fdatasyncs, a worker thread).
+ */
+export function threadCpuMs(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const ms = cpuMs(Number(tid), `/proc/${pid}/task/${tid}/stat`);
+    if (ms !== null) out.set(Number(tid), ms);
+  }
+  return out;
 }
 
 /**

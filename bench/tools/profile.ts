@@ -2,7 +2,7 @@
 //
 //   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts] [--rate N] [--max-seconds S]
 //
-// --no-receipts runs svc with server.receipts: false, to set a profile beside one with receipts.
+// Ingest also prints each thread's CPU per message. --no-receipts runs svc with server.receipts: false, to set a profile beside one with receipts.
 // --rate sets the fan-out's paced rate (1,000/s unless given: the bench's is a share of the host),
 // --max-seconds the length of its unpaced phase (the paced one's unless given).
 
@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { cpuMs, stopAll } from '../lib/procs.js';
+import { cpuMs, stopAll, threadCpuMs } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { QUICK } from '../lib/sizes.js';
@@ -37,8 +37,17 @@ const svc = await startSvc({
 const t = svcTarget(svc);
 const c0 = cpuMs(svc.pid);
 if (what === 'ingest') {
+  const t0 = threadCpuMs(svc.pid!);
   const r = await t.ingest(50, seconds);
   console.log(`ingest ${Math.round(r.rate)}/s`, r.latency.summary(), `cpu ${(((cpuMs(svc.pid)! - c0!) * 1000) / r.ok).toFixed(1)} us/msg`);
+  // By thread: the main one (its id is the pid), then the rest by share (GC helpers, the search
+  // worker, the libuv pool's fdatasyncs).
+  const spent = [...threadCpuMs(svc.pid!)].map(([tid, ms]) => [tid, ((ms - (t0.get(tid) ?? 0)) * 1000) / r.ok] as const);
+  const line = spent
+    .filter(([, us]) => us >= 0.5)
+    .sort((a, b) => (a[0] === svc.pid ? -1 : b[0] === svc.pid ? 1 : b[1] - a[1]))
+    .map(([tid, us]) => `${tid === svc.pid ? 'main' : tid} ${us.toFixed(1)}`);
+  console.log(`cpu by thread, us/msg: ${line.join(', ')}`);
 } else {
   const sizes = {
     ...QUICK,

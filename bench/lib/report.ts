@@ -100,7 +100,7 @@ export function heading(r: Results): string {
   const reps = r.params.reps ?? 1;
   const how =
     reps > 1
-      ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the Postgres and receipts rows: median (min–max) of ${reps} repetitions; the write cost and the longest stall: medians of ${reps} rounds (each in brackets); the rest one run.`
+      ? ` svc and baseline: median (min–max) of ${reps} interleaved repetitions each, svc / baseline from the medians (range over the pairs); the Postgres and receipts rows: median (min–max) of ${reps} repetitions; the write cost: the median of ${reps} rounds, the longest stall: the worst of them (each in brackets); the rest one run.`
       : '';
   const p = r.params;
   const paced =

@@ -342,7 +342,7 @@ export function table(r: Results): string {
     wIdle,
   );
   add(
-    `longest event-loop stall of svc during that ingest, checkpoints in each round: ${h?.checkpoints_runs.join(', ') ?? 0} (longest request of the first)`,
+    `longest event-loop stall of svc during that ingest, the worst round; checkpoints in each round: ${h?.checkpoints_runs.join(', ') ?? 0} (longest request of the first)`,
     h ? `${fmt(h.event_loop_max_ms, ' ms')} ${runs(h.event_loop_max_ms_runs)} (${fmt(h.max_pause_ms, ' ms')})` : '—',
     '',
     '',

@@ -42,7 +42,7 @@ const PROBES: Record<Sizes['name'], { agentRun: number; mcp: number }> = {
 };
 
 /** How long an MCP wait is left open before the mention is sent (its request must have reached the server). */
-const WAIT_OPEN_MS = 400;
+const WAIT_OPEN_MS = 250;
 
 const WAKE_ROOM = 'wake';
 const RUNNER = 'runner';

@@ -5,11 +5,15 @@
 // (sampled every 20 ms; `--pages N` reads N history pages first, as scenario 4 does before it).
 //
 //   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR]
-//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--node-args "--trace-gc ..."]
+//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--warm S] [--node-args "--trace-gc ..."] [--pauses]
 //
 // --settle waits, before the ingest, until svc serve is idle (under 5% of a core over a second):
 // the loader leaves every message pending for search, and scenario 4's pages and searches give the
 // index upkeep the time to work that backlog off before scenario 5's ingest starts.
+//
+// --pauses prints, after each round, svc's event-loop stalls over 25 ms (each 200 ms line of
+// loop-stall.mjs, at its time in the round) and the garbage collector's full collections over 10 ms
+// (svc runs with --trace-gc --trace-gc-ignore-scavenger): what a stalled round stalled on.
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
@@ -24,7 +28,7 @@ import { ensureLoaded } from '../lib/loaded.js';
 import { flag, opt, positional } from '../lib/args.js';
 import { lastGeneration } from '../scenarios/history.js';
 
-const nums = positional(['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args'])
+const nums = positional(['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args', '--warm'])
   .filter((a) => /^\d+$/.test(a))
   .map(Number);
 /** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
@@ -37,7 +41,13 @@ const profile = opt('--profile') && path.resolve(opt('--profile')!);
 /** History pages (limit 100, random cursors of the loader's) read before the ingest. */
 const pages = Number(opt('--pages') ?? 0);
 const settle = flag('--settle');
-const extraNodeArgs = (opt('--node-args') ?? '').split(' ').filter(Boolean);
+/** --warm S: an unmeasured ingest of S seconds first, as scenario 5's fresh rounds do (2 s). */
+const warm = Number(opt('--warm') ?? 0);
+const pauses = flag('--pauses');
+const extraNodeArgs = [
+  ...(opt('--node-args') ?? '').split(' ').filter(Boolean),
+  ...(pauses ? ['--trace-gc', '--trace-gc-ignore-scavenger'] : []),
+];
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
 
@@ -79,6 +89,21 @@ async function readPages(port: number, cursorsFile: string, n: number): Promise<
   }
 }
 
+/** The stalls over 25 ms after `from` (ms into the round) and the full collections over 10 ms. */
+function pausesOf(output: string, stallFile: string, from: number): string {
+  const stalls = readFileSync(stallFile, 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ').map(Number))
+    .filter(([at, ms]) => at! > from && ms! > 25)
+    .map(([at, ms]) => `${ms} ms at +${at! - from} ms`);
+  const gcs = output
+    .split('\n')
+    .filter((l) => /Mark-Compact|Mark-sweep/i.test(l))
+    .filter((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) > 10)
+    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').slice(0, 160));
+  return `  stalls over 25 ms: ${stalls.join(', ') || 'none'}\n  full collections over 10 ms: ${gcs.join('\n    ') || 'none'}`;
+}
+
 try {
   for (let i = 0; i < rounds; i++) {
     const line: string[] = [];
@@ -98,6 +123,7 @@ try {
       });
       if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);
       if (settle) line.push(`settled in ${await untilIdle(svc.pid)} s;`);
+      if (warm > 0) await svcTarget(svc).ingest(50, warm);
       const steady = rssMb(svc.pid) ?? 0;
       let peak = steady;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);
@@ -120,6 +146,7 @@ try {
           `checkpoints ${lastGeneration(path.join(dir, 'svc.db')) - gen0} stall ${stall?.toFixed(1)} ms (metrics' lag max ${loop?.toFixed(1)}) rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
           `/ db ${dbMb.toFixed(0)} MB = ${(peak / dbMb).toFixed(3)}x load ${os.loadavg()[0]!.toFixed(1)}`,
       );
+      if (pauses) line.push(`\n${pausesOf(svc.output(), path.join(dir, 'stalls.log'), from)}\n`);
       await svc.stop();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -120,8 +120,12 @@ export function rssMb(pid: number | undefined): number | null {
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null when unreadable. */
-export function cpuMs(pid: number | undefined, file = `/proc/${pid}/stat`): number | null {
-  if (!pid) return null;
+export function cpuMs(pid: number | undefined): number | null {
+  return pid ? statCpuMs(`/proc/${pid}/stat`) : null;
+}
+
+/** The user + system CPU time (ms) of a /proc `stat` file (a process's or one thread's). */
+function statCpuMs(file: string): number | null {
   try {
     const stat = readFileSync(file, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.
@@ -195,7 +199,7 @@ export function hostTicks(): { idle: number; steal: number; all: number } | null
 export function threadCpuMs(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const ms = cpuMs(Number(tid), `/proc/${pid}/task/${tid}/stat`);
+    const ms = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
     if (ms !== null) out.set(Number(tid), ms);
   }
   return out;

@@ -2,7 +2,8 @@
 //
 //   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts] [--rate N] [--max-seconds S]
 //
-// Ingest also prints each thread's CPU per message. --no-receipts runs svc with server.receipts: false, to set a profile beside one with receipts.
+// Ingest also prints each thread's CPU per message. --no-receipts runs svc with server.receipts:
+// false, to set a profile beside one with receipts.
 // --rate sets the fan-out's paced rate (1,000/s unless given: the bench's is a share of the host),
 // --max-seconds the length of its unpaced phase (the paced one's unless given).
 
@@ -45,7 +46,7 @@ if (what === 'ingest') {
   const spent = [...threadCpuMs(svc.pid!)].map(([tid, ms]) => [tid, ((ms - (t0.get(tid) ?? 0)) * 1000) / r.ok] as const);
   const line = spent
     .filter(([, us]) => us >= 0.5)
-    .sort((a, b) => (a[0] === svc.pid ? -1 : b[0] === svc.pid ? 1 : b[1] - a[1]))
+    .sort((a, b) => Number(b[0] === svc.pid) - Number(a[0] === svc.pid) || b[1] - a[1])
     .map(([tid, us]) => `${tid === svc.pid ? 'main' : tid} ${us.toFixed(1)}`);
   console.log(`cpu by thread, us/msg: ${line.join(', ')}`);
 } else {

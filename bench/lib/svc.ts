@@ -57,21 +57,33 @@ export interface SvcServer {
    * null unless started with `watchStalls` or when nothing was recorded.
    */
   stallMaxMs(from: number, to: number): Promise<number | null>;
+  /** Each recorded stall line (`at`: its epoch ms, `ms`: the longest stall of the 200 ms before it); empty unless watched. */
+  stalls(): Stall[];
+}
+
+export interface Stall {
+  at: number;
+  ms: number;
 }
 
 const STALL_WATCH = path.join(ROOT, 'bench/lib/loop-stall.mjs');
 /** How often loop-stall.mjs writes a line (ms): a line covers the interval before its time. */
 const STALL_LINE_MS = 200;
 
-/** The longest stall of the lines of `file` whose interval overlaps [from, to]. */
-function stallMax(file: string, from: number, to: number): number | null {
-  if (!existsSync(file)) return null;
+/** The lines loop-stall.mjs wrote to `file`. */
+function stallLines(file: string): Stall[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ').map(Number))
+    .filter(([at, ms]) => Number.isFinite(at) && Number.isFinite(ms))
+    .map(([at, ms]) => ({ at: at!, ms: ms! }));
+}
+
+/** The longest stall of the lines whose interval overlaps [from, to]. */
+function stallMax(lines: Stall[], from: number, to: number): number | null {
   let max: number | null = null;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const [at, ms] = line.split(' ').map(Number);
-    if (!(at! > from && at! < to + STALL_LINE_MS && Number.isFinite(ms))) continue;
-    max = Math.max(max ?? 0, ms!);
-  }
+  for (const { at, ms } of lines) if (at > from && at < to + STALL_LINE_MS) max = Math.max(max ?? 0, ms);
   return max;
 }
 
@@ -134,8 +146,9 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
     stallMaxMs: async (from, to) => {
       if (!o.watchStalls) return null;
       await new Promise((r) => setTimeout(r, Math.max(0, to + STALL_LINE_MS + 50 - Date.now()))); // the line covering `to`
-      return stallMax(stallFile, from, to);
+      return stallMax(stallLines(stallFile), from, to);
     },
+    stalls: () => stallLines(stallFile),
   };
 }
 

@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
-import { PUBLISHER, startSvc, TOKEN } from '../lib/svc.js';
+import { PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { ensureLoaded } from '../lib/loaded.js';
 import { flag, opt, positional } from '../lib/args.js';
@@ -90,13 +90,13 @@ async function readPages(port: number, cursorsFile: string, n: number): Promise<
 }
 
 /** The stalls over 25 ms after `from` (ms into the round) and the full collections over 10 ms. */
-function pausesOf(output: string, stallFile: string, from: number): string {
-  const stalls = readFileSync(stallFile, 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ').map(Number))
-    .filter(([at, ms]) => at! > from && ms! > 25)
-    .map(([at, ms]) => `${ms} ms at +${at! - from} ms`);
-  const gcs = output
+function pausesOf(svc: SvcServer, from: number): string {
+  const stalls = svc
+    .stalls()
+    .filter(({ at, ms }) => at > from && ms > 25)
+    .map(({ at, ms }) => `${ms} ms at +${at - from} ms`);
+  const gcs = svc
+    .output()
     .split('\n')
     .filter((l) => /Mark-Compact|Mark-sweep/i.test(l))
     .filter((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) > 10)
@@ -146,7 +146,7 @@ try {
           `checkpoints ${lastGeneration(path.join(dir, 'svc.db')) - gen0} stall ${stall?.toFixed(1)} ms (metrics' lag max ${loop?.toFixed(1)}) rss ${steady.toFixed(0)} -> peak ${peak.toFixed(0)} MB ` +
           `/ db ${dbMb.toFixed(0)} MB = ${(peak / dbMb).toFixed(3)}x load ${os.loadavg()[0]!.toFixed(1)}`,
       );
-      if (pauses) line.push(`\n${pausesOf(svc.output(), path.join(dir, 'stalls.log'), from)}\n`);
+      if (pauses) line.push(`\n${pausesOf(svc, from)}\n`);
       await svc.stop();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,9 +3,14 @@
 // timer and counts that interval in, so a 15 ms stall can read as 25 ms. Here the timer runs every
 // millisecond; every 200 ms the longest interval since the last line is appended to the file named
 // by SVC_BENCH_STALL_FILE as `<epoch ms> <longest interval, ms>`, and the histogram is reset.
+//
+// With SVC_BENCH_STALL_DETAIL naming a file too, each gap over 20 ms between two runs of a 1 ms
+// timer is appended to it as `<epoch ms at its start> <ms> <kind:ms,...> <monotonic µs at its start>`:
+// the garbage collections (performance entries of type gc) that overlapped it, so a stall shows what
+// it held, and its start on the clock of a --cpu-prof profile (bench/tools/long-turns.ts --at).
 
 import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const file = process.env.SVC_BENCH_STALL_FILE;
@@ -16,4 +21,26 @@ if (isMainThread && file) {
     appendFileSync(file, `${Date.now()} ${(h.max / 1e6).toFixed(2)}\n`);
     h.reset();
   }, 200).unref();
+}
+
+const detail = process.env.SVC_BENCH_STALL_DETAIL;
+if (isMainThread && detail) {
+  const KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak', 16: 'cleanup' };
+  /** Recent collections: [start, duration, kind] on performance.now()'s clock. */
+  const gcs = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push([e.startTime, e.duration, KINDS[e.detail?.kind] ?? String(e.detail?.kind)]);
+    while (gcs.length > 200) gcs.shift();
+  }).observe({ entryTypes: ['gc'] });
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last > 20) {
+      const held = gcs.filter(([s, d]) => s + d > last && s < now).map(([, d, k]) => `${k}:${d.toFixed(1)}`);
+      const at = Date.now() - (now - last);
+      const mono = Number(process.hrtime.bigint() / 1000n) - Math.round((now - last) * 1000);
+      appendFileSync(detail, `${Math.round(at)} ${(now - last).toFixed(1)} ${held.join(',') || '-'} ${mono}\n`);
+    }
+    last = now;
+  }, 1).unref();
 }

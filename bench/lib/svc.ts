@@ -37,12 +37,18 @@ export interface SvcOptions {
   receipts?: boolean;
   /** Raise the open-files limit to the hard limit (thousands of attachments). */
   manyFds?: boolean;
-  /** Watch svc's event-loop stalls to the millisecond (bench/lib/loop-stall.mjs); read them with `stallMaxMs`. */
-  watchStalls?: boolean;
+  /**
+   * Watch svc's event-loop stalls to the millisecond (bench/lib/loop-stall.mjs); read them with
+   * `stallMaxMs`. 'detail' also records each stall over 20 ms with the collections it held
+   * (`stallDetail()`; a 1 ms timer in svc, so not in the bench's own rows).
+   */
+  watchStalls?: boolean | 'detail';
   /** server.retention (the retention row). */
   retention?: { max_age?: string; max_messages?: number };
   /** Extra environment for the server (test knobs such as SVC_RETENTION_INTERVAL_MS). */
   env?: Record<string, string>;
+  /** How much of the server's output `output()` keeps (its last characters); default 8,000. */
+  outputChars?: number;
 }
 
 export interface SvcServer {
@@ -59,6 +65,11 @@ export interface SvcServer {
   stallMaxMs(from: number, to: number): Promise<number | null>;
   /** Each recorded stall line (`at`: its epoch ms, `ms`: the longest stall of the 200 ms before it); empty unless watched. */
   stalls(): Stall[];
+  /**
+   * With `watchStalls: 'detail'`: each stall over 20 ms (`at`: its start, epoch ms; `monoUs`: on the
+   * monotonic clock of a --cpu-prof profile) and the collections in it.
+   */
+  stallDetail(): { at: number; ms: number; gcs: string; monoUs: number }[];
 }
 
 export interface Stall {
@@ -69,6 +80,8 @@ export interface Stall {
 const STALL_WATCH = path.join(ROOT, 'bench/lib/loop-stall.mjs');
 /** How often loop-stall.mjs writes a line (ms): a line covers the interval before its time. */
 const STALL_LINE_MS = 200;
+/** The detail file of `watchStalls: 'detail'`, in the server's folder. */
+const STALL_DETAIL = 'stall-detail.log';
 
 /** The lines loop-stall.mjs wrote to `file`. */
 function stallLines(file: string): Stall[] {
@@ -132,10 +145,11 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
       NO_COLOR: '1',
       ...(o.postgres ? { SVC_BENCH_DATABASE_URL: o.postgres.url } : {}),
       ...(o.watchStalls ? { SVC_BENCH_STALL_FILE: stallFile } : {}),
+      ...(o.watchStalls === 'detail' ? { SVC_BENCH_STALL_DETAIL: path.join(o.dir, STALL_DETAIL) } : {}),
       ...o.env,
     },
   });
-  const out = tail(child);
+  const out = tail(child, o.outputChars);
   const m = await waitForLine(child, /svc listening on http:\/\/[^\s]+:(\d+)/, 120_000, 'svc serve');
   return {
     port: Number(m[1]),
@@ -149,6 +163,17 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
       return stallMax(stallLines(stallFile), from, to);
     },
     stalls: () => stallLines(stallFile),
+    stallDetail: () => {
+      const file = path.join(o.dir, STALL_DETAIL);
+      if (!existsSync(file)) return [];
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const [at, ms, gcs, mono] = l.split(' ');
+          return { at: Number(at), ms: Number(ms), gcs: gcs ?? '-', monoUs: Number(mono) };
+        });
+    },
   };
 }
 

@@ -11,9 +11,10 @@
 // the loader leaves every message pending for search, and scenario 4's pages and searches give the
 // index upkeep the time to work that backlog off before scenario 5's ingest starts.
 //
-// --pauses prints, after each round, svc's event-loop stalls over 25 ms (each 200 ms line of
-// loop-stall.mjs, at its time in the round) and the garbage collector's full collections over 10 ms
-// (svc runs with --trace-gc --trace-gc-ignore-scavenger): what a stalled round stalled on.
+// --pauses prints, after each round, svc's event-loop stalls over 20 ms (at their start in the round,
+// with the collections each held: loop-stall.mjs's detail) and the garbage collector's full
+// collections over 10 ms (svc runs with --trace-gc --trace-gc-ignore-scavenger): what a stalled
+// round stalled on.
 //
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
@@ -89,19 +90,19 @@ async function readPages(port: number, cursorsFile: string, n: number): Promise<
   }
 }
 
-/** The stalls over 25 ms after `from` (ms into the round) and the full collections over 10 ms. */
+/** The stalls over 20 ms after `from` (ms into the round) with the collections each held, and the full collections over 10 ms. */
 function pausesOf(svc: SvcServer, from: number): string {
   const stalls = svc
-    .stalls()
-    .filter(({ at, ms }) => at > from && ms > 25)
-    .map(({ at, ms }) => `${ms} ms at +${at - from} ms`);
+    .stallDetail()
+    .filter(({ at }) => at > from)
+    .map(({ at, ms, gcs, monoUs }) => `${ms} ms at +${at - from} ms (${gcs}; --at ${monoUs}+${ms})`);
   const gcs = svc
     .output()
     .split('\n')
     .filter((l) => /Mark-Compact|Mark-sweep/i.test(l))
     .filter((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) > 10)
     .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').slice(0, 160));
-  return `  stalls over 25 ms: ${stalls.join(', ') || 'none'}\n  full collections over 10 ms: ${gcs.join('\n    ') || 'none'}`;
+  return `  stalls over 20 ms: ${stalls.join(', ') || 'none'}\n  full collections over 10 ms: ${gcs.join('\n    ') || 'none'}`;
 }
 
 try {
@@ -118,7 +119,7 @@ try {
         rooms: [{ id: 'ingest', members: [PUBLISHER] }],
         checkpointBytes,
         nodeArgs,
-        watchStalls: true,
+        watchStalls: pauses ? 'detail' : true,
         ...(bin ? { bin } : {}),
       });
       if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);

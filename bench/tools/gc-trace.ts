@@ -19,6 +19,7 @@ const svc = await startSvc({
   dir,
   rooms: [{ id: 'ingest', members: [PUBLISHER] }],
   nodeArgs: ['--trace-gc'],
+  outputChars: 64 << 20, // every trace line of the run, not the last few
   ...(eventBuffer !== undefined ? { eventBuffer } : {}),
 });
 const t = svcTarget(svc);

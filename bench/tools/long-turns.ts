@@ -3,7 +3,10 @@
 // each with when it came and the functions of ours (URL matching --owners) its time went to.
 // Tells what a stall the loop-stall watch saw was made of.
 //
-//   node --import tsx bench/tools/long-turns.ts FILE.cpuprofile [--over 15] [--owners dist/] [--top 6]
+//   node --import tsx bench/tools/long-turns.ts FILE.cpuprofile [--over 15] [--owners dist/] [--top 6] [--at US+MS,...]
+//
+// --at takes stalls as big-ingest.ts --pauses prints them (a start on the profile's monotonic clock
+// in µs, and a length in ms) and shows what the main thread ran in each instead.
 
 import { readFileSync } from 'node:fs';
 import { opt, positional } from '../lib/args.js';
@@ -14,11 +17,15 @@ interface Node {
   children?: number[];
 }
 
-const file = positional(['--over', '--owners', '--top'])[0]!;
+const file = positional(['--over', '--owners', '--top', '--at'])[0]!;
 const over = Number(opt('--over') ?? 15);
 const owners = opt('--owners') ?? 'dist/';
 const top = Number(opt('--top') ?? 6);
 const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
+const windows = (opt('--at') ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((w) => w.split('+').map(Number) as [number, number]);
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -34,6 +41,22 @@ function ours(id: number): string {
     if (n.callFrame.url.includes(owners)) out.push(label(n));
   }
   return out.length ? out.join(' < ') : label(byId.get(id)!);
+}
+
+if (windows.length > 0) {
+  for (const [from, ms] of windows) {
+    const by = new Map<string, number>();
+    let at = p.startTime;
+    for (let i = 0; i < p.samples.length; i++) {
+      at += p.timeDeltas[i]!;
+      if (at < from || at > from + ms * 1000) continue;
+      const k = ours(p.samples[i]!);
+      by.set(k, (by.get(k) ?? 0) + p.timeDeltas[i]! / 1000);
+    }
+    console.log(`\n${ms} ms from ${from} (${((from - p.startTime) / 1e6).toFixed(2)} s into the profile)`);
+    for (const [k, t] of [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${t.toFixed(1).padStart(6)}  ${k}`);
+  }
+  process.exit(0);
 }
 
 let t = 0;

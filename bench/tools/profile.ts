@@ -1,13 +1,13 @@
 // Profiles svc serve under one load (node --cpu-prof) and prints where its CPU went.
 //
-//   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts] [--rate N] [--max-seconds S]
+//   node --import tsx bench/tools/profile.ts ingest|fanout|sse [seconds] [--no-receipts] [--rate N] [--max-seconds S] [--paced] [--no-prof]
 //
 // Ingest also prints each thread's CPU per message. --no-receipts runs svc with server.receipts:
 // false, to set a profile beside one with receipts.
 // --rate sets the fan-out's paced rate (1,000/s unless given: the bench's is a share of the host),
 // --max-seconds the length of its unpaced phase (the paced one's unless given).
 
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { cpuMs, stopAll, threadCpuMs } from '../lib/procs.js';
 import { PUBLISHER, ROOT, startSvc } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { QUICK } from '../lib/sizes.js';
-import { runFanout } from '../scenarios/live.js';
+import { runFanout, runPaced } from '../scenarios/live.js';
 import { flag, opt, positional } from '../lib/args.js';
 
 const args = positional(['--rate', '--max-seconds']);
@@ -32,33 +32,49 @@ const svc = await startSvc({
     { id: 'ingest', members: [PUBLISHER] },
     { id: 'fanout', members: [PUBLISHER, ...Array.from({ length: subscribers }, (_, k) => `a${k}`)] },
   ],
-  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`],
+  nodeArgs: flag('--no-prof') ? [] : ['--cpu-prof', `--cpu-prof-dir=${prof}`],
   receipts,
 });
 const t = svcTarget(svc);
 const c0 = cpuMs(svc.pid);
+const t0 = threadCpuMs(svc.pid!);
+/** The CPU (µs) per unit of the load, all threads. */
+let per: { us: number; unit: string };
 if (what === 'ingest') {
-  const t0 = threadCpuMs(svc.pid!);
   const r = await t.ingest(50, seconds);
-  console.log(`ingest ${Math.round(r.rate)}/s`, r.latency.summary(), `cpu ${(((cpuMs(svc.pid)! - c0!) * 1000) / r.ok).toFixed(1)} us/msg`);
-  // By thread: the main one (its id is the pid), then the rest by share (GC helpers, the search
-  // worker, the libuv pool's fdatasyncs).
-  const spent = [...threadCpuMs(svc.pid!)].map(([tid, ms]) => [tid, ((ms - (t0.get(tid) ?? 0)) * 1000) / r.ok] as const);
-  const line = spent
-    .filter(([, us]) => us >= 0.5)
-    .sort((a, b) => Number(b[0] === svc.pid) - Number(a[0] === svc.pid) || b[1] - a[1])
-    .map(([tid, us]) => `${tid === svc.pid ? 'main' : tid} ${us.toFixed(1)}`);
-  console.log(`cpu by thread, us/msg: ${line.join(', ')}`);
+  per = { us: ((cpuMs(svc.pid)! - c0!) * 1000) / r.ok, unit: 'msg' };
+  console.log(`ingest ${Math.round(r.rate)}/s`, r.latency.summary(), `cpu ${per.us.toFixed(1)} us/msg`);
 } else {
   const sizes = {
     ...QUICK,
     fanout: { subscribers, rate: Number(opt('--rate') ?? 1000), seconds, maxSeconds: Number(opt('--max-seconds') ?? seconds), inflight: 8 },
   };
-  const r = await runFanout(t, what === 'sse' ? 'svc-sse' : 'svc-attach', sizes, (m) => console.log('note', m));
+  const kind = what === 'sse' ? 'svc-sse' : 'svc-attach';
+  // --paced: the paced phase alone (its CPU per message is the bench's paced row's).
+  const r = flag('--paced')
+    ? { paced: await runPaced(t, kind, sizes, (m) => console.log('note', m)) }
+    : await runFanout(t, kind, sizes, (m) => console.log('note', m));
   console.log(JSON.stringify(r));
+  per = { us: r.paced.cpu_us_per_msg ?? 0, unit: 'paced msg' };
 }
+// By thread: the main one (its id is the pid), then the rest by share (V8's platform threads: GC
+// helpers and compilers; the search worker; the libuv pool's fdatasyncs), as shares of `per`
+// (over the whole run, so the fan-out's warm-up is in them too).
+const spent = [...threadCpuMs(svc.pid!)].map(([tid, ms]) => [tid, ms - (t0.get(tid) ?? 0)] as const);
+const all = spent.reduce((n, [, ms]) => n + ms, 0);
+const line = spent
+  .map(([tid, ms]) => [tid, (per.us * ms) / all] as const)
+  .filter(([, us]) => us >= per.us / 500)
+  .sort((a, b) => Number(b[0] === svc.pid) - Number(a[0] === svc.pid) || b[1] - a[1])
+  .map(([tid, us]) => `${tid === svc.pid ? 'main' : threadName(svc.pid!, tid)} ${us.toFixed(1)}`);
+console.log(`cpu by thread, us/${per.unit}: ${line.join(', ')}`);
 await svc.stop();
+
 await stopAll();
+if (flag('--no-prof')) {
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 const file = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
 console.log(
   execFileSync(
@@ -74,3 +90,12 @@ const name = `${what}${receipts ? '' : '-no-receipts'}.cpuprofile`;
 renameSync(path.join(prof, file), path.join(kept, name));
 console.log(`profile: bench/profiles/${name}`);
 rmSync(dir, { recursive: true, force: true });
+
+/** A thread's name (`libuv-worker`, `V8 DefaultWorke`, a worker's own) with its id. */
+function threadName(pid: number, tid: number): string {
+  try {
+    return `${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}#${tid}`;
+  } catch {
+    return String(tid);
+  }
+}

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { launch, stop, tail, waitForLine, rssMb, withFdLimit } from './procs.js';
 import { nowMs } from './stats.js';
+import { postBytes } from './http.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built `svc` (dist/); SVC_BENCH_BIN names another script (the smoke test passes the one the tests run, so it needs no build). */
@@ -67,9 +68,10 @@ export interface SvcServer {
   stalls(): Stall[];
   /**
    * With `watchStalls: 'detail'`: each stall over 20 ms (`at`: its start, epoch ms; `monoUs`: on the
-   * monotonic clock of a --cpu-prof profile) and the collections in it.
+   * monotonic clock of a --cpu-prof profile), the collections in it, and the main thread's time in it
+   * on a CPU and waiting for one.
    */
-  stallDetail(): { at: number; ms: number; gcs: string; monoUs: number }[];
+  stallDetail(): { at: number; ms: number; gcs: string; monoUs: number; cpuMs: number; waitMs: number }[];
 }
 
 export interface Stall {
@@ -170,11 +172,19 @@ export async function startSvc(o: SvcOptions): Promise<SvcServer> {
         .split('\n')
         .filter(Boolean)
         .map((l) => {
-          const [at, ms, gcs, mono] = l.split(' ');
-          return { at: Number(at), ms: Number(ms), gcs: gcs ?? '-', monoUs: Number(mono) };
+          const [at, ms, gcs, mono, cpu, wait] = l.split(' ');
+          return { at: Number(at), ms: Number(ms), gcs: gcs ?? '-', monoUs: Number(mono), cpuMs: Number(cpu), waitMs: Number(wait) };
         });
     },
   };
+}
+
+/** The text of every ingest message (scenario 1 and 5). */
+export const INGEST_TEXT = 'ingest: a room message of ordinary length, about as long as a sentence';
+
+/** The HTTP request of one ingest message: into the room `ingest`, as the publisher, with the bench token. */
+export function svcIngestRequest(): Buffer {
+  return postBytes('/v1/messages', sendBody('ingest', INGEST_TEXT), TOKEN);
 }
 
 /** A room send body as a string. */

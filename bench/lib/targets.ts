@@ -4,7 +4,7 @@ import type { JetStreamClient, NatsConnection } from 'nats';
 import { closedLoop, paced, postBytes } from './http.js';
 import { natsIngest, natsPublish, type NatsServer } from './nats.js';
 import { SubscriberPool } from './pool.js';
-import { NETWORK, sendBody, TOKEN, type SvcServer } from './svc.js';
+import { INGEST_TEXT, NETWORK, sendBody, svcIngestRequest, TOKEN, type SvcServer } from './svc.js';
 import type { BaselineServer } from './baseline-proc.js';
 import type { SubscriberKind } from '../subscribers.js';
 import type { Samples } from './stats.js';
@@ -69,11 +69,9 @@ async function searchLagMs(port: number): Promise<number | null> {
   }
 }
 
-const INGEST_TEXT = 'ingest: a room message of ordinary length, about as long as a sentence';
-
 /** svc serve, publishing as the member agent `pub` with the bench token. */
 export function svcTarget(s: SvcServer, name: AnyTargetName = 'svc'): Target {
-  const ingestReq = postBytes('/v1/messages', sendBody('ingest', INGEST_TEXT), TOKEN);
+  const ingestReq = svcIngestRequest();
   return {
     name,
     pid: s.pid,

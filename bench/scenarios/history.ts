@@ -11,9 +11,10 @@ import { median } from '../lib/reps.js';
 import type { Sizes } from '../lib/sizes.js';
 import { nowMs, round, Samples } from '../lib/stats.js';
 import { ROOT, PUBLISHER, SEARCH_WORD, startSvc, TOKEN, type SvcServer } from '../lib/svc.js';
-import { svcTarget, type IngestRun } from '../lib/targets.js';
+import type { IngestRun } from '../lib/targets.js';
 import { isSaturated, lowestIdle } from '../lib/verdict.js';
 import { runRetention, type RetentionResult } from './retention.js';
+import { yieldingIngest } from '../lib/yielding-ingest.js';
 
 export interface HistoryResult {
   messages: number;
@@ -206,7 +207,7 @@ async function ingestRound(svc: SvcServer, dir: string, s: Sizes, note: (m: stri
   const gen0 = lastGeneration(dbFile);
   const idle = idleMeter();
   const from = Date.now();
-  const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+  const ing = await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds);
   const stall = await svc.stallMaxMs(from, Date.now());
   if (ing.errors > 0) note(`svc ingest on ${what}: ${ing.errors} failed requests (first: ${ing.firstError})`);
   return { ing, stall, checkpoints: lastGeneration(dbFile) - gen0, idle: idle() };
@@ -229,7 +230,7 @@ async function freshRound(dir: string, s: Sizes, note: (m: string) => void, what
   });
   try {
     await untilIdle(svc.pid, 120);
-    await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds / 5);
+    await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
     return await ingestRound(svc, dir, s, note, what);
   } finally {
     await svc.stop();

@@ -18,7 +18,7 @@ import { untilIdle } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { round } from '../lib/stats.js';
 import { PUBLISHER, startSvc, svcConfig, TOKEN, type SvcOptions } from '../lib/svc.js';
-import { svcTarget } from '../lib/targets.js';
+import { yieldingIngest } from '../lib/yielding-ingest.js';
 
 export interface RetentionResult {
   /** Messages the policy leaves expired (a tenth of the store). */
@@ -89,7 +89,7 @@ export async function runRetention(dir: string, messages: number, rooms: number,
   const svc = await startSvc(opts);
   try {
     await untilIdle(svc.pid, 120);
-    await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds / 5);
+    await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
     const t0 = Date.now();
     if (purge) {
       writeFileSync(path.join(dir, 'svc.yaml'), stringify(svcConfig({ ...opts, retention: { max_messages: keep } })), { mode: 0o600 });
@@ -111,7 +111,7 @@ export async function runRetention(dir: string, messages: number, rooms: number,
       );
     }, 500);
     const from = Date.now();
-    const ing = await svcTarget(svc).ingest(s.ingest.clients, s.history.ingestSeconds);
+    const ing = await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds);
     const stall = await svc.stallMaxMs(from, Date.now());
     // The rest of the purge, unmeasured, so its length is known (a bound: a stuck purge ends the wait).
     const end = Date.now() + 600_000;

@@ -5,7 +5,7 @@
 // (sampled every 20 ms; `--pages N` reads N history pages first, as scenario 4 does before it).
 //
 //   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR]
-//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--warm S] [--node-args "--trace-gc ..."] [--pauses]
+//     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--warm S] [--node-args "--trace-gc ..."] [--pauses] [--same-priority]
 //
 // --settle waits, before the ingest, until svc serve is idle (under 5% of a core over a second):
 // the loader leaves every message pending for search, and scenario 4's pages and searches give the
@@ -16,6 +16,9 @@
 // collections over 10 ms (svc runs with --trace-gc --trace-gc-ignore-scavenger): what a stalled
 // round stalled on.
 //
+// The load comes from a child process under `nice`, as scenario 5's (bench/lib/yielding-ingest.ts);
+// --same-priority sends it from this process, at svc's priority, as the bench did until 2026-12-01.
+//
 // The store is loaded once (bench/loader.ts) into DIR (kept with --keep, reused when present).
 
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +28,7 @@ import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
 import { PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
+import { yieldingIngest } from '../lib/yielding-ingest.js';
 import { ensureLoaded } from '../lib/loaded.js';
 import { flag, opt, positional } from '../lib/args.js';
 import { lastGeneration } from '../scenarios/history.js';
@@ -45,6 +49,8 @@ const settle = flag('--settle');
 /** --warm S: an unmeasured ingest of S seconds first, as scenario 5's fresh rounds do (2 s). */
 const warm = Number(opt('--warm') ?? 0);
 const pauses = flag('--pauses');
+/** --same-priority: the load from this process, at svc's priority (the bench's way until 2026-12-01). */
+const ingest = (svc: SvcServer, s: number) => (flag('--same-priority') ? svcTarget(svc).ingest(50, s) : yieldingIngest(svc.port, 50, s));
 const extraNodeArgs = [
   ...(opt('--node-args') ?? '').split(' ').filter(Boolean),
   ...(pauses ? ['--trace-gc', '--trace-gc-ignore-scavenger'] : []),
@@ -95,7 +101,10 @@ function pausesOf(svc: SvcServer, from: number): string {
   const stalls = svc
     .stallDetail()
     .filter(({ at }) => at > from)
-    .map(({ at, ms, gcs, monoUs }) => `${ms} ms at +${at - from} ms (${gcs}; --at ${monoUs}+${ms})`);
+    .map(
+      ({ at, ms, gcs, monoUs, cpuMs, waitMs }) =>
+        `${ms} ms at +${at - from} ms (run ${cpuMs}, wait ${waitMs}; gc ${gcs}; --at ${monoUs}+${ms})`,
+    );
   const gcs = svc
     .output()
     .split('\n')
@@ -124,7 +133,7 @@ try {
       });
       if (pages > 0) await readPages(svc.port, path.join(dir, 'cursors.json'), pages);
       if (settle) line.push(`settled in ${await untilIdle(svc.pid)} s;`);
-      if (warm > 0) await svcTarget(svc).ingest(50, warm);
+      if (warm > 0) await ingest(svc, warm);
       const steady = rssMb(svc.pid) ?? 0;
       let peak = steady;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(svc.pid) ?? 0)), 20);
@@ -133,7 +142,7 @@ try {
       const c0 = cpuMs(svc.pid)!;
       const m0 = mainThreadMs(svc.pid);
       const from = Date.now();
-      const r = await svcTarget(svc).ingest(50, seconds);
+      const r = await ingest(svc, seconds);
       const stall = await svc.stallMaxMs(from, Date.now());
       const c1 = cpuMs(svc.pid)!;
       const m1 = mainThreadMs(svc.pid);

@@ -14,6 +14,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { SqlJsStatic } from 'sql.js';
 import { loadSql } from './engine/image.js';
 import { SearchDb, type CandidateQuery, type FeedItem } from './search-db.js';
+import { runInBackground } from '../../threads.js';
 
 /** What the thread is given for each store's index. */
 export interface SearchWorkerData {
@@ -298,6 +299,7 @@ async function serve(SQL: SqlJsStatic, { port, data }: OpenIndex): Promise<void>
 }
 
 if (parentPort && workerData) {
+  runInBackground();
   const sql = loadSql();
   parentPort.on('message', (open: OpenIndex) =>
     sql.then(

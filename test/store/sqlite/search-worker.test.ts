@@ -5,7 +5,7 @@
 // start from the store.
 
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
@@ -19,6 +19,7 @@ import { crc32 } from '../../../src/store/sqlite/engine/journal-format.js';
 import { ENTRY, encodeHeader, encodeTrailer } from '../../../src/store/sqlite/engine/redo-format.js';
 import { SearchDb } from '../../../src/store/sqlite/search-db.js';
 import { SEGMENT_LIMIT } from '../../../src/store/sqlite/search-merge.js';
+import { BACKGROUND_NICE } from '../../../src/threads.js';
 
 const WORDS = ['amber', 'basalt', 'cobalt', 'dune', 'ermine'];
 /** Message i: one shared word, one of its own. */
@@ -126,6 +127,37 @@ t('a search right after each write finds it, before any idle tick could index it
       assert.equal(await searchAll(s, `solo${i}q`), [`m${i}`]);
     }
     await assertAllFound(s, 40);
+  } finally {
+    await s.close();
+  }
+});
+
+/** Each thread of this process with its nice value (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNices(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+t('the search worker yields the CPU to the main thread: on Linux it runs BACKGROUND_NICE lower', async (c) => {
+  const s = await openSqliteStore({ path: join(tmp(c), 'svc.db') });
+  try {
+    await s.write([send(message(1))]);
+    assert.equal(await searchAll(s, 'solo1q'), ['m1']);
+    const mainNice = getPriority();
+    const background = Math.min(19, mainNice + BACKGROUND_NICE);
+    if (process.platform === 'linux') {
+      const nices = threadNices();
+      assert.is(nices.get(process.pid), mainNice, 'the main thread keeps its priority');
+      assert.ok([...nices.values()].includes(background), `a thread at nice ${background}: ${[...nices.values()].join(' ')}`);
+    } else assert.not.ok(existsSync('/proc/self/task'), 'threads have no priority of their own here');
   } finally {
     await s.close();
   }

@@ -39,7 +39,9 @@ if (isMainThread && detail) {
   let sched = -1;
   try {
     sched = openSync('/proc/thread-self/schedstat', 'r');
-  } catch {}
+  } catch {
+    // not Linux: the split reads 0 0
+  }
   const buf = Buffer.alloc(128);
   const schedNs = () => {
     if (sched < 0) return [0, 0];

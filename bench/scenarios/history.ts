@@ -292,6 +292,11 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     const db_mb = statSync(dbFile).size / 1048576;
 
     log(`history: ingest on the big store (round 1 of ${rounds})`);
+    // Warmed up as every other round is (freshRound): the pages and searches before it left the
+    // write path's code cold, and this round alone took its first writes unoptimized (its stall
+    // was the worst of the three in every run of 2026-12-01).
+    await untilIdle(svc.pid, 120);
+    await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
     const big = [await ingestRound(svc, dir, s, note, 'the big store')];
     const il = big[0]!.ing.latency.summary();
     clearInterval(sampler);

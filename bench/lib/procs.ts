@@ -121,16 +121,22 @@ export function rssMb(pid: number | undefined): number | null {
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null when unreadable. */
 export function cpuMs(pid: number | undefined): number | null {
-  return pid ? statCpuMs(`/proc/${pid}/stat`) : null;
+  return pid ? (readStat(`/proc/${pid}/stat`)?.ms ?? null) : null;
 }
 
-/** The user + system CPU time (ms) of a /proc `stat` file (a process's or one thread's). */
-function statCpuMs(file: string): number | null {
+/** CPU time (ms) of a process's main thread alone (its id is the pid); null when unreadable. */
+export function mainThreadCpuMs(pid: number | undefined): number | null {
+  return pid ? (readStat(`/proc/${pid}/task/${pid}/stat`)?.ms ?? null) : null;
+}
+
+/** The command name and user + system CPU time (ms) of a /proc `stat` file (a process's or one thread's). */
+function readStat(file: string): { name: string; ms: number } | null {
   try {
     const stat = readFileSync(file, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    const end = stat.lastIndexOf(')');
+    const f = stat.slice(end + 2).split(' ');
+    return { name: stat.slice(stat.indexOf('(') + 1, end), ms: ((Number(f[11]) + Number(f[12])) * 1000) / 100 };
   } catch {
     return null;
   }
@@ -192,15 +198,15 @@ export function hostTicks(): { idle: number; steal: number; all: number } | null
 }
 
 /**
- * CPU time (ms) of each thread of a process, by thread id: the main thread's id is the pid; Node
- * names none of its threads, so the others are told apart by their share (GC helpers, the libuv
- * pool's fdatasyncs, a worker thread).
+ * CPU time (ms) and name of each thread of a process, by thread id: the main thread's id is the
+ * pid; Node names none of its threads (`node`, but the profiler's with --cpu-prof), so the others
+ * are told apart by their share (GC helpers, the libuv pool's fdatasyncs, a worker thread).
  */
-export function threadCpuMs(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
+export function threadCpuMs(pid: number): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const ms = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
-    if (ms !== null) out.set(Number(tid), ms);
+    const t = readStat(`/proc/${pid}/task/${tid}/stat`);
+    if (t) out.set(Number(tid), t);
   }
   return out;
 }

@@ -213,6 +213,12 @@ async function ingestRound(svc: SvcServer, dir: string, s: Sizes, note: (m: stri
   return { ing, stall, checkpoints: lastGeneration(dbFile) - gen0, idle: idle() };
 }
 
+/** Before a measured round: the search backlog worked off, then a fifth of the round's ingest, unmeasured. */
+async function warmUp(svc: SvcServer, s: Sizes): Promise<void> {
+  await untilIdle(svc.pid, 120);
+  await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
+}
+
 /**
  * A round of ingest on its own server in `dir` (an empty folder, or a copy of the loaded store),
  * with the big store's journal threshold. The server first works off the search backlog the loader
@@ -229,8 +235,7 @@ async function freshRound(dir: string, s: Sizes, note: (m: string) => void, what
     watchStalls: true,
   });
   try {
-    await untilIdle(svc.pid, 120);
-    await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
+    await warmUp(svc, s);
     return await ingestRound(svc, dir, s, note, what);
   } finally {
     await svc.stop();
@@ -292,11 +297,10 @@ export async function runHistory(dir: string, s: Sizes, log: (m: string) => void
     const db_mb = statSync(dbFile).size / 1048576;
 
     log(`history: ingest on the big store (round 1 of ${rounds})`);
-    // Warmed up as every other round is (freshRound): the pages and searches before it left the
-    // write path's code cold, and this round alone took its first writes unoptimized (its stall
-    // was the worst of the three in every run of 2026-12-01).
-    await untilIdle(svc.pid, 120);
-    await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds / 5);
+    // Warmed up as every other round: the pages and searches before it left the write path's code
+    // cold, and this round alone took its first writes unoptimized (its stall was the worst of the
+    // three in every run of 2026-12-01).
+    await warmUp(svc, s);
     const big = [await ingestRound(svc, dir, s, note, 'the big store')];
     const il = big[0]!.ing.latency.summary();
     clearInterval(sampler);

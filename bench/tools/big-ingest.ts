@@ -25,7 +25,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Conn, getBytes } from '../lib/http.js';
-import { cpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
+import { cpuMs, mainThreadCpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
 import { PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { yieldingIngest } from '../lib/yielding-ingest.js';
@@ -59,13 +59,6 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
 
 ensureLoaded(source, messages);
-
-/** CPU ms of a process's main thread (the checkpoint worker is another thread of it). */
-function mainThreadMs(pid: number | undefined): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-}
 
 /** svc's event-loop delay max since the last scrape of /metrics (ms), which the scrape resets. */
 async function loopMaxMs(port: number): Promise<number | null> {
@@ -140,12 +133,12 @@ try {
       const gen0 = lastGeneration(path.join(dir, 'svc.db'));
       await loopMaxMs(svc.port);
       const c0 = cpuMs(svc.pid)!;
-      const m0 = mainThreadMs(svc.pid);
+      const m0 = mainThreadCpuMs(svc.pid)!;
       const from = Date.now();
       const r = await ingest(svc, seconds);
       const stall = await svc.stallMaxMs(from, Date.now());
       const c1 = cpuMs(svc.pid)!;
-      const m1 = mainThreadMs(svc.pid);
+      const m1 = mainThreadCpuMs(svc.pid)!;
       const loop = await loopMaxMs(svc.port);
       clearInterval(sampler);
       const dbMb = statSync(path.join(dir, 'svc.db')).size / 1048576;

@@ -10,7 +10,7 @@
 // --rate sets the fan-out's paced rate (1,000/s unless given: the bench's is a share of the host),
 // --max-seconds the length of its unpaced phase (the paced one's unless given).
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -63,13 +63,13 @@ if (what === 'ingest') {
 // By thread: the main one (its id is the pid), then the rest by share (V8's platform threads: GC
 // helpers and compilers; the search worker; the libuv pool's fdatasyncs), as shares of `per`
 // (over the whole run, so the fan-out's warm-up is in them too).
-const spent = [...threadCpuMs(svc.pid!)].map(([tid, ms]) => [tid, ms - (t0.get(tid) ?? 0)] as const);
-const all = spent.reduce((n, [, ms]) => n + ms, 0);
+const spent = [...threadCpuMs(svc.pid!)].map(([tid, t]) => ({ tid, name: t.name, ms: t.ms - (t0.get(tid)?.ms ?? 0) }));
+const all = spent.reduce((n, t) => n + t.ms, 0);
 const line = spent
-  .map(([tid, ms]) => [tid, (per.us * ms) / all] as const)
-  .filter(([, us]) => us >= per.us / 500)
-  .sort((a, b) => Number(b[0] === svc.pid) - Number(a[0] === svc.pid) || b[1] - a[1])
-  .map(([tid, us]) => `${tid === svc.pid ? 'main' : threadName(svc.pid!, tid)} ${us.toFixed(1)}`);
+  .map((t) => ({ ...t, us: (per.us * t.ms) / all }))
+  .filter((t) => t.us >= per.us / 500)
+  .sort((a, b) => Number(b.tid === svc.pid) - Number(a.tid === svc.pid) || b.us - a.us)
+  .map((t) => `${t.tid === svc.pid ? 'main' : `${t.name}#${t.tid}`} ${t.us.toFixed(1)}`);
 console.log(`cpu by thread, us/${per.unit}: ${line.join(', ')}`);
 await svc.stop();
 
@@ -93,12 +93,3 @@ const name = `${what}${receipts ? '' : '-no-receipts'}.cpuprofile`;
 renameSync(path.join(prof, file), path.join(kept, name));
 console.log(`profile: bench/profiles/${name}`);
 rmSync(dir, { recursive: true, force: true });
-
-/** A thread's name (`libuv-worker`, `V8 DefaultWorke`, a worker's own) with its id. */
-function threadName(pid: number, tid: number): string {
-  try {
-    return `${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}#${tid}`;
-  } catch {
-    return String(tid);
-  }
-}

@@ -46,6 +46,8 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
   /** Rooms the agent was added to during this attachment, with the seqs of those changes, oldest first. */
   private joined: Map<string, number[]> | undefined;
   private readonly reader: string;
+  /** The run of a drain's first conversation (drain). */
+  private first: Run | undefined;
 
   constructor(
     /** Where the marks go (the feature's writer). */
@@ -95,11 +97,12 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
     this.queued = false;
     const cursor = this.ackedTo;
     const cap = this.seqs.length;
-    // The first conversation's run needs no map (a broadcast drains one event of one conversation per ledger).
+    // The first conversation's run is the ledger's own, kept from drain to drain with its key: a
+    // broadcast drains one event of one conversation per ledger, and a run and a key made per drain
+    // outlived the batch's collections (old-space garbage on every attachment).
     let first: Run | undefined;
     let runs: Map<string, Run> | undefined;
     // Consecutive events are mostly of one conversation: its run is reused without building a key.
-    let lastTarget: Target | undefined;
     let run: Run | undefined;
     while (this.count > 0 && this.seqs[this.head]! <= cursor) {
       const seq = this.seqs[this.head]!;
@@ -107,16 +110,15 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
       this.targets[this.head] = undefined;
       this.head = (this.head + 1) % cap;
       this.count--;
-      if (run === undefined || lastTarget === undefined || !sameConv(lastTarget, target)) {
-        const conv = convKeyOf(target);
-        run = first?.conv === conv ? first : runs?.get(conv);
-        if (!run) {
-          run = { conv, target, lo: 0, hi: 0 };
-          if (first === undefined) first = run;
-          else (runs ??= new Map()).set(conv, run);
+      if (run === undefined || !sameConv(run.target, target)) {
+        if (first === undefined) run = first = this.firstRun(target);
+        else if (sameConv(first.target, target)) run = first;
+        else {
+          const conv = convKeyOf(target);
+          run = runs?.get(conv);
+          if (!run) (runs ??= new Map()).set(conv, (run = { conv, target, lo: 0, hi: 0 }));
         }
       }
-      lastTarget = target;
       const lo = this.joined === undefined ? this.start + 1 : this.epochStart(target, seq) + 1;
       if (run.lo !== lo) {
         // The agent left the room and came back: the earlier stay is its own range.
@@ -128,6 +130,17 @@ export class DeliveryLedger implements DeliverySource, AttachmentDeliveries {
     if (this.count === 0) this.head = 0;
     if (first) w.markAt(this.reader, first.conv, 'delivered', first.lo, first.hi, at, first.target);
     if (runs) for (const r of runs.values()) w.markAt(this.reader, r.conv, 'delivered', r.lo, r.hi, at, r.target);
+  }
+
+  /** The ledger's own run, emptied, for `target`'s conversation (its key made only when the conversation changed). */
+  private firstRun(target: Target): Run {
+    const r = this.first;
+    if (r === undefined) return (this.first = { conv: convKeyOf(target), target, lo: 0, hi: 0 });
+    if (!sameConv(r.target, target)) r.conv = convKeyOf(target);
+    r.target = target;
+    r.lo = 0;
+    r.hi = 0;
+    return r;
   }
 
   /** The seq after which this attachment was sent a room's messages, for a message at `seq`. */

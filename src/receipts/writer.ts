@@ -8,8 +8,8 @@
 // part takes no marks.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
-import type { Reader, ReceiptsChange, Target } from '../protocol/types.js';
-import { covering, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
+import type { ReceiptsChange, Target } from '../protocol/types.js';
+import { ByRecord, covers, mergeRange, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import type { WriteOp } from '../store/types.js';
 import type { DeliverySource, ReceiptMarks } from './marks.js';
@@ -42,19 +42,13 @@ function isoOf(ms: number): string {
   return isoText;
 }
 
-interface Pending {
-  reader: string;
-  conv: string;
-  kind: ReceiptKind;
-  ranges: ReceiptRange[];
-}
-
 export class ReceiptWriter implements ReceiptMarks {
-  private pending = new Map<string, Pending>();
+  /** Each record's ranges to write. */
+  private pending = new ByRecord<ReceiptRange[]>();
   /** Sources to drain into the next batch. */
   private sources: DeliverySource[] = [];
   /** Ranges this process wrote or saw stored, by record: a mark inside them needs no write. */
-  private readonly known = new Map<string, ReceiptRange[]>();
+  private readonly known = new ByRecord<ReceiptRange[]>();
   /**
    * Each conversation's target, for its `message.receipts` event: from the marks that carry it, else
    * read once. (Reading it per conversation per flush, one after another, queued behind the sends'
@@ -84,13 +78,15 @@ export class ReceiptWriter implements ReceiptMarks {
   markAt(reader: string, conv: string, kind: ReceiptKind, lo: number, hi: number, atMs: number, target?: Target): boolean {
     if (this.closed || !this.kept || this.ctx.config.server.receipts === false || !(lo >= 1 && hi >= lo)) return false;
     if (target && !this.targets.has(conv)) this.rememberTarget(conv, target);
-    const key = receiptKey({ reader, conv, kind });
-    const known = this.known.get(key);
-    if (known?.some((r) => r[0] <= lo && hi <= r[1])) return false;
+    const known = this.known.get(reader, conv, kind);
+    if (known && covers(known, lo, hi)) return false;
     const at = isoOf(atMs);
-    const p = this.pending.get(key);
-    if (!p) this.pending.set(key, { reader, conv, kind, ranges: [[lo, hi, at]] });
-    else p.ranges = mergeRange(p.ranges, lo, hi, at) ?? p.ranges;
+    const ranges = this.pending.get(reader, conv, kind);
+    if (!ranges) this.pending.set(reader, conv, kind, [[lo, hi, at]]);
+    else {
+      const merged = mergeRange(ranges, lo, hi, at);
+      if (merged) this.pending.set(reader, conv, kind, merged);
+    }
     return true;
   }
 
@@ -124,7 +120,7 @@ export class ReceiptWriter implements ReceiptMarks {
     this.drainSources();
     if (this.pending.size === 0) return;
     const batch = this.pending;
-    this.pending = new Map();
+    this.pending = new ByRecord();
     this.running = this.write(batch).finally(() => (this.running = undefined));
     await this.running;
   }
@@ -151,10 +147,11 @@ export class ReceiptWriter implements ReceiptMarks {
     }
   }
 
-  private async write(batch: Map<string, Pending>): Promise<void> {
+  private async write(batch: ByRecord<ReceiptRange[]>): Promise<void> {
     const marks: ReceiptMark[] = [];
-    for (const p of batch.values())
-      for (const r of p.ranges) marks.push({ reader: p.reader, conv: p.conv, kind: p.kind, lo: r[0], hi: r[1], at: r[2] });
+    batch.forEach((ranges, reader, conv, kind) => {
+      for (const r of ranges) marks.push({ reader, conv, kind, lo: r[0], hi: r[1], at: r[2] });
+    });
     let changed: ReceiptMark[];
     try {
       const r = await commit(this.ctx, [{ op: 'receipt.mark', marks }]);
@@ -164,7 +161,7 @@ export class ReceiptWriter implements ReceiptMarks {
       this.ctx.log('warn', 'receipts: a batch of marks was not stored (the next ACK or read marks again)', { error: String(err) });
       return;
     }
-    this.remember(marks);
+    this.remember(batch);
     if (changed.length === 0) return;
     try {
       const ops = await this.events(changed);
@@ -174,43 +171,56 @@ export class ReceiptWriter implements ReceiptMarks {
     }
   }
 
-  private remember(marks: readonly ReceiptMark[]): void {
+  private remember(batch: ByRecord<ReceiptRange[]>): void {
     if (this.known.size > KNOWN_MAX) this.known.clear();
-    for (const m of marks) {
-      const key = receiptKey(m);
-      const cur = this.known.get(key) ?? [];
-      if (covering(cur, m.lo) && covering(cur, m.hi)) continue;
-      const merged = mergeRange(cur, m.lo, m.hi, m.at) ?? cur;
-      this.known.set(key, merged.length > KNOWN_RANGES ? merged.slice(-KNOWN_RANGES) : merged);
-    }
+    batch.forEach((ranges, reader, conv, kind) => {
+      let cur = this.known.get(reader, conv, kind);
+      for (const r of ranges) {
+        const lo = r[0];
+        const hi = r[1];
+        const last = cur?.[cur.length - 1];
+        if (last && last[0] <= lo && lo <= last[1] + 1) {
+          // A reader that reads on extends its newest range: in place, so what this process keeps
+          // for its readers is not made again on every batch (it outlives the batch: old space).
+          if (hi > last[1]) {
+            last[1] = hi;
+            last[2] = r[2];
+          }
+          continue;
+        }
+        const merged = mergeRange(cur ?? [], lo, hi, r[2]);
+        if (merged) cur = merged.length > KNOWN_RANGES ? merged.slice(-KNOWN_RANGES) : merged;
+      }
+      if (cur) this.known.set(reader, conv, kind, cur);
+    });
   }
 
   /** One `message.receipts` event per conversation, with each reader's furthest mark of each kind. */
   private async events(changed: readonly ReceiptMark[]): Promise<WriteOp[]> {
-    const byConv = new Map<string, Map<string, ReceiptsChange['marks'][number]>>();
+    const furthest = new ByRecord<ReceiptsChange['marks'][number]>();
     for (const m of changed) {
+      const cur = furthest.get(m.reader, m.conv, m.kind);
+      if (cur) {
+        if (cur.up_to_seq < m.hi) furthest.set(m.reader, m.conv, m.kind, { ...cur, up_to_seq: m.hi, at: m.at });
+        continue;
+      }
       const reader = readerOf(m.reader);
-      if (!reader) continue;
-      let per = byConv.get(m.conv);
-      if (!per) byConv.set(m.conv, (per = new Map()));
-      const k = `${m.kind} ${m.reader}`;
-      const cur = per.get(k);
-      if (!cur || cur.up_to_seq < m.hi) per.set(k, { reader: reader as Reader, kind: m.kind, up_to_seq: m.hi, at: m.at });
+      if (reader) furthest.set(m.reader, m.conv, m.kind, { reader, kind: m.kind, up_to_seq: m.hi, at: m.at });
     }
     const ops: WriteOp[] = [];
+    const convs = [...furthest.convs()];
     // Those not remembered are read at once (the store's lookups answer them together).
-    const targets = await Promise.all([...byConv.keys()].map((conv) => this.targetOf(conv)));
-    let i = 0;
-    for (const [conv, per] of byConv) {
-      const target = targets[i++];
-      if (!target) continue;
+    const targets = await Promise.all(convs.map((conv) => this.targetOf(conv)));
+    convs.forEach((conv, i) => {
+      const target = targets[i];
+      if (!target) return;
       // Appended in place of the conversation's last one: the log keeps one per conversation.
       ops.push({
         op: 'receipt.notice',
         conv,
-        event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: [...per.values()] } }),
+        event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: furthest.inConv(conv) } }),
       });
-    }
+    });
     return ops;
   }
 

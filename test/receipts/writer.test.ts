@@ -111,4 +111,23 @@ test('the writer remembers the newest ranges of a record, where the next marks l
   await w.close();
 });
 
+test('a reader that reads on extends the range the writer remembers: marks inside it are not written again', async () => {
+  const ctx = context();
+  const w = new ReceiptWriter(ctx, 60_000);
+  w.mark('agent:a', 'room:one', 'delivered', 1, 10);
+  await w.flush();
+  w.mark('agent:a', 'room:one', 'delivered', 11, 20); // adjacent
+  await w.flush();
+  w.mark('agent:a', 'room:one', 'delivered', 5, 30); // overlapping
+  await w.flush();
+  const [rec] = await ctx.store.part(receiptsPart)!.list('room:one');
+  assert.equal(
+    rec!.ranges.map(([lo, hi]) => [lo, hi]),
+    [[1, 30]],
+  );
+  assert.is(w.markAt('agent:a', 'room:one', 'delivered', 1, 30, Date.now()), false, 'all of 1..30 is known');
+  assert.is(w.markAt('agent:a', 'room:one', 'delivered', 30, 31, Date.now()), true, '31 is not');
+  await w.close();
+});
+
 test.run();

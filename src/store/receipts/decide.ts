@@ -4,7 +4,7 @@
 
 import type { CoreView, Put } from '../part.js';
 import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome, ReceiptOp, ReceiptOutcome } from './ops.js';
-import { bridge, mergeRange, receiptKey, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
+import { bridge, ByRecord, mergeRange, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
 
 /** What a receipt.mark is decided on. */
 export interface ReceiptState {
@@ -34,7 +34,8 @@ export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMa
     if (!merged) continue;
     // Across the gaps that hold none of the conversation's messages: one range for a reader that reads on.
     const ranges = merged.length > 1 ? bridge(merged, m.hi, (a, b) => state.createdBetween(m.conv, a, b)) : merged;
-    put({ op: 'receipt.put', record: { reader: m.reader, conv: m.conv, kind: m.kind, ranges }, ...(cur ? { stored: true as const } : {}) });
+    const record = { reader: m.reader, conv: m.conv, kind: m.kind, ranges };
+    put(cur ? { op: 'receipt.put', record, stored: true } : { op: 'receipt.put', record });
     changed.push(m);
   }
   return { op: 'receipt.mark', changed };
@@ -42,13 +43,13 @@ export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMa
 
 /** The records a batch's earlier effects changed, laid over the base state. */
 export class ReceiptOverlay implements ReceiptState {
-  private changed: Map<string, ReceiptRecord> | undefined;
+  private changed: ByRecord<ReceiptRecord> | undefined;
 
   constructor(private readonly base: ReceiptState) {}
 
   note(e: ReceiptEffect): void {
     if (e.op !== 'receipt.put') return;
-    (this.changed ??= new Map()).set(receiptKey(e.record), e.record);
+    (this.changed ??= new ByRecord()).set(e.record.reader, e.record.conv, e.record.kind, e.record);
   }
 
   createdBetween(conv: string, after: number, before: number): boolean {
@@ -57,6 +58,6 @@ export class ReceiptOverlay implements ReceiptState {
   }
 
   receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
-    return this.changed?.get(receiptKey({ reader, conv, kind })) ?? this.base.receipt(reader, conv, kind);
+    return this.changed?.get(reader, conv, kind) ?? this.base.receipt(reader, conv, kind);
   }
 }

@@ -197,3 +197,21 @@ export function sendBody(room: string, text: string): string {
 }
 
 export { rssMb };
+
+/** A tool's report of a server started with `watchStalls: 'detail'` and `--trace-gc`: the stalls over 20 ms after `from` (epoch ms) with the collections each held, and the full collections over 10 ms. */
+export function pausesOf(svc: SvcServer, from: number): string {
+  const stalls = svc
+    .stallDetail()
+    .filter(({ at }) => at > from)
+    .map(
+      ({ at, ms, gcs, monoUs, cpuMs, waitMs }) =>
+        `${ms} ms at +${at - from} ms (run ${cpuMs}, wait ${waitMs}; gc ${gcs}; --at ${monoUs}+${ms})`,
+    );
+  const gcs = svc
+    .output()
+    .split('\n')
+    .filter((l) => /Mark-Compact|Mark-sweep/i.test(l))
+    .filter((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) > 10)
+    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').slice(0, 160));
+  return `  stalls over 20 ms: ${stalls.join(', ') || 'none'}\n  full collections over 10 ms: ${gcs.join('\n    ') || 'none'}`;
+}

@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import { untilIdle } from '../lib/procs.js';
 import type { Sizes } from '../lib/sizes.js';
 import { round } from '../lib/stats.js';
-import { PUBLISHER, startSvc, svcConfig, TOKEN, type SvcOptions } from '../lib/svc.js';
+import { defaultNodeArgs, PUBLISHER, startSvc, svcConfig, TOKEN, type SvcOptions, type SvcServer } from '../lib/svc.js';
 import { yieldingIngest } from '../lib/yielding-ingest.js';
 
 export interface RetentionResult {
@@ -75,7 +75,15 @@ const purgedSoFar = async (port: number): Promise<number> => purgedOf(await metr
  * then removes it. `purge: false` runs the same round without adding the policy (the control of
  * bench/tools/retention-round.ts).
  */
-export async function runRetention(dir: string, messages: number, rooms: number, s: Sizes, purge = true): Promise<RetentionResult> {
+export async function runRetention(
+  dir: string,
+  messages: number,
+  rooms: number,
+  s: Sizes,
+  purge = true,
+  /** Called with the server and the measured window's start (ms) once it ended: the server runs with the stall watch's detail and --trace-gc. */
+  pauses?: (svc: SvcServer, from: number) => void,
+): Promise<RetentionResult> {
   const perRoom = Math.floor(messages / rooms);
   const keep = perRoom - Math.floor(perRoom / 10);
   const expired = (perRoom - keep) * rooms;
@@ -83,8 +91,9 @@ export async function runRetention(dir: string, messages: number, rooms: number,
     dir,
     rooms: [{ id: 'ingest', members: [PUBLISHER] }],
     checkpointBytes: 16 * 1024 * 1024,
-    watchStalls: true,
+    watchStalls: pauses ? 'detail' : true,
     env: { SVC_RETENTION_INTERVAL_MS: '500' },
+    ...(pauses ? { nodeArgs: [...defaultNodeArgs, '--trace-gc', '--trace-gc-ignore-scavenger'], outputChars: 1 << 20 } : {}),
   };
   const svc = await startSvc(opts);
   try {
@@ -113,6 +122,7 @@ export async function runRetention(dir: string, messages: number, rooms: number,
     const from = Date.now();
     const ing = await yieldingIngest(svc.port, s.ingest.clients, s.history.ingestSeconds);
     const stall = await svc.stallMaxMs(from, Date.now());
+    pauses?.(svc, from);
     // The rest of the purge, unmeasured, so its length is known (a bound: a stuck purge ends the wait).
     const end = Date.now() + 600_000;
     while (purge && doneAt === null && Date.now() < end) await new Promise((r) => setTimeout(r, 500));

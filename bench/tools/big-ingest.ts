@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Conn, getBytes } from '../lib/http.js';
 import { cpuMs, mainThreadCpuMs, rssMb, stopAll, untilIdle } from '../lib/procs.js';
-import { PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
+import { pausesOf, PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc.js';
 import { svcTarget } from '../lib/targets.js';
 import { yieldingIngest } from '../lib/yielding-ingest.js';
 import { ensureLoaded } from '../lib/loaded.js';
@@ -87,24 +87,6 @@ async function readPages(port: number, cursorsFile: string, n: number): Promise<
   } finally {
     conn.close();
   }
-}
-
-/** The stalls over 20 ms after `from` (ms into the round) with the collections each held, and the full collections over 10 ms. */
-function pausesOf(svc: SvcServer, from: number): string {
-  const stalls = svc
-    .stallDetail()
-    .filter(({ at }) => at > from)
-    .map(
-      ({ at, ms, gcs, monoUs, cpuMs, waitMs }) =>
-        `${ms} ms at +${at - from} ms (run ${cpuMs}, wait ${waitMs}; gc ${gcs}; --at ${monoUs}+${ms})`,
-    );
-  const gcs = svc
-    .output()
-    .split('\n')
-    .filter((l) => /Mark-Compact|Mark-sweep/i.test(l))
-    .filter((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0) > 10)
-    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').slice(0, 160));
-  return `  stalls over 20 ms: ${stalls.join(', ') || 'none'}\n  full collections over 10 ms: ${gcs.join('\n    ') || 'none'}`;
 }
 
 try {

@@ -1,16 +1,15 @@
-// The receipts concern in the in-memory backend: records by key, the keys of each conversation, and
-// the seq of each conversation's `message.receipts` event (the store drops the one it replaces).
+// The receipts concern in the in-memory backend: records by reader, conversation and kind, and the
+// seq of each conversation's `message.receipts` event (the store drops the one it replaces).
 
 import type { MemoryAdapter, MemoryCore } from '../part.js';
 import type { ReceiptState } from './decide.js';
 import type { ReceiptEffect } from './ops.js';
-import { receiptKey, type ReceiptReads, type ReceiptRecord } from './records.js';
+import { ByRecord, type ReceiptReads, type ReceiptRecord } from './records.js';
 
 const clone = (r: ReceiptRecord): ReceiptRecord => ({ ...r, ranges: r.ranges.map((x) => [...x] as ReceiptRecord['ranges'][number]) });
 
 export class MemoryReceipts implements MemoryAdapter<ReceiptEffect, ReceiptState, ReceiptReads> {
-  private readonly byKey = new Map<string, ReceiptRecord>();
-  private readonly byConv = new Map<string, Set<string>>();
+  private readonly records = new ByRecord<ReceiptRecord>();
   /** Each conversation's last `message.receipts` event, by seq. */
   private readonly eventOf = new Map<string, number>();
 
@@ -24,22 +23,23 @@ export class MemoryReceipts implements MemoryAdapter<ReceiptEffect, ReceiptState
 
   apply(e: ReceiptEffect): void {
     if (e.op !== 'receipt.put') return;
-    const key = receiptKey(e.record);
-    this.byKey.set(key, clone(e.record));
-    let keys = this.byConv.get(e.record.conv);
-    if (!keys) this.byConv.set(e.record.conv, (keys = new Set()));
-    keys.add(key);
+    this.records.set(e.record.reader, e.record.conv, e.record.kind, clone(e.record));
   }
 
   constructor(private readonly core: MemoryCore) {}
 
   // The stored records: the resolver does not change them.
   readonly state: ReceiptState = {
-    receipt: (reader, conv, kind) => this.byKey.get(receiptKey({ reader, conv, kind })),
+    receipt: (reader, conv, kind) => this.records.get(reader, conv, kind),
     createdBetween: (conv, after, before) => this.core.createdBetween(conv, after, before),
   };
 
   readonly reads: ReceiptReads = {
-    list: async (conv) => [...(this.byConv.get(conv) ?? [])].map((k) => clone(this.byKey.get(k)!)),
+    // By reader, then kind, as the SQL backends order them.
+    list: async (conv) =>
+      this.records
+        .inConv(conv)
+        .sort((a, b) => (a.reader === b.reader ? a.kind.localeCompare(b.kind) : a.reader < b.reader ? -1 : 1))
+        .map(clone),
   };
 }

@@ -1,7 +1,7 @@
-// Runs one command: prompt on stdin, stdout and stderr collected, a timeout that stops the whole
-// process group (SIGTERM, then SIGKILL after a grace period).
+// One command's run once started (launcher.ts starts it): prompt on stdin, stdout and stderr
+// collected, a timeout that stops the whole process group (SIGTERM, then SIGKILL after a grace period).
 
-import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export interface ProcessResult {
   /** Exit code, or undefined when it was killed or never started. */
@@ -26,16 +26,22 @@ export interface Running {
 }
 
 /** `input` may still be on its way (the context is read while the command starts): stdin waits for it. */
-export function runProcess(
-  argv: string[],
-  o: { input: string | Promise<string>; env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number },
-): Running {
+export interface RunInput {
+  input: string | Promise<string>;
+  /** Added to this process's environment. */
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
+/**
+ * Feeds, collects and times out a started command. It leads its own process group (spawned
+ * `detached`), so a timeout stops what it started too (a shell's children).
+ */
+export function watch(child: ChildProcessWithoutNullStreams, o: Omit<RunInput, 'env'>): Running {
   const started = Date.now();
   let stdout = '';
   let stderr = '';
   let timedOut = false;
-  // Its own process group, so a timeout stops what it started too (a shell's children).
-  const child = spawn(argv[0]!, argv.slice(1), { env: o.env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const killGroup = (sig: NodeJS.Signals) => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, sig);

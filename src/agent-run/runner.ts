@@ -22,7 +22,8 @@ import { VERSION } from '../version.js';
 import { formatDuration, wakes, type WakeFilter } from './options.js';
 import { presetPlan, type PresetPlan, type Runtime } from './presets.js';
 import { fetchWakeFiles, filesOf } from './files.js';
-import { runProcess, type ProcessResult, type Running } from './process.js';
+import { Launcher } from './launcher.js';
+import type { ProcessResult, Running } from './process.js';
 import { promptOf, replyIdOf, replyTarget, runEnv } from './prompt.js';
 import { openRunState, type RunState } from './state.js';
 
@@ -73,6 +74,7 @@ export class AgentRunner {
   readonly #state: RunState;
   readonly #convs = new Map<string, Conversation>();
   readonly #running = new Set<Running>();
+  readonly #launcher = new Launcher();
   #attachment: Attachment | undefined;
   #token: string | undefined;
   #stopping = false;
@@ -126,6 +128,7 @@ export class AgentRunner {
   /** Stops: running commands are stopped and their wakes come again at the next start. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#launcher.close();
     for (const r of this.#running) r.stop();
     await Promise.all([...this.#running].map((r) => r.done));
     await this.#attachment?.close();
@@ -200,9 +203,9 @@ export class AgentRunner {
     const files = await fetchWakeFiles(client, filesOf(msgs), (l) => o.log(`run ${sessionKey}: ${l}`));
     let res: ProcessResult;
     try {
-      const running = runProcess(plan.argv, {
+      const running = this.#launcher.run(plan.argv, {
         input: context.then((recent) => promptOf({ ...input, recent }, files.paths)),
-        env: { ...process.env, ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }), ...files.env },
+        env: { ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }), ...files.env },
         timeoutMs: o.timeoutMs,
       });
       this.#running.add(running);

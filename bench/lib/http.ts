@@ -168,7 +168,7 @@ export interface PacedResult {
  */
 export async function paced(
   port: number,
-  opts: { rate: number; seconds: number; inflight: number; max?: number },
+  opts: { rate: number; seconds: number; inflight: number; max?: number; until?: () => boolean },
   make: (i: number, t: number) => Buffer | string,
 ): Promise<PacedResult> {
   const conns = await Promise.all(Array.from({ length: opts.inflight }, () => Conn.open(port)));
@@ -204,7 +204,7 @@ export async function paced(
       },
     );
   };
-  while (nowMs() < end && sent < max) {
+  while (nowMs() < end && sent < max && !opts.until?.()) {
     const due = opts.rate > 0 ? Math.min(max, Math.floor(((nowMs() - start) / 1000) * opts.rate) + 1) : max;
     // Oldest idle connection first: taken last-in-first-out, the ones at the bottom sat idle past
     // the server's keep-alive timeout (5 s), were closed, and failed the request sent on them.

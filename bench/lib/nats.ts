@@ -98,7 +98,7 @@ export async function natsIngest(js: JetStreamClient, clients: number, seconds: 
 /** Publishes to bench.fanout at `rate`/s (0: unpaced with `inflight` outstanding) for `seconds`. */
 export async function natsPublish(
   js: JetStreamClient,
-  opts: { rate: number; seconds: number; inflight: number },
+  opts: { rate: number; seconds: number; inflight: number; until?: () => boolean },
   body: (i: number, t: number) => string,
 ) {
   const enc = new TextEncoder();
@@ -110,7 +110,7 @@ export async function natsPublish(
   const start = nowMs();
   const end = start + opts.seconds * 1000;
   let wake: (() => void) | undefined;
-  while (nowMs() < end) {
+  while (nowMs() < end && !opts.until?.()) {
     const due = opts.rate > 0 ? Math.floor(((nowMs() - start) / 1000) * opts.rate) + 1 : Infinity;
     while (sent < due && inflight < opts.inflight) {
       const t = nowMs();

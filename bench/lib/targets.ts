@@ -33,6 +33,9 @@ export interface IngestRun {
   latency: Samples;
 }
 
+/** `until`, when given, ends the publishing early (checked between sends). */
+export type PublishOptions = { rate: number; seconds: number; inflight: number; max?: number; until?: () => boolean };
+
 export interface Target {
   name: AnyTargetName;
   pid: number | undefined;
@@ -52,7 +55,7 @@ export interface Target {
   subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
   /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */
   publish(
-    opts: { rate: number; seconds: number; inflight: number; max?: number },
+    opts: PublishOptions,
     text: (i: number, t: number) => string,
   ): Promise<PublishResult>;
   stop(): Promise<void>;

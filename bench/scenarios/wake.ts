@@ -168,24 +168,20 @@ async function onSvc(
   }
 }
 
-/** The paced fan-out in one-second rounds until stopped; `stop()` resolves with the seconds it ran. */
+/**
+ * The paced fan-out, one publishing run until stopped (as the baseline's: one set of connections;
+ * one-second rounds until 2026-12-01 opened 16 new ones a second); `stop()` resolves with the seconds it ran.
+ */
 function startLoad(t: Target, s: Sizes): { stop(): Promise<number> } {
   let stopping = false;
-  const t0 = nowMs();
-  let seconds = 0;
-  const loop = (async () => {
-    let chunk = 0;
-    while (!stopping) {
-      const r = chunk++;
-      await t.publish({ rate: s.fanout.rate, seconds: 1, inflight: 16 }, (i, at) => `b p ${r}.${i} ${at}`);
-    }
-    seconds = (nowMs() - t0) / 1000;
-  })();
+  const run = t.publish(
+    { rate: s.fanout.rate, seconds: 24 * 3600, inflight: 16, until: () => stopping },
+    (i, at) => `b p 0.${i} ${at}`,
+  );
   return {
     async stop() {
       stopping = true;
-      await loop;
-      return seconds;
+      return (await run).seconds;
     },
   };
 }

@@ -54,10 +54,7 @@ export interface Target {
   /** Forks `n` subscribers of `kind` that follow the fan-out room. */
   subscribe(kind: SubscriberKind, n: number): Promise<SubscriberPool>;
   /** Publishes into the fan-out room; `text(i, t)` stamps message i sent at time t. */
-  publish(
-    opts: PublishOptions,
-    text: (i: number, t: number) => string,
-  ): Promise<PublishResult>;
+  publish(opts: PublishOptions, text: (i: number, t: number) => string): Promise<PublishResult>;
   stop(): Promise<void>;
 }
 

@@ -174,10 +174,7 @@ async function onSvc(
  */
 function startLoad(t: Target, s: Sizes): { stop(): Promise<number> } {
   let stopping = false;
-  const run = t.publish(
-    { rate: s.fanout.rate, seconds: 24 * 3600, inflight: 16, until: () => stopping },
-    (i, at) => `b p 0.${i} ${at}`,
-  );
+  const run = t.publish({ rate: s.fanout.rate, seconds: 24 * 3600, inflight: 16, until: () => stopping }, (i, at) => `b p 0.${i} ${at}`);
   return {
     async stop() {
       stopping = true;

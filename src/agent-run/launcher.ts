@@ -14,13 +14,17 @@ import type { Socket } from 'node:net';
 import { type RunInput, type Running, watch } from './process.js';
 
 const SHELL = '/bin/sh';
-/** Reads one line, evaluates it (`set -- ARGS; export K=V...`), execs the arguments. */
-const READY_SCRIPT = `NL='\n'; IFS= read -r line || exit 0; eval "$line"; exec "$@"`;
+/**
+ * Reads one line, evaluates it (`set -- ARGS; export K=V...`), execs the arguments. Its own two
+ * variables have names no environment uses and are unset before the exec, so the command's
+ * environment is the runner's plus the run's, as when started fresh.
+ */
+const READY_SCRIPT = `__svc_nl='\n'; IFS= read -r __svc_line || exit 0; eval "$__svc_line"; unset __svc_line __svc_nl; exec "$@"`;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `s` as one POSIX shell word inside single quotes; a newline becomes "$NL" (the line is one line). */
+/** `s` as one POSIX shell word inside single quotes; a newline becomes "$__svc_nl" (the line is one line). */
 export function shellWord(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`).replaceAll('\n', `'"$NL"'`)}'`;
+  return `'${s.replaceAll("'", `'\\''`).replaceAll('\n', `'"$__svc_nl"'`)}'`;
 }
 
 /** The line a ready shell evaluates before it execs `argv` with `env` added. */

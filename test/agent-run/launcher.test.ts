@@ -11,13 +11,14 @@ const t = suite('agent run launcher');
 const REPORT = `
 let input = '';
 process.stdin.on('data', (d) => (input += d)).on('end', () => {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('T_')));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(T_|__svc|line$|NL$)/.test(k)));
   process.stdout.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(1), env, input }));
   process.exit(Number(process.env.T_EXIT ?? 0));
 });`;
 const command = (...args: string[]) => [process.execPath, '-e', REPORT, '--', ...args];
 const ARGS = ["it's", 'a "quoted" $HOME `x`', 'two\nlines', '', ' spaced ', 'ünï \\ back'];
 const ENV = { T_PLAIN: 'plain', T_TRICKY: 'o\'neil "$HOME" `id` $(id)\nsecond line\n', T_EMPTY: '', T_EXIT: '3' };
+const INHERITED = { line: 'mine', NL: 'not a newline' };
 const PROMPT = "line one\nline two: 'quoted'\n\n";
 
 const alive = (pid: number) => {
@@ -35,11 +36,13 @@ const until = async (ok: () => boolean, what: string) => {
 
 t('the launch line quotes every argument and value so the shell reads them back unchanged', () => {
   const line = launchLine(['a', "b'c"], { K: 'x\ny' });
-  assert.is(line, `set -- 'a' 'b'\\''c'; export K='x'"$NL"'y'\n`);
+  assert.is(line, `set -- 'a' 'b'\\''c'; export K='x'"$__svc_nl"'y'\n`);
   assert.is(line.split('\n').length, 2, 'one line and its newline');
 });
 
 t('a fresh start first, then a ready shell: both runs get the same arguments, variables, stdin and exit code', async () => {
+  // Variables of the runner's own environment with names a shell script might use reach the command unchanged.
+  Object.assign(process.env, INHERITED);
   const launcher = new Launcher();
   try {
     assert.is(launcher.readyPid, undefined, 'nothing is started before a command has run');
@@ -51,13 +54,14 @@ t('a fresh start first, then a ready shell: both runs get the same arguments, va
       assert.is(r.code, 3, r.stderr);
       const got = JSON.parse(r.stdout) as { pid: number; argv: string[]; env: Record<string, string>; input: string };
       assert.equal(got.argv, ARGS);
-      assert.equal(got.env, ENV);
+      assert.equal(got.env, { ...ENV, ...INHERITED }, "the run's variables and the inherited ones; none of the shell's own");
       assert.is(got.input, PROMPT);
     }
     assert.is.not(JSON.parse(first.stdout).pid, ready);
     assert.is(JSON.parse(second.stdout).pid, ready, 'the second run is the ready shell, exec-ed in place');
   } finally {
     launcher.close();
+    for (const k of Object.keys(INHERITED)) delete process.env[k];
   }
 });
 

@@ -4,6 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Launcher, launchLine } from '../../src/agent-run/launcher.js';
+import { waitFor } from '../helpers/store-fixtures.js';
 
 const t = suite('agent run launcher');
 
@@ -29,10 +30,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const until = async (ok: () => boolean, what: string) => {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(ok(), what);
-};
 
 t('the launch line quotes every argument and value so the shell reads them back unchanged', () => {
   const line = launchLine(['a', "b'c"], { K: 'x\ny' });
@@ -47,7 +44,7 @@ t('a fresh start first, then a ready shell: both runs get the same arguments, va
   try {
     assert.is(launcher.readyPid, undefined, 'nothing is started before a command has run');
     const first = await launcher.run(command(...ARGS), { input: PROMPT, env: ENV, timeoutMs: 30_000 }).done;
-    await until(() => launcher.readyPid !== undefined, 'a shell is ready after the first run');
+    await waitFor(() => launcher.readyPid !== undefined, 'a shell is ready after the first run');
     const ready = launcher.readyPid!;
     const second = await launcher.run(command(...ARGS), { input: Promise.resolve(PROMPT), env: ENV, timeoutMs: 30_000 }).done;
     for (const r of [first, second]) {
@@ -82,15 +79,15 @@ t('a ready shell run that times out is stopped with its process group; close end
   const launcher = new Launcher();
   const sh = ['/bin/sh', '-c', 'sleep 60 & echo $! ; wait'];
   await launcher.run(['/bin/sh', '-c', 'true'], { input: '', env: {}, timeoutMs: 30_000 }).done;
-  await until(() => launcher.readyPid !== undefined, 'a shell is ready');
+  await waitFor(() => launcher.readyPid !== undefined, 'a shell is ready');
   const r = await launcher.run(sh, { input: '', env: {}, timeoutMs: 300 }).done;
   assert.ok(r.timedOut);
   const sleeper = Number(r.stdout.trim());
-  await until(() => !alive(sleeper), "the command's child is stopped with it");
-  await until(() => launcher.readyPid !== undefined, 'a shell is ready again');
+  await waitFor(() => !alive(sleeper), "the command's child is stopped with it");
+  await waitFor(() => launcher.readyPid !== undefined, 'a shell is ready again');
   const waiting = launcher.readyPid!;
   launcher.close();
-  await until(() => !alive(waiting), 'the waiting shell exits when the launcher closes');
+  await waitFor(() => !alive(waiting), 'the waiting shell exits when the launcher closes');
   assert.is(launcher.readyPid, undefined);
 });
 

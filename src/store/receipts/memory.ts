@@ -35,11 +35,11 @@ export class MemoryReceipts implements MemoryAdapter<ReceiptEffect, ReceiptState
   };
 
   readonly reads: ReceiptReads = {
-    // By reader, then kind, as the SQL backends order them.
+    // By reader, then kind, as the SQL backends order them: inConv gives the kinds in order and the sort is stable.
     list: async (conv) =>
       this.records
         .inConv(conv)
-        .sort((a, b) => (a.reader === b.reader ? a.kind.localeCompare(b.kind) : a.reader < b.reader ? -1 : 1))
+        .sort((a, b) => (a.reader < b.reader ? -1 : a.reader > b.reader ? 1 : 0))
         .map(clone),
   };
 }

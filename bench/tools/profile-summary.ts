@@ -1,10 +1,11 @@
 // Summarizes a .cpuprofile (node --cpu-prof): self time per function, and total (inclusive) time
 // for functions whose URL matches a filter. Used while tuning; not part of the run.
 //
-//   node --import tsx bench/tools/profile-summary.ts FILE.cpuprofile [--top 30] [--match src/] [--owners dist/]
+//   node --import tsx bench/tools/profile-summary.ts FILE.cpuprofile [--top 30] [--match src/] [--owners dist/] [--from S]
 //
 // --owners charges each sample to the innermost frame whose URL matches (our own code), so
 // time spent in Node internals and libraries lands on the function of ours that asked for it.
+// --from skips the first S seconds of the profile (start-up and the JIT's warm-up).
 
 import { readFileSync } from 'node:fs';
 
@@ -25,12 +26,16 @@ for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const label = (n: Node) =>
   `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
 const ownersOf = args.includes('--owners') ? args[args.indexOf('--owners') + 1]! : undefined;
+const fromUs = args.includes('--from') ? Number(args[args.indexOf('--from') + 1]) * 1e6 : 0;
 const self = new Map<string, number>();
 const total = new Map<string, number>();
 const owned = new Map<string, number>();
 let all = 0;
+let at = 0;
 for (let i = 0; i < p.samples.length; i++) {
   const dt = p.timeDeltas[i] ?? 0;
+  at += dt;
+  if (at < fromUs) continue;
   all += dt;
   let n = byId.get(p.samples[i]!);
   if (!n) continue;

@@ -6,12 +6,14 @@
 //
 // What is kept at a coarser grain, to keep the ACK path cheap: an ACK that acknowledges no wake is
 // stamped at most every ACK_STAMP_MS per agent and instance (one that acknowledges a wake at once),
-// a history read every READ_STAMP_MS, an attachment's row renewed every RENEW_MS.
+// a history read every READ_STAMP_MS, an attachment's row renewed every RENEW_MS; and the rows
+// every agent asks for at about the same moment are stored together (put-batch.ts).
 
 import type { NetworkContext } from '../network/context.js';
 import { ATTACH_RECORD_TTL_MS, type AttachedBy, type HandedWake } from '../network/delivery.js';
 import type { KvTable } from '../store/types.js';
 import { ACK, ATTACH, ATTACHED_BY, type AtRow, type AttachRow, READ, WAKE, type WakeRow, attachId, parsed, wakeId } from './rows.js';
+import { PutBatch } from './put-batch.js';
 import type { AgentRows } from './view.js';
 
 export const ACK_STAMP_MS = 30_000;
@@ -28,6 +30,7 @@ export class DeliveryState {
    */
   private readonly stamped: Record<'ack' | 'read' | 'attach', Map<string, number>> = { ack: new Map(), read: new Map(), attach: new Map() };
   private readonly pending = new Set<Promise<void>>();
+  private readonly puts = new PutBatch(() => this.kv);
 
   constructor(private readonly ctx: NetworkContext) {}
 
@@ -80,7 +83,7 @@ export class DeliveryState {
   }
 
   private putAttach(agentId: string, row: AttachRow, ttlMs: number): Promise<void> {
-    return this.kv.put({
+    return this.puts.put({
       kind: ATTACH,
       id: attachId(agentId, row.by),
       lookup: agentId,
@@ -101,7 +104,7 @@ export class DeliveryState {
       const row: WakeRow = cur
         ? { ...cur, last_offered_at: at, offers: cur.offers + 1 }
         : { agent_id: agentId, ...w, first_offered_at: at, last_offered_at: at, offers: 1 };
-      await this.kv.put({ kind: WAKE, id: wakeId(agentId, w.message_id), lookup: agentId, value: JSON.stringify(row) });
+      await this.puts.put({ kind: WAKE, id: wakeId(agentId, w.message_id), lookup: agentId, value: JSON.stringify(row) });
     });
   }
 
@@ -110,7 +113,7 @@ export class DeliveryState {
     this.run(agentId, 'gave up', async () => {
       const cur = parsed<WakeRow>((await this.kv.get(WAKE, wakeId(agentId, w.message_id)))?.value);
       if (!cur) return;
-      await this.kv.put({
+      await this.puts.put({
         kind: WAKE,
         id: wakeId(agentId, w.message_id),
         lookup: agentId,
@@ -125,7 +128,7 @@ export class DeliveryState {
     const at = new Date(now).toISOString();
     this.run(agentId, 'acked', async () => {
       // The ACK's time first: a reader never sees the wake gone without the ACK that took it.
-      await this.kv.put({ kind: ACK, id: agentId, value: JSON.stringify({ at } satisfies AtRow) });
+      await this.puts.put({ kind: ACK, id: agentId, value: JSON.stringify({ at } satisfies AtRow) });
       for (const w of wakes) await this.kv.delete(WAKE, wakeId(agentId, w.message_id));
     });
   }
@@ -134,7 +137,7 @@ export class DeliveryState {
     const now = Date.now();
     if (this.recently('read', agentId, READ_STAMP_MS, now)) return;
     const at = new Date(now).toISOString();
-    this.run(agentId, 'read', () => this.kv.put({ kind: READ, id: agentId, value: JSON.stringify({ at } satisfies AtRow) }));
+    this.run(agentId, 'read', () => this.puts.put({ kind: READ, id: agentId, value: JSON.stringify({ at } satisfies AtRow) }));
   }
 
   private async wakesOf(agentId: string): Promise<WakeRow[]> {

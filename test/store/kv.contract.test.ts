@@ -42,6 +42,25 @@ for (const backend of BACKENDS) {
     assert.equal(await store.kv.get('Client', 'c1'), { kind: 'Client', id: 'c1', value: '{"a":2}' });
   });
 
+  test('rows put together are stored as if put one by one: the last of one kind and id wins, first-stored order kept', async () => {
+    await store.kv.put(row('Stamp', 'old', { value: '"old"' }));
+    await store.kv.putMany([]);
+    await store.kv.putMany([
+      row('Stamp', 'a1', { value: '"first"', lookup: 'agent-a' }),
+      row('Stamp', 'old', { value: '"new"', expires_at: Date.now() + 60_000 }),
+      row('Stamp', 'b1', { value: '"b"', grant_id: 'g' }),
+      row('Stamp', 'a1', { value: '"second"', lookup: 'agent-a' }),
+      row('Other', 'a1', { value: '"other kind"' }),
+    ]);
+    assert.is((await store.kv.get('Stamp', 'a1'))?.value, '"second"');
+    assert.is((await store.kv.get('Stamp', 'old'))?.value, '"new"');
+    assert.type((await store.kv.get('Stamp', 'old'))?.expires_at, 'number');
+    assert.is((await store.kv.find('Stamp', 'agent-a'))?.id, 'a1');
+    assert.is((await store.kv.get('Other', 'a1'))?.value, '"other kind"');
+    assert.equal(ids(await store.kv.list('Stamp')), ['old', 'a1', 'b1']);
+    assert.is(await store.kv.deleteGrant('g'), 1);
+  });
+
   test('rows are found by their lookup key within their kind, and listed by kind in the order first stored', async () => {
     await store.kv.put(row('Session', 's1', { lookup: 'uid-1' }));
     await store.kv.put(row('Session', 's2', { lookup: 'uid-2' }));

@@ -20,6 +20,10 @@ export class MemoryKv implements KvTable {
     this.rows.set(keyOf(entry.kind, entry.id), { ...entry });
   }
 
+  async putMany(entries: readonly KvPut[]): Promise<void> {
+    for (const e of entries) await this.put(e);
+  }
+
   async putIfAbsent(entry: KvPut): Promise<KvEntry> {
     const cur = this.live(entry.kind, entry.id);
     if (cur) return { ...cur };

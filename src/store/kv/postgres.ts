@@ -65,9 +65,9 @@ export class PgKv implements KvTable {
     }
   }
 
-  private upsert(onConflictWhere: string): string {
+  private upsert(onConflictWhere: string, rows = 'VALUES ($1, $2, $3, $4, NULL, $5, $6)'): string {
     return (
-      `INSERT INTO ${this.table} (kind, id, value, expires_at, consumed_at, lookup, grant_id) VALUES ($1, $2, $3, $4, NULL, $5, $6) ` +
+      `INSERT INTO ${this.table} (kind, id, value, expires_at, consumed_at, lookup, grant_id) ${rows} ` +
       'ON CONFLICT (kind, id) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, consumed_at = NULL, ' +
       `lookup = EXCLUDED.lookup, grant_id = EXCLUDED.grant_id${onConflictWhere}`
     );
@@ -79,6 +79,21 @@ export class PgKv implements KvTable {
 
   async put(entry: KvPut): Promise<void> {
     await this.query(this.upsert(''), PgKv.values(entry));
+  }
+
+  async putMany(entries: readonly KvPut[]): Promise<void> {
+    // One statement may change a row once: the last put of each kind and id is the one sent.
+    const last = new Map<string, KvPut>();
+    for (const e of entries) last.set(`${e.kind}\u0000${e.id}`, e);
+    if (last.size === 0) return;
+    const rows = [...last.values()].map(PgKv.values);
+    const column = (k: number) => rows.map((r) => r[k]);
+    // In the order given, so rows first stored here keep that order (seq).
+    const from =
+      'SELECT kind, id, value, expires_at, NULL::bigint, lookup, grant_id ' +
+      'FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) WITH ORDINALITY ' +
+      'AS r(kind, id, value, expires_at, lookup, grant_id, n) ORDER BY n';
+    await this.query(this.upsert('', from), [0, 1, 2, 3, 4, 5].map(column));
   }
 
   async putIfAbsent(entry: KvPut): Promise<KvEntry> {

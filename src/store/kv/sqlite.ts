@@ -114,6 +114,10 @@ export class SqliteKv implements KvTable {
     return this.host.writeEffects([{ op: 'kv.put', entry }]);
   }
 
+  async putMany(entries: readonly KvPut[]): Promise<void> {
+    if (entries.length > 0) await this.host.writeEffects(entries.map((entry) => ({ op: 'kv.put', entry })));
+  }
+
   async putIfAbsent(entry: KvPut): Promise<KvEntry> {
     const cur = this.row(entry.kind, entry.id);
     if (cur) return cur;

@@ -29,6 +29,11 @@ export type KvPut = Omit<KvEntry, 'consumed_at'>;
 export interface KvTable {
   /** Stores a row, replacing one with the same kind and id. */
   put(entry: KvPut): Promise<void>;
+  /**
+   * Stores rows together, as put would one by one (the last of several with one kind and id wins):
+   * one statement on Postgres, one write on sqlite, for many small rows asked for at once.
+   */
+  putMany(entries: readonly KvPut[]): Promise<void>;
   /** Stores a row unless an unexpired one has its kind and id; returns the row stored afterwards. */
   putIfAbsent(entry: KvPut): Promise<KvEntry>;
   /** The unexpired row of this kind and id. */

@@ -1,6 +1,10 @@
 // Leases shared by every instance on the schema: one row per key with an owner, a grant id and an
 // expiry on the database's clock (instances' clocks may differ). A lease not renewed within its
 // ttl can be taken, so a crashed instance's attachments and relay workers are released by time.
+// Renewals asked for in one turn go to the database as one statement: every attachment renews its
+// lease each heartbeat, and the heartbeat wheel beats a slot's attachments together (an UPDATE each
+// was a transaction per attached agent every 30 s, per-agent load on the database that grew with
+// the agents, not the messages).
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -8,9 +12,18 @@ import type { Lease, LeaseGrant, Leases } from '../types.js';
 import { isUnavailable, storeErrorOf } from './errors.js';
 import type { Tables } from './tables.js';
 
+/** A renewal waiting for its turn's statement. */
+interface Renewal {
+  key: string;
+  grant: string;
+  ttl: number;
+  done: (renewed: boolean | Error) => void;
+}
+
 export class PgLeases implements Leases {
   /** Grants this process holds, released at close. */
   private readonly held = new Map<string, { key: string }>();
+  private renewals: Renewal[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,28 +68,48 @@ export class PgLeases implements Leases {
       owner,
       renew: async () => {
         if (!this.held.has(grant)) return false;
-        try {
-          const r = await this.pool.query(
-            `UPDATE ${this.T.leases} SET expires_at = now() + $3 * interval '1 millisecond' WHERE key = $1 AND grant_id = $2`,
-            [key, grant, ttl],
-          );
-          if (r.rowCount === 1) {
-            confirmed = Date.now();
-            return true;
-          }
+        const r = await this.renewInTurn(key, grant, ttl);
+        if (r === true) {
+          confirmed = Date.now();
+          return true;
+        }
+        if (r === false) {
           this.held.delete(grant);
           return false;
-        } catch (err) {
-          // While the database is unreachable nobody can take the lease; once the ttl has passed
-          // since the last confirmation, another instance may have it when the database returns.
-          if (isUnavailable(err) && Date.now() - confirmed < ttl) return true;
-          return false;
         }
+        // While the database is unreachable nobody can take the lease; once the ttl has passed
+        // since the last confirmation, another instance may have it when the database returns.
+        return isUnavailable(r) && Date.now() - confirmed < ttl;
       },
       release: async () => {
         if (!this.held.delete(grant)) return;
         await this.pool.query(`DELETE FROM ${this.T.leases} WHERE key = $1 AND grant_id = $2`, [key, grant]).catch(() => {});
       },
     };
+  }
+
+  /** Extends the lease with the other renewals of this turn: whether it was still this grant's, or what failed. */
+  private renewInTurn(key: string, grant: string, ttl: number): Promise<boolean | Error> {
+    return new Promise((done) => {
+      if (this.renewals.length === 0) setImmediate(() => void this.renewAll());
+      this.renewals.push({ key, grant, ttl, done });
+    });
+  }
+
+  private async renewAll(): Promise<void> {
+    const batch = this.renewals;
+    this.renewals = [];
+    try {
+      const r = await this.pool.query<{ grant_id: string }>(
+        `UPDATE ${this.T.leases} AS l SET expires_at = now() + r.ttl * interval '1 millisecond' ` +
+          'FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(key, grant_id, ttl) ' +
+          'WHERE l.key = r.key AND l.grant_id = r.grant_id RETURNING l.grant_id',
+        [batch.map((b) => b.key), batch.map((b) => b.grant), batch.map((b) => b.ttl)],
+      );
+      const renewed = new Set(r.rows.map((row) => row.grant_id));
+      for (const b of batch) b.done(renewed.has(b.grant));
+    } catch (err) {
+      for (const b of batch) b.done(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 }

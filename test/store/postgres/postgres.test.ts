@@ -176,6 +176,39 @@ test('a lease has one holder across instances until released or expired', async 
   if (third.ok) assert.is(await third.lease.renew(), false);
 });
 
+test('the lease renewals of one turn are one statement, and a lease taken meanwhile is reported lost among them', async () => {
+  const keys = Array.from({ length: 12 }, (_, i) => `attach:batch${i}`);
+  const held = await Promise.all(keys.map((k, i) => a.leases.acquire(k, 'inst-a', i === 0 ? 200 : 10_000)));
+  const leases = held.map((h) => {
+    if (!h.ok) throw new Error(`not acquired: held by ${h.owner}`);
+    return h.lease;
+  });
+  // The first expires and another instance takes it.
+  await new Promise((r) => setTimeout(r, 350));
+  assert.ok((await b.leases.acquire(keys[0]!, 'inst-b', 10_000)).ok);
+  const xmins = () =>
+    sql<{ n: string }>(pgs.url, `SELECT count(DISTINCT xmin::text) AS n FROM ${pgs.schema}.leases WHERE owner = 'inst-a'`).then((r) =>
+      Number(r[0]!.n),
+    );
+  assert.is(await xmins(), 11, 'acquired one by one');
+  const renewed = await Promise.all(leases.map((l) => l.renew()));
+  assert.equal(renewed, [false, ...Array(11).fill(true)]);
+  assert.is(await xmins(), 1, 'the eleven renewals were one transaction');
+  // The lost one stays lost; the others renew again.
+  assert.equal(await Promise.all(leases.slice(0, 2).map((l) => l.renew())), [false, true]);
+});
+
+test('rows put together are one statement on a shared database', async () => {
+  const rows = Array.from({ length: 20 }, (_, i) => ({ kind: 'Stamp', id: `agent${i}`, value: `{"at":${i}}` }));
+  await a.kv.putMany(rows);
+  const r = await sql<{ n: string; rows: string }>(
+    pgs.url,
+    `SELECT count(DISTINCT xmin::text) AS n, count(*) AS rows FROM ${pgs.schema}.kv WHERE kind = 'Stamp'`,
+  );
+  assert.equal(r[0], { n: '1', rows: '20' });
+  assert.is((await b.kv.get('Stamp', 'agent7'))?.value, '{"at":7}');
+});
+
 test('a closed instance releases its leases at once', async () => {
   const held = await a.leases.acquire('pairing:p1', 'inst-a', 60_000);
   assert.ok(held.ok);

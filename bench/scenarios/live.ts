@@ -68,7 +68,7 @@ export async function runIngest(t: Target, s: Sizes, note: (m: string) => void):
   const lagMs = await lag?.();
   const cpu1 = cpuMs(t.pid);
   const db1 = treeCpuMs(t.dbPid);
-  const xacts = await xw?.stop();
+  const xacts = (await xw?.stop())?.xacts;
   if (r.errors > 0) note(`${t.name} ingest: ${r.errors} failed requests (first: ${r.firstError})`);
   const l = r.latency.summary();
   const cpu = cpu0 !== null && cpu1 !== null && r.ok > 0 ? round(((cpu1 - cpu0) * 1000) / r.ok) : null;
@@ -216,7 +216,7 @@ async function pacedPhase(t: Target, pool: SubscriberPool, s: Sizes, label: stri
   const delivered = sum(rep.received);
   if (!rep.complete) note(`${label} paced: ${delivered} of ${pub.ok * n} deliveries arrived`);
   const send = pub.latency?.summary();
-  const xacts = await xw?.stop();
+  const xacts = (await xw?.stop())?.xacts;
   return {
     rate: Math.round(pub.rate),
     p50_ms: rep.p50_ms,

@@ -151,7 +151,7 @@ async function measure(
     const at_rest = {
       instance_cpu_ms_per_s: restCpu.length ? round(restCpu.reduce((a, b) => a + b, 0) / restCpu.length) : null,
       db_cpu_ms_per_s: perS(rest0.db, rest1.db),
-      db_xacts_per_s: xw.restPerS,
+      db_xacts_per_s: null as number | null,
     };
 
     await all((p) => p.phase('p'));
@@ -167,7 +167,8 @@ async function measure(
     const reps = await all((p) => p.waitFor(ok, 15_000));
     const cpu1 = servers.map((x) => cpuMs(x.pid));
     const db1 = treeCpuMs(dbPid);
-    const x = await xw.stop();
+    const { xacts: x, restPerS } = await xw.stop();
+    at_rest.db_xacts_per_s = restPerS;
     const delivered = reps.reduce((a, r) => a + r.received.reduce((x, y) => x + y, 0), 0);
     const complete = reps.every((r) => r.complete);
     if (!complete) note(`scaling ${n}: ${delivered} of ${ok * agents} deliveries arrived`);
@@ -187,7 +188,7 @@ async function measure(
       instance_cpu_us_per_msg: known.length ? round(known.reduce((a, b) => a + b, 0) / known.length) : null,
       instance_cpu_us_per_msg_each: each,
       db_cpu_us_per_msg: per(db0, db1),
-      db_xacts_per_msg: x !== null && ok > 0 ? round((x - (xw.restPerS ?? 0) * AT_REST_S) / ok) : null,
+      db_xacts_per_msg: x !== null && ok > 0 ? round((x - (restPerS ?? 0) * restS) / ok) : null,
       p50_ms: l.p50_ms,
       p99_ms: l.p99_ms,
       complete,

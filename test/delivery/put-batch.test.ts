@@ -16,19 +16,22 @@ let dir = '';
 let store: Store;
 /** The rows of each putMany the batch made, in order. */
 let calls: string[][] = [];
-/** The store's table, with its putMany counted. */
-let kv: KvTable;
-
-test.before.each(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'svc-put-batch-'));
-  store = await openStore({ backend: 'sqlite', path: path.join(dir, 'svc.db'), checkpoint_bytes: 64 << 20 });
-  calls = [];
+const open = () => openStore({ backend: 'sqlite', path: path.join(dir, 'svc.db'), checkpoint_bytes: 64 << 20 });
+/** The open store's table (the one open now, after a reopen too), with its putMany counted. */
+const kv = (): KvTable => {
   const real = store.kv;
-  kv = Object.create(real) as KvTable;
-  kv.putMany = (entries: readonly KvPut[]) => {
+  const counted = Object.create(real) as KvTable;
+  counted.putMany = (entries: readonly KvPut[]) => {
     calls.push(entries.map((e) => e.id));
     return real.putMany(entries);
   };
+  return counted;
+};
+
+test.before.each(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'svc-put-batch-'));
+  store = await open();
+  calls = [];
 });
 test.after.each(async () => {
   await store.close().catch(() => undefined);
@@ -38,7 +41,7 @@ test.after.each(async () => {
 const stamp = (id: string, at: number): KvPut => ({ kind: 'Ack', id, value: JSON.stringify({ at }) });
 
 test('puts asked for together are stored by one putMany, and each resolves once its row is stored', async () => {
-  const batch = new PutBatch(() => kv);
+  const batch = new PutBatch(kv);
   const first = Array.from({ length: 10 }, (_, i) => batch.put(stamp(`agent${i}`, 1)));
   // Asked for a moment later, within the window: the same batch.
   await new Promise((r) => setTimeout(r, GATHER_MS / 5));
@@ -55,7 +58,7 @@ test('puts asked for together are stored by one putMany, and each resolves once 
 });
 
 test('a batch that cannot be stored fails every put in it, and the next batch is tried afresh', async () => {
-  const batch = new PutBatch(() => kv);
+  const batch = new PutBatch(kv);
   await store.close();
   const puts = [batch.put(stamp('a', 1)), batch.put(stamp('b', 1))];
   const outcomes = await Promise.allSettled(puts);
@@ -64,10 +67,7 @@ test('a batch that cannot be stored fails every put in it, and the next batch is
     ['rejected', 'rejected'],
   );
   assert.match(String((outcomes[0] as PromiseRejectedResult).reason), /closed/);
-  store = await openStore({ backend: 'sqlite', path: path.join(dir, 'svc.db'), checkpoint_bytes: 64 << 20 });
-  const real = store.kv;
-  kv = Object.create(real) as KvTable;
-  kv.putMany = (entries) => real.putMany(entries);
+  store = await open();
   await batch.put(stamp('c', 1));
   assert.is((await store.kv.get('Ack', 'c'))?.value, '{"at":1}');
 });

@@ -151,7 +151,6 @@ async function measure(
     const at_rest = {
       instance_cpu_ms_per_s: restCpu.length ? round(restCpu.reduce((a, b) => a + b, 0) / restCpu.length) : null,
       db_cpu_ms_per_s: perS(rest0.db, rest1.db),
-      db_xacts_per_s: null as number | null,
     };
 
     await all((p) => p.phase('p'));
@@ -168,7 +167,6 @@ async function measure(
     const cpu1 = servers.map((x) => cpuMs(x.pid));
     const db1 = treeCpuMs(dbPid);
     const { xacts: x, restPerS } = await xw.stop();
-    at_rest.db_xacts_per_s = restPerS;
     const delivered = reps.reduce((a, r) => a + r.received.reduce((x, y) => x + y, 0), 0);
     const complete = reps.every((r) => r.complete);
     if (!complete) note(`scaling ${n}: ${delivered} of ${ok * agents} deliveries arrived`);
@@ -195,7 +193,7 @@ async function measure(
       delivered,
       expected: ok * agents,
       idle_pct: idlePct,
-      at_rest,
+      at_rest: { ...at_rest, db_xacts_per_s: restPerS },
     };
   } finally {
     await Promise.all(pools.map((p) => p.close()));

@@ -107,11 +107,13 @@ try {
   }
   const tables = await sql(
     cluster.url,
-    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del, seq_scan + coalesce(idx_scan, 0) AS scans
+    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, seq_scan + coalesce(idx_scan, 0) AS scans
        FROM pg_stat_user_tables WHERE schemaname = 'probe' AND n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY n_tup_upd DESC`,
   );
   for (const t of tables)
-    console.log(`table ${t.relname}: ${t.ins} inserted, ${t.upd} updated, ${t.del} deleted since the start, ${t.scans} scans`);
+    console.log(
+      `table ${t.relname}: ${t.ins} inserted, ${t.upd} updated (${t.hot} HOT), ${t.del} deleted since the start, ${t.scans} scans`,
+    );
   const rows = await sql(
     cluster.url,
     `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q

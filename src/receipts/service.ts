@@ -11,7 +11,7 @@ import type { Message, MessageReceipts, Reader } from '../protocol/types.js';
 import { receiptsPart } from '../store/receipts/part.js';
 import { convKeyOf, type MessageRecord } from '../store/types.js';
 import { readingAs } from '../network/reached.js';
-import { readerKey } from './readers.js';
+import { readerKey } from '../store/receipts/records.js';
 import type { ReceiptMarks } from './marks.js';
 import { receiptsOf } from './view.js';
 

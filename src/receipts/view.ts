@@ -1,8 +1,7 @@
 // A message's receipts from its readers' records: pure, so the rule is tested with exact values.
 
 import type { Receipt } from '../protocol/types.js';
-import { covering, type ReceiptRecord } from '../store/receipts/records.js';
-import { readerOf } from './readers.js';
+import { covering, readerOf, type ReceiptRecord } from '../store/receipts/records.js';
 
 export type { Receipt };
 

@@ -1,19 +1,19 @@
 // Receipt marks from every surface of one server (attachment ACKs, SSE writes, reads), gathered in
-// memory and written in one batch per flush: one store write and one `message.receipts` event per
-// conversation per flush, however many readers and messages moved; the event log keeps only each
-// conversation's last such event (the receipts part drops the one before). Marks are best effort: a lost
-// flush (store down, crash) is made good by the next ACK or read, which covers the same messages.
+// memory and written in one batch per flush: one store write (one transaction) with one
+// `message.receipts` event per conversation whose marks moved, however many readers and messages
+// moved; the event log keeps only each conversation's last such event (the receipts part drops the
+// one before). Marks are best effort: a lost flush (store down, crash) is made good by the next ACK
+// or read, which covers the same messages.
 // The receipts feature makes one per server and registers it (network/receipts.ts): nothing else
 // reaches it. It writes the receipts part's op (src/store/receipts/); a store opened without that
 // part takes no marks.
 
 import { commit, newEvent, type NetworkContext } from '../network/context.js';
-import type { ReceiptsChange, Target } from '../protocol/types.js';
-import { ByRecord, covers, mergeRange, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
+import type { Target } from '../protocol/types.js';
+import type { ReceiptNotice } from '../store/receipts/ops.js';
 import { receiptsPart } from '../store/receipts/part.js';
-import type { WriteOp } from '../store/types.js';
+import { ByRecord, covers, mergeRange, type ReceiptKind, type ReceiptMark, type ReceiptRange } from '../store/receipts/records.js';
 import type { DeliverySource, ReceiptMarks } from './marks.js';
-import { readerOf } from './readers.js';
 
 /** How long marks gather before they are written. */
 export const FLUSH_MS = 200;
@@ -152,23 +152,14 @@ export class ReceiptWriter implements ReceiptMarks {
     batch.forEach((ranges, reader, conv, kind) => {
       for (const r of ranges) marks.push({ reader, conv, kind, lo: r[0], hi: r[1], at: r[2] });
     });
-    let changed: ReceiptMark[];
     try {
-      const r = await commit(this.ctx, [{ op: 'receipt.mark', marks }]);
-      const o = r.outcomes[0];
-      changed = o?.op === 'receipt.mark' ? o.changed : [];
+      // The marks and their conversations' events in one write: one transaction a flush.
+      await commit(this.ctx, [{ op: 'receipt.mark', marks, notices: await this.notices(batch.convs()) }]);
     } catch (err) {
       this.ctx.log('warn', 'receipts: a batch of marks was not stored (the next ACK or read marks again)', { error: String(err) });
       return;
     }
     this.remember(batch);
-    if (changed.length === 0) return;
-    try {
-      const ops = await this.events(changed);
-      if (ops.length > 0) await commit(this.ctx, ops);
-    } catch (err) {
-      this.ctx.log('warn', 'receipts: the message.receipts events were not stored', { error: String(err) });
-    }
   }
 
   private remember(batch: ByRecord<ReceiptRange[]>): void {
@@ -195,33 +186,18 @@ export class ReceiptWriter implements ReceiptMarks {
     });
   }
 
-  /** One `message.receipts` event per conversation, with each reader's furthest mark of each kind. */
-  private async events(changed: readonly ReceiptMark[]): Promise<WriteOp[]> {
-    const furthest = new ByRecord<ReceiptsChange['marks'][number]>();
-    for (const m of changed) {
-      const cur = furthest.get(m.reader, m.conv, m.kind);
-      if (cur) {
-        if (cur.up_to_seq < m.hi) furthest.set(m.reader, m.conv, m.kind, { ...cur, up_to_seq: m.hi, at: m.at });
-        continue;
-      }
-      const reader = readerOf(m.reader);
-      if (reader) furthest.set(m.reader, m.conv, m.kind, { reader, kind: m.kind, up_to_seq: m.hi, at: m.at });
-    }
-    const ops: WriteOp[] = [];
-    const convs = [...furthest.convs()];
+  /**
+   * A `message.receipts` event for each conversation, its marks left to the store (those that
+   * changed a record: store/receipts/decide.ts). A conversation whose target cannot be read gets none.
+   */
+  private async notices(convs: Iterable<string>): Promise<ReceiptNotice[]> {
+    const list = [...convs];
     // Those not remembered are read at once (the store's lookups answer them together).
-    const targets = await Promise.all(convs.map((conv) => this.targetOf(conv)));
-    convs.forEach((conv, i) => {
+    const targets = await Promise.all(list.map((conv) => this.targetOf(conv).catch(() => undefined)));
+    return list.flatMap((conv, i) => {
       const target = targets[i];
-      if (!target) return;
-      // Appended in place of the conversation's last one: the log keeps one per conversation.
-      ops.push({
-        op: 'receipt.notice',
-        conv,
-        event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: furthest.inConv(conv) } }),
-      });
+      return target ? [{ conv, event: newEvent(this.ctx, 'message.receipts', { receipts: { target, marks: [] } }) }] : [];
     });
-    return ops;
   }
 
   private rememberTarget(conv: string, t: Target): void {

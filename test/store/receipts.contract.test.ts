@@ -31,11 +31,17 @@ const changed = (r: WriteResult) => r.outcomes.map((o) => (o.op === 'receipt.mar
 const stored = async (store: Store, conv = 'room:r1') =>
   (await store.part(receiptsPart)!.list(conv)).map((r) => `${r.reader} ${r.kind} ${r.ranges.map(([a, b]) => `${a}-${b}`).join(',')}`);
 
-/** A conversation's `message.receipts` event, named by its id. */
-const notice = (conv: string, id: string): WriteOp => ({
-  op: 'receipt.notice',
+/** A conversation's `message.receipts` event, named by its id, with its marks left empty. */
+const noticeOf = (conv: string, id: string) => ({
   conv,
   event: event('message.receipts', { id, receipts: { target: { kind: 'room', room_id: conv.slice(5) }, marks: [] } }),
+});
+let noticed = 0;
+/** A mark that moves (a seq of its own each time) with its conversation's event. */
+const notice = (conv: string, id: string): WriteOp => ({
+  op: 'receipt.mark',
+  marks: [{ reader: 'agent:n', conv, kind: 'read', lo: ++noticed, hi: noticed, at: AT }],
+  notices: [noticeOf(conv, id)],
 });
 /** The ids of the stored message.receipts events, in seq order. */
 const receiptEvents = async (store: Store) =>
@@ -89,6 +95,31 @@ for (const backend of BACKENDS) {
     assert.equal(await receiptEvents(store), ['b2', 'a4']);
   });
 
+  test("a mark's events: only conversations whose marks moved get one, with each reader's furthest mark of each kind", async () => {
+    const marks = [
+      { reader: 'agent:a', conv: 'room:r1', kind: 'delivered' as const, lo: 1, hi: 4, at: AT },
+      { reader: 'agent:a', conv: 'room:r1', kind: 'delivered' as const, lo: 6, hi: 9, at: '2026-01-01T00:00:01.000Z' },
+      { reader: 'human:op', conv: 'room:r1', kind: 'read' as const, lo: 2, hi: 2, at: AT },
+      { reader: 'agent:a', conv: 'room:r2', kind: 'read' as const, lo: 3, hi: 3, at: AT },
+    ];
+    await store.write([{ op: 'receipt.mark', marks: [marks[3]!] }]);
+    const r = await store.write([{ op: 'receipt.mark', marks, notices: [noticeOf('room:r1', 'e1'), noticeOf('room:r2', 'e2')] }]);
+    assert.equal(changed(r), [3], 'the mark in r2 was stored before');
+    const got = (await store.eventsAfter(0, 1000)).filter((e) => e.event.type === 'message.receipts').map((e) => e.event);
+    assert.equal(
+      got.map((e) => e.id),
+      ['e1'],
+      'r2, whose mark moved nothing, gets no event',
+    );
+    assert.equal(got[0]!.receipts, {
+      target: { kind: 'room', room_id: 'r1' },
+      marks: [
+        { reader: { type: 'agent', id: 'a' }, kind: 'delivered', up_to_seq: 9, at: '2026-01-01T00:00:01.000Z' },
+        { reader: { type: 'human', id: 'op' }, kind: 'read', up_to_seq: 2, at: AT },
+      ],
+    });
+  });
+
   test('one reader reading 1,000 messages in order across interleaved conversations keeps the stored size flat', async () => {
     await store.write([createRoom('r2')]);
     // Messages alternate between the two rooms, so each room's seqs are interleaved with the other's.
@@ -106,8 +137,11 @@ for (const backend of BACKENDS) {
       // Each message marked alone (as an MCP hand-over marks it): between two of a room's
       // messages lies the other room's.
       await store.write([
-        { op: 'receipt.mark', marks: [{ reader: 'agent:a', conv, kind: 'read', lo: seq, hi: seq, at: AT }] },
-        notice(conv, `read${i}`),
+        {
+          op: 'receipt.mark',
+          marks: [{ reader: 'agent:a', conv, kind: 'read', lo: seq, hi: seq, at: AT }],
+          notices: [noticeOf(conv, `read${i}`)],
+        },
       ]);
       if (i === 99 || i === 999) sizes.push(await storedSize(store));
     }

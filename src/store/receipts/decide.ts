@@ -1,10 +1,11 @@
 // The receipts concern's part of the resolver (intents.ts): a receipt.mark decided against the
-// stored ranges, a receipt.notice (a conversation's `message.receipts` event, replacing its last),
-// and the batch overlay's copy of the records its earlier effects changed.
+// stored ranges, with each conversation's `message.receipts` event (replacing its last) when its
+// marks moved, and the batch overlay's copy of the records its earlier effects changed.
 
+import type { ReceiptsChange } from '../../protocol/types.js';
 import type { CoreView, Put } from '../part.js';
-import type { ReceiptEffect, ReceiptMarkOp, ReceiptMarkOutcome, ReceiptOp, ReceiptOutcome } from './ops.js';
-import { bridge, ByRecord, mergeRange, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
+import type { ReceiptEffect, ReceiptMarkOutcome, ReceiptNotice, ReceiptOp } from './ops.js';
+import { bridge, ByRecord, mergeRange, readerOf, type ReceiptKind, type ReceiptMark, type ReceiptRecord } from './records.js';
 
 /** What a receipt.mark is decided on. */
 export interface ReceiptState {
@@ -17,16 +18,7 @@ export interface ReceiptState {
   createdBetween(conv: string, after: number, before: number): boolean;
 }
 
-/** Decides either op of the part. */
-export function decideReceipts(core: CoreView, state: ReceiptState, op: ReceiptOp, put: Put<ReceiptEffect>): ReceiptOutcome {
-  if (op.op === 'receipt.mark') return markReceipts(core, state, op, put);
-  // The event, then the note that makes it its conversation's (each backend drops the one before).
-  put({ op: 'event.append', event: op.event });
-  put({ op: 'receipt.event', conv: op.conv, event_id: op.event.id });
-  return { op: 'receipt.notice' };
-}
-
-export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMarkOp, put: Put<ReceiptEffect>): ReceiptMarkOutcome {
+export function decideReceipts(_core: CoreView, state: ReceiptState, op: ReceiptOp, put: Put<ReceiptEffect>): ReceiptMarkOutcome {
   const changed: ReceiptMark[] = [];
   for (const m of op.marks) {
     const cur = state.receipt(m.reader, m.conv, m.kind);
@@ -38,7 +30,33 @@ export function markReceipts(_core: CoreView, state: ReceiptState, op: ReceiptMa
     put(cur ? { op: 'receipt.put', record, stored: true } : { op: 'receipt.put', record });
     changed.push(m);
   }
+  if (op.notices && changed.length > 0) notify(op.notices, changed, put);
   return { op: 'receipt.mark', changed };
+}
+
+/**
+ * Appends the notice of each conversation whose marks changed a record, with each reader's
+ * furthest mark of each kind; after each, the note that makes it its conversation's (each backend
+ * drops the one before).
+ */
+function notify(notices: readonly ReceiptNotice[], changed: readonly ReceiptMark[], put: Put<ReceiptEffect>): void {
+  const furthest = new ByRecord<ReceiptsChange['marks'][number]>();
+  for (const m of changed) {
+    const cur = furthest.get(m.reader, m.conv, m.kind);
+    if (cur) {
+      if (cur.up_to_seq < m.hi) furthest.set(m.reader, m.conv, m.kind, { ...cur, up_to_seq: m.hi, at: m.at });
+      continue;
+    }
+    const reader = readerOf(m.reader);
+    if (reader) furthest.set(m.reader, m.conv, m.kind, { reader, kind: m.kind, up_to_seq: m.hi, at: m.at });
+  }
+  for (const n of notices) {
+    const marks = furthest.inConv(n.conv);
+    if (marks.length === 0 || !n.event.receipts) continue;
+    const event = { ...n.event, receipts: { target: n.event.receipts.target, marks } };
+    put({ op: 'event.append', event });
+    put({ op: 'receipt.event', conv: n.conv, event_id: event.id });
+  }
 }
 
 /** The records a batch's earlier effects changed, laid over the base state. */

@@ -10,22 +10,23 @@ import type { ReceiptMark, ReceiptRecord } from './records.js';
 export interface ReceiptMarkOp {
   op: 'receipt.mark';
   marks: ReceiptMark[];
+  /**
+   * A `message.receipts` event (its `marks` left empty) for each conversation the marks may move:
+   * one whose marks changed a record is appended with them, in the same write, in place of the one
+   * appended before for that conversation (the event log keeps one per conversation, #43 part 8;
+   * the one it replaces leaves a hole in the seqs, as a purge does). The others are dropped.
+   */
+  notices?: ReceiptNotice[];
 }
 
-/**
- * Appends a conversation's `message.receipts` event in place of the one appended before for that
- * conversation: the event log keeps one per conversation, not one per flush (#43 part 8). The event
- * goes to the feed like any other; the one it replaces leaves a hole in the seqs (as a purge does).
- */
-export interface ReceiptNoticeOp {
-  op: 'receipt.notice';
+/** A conversation's `message.receipts` event before the decision gives it its marks. */
+export interface ReceiptNotice {
   /** Conversation key (`room:<id>`, `thread:<id>`, `dm:<id>`). */
   conv: string;
-  /** The `message.receipts` event. */
   event: ServiceEvent;
 }
 
-export type ReceiptOp = ReceiptMarkOp | ReceiptNoticeOp;
+export type ReceiptOp = ReceiptMarkOp;
 
 /** What a receipt.mark did: the marks that changed a record. */
 export interface ReceiptMarkOutcome {
@@ -33,7 +34,7 @@ export interface ReceiptMarkOutcome {
   changed: ReceiptMark[];
 }
 
-export type ReceiptOutcome = ReceiptMarkOutcome | { op: 'receipt.notice' };
+export type ReceiptOutcome = ReceiptMarkOutcome;
 
 /**
  * A record's ranges after a mark. `stored`: the decision found the record (Postgres then updates the

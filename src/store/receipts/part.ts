@@ -10,7 +10,7 @@ import { sqliteReceipts } from './sqlite.js';
 
 export const receiptsPart: StorePart<ReceiptOp, ReceiptOutcome, ReceiptEffect, ReceiptState, ReceiptReads> = {
   name: 'receipts',
-  ops: ['receipt.mark', 'receipt.notice'],
+  ops: ['receipt.mark'],
   owns: isReceiptEffect,
   // Marks name conversations and event seqs, not stored messages: nothing of the core to read.
   needs: () => ({}),

@@ -1,5 +1,5 @@
-// The receipts concern in Postgres: its tables, the records a batch reads and locks, its reads and
-// the statement pieces of its effect.
+// The receipts concern in Postgres: its tables, the records a batch reads (under its conversations'
+// locks), its reads and the statement pieces of its effect.
 
 import type pg from 'pg';
 import type { PgRows, PgStatement, PgTables, PostgresAdapter } from '../part.js';
@@ -44,6 +44,12 @@ const RECEIPT_EVENTS_DDL = `
       );
     `;
 
+/**
+ * The first key of the conversations' advisory locks (the second is a hash of the conversation
+ * key): "RCPT". Two-key advisory locks do not meet the one-key ones (the migrations' lock).
+ */
+const RECEIPTS_LOCK_SPACE = 0x52435054;
+
 const recordOf = (r: Record<string, unknown>): ReceiptRecord => ({
   reader: String(r.reader),
   conv: String(r.conv),
@@ -82,18 +88,26 @@ export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, Receipt
     return out;
   },
   async prefetch(c, T, mine) {
-    // The records the marks name, locked in one order (to avoid deadlocks).
     const keys = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
-    for (const op of mine)
-      if (op.op === 'receipt.mark') for (const m of op.marks) keys.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
-    const sorted = [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, k]) => k);
+    for (const op of mine) for (const m of op.marks) keys.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
     const found = new Map<string, ReceiptRecord>();
-    if (sorted.length > 0) {
-      const r = await c.query(
-        `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.table(RECEIPTS_TABLE)} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) ` +
-          'USING (conv, reader, kind) ORDER BY t.conv, t.reader, t.kind FOR UPDATE OF t',
-        [sorted.map((k) => k.conv), sorted.map((k) => k.reader), sorted.map((k) => k.kind)],
-      );
+    if (keys.size > 0) {
+      const list = [...keys.values()];
+      // Marks of a conversation are decided one batch at a time: each holds its conversations'
+      // locks (in one order, to avoid deadlocks) until it commits, and reads the records after
+      // taking them (a statement of its own: a read in the same statement would see the rows as
+      // they were before the wait). One lock a conversation in memory, where locking each record
+      // (FOR UPDATE) wrote every row a flush rewrites twice (bench/tools/pg-fanout-statements.ts).
+      await c.query({
+        name: 'receipts_lock',
+        text: `SELECT pg_advisory_xact_lock(${RECEIPTS_LOCK_SPACE}, hashtext(k)) FROM unnest($1::text[]) AS k`,
+        values: [[...new Set(list.map((k) => k.conv))].sort()],
+      });
+      const r = await c.query({
+        name: 'receipts_get',
+        text: `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.table(RECEIPTS_TABLE)} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) USING (conv, reader, kind)`,
+        values: [list.map((k) => k.conv), list.map((k) => k.reader), list.map((k) => k.kind)],
+      });
       for (const row of r.rows) {
         const rec = recordOf(row);
         found.set(receiptKey(rec), rec);
@@ -150,7 +164,6 @@ async function busyGaps(
   const ranges = new Map<string, ReceiptRange[]>();
   const gaps = new Map<string, { conv: string; after: number; before: number }>();
   for (const op of mine) {
-    if (op.op !== 'receipt.mark') continue;
     for (const m of op.marks) {
       const key = receiptKey(m);
       const merged = mergeRange(ranges.get(key) ?? found.get(key)?.ranges ?? [], m.lo, m.hi, m.at);

@@ -9,6 +9,8 @@
 // interleave. So the cost is one row per reader and conversation, not one per reader and message. Pure: every backend merges with these functions.
 // The receipts part (part.ts) keeps them; its readers reach them through `store.part(receiptsPart)`.
 
+import type { Reader } from '../../protocol/types.js';
+
 export type ReceiptKind = 'delivered' | 'read';
 
 /** `[lo, hi, at]`: every message of the conversation with an event seq in lo..hi is covered; `at` is when the range last grew. */
@@ -33,6 +35,17 @@ export interface ReceiptMark {
   lo: number;
   hi: number;
   at: string;
+}
+
+/** The stored key of a reader: `agent:<id>` or `human:<id>`. (Whom a request reads as is the network's: network/reached.ts, readingAs.) */
+export const readerKey = (r: Reader): string => `${r.type}:${r.id}`;
+
+/** The reader of a stored key (undefined for a key of another form). */
+export function readerOf(key: string): Reader | undefined {
+  const i = key.indexOf(':');
+  const type = key.slice(0, i);
+  if (i < 1 || (type !== 'agent' && type !== 'human')) return undefined;
+  return { type, id: key.slice(i + 1) };
 }
 
 /** Most ranges kept per record: past it the oldest ones are forgotten (their messages show no receipt). */

@@ -1,13 +1,15 @@
 // What only a shared database adds to the store contract: two stores (two processes' worth) on one
 // schema see each other's writes through their feeds in one order, races between them resolve by
-// constraints, leases hold across them, migrations run once, and a lost database is `unavailable`.
+// constraints (receipts: by their conversations' locks), leases hold across them, migrations run
+// once, and a lost database is `unavailable`.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/index.js';
 import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
+import { receiptsPart } from '../../../src/store/receipts/part.js';
 import { NOTIFIED_READ_GAP_MS } from '../../../src/store/postgres/feed.js';
-import type { StoredEvent } from '../../../src/store/types.js';
+import type { StoredEvent, WriteOp } from '../../../src/store/types.js';
 import { collect, twoInstances } from '../../helpers/pg-instances.js';
 import { freshSchema, sql, startOwnCluster, type PgSchema } from '../../helpers/pg.js';
 import {
@@ -207,6 +209,22 @@ test('rows put together are one statement on a shared database', async () => {
   );
   assert.equal(r[0], { n: '1', rows: '20' });
   assert.is((await b.kv.get('Stamp', 'agent7'))?.value, '{"at":7}');
+});
+
+test("two instances marking one reader's receipts at once lose none of the marks", async () => {
+  await a.write([createRoom('r1')]);
+  const mark = (seq: number): WriteOp => ({
+    op: 'receipt.mark',
+    marks: [{ reader: 'agent:x', conv: 'room:r1', kind: 'delivered', lo: seq, hi: seq, at: '2026-01-01T00:00:00.000Z' }],
+  });
+  // Seqs past the newest event: no gap between two of them can be bridged, so a lost mark stays a hole.
+  const seqs = Array.from({ length: 30 }, (_, i) => 101 + ((i * 7) % 30));
+  await Promise.all(seqs.map((seq, i) => (i % 2 ? a : b).write([mark(seq)])));
+  const [rec] = await a.part(receiptsPart)!.list('room:r1');
+  assert.equal(
+    rec?.ranges.map(([lo, hi]) => [lo, hi]),
+    [[101, 130]],
+  );
 });
 
 test('a closed instance releases its leases at once', async () => {

@@ -1,8 +1,8 @@
 // Receipt marks from every surface of one server (attachment ACKs, SSE writes, reads), gathered in
-// memory and written in one batch per flush: one store write (one transaction) with one
-// `message.receipts` event per conversation whose marks moved, however many readers and messages
-// moved; the event log keeps only each conversation's last such event (the receipts part drops the
-// one before). Marks are best effort: a lost flush (store down, crash) is made good by the next ACK
+// memory and written in one batch per flush: one store write (one transaction), with one
+// `message.receipts` event per conversation whose marks moved anything, however many readers and
+// messages; the event log keeps only each conversation's last such event (the receipts part drops
+// the one before). Marks are best effort: a lost flush (store down, crash) is made good by the next ACK
 // or read, which covers the same messages.
 // The receipts feature makes one per server and registers it (network/receipts.ts): nothing else
 // reaches it. It writes the receipts part's op (src/store/receipts/); a store opened without that

@@ -2,7 +2,7 @@
 // database (`.svc/files/`, by hash), memory in memory, PostgreSQL in the database (chunked) or in
 // an S3-compatible bucket (`store.files`), so every instance serves every file.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
@@ -21,6 +21,33 @@ export interface Blobs {
 /** The folder of a sqlite store's files: `files/` beside its database. */
 export const filesDirOf = (storePath: string): string => path.join(path.dirname(storePath), 'files');
 
+/** The start of a spool folder's name in the temporary folder: `svc-uploads-<pid>-<random>`. */
+const SPOOL_PREFIX = 'svc-uploads-';
+
+/**
+ * Removes the spool folders of processes that are gone: a kill -9 during an upload leaves its
+ * folder, and the part of the upload in it, behind. A folder whose process runs (or whose pid
+ * another process took since) is left alone.
+ */
+async function sweepSpools(): Promise<void> {
+  const tmp = os.tmpdir();
+  const names = await readdir(tmp).catch(() => []);
+  for (const name of names) {
+    const pid = Number(/^svc-uploads-(\d+)-/.exec(name)?.[1]);
+    if (pid > 0 && !running(pid)) await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
   if (cfg.backend === 'sqlite') {
     const { DirBlobs } = await import('./blobs/dir.js');
@@ -29,8 +56,9 @@ export async function openBlobs(cfg: Config['store']): Promise<Blobs> {
     await store.sweep();
     return { store, spoolDir: store.spoolDir(), locks: new BlobLocks(), close: () => store.close() };
   }
-  // Memory and Postgres spool into a private temporary folder of this process.
-  const spoolDir = await mkdtemp(path.join(os.tmpdir(), 'svc-uploads-'));
+  // Memory and Postgres spool into a private temporary folder of this process, named by its pid.
+  await sweepSpools();
+  const spoolDir = await mkdtemp(path.join(os.tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const closeWith = (store: BlobStore, after?: () => Promise<void>) => async () => {
     await store.close();
     await after?.();

@@ -23,6 +23,8 @@ export const filesDirOf = (storePath: string): string => path.join(path.dirname(
 
 /** The start of a spool folder's name in the temporary folder: `svc-uploads-<pid>-<random>`. */
 const SPOOL_PREFIX = 'svc-uploads-';
+/** A spool folder's name, its pid captured (the dash after it: an earlier version's random names have none there). */
+const SPOOL_NAME = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`);
 
 /**
  * Removes the spool folders of processes that are gone: a kill -9 during an upload leaves its
@@ -33,7 +35,7 @@ async function sweepSpools(): Promise<void> {
   const tmp = os.tmpdir();
   const names = await readdir(tmp).catch(() => []);
   for (const name of names) {
-    const pid = Number(/^svc-uploads-(\d+)-/.exec(name)?.[1]);
+    const pid = Number(SPOOL_NAME.exec(name)?.[1]);
     if (pid > 0 && !running(pid)) await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -1,9 +1,7 @@
 // The expiring key/value table in memory (table.ts): one map per process, rows copied in and out so
 // a caller never holds the stored object.
 
-import { type KvEntry, type KvPut, type KvTable, kvExpired } from './table.js';
-
-const keyOf = (kind: string, id: string): string => `${kind}\u0000${id}`;
+import { type KvEntry, type KvPut, type KvTable, kvExpired, kvKey } from './table.js';
 
 export class MemoryKv implements KvTable {
   /** Rows by kind and id, in the order first stored (a replaced row keeps its place). */
@@ -12,12 +10,12 @@ export class MemoryKv implements KvTable {
   constructor(private readonly clock: () => number = Date.now) {}
 
   private live(kind: string, id: string): KvEntry | undefined {
-    const e = this.rows.get(keyOf(kind, id));
+    const e = this.rows.get(kvKey(kind, id));
     return e && !kvExpired(e, this.clock()) ? e : undefined;
   }
 
   async put(entry: KvPut): Promise<void> {
-    this.rows.set(keyOf(entry.kind, entry.id), { ...entry });
+    this.rows.set(kvKey(entry.kind, entry.id), { ...entry });
   }
 
   async putMany(entries: readonly KvPut[]): Promise<void> {
@@ -61,7 +59,7 @@ export class MemoryKv implements KvTable {
   }
 
   async delete(kind: string, id: string): Promise<boolean> {
-    return this.rows.delete(keyOf(kind, id));
+    return this.rows.delete(kvKey(kind, id));
   }
 
   async consume(kind: string, id: string, at: number): Promise<boolean> {

@@ -5,7 +5,7 @@
 
 import type pg from 'pg';
 import { storeErrorOf } from '../postgres/errors.js';
-import { type KvEntry, type KvPut, type KvRow, type KvTable, kvEntryOf } from './table.js';
+import { type KvEntry, type KvPut, type KvRow, type KvTable, kvEntryOf, kvKey } from './table.js';
 
 /** The table's name in the store's schema. */
 export const KV_TABLE = 'kv';
@@ -84,7 +84,7 @@ export class PgKv implements KvTable {
   async putMany(entries: readonly KvPut[]): Promise<void> {
     // One statement may change a row once: the last put of each kind and id is the one sent.
     const last = new Map<string, KvPut>();
-    for (const e of entries) last.set(`${e.kind}\u0000${e.id}`, e);
+    for (const e of entries) last.set(kvKey(e.kind, e.id), e);
     if (last.size === 0) return;
     const rows = [...last.values()].map(PgKv.values);
     const column = (k: number) => rows.map((r) => r[k]);

@@ -25,6 +25,9 @@ export interface KvEntry {
 /** What `put` stores; a row of the same kind and id is replaced whole (consumed_at cleared). */
 export type KvPut = Omit<KvEntry, 'consumed_at'>;
 
+/** One string for a row's kind and id (a map's key). */
+export const kvKey = (kind: string, id: string): string => `${kind}\u0000${id}`;
+
 /** The expiring key/value table, shared by every instance on the store. */
 export interface KvTable {
   /** Stores a row, replacing one with the same kind and id. */

@@ -129,8 +129,11 @@ export interface PgTables {
 export interface PostgresAdapter<O, E, S, R> {
   /** As SqliteAdapter.migrations, with `S.` standing for the quoted schema. */
   readonly migrations: readonly string[];
-  /** The data-modifying CTEs for the part's effects of a batch (`mine`, in batch order). */
-  ctes(mine: readonly E[], sql: PgStatement): string[];
+  /**
+   * The data-modifying CTEs for the part's effects of a batch (`mine`, in batch order); `state` is
+   * what `prefetch` read for the batch, when it ran (a copy writes without one).
+   */
+  ctes(mine: readonly E[], sql: PgStatement, state?: S): string[];
   /**
    * The CTEs that drop what it keeps about the batch's deleted messages; `ids` is the placeholder
    * of their ids as a `text[]` parameter. Applied before its own CTEs' effects of the same batch.

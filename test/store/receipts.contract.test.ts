@@ -232,11 +232,13 @@ parts('postgres: a record the batch found is updated, one it did not is inserted
   });
   assert.equal(
     ctes.map((c) => c.split(' ').slice(0, 3).join(' ')),
-    ['UPDATE s.receipts t', 'INSERT INTO s.receipts'],
+    ['UPDATE s.receipts t', 'INSERT INTO s.receipts', 'INSERT INTO s.receipt_versions'],
   );
   // Each statement takes its records as arrays, one element per record: the update the one found,
-  // the insert the one not found, with the batch's last ranges.
+  // the insert the one not found, with the batch's last ranges; then the conversation's new version.
   const inserted = (put as ReceiptPutEffect).record;
+  const version = values.at(-1);
+  assert.match(String(version), /^[0-9a-f-]{36}$/);
   assert.equal(values, [
     ['room:r1'],
     ['agent:b'],
@@ -246,6 +248,8 @@ parts('postgres: a record the batch found is updated, one it did not is inserted
     [inserted.reader],
     [inserted.kind],
     [JSON.stringify([[1, 3, AT]])],
+    ['room:r1'],
+    version,
   ]);
 });
 

@@ -6,7 +6,7 @@
 // until COMMIT, and announced with pg_notify (delivered at COMMIT, carrying only the last seq).
 
 import type { Message, ServiceEvent } from '../../protocol/types.js';
-import type { Effect } from '../intents.js';
+import type { Effect, PartStates } from '../intents.js';
 import { StoreError } from '../types.js';
 import type { Basis } from './basis.js';
 import {
@@ -69,7 +69,13 @@ export function eventRow(
 }
 
 /** Builds the statement; its single row holds `last` (text: the last seq, or null without events). */
-export function effectsStatement(T: Tables, present: Present, effects: readonly Effect[], parts: readonly AnyPart[]): Statement {
+export function effectsStatement(
+  T: Tables,
+  present: Present,
+  effects: readonly Effect[],
+  parts: readonly AnyPart[],
+  states?: PartStates,
+): Statement {
   const values: unknown[] = [];
   const ctes: string[] = [];
   const param = (v: unknown) => {
@@ -237,7 +243,7 @@ export function effectsStatement(T: Tables, present: Present, effects: readonly 
   // The concerns' own effects, after the core's (in the order the parts are listed).
   const sql = { param, row, table: T.table };
   parts.forEach((p, i) => {
-    if (mine[i]!.length > 0) ctes.push(...p.postgres.ctes(mine[i]!, sql));
+    if (mine[i]!.length > 0) ctes.push(...p.postgres.ctes(mine[i]!, sql, states?.state(p)));
   });
   const after = forgotten.size > 0 ? partsForget(parts, mine, [...forgotten], ctes, sql) : undefined;
   // Events hold a message by reference (eventRow): only the parts keep copies of a redacted one.

@@ -65,8 +65,9 @@ export async function writeBatch(
       await client.query('BEGIN');
       await checkBasis(client, T, basisOf(ops));
       const pre = await prefetch(client, T, parts, ops);
-      const { effects, outcomes } = resolveIntents(viewOf(pre), ops, await prefetchParts(client, T, parts, ops));
-      const events = await run(client, T, parts, pre, effects, expect);
+      const states = await prefetchParts(client, T, parts, ops);
+      const { effects, outcomes } = resolveIntents(viewOf(pre), ops, states);
+      const events = await run(client, T, states, pre, effects, expect);
       await client.query('COMMIT');
       return { outcomes, events };
     } catch (err) {
@@ -125,14 +126,14 @@ async function prefetchParts(c: pg.ClientBase, T: Tables, parts: readonly AnyPar
   return { parts, state: (p) => states.get(p) };
 }
 
-/** Applies the effects in one statement; returns the appended events, numbered. */
 /** Told the ids of the events a statement is about to append (feed.ts waits for this process's own copies). */
 export type ExpectEvents = (eventIds: string[]) => void;
 
+/** Applies the effects in one statement; returns the appended events, numbered. */
 async function run(
   c: pg.ClientBase,
   T: Tables,
-  parts: readonly AnyPart[],
+  states: PartStates,
   pre: Prefetched,
   effects: Effect[],
   expect: ExpectEvents,
@@ -145,7 +146,7 @@ async function run(
     pairings: new Set(pre.pairings.keys()),
     readStates: new Set(pre.readStates.keys()),
   };
-  const st = effectsStatement(T, present, effects, parts);
+  const st = effectsStatement(T, present, effects, states.parts, states);
   if (st.events.length > 0) expect(st.events.map((e) => e.id));
   if (st.text === 'SELECT NULL::text AS last') return [];
   const r = await c.query<{ last: string | null }>(st.text, st.values);

@@ -1,10 +1,12 @@
 // The receipts concern in Postgres: its tables, the records a batch reads (under its conversations'
-// locks), its reads and the statement pieces of its effect.
+// locks; those this store remembers as current are not read again, pg-cache.ts), its reads and the
+// statement pieces of its effect.
 
 import type pg from 'pg';
 import type { PgRows, PgStatement, PgTables, PostgresAdapter } from '../part.js';
 import type { ReceiptState } from './decide.js';
 import type { ReceiptEffect, ReceiptOp, ReceiptPutEffect } from './ops.js';
+import { newVersion, ReceiptCache, type KnownRecords } from './pg-cache.js';
 import {
   MAX_BRIDGE_SEQS,
   mergeRange,
@@ -18,6 +20,7 @@ import {
 /** The table's name in the store's schema. */
 const RECEIPTS_TABLE = 'receipts';
 const RECEIPT_EVENTS_TABLE = 'receipt_events';
+const RECEIPT_VERSIONS_TABLE = 'receipt_versions';
 
 /**
  * The table (`S` is the schema), as migration 4 of postgres/schema.ts created it before the part
@@ -45,6 +48,44 @@ const RECEIPT_EVENTS_DDL = `
     `;
 
 /**
+ * Version 3 (#43 part 4): each conversation's receipts version, new with each write of its records
+ * (pg-cache.ts: what an instance remembers is valid while the version is the one it wrote).
+ */
+const RECEIPT_VERSIONS_DDL = `
+      CREATE TABLE IF NOT EXISTS S.receipt_versions (
+        conv text PRIMARY KEY,
+        version text NOT NULL
+      );
+    `;
+
+/** Each store's remembered records (by its tables: one object per open store). */
+const caches = new WeakMap<PgTables, ReceiptCache>();
+const cacheOf = (T: PgTables): ReceiptCache => {
+  let c = caches.get(T);
+  if (!c) caches.set(T, (c = new ReceiptCache()));
+  return c;
+};
+
+/** What a batch's marks are decided on, and what its write leaves the store to remember. */
+class PgReceiptState implements ReceiptState {
+  constructor(
+    readonly cache: ReceiptCache,
+    /** By conversation: its records current under the batch's lock, as far as the batch needed them. */
+    readonly known: ReadonlyMap<string, KnownRecords>,
+    private readonly busy: ReadonlyMap<string, boolean>,
+  ) {}
+
+  receipt(reader: string, conv: string, kind: ReceiptKind): ReceiptRecord | undefined {
+    return this.known.get(conv)?.get(receiptKey({ reader, conv, kind })) ?? undefined;
+  }
+
+  // A gap the prefetch did not read counts as holding a message: it stays a gap.
+  createdBetween(conv: string, after: number, before: number): boolean {
+    return this.busy.get(gapKey(conv, after, before)) ?? true;
+  }
+}
+
+/**
  * The first key of the conversations' advisory locks (the second is a hash of the conversation
  * key): "RCPT". Two-key advisory locks do not meet the one-key ones (the migrations' lock).
  */
@@ -58,8 +99,8 @@ const recordOf = (r: Record<string, unknown>): ReceiptRecord => ({
 });
 
 export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, ReceiptState, ReceiptReads> = {
-  migrations: [RECEIPTS_DDL, RECEIPT_EVENTS_DDL],
-  ctes(all, sql) {
+  migrations: [RECEIPTS_DDL, RECEIPT_EVENTS_DDL, RECEIPT_VERSIONS_DDL],
+  ctes(all, sql, state) {
     const table = sql.table(RECEIPTS_TABLE);
     const mine = all.filter((e): e is ReceiptPutEffect => e.op === 'receipt.put');
     // One final record per key (the CTEs of a statement cannot see each other's rows); whether it
@@ -84,15 +125,19 @@ export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, Receipt
         `UPDATE ${table} t SET ranges = u.ranges FROM ${rows(stored)} WHERE t.conv = u.conv AND t.reader = u.reader AND t.kind = u.kind`,
       );
     if (fresh[0]!.length > 0) out.push(`INSERT INTO ${table} (conv, reader, kind, ranges) SELECT * FROM ${rows(fresh)}`);
+    const written = [...finals.values()].map((f) => f.record);
+    if (written.length > 0) out.push(versionCte(written, sql, state));
     out.push(...eventCtes(all, sql));
     return out;
   },
   async prefetch(c, T, mine) {
     const keys = new Map<string, { conv: string; reader: string; kind: ReceiptKind }>();
     for (const op of mine) for (const m of op.marks) keys.set(receiptKey(m), { conv: m.conv, reader: m.reader, kind: m.kind });
-    const found = new Map<string, ReceiptRecord>();
+    const cache = cacheOf(T);
+    const known = new Map<string, KnownRecords>();
     if (keys.size > 0) {
       const list = [...keys.values()];
+      const convs = [...new Set(list.map((k) => k.conv))].sort();
       // Marks of a conversation are decided one batch at a time: each holds its conversations'
       // locks (in one order, to avoid deadlocks) until it commits, and reads the records after
       // taking them (a statement of its own: a read in the same statement would see the rows as
@@ -101,24 +146,32 @@ export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, Receipt
       await c.query({
         name: 'receipts_lock',
         text: `SELECT pg_advisory_xact_lock(${RECEIPTS_LOCK_SPACE}, hashtext(k)) FROM unnest($1::text[]) AS k`,
-        values: [[...new Set(list.map((k) => k.conv))].sort()],
+        values: [convs],
       });
-      const r = await c.query({
-        name: 'receipts_get',
-        text: `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.table(RECEIPTS_TABLE)} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) USING (conv, reader, kind)`,
-        values: [list.map((k) => k.conv), list.map((k) => k.reader), list.map((k) => k.kind)],
+      // Then only the records this store does not remember as they are now.
+      const versions = await c.query<{ conv: string; version: string }>({
+        name: 'receipts_versions',
+        text: `SELECT conv, version FROM ${T.table(RECEIPT_VERSIONS_TABLE)} WHERE conv = ANY($1::text[])`,
+        values: [convs],
       });
-      for (const row of r.rows) {
-        const rec = recordOf(row);
-        found.set(receiptKey(rec), rec);
+      const version = new Map(versions.rows.map((r) => [r.conv, r.version]));
+      for (const conv of convs) known.set(conv, new Map(cache.at(conv, version.get(conv)) ?? []));
+      const missing = list.filter((k) => !known.get(k.conv)!.has(receiptKey(k)));
+      if (missing.length > 0) {
+        const r = await c.query({
+          name: 'receipts_get',
+          text: `SELECT t.conv, t.reader, t.kind, t.ranges FROM ${T.table(RECEIPTS_TABLE)} t JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(conv, reader, kind) USING (conv, reader, kind)`,
+          values: [missing.map((k) => k.conv), missing.map((k) => k.reader), missing.map((k) => k.kind)],
+        });
+        for (const k of missing) known.get(k.conv)!.set(receiptKey(k), null);
+        for (const row of r.rows) {
+          const rec = recordOf(row);
+          known.get(rec.conv)!.set(receiptKey(rec), rec);
+        }
       }
     }
-    const busy = await busyGaps(c, T, mine, found);
-    return {
-      receipt: (reader, conv, kind) => found.get(receiptKey({ reader, conv, kind })),
-      // A gap the prefetch did not read counts as holding a message: it stays a gap.
-      createdBetween: (conv, after, before) => busy.get(gapKey(conv, after, before)) ?? true,
-    };
+    const found = (key: string, conv: string) => known.get(conv)?.get(key) ?? undefined;
+    return new PgReceiptState(cache, known, await busyGaps(c, T, mine, found));
   },
   reads: (rows: PgRows, T) => ({
     list: async (conv) =>
@@ -127,6 +180,29 @@ export const postgresReceipts: PostgresAdapter<ReceiptOp, ReceiptEffect, Receipt
       ),
   }),
 };
+
+/**
+ * The new version of each conversation whose records the batch writes. The store remembers the
+ * records as the write leaves them under that version (with what the batch's prefetch knew): a
+ * version nobody reads unless this statement commits. A write without a prefetch (a copy) only
+ * moves the version on.
+ */
+function versionCte(records: readonly ReceiptRecord[], sql: PgStatement, state: ReceiptState | undefined): string {
+  const version = newVersion();
+  const convs = [...new Set(records.map((r) => r.conv))];
+  if (state instanceof PgReceiptState)
+    for (const conv of convs)
+      state.cache.written(
+        conv,
+        version,
+        state.known.get(conv),
+        records.filter((r) => r.conv === conv),
+      );
+  return (
+    `INSERT INTO ${sql.table(RECEIPT_VERSIONS_TABLE)} (conv, version) SELECT unnest(${sql.param(convs)}::text[]), ${sql.param(version)} ` +
+    'ON CONFLICT (conv) DO UPDATE SET version = excluded.version'
+  );
+}
 
 /**
  * A batch's `receipt.event` effects: each conversation's event noted before (the statement's
@@ -159,14 +235,14 @@ async function busyGaps(
   c: pg.ClientBase,
   T: PgTables,
   mine: readonly ReceiptOp[],
-  found: ReadonlyMap<string, ReceiptRecord>,
+  found: (key: string, conv: string) => ReceiptRecord | undefined,
 ): Promise<Map<string, boolean>> {
   const ranges = new Map<string, ReceiptRange[]>();
   const gaps = new Map<string, { conv: string; after: number; before: number }>();
   for (const op of mine) {
     for (const m of op.marks) {
       const key = receiptKey(m);
-      const merged = mergeRange(ranges.get(key) ?? found.get(key)?.ranges ?? [], m.lo, m.hi, m.at);
+      const merged = mergeRange(ranges.get(key) ?? found(key, m.conv)?.ranges ?? [], m.lo, m.hi, m.at);
       if (!merged) continue;
       ranges.set(key, merged);
       const k = merged.findIndex((r) => r[0] <= m.hi && m.hi <= r[1]);

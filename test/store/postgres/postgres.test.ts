@@ -227,6 +227,50 @@ test("two instances marking one reader's receipts at once lose none of the marks
   );
 });
 
+test("an instance that remembers a reader's records reads them again once another instance wrote them", async () => {
+  await a.write([createRoom('r1')]);
+  const mark = (seq: number, reader = 'agent:x'): WriteOp => ({
+    op: 'receipt.mark',
+    marks: [{ reader, conv: 'room:r1', kind: 'delivered', lo: seq, hi: seq, at: '2026-01-01T00:00:00.000Z' }],
+  });
+  const ranges = async () => (await b.part(receiptsPart)!.list('room:r1')).map((r) => [r.reader, r.ranges.map(([lo, hi]) => [lo, hi])]);
+  // Seqs past the newest event, so no two are bridged: a mark decided on an old record leaves a hole.
+  await a.write([mark(101), mark(101, 'agent:y')]);
+  await a.write([mark(102)]); // a now remembers x's and y's records as they are
+  await b.write([mark(104), mark(105, 'agent:y')]);
+  await a.write([mark(103), mark(106, 'agent:y')]);
+  assert.equal(await ranges(), [
+    ['agent:x', [[101, 104]]],
+    [
+      'agent:y',
+      [
+        [101, 101],
+        [105, 106],
+      ],
+    ],
+  ]);
+  // A statement that fails after the decision leaves the version as it was: nothing remembered of it is used.
+  await sql(pgs.url, `ALTER TABLE ${pgs.schema}.receipt_events ADD CONSTRAINT no_more CHECK (false) NOT VALID`);
+  const notice = {
+    conv: 'room:r1',
+    event: event('message.receipts', { id: 'rc1', receipts: { target: { kind: 'room', room_id: 'r1' }, marks: [] } }),
+  };
+  const refused = await a.write([{ ...(mark(107) as Extract<WriteOp, { op: 'receipt.mark' }>), notices: [notice] }]).then(
+    () => false,
+    () => true,
+  );
+  assert.ok(refused, 'the write with a failing statement is refused');
+  await sql(pgs.url, `ALTER TABLE ${pgs.schema}.receipt_events DROP CONSTRAINT no_more`);
+  await a.write([mark(109)]);
+  assert.equal((await ranges())[0], [
+    'agent:x',
+    [
+      [101, 104],
+      [109, 109],
+    ],
+  ]);
+});
+
 test('a closed instance releases its leases at once', async () => {
   const held = await a.leases.acquire('pairing:p1', 'inst-a', 60_000);
   assert.ok(held.ok);

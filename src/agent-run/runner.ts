@@ -179,13 +179,17 @@ export class AgentRunner {
     };
     // A wake for a message older than the attachment's READY may be a redelivery of one answered
     // before a crash: its reply is looked for in the context first. A live wake cannot have been
-    // answered, so its command starts while the context is read, and stdin waits for the prompt.
+    // answered, so its command starts first and the context is read while it starts (stdin waits
+    // for the prompt): the read's request and the server's answer do not hold up the start.
     const live = msgs.every((m) => Date.parse(m.created_at) >= this.#readySince);
-    const context = this.#recent(client, target);
-    if (!live && (await context).some((m) => m.id === replyId)) {
-      // Its reply is stored already (a crash came between the reply and the bookkeeping).
-      this.#finish(batch, { ...rec, reply: 'already_answered', reply_id: replyId }, replyId);
-      return;
+    let context: Promise<Message[]> | undefined;
+    if (!live) {
+      context = this.#recent(client, target);
+      if ((await context).some((m) => m.id === replyId)) {
+        // Its reply is stored already (a crash came between the reply and the bookkeeping).
+        this.#finish(batch, { ...rec, reply: 'already_answered', reply_id: replyId }, replyId);
+        return;
+      }
     }
 
     const replyFile = path.join(tmpdir(), `svc-agent-run-${process.pid}-${replyId}.txt`);
@@ -204,7 +208,10 @@ export class AgentRunner {
     let res: ProcessResult;
     try {
       const running = this.#launcher.run(plan.argv, {
-        input: context.then((recent) => promptOf({ ...input, recent }, files.paths)),
+        // Read once the command has been handed over (this callback runs after `run` returns).
+        input: Promise.resolve()
+          .then(() => context ?? this.#recent(client, target))
+          .then((recent) => promptOf({ ...input, recent }, files.paths)),
         env: { ...runEnv(input, { url: o.url, replyId, ...(token !== undefined ? { token } : {}) }), ...files.env },
         timeoutMs: o.timeoutMs,
       });

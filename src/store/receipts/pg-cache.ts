@@ -34,12 +34,13 @@ export class ReceiptCache {
 
   /**
    * Remembers `conv`'s records as a write leaves them at its new `version`: `known` (every record
-   * that was current under the lock) with the write's own on top. Without `known` it forgets.
+   * that was current under the lock; the cache takes it over) with the write's own on top. Without
+   * `known` it forgets.
    */
   written(conv: string, version: string, known: KnownRecords | undefined, own: readonly ReceiptRecord[]): void {
     this.#drop(conv);
     if (!known) return;
-    const records: KnownRecords = new Map(known);
+    const records = known;
     for (const r of own) records.set(receiptKey(r), r);
     this.#convs.set(conv, { version, records });
     this.#size += records.size;

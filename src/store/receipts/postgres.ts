@@ -70,7 +70,10 @@ const cacheOf = (T: PgTables): ReceiptCache => {
 class PgReceiptState implements ReceiptState {
   constructor(
     readonly cache: ReceiptCache,
-    /** By conversation: its records current under the batch's lock, as far as the batch needed them. */
+    /**
+     * By conversation: its records current under the batch's lock, as far as it needed them (maps
+     * of the batch's own: its write hands them to the cache).
+     */
     readonly known: ReadonlyMap<string, KnownRecords>,
     private readonly busy: ReadonlyMap<string, boolean>,
   ) {}

@@ -5,6 +5,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../config/runtime-file.js';
 import { type Config, DEFAULT_STORE_SCHEMA } from '../config/types.js';
 import { BlobLocks } from './blob-lock.js';
 import type { BlobStore } from './blobs/types.js';
@@ -29,24 +30,14 @@ const SPOOL_NAME = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`);
 /**
  * Removes the spool folders of processes that are gone: a kill -9 during an upload leaves its
  * folder, and the part of the upload in it, behind. A folder whose process runs (or whose pid
- * another process took since) is left alone.
+ * another process took since) is left alone; a zombie's goes, as its lock file would.
  */
 async function sweepSpools(): Promise<void> {
   const tmp = os.tmpdir();
   const names = await readdir(tmp).catch(() => []);
   for (const name of names) {
     const pid = Number(SPOOL_NAME.exec(name)?.[1]);
-    if (pid > 0 && !running(pid)) await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
-  }
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid > 0 && !processAlive(pid)) await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
   }
 }
 

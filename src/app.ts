@@ -199,6 +199,8 @@ function combine(app: App, features: readonly Feature[]): { declared: Declared; 
   const challenges = all('challenge');
   if (challenges.length > 0) app.http.challenge = (req) => challenges.reduce<string | undefined>((c, f) => c ?? f(req), undefined);
   if (http.length > 0) app.http.observe = (route, method, status, seconds) => http.forEach((o) => o(route, method, status, seconds));
+  const waited = observers.flatMap((o) => (o.waited ? [o.waited] : []));
+  if (waited.length > 0) app.http.waited = () => waited.forEach((w) => w());
   const remote = all('remoteSenders');
   if (remote.length > 1) throw new Error('two features decide remote senders; only one may');
   const provided: Record<string, unknown> = {};

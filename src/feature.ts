@@ -91,6 +91,8 @@ export interface Feature {
     event?: (e: StoredEvent) => void;
     /** Each live subscriber the broker let go (by surface). */
     drop?: (surface: string) => void;
+    /** Each HTTP request that waited for a later event-loop iteration (http/turns.ts). */
+    waited?: () => void;
   };
   /** Operator warnings (GET /v1/network, svc doctor). */
   warnings?: () => Warning[];

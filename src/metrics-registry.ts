@@ -7,6 +7,7 @@ export interface Metrics {
   registry: Registry;
   httpRequests: SeriesCounter;
   httpDuration: SeriesHistogram;
+  httpWaited: SeriesCounter;
   sseSubscribers: Gauge;
   attachClients: Gauge;
   brokerDrops: Counter<'surface'>;
@@ -39,6 +40,12 @@ export function createMetrics(): Metrics {
       'HTTP request latency by route pattern',
       ['route', 'method'],
       [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    ),
+    httpWaited: new SeriesCounter(
+      registry,
+      'svc_http_requests_waited_total',
+      'HTTP requests that waited for a later event-loop iteration: the one they arrived in had spent its time for starting requests',
+      [],
     ),
     sseSubscribers: new Gauge({ name: 'svc_sse_subscribers', help: 'Open SSE streams', registers: r }),
     attachClients: new Gauge({ name: 'svc_attach_clients', help: 'Attachments past READY', registers: r }),

@@ -14,6 +14,7 @@ import { BODY_SECONDS, type BodySpec, readRouteBody } from './body.js';
 import { admitCaller, type GateRequest } from './gate.js';
 import { sendError, sendJson, sendJsonStreamed, toAppError } from './respond.js';
 import type { RequestContext, Route, Router } from './router.js';
+import { RequestTurns } from './turns.js';
 
 export interface HttpDeps {
   ctx: NetworkContext;
@@ -27,6 +28,8 @@ export interface HttpDeps {
   challenge?: (req: IncomingMessage) => string | undefined;
   /** Called before routing; throws AppError (429) to refuse (request limits, failed authentications). */
   admit?: (req: IncomingMessage, principal: Principal | undefined, failedAuth?: boolean) => void;
+  /** Called for each request that waited for a later event-loop iteration (turns.ts; metrics). */
+  waited?: () => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -74,6 +77,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     }
     return g;
   };
+  const turns = new RequestTurns(() => deps.waited?.());
   return (req, res) => {
     const started = performance.now();
     const given = req.headers['x-request-id'];
@@ -81,26 +85,31 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     res.setHeader('x-request-id', requestId);
     const state: RequestState = { route: 'unmatched' };
     res.on('finish', () => deps.observe?.(state.route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
-    handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
-      const { error, internal } = toAppError(err);
-      if (internal)
-        deps.ctx.log('error', 'request failed', {
-          request_id: requestId,
-          method: req.method,
-          path: safePath(req),
-          error: String((err as Error)?.stack ?? err),
-        });
-      const challenge = error.status === 401 ? deps.challenge?.(req) : undefined;
-      if (challenge !== undefined && !res.headersSent) res.setHeader('www-authenticate', challenge);
-      // The refusal is written at once; its response ends once the rest of the body is read
-      // and dropped (bounded), see drainThen. A refused body of a route with its own protocol
-      // gets that protocol's error (JSON-RPC, OAuth).
-      const endWhen = req.complete || req.destroyed ? undefined : (end: () => void) => drainThen(req, end);
-      const own = state.refusal?.(error);
-      if (own && !res.headersSent) sendJson(res, own.status, own.body, error.headers, endWhen);
-      else sendError(res, error, requestId, endWhen);
-    });
+    turns.run(() => answer(deps, gateOf, req, res, requestId, state));
   };
+}
+
+/** Runs one request and answers its failure, if it fails. */
+function answer(deps: HttpDeps, gateOf: GateOf, req: IncomingMessage, res: ServerResponse, requestId: string, state: RequestState): void {
+  handle(deps, gateOf, req, res, requestId, state).catch((err: unknown) => {
+    const { error, internal } = toAppError(err);
+    if (internal)
+      deps.ctx.log('error', 'request failed', {
+        request_id: requestId,
+        method: req.method,
+        path: safePath(req),
+        error: String((err as Error)?.stack ?? err),
+      });
+    const challenge = error.status === 401 ? deps.challenge?.(req) : undefined;
+    if (challenge !== undefined && !res.headersSent) res.setHeader('www-authenticate', challenge);
+    // The refusal is written at once; its response ends once the rest of the body is read
+    // and dropped (bounded), see drainThen. A refused body of a route with its own protocol
+    // gets that protocol's error (JSON-RPC, OAuth).
+    const endWhen = req.complete || req.destroyed ? undefined : (end: () => void) => drainThen(req, end);
+    const own = state.refusal?.(error);
+    if (own && !res.headersSent) sendJson(res, own.status, own.body, error.headers, endWhen);
+    else sendError(res, error, requestId, endWhen);
+  });
 }
 
 /** The most of a refused request's body read and dropped after the refusal is sent. */

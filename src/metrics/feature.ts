@@ -1,4 +1,4 @@
-// Metrics as a feature: GET /metrics, the HTTP request timers, the store write timer, and the
+// Metrics as a feature: GET /metrics, the HTTP request timers and waits, the store write timer, and the
 // counts of published and dropped live events. The registry is src/metrics-registry.ts.
 
 import type { FeatureFactory } from '../feature.js';
@@ -8,6 +8,7 @@ export const metricsFeature: FeatureFactory = (app) => {
   const m = app.metrics;
   const writes = m.storeWriteDuration.series();
   const published = m.eventsPublished.series();
+  const waited = m.httpWaited.series();
   m.brokerDrops.inc({ surface: 'sse' }, 0);
   m.brokerDrops.inc({ surface: 'attach' }, 0);
   return {
@@ -17,6 +18,7 @@ export const metricsFeature: FeatureFactory = (app) => {
       write: (seconds) => writes.observe(seconds),
       event: () => published.inc(),
       drop: (surface) => m.brokerDrops.inc({ surface }),
+      waited: () => waited.inc(),
     },
   };
 };

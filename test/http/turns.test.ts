@@ -49,7 +49,8 @@ test('sixty sends arriving at once are all answered and stored, in more than one
   );
   // Written in one synchronous loop: the server's next poll finds every one of them ready.
   sockets.forEach((sock, i) => {
-    const text = i === 7 ? 'y'.repeat(300_000) : `burst ${i}`;
+    // 100 KB each (300 KB one), so that starting them all takes well past the budget on any machine.
+    const text = i === 7 ? 'y'.repeat(300_000) : `burst ${i} ${'z'.repeat(100_000)}`;
     const raw = request(JSON.stringify(roomMessage('burst', 'alpha', text)));
     // Four uploads stop halfway and hang up while they wait for their turn.
     if (i % 16 === 15) {
@@ -64,9 +65,15 @@ test('sixty sends arriving at once are all answered and stored, in more than one
   const ids = new Set(sent.map((a) => (JSON.parse(a.slice(a.indexOf('\r\n\r\n') + 4)) as { message_id: string }).message_id));
   assert.is(ids.size, 60, 'sixty distinct messages');
 
-  const page = await s.get('/v1/rooms/burst/messages?limit=100', TOKENS.admin.value);
-  assert.is(page.status, 200);
-  const texts = (page.body.messages as { parts: { text: string }[] }[]).map((m) => m.parts[0]!.text);
+  // The room's history, page by page (a page stops at its byte budget): the sixty, nothing else.
+  const texts: string[] = [];
+  for (let before: string | undefined, more = true; more; ) {
+    const page = await s.get(`/v1/rooms/burst/messages?limit=100${before ? `&before=${before}` : ''}`, TOKENS.admin.value);
+    assert.is(page.status, 200);
+    texts.push(...(page.body.messages as { parts: { text: string }[] }[]).map((m) => m.parts[0]!.text));
+    more = page.body.page.has_more === true;
+    before = page.body.page.next_before as string | undefined;
+  }
   assert.is(texts.length, 60, 'no upload cut off was stored');
   assert.ok(texts.includes('y'.repeat(300_000)), 'the 300 KB body was read after its wait');
 

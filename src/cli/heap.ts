@@ -21,7 +21,7 @@ import v8 from 'node:v8';
 /** The old generation's growth past its live size before a full collection, in percent. */
 export const HEAP_GROWING_PERCENT = 50;
 /** Hosts with at most this many cores scavenge on the main thread alone. */
-export const SERIAL_SCAVENGE_MAX_CORES = 2;
+const SERIAL_SCAVENGE_MAX_CORES = 2;
 
 /** The V8 flags svc sets for itself on a host of `cores`: each unless `execArgv` names its own. */
 export function v8Flags(execArgv: readonly string[], cores: number): string[] {

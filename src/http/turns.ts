@@ -17,7 +17,6 @@ export const TURN_BUDGET_MS = 4;
 export class RequestTurns {
   /** When the current phase started its first request; undefined until one does. */
   #since: number | undefined;
-  #resetQueued = false;
   #waiting = 0;
 
   constructor(
@@ -45,26 +44,19 @@ export class RequestTurns {
     const now = this.now();
     if (this.#since === undefined) {
       this.#since = now;
-      this.#queueReset();
+      // Queued before any request this phase defers: the next check phase starts with a fresh budget.
+      setImmediate(this.#reset);
       return true;
     }
     return now - this.#since < this.budgetMs;
   }
 
-  /** The next check phase starts with a fresh budget: its reset is queued before the requests deferred to it. */
-  #queueReset(): void {
-    if (this.#resetQueued) return;
-    this.#resetQueued = true;
-    setImmediate(this.#reset);
-  }
-
   readonly #reset = (): void => {
-    this.#resetQueued = false;
     this.#since = undefined;
   };
 
+  /** A request is deferred only once the phase has started one, so its reset is queued ahead of it. */
   #defer(start: () => void): void {
-    this.#queueReset();
     this.#waiting++;
     setImmediate(this.#attempt, start);
   }

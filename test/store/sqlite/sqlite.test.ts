@@ -231,6 +231,7 @@ durable('a crash after checkpoints loses nothing', async () => {
   const ms = await populate(a, 40);
   await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two checkpoints');
   await checkpointsSettled(a);
+  await leftAsCrashed(a);
   const b = await open();
   await assertPopulated(b, ms);
   assert.equal(logs, []);
@@ -243,14 +244,16 @@ durable('checkpoints done in the worker thread keep everything, also across a cr
   // A worker thread starts and loads sql.js per checkpoint: seconds on a loaded machine (a bound on a hang).
   await waitFor(async () => (await a.stats()).checkpoints! >= 2, 'two worker checkpoints', 60_000);
   await checkpointsSettled(a);
+  // A killed server's search thread dies with it; alive, it would write the search file beside the next store's.
+  await leftAsCrashed(a);
   const crashed = await open();
   await assertPopulated(crashed, ms);
   await crashed.close();
   await a.close();
   const b = await open();
   await assertPopulated(b, ms);
-  // `a` lived on beside the "crashed" store and wrote its own search file at close, which no
-  // killed server does: the next open finds the file not matching and builds it again (said once).
+  // `a` lived on beside the "crashed" store and checkpointed at close, which no killed server
+  // does: the search file `crashed` left matches the store no more and is built again (said once).
   assert.equal(
     logs.filter((l) => !/^store: search: .*svc\.db\.search is damaged, unreadable or of another store/.test(l)),
     [],

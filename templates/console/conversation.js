@@ -5,7 +5,7 @@ import { api, messageId, qs } from './api.js';
 import { attachFiles } from './attachments.js';
 import { enhanceComposer } from './composer.js';
 import { dmCandidates, dmComposerAllowed, dmTarget, isDraftDm, openDraftDm, sentToDraft } from './dm.js';
-import { clear, el, keepingPlace, toast } from './dom.js';
+import { clear, el, keepingPlace, refocusComposer, toast } from './dom.js';
 import { isNewer, onMessageChange } from './message-change.js';
 import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
@@ -362,6 +362,6 @@ export async function send() {
     $('composer-status').textContent = `not sent: ${err.message}`;
   } finally {
     $('composer-send').disabled = false;
-    box.focus();
+    refocusComposer(box, $('composer-send'));
   }
 }

@@ -70,3 +70,13 @@ export function keepingPlace(scroller, prepend) {
   prepend();
   scroller.scrollTop = scroller.scrollHeight - fromBottom;
 }
+
+/**
+ * Gives the focus back to a composer's text box after its send ended, unless the person moved it
+ * meanwhile (to an editor opened on another message, say): taking it from there would lose what
+ * they type. `button` is the composer's Send, where a click leaves the focus.
+ */
+export function refocusComposer(box, button) {
+  const at = document.activeElement;
+  if (!at || at === document.body || at === box || at === button) box.focus();
+}

@@ -5,7 +5,7 @@
 import { api, messageId, qs } from './api.js';
 import { withAttrs } from './attrs.js';
 import { enhanceComposer } from './composer.js';
-import { clear, el, keepingPlace, toast } from './dom.js';
+import { clear, el, keepingPlace, refocusComposer, toast } from './dom.js';
 import { isNewer, onMessageChange } from './message-change.js';
 import { editLast } from './message-editor.js';
 import { layoutMessages } from './message-layout.js';
@@ -323,6 +323,6 @@ async function reply() {
     n.status.textContent = `not sent: ${err.message}`;
   } finally {
     n.send.disabled = false;
-    n.text.focus();
+    refocusComposer(n.text, n.send);
   }
 }

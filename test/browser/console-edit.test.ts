@@ -67,14 +67,31 @@ async function signIn(ctx: Ctx, token: string = TOKENS.admin.value): Promise<Pag
 
 const msg = (page: Page, text: string) => page.locator('#messages > [data-testid=message]', { hasText: text });
 
-/** Sends `text` from the composer (Enter) and waits for it in the view. */
+/** Sends `text` from the composer (Enter) and waits for it in the view and for the send to end. */
 async function send(page: Page, text: string): Promise<Locator> {
   const box = page.locator('[data-testid=composer-text]');
   await box.fill(text);
   await box.press('Enter');
   const m = msg(page, text);
   await m.waitFor();
+  await sendEnded(page);
   return m;
+}
+
+/**
+ * Waits until a composer's send has ended (its text cleared, its button enabled again): the live
+ * feed may show the message before the send's own answer comes back. `composer` names the test ids
+ * (`composer` for the conversation's, `thread` for the panel's).
+ */
+async function sendEnded(page: Page, composer: 'composer' | 'thread' = 'composer'): Promise<void> {
+  await page.waitForFunction((c) => {
+    // The page's document, typed by hand: this file is checked without the DOM's types.
+    const { document } = globalThis as unknown as { document: { querySelector(s: string): { value?: string; disabled?: boolean } | null } };
+    return (
+      document.querySelector(`[data-testid=${c}-text]`)?.value === '' &&
+      document.querySelector(`[data-testid=${c}-send]`)?.disabled === false
+    );
+  }, composer);
 }
 
 /** Whether the element of `l` has the keyboard focus. */
@@ -182,6 +199,32 @@ t('edit from the action and from the Up arrow; the (edited) mark opens the versi
   await shot(other, 'edited');
 });
 
+t('a send that ends after the focus moved to an editor leaves the focus there', async (ctx) => {
+  const page = await signIn(ctx);
+  const earlier = await send(page, 'said before the slow one');
+  // The next send's answer is held back until the focus has moved.
+  let answer!: () => void;
+  const held = new Promise<void>((r) => (answer = r));
+  await page.route('**/v1/messages', async (route) => {
+    if (route.request().method() === 'POST') await held;
+    await route.continue();
+  });
+  const box = page.locator('[data-testid=composer-text]');
+  await box.fill('the slow one');
+  await box.press('Enter');
+  await pressAction(earlier, 'action-edit');
+  const editor = earlier.locator('[data-testid=edit-text]');
+  await editor.waitFor();
+  assert.ok(await hasFocus(editor), 'the editor has the focus while the send is under way');
+  answer();
+  await msg(page, 'the slow one').waitFor();
+  await sendEnded(page);
+  assert.ok(await hasFocus(editor), 'the send that ended left the focus in the editor');
+  await editor.press('Escape');
+  await editor.waitFor({ state: 'detached' });
+  await page.unroute('**/v1/messages');
+});
+
 t('delete asks first and leaves a tombstone, live on the other page; a deleted parent keeps its thread', async (ctx) => {
   const page = await signIn(ctx);
   const other = await signIn(ctx);
@@ -257,6 +300,7 @@ t('delete asks first and leaves a tombstone, live on the other page; a deleted p
   await replyBox.press('Enter');
   const myReply = panel.locator('[data-testid=message]', { hasText: 'my reply' });
   await myReply.waitFor();
+  await sendEnded(page, 'thread');
   await replyBox.focus();
   await replyBox.press('ArrowUp');
   await myReply.locator('[data-testid=edit-text]').fill('my reply, edited');

@@ -6,6 +6,10 @@
 //
 //   node --import tsx bench/tools/big-ingest.ts [messages=1000000] [rounds=2] [seconds=10] [--ab OTHER/bin/svc.js] [--keep DIR]
 //     [--profile DIR] [--checkpoint-mib N] [--pages N] [--settle] [--warm S] [--node-args "--trace-gc ..."] [--pauses] [--same-priority]
+//     [--ab-node-args "--flag ..."]
+//
+// --ab-node-args adds node options to the --ab side only (this build unless --ab names another),
+// so that rounds alternate between V8 flags.
 //
 // --settle waits, before the ingest, until svc serve is idle (under 5% of a core over a second):
 // the loader leaves every message pending for search, and scenario 4's pages and searches give the
@@ -33,13 +37,14 @@ import { ensureLoaded } from '../lib/loaded.js';
 import { flag, opt, positional } from '../lib/args.js';
 import { lastGeneration } from '../scenarios/history.js';
 
-const nums = positional(['--ab', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args', '--warm'])
+const nums = positional(['--ab', '--ab-node-args', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args', '--warm'])
   .filter((a) => /^\d+$/.test(a))
   .map(Number);
 /** The checkpoint threshold (scenario 5 uses 16 MiB so that one falls inside the window). */
 const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
 const [messages = 1_000_000, rounds = 2, seconds = 10] = nums;
 const abBin = opt('--ab') && path.resolve(opt('--ab')!);
+const abNodeArgs = (opt('--ab-node-args') ?? '').split(' ').filter(Boolean);
 const keep = opt('--keep') && path.resolve(opt('--keep')!);
 /** --profile DIR: svc serve runs with --cpu-prof, profiles land in DIR. */
 const profile = opt('--profile') && path.resolve(opt('--profile')!);
@@ -92,12 +97,15 @@ async function readPages(port: number, cursorsFile: string, n: number): Promise<
 try {
   for (let i = 0; i < rounds; i++) {
     const line: string[] = [];
-    const builds: [string, string | undefined][] = [['svc', undefined], ...(abBin ? [['svc-ab', abBin] as [string, string]] : [])];
+    const builds: [string, string | undefined, string[]][] = [
+      ['svc', undefined, []],
+      ...(abBin || abNodeArgs.length > 0 ? [['svc-ab', abBin || undefined, abNodeArgs] as [string, string | undefined, string[]]] : []),
+    ];
     if (i % 2 === 1) builds.reverse();
-    for (const [who, bin] of builds) {
+    for (const [who, bin, ownArgs] of builds) {
       const dir = path.join(work, `${who}-${i}`);
       cpSync(source, dir, { recursive: true });
-      const nodeArgs = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...extraNodeArgs];
+      const nodeArgs = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...extraNodeArgs, ...ownArgs];
       const svc = await startSvc({
         dir,
         rooms: [{ id: 'ingest', members: [PUBLISHER] }],

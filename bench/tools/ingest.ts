@@ -1,10 +1,12 @@
 // Scenario 1 alone, repeated: svc and the baseline alternately, `rounds` times, one table of CPU
 // per message, rate and latency. On a shared machine CPU per message is the figure to compare.
 //
-//   node --import tsx bench/tools/ingest.ts [rounds=3] [seconds=10] [--svc-only] [--ab OTHER/bin/svc.js] [--clients N]
+//   node --import tsx bench/tools/ingest.ts [rounds=3] [seconds=10] [--svc-only] [--ab OTHER/bin/svc.js]
+//     [--ab-node-args "--flag ..."] [--clients N]
 //
 // --ab adds a second svc build (another checkout's bin/svc.js, built) to every round, so two
-// trees are compared under the same machine load. --clients (default 50) sets the concurrency: with
+// trees are compared under the same machine load; --ab-node-args gives that second svc (this build
+// unless --ab names another) node options of its own, to compare V8's flags. --clients (default 50) sets the concurrency: with
 // few clients each message is nearly its own group commit, so per-message costs vary less with load.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,9 +20,11 @@ import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { runIngest, type IngestResult } from '../scenarios/live.js';
 import { flag, opt, positional } from '../lib/args.js';
 
+const abNodeArgs = (opt('--ab-node-args') ?? '').split(' ').filter(Boolean);
 const abBin = opt('--ab') === undefined ? undefined : path.resolve(opt('--ab')!);
+const ab = abBin !== undefined || abNodeArgs.length > 0;
 const clients = opt('--clients') === undefined ? FULL.ingest.clients : Number(opt('--clients'));
-const args = positional(['--ab', '--clients']);
+const args = positional(['--ab', '--ab-node-args', '--clients']);
 const svcOnly = flag('--svc-only');
 const rounds = Number(args[0] ?? 3);
 const seconds = Number(args[1] ?? 10);
@@ -62,7 +66,12 @@ try {
     // Alternate which build goes first, so a trend in the machine's load favours neither.
     const svcRuns = [
       () => once('svc', async () => svcTarget(await startSvc({ dir: path.join(d, 'svc'), rooms }))),
-      ...(abBin ? [() => once('svc-ab', async () => svcTarget(await startSvc({ dir: path.join(d, 'ab'), rooms, bin: abBin })))] : []),
+      ...(ab
+        ? [
+            () =>
+              once('svc-ab', async () => svcTarget(await startSvc({ dir: path.join(d, 'ab'), rooms, bin: abBin, nodeArgs: abNodeArgs }))),
+          ]
+        : []),
     ];
     if (i % 2 === 1) svcRuns.reverse();
     for (const run of svcRuns) line.push(await run());

@@ -6,8 +6,9 @@
 //
 // --ab adds a second svc build (another checkout's bin/svc.js, built) to every round, so two
 // trees are compared under the same machine load; --ab-node-args gives that second svc (this build
-// unless --ab names another) node options of its own, to compare V8's flags. --clients (default 50) sets the concurrency: with
-// few clients each message is nearly its own group commit, so per-message costs vary less with load.
+// unless --ab names another) node options of its own, to compare V8's flags. --clients (default 50)
+// sets the concurrency: with few clients each message is nearly its own group commit, so
+// per-message costs vary less with load.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -12,3 +12,6 @@ export const opt = (name: string): string | undefined => (argv.includes(name) ? 
 /** The arguments that are neither an option nor the value of one of the `valued` options. */
 export const positional = (valued: readonly string[] = []): string[] =>
   argv.filter((a, i) => !a.startsWith('--') && !valued.includes(argv[i - 1] ?? ''));
+
+/** The space-separated words of `--name`'s value (node flags, say); none when it was not given. */
+export const words = (name: string): string[] => (opt(name) ?? '').split(' ').filter(Boolean);

@@ -34,7 +34,7 @@ import { pausesOf, PUBLISHER, startSvc, type SvcServer, TOKEN } from '../lib/svc
 import { svcTarget } from '../lib/targets.js';
 import { yieldingIngest } from '../lib/yielding-ingest.js';
 import { ensureLoaded } from '../lib/loaded.js';
-import { flag, opt, positional } from '../lib/args.js';
+import { flag, opt, positional, words } from '../lib/args.js';
 import { lastGeneration } from '../scenarios/history.js';
 
 const nums = positional(['--ab', '--ab-node-args', '--keep', '--profile', '--checkpoint-mib', '--pages', '--node-args', '--warm'])
@@ -44,7 +44,7 @@ const nums = positional(['--ab', '--ab-node-args', '--keep', '--profile', '--che
 const checkpointBytes = Number(opt('--checkpoint-mib') ?? 16) * 1024 * 1024;
 const [messages = 1_000_000, rounds = 2, seconds = 10] = nums;
 const abBin = opt('--ab') && path.resolve(opt('--ab')!);
-const abNodeArgs = (opt('--ab-node-args') ?? '').split(' ').filter(Boolean);
+const abNodeArgs = words('--ab-node-args');
 const keep = opt('--keep') && path.resolve(opt('--keep')!);
 /** --profile DIR: svc serve runs with --cpu-prof, profiles land in DIR. */
 const profile = opt('--profile') && path.resolve(opt('--profile')!);
@@ -56,10 +56,7 @@ const warm = Number(opt('--warm') ?? 0);
 const pauses = flag('--pauses');
 /** --same-priority: the load from this process, at svc's priority (the bench's way until 2026-12-01). */
 const ingest = (svc: SvcServer, s: number) => (flag('--same-priority') ? svcTarget(svc).ingest(50, s) : yieldingIngest(svc.port, 50, s));
-const extraNodeArgs = [
-  ...(opt('--node-args') ?? '').split(' ').filter(Boolean),
-  ...(pauses ? ['--trace-gc', '--trace-gc-ignore-scavenger'] : []),
-];
+const extraNodeArgs = [...words('--node-args'), ...(pauses ? ['--trace-gc', '--trace-gc-ignore-scavenger'] : [])];
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-big-'));
 const source = keep ?? path.join(work, 'source');
 

@@ -19,9 +19,9 @@ import { FULL, type Sizes } from '../lib/sizes.js';
 import { PUBLISHER, startSvc } from '../lib/svc.js';
 import { baselineTarget, svcTarget, type Target } from '../lib/targets.js';
 import { runIngest, type IngestResult } from '../scenarios/live.js';
-import { flag, opt, positional } from '../lib/args.js';
+import { flag, opt, positional, words } from '../lib/args.js';
 
-const abNodeArgs = (opt('--ab-node-args') ?? '').split(' ').filter(Boolean);
+const abNodeArgs = words('--ab-node-args');
 const abBin = opt('--ab') === undefined ? undefined : path.resolve(opt('--ab')!);
 const ab = abBin !== undefined || abNodeArgs.length > 0;
 const clients = opt('--clients') === undefined ? FULL.ingest.clients : Number(opt('--clients'));

@@ -34,6 +34,6 @@ export function v8Flags(execArgv: readonly string[], cores: number): string[] {
 }
 
 /** Sets them on this process (V8 reads both at each collection, so they apply from the next one). */
-export function keepHeapNearLive(): void {
+export function setV8Flags(): void {
   for (const flag of v8Flags(process.execArgv, os.availableParallelism())) v8.setFlagsFromString(flag);
 }

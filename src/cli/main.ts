@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { EXIT, processIo } from './io.js';
 import { commandOf, programWith } from './command-loaders.js';
-import { keepHeapNearLive } from './heap.js';
+import { setV8Flags } from './heap.js';
 
 /**
  * A reader that went away (`svc send --help | head`) is not an error of the command: on EPIPE the
@@ -20,7 +20,7 @@ function exitQuietlyOnBrokenPipe(): void {
 
 async function main(): Promise<void> {
   exitQuietlyOnBrokenPipe();
-  keepHeapNearLive();
+  setV8Flags();
   const io = processIo();
   let code: number = EXIT.ok;
   const setExit = (c: number) => (code = c);

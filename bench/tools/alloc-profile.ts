@@ -5,6 +5,7 @@
 //   node --import tsx bench/tools/alloc-profile.ts [seconds=5] [--top 40]
 //   node --import tsx bench/tools/alloc-profile.ts --broadcast N [--count M] [--promoted] [--top 40]
 //   ... [--callers NAME]   also: who called the functions named NAME (their two frames above), by bytes
+//   ... [--postgres]       svc on a Postgres store (a throwaway cluster of its own) instead of sqlite
 //
 // --broadcast N: N ACKing agents attached to the fan-out room, M (default 20) room messages sent
 // one at a time, each once all N have it (attach_10k's broadcasts); bytes are per delivery.
@@ -18,6 +19,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { stopAll } from '../lib/procs.js';
 import { PUBLISHER, startSvc } from '../lib/svc.js';
+import { startOwnCluster } from '../../test/helpers/pg.js';
 import { svcTarget } from '../lib/targets.js';
 
 interface SampleNode {
@@ -36,8 +38,10 @@ const promotedOnly = argv.includes('--promoted');
 const callersOf = argv.includes('--callers') ? argv[argv.indexOf('--callers') + 1] : undefined;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-alloc-'));
 const agents = Array.from({ length: broadcastTo ?? 0 }, (_, k) => `a${k}`);
+const cluster = argv.includes('--postgres') ? await startOwnCluster({ durable: true }) : undefined;
 const svc = await startSvc({
   dir,
+  ...(cluster ? { postgres: { url: cluster.url, schema: 'alloc' } } : {}),
   rooms: [
     { id: 'ingest', members: [PUBLISHER] },
     { id: 'fanout', members: [PUBLISHER, ...agents] },
@@ -88,6 +92,7 @@ ws.close();
 await pool?.close();
 await svc.stop();
 await stopAll();
+await cluster?.stop();
 rmSync(dir, { recursive: true, force: true });
 
 const label = (n: SampleNode) =>

@@ -1,7 +1,8 @@
 // The group commit's statement (fast-lane.ts) when a group only appends (room messages, their
 // artifacts, events): the same effects as effects-sql.ts, but every row goes in as a column array
 // (unnest), so the text never changes with the group's size and runs as one prepared statement,
-// parsed and planned once per connection instead of once per group.
+// parsed and planned once per connection instead of once per group. Its arrays go as literals
+// made here (text-array.ts).
 //
 // The guard `g` checks the versions of the records the group's messages were decided on (tentative
 // reads, tentative.ts); every insert and the counter update are conditional on it.
@@ -17,6 +18,7 @@ import type { Basis } from './basis.js';
 import type { Tables } from './tables.js';
 import type { RoomRecord } from '../types.js';
 import { notifyTail } from './notify-payload.js';
+import { textArray } from './text-array.js';
 
 const MESSAGE_WIDTH = MESSAGE_COLS.split(',').length;
 const ARTIFACT_COLS = 'id, target_kind, room_id, thread_id, dm_id, body';
@@ -81,15 +83,15 @@ export function appendStatement(
   if (appended.length === 0) return undefined;
   const rows = appended.map((event) => eventRow(event, (id) => messages.get(id)));
   const values = [
-    ...mcols,
-    ...acols,
+    ...mcols.map(textArray),
+    ...acols.map(textArray),
     appended.length,
-    rows.map((r) => r.event.id),
-    rows.map((r) => r.event.type),
-    rows.map((r) => r.message_id),
-    rows.map((r) => r.body),
+    textArray(rows.map((r) => r.event.id)),
+    textArray(rows.map((r) => r.event.type)),
+    textArray(rows.map((r) => r.message_id)),
+    textArray(rows.map((r) => r.body)),
     T.channel,
-    ...basisParams(basis),
+    ...basisParams(basis).map(textArray),
     carry
       ? notifyTail(
           rows.map((r) => ({ body: r.body, mbody: r.message_id === null ? null : messages.get(r.message_id)!.body })),

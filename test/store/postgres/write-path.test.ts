@@ -79,6 +79,19 @@ test('artifacts and plain events written in groups are stored with their message
   assert.equal((await a.getMessage('art-m'))?.message, withArt);
 });
 
+test('texts with quotes, backslashes, control characters and unpaired surrogates come back exactly through a group', async () => {
+  const texts = ['a "quoted" \\ word', 'line\nbreak\ttab', 'émoji 👋 {,}', 'lone \ud800 half', 'NULL', ''];
+  const sent = texts.map((text, i) => ({ ...msg(`odd${i}`), parts: [{ kind: 'text' as const, text }] }));
+  // Sent together, so they share one grouped statement (its arrays as literals: text-array.ts).
+  await Promise.all(sent.map((m) => a.write([send(m)])));
+  for (const m of sent) assert.equal((await a.getMessage(m.id))?.message, m, m.id);
+  const events = await a.eventsAfter(1, 20);
+  assert.equal(
+    events.map((e) => e.event.message?.parts[0]),
+    sent.map((m) => m.parts[0]),
+  );
+});
+
 test('lookups asked for together answer each id, and see the writes that returned before them', async () => {
   await a.write([claim('ag1'), claim('ag2')]);
   const ids = ['ag1', 'nobody', 'ag2', 'ag1'];

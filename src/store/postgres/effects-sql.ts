@@ -24,6 +24,7 @@ import {
   threadParams,
 } from './rows.js';
 import type { Tables } from './tables.js';
+import { textArray } from './text-array.js';
 import type { AnyPart, PgStatement } from '../part.js';
 
 export interface Present {
@@ -261,7 +262,7 @@ export function effectsStatement(
     withs.push(
       `ev AS (INSERT INTO ${T.events} (seq, event_id, type, message_id, body) ` +
         `SELECT c.seq - ${n} + x.ord, x.eid, x.type, x.mid, x.body FROM c, ` +
-        `unnest(${param(events.map((x) => x.event.id))}::text[], ${param(events.map((x) => x.event.type))}::text[], ${param(events.map((x) => x.message_id))}::text[], ${param(events.map((x) => x.body))}::text[]) ` +
+        `unnest(${param(textArray(events.map((x) => x.event.id)))}::text[], ${param(textArray(events.map((x) => x.event.type)))}::text[], ${param(textArray(events.map((x) => x.message_id)))}::text[], ${param(textArray(events.map((x) => x.body)))}::text[]) ` +
         'WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)',
     );
     main = `SELECT s.last::text AS last, pg_notify(${param(T.channel)}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;

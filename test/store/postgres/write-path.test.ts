@@ -1,6 +1,7 @@
 // The Postgres write path under concurrency on one instance: grouped room messages keep events
 // dense and messages numbered in event order, a retry sent while its first send is in flight
-// answers `exists`, artifacts and plain events ride in the groups, and point lookups asked for
+// answers `exists`, artifacts and plain events ride in the groups, texts of any characters come
+// back exactly through a group and the general statement (text-array.ts), and point lookups asked for
 // together, of every kind and past one query's size, answer each id (and see every write that
 // returned before them); a lookup of single ids is not planned again at every execution.
 

@@ -13,7 +13,7 @@
 
 import type { Effect } from '../intents.js';
 import { MESSAGE_COLS, artifactParams, messageParams } from './rows.js';
-import { basisGuard, basisParams, eventRow, type Statement } from './effects-sql.js';
+import { basisGuard, basisParams, eventColumns, eventRow, type Statement } from './effects-sql.js';
 import type { Basis } from './basis.js';
 import type { Tables } from './tables.js';
 import type { RoomRecord } from '../types.js';
@@ -86,10 +86,7 @@ export function appendStatement(
     ...mcols.map(textArray),
     ...acols.map(textArray),
     appended.length,
-    textArray(rows.map((r) => r.event.id)),
-    textArray(rows.map((r) => r.event.type)),
-    textArray(rows.map((r) => r.message_id)),
-    textArray(rows.map((r) => r.body)),
+    ...eventColumns(rows),
     T.channel,
     ...basisParams(basis).map(textArray),
     carry

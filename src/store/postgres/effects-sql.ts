@@ -69,6 +69,16 @@ export function eventRow(
   return { event, message_id: byRef ? m.id : null, body: JSON.stringify(byRef ? { ...event, message: null } : event) };
 }
 
+/** The event rows as the four array literals (id, type, message id, body) both statements unnest. */
+export function eventColumns(rows: readonly ReturnType<typeof eventRow>[]): string[] {
+  return [
+    textArray(rows.map((r) => r.event.id)),
+    textArray(rows.map((r) => r.event.type)),
+    textArray(rows.map((r) => r.message_id)),
+    textArray(rows.map((r) => r.body)),
+  ];
+}
+
 /** Builds the statement; its single row holds `last` (text: the last seq, or null without events). */
 export function effectsStatement(
   T: Tables,
@@ -262,7 +272,9 @@ export function effectsStatement(
     withs.push(
       `ev AS (INSERT INTO ${T.events} (seq, event_id, type, message_id, body) ` +
         `SELECT c.seq - ${n} + x.ord, x.eid, x.type, x.mid, x.body FROM c, ` +
-        `unnest(${param(textArray(events.map((x) => x.event.id)))}::text[], ${param(textArray(events.map((x) => x.event.type)))}::text[], ${param(textArray(events.map((x) => x.message_id)))}::text[], ${param(textArray(events.map((x) => x.body)))}::text[]) ` +
+        `unnest(${eventColumns(events)
+          .map((c) => `${param(c)}::text[]`)
+          .join(', ')}) ` +
         'WITH ORDINALITY AS x(eid, type, mid, body, ord) RETURNING seq)',
     );
     main = `SELECT s.last::text AS last, pg_notify(${param(T.channel)}, s.last::text) FROM (SELECT max(seq) AS last FROM ev) s`;

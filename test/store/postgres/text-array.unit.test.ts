@@ -1,4 +1,4 @@
-// The group commit's array parameters (src/store/postgres/text-array.ts) are the very literals pg
+// The write statements' array parameters (src/store/postgres/text-array.ts) are the very literals pg
 // would send for the same arrays, whatever the strings hold.
 
 import { test } from 'uvu';

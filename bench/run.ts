@@ -1,4 +1,4 @@
-// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,scaling,wake,history,files] [--reps N] [--out FILE] [--profile]
+// npm run bench [-- --quick [--smoke]] [--only live,receipts,attach,postgres,scaling,wake,history,files] [--reps N] [--rate N] [--out FILE] [--profile]
 //
 // Starts everything itself on 127.0.0.1 (svc serve, the baseline, nats-server), runs every
 // scenario against each, stops all it started, prints a table and writes bench/results.json
@@ -232,17 +232,21 @@ function liveSides(rooms: { id: string; members: string[] }[]): { svc: Start; ba
 
 /**
  * The run's paced rate: the baseline's unpaced fan-out, once, on a fresh baseline with the fan-out's
- * subscribers; PACED_SHARE of its messages/s (the size's fixed rate, with a note, when it fails).
+ * subscribers; PACED_SHARE of its messages/s (the size's fixed rate, with a note, when it fails;
+ * `--rate N` gives it instead, to compare two builds at one rate).
  */
 async function calibrate(rooms: { id: string; members: string[] }[]): Promise<Sizes> {
-  log('baseline: unpaced fan-out, for the paced rate');
-  const max = await onFresh(
-    liveSides(rooms).baseline,
-    'unpaced fan-out (paced rate)',
-    (t) => runUnpaced(t, 'baseline', sizes, note),
-    (m) => noteOn(results.fanout_paced, m),
-  );
-  const pr = pacedRate(max, sizes.fanout.subscribers, sizes.fanout.rate);
+  const given = Math.max(0, Number(opt('--rate')) || 0);
+  if (!given) log('baseline: unpaced fan-out, for the paced rate');
+  const max = given
+    ? null
+    : await onFresh(
+        liveSides(rooms).baseline,
+        'unpaced fan-out (paced rate)',
+        (t) => runUnpaced(t, 'baseline', sizes, note),
+        (m) => noteOn(results.fanout_paced, m),
+      );
+  const pr = pacedRate(max, sizes.fanout.subscribers, given || sizes.fanout.rate);
   if (pr.baseline_unpaced_msgs_per_s === null) note(`the baseline's unpaced rate was not measured: paced rows at the fixed ${pr.rate}/s`);
   results.params.paced_rate = pr.rate;
   results.params.paced_share = pr.share;

@@ -1,7 +1,7 @@
 // One wait_for_messages over the store, as one small object. A wait may stay open five minutes and
 // most of that time nothing happens: so no async call stays suspended meanwhile. Each round reads
 // after the agent's cursor (read-state.ts, `StoreInbox.pass`); a round with nothing to return
-// subscribes to the feed, arms the deadline and ends. An event, the deadline or `stop()` starts
+// asks the feed to wake it, arms the deadline and ends. An event, the deadline or `stop()` starts
 // the next round, or ends the wait. Idle, a wait holds this object, a feed subscription, a timer
 // and where its last round's read ended (#38 item 9: docs/security.md keeps the figure).
 //
@@ -10,7 +10,7 @@
 // the cursor is still where that read began, or a wait on a busy network would read everything
 // since it opened on every event (quadratic in the traffic of the wait).
 
-import type { FeedSubscription, StoredEvent } from '../store/types.js';
+import type { FeedSubscription } from '../store/types.js';
 import type { Scope } from '../mcp/inbox.js';
 import type { Message } from '../protocol/types.js';
 
@@ -32,7 +32,8 @@ export interface WaitRounds {
    * return, or where the read ended when there is nothing yet (the seq to wait past).
    */
   pass(scope: Scope, deadline: number, stopped: () => boolean, mark: ReadMark | undefined): Promise<WaitOutcome | ReadMark>;
-  subscribe(seq: number, onEvents: (events: StoredEvent[]) => void, onError: () => void): FeedSubscription;
+  /** Calls `wake` once an event is stored after `seq`, `onError` when the feed fails. */
+  wakeAfter(seq: number, wake: () => void, onError: () => void): FeedSubscription;
 }
 
 export const CANCELLED = 'wait_for_messages was cancelled';
@@ -77,10 +78,6 @@ export class InboxWait {
     void this.#round();
   };
 
-  readonly #onEvents = (events: StoredEvent[]): void => {
-    if (events.length > 0) this.#wake();
-  };
-
   async #round(): Promise<void> {
     try {
       if (this.#stopped) throw new Error(CANCELLED);
@@ -89,8 +86,8 @@ export class InboxWait {
       if ('messages' in r) return this.#settle(undefined, r);
       this.#mark = r;
       this.#timer = setTimeout(this.#wake, Math.max(0, this.deadline - Date.now()));
-      const sub = this.rounds.subscribe(r.upTo, this.#onEvents, this.#wake);
-      // A feed that delivered at once has already woken the wait (and cleared the timer).
+      const sub = this.rounds.wakeAfter(r.upTo, this.#wake, this.#wake);
+      // A feed that woke the wait at once has already cleared the timer.
       if (this.#timer === undefined) sub.close();
       else this.#sub = sub;
     } catch (err) {

@@ -142,9 +142,13 @@ export class StoreInbox implements InboxPort {
     }
   }
 
-  /** Delivers the events stored after `seq` (on any instance); `onError` when the feed fails. */
-  subscribe(seq: number, onEvents: (events: StoredEvent[]) => void, onError: () => void): FeedSubscription {
-    return this.store.feed.subscribe(seq, onEvents, onError);
+  /**
+   * Calls `wake` once an event is stored after `seq` (on any instance); `onError` when the feed
+   * fails. On sqlite that is as soon as the send is applied: the round reads it, and its cursor
+   * write joins the send's group commit, so the answer goes out with the send's (EventFeed.onWritten).
+   */
+  wakeAfter(seq: number, wake: () => void, onError: () => void): FeedSubscription {
+    return this.store.feed.onWritten(seq, wake, onError);
   }
 
   /**

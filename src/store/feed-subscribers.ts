@@ -48,6 +48,20 @@ export class FeedSubscribers {
     return { close };
   }
 
+  /** Calls `wake` once, when events after `fromSeq` are delivered (or read from the backlog). */
+  wakeOnce(fromSeq: number, wake: () => void, onError?: (err: Error) => void): FeedSubscription {
+    // Nothing is delivered before subscribe returns (the backlog is read after an await).
+    const sub = this.subscribe(
+      fromSeq,
+      () => {
+        sub.close();
+        wake();
+      },
+      onError,
+    );
+    return sub;
+  }
+
   /** Hands a batch, in seq order and above `head` before it, to every live subscriber. */
   deliver(batch: StoredEvent[]): void {
     for (const sub of this.subs) {

@@ -28,6 +28,8 @@ import type {
 } from './records.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 export * from './kv/table.js';
+export * from './event-feed.js';
+import type { EventFeed } from './event-feed.js';
 import type { KvTable } from './kv/table.js';
 import type { AnyPart, ReadsOf } from './part.js';
 
@@ -300,29 +302,6 @@ export type Decision<T> = { write: WriteOp[]; reply: (result: WriteResult) => T 
 
 /** A write's decision: a function of its reads (see Store.decide). */
 export type Decide<T> = (reads: DecisionReads) => Promise<Decision<T>>;
-
-// ---- the event feed ----
-
-export interface FeedSubscription {
-  /** Stops delivery; no call of onEvents follows. */
-  close(): void;
-}
-
-/**
- * Stored events, in sequence order, with no gap and no duplicate, whoever wrote them. A feed is
- * fed by its backend: the in-process one by this process's writes, a networked one by reading new
- * events by cursor when woken (LISTEN/NOTIFY).
- */
-export interface EventFeed {
-  /**
-   * Delivers every stored event with seq > fromSeq: first the stored backlog (read by cursor), then
-   * new events as they are stored, each once, in order, in batches. `onError` hears a failure to
-   * read the backlog; the subscription is then closed.
-   */
-  subscribe(fromSeq: number, onEvents: (events: StoredEvent[]) => void, onError?: (err: Error) => void): FeedSubscription;
-  /** The highest sequence number delivered to subscribers (or known stored at start). */
-  readonly head: number;
-}
 
 // ---- leases ----
 

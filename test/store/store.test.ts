@@ -517,6 +517,22 @@ function storeSuite(backend: (typeof BACKENDS)[number]): void {
     assert.is(got[2]!.event, r.events[0]!.event);
   });
 
+  test('onWritten wakes once, for an event after its seq, by the time the write resolves; a closed one never', async () => {
+    for (let i = 0; i < 3; i++) await store.write([appendOp()]);
+    let behind = 0;
+    let ahead = 0;
+    let closed = 0;
+    store.feed.onWritten(1, () => behind++);
+    store.feed.onWritten(3, () => ahead++);
+    store.feed.onWritten(3, () => closed++).close();
+    await waitFor(() => behind === 1, 'the wake for what is stored already');
+    assert.is(ahead, 0);
+    await store.write([appendOp()]);
+    assert.is(ahead, 1);
+    await store.write([appendOp()]);
+    assert.equal([behind, ahead, closed], [1, 1, 0]);
+  });
+
   test('a lease has one holder until it is released or expires', async () => {
     const a = await store.leases.acquire('attach:x', 'cred:a', 60_000);
     assert.ok(a.ok);

@@ -199,6 +199,11 @@ export class PgFeed implements EventFeed {
     return this.subs.subscribe(fromSeq, onEvents, onError);
   }
 
+  // A commit is durable as it is seen: nothing wakes before the feed delivers.
+  onWritten(afterSeq: number, wake: () => void, onError?: (err: Error) => void): FeedSubscription {
+    return this.subs.wakeOnce(afterSeq, wake, onError);
+  }
+
   private async pump(): Promise<void> {
     this.pumping = true;
     try {

@@ -212,6 +212,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
     rememberEventJson(effects, bodies, messageJson);
     this.lastSeq += events.length;
     this.messageCount += messages;
+    // A reader woken now joins this group commit with a write of its own (EventFeed.onWritten).
+    if (events.length > 0) this.feed.applied(this.lastSeq);
     await this.settle(batch);
     // Durable: the search worker may index it (search-index.ts).
     this.search?.written(jops, bodies, firstSeq);

@@ -302,6 +302,27 @@ durable('an fsync failure rejects the waiting writes and the next write retries'
   assert.equal(got, [1, 2, 3]);
 });
 
+durable('a write made when onWritten wakes shares the group commit of the write that woke it', async () => {
+  let groups = 0;
+  const counted = () => {
+    groups++;
+    return false;
+  };
+  const a = await open({ faults: { failSyncs: counted } });
+  await a.write([send(msg('m1'))]);
+  const before = groups;
+  let woken: Promise<unknown> | undefined;
+  // An MCP wait's round: it reads what woke it and moves its cursor (src/mcp-http/read-state.ts).
+  a.feed.onWritten(a.feed.head, () => {
+    woken = a.listMessages('room:r1', { limit: 10 }).then((page) => a.write([send(msg(`seen ${page.items.length}`))]));
+  });
+  await a.write([send(msg('m2'))]);
+  assert.ok(woken, 'woken before the write that woke it was durable');
+  await woken;
+  assert.is(groups - before, 1);
+  assert.equal(ids((await a.listMessages('room:r1', { limit: 10 })).items), ['m1', 'm2', 'seen 2']);
+});
+
 durable('events keep their message by reference, not a second copy', async () => {
   const a = await open();
   await a.write([send(msg('m1'))]);

@@ -19,10 +19,14 @@ export interface WaitOutcome {
   timedOut: boolean;
 }
 
-/** Where a round's read ended with nothing to return: `upTo`, reading from `cursor`. */
+/**
+ * Where a round's read ended with nothing to return: `upTo`, reading from `cursor`, with the
+ * feed's `rollbacks` then (what it read may have been undone since: EventFeed.rollbacks).
+ */
 export interface ReadMark {
   cursor: number;
   upTo: number;
+  rollbacks: number;
 }
 
 /** What a round of the wait reads through (StoreInbox). */

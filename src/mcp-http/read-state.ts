@@ -121,10 +121,12 @@ export class StoreInbox implements InboxPort {
     for (;;) {
       // Only the cursor is kept across the wait, not the read state it came in.
       const cursor = (await ensureReadState(this.store, this.self.agent_id)).cursor;
+      const rollbacks = this.store.feed.rollbacks;
       // Everything stored after the cursor comes at once: what arrived while the agent worked on
       // its last answer is one burst. A wait woken by an arrival returns it without a quiet window.
-      // What the last round read held nothing to return, unless another call moved the cursor.
-      const scan = await this.#scan(mark?.cursor === cursor ? mark.upTo : cursor, scope);
+      // What the last round read held nothing to return, unless another call moved the cursor or
+      // events it read were undone.
+      const scan = await this.#scan(mark?.cursor === cursor && mark.rollbacks === rollbacks ? mark.upTo : cursor, scope);
       if (scan.messages.length > 0) {
         if (stopped()) throw new Error(CANCELLED);
         if (await this.#consume(cursor, scan.upTo)) {
@@ -138,7 +140,7 @@ export class StoreInbox implements InboxPort {
         if (scan.upTo > cursor) await this.#consume(cursor, scan.upTo);
         return { messages: [], timedOut: true };
       }
-      return { cursor, upTo: scan.upTo };
+      return { cursor, upTo: scan.upTo, rollbacks };
     }
   }
 

@@ -28,6 +28,13 @@ export interface EventFeed {
    * wait's cursor: docs/agents.md). A networked backend calls it when the feed delivers.
    */
   onWritten(afterSeq: number, wake: () => void, onError?: (err: Error) => void): FeedSubscription;
+  /**
+   * How many times events already applied were undone (a turn whose journal write failed), after
+   * which their seqs are given to other events. A reader that keeps a position past what the feed
+   * delivered (it read on an onWritten wake) starts again from a durable one once this moved.
+   * Always 0 where reads see only committed events.
+   */
+  readonly rollbacks: number;
   /** The highest sequence number delivered to subscribers (or known stored at start). */
   readonly head: number;
 }

@@ -21,6 +21,7 @@ export class LocalFeed implements EventFeed {
   private readonly early = new Map<number, StoredEvent>();
   private filling = false;
   private readonly watchers = new Set<Watcher>();
+  rollbacks = 0;
 
   constructor(
     private readonly read: ReadEvents,
@@ -74,6 +75,14 @@ export class LocalFeed implements EventFeed {
     if (this.watchers.size === 0) return;
     queueMicrotask(() => {
       for (const w of this.watchers) if (lastSeq > w.after) this.fire(w);
+    });
+  }
+
+  /** Called by the backend when events it had applied were undone: every watcher reads again. */
+  rolledBack(): void {
+    this.rollbacks++;
+    queueMicrotask(() => {
+      for (const w of this.watchers) this.fire(w);
     });
   }
 

@@ -1,13 +1,20 @@
 // The rounds of a /v1/mcp wait_for_messages over the store (src/mcp-http/read-state.ts): every
 // event of the network wakes a round, so a round goes on from where the last one's read ended,
-// while the agent's cursor has not moved. On a real store behind a real server.
+// while the agent's cursor has not moved. On a real store behind a real server; the undone events'
+// case on a sqlite store whose journal write is made to fail.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ensureReadState, StoreInbox } from '../../src/mcp-http/read-state.js';
 import type { ReadMark } from '../../src/mcp-http/inbox-wait.js';
 import { selfOf } from '../../src/mcp/format.js';
+import type { Message } from '../../src/protocol/types.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/types.js';
+import { codeOf, createRoom, msg, NET, send } from '../helpers/store-fixtures.js';
 import { TOKENS } from '../helpers/server.js';
 import { startApp, type AppServer } from '../helpers/app.js';
 
@@ -88,8 +95,46 @@ t('a round reads from the cursor again once another call moved it, so nothing is
   assert.ok(next.cursor > mark.cursor && next.upTo >= next.cursor);
   // While the cursor stays, a round goes on from the mark: what it read before is not read again.
   await say(ctx.s, `@${WAITER} unread`, [WAITER]);
-  const skipped = await inbox.pass('mentions', later, go, { cursor: next.cursor, upTo: next.upTo + 1 });
+  const skipped = await inbox.pass('mentions', later, go, { ...next, upTo: next.upTo + 1 });
   assert.ok(!('messages' in skipped), 'a mention before the mark is taken as read by that round');
 });
 
 t.run();
+
+// On sqlite a wait is woken as soon as a send is applied, before it is durable, and reads it. When
+// that turn's journal write fails, the turn is undone and its seqs are given to the next events.
+const r = suite<{ dir: string }>('wait_for_messages over events that were undone');
+r.before.each((ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'svc-wait-undone-'));
+});
+r.after.each((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
+
+r('a wait that read an event later undone still returns the mention that takes its seq', async (ctx) => {
+  let full = false;
+  const store = await openSqliteStore({ path: join(ctx.dir, 'svc.db'), faults: { failWrites: () => full } });
+  try {
+    await store.write([createRoom('r1', { members: ['a1', WAITER] })]);
+    await ensureReadState(store, WAITER);
+    const self = selfOf(NET, WAITER);
+    const wait = new StoreInbox(store, self).wait('mentions', 60_000);
+    await new Promise((res) => setImmediate(res));
+    // Read by the wait when applied (it is not for the wait), then undone with its turn.
+    full = true;
+    assert.is(await codeOf(() => store.write([send(msg('traffic'))])), 'unavailable');
+    full = false;
+    const seq = store.feed.head;
+    const mention: Message = { ...msg('mention'), mentions: [self.fqid] };
+    await store.write([send(mention)]);
+    assert.is(store.feed.head, seq + 1, 'the mention took the undone seq');
+    const timeout = new Promise<never>((_, no) => setTimeout(() => no(new Error('the mention was missed')), 5000).unref());
+    const got = await Promise.race([wait, timeout]);
+    assert.equal(
+      got.messages.map((m) => m.id),
+      ['mention'],
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+r.run();

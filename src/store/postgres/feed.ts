@@ -199,7 +199,8 @@ export class PgFeed implements EventFeed {
     return this.subs.subscribe(fromSeq, onEvents, onError);
   }
 
-  // A commit is durable as it is seen: nothing wakes before the feed delivers.
+  // A commit is durable as it is seen: nothing wakes before the feed delivers, nothing is undone.
+  readonly rollbacks = 0;
   onWritten(afterSeq: number, wake: () => void, onError?: (err: Error) => void): FeedSubscription {
     return this.subs.wakeOnce(afterSeq, wake, onError);
   }

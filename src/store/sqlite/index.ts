@@ -280,7 +280,6 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
 
   /** Forgets what a turn rolled back by its failed journal write had counted (its seqs are the last given). */
   private undone(writes: TurnWrite[]): void {
-    const seq = this.lastSeq;
     for (const w of writes) {
       for (const op of w.jops) {
         if (op.op === 'event.append') this.lastSeq--;
@@ -288,8 +287,8 @@ export class SqliteStore extends SqliteReadMethods implements Store, CheckpointH
         else if (op.op === 'message.insert') this.messageCount--;
       }
     }
-    // Readers woken by these events may have read them (EventFeed.rollbacks).
-    if (this.lastSeq < seq) this.feed.rolledBack();
+    // Readers woken by a write may have read what it applied (EventFeed.rollbacks).
+    this.feed.rolledBack();
   }
 
   /** Whether a redaction's scrub is still under way (the search file rebuilt, the checkpoint). */

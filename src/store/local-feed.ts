@@ -12,7 +12,7 @@ export type { ReadEvents } from './feed-subscribers.js';
 interface Watcher {
   after: number;
   wake: () => void;
-  delivered: FeedSubscription | undefined;
+  delivered: FeedSubscription;
 }
 
 export class LocalFeed implements EventFeed {
@@ -60,9 +60,8 @@ export class LocalFeed implements EventFeed {
   }
 
   onWritten(afterSeq: number, wake: () => void, onError?: (err: Error) => void): FeedSubscription {
-    const w: Watcher = { after: afterSeq, wake, delivered: undefined };
-    // What is durable already, or becomes so without an applied() call (the memory backend's writes).
-    w.delivered = this.subs.wakeOnce(afterSeq, () => this.fire(w), onError);
+    // `delivered`: what is durable already, or becomes so without an applied() call (the memory backend's writes).
+    const w: Watcher = { after: afterSeq, wake, delivered: this.subs.wakeOnce(afterSeq, () => this.fire(w), onError) };
     this.watchers.add(w);
     return { close: () => this.unwatch(w) };
   }
@@ -91,7 +90,7 @@ export class LocalFeed implements EventFeed {
   }
 
   private unwatch(w: Watcher): boolean {
-    w.delivered?.close();
+    w.delivered.close();
     return this.watchers.delete(w);
   }
 

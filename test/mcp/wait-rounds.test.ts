@@ -126,8 +126,9 @@ r('a wait that read an event later undone still returns the mention that takes i
     const mention: Message = { ...msg('mention'), mentions: [self.fqid] };
     await store.write([send(mention)]);
     assert.is(store.feed.head, seq + 1, 'the mention took the undone seq');
-    const timeout = new Promise<never>((_, no) => setTimeout(() => no(new Error('the mention was missed')), 5000).unref());
-    const got = await Promise.race([wait, timeout]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, no) => (timer = setTimeout(() => no(new Error('the mention was missed')), 5000)));
+    const got = await Promise.race([wait, timeout]).finally(() => clearTimeout(timer));
     assert.equal(
       got.messages.map((m) => m.id),
       ['mention'],
